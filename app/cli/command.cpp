@@ -1,0 +1,84 @@
+#include "cli/command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace paraplan::cli {
+
+namespace {
+std::vector<Command>& registry() {
+    static std::vector<Command> r;
+    return r;
+}
+}  // namespace
+
+bool register_command(Command c) {
+    auto& r = registry();
+    r.push_back(std::move(c));
+    std::sort(r.begin(), r.end(), [](const Command& a, const Command& b) { return a.name < b.name; });
+    return true;
+}
+
+const std::vector<Command>& commands() { return registry(); }
+
+bool Args::flag(const std::string& name) const {
+    return std::find(flags_set.begin(), flags_set.end(), name) != flags_set.end();
+}
+
+std::optional<std::string> Args::get(const std::string& name) const {
+    auto it = options.find(name);
+    if (it == options.end()) return std::nullopt;
+    return it->second;
+}
+
+std::string Args::get(const std::string& name, const std::string& def) const {
+    auto v = get(name);
+    return v ? *v : def;
+}
+
+int Args::get_int(const std::string& name, int def) const {
+    auto v = get(name);
+    if (!v) return def;
+    try {
+        std::size_t used = 0;
+        long long x = std::stoll(*v, &used);
+        if (used != v->size() || x < -2147483647LL || x > 2147483647LL) throw std::invalid_argument("");
+        return static_cast<int>(x);
+    } catch (const std::exception&) {
+        throw UsageError("--" + name + ": expected an integer, got '" + *v + "'");
+    }
+}
+
+double Args::get_double(const std::string& name, double def) const {
+    auto v = get(name);
+    if (!v) return def;
+    try {
+        std::size_t used = 0;
+        double x = std::stod(*v, &used);
+        if (used != v->size()) throw std::invalid_argument("");
+        return x;
+    } catch (const std::exception&) {
+        throw UsageError("--" + name + ": expected a number, got '" + *v + "'");
+    }
+}
+
+bool Args::get_bool(const std::string& name, bool def) const {
+    auto v = get(name);
+    if (!v) return def;
+    if (*v == "true" || *v == "1" || *v == "yes") return true;
+    if (*v == "false" || *v == "0" || *v == "no") return false;
+    throw UsageError("--" + name + ": expected true or false, got '" + *v + "'");
+}
+
+std::string Args::positional_at(std::size_t i, const std::string& what) const {
+    if (i >= positional.size()) throw UsageError("missing " + what);
+    return positional[i];
+}
+
+void print_json(const std::string& dumped) {
+    std::cout << dumped << '\n';
+    std::cout.flush();
+}
+
+}  // namespace paraplan::cli

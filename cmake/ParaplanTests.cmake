@@ -1,0 +1,32 @@
+# paraplan_add_tests(<folder> <library>): every tests/<folder>/tst_*.cpp becomes a
+# Qt Test executable registered with CTest (offscreen, private HOME, timeout).
+function(paraplan_add_tests folder lib)
+  file(GLOB tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${folder}/tst_*.cpp")
+  foreach(src IN LISTS tests)
+    get_filename_component(name "${src}" NAME_WE)
+    set(target "${folder}_${name}")
+    add_executable(${target} "${src}")
+    target_link_libraries(${target} PRIVATE ${lib} Qt6::Test)
+    target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+    target_compile_definitions(${target} PRIVATE
+      PARAPLAN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+      PARAPLAN_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
+      PARAPLAN_BINARY_DIR="${PROJECT_BINARY_DIR}")
+    if(TARGET paraplan-cli)
+      target_compile_definitions(${target} PRIVATE PARAPLAN_CLI="$<TARGET_FILE:paraplan-cli>")
+      add_dependencies(${target} paraplan-cli)
+    endif()
+    if(TARGET paraplan)
+      target_compile_definitions(${target} PRIVATE PARAPLAN_GUI="$<TARGET_FILE:paraplan>")
+      add_dependencies(${target} paraplan)
+    endif()
+    paraplan_warnings(${target})
+    set(home "${CMAKE_CURRENT_BINARY_DIR}/home/${target}")
+    file(MAKE_DIRECTORY "${home}")
+    add_test(NAME ${target} COMMAND ${target})
+    set_tests_properties(${target} PROPERTIES
+      LABELS "${folder}"
+      TIMEOUT 300
+      ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${home};XDG_CONFIG_HOME=${home}/.config;XDG_DATA_HOME=${home}/.local/share;QTEST_FUNCTION_TIMEOUT=240000")
+  endforeach()
+endfunction()

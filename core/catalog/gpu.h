@@ -1,0 +1,36 @@
+#pragma once
+// GPU catalog entries (resources/catalog/gpus.json). Units are in the names:
+// GiB for memory, TFLOP/s dense (no sparsity) for peaks, GB/s for bandwidths.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+struct GpuSpec {
+    std::string id;            // "h100-sxm"
+    std::string name;          // "NVIDIA H100 SXM5 80GB"
+    std::string vendor;        // "nvidia" | "amd"
+    std::string arch;          // "volta" | "ampere" | "ada" | "hopper" | "blackwell" | "cdna2" | "cdna3"
+    double memory_gib = 0;
+    // Dense peak TFLOP/s; 0 where the part lacks the format.
+    double tflops_fp32 = 0, tflops_tf32 = 0, tflops_bf16 = 0, tflops_fp16 = 0, tflops_fp8 = 0;
+    double hbm_gbps = 0;            // memory bandwidth, GB/s
+    std::string intra_node_link;    // "nvlink4" | "pcie5" | "infinity-fabric" ...
+    double intra_node_gbps = 0;     // per-GPU unidirectional bandwidth to peers in the node, GB/s
+    double tdp_w = 0;
+    std::string source;             // vendor datasheet named
+
+    // Peak for a precision name: "fp32" "tf32" "bf16" "fp16" "fp8".
+    double peak_tflops(const std::string& precision) const;
+    bool supports_fp8() const { return tflops_fp8 > 0; }
+    // Flash attention kernels need Ampere or newer (NVIDIA) or CDNA2+ (AMD, ROCm port).
+    bool supports_flash_attention() const;
+    bool supports_bf16() const { return tflops_bf16 > 0; }
+};
+
+void from_json(const nlohmann::json& j, GpuSpec& g);  // throws InputError naming the field
+nlohmann::json to_json(const GpuSpec& g);
+
+}  // namespace paraplan

@@ -1,0 +1,28 @@
+#include "project/cluster.h"
+
+namespace paraplan {
+
+int Cluster::world_size() const {
+    int n = 0;
+    for (const auto& node : nodes) n += node.gpus;
+    return n;
+}
+
+bool Cluster::uniform() const {
+    for (const auto& node : nodes)
+        if (node.gpu != nodes.front().gpu || node.gpus != nodes.front().gpus) return false;
+    return true;
+}
+
+int Cluster::gpus_per_node() const { return nodes.empty() ? 0 : nodes.front().gpus; }
+
+std::vector<GpuSlot> Cluster::placement() const {
+    if (!rank_order.empty() && static_cast<int>(rank_order.size()) == world_size()) return rank_order;
+    std::vector<GpuSlot> out;
+    out.reserve(static_cast<std::size_t>(world_size()));
+    for (int n = 0; n < static_cast<int>(nodes.size()); ++n)
+        for (int g = 0; g < nodes[static_cast<std::size_t>(n)].gpus; ++g) out.push_back({n, g});
+    return out;
+}
+
+}  // namespace paraplan

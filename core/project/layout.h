@@ -1,0 +1,66 @@
+#pragma once
+// How a job is split over GPUs: the "layout" and "training" sections of a project.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+// Framework ids as written in project files and on the CLI.
+// "colossalai" (HybridParallelPlugin), "colossalai-moe" (MoeHybridParallelPlugin),
+// "colossalai-gemini" (GeminiPlugin), "colossalai-zero" (LowLevelZeroPlugin),
+// "megatron", "torchtitan", "deepspeed", "devicemesh".
+extern const std::vector<std::string> kFrameworks;
+extern const std::vector<std::string> kSpModes;       // none split_gather ring all_to_all ring_attn
+extern const std::vector<std::string> kRecompute;     // none selective full
+extern const std::vector<std::string> kOffload;       // none cpu nvme
+extern const std::vector<std::string> kPrecisions;    // fp32 tf32 fp16 bf16 fp8
+extern const std::vector<std::string> kOptimizers;    // adamw adam sgd lion adafactor
+
+struct Layout {
+    std::string framework = "colossalai";
+    int tp = 1;
+    int pp = 1;
+    int sp = 1;
+    std::string sp_mode = "none";
+    int cp = 1;
+    int ep = 1;
+    int etp = 0;                 // Megatron expert-tensor-parallel size (0 = same as tp)
+    int dp = 0;                  // 0 = derived from the world size
+    int zero_stage = 0;
+    std::string schedule = "1f1b";
+    int chunks = 1;              // model chunks per pipeline stage (virtual stages)
+    int num_microbatches = 0;    // 0 = derived from batch sizes
+    std::string recompute = "none";
+    std::string offload = "none";
+    double offload_fraction = 0;      // Gemini offload_optim_frac / DeepSpeed ratio
+    // Kernel switches.
+    bool flash_attention = true;
+    bool fused_norm = false;
+    bool jit_fused = false;
+    bool fp8 = false;
+    // Framework-specific knobs.
+    std::string order;                // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
+    bool dp_outside = true;           // ColossalAI dp_outside / moe_dp_outside
+    int inner_ring_size = 0;          // ColossalAI ring_attn (0 = default)
+    int dp_shard = -1;                // torchtitan data_parallel_shard_degree (-1 = infer)
+    int dp_replicate = 1;             // torchtitan data_parallel_replicate_degree
+    std::string tp_mode = "1d";       // ColossalAI legacy tensor modes: 1d 2d 2.5d 3d
+    int tp_depth = 1;                 // 2.5D depth d
+    std::vector<int> num_layers_per_stage;   // explicit layer split (ColossalAI)
+    bool distributed_optimizer = false;      // Megatron --use-distributed-optimizer
+    nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
+};
+
+struct Training {
+    int global_batch_size = 8;
+    int micro_batch_size = 1;
+    int seq_len = 2048;
+    std::string precision = "bf16";
+    std::string optimizer = "adamw";
+    long long train_tokens = 0;      // for "time to train" (0 = unset)
+    nlohmann::json extra = nlohmann::json::object();
+};
+
+}  // namespace paraplan

@@ -1,0 +1,425 @@
+#include "project/project.h"
+
+#include "catalog/catalog.h"
+#include "util/input_error.h"
+#include "util/json_read.h"
+#include "util/resources.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace paraplan {
+
+using nlohmann::json;
+using json_read::Obj;
+
+namespace {
+
+// Keys that are not in `known` are kept verbatim (so a newer minor version or a
+// user's notes survive a load/save round trip).
+json unknown_keys(const json& j, std::initializer_list<const char*> known) {
+    json extra = json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        bool k = false;
+        for (const char* n : known) k = k || it.key() == n;
+        if (!k) extra[it.key()] = it.value();
+    }
+    return extra;
+}
+
+std::string join_ids(const std::vector<std::string>& ids) {
+    std::string s;
+    for (const auto& id : ids) s += (s.empty() ? "" : ", ") + id;
+    return s;
+}
+
+std::string one_of_strings(const Obj& o, const char* key, const std::vector<std::string>& allowed,
+                           const std::string& def) {
+    const json* v = o.get(key);
+    if (!v) return def;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+    if (!v->is_string()) json_read::fail(o.at(key), "one of " + list, *v);
+    auto s = v->get<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), s) == allowed.end()) json_read::fail(o.at(key), "one of " + list, *v);
+    return s;
+}
+
+void check_gpu(const std::string& id, const std::string& pointer) {
+    if (!catalog::find_gpu(id))
+        throw InputError(pointer, "unknown GPU \"" + id + "\" (known: " + join_ids(catalog::gpu_ids()) + ")");
+}
+
+Node read_node(const Obj& o) {
+    Node n;
+    n.name = o.string("name");
+    n.host = o.string("host", "");
+    n.gpu = o.string("gpu");
+    check_gpu(n.gpu, o.at("gpu"));
+    n.gpus = o.positive_int("gpus");
+    n.user = o.string("user", "");
+    n.port = o.non_negative_int("port", 0);
+    if (n.port > 65535) json_read::fail(o.at("port"), "a port number (1-65535)", *o.get("port"));
+    n.identity = o.string("identity", "");
+    if (o.has("intra_node_gbps")) n.intra_node_gbps = o.positive_number("intra_node_gbps");
+    n.extra = unknown_keys(o.raw(), {"name", "host", "gpu", "gpus", "user", "port", "identity", "intra_node_gbps"});
+    return n;
+}
+
+Cluster read_cluster(const Obj& o) {
+    Cluster c;
+    const json* nodes = o.get("nodes");
+    if (!nodes) throw InputError(o.at("nodes"), "required field is missing (expected an array of nodes or a node count)");
+    if (nodes->is_array()) {
+        if (nodes->empty()) throw InputError(o.at("nodes"), "a cluster needs at least one node");
+        std::set<std::string> names;
+        for (std::size_t i = 0; i < nodes->size(); ++i) {
+            Obj no((*nodes)[i], o.at("nodes") + "/" + std::to_string(i));
+            c.nodes.push_back(read_node(no));
+            if (!names.insert(c.nodes.back().name).second)
+                throw InputError(no.at("name"), "duplicate node name \"" + c.nodes.back().name + "\"");
+        }
+    } else {
+        // Short form: {"gpu": "h100-sxm", "nodes": 4, "gpus_per_node": 8}
+        const int count = o.positive_int("nodes");
+        const std::string gpu = o.string("gpu");
+        check_gpu(gpu, o.at("gpu"));
+        const int per = o.positive_int("gpus_per_node");
+        if (count > 100'000) json_read::fail(o.at("nodes"), "at most 100000 nodes", *nodes);
+        for (int i = 0; i < count; ++i) c.nodes.push_back(Node{"node" + std::to_string(i), "", gpu, per, "", 0, "", {}, json::object()});
+        c.short_form = true;
+    }
+    long long world = 0;
+    for (const auto& n : c.nodes) world += n.gpus;
+    if (world > (1LL << 22))
+        throw InputError(o.at("nodes"), "the cluster has " + std::to_string(world) +
+                                            " GPUs; Paraplan plans up to 4194304 GPUs");
+    if (o.has("network")) {
+        Obj n = o.object("network");
+        c.network.inter_node_gbps = n.positive_number("inter_node_gbps", c.network.inter_node_gbps);
+        c.network.latency_us = n.non_negative_number("latency_us", c.network.latency_us);
+        c.network.extra = unknown_keys(n.raw(), {"inter_node_gbps", "latency_us"});
+    }
+    if (o.has("rank_order")) {
+        const json& ro = o.array("rank_order");
+        std::set<std::pair<int, int>> seen;
+        for (std::size_t r = 0; r < ro.size(); ++r) {
+            const std::string p = o.at("rank_order") + "/" + std::to_string(r);
+            const json& e = ro[r];
+            if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number_integer())
+                json_read::fail(p, "a [node, gpu] pair of integers", e);
+            const int node = e[0].get<int>(), gpu = e[1].get<int>();
+            if (node < 0 || node >= static_cast<int>(c.nodes.size()))
+                throw InputError(p, "node index " + std::to_string(node) + " is out of range (the cluster has " +
+                                        std::to_string(c.nodes.size()) + " nodes)");
+            if (gpu < 0 || gpu >= c.nodes[static_cast<std::size_t>(node)].gpus)
+                throw InputError(p, "GPU index " + std::to_string(gpu) + " is out of range (node " +
+                                        c.nodes[static_cast<std::size_t>(node)].name + " has " +
+                                        std::to_string(c.nodes[static_cast<std::size_t>(node)].gpus) + " GPUs)");
+            if (!seen.insert({node, gpu}).second)
+                throw InputError(p, "GPU [" + std::to_string(node) + ", " + std::to_string(gpu) + "] appears twice");
+            c.rank_order.push_back({node, gpu});
+        }
+        if (static_cast<int>(c.rank_order.size()) != c.world_size())
+            throw InputError(o.at("rank_order"), "lists " + std::to_string(c.rank_order.size()) +
+                                                     " ranks but the cluster has " + std::to_string(c.world_size()) + " GPUs");
+    }
+    return c;
+}
+
+ModelSpec read_model(const json& j, std::string& preset) {
+    Obj o(j, "/model");
+    if (o.has("preset")) {
+        preset = o.string("preset");
+        const ModelSpec* m = catalog::find_model(preset);
+        if (!m)
+            throw InputError(o.at("preset"), "unknown model preset \"" + preset + "\" (known: " +
+                                                 join_ids(catalog::model_ids()) + ")");
+        if (j.size() == 1) return *m;
+        // A preset with overrides: {"preset": "llama3.1-8b", "layers": 16}
+        json merged = to_json(*m);
+        for (auto it = j.begin(); it != j.end(); ++it)
+            if (it.key() != "preset") merged[it.key()] = it.value();
+        ModelSpec spec = model_from_json(merged, "/model");
+        return spec;
+    }
+    preset.clear();
+    return model_from_json(j, "/model");
+}
+
+Training read_training(const Obj& o) {
+    Training t;
+    t.global_batch_size = o.positive_int("global_batch_size", t.global_batch_size);
+    t.micro_batch_size = o.positive_int("micro_batch_size", t.micro_batch_size);
+    t.seq_len = o.positive_int("seq_len", t.seq_len);
+    t.precision = one_of_strings(o, "precision", kPrecisions, t.precision);
+    t.optimizer = one_of_strings(o, "optimizer", kOptimizers, t.optimizer);
+    t.train_tokens = o.int64("train_tokens", 0);
+    if (t.train_tokens < 0) json_read::fail(o.at("train_tokens"), "a non-negative integer", *o.get("train_tokens"));
+    t.extra = unknown_keys(o.raw(), {"global_batch_size", "micro_batch_size", "seq_len", "precision", "optimizer", "train_tokens"});
+    return t;
+}
+
+Layout read_layout(const Obj& o) {
+    Layout l;
+    l.framework = one_of_strings(o, "framework", kFrameworks, l.framework);
+    l.tp = o.positive_int("tp", 1);
+    l.pp = o.positive_int("pp", 1);
+    l.sp = o.positive_int("sp", 1);
+    l.sp_mode = one_of_strings(o, "sp_mode", kSpModes, l.sp_mode);
+    l.cp = o.positive_int("cp", 1);
+    l.ep = o.positive_int("ep", 1);
+    l.etp = o.non_negative_int("etp", 0);
+    l.dp = o.non_negative_int("dp", 0);
+    l.zero_stage = o.non_negative_int("zero_stage", 0);
+    if (l.zero_stage > 3) json_read::fail(o.at("zero_stage"), "0, 1, 2 or 3", *o.get("zero_stage"));
+    l.schedule = o.string("schedule", l.schedule);
+    if (l.schedule.empty()) json_read::fail(o.at("schedule"), "a pipeline schedule name such as \"1f1b\"", *o.get("schedule"));
+    l.chunks = o.positive_int("chunks", 1);
+    l.num_microbatches = o.non_negative_int("num_microbatches", 0);
+    l.recompute = one_of_strings(o, "recompute", kRecompute, l.recompute);
+    l.offload = one_of_strings(o, "offload", kOffload, l.offload);
+    l.offload_fraction = o.non_negative_number("offload_fraction", 0);
+    if (l.offload_fraction > 1) json_read::fail(o.at("offload_fraction"), "a fraction between 0 and 1", *o.get("offload_fraction"));
+    l.flash_attention = o.boolean("flash_attention", l.flash_attention);
+    l.fused_norm = o.boolean("fused_norm", l.fused_norm);
+    l.jit_fused = o.boolean("jit_fused", l.jit_fused);
+    l.fp8 = o.boolean("fp8", l.fp8);
+    l.order = o.string("order", "");
+    l.dp_outside = o.boolean("dp_outside", true);
+    l.inner_ring_size = o.non_negative_int("inner_ring_size", 0);
+    l.dp_shard = o.integer("dp_shard", -1);
+    if (l.dp_shard == 0 || l.dp_shard < -1) json_read::fail(o.at("dp_shard"), "a positive integer or -1 (infer)", *o.get("dp_shard"));
+    l.dp_replicate = o.positive_int("dp_replicate", 1);
+    l.tp_mode = o.one_of("tp_mode", {"1d", "2d", "2.5d", "3d"}, "1d");
+    l.tp_depth = o.positive_int("tp_depth", 1);
+    l.num_layers_per_stage = o.int_list("num_layers_per_stage");
+    for (std::size_t i = 0; i < l.num_layers_per_stage.size(); ++i)
+        if (l.num_layers_per_stage[i] < 0)
+            json_read::fail(o.at("num_layers_per_stage") + "/" + std::to_string(i), "a non-negative integer",
+                            json(l.num_layers_per_stage[i]));
+    l.distributed_optimizer = o.boolean("distributed_optimizer", false);
+    l.extra = unknown_keys(o.raw(), {"framework", "tp", "pp", "sp", "sp_mode", "cp", "ep", "etp", "dp", "zero_stage",
+                                     "schedule", "chunks", "num_microbatches", "recompute", "offload", "offload_fraction",
+                                     "flash_attention", "fused_norm", "jit_fused", "fp8", "order", "dp_outside",
+                                     "inner_ring_size", "dp_shard", "dp_replicate", "tp_mode", "tp_depth",
+                                     "num_layers_per_stage", "distributed_optimizer"});
+    return l;
+}
+
+}  // namespace
+
+Project project_from_json(const json& j) {
+    Obj root(j, "");
+    const json* ver = root.get("paraplan");
+    if (!ver) throw InputError("/paraplan", "required field is missing: not a Paraplan project (expected \"paraplan\": 1)");
+    if (!ver->is_number_integer() || ver->get<long long>() < 1)
+        json_read::fail("/paraplan", "the schema version 1", *ver);
+    if (ver->get<long long>() > kProjectSchemaVersion)
+        throw InputError("/paraplan", "this project was written by a newer Paraplan (schema version " +
+                                          std::to_string(ver->get<long long>()) + "); this version reads version " +
+                                          std::to_string(kProjectSchemaVersion) + ". Update Paraplan to open it.");
+    Project p;
+    p.name = root.string("name", "Untitled");
+    p.cluster = read_cluster(root.object("cluster"));
+    if (!root.has("model")) throw InputError("/model", "required field is missing (expected {\"preset\": ID} or a model spec)");
+    p.model = read_model(*root.get("model"), p.model_preset);
+    p.training = root.has("training") ? read_training(root.object("training")) : Training{};
+    p.layout = root.has("layout") ? read_layout(root.object("layout")) : Layout{};
+    if (root.has("runtime")) p.runtime = root.object("runtime").raw();
+    p.extra = unknown_keys(j, {"paraplan", "name", "cluster", "model", "training", "layout", "runtime"});
+    return p;
+}
+
+Project project_from_text(std::string_view text) { return project_from_json(json_read::parse(text)); }
+
+namespace {
+
+json node_to_json(const Node& n) {
+    json j = n.extra;
+    j["name"] = n.name;
+    if (!n.host.empty()) j["host"] = n.host;
+    j["gpu"] = n.gpu;
+    j["gpus"] = n.gpus;
+    if (!n.user.empty()) j["user"] = n.user;
+    if (n.port) j["port"] = n.port;
+    if (!n.identity.empty()) j["identity"] = n.identity;
+    if (n.intra_node_gbps) j["intra_node_gbps"] = *n.intra_node_gbps;
+    return j;
+}
+
+bool plain_nodes(const Cluster& c) {
+    // Short form round-trips only nodes that carry nothing but the defaults.
+    for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+        const Node& n = c.nodes[i];
+        if (n.name != "node" + std::to_string(i) || !n.host.empty() || !n.user.empty() || n.port || !n.identity.empty() ||
+            n.intra_node_gbps || !n.extra.empty())
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+json project_to_json(const Project& p) {
+    json j = p.extra;
+    j["paraplan"] = kProjectSchemaVersion;
+    j["name"] = p.name;
+
+    json c = json::object();
+    if (p.cluster.short_form && p.cluster.uniform() && !p.cluster.nodes.empty() && plain_nodes(p.cluster)) {
+        c["gpu"] = p.cluster.nodes.front().gpu;
+        c["nodes"] = p.cluster.nodes.size();
+        c["gpus_per_node"] = p.cluster.nodes.front().gpus;
+    } else {
+        c["nodes"] = json::array();
+        for (const auto& n : p.cluster.nodes) c["nodes"].push_back(node_to_json(n));
+    }
+    json net = p.cluster.network.extra;
+    net["inter_node_gbps"] = p.cluster.network.inter_node_gbps;
+    net["latency_us"] = p.cluster.network.latency_us;
+    c["network"] = net;
+    if (!p.cluster.rank_order.empty()) {
+        c["rank_order"] = json::array();
+        for (const auto& s : p.cluster.rank_order) c["rank_order"].push_back({s.node, s.local_rank});
+    }
+    j["cluster"] = c;
+
+    if (!p.model_preset.empty()) {
+        const ModelSpec* m = catalog::find_model(p.model_preset);
+        json spec = to_json(p.model);
+        json model = {{"preset", p.model_preset}};
+        if (m) {
+            // Only the keys that differ from the preset are written as overrides.
+            json base = to_json(*m);
+            for (auto it = spec.begin(); it != spec.end(); ++it)
+                if (!base.contains(it.key()) || base[it.key()] != it.value()) model[it.key()] = it.value();
+        }
+        j["model"] = model;
+    } else {
+        j["model"] = to_json(p.model);
+    }
+
+    const Training& t = p.training;
+    json tr = t.extra;
+    tr["global_batch_size"] = t.global_batch_size;
+    tr["micro_batch_size"] = t.micro_batch_size;
+    tr["seq_len"] = t.seq_len;
+    tr["precision"] = t.precision;
+    tr["optimizer"] = t.optimizer;
+    if (t.train_tokens) tr["train_tokens"] = t.train_tokens;
+    j["training"] = tr;
+
+    const Layout& l = p.layout;
+    const Layout d;
+    json la = l.extra;
+    la["framework"] = l.framework;
+    la["tp"] = l.tp;
+    la["pp"] = l.pp;
+    la["sp"] = l.sp;
+    la["sp_mode"] = l.sp_mode;
+    la["cp"] = l.cp;
+    la["ep"] = l.ep;
+    la["zero_stage"] = l.zero_stage;
+    la["schedule"] = l.schedule;
+    la["chunks"] = l.chunks;
+    la["num_microbatches"] = l.num_microbatches;
+    la["recompute"] = l.recompute;
+    la["offload"] = l.offload;
+    la["flash_attention"] = l.flash_attention;
+    if (l.etp != d.etp) la["etp"] = l.etp;
+    if (l.dp != d.dp) la["dp"] = l.dp;
+    if (l.offload_fraction != d.offload_fraction) la["offload_fraction"] = l.offload_fraction;
+    if (l.fused_norm != d.fused_norm) la["fused_norm"] = l.fused_norm;
+    if (l.jit_fused != d.jit_fused) la["jit_fused"] = l.jit_fused;
+    if (l.fp8 != d.fp8) la["fp8"] = l.fp8;
+    if (l.order != d.order) la["order"] = l.order;
+    if (l.dp_outside != d.dp_outside) la["dp_outside"] = l.dp_outside;
+    if (l.inner_ring_size != d.inner_ring_size) la["inner_ring_size"] = l.inner_ring_size;
+    if (l.dp_shard != d.dp_shard) la["dp_shard"] = l.dp_shard;
+    if (l.dp_replicate != d.dp_replicate) la["dp_replicate"] = l.dp_replicate;
+    if (l.tp_mode != d.tp_mode) la["tp_mode"] = l.tp_mode;
+    if (l.tp_depth != d.tp_depth) la["tp_depth"] = l.tp_depth;
+    if (!l.num_layers_per_stage.empty()) la["num_layers_per_stage"] = l.num_layers_per_stage;
+    if (l.distributed_optimizer != d.distributed_optimizer) la["distributed_optimizer"] = l.distributed_optimizer;
+    j["layout"] = la;
+    if (!p.runtime.empty()) j["runtime"] = p.runtime;
+    return j;
+}
+
+std::string project_to_text(const Project& p) {
+    const json j = project_to_json(p);
+    // Readable order at the top level; nested objects keep nlohmann's sorted keys.
+    nlohmann::ordered_json o;
+    for (const char* k : {"paraplan", "name", "cluster", "model", "training", "layout", "runtime"})
+        if (j.contains(k)) o[k] = j[k];
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!o.contains(it.key())) o[it.key()] = it.value();
+    return o.dump(2) + "\n";
+}
+
+Project load_project(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw InputError("", "cannot read '" + path + "': it is a folder");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("", "cannot read '" + path + "': " + std::strerror(errno));
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string text = ss.str();
+    if (text.size() > (64u << 20)) throw InputError("", "cannot read '" + path + "': larger than 64 MiB");
+    return project_from_text(text);
+}
+
+void save_project(const Project& p, const std::string& path) {
+    namespace fs = std::filesystem;
+    const std::string text = project_to_text(p);
+    fs::path target(path);
+    fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    std::random_device rd;
+    fs::path tmp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(rd()));
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw InputError("", "cannot write '" + tmp.string() + "': " + std::strerror(errno));
+        out << text;
+        out.flush();
+        if (!out) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw InputError("", "cannot write '" + tmp.string() + "': " + std::strerror(errno));
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw InputError("", "cannot save '" + path + "': " + ec.message());
+    }
+}
+
+std::vector<std::string> example_names() {
+    std::vector<std::string> out;
+    for (const auto& p : resources::list("examples/")) {
+        std::string n = p.substr(std::string("examples/").size());
+        const std::string ext = ".paraplan.json";
+        if (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0)
+            out.push_back(n.substr(0, n.size() - ext.size()));
+    }
+    return out;
+}
+
+Project load_example(const std::string& name) {
+    std::string n = name;
+    const std::string ext = ".paraplan.json";
+    if (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0) n.resize(n.size() - ext.size());
+    auto data = resources::find("examples/" + n + ext);
+    if (!data) throw InputError("", "no built-in example named '" + name + "'");
+    return project_from_text(*data);
+}
+
+}  // namespace paraplan

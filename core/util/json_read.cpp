@@ -1,0 +1,198 @@
+#include "util/json_read.h"
+
+#include <cmath>
+
+namespace paraplan::json_read {
+
+json parse(std::string_view text) {
+    try {
+        return json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        // Byte offset of the error -> 1-based line and column.
+        std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
+        if (pos > text.size()) pos = text.size();
+        int line = 1, column = 1;
+        for (std::size_t i = 0; i < pos; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        std::string what = e.what();
+        // nlohmann's text: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error while parsing ..."
+        auto p = what.find("syntax error");
+        std::string msg = p != std::string::npos ? what.substr(p) : std::string("invalid JSON");
+        throw InputError("", "JSON " + msg, line, column);
+    }
+}
+
+std::string describe(const json& v) {
+    switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::discarded: return "nothing";
+    default: {
+        std::string s = v.dump();
+        if (s.size() > 60) s = s.substr(0, 57) + "...";
+        return s;
+    }
+    }
+}
+
+void fail(const std::string& pointer, const std::string& expected, const json& got) {
+    throw InputError(pointer, "expected " + expected + ", got " + describe(got));
+}
+
+std::string pointer_token(std::string_view key) {
+    std::string out;
+    for (char c : key) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return out;
+}
+
+Obj::Obj(const json& j, std::string pointer) : j_(j), ptr_(std::move(pointer)) {
+    if (!j_.is_object()) fail(ptr_.empty() ? "/" : ptr_, "an object", j_);
+}
+
+bool Obj::has(std::string_view key) const { return get(key) != nullptr; }
+
+const json* Obj::get(std::string_view key) const {
+    auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return nullptr;
+    return &*it;
+}
+
+namespace {
+bool is_integral(const json& v) {
+    if (v.is_number_integer()) return true;
+    if (v.is_number_float()) {
+        double d = v.get<double>();
+        return std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 2e9;
+    }
+    return false;
+}
+}  // namespace
+
+int Obj::positive_int(std::string_view key) const {
+    const json* v = get(key);
+    if (!v) throw InputError(at(key), "required field is missing (expected a positive integer)");
+    if (!is_integral(*v) || v->get<double>() < 1 || v->get<double>() > 2147483647.0)
+        fail(at(key), "a positive integer", *v);
+    return static_cast<int>(v->get<double>());
+}
+
+int Obj::positive_int(std::string_view key, int def) const { return has(key) ? positive_int(key) : def; }
+
+int Obj::non_negative_int(std::string_view key, int def) const {
+    const json* v = get(key);
+    if (!v) return def;
+    if (!is_integral(*v) || v->get<double>() < 0 || v->get<double>() > 2147483647.0)
+        fail(at(key), "a non-negative integer", *v);
+    return static_cast<int>(v->get<double>());
+}
+
+int Obj::integer(std::string_view key, int def) const {
+    const json* v = get(key);
+    if (!v) return def;
+    if (!is_integral(*v)) fail(at(key), "an integer", *v);
+    return static_cast<int>(v->get<double>());
+}
+
+long long Obj::int64(std::string_view key, long long def) const {
+    const json* v = get(key);
+    if (!v) return def;
+    if (v->is_number_integer()) return v->get<long long>();
+    if (v->is_number_float()) {
+        double d = v->get<double>();
+        if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9e18) return static_cast<long long>(d);
+    }
+    fail(at(key), "an integer", *v);
+}
+
+double Obj::positive_number(std::string_view key) const {
+    const json* v = get(key);
+    if (!v) throw InputError(at(key), "required field is missing (expected a positive number)");
+    if (!v->is_number() || !(v->get<double>() > 0) || !std::isfinite(v->get<double>()))
+        fail(at(key), "a positive number", *v);
+    return v->get<double>();
+}
+
+double Obj::positive_number(std::string_view key, double def) const {
+    return has(key) ? positive_number(key) : def;
+}
+
+double Obj::non_negative_number(std::string_view key, double def) const {
+    const json* v = get(key);
+    if (!v) return def;
+    if (!v->is_number() || !(v->get<double>() >= 0) || !std::isfinite(v->get<double>()))
+        fail(at(key), "a non-negative number", *v);
+    return v->get<double>();
+}
+
+std::string Obj::string(std::string_view key) const {
+    const json* v = get(key);
+    if (!v) throw InputError(at(key), "required field is missing (expected a string)");
+    if (!v->is_string()) fail(at(key), "a string", *v);
+    return v->get<std::string>();
+}
+
+std::string Obj::string(std::string_view key, const std::string& def) const {
+    return has(key) ? string(key) : def;
+}
+
+std::string Obj::one_of(std::string_view key, std::initializer_list<const char*> allowed,
+                        const std::string& def) const {
+    const json* v = get(key);
+    if (!v) return def;
+    std::string list;
+    for (const char* a : allowed) {
+        if (!list.empty()) list += ", ";
+        list += std::string("\"") + a + "\"";
+    }
+    if (!v->is_string()) fail(at(key), "one of " + list, *v);
+    const auto s = v->get<std::string>();
+    for (const char* a : allowed)
+        if (s == a) return s;
+    fail(at(key), "one of " + list, *v);
+}
+
+bool Obj::boolean(std::string_view key, bool def) const {
+    const json* v = get(key);
+    if (!v) return def;
+    if (!v->is_boolean()) fail(at(key), "true or false", *v);
+    return v->get<bool>();
+}
+
+std::vector<int> Obj::int_list(std::string_view key) const {
+    std::vector<int> out;
+    const json* v = get(key);
+    if (!v) return out;
+    if (!v->is_array()) fail(at(key), "an array of integers", *v);
+    for (std::size_t i = 0; i < v->size(); ++i) {
+        const json& e = (*v)[i];
+        if (!is_integral(e)) fail(at(key) + "/" + std::to_string(i), "an integer", e);
+        out.push_back(static_cast<int>(e.get<double>()));
+    }
+    return out;
+}
+
+Obj Obj::object(std::string_view key) const {
+    const json* v = get(key);
+    if (!v) throw InputError(at(key), "required field is missing (expected an object)");
+    return Obj(*v, at(key));
+}
+
+const json& Obj::array(std::string_view key) const {
+    const json* v = get(key);
+    if (!v) throw InputError(at(key), "required field is missing (expected an array)");
+    if (!v->is_array()) fail(at(key), "an array", *v);
+    return *v;
+}
+
+}  // namespace paraplan::json_read

@@ -1,0 +1,50 @@
+# Shared by scripts/run.sh and scripts/test.sh: install missing Debian packages,
+# configure and build with CMake presets (Ninja + ccache).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+# Packages the build, the app and the tests need (Debian 12).
+PARAPLAN_BUILD_PACKAGES=(build-essential cmake ninja-build ccache pkg-config
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libgl-dev)
+PARAPLAN_TEST_PACKAGES=(clang python3 python3-yaml xvfb xauth)
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+missing_packages() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || printf '%s\n' "$p"
+  done
+}
+
+install_packages() {
+  local missing
+  mapfile -t missing < <(missing_packages "$@")
+  ((${#missing[@]})) || return 0
+  log "Installing missing Debian packages: ${missing[*]}"
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null || { echo "Need root or sudo to install: ${missing[*]}" >&2; exit 2; }
+    sudo=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # Refresh the package lists once if they are missing or stale (> 1 day).
+  if [[ -z $(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mtime -1 2>/dev/null | head -n 1) ]]; then
+    "${sudo[@]}" apt-get update -qq
+  fi
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
+JOBS="${JOBS:-$(nproc)}"
+
+build_preset() {
+  local preset=$1
+  log "Configuring ($preset)"
+  cmake --preset "$preset" >/dev/null
+  log "Building ($preset)"
+  cmake --build --preset "$preset" -j "$JOBS"
+}

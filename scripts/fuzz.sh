@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs each libFuzzer target in build/fuzz over its seed corpus for a share of the
+# given seconds (default 60 in all). New crashes are saved to tests/data/fuzz-crashes/.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+total=${1:-60}
+cd "$ROOT"
+targets=(build/fuzz/tests/fuzz/fuzz_*)
+n=${#targets[@]}
+((n)) || { echo "no fuzz targets built (cmake --preset fuzz)" >&2; exit 1; }
+per=$(( total / n )); ((per > 0)) || per=1
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+mkdir -p tests/data/fuzz-crashes
+status=0
+for t in "${targets[@]}"; do
+  name=$(basename "$t")
+  corpus="$work/$name"; mkdir -p "$corpus"
+  case $name in
+    fuzz_project) seeds=(resources/examples tests/data/projects tests/data/fuzz/project) ;;
+    fuzz_hf_config) seeds=(tests/data/hf tests/data/fuzz/hf) ;;
+    *) seeds=() ;;
+  esac
+  dirs=()
+  for s in "${seeds[@]}"; do [[ -d $s ]] && dirs+=("$s"); done
+  echo "fuzzing $name for ${per}s (seeds: ${dirs[*]:-none})"
+  if ! "$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -print_final_stats=0 \
+        -artifact_prefix=tests/data/fuzz-crashes/"$name"- "$corpus" "${dirs[@]}" >"$work/$name.log" 2>&1; then
+    echo "FUZZ FAILURE in $name:" >&2; tail -n 40 "$work/$name.log" >&2; status=1
+  else
+    grep -E "^(#[0-9]+\s+DONE|Done)" "$work/$name.log" | tail -n 1 || true
+  fi
+done
+exit $status
