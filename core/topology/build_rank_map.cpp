@@ -81,7 +81,7 @@ bool check_sizes(const MeshRequest& r, RankMap& m) {
 void place(const MeshRequest& r, const Cluster* cluster, RankMap& m) {
     const int W = r.world;
     if (cluster && cluster->world_size() == W) {
-        m.slots = cluster->placement();
+        m.placement = cluster->placement();
     } else {
         if (cluster && !cluster->nodes.empty())
             m.diagnostics.push_back(make_diag(Severity::Warning, "topology.cluster_world_mismatch",
@@ -90,11 +90,11 @@ void place(const MeshRequest& r, const Cluster* cluster, RankMap& m) {
                                                   "; ranks are placed on uniform nodes of " + std::to_string(r.gpus_per_node),
                                               "", {"/cluster"}));
         const int g = r.gpus_per_node > 0 ? r.gpus_per_node : W;
-        m.slots.resize(static_cast<std::size_t>(W));
-        for (int rk = 0; rk < W; ++rk) m.slots[static_cast<std::size_t>(rk)] = {rk / g, rk % g};
+        m.placement.resize(static_cast<std::size_t>(W));
+        for (int rk = 0; rk < W; ++rk) m.placement[static_cast<std::size_t>(rk)] = {rk / g, rk % g};
     }
     int maxn = -1;
-    for (auto& s : m.slots) {
+    for (auto& s : m.placement) {
         if (s.node < 0) s.node = 0;
         maxn = std::max(maxn, s.node);
     }
@@ -110,7 +110,7 @@ void compute_spans(RankMap& m) {
         for (int g = 0; g < ng; ++g, ++tick) {
             int n = 0;
             for (int rk : gs.group(g)) {
-                const int node = m.slots[static_cast<std::size_t>(rk)].node;
+                const int node = m.placement[static_cast<std::size_t>(rk)].node;
                 if (stamp[static_cast<std::size_t>(node)] != tick) {
                     stamp[static_cast<std::size_t>(node)] = tick;
                     ++n;

@@ -97,7 +97,7 @@ nlohmann::json to_json(const RankMap& m) {
         nlohmann::json c = nlohmann::json::object();
         const auto cs = m.coords(r);
         for (std::size_t i = 0; i < m.coord_names.size(); ++i) c[m.coord_names[i]] = cs[i];
-        const GpuSlot& s = m.slots[static_cast<std::size_t>(r)];
+        const GpuSlot& s = m.placement[static_cast<std::size_t>(r)];
         nlohmann::json e = {{"rank", r}, {"coords", std::move(c)}, {"node", s.node}, {"local_rank", s.local_rank}};
         if (!m.pp_prev.empty()) {
             e["pp_prev"] = m.pp_prev[static_cast<std::size_t>(r)];

@@ -88,7 +88,7 @@ struct RankMap {
                                      // torchtitan EP mesh), outer -> inner; empty if none
     std::vector<std::string> coord_names;   // every coordinate a rank has (axes, then extras)
     std::vector<int> coords_flat;           // world_size x coord_names.size()
-    std::vector<GpuSlot> slots;             // rank -> (node, local_rank)
+    std::vector<GpuSlot> placement;             // rank -> (node, local_rank)
     int num_nodes = 0;
     std::map<std::string, GroupSet> groups;
     std::vector<int> pp_prev, pp_next;      // pipeline neighbours with wrap; empty without "pp"
