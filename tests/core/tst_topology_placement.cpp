@@ -1,6 +1,7 @@
 // Where ranks run: fill order, non-uniform clusters, the canvas's explicit rank_order,
 // node crossing per group, and the JSON contract of `paraplan-cli groups --json`.
 #include "core/topology_test_util.h"
+#include "project/project.h"
 
 using namespace paraplan;
 using namespace paraplan::topology;
@@ -94,6 +95,26 @@ private slots:
         CHECK_VALID(m);
         QVERIFY(topo_test::has_rule(m, "topology.cluster_world_mismatch"));
         QCOMPARE(m.num_nodes, 2);
+    }
+
+    // A project's cluster and layout become the request; its cluster places the ranks.
+    void fromProject() {
+        Project p;
+        p.cluster = cluster_of({8, 8});
+        p.layout.framework = "colossalai-gemini";
+        p.layout.tp = 4;
+        p.layout.extra["extra_dp_size"] = 2;
+        const MeshRequest r = from_project(p);
+        QCOMPARE(r.world, 16);
+        QCOMPARE(r.gpus_per_node, 8);
+        QCOMPARE(r.extra_dp, 2);
+        QCOMPARE(r.tp, 4);
+        const RankMap m = build_rank_map(r, &p.cluster);
+        CHECK_VALID(m);
+        QCOMPARE(m.axes[0].size, 2);   // zero = 16 / (4 * 2)
+        CHECK_GROUPS(m, "zero", Groups{{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
+        QCOMPARE(m.summary("zero").groups_crossing_nodes, 8);
+        QCOMPARE(m.summary("extra_dp").groups_crossing_nodes, 0);
     }
 
     // The CLI contract: shapes and names of the JSON document.
