@@ -177,6 +177,18 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
     else
         m.groups["mixed_dp"] = m.groups["dp"];
     if (ring_attn) add_ring_groups(r, mesh, ax("sp"), sp, m);
+    if (r.tp > 1) {
+        // 1D tensor parallelism (Linear1D_Col, colossalai/shardformer/layer/linear.py):
+        // the weight's output features are split over the TP group, block = tp rank.
+        TensorGrid grid;
+        grid.mode = "1d";
+        grid.tp_size = r.tp;
+        grid.dim = r.tp;
+        grid.out_blocks = r.tp;
+        grid.blocks.resize(static_cast<std::size_t>(W));
+        for (int rk = 0; rk < W; ++rk) grid.blocks[static_cast<std::size_t>(rk)] = {rk, 0, mesh.at(rk, ax("tp")), 0};
+        m.tensor_grid = std::move(grid);
+    }
 }
 
 }  // namespace paraplan::topology::detail

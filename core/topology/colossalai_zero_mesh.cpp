@@ -38,7 +38,7 @@ void build_colossalai_gemini(const MeshRequest& r, RankMap& m) {
     m.groups["zero"] = groups_along(mesh, {0});       // ZeRO-3 chunk shard group
     m.groups["extra_dp"] = groups_along(mesh, {1});
     m.groups["tp"] = groups_along(mesh, {2});
-    m.groups["dp"] = groups_along(mesh, {0, 1});      // all replicas of one TP shard (dp_size = zero*extra_dp)
+    // No group spans both data axes: dp_size = zero * extra_dp only sizes the sampler.
     // Sequence parallelism in Gemini is split_gather over the TP group (only with tp > 1).
     if (r.sp_mode != "none" && !r.sp_mode.empty() && r.tp > 1) m.groups["sp"] = m.groups["tp"];
 }

@@ -52,6 +52,12 @@ private slots:
         QCOMPARE(m.pp_next[0], 4);
         QCOMPARE(m.pp_prev[0], 4);
         QCOMPARE(m.pp_next[4], 0);
+        // 1D tensor grid: out-feature block = TP rank.
+        QVERIFY(m.tensor_grid.has_value());
+        QCOMPARE(m.tensor_grid->mode, std::string("1d"));
+        QCOMPARE(m.tensor_grid->out_blocks, 2);
+        QCOMPARE(m.tensor_grid->blocks[10].out_block, 1);
+        QCOMPARE(m.tensor_grid->blocks[5].out_block, 0);
     }
 
     void ringAttnSwapsSpAndTp() {
@@ -260,7 +266,8 @@ private slots:
         CHECK_GROUPS(m, "tp", Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}});
         CHECK_GROUPS(m, "extra_dp", Groups{{0, 2}, {1, 3}, {4, 6}, {5, 7}});
         CHECK_GROUPS(m, "zero", Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
-        QCOMPARE(m.summary("dp").group_size, 4);   // dp_size = zero * extra_dp
+        QCOMPARE(m.axes[0].size * m.axes[1].size, 4);   // dp_size = zero * extra_dp
+        QVERIFY(!m.has_group("dp"));
         r.pp = 2;
         QVERIFY(topo_test::has_rule(build_rank_map(r), "colossalai.gemini_no_pipeline"));
         r.pp = 1;
