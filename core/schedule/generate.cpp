@@ -94,6 +94,15 @@ GenerateResult generate(const ScheduleRequest& req) {
                              "The number of model chunks per stage must be at least 1 (chunks = " +
                                  std::to_string(req.chunks) + ").", "", {kV}));
     if (has_errors(ds)) return r;
+    // Keep requests within what a desktop tool can hold (~10^8 ops, a few GB).
+    constexpr long long kMaxMicrobatchChunks = 30'000'000;
+    if (static_cast<long long>(pp) * m * std::max(v, 2) > kMaxMicrobatchChunks) {
+        ds.push_back(finding(Severity::Error, "schedule.too_large",
+                             "pp x microbatches x chunks = " + std::to_string(static_cast<long long>(pp) * m * v) +
+                                 " is beyond what Paraplan simulates (" + std::to_string(kMaxMicrobatchChunks / 2) + ").",
+                             "", {kPp, kM, kV}));
+        return r;
+    }
 
     // Chunk count rules.
     if (!info->multi_chunk && !v_shape && v != 1) {
