@@ -797,7 +797,7 @@ const std::vector<RuleFn>& colossalai_rules() {
         &world_divisible_sp, &dp_matches, &zero_stage_range, &pp_style, &model_chunks, &zero_stage_with_pp,
         &num_layers_per_stage, &empty_stages, &uneven_layers, &model_policy, &deepseek_v3_limits, &model_sp_support,
         &tp_divides_heads, &tp_divides_kv_heads, &sp_divides_heads, &seq_divisible, &seq_divisible_ring, &inner_ring_size,
-        &vocab_padding, &precision_rule, &zero_dp1, &microbatches, &batch, &ring_attn_flash, &model_flash, &kernel_rules};
+        &vocab_padding, &precision_rule, &zero_dp1, &microbatches, &batch, &ring_attn_flash, &model_flash, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 
@@ -808,20 +808,20 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
         &pp_style, &model_chunks, &num_layers_per_stage, &empty_stages, &uneven_layers, &model_policy, &moe_dense_model,
         &deepseek_v3_limits, &model_sp_support, &moe_sp_with_pp, &tp_divides_heads, &tp_divides_kv_heads,
         &sp_divides_heads, &moe_experts_divisible, &moe_ddp, &moe_stage_has_experts, &seq_divisible, &vocab_padding,
-        &precision_rule, &zero_dp1, &microbatches, &batch, &model_flash, &kernel_rules};
+        &precision_rule, &zero_dp1, &microbatches, &batch, &model_flash, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_gemini_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus,    &gemini_precision, &gemini_world,
                                           &gemini_axes,       &dp_matches,      &gemini_zero,      &model_policy,
-                                          &tp_divides_heads,  &tp_divides_kv_heads, &vocab_padding, &batch, &kernel_rules};
+                                          &tp_divides_heads,  &tp_divides_kv_heads, &vocab_padding, &batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_zero_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &zero_plugin, &dp_matches, &precision_rule,
-                                          &batch, &kernel_rules};
+                                          &batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 

@@ -406,7 +406,13 @@ void tt_world(const Project& p, Out& out) {
                   {"/layout/dp_shard", "/layout/tp", "/layout/pp", "/layout/cp"});
     std::vector<Fix> c;
     if (l.dp_shard != -1) c.push_back(set_value("/layout/dp_shard", -1, "Infer dp_shard from the world size"));
-    for (auto& f : knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp", "/layout/dp_replicate"}, wdiv(p))) c.push_back(f);
+    for (auto f : knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp", "/layout/dp_replicate"}, wdiv(p))) {
+        if (l.dp_shard != -1) {
+            f.changes.push_back({"/layout/dp_shard", -1});
+            f.label += ", infer dp_shard";
+        }
+        c.push_back(f);
+    }
     add_fixes(d, &tt_world, p, c);
     out.push_back(d);
 }
@@ -658,25 +664,25 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &mg_expert_grid,    &mg_experts,   &mg_order,   &dp_matches, &mg_layers,
                                           &mg_vpp_pp2,        &mg_schedule,  &mg_heads,   &mg_query_groups, &mg_ffn,
                                           &mg_seq_cp,         &mg_seq_tp,    &mg_moe_sp,  &mg_batch,   &mg_vpp_microbatches,
-                                          &mg_zero,           &kernel_rules};
+                                          &mg_zero,           &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& torchtitan_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &tt_degrees, &tt_world,   &tt_sp,
                                           &tt_ep,             &tt_experts,   &dp_matches, &tt_heads,   &tt_kv_heads,
-                                          &tt_seq,            &tt_pp,        &tt_batch,   &tt_microbatches, &kernel_rules};
+                                          &tt_seq,            &tt_pp,        &tt_batch,   &tt_microbatches, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& deepspeed_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &ds_world, &ds_axes, &ds_zero,
-                                          &ds_experts,        &dp_matches,   &ds_batch, &kernel_rules};
+                                          &ds_experts,        &dp_matches,   &ds_batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& devicemesh_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &dm_world, &dp_matches, &dm_heads, &dm_batch, &kernel_rules};
+    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &dm_world, &dp_matches, &dm_heads, &dm_batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 

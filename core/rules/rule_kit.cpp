@@ -74,6 +74,9 @@ Diagnostic diag(Severity s, std::string rule, std::string message, std::string f
 }
 
 bool fires(RuleFn fn, const Project& p, const std::string& rule) {
+    // A fix may switch the framework: rules the new framework does not run are gone.
+    const auto& active = rules_for(p.layout.framework);
+    if (std::find(active.begin(), active.end(), fn) == active.end()) return false;
     Out out;
     fn(p, out);
     return std::any_of(out.begin(), out.end(),
