@@ -97,6 +97,9 @@ std::set<std::string> error_rules(const Project& p) {
 
 bool searching_fixes() { return g_fix_depth > 0; }
 
+NoFixSearch::NoFixSearch() { ++g_fix_depth; }
+NoFixSearch::~NoFixSearch() { --g_fix_depth; }
+
 void add_fixes(Diagnostic& d, RuleFn fn, const Project& p, const std::vector<Fix>& candidates, std::size_t max) {
     if (g_fix_depth > 0) return;
     ++g_fix_depth;

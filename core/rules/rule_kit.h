@@ -39,6 +39,15 @@ bool fires(RuleFn fn, const Project& p, const std::string& rule);
 // True while a fix search re-validates a changed project.
 bool searching_fixes();
 
+// While alive, validate() skips fix searches (bulk validation: advisor, search).
+class NoFixSearch {
+public:
+    NoFixSearch();
+    ~NoFixSearch();
+    NoFixSearch(const NoFixSearch&) = delete;
+    NoFixSearch& operator=(const NoFixSearch&) = delete;
+};
+
 // Keeps the candidates that make `rule` pass, those that break no other rule
 // first, in candidate order, at most `max`.
 void add_fixes(Diagnostic& d, RuleFn fn, const Project& p, const std::vector<Fix>& candidates, std::size_t max = 4);
