@@ -230,14 +230,26 @@ std::vector<Fix> memory_fixes(const Project& p) {
     return out;
 }
 
+// Compiled once (compiling all patterns costs milliseconds).
+const std::vector<std::regex>& compiled() {
+    static const std::vector<std::regex> r = [] {
+        std::vector<std::regex> v;
+        for (const auto& pat : patterns()) v.emplace_back(pat.regex, std::regex::ECMAScript | std::regex::icase);
+        return v;
+    }();
+    return r;
+}
+
 }  // namespace
 
 std::size_t known_error_patterns() { return patterns().size(); }
 
 ErrorExplanation explain_error(const std::string& text, const Project* project) {
     ErrorExplanation e;
-    for (const auto& pat : patterns()) {
-        const std::regex re(pat.regex, std::regex::ECMAScript | std::regex::icase);
+    const auto& res = compiled();
+    for (std::size_t i = 0; i < res.size(); ++i) {
+        const Pattern& pat = patterns()[i];
+        const std::regex& re = res[i];
         std::smatch m;
         if (!std::regex_search(text, m, re)) continue;
         e.matched = true;
