@@ -128,6 +128,10 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
     std::vector<int> inflight_total(static_cast<std::size_t>(pp), 0), pending_w(static_cast<std::size_t>(pp), 0);
     for (int s = 0; s < pp; ++s) tl.stages[static_cast<std::size_t>(s)].peak_inflight_per_chunk.assign(static_cast<std::size_t>(v), 0);
 
+    // Rank of each virtual stage, looked up for every op.
+    std::vector<int> owner(static_cast<std::size_t>(V));
+    for (int vs = 0; vs < V; ++vs) owner[static_cast<std::size_t>(vs)] = sch.stage_of(vs);
+
     std::vector<int> queue;
     std::vector<char> queued(static_cast<std::size_t>(pp), 1);
     queue.reserve(static_cast<std::size_t>(pp) * 2);
@@ -147,14 +151,14 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
             if (vs == 0) return 0.0;
             const double e = f_end[static_cast<std::size_t>(vs - 1) * M + mb];
             if (e == kNotYet) return kNotYet;
-            return e + (sch.stage_of(vs - 1) != s ? cfg.comm : 0.0);
+            return e + (owner[static_cast<std::size_t>(vs - 1)] != s ? cfg.comm : 0.0);
         }
         case OpKind::BackwardInput:
         case OpKind::FullBackward: {
             if (vs == V - 1) return f_end[static_cast<std::size_t>(vs) * M + mb];
             const double e = b_end[static_cast<std::size_t>(vs + 1) * M + mb];
             if (e == kNotYet) return kNotYet;
-            return e + (sch.stage_of(vs + 1) != s ? cfg.comm : 0.0);
+            return e + (owner[static_cast<std::size_t>(vs + 1)] != s ? cfg.comm : 0.0);
         }
         case OpKind::BackwardWeight: return b_end[static_cast<std::size_t>(vs) * M + mb];
         }
@@ -170,7 +174,7 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
             st.peak_inflight = std::max(st.peak_inflight, inflight_total[static_cast<std::size_t>(s)]);
             auto& pc = st.peak_inflight_per_chunk[static_cast<std::size_t>(a.chunk)];
             pc = std::max(pc, inflight[ci]);
-            if (vs + 1 < V) wake(sch.stage_of(vs + 1));
+            if (vs + 1 < V) wake(owner[static_cast<std::size_t>(vs + 1)]);
         } else if (is_backward(a.kind)) {
             --inflight[ci];
             --inflight_total[static_cast<std::size_t>(s)];
@@ -178,7 +182,7 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
                 ++pending_w[static_cast<std::size_t>(s)];
                 st.peak_pending_w = std::max(st.peak_pending_w, pending_w[static_cast<std::size_t>(s)]);
             }
-            if (vs > 0) wake(sch.stage_of(vs - 1));
+            if (vs > 0) wake(owner[static_cast<std::size_t>(vs - 1)]);
         } else {
             --pending_w[static_cast<std::size_t>(s)];
         }
