@@ -7,7 +7,7 @@ namespace paraplan::estimate {
 Efficiency efficiency_for(const std::string& arch) {
     Efficiency e;
     if (arch == "ampere") {
-        e.gemm_max = 0.82;
+        e.gemm_max = 0.80;
         e.attention = 0.55;   // FlashAttention-2 on A100: 50-70% of peak forward (Dao 2023)
     } else if (arch == "hopper") {
         e.gemm_max = 0.70;

@@ -19,7 +19,9 @@ struct Efficiency {
     double gemm_d0 = 128;       // half-efficiency dimension
     double attention = 0.55;    // flash-attention kernels, share of peak
     double hbm = 0.8;           // achievable share of HBM bandwidth
-    double elementwise_passes = 4;   // HBM bytes moved per stored activation byte (fwd)
+    double elementwise_passes = 3;   // HBM bytes moved per stored activation byte (fwd)
+    double score_passes = 1.5;       // same for the attention scores (fused scale-mask-softmax)
+    double causal_attention = 0.5;   // share of the s^2 work flash kernels run under a causal mask
 };
 
 Efficiency efficiency_for(const std::string& arch);

@@ -1,6 +1,5 @@
 #include "estimate/estimate.h"
 
-#include "catalog/catalog.h"
 #include "estimate/comm.h"
 #include "estimate/layers.h"
 #include "estimate/pipeline.h"
@@ -265,13 +264,6 @@ Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
     e.train_tokens = double(p.training.train_tokens);
     if (e.train_tokens > 0 && e.time.tokens_per_s > 0) e.time_to_train_s = e.train_tokens / e.time.tokens_per_s;
     return e;
-}
-
-Estimate estimate_project(const Project& p) {
-    const std::string id = p.cluster.nodes.empty() ? std::string() : p.cluster.nodes[0].gpu;
-    const GpuSpec* g = catalog::find_gpu(id);
-    if (!g) throw InputError("/cluster/gpu", "unknown GPU '" + id + "': not in the catalog");
-    return estimate_project(p, *g);
 }
 
 nlohmann::json to_json(const Estimate& e) {

@@ -48,7 +48,9 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
         gemm_s = g;
         w_s = g;
         const double attn_flops = tokens * f.attention / tp;
-        attn_s = c.flash_attention ? attn_flops / (peak * eff.attention)
+        // Flash kernels skip the blocks above the diagonal of a causal mask (Dao 2023); the
+        // FLOP count keeps the full s^2 as Megatron's formula does.
+        attn_s = c.flash_attention ? eff.causal_attention * attn_flops / (peak * eff.attention)
                                    : attn_flops / (peak * gemm_efficiency(eff, s.hq / std::max(1, s.heads)));
         ActivationInputs ai;
         ai.seq = seq;
@@ -62,7 +64,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
         ai.dropout = c.dropout;
         ai.recompute = Recompute::none;
         const LayerActivation a = layer_activation(s, moe, ai);
-        elem_s = eff.elementwise_passes * a.total() / hbm;
+        elem_s = (eff.elementwise_passes * (a.replicated + a.sharded) + eff.score_passes * a.scores) / hbm;
     };
     double dg, da, de, dw, mg = 0, ma = 0, me = 0, mw = 0;
     layer_fwd(false, dg, da, de, dw);
