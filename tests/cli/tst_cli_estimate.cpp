@@ -112,7 +112,7 @@ private slots:
     }
 
     void plan_contract() {
-        const Run r = cli({"plan", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--nodes", "2", "--gpus-per-node", "8",
+        const Run r = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "4", "--gpus-per-node", "8",
                            "--global-batch", "64", "--seq", "4096", "--top", "3", "--fix", "tp=2..8", "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject j = parseObject(r.out);
@@ -136,7 +136,7 @@ private slots:
         Run p = cli({"plan", "--project", example("gpt2-1node"), "--top", "2", "--json"});
         QCOMPARE(p.code, 0);
         QCOMPARE(parseObject(p.out)["results"].toArray().size(), 2);
-        p = cli({"plan", "--model", "llama3.1-8b", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq", "2048",
+        p = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq", "2048",
                  "--fix", "tp=eight"});
         QCOMPARE(p.code, 2);
         p = cli({"plan", "--gpu", "h100-sxm"});
