@@ -141,6 +141,56 @@ private slots:
         QCOMPARE(e.time.tokens_per_s, 64 * 2048 / e.time.step_s);
     }
 
+    // Mixtral 8x7B (Jiang et al. 2024): 46.7B parameters, 12.9B active per token; the
+    // model FLOPs are about 6 x active x tokens plus attention; experts split by ep.
+    void moe_counts() {
+        ModelSpec m;
+        m.family = "mixtral";
+        m.layers = 32;
+        m.hidden = 4096;
+        m.heads = 32;
+        m.kv_heads = 8;
+        m.ffn_hidden = 14336;
+        m.expert_ffn_hidden = 14336;
+        m.experts = 8;
+        m.top_k = 2;
+        m.vocab = 32000;
+        m.activation = "swiglu";
+        m.norm = "rmsnorm";
+        const LayerShapes s = layer_shapes(m);
+        const double total = m.layers * (s.attn_params + s.experts * s.expert_params + s.router_params + s.norm_params) +
+                             s.embedding_params + s.head_params + s.final_norm_params;
+        const double active = m.layers * (s.attn_params + s.top_k * s.expert_params + s.router_params + s.norm_params) +
+                              s.embedding_params + s.head_params + s.final_norm_params;
+        QCOMPARE(qRound(total / 1e8), 467);
+        QCOMPARE(qRound(active / 1e8), 129);
+        const double tokens = 4096;
+        const StepFlops f = step_flops(m, s, 1, tokens, Recompute::none);
+        const double attn = 3 * m.layers * tokens * 4 * tokens * 4096;
+        // Matrix parameters only (norms do no GEMM work; the input embedding is a lookup).
+        const double matmul_active = active - s.embedding_params - m.layers * s.norm_params - s.final_norm_params;
+        QVERIFY(qAbs(f.model - (6 * matmul_active * tokens + attn)) < 1e-9 * f.model);
+        // Per GPU with ep = 8, pp = 2 (ColossalAI MoE, 16 GPUs): one expert per GPU per layer.
+        Training t;
+        t.global_batch_size = 64;
+        t.seq_len = 4096;
+        Layout l;
+        l.framework = "colossalai-moe";
+        l.ep = 8;
+        l.pp = 2;
+        l.zero_stage = 1;
+        l.recompute = "full";
+        Hardware hw = a100();
+        hw.peak_tflops = 989;
+        hw.arch = "hopper";
+        const Config c = make_config(m, t, l, hw, 16);
+        QCOMPARE(c.expert_zero_group, 1);   // moe_dp = dp / ep = 8 / 8
+        const Estimate e = evaluate(m, s, c, hw);
+        QVERIFY(qAbs(e.memory.stages[0].expert_params_count - 16 * s.expert_params) < 1);
+        QVERIFY(e.time.comm_ep_s > 0);
+        QVERIFY(e.time.mfu > 0.1 && e.time.mfu < 0.7);
+    }
+
     // Framework mapping: what ZeRO shards over, SP/CP, bytes per parameter, errors.
     void framework_mapping() {
         const ModelSpec m = paper_gpt(16, 2048, 16);
