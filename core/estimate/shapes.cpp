@@ -48,12 +48,7 @@ LayerShapes layer_shapes(const ModelSpec& m) {
     return s;
 }
 
-bool is_moe_layer(const ModelSpec& m, int i) {
-    if (m.experts <= 0) return false;
-    if (std::find(m.dense_layers.begin(), m.dense_layers.end(), i) != m.dense_layers.end()) return false;
-    const int f = std::max(1, m.moe_layer_freq);
-    return (i + 1) % f == 0;
-}
+bool is_moe_layer(const ModelSpec& m, int i) { return m.is_moe_layer(i); }
 
 ShardedCounts layer_params_per_gpu(const LayerShapes& s, bool moe, int tp, int ep, int etp) {
     ShardedCounts c;

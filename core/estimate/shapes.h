@@ -26,8 +26,7 @@ struct LayerShapes {
 
 LayerShapes layer_shapes(const ModelSpec& m);
 
-// Whether layer i (0-based) has a MoE MLP: listed dense layers are dense; otherwise
-// every moe_layer_freq-th layer ((i + 1) % freq == 0, Hugging Face decoder_sparse_step).
+// Whether layer i (0-based) has a MoE MLP (the catalog's ModelSpec::is_moe_layer).
 bool is_moe_layer(const ModelSpec& m, int i);
 
 // Per-GPU parameter counts of one layer, one split.

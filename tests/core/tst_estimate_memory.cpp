@@ -4,6 +4,7 @@
 #include "estimate/pipeline.h"
 #include "estimate/shapes.h"
 #include "estimate_test_models.h"
+#include "catalog/catalog.h"
 
 #include <QtTest>
 
@@ -205,6 +206,28 @@ private slots:
         const MemoryResult d = estimate_memory(s, c, hw, inflight);
         const double per_param = (d.stages[1].params + d.stages[1].grads + d.stages[1].optimizer) / d.stages[1].params_count;
         QVERIFY(qAbs(per_param - (6 + 12.0 / 8)) < 1e-9);
+    }
+
+    // Our sharded per-part counts add up to the catalog's parameter count (count_params)
+    // for every decoder-only catalog model when nothing is split.
+    void matches_catalog_counts() {
+        int checked = 0;
+        for (const ModelSpec& m : catalog::models()) {
+            if (m.encoder_layers > 0 || m.family == "bert" || m.family == "t5") continue;
+            const LayerShapes s = layer_shapes(m);
+            Config c;
+            c.layers_per_stage = {m.layers};
+            int moe = 0;
+            for (int i = 0; i < m.layers; ++i) moe += is_moe_layer(m, i) ? 1 : 0;
+            c.moe_layers_per_stage = {moe};
+            const auto p = stage_params(s, c);
+            const double ours = p[0].dense + p[0].expert;
+            const double theirs = double(count_params(m).total);
+            QVERIFY2(qAbs(ours / theirs - 1) < 0.01, qPrintable(QString("%1: ours %2, catalog %3")
+                                                                 .arg(m.id.c_str()).arg(ours).arg(theirs)));
+            ++checked;
+        }
+        QVERIFY(checked >= 10);
     }
 
     // CPU offload moves optimizer states off the GPU; MoE experts are split by ep.
