@@ -151,13 +151,20 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     need(1LL * c.dp * model_size == world, "/layout/dp",
          "dp (" + std::to_string(c.dp) + ") x tp x pp x cp does not equal the world size " + std::to_string(world));
     const long long per_replica = 1LL * t.micro_batch_size * c.dp;
-    if (l.num_microbatches > 0) {
+    // The training section's global batch is what a step processes; a layout microbatch
+    // count that disagrees with it is noted (the rules report it) and the batch wins.
+    if (t.global_batch_size % per_replica == 0) {
+        c.num_microbatches = int(t.global_batch_size / per_replica);
+        if (l.num_microbatches > 0 && l.num_microbatches != c.num_microbatches)
+            note("layout.num_microbatches (" + std::to_string(l.num_microbatches) + ") disagrees with global_batch_size / (micro_batch_size x dp) = " +
+                 std::to_string(c.num_microbatches) + "; using the latter");
+    } else if (l.num_microbatches > 0) {
         c.num_microbatches = l.num_microbatches;
+        note("global_batch_size is not divisible by micro_batch_size x dp; using layout.num_microbatches");
     } else {
-        need(t.global_batch_size % per_replica == 0, "/training/global_batch_size",
+        need(false, "/training/global_batch_size",
              "global_batch_size (" + std::to_string(t.global_batch_size) + ") is not divisible by micro_batch_size x dp = " +
                  std::to_string(per_replica));
-        c.num_microbatches = int(t.global_batch_size / per_replica);
     }
     need(c.num_microbatches >= 1, "/training/global_batch_size", "the batch gives no microbatch per data-parallel rank");
 
