@@ -3,6 +3,7 @@
 #include "estimate/comm.h"
 #include "estimate/layers.h"
 #include "estimate/pipeline.h"
+#include "estimate/placement.h"
 #include "util/input_error.h"
 
 #include <algorithm>
@@ -212,7 +213,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.overlap_p2p = (fw == "megatron" && c.schedule == Schedule::interleaved) || fw == "torchtitan";
 
     // Layers per stage.
-    const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage);
+    const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw);
     c.layers_per_stage = sl.layers;
     c.moe_layers_per_stage = sl.moe_layers;
     c.embedding_stage = sl.embedding_stage;
@@ -265,7 +266,8 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
 Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
     const Hardware hw = hardware_for(gpu, p.cluster, p.training.precision);
     std::vector<std::string> notes;
-    const Config c = make_config(p.model, p.training, p.layout, hw, p.world_size(), &notes);
+    Config c = make_config(p.model, p.training, p.layout, hw, p.world_size(), &notes);
+    apply_rank_map(p, hw, c, &notes);
     Estimate e = evaluate(p.model, layer_shapes(p.model), c, hw);
     e.notes = std::move(notes);
     e.train_tokens = double(p.training.train_tokens);
