@@ -300,7 +300,6 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
             p.training.micro_batch_size = k.mbs;
             try {
                 const Config c = make_config(p.model, p.training, p.layout, req.hardware, world);
-                if (req.use_rules && has_errors(validate(p))) continue;
                 valid.fetch_add(1, std::memory_order_relaxed);
                 const Estimate e = evaluate(p.model, shapes, c, req.hardware);
                 if (!e.memory.fits) continue;
@@ -345,19 +344,40 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
         e.tokens_per_s = s.tps;
         return e;
     };
+    // The frameworks' full rules (rules/validate, which builds the rank map) cost far more
+    // than an estimate, so they run only on the layouts that could be returned: in rank
+    // order until `top` pass, and on the Pareto candidates.
+    Project vp = req.base;
+    long long rejected = 0;
+    std::vector<char> checked(cands.size(), 0), ok(cands.size(), 1);
+    auto passes = [&](const Scored& s) {
+        if (!req.use_rules) return true;
+        if (!checked[s.index]) {
+            checked[s.index] = 1;
+            vp.layout = to_layout(cands[s.index], fws[cands[s.index].fw], req.base.layout);
+            vp.training.micro_batch_size = cands[s.index].mbs;
+            ok[s.index] = has_errors(validate(vp)) ? 0 : 1;
+            rejected += ok[s.index] ? 0 : 1;
+        }
+        return ok[s.index] != 0;
+    };
     // Pareto front over (step time, peak memory): sort by time, keep strictly decreasing memory.
     std::sort(scored.begin(), scored.end(), key_time);
     double best_mem = 1e300;
     for (const auto& s : scored) {
-        if (s.peak < best_mem) {
+        if (s.peak < best_mem && passes(s)) {
             res.pareto.push_back(entry(s));
             best_mem = s.peak;
         }
     }
     if (req.objective == Objective::memory) std::sort(scored.begin(), scored.end(), key_mem);
     // time and throughput rank the same for a fixed cluster and batch.
-    const std::size_t n = std::min<std::size_t>(scored.size(), std::size_t(std::max(0, req.top)));
-    for (std::size_t i = 0; i < n; ++i) res.results.push_back(entry(scored[i]));
+    const std::size_t want = std::size_t(std::max(0, req.top));
+    for (std::size_t i = 0; i < scored.size() && res.results.size() < want; ++i)
+        if (passes(scored[i])) res.results.push_back(entry(scored[i]));
+    res.rules_checked = (long long)std::count(checked.begin(), checked.end(), char(1));
+    res.valid -= rejected;
+    res.fitting -= rejected;
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
 }
@@ -380,6 +400,7 @@ nlohmann::json to_json(const PlanResult& r) {
     for (const auto& e : r.results) results.push_back(to_json(e));
     for (const auto& e : r.pareto) pareto.push_back(to_json(e));
     return {{"evaluated", r.evaluated}, {"valid", r.valid}, {"fitting", r.fitting}, {"seconds", r.seconds},
+            {"rules_checked", r.rules_checked},
             {"cancelled", r.cancelled}, {"results", results}, {"pareto", pareto}};
 }
 

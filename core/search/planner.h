@@ -2,8 +2,8 @@
 // The auto-planner: enumerates every layout of a model on a cluster for a batch
 // under each framework's rules (tp, pp, sp/cp and mode, ep, dp, ZeRO stage,
 // microbatch size and count, schedule and chunks, recomputation, offload), drops
-// those the rules reject (cheap divisibility first, then rules/validate) and those
-// that do not fit in memory, and ranks the rest by the objective. Multi-threaded,
+// those the rules reject (cheap divisibility first; rules/validate on the layouts it
+// would return) and those that do not fit in memory, and ranks the rest by the objective. Multi-threaded,
 // cancellable, with progress.
 #include "estimate/config.h"
 #include "project/project.h"
@@ -49,8 +49,10 @@ struct PlanEntry {
 
 struct PlanResult {
     long long evaluated = 0;   // layouts considered (after the cheap divisibility pruning)
-    long long valid = 0;       // passed the framework's rules (and were estimated)
+    long long valid = 0;       // passed the frameworks' size rules (make_config), less those
+                               // rules/validate rejected among the ones it checked
     long long fitting = 0;     // of those, fit in GPU memory
+    long long rules_checked = 0;   // layouts run through rules/validate (the returned candidates)
     double seconds = 0;
     bool cancelled = false;
     std::vector<PlanEntry> results;   // best first, at most `top`
