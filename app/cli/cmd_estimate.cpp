@@ -1,0 +1,74 @@
+// paraplan-cli estimate FILE [--json]
+#include "cli/command.h"
+#include "estimate/estimate.h"
+#include "project/project.h"
+#include "rules/validate.h"
+#include "util/input_error.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace paraplan::cli {
+namespace {
+
+int run_estimate(const Args& a) {
+    const std::string file = a.positional_at(0, "project FILE");
+    const Project p = load_project(file);
+    const auto diags = validate(p);
+    estimate::Estimate e;
+    try {
+        e = estimate::estimate_project(p);
+    } catch (const InputError& err) {
+        // The layout itself does not divide: a finding, not unreadable input.
+        if (a.flag("json")) {
+            print_json(nlohmann::json{{"file", file},
+                                      {"error", {{"field", err.pointer()}, {"message", err.message()}}},
+                                      {"diagnostics", to_json(diags)}}
+                           .dump(2));
+        } else {
+            std::cerr << "paraplan-cli estimate: " << err.what() << '\n';
+        }
+        return kFindings;
+    }
+    const bool ok = e.memory.fits && !has_errors(diags);
+    if (a.flag("json")) {
+        nlohmann::json j = estimate::to_json(e);
+        j["file"] = file;
+        j["diagnostics"] = to_json(diags);
+        print_json(j.dump(2));
+        return ok ? kOk : kFindings;
+    }
+    using estimate::kGiB;
+    std::printf("%s: %s on %d GPUs\n", file.c_str(), p.model.name.c_str(), p.world_size());
+    std::printf("memory per GPU (GiB), capacity %.1f:\n", e.memory.capacity_bytes / kGiB);
+    std::printf("  %5s %8s %8s %9s %11s %7s %8s\n", "stage", "params", "grads", "optimizer", "activations", "other", "total");
+    for (const auto& s : e.memory.stages)
+        std::printf("  %5d %8.2f %8.2f %9.2f %11.2f %7.2f %8.2f%s\n", s.stage, s.params / kGiB, s.grads / kGiB,
+                    s.optimizer / kGiB, s.activations / kGiB, s.other / kGiB, s.total() / kGiB,
+                    s.total() > e.memory.capacity_bytes ? "  does not fit" : "");
+    const auto& t = e.time;
+    std::printf("step %.3f s = compute %.3f + bubble %.3f + comm (tp %.3f, cp %.3f, ep %.3f, pp %.3f, dp %.3f) + optimizer %.3f + offload %.3f\n",
+                t.step_s, t.compute_s, t.bubble_s, t.comm_tp_s, t.comm_cp_s, t.comm_ep_s, t.comm_pp_s, t.comm_dp_s,
+                t.optimizer_s, t.offload_s);
+    std::printf("%.4g model FLOPs/step, MFU %.1f%%, HFU %.1f%%, %.0f tokens/s\n", t.flops.model, 100 * t.mfu, 100 * t.hfu,
+                t.tokens_per_s);
+    if (e.time_to_train_s > 0) std::printf("time to train %.3g tokens: %.1f days\n", e.train_tokens, e.time_to_train_s / 86400);
+    for (const auto& d : diags) std::cout << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
+    std::printf("%s\n", e.memory.fits ? "fits" : "does not fit");
+    return ok ? kOk : kFindings;
+}
+
+}  // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "estimate", "estimate memory per pipeline stage, step time, MFU and throughput of a project",
+    "Usage: paraplan-cli estimate FILE [--json]\n\n"
+    "Estimates the project's memory per pipeline stage (parameters, gradients, optimizer\n"
+    "states, activations, allowance), step time with its breakdown (compute, bubble,\n"
+    "TP/CP/EP/PP/DP communication), FLOPs per step, MFU, HFU and tokens/s.\n"
+    "Exit 0 when it fits, 1 when a stage does not fit or the layout is invalid, 2 when FILE\n"
+    "cannot be read. Method and accuracy: docs/accuracy.md.\n"
+    "  --json   print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", ...}\n",
+    {"json"}, run_estimate});
+
+}  // namespace paraplan::cli

@@ -1,0 +1,130 @@
+// paraplan-cli plan --model ID|FILE --gpu ID --nodes N --gpus-per-node G --global-batch B --seq S ... [--json]
+#include "catalog/catalog.h"
+#include "catalog/hf_import.h"
+#include "cli/command.h"
+#include "estimate/estimate.h"
+#include "project/project.h"
+#include "search/planner.h"
+#include "util/input_error.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace paraplan::cli {
+namespace {
+
+ModelSpec model_arg(const std::string& v) {
+    if (const ModelSpec* m = catalog::find_model(v)) return *m;
+    std::ifstream f(v);
+    if (!f) throw UsageError("--model '" + v + "' is neither a catalog model id nor a readable file");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(ss.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError("", v + ": not JSON (" + std::string(e.what()) + ")");
+    }
+    if (j.contains("model_type")) return import_hf_config(j);   // a Hugging Face config.json
+    return model_from_json(j);
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+int run_plan(const Args& a) {
+    search::PlanRequest req;
+    Project& base = req.base;
+    if (auto proj = a.get("project")) {
+        base = load_project(*proj);
+    } else {
+        for (const char* k : {"model", "gpu", "nodes", "global-batch", "seq"})
+            if (!a.has(k)) throw UsageError(std::string("--") + k + " is required (or --project FILE)");
+        base.model = model_arg(*a.get("model"));
+        const std::string gpu = *a.get("gpu");
+        if (!catalog::find_gpu(gpu)) throw UsageError("--gpu '" + gpu + "' is not in the catalog (paraplan-cli catalog gpus)");
+        const int nodes = a.get_int("nodes", 1), gpn = a.get_int("gpus-per-node", 8);
+        if (nodes < 1 || gpn < 1) throw UsageError("--nodes and --gpus-per-node must be positive");
+        for (int i = 0; i < nodes; ++i) {
+            Node n;
+            n.name = "node" + std::to_string(i);
+            n.gpu = gpu;
+            n.gpus = gpn;
+            base.cluster.nodes.push_back(n);
+        }
+        base.cluster.network.inter_node_gbps = a.get_double("inter-node-gbps", base.cluster.network.inter_node_gbps);
+        base.training.global_batch_size = a.get_int("global-batch", 0);
+        base.training.seq_len = a.get_int("seq", 0);
+        if (base.training.global_batch_size < 1 || base.training.seq_len < 1)
+            throw UsageError("--global-batch and --seq must be positive");
+        base.training.precision = a.get("precision", "bf16");
+        base.training.optimizer = a.get("optimizer", "adamw");
+        base.layout.framework = "megatron";
+    }
+    if (base.cluster.nodes.empty()) throw UsageError("the cluster has no nodes");
+    const GpuSpec* g = catalog::find_gpu(base.cluster.nodes[0].gpu);
+    if (!g) throw UsageError("GPU '" + base.cluster.nodes[0].gpu + "' is not in the catalog");
+    req.hardware = estimate::hardware_for(*g, base.cluster, base.training.precision);
+    if (auto fw = a.get("framework")) req.frameworks = split_list(*fw);
+    for (const auto& f : req.frameworks)
+        if (std::find(kFrameworks.begin(), kFrameworks.end(), f) == kFrameworks.end())
+            throw UsageError("unknown framework '" + f + "'");
+    try {
+        req.constraints = search::Constraints::parse(a.get("fix", ""));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--fix: ") + e.what());
+    }
+    const std::string obj = a.get("objective", "time");
+    if (obj == "time") req.objective = search::Objective::time;
+    else if (obj == "memory") req.objective = search::Objective::memory;
+    else if (obj == "throughput") req.objective = search::Objective::throughput;
+    else throw UsageError("--objective must be time, memory or throughput");
+    req.top = a.get_int("top", 10);
+    req.threads = a.get_int("threads", 0);
+    const search::PlanResult r = search::plan(req);
+    if (a.flag("json")) {
+        nlohmann::json j = search::to_json(r);
+        j["model"] = base.model.name;
+        j["world_size"] = base.world_size();
+        print_json(j.dump(2));
+    } else {
+        std::printf("%lld layouts, %lld valid, %lld fit, %.3f s\n", r.evaluated, r.valid, r.fitting, r.seconds);
+        std::printf("%-18s %3s %3s %3s %3s %3s %4s %4s %-12s %3s %4s %-9s %9s %6s %8s\n", "framework", "tp", "pp", "cp", "sp",
+                    "ep", "zero", "mbs", "schedule", "v", "m", "recompute", "step s", "MFU%", "peak GiB");
+        for (const auto& e : r.results) {
+            const Layout& l = e.layout;
+            std::printf("%-18s %3d %3d %3d %3d %3d %4d %4d %-12s %3d %4d %-9s %9.3f %6.1f %8.1f\n", l.framework.c_str(), l.tp,
+                        l.pp, l.cp, l.sp, l.ep, l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size,
+                        l.schedule.c_str(), l.chunks, l.num_microbatches, l.recompute.c_str(), e.step_s, 100 * e.mfu, e.peak_gib);
+        }
+    }
+    return r.results.empty() ? kFindings : kOk;
+}
+
+}  // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "plan", "search every valid layout and rank those that fit by step time or memory",
+    "Usage: paraplan-cli plan --model ID|FILE --gpu ID --nodes N [--gpus-per-node G] --global-batch B --seq S\n"
+    "                         [--framework F[,F...]] [--top K] [--fix KNOB=V,...] [--objective time|memory|throughput]\n"
+    "                         [--inter-node-gbps X] [--precision P] [--threads T] [--json]\n"
+    "       paraplan-cli plan --project FILE [options]\n\n"
+    "Enumerates tp, pp, sp/cp, ep, dp, ZeRO stage, microbatch size and count, schedule and\n"
+    "chunks, recomputation (and offload when fixed) under each framework's rules, drops\n"
+    "layouts that do not fit, and prints the best K plus the memory/time Pareto front.\n"
+    "  --model       catalog id, a model JSON file or a Hugging Face config.json\n"
+    "  --fix         bounds and fixed values: tp=8,pp=2..16,mbs=..4,schedule=interleaved,recompute=none\n"
+    "  --framework   megatron (default), colossalai, colossalai-moe, deepspeed, torchtitan, ...\n"
+    "Exit 0 when some layout fits, 1 when none does, 2 on usage errors.\n"
+    "  --json   print {\"evaluated\", \"valid\", \"fitting\", \"seconds\", \"results\": [{\"layout\", \"step_s\", \"mfu\", \"peak_gib\"}], \"pareto\"}\n",
+    {"json"}, run_plan});
+
+}  // namespace paraplan::cli

@@ -1,0 +1,63 @@
+#include "estimate/comm.h"
+
+#include <algorithm>
+
+namespace paraplan::estimate {
+
+double group_bandwidth_gbs(const Hardware& hw, int nodes, int members_per_node) {
+    if (nodes <= 1) return hw.intra_node_gbps;
+    const double node = hw.inter_node_gbits / 8.0;
+    const double share = node * std::max(1, members_per_node) / std::max(1, hw.gpus_per_node);
+    return std::min(hw.intra_node_gbps, share);
+}
+
+GroupLink make_link(const Hardware& hw, int size, int nodes, int members_per_node) {
+    GroupLink l;
+    l.size = std::max(1, size);
+    l.nodes = std::max(1, nodes);
+    l.members_per_node = std::max(1, members_per_node);
+    l.bw_gbs = group_bandwidth_gbs(hw, l.nodes, l.members_per_node);
+    l.latency_s = (l.nodes > 1 ? hw.latency_us : 1.0) * 1e-6;
+    return l;
+}
+
+GroupLink strided_link(const Hardware& hw, int size, int stride) {
+    const int gpn = std::max(1, hw.gpus_per_node);
+    stride = std::max(1, stride);
+    size = std::max(1, size);
+    int per_node = stride >= gpn ? 1 : std::min(size, std::max(1, gpn / stride));
+    const int nodes = (size + per_node - 1) / per_node;
+    return make_link(hw, size, nodes, per_node);
+}
+
+double all_reduce_s(const GroupLink& l, double bytes) {
+    if (l.size <= 1 || bytes <= 0) return 0;
+    const double n = l.size;
+    return 2 * (n - 1) / n * bytes / (l.bw_gbs * 1e9) + 2 * (n - 1) * l.latency_s;
+}
+
+double all_gather_s(const GroupLink& l, double bytes) {
+    if (l.size <= 1 || bytes <= 0) return 0;
+    const double n = l.size;
+    return (n - 1) / n * bytes / (l.bw_gbs * 1e9) + (n - 1) * l.latency_s;
+}
+
+double reduce_scatter_s(const GroupLink& l, double bytes) { return all_gather_s(l, bytes); }
+
+double all_to_all_s(const GroupLink& l, const Hardware& hw, double bytes) {
+    if (l.size <= 1 || bytes <= 0) return 0;
+    const double n = l.size;
+    const double sent = (n - 1) / n * bytes;
+    if (l.nodes <= 1) return sent / (hw.intra_node_gbps * 1e9) + l.latency_s;
+    // Share of peers on other nodes goes through the node's network, shared by all its GPUs.
+    const double off = double(l.size - l.members_per_node) / l.size;
+    const double nic = hw.inter_node_gbits / 8.0 / std::max(1, hw.gpus_per_node);
+    return std::max(sent * off / (nic * 1e9), sent / (hw.intra_node_gbps * 1e9)) + l.latency_s;
+}
+
+double send_recv_s(const GroupLink& l, double bytes) {
+    if (l.size <= 1 || bytes <= 0) return 0;
+    return bytes / (l.bw_gbs * 1e9) + l.latency_s;
+}
+
+}  // namespace paraplan::estimate

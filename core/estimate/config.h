@@ -1,0 +1,94 @@
+#pragma once
+// The estimator's own inputs: a framework-neutral description of one layout
+// (sizes, groups, batch, schedule, precision), the hardware it runs on, and the
+// placement of each parallel group. Built from a Project by estimate.cpp; tests
+// and the planner fill it directly so that every formula can be checked alone.
+#include <array>
+#include <string>
+#include <vector>
+
+namespace paraplan::estimate {
+
+enum class Recompute { none, selective, full };
+
+// How the sequence is split inside a layer.
+//   megatron_sp: Korthikanti's sequence parallelism inside the TP group (ColossalAI
+//                split_gather/ring, Megatron --sequence-parallel, torchtitan TP);
+//   ulysses:     DeepSpeed-Ulysses all-to-all over a separate SP group (ColossalAI all_to_all);
+//   ring:        ring attention / context parallelism over a separate group (Megatron CP,
+//                ColossalAI ring_attn, torchtitan CP).
+enum class SeqSplit { none, ulysses, ring };
+
+// Pipeline schedules the fallback models (the schedule simulator replaces it when present).
+enum class Schedule { gpipe, one_f_one_b, interleaved, zb1p, zbv, dualpipev };
+
+const char* to_string(Schedule s);
+const char* to_string(Recompute r);
+Schedule schedule_from_string(const std::string& s);   // unknown -> one_f_one_b
+
+// The links one kind of group actually spans (from the rank map).
+struct GroupLink {
+    int size = 1;              // members of one group
+    int nodes = 1;             // nodes one group spans
+    int members_per_node = 1;  // group members sharing a node
+    double bw_gbs = 0;         // effective per-GPU bandwidth for this group's collectives, GB/s
+    double latency_s = 5e-6;   // per hop
+};
+
+// kEdp: the expert data-parallel group (gradient sync of expert weights).
+enum GroupKind { kTp = 0, kCp, kEp, kPp, kDp, kEdp, kGroupKinds };
+
+struct Hardware {
+    double memory_gib = 80;
+    double peak_tflops = 312;       // dense, for the training precision
+    double hbm_gbps = 2039;         // GB/s
+    double intra_node_gbps = 300;   // per GPU, unidirectional, GB/s
+    double inter_node_gbits = 400;  // one node's total network bandwidth, Gbit/s
+    int gpus_per_node = 8;
+    double latency_us = 5;
+    std::string arch = "ampere";
+};
+
+// Bytes per parameter by role (before any ZeRO sharding).
+struct StateBytes {
+    double weight = 2;      // the compute copy (bf16/fp16)
+    double grad = 2;        // gradient buffer
+    double optimizer = 12;  // fp32 master + optimizer moments
+};
+
+struct Config {
+    int tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
+    SeqSplit seq_split = SeqSplit::none;   // how cp (> 1) splits the sequence
+    bool sequence_parallel = false;        // Korthikanti SP inside the TP group
+    int zero_stage = 0;
+    int zero_group = 1;          // ranks dense states are sharded over (dp, dp*cp, dp*sp ...)
+    int expert_zero_group = 1;   // ranks expert states are sharded over (expert data parallel)
+    int expert_dp = 1;           // expert data-parallel size (gradient sync of expert weights)
+    bool distributed_optimizer = false;   // Megatron: optimizer sharded over DP x CP (6 + 12/dp)
+    int micro_batch = 1;
+    int num_microbatches = 1;
+    int seq_len = 2048;
+    Schedule schedule = Schedule::one_f_one_b;
+    int chunks = 1;              // model chunks per pipeline rank
+    Recompute recompute = Recompute::none;
+    bool flash_attention = true;
+    bool dropout = false;        // dropout masks stored (GPT-2/BERT style models)
+    StateBytes bytes;
+    double offload_optimizer = 0;   // fraction of optimizer states (and master) on CPU/NVMe
+    bool offload_params = false;    // ZeRO-3 parameter offload
+    bool offload_nvme = false;
+    // Overlap the framework does.
+    bool overlap_grad_reduce = true;
+    bool overlap_param_gather = true;
+    bool overlap_p2p = false;
+    double grad_reduce_bytes = 2;   // bytes per element in the gradient reduction
+    // Layers per pipeline rank (sum of its chunks) and how many are MoE; size pp.
+    std::vector<int> layers_per_stage;
+    std::vector<int> moe_layers_per_stage;
+    // Which stage holds the embedding and which the output layer + loss.
+    int embedding_stage = 0;
+    int head_stage = -1;   // -1: pp - 1
+    std::array<GroupLink, kGroupKinds> link{};
+};
+
+}  // namespace paraplan::estimate

@@ -1,0 +1,340 @@
+#include "estimate/estimate.h"
+
+#include "estimate/comm.h"
+#include "estimate/layers.h"
+#include "estimate/pipeline.h"
+#include "estimate/placement.h"
+#include "util/input_error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paraplan::estimate {
+
+const char* to_string(Schedule s) {
+    switch (s) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved: return "interleaved";
+    case Schedule::zb1p: return "zb1p";
+    case Schedule::zbv: return "zbv";
+    case Schedule::dualpipev: return "dualpipev";
+    }
+    return "1f1b";
+}
+
+const char* to_string(Recompute r) {
+    switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+    }
+    return "none";
+}
+
+Schedule schedule_from_string(const std::string& raw) {
+    std::string s;
+    for (char ch : raw)
+        if (ch != '_' && ch != '-' && ch != ' ') s += char(std::tolower(static_cast<unsigned char>(ch)));
+    if (s == "gpipe") return Schedule::gpipe;
+    if (s == "interleaved" || s == "interleaved1f1b" || s == "vpp" || s == "looped") return Schedule::interleaved;
+    if (s == "zb1p" || s == "zbh1" || s == "interleavedzerobubble" || s == "zerobubble") return Schedule::zb1p;
+    if (s == "zbv" || s == "zbvzerobubble" || s == "zbvzb") return Schedule::zbv;
+    if (s == "dualpipev" || s == "dualpipe") return Schedule::dualpipev;
+    return Schedule::one_f_one_b;
+}
+
+Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::string& precision) {
+    Hardware hw;
+    hw.memory_gib = gpu.memory_gib;
+    double peak = 0;
+    if (precision == "fp32") peak = gpu.tflops_fp32;
+    else if (precision == "tf32") peak = gpu.tflops_tf32;
+    else if (precision == "fp16") peak = gpu.tflops_fp16;
+    else if (precision == "fp8") peak = gpu.tflops_fp8;
+    else peak = gpu.tflops_bf16;
+    if (peak <= 0) peak = gpu.tflops_bf16 > 0 ? gpu.tflops_bf16 : gpu.tflops_fp16;
+    hw.peak_tflops = peak;
+    hw.hbm_gbps = gpu.hbm_gbps > 0 ? gpu.hbm_gbps : 1000;
+    hw.intra_node_gbps = gpu.intra_node_gbps > 0 ? gpu.intra_node_gbps : 32;
+    if (!cluster.nodes.empty() && cluster.nodes[0].intra_node_gbps) hw.intra_node_gbps = *cluster.nodes[0].intra_node_gbps;
+    hw.inter_node_gbits = cluster.network.inter_node_gbps;
+    hw.latency_us = cluster.network.latency_us;
+    hw.gpus_per_node = std::max(1, cluster.gpus_per_node());
+    hw.arch = gpu.arch;
+    return hw;
+}
+
+namespace {
+
+bool has_dropout(const ModelSpec& m) { return m.family == "gpt2" || m.family == "bert" || m.family == "t5"; }
+
+StateBytes state_bytes(const std::string& framework, const Training& t) {
+    StateBytes b;
+    if (t.precision == "fp32" || t.precision == "tf32") {
+        b.weight = 4;
+        b.grad = 4;
+        b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 4 : t.optimizer == "adafactor" ? 0.1 : 8;
+        return b;
+    }
+    // Mixed precision: 16-bit weights; fp32 master copy + moments count as optimizer
+    // (ZeRO paper K = 12 for Adam, 8 for SGD with momentum; Transformer Math 101).
+    b.weight = 2;
+    b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 8 : t.optimizer == "adafactor" ? 4.1 : 12;
+    b.grad = 2;
+    if (framework == "megatron") b.grad = 4;   // fp32 main_grad buffer: 18 B/param (6 + 12/dp distributed)
+    if (framework == "deepspeed") {
+        // DeepSpeed keeps 16-bit grads plus an fp32 gradient partition (ZeRO estimators: 2 + 18/G ... 16 + 2).
+        b.grad = 2;
+        b.optimizer += 4;
+    }
+    if (framework == "torchtitan") {
+        // FSDP2 mixed precision: sharded fp32 parameters are the master copy; fp32 gradients.
+        b.weight = 4;
+        b.grad = 4;
+        b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 4 : 8;
+    }
+    return b;
+}
+
+}  // namespace
+
+Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const Hardware& hw, int world,
+                   std::vector<std::string>* notes) {
+    auto note = [&](const std::string& s) {
+        if (notes) notes->push_back(s);
+    };
+    auto need = [](bool ok, const char* ptr, const std::string& msg) {
+        if (!ok) throw InputError(ptr, msg);
+    };
+    Config c;
+    const std::string& fw = l.framework;
+    need(l.tp >= 1, "/layout/tp", "tp must be at least 1");
+    need(l.pp >= 1, "/layout/pp", "pp must be at least 1");
+    need(l.cp >= 1 && l.sp >= 1 && l.ep >= 1, "/layout", "cp, sp and ep must be at least 1");
+    need(t.micro_batch_size >= 1, "/training/micro_batch_size", "micro_batch_size must be at least 1");
+    need(t.seq_len >= 1, "/training/seq_len", "seq_len must be at least 1");
+    need(m.layers >= 1 && m.hidden >= 1 && m.heads >= 1, "/model", "the model needs layers, hidden and heads");
+    c.tp = l.tp;
+    c.pp = l.pp;
+    c.ep = m.experts > 0 ? l.ep : 1;
+    c.schedule = l.pp > 1 ? schedule_from_string(l.schedule) : Schedule::one_f_one_b;
+    c.chunks = c.schedule == Schedule::interleaved ? std::max(2, l.chunks) : (c.schedule == Schedule::zbv || c.schedule == Schedule::dualpipev) ? 2 : 1;
+    c.recompute = l.recompute == "full" ? Recompute::full : l.recompute == "selective" ? Recompute::selective : Recompute::none;
+    c.flash_attention = l.flash_attention;
+    c.dropout = has_dropout(m);
+    c.bytes = state_bytes(fw, t);
+    c.grad_reduce_bytes = c.bytes.grad >= 4 ? 4 : 2;
+    c.seq_len = t.seq_len;
+    c.micro_batch = t.micro_batch_size;
+
+    // Sequence split and the groups ZeRO shards over.
+    int seq_split = 1;
+    const bool colossal = fw.rfind("colossalai", 0) == 0;
+    if (colossal) {
+        if (l.sp_mode == "split_gather" || l.sp_mode == "ring") c.sequence_parallel = l.tp > 1;
+        if (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn") {
+            seq_split = l.sp;
+            c.seq_split = l.sp_mode == "ring_attn" ? SeqSplit::ring : SeqSplit::ulysses;
+        }
+        if (l.sp_mode == "ring_attn") c.flash_attention = true;
+    } else {
+        c.sequence_parallel = (l.sp_mode != "none" && l.tp > 1) || (fw == "torchtitan" && l.tp > 1);
+        seq_split = l.cp;
+        if (l.cp > 1) c.seq_split = (l.sp_mode == "all_to_all") ? SeqSplit::ulysses : SeqSplit::ring;
+    }
+    c.cp = std::max(1, seq_split);
+    const long long model_size = 1LL * c.tp * c.pp * c.cp;
+    need(world > 0 && world % model_size == 0, "/layout",
+         "the world size (" + std::to_string(world) + ") is not divisible by tp x pp x " +
+             std::string(colossal ? "sp" : "cp") + " = " + std::to_string(model_size));
+    c.dp = l.dp > 0 ? l.dp : int(world / model_size);
+    need(1LL * c.dp * model_size == world, "/layout/dp",
+         "dp (" + std::to_string(c.dp) + ") x tp x pp x cp does not equal the world size " + std::to_string(world));
+    const long long per_replica = 1LL * t.micro_batch_size * c.dp;
+    // The training section's global batch is what a step processes; a layout microbatch
+    // count that disagrees with it is noted (the rules report it) and the batch wins.
+    if (t.global_batch_size % per_replica == 0) {
+        c.num_microbatches = int(t.global_batch_size / per_replica);
+        if (l.num_microbatches > 0 && l.num_microbatches != c.num_microbatches)
+            note("layout.num_microbatches (" + std::to_string(l.num_microbatches) + ") disagrees with global_batch_size / (micro_batch_size x dp) = " +
+                 std::to_string(c.num_microbatches) + "; using the latter");
+    } else if (l.num_microbatches > 0) {
+        c.num_microbatches = l.num_microbatches;
+        note("global_batch_size is not divisible by micro_batch_size x dp; using layout.num_microbatches");
+    } else {
+        need(false, "/training/global_batch_size",
+             "global_batch_size (" + std::to_string(t.global_batch_size) + ") is not divisible by micro_batch_size x dp = " +
+                 std::to_string(per_replica));
+    }
+    need(c.num_microbatches >= 1, "/training/global_batch_size", "the batch gives no microbatch per data-parallel rank");
+
+    // Expert grid: ColossalAI carves ep out of dp (moe_dp = dp / ep) and shards experts with tp;
+    // Megatron's expert grid has etp (default tp), ep and edp = world / (etp ep pp).
+    c.etp = (fw == "megatron" && l.etp > 0) ? l.etp : (m.experts > 0 && (fw == "torchtitan") ? 1 : c.tp);
+    if (m.experts > 0) {
+        const long long eg = 1LL * c.etp * c.ep * c.pp;
+        need(world % eg == 0, "/layout/ep", "the world size is not divisible by etp x ep x pp = " + std::to_string(eg));
+        c.expert_dp = int(world / eg);
+    }
+
+    // ZeRO group per framework.
+    int zero = l.zero_stage;
+    c.zero_group = c.dp;
+    if (colossal && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")) c.zero_group = c.dp * c.cp;   // mixed_dp_group = DP x SP
+    if (fw == "megatron") {
+        c.distributed_optimizer = l.distributed_optimizer || zero >= 1;
+        zero = 0;
+        c.zero_group = c.dp * c.cp;   // distributed optimizer shards over DP x CP
+    }
+    if (fw == "colossalai-gemini") {
+        zero = 3;
+        c.offload_optimizer = l.offload_fraction;
+    }
+    if (fw == "torchtitan") {
+        const int shard = l.dp_shard > 0 ? l.dp_shard : std::max(1, c.dp / std::max(1, l.dp_replicate));
+        zero = shard > 1 ? 3 : 0;
+        c.zero_group = shard * c.cp;
+    }
+    if (fw == "colossalai-moe" && zero == 2) {
+        zero = 1;
+        note("colossalai-moe runs ZeRO-2 as ZeRO-1 (MoeHybridParallelPlugin forces zero_stage=1)");
+    }
+    c.zero_stage = zero;
+    c.expert_zero_group = m.experts > 0 ? (colossal ? std::max(1, c.dp / c.ep) : c.expert_dp) : 1;
+    if (l.offload == "cpu" || l.offload == "nvme") {
+        c.offload_optimizer = l.offload_fraction > 0 ? l.offload_fraction : 1.0;
+        c.offload_nvme = l.offload == "nvme";
+        c.offload_params = zero >= 3 && fw == "deepspeed";
+    }
+    // Overlap the frameworks do by default.
+    c.overlap_grad_reduce = fw != "colossalai-moe";
+    c.overlap_param_gather = fw == "megatron" || fw == "torchtitan" || zero >= 3;
+    c.overlap_p2p = (fw == "megatron" && c.schedule == Schedule::interleaved) || fw == "torchtitan";
+
+    // Layers per stage.
+    const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw);
+    c.layers_per_stage = sl.layers;
+    c.moe_layers_per_stage = sl.moe_layers;
+    c.embedding_stage = sl.embedding_stage;
+    c.head_stage = sl.head_stage;
+
+    // Placement fallback (fill order): the strides of each axis in the framework's mesh.
+    const int tp = c.tp, pp = c.pp, cp = c.cp, dp = c.dp;
+    int s_tp = 1, s_cp = tp, s_dp = tp * cp, s_pp = tp * cp * dp;   // Megatron tp-cp-ep-dp-pp, torchtitan
+    if (colossal) {
+        // ColossalAI mesh (dp, pp, sp, tp) with dp_outside: tp innermost, then sp, pp, dp.
+        s_tp = 1;
+        s_cp = tp;
+        s_pp = tp * cp;
+        s_dp = tp * cp * pp;
+        if (!l.dp_outside) {
+            s_dp = tp * cp;
+            s_pp = tp * cp * dp;
+        }
+    }
+    if (fw == "deepspeed") {
+        s_tp = 1;
+        s_dp = tp;
+        s_pp = tp * dp;
+    }
+    c.link[kTp] = strided_link(hw, tp, s_tp);
+    c.link[kCp] = strided_link(hw, cp, s_cp);
+    c.link[kPp] = strided_link(hw, pp, s_pp);
+    // The gradient group: dp (x cp when ZeRO/distributed optimizer spans it), contiguous after cp
+    // in Megatron/torchtitan order, so it starts at stride tp when cp is inside.
+    const int grad_group = (c.zero_group > dp) ? c.zero_group : dp;
+    c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
+    c.link[kEp] = strided_link(hw, c.ep, colossal ? tp : c.etp);
+    c.link[kEdp] = strided_link(hw, m.experts > 0 ? c.expert_zero_group : 1, c.ep * c.etp);
+    if (colossal && dp >= 1) c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
+    if (c.link[kDp].size != grad_group) c.link[kDp].size = grad_group;
+    note("rank placement: fill order with the framework's default axis order (topology fallback)");
+    return c;
+}
+
+Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw, const PipelineFn& pipeline) {
+    Estimate e;
+    e.config = c;
+    e.hardware = hw;
+    const Efficiency eff = efficiency_for(hw.arch);
+    e.time = estimate_time(m, s, c, hw, eff, pipeline);
+    e.memory = estimate_memory(s, c, hw, e.time.pipeline.inflight);
+    return e;
+}
+
+Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
+    const Hardware hw = hardware_for(gpu, p.cluster, p.training.precision);
+    std::vector<std::string> notes;
+    Config c = make_config(p.model, p.training, p.layout, hw, p.world_size(), &notes);
+    apply_rank_map(p, hw, c, &notes);
+    Estimate e = evaluate(p.model, layer_shapes(p.model), c, hw);
+    e.notes = std::move(notes);
+    e.train_tokens = double(p.training.train_tokens);
+    if (e.train_tokens > 0 && e.time.tokens_per_s > 0) e.time_to_train_s = e.train_tokens / e.time.tokens_per_s;
+    return e;
+}
+
+nlohmann::json to_json(const Estimate& e) {
+    using nlohmann::json;
+    json stages = json::array();
+    for (const auto& s : e.memory.stages) {
+        stages.push_back({{"stage", s.stage},
+                          {"params_gib", s.params / kGiB},
+                          {"grads_gib", s.grads / kGiB},
+                          {"optimizer_gib", s.optimizer / kGiB},
+                          {"activations_gib", s.activations / kGiB},
+                          {"other_gib", s.other / kGiB},
+                          {"total_gib", s.total() / kGiB},
+                          {"offloaded_gib", s.offloaded / kGiB},
+                          {"params_per_gpu", s.params_count},
+                          {"inflight_microbatches", s.inflight},
+                          {"layers", s.stage < int(e.config.layers_per_stage.size()) ? e.config.layers_per_stage[s.stage] : 0}});
+    }
+    const auto& t = e.time;
+    json st = json::array();
+    for (std::size_t i = 0; i < t.stages.size(); ++i) {
+        const auto& x = t.stages[i];
+        st.push_back({{"stage", int(i)}, {"forward_s", x.compute_f}, {"backward_s", x.compute_b},
+                      {"tp_s", x.tp}, {"cp_s", x.cp}, {"ep_s", x.ep}, {"pp_s", x.pp}, {"dp_s", x.dp}});
+    }
+    const auto& c = e.config;
+    json j = {
+        {"memory",
+         {{"stages", stages},
+          {"peak_gib", e.memory.peak_bytes / kGiB},
+          {"peak_stage", e.memory.peak_stage},
+          {"capacity_gib", e.memory.capacity_bytes / kGiB},
+          {"fits", e.memory.fits}}},
+        {"time",
+         {{"step_s", t.step_s},
+          {"compute_s", t.compute_s},
+          {"bubble_s", t.bubble_s},
+          {"optimizer_s", t.optimizer_s},
+          {"offload_s", t.offload_s},
+          {"comm_s", {{"tp", t.comm_tp_s}, {"cp", t.comm_cp_s}, {"ep", t.comm_ep_s}, {"pp", t.comm_pp_s}, {"dp", t.comm_dp_s}}},
+          {"bottleneck_stage", t.bottleneck_stage},
+          {"per_microbatch", st}}},
+        {"flops_per_step", t.flops.model},
+        {"hardware_flops_per_step", t.flops.hardware},
+        {"mfu", t.mfu},
+        {"hfu", t.hfu},
+        {"tokens_per_s", t.tokens_per_s},
+        {"tflops_per_gpu", t.tflops_per_gpu},
+        {"layout",
+         {{"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"etp", c.etp}, {"dp", c.dp},
+          {"zero_stage", c.zero_stage}, {"zero_group", c.zero_group}, {"distributed_optimizer", c.distributed_optimizer},
+          {"sequence_parallel", c.sequence_parallel}, {"micro_batch_size", c.micro_batch},
+          {"num_microbatches", c.num_microbatches}, {"schedule", to_string(c.schedule)}, {"chunks", c.chunks},
+          {"recompute", to_string(c.recompute)}}},
+        {"notes", e.notes},
+    };
+    if (e.train_tokens > 0) {
+        j["train_tokens"] = e.train_tokens;
+        j["time_to_train_s"] = e.time_to_train_s;
+        j["time_to_train_days"] = e.time_to_train_s / 86400.0;
+    }
+    return j;
+}
+
+}  // namespace paraplan::estimate

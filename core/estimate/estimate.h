@@ -1,0 +1,49 @@
+#pragma once
+// The estimate of one project: memory per pipeline stage, step time with its
+// breakdown, FLOPs, MFU/HFU, tokens/s. make_config() maps a framework's layout onto
+// the estimator's neutral Config (which groups exist, what ZeRO shards over, which
+// bytes per parameter the framework keeps); evaluate() runs the models.
+#include "catalog/gpu.h"
+#include "catalog/model.h"
+#include "estimate/config.h"
+#include "estimate/efficiency.h"
+#include "estimate/memory.h"
+#include "estimate/shapes.h"
+#include "estimate/time.h"
+#include "project/project.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace paraplan::estimate {
+
+struct Estimate {
+    Config config;
+    Hardware hardware;
+    MemoryResult memory;
+    TimeResult time;
+    double train_tokens = 0;
+    double time_to_train_s = 0;     // train_tokens / tokens_per_s (0 when unset)
+    std::vector<std::string> notes; // assumptions taken (fallbacks, ignored knobs)
+};
+
+// Hardware from a catalog GPU and the cluster (node 0's link override, the network).
+Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::string& precision);
+
+// Throws InputError (naming the /layout or /training field) when the sizes do not
+// divide the world or the batch.
+Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const Hardware& hw, int world,
+                   std::vector<std::string>* notes = nullptr);
+
+Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
+                  const PipelineFn& pipeline = {});
+
+// Whole project; the GPU is node 0's (estimate_project looks it up in the catalog).
+Estimate estimate_project(const Project& p, const GpuSpec& gpu);
+Estimate estimate_project(const Project& p);
+
+nlohmann::json to_json(const Estimate& e);
+
+}  // namespace paraplan::estimate

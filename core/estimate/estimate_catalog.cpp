@@ -1,0 +1,17 @@
+// estimate_project() for a project whose GPU comes from the built-in catalog; kept
+// apart from estimate.cpp so that code estimating with an explicit GpuSpec does not
+// link the catalog.
+#include "catalog/catalog.h"
+#include "estimate/estimate.h"
+#include "util/input_error.h"
+
+namespace paraplan::estimate {
+
+Estimate estimate_project(const Project& p) {
+    const std::string id = p.cluster.nodes.empty() ? std::string() : p.cluster.nodes[0].gpu;
+    const GpuSpec* g = catalog::find_gpu(id);
+    if (!g) throw InputError("/cluster/gpu", "unknown GPU '" + id + "': not in the catalog");
+    return estimate_project(p, *g);
+}
+
+}  // namespace paraplan::estimate

@@ -1,0 +1,40 @@
+#include "estimate/flops.h"
+
+namespace paraplan::estimate {
+
+StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r) {
+    const double tokens = sequences * seq;
+    double fwd_layers = 0, fwd_attn = 0;
+    const LayerFlops dense = layer_flops_per_token(s, false, seq);
+    const LayerFlops moe = s.experts > 0 ? layer_flops_per_token(s, true, seq) : dense;
+    for (int i = 0; i < m.layers; ++i) {
+        const LayerFlops& f = is_moe_layer(m, i) ? moe : dense;
+        fwd_layers += f.gemm + f.attention;
+        fwd_attn += f.attention;
+    }
+    const double logits = 2 * s.h * s.vocab;
+    StepFlops out;
+    out.model = 3 * tokens * (fwd_layers + logits);
+    out.hardware = out.model;
+    if (r == Recompute::full) out.hardware += tokens * fwd_layers;
+    // Korthikanti et al. App. A count selective recomputation as 72BLsh^2 * s/(6h) extra, i.e.
+    // the attention core's forward + backward again (3 x its forward); their Table 4 HFU/MFU
+    // ratios follow this count.
+    if (r == Recompute::selective) out.hardware += 3 * tokens * fwd_attn;
+    return out;
+}
+
+double narayanan_params(double l, double h, double V, double s) {
+    return 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h));
+}
+double narayanan_flops(double B, double s, double l, double h, double V) {
+    return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+double korthikanti_model_flops(double B, double L, double s, double h, double V) {
+    return 72 * B * L * s * h * h * (1 + s / (6 * h) + V / (12 * h * L));
+}
+double korthikanti_selective_hw_flops(double B, double L, double s, double h, double V) {
+    return 72 * B * L * s * h * h * (1 + s / (3 * h) + V / (12 * h * L));
+}
+
+}  // namespace paraplan::estimate

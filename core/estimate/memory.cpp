@@ -1,0 +1,172 @@
+#include "estimate/memory.h"
+
+#include <algorithm>
+
+namespace paraplan::estimate {
+
+LayerActivation layer_activation(const LayerShapes& s, bool moe, const ActivationInputs& in) {
+    LayerActivation a;
+    const double sl = in.seq / std::max(1, in.cp);   // local sequence
+    const double b = in.micro_batch;
+    const double t = std::max(1, in.tp);
+    const double rep_div = in.sequence_parallel ? t : 1.0;
+    const double sbh = sl * b * s.h;
+    if (in.recompute == Recompute::full) {
+        // Only the layer input is kept (Korthikanti Table 2 last row: 2sbh).
+        a.replicated = 2 * sbh / rep_div;
+        return a;
+    }
+    const double drop = in.dropout ? 1.0 : 0.0;
+    // Two LayerNorm inputs (4sbh), attention and MLP block inputs (2sbh each), two dropout masks.
+    a.replicated = (4 + 2 + 2 + 2 * drop) * sbh / rep_div;
+    // Q, K, V (Korthikanti: 4sbh + 2sbh; GQA shrinks K and V) and the output-projection input.
+    a.sharded = 2 * sl * b * (s.hq + 2 * s.hkv) / t + 2 * sl * b * s.hq / t;
+    // MLP: fc1 output and activation output (2 x 2sbf; a gated MLP keeps gate and up, 3 x 2sbf).
+    const double mlp_per_width = s.gated > 1 ? 6.0 : 4.0;
+    if (moe) {
+        const double k = std::max(1, s.top_k);
+        const double etp = std::max(1, in.etp);
+        // Routed tokens: each token's hidden state is copied to k experts (permuted input),
+        // and each expert keeps its MLP intermediates; balanced routing.
+        a.sharded += 2 * sl * b * k * s.h / rep_div + mlp_per_width * sl * b * k * s.expert_ffn / etp;
+        if (s.shared_ffn > 0) a.sharded += mlp_per_width * sl * b * s.shared_ffn / t;
+        a.sharded += 4 * sl * b * s.experts;   // fp32 router logits
+    } else {
+        a.sharded += mlp_per_width * sl * b * s.ffn / t;
+    }
+    // Attention scores: softmax output 2as^2b, dropout mask as^2b and dropout output 2as^2b
+    // (5as^2b/t); without dropout the softmax output alone. Flash attention keeps none,
+    // selective recomputation recomputes them.
+    if (!in.flash_attention && in.recompute == Recompute::none)
+        a.scores = (in.dropout ? 5.0 : 2.0) * s.heads * sl * in.seq * b / t;
+    return a;
+}
+
+namespace {
+
+int head_stage_of(const Config& c) { return c.head_stage >= 0 ? c.head_stage : std::max(0, c.pp - 1); }
+
+int groups_in_use(const Config& c) {
+    int n = 0;
+    for (const auto& l : c.link) n += l.size > 1 ? 1 : 0;
+    return n;
+}
+
+}  // namespace
+
+std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c) {
+    const int pp = std::max(1, c.pp);
+    std::vector<ShardedCounts> out(pp);
+    const ShardedCounts dense = layer_params_per_gpu(s, false, c.tp, c.ep, c.etp);
+    const ShardedCounts moe = layer_params_per_gpu(s, true, c.tp, c.ep, c.etp);
+    const int head = head_stage_of(c);
+    for (int i = 0; i < pp; ++i) {
+        const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
+        const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
+        out[i].dense = dense.dense * (layers - nmoe) + moe.dense * nmoe;
+        out[i].expert = moe.expert * nmoe;
+        // Vocabulary-parallel embedding on the first stage; output layer (or, tied and
+        // pp > 1, the embedding copy Megatron and ColossalAI keep) and final norm on the last.
+        if (i == c.embedding_stage) out[i].dense += s.embedding_params / c.tp;
+        if (i == head) {
+            out[i].dense += s.final_norm_params;
+            if (s.head_params > 0) out[i].dense += s.head_params / c.tp;
+            else if (head != c.embedding_stage) out[i].dense += s.vocab * s.h / c.tp;
+        }
+    }
+    return out;
+}
+
+MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardware& hw,
+                             const std::vector<double>& inflight) {
+    MemoryResult r;
+    const int pp = std::max(1, c.pp);
+    const auto params = stage_params(s, c);
+    ActivationInputs ai;
+    ai.seq = c.seq_len;
+    ai.micro_batch = c.micro_batch;
+    ai.tp = c.tp;
+    ai.cp = c.cp;
+    ai.etp = c.etp;
+    ai.ep = c.ep;
+    ai.sequence_parallel = c.sequence_parallel;
+    ai.flash_attention = c.flash_attention;
+    ai.dropout = c.dropout;
+    ai.recompute = c.recompute;
+    const double dense_act = layer_activation(s, false, ai).total();
+    const double moe_act = s.experts > 0 ? layer_activation(s, true, ai).total() : dense_act;
+    ActivationInputs full_ai = ai;
+    full_ai.recompute = Recompute::none;
+    const double dense_full = layer_activation(s, false, full_ai).total();
+    const double moe_full = s.experts > 0 ? layer_activation(s, true, full_ai).total() : dense_full;
+
+    const double zg = std::max(1, c.zero_group);
+    const double ezg = std::max(1, c.expert_zero_group);
+    const double t = std::max(1, c.tp);
+    const double sl = double(c.seq_len) / std::max(1, c.cp);
+    const double b = c.micro_batch;
+    const int head = head_stage_of(c);
+    const double rep_div = c.sequence_parallel ? t : 1.0;
+
+    r.capacity_bytes = hw.memory_gib * kGiB;
+    for (int i = 0; i < pp; ++i) {
+        StageMemory m;
+        m.stage = i;
+        const double pd = params[i].dense, pe = params[i].expert;
+        m.params_count = pd + pe;
+        m.expert_params_count = pe;
+        // Sharding divisor per role: ZeRO-1 (and Megatron's distributed optimizer) shard the
+        // optimizer states, ZeRO-2 also the gradients, ZeRO-3 also the weights.
+        const bool shard_opt = c.zero_stage >= 1 || c.distributed_optimizer;
+        const double w_d = c.zero_stage >= 3 ? zg : 1, w_e = c.zero_stage >= 3 ? ezg : 1;
+        const double g_d = c.zero_stage >= 2 ? zg : 1, g_e = c.zero_stage >= 2 ? ezg : 1;
+        const double o_d = shard_opt ? zg : 1, o_e = shard_opt ? ezg : 1;
+        m.params = c.bytes.weight * (pd / w_d + pe / w_e);
+        m.grads = c.bytes.grad * (pd / g_d + pe / g_e);
+        m.optimizer = c.bytes.optimizer * (pd / o_d + pe / o_e);
+        if (c.offload_optimizer > 0) {
+            const double moved = m.optimizer * std::min(1.0, c.offload_optimizer);
+            m.optimizer -= moved;
+            m.offloaded += moved;
+        }
+        double live = 0;
+        if (c.zero_stage >= 3) {
+            // Gathered 16-bit weights of the layer in use and the one prefetched (ZeRO-3 live
+            // parameters); an allocation outside the model states, counted in `other`.
+            const int layers = std::max(1, i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 1);
+            live = 2 * (pd + pe) / layers * 2.0;
+            if (c.offload_params) {
+                m.offloaded += m.params;
+                m.params = 0;
+            }
+        }
+        // Activations: layers held, times in-flight microbatches.
+        const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
+        const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
+        const double per_mb = dense_act * (layers - nmoe) + moe_act * nmoe;
+        m.inflight = i < int(inflight.size()) ? inflight[i] : 1.0;
+        double act = per_mb * m.inflight;
+        // Full recomputation rebuilds one layer's activations during its backward.
+        if (c.recompute == Recompute::full && layers > 0) act += nmoe > 0 ? moe_full : dense_full;
+        if (i == c.embedding_stage) {
+            // Token ids (int64) and the embedding-dropout mask per in-flight microbatch (Megatron).
+            act += m.inflight * (8 * sl * b + (c.dropout ? sl * b * s.h / rep_div : 0));
+        }
+        if (i == head) {
+            // Final norm and output-layer inputs plus fp32 logits for the loss: 4sbh/t (1 + V/h).
+            act += 4 * sl * b * (s.h + s.vocab) / t;
+        }
+        m.activations = act;
+        m.other = live + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c) +
+                  kFragmentation * (m.activations + m.grads);
+        r.stages.push_back(m);
+        if (m.total() > r.peak_bytes) {
+            r.peak_bytes = m.total();
+            r.peak_stage = i;
+        }
+    }
+    r.fits = r.peak_bytes <= r.capacity_bytes;
+    return r;
+}
+
+}  // namespace paraplan::estimate

@@ -1,0 +1,77 @@
+#pragma once
+// Memory per pipeline stage: parameters, gradients, optimizer states (ZeRO,
+// Rajbhandari et al. SC'20; Megatron distributed optimizer), activations
+// (Korthikanti et al. MLSys'23, generalised to GQA, gated MLPs, MoE, flash attention
+// and context parallelism) times the microbatches each stage holds in flight, and
+// an allowance for the CUDA context, NCCL buffers and allocator fragmentation.
+#include "catalog/model.h"
+#include "estimate/config.h"
+#include "estimate/shapes.h"
+
+#include <vector>
+
+namespace paraplan::estimate {
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Stated allowance (docs/accuracy.md): the CUDA context with cuBLAS/cuDNN workspaces
+// (the Ultra-Scale Playbook puts it at 1-2 GB), NCCL communicator buffers per group kind
+// in use, and fragmentation of the caching allocator as a share of activations
+// (Megatron's theoretical_memory_usage.py multiplies activations by 1.05).
+inline constexpr double kCudaContextGiB = 1.0;
+inline constexpr double kNcclPerGroupGiB = 0.125;
+inline constexpr double kFragmentation = 0.05;
+
+// Activation bytes of one layer for one microbatch, per GPU (Korthikanti Sec. 4).
+struct LayerActivation {
+    double replicated = 0;   // LayerNorm inputs, block inputs, dropout masks (split by t only with SP)
+    double sharded = 0;      // Q/K/V, projection input, MLP intermediates (split by t)
+    double scores = 0;       // softmax / dropout of the attention scores (0 with flash or selective)
+    double total() const { return replicated + sharded + scores; }
+};
+
+struct ActivationInputs {
+    double seq = 2048;       // full sequence length s
+    double micro_batch = 1;  // b
+    int tp = 1;
+    int cp = 1;              // sequence split (CP ring or Ulysses)
+    int etp = 1;
+    int ep = 1;
+    bool sequence_parallel = false;
+    bool flash_attention = false;
+    bool dropout = true;
+    Recompute recompute = Recompute::none;
+};
+
+// Without recomputation and with dense GPT shapes (hq = hkv = h, ffn = 4h, GeLU,
+// dropout, no flash) this is exactly Korthikanti's Table 2:
+// sbh(10 + 24/t + 5as/(ht)), with SP sbh(34/t + 5as/(ht)), selective drops the 5as/(ht) term.
+// Full recomputation keeps the layer input: 2sbh (2sbh/t with SP, where the input is sharded).
+LayerActivation layer_activation(const LayerShapes& s, bool moe, const ActivationInputs& in);
+
+struct StageMemory {
+    int stage = 0;
+    double params = 0, grads = 0, optimizer = 0, activations = 0, other = 0;   // bytes
+    double params_count = 0;        // parameters held on one GPU of this stage
+    double expert_params_count = 0; // of which routed-expert parameters
+    double inflight = 0;            // microbatches held at the peak
+    double offloaded = 0;           // bytes moved to CPU/NVMe
+    double total() const { return params + grads + optimizer + activations + other; }
+};
+
+struct MemoryResult {
+    std::vector<StageMemory> stages;
+    double peak_bytes = 0;
+    int peak_stage = 0;
+    double capacity_bytes = 0;
+    bool fits = false;
+};
+
+// Per-GPU parameters of each pipeline stage (dense and expert parts).
+std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c);
+
+// inflight[i]: peak in-flight microbatches of stage i (pipeline.h).
+MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardware& hw,
+                             const std::vector<double>& inflight);
+
+}  // namespace paraplan::estimate

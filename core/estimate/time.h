@@ -1,0 +1,52 @@
+#pragma once
+// Step time: per-stage forward/backward cost of one microbatch (compute at the
+// efficiency model's rate, plus the TP/CP/EP/PP communication the framework leaves
+// exposed), the pipeline makespan from those costs, then the data-parallel gradient
+// reduction (overlapped with the last backward where the framework overlaps it), the
+// optimizer step and any CPU offload traffic.
+#include "catalog/model.h"
+#include "estimate/config.h"
+#include "estimate/efficiency.h"
+#include "estimate/flops.h"
+#include "estimate/memory.h"
+#include "estimate/pipeline.h"
+#include "estimate/shapes.h"
+
+#include <functional>
+#include <vector>
+
+namespace paraplan::estimate {
+
+// Per microbatch, one stage, seconds.
+struct StageTimes {
+    double compute_f = 0, compute_b = 0, compute_w = 0;   // b includes w and recomputation
+    double tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;         // exposed communication (fwd + bwd)
+    StageCost cost() const { return {compute_f + (tp + cp + ep + pp + dp) * 0.5, compute_b + (tp + cp + ep + pp + dp) * 0.5, compute_w}; }
+};
+
+struct TimeResult {
+    double step_s = 0;
+    double compute_s = 0;    // m x compute of the slowest stage
+    double bubble_s = 0;
+    double optimizer_s = 0;
+    double offload_s = 0;
+    double comm_tp_s = 0, comm_cp_s = 0, comm_ep_s = 0, comm_pp_s = 0, comm_dp_s = 0;   // exposed
+    StepFlops flops;
+    double mfu = 0, hfu = 0;
+    double tokens_per_s = 0;
+    double tflops_per_gpu = 0;   // hardware FLOP/s achieved per GPU (Narayanan's metric)
+    int bottleneck_stage = 0;
+    std::vector<StageTimes> stages;
+    PipelineResult pipeline;
+};
+
+using PipelineFn = std::function<PipelineResult(Schedule, int p, int m, int v, const std::vector<StageCost>&)>;
+
+std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
+                                    const Efficiency& eff, const std::vector<ShardedCounts>& params);
+
+// pipeline: the schedule simulator; empty -> simulate_closed_form.
+TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
+                         const Efficiency& eff, const PipelineFn& pipeline = {});
+
+}  // namespace paraplan::estimate

@@ -1,0 +1,407 @@
+#include "search/planner.h"
+
+#include "estimate/estimate.h"
+#include "rules/validate.h"
+#include "util/input_error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace paraplan::search {
+
+using namespace paraplan::estimate;
+
+// ---- constraints ---------------------------------------------------------------
+
+namespace {
+
+std::string canonical(std::string k) {
+    if (k == "mbs" || k == "micro_batch" || k == "micro_batch_size") return "micro_batch_size";
+    if (k == "zero" || k == "zero_stage") return "zero_stage";
+    if (k == "vpp" || k == "chunks" || k == "v") return "chunks";
+    if (k == "m" || k == "num_microbatches") return "num_microbatches";
+    return k;
+}
+
+bool is_int_knob(const std::string& k) {
+    static const char* kInts[] = {"tp", "pp", "cp", "sp", "ep", "dp", "zero_stage", "micro_batch_size", "chunks", "num_microbatches"};
+    return std::find_if(std::begin(kInts), std::end(kInts), [&](const char* s) { return k == s; }) != std::end(kInts);
+}
+
+}  // namespace
+
+Constraints Constraints::parse(const std::string& text) {
+    Constraints c;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find(',', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string item = text.substr(pos, end - pos);
+        pos = end + 1;
+        if (item.empty()) continue;
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0) throw std::invalid_argument("constraint '" + item + "' is not KNOB=VALUE");
+        const std::string key = canonical(item.substr(0, eq));
+        const std::string val = item.substr(eq + 1);
+        if (is_int_knob(key)) {
+            auto num = [&](const std::string& s, int def) {
+                if (s.empty()) return def;
+                std::size_t used = 0;
+                int v = 0;
+                try {
+                    v = std::stoi(s, &used);
+                } catch (const std::exception&) {
+                    used = 0;
+                }
+                if (used != s.size()) throw std::invalid_argument("constraint '" + item + "': '" + s + "' is not an integer");
+                return v;
+            };
+            const std::size_t dots = val.find("..");
+            if (dots == std::string::npos) {
+                const int v = num(val, 0);
+                c.bounds[key] = {v, v};
+            } else {
+                c.bounds[key] = {num(val.substr(0, dots), 0), num(val.substr(dots + 2), 1 << 30)};
+            }
+        } else if (key == "framework" || key == "schedule" || key == "recompute" || key == "offload" || key == "sp_mode") {
+            c.fixed[key] = val;
+        } else {
+            throw std::invalid_argument("constraint '" + item + "': unknown knob '" + key + "'");
+        }
+    }
+    return c;
+}
+
+bool Constraints::allows(const std::string& knob, int v) const {
+    auto it = bounds.find(knob);
+    return it == bounds.end() || (v >= it->second.first && v <= it->second.second);
+}
+
+bool Constraints::allows(const std::string& knob, const std::string& v) const {
+    auto it = fixed.find(knob);
+    return it == fixed.end() || it->second == v;
+}
+
+// ---- enumeration ---------------------------------------------------------------
+
+namespace {
+
+struct Knobs {
+    short fw = 0;
+    int tp = 1, pp = 1, cp = 1, ep = 1, dp = 1, zero = 0, mbs = 1, chunks = 1, m = 1;
+    short schedule = 0;   // index into kSchedules
+    short recompute = 0;  // index into kRecompute
+    short sp_mode = 0;    // index into kSpModes
+    short offload = 0;    // index into kOffload
+};
+
+const char* kSchedules[] = {"1f1b", "interleaved", "zbv"};
+
+std::vector<int> divisors(int n) {
+    std::vector<int> d;
+    for (int i = 1; i <= n; ++i)
+        if (n % i == 0) d.push_back(i);
+    return d;
+}
+
+int index_of(const std::vector<std::string>& v, const std::string& s) {
+    auto it = std::find(v.begin(), v.end(), s);
+    return it == v.end() ? 0 : int(it - v.begin());
+}
+
+void enumerate(const PlanRequest& req, short fw_index, const std::string& fw, std::vector<Knobs>& out) {
+    const ModelSpec& m = req.base.model;
+    const int world = req.base.world_size();
+    const int gpn = std::max(1, req.hardware.gpus_per_node);
+    const Training& t = req.base.training;
+    const Constraints& cons = req.constraints;
+    const bool colossal = fw.rfind("colossalai", 0) == 0;
+    const bool moe_fw = fw == "colossalai-moe" || fw == "megatron" || fw == "torchtitan";
+    const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+
+    for (int tp : divisors(gpn)) {
+        if (!cons.allows("tp", tp)) continue;
+        if (m.heads % tp != 0) continue;
+        if (fw == "megatron" && kv % tp != 0) continue;
+        if ((fw == "colossalai-zero") && tp > 1) continue;
+        if (world % tp) continue;
+        for (int pp : divisors(world / tp)) {
+            if (!cons.allows("pp", pp) || pp > m.layers) continue;
+            if (fw == "megatron" && m.layers % pp) continue;
+            if ((fw == "colossalai-gemini" || fw == "colossalai-zero") && pp > 1) continue;
+            // Sequence split: (mode, size).
+            std::vector<std::pair<std::string, int>> splits;
+            if (colossal) {
+                if (cons.allows("sp_mode", "none")) splits.push_back({"none", 1});
+                if (tp > 1 && cons.allows("sp_mode", "split_gather") && fw != "colossalai-gemini") splits.push_back({"split_gather", 1});
+                if (fw == "colossalai" || fw == "colossalai-moe")
+                    for (int sp = 2; sp <= 64; sp *= 2)
+                        if (cons.allows("sp_mode", "all_to_all") && m.heads % (tp * sp) == 0 && t.seq_len % sp == 0 &&
+                            (world / tp / pp) % sp == 0 && (fw != "colossalai-moe" || pp == 1))
+                            splits.push_back({"all_to_all", sp});
+            } else if (fw == "megatron" || fw == "torchtitan") {
+                const std::string mode = tp > 1 ? "split_gather" : "none";
+                if (cons.allows("sp_mode", mode) || !cons.fixed.count("sp_mode"))
+                    for (int cp = 1; cp <= 64; cp *= 2)
+                        if (t.seq_len % (2 * cp) == 0 || cp == 1) splits.push_back({mode, cp});
+            } else {
+                splits.push_back({"none", 1});
+            }
+            for (const auto& [mode, split] : splits) {
+                if (!cons.allows(colossal ? "sp" : "cp", split)) continue;
+                if (!cons.allows("cp", colossal ? 1 : split) || (colossal && !cons.allows("sp", split))) continue;
+                const long long mp = 1LL * tp * pp * split;
+                if (world % mp) continue;
+                const int dp = int(world / mp);
+                if (!cons.allows("dp", dp)) continue;
+                std::vector<int> eps = {1};
+                if (m.experts > 0 && moe_fw) {
+                    eps.clear();
+                    for (int ep : divisors(m.experts)) {
+                        if (colossal && dp % ep) continue;
+                        if (!colossal && (world / (tp * pp)) % ep) continue;
+                        eps.push_back(ep);
+                    }
+                }
+                for (int ep : eps) {
+                    if (!cons.allows("ep", ep)) continue;
+                    std::vector<int> zeros;
+                    if (fw == "megatron") zeros = {0, 1};   // 1: distributed optimizer
+                    else if (fw == "torchtitan" || fw == "colossalai-gemini") zeros = {fw == "torchtitan" && dp == 1 ? 0 : 3};
+                    else if (fw == "deepspeed") zeros = pp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};
+                    else if (fw == "colossalai-zero") zeros = {1, 2};
+                    else zeros = pp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2};
+                    for (int mbs : {1, 2, 4, 8, 16}) {
+                        if (!cons.allows("micro_batch_size", mbs)) continue;
+                        if (t.global_batch_size % (1LL * mbs * dp)) continue;
+                        const int nmb = int(t.global_batch_size / (1LL * mbs * dp));
+                        if (!cons.allows("num_microbatches", nmb)) continue;
+                        for (int si = 0; si < 3; ++si) {
+                            const std::string sched = kSchedules[si];
+                            if (pp == 1 && si > 0) continue;
+                            if (!cons.allows("schedule", sched) && pp > 1) continue;
+                            if (si == 2 && fw != "colossalai") continue;
+                            if (si == 0 && colossal && pp > 1 && nmb < pp) continue;
+                            std::vector<int> chunk_opts = {1};
+                            if (si == 1) chunk_opts = {2, 3, 4};
+                            if (si == 2) chunk_opts = {2};
+                            for (int v : chunk_opts) {
+                                if (!cons.allows("chunks", v)) continue;
+                                if (si >= 1 && nmb % pp) continue;
+                                if (si >= 1 && m.layers < pp * v) continue;
+                                if (fw == "megatron" && si == 1 && m.layers % (pp * v)) continue;
+                                for (int zero : zeros) {
+                                    if (!cons.allows("zero_stage", zero)) continue;
+                                    for (int r = 0; r < 3; ++r) {
+                                        if (!cons.allows("recompute", kRecompute[r])) continue;
+                                        for (int off = 0; off < 3; ++off) {
+                                            // Offload only when asked for (it is never faster).
+                                            const bool asked = cons.fixed.count("offload") && cons.fixed.at("offload") == kOffload[off];
+                                            if (off > 0 && !asked) continue;
+                                            if (!cons.allows("offload", kOffload[off])) continue;
+                                            if (off > 0 && zero == 0) continue;
+                                            Knobs k;
+                                            k.fw = fw_index;
+                                            k.tp = tp;
+                                            k.pp = pp;
+                                            k.cp = split;
+                                            k.ep = ep;
+                                            k.dp = dp;
+                                            k.zero = zero;
+                                            k.mbs = mbs;
+                                            k.m = nmb;
+                                            k.schedule = short(si);
+                                            k.chunks = v;
+                                            k.recompute = short(r);
+                                            k.sp_mode = short(index_of(kSpModes, mode));
+                                            k.offload = short(off);
+                                            out.push_back(k);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
+    Layout l;
+    l.framework = fw;
+    l.tp = k.tp;
+    l.pp = k.pp;
+    const bool colossal = fw.rfind("colossalai", 0) == 0;
+    l.sp_mode = kSpModes[k.sp_mode];
+    l.sp = colossal && l.sp_mode == "all_to_all" ? k.cp : 1;
+    l.cp = colossal ? 1 : k.cp;
+    l.ep = k.ep;
+    l.dp = 0;
+    l.zero_stage = fw == "megatron" ? 0 : k.zero;
+    l.distributed_optimizer = fw == "megatron" && k.zero > 0;
+    l.schedule = kSchedules[k.schedule];
+    l.chunks = k.chunks;
+    l.num_microbatches = k.m;
+    l.recompute = kRecompute[k.recompute];
+    l.offload = kOffload[k.offload];
+    l.flash_attention = base.flash_attention;
+    l.dp_outside = base.dp_outside;
+    return l;
+}
+
+struct Scored {
+    std::size_t index = 0;
+    double step_s = 0, mfu = 0, hfu = 0, peak = 0, tps = 0;
+};
+
+}  // namespace
+
+PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
+                const std::function<void(long long, long long)>& progress) {
+    const auto t0 = std::chrono::steady_clock::now();
+    PlanResult res;
+    std::vector<std::string> fws = req.frameworks;
+    if (fws.empty()) fws.push_back(req.constraints.fixed.count("framework") ? req.constraints.fixed.at("framework") : req.base.layout.framework);
+    std::vector<Knobs> cands;
+    for (std::size_t i = 0; i < fws.size(); ++i) {
+        if (std::find(kFrameworks.begin(), kFrameworks.end(), fws[i]) == kFrameworks.end())
+            throw InputError("/layout/framework", "unknown framework '" + fws[i] + "'");
+        if (!req.constraints.allows("framework", fws[i])) continue;
+        enumerate(req, short(i), fws[i], cands);
+    }
+    const long long total = (long long)cands.size();
+    const LayerShapes shapes = layer_shapes(req.base.model);
+    const int world = req.base.world_size();
+
+    unsigned n_threads = req.threads > 0 ? unsigned(req.threads) : std::max(1u, std::thread::hardware_concurrency());
+    n_threads = std::max(1u, std::min<unsigned>(n_threads, unsigned(std::max<long long>(1, total / 64))));
+    std::atomic<std::size_t> next{0};
+    std::atomic<long long> evaluated{0}, valid{0}, fitting{0};
+    std::mutex mu, progress_mu;
+    std::vector<Scored> scored;
+    std::atomic<bool> stop{false};
+
+    auto worker = [&]() {
+        Project p = req.base;   // one copy per thread; only layout and training change
+        std::vector<Scored> local;
+        for (;;) {
+            if ((cancel && cancel->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed)) break;
+            const std::size_t i = next.fetch_add(1);
+            if (i >= cands.size()) break;
+            const Knobs& k = cands[i];
+            const std::string& fw = fws[k.fw];
+            evaluated.fetch_add(1, std::memory_order_relaxed);
+            p.layout = to_layout(k, fw, req.base.layout);
+            p.training.micro_batch_size = k.mbs;
+            try {
+                const Config c = make_config(p.model, p.training, p.layout, req.hardware, world);
+                valid.fetch_add(1, std::memory_order_relaxed);
+                const Estimate e = evaluate(p.model, shapes, c, req.hardware);
+                if (!e.memory.fits) continue;
+                fitting.fetch_add(1, std::memory_order_relaxed);
+                local.push_back({i, e.time.step_s, e.time.mfu, e.time.hfu, e.memory.peak_bytes / kGiB, e.time.tokens_per_s});
+            } catch (const InputError&) {
+                continue;
+            }
+            if (progress && (i % 1024) == 0) {
+                std::lock_guard<std::mutex> g(progress_mu);
+                progress((long long)i, total);
+            }
+        }
+        std::lock_guard<std::mutex> g(mu);
+        scored.insert(scored.end(), local.begin(), local.end());
+    };
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < n_threads; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    if (progress) progress(total, total);
+
+    res.cancelled = cancel && cancel->load();
+    res.evaluated = evaluated;
+    res.valid = valid;
+    res.fitting = fitting;
+
+    auto key_time = [](const Scored& a, const Scored& b) {
+        return a.step_s != b.step_s ? a.step_s < b.step_s : (a.peak != b.peak ? a.peak < b.peak : a.index < b.index);
+    };
+    auto key_mem = [](const Scored& a, const Scored& b) {
+        return a.peak != b.peak ? a.peak < b.peak : (a.step_s != b.step_s ? a.step_s < b.step_s : a.index < b.index);
+    };
+    auto entry = [&](const Scored& s) {
+        PlanEntry e;
+        e.layout = to_layout(cands[s.index], fws[cands[s.index].fw], req.base.layout);
+        e.micro_batch_size = cands[s.index].mbs;
+        e.step_s = s.step_s;
+        e.mfu = s.mfu;
+        e.hfu = s.hfu;
+        e.peak_gib = s.peak;
+        e.tokens_per_s = s.tps;
+        return e;
+    };
+    // The frameworks' full rules (rules/validate, which builds the rank map) cost far more
+    // than an estimate, so they run only on the layouts that could be returned: in rank
+    // order until `top` pass, and on the Pareto candidates.
+    Project vp = req.base;
+    long long rejected = 0;
+    std::vector<char> checked(cands.size(), 0), ok(cands.size(), 1);
+    auto passes = [&](const Scored& s) {
+        if (!req.use_rules) return true;
+        if (!checked[s.index]) {
+            checked[s.index] = 1;
+            vp.layout = to_layout(cands[s.index], fws[cands[s.index].fw], req.base.layout);
+            vp.training.micro_batch_size = cands[s.index].mbs;
+            ok[s.index] = has_errors(validate(vp)) ? 0 : 1;
+            rejected += ok[s.index] ? 0 : 1;
+        }
+        return ok[s.index] != 0;
+    };
+    // Pareto front over (step time, peak memory): sort by time, keep strictly decreasing memory.
+    std::sort(scored.begin(), scored.end(), key_time);
+    double best_mem = 1e300;
+    for (const auto& s : scored) {
+        if (s.peak < best_mem && passes(s)) {
+            res.pareto.push_back(entry(s));
+            best_mem = s.peak;
+        }
+    }
+    if (req.objective == Objective::memory) std::sort(scored.begin(), scored.end(), key_mem);
+    // time and throughput rank the same for a fixed cluster and batch.
+    const std::size_t want = std::size_t(std::max(0, req.top));
+    for (std::size_t i = 0; i < scored.size() && res.results.size() < want; ++i)
+        if (passes(scored[i])) res.results.push_back(entry(scored[i]));
+    res.rules_checked = (long long)std::count(checked.begin(), checked.end(), char(1));
+    res.valid -= rejected;
+    res.fitting -= rejected;
+    res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+}
+
+nlohmann::json to_json(const PlanEntry& e) {
+    const Layout& l = e.layout;
+    nlohmann::json layout = {{"framework", l.framework}, {"tp", l.tp},         {"pp", l.pp},
+                             {"sp", l.sp},               {"sp_mode", l.sp_mode}, {"cp", l.cp},
+                             {"ep", l.ep},               {"zero_stage", l.zero_stage},
+                             {"schedule", l.schedule},   {"chunks", l.chunks}, {"num_microbatches", l.num_microbatches},
+                             {"micro_batch_size", e.micro_batch_size},           {"recompute", l.recompute},
+                             {"offload", l.offload}};
+    if (l.framework == "megatron") layout["distributed_optimizer"] = l.distributed_optimizer;
+    return {{"layout", layout}, {"step_s", e.step_s}, {"mfu", e.mfu}, {"hfu", e.hfu},
+            {"peak_gib", e.peak_gib}, {"tokens_per_s", e.tokens_per_s}};
+}
+
+nlohmann::json to_json(const PlanResult& r) {
+    nlohmann::json results = nlohmann::json::array(), pareto = nlohmann::json::array();
+    for (const auto& e : r.results) results.push_back(to_json(e));
+    for (const auto& e : r.pareto) pareto.push_back(to_json(e));
+    return {{"evaluated", r.evaluated}, {"valid", r.valid}, {"fitting", r.fitting}, {"seconds", r.seconds},
+            {"rules_checked", r.rules_checked},
+            {"cancelled", r.cancelled}, {"results", results}, {"pareto", pareto}};
+}
+
+}  // namespace paraplan::search

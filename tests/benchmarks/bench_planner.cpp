@@ -1,0 +1,132 @@
+// Planner and estimator speed: one layout's estimate, and full searches for
+// MT-NLG 530B on 5,120 A100s and Llama-3.1-405B on 16,384 H100s.
+// Usage: bench_planner [threads]   (docs/benchmarks.md, "Estimates and planner")
+#include "estimate/estimate.h"
+#include "search/planner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace paraplan;
+using namespace paraplan::estimate;
+using namespace paraplan::search;
+
+namespace {
+
+Hardware a100() {
+    Hardware hw;
+    hw.memory_gib = 80;
+    hw.peak_tflops = 312;
+    hw.hbm_gbps = 2039;
+    hw.intra_node_gbps = 300;
+    hw.inter_node_gbits = 1600;
+    hw.arch = "ampere";
+    return hw;
+}
+
+Hardware h100() {
+    Hardware hw;
+    hw.memory_gib = 80;
+    hw.peak_tflops = 989;
+    hw.hbm_gbps = 3352;
+    hw.intra_node_gbps = 450;
+    hw.inter_node_gbits = 3200;
+    hw.arch = "hopper";
+    return hw;
+}
+
+ModelSpec mtnlg() {
+    ModelSpec m;
+    m.name = "MT-NLG 530B";
+    m.family = "gpt2";
+    m.layers = 105;
+    m.hidden = 20480;
+    m.heads = 128;
+    m.kv_heads = 128;
+    m.ffn_hidden = 81920;
+    m.vocab = 51200;
+    m.max_seq = 2048;
+    m.position = "learned";
+    m.tied_embeddings = true;
+    return m;
+}
+
+ModelSpec llama405() {
+    ModelSpec m;
+    m.name = "Llama-3.1-405B";
+    m.family = "llama";
+    m.layers = 126;
+    m.hidden = 16384;
+    m.heads = 128;
+    m.kv_heads = 8;
+    m.ffn_hidden = 53248;
+    m.vocab = 128256;
+    m.activation = "swiglu";
+    m.norm = "rmsnorm";
+    return m;
+}
+
+PlanRequest request(const ModelSpec& m, const Hardware& hw, int nodes, int gbs, int seq, int threads) {
+    PlanRequest r;
+    r.base.model = m;
+    Node n;
+    n.gpus = 8;
+    r.base.cluster.nodes.assign(nodes, n);
+    r.base.training.global_batch_size = gbs;
+    r.base.training.seq_len = seq;
+    r.hardware = hw;
+    r.frameworks = {"megatron", "colossalai", "deepspeed", "torchtitan"};
+    r.threads = threads;
+    r.top = 5;
+    return r;
+}
+
+void run_search(const char* name, const PlanRequest& r) {
+    const PlanResult res = plan(r);
+    std::printf("%-34s threads %d: %lld layouts, %lld valid, %lld fit, %.3f s, %.0f layouts/s\n", name, r.threads,
+                res.evaluated, res.valid, res.fitting, res.seconds, res.evaluated / res.seconds);
+    if (!res.results.empty()) {
+        const auto& b = res.results.front();
+        std::printf("  best: %s tp=%d pp=%d cp=%d sp=%d mbs=%d m=%d %s v=%d zero=%d recompute=%s: step %.2f s, MFU %.1f%%, peak %.1f GiB\n",
+                    b.layout.framework.c_str(), b.layout.tp, b.layout.pp, b.layout.cp, b.layout.sp, b.micro_batch_size,
+                    b.layout.num_microbatches, b.layout.schedule.c_str(), b.layout.chunks, b.layout.zero_stage,
+                    b.layout.recompute.c_str(), b.step_s, 100 * b.mfu, b.peak_gib);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+    // One layout, repeated.
+    {
+        const ModelSpec m = llama405();
+        const Hardware hw = h100();
+        Training t;
+        t.global_batch_size = 2048;
+        t.seq_len = 8192;
+        Layout l;
+        l.framework = "megatron";
+        l.tp = 8;
+        l.pp = 16;
+        l.schedule = "interleaved";
+        l.chunks = 2;
+        l.sp_mode = "split_gather";
+        l.distributed_optimizer = true;
+        const LayerShapes s = layer_shapes(m);
+        const int n = 20000;
+        double sink = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) {
+            const Config c = make_config(m, t, l, hw, 16384);
+            sink += evaluate(m, s, c, hw).time.step_s;
+        }
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::printf("one layout (Llama-3.1-405B, 16,384 H100): %.2f us per estimate (%.0f/s) [%g]\n", 1e6 * sec / n, n / sec,
+                    sink / n);
+    }
+    run_search("MT-NLG 530B on 5,120 A100", request(mtnlg(), a100(), 640, 1920, 2048, threads));
+    run_search("Llama-3.1-405B on 16,384 H100", request(llama405(), h100(), 2048, 2048, 8192, threads));
+    return 0;
+}

@@ -1,0 +1,148 @@
+// paraplan-cli estimate and plan as processes: the JSON contracts and exit codes.
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Run cli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(PARAPLAN_CLI), args);
+    p.waitForFinished(120000);
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QJsonObject parseObject(const QByteArray& out) {
+    QJsonParseError e;
+    const auto doc = QJsonDocument::fromJson(out, &e);
+    if (e.error != QJsonParseError::NoError || !doc.isObject()) {
+        qWarning() << "not a JSON object:" << e.errorString() << out.left(400);
+        return {};
+    }
+    return doc.object();
+}
+
+QString example(const char* name) {
+    return QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/%1.paraplan.json").arg(QLatin1String(name));
+}
+
+QString write_variant(QTemporaryDir& dir, const char* ex, const QJsonObject& layout_patch, const char* name) {
+    QFile in(example(ex));
+    in.open(QIODevice::ReadOnly);
+    QJsonObject p = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonObject l = p["layout"].toObject();
+    for (auto it = layout_patch.begin(); it != layout_patch.end(); ++it) l[it.key()] = it.value();
+    p["layout"] = l;
+    const QString path = dir.filePath(QLatin1String(name));
+    QFile out(path);
+    out.open(QIODevice::WriteOnly);
+    out.write(QJsonDocument(p).toJson());
+    return path;
+}
+
+}  // namespace
+
+class TestCliEstimate : public QObject {
+    Q_OBJECT
+private slots:
+    void estimate_contract() {
+        const Run r = cli({"estimate", example("llama3.1-70b-4nodes"), "--json"});
+        QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
+        const QJsonObject j = parseObject(r.out);
+        const QJsonObject mem = j["memory"].toObject();
+        const QJsonArray stages = mem["stages"].toArray();
+        QCOMPARE(stages.size(), 4);   // pp = 4
+        for (const auto& sv : stages) {
+            const QJsonObject s = sv.toObject();
+            for (const char* k : {"stage", "params_gib", "grads_gib", "optimizer_gib", "activations_gib", "other_gib", "total_gib"})
+                QVERIFY2(s.contains(k), k);
+            const double sum = s["params_gib"].toDouble() + s["grads_gib"].toDouble() + s["optimizer_gib"].toDouble() +
+                               s["activations_gib"].toDouble() + s["other_gib"].toDouble();
+            QVERIFY(qAbs(sum - s["total_gib"].toDouble()) < 1e-9 * sum);
+            QVERIFY(s["params_gib"].toDouble() > 0.5);   // 70B over tp 8 x pp 4: ~2.2e9 params per GPU
+        }
+        QCOMPARE(mem["capacity_gib"].toDouble(), 80.0);
+        QVERIFY(mem.contains("peak_gib") && mem["fits"].isBool());
+        QCOMPARE(r.code, mem["fits"].toBool() ? 0 : 1);
+        const QJsonObject time = j["time"].toObject();
+        for (const char* k : {"step_s", "compute_s", "bubble_s"}) QVERIFY2(time[k].toDouble() >= 0, k);
+        QVERIFY(time["step_s"].toDouble() > time["compute_s"].toDouble());
+        const QJsonObject comm = time["comm_s"].toObject();
+        for (const char* k : {"tp", "cp", "ep", "pp", "dp"}) QVERIFY2(comm.contains(k), k);
+        QVERIFY(comm["tp"].toDouble() > 0);   // tp = 8
+        // 6 x 70B x tokens, roughly, per step.
+        const double tokens = 256.0 * 4096;
+        QVERIFY(j["flops_per_step"].toDouble() > 6 * 65e9 * tokens && j["flops_per_step"].toDouble() < 6 * 90e9 * tokens);
+        QVERIFY(j["mfu"].toDouble() > 0.1 && j["mfu"].toDouble() < 0.8);
+        QVERIFY(j["hfu"].toDouble() >= j["mfu"].toDouble());
+        QVERIFY(qAbs(j["tokens_per_s"].toDouble() - tokens / time["step_s"].toDouble()) < 1e-6 * j["tokens_per_s"].toDouble());
+    }
+
+    void estimate_text_and_errors() {
+        Run r = cli({"estimate", example("gpt2-1node")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("MFU") && r.out.contains("fits"));
+        r = cli({"estimate", "/nonexistent/file.paraplan.json", "--json"});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.isEmpty());
+        QTemporaryDir dir;
+        // A layout whose sizes do not divide the world: a finding (exit 1), named field.
+        const QString bad = write_variant(dir, "gpt2-1node", {{"tp", 3}}, "bad.paraplan.json");
+        r = cli({"estimate", bad, "--json"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(parseObject(r.out).contains("error"));
+        // 70B with no model parallelism and no ZeRO does not fit 80 GB.
+        const QString big = write_variant(dir, "llama3.1-70b-4nodes",
+                                          {{"tp", 1}, {"pp", 1}, {"sp_mode", "none"}, {"zero_stage", 0}, {"num_microbatches", 8}},
+                                          "big.paraplan.json");
+        r = cli({"estimate", big, "--json"});
+        QCOMPARE(r.code, 1);
+        const QJsonObject j = parseObject(r.out);
+        QCOMPARE(j["memory"].toObject()["fits"].toBool(), false);
+        QVERIFY(j["memory"].toObject()["peak_gib"].toDouble() > 1000);
+    }
+
+    void plan_contract() {
+        const Run r = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "4", "--gpus-per-node", "8",
+                           "--global-batch", "64", "--seq", "4096", "--top", "3", "--fix", "tp=2..8", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject j = parseObject(r.out);
+        for (const char* k : {"evaluated", "valid", "fitting", "seconds"}) QVERIFY2(j.contains(k), k);
+        QVERIFY(j["evaluated"].toInt() >= j["valid"].toInt());
+        QVERIFY(j["valid"].toInt() >= j["fitting"].toInt());
+        const QJsonArray res = j["results"].toArray();
+        QCOMPARE(res.size(), 3);
+        double last = 0;
+        for (const auto& v : res) {
+            const QJsonObject e = v.toObject();
+            QVERIFY(e["layout"].isObject());
+            const int tp = e["layout"].toObject()["tp"].toInt();
+            QVERIFY(tp >= 2 && tp <= 8);
+            QVERIFY(e["step_s"].toDouble() >= last);
+            last = e["step_s"].toDouble();
+            QVERIFY(e["peak_gib"].toDouble() <= 80);
+            QVERIFY(e["mfu"].toDouble() > 0);
+        }
+        // From a project file; usage errors exit 2.
+        Run p = cli({"plan", "--project", example("gpt2-1node"), "--top", "2", "--json"});
+        QCOMPARE(p.code, 0);
+        QCOMPARE(parseObject(p.out)["results"].toArray().size(), 2);
+        p = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq", "2048",
+                 "--fix", "tp=eight"});
+        QCOMPARE(p.code, 2);
+        p = cli({"plan", "--gpu", "h100-sxm"});
+        QCOMPARE(p.code, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliEstimate)
+#include "tst_cli_estimate.moc"

@@ -1,0 +1,41 @@
+#pragma once
+// GPT-style models as the papers define them (Korthikanti et al. Table 3, Narayanan et
+// al. Table 1): ffn = 4h, GeLU, LayerNorm, no biases counted in the GEMM terms, tied
+// embeddings, vocabulary 51,200, dropout.
+#include "catalog/model.h"
+
+inline paraplan::ModelSpec paper_gpt(int layers, int hidden, int heads, int vocab = 51200, int seq = 2048) {
+    paraplan::ModelSpec m;
+    m.name = "paper-gpt";
+    m.family = "gpt2";
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = heads;
+    m.ffn_hidden = 4 * hidden;
+    m.vocab = vocab;
+    m.max_seq = seq;
+    m.activation = "gelu";
+    m.tied_embeddings = true;
+    m.norm = "layernorm";
+    m.position = "learned";
+    return m;
+}
+
+inline paraplan::ModelSpec llama3_405b() {
+    paraplan::ModelSpec m;
+    m.name = "Llama 3.1 405B";
+    m.family = "llama";
+    m.layers = 126;
+    m.hidden = 16384;
+    m.heads = 128;
+    m.kv_heads = 8;
+    m.ffn_hidden = 53248;
+    m.vocab = 128256;
+    m.max_seq = 131072;
+    m.activation = "swiglu";
+    m.tied_embeddings = false;
+    m.norm = "rmsnorm";
+    m.position = "rope";
+    return m;
+}

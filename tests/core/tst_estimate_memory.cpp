@@ -1,0 +1,260 @@
+// Memory model against the papers' own worked figures.
+#include "estimate/config.h"
+#include "estimate/memory.h"
+#include "estimate/pipeline.h"
+#include "estimate/shapes.h"
+#include "estimate_test_models.h"
+#include "catalog/catalog.h"
+
+#include <QtTest>
+
+using namespace paraplan;
+using namespace paraplan::estimate;
+
+namespace {
+
+// One "layer" holding psi parameters, nothing else: pure model states.
+LayerShapes states_only(double psi) {
+    LayerShapes s;
+    s.attn_params = psi;
+    return s;
+}
+
+double model_state_gb(double psi, int stage, int nd) {
+    const LayerShapes s = states_only(psi);
+    Config c;
+    c.layers_per_stage = {1};
+    c.moe_layers_per_stage = {0};
+    c.zero_stage = stage;
+    c.zero_group = nd;
+    c.dp = nd;
+    c.bytes = {2, 2, 12};   // ZeRO paper: fp16 weight, fp16 grad, K = 12
+    Hardware hw;
+    const MemoryResult r = estimate_memory(s, c, hw, {1.0});
+    const auto& m = r.stages[0];
+    return (m.params + m.grads + m.optimizer) / 1e9;
+}
+
+double korthikanti(double s, double b, double h, double a, double t, const char* row) {
+    const double sbh = s * b * h;
+    const std::string r = row;
+    if (r == "none") return sbh * (34 + 5 * a * s / h);
+    if (r == "tp") return sbh * (10 + 24 / t + 5 * a * s / (h * t));
+    if (r == "tp+sp") return sbh * (34 / t + 5 * a * s / (h * t));
+    if (r == "tp+sel") return sbh * (10 + 24 / t);
+    if (r == "tp+sp+sel") return sbh * (34 / t);
+    return sbh * 2;   // full
+}
+
+}  // namespace
+
+class TestEstimateMemory : public QObject {
+    Q_OBJECT
+private slots:
+    // ZeRO (Rajbhandari et al. SC'20) Figure 1 and Table 1, 7.5B model.
+    void zero_table_data() {
+        QTest::addColumn<double>("psi");
+        QTest::addColumn<int>("nd");
+        QTest::addColumn<double>("os");
+        QTest::addColumn<double>("osg");
+        QTest::addColumn<double>("osgp");
+        QTest::newRow("7.5B Nd=1") << 7.5e9 << 1 << 120.0 << 120.0 << 120.0;
+        QTest::newRow("7.5B Nd=4") << 7.5e9 << 4 << 52.5 << 41.25 << 30.0;
+        QTest::newRow("7.5B Nd=16") << 7.5e9 << 16 << 35.625 << 21.5625 << 7.5;
+        QTest::newRow("7.5B Nd=64 (Figure 1)") << 7.5e9 << 64 << 31.40625 << 16.640625 << 1.875;
+        QTest::newRow("7.5B Nd=1024") << 7.5e9 << 1024 << 30.087890625 << 15.1025390625 << 0.1171875;
+        QTest::newRow("128B Nd=64") << 128e9 << 64 << 536.0 << 284.0 << 32.0;
+        QTest::newRow("1T Nd=1024") << 1e12 << 1024 << 4011.71875 << 2013.671875 << 15.625;
+    }
+    void zero_table() {
+        QFETCH(double, psi);
+        QFETCH(int, nd);
+        QFETCH(double, os);
+        QFETCH(double, osg);
+        QFETCH(double, osgp);
+        QCOMPARE(model_state_gb(psi, 0, nd), psi * 16 / 1e9);
+        QVERIFY(qAbs(model_state_gb(psi, 1, nd) - os) < 1e-6 * os);
+        QVERIFY(qAbs(model_state_gb(psi, 2, nd) - osg) < 1e-6 * osg);
+        QVERIFY(qAbs(model_state_gb(psi, 3, nd) - osgp) < 1e-6 * osgp);
+    }
+    // The paper rounds 31.4 / 16.6 / 1.9 GB.
+    void zero_figure1_rounded() {
+        QCOMPARE(qRound(model_state_gb(7.5e9, 1, 64) * 10), 314);
+        QCOMPARE(qRound(model_state_gb(7.5e9, 2, 64) * 10), 166);
+    }
+
+    // Korthikanti et al. Table 2, every row, at GPT-3 and an odd-shaped model.
+    void korthikanti_table2_data() {
+        QTest::addColumn<QString>("row");
+        QTest::addColumn<int>("t");
+        QTest::addColumn<int>("sp");
+        QTest::addColumn<int>("rec");
+        for (int t : {1, 4, 8}) {
+            const QByteArray ts = QByteArray::number(t);
+            QTest::newRow(("tp t=" + ts).constData()) << "tp" << t << 0 << 0;
+            QTest::newRow(("tp+sp t=" + ts).constData()) << "tp+sp" << t << 1 << 0;
+            QTest::newRow(("tp+sel t=" + ts).constData()) << "tp+sel" << t << 0 << 1;
+            QTest::newRow(("tp+sp+sel t=" + ts).constData()) << "tp+sp+sel" << t << 1 << 1;
+            QTest::newRow(("full t=" + ts).constData()) << "full" << t << 0 << 2;
+        }
+        QTest::newRow("no parallelism") << "none" << 1 << 0 << 0;
+    }
+    void korthikanti_table2() {
+        QFETCH(QString, row);
+        QFETCH(int, t);
+        QFETCH(int, sp);
+        QFETCH(int, rec);
+        for (auto [layers, h, a, s, b] : {std::tuple{96, 12288, 96, 2048, 1}, std::tuple{40, 5120, 40, 4096, 3}}) {
+            const LayerShapes shapes = layer_shapes(paper_gpt(layers, h, a));
+            ActivationInputs in;
+            in.seq = s;
+            in.micro_batch = b;
+            in.tp = t;
+            in.sequence_parallel = sp == 1;
+            in.flash_attention = false;
+            in.dropout = true;
+            in.recompute = rec == 0 ? Recompute::none : rec == 1 ? Recompute::selective : Recompute::full;
+            const double got = layer_activation(shapes, false, in).total();
+            const double want = korthikanti(s, b, h, a, t, row.toUtf8().constData());
+            QVERIFY2(qAbs(got - want) <= 1e-9 * want, qPrintable(QString("%1 vs %2").arg(got).arg(want)));
+        }
+    }
+
+    // Korthikanti Figure 1 (first pipeline stage, GiB), reproduced with the interleaved
+    // in-flight count of the first stage (Table 3 configurations, v = 3 for 175B and 530B).
+    void korthikanti_figure1_data() {
+        QTest::addColumn<int>("L");
+        QTest::addColumn<int>("h");
+        QTest::addColumn<int>("a");
+        QTest::addColumn<int>("t");
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("b");
+        QTest::addColumn<int>("gbs");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<double>("params_opt");
+        QTest::addColumn<double>("none");
+        QTest::addColumn<double>("sp_sel");
+        QTest::newRow("22B") << 48 << 6144 << 64 << 8 << 1 << 4 << 4 << 1 << 45.5625 << 59.25 << 9.5625;
+        QTest::newRow("175B") << 96 << 12288 << 96 << 8 << 8 << 1 << 64 << 3 << 45.5625 << 66.84375 << 12.3515625;
+        QTest::newRow("530B") << 105 << 20480 << 128 << 8 << 35 << 1 << 280 << 3 << 31.640625 << 114.0234375 << 23.076171875;
+        QTest::newRow("1T") << 128 << 25600 << 160 << 8 << 64 << 1 << 512 << 1 << 32.958984375 << 131.25 << 26.5625;
+    }
+    void korthikanti_figure1() {
+        QFETCH(int, L);
+        QFETCH(int, h);
+        QFETCH(int, a);
+        QFETCH(int, t);
+        QFETCH(int, p);
+        QFETCH(int, b);
+        QFETCH(int, gbs);
+        QFETCH(int, v);
+        QFETCH(double, params_opt);
+        QFETCH(double, none);
+        QFETCH(double, sp_sel);
+        const LayerShapes shapes = layer_shapes(paper_gpt(L, h, a));
+        const int m = gbs / b;
+        const Schedule sched = v > 1 ? Schedule::interleaved : Schedule::one_f_one_b;
+        const double layer_microbatches = peak_inflight(sched, p, m, v, 0) * (L / p);
+        ActivationInputs in;
+        in.seq = 2048;
+        in.micro_batch = b;
+        in.tp = t;
+        in.flash_attention = false;
+        const double base = layer_activation(shapes, false, in).total() * layer_microbatches / kGiB;
+        QVERIFY2(qAbs(base - none) < 1e-9 * none, qPrintable(QString::number(base, 'g', 12)));
+        in.sequence_parallel = true;
+        in.recompute = Recompute::selective;
+        const double sel = layer_activation(shapes, false, in).total() * layer_microbatches / kGiB;
+        QVERIFY2(qAbs(sel - sp_sel) < 1e-9 * sp_sel, qPrintable(QString::number(sel, 'g', 12)));
+        // Parameters + optimizer at Megatron's 18 bytes per parameter (GEMM weights; the
+        // replicated LayerNorm weights add under 0.1%).
+        const ShardedCounts per_layer = layer_params_per_gpu(shapes, false, t, 1, t);
+        const double po = per_layer.dense * (L / p) * 18 / kGiB;
+        QVERIFY2(qAbs(po - params_opt) < 1e-3 * params_opt, qPrintable(QString::number(po, 'g', 12)));
+    }
+
+    // First vs last stage: embedding on the first, logits on the last; 1F1B in-flight p - r.
+    void stages_differ() {
+        const ModelSpec m = paper_gpt(24, 2048, 16);
+        const LayerShapes s = layer_shapes(m);
+        Config c;
+        c.tp = 2;
+        c.pp = 4;
+        c.dp = 1;
+        c.num_microbatches = 8;
+        c.micro_batch = 1;
+        c.seq_len = 2048;
+        c.layers_per_stage = {6, 6, 6, 6};
+        c.moe_layers_per_stage = {0, 0, 0, 0};
+        c.flash_attention = true;
+        std::vector<double> inflight;
+        for (int r = 0; r < 4; ++r) inflight.push_back(peak_inflight(Schedule::one_f_one_b, 4, 8, 1, r));
+        QCOMPARE(inflight, (std::vector<double>{4, 3, 2, 1}));
+        Hardware hw;
+        const MemoryResult r = estimate_memory(s, c, hw, inflight);
+        QCOMPARE(int(r.stages.size()), 4);
+        QVERIFY(r.stages[0].params > r.stages[1].params);     // embedding
+        QVERIFY(r.stages[3].params > r.stages[1].params);     // tied copy of the embedding + final norm
+        QVERIFY(r.stages[0].activations > 3.9 * (r.stages[3].activations - 4 * 2048.0 * (s.h + s.vocab) / 2));
+        QCOMPARE(r.peak_stage, 0);
+        QVERIFY(r.fits);
+        // Megatron distributed optimizer: 6 + 12/dp bytes per parameter.
+        c.dp = 8;
+        c.zero_group = 8;
+        c.distributed_optimizer = true;
+        c.bytes = {2, 4, 12};
+        const MemoryResult d = estimate_memory(s, c, hw, inflight);
+        const double per_param = (d.stages[1].params + d.stages[1].grads + d.stages[1].optimizer) / d.stages[1].params_count;
+        QVERIFY(qAbs(per_param - (6 + 12.0 / 8)) < 1e-9);
+    }
+
+    // Our sharded per-part counts add up to the catalog's parameter count (count_params)
+    // for every decoder-only catalog model when nothing is split.
+    void matches_catalog_counts() {
+        int checked = 0;
+        for (const ModelSpec& m : catalog::models()) {
+            if (m.encoder_layers > 0 || m.family == "bert" || m.family == "t5") continue;
+            const LayerShapes s = layer_shapes(m);
+            Config c;
+            c.layers_per_stage = {m.layers};
+            int moe = 0;
+            for (int i = 0; i < m.layers; ++i) moe += is_moe_layer(m, i) ? 1 : 0;
+            c.moe_layers_per_stage = {moe};
+            const auto p = stage_params(s, c);
+            const double ours = p[0].dense + p[0].expert;
+            const double theirs = double(count_params(m).total);
+            QVERIFY2(qAbs(ours / theirs - 1) < 0.01, qPrintable(QString("%1: ours %2, catalog %3")
+                                                                 .arg(m.id.c_str()).arg(ours).arg(theirs)));
+            ++checked;
+        }
+        QVERIFY(checked >= 10);
+    }
+
+    // CPU offload moves optimizer states off the GPU; MoE experts are split by ep.
+    void offload_and_experts() {
+        ModelSpec m = paper_gpt(8, 1024, 16);
+        m.family = "mixtral";
+        m.experts = 8;
+        m.top_k = 2;
+        m.expert_ffn_hidden = 4096;
+        const LayerShapes s = layer_shapes(m);
+        Config c;
+        c.layers_per_stage = {8};
+        c.moe_layers_per_stage = {8};
+        c.ep = 4;
+        c.expert_zero_group = 1;
+        Hardware hw;
+        const MemoryResult a = estimate_memory(s, c, hw, {1});
+        c.ep = 8;
+        const MemoryResult b = estimate_memory(s, c, hw, {1});
+        QVERIFY(qAbs(a.stages[0].expert_params_count - 2 * b.stages[0].expert_params_count) < 1);
+        QVERIFY(qAbs(b.stages[0].expert_params_count - 8 * 8 * 2 * 1024.0 * 4096 / 8) < 1);
+        c.offload_optimizer = 1.0;
+        const MemoryResult o = estimate_memory(s, c, hw, {1});
+        QCOMPARE(o.stages[0].optimizer, 0.0);
+        QVERIFY(qAbs(o.stages[0].offloaded - b.stages[0].optimizer) < 1);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestEstimateMemory)
+#include "tst_estimate_memory.moc"

@@ -1,0 +1,267 @@
+// Communication and step-time pieces against their closed forms (Narayanan et al.
+// 2021 Sec. 3.2 TP volume, ZeRO Sec. 7 DP volumes, ring collectives), and the
+// framework mapping of make_config().
+#include "estimate/comm.h"
+#include "estimate/estimate.h"
+#include "estimate_test_models.h"
+#include "util/input_error.h"
+
+#include <QtTest>
+
+using namespace paraplan;
+using namespace paraplan::estimate;
+
+namespace {
+
+Hardware a100() {
+    Hardware hw;
+    hw.memory_gib = 80;
+    hw.peak_tflops = 312;
+    hw.hbm_gbps = 2039;
+    hw.intra_node_gbps = 300;
+    hw.inter_node_gbits = 1600;   // 8 x 200 Gb/s
+    hw.gpus_per_node = 8;
+    hw.latency_us = 0;
+    hw.arch = "ampere";
+    return hw;
+}
+
+}  // namespace
+
+class TestEstimateTime : public QObject {
+    Q_OBJECT
+private slots:
+    void group_bandwidth() {
+        const Hardware hw = a100();
+        // Inside a node: NVLink.
+        QCOMPARE(strided_link(hw, 8, 1).bw_gbs, 300.0);
+        QCOMPARE(strided_link(hw, 8, 1).nodes, 1);
+        // One member per node (dp outside tp = 8): each ring gets 1/8 of the node's 200 GB/s.
+        const GroupLink dp = strided_link(hw, 16, 8);
+        QCOMPARE(dp.nodes, 16);
+        QCOMPARE(dp.members_per_node, 1);
+        QCOMPARE(dp.bw_gbs, 25.0);
+        // Two members per node (stride 4): two rings share less.
+        const GroupLink d2 = strided_link(hw, 8, 4);
+        QCOMPARE(d2.nodes, 4);
+        QCOMPARE(d2.bw_gbs, 50.0);
+        // Ring costs: all-reduce 2(n-1)/n, all-gather (n-1)/n.
+        QVERIFY(qAbs(all_reduce_s(dp, 1e9) - 2 * 15.0 / 16 * 1e9 / 25e9) < 1e-12);
+        QVERIFY(qAbs(all_gather_s(dp, 1e9) - 15.0 / 16 * 1e9 / 25e9) < 1e-12);
+        QCOMPARE(all_reduce_s(strided_link(hw, 1, 1), 1e9), 0.0);
+    }
+
+    // TP traffic per layer per microbatch: 4 all-reduces of bsh (2 forward, 2 backward),
+    // i.e. Narayanan's 8bsh(t-1)/t elements per device; SP's all-gather + reduce-scatter pairs
+    // move the same.
+    void tp_volume() {
+        const ModelSpec m = paper_gpt(8, 4096, 32);
+        const LayerShapes s = layer_shapes(m);
+        Hardware hw = a100();
+        Config c;
+        c.tp = 8;
+        c.micro_batch = 2;
+        c.seq_len = 2048;
+        c.layers_per_stage = {8};
+        c.moe_layers_per_stage = {0};
+        c.link[kTp] = strided_link(hw, 8, 1);
+        const auto params = stage_params(s, c);
+        const auto st = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
+        const double bytes_per_layer = 8.0 * 2 * 2048 * 4096 * 7 / 8 * 2;   // elements x 2 bytes
+        const double latency = 8 * 4 * 2 * 7 * 1e-6;   // 1 us per ring step inside a node
+        QVERIFY(qAbs(st[0].tp - 8 * bytes_per_layer / 300e9 - latency) < 1e-9);
+        c.sequence_parallel = true;
+        const auto sp = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
+        QVERIFY(qAbs(sp[0].tp - st[0].tp) < 1e-12);
+        // Full recomputation repeats the forward's two.
+        c.recompute = Recompute::full;
+        const auto fr = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
+        QVERIFY(qAbs(fr[0].tp - 1.5 * st[0].tp) < 1e-12);
+        QVERIFY(fr[0].compute_b > st[0].compute_b);
+    }
+
+    // DP: all-reduce of the gradients (ZeRO-1/2 and plain DP move 2 Psi), hidden behind the
+    // last backward when overlapped; ZeRO-3 moves 3 Psi (ZeRO Sec. 7) every microbatch.
+    void dp_volume_and_overlap() {
+        const ModelSpec m = paper_gpt(4, 4096, 32);
+        const LayerShapes s = layer_shapes(m);
+        Hardware hw = a100();
+        Config c;
+        c.dp = 64;
+        c.zero_group = 64;
+        c.seq_len = 2048;
+        c.num_microbatches = 4;
+        c.layers_per_stage = {4};
+        c.moe_layers_per_stage = {0};
+        c.link[kDp] = strided_link(hw, 64, 8);
+        c.overlap_grad_reduce = false;
+        const Efficiency eff = efficiency_for(hw.arch);
+        const TimeResult t = estimate_time(m, s, c, hw, eff);
+        const double psi = stage_params(s, c)[0].dense;
+        QVERIFY(qAbs(t.comm_dp_s - 2 * 63.0 / 64 * psi * 2 / 25e9) < 1e-9);
+        c.overlap_grad_reduce = true;
+        const TimeResult o = estimate_time(m, s, c, hw, eff);
+        QVERIFY(o.comm_dp_s < t.comm_dp_s);
+        QVERIFY(qAbs(o.step_s - (t.step_s - (t.comm_dp_s - o.comm_dp_s))) < 1e-9);
+        // ZeRO-3: two parameter all-gathers + one gradient reduce-scatter per microbatch = 3 Psi.
+        c.zero_stage = 3;
+        c.overlap_param_gather = false;
+        const auto z = stage_times(m, s, c, hw, eff, stage_params(s, c));
+        QVERIFY(qAbs(z[0].dp - 3 * 63.0 / 64 * psi * 2 / 25e9) < 1e-9);
+    }
+
+    // Step-time bookkeeping adds up, and more pipeline microbatches shrink the bubble share.
+    void breakdown_adds_up() {
+        const ModelSpec m = paper_gpt(32, 4096, 32);
+        Hardware hw = a100();
+        Training t;
+        t.global_batch_size = 64;
+        t.micro_batch_size = 1;
+        t.seq_len = 2048;
+        Layout l;
+        l.framework = "megatron";
+        l.tp = 4;
+        l.pp = 4;
+        const Config c = make_config(m, t, l, hw, 32);
+        QCOMPARE(c.dp, 2);
+        QCOMPARE(c.num_microbatches, 32);
+        const Estimate e = evaluate(m, layer_shapes(m), c, hw);
+        const auto& x = e.time;
+        const double sum = x.compute_s + x.bubble_s + x.comm_tp_s + x.comm_cp_s + x.comm_ep_s + x.comm_pp_s + x.comm_dp_s +
+                           x.optimizer_s + x.offload_s;
+        QVERIFY(qAbs(sum - x.step_s) < 1e-9 * x.step_s);
+        QVERIFY(x.bubble_s > 0 && x.comm_tp_s > 0);
+        QVERIFY(qAbs(x.bubble_s / (x.compute_s + x.comm_tp_s + x.comm_pp_s) - 3.0 / 32) < 0.02);
+        l.schedule = "interleaved";
+        l.chunks = 2;
+        const Estimate ei = evaluate(m, layer_shapes(m), make_config(m, t, l, hw, 32), hw);
+        QVERIFY(ei.time.bubble_s < 0.6 * x.bubble_s);
+        QVERIFY(ei.memory.stages[0].activations > e.memory.stages[0].activations);   // 1 + (p-1)/(pv) > 1 ... x p
+        QVERIFY(e.time.mfu > 0.2 && e.time.mfu < 0.7);
+        QCOMPARE(e.time.tokens_per_s, 64 * 2048 / e.time.step_s);
+    }
+
+    // Mixtral 8x7B (Jiang et al. 2024): 46.7B parameters, 12.9B active per token; the
+    // model FLOPs are about 6 x active x tokens plus attention; experts split by ep.
+    void moe_counts() {
+        ModelSpec m;
+        m.family = "mixtral";
+        m.layers = 32;
+        m.hidden = 4096;
+        m.heads = 32;
+        m.kv_heads = 8;
+        m.ffn_hidden = 14336;
+        m.expert_ffn_hidden = 14336;
+        m.experts = 8;
+        m.top_k = 2;
+        m.vocab = 32000;
+        m.activation = "swiglu";
+        m.norm = "rmsnorm";
+        const LayerShapes s = layer_shapes(m);
+        const double total = m.layers * (s.attn_params + s.experts * s.expert_params + s.router_params + s.norm_params) +
+                             s.embedding_params + s.head_params + s.final_norm_params;
+        const double active = m.layers * (s.attn_params + s.top_k * s.expert_params + s.router_params + s.norm_params) +
+                              s.embedding_params + s.head_params + s.final_norm_params;
+        QCOMPARE(qRound(total / 1e8), 467);
+        QCOMPARE(qRound(active / 1e8), 129);
+        const double tokens = 4096;
+        const StepFlops f = step_flops(m, s, 1, tokens, Recompute::none);
+        const double attn = 3 * m.layers * tokens * 4 * tokens * 4096;
+        // Matrix parameters only (norms do no GEMM work; the input embedding is a lookup).
+        const double matmul_active = active - s.embedding_params - m.layers * s.norm_params - s.final_norm_params;
+        QVERIFY(qAbs(f.model - (6 * matmul_active * tokens + attn)) < 1e-9 * f.model);
+        // Per GPU with ep = 8, pp = 2 (ColossalAI MoE, 16 GPUs): one expert per GPU per layer.
+        Training t;
+        t.global_batch_size = 64;
+        t.seq_len = 4096;
+        Layout l;
+        l.framework = "colossalai-moe";
+        l.ep = 8;
+        l.pp = 2;
+        l.zero_stage = 1;
+        l.recompute = "full";
+        Hardware hw = a100();
+        hw.peak_tflops = 989;
+        hw.arch = "hopper";
+        const Config c = make_config(m, t, l, hw, 16);
+        QCOMPARE(c.expert_zero_group, 1);   // moe_dp = dp / ep = 8 / 8
+        const Estimate e = evaluate(m, s, c, hw);
+        QVERIFY(qAbs(e.memory.stages[0].expert_params_count - 16 * s.expert_params) < 1);
+        QVERIFY(e.time.comm_ep_s > 0);
+        QVERIFY(e.time.mfu > 0.1 && e.time.mfu < 0.7);
+    }
+
+    // Framework mapping: what ZeRO shards over, SP/CP, bytes per parameter, errors.
+    void framework_mapping() {
+        const ModelSpec m = paper_gpt(16, 2048, 16);
+        const Hardware hw = a100();
+        Training t;
+        t.global_batch_size = 64;
+        t.seq_len = 4096;
+        Layout l;
+        l.framework = "colossalai";
+        l.tp = 2;
+        l.sp = 2;
+        l.sp_mode = "all_to_all";
+        l.zero_stage = 1;
+        Config c = make_config(m, t, l, hw, 16);
+        QCOMPARE(c.cp, 2);
+        QCOMPARE(c.dp, 4);
+        QCOMPARE(c.zero_group, 8);   // mixed_dp_group = DP x SP
+        QVERIFY(c.seq_split == SeqSplit::ulysses);
+        QCOMPARE(c.bytes.grad, 2.0);
+        l.sp_mode = "split_gather";
+        l.sp = 1;
+        c = make_config(m, t, l, hw, 16);
+        QVERIFY(c.sequence_parallel);
+        QCOMPARE(c.cp, 1);
+        QCOMPARE(c.zero_group, 8);
+        Layout g;
+        g.framework = "megatron";
+        g.tp = 2;
+        g.cp = 2;
+        g.distributed_optimizer = true;
+        c = make_config(m, t, g, hw, 16);
+        QCOMPARE(c.dp, 4);
+        QCOMPARE(c.zero_group, 8);   // distributed optimizer over DP x CP
+        QVERIFY(c.distributed_optimizer);
+        QCOMPARE(c.bytes.grad + c.bytes.weight + c.bytes.optimizer, 18.0);
+        QVERIFY(c.seq_split == SeqSplit::ring);
+        // MoE: ColossalAI runs ZeRO-2 as ZeRO-1; experts shard over moe_dp = dp / ep.
+        ModelSpec moe = m;
+        moe.family = "mixtral";
+        moe.experts = 8;
+        moe.top_k = 2;
+        Layout cm;
+        cm.framework = "colossalai-moe";
+        cm.ep = 4;
+        cm.zero_stage = 2;
+        std::vector<std::string> notes;
+        c = make_config(moe, t, cm, hw, 16, &notes);
+        QCOMPARE(c.zero_stage, 1);
+        QCOMPARE(c.expert_zero_group, 4);
+        QVERIFY(!notes.empty());
+        // Sizes that do not divide: InputError naming the field.
+        Layout bad;
+        bad.tp = 3;
+        try {
+            make_config(m, t, bad, hw, 16);
+            QFAIL("expected InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(e.pointer(), std::string("/layout"));
+            QVERIFY(e.message().find("not divisible") != std::string::npos);
+        }
+        Training tb = t;
+        tb.global_batch_size = 10;
+        Layout dp16;
+        try {
+            make_config(m, tb, dp16, hw, 16);
+            QFAIL("expected InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(e.pointer(), std::string("/training/global_batch_size"));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestEstimateTime)
+#include "tst_estimate_time.moc"

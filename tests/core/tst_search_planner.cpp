@@ -1,0 +1,150 @@
+// The auto-planner: ranking, constraints, Pareto front, cancellation, and agreement
+// with a direct estimate of the layout it returns.
+#include "estimate/estimate.h"
+#include "search/planner.h"
+#include "estimate_test_models.h"
+
+#include <QtTest>
+
+using namespace paraplan;
+using namespace paraplan::estimate;
+using namespace paraplan::search;
+
+namespace {
+
+Hardware a100() {
+    Hardware hw;
+    hw.memory_gib = 80;
+    hw.peak_tflops = 312;
+    hw.hbm_gbps = 2039;
+    hw.intra_node_gbps = 300;
+    hw.inter_node_gbits = 1600;
+    hw.gpus_per_node = 8;
+    hw.arch = "ampere";
+    return hw;
+}
+
+PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::string& fw) {
+    PlanRequest r;
+    r.base.model = m;
+    for (int i = 0; i < nodes; ++i) {
+        Node n;
+        n.name = "node" + std::to_string(i);
+        n.gpu = "a100-80gb";
+        n.gpus = 8;
+        r.base.cluster.nodes.push_back(n);
+    }
+    r.base.cluster.network.inter_node_gbps = 1600;
+    r.base.training.global_batch_size = gbs;
+    r.base.training.seq_len = seq;
+    r.base.layout.framework = fw;
+    r.hardware = a100();
+    r.threads = 2;
+    r.top = 5;
+    return r;
+}
+
+}  // namespace
+
+class TestSearchPlanner : public QObject {
+    Q_OBJECT
+private slots:
+    void ranks_and_agrees_with_estimate() {
+        const ModelSpec m = paper_gpt(40, 6144, 48);   // 18.4B (Narayanan Table 1)
+        PlanRequest req = request(m, 4, 256, 2048, "megatron");
+        const PlanResult r = plan(req);
+        QVERIFY(r.evaluated > 100);
+        QVERIFY(r.valid > 0 && r.valid <= r.evaluated);
+        QVERIFY(r.fitting > 0 && r.fitting <= r.valid);
+        QCOMPARE(int(r.results.size()), 5);
+        for (std::size_t i = 1; i < r.results.size(); ++i) QVERIFY(r.results[i - 1].step_s <= r.results[i].step_s);
+        for (const auto& e : r.results) QVERIFY(e.peak_gib <= 80);
+        // The best layout, estimated directly, gives the same step time.
+        const PlanEntry& best = r.results.front();
+        Training t = req.base.training;
+        t.micro_batch_size = best.micro_batch_size;
+        const Config c = make_config(m, t, best.layout, req.hardware, 32);
+        const Estimate e = evaluate(m, layer_shapes(m), c, req.hardware);
+        QVERIFY(qAbs(e.time.step_s - best.step_s) < 1e-12 * best.step_s);
+        // And it beats pure data parallelism with full recomputation (which does fit).
+        Layout naive;
+        naive.framework = "megatron";
+        naive.tp = 8;
+        naive.recompute = "full";
+        Training tn = req.base.training;
+        tn.micro_batch_size = 1;
+        const Estimate ne = evaluate(m, layer_shapes(m), make_config(m, tn, naive, req.hardware, 32), req.hardware);
+        QVERIFY(best.step_s <= ne.time.step_s);
+        // Pareto front: time ascending, memory strictly descending; its first point is the fastest.
+        QVERIFY(!r.pareto.empty());
+        QCOMPARE(r.pareto.front().step_s, best.step_s);
+        for (std::size_t i = 1; i < r.pareto.size(); ++i) {
+            QVERIFY(r.pareto[i - 1].step_s <= r.pareto[i].step_s);
+            QVERIFY(r.pareto[i - 1].peak_gib > r.pareto[i].peak_gib);
+        }
+    }
+
+    void constraints() {
+        const ModelSpec m = paper_gpt(24, 2304, 24);
+        PlanRequest req = request(m, 2, 64, 2048, "megatron");
+        req.constraints = Constraints::parse("tp=2,pp=1..2,recompute=selective,mbs=..2");
+        req.top = 50;
+        const PlanResult r = plan(req);
+        QVERIFY(!r.results.empty());
+        for (const auto& e : r.results) {
+            QCOMPARE(e.layout.tp, 2);
+            QVERIFY(e.layout.pp >= 1 && e.layout.pp <= 2);
+            QCOMPARE(e.layout.recompute, std::string("selective"));
+            QVERIFY(e.micro_batch_size <= 2);
+        }
+        // Memory objective: smallest peak first.
+        req.objective = Objective::memory;
+        const PlanResult rm = plan(req);
+        for (std::size_t i = 1; i < rm.results.size(); ++i) QVERIFY(rm.results[i - 1].peak_gib <= rm.results[i].peak_gib);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Constraints::parse("tp=eight"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Constraints::parse("colour=blue"));
+    }
+
+    void colossalai_moe_and_frameworks() {
+        ModelSpec m = paper_gpt(16, 2048, 16);
+        m.family = "mixtral";
+        m.experts = 8;
+        m.top_k = 2;
+        m.expert_ffn_hidden = 4096;
+        PlanRequest req = request(m, 2, 64, 2048, "colossalai-moe");
+        req.frameworks = {"colossalai-moe", "megatron"};
+        req.top = 200;
+        const PlanResult r = plan(req);
+        QVERIFY(!r.results.empty());
+        bool saw_ep = false, saw_cmoe = false, saw_meg = false;
+        for (const auto& e : r.results) {
+            saw_ep = saw_ep || e.layout.ep > 1;
+            saw_cmoe = saw_cmoe || e.layout.framework == "colossalai-moe";
+            saw_meg = saw_meg || e.layout.framework == "megatron";
+            if (e.layout.framework == "colossalai-moe") QVERIFY(e.layout.zero_stage <= 1 || e.layout.pp == 1);
+        }
+        QVERIFY(saw_ep && saw_cmoe && saw_meg);
+    }
+
+    void cancel_and_progress() {
+        const ModelSpec m = paper_gpt(40, 6144, 48);
+        PlanRequest req = request(m, 4, 256, 2048, "megatron");
+        std::atomic<bool> cancel{true};
+        const PlanResult r = plan(req, &cancel);
+        QVERIFY(r.cancelled);
+        QCOMPARE(r.evaluated, 0LL);
+        long long last = -1, total_seen = 0;
+        int calls = 0;
+        const PlanResult r2 = plan(req, nullptr, [&](long long done, long long total) {
+            last = done;
+            total_seen = total;
+            ++calls;
+        });
+        QVERIFY(calls >= 1);
+        QCOMPARE(last, total_seen);
+        QCOMPARE(r2.evaluated, total_seen);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSearchPlanner)
+#include "tst_search_planner.moc"
