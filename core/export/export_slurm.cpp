@@ -26,7 +26,7 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
             break;
         }
     const LaunchProgram prog = launch_program(p, opt, out.findings);
-    std::string job = "paraplan";
+    std::string job = "paraplan-";
     for (char c : p.name)
         if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') job += c == '.' ? '-' : c;
         else if (job.back() != '-') job += '-';
@@ -41,7 +41,9 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
        << "# " << header_line(p, "slurm") << "\n"
        << "# One torchrun per node (srun task); torchrun starts " << plan.nproc_per_node << " processes on its node.\n"
        << "set -euo pipefail\n"
-       << "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+       // sed reads all of scontrol's output: `head -n 1` would end the pipe early and,
+       // under pipefail, SIGPIPE in scontrol would fail the job.
+       << "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed -n 1p)\n"
        << "export MASTER_ADDR\n"
        << "export MASTER_PORT=" << plan.master_port << "\n";
     for (const auto& [k, v] : prog.env) sh << "export " << k << "=" << shell_quote(v) << "\n";

@@ -76,9 +76,19 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     else fail("the precision \"" + t.precision + "\" (mixed_precision_param is bfloat16 or float32)", {"/training/precision"});
     toml << "\n";
 
+    // FSDP2 over dp_shard shards parameters, gradients and optimizer state; keeping
+    // the parameters gathered after forward ("never") leaves ZeRO-2's footprint,
+    // resharding ("always") is ZeRO-3. There is no optimizer-only (ZeRO-1) mode.
+    const std::string reshard = l.zero_stage >= 3 ? "always" : l.zero_stage >= 1 ? "never" : "default";
+    if (l.zero_stage == 1)
+        out.findings.push_back(finding(Severity::Warning, "export.torchtitan.zero1",
+                                       "torchtitan's FSDP has no optimizer-only sharding; ZeRO-1 runs as ZeRO-2 "
+                                       "(fsdp_reshard_after_forward = \"never\").",
+                                       {"/layout/zero_stage"}));
     toml << "[parallelism]\n"
          << "data_parallel_replicate_degree = " << l.dp_replicate << "\n"
          << "data_parallel_shard_degree = " << l.dp_shard << "\n"
+         << "fsdp_reshard_after_forward = " << toml_string(reshard) << "\n"
          << "tensor_parallel_degree = " << l.tp << "\n"
          << "context_parallel_degree = " << l.cp << "\n"
          << "pipeline_parallel_degree = " << l.pp << "\n";

@@ -128,6 +128,7 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
     std::string fsdp_strategy;
     bool use_fsdp = false;
     int nnodes = 0, nproc = 0;
+    bool gqa = false, heads_given = false;
     const std::set<std::string> not_layout = {"--train-iters", "--lr", "--min-lr", "--weight-decay", "--mock-data",
                                               "--tokenizer-type", "--recompute-method", "--recompute-num-layers",
                                               "--moe-token-dispatcher-type", "--moe-grouped-gemm", "--rdzv-backend",
@@ -204,14 +205,10 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         // Model shape.
         else if (flag == "--num-layers") set_model(m.layers, 1);
         else if (flag == "--hidden-size") set_model(m.hidden, 1);
-        else if (flag == "--num-attention-heads") {
-            const int before = m.heads;
-            set_model(m.heads, 1);
-            if (m.kv_heads == before) m.kv_heads = m.heads;   // no GQA unless said
-        }
+        else if (flag == "--num-attention-heads") { set_model(m.heads, 1); heads_given = true; }
         else if (flag == "--ffn-hidden-size") set_model(m.ffn_hidden, 1);
         else if (flag == "--num-query-groups") set_model(m.kv_heads, 1);
-        else if (flag == "--group-query-attention") no_value();
+        else if (flag == "--group-query-attention") { no_value(); gqa = true; }
         else if (flag == "--kv-channels") set_model(m.head_dim, 1);
         else if (flag == "--seq-length") { if (auto v = need_int(1)) p.training.seq_len = *v; }
         else if (flag == "--max-position-embeddings") set_model(m.max_seq, 1);
@@ -266,6 +263,11 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         else if (flag == "--nnodes") { if (auto v = need_int(1)) nnodes = *v; }
         else if (not_layout.count(flag)) r.notes.push_back(shown + ": read, not part of a layout");
         else w.push_back(shown + " not read");
+    }
+    // Without --group-query-attention Megatron uses one query group per head.
+    if (heads_given && !gqa && m.kv_heads != m.heads) {
+        m.kv_heads = m.heads;
+        model_changed = true;
     }
     if (layers_per_virtual_stage) {
         const int stages = m.layers / *layers_per_virtual_stage;

@@ -82,6 +82,13 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 else if (key == "pipeline_parallel_microbatch_size") get_int(sec, table, "pipeline_parallel_microbatch_size", 1, pp_mbs);
                 else if (key == "pipeline_parallel_layers_per_stage") get_int(sec, table, "pipeline_parallel_layers_per_stage", 1, layers_per_stage);
                 else if (key == "pipeline_parallel_schedule" && kt.value().is_string()) schedule_name = kt.value().get<std::string>();
+                else if (key == "fsdp_reshard_after_forward" && kt.value().is_string()) {
+                    const std::string v = kt.value().get<std::string>();
+                    if (v == "always") l.zero_stage = 3;
+                    else if (v == "never") l.zero_stage = 2;
+                    else if (v == "default") l.zero_stage = 0;
+                    else w.push_back(full + " = \"" + v + "\" not read");
+                }
                 else w.push_back(full + " not read");
             } else if (table == "training") {
                 if (key == "local_batch_size" || key == "batch_size") get_int(sec, table, key.c_str(), 1, local);
