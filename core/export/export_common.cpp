@@ -89,11 +89,13 @@ std::string canonical_schedule(const std::string& s) {
     for (char c : s)
         if (c != '-' && c != '_' && c != ' ') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (k == "1f1b" || k == "pipedreamflush") return "1f1b";
-    if (k == "interleaved" || k == "interleaved1f1b" || k == "vpp") return "interleaved";
+    if (k == "interleaved" || k == "interleaved1f1b" || k == "vpp" || k == "interleavedmegatron" || k == "interleavedpytorch")
+        return "interleaved";
     if (k == "zbv" || k == "zbvzerobubble" || k == "zerobubblev") return "zbv";
     if (k == "gpipe") return "gpipe";
     if (k == "loopedbfs") return "looped-bfs";
-    if (k == "zb1p" || k == "interleavedzerobubble" || k == "zerobubble") return "zb1p";
+    if (k == "zb1p" || k == "interleavedzerobubble" || k == "interleavedzb") return "interleaved-zb";
+    if (k == "zbh1" || k == "zbh2") return k;
     if (k == "dualpipev") return "dualpipev";
     if (k == "dualpipe") return "dualpipe";
     return s;

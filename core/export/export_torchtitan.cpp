@@ -21,7 +21,7 @@ std::string torchtitan_schedule_name(const std::string& schedule, int chunks) {
     if (s == "gpipe") return chunks > 1 ? "LoopedBFS" : "GPipe";
     if (s == "interleaved") return "Interleaved1F1B";
     if (s == "looped-bfs") return "LoopedBFS";
-    if (s == "zb1p") return "InterleavedZeroBubble";
+    if (s == "interleaved-zb") return "InterleavedZeroBubble";
     if (s == "zbv") return "ZBVZeroBubble";
     if (s == "dualpipev") return "DualPipeV";
     return "";

@@ -23,7 +23,7 @@ std::string schedule_from_pytorch(const std::string& name, int& default_chunks) 
     default_chunks = 0;   // multi-stage: chunk count from layers_per_stage
     if (k == "interleaved1f1b") return "interleaved";
     if (k == "loopedbfs") return "looped-bfs";
-    if (k == "interleavedzerobubble") return "zb1p";
+    if (k == "interleavedzerobubble") return "interleaved-zb";
     default_chunks = 2;   // V schedules: exactly two stages per rank
     if (k == "zbvzerobubble") return "zbv";
     if (k == "dualpipev") return "dualpipev";

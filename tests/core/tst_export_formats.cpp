@@ -463,6 +463,36 @@ private slots:
             if (!export_format_available(f)) QVERIFY_THROWS_EXCEPTION(InputError, export_project(p, f));
     }
 
+    // layout-json, trace and pipeline-csv come from core/topology and core/schedule;
+    // these run once those modules are in the tree.
+    void layoutJson() {
+        if (!export_format_available("layout-json")) QSKIP("core/topology is not in this tree yet");
+        const Project p = example("llama3.1-70b-4nodes");
+        const ExportResult r = export_project(p, "layout-json");
+        QVERIFY(!r.refused);
+        const auto j = nlohmann::json::parse(r.files.at("layout.json").content);
+        QCOMPARE(j["valid"].get<bool>(), true);
+        QCOMPARE(j["world_size"].get<int>(), 32);
+        QVERIFY(j["groups"].is_object() || j["groups"].is_array());
+        QVERIFY(!j["groups"].empty());
+    }
+
+    void traceAndCsv() {
+        if (!export_format_available("trace")) QSKIP("core/schedule is not in this tree yet");
+        const Project p = example("gpt2-1node");   // pp 2, 8 microbatches, 1F1B
+        const ExportResult t = export_project(p, "trace");
+        QVERIFY(!t.refused);
+        const auto j = nlohmann::json::parse(t.files.at("trace.json").content);
+        int compute = 0;
+        for (const auto& e : j["traceEvents"]) compute += e["ph"] == "X";
+        QCOMPARE(compute, 2 * 8 * 2);   // F and B of 8 microbatches on 2 stages
+        const ExportResult c = export_project(p, "pipeline-csv");
+        const std::string csv = c.files.at("schedule.csv").content;
+        QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')), 2);   // one row per rank
+        QVERIFY(csv.find("0F0") != std::string::npos);
+        QVERIFY(csv.find("1B7") != std::string::npos);
+    }
+
 private:
     static bool catalog_has_b200();
 };
