@@ -28,9 +28,9 @@ const std::vector<FormatInfo>& table() {
         {"torchrun", export_torchrun, true, ""},
         {"slurm", export_slurm, true, ""},
         {"k8s", export_k8s, true, ""},
-        {"layout-json", kExportHasTopology ? export_layout_json : nullptr, true, "the topology module (core/topology to_json(RankMap))"},
-        {"trace", kExportHasSchedule ? export_trace : nullptr, true, "the schedule module (core/schedule)"},
-        {"pipeline-csv", kExportHasSchedule ? export_pipeline_csv : nullptr, true, "the schedule module (core/schedule)"},
+        {"layout-json", export_layout_json, true, "the topology module (core/topology to_json(RankMap))"},
+        {"trace", export_trace, true, "the schedule module (core/schedule)"},
+        {"pipeline-csv", export_pipeline_csv, true, "the schedule module (core/schedule)"},
     };
     return t;
 }

@@ -69,9 +69,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt);
 FormatOutput export_torchrun(const Project& p, const ExportOptions& opt);
 FormatOutput export_slurm(const Project& p, const ExportOptions& opt);
 FormatOutput export_k8s(const Project& p, const ExportOptions& opt);
-// Compiled in when core/topology resp. core/schedule are part of the tree.
-extern const bool kExportHasTopology;
-extern const bool kExportHasSchedule;
+// From core/topology (layout.json) and core/schedule (trace.json, schedule.csv).
 FormatOutput export_layout_json(const Project& p, const ExportOptions& opt);
 FormatOutput export_trace(const Project& p, const ExportOptions& opt);
 FormatOutput export_pipeline_csv(const Project& p, const ExportOptions& opt);

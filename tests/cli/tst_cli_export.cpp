@@ -102,7 +102,7 @@ private slots:
         const QString bad = invalidProject();
         const Run r = cli({"export", bad, "--format", "colossalai", "-o", tmp_.filePath("bad")});
         QCOMPARE(r.code, 1);
-        QVERIFY(r.err.contains("layout.world_size_divisible"));
+        QVERIFY(r.err.contains("colossalai.world_divisible"));
         QVERIFY(r.err.contains("--force"));
         QVERIFY(!QFileInfo::exists(tmp_.filePath("bad/plugin.py")));
         const Run j = cli({"export", bad, "--format", "torchrun", "--json"});

@@ -1,31 +1,20 @@
 // layout-json (the rank map and every group, the `paraplan-cli groups --json` shape,
 // from core/topology) and trace / pipeline-csv (the pipeline timeline as a
-// Perfetto/Chrome trace and as PyTorch's schedule CSV, from core/schedule). Each is
-// compiled in once its module is part of the tree; until then export_project names
-// the missing module.
+// Perfetto/Chrome trace and as PyTorch's schedule CSV, from core/schedule).
 #include "export/export.h"
 #include "export/export_common.h"
 
 #include <optional>
 
-#if __has_include("topology/build_rank_map.h") && __has_include("topology/mesh_request.h")
-#include "topology/build_rank_map.h"
-#include "topology/mesh_request.h"
-#define PARAPLAN_EXPORT_TOPOLOGY 1
-#endif
-#if __has_include("schedule/generate.h") && __has_include("schedule/pytorch_csv.h") && \
-    __has_include("schedule/simulate.h") && __has_include("schedule/trace_export.h")
 #include "schedule/generate.h"
 #include "schedule/pytorch_csv.h"
 #include "schedule/simulate.h"
 #include "schedule/trace_export.h"
-#define PARAPLAN_EXPORT_SCHEDULE 1
-#endif
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
 
 namespace paraplan {
 
-#ifdef PARAPLAN_EXPORT_TOPOLOGY
-const bool kExportHasTopology = true;
 FormatOutput export_layout_json(const Project& p, const ExportOptions&) {
     FormatOutput out;
     const topology::RankMap m = topology::build_rank_map(topology::from_project(p), &p.cluster);
@@ -33,13 +22,7 @@ FormatOutput export_layout_json(const Project& p, const ExportOptions&) {
     out.files["layout.json"] = {topology::to_json(m).dump(2) + "\n", FileSyntax::Json};
     return out;
 }
-#else
-const bool kExportHasTopology = false;
-FormatOutput export_layout_json(const Project&, const ExportOptions&) { return {}; }
-#endif
 
-#ifdef PARAPLAN_EXPORT_SCHEDULE
-const bool kExportHasSchedule = true;
 namespace {
 std::optional<schedule::Schedule> pipeline_schedule(const Project& p, std::vector<Diagnostic>& findings) {
     const Layout& l = p.layout;
@@ -73,10 +56,5 @@ FormatOutput export_pipeline_csv(const Project& p, const ExportOptions&) {
     out.files["schedule.csv"] = {schedule::to_pytorch_csv(*s), FileSyntax::Csv};
     return out;
 }
-#else
-const bool kExportHasSchedule = false;
-FormatOutput export_trace(const Project&, const ExportOptions&) { return {}; }
-FormatOutput export_pipeline_csv(const Project&, const ExportOptions&) { return {}; }
-#endif
 
 }  // namespace paraplan
