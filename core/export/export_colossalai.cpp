@@ -1,0 +1,214 @@
+// ColossalAI export: plugin.py (the Booster plugin with every chosen argument),
+// hostfile (one host per line: colossalai/cli/launcher/hostinfo.py has no slots= and
+// no comment syntax) and run.sh (`colossalai run`, colossalai/cli/launcher/run.py).
+// Argument names and defaults: colossalai/booster/plugin/{hybrid_parallel,
+// moe_hybrid_parallel,gemini,low_level_zero}_plugin.py.
+#include "export/export.h"
+#include "export/export_common.h"
+#include "export/launch_plan.h"
+
+#include <sstream>
+
+namespace paraplan {
+
+using namespace exportutil;
+
+namespace {
+
+std::string py_bool(bool b) { return b ? "True" : "False"; }
+
+std::string plugin_class(const std::string& framework) {
+    if (framework == "colossalai-moe") return "MoeHybridParallelPlugin";
+    if (framework == "colossalai-gemini") return "GeminiPlugin";
+    if (framework == "colossalai-zero") return "LowLevelZeroPlugin";
+    return "HybridParallelPlugin";
+}
+
+std::string precision_arg(const Project& p) {
+    const std::string& pr = p.training.precision;
+    if (pr == "bf16" || pr == "fp8") return "bf16";
+    if (pr == "fp16") return "fp16";
+    return "fp32";
+}
+
+struct Arg {
+    std::string key, value;
+};
+
+}  // namespace
+
+std::string colossalai_framework(const Project& p) {
+    const std::string& f = p.layout.framework;
+    if (f.rfind("colossalai", 0) == 0) return f;
+    return p.layout.ep > 1 ? "colossalai-moe" : "colossalai";
+}
+
+FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
+    FormatOutput out;
+    const Layout& l = p.layout;
+    const std::string fw = colossalai_framework(p);
+    const std::string cls = plugin_class(fw);
+    const bool hybrid = cls == "HybridParallelPlugin" || cls == "MoeHybridParallelPlugin";
+    const bool moe = cls == "MoeHybridParallelPlugin";
+    auto fail = [&](const std::string& what, std::vector<std::string> fields) {
+        out.findings.push_back(unsupported("colossalai", what, std::move(fields)));
+    };
+
+    std::vector<Arg> args;
+    std::vector<std::string> preamble;   // Python lines before the plugin call
+    std::vector<std::string> imports = {"from colossalai.booster import Booster",
+                                        "from colossalai.booster.plugin import " + cls};
+    const std::string precision = precision_arg(p);
+    const bool use_fp8 = l.fp8 || p.training.precision == "fp8";
+
+    if (l.cp > 1) fail("context parallelism (cp > 1); ColossalAI's context parallelism is sp_mode \"ring_attn\"", {"/layout/cp"});
+    if (l.tp_mode != "1d") fail("the legacy " + l.tp_mode + " tensor mode; the Booster plugins shard 1D only", {"/layout/tp_mode"});
+    if (l.etp > 0 && l.etp != l.tp) fail("an expert tensor-parallel size different from tp", {"/layout/etp"});
+    if (!moe && l.ep > 1) fail("expert parallelism with " + cls, {"/layout/ep", "/layout/framework"});
+    if (l.recompute == "selective")
+        out.findings.push_back(finding(Severity::Warning, "export.colossalai.selective_recompute",
+                                       "ColossalAI has no selective recomputation; plugin.py sets no gradient checkpointing "
+                                       "(use recompute \"full\" to checkpoint every layer).",
+                                       {"/layout/recompute"}));
+
+    if (hybrid) {
+        args.push_back({"tp_size", std::to_string(l.tp)});
+        args.push_back({"pp_size", std::to_string(l.pp)});
+        if (moe) args.push_back({"ep_size", std::to_string(l.ep)});
+        const bool sp_on = l.sp_mode != "none";
+        if (!sp_on && l.sp > 1) fail("sp > 1 without a sequence-parallel mode", {"/layout/sp", "/layout/sp_mode"});
+        if (sp_on && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")) args.push_back({"sp_size", std::to_string(l.sp)});
+        args.push_back({"precision", py_string(precision)});
+        args.push_back({"zero_stage", std::to_string(l.zero_stage)});
+        args.push_back({"enable_flash_attention", py_bool(l.flash_attention)});
+        args.push_back({"enable_fused_normalization", py_bool(l.fused_norm)});
+        args.push_back({"enable_jit_fused", py_bool(l.jit_fused)});
+        args.push_back({"enable_sequence_parallelism", py_bool(sp_on)});
+        // Always explicit when SP is on: left unset the plugin builds all_to_all
+        // groups while ShardConfig shards as split_gather (hybrid_parallel_plugin.py).
+        if (sp_on) args.push_back({"sequence_parallelism_mode", py_string(l.sp_mode)});
+        if (l.pp > 1) {
+            const std::string sched = canonical_schedule(l.schedule);
+            std::string style;
+            if (sched == "1f1b" && l.chunks == 1) style = "1f1b";
+            else if (sched == "interleaved" || (sched == "1f1b" && l.chunks > 1)) style = "interleaved";
+            else if (sched == "zbv") style = "zbv";
+            else fail("the pipeline schedule \"" + l.schedule + "\" (pp_style is one of 1f1b, interleaved, zbv)", {"/layout/schedule"});
+            if (!style.empty()) args.push_back({"pp_style", py_string(style)});
+            args.push_back({"num_model_chunks", std::to_string(l.chunks)});
+            args.push_back({"num_microbatches", std::to_string(microbatches(p))});
+            args.push_back({"microbatch_size", std::to_string(p.training.micro_batch_size)});
+            if (style == "zbv") {
+                // scheduler_nodes from ColossalAI's own V-schedule generator, with the
+                // memory costs its docs and tests use: mem_f = 34h + 5as, mem_w = -32h,
+                // mem_b = -mem_w - mem_f (h hidden, a heads, s sequence length).
+                imports.push_back("from colossalai.pipeline.schedule.v_schedule import PipelineGraph");
+                preamble.push_back("hidden_size = " + std::to_string(p.model.hidden));
+                preamble.push_back("num_heads = " + std::to_string(p.model.heads));
+                preamble.push_back("seq_len = " + std::to_string(p.training.seq_len));
+                preamble.push_back("mem_f = 34 * hidden_size + 5 * num_heads * seq_len");
+                preamble.push_back("mem_w = -32 * hidden_size");
+                preamble.push_back("mem_b = -mem_w - mem_f");
+                preamble.push_back("scheduler_nodes = PipelineGraph(n_stage=" + std::to_string(l.pp) + ", n_micro=" +
+                                   std::to_string(microbatches(p)) +
+                                   ", f_cost=1, b_cost=1, w_cost=1, c_cost=1, f_mem=mem_f, b_mem=mem_b, w_mem=mem_w)"
+                                   ".get_v_schedule()");
+                args.push_back({"scheduler_nodes", "scheduler_nodes"});
+            }
+            if (!l.num_layers_per_stage.empty()) {
+                std::string list = "[";
+                for (std::size_t i = 0; i < l.num_layers_per_stage.size(); ++i)
+                    list += (i ? ", " : "") + std::to_string(l.num_layers_per_stage[i]);
+                args.push_back({"num_layers_per_stage", list + "]"});
+            }
+        }
+        if (l.recompute == "full") {
+            const std::string cfg = l.pp > 1 ? "PipelineGradientCheckpointConfig" : "GradientCheckpointConfig";
+            imports.push_back("from colossalai.shardformer.shard.grad_ckpt_config import " + cfg);
+            args.push_back({"gradient_checkpoint_config", cfg + "(gradient_checkpointing_ratio=1.0)"});
+        }
+        args.push_back({"cpu_offload", py_bool(l.offload != "none")});
+        args.push_back({moe ? "moe_dp_outside" : "dp_outside", py_bool(l.dp_outside)});
+        if (!moe && l.inner_ring_size > 0) args.push_back({"inner_ring_size", std::to_string(l.inner_ring_size)});
+        if (moe && l.inner_ring_size > 0) fail("inner_ring_size with MoeHybridParallelPlugin", {"/layout/inner_ring_size"});
+        if (use_fp8) args.push_back({"use_fp8", "True"});
+    } else if (cls == "GeminiPlugin") {
+        if (l.pp > 1) fail("pipeline parallelism with GeminiPlugin", {"/layout/pp"});
+        if (l.sp > 1 || l.cp > 1) fail("sp or cp > 1 with GeminiPlugin", {"/layout/sp"});
+        args.push_back({"precision", py_string(precision == "fp32" ? "bf16" : precision)});
+        args.push_back({"placement_policy", py_string("static")});
+        args.push_back({"shard_param_frac", "1.0"});
+        const double optim_frac = l.offload == "none" ? 0.0 : (l.offload_fraction > 0 ? l.offload_fraction : 1.0);
+        std::ostringstream f;
+        f << optim_frac;
+        args.push_back({"offload_optim_frac", f.str().find('.') == std::string::npos ? f.str() + ".0" : f.str()});
+        args.push_back({"tp_size", std::to_string(l.tp)});
+        args.push_back({"enable_flash_attention", py_bool(l.flash_attention)});
+        args.push_back({"enable_fused_normalization", py_bool(l.fused_norm)});
+        args.push_back({"enable_jit_fused", py_bool(l.jit_fused)});
+        if (use_fp8) args.push_back({"use_fp8", "True"});
+    } else {
+        if (l.tp > 1 || l.pp > 1 || l.sp > 1) fail("tp, pp or sp > 1 with LowLevelZeroPlugin", {"/layout/tp", "/layout/pp"});
+        if (l.zero_stage != 1 && l.zero_stage != 2) fail("ZeRO stage " + std::to_string(l.zero_stage) + " with LowLevelZeroPlugin (1 or 2)", {"/layout/zero_stage"});
+        args.push_back({"stage", std::to_string(l.zero_stage == 2 ? 2 : 1)});
+        args.push_back({"precision", py_string(precision)});
+        args.push_back({"cpu_offload", py_bool(l.offload != "none")});
+        if (use_fp8) args.push_back({"use_fp8", "True"});
+    }
+    if (l.offload == "nvme")
+        out.findings.push_back(finding(Severity::Warning, "export.colossalai.nvme_offload",
+                                       "NVMe offload is an argument of the optimizer (HybridAdam nvme_offload_fraction, "
+                                       "nvme_offload_dir), not of the plugin; plugin.py turns on cpu_offload and defines "
+                                       "HYBRID_ADAM_NVME_KWARGS for the optimizer.",
+                                       {"/layout/offload"}));
+
+    std::ostringstream py;
+    py << "# " << header_line(p, "colossalai") << "\n"
+       << "# Build the plugin and booster, then in the training script:\n"
+       << "#   model, optimizer, criterion, dataloader, lr_scheduler = booster.boost(model, optimizer, ...)\n";
+    if (p.training.precision == "tf32") py << "import torch\n";
+    for (const auto& i : imports) py << i << "\n";
+    py << "\n";
+    if (p.training.precision == "tf32") py << "torch.backends.cuda.matmul.allow_tf32 = True\n\n";
+    if (l.offload == "nvme") {
+        std::ostringstream f;
+        f << (l.offload_fraction > 0 ? l.offload_fraction : 1.0);
+        py << "HYBRID_ADAM_NVME_KWARGS = dict(nvme_offload_fraction=" << f.str() << ", nvme_offload_dir=\"/tmp/nvme_offload\")\n\n";
+    }
+    for (const auto& line : preamble) py << line << "\n";
+    if (!preamble.empty()) py << "\n";
+    py << "plugin = " << cls << "(\n";
+    for (const auto& a : args) py << "    " << a.key << "=" << a.value << ",\n";
+    py << ")\n"
+       << "booster = Booster(plugin=plugin)\n";
+    out.files["plugin.py"] = {py.str(), FileSyntax::Python};
+
+    const LaunchPlan plan = launch_plan(p, opt);
+    out.findings.insert(out.findings.end(), plan.findings.begin(), plan.findings.end());
+    std::string hosts;
+    for (const auto& n : plan.nodes) hosts += n.host + "\n";
+    out.files["hostfile"] = {hosts, FileSyntax::PlainText};
+
+    std::ostringstream sh;
+    sh << "#!/usr/bin/env bash\n# " << header_line(p, "colossalai") << "\n"
+       << "# colossalai run starts torchrun on every host of ./hostfile over SSH (node rank = line order).\n"
+       << "set -euo pipefail\n";
+    if (!plan.nodes.empty() && !plan.nodes.front().devices.empty()) {
+        if (plan.same_devices_everywhere())
+            sh << "export CUDA_VISIBLE_DEVICES=" << plan.nodes.front().cuda_visible_devices() << "\n";
+        else
+            out.findings.push_back(finding(Severity::Error, "export.colossalai.rank_order",
+                                           "The rank order permutes GPUs differently on different nodes; colossalai run "
+                                           "exports one environment to all hosts, so it cannot pin them.",
+                                           {"/cluster/rank_order"}));
+    }
+    std::vector<std::string> cmd = {"colossalai", "run", "--nproc_per_node", std::to_string(plan.nproc_per_node),
+                                    "--hostfile", "hostfile", "--master_addr", plan.master_addr, "--master_port",
+                                    std::to_string(plan.master_port), opt.script.empty() ? "train.py" : opt.script, "--"};
+    cmd.insert(cmd.end(), opt.script_args.begin(), opt.script_args.end());
+    sh << join_shell(cmd) << "\n";
+    out.files["run.sh"] = {sh.str(), FileSyntax::Shell};
+    return out;
+}
+
+}  // namespace paraplan

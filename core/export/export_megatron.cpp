@@ -1,0 +1,241 @@
+// Megatron-LM export: a runnable shell script that starts pretrain_gpt.py with
+// torchrun on each node. Flag names are those of megatron/training/arguments.py
+// (core_v0.14.0; tests/data/megatron_flags.txt lists them all and the tests check
+// every emitted flag against it). Megatron has no --virtual-pipeline-model-parallel-size
+// flag: virtual stages go through --num-virtual-stages-per-pipeline-rank.
+#include "catalog/catalog.h"
+#include "export/export.h"
+#include "export/export_common.h"
+#include "export/launch_plan.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace paraplan {
+
+using namespace exportutil;
+
+std::vector<std::string> MegatronArgs::all() const {
+    std::vector<std::string> v;
+    for (const auto* g : {&model, &moe, &parallel, &training, &data}) v.insert(v.end(), g->begin(), g->end());
+    return v;
+}
+
+namespace {
+void add(std::vector<std::string>& v, const std::string& flag) { v.push_back(flag); }
+void add(std::vector<std::string>& v, const std::string& flag, long long value) {
+    v.push_back(flag);
+    v.push_back(std::to_string(value));
+}
+void add(std::vector<std::string>& v, const std::string& flag, const std::string& value) {
+    v.push_back(flag);
+    v.push_back(value);
+}
+}  // namespace
+
+MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) {
+    MegatronArgs a;
+    const Layout& l = p.layout;
+    const ModelSpec& m = p.model;
+    const Training& t = p.training;
+    auto fail = [&](const std::string& what, std::vector<std::string> fields) {
+        findings.push_back(unsupported("megatron", what, std::move(fields)));
+    };
+
+    // Model shape (pretrain_gpt.py builds a decoder-only GPT).
+    if (m.encoder_layers > 0) fail("an encoder-decoder model with pretrain_gpt.py", {"/model"});
+    add(a.model, "--num-layers", m.layers);
+    add(a.model, "--hidden-size", m.hidden);
+    add(a.model, "--num-attention-heads", m.heads);
+    const int ffn = m.ffn_hidden > 0 ? m.ffn_hidden : m.expert_ffn_hidden;
+    if (ffn > 0) add(a.model, "--ffn-hidden-size", ffn);
+    if (m.kv_heads > 0 && m.kv_heads != m.heads) {
+        add(a.model, "--group-query-attention");
+        add(a.model, "--num-query-groups", m.kv_heads);
+    }
+    if (m.head_dim > 0 && m.heads > 0 && m.head_dim != m.hidden / m.heads) add(a.model, "--kv-channels", m.head_dim);
+    add(a.model, "--seq-length", t.seq_len);
+    add(a.model, "--max-position-embeddings", std::max(m.max_seq, t.seq_len));
+    if (m.activation == "swiglu") add(a.model, "--swiglu");
+    else if (m.activation != "gelu")
+        findings.push_back(finding(Severity::Warning, "export.megatron.activation",
+                                   "Megatron's GPT has no \"" + m.activation + "\" switch; the script keeps its default (gelu).",
+                                   {"/model/activation"}));
+    if (m.norm == "rmsnorm") add(a.model, "--normalization", "RMSNorm");
+    if (m.position == "rope") add(a.model, "--position-embedding-type", "rope");
+    else if (m.position == "relative") add(a.model, "--position-embedding-type", "relative");
+    else add(a.model, "--position-embedding-type", "learned_absolute");
+    if (!m.tied_embeddings) add(a.model, "--untie-embeddings-and-output-weights");
+    if (!m.attn_bias && !m.mlp_bias) add(a.model, "--disable-bias-linear");
+    else if (m.qkv_bias_only && !m.mlp_bias) {
+        add(a.model, "--disable-bias-linear");
+        add(a.model, "--add-qkv-bias");
+    }
+    if (m.kv_lora_rank > 0) {
+        add(a.model, "--multi-latent-attention");
+        if (m.q_lora_rank > 0) add(a.model, "--q-lora-rank", m.q_lora_rank);
+        add(a.model, "--kv-lora-rank", m.kv_lora_rank);
+        add(a.model, "--qk-head-dim", m.qk_nope_head_dim);
+        add(a.model, "--qk-pos-emb-head-dim", m.qk_rope_head_dim);
+        add(a.model, "--v-head-dim", m.v_head_dim);
+    }
+    if (m.is_moe()) {
+        add(a.moe, "--num-experts", m.experts);
+        add(a.moe, "--moe-router-topk", m.top_k);
+        if (m.expert_ffn_hidden > 0) add(a.moe, "--moe-ffn-hidden-size", m.expert_ffn_hidden);
+        if (m.shared_experts > 0)
+            add(a.moe, "--moe-shared-expert-intermediate-size",
+                m.shared_expert_ffn_hidden > 0 ? m.shared_expert_ffn_hidden : m.shared_experts * m.expert_ffn_hidden);
+        if (!m.dense_layers.empty() || m.moe_layer_freq > 1) {
+            // --moe-layer-freq takes a Python list expression: 1 = MoE layer, 0 = dense.
+            std::string pattern = "[";
+            for (int i = 0; i < m.layers; ++i) pattern += std::string(i ? "," : "") + (m.is_moe_layer(i) ? "1" : "0");
+            add(a.moe, "--moe-layer-freq", pattern + "]");
+        }
+        add(a.moe, "--moe-token-dispatcher-type", "alltoall");
+        add(a.moe, "--moe-grouped-gemm");
+    }
+
+    // Parallel sizes.
+    add(a.parallel, "--tensor-model-parallel-size", l.tp);
+    add(a.parallel, "--pipeline-model-parallel-size", l.pp);
+    add(a.parallel, "--context-parallel-size", l.cp);
+    if (m.is_moe() || l.ep > 1) add(a.parallel, "--expert-model-parallel-size", l.ep);
+    if (l.etp > 0) add(a.parallel, "--expert-tensor-parallel-size", l.etp);
+    if (l.chunks > 1) add(a.parallel, "--num-virtual-stages-per-pipeline-rank", l.chunks);
+    const std::string sched = canonical_schedule(l.schedule);
+    if (l.pp > 1 && !(sched == "1f1b" || sched == "interleaved"))
+        fail("the pipeline schedule \"" + l.schedule + "\" (Megatron runs 1F1B, interleaved when chunks > 1)", {"/layout/schedule"});
+    if (sched == "interleaved" && l.chunks < 2) fail("an interleaved schedule with one chunk per stage", {"/layout/chunks"});
+    if (!l.num_layers_per_stage.empty())
+        fail("an explicit per-stage layer list (Megatron splits evenly, or via --decoder-first/last-pipeline-num-layers)",
+             {"/layout/num_layers_per_stage"});
+    // Sequence parallelism in Megatron lives inside the TP group; it is required
+    // with MoE when both EP and TP are > 1 (arguments.py validate_args).
+    const bool sp_in_tp = l.sp_mode == "split_gather" || l.sp_mode == "ring";
+    if ((sp_in_tp && l.tp > 1) || (l.ep > 1 && l.tp > 1)) add(a.parallel, "--sequence-parallel");
+    if (l.sp > 1 || l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")
+        fail("sequence parallelism \"" + l.sp_mode + "\" with sp > 1 (Megatron shards sequences through cp)", {"/layout/sp", "/layout/sp_mode"});
+    if (l.order == "tp-cp-ep-pp-dp" || l.order == "tp-pp-dp") add(a.parallel, "--use-tp-pp-dp-mapping");
+    else if (!l.order.empty() && l.order != "tp-cp-ep-dp-pp" && l.order != "tp-dp-pp" && l.order != "tp-cp-dp-pp")
+        fail("the rank order \"" + l.order + "\" (only tp-cp-ep-dp-pp and tp-cp-ep-pp-dp)", {"/layout/order"});
+    if (l.tp_mode != "1d") fail("the " + l.tp_mode + " tensor mode", {"/layout/tp_mode"});
+
+    // Training.
+    add(a.training, "--micro-batch-size", t.micro_batch_size);
+    add(a.training, "--global-batch-size", t.global_batch_size);
+    long long iters = 1000;
+    if (t.train_tokens > 0) {
+        const long long per_step = 1LL * t.global_batch_size * t.seq_len;
+        iters = std::max<long long>(1, (t.train_tokens + per_step - 1) / per_step);
+    }
+    add(a.training, "--train-iters", iters);
+    add(a.training, "--lr", "3.0e-4");
+    add(a.training, "--min-lr", "3.0e-5");
+    add(a.training, "--weight-decay", "0.1");
+    if (t.optimizer == "sgd") add(a.training, "--optimizer", "sgd");
+    else if (t.optimizer == "adam" || t.optimizer == "adamw") add(a.training, "--optimizer", "adam");
+    else fail("the optimizer \"" + t.optimizer + "\" (Megatron offers adam and sgd)", {"/training/optimizer"});
+    if (t.precision == "bf16" || t.precision == "fp8") add(a.training, "--bf16");
+    else if (t.precision == "fp16") add(a.training, "--fp16");
+    if (t.precision == "fp8" || l.fp8) add(a.training, "--fp8-format", "hybrid");
+    if (l.zero_stage >= 2) {
+        add(a.training, "--use-megatron-fsdp");
+        add(a.training, "--data-parallel-sharding-strategy", l.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+    } else if (l.zero_stage == 1 || l.distributed_optimizer) {
+        add(a.training, "--use-distributed-optimizer");
+    }
+    if (l.offload == "cpu") {
+        add(a.training, "--optimizer-cpu-offload");
+        if (l.offload_fraction > 0) {
+            std::ostringstream f;
+            f << l.offload_fraction;
+            add(a.training, "--optimizer-offload-fraction", f.str());
+        }
+    } else if (l.offload == "nvme") {
+        fail("NVMe offload", {"/layout/offload"});
+    }
+    if (l.recompute == "full") {
+        add(a.training, "--recompute-granularity", "full");
+        add(a.training, "--recompute-method", "uniform");
+        add(a.training, "--recompute-num-layers", 1);
+    } else if (l.recompute == "selective") {
+        add(a.training, "--recompute-granularity", "selective");
+    }
+    if (!l.flash_attention) add(a.training, "--attention-backend", "unfused");
+
+    // Data: mock data and a null tokenizer so that the script runs as written;
+    // replace with --data-path / --tokenizer-type for real training.
+    add(a.data, "--mock-data");
+    add(a.data, "--tokenizer-type", "NullTokenizer");
+    add(a.data, "--vocab-size", m.vocab);
+    return a;
+}
+
+std::vector<std::pair<std::string, std::string>> megatron_env(const Project& p) {
+    // CUDA_DEVICE_MAX_CONNECTIONS=1 is required with TP or CP > 1 before Blackwell
+    // (arguments.py asserts it) and must not be 1 with Megatron-FSDP.
+    bool pre_blackwell = false;
+    for (const auto& n : p.cluster.nodes) {
+        const GpuSpec* g = catalog::find_gpu(n.gpu);
+        if (!g || g->arch != "blackwell") pre_blackwell = true;
+    }
+    std::vector<std::pair<std::string, std::string>> env;
+    if ((p.layout.tp > 1 || p.layout.cp > 1) && pre_blackwell && p.layout.zero_stage < 2)
+        env.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "1"});
+    return env;
+}
+
+FormatOutput export_megatron(const Project& p, const ExportOptions& opt) {
+    FormatOutput out;
+    const MegatronArgs args = megatron_args(p, out.findings);
+    const LaunchPlan plan = launch_plan(p, opt);
+    out.findings.insert(out.findings.end(), plan.findings.begin(), plan.findings.end());
+
+    std::ostringstream sh;
+    sh << "#!/usr/bin/env bash\n# " << header_line(p, "megatron") << "\n"
+       << "# Run once on every node, from a Megatron-LM checkout: NODE_RANK=<k> bash train_megatron.sh\n";
+    for (std::size_t k = 0; k < plan.nodes.size(); ++k)
+        sh << "#   node rank " << k << ": " << plan.nodes[k].host << "\n";
+    sh << "set -euo pipefail\n\n";
+    for (const auto& [k, v] : megatron_env(p)) sh << "export " << k << "=" << shell_quote(v) << "\n";
+    sh << "NODE_RANK=${NODE_RANK:-0}\n"
+       << "MASTER_ADDR=${MASTER_ADDR:-" << shell_quote(plan.master_addr) << "}\n"
+       << "MASTER_PORT=${MASTER_PORT:-" << plan.master_port << "}\n";
+    bool pinned = false;
+    for (const auto& n : plan.nodes) pinned = pinned || !n.devices.empty();
+    if (pinned) {
+        sh << "case \"$NODE_RANK\" in\n";
+        for (std::size_t k = 0; k < plan.nodes.size(); ++k)
+            if (!plan.nodes[k].devices.empty())
+                sh << "    " << k << ") export CUDA_VISIBLE_DEVICES=" << plan.nodes[k].cuda_visible_devices() << " ;;\n";
+        sh << "esac\n";
+    }
+    sh << "\nDISTRIBUTED_ARGS=(\n    --nproc-per-node " << plan.nproc_per_node << "\n    --nnodes " << plan.nnodes
+       << "\n    --node-rank \"$NODE_RANK\"\n    --master-addr \"$MASTER_ADDR\"\n    --master-port \"$MASTER_PORT\"\n)\n";
+    auto group = [&](const char* name, const std::vector<std::string>& v, const char* comment) {
+        sh << "\n";
+        if (comment) sh << "# " << comment << "\n";
+        sh << name << "=(";
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            if (v[i].rfind("--", 0) == 0) sh << "\n    " << shell_quote(v[i]);
+            else sh << " " << shell_quote(v[i]);
+        }
+        sh << "\n)\n";
+    };
+    group("MODEL_ARGS", args.model, nullptr);
+    group("MOE_ARGS", args.moe, nullptr);
+    group("MODEL_PARALLEL_ARGS", args.parallel, nullptr);
+    group("TRAINING_ARGS", args.training, "Learning rates and --train-iters are starting points, not part of the layout.");
+    group("DATA_ARGS", args.data, "Mock data so that the script runs as written; use --data-path and a real tokenizer to train.");
+    std::vector<std::string> script = {opt.script.empty() ? "pretrain_gpt.py" : opt.script};
+    sh << "\ntorchrun \"${DISTRIBUTED_ARGS[@]}\" " << join_shell(script)
+       << " \\\n    \"${MODEL_ARGS[@]}\" \"${MOE_ARGS[@]}\" \"${MODEL_PARALLEL_ARGS[@]}\" \\\n"
+       << "    \"${TRAINING_ARGS[@]}\" \"${DATA_ARGS[@]}\"";
+    if (!opt.script_args.empty()) sh << " " << join_shell(opt.script_args);
+    sh << "\n";
+    out.files["train_megatron.sh"] = {sh.str(), FileSyntax::Shell};
+    return out;
+}
+
+}  // namespace paraplan

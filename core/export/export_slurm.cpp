@@ -1,0 +1,61 @@
+// SLURM export: an sbatch script with one task per node, each running torchrun with
+// static rendezvous; node rank = $SLURM_NODEID, MASTER_ADDR = the first host of the
+// allocation (pattern of pytorch/examples ddp-tutorial-series slurm/sbatch_run.sh and
+// torchtitan multinode_trainer.slurm).
+#include "export/export.h"
+#include "export/export_common.h"
+#include "export/launch_plan.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace paraplan {
+
+using namespace exportutil;
+
+FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
+    FormatOutput out;
+    const LaunchPlan plan = launch_plan(p, opt);
+    out.findings = plan.findings;
+    for (const auto& n : plan.nodes)
+        if (!n.devices.empty() || n.node != static_cast<int>(&n - plan.nodes.data())) {
+            out.findings.push_back(finding(Severity::Warning, "export.slurm.rank_order",
+                                           "SLURM orders nodes by its allocation and GPUs by id; the canvas rank order is "
+                                           "not carried into the sbatch script.",
+                                           {"/cluster/rank_order"}));
+            break;
+        }
+    const LaunchProgram prog = launch_program(p, opt, out.findings);
+    std::string job = "paraplan-";
+    for (char c : p.name)
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') job += c == '.' ? '-' : c;
+        else if (job.back() != '-') job += '-';
+    if (job.size() > 1 && job.back() == '-') job.pop_back();
+    std::ostringstream sh;
+    sh << "#!/bin/bash\n"
+       << "#SBATCH --job-name=" << job << "\n"
+       << "#SBATCH --nodes=" << plan.nnodes << "\n"
+       << "#SBATCH --ntasks-per-node=1\n"
+       << "#SBATCH --gpus-per-node=" << plan.nproc_per_node << "\n"
+       << "#SBATCH --exclusive\n"
+       << "# " << header_line(p, "slurm") << "\n"
+       << "# One torchrun per node (srun task); torchrun starts " << plan.nproc_per_node << " processes on its node.\n"
+       << "set -euo pipefail\n"
+       // sed reads all of scontrol's output: `head -n 1` would end the pipe early and,
+       // under pipefail, SIGPIPE in scontrol would fail the job.
+       << "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed -n 1p)\n"
+       << "export MASTER_ADDR\n"
+       << "export MASTER_PORT=" << plan.master_port << "\n";
+    for (const auto& [k, v] : prog.env) sh << "export " << k << "=" << shell_quote(v) << "\n";
+    // The node rank must expand inside each task, so the torchrun line runs in
+    // `bash -c` with the program passed as positional arguments.
+    sh << "srun --ntasks-per-node=1 bash -c 'exec torchrun --nnodes \"$SLURM_NNODES\" --node-rank \"$SLURM_NODEID\" "
+       << "--nproc-per-node " << plan.nproc_per_node
+       << " --rdzv-backend static --master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\" \"$@\"' torchrun";
+    for (const auto& w : prog.words) sh << " \\\n    " << shell_quote(w);
+    sh << "\n";
+    out.files["job.sbatch"] = {sh.str(), FileSyntax::Shell};
+    return out;
+}
+
+}  // namespace paraplan

@@ -1,0 +1,146 @@
+// torchtitan export, TOML job config of the v0.2 releases
+// (torchtitan/config/job_config.py at v0.2.2): [parallelism] degrees with
+// data_parallel_shard_degree = -1 where inferred, pipeline_parallel_schedule with the
+// names of torch.distributed.pipelining's get_schedule_class, [training] batch and
+// sequence; launched with `torchrun ... -m torchtitan.train --job.config_file`.
+#include "export/export.h"
+#include "export/export_common.h"
+#include "export/launch_plan.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace paraplan {
+
+using namespace exportutil;
+
+// PyTorch schedule class names (torch/distributed/pipelining/schedules.py).
+std::string torchtitan_schedule_name(const std::string& schedule, int chunks) {
+    const std::string s = canonical_schedule(schedule);
+    if (s == "1f1b") return chunks > 1 ? "Interleaved1F1B" : "1F1B";
+    if (s == "gpipe") return chunks > 1 ? "LoopedBFS" : "GPipe";
+    if (s == "interleaved") return "Interleaved1F1B";
+    if (s == "looped-bfs") return "LoopedBFS";
+    if (s == "interleaved-zb") return "InterleavedZeroBubble";
+    if (s == "zbv") return "ZBVZeroBubble";
+    if (s == "dualpipev") return "DualPipeV";
+    return "";
+}
+
+FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
+    FormatOutput out;
+    const Layout& l = p.layout;
+    const Training& t = p.training;
+    const ModelSpec& m = p.model;
+    auto fail = [&](const std::string& what, std::vector<std::string> fields) {
+        out.findings.push_back(unsupported("torchtitan", what, std::move(fields)));
+    };
+    if (l.sp > 1 || l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")
+        fail("sequence parallelism \"" + l.sp_mode + "\" with sp > 1 (torchtitan shards sequences through cp; "
+             "sequence parallelism inside TP is implied)", {"/layout/sp", "/layout/sp_mode"});
+    if (l.etp > 0 && l.etp != 1 && l.etp != l.tp) fail("an expert tensor-parallel size other than 1 or tp", {"/layout/etp"});
+    if (l.offload != "none") fail("optimizer offload", {"/layout/offload"});
+    if (l.tp_mode != "1d") fail("the " + l.tp_mode + " tensor mode", {"/layout/tp_mode"});
+
+    std::ostringstream toml;
+    toml << "# " << header_line(p, "torchtitan") << "\n"
+         << "# torchtitan v0.2 job config: torchrun ... -m torchtitan.train --job.config_file job.toml\n\n"
+         << "[job]\ndescription = " << toml_string(p.name) << "\n\n";
+
+    // [model]: torchtitan names its Llama 3 family "llama3" with flavors "8B", "70B", "405B".
+    std::string name, flavor;
+    if (m.family == "llama") {
+        const auto dash = m.id.rfind('-');
+        if (m.id.rfind("llama3", 0) == 0 && dash != std::string::npos) {
+            name = "llama3";
+            for (char c : m.id.substr(dash + 1)) flavor += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        }
+    }
+    if (name.empty()) {
+        name = m.family.empty() ? "custom" : m.family;
+        flavor = m.id.empty() ? m.name : m.id;
+        out.findings.push_back(finding(Severity::Warning, "export.torchtitan.model",
+                                       "torchtitan has no flavor known to Paraplan for model \"" + (m.id.empty() ? m.name : m.id) +
+                                           "\"; job.toml names it " + name + "/" + flavor +
+                                           ", register that model with torchtitan or edit [model].",
+                                       {"/model"}));
+    }
+    toml << "[model]\nname = " << toml_string(name) << "\nflavor = " << toml_string(flavor) << "\n\n";
+
+    const int mbs = t.micro_batch_size;
+    const int local = l.pp > 1 ? mbs * microbatches(p) : mbs;
+    toml << "[training]\nlocal_batch_size = " << local << "\nglobal_batch_size = " << t.global_batch_size
+         << "\nseq_len = " << t.seq_len << "\n";
+    if (t.precision == "bf16" || t.precision == "fp8") toml << "mixed_precision_param = \"bfloat16\"\n";
+    else if (t.precision == "fp32" || t.precision == "tf32") toml << "mixed_precision_param = \"float32\"\n";
+    else fail("the precision \"" + t.precision + "\" (mixed_precision_param is bfloat16 or float32)", {"/training/precision"});
+    toml << "\n";
+
+    // FSDP2 over dp_shard shards parameters, gradients and optimizer state; keeping
+    // the parameters gathered after forward ("never") leaves ZeRO-2's footprint,
+    // resharding ("always") is ZeRO-3. There is no optimizer-only (ZeRO-1) mode.
+    const std::string reshard = l.zero_stage >= 3 ? "always" : l.zero_stage >= 1 ? "never" : "default";
+    if (l.zero_stage == 1)
+        out.findings.push_back(finding(Severity::Warning, "export.torchtitan.zero1",
+                                       "torchtitan's FSDP has no optimizer-only sharding; ZeRO-1 runs as ZeRO-2 "
+                                       "(fsdp_reshard_after_forward = \"never\").",
+                                       {"/layout/zero_stage"}));
+    toml << "[parallelism]\n"
+         << "data_parallel_replicate_degree = " << l.dp_replicate << "\n"
+         << "data_parallel_shard_degree = " << l.dp_shard << "\n"
+         << "fsdp_reshard_after_forward = " << toml_string(reshard) << "\n"
+         << "tensor_parallel_degree = " << l.tp << "\n"
+         << "context_parallel_degree = " << l.cp << "\n"
+         << "pipeline_parallel_degree = " << l.pp << "\n";
+    if (l.pp > 1) {
+        const std::string sched = torchtitan_schedule_name(l.schedule, l.chunks);
+        if (sched.empty()) fail("the pipeline schedule \"" + l.schedule + "\"", {"/layout/schedule"});
+        toml << "pipeline_parallel_schedule = " << toml_string(sched) << "\n"
+             << "pipeline_parallel_microbatch_size = " << mbs << "\n";
+        const bool multi = sched != "1F1B" && sched != "GPipe";
+        if (multi != (l.chunks > 1))
+            fail("schedule " + sched + " with " + std::to_string(l.chunks) + " stage(s) per rank", {"/layout/schedule", "/layout/chunks"});
+        if (l.chunks > 1) {
+            const int stages = l.pp * l.chunks;
+            if (m.layers % stages != 0)
+                fail(std::to_string(m.layers) + " layers over " + std::to_string(stages) + " virtual stages (uneven)", {"/layout/chunks"});
+            else
+                toml << "pipeline_parallel_layers_per_stage = " << m.layers / stages << "\n";
+        }
+    }
+    if (l.ep > 1 || m.is_moe()) {
+        toml << "expert_parallel_degree = " << l.ep << "\n"
+             << "expert_tensor_parallel_degree = " << (l.etp > 0 ? l.etp : l.tp) << "\n";
+    }
+    toml << "\n[activation_checkpoint]\nmode = " << toml_string(l.recompute) << "\n";
+    if (t.precision == "fp8" || l.fp8) toml << "\n[float8]\nenable_fsdp_float8_all_gather = false\n";
+    out.files["job.toml"] = {toml.str(), FileSyntax::Toml};
+
+    const LaunchPlan plan = launch_plan(p, opt);
+    out.findings.insert(out.findings.end(), plan.findings.begin(), plan.findings.end());
+    std::ostringstream sh;
+    sh << "#!/usr/bin/env bash\n# " << header_line(p, "torchtitan") << "\n"
+       << "# Run once on every node, from a torchtitan checkout: NODE_RANK=<k> bash run.sh\n";
+    for (std::size_t k = 0; k < plan.nodes.size(); ++k) sh << "#   node rank " << k << ": " << plan.nodes[k].host << "\n";
+    sh << "set -euo pipefail\nNODE_RANK=${NODE_RANK:-0}\n"
+       << "MASTER_ADDR=${MASTER_ADDR:-" << shell_quote(plan.master_addr) << "}\n"
+       << "MASTER_PORT=${MASTER_PORT:-" << plan.master_port << "}\n";
+    bool pinned = false;
+    for (const auto& n : plan.nodes) pinned = pinned || !n.devices.empty();
+    if (pinned) {
+        sh << "case \"$NODE_RANK\" in\n";
+        for (std::size_t k = 0; k < plan.nodes.size(); ++k)
+            if (!plan.nodes[k].devices.empty())
+                sh << "    " << k << ") export CUDA_VISIBLE_DEVICES=" << plan.nodes[k].cuda_visible_devices() << " ;;\n";
+        sh << "esac\n";
+    }
+    std::vector<std::string> tail = {"-m", "torchtitan.train", "--job.config_file", "job.toml"};
+    tail.insert(tail.end(), opt.script_args.begin(), opt.script_args.end());
+    sh << "torchrun --nnodes " << plan.nnodes << " --nproc-per-node " << plan.nproc_per_node
+       << " --node-rank \"$NODE_RANK\" --master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\" \\\n    "
+       << join_shell(tail) << "\n";
+    out.files["run.sh"] = {sh.str(), FileSyntax::Shell};
+    return out;
+}
+
+}  // namespace paraplan

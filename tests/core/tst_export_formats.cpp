@@ -1,0 +1,506 @@
+// Exporters over the example projects: golden files (PARAPLAN_UPDATE_GOLDEN=1
+// rewrites them), every file parsed by its own language's parser, and the values
+// read back from the parsed files compared with the layout.
+#include "catalog/catalog.h"
+#include "export/export.h"
+#include "export_test_util.h"
+#include "project/project.h"
+#include "util/input_error.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace paraplan;
+using namespace exporttest;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kFormats = {"colossalai", "megatron", "deepspeed", "torchtitan", "torchrun", "slurm", "k8s"};
+
+int world(const Project& p) { return p.world_size(); }
+int dp_of(const Project& p) {
+    const Layout& l = p.layout;
+    return world(p) / (l.tp * l.pp * l.cp * l.sp);
+}
+
+Project example(const std::string& name) { return load_example(name); }
+
+}  // namespace
+
+class TestExportFormats : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+    fs::path stubs_;
+
+    fs::path dir(const std::string& sub) {
+        const fs::path d = fs::path(tmp_.path().toStdString()) / sub;
+        fs::create_directories(d);
+        return d;
+    }
+
+    ExportFiles exported(const Project& p, const std::string& format, const std::string& sub) {
+        ExportOptions o;
+        o.force = true;
+        ExportResult r = export_project(p, format, o);
+        write_files(r.files, dir(sub));
+        return r.files;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        stubs_ = make_stubs(tmp_.path().toStdString());
+        QVERIFY2(run(kPython, {"-c", "import tomllib, yaml"}).code == 0, "/usr/bin/python3 needs tomllib and python3-yaml");
+    }
+
+    void goldenAndSyntax_data() {
+        QTest::addColumn<QString>("example");
+        QTest::addColumn<QString>("format");
+        for (const auto& e : example_names())
+            for (const auto& f : kFormats)
+                QTest::newRow((e + "/" + f).c_str()) << QString::fromStdString(e) << QString::fromStdString(f);
+    }
+    void goldenAndSyntax() {
+        QFETCH(QString, example);
+        QFETCH(QString, format);
+        const Project p = load_example(example.toStdString());
+        ExportOptions o;
+        o.force = true;
+        const ExportResult r = export_project(p, format.toStdString(), o);
+        QVERIFY(!r.refused);
+        QVERIFY(!r.files.empty());
+        const fs::path out = dir("golden/" + example.toStdString() + "/" + format.toStdString());
+        write_files(r.files, out);
+        for (const auto& [path, f] : r.files) {
+            const std::string err = check_syntax(out / path, f.syntax);
+            QVERIFY2(err.empty(), err.c_str());
+        }
+        const fs::path golden = fs::path(PARAPLAN_TEST_DATA) / "golden" / example.toStdString() / format.toStdString();
+        if (qEnvironmentVariableIsSet("PARAPLAN_UPDATE_GOLDEN")) {
+            fs::remove_all(golden);
+            write_files(r.files, golden);
+            return;
+        }
+        QVERIFY2(fs::is_directory(golden), ("missing golden folder " + golden.string() + " (run with PARAPLAN_UPDATE_GOLDEN=1)").c_str());
+        std::set<std::string> on_disk;
+        for (const auto& e : fs::recursive_directory_iterator(golden))
+            if (e.is_regular_file()) on_disk.insert(fs::relative(e.path(), golden).string());
+        std::set<std::string> produced;
+        for (const auto& [path, f] : r.files) produced.insert(path);
+        QCOMPARE(produced, on_disk);
+        for (const auto& [path, f] : r.files) {
+            const std::string want = read_file(golden / path);
+            QVERIFY2(f.content == want, ("differs from golden: " + (golden / path).string()).c_str());
+        }
+    }
+
+    void colossalaiPluginValues_data() {
+        QTest::addColumn<QString>("example");
+        for (const auto& e : example_names()) QTest::newRow(e.c_str()) << QString::fromStdString(e);
+    }
+    void colossalaiPluginValues() {
+        QFETCH(QString, example);
+        const Project p = load_example(example.toStdString());
+        const auto files = exported(p, "colossalai", "cai-" + example.toStdString());
+        const auto call = parse_back("python", dir("cai-" + example.toStdString()) / "plugin.py");
+        QVERIFY2(!call.contains("_error"), call.dump().c_str());
+        const auto& kw = call["kwargs"];
+        const Layout& l = p.layout;
+        QCOMPARE(call["callee"].get<std::string>(), std::string(l.framework == "colossalai-moe" ? "MoeHybridParallelPlugin" : "HybridParallelPlugin"));
+        QCOMPARE(kw["tp_size"].get<int>(), l.tp);
+        QCOMPARE(kw["pp_size"].get<int>(), l.pp);
+        QCOMPARE(kw["zero_stage"].get<int>(), l.zero_stage);
+        QCOMPARE(kw["precision"].get<std::string>(), p.training.precision);
+        QCOMPARE(kw["enable_sequence_parallelism"].get<bool>(), l.sp_mode != "none");
+        if (l.sp_mode != "none") QCOMPARE(kw["sequence_parallelism_mode"].get<std::string>(), l.sp_mode);
+        else QVERIFY(!kw.contains("sequence_parallelism_mode"));
+        if (l.framework == "colossalai-moe") QCOMPARE(kw["ep_size"].get<int>(), l.ep);
+        if (l.pp > 1) {
+            QCOMPARE(kw["pp_style"].get<std::string>(), std::string("1f1b"));
+            QCOMPARE(kw["num_model_chunks"].get<int>(), l.chunks);
+            QCOMPARE(kw["num_microbatches"].get<int>(), l.num_microbatches);
+            QCOMPARE(kw["microbatch_size"].get<int>(), p.training.micro_batch_size);
+            // The global batch is whole steps of microbatches × microbatch size per data-parallel rank.
+            QCOMPARE(p.training.global_batch_size % (kw["num_microbatches"].get<int>() * kw["microbatch_size"].get<int>() * dp_of(p)), 0);
+        }
+        QCOMPARE(kw["cpu_offload"].get<bool>(), l.offload != "none");
+        // hostfile: one host per line, in node-rank order, no slots= and no comments.
+        const std::string hosts = files.at("hostfile").content;
+        std::string want;
+        for (const auto& n : p.cluster.nodes) want += (n.host.empty() ? n.name : n.host) + "\n";
+        QCOMPARE(hosts, want);
+        // run.sh: colossalai run with `--` before the script's arguments.
+        const Launch run = run_script(dir("cai-" + example.toStdString()) / "run.sh", stubs_);
+        QCOMPARE(run.code, 0);
+        QCOMPARE(run.argv.at(0), std::string("colossalai"));
+        QCOMPARE(run.argv.at(1), std::string("run"));
+        QCOMPARE(arg_value(run.argv, "--nproc_per_node"), std::to_string(p.cluster.gpus_per_node()));
+        QCOMPARE(arg_value(run.argv, "--hostfile"), std::string("hostfile"));
+        QCOMPARE(arg_value(run.argv, "train.py"), std::string("--"));
+    }
+
+    void colossalaiZeroBubbleV() {
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.schedule = "zbv";
+        p.layout.chunks = 2;
+        exported(p, "colossalai", "cai-zbv");
+        const auto call = parse_back("python", dir("cai-zbv") / "plugin.py");
+        QCOMPARE(call["kwargs"]["pp_style"].get<std::string>(), std::string("zbv"));
+        QCOMPARE(call["kwargs"]["num_model_chunks"].get<int>(), 2);
+        QCOMPARE(call["kwargs"]["scheduler_nodes"]["expr"].get<std::string>(), std::string("scheduler_nodes"));
+        const std::string graph = call["assignments"]["scheduler_nodes"].get<std::string>();
+        QVERIFY2(graph.find("PipelineGraph(n_stage=4, n_micro=32") != std::string::npos, graph.c_str());
+        QVERIFY(graph.find("get_v_schedule()") != std::string::npos);
+        // ring_attn writes sp_size and the mode.
+        Project q = example("gpt2-1node");
+        q.layout.tp = 1;
+        q.layout.sp = 4;
+        q.layout.sp_mode = "ring_attn";
+        exported(q, "colossalai", "cai-ring");
+        const auto c2 = parse_back("python", dir("cai-ring") / "plugin.py");
+        QCOMPARE(c2["kwargs"]["sp_size"].get<int>(), 4);
+        QCOMPARE(c2["kwargs"]["sequence_parallelism_mode"].get<std::string>(), std::string("ring_attn"));
+    }
+
+    void megatronFlagsAndValues_data() {
+        QTest::addColumn<QString>("example");
+        QTest::addColumn<int>("chunks");
+        for (const auto& e : example_names()) {
+            QTest::newRow(e.c_str()) << QString::fromStdString(e) << 1;
+            QTest::newRow((e + "/vpp2").c_str()) << QString::fromStdString(e) << 2;
+        }
+    }
+    void megatronFlagsAndValues() {
+        QFETCH(QString, example);
+        QFETCH(int, chunks);
+        Project p = load_example(example.toStdString());
+        p.layout.framework = "megatron";
+        p.layout.chunks = chunks;
+        if (chunks > 1) p.layout.schedule = "interleaved";
+        const std::string sub = "meg-" + example.toStdString() + std::to_string(chunks);
+        exported(p, "megatron", sub);
+        const auto flags = megatron_flags();
+        QVERIFY(flags.size() > 400);
+        const int nodes = static_cast<int>(p.cluster.nodes.size());
+        for (int k = 0; k < std::min(nodes, 2); ++k) {
+            const Launch run = run_script(dir(sub) / "train_megatron.sh", stubs_, {"NODE_RANK=" + QString::number(k)});
+            QVERIFY2(run.code == 0, run.err.c_str());
+            QCOMPARE(run.argv.at(0), std::string("torchrun"));
+            QCOMPARE(arg_value(run.argv, "--node-rank"), std::to_string(k));
+            QCOMPARE(arg_value(run.argv, "--nnodes"), std::to_string(nodes));
+            QCOMPARE(arg_value(run.argv, "--nproc-per-node"), std::to_string(p.cluster.gpus_per_node()));
+            auto script = std::find(run.argv.begin(), run.argv.end(), "pretrain_gpt.py");
+            QVERIFY(script != run.argv.end());
+            const std::vector<std::string> args(script + 1, run.argv.end());
+            for (const auto& a : args)
+                if (a.rfind("--", 0) == 0) QVERIFY2(flags.count(a), ("not a Megatron-LM flag: " + a).c_str());
+            QVERIFY(!has_arg(args, "--virtual-pipeline-model-parallel-size"));
+            const Layout& l = p.layout;
+            QCOMPARE(arg_value(args, "--tensor-model-parallel-size"), std::to_string(l.tp));
+            QCOMPARE(arg_value(args, "--pipeline-model-parallel-size"), std::to_string(l.pp));
+            QCOMPARE(arg_value(args, "--context-parallel-size"), std::to_string(l.cp));
+            QCOMPARE(arg_value(args, "--micro-batch-size"), std::to_string(p.training.micro_batch_size));
+            QCOMPARE(arg_value(args, "--global-batch-size"), std::to_string(p.training.global_batch_size));
+            QCOMPARE(arg_value(args, "--num-layers"), std::to_string(p.model.layers));
+            QCOMPARE(arg_value(args, "--hidden-size"), std::to_string(p.model.hidden));
+            QCOMPARE(arg_value(args, "--num-attention-heads"), std::to_string(p.model.heads));
+            QCOMPARE(arg_value(args, "--seq-length"), std::to_string(p.training.seq_len));
+            if (chunks > 1) QCOMPARE(arg_value(args, "--num-virtual-stages-per-pipeline-rank"), std::to_string(chunks));
+            else QVERIFY(!has_arg(args, "--num-virtual-stages-per-pipeline-rank"));
+            QCOMPARE(has_arg(args, "--sequence-parallel"), (l.sp_mode != "none" && l.tp > 1) || (l.ep > 1 && l.tp > 1));
+            QCOMPARE(has_arg(args, "--use-distributed-optimizer"), l.zero_stage == 1);
+            if (p.model.is_moe()) {
+                QCOMPARE(arg_value(args, "--expert-model-parallel-size"), std::to_string(l.ep));
+                QCOMPARE(arg_value(args, "--num-experts"), std::to_string(p.model.experts));
+            }
+            if (l.recompute != "none") QCOMPARE(arg_value(args, "--recompute-granularity"), l.recompute);
+            // All example GPUs are pre-Blackwell.
+            QCOMPARE(run.max_connections, std::string(l.tp > 1 || l.cp > 1 ? "1" : ""));
+        }
+    }
+
+    void megatronBlackwellNeedsNoMaxConnections() {
+        Project p = example("llama3.1-70b-4nodes");
+        for (auto& n : p.cluster.nodes) n.gpu = "b200";
+        if (!catalog_has_b200()) QSKIP("no b200 in the catalog");
+        const auto env = megatron_env(p);
+        QVERIFY(env.empty());
+        p.cluster.nodes[0].gpu = "h100-sxm";
+        QCOMPARE(megatron_env(p).size(), std::size_t(1));
+    }
+
+    void deepspeedValues_data() { colossalaiPluginValues_data(); }
+    void deepspeedValues() {
+        QFETCH(QString, example);
+        Project p = load_example(example.toStdString());
+        const std::string sub = "ds-" + example.toStdString();
+        exported(p, "deepspeed", sub);
+        const auto c = parse_back("json", dir(sub) / "ds_config.json");
+        const Layout& l = p.layout;
+        const int dp = world(p) / (l.tp * l.pp);
+        QCOMPARE(c["train_micro_batch_size_per_gpu"].get<int>(), p.training.micro_batch_size);
+        QCOMPARE(c["train_batch_size"].get<int>(),
+                 c["train_micro_batch_size_per_gpu"].get<int>() * c["gradient_accumulation_steps"].get<int>() * dp);
+        QCOMPARE(c["train_batch_size"].get<int>(), p.training.global_batch_size);
+        QCOMPARE(c["zero_optimization"]["stage"].get<int>(), l.zero_stage);
+        QCOMPARE(c.contains("bf16"), p.training.precision == "bf16");
+        if (l.pp > 1) QCOMPARE(c["pipeline"]["stages"].get<int>(), l.pp);
+        if (l.tp > 1) QCOMPARE(c["tensor_parallel"]["autotp_size"].get<int>(), l.tp);
+        // hostfile: `host slots=N` per node.
+        std::istringstream hf(read_file(dir(sub) / "hostfile"));
+        std::string line;
+        std::size_t i = 0;
+        while (std::getline(hf, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            const Node& n = p.cluster.nodes.at(i++);
+            QCOMPARE(line, (n.host.empty() ? n.name : n.host) + " slots=" + std::to_string(n.gpus));
+        }
+        QCOMPARE(i, p.cluster.nodes.size());
+        const Launch run = run_script(dir(sub) / "run.sh", stubs_);
+        QCOMPARE(run.argv.at(0), std::string("deepspeed"));
+        QCOMPARE(arg_value(run.argv, "--deepspeed_config"), std::string("ds_config.json"));
+        QCOMPARE(arg_value(run.argv, "--num_nodes"), std::to_string(p.cluster.nodes.size()));
+    }
+
+    void deepspeedOffload() {
+        Project p = example("gpt2-1node");
+        p.layout.tp = 1;
+        p.layout.pp = 1;
+        p.layout.zero_stage = 3;
+        p.layout.offload = "cpu";
+        p.layout.offload_fraction = 0.5;
+        p.layout.num_microbatches = 0;
+        exported(p, "deepspeed", "ds-offload");
+        const auto c = parse_back("json", dir("ds-offload") / "ds_config.json");
+        QCOMPARE(c["zero_optimization"]["offload_optimizer"]["device"].get<std::string>(), std::string("cpu"));
+        QCOMPARE(c["zero_optimization"]["offload_optimizer"]["ratio"].get<double>(), 0.5);
+        QCOMPARE(c["zero_optimization"]["offload_param"]["device"].get<std::string>(), std::string("cpu"));
+        QCOMPARE(c["train_batch_size"].get<int>(), 64);
+        QCOMPARE(c["gradient_accumulation_steps"].get<int>(), 2);   // 64 / (4 × 8)
+    }
+
+    void torchtitanValues_data() { colossalaiPluginValues_data(); }
+    void torchtitanValues() {
+        QFETCH(QString, example);
+        Project p = load_example(example.toStdString());
+        const std::string sub = "tt-" + example.toStdString();
+        exported(p, "torchtitan", sub);
+        const auto t = parse_back("toml", dir(sub) / "job.toml");
+        QVERIFY2(!t.contains("_error"), t.dump().c_str());
+        const Layout& l = p.layout;
+        const auto& par = t["parallelism"];
+        QCOMPARE(par["tensor_parallel_degree"].get<int>(), l.tp);
+        QCOMPARE(par["pipeline_parallel_degree"].get<int>(), l.pp);
+        QCOMPARE(par["context_parallel_degree"].get<int>(), l.cp);
+        QCOMPARE(par["data_parallel_shard_degree"].get<int>(), -1);
+        QCOMPARE(par["data_parallel_replicate_degree"].get<int>(), 1);
+        if (l.pp > 1) {
+            QCOMPARE(par["pipeline_parallel_schedule"].get<std::string>(), std::string("1F1B"));
+            QCOMPARE(par["pipeline_parallel_microbatch_size"].get<int>(), p.training.micro_batch_size);
+            // n_microbatches = local_batch_size / pipeline_parallel_microbatch_size
+            QCOMPARE(t["training"]["local_batch_size"].get<int>() / par["pipeline_parallel_microbatch_size"].get<int>(), l.num_microbatches);
+        }
+        if (l.ep > 1) QCOMPARE(par["expert_parallel_degree"].get<int>(), l.ep);
+        QCOMPARE(t["training"]["global_batch_size"].get<int>(), p.training.global_batch_size);
+        QCOMPARE(t["training"]["seq_len"].get<int>(), p.training.seq_len);
+        // global % (local × dp) == 0 (torchtitan's batch rule).
+        QCOMPARE(p.training.global_batch_size % (t["training"]["local_batch_size"].get<int>() * dp_of(p)), 0);
+        QCOMPARE(t["activation_checkpoint"]["mode"].get<std::string>(), l.recompute);
+        const Launch run = run_script(dir(sub) / "run.sh", stubs_, {"NODE_RANK=0"});
+        QCOMPARE(run.argv.at(0), std::string("torchrun"));
+        QCOMPARE(arg_value(run.argv, "--job.config_file"), std::string("job.toml"));
+        QCOMPARE(arg_value(run.argv, "-m"), std::string("torchtitan.train"));
+    }
+
+    void torchtitanVirtualStages() {
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.schedule = "interleaved";
+        p.layout.chunks = 2;
+        exported(p, "torchtitan", "tt-vpp");
+        const auto t = parse_back("toml", dir("tt-vpp") / "job.toml");
+        QCOMPARE(t["parallelism"]["pipeline_parallel_schedule"].get<std::string>(), std::string("Interleaved1F1B"));
+        QCOMPARE(t["parallelism"]["pipeline_parallel_layers_per_stage"].get<int>(), p.model.layers / 8);
+    }
+
+    void torchrunPerNode() {
+        Project p = example("llama3.1-70b-4nodes");
+        // Canvas order: node 2 first, GPUs reversed on it; then nodes 0, 1, 3.
+        p.cluster.rank_order.clear();
+        for (int n : {2, 0, 1, 3})
+            for (int g = 0; g < 8; ++g) p.cluster.rank_order.push_back({n, n == 2 ? 7 - g : g});
+        exported(p, "torchrun", "trun");
+        for (int k = 0; k < 4; ++k) {
+            const Launch run = run_script(dir("trun") / "launch.sh", stubs_, {"NODE_RANK=" + QString::number(k)});
+            QVERIFY2(run.code == 0, run.err.c_str());
+            QCOMPARE(arg_value(run.argv, "--nnodes"), std::string("4"));
+            QCOMPARE(arg_value(run.argv, "--node-rank"), std::to_string(k));
+            QCOMPARE(arg_value(run.argv, "--nproc-per-node"), std::string("8"));
+            QCOMPARE(arg_value(run.argv, "--rdzv-backend"), std::string("static"));
+            QCOMPARE(arg_value(run.argv, "--master-addr"), std::string("gpu-c"));   // node 2 holds rank 0
+            QCOMPARE(arg_value(run.argv, "--master-port"), std::string("29500"));
+            QCOMPARE(run.visible_devices, std::string(k == 0 ? "7,6,5,4,3,2,1,0" : ""));
+        }
+        const Launch bad = run_script(dir("trun") / "launch.sh", stubs_, {"NODE_RANK=9"});
+        QCOMPARE(bad.code, 2);
+    }
+
+    void torchrunRefusesSplitBlocks() {
+        Project p = example("gpt2-1node");
+        p.cluster.nodes.push_back(p.cluster.nodes[0]);
+        p.cluster.nodes[1].name = "node1";
+        p.cluster.nodes[1].host = "other";
+        p.layout.num_microbatches = 0;
+        for (int r = 0; r < 16; ++r) p.cluster.rank_order.push_back({r % 2, r / 2});   // alternate nodes
+        const ExportResult r = export_project(p, "torchrun");
+        QVERIFY(r.refused);
+        bool found = false;
+        for (const auto& d : r.diagnostics) found = found || d.rule == "export.launch.rank_order";
+        QVERIFY(found);
+    }
+
+    void slurmValues() {
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.framework = "megatron";
+        exported(p, "slurm", "slurm");
+        const std::string text = read_file(dir("slurm") / "job.sbatch");
+        QVERIFY(text.find("#SBATCH --nodes=4\n") != std::string::npos);
+        QVERIFY(text.find("#SBATCH --gpus-per-node=8\n") != std::string::npos);
+        QVERIFY(text.find("#SBATCH --ntasks-per-node=1\n") != std::string::npos);
+        const Launch run = run_script(dir("slurm") / "job.sbatch", stubs_,
+                                      {"SLURM_JOB_NODELIST=stub[0-3]", "STUB_NNODES=4", "STUB_NODEID=3"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        QCOMPARE(run.argv.at(0), std::string("torchrun"));
+        QCOMPARE(arg_value(run.argv, "--nnodes"), std::string("4"));
+        QCOMPARE(arg_value(run.argv, "--node-rank"), std::string("3"));
+        QCOMPARE(arg_value(run.argv, "--master-addr"), std::string("stub-head-node"));
+        QCOMPARE(arg_value(run.argv, "--tensor-model-parallel-size"), std::string("8"));
+        QCOMPARE(run.max_connections, std::string("1"));
+    }
+
+    void k8sValues_data() { colossalaiPluginValues_data(); }
+    void k8sValues() {
+        QFETCH(QString, example);
+        const Project p = load_example(example.toStdString());
+        const std::string sub = "k8s-" + example.toStdString();
+        exported(p, "k8s", sub);
+        const auto y = parse_back("yaml", dir(sub) / "pytorchjob.yaml");
+        QVERIFY2(!y.contains("_error"), y.dump().c_str());
+        QCOMPARE(y["apiVersion"].get<std::string>(), std::string("kubeflow.org/v1"));
+        QCOMPARE(y["kind"].get<std::string>(), std::string("PyTorchJob"));
+        const int nodes = static_cast<int>(p.cluster.nodes.size());
+        const auto& specs = y["spec"]["pytorchReplicaSpecs"];
+        QCOMPARE(specs["Master"]["replicas"].get<int>(), 1);
+        QCOMPARE(specs.contains("Worker"), nodes > 1);
+        if (nodes > 1) QCOMPARE(specs["Worker"]["replicas"].get<int>(), nodes - 1);
+        QCOMPARE(y["spec"]["nprocPerNode"].get<std::string>(), std::to_string(p.cluster.gpus_per_node()));
+        const auto& c = specs["Master"]["template"]["spec"]["containers"][0];
+        QCOMPARE(c["name"].get<std::string>(), std::string("pytorch"));
+        QCOMPARE(c["resources"]["limits"]["nvidia.com/gpu"].get<int>(), p.cluster.gpus_per_node());
+        const auto cmd = c["command"].get<std::vector<std::string>>();
+        QCOMPARE(cmd.at(0), std::string("torchrun"));
+        QCOMPARE(arg_value(cmd, "--nnodes"), std::to_string(nodes));
+        // The name is a DNS-1123 label.
+        const std::string name = y["metadata"]["name"].get<std::string>();
+        QVERIFY(name.size() <= 63);
+        for (char ch : name) QVERIFY(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '-');
+    }
+
+    void invalidIsRefusedUnlessForced() {
+        Project p = example("gpt2-1node");
+        p.layout.tp = 3;   // 8 GPUs are not divisible by tp × pp = 6
+        const ExportResult refused = export_project(p, "colossalai");
+        QVERIFY(refused.refused);
+        QVERIFY(refused.files.empty());
+        bool found = false;
+        for (const auto& d : refused.diagnostics) found = found || d.rule == "colossalai.world_divisible";
+        QVERIFY(found);
+
+        ExportOptions o;
+        o.force = true;
+        const ExportResult forced = export_project(p, "colossalai", o);
+        QVERIFY(!forced.refused);
+        QVERIFY(forced.files.at("plugin.py").content.rfind("# PARAPLAN WARNING", 0) == 0);
+        QVERIFY(forced.files.at("plugin.py").content.find("colossalai.world_divisible") != std::string::npos);
+        // run.sh keeps its shebang first.
+        QVERIFY(forced.files.at("run.sh").content.rfind("#!/usr/bin/env bash\n# PARAPLAN WARNING", 0) == 0);
+        // The ColossalAI hostfile has no comment syntax: the warnings go to a file of their own.
+        QVERIFY(forced.files.at("hostfile").content.find("PARAPLAN") == std::string::npos);
+        QVERIFY(forced.files.count("PARAPLAN_WARNINGS.txt"));
+        write_files(forced.files, dir("forced"));
+        for (const auto& [path, f] : forced.files) {
+            const std::string err = check_syntax(dir("forced") / path, f.syntax);
+            QVERIFY2(err.empty(), err.c_str());
+        }
+        // JSON has no comments: "_paraplan_warnings".
+        const ExportResult ds = export_project(p, "deepspeed", o);
+        const auto j = nlohmann::json::parse(ds.files.at("ds_config.json").content);
+        QVERIFY(j["_paraplan_warnings"].is_array());
+        QVERIFY(!j["_paraplan_warnings"].empty());
+    }
+
+    void unsupportedSettingsAreFindings() {
+        Project p = example("gpt2-1node");
+        p.layout.cp = 2;
+        p.layout.pp = 1;
+        p.layout.tp = 2;
+        const ExportResult r = export_project(p, "colossalai");
+        QVERIFY(r.refused);
+        bool found = false;
+        for (const auto& d : r.diagnostics) found = found || (d.rule == "export.colossalai.unsupported" && d.fields.at(0) == "/layout/cp");
+        QVERIFY(found);
+        Project q = example("gpt2-1node");
+        q.layout.schedule = "zbv";
+        q.layout.chunks = 2;
+        const ExportResult m = export_project(q, "megatron");
+        QVERIFY(m.refused);
+    }
+
+    void unknownAndPendingFormats() {
+        const Project p = example("gpt2-1node");
+        QVERIFY_THROWS_EXCEPTION(InputError, export_project(p, "nonsense"));
+        for (const char* f : {"layout-json", "trace", "pipeline-csv"})
+            if (!export_format_available(f)) QVERIFY_THROWS_EXCEPTION(InputError, export_project(p, f));
+    }
+
+    // layout-json, trace and pipeline-csv come from core/topology and core/schedule;
+    // these run once those modules are in the tree.
+    void layoutJson() {
+        QVERIFY(export_format_available("layout-json"));
+        const Project p = example("llama3.1-70b-4nodes");
+        const ExportResult r = export_project(p, "layout-json");
+        QVERIFY(!r.refused);
+        const auto j = nlohmann::json::parse(r.files.at("layout.json").content);
+        QCOMPARE(j["valid"].get<bool>(), true);
+        QCOMPARE(j["world_size"].get<int>(), 32);
+        QVERIFY(j["groups"].is_object() || j["groups"].is_array());
+        QVERIFY(!j["groups"].empty());
+    }
+
+    void traceAndCsv() {
+        QVERIFY(export_format_available("trace"));
+        const Project p = example("gpt2-1node");   // pp 2, 8 microbatches, 1F1B
+        const ExportResult t = export_project(p, "trace");
+        QVERIFY(!t.refused);
+        const auto j = nlohmann::json::parse(t.files.at("trace.json").content);
+        int compute = 0;
+        for (const auto& e : j["traceEvents"]) compute += e["ph"] == "X";
+        QCOMPARE(compute, 2 * 8 * 2);   // F and B of 8 microbatches on 2 stages
+        const ExportResult c = export_project(p, "pipeline-csv");
+        const std::string csv = c.files.at("schedule.csv").content;
+        QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')), 2);   // one row per rank
+        QVERIFY(csv.find("0F0") != std::string::npos);
+        QVERIFY(csv.find("1B7") != std::string::npos);
+    }
+
+private:
+    static bool catalog_has_b200();
+};
+
+bool TestExportFormats::catalog_has_b200() {
+    const GpuSpec* g = catalog::find_gpu("b200");
+    return g && g->arch == "blackwell";
+}
+
+QTEST_APPLESS_MAIN(TestExportFormats)
+#include "tst_export_formats.moc"
