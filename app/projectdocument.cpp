@@ -107,6 +107,7 @@ void ProjectDocument::saveAs(const QString& path) {
         emit pathChanged(path_);
     }
     undo_.setClean();
+    emit saved(path_);
 }
 
 void ProjectDocument::markModified() {

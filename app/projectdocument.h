@@ -44,6 +44,7 @@ signals:
     void changed();
     void pathChanged(const QString& path);
     void modifiedChanged(bool modified);
+    void saved(const QString& path);
 
 private:
     friend class SnapshotCommand;

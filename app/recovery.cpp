@@ -13,9 +13,11 @@ Recovery::Recovery(ProjectDocument* doc, QString dir, QObject* parent)
     : QObject(parent), doc_(doc), dir_(std::move(dir)) {
     if (dir_.isEmpty()) dir_ = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     connect(&timer_, &QTimer::timeout, this, &Recovery::writeNow);
-    // Saving (or undoing back to the saved state) makes the recovery copy obsolete.
-    connect(doc_, &ProjectDocument::modifiedChanged, this, [this](bool modified) {
-        if (!modified) discard();
+    // Saving makes the recovery copy obsolete. (Not any return to a clean state: the
+    // undo stack also reports one while it is destroyed, which is what a crash
+    // must not look like. A file left by an earlier session waits for offerRecovery().)
+    connect(doc_, &ProjectDocument::saved, this, [this] {
+        if (wrote_) discard();
     });
 }
 
@@ -29,6 +31,7 @@ void Recovery::writeNow() {
     QDir().mkpath(dir_);
     try {
         paraplan::save_project(doc_->project(), recoveryFile().toStdString());
+        wrote_ = true;
     } catch (const std::exception&) {
         return;   // best effort: never interrupt the user for a failed autosave
     }
@@ -41,6 +44,7 @@ void Recovery::writeNow() {
 }
 
 void Recovery::discard() {
+    wrote_ = false;
     QFile::remove(recoveryFile());
     QFile::remove(metaFile());
 }

@@ -40,4 +40,5 @@ private:
     ProjectDocument* doc_;
     QString dir_;
     QTimer timer_;
+    bool wrote_ = false;   // the recovery file on disk is this session's
 };
