@@ -56,20 +56,27 @@ void NodeItem::setDropHighlight(bool on) {
 }
 
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) {
-    const QPalette pal = w ? w->palette() : QApplication::palette();
+    const QPalette& pal = w ? w->palette() : QApplication::palette();
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
-    const QRectF frame = boundingRect().adjusted(0.5, 0.5, -0.5, -0.5);
     const bool sel = isSelected();
-    QColor bg = pal.color(QPalette::AlternateBase);
+    if (lod < 0.3) {
+        // Far away (thousands of GPUs on screen): flat fills only, no pens or text.
+        p->fillRect(boundingRect(), sel || dropHighlight_ ? pal.color(QPalette::Highlight) : theme::subtle(pal));
+        p->fillRect(boundingRect().adjusted(2, 2, -2, -2), pal.color(QPalette::AlternateBase));
+        for (int i = 0; i < tiles_.size(); ++i) {
+            const GpuTile& t = tiles_[i];
+            if (t.highlighted) p->fillRect(tileRect(i).adjusted(-3, -3, 3, 3), pal.color(QPalette::Highlight));
+            p->fillRect(tileRect(i), t.fill.isValid() ? t.fill : pal.color(QPalette::Button));
+        }
+        return;
+    }
+    const QRectF frame = boundingRect().adjusted(0.5, 0.5, -0.5, -0.5);
     p->setRenderHint(QPainter::Antialiasing, lod > 0.5);
     QPen framePen(sel ? pal.color(QPalette::Highlight) : theme::subtle(pal), sel || dropHighlight_ ? 2.5 : 1);
     if (dropHighlight_) framePen.setColor(pal.color(QPalette::Link));
     p->setPen(framePen);
-    p->setBrush(bg);
-    if (lod > 0.3)
-        p->drawRoundedRect(frame, 6, 6);
-    else
-        p->drawRect(frame);
+    p->setBrush(pal.color(QPalette::AlternateBase));
+    p->drawRoundedRect(frame, 6, 6);
 
     // Header: name, host and GPU type. Skipped when too small to read.
     if (lod > 0.35) {
@@ -103,10 +110,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
         QColor fill = t.fill.isValid() ? t.fill : pal.color(QPalette::Button);
         p->setPen(t.highlighted ? QPen(pal.color(QPalette::Highlight), 3) : QPen(fill.darker(130), 1));
         p->setBrush(fill);
-        if (lod > 0.3)
-            p->drawRoundedRect(r, 4, 4);
-        else
-            p->drawRect(r);
+        p->drawRoundedRect(r, 4, 4);
         if (!text) continue;
         p->setPen(theme::textOn(fill));
         p->setFont(rf);
