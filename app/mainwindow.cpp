@@ -78,6 +78,10 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     connect(canvas_, &ClusterCanvas::message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
 
     resize(1600, 1000);
+    // Default proportions (a saved window state, if any, replaces them).
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("history"))}, {340, 220},
+                Qt::Horizontal);
+    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {200}, Qt::Vertical);
     restoreWindowState();
     refreshViews();
     updateTitle();

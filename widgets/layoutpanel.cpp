@@ -57,6 +57,8 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     scroll_ = new QScrollArea(this);
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setMinimumWidth(300);
     auto* content = new QWidget(scroll_);
     groups_ = new QVBoxLayout(content);
     groups_->setContentsMargins(6, 4, 6, 6);
