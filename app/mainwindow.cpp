@@ -4,6 +4,9 @@
 #include "catalog/hf_import.h"
 #include "clustercanvas.h"
 #include "diagnosticspanel.h"
+#include "explainpanel.h"
+#include "rankgrid.h"
+#include "timelineview.h"
 #include "layoutpanel.h"
 #include "project/project.h"
 #include "projectdocument.h"
@@ -52,9 +55,22 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     history_->setEmptyLabel(tr("<opened>"));
     history_->setToolTip(tr("Every change as one step: click a step to go back to it."));
 
+    grid_ = new RankGrid(doc_, this);
+    timeline_ = new TimelineView(doc_, this);
+    explain_ = new ExplainPanel(doc_, this);
+
     addDock(QStringLiteral("layout"), tr("Layout"), layout_, Qt::LeftDockWidgetArea);
-    addDock(QStringLiteral("diagnostics"), tr("Diagnostics"), diagnostics_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("explain"), tr("Explain"), explain_, Qt::LeftDockWidgetArea);
+    addDock(QStringLiteral("grid"), tr("Rank grid"), grid_, Qt::RightDockWidgetArea);
     addDock(QStringLiteral("history"), tr("History"), history_, Qt::RightDockWidgetArea);
+    addDock(QStringLiteral("diagnostics"), tr("Diagnostics"), diagnostics_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("timeline"), tr("Pipeline timeline"), timeline_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(docks_.value(QStringLiteral("grid")), docks_.value(QStringLiteral("history")));
+    tabifyDockWidget(docks_.value(QStringLiteral("diagnostics")), docks_.value(QStringLiteral("timeline")));
+    docks_.value(QStringLiteral("grid"))->raise();
+    docks_.value(QStringLiteral("diagnostics"))->raise();
+    // The Explain panel follows focus and hover over the layout fields.
+    qApp->installEventFilter(explain_);
 
     statusSummary_ = new QLabel(this);
     statusBar()->addPermanentWidget(statusSummary_);
@@ -79,9 +95,11 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
 
     resize(1600, 1000);
     // Default proportions (a saved window state, if any, replaces them).
-    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("history"))}, {340, 220},
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))}, {340, 420},
                 Qt::Horizontal);
-    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {200}, Qt::Vertical);
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))}, {600, 260},
+                Qt::Vertical);
+    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {260}, Qt::Vertical);
     restoreWindowState();
     refreshViews();
     updateTitle();
@@ -150,7 +168,8 @@ void MainWindow::createActions() {
     // --- View -------------------------------------------------------------------------
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     int n = 1;
-    for (const QString& id : {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("history")}) {
+    for (const QString& id : {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("grid"),
+                              QStringLiteral("timeline"), QStringLiteral("explain"), QStringLiteral("history")}) {
         QAction* t = docks_.value(id)->toggleViewAction();
         t->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n++)));
         t->setToolTip(tr("Show or hide the %1 panel (%2)").arg(docks_.value(id)->windowTitle(),
@@ -187,6 +206,9 @@ void MainWindow::refreshViews() {
     layout_->refresh();
     diagnostics_->setDiagnostics(doc_->diagnostics());
     canvas_->refresh();
+    grid_->refresh();
+    timeline_->refresh();
+    explain_->refresh();
     const auto& p = doc_->project();
     int errors = 0;
     for (const auto& d : doc_->diagnostics()) errors += d.severity == paraplan::Severity::Error;

@@ -11,6 +11,9 @@ struct Project;
 
 class ClusterCanvas;
 class DiagnosticsPanel;
+class ExplainPanel;
+class RankGrid;
+class TimelineView;
 class LayoutPanel;
 class ProjectDocument;
 class QLabel;
@@ -35,6 +38,9 @@ public:
     LayoutPanel* layoutPanel() const { return layout_; }
     DiagnosticsPanel* diagnosticsPanel() const { return diagnostics_; }
     ClusterCanvas* canvas() const { return canvas_; }
+    RankGrid* rankGrid() const { return grid_; }
+    TimelineView* timeline() const { return timeline_; }
+    ExplainPanel* explainPanel() const { return explain_; }
 
     // Opens a project file. On failure shows the error (non-blocking message box,
     // objectName "openError") and keeps the current project; returns false.
@@ -73,6 +79,9 @@ private:
     LayoutPanel* layout_ = nullptr;
     DiagnosticsPanel* diagnostics_ = nullptr;
     QUndoView* history_ = nullptr;
+    RankGrid* grid_ = nullptr;
+    TimelineView* timeline_ = nullptr;
+    ExplainPanel* explain_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QLabel* statusSummary_ = nullptr;

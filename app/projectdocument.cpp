@@ -1,6 +1,7 @@
 #include "projectdocument.h"
 
 #include "rules/validate.h"
+#include "topology/build_rank_map.h"
 #include "util/input_error.h"
 
 #include <QFileInfo>
@@ -23,7 +24,7 @@ private:
 };
 
 ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
-    diagnostics_ = paraplan::validate(project_);
+    setContent(project_);
     connect(&undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
@@ -36,6 +37,7 @@ QString ProjectDocument::displayName() const {
 void ProjectDocument::setContent(const Project& p) {
     project_ = p;
     diagnostics_ = paraplan::validate(project_);
+    rankMap_ = paraplan::topology::build_rank_map(paraplan::topology::from_project(project_), &project_.cluster);
     emit changed();
 }
 

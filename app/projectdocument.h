@@ -16,6 +16,7 @@ public:
 
     const paraplan::Project& project() const override { return project_; }
     const std::vector<paraplan::Diagnostic>& diagnostics() const override { return diagnostics_; }
+    const paraplan::topology::RankMap& rankMap() const override { return rankMap_; }
     bool edit(const QString& label, const std::function<void(paraplan::Project&)>& edit,
               QString* error = nullptr) override;
     bool applyChanges(const QString& label, const std::vector<paraplan::FixChange>& changes,
@@ -52,6 +53,7 @@ private:
 
     paraplan::Project project_;
     std::vector<paraplan::Diagnostic> diagnostics_;
+    paraplan::topology::RankMap rankMap_;
     QString path_;
     QUndoStack undo_;
 };

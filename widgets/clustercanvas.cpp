@@ -8,6 +8,9 @@
 #include "theme.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QPainter>
+#include <QPainterPath>
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QGraphicsScene>
@@ -28,6 +31,47 @@
 #include <set>
 
 using paraplan::Project;
+
+// The links of the selected process group, drawn over the nodes: solid inside a
+// node, dashed and in the warning colour where a link leaves its node (those go
+// over the slower inter-node network).
+class GroupLinksItem : public QGraphicsItem {
+public:
+    struct Link {
+        QLineF line;
+        bool crossesNodes;
+    };
+    void setLinks(std::vector<Link> links) {
+        prepareGeometryChange();
+        links_ = std::move(links);
+        bounds_ = QRectF();
+        for (const auto& l : links_) bounds_ |= QRectF(l.line.p1(), l.line.p2()).normalized();
+        bounds_.adjust(-40, -40, 40, 40);
+    }
+    const std::vector<Link>& links() const { return links_; }
+    QRectF boundingRect() const override { return bounds_; }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* w) override {
+        const QPalette& pal = w ? w->palette() : QApplication::palette();
+        p->setRenderHint(QPainter::Antialiasing);
+        for (const auto& l : links_) {
+            QPen pen(l.crossesNodes ? theme::errorColor(pal) : pal.color(QPalette::Highlight), l.crossesNodes ? 2.5 : 2);
+            pen.setCosmetic(true);
+            if (l.crossesNodes) pen.setStyle(Qt::DashLine);
+            p->setPen(pen);
+            // A gentle arc so links between tiles of one row stay visible.
+            QPainterPath path(l.line.p1());
+            const QPointF mid = (l.line.p1() + l.line.p2()) / 2;
+            const QPointF normal(-(l.line.dy()), l.line.dx());
+            const double len = std::max(1.0, l.line.length());
+            path.quadTo(mid + normal / len * std::min(40.0, len * 0.2), l.line.p2());
+            p->drawPath(path);
+        }
+    }
+
+private:
+    std::vector<Link> links_;
+    QRectF bounds_;
+};
 
 namespace {
 QJsonObject payload(const QMimeData* m, const QString& fmt) { return QJsonDocument::fromJson(m->data(fmt)).object(); }
@@ -170,10 +214,12 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     colourBy_ = new QComboBox(bar);
     colourBy_->setObjectName(QStringLiteral("colourBy"));
     colourBy_->setToolTip(tr("Colour each GPU tile by the group it belongs to along this axis."));
-    colourBy_->addItem(tr("node"), QStringLiteral("node"));
-    colourBy_->addItem(tr("GPU type"), QStringLiteral("gpu"));
     bar->addWidget(colourBy_);
-    connect(colourBy_, &QComboBox::currentIndexChanged, this, [this] { refresh(); });
+    connect(colourBy_, &QComboBox::activated, this, [this] {
+        preferredAxis_ = colourBy_->currentData().toString();
+        clearGroupSelection();
+        refresh();
+    });
     bar->addSeparator();
 
     auto mk = [this, bar](const QString& text, const QKeySequence& key, const QString& tip) {
@@ -200,6 +246,9 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     palette_->setMinimumWidth(150);
     scene_ = new QGraphicsScene(this);
     scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    links_ = new GroupLinksItem;
+    links_->setZValue(10);
+    scene_->addItem(links_);
     view_ = new CanvasView(scene_, split);
     split->addWidget(palette_);
     split->addWidget(view_);
@@ -358,6 +407,113 @@ bool ClusterCanvas::setHost(int node, const QString& host) {
                [node, h = host.trimmed().toStdString()](Project& p) { p.cluster.nodes[static_cast<std::size_t>(node)].host = h; });
 }
 
+void ClusterCanvas::updateAxes() {
+    const auto& m = editor_->rankMap();
+    const QString keep = preferredAxis_;
+    const QSignalBlocker block(colourBy_);
+    colourBy_->clear();
+    if (m.valid()) {
+        // Group kinds first (the framework's process groups), then the other coordinates.
+        for (const auto& [kind, set] : m.groups)
+            colourBy_->addItem(tr("%1 group").arg(QString::fromStdString(kind)), QString::fromStdString(kind));
+        for (const auto& c : m.coord_names)
+            if (!m.has_group(c)) colourBy_->addItem(QString::fromStdString(c), QString::fromStdString(c));
+    }
+    colourBy_->addItem(tr("node"), QStringLiteral("node"));
+    colourBy_->addItem(tr("GPU type"), QStringLiteral("gpu"));
+    const int i = colourBy_->findData(keep);
+    colourBy_->setCurrentIndex(i >= 0 ? i : std::max(0, colourBy_->findData(QStringLiteral("node"))));
+}
+
+void ClusterCanvas::setColourAxis(const QString& axis) {
+    preferredAxis_ = axis;
+    clearGroupSelection();
+    refresh();
+}
+
+QString ClusterCanvas::colourAxis() const { return colourBy_->currentData().toString(); }
+
+QString ClusterCanvas::groupKind() const {
+    const auto& m = editor_->rankMap();
+    const std::string axis = colourAxis().toStdString();
+    if (m.has_group(axis)) return colourAxis();
+    return m.has_group("tp") ? QStringLiteral("tp") : QString();
+}
+
+int ClusterCanvas::rankAt(int node, int local) const {
+    if (node < 0 || node >= static_cast<int>(nodes_.size())) return -1;
+    const auto& tiles = nodes_[static_cast<std::size_t>(node)]->tiles();
+    return local >= 0 && local < tiles.size() ? tiles[local].rank : -1;
+}
+
+void ClusterCanvas::selectGroupOf(int rank) {
+    groupRank_ = rank;
+    refresh();
+}
+
+void ClusterCanvas::clearGroupSelection() {
+    groupRank_ = -1;
+    groupMembers_.clear();
+}
+
+int ClusterCanvas::crossingLinks() const {
+    int n = 0;
+    for (const auto& l : links_->links()) n += l.crossesNodes;
+    return n;
+}
+
+void ClusterCanvas::updateLinks() {
+    const auto& m = editor_->rankMap();
+    groupMembers_.clear();
+    std::vector<GroupLinksItem::Link> links;
+    const QString kind = groupKind();
+    if (groupRank_ >= 0 && m.valid() && groupRank_ < m.world_size && !kind.isEmpty()) {
+        const auto members = m.group_of(kind.toStdString(), groupRank_);
+        groupMembers_.assign(members.begin(), members.end());
+        // Tile centres of the members, in group order: a ring as collectives run it.
+        std::vector<QPointF> centre(groupMembers_.size());
+        std::vector<int> nodeOf(groupMembers_.size(), -1);
+        for (std::size_t i = 0; i < groupMembers_.size(); ++i) {
+            const auto& s = m.placement[static_cast<std::size_t>(groupMembers_[i])];
+            if (s.node < 0 || s.node >= static_cast<int>(nodes_.size())) continue;
+            NodeItem* n = nodes_[static_cast<std::size_t>(s.node)];
+            centre[i] = n->mapToScene(n->tileRect(s.local_rank).center());
+            nodeOf[i] = s.node;
+        }
+        const std::size_t k = groupMembers_.size();
+        for (std::size_t i = 0; k > 1 && i < k; ++i) {
+            const std::size_t j = (i + 1) % k;
+            if (j == 0 && k == 2) break;   // two members: one link
+            links.push_back({QLineF(centre[i], centre[j]), nodeOf[i] != nodeOf[j]});
+        }
+        const auto span = m.group_span(kind.toStdString(), m.group_set(kind.toStdString())->group_index[static_cast<std::size_t>(groupRank_)]);
+        QStringList ranks;
+        for (std::size_t i = 0; i < groupMembers_.size() && i < 16; ++i) ranks << QString::number(groupMembers_[i]);
+        if (groupMembers_.size() > 16) ranks << QStringLiteral("…");
+        info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4 node(s)%5")
+                           .arg(kind)
+                           .arg(groupRank_)
+                           .arg(ranks.join(QStringLiteral(", ")))
+                           .arg(span.nodes_spanned)
+                           .arg(span.crosses_nodes ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
+                                                         .arg(theme::errorColor(palette()).name())
+                                                   : QString()));
+    }
+    links_->setLinks(std::move(links));
+    std::vector<char> hi(static_cast<std::size_t>(std::max(0, m.world_size)), 0);
+    for (int r : groupMembers_) hi[static_cast<std::size_t>(r)] = 1;
+    for (NodeItem* n : nodes_) {
+        QVector<GpuTile> tiles = n->tiles();
+        bool changed = false;
+        for (auto& t : tiles) {
+            const bool h = t.rank >= 0 && t.rank < static_cast<int>(hi.size()) && hi[static_cast<std::size_t>(t.rank)];
+            changed = changed || h != t.highlighted;
+            t.highlighted = h;
+        }
+        if (changed) n->setTiles(std::move(tiles));
+    }
+}
+
 bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {
     if (mime->hasFormat(clustermime::kNodeTemplate)) {
         const QJsonObject o = payload(mime, clustermime::kNodeTemplate);
@@ -388,7 +544,18 @@ void ClusterCanvas::refresh() {
             s.local_rank < nodes[static_cast<std::size_t>(s.node)].gpus)
             rankOf[static_cast<std::size_t>(s.node)][static_cast<std::size_t>(s.local_rank)] = static_cast<int>(r);
     }
+    updateAxes();
     const QString axis = colourBy_->currentData().toString();
+    const auto& m = editor_->rankMap();
+    const bool mapOk = m.valid() && m.world_size == p.world_size();
+    const auto* axisGroups = mapOk ? m.group_set(axis.toStdString()) : nullptr;
+    const int axisCoord = mapOk ? m.coord_index(axis.toStdString()) : -1;
+    // Tile captions: the mesh coordinates along axes larger than 1 (at most three).
+    std::vector<std::pair<QString, int>> captionAxes;
+    if (mapOk)
+        for (const auto& a : m.axes)
+            if (a.size > 1 && captionAxes.size() < 3)
+                captionAxes.push_back({QString::fromStdString(a.name), m.coord_index(a.name)});
     std::vector<std::string> gpuTypes;
     const QPalette pal = palette();
 
@@ -415,8 +582,18 @@ void ClusterCanvas::refresh() {
         for (int g = 0; g < node.gpus; ++g) {
             GpuTile& t = tiles[g];
             t.rank = rankOf[n][static_cast<std::size_t>(g)];
-            const int group = axis == QLatin1String("gpu") ? typeIndex : static_cast<int>(n);
-            t.fill = theme::groupColor(group, pal);
+            int group = static_cast<int>(n);
+            if (axis == QLatin1String("gpu"))
+                group = typeIndex;
+            else if (axisGroups && t.rank >= 0)
+                group = axisGroups->group_index[static_cast<std::size_t>(t.rank)];
+            else if (axisCoord >= 0 && t.rank >= 0)
+                group = m.coords(t.rank)[static_cast<std::size_t>(axisCoord)];
+            t.fill = group < 0 ? pal.color(QPalette::Button) : theme::groupColor(group, pal);
+            if (t.rank >= 0)
+                for (const auto& [name, idx] : captionAxes)
+                    t.coords += (t.coords.isEmpty() ? QString() : QStringLiteral(" ")) + name +
+                                QString::number(m.coords(t.rank)[static_cast<std::size_t>(idx)]);
         }
         const paraplan::GpuSpec* spec = paraplan::catalog::find_gpu(node.gpu);
         const QString host = QString::fromStdString(node.host.empty() ? node.name : node.host);
@@ -425,10 +602,17 @@ void ClusterCanvas::refresh() {
                                                                        : QString::fromStdString(node.gpu)),
                               std::move(tiles));
     }
+    for (NodeItem* item : nodes_)
+        item->onTileClicked = [this](int node, int local) {
+            const int r = rankAt(node, local);
+            if (r >= 0) selectGroupOf(r);
+        };
     layoutNodes();
     info_->setText(tr("%1 nodes · %2 GPUs · drag from the palette to add; Delete removes the selection")
                        .arg(nodes.size())
                        .arg(p.world_size()));
+    if (groupRank_ >= p.world_size()) clearGroupSelection();
+    updateLinks();
     if (fitPending_) zoomToFit();
 }
 
@@ -465,7 +649,25 @@ void ClusterCanvas::showTileTip(NodeItem* node, int local, const QPoint& globalP
     if (local >= 0 && local < node->tiles().size()) {
         const GpuTile& t = node->tiles()[local];
         text += tr("<br>GPU %1 · global rank <b>%2</b>").arg(local).arg(t.rank);
-        if (!t.coords.isEmpty()) text += QStringLiteral("<br>") + t.coords.toHtmlEscaped();
+        const auto& m = editor_->rankMap();
+        if (t.rank >= 0 && m.valid() && t.rank < m.world_size) {
+            QStringList coords;
+            for (std::size_t i = 0; i < m.coord_names.size(); ++i)
+                coords << QStringLiteral("%1=%2").arg(QString::fromStdString(m.coord_names[i])).arg(m.coords(t.rank)[i]);
+            text += QStringLiteral("<br>") + coords.join(QStringLiteral(" "));
+            for (const auto& [kind, set] : m.groups) {
+                const auto members = m.group_of(kind, t.rank);
+                if (members.empty()) continue;
+                QStringList ms;
+                for (std::size_t i = 0; i < members.size() && i < 12; ++i) ms << QString::number(members[i]);
+                if (members.size() > 12) ms << QStringLiteral("…");
+                const auto span = m.group_span(kind, set.group_index[static_cast<std::size_t>(t.rank)]);
+                text += tr("<br>%1 group: [%2]%3")
+                            .arg(QString::fromStdString(kind), ms.join(QStringLiteral(", ")),
+                                 span.crosses_nodes ? tr(" · crosses nodes") : QString());
+            }
+        }
+        text += tr("<br><i>Click to highlight its %1 group.</i>").arg(groupKind());
     }
     QToolTip::showText(globalPos, text, view_);
 }

@@ -15,6 +15,7 @@ struct Project;
 
 class ProjectEditor;
 class ClusterPalette;
+class GroupLinksItem;
 class NodeItem;
 class QAction;
 class QComboBox;
@@ -74,6 +75,15 @@ public:
     // Handles a drop of palette or canvas data onto `target` (nullptr: empty space).
     bool handleDrop(const QMimeData* mime, NodeItem* target);
 
+    // Colour tiles by a group kind or coordinate of the rank map ("node", "gpu", "tp", ...).
+    void setColourAxis(const QString& axis);
+    QString colourAxis() const;
+    // Highlights the group (of the colour axis, or tp) that holds `rank`, and draws its links.
+    void selectGroupOf(int rank);
+    void clearGroupSelection();
+    const std::vector<int>& selectedGroup() const { return groupMembers_; }
+    int crossingLinks() const;   // links of the selected group that leave a node
+
 public slots:
     void zoomToFit();
 
@@ -84,6 +94,10 @@ private:
     bool run(const QString& label, const std::function<void(paraplan::Project&)>& fn);
     void layoutNodes();
     void showTileTip(NodeItem* node, int local, const QPoint& globalPos);
+    void updateAxes();
+    void updateLinks();
+    QString groupKind() const;
+    int rankAt(int node, int local) const;
 
     ProjectEditor* editor_;
     ClusterPalette* palette_;
@@ -94,4 +108,8 @@ private:
     std::vector<NodeItem*> nodes_;
     QAction *delete_, *duplicate_, *rename_, *host_, *fit_, *zoomIn_, *zoomOut_;
     bool fitPending_ = true;
+    QString preferredAxis_ = QStringLiteral("tp");   // the user's choice, kept across edits
+    GroupLinksItem* links_ = nullptr;
+    int groupRank_ = -1;                 // rank whose group is selected (-1: none)
+    std::vector<int> groupMembers_;
 };

@@ -53,7 +53,7 @@ ClusterPalette::ClusterPalette(QWidget* parent) : QListWidget(parent) {
     section(tr("Node templates"));
     for (const auto& g : paraplan::catalog::gpus()) {
         for (int n : {8, 4}) {
-            auto* it = new QListWidgetItem(tr("%1 × %2").arg(n).arg(QString::fromStdString(g.name)), this);
+            auto* it = new QListWidgetItem(tr("%1 × %2").arg(n).arg(QString::fromStdString(g.id)), this);
             it->setIcon(chipIcon(n, QColor(0x00, 0x72, 0xB2)));
             it->setData(kMimeRole, clustermime::kNodeTemplate);
             it->setData(kPayloadRole, QJsonDocument(QJsonObject{{QStringLiteral("gpu"), QString::fromStdString(g.id)},
@@ -68,7 +68,7 @@ ClusterPalette::ClusterPalette(QWidget* parent) : QListWidget(parent) {
     }
     section(tr("GPUs"));
     for (const auto& g : paraplan::catalog::gpus()) {
-        auto* it = new QListWidgetItem(QString::fromStdString(g.name), this);
+        auto* it = new QListWidgetItem(QString::fromStdString(g.id), this);
         it->setIcon(chipIcon(1, QColor(0x00, 0x9E, 0x73)));
         it->setData(kMimeRole, clustermime::kGpuType);
         it->setData(kPayloadRole,

@@ -47,6 +47,9 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : QWidget(parent) {
 
 void DiagnosticsPanel::setDiagnostics(const std::vector<paraplan::Diagnostic>& ds) {
     ds_ = ds;
+    // Item widgets would only be deleted later; remove the old Fix buttons now so
+    // that nothing can click a fix of a finding that is gone.
+    for (QToolButton* b : tree_->findChildren<QToolButton*>(QStringLiteral("fixButton"))) delete b;
     tree_->clear();
     int errors = 0, warnings = 0, infos = 0;
     QStyle* st = style();

@@ -2,6 +2,7 @@
 
 #include "catalog/catalog.h"
 #include "projecteditor.h"
+#include "schedule/generate.h"
 #include "theme.h"
 
 #include <QCheckBox>
@@ -118,9 +119,11 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                     "gradients are averaged every step. Derived: the world size divided by the model-parallel sizes "
                     "(as the framework computes it)."),
                  [this, dp] {
-                     const Project& p = editor_->project();
-                     dp->setText(p.layout.dp > 0 ? QString::number(p.layout.dp)
-                                                 : tr("derived · %1 GPUs").arg(p.world_size()));
+                     // The size the framework derives, read from its rank map.
+                     const auto& m = editor_->rankMap();
+                     const auto* g = m.valid() ? m.group_set("dp") : nullptr;
+                     dp->setText(g ? tr("%1  (derived by %2)").arg(g->group_size).arg(QString::fromStdString(m.framework))
+                                   : tr("— (no valid rank map)"));
                  });
     }
     addInt(par, QStringLiteral("/layout/zero_stage"), tr("ZeRO stage"), QStringLiteral("zero_stage"), 0, 3,
@@ -131,7 +134,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     // --- Pipeline --------------------------------------------------------------------
     auto* pipe = addGroup(tr("Pipeline"));
     addChoice(pipe, QStringLiteral("/layout/schedule"), tr("Schedule"), QStringLiteral("schedule"),
-              {"1f1b", "interleaved", "gpipe", "zbv", "zb-h1"},
+              paraplan::schedule::schedule_names(),
               tr("The order in which stages run forward (F) and backward (B, W) passes of the microbatches. gpipe: "
                  "all forwards then all backwards; 1f1b: one forward, one backward once the pipe is full (less "
                  "memory); interleaved: several model chunks per stage (smaller bubble); zero-bubble schedules "

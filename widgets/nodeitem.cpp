@@ -129,6 +129,13 @@ void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
     QGraphicsItem::mousePressEvent(e);
 }
 
+void NodeItem::mouseReleaseEvent(QGraphicsSceneMouseEvent* e) {
+    const int tile = pressedTile_;
+    pressedTile_ = -1;
+    QGraphicsItem::mouseReleaseEvent(e);
+    if (tile >= 0 && tile == tileAt(e->pos()) && onTileClicked) onTileClicked(index_, tile);
+}
+
 void NodeItem::mouseMoveEvent(QGraphicsSceneMouseEvent* e) {
     if (pressedTile_ < 0 || !(e->buttons() & Qt::LeftButton) ||
         (e->screenPos() - pressPos_).manhattanLength() < QApplication::startDragDistance()) {

@@ -7,6 +7,8 @@
 #include <QString>
 #include <QVector>
 
+#include <functional>
+
 struct GpuTile {
     int rank = -1;            // global rank, -1 when unplaced
     QColor fill;
@@ -26,8 +28,14 @@ public:
     const QVector<GpuTile>& tiles() const { return tiles_; }
     int tileAt(const QPointF& itemPos) const;   // -1 if none
     QRectF tileRect(int local) const;
+    void setTiles(QVector<GpuTile> tiles) {
+        tiles_ = std::move(tiles);
+        update();
+    }
     void setDropHighlight(bool on);
     static QSizeF sizeFor(int gpus);
+    // Called with (node index, GPU index) when a tile is clicked without dragging.
+    std::function<void(int, int)> onTileClicked;
 
     QRectF boundingRect() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
@@ -37,6 +45,7 @@ public:
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* e) override;
     void mouseMoveEvent(QGraphicsSceneMouseEvent* e) override;
+    void mouseReleaseEvent(QGraphicsSceneMouseEvent* e) override;
 
 private:
     int index_;

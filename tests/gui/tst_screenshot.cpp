@@ -32,7 +32,7 @@ private slots:
     void views_data() {
         QTest::addColumn<QString>("view");
         QTest::addColumn<QString>("example");
-        for (const char* v : {"canvas", "layout", "diagnostics", "history"})
+        for (const char* v : {"canvas", "layout", "diagnostics", "grid", "timeline", "explain", "history"})
             QTest::newRow(v) << QString::fromLatin1(v) << QStringLiteral("llama3.1-70b-4nodes");
         QTest::newRow("canvas-1024") << QStringLiteral("canvas") << QStringLiteral("llama3.1-405b-128nodes");
     }
@@ -44,12 +44,12 @@ private slots:
         p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         p.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--screenshot"), out, QStringLiteral("--view"), view,
                                                QStringLiteral("--example"), example, QStringLiteral("--size"),
-                                               QStringLiteral("1280x800")});
+                                               QStringLiteral("1600x1000")});
         QVERIFY(p.waitForFinished(120'000));
         QCOMPARE(p.exitCode(), 0);
         const QImage img(out);
         QVERIFY(!img.isNull());
-        QCOMPARE(img.size(), QSize(1280, 800));
+        QCOMPARE(img.size(), QSize(1600, 1000));
         QVERIFY2(variance(img) > 100, qPrintable(QString::number(variance(img))));
     }
 
