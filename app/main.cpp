@@ -1,4 +1,5 @@
 // paraplan: the desktop topology designer.
+#include "clustercanvas.h"
 #include "mainwindow.h"
 #include "project/project.h"
 #include "util/input_error.h"
@@ -14,6 +15,7 @@
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
+    QApplication::setStyle(QStringLiteral("Fusion"));   // consistent look; follows the system palette
     QApplication::setApplicationName(QStringLiteral("paraplan"));
     QApplication::setOrganizationName(QStringLiteral("Paraplan"));
     QApplication::setApplicationVersion(QStringLiteral(PARAPLAN_VERSION));
@@ -31,7 +33,11 @@ int main(int argc, char** argv) {
                                QStringLiteral("WxH"), QStringLiteral("1600x1000"));
     QCommandLineOption exampleOpt(QStringLiteral("example"), QStringLiteral("Open a built-in example project."),
                                   QStringLiteral("name"));
-    parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt});
+    QCommandLineOption viewOpt(QStringLiteral("view"),
+                               QStringLiteral("With --screenshot: bring this view to the front (canvas, grid, timeline, "
+                                              "memory, diagnostics, planner, layout, history)."),
+                               QStringLiteral("name"));
+    parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
     parser.process(app);
 
@@ -61,8 +67,15 @@ int main(int argc, char** argv) {
             h = qBound(240, wh[1].toInt(), 8000);
         }
         window.resize(w, h);
+        if (parser.isSet(viewOpt) && !window.raiseView(parser.value(viewOpt))) {
+            std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
+                         qPrintable(window.viewNames().join(QStringLiteral(", "))));
+            return 2;
+        }
         window.setAttribute(Qt::WA_DontShowOnScreen);
         window.show();
+        QApplication::processEvents();
+        window.canvas()->zoomToFit();   // fit to the final size
         QApplication::processEvents();
         const QImage img = window.grab().toImage();
         if (!img.save(parser.value(screenshot))) {
@@ -72,5 +85,6 @@ int main(int argc, char** argv) {
         return 0;
     }
     window.show();
+    window.offerRecovery();
     return app.exec();
 }

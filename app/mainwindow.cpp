@@ -1,43 +1,405 @@
 #include "mainwindow.h"
 
+#include "appsettings.h"
+#include "catalog/hf_import.h"
+#include "clustercanvas.h"
+#include "diagnosticspanel.h"
+#include "explainpanel.h"
+#include "rankgrid.h"
+#include "timelineview.h"
+#include "layoutpanel.h"
 #include "project/project.h"
+#include "projectdocument.h"
+#include "recovery.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QVBoxLayout>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QUndoView>
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), project_(std::make_unique<paraplan::Project>()) {
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    summary_ = new QLabel(central);
-    summary_->setAlignment(Qt::AlignCenter);
-    summary_->setWordWrap(true);
-    layout->addWidget(summary_);
-    setCentralWidget(central);
+namespace {
+const QString kFileFilter = QObject::tr("Paraplan projects (*.paraplan.json *.json);;All files (*)");
+
+QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& key, const QString& tip) {
+    auto* a = new QAction(text, parent);
+    a->setShortcut(key);
+    QString t = tip;
+    if (!key.isEmpty()) t += QStringLiteral(" (%1)").arg(key.toString(QKeySequence::NativeText));
+    a->setToolTip(t);
+    a->setStatusTip(tip);
+    return a;
+}
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
+    : QMainWindow(parent), doc_(new ProjectDocument(this)), recovery_(new Recovery(doc_, recoveryDir, this)) {
+    setObjectName(QStringLiteral("MainWindow"));
+    setDockOptions(AnimatedDocks | AllowNestedDocks | AllowTabbedDocks);
+    setDocumentMode(false);
+
+    canvas_ = new ClusterCanvas(doc_, this);
+    setCentralWidget(canvas_);
+    layout_ = new LayoutPanel(doc_, this);
+    diagnostics_ = new DiagnosticsPanel(this);
+    history_ = new QUndoView(doc_->undoStack(), this);
+    history_->setEmptyLabel(tr("<opened>"));
+    history_->setToolTip(tr("Every change as one step: click a step to go back to it."));
+
+    grid_ = new RankGrid(doc_, this);
+    timeline_ = new TimelineView(doc_, this);
+    explain_ = new ExplainPanel(doc_, this);
+
+    addDock(QStringLiteral("layout"), tr("Layout"), layout_, Qt::LeftDockWidgetArea);
+    addDock(QStringLiteral("explain"), tr("Explain"), explain_, Qt::LeftDockWidgetArea);
+    addDock(QStringLiteral("grid"), tr("Rank grid"), grid_, Qt::RightDockWidgetArea);
+    addDock(QStringLiteral("history"), tr("History"), history_, Qt::RightDockWidgetArea);
+    addDock(QStringLiteral("diagnostics"), tr("Diagnostics"), diagnostics_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("timeline"), tr("Pipeline timeline"), timeline_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(docks_.value(QStringLiteral("grid")), docks_.value(QStringLiteral("history")));
+    tabifyDockWidget(docks_.value(QStringLiteral("diagnostics")), docks_.value(QStringLiteral("timeline")));
+    docks_.value(QStringLiteral("grid"))->raise();
+    docks_.value(QStringLiteral("diagnostics"))->raise();
+    // The Explain panel follows focus and hover over the layout fields.
+    qApp->installEventFilter(explain_);
+
+    statusSummary_ = new QLabel(this);
+    statusBar()->addPermanentWidget(statusSummary_);
+
+    createActions();
+
+    connect(doc_, &ProjectDocument::changed, this, &MainWindow::refreshViews);
+    connect(doc_, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
+    connect(diagnostics_, &DiagnosticsPanel::fieldsActivated, this, [this](const QStringList& fields) {
+        docks_.value(QStringLiteral("layout"))->raise();
+        for (const QString& f : fields)
+            if (layout_->focusField(f)) break;
+    });
+    connect(diagnostics_, &DiagnosticsPanel::fixRequested, this, [this](const paraplan::Fix& fix) {
+        QString err;
+        if (!doc_->applyChanges(tr("Apply fix: %1").arg(QString::fromStdString(fix.label)), fix.changes, &err))
+            showError(tr("Cannot apply fix"), err);
+    });
+    connect(layout_, &LayoutPanel::editFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(canvas_, &ClusterCanvas::message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
+
     resize(1600, 1000);
+    // Default proportions (a saved window state, if any, replaces them).
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))}, {340, 420},
+                Qt::Horizontal);
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))}, {600, 260},
+                Qt::Vertical);
+    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {260}, Qt::Vertical);
+    restoreWindowState();
+    refreshViews();
     updateTitle();
+    recovery_->start();
 }
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::setProject(const paraplan::Project& project, const QString& path) {
-    *project_ = project;
-    path_ = path;
-    const auto& p = *project_;
-    summary_->setText(QStringLiteral("<h2>%1</h2><p>%2 GPUs on %3 nodes · model %4 · %5 tp=%6 pp=%7</p>")
-                          .arg(QString::fromStdString(p.name).toHtmlEscaped())
-                          .arg(p.world_size())
-                          .arg(p.cluster.nodes.size())
-                          .arg(QString::fromStdString(p.model.name.empty() ? p.model.family : p.model.name))
-                          .arg(QString::fromStdString(p.layout.framework))
-                          .arg(p.layout.tp)
-                          .arg(p.layout.pp));
-    updateTitle();
+QDockWidget* MainWindow::addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(id + QStringLiteral("Dock"));   // restoreState matches docks by objectName
+    dock->setWidget(w);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                      QDockWidget::DockWidgetClosable);
+    addDockWidget(area, dock);
+    docks_.insert(id, dock);
+    return dock;
 }
 
-const paraplan::Project& MainWindow::project() const { return *project_; }
+void MainWindow::createActions() {
+    QStyle* st = style();
+    // --- File -------------------------------------------------------------------------
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    auto* newA = makeAction(this, tr("&New"), QKeySequence::New, tr("Start a new project from the default example"));
+    newA->setIcon(st->standardIcon(QStyle::SP_FileIcon));
+    connect(newA, &QAction::triggered, this, &MainWindow::newProject);
+    auto* openA = makeAction(this, tr("&Open…"), QKeySequence::Open, tr("Open a project file"));
+    openA->setIcon(st->standardIcon(QStyle::SP_DialogOpenButton));
+    connect(openA, &QAction::triggered, this, &MainWindow::openDialog);
+    recentMenu_ = new QMenu(tr("Open &Recent"), this);
+    recentMenu_->setToolTipsVisible(true);
+    auto* saveA = makeAction(this, tr("&Save"), QKeySequence::Save, tr("Save the project"));
+    saveA->setIcon(st->standardIcon(QStyle::SP_DialogSaveButton));
+    connect(saveA, &QAction::triggered, this, &MainWindow::save);
+    auto* saveAsA = makeAction(this, tr("Save &As…"), QKeySequence::SaveAs, tr("Save the project under a new name"));
+    connect(saveAsA, &QAction::triggered, this, &MainWindow::saveAsDialog);
+    auto* importA = makeAction(this, tr("&Import Hugging Face config.json…"), QKeySequence(Qt::CTRL | Qt::Key_I),
+                               tr("Use the model described by a Hugging Face config.json"));
+    connect(importA, &QAction::triggered, this, &MainWindow::importHfDialog);
+    auto* quitA = makeAction(this, tr("&Quit"), QKeySequence::Quit, tr("Quit Paraplan"));
+    connect(quitA, &QAction::triggered, this, &QWidget::close);
+    file->addActions({newA, openA});
+    file->addMenu(recentMenu_);
+    file->addSeparator();
+    file->addActions({saveA, saveAsA});
+    file->addSeparator();
+    file->addAction(importA);
+    file->addSeparator();
+    file->addAction(quitA);
+    updateRecentMenu();
+
+    // --- Edit -------------------------------------------------------------------------
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    undo->setToolTip(tr("Undo the last change (%1)").arg(QKeySequence(QKeySequence::Undo).toString(QKeySequence::NativeText)));
+    undo->setIcon(st->standardIcon(QStyle::SP_ArrowBack));
+    QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
+    redo->setToolTip(tr("Redo the undone change (%1)").arg(QKeySequence(QKeySequence::Redo).toString(QKeySequence::NativeText)));
+    redo->setIcon(st->standardIcon(QStyle::SP_ArrowForward));
+    edit->addActions({undo, redo});
+    edit->addSeparator();
+    edit->addActions(canvas_->editActions());
+
+    // --- View -------------------------------------------------------------------------
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    int n = 1;
+    for (const QString& id : {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("grid"),
+                              QStringLiteral("timeline"), QStringLiteral("explain"), QStringLiteral("history")}) {
+        QAction* t = docks_.value(id)->toggleViewAction();
+        t->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n++)));
+        t->setToolTip(tr("Show or hide the %1 panel (%2)").arg(docks_.value(id)->windowTitle(),
+                                                               t->shortcut().toString(QKeySequence::NativeText)));
+        viewMenu_->addAction(t);
+    }
+
+    // --- Help -------------------------------------------------------------------------
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    auto* about = makeAction(this, tr("&About Paraplan"), QKeySequence(Qt::Key_F1), tr("About this program"));
+    connect(about, &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About Paraplan"),
+                           tr("<h3>Paraplan %1</h3><p>A topology designer for distributed training: lay out "
+                              "tensor, pipeline, sequence, context, expert and data parallelism over your GPUs "
+                              "and see what the framework will do with it.</p>")
+                               .arg(QApplication::applicationVersion()));
+    });
+    help->addAction(about);
+
+    // --- Tool bar ---------------------------------------------------------------------
+    QToolBar* tb = addToolBar(tr("Main"));
+    tb->setObjectName(QStringLiteral("mainToolBar"));
+    tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    tb->addActions({newA, openA, saveA});
+    tb->addSeparator();
+    tb->addActions({undo, redo});
+}
+
+void MainWindow::setProject(const paraplan::Project& project, const QString& path) { doc_->reset(project, path); }
+
+const paraplan::Project& MainWindow::project() const { return doc_->project(); }
+
+void MainWindow::refreshViews() {
+    layout_->refresh();
+    diagnostics_->setDiagnostics(doc_->diagnostics());
+    canvas_->refresh();
+    grid_->refresh();
+    timeline_->refresh();
+    explain_->refresh();
+    const auto& p = doc_->project();
+    int errors = 0;
+    for (const auto& d : doc_->diagnostics()) errors += d.severity == paraplan::Severity::Error;
+    statusSummary_->setText(tr("%1 GPUs · %2 nodes · %3")
+                                .arg(p.world_size())
+                                .arg(p.cluster.nodes.size())
+                                .arg(errors ? tr("%n error(s)", nullptr, errors) : tr("valid layout")));
+    if (auto* d = docks_.value(QStringLiteral("diagnostics")))
+        d->setWindowTitle(errors ? tr("Diagnostics (%1)").arg(errors) : tr("Diagnostics"));
+}
 
 void MainWindow::updateTitle() {
-    const QString file = path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
-    setWindowTitle(QStringLiteral("%1[*] — Paraplan").arg(file));
+    setWindowTitle(QStringLiteral("%1[*] — Paraplan").arg(doc_->displayName()));
+    setWindowModified(doc_->isModified());
+}
+
+void MainWindow::showError(const QString& title, const QString& text) {
+    lastError_ = text;
+    statusBar()->showMessage(text, 10000);
+    // Non-blocking, so scripted use and tests never hang on it.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("openError"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
+}
+
+bool MainWindow::openFile(const QString& path) {
+    try {
+        doc_->open(path);
+    } catch (const std::exception& e) {
+        showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()),
+                  tr("%1\n\n%2\n\nThe current project is unchanged.").arg(path, QString::fromStdString(e.what())));
+        return false;
+    }
+    AppSettings::addRecentFile(path);
+    updateRecentMenu();
+    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::saveFile(const QString& path) {
+    try {
+        doc_->saveAs(path);
+    } catch (const std::exception& e) {
+        showError(tr("Cannot save"), QString::fromStdString(e.what()));
+        return false;
+    }
+    AppSettings::addRecentFile(path);
+    updateRecentMenu();
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    return true;
+}
+
+void MainWindow::updateRecentMenu() {
+    recentMenu_->clear();
+    const QStringList files = AppSettings::recentFiles();
+    int i = 1;
+    for (const QString& f : files) {
+        QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i).arg(QFileInfo(f).fileName()));
+        if (i <= 9) a->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + i)));
+        a->setToolTip(f);
+        connect(a, &QAction::triggered, this, [this, f] {
+            if (maybeSave()) openFile(f);
+        });
+        ++i;
+    }
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::maybeSave() {
+    if (!doc_->isModified()) return true;
+    const auto r = QMessageBox::warning(this, tr("Unsaved changes"),
+                                        tr("%1 has unsaved changes. Save them first?").arg(doc_->displayName()),
+                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                        QMessageBox::Save);
+    if (r == QMessageBox::Save) return save();
+    return r == QMessageBox::Discard;
+}
+
+void MainWindow::newProject() {
+    if (!maybeSave()) return;
+    doc_->reset(paraplan::load_example("gpt2-1node"), QString());
+}
+
+void MainWindow::openDialog() {
+    if (!maybeSave()) return;
+    auto s = AppSettings::open();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), s->value(AppSettings::Key::kLastDir).toString(),
+                                                      kFileFilter);
+    if (path.isEmpty()) return;
+    s->setValue(AppSettings::Key::kLastDir, QFileInfo(path).absolutePath());
+    openFile(path);
+}
+
+bool MainWindow::save() {
+    if (doc_->path().isEmpty()) return saveAsDialog();
+    return saveFile(doc_->path());
+}
+
+bool MainWindow::saveAsDialog() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save project"), doc_->path(), kFileFilter);
+    if (path.isEmpty()) return false;
+    if (!path.endsWith(QLatin1String(".json"))) path += QStringLiteral(".paraplan.json");
+    return saveFile(path);
+}
+
+void MainWindow::importHfDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config.json"), QString(),
+                                                      tr("config.json (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        showError(tr("Cannot import"), tr("%1: %2").arg(path, f.errorString()));
+        return;
+    }
+    try {
+        const std::string text = f.readAll().toStdString();
+        const paraplan::ModelSpec spec = paraplan::import_hf_config(std::string_view(text));
+        const QString name = QString::fromStdString(spec.name.empty() ? spec.family : spec.name);
+        QString err;
+        if (!doc_->edit(tr("Import model %1").arg(name),
+                        [&spec](paraplan::Project& p) {
+                            p.model = spec;
+                            p.model_preset.clear();
+                        },
+                        &err))
+            showError(tr("Cannot import"), err);
+    } catch (const std::exception& e) {
+        showError(tr("Cannot import %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::offerRecovery() {
+    const auto pending = recovery_->pending();
+    if (!pending) return;
+    const QString what = pending->originalPath.isEmpty() ? tr("an untitled project") : pending->originalPath;
+    const auto r = QMessageBox::question(
+        this, tr("Restore unsaved work?"),
+        tr("Paraplan did not shut down cleanly. Unsaved changes to %1 were saved automatically at %2.\n\n"
+           "Restore them?")
+            .arg(what, pending->savedAt),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (r == QMessageBox::Yes) {
+        try {
+            recovery_->restore();
+        } catch (const std::exception& e) {
+            showError(tr("Cannot restore"), QString::fromStdString(e.what()));
+        }
+    } else {
+        recovery_->discard();
+    }
+}
+
+QStringList MainWindow::viewNames() const {
+    QStringList names{QStringLiteral("canvas")};
+    names += docks_.keys();
+    return names;
+}
+
+bool MainWindow::raiseView(const QString& name) {
+    if (name == QLatin1String("canvas")) {
+        canvas_->setFocus();
+        return true;
+    }
+    QDockWidget* d = docks_.value(name);
+    if (!d) return false;
+    d->show();
+    d->raise();
+    return true;
+}
+
+void MainWindow::restoreWindowState() {
+    auto s = AppSettings::open();
+    restoreGeometry(s->value(AppSettings::Key::kGeometry).toByteArray());
+    restoreState(s->value(AppSettings::Key::kState).toByteArray(), AppSettings::kWindowStateVersion);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    if (!maybeSave()) {
+        e->ignore();
+        return;
+    }
+    auto s = AppSettings::open();
+    s->setValue(AppSettings::Key::kGeometry, saveGeometry());
+    s->setValue(AppSettings::Key::kState, saveState(AppSettings::kWindowStateVersion));
+    recovery_->discard();   // a clean exit leaves nothing to recover
+    e->accept();
+}
+
+void MainWindow::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::PaletteChange) refreshViews();   // recolour for a light/dark switch
+    QMainWindow::changeEvent(e);
 }

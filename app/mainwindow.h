@@ -1,4 +1,6 @@
 #pragma once
+// The Paraplan main window: the cluster canvas in the middle, dockable views
+// around it, all showing one ProjectDocument.
 #include <QMainWindow>
 
 #include <memory>
@@ -7,22 +9,82 @@ namespace paraplan {
 struct Project;
 }
 
+class ClusterCanvas;
+class DiagnosticsPanel;
+class ExplainPanel;
+class RankGrid;
+class TimelineView;
+class LayoutPanel;
+class ProjectDocument;
 class QLabel;
+class QMenu;
+class QMessageBox;
+class QUndoView;
+class Recovery;
 
-// The Paraplan main window: dockable views around a central area.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // `recoveryDir` (tests): where autosaves go; empty = the app data location.
+    explicit MainWindow(QWidget* parent = nullptr, const QString& recoveryDir = QString());
     ~MainWindow() override;
 
-    // Shows `project` (the window keeps its own copy).
+    // Shows `project` (a fresh history; `path` may be empty).
     void setProject(const paraplan::Project& project, const QString& path);
     const paraplan::Project& project() const;
 
+    ProjectDocument* document() const { return doc_; }
+    Recovery* recovery() const { return recovery_; }
+    LayoutPanel* layoutPanel() const { return layout_; }
+    DiagnosticsPanel* diagnosticsPanel() const { return diagnostics_; }
+    ClusterCanvas* canvas() const { return canvas_; }
+    RankGrid* rankGrid() const { return grid_; }
+    TimelineView* timeline() const { return timeline_; }
+    ExplainPanel* explainPanel() const { return explain_; }
+
+    // Opens a project file. On failure shows the error (non-blocking message box,
+    // objectName "openError") and keeps the current project; returns false.
+    bool openFile(const QString& path);
+    bool saveFile(const QString& path);
+    QString lastError() const { return lastError_; }
+
+    // Asks whether to restore a recovery file left by a session that ended without saving.
+    void offerRecovery();
+    // Brings a view to the front: canvas, grid, timeline, memory, diagnostics, planner, layout.
+    bool raiseView(const QString& name);
+    QStringList viewNames() const;
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    void changeEvent(QEvent* e) override;
+
 private:
-    std::unique_ptr<paraplan::Project> project_;
-    QString path_;
-    QLabel* summary_ = nullptr;
+    void createActions();
+    QDockWidget* addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area);
+    void refreshViews();
     void updateTitle();
+    void updateRecentMenu();
+    void showError(const QString& title, const QString& text);
+    bool maybeSave();
+    void newProject();
+    void openDialog();
+    bool save();
+    bool saveAsDialog();
+    void importHfDialog();
+    void restoreWindowState();
+
+    ProjectDocument* doc_;
+    Recovery* recovery_;
+    ClusterCanvas* canvas_ = nullptr;
+    LayoutPanel* layout_ = nullptr;
+    DiagnosticsPanel* diagnostics_ = nullptr;
+    QUndoView* history_ = nullptr;
+    RankGrid* grid_ = nullptr;
+    TimelineView* timeline_ = nullptr;
+    ExplainPanel* explain_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QLabel* statusSummary_ = nullptr;
+    QHash<QString, QDockWidget*> docks_;
+    QString lastError_;
 };

@@ -1,0 +1,191 @@
+// The cluster canvas: drag nodes and GPUs from the palette, move GPUs between
+// nodes, select, delete, duplicate, rename; every change is one undo step.
+#include "catalog/catalog.h"
+#include "clustercanvas.h"
+#include "clustermime.h"
+#include "guitest.h"
+#include "mainwindow.h"
+#include "nodeitem.h"
+#include "project/project.h"
+#include "projectdocument.h"
+
+#include <QAction>
+#include <QDropEvent>
+#include <QElapsedTimer>
+#include <QGraphicsScene>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QTest>
+
+using paraplan::Project;
+
+class TestCanvas : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+    // Synthesizes the drag-enter/move/drop sequence a real drag produces.
+    static bool dropAt(CanvasView* view, const QPoint& pos, const QString& format, const QJsonObject& payload) {
+        QMimeData mime;
+        mime.setData(format, QJsonDocument(payload).toJson(QJsonDocument::Compact));
+        QWidget* vp = view->viewport();
+        QDragEnterEvent enter(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(vp, &enter);
+        if (!enter.isAccepted()) return false;
+        QDragMoveEvent move(pos, Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(vp, &move);
+        if (!move.isAccepted()) return false;
+        QDropEvent drop(QPointF(pos), Qt::CopyAction | Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(vp, &drop);
+        return drop.isAccepted();
+    }
+    static QPoint centreOf(ClusterCanvas* c, int node, int tile = 0) {
+        NodeItem* n = c->nodeItems().at(static_cast<std::size_t>(node));
+        return c->view()->mapFromScene(n->mapToScene(n->tileRect(tile).center()));
+    }
+    static QPoint emptySpot(ClusterCanvas* c) {
+        // Just outside the last node, inside the scene's margin.
+        const QRectF r = c->scene()->sceneRect();
+        return c->view()->mapFromScene(r.topLeft() + QPointF(4, 4));
+    }
+    std::unique_ptr<MainWindow> window(const char* example) {
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec")));
+        w->setProject(paraplan::load_example(example), QString());
+        w->show();
+        if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+        w->canvas()->zoomToFit();
+        return w;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        isolateSettings(tmp_);
+    }
+
+    void dropNodeTemplateAddsNode() {
+        auto w = window("gpt2-1node");
+        QVERIFY(w);
+        ClusterCanvas* c = w->canvas();
+        QCOMPARE(c->nodeItems().size(), std::size_t(1));
+        const std::string gpu = w->project().cluster.nodes[0].gpu;
+        QVERIFY(dropAt(c->view(), emptySpot(c), clustermime::kNodeTemplate,
+                       {{"gpu", QString::fromStdString(gpu)}, {"gpus", 4}}));
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(2));
+        QCOMPARE(w->project().cluster.nodes[1].gpus, 4);
+        QCOMPARE(w->project().cluster.nodes[1].gpu, gpu);
+        QCOMPARE(w->project().world_size(), 12);
+        QCOMPARE(c->nodeItems().size(), std::size_t(2));   // the view followed
+        QCOMPARE(c->nodeItems()[1]->tiles().size(), 4);
+        QCOMPARE(c->nodeItems()[1]->tiles()[0].rank, 8);   // fill order: node0 holds ranks 0-7
+        QVERIFY(w->document()->undoStack()->text(0).startsWith(QStringLiteral("Add node")));
+        w->document()->undoStack()->undo();
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(1));
+        QCOMPARE(c->nodeItems().size(), std::size_t(1));
+        w->document()->undoStack()->redo();
+        QCOMPARE(w->project().world_size(), 12);
+    }
+
+    void dropGpuOntoNode() {
+        auto w = window("gpt2-1node");
+        QVERIFY(w);
+        ClusterCanvas* c = w->canvas();
+        const QString gpu = QString::fromStdString(w->project().cluster.nodes[0].gpu);
+        QVERIFY(dropAt(c->view(), centreOf(c, 0, 3), clustermime::kGpuType, {{"gpu", gpu}}));
+        QCOMPARE(w->project().cluster.nodes[0].gpus, 9);
+        QCOMPARE(c->nodeItems()[0]->tiles().size(), 9);
+        // A GPU dropped on empty space has no node to go to: refused.
+        QVERIFY(!dropAt(c->view(), emptySpot(c), clustermime::kGpuType, {{"gpu", gpu}}));
+        QCOMPARE(w->project().cluster.nodes[0].gpus, 9);
+        // A different GPU type does not mix into the node.
+        QString other;
+        for (const auto& g : paraplan::catalog::gpus())
+            if (g.id != gpu.toStdString()) other = QString::fromStdString(g.id);
+        QVERIFY(!other.isEmpty());
+        dropAt(c->view(), centreOf(c, 0, 0), clustermime::kGpuType, {{"gpu", other}});
+        QCOMPARE(w->project().cluster.nodes[0].gpus, 9);
+        QCOMPARE(w->project().cluster.nodes[0].gpu, gpu.toStdString());
+        w->document()->undoStack()->undo();
+        QCOMPARE(w->project().cluster.nodes[0].gpus, 8);
+    }
+
+    void moveGpuBetweenNodes() {
+        auto w = window("llama3.1-70b-4nodes");
+        QVERIFY(w);
+        ClusterCanvas* c = w->canvas();
+        QVERIFY(dropAt(c->view(), centreOf(c, 2, 5), clustermime::kGpu, {{"node", 0}, {"local_rank", 1}}));
+        QCOMPARE(w->project().cluster.nodes[0].gpus, 7);
+        QCOMPARE(w->project().cluster.nodes[2].gpus, 9);
+        QCOMPARE(w->project().world_size(), 32);
+        QCOMPARE(w->document()->undoStack()->text(0), QStringLiteral("Move GPU from node0 to node2"));
+        // Ranks re-flow in node order: node1 now starts at rank 7.
+        QCOMPARE(c->nodeItems()[1]->tiles()[0].rank, 7);
+        w->document()->undoStack()->undo();
+        QCOMPARE(w->project().cluster.nodes[0].gpus, 8);
+        QCOMPARE(w->project().cluster.nodes[2].gpus, 8);
+    }
+
+    void rubberBandSelectDeleteDuplicateRename() {
+        auto w = window("llama3.1-70b-4nodes");
+        QVERIFY(w);
+        ClusterCanvas* c = w->canvas();
+        QWidget* vp = c->view()->viewport();
+        // Rubber band from empty space across the first node only.
+        NodeItem* n0 = c->nodeItems()[0];
+        const QPoint from = c->view()->mapFromScene(n0->sceneBoundingRect().topLeft() - QPointF(10, 10));
+        const QPoint to = c->view()->mapFromScene(n0->sceneBoundingRect().center());
+        QTest::mousePress(vp, Qt::LeftButton, Qt::NoModifier, from);
+        QTest::mouseMove(vp, (from + to) / 2);
+        QTest::mouseMove(vp, to);
+        QTest::mouseRelease(vp, Qt::LeftButton, Qt::NoModifier, to);
+        QCOMPARE(c->selectedNodes(), std::vector<int>{0});
+
+        QAction* dup = nullptr;
+        QAction* del = nullptr;
+        for (QAction* a : c->editActions()) {
+            if (a->text() == QLatin1String("Duplicate")) dup = a;
+            if (a->text() == QLatin1String("Delete")) del = a;
+        }
+        QVERIFY(dup && del);
+        dup->trigger();
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(5));
+        QCOMPARE(w->project().cluster.nodes[4].gpus, 8);
+        QCOMPARE(w->project().cluster.nodes[4].name, std::string("node4"));
+
+        c->nodeItems()[0]->setSelected(false);
+        c->nodeItems()[1]->setSelected(true);
+        c->nodeItems()[2]->setSelected(true);
+        del->trigger();
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(3));
+        QCOMPARE(w->project().cluster.nodes[1].name, std::string("node3"));
+        QCOMPARE(w->document()->undoStack()->text(1), QStringLiteral("Delete 2 nodes"));
+
+        QVERIFY(c->renameNode(0, QStringLiteral("alpha")));
+        QCOMPARE(w->project().cluster.nodes[0].name, std::string("alpha"));
+        QVERIFY(!c->renameNode(1, QStringLiteral("alpha")));   // names stay unique
+        QVERIFY(c->setHost(0, QStringLiteral("gpu-x.example")));
+        QCOMPARE(w->project().cluster.nodes[0].host, std::string("gpu-x.example"));
+
+        // Everything undoes step by step back to the opened project.
+        while (w->document()->undoStack()->canUndo()) w->document()->undoStack()->undo();
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(4));
+        QCOMPARE(w->project().cluster.nodes[0].name, std::string("node0"));
+        QVERIFY(!w->document()->isModified());
+    }
+
+    void largeClusterIsOneItemPerNode() {
+        auto w = window("gpt2-1node");
+        QVERIFY(w);
+        QVERIFY(w->document()->edit(QStringLiteral("Grow"), [](Project& p) {
+            p.cluster.nodes.resize(512, p.cluster.nodes[0]);
+            for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
+        }));
+        QCOMPARE(w->project().world_size(), 4096);
+        // One item per node plus the group-links overlay: tiles and text are painted, not items.
+        QCOMPARE(w->canvas()->scene()->items().size(), 512 + 1);
+        QCOMPARE(w->canvas()->nodeItems()[511]->tiles()[7].rank, 4095);
+    }
+};
+
+QTEST_MAIN(TestCanvas)
+#include "tst_canvas.moc"

@@ -1,0 +1,165 @@
+// Views over core results follow the document: rank grid (topology), pipeline
+// timeline (schedule), canvas group colouring and links, Explain panel.
+#include <qcustomplot.h>
+
+#include "clustercanvas.h"
+#include "explainpanel.h"
+#include "ganttplottable.h"
+#include "guitest.h"
+#include "layoutpanel.h"
+#include "mainwindow.h"
+#include "nodeitem.h"
+#include "project/project.h"
+#include "projectdocument.h"
+#include "rankgrid.h"
+#include "timelineview.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QTest>
+
+#include <set>
+
+class TestViews : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+    std::unique_ptr<MainWindow> window(const char* example) {
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec")));
+        w->setProject(paraplan::load_example(example), QString());
+        return w;
+    }
+    static void setTp(MainWindow& w, int tp) {
+        auto* combo = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"));
+        combo->lineEdit()->selectAll();
+        QTest::keyClicks(combo->lineEdit(), QString::number(tp));
+        QTest::keyClick(combo->lineEdit(), Qt::Key_Return);
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        isolateSettings(tmp_);
+    }
+
+    void rankGridFollowsEditsAndUndo() {
+        auto w = window("gpt2-1node");   // 8 GPUs, tp 2, pp 2
+        RankGrid* g = w->rankGrid();
+        const auto& m = w->document()->rankMap();
+        QVERIFY(m.valid());
+        // Every rank has its own cell.
+        std::set<std::pair<int, int>> cells;
+        for (int r = 0; r < m.world_size; ++r) cells.insert({g->cellOf(r).x(), g->cellOf(r).y()});
+        QCOMPARE(int(cells.size()), m.world_size);
+        g->setGroupKind(QStringLiteral("tp"));
+        g->selectRank(5);
+        const auto tp5 = m.group_of("tp", 5);
+        QCOMPARE(g->highlightedRanks(), std::vector<int>(tp5.begin(), tp5.end()));
+        QCOMPARE(int(tp5.size()), 2);
+
+        setTp(*w, 4);
+        QCOMPARE(w->project().layout.tp, 4);
+        const auto& m2 = w->document()->rankMap();
+        QVERIFY(m2.valid());
+        QCOMPARE(m2.group_set("tp")->group_size, 4);
+        QVERIFY(g->groupCombo()->currentText().contains(QStringLiteral("× 4")));
+        g->selectRank(5);
+        QCOMPARE(int(g->highlightedRanks().size()), 4);
+        w->document()->undoStack()->undo();
+        QCOMPARE(w->document()->rankMap().group_set("tp")->group_size, 2);
+        QVERIFY(g->groupCombo()->currentText().contains(QStringLiteral("× 2")));
+    }
+
+    void timelineFollowsEditsAndExports() {
+        auto w = window("gpt2-1node");
+        TimelineView* t = w->timeline();
+        QVERIFY(t->timeline().has_value());
+        QCOMPARE(t->timeline()->pp, w->project().layout.pp);
+        QVERIFY(t->summaryText().contains(QStringLiteral("bubble")));
+        QVERIFY(w->document()->applyChanges(QStringLiteral("Set pp to 4"), {{"/layout/pp", 4}, {"/layout/tp", 2}}));
+        QVERIFY(t->timeline().has_value());
+        const auto& tl = *t->timeline();
+        QCOMPARE(tl.pp, 4);
+        // 1F1B with a full backward: one F and one B per microbatch on every stage.
+        QCOMPARE(int(tl.ops.size()), 4 * tl.microbatches * 2);
+        QVERIFY(tl.bubble_fraction > 0 && tl.bubble_fraction < 1);
+        QVERIFY(t->summaryText().contains(QString::number(100.0 * tl.bubble_fraction, 'f', 1)));
+        // Hovering the middle of the first op of stage 0 finds it.
+        t->resize(900, 300);
+        t->plot()->replot();
+        const auto& op = tl.ops.front();
+        const QPointF px(t->plot()->xAxis->coordToPixel((op.start + op.end) / 2), t->plot()->yAxis->coordToPixel(op.stage));
+        const auto* hit = t->gantt()->opAt(px);
+        QVERIFY(hit);
+        QCOMPARE(hit->microbatch, op.microbatch);
+        QCOMPARE(int(hit->kind), int(op.kind));
+
+        for (const char* ext : {"png", "svg", "pdf", "json"}) {
+            const QString path = tmp_.filePath(QStringLiteral("timeline.") + QLatin1String(ext));
+            QString err;
+            QVERIFY2(t->exportTo(path, &err), qPrintable(err));
+            QVERIFY(QFileInfo(path).size() > 100);
+        }
+        QFile f(tmp_.filePath(QStringLiteral("timeline.json")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(f.readAll()).object().contains(QStringLiteral("traceEvents")));
+
+        w->document()->undoStack()->undo();
+        QCOMPARE(t->timeline()->pp, 2);
+    }
+
+    void impossibleScheduleShowsWhyInsteadOfATimeline() {
+        auto w = window("gpt2-1node");
+        QVERIFY(w->document()->applyChanges(QStringLiteral("Set schedule"), {{"/layout/schedule", "no-such-schedule"}}));
+        QVERIFY(!w->timeline()->timeline().has_value());
+        QVERIFY(w->timeline()->summaryText().contains(QStringLiteral("No timeline")));
+    }
+
+    void canvasColoursByGroupAndDrawsLinks() {
+        auto w = window("llama3.1-70b-4nodes");   // tp 8 inside each node, pp 4 across nodes
+        ClusterCanvas* c = w->canvas();
+        const auto& m = w->document()->rankMap();
+        c->setColourAxis(QStringLiteral("tp"));
+        QCOMPARE(c->colourAxis(), QStringLiteral("tp"));
+        // Tiles of one tp group share a colour; different groups differ.
+        const auto& n0 = c->nodeItems()[0]->tiles();
+        const auto& n1 = c->nodeItems()[1]->tiles();
+        QCOMPARE(m.group_set("tp")->group_index[static_cast<std::size_t>(n0[0].rank)],
+                 m.group_set("tp")->group_index[static_cast<std::size_t>(n0[7].rank)]);
+        QCOMPARE(n0[0].fill, n0[7].fill);
+        QVERIFY(n0[0].fill != n1[0].fill);
+        QVERIFY(n0[0].coords.contains(QStringLiteral("tp0")));
+
+        c->selectGroupOf(3);
+        const auto tp = m.group_of("tp", 3);
+        QCOMPARE(c->selectedGroup(), std::vector<int>(tp.begin(), tp.end()));
+        QCOMPARE(c->crossingLinks(), 0);   // a tp group inside one node
+        c->setColourAxis(QStringLiteral("pp"));
+        c->selectGroupOf(3);
+        const auto pp = m.group_of("pp", 3);
+        QCOMPARE(c->selectedGroup(), std::vector<int>(pp.begin(), pp.end()));
+        QVERIFY(m.group_span("pp", m.group_set("pp")->group_index[3]).crosses_nodes);
+        QVERIFY(c->crossingLinks() > 0);   // pipeline neighbours sit on other nodes
+        int highlighted = 0;
+        for (auto* n : c->nodeItems())
+            for (const auto& t : n->tiles()) highlighted += t.highlighted;
+        QCOMPARE(highlighted, int(pp.size()));
+    }
+
+    void explainFollowsFocusAndLayout() {
+        auto w = window("llama3.1-70b-4nodes");
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QWidget* pp = w->layoutPanel()->fieldWidget(QStringLiteral("/layout/pp"));
+        pp->setFocus();
+        QTRY_COMPARE(w->explainPanel()->topic(), QStringLiteral("pp"));
+        const auto s = w->document()->rankMap().summary("pp");
+        QVERIFY(w->explainPanel()->text().contains(QStringLiteral("%1 groups of %2 GPUs").arg(s.num_groups).arg(s.group_size)));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"

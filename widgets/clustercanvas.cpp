@@ -1,0 +1,673 @@
+#include "clustercanvas.h"
+
+#include "catalog/catalog.h"
+#include "clustermime.h"
+#include "clusterpalette.h"
+#include "nodeitem.h"
+#include "projecteditor.h"
+#include "theme.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QPainter>
+#include <QPainterPath>
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QGraphicsScene>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMimeData>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QToolBar>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+using paraplan::Project;
+
+// The links of the selected process group, drawn over the nodes: solid inside a
+// node, dashed and in the warning colour where a link leaves its node (those go
+// over the slower inter-node network).
+class GroupLinksItem : public QGraphicsItem {
+public:
+    struct Link {
+        QLineF line;
+        bool crossesNodes;
+    };
+    void setLinks(std::vector<Link> links) {
+        prepareGeometryChange();
+        links_ = std::move(links);
+        bounds_ = QRectF();
+        for (const auto& l : links_) bounds_ |= QRectF(l.line.p1(), l.line.p2()).normalized();
+        bounds_.adjust(-40, -40, 40, 40);
+    }
+    const std::vector<Link>& links() const { return links_; }
+    QRectF boundingRect() const override { return bounds_; }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* w) override {
+        const QPalette& pal = w ? w->palette() : QApplication::palette();
+        p->setRenderHint(QPainter::Antialiasing);
+        for (const auto& l : links_) {
+            QPen pen(l.crossesNodes ? theme::errorColor(pal) : pal.color(QPalette::Highlight), l.crossesNodes ? 2.5 : 2);
+            pen.setCosmetic(true);
+            if (l.crossesNodes) pen.setStyle(Qt::DashLine);
+            p->setPen(pen);
+            // A gentle arc so links between tiles of one row stay visible.
+            QPainterPath path(l.line.p1());
+            const QPointF mid = (l.line.p1() + l.line.p2()) / 2;
+            const QPointF normal(-(l.line.dy()), l.line.dx());
+            const double len = std::max(1.0, l.line.length());
+            path.quadTo(mid + normal / len * std::min(40.0, len * 0.2), l.line.p2());
+            p->drawPath(path);
+        }
+    }
+
+private:
+    std::vector<Link> links_;
+    QRectF bounds_;
+};
+
+namespace {
+QJsonObject payload(const QMimeData* m, const QString& fmt) { return QJsonDocument::fromJson(m->data(fmt)).object(); }
+bool ours(const QMimeData* m) {
+    return m->hasFormat(clustermime::kNodeTemplate) || m->hasFormat(clustermime::kGpuType) ||
+           m->hasFormat(clustermime::kGpu);
+}
+std::string uniqueName(const Project& p, const std::string& base) {
+    std::set<std::string> used;
+    for (const auto& n : p.cluster.nodes) used.insert(n.name);
+    for (int i = static_cast<int>(p.cluster.nodes.size());; ++i) {
+        const std::string s = base + std::to_string(i);
+        if (!used.count(s)) return s;
+    }
+}
+}  // namespace
+
+// --- CanvasView -----------------------------------------------------------------------
+
+CanvasView::CanvasView(QGraphicsScene* scene, QWidget* parent) : QGraphicsView(scene, parent) {
+    setObjectName(QStringLiteral("canvasView"));
+    setAcceptDrops(true);
+    setDragMode(QGraphicsView::RubberBandDrag);
+    setRubberBandSelectionMode(Qt::IntersectsItemShape);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
+    setOptimizationFlags(QGraphicsView::DontSavePainterState);
+    setRenderHint(QPainter::TextAntialiasing);
+    setToolTip(tr("Drag nodes and GPUs here from the palette; drag a GPU tile onto another node to move it. "
+                  "Wheel zooms, middle button pans, drag on empty space selects."));
+}
+
+NodeItem* CanvasView::nodeAt(const QPoint& pos) const {
+    for (QGraphicsItem* it : items(pos))
+        if (it->type() == NodeItem::Type) return static_cast<NodeItem*>(it);
+    return nullptr;
+}
+
+void CanvasView::setDropTarget(NodeItem* n) {
+    if (dropTarget_ == n) return;
+    if (dropTarget_) dropTarget_->setDropHighlight(false);
+    dropTarget_ = n;
+    if (dropTarget_) dropTarget_->setDropHighlight(true);
+}
+
+void CanvasView::dragEnterEvent(QDragEnterEvent* e) {
+    if (ours(e->mimeData())) {
+        e->acceptProposedAction();
+        return;
+    }
+    e->ignore();
+}
+
+void CanvasView::dragMoveEvent(QDragMoveEvent* e) {
+    if (!ours(e->mimeData())) {
+        e->ignore();
+        return;
+    }
+    const bool needsNode = !e->mimeData()->hasFormat(clustermime::kNodeTemplate);
+    NodeItem* n = nodeAt(e->position().toPoint());
+    setDropTarget(needsNode ? n : nullptr);
+    if (needsNode && !n)
+        e->ignore();
+    else
+        e->acceptProposedAction();
+}
+
+void CanvasView::dragLeaveEvent(QDragLeaveEvent* e) {
+    setDropTarget(nullptr);
+    QGraphicsView::dragLeaveEvent(e);
+}
+
+void CanvasView::dropEvent(QDropEvent* e) {
+    setDropTarget(nullptr);
+    if (!ours(e->mimeData())) {
+        e->ignore();
+        return;
+    }
+    emit dropped(e->mimeData(), nodeAt(e->position().toPoint()));
+    e->acceptProposedAction();
+}
+
+void CanvasView::zoomBy(double factor) {
+    const double current = transform().m11();
+    const double target = std::clamp(current * factor, 0.02, 4.0);
+    scale(target / current, target / current);
+}
+
+void CanvasView::wheelEvent(QWheelEvent* e) {
+    const double steps = e->angleDelta().y() / 120.0;
+    if (steps == 0) return;
+    zoomBy(std::pow(1.15, steps));
+}
+
+void CanvasView::mousePressEvent(QMouseEvent* e) {
+    if (e->button() == Qt::MiddleButton) {
+        // Pan by dragging with the middle button (ScrollHandDrag reacts to the left button only).
+        panning_ = true;
+        setDragMode(QGraphicsView::ScrollHandDrag);
+        QMouseEvent fake(e->type(), e->position(), e->globalPosition(), Qt::LeftButton, Qt::LeftButton, e->modifiers());
+        QGraphicsView::mousePressEvent(&fake);
+        return;
+    }
+    QGraphicsView::mousePressEvent(e);
+}
+
+void CanvasView::mouseReleaseEvent(QMouseEvent* e) {
+    if (panning_ && e->button() == Qt::MiddleButton) {
+        QMouseEvent fake(e->type(), e->position(), e->globalPosition(), Qt::LeftButton, Qt::NoButton, e->modifiers());
+        QGraphicsView::mouseReleaseEvent(&fake);
+        setDragMode(QGraphicsView::RubberBandDrag);
+        panning_ = false;
+        return;
+    }
+    QGraphicsView::mouseReleaseEvent(e);
+}
+
+bool CanvasView::viewportEvent(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        if (NodeItem* n = nodeAt(he->pos())) {
+            const int local = n->tileAt(n->mapFromScene(mapToScene(he->pos())));
+            emit hoverTile(n, local, he->globalPos());
+            return true;
+        }
+    }
+    return QGraphicsView::viewportEvent(e);
+}
+
+// --- ClusterCanvas --------------------------------------------------------------------
+
+ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+
+    auto* bar = new QToolBar(this);
+    bar->setIconSize(QSize(16, 16));
+    bar->addWidget(new QLabel(tr(" Colour by "), bar));
+    colourBy_ = new QComboBox(bar);
+    colourBy_->setObjectName(QStringLiteral("colourBy"));
+    colourBy_->setToolTip(tr("Colour each GPU tile by the group it belongs to along this axis."));
+    bar->addWidget(colourBy_);
+    connect(colourBy_, &QComboBox::activated, this, [this] {
+        preferredAxis_ = colourBy_->currentData().toString();
+        clearGroupSelection();
+        refresh();
+    });
+    bar->addSeparator();
+
+    auto mk = [this, bar](const QString& text, const QKeySequence& key, const QString& tip) {
+        auto* a = new QAction(text, this);
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+        bar->addAction(a);
+        addAction(a);
+        return a;
+    };
+    zoomIn_ = mk(tr("Zoom in"), QKeySequence::ZoomIn, tr("Zoom in on the canvas"));
+    zoomOut_ = mk(tr("Zoom out"), QKeySequence::ZoomOut, tr("Zoom out"));
+    fit_ = mk(tr("Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), tr("Show the whole cluster"));
+    bar->addSeparator();
+    duplicate_ = mk(tr("Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), tr("Duplicate the selected nodes"));
+    rename_ = mk(tr("Rename…"), QKeySequence(Qt::Key_F2), tr("Rename the selected node"));
+    host_ = mk(tr("Set host…"), QKeySequence(Qt::CTRL | Qt::Key_H), tr("Set the SSH host of the selected node"));
+    delete_ = mk(tr("Delete"), QKeySequence::Delete, tr("Delete the selected nodes"));
+    outer->addWidget(bar);
+
+    auto* split = new QSplitter(this);
+    palette_ = new ClusterPalette(split);
+    palette_->setMinimumWidth(150);
+    scene_ = new QGraphicsScene(this);
+    scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    links_ = new GroupLinksItem;
+    links_->setZValue(10);
+    scene_->addItem(links_);
+    view_ = new CanvasView(scene_, split);
+    split->addWidget(palette_);
+    split->addWidget(view_);
+    split->setStretchFactor(1, 1);
+    split->setSizes({180, 900});
+    outer->addWidget(split, 1);
+    info_ = new QLabel(this);
+    info_->setObjectName(QStringLiteral("canvasInfo"));
+    info_->setContentsMargins(8, 3, 8, 3);
+    outer->addWidget(info_);
+
+    connect(view_, &CanvasView::dropped, this, [this](const QMimeData* m, NodeItem* n) { handleDrop(m, n); });
+    connect(view_, &CanvasView::hoverTile, this, &ClusterCanvas::showTileTip);
+    connect(zoomIn_, &QAction::triggered, this, [this] { view_->zoomBy(1.25); });
+    connect(zoomOut_, &QAction::triggered, this, [this] { view_->zoomBy(0.8); });
+    connect(fit_, &QAction::triggered, this, &ClusterCanvas::zoomToFit);
+    connect(delete_, &QAction::triggered, this, [this] { deleteNodes(selectedNodes()); });
+    connect(duplicate_, &QAction::triggered, this, [this] { duplicateNodes(selectedNodes()); });
+    connect(rename_, &QAction::triggered, this, [this] {
+        const auto sel = selectedNodes();
+        if (sel.size() != 1) return emit message(tr("Select one node to rename."));
+        const auto& n = editor_->project().cluster.nodes[static_cast<std::size_t>(sel[0])];
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Rename node"), tr("Node name:"), QLineEdit::Normal,
+                                                   QString::fromStdString(n.name), &ok);
+        if (ok) renameNode(sel[0], name);
+    });
+    connect(host_, &QAction::triggered, this, [this] {
+        const auto sel = selectedNodes();
+        if (sel.size() != 1) return emit message(tr("Select one node to set its host."));
+        const auto& n = editor_->project().cluster.nodes[static_cast<std::size_t>(sel[0])];
+        bool ok = false;
+        const QString host = QInputDialog::getText(this, tr("Set host"), tr("SSH host or ~/.ssh/config alias:"),
+                                                   QLineEdit::Normal, QString::fromStdString(n.host), &ok);
+        if (ok) setHost(sel[0], host);
+    });
+    refresh();
+}
+
+QList<QAction*> ClusterCanvas::editActions() const { return {duplicate_, rename_, host_, delete_}; }
+
+std::vector<int> ClusterCanvas::selectedNodes() const {
+    std::vector<int> out;
+    for (NodeItem* n : nodes_)
+        if (n->isSelected()) out.push_back(n->index());
+    return out;
+}
+
+bool ClusterCanvas::run(const QString& label, const std::function<void(Project&)>& fn) {
+    QString err;
+    if (!editor_->edit(label, fn, &err)) {
+        emit message(tr("%1 refused: %2").arg(label, err));
+        return false;
+    }
+    emit message(label);
+    return true;
+}
+
+bool ClusterCanvas::addNode(const QString& gpu, int gpus) {
+    return run(tr("Add node (%1 × %2)").arg(gpus).arg(gpu), [&](Project& p) {
+        paraplan::Node n;
+        n.name = uniqueName(p, "node");
+        n.gpu = gpu.toStdString();
+        n.gpus = gpus;
+        p.cluster.nodes.push_back(n);
+        p.cluster.rank_order.clear();   // explicit rank order no longer covers every GPU
+    });
+}
+
+bool ClusterCanvas::addGpu(int node, const QString& gpu) {
+    const Project& cur = editor_->project();
+    if (node < 0 || node >= static_cast<int>(cur.cluster.nodes.size())) return false;
+    const auto& n = cur.cluster.nodes[static_cast<std::size_t>(node)];
+    if (n.gpu != gpu.toStdString()) {
+        emit message(tr("%1 holds %2 GPUs; a node has one GPU type.")
+                         .arg(QString::fromStdString(n.name), QString::fromStdString(n.gpu)));
+        return false;
+    }
+    return run(tr("Add GPU to %1").arg(QString::fromStdString(n.name)), [node](Project& p) {
+        p.cluster.nodes[static_cast<std::size_t>(node)].gpus += 1;
+        p.cluster.rank_order.clear();
+    });
+}
+
+bool ClusterCanvas::moveGpu(int from, int to) {
+    const Project& cur = editor_->project();
+    const int count = static_cast<int>(cur.cluster.nodes.size());
+    if (from == to || from < 0 || to < 0 || from >= count || to >= count) return false;
+    const auto& a = cur.cluster.nodes[static_cast<std::size_t>(from)];
+    const auto& b = cur.cluster.nodes[static_cast<std::size_t>(to)];
+    if (a.gpu != b.gpu) {
+        emit message(tr("Cannot move a %1 into %2, which holds %3 GPUs.")
+                         .arg(QString::fromStdString(a.gpu), QString::fromStdString(b.name), QString::fromStdString(b.gpu)));
+        return false;
+    }
+    const bool empties = a.gpus == 1;
+    QString label = tr("Move GPU from %1 to %2").arg(QString::fromStdString(a.name), QString::fromStdString(b.name));
+    if (empties) label += tr(" (removes the empty %1)").arg(QString::fromStdString(a.name));
+    return run(label, [from, to, empties](Project& p) {
+        auto& nodes = p.cluster.nodes;
+        nodes[static_cast<std::size_t>(to)].gpus += 1;
+        nodes[static_cast<std::size_t>(from)].gpus -= 1;
+        if (empties) nodes.erase(nodes.begin() + from);
+        p.cluster.rank_order.clear();
+    });
+}
+
+bool ClusterCanvas::deleteNodes(std::vector<int> sel) {
+    if (sel.empty()) return false;
+    const Project& cur = editor_->project();
+    if (sel.size() >= cur.cluster.nodes.size()) {
+        emit message(tr("A cluster needs at least one node."));
+        return false;
+    }
+    std::sort(sel.rbegin(), sel.rend());
+    const QString label = sel.size() == 1
+                              ? tr("Delete %1").arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(sel[0])].name))
+                              : tr("Delete %n nodes", nullptr, static_cast<int>(sel.size()));
+    return run(label, [sel](Project& p) {
+        for (int i : sel) p.cluster.nodes.erase(p.cluster.nodes.begin() + i);
+        p.cluster.rank_order.clear();
+    });
+}
+
+bool ClusterCanvas::duplicateNodes(const std::vector<int>& sel) {
+    if (sel.empty()) return false;
+    return run(tr("Duplicate %n node(s)", nullptr, static_cast<int>(sel.size())), [sel](Project& p) {
+        for (int i : sel) {
+            paraplan::Node n = p.cluster.nodes[static_cast<std::size_t>(i)];
+            n.name = uniqueName(p, "node");
+            n.host.clear();
+            p.cluster.nodes.push_back(n);
+        }
+        p.cluster.rank_order.clear();
+    });
+}
+
+bool ClusterCanvas::renameNode(int node, const QString& name) {
+    const Project& cur = editor_->project();
+    if (node < 0 || node >= static_cast<int>(cur.cluster.nodes.size()) || name.trimmed().isEmpty()) return false;
+    for (const auto& n : cur.cluster.nodes)
+        if (n.name == name.trimmed().toStdString()) {
+            emit message(tr("A node named %1 already exists.").arg(name.trimmed()));
+            return false;
+        }
+    return run(tr("Rename %1 to %2").arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(node)].name),
+                                         name.trimmed()),
+               [node, n = name.trimmed().toStdString()](Project& p) { p.cluster.nodes[static_cast<std::size_t>(node)].name = n; });
+}
+
+bool ClusterCanvas::setHost(int node, const QString& host) {
+    const Project& cur = editor_->project();
+    if (node < 0 || node >= static_cast<int>(cur.cluster.nodes.size())) return false;
+    return run(tr("Set host of %1 to %2")
+                   .arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(node)].name), host.trimmed()),
+               [node, h = host.trimmed().toStdString()](Project& p) { p.cluster.nodes[static_cast<std::size_t>(node)].host = h; });
+}
+
+void ClusterCanvas::updateAxes() {
+    const auto& m = editor_->rankMap();
+    const QString keep = preferredAxis_;
+    const QSignalBlocker block(colourBy_);
+    colourBy_->clear();
+    if (m.valid()) {
+        // Group kinds first (the framework's process groups), then the other coordinates.
+        for (const auto& [kind, set] : m.groups)
+            colourBy_->addItem(tr("%1 group").arg(QString::fromStdString(kind)), QString::fromStdString(kind));
+        for (const auto& c : m.coord_names)
+            if (!m.has_group(c)) colourBy_->addItem(QString::fromStdString(c), QString::fromStdString(c));
+    }
+    colourBy_->addItem(tr("node"), QStringLiteral("node"));
+    colourBy_->addItem(tr("GPU type"), QStringLiteral("gpu"));
+    const int i = colourBy_->findData(keep);
+    colourBy_->setCurrentIndex(i >= 0 ? i : std::max(0, colourBy_->findData(QStringLiteral("node"))));
+}
+
+void ClusterCanvas::setColourAxis(const QString& axis) {
+    preferredAxis_ = axis;
+    clearGroupSelection();
+    refresh();
+}
+
+QString ClusterCanvas::colourAxis() const { return colourBy_->currentData().toString(); }
+
+QString ClusterCanvas::groupKind() const {
+    const auto& m = editor_->rankMap();
+    const std::string axis = colourAxis().toStdString();
+    if (m.has_group(axis)) return colourAxis();
+    return m.has_group("tp") ? QStringLiteral("tp") : QString();
+}
+
+int ClusterCanvas::rankAt(int node, int local) const {
+    if (node < 0 || node >= static_cast<int>(nodes_.size())) return -1;
+    const auto& tiles = nodes_[static_cast<std::size_t>(node)]->tiles();
+    return local >= 0 && local < tiles.size() ? tiles[local].rank : -1;
+}
+
+void ClusterCanvas::selectGroupOf(int rank) {
+    groupRank_ = rank;
+    refresh();
+}
+
+void ClusterCanvas::clearGroupSelection() {
+    groupRank_ = -1;
+    groupMembers_.clear();
+}
+
+int ClusterCanvas::crossingLinks() const {
+    int n = 0;
+    for (const auto& l : links_->links()) n += l.crossesNodes;
+    return n;
+}
+
+void ClusterCanvas::updateLinks() {
+    const auto& m = editor_->rankMap();
+    groupMembers_.clear();
+    std::vector<GroupLinksItem::Link> links;
+    const QString kind = groupKind();
+    if (groupRank_ >= 0 && m.valid() && groupRank_ < m.world_size && !kind.isEmpty()) {
+        const auto members = m.group_of(kind.toStdString(), groupRank_);
+        groupMembers_.assign(members.begin(), members.end());
+        // Tile centres of the members, in group order: a ring as collectives run it.
+        std::vector<QPointF> centre(groupMembers_.size());
+        std::vector<int> nodeOf(groupMembers_.size(), -1);
+        for (std::size_t i = 0; i < groupMembers_.size(); ++i) {
+            const auto& s = m.placement[static_cast<std::size_t>(groupMembers_[i])];
+            if (s.node < 0 || s.node >= static_cast<int>(nodes_.size())) continue;
+            NodeItem* n = nodes_[static_cast<std::size_t>(s.node)];
+            centre[i] = n->mapToScene(n->tileRect(s.local_rank).center());
+            nodeOf[i] = s.node;
+        }
+        const std::size_t k = groupMembers_.size();
+        for (std::size_t i = 0; k > 1 && i < k; ++i) {
+            const std::size_t j = (i + 1) % k;
+            if (j == 0 && k == 2) break;   // two members: one link
+            links.push_back({QLineF(centre[i], centre[j]), nodeOf[i] != nodeOf[j]});
+        }
+        const auto span = m.group_span(kind.toStdString(), m.group_set(kind.toStdString())->group_index[static_cast<std::size_t>(groupRank_)]);
+        QStringList ranks;
+        for (std::size_t i = 0; i < groupMembers_.size() && i < 16; ++i) ranks << QString::number(groupMembers_[i]);
+        if (groupMembers_.size() > 16) ranks << QStringLiteral("…");
+        info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4 node(s)%5")
+                           .arg(kind)
+                           .arg(groupRank_)
+                           .arg(ranks.join(QStringLiteral(", ")))
+                           .arg(span.nodes_spanned)
+                           .arg(span.crosses_nodes ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
+                                                         .arg(theme::errorColor(palette()).name())
+                                                   : QString()));
+    }
+    links_->setLinks(std::move(links));
+    std::vector<char> hi(static_cast<std::size_t>(std::max(0, m.world_size)), 0);
+    for (int r : groupMembers_) hi[static_cast<std::size_t>(r)] = 1;
+    for (NodeItem* n : nodes_) {
+        QVector<GpuTile> tiles = n->tiles();
+        bool changed = false;
+        for (auto& t : tiles) {
+            const bool h = t.rank >= 0 && t.rank < static_cast<int>(hi.size()) && hi[static_cast<std::size_t>(t.rank)];
+            changed = changed || h != t.highlighted;
+            t.highlighted = h;
+        }
+        if (changed) n->setTiles(std::move(tiles));
+    }
+}
+
+bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {
+    if (mime->hasFormat(clustermime::kNodeTemplate)) {
+        const QJsonObject o = payload(mime, clustermime::kNodeTemplate);
+        fitPending_ = true;
+        return addNode(o.value(QStringLiteral("gpu")).toString(), o.value(QStringLiteral("gpus")).toInt(8));
+    }
+    if (!target) {
+        emit message(tr("Drop GPUs onto a node."));
+        return false;
+    }
+    if (mime->hasFormat(clustermime::kGpuType))
+        return addGpu(target->index(), payload(mime, clustermime::kGpuType).value(QStringLiteral("gpu")).toString());
+    if (mime->hasFormat(clustermime::kGpu))
+        return moveGpu(payload(mime, clustermime::kGpu).value(QStringLiteral("node")).toInt(-1), target->index());
+    return false;
+}
+
+void ClusterCanvas::refresh() {
+    const Project& p = editor_->project();
+    const auto& nodes = p.cluster.nodes;
+    // rank of each (node, local GPU), from the project's placement.
+    std::vector<std::vector<int>> rankOf(nodes.size());
+    for (std::size_t n = 0; n < nodes.size(); ++n) rankOf[n].assign(static_cast<std::size_t>(std::max(0, nodes[n].gpus)), -1);
+    const auto placement = p.cluster.placement();
+    for (std::size_t r = 0; r < placement.size(); ++r) {
+        const auto& s = placement[r];
+        if (s.node >= 0 && s.node < static_cast<int>(nodes.size()) && s.local_rank >= 0 &&
+            s.local_rank < nodes[static_cast<std::size_t>(s.node)].gpus)
+            rankOf[static_cast<std::size_t>(s.node)][static_cast<std::size_t>(s.local_rank)] = static_cast<int>(r);
+    }
+    updateAxes();
+    const QString axis = colourBy_->currentData().toString();
+    const auto& m = editor_->rankMap();
+    const bool mapOk = m.valid() && m.world_size == p.world_size();
+    const auto* axisGroups = mapOk ? m.group_set(axis.toStdString()) : nullptr;
+    const int axisCoord = mapOk ? m.coord_index(axis.toStdString()) : -1;
+    // Tile captions: the mesh coordinates along axes larger than 1 (at most three).
+    std::vector<std::pair<QString, int>> captionAxes;
+    if (mapOk)
+        for (const auto& a : m.axes)
+            if (a.size > 1 && captionAxes.size() < 3)
+                captionAxes.push_back({QString::fromStdString(a.name), m.coord_index(a.name)});
+    std::vector<std::string> gpuTypes;
+    const QPalette pal = palette();
+
+    while (nodes_.size() > nodes.size()) {
+        delete nodes_.back();
+        nodes_.pop_back();
+    }
+    while (nodes_.size() < nodes.size()) {
+        auto* item = new NodeItem(static_cast<int>(nodes_.size()));
+        scene_->addItem(item);
+        nodes_.push_back(item);
+    }
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        const auto& node = nodes[n];
+        int typeIndex = 0;
+        const auto it = std::find(gpuTypes.begin(), gpuTypes.end(), node.gpu);
+        if (it == gpuTypes.end()) {
+            typeIndex = static_cast<int>(gpuTypes.size());
+            gpuTypes.push_back(node.gpu);
+        } else {
+            typeIndex = static_cast<int>(it - gpuTypes.begin());
+        }
+        QVector<GpuTile> tiles(std::max(0, node.gpus));
+        for (int g = 0; g < node.gpus; ++g) {
+            GpuTile& t = tiles[g];
+            t.rank = rankOf[n][static_cast<std::size_t>(g)];
+            int group = static_cast<int>(n);
+            if (axis == QLatin1String("gpu"))
+                group = typeIndex;
+            else if (axisGroups && t.rank >= 0)
+                group = axisGroups->group_index[static_cast<std::size_t>(t.rank)];
+            else if (axisCoord >= 0 && t.rank >= 0)
+                group = m.coords(t.rank)[static_cast<std::size_t>(axisCoord)];
+            t.fill = group < 0 ? pal.color(QPalette::Button) : theme::groupColor(group, pal);
+            if (t.rank >= 0)
+                for (const auto& [name, idx] : captionAxes)
+                    t.coords += (t.coords.isEmpty() ? QString() : QStringLiteral(" ")) + name +
+                                QString::number(m.coords(t.rank)[static_cast<std::size_t>(idx)]);
+        }
+        const paraplan::GpuSpec* spec = paraplan::catalog::find_gpu(node.gpu);
+        const QString host = QString::fromStdString(node.host.empty() ? node.name : node.host);
+        nodes_[n]->setContent(static_cast<int>(n), QString::fromStdString(node.name),
+                              QStringLiteral("%1 · %2").arg(host, spec ? QString::fromStdString(spec->name)
+                                                                       : QString::fromStdString(node.gpu)),
+                              std::move(tiles));
+    }
+    for (NodeItem* item : nodes_)
+        item->onTileClicked = [this](int node, int local) {
+            const int r = rankAt(node, local);
+            if (r >= 0) selectGroupOf(r);
+        };
+    layoutNodes();
+    info_->setText(tr("%1 nodes · %2 GPUs · drag from the palette to add; Delete removes the selection")
+                       .arg(nodes.size())
+                       .arg(p.world_size()));
+    if (groupRank_ >= p.world_size()) clearGroupSelection();
+    updateLinks();
+    if (fitPending_) zoomToFit();
+}
+
+void ClusterCanvas::layoutNodes() {
+    if (nodes_.empty()) return;
+    // Arrange nodes in a grid whose shape follows the view's aspect ratio.
+    QSizeF cell(0, 0);
+    for (NodeItem* n : nodes_) cell = cell.expandedTo(n->boundingRect().size());
+    const double gap = 18;
+    const double aspect = view_->width() > 0 && view_->height() > 0 ? double(view_->width()) / view_->height() : 1.6;
+    const int count = static_cast<int>(nodes_.size());
+    int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(count * aspect * cell.height() / cell.width()))));
+    cols = std::min(cols, count);
+    for (int i = 0; i < count; ++i)
+        nodes_[static_cast<std::size_t>(i)]->setPos((i % cols) * (cell.width() + gap), (i / cols) * (cell.height() + gap));
+    const int rows = (count + cols - 1) / cols;
+    scene_->setSceneRect(-gap, -gap, cols * (cell.width() + gap) + gap, rows * (cell.height() + gap) + gap);
+}
+
+void ClusterCanvas::zoomToFit() {
+    fitPending_ = false;
+    view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+    if (view_->transform().m11() > 1.5) view_->setTransform(QTransform::fromScale(1.5, 1.5));
+}
+
+void ClusterCanvas::showTileTip(NodeItem* node, int local, const QPoint& globalPos) {
+    const Project& p = editor_->project();
+    const auto& n = p.cluster.nodes.at(static_cast<std::size_t>(node->index()));
+    QString text = tr("<b>%1</b> · host %2 · %3 × %4")
+                       .arg(QString::fromStdString(n.name).toHtmlEscaped(),
+                            QString::fromStdString(n.host.empty() ? n.name : n.host).toHtmlEscaped())
+                       .arg(n.gpus)
+                       .arg(QString::fromStdString(n.gpu));
+    if (local >= 0 && local < node->tiles().size()) {
+        const GpuTile& t = node->tiles()[local];
+        text += tr("<br>GPU %1 · global rank <b>%2</b>").arg(local).arg(t.rank);
+        const auto& m = editor_->rankMap();
+        if (t.rank >= 0 && m.valid() && t.rank < m.world_size) {
+            QStringList coords;
+            for (std::size_t i = 0; i < m.coord_names.size(); ++i)
+                coords << QStringLiteral("%1=%2").arg(QString::fromStdString(m.coord_names[i])).arg(m.coords(t.rank)[i]);
+            text += QStringLiteral("<br>") + coords.join(QStringLiteral(" "));
+            for (const auto& [kind, set] : m.groups) {
+                const auto members = m.group_of(kind, t.rank);
+                if (members.empty()) continue;
+                QStringList ms;
+                for (std::size_t i = 0; i < members.size() && i < 12; ++i) ms << QString::number(members[i]);
+                if (members.size() > 12) ms << QStringLiteral("…");
+                const auto span = m.group_span(kind, set.group_index[static_cast<std::size_t>(t.rank)]);
+                text += tr("<br>%1 group: [%2]%3")
+                            .arg(QString::fromStdString(kind), ms.join(QStringLiteral(", ")),
+                                 span.crosses_nodes ? tr(" · crosses nodes") : QString());
+            }
+        }
+        text += tr("<br><i>Click to highlight its %1 group.</i>").arg(groupKind());
+    }
+    QToolTip::showText(globalPos, text, view_);
+}

@@ -1,0 +1,115 @@
+#pragma once
+// The cluster canvas: nodes and their GPUs on a zoomable scene, with a palette to
+// drag new nodes and GPUs from. Edits (add, move, delete, duplicate, rename, set
+// host) go to the ProjectEditor as named undo steps.
+#include <QGraphicsView>
+#include <QPointer>
+#include <QWidget>
+
+#include <functional>
+#include <vector>
+
+namespace paraplan {
+struct Project;
+}
+
+class ProjectEditor;
+class ClusterPalette;
+class GroupLinksItem;
+class NodeItem;
+class QAction;
+class QComboBox;
+class QGraphicsScene;
+class QLabel;
+class QMimeData;
+
+class CanvasView : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit CanvasView(QGraphicsScene* scene, QWidget* parent = nullptr);
+    NodeItem* nodeAt(const QPoint& viewportPos) const;
+    void zoomBy(double factor);
+
+signals:
+    void dropped(const QMimeData* mime, NodeItem* target);
+    void hoverTile(NodeItem* node, int local, const QPoint& globalPos);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dragMoveEvent(QDragMoveEvent* e) override;
+    void dragLeaveEvent(QDragLeaveEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    bool viewportEvent(QEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+
+private:
+    void setDropTarget(NodeItem* n);
+    QPointer<QObject> dummy_;
+    NodeItem* dropTarget_ = nullptr;
+    bool panning_ = false;
+};
+
+class ClusterCanvas : public QWidget {
+    Q_OBJECT
+public:
+    explicit ClusterCanvas(ProjectEditor* editor, QWidget* parent = nullptr);
+
+    void refresh();   // rebuild from the project (on ProjectDocument::changed)
+    CanvasView* view() const { return view_; }
+    ClusterPalette* paletteList() const { return palette_; }
+    QGraphicsScene* scene() const { return scene_; }
+    const std::vector<NodeItem*>& nodeItems() const { return nodes_; }
+    std::vector<int> selectedNodes() const;
+    QList<QAction*> editActions() const;
+
+    // Edits (also reached by drag and drop and the actions).
+    bool addNode(const QString& gpu, int gpus);
+    bool addGpu(int node, const QString& gpu);
+    bool moveGpu(int fromNode, int toNode);
+    bool deleteNodes(std::vector<int> nodes);
+    bool duplicateNodes(const std::vector<int>& nodes);
+    bool renameNode(int node, const QString& name);
+    bool setHost(int node, const QString& host);
+    // Handles a drop of palette or canvas data onto `target` (nullptr: empty space).
+    bool handleDrop(const QMimeData* mime, NodeItem* target);
+
+    // Colour tiles by a group kind or coordinate of the rank map ("node", "gpu", "tp", ...).
+    void setColourAxis(const QString& axis);
+    QString colourAxis() const;
+    // Highlights the group (of the colour axis, or tp) that holds `rank`, and draws its links.
+    void selectGroupOf(int rank);
+    void clearGroupSelection();
+    const std::vector<int>& selectedGroup() const { return groupMembers_; }
+    int crossingLinks() const;   // links of the selected group that leave a node
+
+public slots:
+    void zoomToFit();
+
+signals:
+    void message(const QString& text);
+
+private:
+    bool run(const QString& label, const std::function<void(paraplan::Project&)>& fn);
+    void layoutNodes();
+    void showTileTip(NodeItem* node, int local, const QPoint& globalPos);
+    void updateAxes();
+    void updateLinks();
+    QString groupKind() const;
+    int rankAt(int node, int local) const;
+
+    ProjectEditor* editor_;
+    ClusterPalette* palette_;
+    QGraphicsScene* scene_;
+    CanvasView* view_;
+    QComboBox* colourBy_;
+    QLabel* info_;
+    std::vector<NodeItem*> nodes_;
+    QAction *delete_, *duplicate_, *rename_, *host_, *fit_, *zoomIn_, *zoomOut_;
+    bool fitPending_ = true;
+    QString preferredAxis_ = QStringLiteral("tp");   // the user's choice, kept across edits
+    GroupLinksItem* links_ = nullptr;
+    int groupRank_ = -1;                 // rank whose group is selected (-1: none)
+    std::vector<int> groupMembers_;
+};

@@ -1,0 +1,13 @@
+#pragma once
+// Drag-and-drop formats of the cluster canvas and its palette.
+#include <QByteArray>
+#include <QString>
+
+namespace clustermime {
+// {"gpu": id, "gpus": n}: a whole node from the palette.
+inline const QString kNodeTemplate = QStringLiteral("application/x-paraplan-node-template");
+// {"gpu": id}: one GPU of a type from the palette.
+inline const QString kGpuType = QStringLiteral("application/x-paraplan-gpu-type");
+// {"node": i, "local_rank": k}: a GPU already on the canvas.
+inline const QString kGpu = QStringLiteral("application/x-paraplan-gpu");
+}  // namespace clustermime

@@ -1,0 +1,198 @@
+#include "explainpanel.h"
+
+#include "projecteditor.h"
+#include "theme.h"
+
+#include <QEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace {
+
+struct Concept {
+    const char* id;
+    const char* title;
+    const char* what;   // plain words
+    const char* cost;   // what it costs / rule of thumb
+};
+
+// Written for someone new to distributed training; terms as the frameworks use them.
+const Concept kConcepts[] = {
+    {"tp", "Tensor parallelism (tp)",
+     "Every weight matrix is cut into tp slices and each GPU of a tensor-parallel group holds one slice. "
+     "The GPUs compute each layer together, so they must exchange partial results in every layer.",
+     "That exchange (an all-reduce per layer, forward and backward) is the heaviest traffic of all, so tp "
+     "should stay inside one node where GPUs talk over NVLink. Memory for weights drops by tp."},
+    {"pp", "Pipeline parallelism (pp)",
+     "The layers are cut into pp consecutive pipeline stages. A microbatch flows forward through the "
+     "stages and its gradients flow back; each stage only talks to its neighbours.",
+     "Cheap on the network, but stages wait while the pipeline fills and drains (the bubble). More "
+     "microbatches, or several chunks per stage, make the bubble a smaller share of the step."},
+    {"sp", "Sequence parallelism (sp)",
+     "Activations are cut along the sequence: each GPU keeps the activations of a slice of the tokens. "
+     "Some modes reuse the tensor-parallel group, others form their own group.",
+     "Saves activation memory for long sequences at the price of extra collectives around attention."},
+    {"cp", "Context parallelism (cp)",
+     "Very long sequences are split into cp chunks; attention passes keys and values around a ring of "
+     "GPUs so every token still sees every earlier token.",
+     "Activation memory per GPU shrinks by cp; the ring traffic overlaps with attention compute."},
+    {"ep", "Expert parallelism (ep)",
+     "In a mixture-of-experts model each token is routed to a few experts. With ep the experts are "
+     "spread over ep GPUs, and tokens travel to the GPU that holds their expert (all-to-all).",
+     "Only for MoE models; the expert count must divide by ep. All-to-all is sensitive to slow links."},
+    {"dp", "Data parallelism (dp)",
+     "Several full copies of the (tensor- and pipeline-split) model train on different data side by "
+     "side; after each step their gradients are averaged.",
+     "dp is what is left of the GPUs: world size divided by the model-parallel sizes. The gradient "
+     "all-reduce crosses nodes, but happens once per step and overlaps with the backward pass."},
+    {"zero_stage", "ZeRO",
+     "Instead of every data-parallel copy keeping the whole optimizer state, ZeRO shards it: stage 1 "
+     "shards optimizer states, stage 2 also gradients, stage 3 also the weights themselves.",
+     "Each stage saves memory per GPU; stage 3 adds a gather of the weights before every layer."},
+    {"schedule", "Pipeline schedule",
+     "The order in which each stage runs forward (F) and backward (B, W) passes of its microbatches.",
+     "1F1B keeps few microbatches in flight (less memory); interleaved and zero-bubble schedules shrink "
+     "the idle bubble. The Timeline view draws the schedule of this project."},
+    {"num_microbatches", "Microbatches",
+     "A step's batch is cut into microbatches that follow each other through the pipeline.",
+     "With m microbatches and p stages the 1F1B bubble is about (p−1)/(m+p−1) of the step: more "
+     "microbatches, smaller bubble, but each one is smaller."},
+    {"micro_batch_size", "Microbatch size",
+     "How many samples one microbatch holds: the unit a stage processes at a time.",
+     "Larger microbatches use the GPU better but hold more activation memory."},
+    {"chunks", "Chunks per stage",
+     "With interleaving, each stage holds several non-adjacent slices (chunks) of the layers, so a "
+     "microbatch visits every stage several times.",
+     "The bubble shrinks by the number of chunks; point-to-point traffic grows by the same factor."},
+    {"recompute", "Activation recomputation",
+     "Instead of keeping every activation for the backward pass, keep a few and recompute the rest.",
+     "Trades compute (up to a third more with full recompute) for a large cut in activation memory."},
+    {"framework", "Framework",
+     "The training framework that will run this layout. Each builds its process groups in its own "
+     "order and checks its own rules.",
+     "The same sizes can be accepted by one framework and rejected by another: Diagnostics shows which."},
+};
+
+const Concept* findConcept(const QString& id) {
+    for (const auto& c : kConcepts)
+        if (id == QLatin1String(c.id)) return &c;
+    return nullptr;
+}
+
+}  // namespace
+
+// A small picture of the current layout for a concept: the GPUs of the first nodes,
+// coloured by their group of that kind (from the rank map).
+class ExplainDiagram : public QWidget {
+public:
+    ExplainDiagram(ProjectEditor* e, QWidget* parent) : QWidget(parent), editor(e) { setMinimumHeight(90); }
+    ProjectEditor* editor;
+    QString kind;
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        const QPalette& pal = palette();
+        const auto& m = editor->rankMap();
+        const auto* set = m.group_set(kind.toStdString());
+        if (!m.valid() || !set || m.placement.empty()) return;
+        const int nodes = std::min(m.num_nodes, 4);
+        int perNode = 0;
+        for (const auto& s : m.placement) perNode = std::max(perNode, s.local_rank + 1);
+        const int cell = std::clamp((width() - 20) / std::max(1, perNode) - 4, 10, 28);
+        QFont f = font();
+        f.setPointSizeF(7.5);
+        p.setFont(f);
+        for (int r = 0; r < m.world_size; ++r) {
+            const auto& s = m.placement[static_cast<std::size_t>(r)];
+            if (s.node >= nodes) continue;
+            const QRect box(10 + s.local_rank * (cell + 4), 6 + s.node * (cell + 8), cell, cell);
+            const int g = set->group_index[static_cast<std::size_t>(r)];
+            const QColor fill = g < 0 ? pal.color(QPalette::Button) : theme::groupColor(g, pal);
+            p.fillRect(box, fill);
+            p.setPen(theme::textOn(fill));
+            if (cell >= 18) p.drawText(box, Qt::AlignCenter, QString::number(r));
+        }
+        p.setPen(pal.color(QPalette::WindowText));
+        p.drawText(QRect(10, 6 + nodes * (cell + 8), width() - 20, 18), Qt::AlignLeft,
+                   tr("first %1 node(s): one row per node, colour = %2 group").arg(nodes).arg(kind));
+        setMinimumHeight(30 + nodes * (cell + 8));
+    }
+};
+
+ExplainPanel::ExplainPanel(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+    auto* top = new QVBoxLayout(this);
+    top->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* content = new QWidget(scroll);
+    scroll->setWidget(content);
+    top->addWidget(scroll);
+    auto* outer = new QVBoxLayout(content);
+    outer->setContentsMargins(8, 6, 8, 6);
+    body_ = new QLabel(this);
+    body_->setObjectName(QStringLiteral("explainText"));
+    body_->setWordWrap(true);
+    body_->setTextFormat(Qt::RichText);
+    body_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    outer->addWidget(body_);
+    diagram_ = new ExplainDiagram(editor, this);
+    outer->addWidget(diagram_);
+    outer->addStretch(1);
+    explain(QStringLiteral("tp"));
+}
+
+QString ExplainPanel::text() const { return body_->text(); }
+
+void ExplainPanel::explain(const QString& topic) {
+    const Concept* c = findConcept(topic);
+    if (!c) return;
+    topic_ = topic;
+    refresh();
+}
+
+void ExplainPanel::refresh() {
+    const Concept* c = findConcept(topic_);
+    if (!c) return;
+    const auto& p = editor_->project();
+    const auto& m = editor_->rankMap();
+    QString here;
+    const auto* set = m.group_set(topic_.toStdString());
+    if (set && m.valid()) {
+        const auto s = m.summary(topic_.toStdString());
+        here = tr("Here: <b>%1 groups of %2 GPUs</b> over %3 GPUs; %4 of them cross node boundaries (up to %5 nodes each).")
+                   .arg(s.num_groups)
+                   .arg(s.group_size)
+                   .arg(m.world_size)
+                   .arg(s.groups_crossing_nodes)
+                   .arg(s.max_nodes_spanned);
+    } else if (topic_ == QLatin1String("schedule")) {
+        here = tr("Here: <b>%1</b> over %2 stages.").arg(QString::fromStdString(p.layout.schedule)).arg(p.layout.pp);
+    } else if (topic_ == QLatin1String("zero_stage")) {
+        here = tr("Here: ZeRO stage <b>%1</b>.").arg(p.layout.zero_stage);
+    } else if (topic_ == QLatin1String("framework")) {
+        here = tr("Here: <b>%1</b>.").arg(QString::fromStdString(p.layout.framework));
+    }
+    body_->setText(QStringLiteral("<h3>%1</h3><p>%2</p><p><i>%3</i></p><p>%4</p>")
+                       .arg(tr(c->title), tr(c->what), tr(c->cost), here));
+    diagram_->kind = set && m.valid() ? topic_ : QString();
+    diagram_->setVisible(!diagram_->kind.isEmpty());
+    diagram_->update();
+}
+
+bool ExplainPanel::eventFilter(QObject* watched, QEvent* e) {
+    if (e->type() == QEvent::FocusIn || e->type() == QEvent::Enter) {
+        for (QObject* o = watched; o; o = o->parent()) {
+            if (findConcept(o->objectName())) {
+                if (o->objectName() != topic_) explain(o->objectName());
+                break;
+            }
+            if (o->isWidgetType() && static_cast<QWidget*>(o)->isWindow()) break;
+        }
+    }
+    return QWidget::eventFilter(watched, e);
+}

@@ -1,0 +1,420 @@
+#include "layoutpanel.h"
+
+#include "catalog/catalog.h"
+#include "projecteditor.h"
+#include "schedule/generate.h"
+#include "theme.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QIntValidator>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+using paraplan::Project;
+
+namespace {
+
+std::vector<int> divisors(int n) {
+    std::vector<int> d;
+    for (int i = 1; i <= n; ++i)
+        if (n % i == 0) d.push_back(i);
+    return d;
+}
+
+nlohmann::json toJson(const QVariant& v) {
+    switch (v.typeId()) {
+    case QMetaType::Bool: return v.toBool();
+    case QMetaType::Int: return v.toInt();
+    case QMetaType::Double: return v.toDouble();
+    default: return v.toString().toStdString();
+    }
+}
+
+QString valueText(const QVariant& v) {
+    if (v.typeId() == QMetaType::Bool) return v.toBool() ? QStringLiteral("on") : QStringLiteral("off");
+    return v.toString();
+}
+
+}  // namespace
+
+LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    summary_ = new QLabel(this);
+    summary_->setObjectName(QStringLiteral("layoutSummary"));
+    summary_->setWordWrap(true);
+    summary_->setContentsMargins(8, 6, 8, 2);
+    summary_->setTextFormat(Qt::RichText);
+    outer->addWidget(summary_);
+
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setMinimumWidth(300);
+    auto* content = new QWidget(scroll_);
+    groups_ = new QVBoxLayout(content);
+    groups_->setContentsMargins(6, 4, 6, 6);
+    scroll_->setWidget(content);
+    outer->addWidget(scroll_);
+
+    // --- Framework -------------------------------------------------------------------
+    auto* fw = addGroup(tr("Framework"));
+    addChoice(fw, QStringLiteral("/layout/framework"), tr("Framework"), QStringLiteral("framework"), paraplan::kFrameworks,
+              tr("Which training framework runs the job. Each one builds its process groups in its own order and "
+                 "checks its own rules, so the same sizes can be valid in one and rejected by another."),
+              [](const Project& p) { return p.layout.framework; });
+
+    // --- Parallelism -----------------------------------------------------------------
+    auto* par = addGroup(tr("Parallelism"));
+    addDivisor(par, QStringLiteral("/layout/tp"), tr("Tensor parallel (tp)"), QStringLiteral("tp"),
+               tr("tp_size: each weight matrix is split over this many GPUs, which compute one layer together "
+                  "and exchange activations in every layer (all-reduce). Keep tp inside one node so this "
+                  "traffic stays on NVLink. Offered values divide the world size."),
+               [](const Project& p) { return p.layout.tp; });
+    addChoice(par, QStringLiteral("/layout/tp_mode"), tr("Tensor mode"), QStringLiteral("tp_mode"), {"1d", "2d", "2.5d", "3d"},
+              tr("How the tensor-parallel group splits a weight matrix (ColossalAI legacy modes): 1d splits rows or "
+                 "columns (Megatron style); 2d a q×q grid (tp = q²); 2.5d q×q×d (tp = q²·d); 3d a q×q×q cube "
+                 "(tp = q³). Higher modes trade memory for more, smaller collectives."),
+              [](const Project& p) { return p.layout.tp_mode; });
+    addInt(par, QStringLiteral("/layout/tp_depth"), tr("2.5D depth"), QStringLiteral("tp_depth"), 1, 64,
+           tr("Depth d of the 2.5D tensor mode: tp = q²·d."), [](const Project& p) { return p.layout.tp_depth; });
+    addDivisor(par, QStringLiteral("/layout/pp"), tr("Pipeline parallel (pp)"), QStringLiteral("pp"),
+               tr("pp_size: the layers are cut into this many pipeline stages, one after another. Stages only pass "
+                  "activations to their neighbour, so pp tolerates slow links, but it leaves bubbles: idle time "
+                  "while the pipeline fills and drains."),
+               [](const Project& p) { return p.layout.pp; });
+    addDivisor(par, QStringLiteral("/layout/sp"), tr("Sequence parallel (sp)"), QStringLiteral("sp"),
+               tr("sp_size: the sequence dimension of activations is split over this many GPUs. Depending on the "
+                  "mode it reuses the tensor-parallel group (split_gather, ring) or is a group of its own "
+                  "(all_to_all, ring_attn)."),
+               [](const Project& p) { return p.layout.sp; });
+    addChoice(par, QStringLiteral("/layout/sp_mode"), tr("Sequence mode"), QStringLiteral("sp_mode"), paraplan::kSpModes,
+              tr("ColossalAI sequence_parallelism_mode: split_gather and ring (Megatron-style, inside tp), all_to_all "
+                 "(DeepSpeed Ulysses: heads exchanged by all-to-all), ring_attn (ring attention over the sequence)."),
+              [](const Project& p) { return p.layout.sp_mode; });
+    addDivisor(par, QStringLiteral("/layout/cp"), tr("Context parallel (cp)"), QStringLiteral("cp"),
+               tr("cp_size: long sequences are split into chunks over this many GPUs; attention exchanges keys and "
+                  "values around a ring. Activation memory per GPU shrinks by cp."),
+               [](const Project& p) { return p.layout.cp; });
+    addDivisor(par, QStringLiteral("/layout/ep"), tr("Expert parallel (ep)"), QStringLiteral("ep"),
+               tr("ep_size: the experts of a mixture-of-experts layer are spread over this many GPUs; tokens travel "
+                  "to their experts by all-to-all. Only meaningful for MoE models; the number of experts must be "
+                  "divisible by ep."),
+               [](const Project& p) { return p.layout.ep; });
+    {
+        auto* dp = new QLabel(this);
+        dp->setObjectName(QStringLiteral("dp"));
+        dp->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        addField(par, QStringLiteral("/layout/dp"), tr("Data parallel (dp)"), dp,
+                 tr("dp_size: how many full copies of the model train side by side on different data; their "
+                    "gradients are averaged every step. Derived: the world size divided by the model-parallel sizes "
+                    "(as the framework computes it)."),
+                 [this, dp] {
+                     // The size the framework derives, read from its rank map.
+                     const auto& m = editor_->rankMap();
+                     const auto* g = m.valid() ? m.group_set("dp") : nullptr;
+                     dp->setText(g ? tr("%1  (derived by %2)").arg(g->group_size).arg(QString::fromStdString(m.framework))
+                                   : tr("— (no valid rank map)"));
+                 });
+    }
+    addInt(par, QStringLiteral("/layout/zero_stage"), tr("ZeRO stage"), QStringLiteral("zero_stage"), 0, 3,
+           tr("ZeRO shards training state over the data-parallel group: stage 1 the optimizer states, stage 2 also "
+              "the gradients, stage 3 also the parameters (gathered just in time for each layer)."),
+           [](const Project& p) { return p.layout.zero_stage; });
+
+    // --- Pipeline --------------------------------------------------------------------
+    auto* pipe = addGroup(tr("Pipeline"));
+    addChoice(pipe, QStringLiteral("/layout/schedule"), tr("Schedule"), QStringLiteral("schedule"),
+              paraplan::schedule::schedule_names(),
+              tr("The order in which stages run forward (F) and backward (B, W) passes of the microbatches. gpipe: "
+                 "all forwards then all backwards; 1f1b: one forward, one backward once the pipe is full (less "
+                 "memory); interleaved: several model chunks per stage (smaller bubble); zero-bubble schedules "
+                 "split the backward into input (B) and weight (W) gradients to fill the bubbles."),
+              [](const Project& p) { return p.layout.schedule; }, true);
+    addInt(pipe, QStringLiteral("/layout/chunks"), tr("Chunks per stage"), QStringLiteral("chunks"), 1, 64,
+           tr("Model chunks (virtual stages) per pipeline stage, for interleaved schedules: each GPU holds several "
+              "non-adjacent slices of layers, which shortens the bubble by this factor."),
+           [](const Project& p) { return p.layout.chunks; });
+    addInt(pipe, QStringLiteral("/layout/num_microbatches"), tr("Microbatches"), QStringLiteral("num_microbatches"), 0,
+           1'000'000,
+           tr("num_microbatches: how many microbatches flow through the pipeline per step. More microbatches make "
+              "the bubble a smaller share of the step. 0 = derived from the batch sizes."),
+           [](const Project& p) { return p.layout.num_microbatches; }, tr("auto"));
+    addInt(pipe, QStringLiteral("/training/micro_batch_size"), tr("Microbatch size"), QStringLiteral("micro_batch_size"),
+           1, 1'000'000,
+           tr("micro_batch_size: samples in one microbatch, the unit one pipeline stage processes at a time. "
+              "Activation memory grows with it."),
+           [](const Project& p) { return p.training.micro_batch_size; });
+
+    // --- Memory ----------------------------------------------------------------------
+    auto* mem = addGroup(tr("Memory"));
+    addChoice(mem, QStringLiteral("/layout/recompute"), tr("Recompute"), QStringLiteral("recompute"), paraplan::kRecompute,
+              tr("Activation checkpointing: keep fewer activations and recompute them in the backward pass. "
+                 "selective recomputes only attention internals (cheap); full recomputes each layer (about a "
+                 "third more compute)."),
+              [](const Project& p) { return p.layout.recompute; });
+    addChoice(mem, QStringLiteral("/layout/offload"), tr("Offload"), QStringLiteral("offload"), paraplan::kOffload,
+              tr("Move optimizer states (and with some frameworks parameters) to CPU memory or NVMe, trading "
+                 "PCIe transfers for GPU memory."),
+              [](const Project& p) { return p.layout.offload; });
+    addBool(mem, QStringLiteral("/layout/flash_attention"), tr("Flash attention"), QStringLiteral("flash_attention"),
+            tr("Fused attention kernels that never materialise the seq×seq score matrix: less memory and faster. "
+               "Needs NVIDIA Ampere or newer (or AMD CDNA2+)."),
+            [](const Project& p) { return p.layout.flash_attention; });
+
+    // --- Training --------------------------------------------------------------------
+    auto* tr_ = addGroup(tr("Training"));
+    addChoice(tr_, QStringLiteral("/training/precision"), tr("Precision"), QStringLiteral("precision"),
+              paraplan::kPrecisions,
+              tr("Number format of the matrix multiplications. bf16 is the usual choice on Ampere and newer; fp16 "
+                 "needs loss scaling; fp8 needs Hopper or newer."),
+              [](const Project& p) { return p.training.precision; });
+    addInt(tr_, QStringLiteral("/training/global_batch_size"), tr("Global batch"), QStringLiteral("global_batch_size"),
+           1, 100'000'000,
+           tr("global_batch_size: samples per optimizer step over all data-parallel replicas = micro_batch_size × "
+              "microbatches × dp."),
+           [](const Project& p) { return p.training.global_batch_size; });
+    addInt(tr_, QStringLiteral("/training/seq_len"), tr("Sequence length"), QStringLiteral("seq_len"), 1, 100'000'000,
+           tr("Tokens per sample. Activation memory grows linearly with it (quadratically without flash attention)."),
+           [](const Project& p) { return p.training.seq_len; });
+
+    // --- Hardware and model ---------------------------------------------------------
+    auto* hw = addGroup(tr("Model and hardware"));
+    {
+        auto* model = new QComboBox(this);
+        model->setObjectName(QStringLiteral("model_preset"));
+        for (const auto& m : paraplan::catalog::models())
+            model->addItem(QString::fromStdString(m.name.empty() ? m.id : m.name), QString::fromStdString(m.id));
+        addField(hw, QStringLiteral("/model"), tr("Model"), model,
+                 tr("The model architecture (layers, hidden size, heads, experts) from the catalog. Its shape decides "
+                    "which tp and ep sizes divide evenly and how much memory each stage needs."),
+                 [this, model] {
+                     const Project& p = editor_->project();
+                     const int i = model->findData(QString::fromStdString(p.model_preset));
+                     if (i < 0 && model->findData(QString()) < 0)
+                         model->addItem(QString::fromStdString(p.model.name.empty() ? tr("custom").toStdString()
+                                                                                    : p.model.name),
+                                        QString());
+                     model->setCurrentIndex(i >= 0 ? i : model->findData(QString()));
+                 });
+        connect(model, &QComboBox::activated, this, [this, model](int i) {
+            if (loading_) return;
+            const QString id = model->itemData(i).toString();
+            if (id.isEmpty() || id.toStdString() == editor_->project().model_preset) return;
+            QString err;
+            if (!editor_->applyChanges(tr("Set model to %1").arg(id), {{"/model", {{"preset", id.toStdString()}}}},
+                                       &err))
+                emit editFailed(err);
+        });
+    }
+    {
+        auto* gpu = new QComboBox(this);
+        gpu->setObjectName(QStringLiteral("gpu"));
+        for (const auto& g : paraplan::catalog::gpus())
+            gpu->addItem(QStringLiteral("%1 · %2 GiB").arg(QString::fromStdString(g.name)).arg(g.memory_gib),
+                         QString::fromStdString(g.id));
+        addField(hw, QStringLiteral("/cluster/gpu"), tr("GPU type"), gpu,
+                 tr("The accelerator in every node (set per node on the cluster canvas). Its memory is the capacity "
+                    "line in the memory view; its peak TFLOP/s and link bandwidths drive the time estimate."),
+                 [this, gpu] {
+                     const Project& p = editor_->project();
+                     const bool uniform = p.cluster.uniform() && !p.cluster.nodes.empty();
+                     gpu->setEnabled(uniform);
+                     if (uniform) gpu->setCurrentIndex(gpu->findData(QString::fromStdString(p.cluster.nodes[0].gpu)));
+                 });
+        connect(gpu, &QComboBox::activated, this, [this, gpu](int i) {
+            if (loading_) return;
+            const std::string id = gpu->itemData(i).toString().toStdString();
+            QString err;
+            if (!editor_->edit(tr("Set GPU type to %1").arg(QString::fromStdString(id)),
+                               [&id](Project& p) {
+                                   for (auto& n : p.cluster.nodes) n.gpu = id;
+                               },
+                               &err))
+                emit editFailed(err);
+        });
+    }
+    groups_->addStretch(1);
+    refresh();
+}
+
+QFormLayout* LayoutPanel::addGroup(const QString& title) {
+    auto* box = new QGroupBox(title, this);
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    form->setContentsMargins(8, 6, 8, 6);
+    form->setVerticalSpacing(4);
+    groups_->addWidget(box);
+    return form;
+}
+
+void LayoutPanel::addField(QFormLayout* form, const QString& pointer, const QString& label, QWidget* w,
+                           const QString& tooltip, std::function<void()> load) {
+    auto* l = new QLabel(label, this);
+    l->setToolTip(tooltip);
+    l->setBuddy(w);
+    w->setToolTip(tooltip);
+    w->setWhatsThis(tooltip);
+    form->addRow(l, w);
+    fields_.insert(pointer, Field{w, l, std::move(load), tooltip});
+}
+
+void LayoutPanel::apply(const QString& label, const QString& pointer, const QVariant& value) {
+    if (loading_) return;
+    QString err;
+    if (!editor_->applyChanges(tr("Set %1 to %2").arg(label, valueText(value)),
+                               {{pointer.toStdString(), toJson(value)}}, &err)) {
+        emit editFailed(err);
+        refresh();   // put the widget back to the project's value
+    }
+}
+
+void LayoutPanel::addInt(QFormLayout* form, const QString& pointer, const QString& label, const QString& name, int min,
+                         int max, const QString& tooltip, std::function<int(const Project&)> get,
+                         const QString& zeroText) {
+    auto* spin = new QSpinBox(this);
+    spin->setObjectName(name);
+    spin->setRange(min, max);
+    spin->setKeyboardTracking(false);   // one undo step per committed value, not per keystroke
+    spin->setAccelerated(true);
+    if (!zeroText.isEmpty()) spin->setSpecialValueText(zeroText);
+    addField(form, pointer, label, spin, tooltip, [this, spin, get] { spin->setValue(get(editor_->project())); });
+    connect(spin, &QSpinBox::valueChanged, this, [this, name, pointer](int v) { apply(name, pointer, v); });
+}
+
+void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
+                             const QString& tooltip, std::function<int(const Project&)> get) {
+    auto* combo = new QComboBox(this);
+    combo->setObjectName(name);
+    combo->setEditable(true);
+    combo->setInsertPolicy(QComboBox::NoInsert);
+    combo->lineEdit()->setValidator(new QIntValidator(1, 1'000'000, combo));
+    addField(form, pointer, label, combo, tooltip, [this, combo, get] {
+        const Project& p = editor_->project();
+        combo->clear();
+        // Offer the sizes that divide the world size; any other value can be typed
+        // and is then reported by the rules.
+        for (int d : divisors(std::max(1, p.world_size()))) combo->addItem(QString::number(d), d);
+        const int v = get(p);
+        const int i = combo->findData(v);
+        if (i >= 0)
+            combo->setCurrentIndex(i);
+        else
+            combo->setEditText(QString::number(v));
+    });
+    auto commit = [this, combo, name, pointer, get] {
+        bool ok = false;
+        const int v = combo->currentText().toInt(&ok);
+        if (ok && v != get(editor_->project())) apply(name, pointer, v);
+    };
+    connect(combo, &QComboBox::activated, this, commit);
+    connect(combo->lineEdit(), &QLineEdit::editingFinished, this, commit);
+}
+
+void LayoutPanel::addChoice(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
+                            const std::vector<std::string>& options, const QString& tooltip,
+                            std::function<std::string(const Project&)> get, bool editable) {
+    auto* combo = new QComboBox(this);
+    combo->setObjectName(name);
+    combo->setEditable(editable);
+    for (const auto& o : options) combo->addItem(QString::fromStdString(o));
+    addField(form, pointer, label, combo, tooltip, [this, combo, get] {
+        const QString v = QString::fromStdString(get(editor_->project()));
+        if (combo->findText(v) < 0) combo->addItem(v);
+        combo->setCurrentText(v);
+    });
+    auto commit = [this, combo, name, pointer, get] {
+        const QString v = combo->currentText();
+        if (!v.isEmpty() && v.toStdString() != get(editor_->project())) apply(name, pointer, v);
+    };
+    connect(combo, &QComboBox::activated, this, commit);
+    if (editable) connect(combo->lineEdit(), &QLineEdit::editingFinished, this, commit);
+}
+
+void LayoutPanel::addBool(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
+                          const QString& tooltip, std::function<bool(const Project&)> get) {
+    auto* check = new QCheckBox(this);
+    check->setObjectName(name);
+    addField(form, pointer, label, check, tooltip, [this, check, get] { check->setChecked(get(editor_->project())); });
+    connect(check, &QCheckBox::toggled, this, [this, name, pointer](bool v) { apply(name, pointer, v); });
+}
+
+void LayoutPanel::refresh() {
+    loading_ = true;
+    for (auto it = fields_.begin(); it != fields_.end(); ++it) {
+        const QSignalBlocker block(it->widget);
+        it->load();
+    }
+    const Project& p = editor_->project();
+    const auto& l = p.layout;
+    summary_->setText(tr("<b>%1</b><br><span>%2 GPUs · %3 nodes · tp %4 · pp %5 · sp %6 · cp %7 · ep %8</span>")
+                          .arg(QString::fromStdString(p.name).toHtmlEscaped())
+                          .arg(p.world_size())
+                          .arg(p.cluster.nodes.size())
+                          .arg(l.tp)
+                          .arg(l.pp)
+                          .arg(l.sp)
+                          .arg(l.cp)
+                          .arg(l.ep));
+    markFindings();
+    loading_ = false;
+}
+
+void LayoutPanel::markFindings() {
+    QHash<QString, QStringList> messages;
+    QHash<QString, paraplan::Severity> worst;
+    for (const auto& d : editor_->diagnostics()) {
+        for (const auto& f : d.fields) {
+            const QString key = QString::fromStdString(f);
+            messages[key] << QString::fromStdString(d.message);
+            if (!worst.contains(key) || d.severity < worst[key]) worst[key] = d.severity;
+        }
+    }
+    for (auto it = fields_.begin(); it != fields_.end(); ++it) {
+        QWidget* w = it->widget;
+        const bool flagged = worst.contains(it.key()) && worst[it.key()] != paraplan::Severity::Info;
+        w->setProperty("invalid", flagged);
+        QPalette pal = palette();
+        if (flagged) {
+            const QColor c = worst[it.key()] == paraplan::Severity::Error ? theme::errorColor(pal)
+                                                                          : theme::warningColor(pal);
+            QColor base = pal.color(QPalette::Base);
+            const auto mix = [](int a, int b) { return (a * 3 + b) / 4; };
+            pal.setColor(QPalette::Base, QColor(mix(base.red(), c.red()), mix(base.green(), c.green()),
+                                                mix(base.blue(), c.blue())));
+            pal.setColor(QPalette::Button, pal.color(QPalette::Base));
+            it->label->setStyleSheet(QStringLiteral("color: %1; font-weight: 600;").arg(c.name()));
+            w->setToolTip(QStringLiteral("<p>%1</p><p><b>%2</b></p>")
+                              .arg(it->tooltip.toHtmlEscaped(), messages[it.key()].join(QStringLiteral("<br>")).toHtmlEscaped()));
+        } else {
+            it->label->setStyleSheet(QString());
+            w->setToolTip(it->tooltip);
+        }
+        w->setPalette(pal);
+    }
+}
+
+QWidget* LayoutPanel::fieldWidget(const QString& pointer) const {
+    const auto it = fields_.constFind(pointer);
+    return it == fields_.cend() ? nullptr : it->widget;
+}
+
+bool LayoutPanel::focusField(const QString& pointer) {
+    QWidget* w = fieldWidget(pointer);
+    if (!w && pointer.startsWith(QLatin1String("/cluster"))) w = fieldWidget(QStringLiteral("/cluster/gpu"));
+    if (!w && pointer.startsWith(QLatin1String("/model"))) w = fieldWidget(QStringLiteral("/model"));
+    if (!w) return false;
+    scroll_->ensureWidgetVisible(w);
+    w->setFocus(Qt::OtherFocusReason);
+    return true;
+}

@@ -1,0 +1,159 @@
+#include "nodeitem.h"
+
+#include "clustermime.h"
+#include "theme.h"
+
+#include <QApplication>
+#include <QDrag>
+#include <QGraphicsSceneMouseEvent>
+#include <QGraphicsView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QWidget>
+
+NodeItem::NodeItem(int index) : index_(index) {
+    setFlag(ItemIsSelectable);
+    setAcceptHoverEvents(false);
+}
+
+QSizeF NodeItem::sizeFor(int gpus) {
+    const int cols = std::max(1, std::min(gpus, kColumns));
+    const int rows = std::max(1, (gpus + kColumns - 1) / kColumns);
+    return {2 * kPad + cols * kTileW + (cols - 1) * kGap, kHeader + kPad + rows * kTileH + (rows - 1) * kGap};
+}
+
+void NodeItem::setContent(int index, const QString& title, const QString& subtitle, QVector<GpuTile> tiles) {
+    const QSizeF s = sizeFor(static_cast<int>(tiles.size()));
+    if (s != size_) prepareGeometryChange();
+    index_ = index;
+    title_ = title;
+    subtitle_ = subtitle;
+    tiles_ = std::move(tiles);
+    size_ = s;
+    update();
+}
+
+QRectF NodeItem::boundingRect() const { return {QPointF(0, 0), size_}; }
+
+QRectF NodeItem::tileRect(int local) const {
+    const int r = local / kColumns, c = local % kColumns;
+    return {kPad + c * (kTileW + kGap), kHeader + r * (kTileH + kGap), kTileW, kTileH};
+}
+
+int NodeItem::tileAt(const QPointF& pos) const {
+    for (int i = 0; i < tiles_.size(); ++i)
+        if (tileRect(i).contains(pos)) return i;
+    return -1;
+}
+
+void NodeItem::setDropHighlight(bool on) {
+    if (dropHighlight_ == on) return;
+    dropHighlight_ = on;
+    update();
+}
+
+void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) {
+    const QPalette& pal = w ? w->palette() : QApplication::palette();
+    const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    const bool sel = isSelected();
+    if (lod < 0.3) {
+        // Far away (thousands of GPUs on screen): flat fills only, no pens or text.
+        p->fillRect(boundingRect(), sel || dropHighlight_ ? pal.color(QPalette::Highlight) : theme::subtle(pal));
+        p->fillRect(boundingRect().adjusted(2, 2, -2, -2), pal.color(QPalette::AlternateBase));
+        for (int i = 0; i < tiles_.size(); ++i) {
+            const GpuTile& t = tiles_[i];
+            if (t.highlighted) p->fillRect(tileRect(i).adjusted(-3, -3, 3, 3), pal.color(QPalette::Highlight));
+            p->fillRect(tileRect(i), t.fill.isValid() ? t.fill : pal.color(QPalette::Button));
+        }
+        return;
+    }
+    const QRectF frame = boundingRect().adjusted(0.5, 0.5, -0.5, -0.5);
+    p->setRenderHint(QPainter::Antialiasing, lod > 0.5);
+    QPen framePen(sel ? pal.color(QPalette::Highlight) : theme::subtle(pal), sel || dropHighlight_ ? 2.5 : 1);
+    if (dropHighlight_) framePen.setColor(pal.color(QPalette::Link));
+    p->setPen(framePen);
+    p->setBrush(pal.color(QPalette::AlternateBase));
+    p->drawRoundedRect(frame, 6, 6);
+
+    // Header: name, host and GPU type. Skipped when too small to read.
+    if (lod > 0.35) {
+        QFont f = p->font();
+        f.setPointSizeF(9);
+        f.setBold(true);
+        p->setFont(f);
+        p->setPen(pal.color(QPalette::WindowText));
+        const QRectF head(kPad, 2, size_.width() - 2 * kPad, kHeader - 4);
+        p->drawText(head, Qt::AlignLeft | Qt::AlignVCenter, title_);
+        f.setBold(false);
+        f.setPointSizeF(8);
+        p->setFont(f);
+        QColor sub = pal.color(QPalette::WindowText);
+        sub.setAlphaF(0.65f);
+        p->setPen(sub);
+        p->drawText(head, Qt::AlignRight | Qt::AlignVCenter, subtitle_);
+    }
+
+    // Tiles: group colour, rank, coordinates.
+    const bool text = lod > 0.45;
+    QFont rf = p->font();
+    rf.setPointSizeF(10);
+    rf.setBold(true);
+    QFont cf = rf;
+    cf.setBold(false);
+    cf.setPointSizeF(7);
+    for (int i = 0; i < tiles_.size(); ++i) {
+        const GpuTile& t = tiles_[i];
+        const QRectF r = tileRect(i);
+        QColor fill = t.fill.isValid() ? t.fill : pal.color(QPalette::Button);
+        p->setPen(t.highlighted ? QPen(pal.color(QPalette::Highlight), 3) : QPen(fill.darker(130), 1));
+        p->setBrush(fill);
+        p->drawRoundedRect(r, 4, 4);
+        if (!text) continue;
+        p->setPen(theme::textOn(fill));
+        p->setFont(rf);
+        p->drawText(r.adjusted(4, 2, -4, -r.height() / 2), Qt::AlignLeft | Qt::AlignVCenter,
+                    t.rank >= 0 ? QStringLiteral("r%1").arg(t.rank) : QStringLiteral("—"));
+        p->setFont(cf);
+        p->drawText(r.adjusted(4, 2, -3, -2), Qt::AlignRight | Qt::AlignTop, QStringLiteral("g%1").arg(i));
+        if (!t.coords.isEmpty())
+            p->drawText(r.adjusted(4, r.height() / 2, -4, -2), Qt::AlignLeft | Qt::AlignVCenter, t.coords);
+    }
+}
+
+void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
+    pressedTile_ = e->button() == Qt::LeftButton ? tileAt(e->pos()) : -1;
+    pressPos_ = e->screenPos();
+    QGraphicsItem::mousePressEvent(e);
+}
+
+void NodeItem::mouseReleaseEvent(QGraphicsSceneMouseEvent* e) {
+    const int tile = pressedTile_;
+    pressedTile_ = -1;
+    QGraphicsItem::mouseReleaseEvent(e);
+    if (tile >= 0 && tile == tileAt(e->pos()) && onTileClicked) onTileClicked(index_, tile);
+}
+
+void NodeItem::mouseMoveEvent(QGraphicsSceneMouseEvent* e) {
+    if (pressedTile_ < 0 || !(e->buttons() & Qt::LeftButton) ||
+        (e->screenPos() - pressPos_).manhattanLength() < QApplication::startDragDistance()) {
+        QGraphicsItem::mouseMoveEvent(e);
+        return;
+    }
+    // Dragging a GPU tile: it can be dropped on another node.
+    auto* mime = new QMimeData;
+    mime->setData(clustermime::kGpu,
+                  QJsonDocument(QJsonObject{{QStringLiteral("node"), index_}, {QStringLiteral("local_rank"), pressedTile_}})
+                      .toJson(QJsonDocument::Compact));
+    QWidget* src = e->widget();
+    auto* drag = new QDrag(src ? static_cast<QObject*>(src) : static_cast<QObject*>(QApplication::instance()));
+    drag->setMimeData(mime);
+    const QRectF r = tileRect(pressedTile_);
+    QPixmap pm(r.size().toSize());
+    pm.fill(tiles_[pressedTile_].fill.isValid() ? tiles_[pressedTile_].fill : QColor(Qt::gray));
+    drag->setPixmap(pm);
+    pressedTile_ = -1;
+    drag->exec(Qt::MoveAction);
+}

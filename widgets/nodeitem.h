@@ -1,0 +1,58 @@
+#pragma once
+// One node of the cluster canvas: a frame with its name, host and GPU type, and one
+// tile per GPU. All tiles and their text are painted by this single item (no item
+// per GPU or per label), so the canvas stays smooth with thousands of GPUs.
+#include <QColor>
+#include <QGraphicsItem>
+#include <QString>
+#include <QVector>
+
+#include <functional>
+
+struct GpuTile {
+    int rank = -1;            // global rank, -1 when unplaced
+    QColor fill;
+    QString coords;           // e.g. "tp1 pp0 dp3" (empty if unknown)
+    bool highlighted = false; // member of the selected group
+};
+
+class NodeItem : public QGraphicsItem {
+public:
+    static constexpr qreal kTileW = 74, kTileH = 46, kGap = 4, kHeader = 30, kPad = 6;
+    static constexpr int kColumns = 4;
+
+    explicit NodeItem(int index);
+
+    void setContent(int index, const QString& title, const QString& subtitle, QVector<GpuTile> tiles);
+    int index() const { return index_; }
+    const QVector<GpuTile>& tiles() const { return tiles_; }
+    int tileAt(const QPointF& itemPos) const;   // -1 if none
+    QRectF tileRect(int local) const;
+    void setTiles(QVector<GpuTile> tiles) {
+        tiles_ = std::move(tiles);
+        update();
+    }
+    void setDropHighlight(bool on);
+    static QSizeF sizeFor(int gpus);
+    // Called with (node index, GPU index) when a tile is clicked without dragging.
+    std::function<void(int, int)> onTileClicked;
+
+    QRectF boundingRect() const override;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
+    enum { Type = UserType + 1 };
+    int type() const override { return Type; }
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* e) override;
+    void mouseMoveEvent(QGraphicsSceneMouseEvent* e) override;
+    void mouseReleaseEvent(QGraphicsSceneMouseEvent* e) override;
+
+private:
+    int index_;
+    QString title_, subtitle_;
+    QVector<GpuTile> tiles_;
+    QSizeF size_;
+    bool dropHighlight_ = false;
+    int pressedTile_ = -1;
+    QPointF pressPos_;
+};

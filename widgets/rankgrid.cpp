@@ -1,0 +1,337 @@
+#include "rankgrid.h"
+
+#include "projecteditor.h"
+#include "theme.h"
+#include "topology/rank_map.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollArea>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+using paraplan::topology::RankMap;
+
+// Paints the grid. Rows and columns come from the axes, outer -> inner: axis 0 is
+// the outermost row block, axis 1 the outermost column block, axis 2 rows inside
+// those, and so on, so each axis stays a contiguous band like the framework's mesh.
+class RankGridCanvas : public QWidget {
+public:
+    explicit RankGridCanvas(QWidget* parent) : QWidget(parent) {
+        setMouseTracking(true);
+        setObjectName(QStringLiteral("rankGridCanvas"));
+    }
+
+    const RankMap* map = nullptr;
+    QString colourAxis, groupKind;
+    std::vector<int> highlighted;
+    std::vector<int> rowAxes, colAxes;   // indices into map->axes
+    int rows = 0, cols = 0;
+    std::vector<QPoint> cellOfRank;      // x = column, y = row
+    int cell = 34;
+    int headerW = 0, headerH = 0;
+    std::function<void(int)> clicked;
+
+    void rebuild() {
+        rowAxes.clear();
+        colAxes.clear();
+        cellOfRank.clear();
+        rows = cols = 0;
+        if (!map || !map->valid() || map->axes.empty()) {
+            setMinimumSize(0, 0);
+            update();
+            return;
+        }
+        // Axes of size 1 add nothing to see; the rest alternate rows, columns, rows, ...
+        std::vector<int> shown;
+        for (std::size_t i = 0; i < map->axes.size(); ++i)
+            if (map->axes[i].size > 1) shown.push_back(static_cast<int>(i));
+        for (std::size_t i = 0; i < shown.size(); ++i) (i % 2 == 0 ? rowAxes : colAxes).push_back(shown[i]);
+        rows = cols = 1;
+        for (int a : rowAxes) rows *= map->axes[static_cast<std::size_t>(a)].size;
+        for (int a : colAxes) cols *= map->axes[static_cast<std::size_t>(a)].size;
+        cellOfRank.assign(static_cast<std::size_t>(map->world_size), QPoint(-1, -1));
+        for (int r = 0; r < map->world_size; ++r) {
+            int row = 0, col = 0;
+            for (int a : rowAxes) {
+                const auto& ax = map->axes[static_cast<std::size_t>(a)];
+                row = row * ax.size + std::max(0, map->coord(r, ax.name));
+            }
+            for (int a : colAxes) {
+                const auto& ax = map->axes[static_cast<std::size_t>(a)];
+                col = col * ax.size + std::max(0, map->coord(r, ax.name));
+            }
+            cellOfRank[static_cast<std::size_t>(r)] = QPoint(col, row);
+        }
+        cell = map->world_size > 1024 ? 16 : map->world_size > 256 ? 24 : 42;
+        headerW = 34 * static_cast<int>(rowAxes.size()) + 6;
+        headerH = 20 * static_cast<int>(colAxes.size()) + 6;
+        setMinimumSize(headerW + cols * cell + 8, headerH + rows * cell + 8);
+        update();
+    }
+
+    int rankAt(const QPoint& pos) const {
+        if (!map || rows == 0) return -1;
+        const int c = (pos.x() - headerW) / cell, r = (pos.y() - headerH) / cell;
+        if (pos.x() < headerW || pos.y() < headerH || c >= cols || r >= rows) return -1;
+        for (std::size_t i = 0; i < cellOfRank.size(); ++i)
+            if (cellOfRank[i] == QPoint(c, r)) return static_cast<int>(i);
+        return -1;
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        const QPalette& pal = palette();
+        p.fillRect(rect(), pal.color(QPalette::Base));
+        if (!map || rows == 0) return;
+        QFont small = font();
+        small.setPointSizeF(8);
+        p.setFont(small);
+        // Header bands: one per axis, labelled with the axis name and index.
+        auto band = [&](const std::vector<int>& axes, bool isRow) {
+            int span = isRow ? rows : cols;
+            for (std::size_t level = 0; level < axes.size(); ++level) {
+                const auto& ax = map->axes[static_cast<std::size_t>(axes[level])];
+                span /= ax.size;
+                const int repeats = (isRow ? rows : cols) / (span * ax.size);
+                for (int rep = 0; rep < repeats; ++rep)
+                    for (int i = 0; i < ax.size; ++i) {
+                        const int start = (rep * ax.size + i) * span;
+                        QRect r = isRow ? QRect(static_cast<int>(level) * 34 + 2, headerH + start * cell, 32, span * cell)
+                                        : QRect(headerW + start * cell, static_cast<int>(level) * 20 + 2, span * cell, 18);
+                        QColor bg = theme::groupColor(static_cast<int>(level), pal);
+                        bg.setAlphaF(0.18f + 0.12f * (i % 2));
+                        p.fillRect(r.adjusted(1, 1, -1, -1), bg);
+                        p.setPen(pal.color(QPalette::WindowText));
+                        const QString label = span * cell >= 26 || !isRow
+                                                  ? QStringLiteral("%1 %2").arg(QString::fromStdString(ax.name)).arg(i)
+                                                  : QString::number(i);
+                        if ((isRow && span * cell >= 12) || (!isRow && span * cell >= 26))
+                            p.drawText(r, Qt::AlignCenter, label);
+                    }
+            }
+        };
+        band(rowAxes, true);
+        band(colAxes, false);
+
+        const paraplan::topology::GroupSet* colourSet = nullptr;
+        const int colourCoord = map->coord_index(colourAxis.toStdString());
+        if (colourCoord < 0) colourSet = map->group_set(colourAxis.toStdString());
+        std::vector<char> hi(static_cast<std::size_t>(map->world_size), 0);
+        for (int r : highlighted)
+            if (r >= 0 && r < map->world_size) hi[static_cast<std::size_t>(r)] = 1;
+        QFont rankFont = font();
+        rankFont.setPointSizeF(cell >= 30 ? 8.5 : 7);
+        p.setFont(rankFont);
+        const bool labels = cell >= 24;
+        for (int r = 0; r < map->world_size; ++r) {
+            const QPoint c = cellOfRank[static_cast<std::size_t>(r)];
+            const QRect box(headerW + c.x() * cell + 1, headerH + c.y() * cell + 1, cell - 2, cell - 2);
+            int g = 0;
+            if (colourCoord >= 0)
+                g = map->coord(r, colourAxis.toStdString());
+            else if (colourSet)
+                g = colourSet->group_index[static_cast<std::size_t>(r)];
+            else
+                g = map->placement.empty() ? 0 : map->placement[static_cast<std::size_t>(r)].node;   // by node
+            QColor fill = theme::groupColor(std::max(0, g), pal);
+            if (!highlighted.empty() && !hi[static_cast<std::size_t>(r)]) fill.setAlphaF(0.3f);
+            p.fillRect(box, fill);
+            if (hi[static_cast<std::size_t>(r)]) {
+                p.setPen(QPen(pal.color(QPalette::Highlight), 2.5));
+                p.drawRect(box.adjusted(1, 1, -1, -1));
+            }
+            if (labels) {
+                p.setPen(theme::textOn(fill));
+                p.drawText(box, Qt::AlignCenter, QString::number(r));
+            }
+        }
+        // Node boundaries: a thin frame around ranks of the same node would cross
+        // cells; instead mark the first rank of each node with a corner tick.
+        p.setPen(QPen(pal.color(QPalette::WindowText), 1));
+        for (int r = 0; r < map->world_size && cell >= 16; ++r) {
+            if (map->placement.empty() || map->placement[static_cast<std::size_t>(r)].local_rank != 0) continue;
+            const QPoint c = cellOfRank[static_cast<std::size_t>(r)];
+            const int x = headerW + c.x() * cell + 1, y = headerH + c.y() * cell + 1;
+            p.drawLine(x, y, x + 5, y);
+            p.drawLine(x, y, x, y + 5);
+        }
+    }
+    void mousePressEvent(QMouseEvent* e) override {
+        const int r = rankAt(e->pos());
+        if (r >= 0 && clicked) clicked(r);
+    }
+    bool event(QEvent* e) override {
+        if (e->type() == QEvent::ToolTip && map) {
+            auto* he = static_cast<QHelpEvent*>(e);
+            const int r = rankAt(he->pos());
+            if (r < 0) {
+                QToolTip::hideText();
+                return true;
+            }
+            QString text = QStringLiteral("<b>rank %1</b>").arg(r);
+            if (!map->placement.empty()) {
+                const auto& s = map->placement[static_cast<std::size_t>(r)];
+                text += tr(" · node %1, GPU %2").arg(s.node).arg(s.local_rank);
+            }
+            QStringList coords;
+            for (std::size_t i = 0; i < map->coord_names.size(); ++i)
+                coords << QStringLiteral("%1=%2").arg(QString::fromStdString(map->coord_names[i])).arg(map->coords(r)[i]);
+            text += QStringLiteral("<br>") + coords.join(QStringLiteral(" "));
+            for (const auto& [kind, set] : map->groups) {
+                const auto members = map->group_of(kind, r);
+                if (members.empty()) continue;
+                QStringList ms;
+                for (std::size_t i = 0; i < members.size() && i < 12; ++i) ms << QString::number(members[i]);
+                if (members.size() > 12) ms << QStringLiteral("…");
+                text += QStringLiteral("<br>%1 group: [%2]").arg(QString::fromStdString(kind), ms.join(QStringLiteral(", ")));
+            }
+            QToolTip::showText(he->globalPos(), text, this);
+            return true;
+        }
+        return QWidget::event(e);
+    }
+};
+
+RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 0);
+    bar->addWidget(new QLabel(tr("Colour by"), this));
+    colourBy_ = new QComboBox(this);
+    colourBy_->setObjectName(QStringLiteral("gridColourBy"));
+    colourBy_->setToolTip(tr("Colour each rank by its coordinate along this axis (or by node)."));
+    bar->addWidget(colourBy_);
+    bar->addSpacing(12);
+    bar->addWidget(new QLabel(tr("Groups of"), this));
+    groupKind_ = new QComboBox(this);
+    groupKind_->setObjectName(QStringLiteral("gridGroups"));
+    groupKind_->setToolTip(tr("The process groups to show: click a rank to highlight the group it belongs to."));
+    bar->addWidget(groupKind_);
+    bar->addStretch(1);
+    outer->addLayout(bar);
+    info_ = new QLabel(this);
+    info_->setObjectName(QStringLiteral("gridInfo"));
+    info_->setWordWrap(true);
+    info_->setContentsMargins(8, 2, 8, 2);
+    info_->setTextFormat(Qt::RichText);
+    outer->addWidget(info_);
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidgetResizable(true);
+    canvas_ = new RankGridCanvas(scroll_);
+    scroll_->setWidget(canvas_);
+    outer->addWidget(scroll_, 1);
+    canvas_->clicked = [this](int r) { selectRank(r); };
+    connect(colourBy_, &QComboBox::activated, this, [this] { preferredColour_ = colourBy_->currentData().toString(); });
+    connect(groupKind_, &QComboBox::activated, this, [this] { preferredGroup_ = groupKind_->currentData().toString(); });
+    connect(colourBy_, &QComboBox::currentIndexChanged, this, [this] {
+        canvas_->colourAxis = colourBy_->currentData().toString();
+        canvas_->update();
+    });
+    connect(groupKind_, &QComboBox::currentIndexChanged, this, [this] {
+        canvas_->groupKind = groupKind_->currentData().toString();
+        canvas_->highlighted.clear();
+        canvas_->update();
+    });
+    refresh();
+}
+
+void RankGrid::refresh() {
+    const RankMap& m = editor_->rankMap();
+    canvas_->map = &m;
+    const QString keepColour = preferredColour_;
+    const QString keepGroup = preferredGroup_;
+    {
+        const QSignalBlocker b1(colourBy_), b2(groupKind_);
+        colourBy_->clear();
+        groupKind_->clear();
+        colourBy_->addItem(tr("node"), QStringLiteral("node"));
+        for (const auto& n : m.coord_names) colourBy_->addItem(QString::fromStdString(n), QString::fromStdString(n));
+        for (const auto& [kind, set] : m.groups)
+            groupKind_->addItem(tr("%1 (%2 × %3)").arg(QString::fromStdString(kind)).arg(set.num_groups()).arg(set.group_size),
+                                QString::fromStdString(kind));
+        int ci = colourBy_->findData(keepColour);
+        if (ci < 0) ci = colourBy_->findData(QStringLiteral("tp"));
+        colourBy_->setCurrentIndex(std::max(0, ci));
+        int gi = groupKind_->findData(keepGroup);
+        if (gi < 0) gi = groupKind_->findData(QStringLiteral("tp"));
+        groupKind_->setCurrentIndex(std::max(0, gi));
+    }
+    canvas_->colourAxis = colourBy_->currentData().toString();
+    canvas_->groupKind = groupKind_->currentData().toString();
+    canvas_->highlighted.clear();
+    canvas_->rebuild();
+    if (!m.valid()) {
+        QString why;
+        for (const auto& d : m.diagnostics)
+            if (d.severity == paraplan::Severity::Error) {
+                why = QString::fromStdString(d.message);
+                break;
+            }
+        info_->setText(tr("<b>No rank map:</b> %1").arg(why.toHtmlEscaped()));
+        return;
+    }
+    QStringList axes;
+    for (const auto& a : m.axes)
+        axes << QStringLiteral("%1=%2").arg(QString::fromStdString(a.native.empty() ? a.name : a.native)).arg(a.size);
+    QString text = tr("<b>%1</b> mesh, outer → inner: %2 · %3 ranks")
+                       .arg(QString::fromStdString(m.framework), axes.join(QStringLiteral(" × ")))
+                       .arg(m.world_size);
+    if (m.tensor_grid) {
+        const auto& tg = *m.tensor_grid;
+        text += tr("<br>Tensor mode <b>%1</b>: each weight matrix is cut into %2 × %3 blocks over %4 GPUs")
+                    .arg(QString::fromStdString(tg.mode))
+                    .arg(tg.in_blocks)
+                    .arg(tg.out_blocks)
+                    .arg(tg.tp_size);
+        if (tg.depth > 1) text += tr(", each block held by %1 ranks (depth)").arg(tg.depth);
+        QStringList cells;
+        for (int i = 0; i < tg.in_blocks && i < 8; ++i) {
+            QStringList row;
+            for (int o = 0; o < tg.out_blocks && o < 8; ++o) {
+                QStringList holders;
+                for (const auto& b : tg.blocks)
+                    if (b.in_block == i && b.out_block == o && b.rank < m.world_size && holders.size() < 4)
+                        holders << QString::number(b.rank);
+                row << QStringLiteral("<td style='padding:2px 6px; border:1px solid gray'>W<sub>%1,%2</sub>: r%3</td>")
+                           .arg(i)
+                           .arg(o)
+                           .arg(holders.join(QStringLiteral("/")));
+            }
+            cells << QStringLiteral("<tr>%1</tr>").arg(row.join(QString()));
+        }
+        text += QStringLiteral("<table cellspacing=0>%1</table>").arg(cells.join(QString()));
+    }
+    info_->setText(text);
+}
+
+void RankGrid::setColourAxis(const QString& axis) {
+    preferredColour_ = axis;
+    colourBy_->setCurrentIndex(colourBy_->findData(axis));
+}
+void RankGrid::setGroupKind(const QString& kind) {
+    preferredGroup_ = kind;
+    groupKind_->setCurrentIndex(groupKind_->findData(kind));
+}
+
+void RankGrid::selectRank(int rank) {
+    const RankMap& m = editor_->rankMap();
+    canvas_->highlighted.clear();
+    const auto members = m.group_of(groupKind_->currentData().toString().toStdString(), rank);
+    canvas_->highlighted.assign(members.begin(), members.end());
+    canvas_->update();
+    emit rankSelected(rank);
+}
+
+std::vector<int> RankGrid::highlightedRanks() const { return canvas_->highlighted; }
+
+QPoint RankGrid::cellOf(int rank) const {
+    if (rank < 0 || rank >= static_cast<int>(canvas_->cellOfRank.size())) return {-1, -1};
+    const QPoint c = canvas_->cellOfRank[static_cast<std::size_t>(rank)];
+    return {c.y(), c.x()};
+}

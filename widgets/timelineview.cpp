@@ -1,0 +1,203 @@
+#include <qcustomplot.h>   // first: see gui-notes §3.1
+
+#include "timelineview.h"
+
+#include "ganttplottable.h"
+#include "projecteditor.h"
+#include "schedule/generate.h"
+#include "schedule/simulate.h"
+#include "schedule/trace_export.h"
+#include "theme.h"
+#include "topology/rank_map.h"
+
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSvgGenerator>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+using namespace paraplan::schedule;
+
+TimelineView::TimelineView(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(8, 4, 8, 0);
+    summary_ = new QLabel(this);
+    summary_->setObjectName(QStringLiteral("timelineSummary"));
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(true);
+    bar->addWidget(summary_, 1);
+    auto* fit = new QToolButton(this);
+    fit->setText(tr("Fit"));
+    fit->setToolTip(tr("Show the whole step"));
+    bar->addWidget(fit);
+    auto* exp = new QToolButton(this);
+    exp->setText(tr("Export…"));
+    exp->setToolTip(tr("Save the chart as PNG, SVG or PDF, or the timeline as a Perfetto/Chrome trace (.json)"));
+    bar->addWidget(exp);
+    outer->addLayout(bar);
+
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("timelinePlot"));
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->axisRect()->setRangeDrag(Qt::Horizontal);   // pan and zoom along time only
+    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot_->setNoAntialiasingOnDrag(true);
+    plot_->setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
+    plot_->yAxis->setRangeReversed(true);   // stage 0 on top
+    plot_->yAxis->setLabel(tr("pipeline stage"));
+    plot_->yAxis->grid()->setVisible(false);
+    plot_->setMouseTracking(true);
+    gantt_ = new GanttPlottable(plot_->xAxis, plot_->yAxis);
+    outer->addWidget(plot_, 1);
+
+    connect(fit, &QToolButton::clicked, this, [this] {
+        plot_->rescaleAxes();
+        plot_->replot();
+    });
+    connect(exp, &QToolButton::clicked, this, &TimelineView::exportDialog);
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const TimelineOp* op = gantt_->opAt(e->position());
+        if (!op) {
+            QToolTip::hideText();
+            return;
+        }
+        const char* what = op->kind == OpKind::Forward          ? "forward (F)"
+                           : op->kind == OpKind::BackwardInput  ? "backward for inputs (B)"
+                           : op->kind == OpKind::BackwardWeight ? "backward for weights (W)"
+                                                                : "backward (B, input + weight)";
+        QToolTip::showText(e->globalPosition().toPoint(),
+                           tr("<b>%1</b><br>stage %2 · microbatch %3 · chunk %4<br>%5 → %6 (%7)")
+                               .arg(QString::fromLatin1(what))
+                               .arg(op->stage)
+                               .arg(op->microbatch)
+                               .arg(op->chunk)
+                               .arg(op->start, 0, 'g', 4)
+                               .arg(op->end, 0, 'g', 4)
+                               .arg(op->end - op->start, 0, 'g', 3),
+                           plot_);
+    });
+    refresh();
+}
+
+void TimelineView::refresh() {
+    const auto& p = editor_->project();
+    const auto& l = p.layout;
+    timeline_.reset();
+    ScheduleRequest req;
+    req.schedule = l.schedule;
+    req.pp = l.pp;
+    req.chunks = l.chunks > 1 ? l.chunks : 0;
+    req.microbatches = l.num_microbatches;
+    QString note;
+    if (req.microbatches <= 0) {
+        // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
+        const auto& m = editor_->rankMap();
+        int dp = 1;
+        if (const auto* g = m.group_set("dp")) dp = std::max(1, g->num_groups() > 0 ? g->group_size : 1);
+        req.microbatches = std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
+        note = tr(" (derived: global batch %1 / (microbatch %2 × dp %3))")
+                   .arg(p.training.global_batch_size)
+                   .arg(p.training.micro_batch_size)
+                   .arg(dp);
+    }
+    GenerateResult gen = generate(req);
+    QString problem;
+    if (gen.schedule) {
+        SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
+        SimulationResult sim = simulate(*gen.schedule, cfg);
+        if (sim.ok()) timeline_ = std::move(sim.timeline);
+        for (const auto& d : sim.diagnostics)
+            if (d.severity == paraplan::Severity::Error) problem = QString::fromStdString(d.message);
+    }
+    for (const auto& d : gen.diagnostics)
+        if (d.severity == paraplan::Severity::Error && problem.isEmpty()) problem = QString::fromStdString(d.message);
+
+    gantt_->setTimeline(timeline_ ? &*timeline_ : nullptr);
+    const QPalette pal = palette();
+    plot_->setBackground(pal.color(QPalette::Base));
+    for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
+        a->setBasePen(QPen(pal.color(QPalette::WindowText)));
+        a->setTickPen(QPen(pal.color(QPalette::WindowText)));
+        a->setSubTickPen(QPen(pal.color(QPalette::WindowText)));
+        a->setTickLabelColor(pal.color(QPalette::WindowText));
+        a->setLabelColor(pal.color(QPalette::WindowText));
+        a->grid()->setPen(QPen(theme::subtle(pal), 1, Qt::DotLine));
+    }
+    if (timeline_) {
+        const auto& t = *timeline_;
+        int peak = 0;
+        for (const auto& s : t.stages) peak = std::max(peak, s.peak_inflight);
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (int s = 0; s < t.pp; ++s) ticker->addTick(s, tr("stage %1").arg(s));
+        plot_->yAxis->setTicker(ticker);
+        plot_->xAxis->setLabel(tr("time (one forward = 1)"));
+        plot_->xAxis->setRange(0, t.makespan * 1.01);
+        plot_->yAxis->setRange(-0.6, t.pp - 0.4);
+        const QString f = GanttPlottable::opColor(OpKind::Forward, 0, pal).name();
+        const QString b = GanttPlottable::opColor(OpKind::BackwardInput, 0, pal).name();
+        const QString w = GanttPlottable::opColor(OpKind::BackwardWeight, 0, pal).name();
+        summary_->setText(tr("<b>%1</b> · pp %2 · %3 microbatches%4 · %5 chunk(s) · "
+                             "<b>bubble %6%</b> · peak in-flight %7 microbatches · "
+                             "<span style='color:%8'>■ F</span> <span style='color:%9'>■ B</span> "
+                             "<span style='color:%10'>■ W</span> · shaded: idle")
+                              .arg(QString::fromStdString(t.schedule))
+                              .arg(t.pp)
+                              .arg(t.microbatches)
+                              .arg(note)
+                              .arg(t.chunks)
+                              .arg(100.0 * t.bubble_fraction, 0, 'f', 1)
+                              .arg(peak)
+                              .arg(f, b, w));
+    } else {
+        summary_->setText(tr("<b>No timeline:</b> %1").arg(problem.toHtmlEscaped()));
+    }
+    plot_->replot();
+}
+
+QString TimelineView::summaryText() const { return summary_->text(); }
+
+bool TimelineView::exportTo(const QString& path, QString* error) {
+    const QString ext = QFileInfo(path).suffix().toLower();
+    bool ok = false;
+    if (ext == QLatin1String("png")) {
+        ok = plot_->savePng(path, 0, 0, 2.0);
+    } else if (ext == QLatin1String("pdf")) {
+        ok = plot_->savePdf(path);
+    } else if (ext == QLatin1String("svg")) {
+        QSvgGenerator gen;
+        gen.setFileName(path);
+        gen.setSize(plot_->size());
+        gen.setViewBox(QRect(QPoint(0, 0), plot_->size()));
+        gen.setTitle(tr("Pipeline timeline"));
+        QCPPainter painter(&gen);
+        plot_->toPainter(&painter, plot_->width(), plot_->height());
+        ok = painter.end();
+    } else if (ext == QLatin1String("json")) {
+        if (!timeline_) {
+            if (error) *error = tr("there is no timeline to export");
+            return false;
+        }
+        QFile f(path);
+        ok = f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+             f.write(QByteArray::fromStdString(to_chrome_trace(*timeline_, 1000.0).dump())) >= 0;
+    } else {
+        if (error) *error = tr("unknown export format \"%1\" (png, svg, pdf or json)").arg(ext);
+        return false;
+    }
+    if (!ok && error) *error = tr("cannot write %1").arg(path);
+    return ok;
+}
+
+void TimelineView::exportDialog() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export timeline"), QStringLiteral("timeline.png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF (*.pdf);;Perfetto / Chrome trace (*.json)"));
+    if (path.isEmpty()) return;
+    QString err;
+    if (!exportTo(path, &err)) QToolTip::showText(mapToGlobal(QPoint(20, 20)), err, this);
+}

@@ -1,0 +1,39 @@
+#pragma once
+// The pipeline timeline: the project's schedule, generated and simulated by core,
+// drawn as a Gantt chart (one lane per pipeline stage). Zoom and pan along time,
+// hover for the op, bubble fraction and peak in-flight microbatches, export as
+// PNG/SVG/PDF or a Perfetto trace.
+#include "schedule/timeline.h"
+#include "util/diagnostic.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class ProjectEditor;
+class QCustomPlot;
+class QLabel;
+class GanttPlottable;
+
+class TimelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineView(ProjectEditor* editor, QWidget* parent = nullptr);
+
+    void refresh();
+    const std::optional<paraplan::schedule::Timeline>& timeline() const { return timeline_; }
+    QCustomPlot* plot() const { return plot_; }
+    GanttPlottable* gantt() const { return gantt_; }
+    QString summaryText() const;
+
+    // Exports by file extension: .png .svg .pdf, or .json (Perfetto / Chrome trace).
+    bool exportTo(const QString& path, QString* error = nullptr);
+
+private:
+    void exportDialog();
+    ProjectEditor* editor_;
+    QCustomPlot* plot_;
+    GanttPlottable* gantt_;
+    QLabel* summary_;
+    std::optional<paraplan::schedule::Timeline> timeline_;
+};
