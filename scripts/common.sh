@@ -8,7 +8,7 @@ cd "$ROOT"
 # Packages the build, the app and the tests need (Debian 12).
 PARAPLAN_BUILD_PACKAGES=(build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libgl-dev)
-PARAPLAN_TEST_PACKAGES=(clang python3 python3-yaml xvfb xauth)
+PARAPLAN_TEST_PACKAGES=(clang python3 python3-yaml xvfb xauth dpkg-dev desktop-file-utils appstream file)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -38,6 +38,9 @@ install_packages() {
 }
 
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+# Hits across clones and worktrees: paths relative to the checkout.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
+export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 JOBS="${JOBS:-$(nproc)}"
 

@@ -18,7 +18,8 @@ int run_import_hf(const Args& a) {
     if (!in) throw InputError("", "cannot read '" + file + "': " + std::strerror(errno));
     std::ostringstream ss;
     ss << in.rdbuf();
-    const ModelSpec m = import_hf_config(ss.str());
+    const std::string text = ss.str();
+    const ModelSpec m = import_hf_config(std::string_view(text));
     const ParamBreakdown pc = count_params(m);
     if (a.flag("json")) {
         nlohmann::json out = {{"model", to_json(m)},

@@ -24,6 +24,39 @@ void print_help() {
                  "With --json, stdout holds a single JSON document; messages go to stderr.\n";
 }
 
+// troff man page from the same command table as --help (packaging installs it).
+void print_man() {
+    auto esc = [](std::string s) {
+        std::string o;
+        for (char c : s) {
+            if (c == '\\') o += "\\e";
+            else if (c == '-') o += "\\-";
+            else o += c;
+        }
+        // A line starting with '.' or '\'' would be a troff request.
+        std::string out;
+        bool bol = true;
+        for (char c : o) {
+            if (bol && (c == '.' || c == '\'')) out += "\\&";
+            out += c;
+            bol = c == '\n';
+        }
+        return out;
+    };
+    std::cout << ".TH PARAPLAN-CLI 1 \"\" \"paraplan " << PARAPLAN_VERSION << "\" \"User Commands\"\n"
+              << ".SH NAME\nparaplan\\-cli \\- plan, check and export distributed\\-training layouts\n"
+              << ".SH SYNOPSIS\n.B paraplan\\-cli\n.I command\n[options]\n"
+              << ".SH DESCRIPTION\nThe command line of Paraplan, a topology designer for distributed training.\n"
+              << "With \\fB\\-\\-json\\fR, standard output holds a single JSON document; messages go to standard error.\n"
+              << ".SH COMMANDS\n";
+    for (const auto& c : commands()) {
+        std::cout << ".SS " << esc(c.name) << "\n" << esc(c.summary) << "\n.PP\n.nf\n" << esc(c.usage) << ".fi\n";
+    }
+    std::cout << ".SH EXIT STATUS\n.TP\n0\nSuccess.\n.TP\n1\nThe input has findings (for example an invalid layout).\n"
+              << ".TP\n2\nUsage error or unreadable input.\n"
+              << ".SH SEE ALSO\n.BR paraplan (1)\n";
+}
+
 Args parse_args(const Command& cmd, int argc, char** argv, int first) {
     Args a;
     for (int i = first; i < argc; ++i) {
@@ -72,6 +105,10 @@ int main(int argc, char** argv) {
         }
         print_help();
         return argc < 2 ? kUsage : kOk;
+    }
+    if (!std::strcmp(argv[1], "--man")) {
+        print_man();
+        return kOk;
     }
     if (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V")) {
         std::cout << "paraplan-cli " << PARAPLAN_VERSION << '\n';

@@ -1,0 +1,176 @@
+// paraplan-cli as a process: help, version, exit codes, JSON on stdout only.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Run cli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(PARAPLAN_CLI), args);
+    p.waitForFinished(60000);
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QJsonObject parseObject(const QByteArray& out) {
+    QJsonParseError e;
+    const auto doc = QJsonDocument::fromJson(out, &e);
+    if (e.error != QJsonParseError::NoError || !doc.isObject()) {
+        qWarning() << "not a JSON object:" << e.errorString() << out.left(400);
+        return {};
+    }
+    return doc.object();
+}
+
+QString example(const char* name) {
+    return QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/%1.paraplan.json").arg(QLatin1String(name));
+}
+
+}  // namespace
+
+class TestCliBasic : public QObject {
+    Q_OBJECT
+private slots:
+    void helpAndVersion() {
+        auto r = cli({QStringLiteral("--version")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.startsWith("paraplan-cli "));
+        r = cli({QStringLiteral("--help")});
+        QCOMPARE(r.code, 0);
+        for (const char* c : {"validate", "catalog", "import-hf"}) QVERIFY2(r.out.contains(c), c);
+        r = cli({});
+        QCOMPARE(r.code, 2);
+        r = cli({QStringLiteral("frobnicate")});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("unknown command 'frobnicate'"));
+        r = cli({QStringLiteral("validate"), QStringLiteral("--help")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("Usage: paraplan-cli validate"));
+    }
+
+    void validateExamples_data() {
+        QTest::addColumn<QString>("file");
+        for (const char* n : {"gpt2-1node", "llama3.1-70b-4nodes", "mixtral-8x7b-2nodes-ep", "llama3.1-405b-128nodes"})
+            QTest::newRow(n) << example(n);
+    }
+    void validateExamples() {
+        QFETCH(QString, file);
+        const auto r = cli({QStringLiteral("validate"), file, QStringLiteral("--json")});
+        const auto o = parseObject(r.out);
+        QVERIFY2(r.code == 0, r.out + r.err);
+        QCOMPARE(o.value(QStringLiteral("valid")).toBool(), true);
+        QVERIFY(o.value(QStringLiteral("diagnostics")).isArray());
+    }
+
+    void validateFindingsExitOne() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.paraplan.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        // 8 GPUs cannot hold tp=3.
+        f.write(R"({"paraplan": 1, "cluster": {"gpu": "a100-80g", "nodes": 1, "gpus_per_node": 8},
+                  "model": {"preset": "gpt2"}, "layout": {"framework": "colossalai", "tp": 3}})");
+        f.close();
+        const auto r = cli({QStringLiteral("validate"), path, QStringLiteral("--json")});
+        QCOMPARE(r.code, 1);
+        const auto o = parseObject(r.out);
+        QCOMPARE(o.value(QStringLiteral("valid")).toBool(), false);
+        const auto diags = o.value(QStringLiteral("diagnostics")).toArray();
+        QVERIFY(!diags.isEmpty());
+        const auto d = diags.first().toObject();
+        for (const char* key : {"severity", "rule", "message", "framework_error", "fields", "fixes"})
+            QVERIFY2(d.contains(QLatin1String(key)), key);
+        QCOMPARE(d.value(QStringLiteral("severity")).toString(), QStringLiteral("error"));
+    }
+
+    void unreadableInputExitTwo() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("broken.paraplan.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\n  \"paraplan\": 1,\n  \"layout\": {\"tp\": \"two\"}\n  oops\n}");
+        f.close();
+        auto r = cli({QStringLiteral("validate"), path, QStringLiteral("--json")});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains("line 4, column 3"), r.err);
+
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(R"({"paraplan": 1, "cluster": {"gpu": "a100-80g", "nodes": 1, "gpus_per_node": 8},
+                  "model": {"preset": "gpt2"}, "layout": {"tp": "two"}})");
+        f.close();
+        r = cli({QStringLiteral("validate"), path});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("/layout/tp: expected a positive integer, got \"two\""), r.err);
+
+        r = cli({QStringLiteral("validate"), dir.filePath(QStringLiteral("missing.json"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("No such file or directory"));
+
+        r = cli({QStringLiteral("validate")});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("missing project FILE"));
+    }
+
+    void catalogJson() {
+        auto r = cli({QStringLiteral("catalog"), QStringLiteral("gpus"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const auto gpus = parseObject(r.out).value(QStringLiteral("gpus")).toArray();
+        QStringList ids;
+        for (const auto& g : gpus) ids << g.toObject().value(QStringLiteral("id")).toString();
+        for (const char* id : {"v100-32g", "a100-40g", "a100-80g", "h100-sxm", "h100-pcie", "h200", "b200", "mi250x",
+                               "mi300x", "l40s", "rtx4090"})
+            QVERIFY2(ids.contains(QLatin1String(id)), id);
+
+        r = cli({QStringLiteral("catalog"), QStringLiteral("models"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const auto models = parseObject(r.out).value(QStringLiteral("models")).toArray();
+        QVERIFY(models.size() >= 16);
+        bool found = false;
+        for (const auto& m : models) {
+            const auto o = m.toObject();
+            if (o.value(QStringLiteral("id")).toString() == QStringLiteral("llama2-7b")) {
+                found = true;
+                const double b = o.value(QStringLiteral("parameters")).toDouble() / 1e9;
+                QVERIFY2(std::abs(b - 6.74) / 6.74 < 0.02, qPrintable(QString::number(b)));
+            }
+        }
+        QVERIFY(found);
+
+        r = cli({QStringLiteral("catalog"), QStringLiteral("cats")});
+        QCOMPARE(r.code, 2);
+    }
+
+    void importHf() {
+        const QString cfg = QStringLiteral(PARAPLAN_TEST_DATA "/hf/llama.json");
+        QVERIFY2(QFile::exists(cfg), "tests/data/hf/llama.json");
+        auto r = cli({QStringLiteral("import-hf"), cfg, QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const auto o = parseObject(r.out);
+        QCOMPARE(o.value(QStringLiteral("model")).toObject().value(QStringLiteral("family")).toString(), QStringLiteral("llama"));
+        QVERIFY(o.value(QStringLiteral("parameters")).toDouble() > 1e9);
+
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("config.json"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"model_type": "llama", "num_hidden_layers": 32, "hidden_size": "big", "num_attention_heads": 32,
+                  "intermediate_size": 11008, "vocab_size": 32000})");
+        f.close();
+        r = cli({QStringLiteral("import-hf"), bad, QStringLiteral("--json")});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains("/hidden_size"), r.err);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliBasic)
+#include "tst_cli_basic.moc"

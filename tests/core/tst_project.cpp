@@ -1,0 +1,267 @@
+// Project file: round trips of every example, the short cluster form, unknown keys,
+// atomic saves, and malformed input with the exact message each must give.
+#include "catalog/catalog.h"
+#include "project/project.h"
+#include "util/input_error.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+using namespace paraplan;
+
+namespace {
+
+const char* kIssueExample = R"({"paraplan": 1, "name": "llama-70b on 4 nodes",
+ "cluster": {"nodes": [{"name": "node0", "host": "gpu-a", "gpu": "h100-sxm", "gpus": 8}],
+             "network": {"inter_node_gbps": 400, "latency_us": 5}},
+ "model": {"preset": "llama3.1-70b"},
+ "training": {"global_batch_size": 1024, "micro_batch_size": 1, "seq_len": 4096, "precision": "bf16", "optimizer": "adamw"},
+ "layout": {"framework": "colossalai", "tp": 8, "pp": 4, "sp": 1, "sp_mode": "none", "cp": 1, "ep": 1,
+            "zero_stage": 1, "schedule": "1f1b", "chunks": 1, "num_microbatches": 8, "recompute": "none", "offload": "none"}})";
+
+// A valid project with one field replaced (a JSON patch of the base document).
+std::string with(const std::string& pointer, const nlohmann::json& value) {
+    nlohmann::json j = nlohmann::json::parse(kIssueExample);
+    j[nlohmann::json::json_pointer(pointer)] = value;
+    return j.dump();
+}
+
+std::string without(const std::string& pointer) {
+    nlohmann::json j = nlohmann::json::parse(kIssueExample);
+    nlohmann::json::json_pointer p(pointer);
+    j[p.parent_pointer()].erase(p.back());
+    return j.dump();
+}
+
+}  // namespace
+
+class TestProject : public QObject {
+    Q_OBJECT
+private slots:
+    void issueExampleLoads() {
+        const Project p = project_from_text(kIssueExample);
+        QCOMPARE(p.name, std::string("llama-70b on 4 nodes"));
+        QCOMPARE(p.world_size(), 8);
+        QCOMPARE(p.cluster.nodes.at(0).host, std::string("gpu-a"));
+        QCOMPARE(p.cluster.network.inter_node_gbps, 400.0);
+        QCOMPARE(p.model_preset, std::string("llama3.1-70b"));
+        QCOMPARE(p.model.layers, 80);
+        QCOMPARE(p.model.hidden, 8192);
+        QCOMPARE(p.training.global_batch_size, 1024);
+        QCOMPARE(p.training.seq_len, 4096);
+        QCOMPARE(p.layout.tp, 8);
+        QCOMPARE(p.layout.pp, 4);
+        QCOMPARE(p.layout.zero_stage, 1);
+        QCOMPARE(p.layout.num_microbatches, 8);
+    }
+
+    void examplesRoundTrip_data() {
+        QTest::addColumn<QString>("name");
+        const auto names = example_names();
+        QVERIFY(names.size() >= 4);
+        for (const auto& n : names) QTest::newRow(n.c_str()) << QString::fromStdString(n);
+    }
+    void examplesRoundTrip() {
+        QFETCH(QString, name);
+        const Project p = load_example(name.toStdString());
+        QVERIFY(p.world_size() > 0);
+        const std::string text = project_to_text(p);
+        const Project q = project_from_text(text);
+        QCOMPARE(project_to_json(q), project_to_json(p));
+        QCOMPARE(project_to_text(q), text);
+        // And through a real file, saved atomically.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("p.paraplan.json")).toStdString();
+        save_project(p, path);
+        QCOMPARE(project_to_json(load_project(path)), project_to_json(p));
+        // No temporary files are left beside the target.
+        int files = 0;
+        for (const auto& e : std::filesystem::directory_iterator(dir.path().toStdString())) {
+            Q_UNUSED(e);
+            ++files;
+        }
+        QCOMPARE(files, 1);
+    }
+
+    void requiredExamplesPresent() {
+        const auto names = example_names();
+        for (const char* n : {"gpt2-1node", "llama3.1-70b-4nodes", "mixtral-8x7b-2nodes-ep", "llama3.1-405b-128nodes"})
+            QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
+        QCOMPARE(load_example("llama3.1-405b-128nodes").world_size(), 1024);
+        QCOMPARE(load_example("mixtral-8x7b-2nodes-ep").layout.ep, 8);
+        QVERIFY(load_example("mixtral-8x7b-2nodes-ep").model.is_moe());
+    }
+
+    void shortClusterForm() {
+        const Project p = project_from_text(
+            R"({"paraplan": 1, "cluster": {"gpu": "a100-80g", "nodes": 4, "gpus_per_node": 8,
+                 "network": {"inter_node_gbps": 200, "latency_us": 3}}, "model": {"preset": "gpt2"}})");
+        QCOMPARE(p.cluster.nodes.size(), std::size_t(4));
+        QCOMPARE(p.world_size(), 32);
+        QCOMPARE(p.cluster.nodes[3].name, std::string("node3"));
+        QCOMPARE(p.cluster.network.latency_us, 3.0);
+        QVERIFY(p.cluster.uniform());
+        const auto j = project_to_json(p);
+        QCOMPARE(j["cluster"]["nodes"], nlohmann::json(4));
+        QCOMPARE(j["cluster"]["gpus_per_node"], nlohmann::json(8));
+        // Once a node is edited the long form is written.
+        Project q = p;
+        q.cluster.nodes[1].host = "gpu-b";
+        QVERIFY(project_to_json(q)["cluster"]["nodes"].is_array());
+        QCOMPARE(project_from_json(project_to_json(q)).cluster.nodes[1].host, std::string("gpu-b"));
+    }
+
+    void inlineModelAndPresetOverrides() {
+        const Project p = project_from_text(
+            R"({"paraplan": 1, "cluster": {"gpu": "a100-80g", "nodes": 1, "gpus_per_node": 8},
+                "model": {"family": "gpt2", "layers": 96, "hidden": 12288, "heads": 96, "kv_heads": 96,
+                          "ffn_hidden": 49152, "vocab": 51200, "max_seq": 2048, "activation": "gelu",
+                          "tied_embeddings": true}})");
+        QVERIFY(p.model_preset.empty());
+        QCOMPARE(p.model.layers, 96);
+        QCOMPARE(p.model.hidden, 12288);
+        const double billions = static_cast<double>(count_params(p.model).total) / 1e9;
+        QVERIFY2(billions > 170 && billions < 180, qPrintable(QString::number(billions)));
+
+        const Project q = project_from_text(
+            R"({"paraplan": 1, "cluster": {"gpu": "h100-sxm", "nodes": 1, "gpus_per_node": 8},
+                "model": {"preset": "llama3.1-8b", "layers": 16}})");
+        QCOMPARE(q.model_preset, std::string("llama3.1-8b"));
+        QCOMPARE(q.model.layers, 16);
+        QCOMPARE(q.model.hidden, catalog::find_model("llama3.1-8b")->hidden);
+        // Only the override is written back next to the preset.
+        const auto m = project_to_json(q)["model"];
+        QCOMPARE(m["preset"], nlohmann::json("llama3.1-8b"));
+        QCOMPARE(m["layers"], nlohmann::json(16));
+        QVERIFY(!m.contains("hidden"));
+        QCOMPARE(project_from_json(project_to_json(q)).model.layers, 16);
+    }
+
+    void unknownKeysKept() {
+        nlohmann::json j = nlohmann::json::parse(kIssueExample);
+        j["notes"] = "keep me";
+        j["layout"]["future_knob"] = {1, 2, 3};
+        j["cluster"]["nodes"][0]["rack"] = "r12";
+        j["training"]["seed"] = 42;
+        j["runtime"] = {{"script", "train.py"}};
+        const Project p = project_from_json(j);
+        const auto out = project_to_json(p);
+        QCOMPARE(out["notes"], nlohmann::json("keep me"));
+        QCOMPARE(out["layout"]["future_knob"], nlohmann::json({1, 2, 3}));
+        QCOMPARE(out["cluster"]["nodes"][0]["rack"], nlohmann::json("r12"));
+        QCOMPARE(out["training"]["seed"], nlohmann::json(42));
+        QCOMPARE(out["runtime"]["script"], nlohmann::json("train.py"));
+    }
+
+    void rankOrder() {
+        nlohmann::json j = nlohmann::json::parse(kIssueExample);
+        j["cluster"]["nodes"].push_back({{"name", "node1"}, {"gpu", "h100-sxm"}, {"gpus", 2}});
+        j["cluster"]["rank_order"] = nlohmann::json::array();
+        for (int g = 0; g < 2; ++g) j["cluster"]["rank_order"].push_back({1, g});
+        for (int g = 7; g >= 0; --g) j["cluster"]["rank_order"].push_back({0, g});
+        const Project p = project_from_json(j);
+        const auto pl = p.cluster.placement();
+        QCOMPARE(pl.size(), std::size_t(10));
+        QCOMPARE(pl[0].node, 1);
+        QCOMPARE(pl[2].node, 0);
+        QCOMPARE(pl[2].local_rank, 7);
+        QCOMPARE(project_to_json(project_from_json(project_to_json(p))), project_to_json(p));
+    }
+
+    void malformed_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char* name, const std::string& text, const char* msg) {
+            QTest::newRow(name) << QString::fromStdString(text) << QString::fromUtf8(msg);
+        };
+        row("empty", "", "line 1, column 1: JSON syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal");
+        row("syntax-line-col", "{\n  \"paraplan\": 1,\n  \"name\": \"x\"\n  \"cluster\": {}\n}",
+            "line 4, column 11: JSON syntax error while parsing object - unexpected string literal; expected '}'");
+        row("trailing-comma", "{\"paraplan\": 1,}", "line 1, column 16: JSON syntax error while parsing object key - unexpected '}'; expected string literal");
+        row("not-object", "[1, 2]", "/: expected an object, got an array");
+        row("no-version", without("/paraplan"), "/paraplan: required field is missing: not a Paraplan project (expected \"paraplan\": 1)");
+        row("version-string", with("/paraplan", "1"), "/paraplan: expected the schema version 1, got \"1\"");
+        row("newer-version", with("/paraplan", 2),
+            "/paraplan: this project was written by a newer Paraplan (schema version 2); this version reads version 1. Update Paraplan to open it.");
+        row("tp-string", with("/layout/tp", "two"), "/layout/tp: expected a positive integer, got \"two\"");
+        row("tp-zero", with("/layout/tp", 0), "/layout/tp: expected a positive integer, got 0");
+        row("pp-negative", with("/layout/pp", -4), "/layout/pp: expected a positive integer, got -4");
+        row("pp-fraction", with("/layout/pp", 2.5), "/layout/pp: expected a positive integer, got 2.5");
+        row("sp-mode", with("/layout/sp_mode", "ulysses"),
+            "/layout/sp_mode: expected one of \"none\", \"split_gather\", \"ring\", \"all_to_all\", \"ring_attn\", got \"ulysses\"");
+        row("framework", with("/layout/framework", "jax"),
+            "/layout/framework: expected one of \"colossalai\", \"colossalai-moe\", \"colossalai-gemini\", \"colossalai-zero\", \"megatron\", \"torchtitan\", \"deepspeed\", \"devicemesh\", got \"jax\"");
+        row("zero-stage", with("/layout/zero_stage", 4), "/layout/zero_stage: expected 0, 1, 2 or 3, got 4");
+        row("recompute", with("/layout/recompute", true),
+            "/layout/recompute: expected one of \"none\", \"selective\", \"full\", got true");
+        row("flash-bool", with("/layout/flash_attention", "yes"), "/layout/flash_attention: expected true or false, got \"yes\"");
+        row("layout-array", with("/layout", nlohmann::json::array()), "/layout: expected an object, got an array");
+        row("no-cluster", without("/cluster"), "/cluster: required field is missing (expected an object)");
+        row("no-nodes", without("/cluster/nodes"),
+            "/cluster/nodes: required field is missing (expected an array of nodes or a node count)");
+        row("empty-nodes", with("/cluster/nodes", nlohmann::json::array()), "/cluster/nodes: a cluster needs at least one node");
+        row("unknown-gpu", with("/cluster/nodes/0/gpu", "h900"),
+            "/cluster/nodes/0/gpu: unknown GPU \"h900\" (known: ");
+        row("node-gpus", with("/cluster/nodes/0/gpus", "8"), "/cluster/nodes/0/gpus: expected a positive integer, got \"8\"");
+        row("node-name", without("/cluster/nodes/0/name"), "/cluster/nodes/0/name: required field is missing (expected a string)");
+        row("node-port", with("/cluster/nodes/0/port", 70000), "/cluster/nodes/0/port: expected a port number (1-65535), got 70000");
+        row("network-bw", with("/cluster/network/inter_node_gbps", -1),
+            "/cluster/network/inter_node_gbps: expected a positive number, got -1");
+        row("no-model", without("/model"), "/model: required field is missing (expected {\"preset\": ID} or a model spec)");
+        row("unknown-preset", with("/model/preset", "llama9"), "/model/preset: unknown model preset \"llama9\" (known: ");
+        row("model-string", with("/model", "llama3.1-70b"), "/model: expected an object, got \"llama3.1-70b\"");
+        row("batch-string", with("/training/global_batch_size", "1k"),
+            "/training/global_batch_size: expected a positive integer, got \"1k\"");
+        row("precision", with("/training/precision", "int4"),
+            "/training/precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"fp8\", got \"int4\"");
+        row("layers-per-stage", with("/layout/num_layers_per_stage", nlohmann::json({20, "x"})),
+            "/layout/num_layers_per_stage/1: expected an integer, got \"x\"");
+        row("dp-shard-zero", with("/layout/dp_shard", 0), "/layout/dp_shard: expected a positive integer or -1 (infer), got 0");
+        row("rank-order-shape", with("/cluster/rank_order", nlohmann::json({{0}})),
+            "/cluster/rank_order/0: expected a [node, gpu] pair of integers, got an array");
+        row("rank-order-count", with("/cluster/rank_order", nlohmann::json({{0, 0}})),
+            "/cluster/rank_order: lists 1 ranks but the cluster has 8 GPUs");
+        row("rank-order-range", with("/cluster/rank_order", nlohmann::json({{0, 9}})),
+            "/cluster/rank_order/0: GPU index 9 is out of range (node node0 has 8 GPUs)");
+        row("huge-cluster", R"({"paraplan":1,"cluster":{"gpu":"h100-sxm","nodes":100000,"gpus_per_node":100},"model":{"preset":"gpt2"}})",
+            "/cluster/nodes: the cluster has 10000000 GPUs; Paraplan plans up to 4194304 GPUs");
+    }
+    void malformed() {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        try {
+            project_from_text(text.toStdString());
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            const QString what = QString::fromUtf8(e.what());
+            QVERIFY2(what.startsWith(message), qPrintable(QStringLiteral("got: ") + what));
+        }
+    }
+
+    void unreadableFile() {
+        try {
+            load_project("/nonexistent/dir/x.paraplan.json");
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromUtf8(e.what()),
+                     QStringLiteral("cannot read '/nonexistent/dir/x.paraplan.json': No such file or directory"));
+        }
+    }
+
+    void failedSaveKeepsOriginal() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("keep.paraplan.json")).toStdString();
+        const Project p = load_example("gpt2-1node");
+        save_project(p, path);
+        // Saving into a folder that does not exist fails without touching the original.
+        QVERIFY_THROWS_EXCEPTION(InputError, save_project(p, dir.filePath(QStringLiteral("missing/x.json")).toStdString()));
+        QCOMPARE(project_to_json(load_project(path)), project_to_json(p));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestProject)
+#include "tst_project.moc"
