@@ -34,7 +34,7 @@ struct RuntimeConfig {
     std::string python = "python3";
     std::string script;                  // required to launch
     std::vector<std::string> args;
-    std::vector<std::pair<std::string, std::string>> env;   // in file order
+    std::vector<std::pair<std::string, std::string>> env;   // sorted by name
     std::vector<std::string> path_prepend;                  // remote PATH prefixes
     std::string master_addr;             // "" = the host of rank 0's node
     int master_port = 29500;

@@ -34,8 +34,9 @@ private slots:
         QCOMPARE(c.workdir, std::string("/w d"));
         QCOMPARE(c.args.size(), std::size_t(2));
         QCOMPARE(c.env.size(), std::size_t(2));
-        QCOMPARE(c.env[0].first, std::string("NCCL_DEBUG"));
-        QCOMPARE(c.env[1].second, std::string("2"));
+        QCOMPARE(c.env[0].first, std::string("B"));   // key order
+        QCOMPARE(c.env[0].second, std::string("2"));
+        QCOMPARE(c.env[1].first, std::string("NCCL_DEBUG"));
         QCOMPARE(c.master_port, 29600);
         QCOMPARE(c.on_failure, std::string("continue"));
         QCOMPARE(c.connect_timeout_s, 3);
