@@ -31,6 +31,8 @@ struct GpuSpec {
 };
 
 void from_json(const nlohmann::json& j, GpuSpec& g);  // throws InputError naming the field
+// As from_json, with errors named under `pointer` ("/gpus/3" -> "/gpus/3/tflops_bf16").
+GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer);
 nlohmann::json to_json(const GpuSpec& g);
 
 }  // namespace paraplan

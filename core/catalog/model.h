@@ -22,11 +22,13 @@ struct ModelSpec {
     int head_dim = 0;          // 0 means hidden / heads
     int ffn_hidden = 0;        // dense MLP inner size
     int vocab = 0;
+    int type_vocab = 0;        // token-type (segment) embeddings: BERT's type_vocab_size; 0 otherwise
     int max_seq = 0;
     std::string activation = "gelu";   // "gelu" | "swiglu" | "relu" | "geglu"
     bool tied_embeddings = false;
     std::string norm = "layernorm";    // "layernorm" | "rmsnorm"
     std::string position = "rope";     // "rope" | "learned" | "relative"
+    int relative_buckets = 0;          // T5 relative attention buckets (position == "relative"; 0 means 32)
     bool attn_bias = false;            // q/k/v/o biases (gpt2, bert, qwen2 q/k/v)
     bool qkv_bias_only = false;        // bias on q/k/v only (qwen2)
     bool mlp_bias = false;
@@ -55,8 +57,10 @@ struct ModelSpec {
 struct ParamBreakdown {
     std::int64_t embedding = 0;          // token (+ learned position / token type) embeddings
     std::int64_t attention_per_layer = 0;
+    std::int64_t cross_attention_per_layer = 0;  // encoder-decoder: each decoder layer's cross-attention + its norm
     std::int64_t dense_mlp_per_layer = 0;   // dense MLP layer
     std::int64_t moe_mlp_per_layer = 0;     // all experts + shared experts + router of one MoE layer
+    std::int64_t moe_mlp_active_per_layer = 0;  // top_k routed experts + shared experts + router of one MoE layer
     std::int64_t expert_params = 0;         // one routed expert
     std::int64_t norms_per_layer = 0;
     std::int64_t final_norm = 0;
@@ -67,6 +71,10 @@ struct ParamBreakdown {
 };
 
 ParamBreakdown count_params(const ModelSpec& m);
+
+// Defaults of a family (activation, norm, position, biases, tied embeddings) that
+// model_from_json starts from before reading the keys; generic defaults for other names.
+ModelSpec family_defaults(const std::string& family);
 
 // Reads the catalog's keys (see resources/catalog/models.json); errors name the
 // pointer under `pointer`.

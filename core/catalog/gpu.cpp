@@ -1,0 +1,105 @@
+#include "catalog/gpu.h"
+
+#include "util/input_error.h"
+#include "util/json_read.h"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace paraplan {
+
+namespace {
+
+using json_read::Obj;
+
+constexpr std::array<std::string_view, 6> kNvidiaArchs = {"volta", "turing", "ampere", "ada", "hopper", "blackwell"};
+constexpr std::array<std::string_view, 4> kAmdArchs = {"cdna", "cdna2", "cdna3", "cdna4"};
+
+template <std::size_t N>
+bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
+    return std::find(a.begin(), a.end(), s) != a.end();
+}
+
+template <std::size_t N>
+std::string join(const std::array<std::string_view, N>& a) {
+    std::string out;
+    for (auto s : a) {
+        if (!out.empty()) out += ", ";
+        out += "\"" + std::string(s) + "\"";
+    }
+    return out;
+}
+
+std::string non_empty_string(const Obj& o, std::string_view key) {
+    std::string s = o.string(key);
+    if (s.empty()) json_read::fail(o.at(key), "a non-empty string", *o.get(key));
+    return s;
+}
+
+}  // namespace
+
+GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer) {
+    const Obj o(j, pointer);
+    GpuSpec g;
+    g.id = non_empty_string(o, "id");
+    g.name = non_empty_string(o, "name");
+    if (!o.has("vendor")) throw InputError(o.at("vendor"), "required field is missing (expected one of \"nvidia\", \"amd\")");
+    g.vendor = o.one_of("vendor", {"nvidia", "amd"}, "");
+    g.arch = non_empty_string(o, "arch");
+    if (g.vendor == "nvidia" && !contains(kNvidiaArchs, g.arch))
+        json_read::fail(o.at("arch"), "an NVIDIA architecture (one of " + join(kNvidiaArchs) + ")", *o.get("arch"));
+    if (g.vendor == "amd" && !contains(kAmdArchs, g.arch))
+        json_read::fail(o.at("arch"), "an AMD architecture (one of " + join(kAmdArchs) + ")", *o.get("arch"));
+    g.memory_gib = o.positive_number("memory_gib");
+    g.tflops_fp32 = o.positive_number("tflops_fp32");
+    g.tflops_tf32 = o.non_negative_number("tflops_tf32", 0);
+    g.tflops_bf16 = o.non_negative_number("tflops_bf16", 0);
+    g.tflops_fp16 = o.non_negative_number("tflops_fp16", 0);
+    g.tflops_fp8 = o.non_negative_number("tflops_fp8", 0);
+    g.hbm_gbps = o.positive_number("hbm_gbps");
+    g.intra_node_link = non_empty_string(o, "intra_node_link");
+    g.intra_node_gbps = o.positive_number("intra_node_gbps");
+    g.tdp_w = o.positive_number("tdp_w");
+    g.source = non_empty_string(o, "source");
+    return g;
+}
+
+void from_json(const nlohmann::json& j, GpuSpec& g) { g = gpu_from_json(j, ""); }
+
+nlohmann::json to_json(const GpuSpec& g) {
+    return nlohmann::json{{"id", g.id},
+                          {"name", g.name},
+                          {"vendor", g.vendor},
+                          {"arch", g.arch},
+                          {"memory_gib", g.memory_gib},
+                          {"tflops_fp32", g.tflops_fp32},
+                          {"tflops_tf32", g.tflops_tf32},
+                          {"tflops_bf16", g.tflops_bf16},
+                          {"tflops_fp16", g.tflops_fp16},
+                          {"tflops_fp8", g.tflops_fp8},
+                          {"hbm_gbps", g.hbm_gbps},
+                          {"intra_node_link", g.intra_node_link},
+                          {"intra_node_gbps", g.intra_node_gbps},
+                          {"tdp_w", g.tdp_w},
+                          {"source", g.source}};
+}
+
+double GpuSpec::peak_tflops(const std::string& precision) const {
+    if (precision == "fp32") return tflops_fp32;
+    if (precision == "tf32") return tflops_tf32;
+    if (precision == "bf16") return tflops_bf16;
+    if (precision == "fp16") return tflops_fp16;
+    if (precision == "fp8") return tflops_fp8;
+    throw InputError("", "unknown precision \"" + precision + "\" (expected fp32, tf32, bf16, fp16 or fp8)");
+}
+
+bool GpuSpec::supports_flash_attention() const {
+    // FlashAttention-2 supports Ampere, Ada and Hopper (Blackwell through FA2/cuDNN);
+    // the ROCm port supports MI200 (CDNA2) and MI300 (CDNA3). Volta and Turing are not supported.
+    if (vendor == "nvidia") return arch == "ampere" || arch == "ada" || arch == "hopper" || arch == "blackwell";
+    if (vendor == "amd") return arch == "cdna2" || arch == "cdna3" || arch == "cdna4";
+    return false;
+}
+
+}  // namespace paraplan
