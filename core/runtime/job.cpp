@@ -1,6 +1,7 @@
 #include "runtime/job.h"
 
 #include "runtime/shell_quote.h"
+#include "runtime/slurm.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -159,6 +160,7 @@ void Job::handle_line(int i, const std::string& l, bool is_stderr) {
         p.error = l.substr(error.size());
         text = "paraplan: " + p.error;
     }
+    if (!is_stderr && !text.empty()) p.last_out = text;
     if (p.log) {
         p.log->write(text.data(), static_cast<qint64>(text.size()));
         p.log->write("\n", 1);
@@ -177,8 +179,12 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
         const std::string last = buf.take_rest();
         if (!last.empty()) handle_line(i, last, e);
     }
-    p.finished = true;
     const int ssh_code = st == QProcess::NormalExit ? code : 255;
+    if (plan_.mode == "slurm" && p.spec.label == "sbatch" && ssh_code == 0 && !slurm_id_) {
+        slurm_submitted(i);
+        return;
+    }
+    p.finished = true;
     if (!p.exit_code) {
         // No exit marker: the wrapper never ran to its end.
         if (p.error.empty()) {
@@ -226,6 +232,17 @@ void Job::stop_processes() {
 void Job::stop() {
     if (done()) return;
     user_stop_ = true;
+    if (slurm_id_) {
+        if (!slurm_cancel_sent_) {
+            slurm_cancel_sent_ = true;
+            slurm_note("cancelling Slurm job " + std::to_string(*slurm_id_));
+            QProcess* q = nodes_[static_cast<std::size_t>(procs_[0]->spec.node)]->start(
+                slurm_remote(scancel_command(*slurm_id_)), this);
+            connect(q, &QProcess::finished, q, &QObject::deleteLater);
+        }
+        set_state(State::Stopping);
+        return;
+    }
     if (state_ == State::Connecting || state_ == State::Pending) {
         for (auto& n : nodes_)
             if (n) n->disconnect(this);
@@ -261,6 +278,90 @@ bool Job::waitFinished(int timeout_ms) {
     t.start(timeout_ms);
     loop.exec();
     return done();
+}
+
+std::string Job::slurm_remote(const std::string& cmd) const {
+    std::string s;
+    if (!plan_.path_prepend.empty()) {
+        std::string path;
+        for (const auto& d : plan_.path_prepend) path += sh_quote(d) + ":";
+        s += "PATH=" + path + "\"$PATH\"; export PATH\n";
+    }
+    return remote_sh(s + cmd);
+}
+
+void Job::slurm_note(const std::string& text) {
+    auto& p = *procs_[0];
+    if (p.log) p.log->write(("paraplan: " + text + "\n").c_str());
+    emit line(0, QString::fromStdString("paraplan: " + text), false);
+}
+
+void Job::slurm_submitted(int i) {
+    auto& p = *procs_[static_cast<std::size_t>(i)];
+    slurm_id_ = parse_sbatch_job_id(p.last_out);
+    if (!slurm_id_) {
+        p.finished = true;
+        p.exit_code = 1;
+        p.error = "sbatch printed no job id (\"" + p.last_out + "\")";
+        fail(p.error);
+        check_done();
+        return;
+    }
+    slurm_note("submitted Slurm job " + std::to_string(*slurm_id_));
+    write_json();
+    if (user_stop_) {
+        user_stop_ = false;
+        stop();
+    }
+    QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+}
+
+void Job::slurm_poll() {
+    auto& p = *procs_[0];
+    SshNode* node = nodes_[static_cast<std::size_t>(p.spec.node)].get();
+    QProcess* q = node->start(slurm_remote(squeue_command(*slurm_id_)), this);
+    connect(q, &QProcess::finished, this, [this, q, node](int code, QProcess::ExitStatus) {
+        q->deleteLater();
+        std::string out = q->readAllStandardOutput().trimmed().toStdString();
+        auto& p = *procs_[0];
+        if (code != 0 && ++slurm_misses_ < 5) {
+            QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+            return;
+        }
+        if (code == 0 && !out.empty()) {
+            slurm_misses_ = 0;
+            if (out != slurm_state_) {
+                slurm_state_ = out;
+                slurm_note("Slurm job " + std::to_string(*slurm_id_) + " " + out);
+            }
+            QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+            return;
+        }
+        // Gone from the queue (or squeue keeps failing): ask the accounting.
+        QProcess* a = node->start(slurm_remote(sacct_command(*slurm_id_)), this);
+        connect(a, &QProcess::finished, this, [this, a](int, QProcess::ExitStatus) {
+            a->deleteLater();
+            auto& p = *procs_[0];
+            const auto fin = parse_sacct(a->readAllStandardOutput().toStdString());
+            if (!fin && ++slurm_misses_ < 5) {
+                QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+                return;
+            }
+            p.finished = true;
+            p.exit_code = fin ? fin->exit_code : 255;
+            slurm_note("Slurm job " + std::to_string(*slurm_id_) + " ended " + (fin ? fin->state : "UNKNOWN") +
+                       " (exit " + std::to_string(*p.exit_code) + ")");
+            if (!fin || !fin->succeeded()) {
+                const bool cancelled = fin && fin->state == "CANCELLED";
+                if (!(user_stop_ && cancelled))
+                    fail("Slurm job " + std::to_string(*slurm_id_) + " ended " + (fin ? fin->state : "without accounting") +
+                         " (exit " + std::to_string(*p.exit_code) + ")");
+            }
+            write_json();
+            check_done();
+        });
+        (void)p;
+    });
 }
 
 nlohmann::json Job::to_json() const {
@@ -302,6 +403,7 @@ nlohmann::json Job::to_json() const {
                         {"processes", procs},
                         {"project", snapshot_}};
     if (!plan_.sbatch_script.empty()) j["sbatch_script"] = plan_.sbatch_script;
+    if (slurm_id_) j["slurm_job_id"] = *slurm_id_;
     if (!ssh_.known_hosts_file.empty()) j["known_hosts_file"] = ssh_.known_hosts_file;
     if (!ssh_.config_file.empty()) j["ssh_config_file"] = ssh_.config_file;
     return j;

@@ -41,6 +41,7 @@ public:
         bool finished = false;
         std::string error;
         std::string error_kind;
+        std::string last_out;                // last stdout line (sbatch prints the job id)
     };
 
     // snapshot: the project as JSON (stored in job.json). folder: where logs go
@@ -61,6 +62,10 @@ public:
     const std::vector<std::unique_ptr<Process>>& processes() const { return procs_; }
     nlohmann::json to_json() const;
 
+    // Slurm mode: how often squeue is polled after submission (default 5000 ms).
+    void setSlurmPollInterval(int ms) { slurm_poll_ms_ = ms; }
+    std::optional<long long> slurmJobId() const { return slurm_id_; }
+
 signals:
     // One output line of process `index` (markers removed).
     void line(int index, const QString& text, bool is_stderr);
@@ -77,6 +82,10 @@ private:
     void stop_processes();
     void check_done();
     void write_json() const;
+    void slurm_submitted(int i);
+    void slurm_poll();
+    void slurm_note(const std::string& text);
+    std::string slurm_remote(const std::string& cmd) const;
 
     Cluster cluster_;
     LaunchPlan plan_;
@@ -91,6 +100,11 @@ private:
     bool user_stop_ = false;
     bool failed_ = false;
     long long started_ms_ = 0, ended_ms_ = 0;
+    std::optional<long long> slurm_id_;
+    std::string slurm_state_;
+    int slurm_poll_ms_ = 5000;
+    int slurm_misses_ = 0;
+    bool slurm_cancel_sent_ = false;
 };
 
 }  // namespace paraplan::runtime

@@ -9,6 +9,9 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+#include <pwd.h>
+#include <unistd.h>
+
 inline paraplan::Cluster loopback_cluster(const SshdFixture& f, int nodes = 2, int gpus = 2) {
     paraplan::Cluster c;
     for (int n = 0; n < nodes; ++n) {
@@ -16,7 +19,8 @@ inline paraplan::Cluster loopback_cluster(const SshdFixture& f, int nodes = 2, i
         node.name = "node" + std::to_string(n);
         node.host = "127.0.0." + std::to_string(n + 2);
         node.port = f.port;
-        node.user = "root";
+        const passwd* pw = getpwuid(getuid());
+        node.user = pw ? pw->pw_name : "root";
         node.identity = f.user_key.toStdString();
         node.gpus = gpus;
         c.nodes.push_back(node);
@@ -31,6 +35,11 @@ inline QString stub_bin(const QString& base, const char* scenario = "h100-2gpu.c
     QFile::remove(bin + "/nvidia-smi");
     QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/nvidia-smi", bin + "/nvidia-smi");
     QFile::setPermissions(bin + "/nvidia-smi", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    for (const char* tool : {"sbatch", "squeue", "sacct", "scancel"}) {
+        QFile::remove(bin + "/" + tool);
+        QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/" + tool, bin + "/" + tool);
+        QFile::setPermissions(bin + "/" + tool, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    }
     QFile::remove(bin + "/nvidia-smi.csv");
     QFile::copy(QString(PARAPLAN_TEST_DATA) + "/nvidia-smi/" + scenario, bin + "/nvidia-smi.csv");
     return bin;

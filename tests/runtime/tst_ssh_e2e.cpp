@@ -246,6 +246,51 @@ private slots:
         mon.stop();
     }
 
+    void slurmSubmitFollowAndCancel() {
+        Cluster c = loopback_cluster(sshd);
+        RuntimeConfig r = rc();
+        r.mode = "slurm";
+        r.script = "train.py";
+        r.slurm.login_node = "node1";
+        const QString state = stub + "/slurm-state";
+        QDir().mkpath(state);
+        SshdFixture::write(state + "/polls", "2\n");
+        SshdFixture::write(state + "/exit", "0\n");
+        {
+            auto job = make_job(c, r, "slurm ok");
+            job->setSlurmPollInterval(200);
+            QStringList lines;
+            connect(job.get(), &Job::line, this, [&lines](int, const QString& l, bool) { lines << l; });
+            job->start();
+            QVERIFY(job->waitFinished(60000));
+            QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+            QCOMPARE(*job->slurmJobId(), 4242LL);
+            QVERIFY(lines.contains("paraplan: Slurm job 4242 RUNNING"));
+            QVERIFY(lines.contains("paraplan: Slurm job 4242 ended COMPLETED (exit 0)"));
+            // The script that reached sbatch is the planned one.
+            QCOMPARE(SshdFixture::read(state + "/job.sh"), QString::fromStdString(job->plan().sbatch_script));
+        }
+        SshdFixture::write(state + "/exit", "3\n");
+        {
+            auto job = make_job(c, r, "slurm fails");
+            job->setSlurmPollInterval(200);
+            job->start();
+            QVERIFY(job->waitFinished(60000));
+            QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+            QVERIFY2(job->error().find("FAILED (exit 3)") != std::string::npos, job->error().c_str());
+        }
+        SshdFixture::write(state + "/polls", "1000\n");
+        {
+            auto job = make_job(c, r, "slurm cancelled");
+            job->setSlurmPollInterval(200);
+            job->start();
+            QTRY_VERIFY_WITH_TIMEOUT(job->slurmJobId().has_value(), 30000);
+            job->stop();
+            QVERIFY(job->waitFinished(60000));
+            QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
+        }
+    }
+
     void jobHistoryListsPastJobs() {
         const auto jobs = list_jobs(job_dir);
         QVERIFY(jobs.size() >= 4);
