@@ -61,6 +61,10 @@ public:
     const LaunchPlan& plan() const { return plan_; }
     const std::vector<std::unique_ptr<Process>>& processes() const { return procs_; }
     nlohmann::json to_json() const;
+    // The connection to cluster node `node` (null when the job runs nothing there).
+    const SshNode* node(int node) const {
+        return node >= 0 && node < static_cast<int>(nodes_.size()) ? nodes_[static_cast<std::size_t>(node)].get() : nullptr;
+    }
 
     // Slurm mode: how often squeue is polled after submission (default 5000 ms).
     void setSlurmPollInterval(int ms) { slurm_poll_ms_ = ms; }

@@ -25,6 +25,8 @@ public:
     const SshTarget& target() const { return target_; }
     const SshOptions& options() const { return options_; }
     State state() const { return state_; }
+    // Local pid of the master ssh process (0 when none runs).
+    qint64 masterPid() const { return master_ ? master_->processId() : 0; }
     const SshError& error() const { return error_; }
 
     // Starts the master; emits connected() or failed(). Refused targets fail at once.

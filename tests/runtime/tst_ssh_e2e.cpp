@@ -12,6 +12,8 @@
 
 #include <QtTest>
 
+#include <csignal>
+
 using namespace paraplan;
 using namespace paraplan::runtime;
 
@@ -204,6 +206,31 @@ private slots:
         QVERIFY(!rec->ended.empty());
         QCOMPARE(rec->json["processes"].size(), std::size_t(4));
         QVERIFY(rec->json["processes"][2]["command"].get<std::string>().find("ControlPath=") != std::string::npos);
+    }
+
+    void droppedConnectionFailsTheJob() {
+        // The node's shared connection dies (here: its master ssh is killed): the ranks on
+        // that node lose their channel, the job fails, the others are stopped, and the remote
+        // watchdogs end every process group.
+        Cluster c = loopback_cluster(sshd);
+        RuntimeConfig r = rc();
+        r.python = "/bin/sh";
+        r.script = "-c";
+        r.args = {"echo up $RANK; sleep 120 & sleep 121; wait"};
+        auto job = make_job(c, r, "dropped");
+        const std::string id = job->plan().job_id;
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(all_started(*job), 30000);
+        const qint64 master = job->node(1)->masterPid();
+        QVERIFY(master > 0);
+        QCOMPARE(::kill(static_cast<pid_t>(master), SIGKILL), 0);
+        QVERIFY(job->waitFinished(60000));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        bool lost = false;
+        for (const auto& p : job->processes()) lost = lost || p->error_kind == "connection_lost";
+        QVERIFY2(lost, job->error().c_str());
+        const QStringList left = wait_no_tagged(id, 15000);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
 
     void stopFromAnotherProcessViaJobJson() {
