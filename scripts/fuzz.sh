@@ -5,7 +5,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 total=${1:-60}
 cd "$ROOT"
-targets=(build/fuzz/tests/fuzz/fuzz_*)
+targets=()
+for t in build/fuzz/tests/fuzz/fuzz_*; do [[ -f $t && -x $t ]] && targets+=("$t"); done
 n=${#targets[@]}
 ((n)) || { echo "no fuzz targets built (cmake --preset fuzz)" >&2; exit 1; }
 per=$(( total / n )); ((per > 0)) || per=1
@@ -27,7 +28,7 @@ for t in "${targets[@]}"; do
         -artifact_prefix=tests/data/fuzz-crashes/"$name"- "$corpus" "${dirs[@]}" >"$work/$name.log" 2>&1; then
     echo "FUZZ FAILURE in $name:" >&2; tail -n 40 "$work/$name.log" >&2; status=1
   else
-    grep -E "^(#[0-9]+\s+DONE|Done)" "$work/$name.log" | tail -n 1 || true
+    grep -E "^Done [0-9]+ runs" "$work/$name.log" | tail -n 1 || true
   fi
 done
 exit $status

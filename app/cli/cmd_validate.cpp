@@ -21,7 +21,12 @@ int run_validate(const Args& a) {
         for (const auto& d : diags) {
             std::cout << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
             if (!d.framework_error.empty()) std::cout << "    framework says: " << d.framework_error << '\n';
-            for (const auto& f : d.fixes) std::cout << "    fix: " << f.label << '\n';
+            for (const auto& f : d.fixes) {
+                std::cout << "    fix: " << f.label << " (";
+                for (std::size_t i = 0; i < f.changes.size(); ++i)
+                    std::cout << (i ? ", " : "") << f.changes[i].field << " = " << f.changes[i].value.dump();
+                std::cout << ")\n";
+            }
         }
         std::cout << file << ": " << (valid ? "valid" : "invalid") << " (" << diags.size() << " finding"
                   << (diags.size() == 1 ? "" : "s") << ")\n";

@@ -1,20 +1,38 @@
 #include "rules/validate.h"
 
+#include "rules/colossalai.h"
+#include "rules/others.h"
+
 namespace paraplan {
 
+namespace rules {
+namespace {
+void unknown_framework(const Project& p, Out& out) {
+    out.push_back(diag(Severity::Error, "layout.framework",
+                       "Unknown framework '" + p.layout.framework +
+                           "': expected colossalai, colossalai-moe, colossalai-gemini, colossalai-zero, megatron, torchtitan, "
+                           "deepspeed or devicemesh.",
+                       "", {"/layout/framework"}));
+}
+}  // namespace
+
+const std::vector<RuleFn>& rules_for(const std::string& framework) {
+    static const std::vector<RuleFn> unknown = {&unknown_framework};
+    if (framework == "colossalai") return colossalai_rules();
+    if (framework == "colossalai-moe") return colossalai_moe_rules();
+    if (framework == "colossalai-gemini") return colossalai_gemini_rules();
+    if (framework == "colossalai-zero") return colossalai_zero_rules();
+    if (framework == "megatron") return megatron_rules();
+    if (framework == "torchtitan") return torchtitan_rules();
+    if (framework == "deepspeed") return deepspeed_rules();
+    if (framework == "devicemesh") return devicemesh_rules();
+    return unknown;
+}
+}  // namespace rules
+
 std::vector<Diagnostic> validate(const Project& p) {
-    std::vector<Diagnostic> out;
-    const Layout& l = p.layout;
-    const int world = p.world_size();
-    const long long model_parallel = 1LL * l.tp * l.pp * l.sp * l.cp;
-    if (model_parallel > 0 && world % model_parallel != 0) {
-        Diagnostic d;
-        d.rule = "layout.world_size_divisible";
-        d.message = "The world size (" + std::to_string(world) + " GPUs) is not divisible by tp × pp × sp × cp = " +
-                    std::to_string(model_parallel) + ", so no whole number of data-parallel replicas fits.";
-        d.fields = {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"};
-        out.push_back(d);
-    }
+    rules::Out out;
+    for (rules::RuleFn fn : rules::rules_for(p.layout.framework)) fn(p, out);
     return out;
 }
 

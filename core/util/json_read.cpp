@@ -25,6 +25,11 @@ json parse(std::string_view text) {
         auto p = what.find("syntax error");
         std::string msg = p != std::string::npos ? what.substr(p) : std::string("invalid JSON");
         throw InputError("", "JSON " + msg, line, column);
+    } catch (const json::exception& e) {
+        // e.g. out_of_range.406 "number overflow parsing '1e400'"
+        std::string what = e.what();
+        auto p = what.find("] ");
+        throw InputError("", "invalid JSON: " + (p != std::string::npos ? what.substr(p + 2) : what));
     }
 }
 

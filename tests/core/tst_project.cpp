@@ -227,6 +227,7 @@ private slots:
             "/cluster/rank_order: lists 1 ranks but the cluster has 8 GPUs");
         row("rank-order-range", with("/cluster/rank_order", nlohmann::json({{0, 9}})),
             "/cluster/rank_order/0: GPU index 9 is out of range (node node0 has 8 GPUs)");
+        row("number-overflow", "{\"paraplan\": 1e400}", "invalid JSON: number overflow parsing '1e400'");
         row("huge-cluster", R"({"paraplan":1,"cluster":{"gpu":"h100-sxm","nodes":100000,"gpus_per_node":100},"model":{"preset":"gpt2"}})",
             "/cluster/nodes: the cluster has 10000000 GPUs; Paraplan plans up to 4194304 GPUs");
     }

@@ -1,0 +1,70 @@
+// paraplan-cli explain-error TEXT [--project FILE] [--json]
+#include "cli/command.h"
+#include "project/project.h"
+#include "rules/explain_error.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace paraplan::cli {
+namespace {
+
+std::string read_text(const Args& a) {
+    if (auto f = a.get("file")) {
+        std::ifstream in(*f, std::ios::binary);
+        if (!in) throw UsageError("cannot read --file " + *f);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    if (a.positional.empty()) throw UsageError("missing error TEXT (or '-' to read standard input)");
+    if (a.positional.size() == 1 && a.positional[0] == "-") {
+        std::ostringstream s;
+        s << std::cin.rdbuf();
+        return s.str();
+    }
+    std::string text;
+    for (const auto& p : a.positional) text += (text.empty() ? "" : " ") + p;
+    return text;
+}
+
+int run_explain(const Args& a) {
+    for (const auto& [k, v] : a.options)
+        if (k != "project" && k != "file") throw UsageError("unknown option --" + k);
+    const std::string text = read_text(a);
+    std::optional<Project> project;
+    if (auto f = a.get("project")) project = load_project(*f);
+    const ErrorExplanation e = explain_error(text, project ? &*project : nullptr);
+    if (a.flag("json")) {
+        print_json(to_json(e).dump(2));
+    } else if (!e.matched) {
+        std::cout << "No known error matched. Paraplan knows " << known_error_patterns()
+                  << " messages of ColossalAI, Megatron-LM, torchtitan, DeepSpeed, PyTorch distributed, NCCL and CUDA.\n";
+    } else {
+        std::cout << "[" << e.rule << "] (" << e.framework << ")\n" << e.explanation << '\n';
+        for (const auto& d : e.diagnostics) std::cout << "  " << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
+        for (const auto& f : e.fixes) {
+            std::cout << "  fix: " << f.label << " (";
+            for (std::size_t i = 0; i < f.changes.size(); ++i)
+                std::cout << (i ? ", " : "") << f.changes[i].field << " = " << f.changes[i].value.dump();
+            std::cout << ")\n";
+        }
+    }
+    return e.matched ? kOk : kFindings;
+}
+
+}  // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "explain-error", "name the rule behind a framework / NCCL / CUDA error message and propose fixes",
+    "Usage: paraplan-cli explain-error TEXT [--project FILE] [--json]\n"
+    "       paraplan-cli explain-error - [--project FILE]      (read the message from stdin)\n"
+    "       paraplan-cli explain-error --file LOG [--project FILE]\n\n"
+    "Matches an error message of ColossalAI, Megatron-LM, torchtitan, DeepSpeed, PyTorch\n"
+    "distributed, NCCL or CUDA to the rule behind it and explains it. With --project, the\n"
+    "project is validated and the fixes for that rule are listed.\n"
+    "Exit 0 when the message is recognised, 1 when not, 2 on usage errors.\n"
+    "  --json   print {\"matched\", \"rule\", \"framework\", \"explanation\", \"fixes\", \"diagnostics\"}\n",
+    {"json"}, run_explain});
+
+}  // namespace paraplan::cli

@@ -1,0 +1,104 @@
+#include "rules/apply_fix.h"
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+namespace paraplan {
+namespace {
+
+struct Accessor {
+    std::function<nlohmann::json(const Project&)> get;
+    std::function<void(Project&, const nlohmann::json&)> set;
+};
+
+template <typename T, typename S>
+Accessor member(T S::*field, S& (*section)(Project&), const S& (*csection)(const Project&)) {
+    return Accessor{[=](const Project& p) { return nlohmann::json(csection(p).*field); },
+                    [=](Project& p, const nlohmann::json& v) { section(p).*field = v.get<T>(); }};
+}
+
+Layout& lay(Project& p) { return p.layout; }
+const Layout& clay(const Project& p) { return p.layout; }
+Training& tr(Project& p) { return p.training; }
+const Training& ctr(const Project& p) { return p.training; }
+
+const std::map<std::string, Accessor>& accessors() {
+    static const std::map<std::string, Accessor> table = [] {
+        std::map<std::string, Accessor> t;
+#define PARAPLAN_L(f) t["/layout/" #f] = member(&Layout::f, &lay, &clay)
+#define PARAPLAN_T(f) t["/training/" #f] = member(&Training::f, &tr, &ctr)
+        PARAPLAN_L(framework); PARAPLAN_L(tp); PARAPLAN_L(pp); PARAPLAN_L(sp); PARAPLAN_L(sp_mode);
+        PARAPLAN_L(cp); PARAPLAN_L(ep); PARAPLAN_L(etp); PARAPLAN_L(dp); PARAPLAN_L(zero_stage);
+        PARAPLAN_L(schedule); PARAPLAN_L(chunks); PARAPLAN_L(num_microbatches); PARAPLAN_L(recompute);
+        PARAPLAN_L(offload); PARAPLAN_L(offload_fraction); PARAPLAN_L(flash_attention); PARAPLAN_L(fused_norm);
+        PARAPLAN_L(jit_fused); PARAPLAN_L(fp8); PARAPLAN_L(order); PARAPLAN_L(dp_outside);
+        PARAPLAN_L(inner_ring_size); PARAPLAN_L(dp_shard); PARAPLAN_L(dp_replicate); PARAPLAN_L(tp_mode);
+        PARAPLAN_L(tp_depth); PARAPLAN_L(num_layers_per_stage); PARAPLAN_L(distributed_optimizer);
+        PARAPLAN_T(global_batch_size); PARAPLAN_T(micro_batch_size); PARAPLAN_T(seq_len); PARAPLAN_T(precision);
+        PARAPLAN_T(optimizer); PARAPLAN_T(train_tokens);
+#undef PARAPLAN_L
+#undef PARAPLAN_T
+        return t;
+    }();
+    return table;
+}
+
+// /cluster/nodes/<i>/<gpu|gpus>
+bool node_field(const std::string& ptr, std::size_t& index, std::string& key) {
+    const std::string prefix = "/cluster/nodes/";
+    if (ptr.rfind(prefix, 0) != 0) return false;
+    const auto slash = ptr.find('/', prefix.size());
+    if (slash == std::string::npos) return false;
+    const std::string idx = ptr.substr(prefix.size(), slash - prefix.size());
+    if (idx.empty() || idx.find_first_not_of("0123456789") != std::string::npos) return false;
+    index = std::stoul(idx);
+    key = ptr.substr(slash + 1);
+    return key == "gpu" || key == "gpus";
+}
+
+}  // namespace
+
+void set_field(Project& p, const std::string& pointer, const nlohmann::json& value) {
+    std::size_t i = 0;
+    std::string key;
+    try {
+        if (node_field(pointer, i, key)) {
+            if (i >= p.cluster.nodes.size()) throw std::invalid_argument(pointer + ": no such node");
+            if (key == "gpus") p.cluster.nodes[i].gpus = value.get<int>();
+            else p.cluster.nodes[i].gpu = value.get<std::string>();
+            p.cluster.short_form = p.cluster.short_form && p.cluster.uniform();
+            return;
+        }
+        const auto& t = accessors();
+        const auto it = t.find(pointer);
+        if (it == t.end()) throw std::invalid_argument(pointer + ": not a field a fix can change");
+        it->second.set(p, value);
+    } catch (const nlohmann::json::exception&) {
+        throw std::invalid_argument(pointer + ": wrong value type (" + value.dump() + ")");
+    }
+}
+
+nlohmann::json get_field(const Project& p, const std::string& pointer) {
+    std::size_t i = 0;
+    std::string key;
+    if (node_field(pointer, i, key)) {
+        if (i >= p.cluster.nodes.size()) throw std::invalid_argument(pointer + ": no such node");
+        return key == "gpus" ? nlohmann::json(p.cluster.nodes[i].gpus) : nlohmann::json(p.cluster.nodes[i].gpu);
+    }
+    const auto& t = accessors();
+    const auto it = t.find(pointer);
+    if (it == t.end()) throw std::invalid_argument(pointer + ": not a known field");
+    return it->second.get(p);
+}
+
+void apply_fix(Project& p, const Fix& f) {
+    for (const auto& c : f.changes) set_field(p, c.field, c.value);
+}
+
+Project with_fix(Project p, const Fix& f) {
+    apply_fix(p, f);
+    return p;
+}
+
+}  // namespace paraplan

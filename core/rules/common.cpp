@@ -1,0 +1,200 @@
+#include "rules/common.h"
+
+#include "catalog/catalog.h"
+
+#include <set>
+
+namespace paraplan::rules {
+namespace {
+
+std::vector<const GpuSpec*> cluster_gpus(const Project& p) {
+    std::vector<const GpuSpec*> out;
+    std::set<std::string> seen;
+    for (const auto& n : p.cluster.nodes)
+        if (seen.insert(n.gpu).second)
+            if (const GpuSpec* g = catalog::find_gpu(n.gpu)) out.push_back(g);
+    return out;
+}
+
+bool half_precision(const std::string& precision) {
+    return precision == "bf16" || precision == "fp16" || precision == "fp8";
+}
+
+}  // namespace
+
+void cluster_not_empty(const Project& p, Out& out) {
+    if (p.world_size() > 0) return;
+    out.push_back(diag(Severity::Error, "cluster.not_empty",
+                       "The cluster has no GPUs (world size 0), so no layout can be placed.", "", {"/cluster/nodes"}));
+}
+
+// torchrun takes one --nproc_per_node for every node (torch/distributed/run.py),
+// so every node must run the same number of ranks.
+void uniform_gpus(const Project& p, Out& out) {
+    const auto& nodes = p.cluster.nodes;
+    if (nodes.size() < 2) return;
+    const int g0 = nodes[0].gpus;
+    for (std::size_t i = 1; i < nodes.size(); ++i) {
+        if (nodes[i].gpus != g0) {
+            auto d = diag(Severity::Error, "cluster.uniform_gpus",
+                          "Node " + nodes[i].name + " has " + str(nodes[i].gpus) + " GPUs but node " + nodes[0].name +
+                              " has " + str(g0) + "; torchrun starts the same --nproc_per_node on every node.",
+                          "", {"/cluster/nodes/" + str(static_cast<long long>(i)) + "/gpus"});
+            Fix f{"Use " + str(g0) + " GPUs on every node", {}};
+            for (std::size_t j = 1; j < nodes.size(); ++j)
+                if (nodes[j].gpus != g0) f.changes.push_back({"/cluster/nodes/" + str(static_cast<long long>(j)) + "/gpus", g0});
+            add_fixes(d, &uniform_gpus, p, {f});
+            out.push_back(d);
+            return;
+        }
+    }
+    for (std::size_t i = 1; i < nodes.size(); ++i) {
+        if (nodes[i].gpu != nodes[0].gpu) {
+            auto d = diag(Severity::Warning, "cluster.uniform_gpus",
+                          "Node " + nodes[i].name + " has " + nodes[i].gpu + " GPUs but node " + nodes[0].name + " has " +
+                              nodes[0].gpu + "; every synchronous step waits for the slowest GPU.",
+                          "", {"/cluster/nodes/" + str(static_cast<long long>(i)) + "/gpu"});
+            Fix f{"Use " + nodes[0].gpu + " on every node", {}};
+            for (std::size_t j = 1; j < nodes.size(); ++j)
+                if (nodes[j].gpu != nodes[0].gpu) f.changes.push_back({"/cluster/nodes/" + str(static_cast<long long>(j)) + "/gpu", nodes[0].gpu});
+            add_fixes(d, &uniform_gpus, p, {f});
+            out.push_back(d);
+            return;
+        }
+    }
+}
+
+void dp_matches(const Project& p, Out& out) {
+    if (p.layout.dp <= 0) return;
+    Project q = p;
+    q.layout.dp = 0;
+    const Sizes s = sizes(q);
+    if (s.dp == p.layout.dp) return;
+    auto d = diag(Severity::Error, "layout.dp_matches",
+                  "dp is set to " + str(p.layout.dp) + " but " + str(s.world) + " GPUs / " + str(s.model) +
+                      " (the model-parallel product) give " + (s.dp > 0 ? "dp = " + str(s.dp) : "no whole dp") + ".",
+                  "", {"/layout/dp"});
+    std::vector<Fix> c;
+    c.push_back(set_value("/layout/dp", 0, "Derive dp from the world size"));
+    if (s.dp > 0) c.insert(c.begin(), set_value("/layout/dp", s.dp, "Set dp to " + str(s.dp)));
+    add_fixes(d, &dp_matches, p, c);
+    out.push_back(d);
+}
+
+// Mixed precision bf16 needs bf16 tensor cores (Ampere+ / CDNA2+): V100 and T4 lack them.
+void bf16_gpu(const Project& p, Out& out) {
+    if (p.training.precision != "bf16") return;
+    for (const GpuSpec* g : cluster_gpus(p)) {
+        if (g->supports_bf16()) continue;
+        auto d = diag(Severity::Error, "kernel.bf16_gpu",
+                      g->name + " (" + g->arch + ") has no bf16 support; bf16 training needs Ampere or newer.",
+                      "RuntimeError: Current CUDA Device does not support bfloat16. Please switch dtype to float16.",
+                      {"/training/precision"});
+        add_fixes(d, &bf16_gpu, p, {set_value("/training/precision", "fp16", "Train in fp16 (with loss scaling)")});
+        out.push_back(d);
+        return;
+    }
+}
+
+// flash-attn 2 supports Ampere, Ada and Hopper (README "Installation and features");
+// ColossalAI falls back to its own kernels otherwise.
+void flash_attention_gpu(const Project& p, Out& out) {
+    if (!p.layout.flash_attention) return;
+    for (const GpuSpec* g : cluster_gpus(p)) {
+        if (g->supports_flash_attention()) continue;
+        const bool ring = p.layout.sp_mode == "ring_attn";
+        auto d = diag(ring ? Severity::Error : Severity::Warning, "kernel.flash_attention_gpu",
+                      g->name + " (" + g->arch + ") cannot run flash attention kernels (they need Ampere or newer)" +
+                          (ring ? "; ring_attn is built on flash attention." : "; attention falls back to the slower path."),
+                      "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", {"/layout/flash_attention"});
+        std::vector<Fix> c;
+        if (ring) c.push_back(Fix{"Use all_to_all sequence parallelism", {{"/layout/sp_mode", "all_to_all"}}});
+        c.push_back(set_value("/layout/flash_attention", false, "Turn flash attention off"));
+        add_fixes(d, &flash_attention_gpu, p, c);
+        out.push_back(d);
+        return;
+    }
+}
+
+// Flash attention kernels take fp16/bf16 tensors only ("FlashAttention only support fp16 and bf16 data type").
+void flash_attention_dtype(const Project& p, Out& out) {
+    if (!p.layout.flash_attention || half_precision(p.training.precision)) return;
+    auto d = diag(Severity::Warning, "kernel.flash_attention_dtype",
+                  "Flash attention runs in fp16/bf16 only, but training precision is " + p.training.precision +
+                      "; the flag has no effect.",
+                  "RuntimeError: FlashAttention only support fp16 and bf16 data type", {"/layout/flash_attention", "/training/precision"});
+    add_fixes(d, &flash_attention_dtype, p,
+              {set_value("/training/precision", "bf16", "Train in bf16"),
+               set_value("/layout/flash_attention", false, "Turn flash attention off")});
+    out.push_back(d);
+}
+
+// FP8 GEMMs need FP8 tensor cores: Hopper, Ada, Blackwell, CDNA3 (MI300).
+void fp8_gpu(const Project& p, Out& out) {
+    if (!p.layout.fp8 && p.training.precision != "fp8") return;
+    for (const GpuSpec* g : cluster_gpus(p)) {
+        if (g->supports_fp8()) continue;
+        std::vector<std::string> fields;
+        if (p.layout.fp8) fields.push_back("/layout/fp8");
+        if (p.training.precision == "fp8") fields.push_back("/training/precision");
+        auto d = diag(Severity::Error, "kernel.fp8_gpu",
+                      g->name + " (" + g->arch + ") has no FP8 tensor cores; FP8 needs Hopper, Ada, Blackwell or MI300.",
+                      "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.", fields);
+        Fix f{"Turn FP8 off (train in bf16)", {}};
+        if (p.layout.fp8) f.changes.push_back({"/layout/fp8", false});
+        if (p.training.precision == "fp8") f.changes.push_back({"/training/precision", g->supports_bf16() ? "bf16" : "fp16"});
+        add_fixes(d, &fp8_gpu, p, {f});
+        out.push_back(d);
+        return;
+    }
+}
+
+// ColossalAI's fused LayerNorm/RMSNorm come from apex (shardformer/layer/normalization.py).
+void fused_norm_apex(const Project& p, Out& out) {
+    if (!p.layout.fused_norm) return;
+    out.push_back(diag(Severity::Info, "kernel.fused_norm_apex",
+                       "Fused normalization uses NVIDIA apex kernels; install apex on every node or the plain "
+                       "PyTorch norm is used.",
+                       "", {"/layout/fused_norm"}));
+}
+
+void kernel_rules(const Project& p, Out& out) {
+    bf16_gpu(p, out);
+    flash_attention_gpu(p, out);
+    flash_attention_dtype(p, out);
+    fp8_gpu(p, out);
+    fused_norm_apex(p, out);
+}
+
+void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error) {
+    const Sizes s = sizes(p);
+    if (s.batch_dp <= 0) return;   // the world-size rule already failed
+    const long long gbs = p.training.global_batch_size, mbs = p.training.micro_batch_size;
+    if (gbs <= 0 || mbs <= 0) {
+        auto d = diag(Severity::Error, rule, "Batch sizes must be positive (global " + str(gbs) + ", micro " + str(mbs) + ").",
+                      framework_error, {"/training/global_batch_size", "/training/micro_batch_size"});
+        add_fixes(d, self, p, {set_value("/training/micro_batch_size", 1, "Set micro_batch_size to 1"),
+                               set_value("/training/global_batch_size", s.batch_dp, "Set global_batch_size to " + str(s.batch_dp))});
+        out.push_back(d);
+        return;
+    }
+    const long long per = mbs * s.batch_dp * (p.layout.num_microbatches > 0 && s.pp > 1 ? p.layout.num_microbatches : 1);
+    if (gbs % per == 0) return;
+    const bool with_nmb = p.layout.num_microbatches > 0 && s.pp > 1;
+    auto d = diag(Severity::Error, rule,
+                  "The global batch " + str(gbs) + " is not a multiple of micro batch " + str(mbs) + " × dp " + str(s.batch_dp) +
+                      (with_nmb ? " × " + str(p.layout.num_microbatches) + " microbatches" : "") + " = " + str(per) +
+                      ", so the steps cannot be split evenly over the data-parallel replicas.",
+                  framework_error, {"/training/global_batch_size", "/training/micro_batch_size", "/layout/dp"});
+    std::vector<Fix> c;
+    const long long down = gbs / per * per, up = down + per;
+    if (down > 0) c.push_back(set_value("/training/global_batch_size", down, "Set global_batch_size to " + str(down)));
+    c.push_back(set_value("/training/global_batch_size", up, "Set global_batch_size to " + str(up)));
+    for (int m : nearest_first(static_cast<int>(mbs), divisors(static_cast<int>(std::min<long long>(gbs, 1 << 20)))))
+        c.push_back(set_value("/training/micro_batch_size", m, "Set micro_batch_size to " + str(m)));
+    if (with_nmb) c.push_back(set_value("/layout/num_microbatches", 0, "Derive num_microbatches from the batch sizes"));
+    add_fixes(d, self, p, c);
+    out.push_back(d);
+}
+
+}  // namespace paraplan::rules

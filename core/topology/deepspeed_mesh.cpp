@@ -1,0 +1,37 @@
+// DeepSpeed PipeModelDataParallelTopology: ProcessTopology(axes=['pipe', 'data',
+// 'model']) is row-major, so TP ('model') is innermost, then DP, then PP. ZeRO
+// partitions over the 'data' axis.
+// Source: deepspeed/runtime/pipe/topology.py, deepspeed/runtime/pipe/module.py
+// ("num_stages must divide distributed world size"); notes in
+// shared/reference/frameworks.md §4.3.
+#include "topology/mesh_builder.h"
+
+namespace paraplan::topology::detail {
+
+void build_deepspeed(const MeshRequest& r, RankMap& m) {
+    const int W = r.world;
+    if (W % (r.pp * r.tp) != 0) {
+        m.diagnostics.push_back(make_diag(Severity::Error, "deepspeed.world_size_divisible",
+                                          "world size " + std::to_string(W) + " is not divisible by pp*tp = " +
+                                              std::to_string(r.pp * r.tp),
+                                          "num_stages (" + std::to_string(r.pp) + ") must divide distributed world size (" +
+                                              std::to_string(W) + ")",
+                                          {"/layout/pp", "/layout/tp"}));
+        return;
+    }
+    const int dp = W / (r.pp * r.tp);
+    if (r.dp > 0 && r.dp != dp) {
+        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
+                                          "dp is " + std::to_string(r.dp) + " but world/(pp*tp) gives " + std::to_string(dp), "",
+                                          {"/layout/dp"}));
+        return;
+    }
+    const Mesh mesh = make_mesh({r.pp, dp, r.tp});
+    m.axes = {{"pp", r.pp, "pipe"}, {"dp", dp, "data"}, {"tp", r.tp, "model"}};
+    add_coords(m, mesh, {"pp", "dp", "tp"});
+    m.groups["pp"] = groups_along(mesh, {0});
+    m.groups["dp"] = groups_along(mesh, {1});   // also ZeRO's partition group
+    m.groups["tp"] = groups_along(mesh, {2});
+}
+
+}  // namespace paraplan::topology::detail
