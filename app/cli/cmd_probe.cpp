@@ -1,10 +1,12 @@
-// paraplan-cli probe FILE --layout GROUPS.json [--json] [--sizes B,B] [--iters N]
+// paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B] [--iters N]
 #include "cli/command.h"
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
 #include "runtime/launch_plan.h"
 #include "runtime/probe_job.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 
@@ -42,14 +44,25 @@ nlohmann::json result_json(const ProbeResult& r) {
 int run_probe(const Args& a) {
     const std::string file = a.positional_at(0, "project FILE");
     auto rp = load_runtime_project(file, a.get("mode", ""));
-    if (!a.has("layout"))
-        throw UsageError("--layout GROUPS.json is required: the `paraplan-cli groups FILE --json` document");
-    const std::string layout_path = a.get("layout", "");
-    std::ifstream in(layout_path);
-    if (!in) throw InputError("", "cannot read '" + layout_path + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const auto layout = json_read::parse(ss.str());
+    nlohmann::json layout;
+    if (a.has("layout")) {
+        const std::string layout_path = a.get("layout", "");
+        std::ifstream in(layout_path);
+        if (!in) throw InputError("", "cannot read '" + layout_path + "'");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        layout = json_read::parse(ss.str());
+    } else {
+        // The groups the project's framework builds (the `paraplan-cli groups --project FILE --json` document).
+        const auto m = topology::build_rank_map(topology::from_project(rp.project), &rp.project.cluster);
+        if (!m.valid()) {
+            for (const auto& d : m.diagnostics) std::cerr << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
+            std::cerr << "paraplan: the layout is invalid; nothing to probe" << std::endl;
+            return kFindings;
+        }
+        layout = topology::to_json(m);
+    }
+    const std::string layout_path = a.get("layout", "(the project's layout)");
     if (!layout.is_object() || !layout.contains("groups") || !layout["groups"].is_object())
         throw InputError("/groups", "the layout file must hold {\"groups\": {\"tp\": [[...]], ...}} (" + layout_path + ")");
     if (layout.value("world_size", rp.project.world_size()) != rp.project.world_size())
@@ -122,9 +135,10 @@ int run_probe(const Args& a) {
 
 PARAPLAN_CLI_COMMAND(Command{
     "probe", "check the planned process groups on the real cluster (PyTorch probe job)",
-    "Usage: paraplan-cli probe FILE --layout GROUPS.json [--json] [--sizes B,B,...] [--iters N]\n"
+    "Usage: paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B,...] [--iters N]\n"
     "                          [--mode direct|torchrun]\n\n"
-    "Uploads the probe script and GROUPS.json (the `paraplan-cli groups FILE --json` document)\n"
+    "Uploads the probe script and the planned groups (FILE's layout, or GROUPS.json: the\n"
+    "`paraplan-cli groups --project FILE --json` document)\n"
     "to every node, runs it on every rank (NCCL on GPUs, gloo otherwise), creates every planned\n"
     "group, checks its members with an all-reduce of the rank ids, and measures all-reduce /\n"
     "all-gather bus bandwidth per group and p2p bandwidth between pipeline stages.\n"

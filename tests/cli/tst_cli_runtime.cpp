@@ -121,10 +121,25 @@ private slots:
         QVERIFY(t.out.contains("NVIDIA H100 80GB HBM3"));
     }
 
-    void probeNeedsALayout() {
-        const Out o = cli({"probe", project});
-        QCOMPARE(o.code, 2);
-        QVERIFY(o.err.contains("--layout"));
+    void probeTheProjectLayout() {
+        // tp=2 x pp=2 from the project's layout (topology), gloo over the loopback sshd.
+        QProcess torch;
+        torch.start("/usr/bin/python3", {"-c", "import torch.distributed"});
+        torch.waitForFinished(120000);
+        if (torch.exitCode() != 0) QSKIP("Debian's python3-torch is not installed");
+        const QString probe_project = write_project(
+            {{"python", "/usr/bin/python3"}, {"master_port", 30000 + QDateTime::currentSecsSinceEpoch() % 5000}},
+            "probe.paraplan.json");
+        const Out o = cli({"probe", probe_project, "--json", "--sizes", "4096", "--iters", "1"}, 240000);
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const auto doc = nlohmann::json::parse(o.out.toStdString());
+        QVERIFY(doc["ok"].get<bool>());
+        QCOMPARE(doc["world_size"].get<int>(), 4);
+        QCOMPARE(doc["failed_groups"].get<int>(), 0);
+        bool tp = false;
+        for (const auto& g : doc["groups"]) tp = tp || (g["kind"] == "tp" && g["ranks"].size() == 2);
+        QVERIFY(tp);
+        QCOMPARE(cli({"probe", probe_project, "--layout", work.path() + "/missing.json"}).code, 2);
     }
 };
 
