@@ -1,0 +1,152 @@
+// paraplan-cli monitor FILE [--once] [--json] [--interval MS] [--duration S]
+#include "cli/command.h"
+#include "cli/runtime_common.h"
+#include "runtime/connection_test.h"
+#include "runtime/telemetry.h"
+
+#include <QEventLoop>
+#include <QTimer>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+namespace paraplan::cli {
+namespace {
+
+using namespace paraplan::runtime;
+
+nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json store_json(const Cluster& c, const TelemetryStore& store, const std::vector<std::string>& node_errors) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (std::size_t n = 0; n < c.nodes.size(); ++n) {
+        nlohmann::json gpus = nlohmann::json::array();
+        for (const auto& [key, s] : store.series()) {
+            if (s.node != static_cast<int>(n) || s.samples.empty()) continue;
+            const auto& g = s.samples.back().second;
+            gpus.push_back({{"index", g.index}, {"uuid", g.uuid}, {"name", g.name},
+                            {"rank", s.rank >= 0 ? nlohmann::json(s.rank) : nlohmann::json()},
+                            {"utilization.gpu", opt(g.utilization_gpu)}, {"memory.used", opt(g.memory_used_mib)},
+                            {"memory.total", opt(g.memory_total_mib)}, {"temperature.gpu", opt(g.temperature_gpu)},
+                            {"power.draw", opt(g.power_draw_w)}});
+        }
+        nodes.push_back({{"node", c.nodes[n].name}, {"host", ssh_target(c.nodes[n]).host},
+                         {"ok", node_errors[n].empty()}, {"error", node_errors[n]}, {"gpus", gpus}});
+    }
+    nlohmann::json flags = nlohmann::json::array();
+    for (const auto& f : store.flags(std::nullopt))
+        flags.push_back({{"kind", f.kind}, {"node", c.nodes[static_cast<std::size_t>(f.node)].name}, {"gpu", f.gpu},
+                         {"rank", f.rank}, {"message", f.message}});
+    return {{"nodes", nodes},
+            {"flags", flags},
+            {"diagnostics", std::vector<std::string>(store.diagnostics().begin(), store.diagnostics().end())}};
+}
+
+void print_table(const Cluster& c, const TelemetryStore& store, const std::vector<std::string>& node_errors) {
+    auto num = [](const std::optional<double>& v, const char* fmt) {
+        if (!v) return std::string("n/a");
+        char b[32];
+        std::snprintf(b, sizeof b, fmt, *v);
+        return std::string(b);
+    };
+    std::printf("%-10s %3s %5s %-26s %6s %15s %6s %8s\n", "node", "gpu", "rank", "name", "util%", "memory MiB", "temp",
+                "power W");
+    for (std::size_t n = 0; n < c.nodes.size(); ++n) {
+        if (!node_errors[n].empty()) {
+            std::printf("%-10s  %s\n", c.nodes[n].name.c_str(), node_errors[n].c_str());
+            continue;
+        }
+        for (const auto& [key, s] : store.series()) {
+            if (s.node != static_cast<int>(n) || s.samples.empty()) continue;
+            const auto& g = s.samples.back().second;
+            const std::string mem = num(g.memory_used_mib, "%.0f") + "/" + num(g.memory_total_mib, "%.0f");
+            std::printf("%-10s %3d %5s %-26.26s %6s %15s %6s %8s\n", c.nodes[n].name.c_str(), g.index,
+                        s.rank >= 0 ? std::to_string(s.rank).c_str() : "-", g.name.c_str(),
+                        num(g.utilization_gpu, "%.0f").c_str(), mem.c_str(), num(g.temperature_gpu, "%.0f").c_str(),
+                        num(g.power_draw_w, "%.1f").c_str());
+        }
+    }
+    for (const auto& f : store.flags(std::nullopt)) std::printf("flag: %s\n", f.message.c_str());
+    for (const auto& d : store.diagnostics()) std::fprintf(stderr, "diagnostic: %s\n", d.c_str());
+    std::fflush(stdout);
+}
+
+int run_monitor(const Args& a) {
+    const std::string file = a.positional_at(0, "project FILE");
+    const auto rp = load_runtime_project(file);
+    const int interval = a.get_int("interval", rp.rc.telemetry_interval_ms);
+    if (interval < 250) throw UsageError("--interval must be at least 250 ms");
+    const double duration = a.get_double("duration", 0);
+    const bool json_out = a.flag("json");
+    const Cluster& c = rp.project.cluster;
+    auto app = ensure_qt_app();
+    const SshOptions ssh = ssh_options_from(rp.rc);
+    std::vector<std::string> errors(c.nodes.size());
+
+    if (a.flag("once")) {
+        TelemetryStore store(c);
+        std::vector<std::unique_ptr<SshNode>> nodes;
+        for (const auto& n : c.nodes) {
+            nodes.push_back(std::make_unique<SshNode>(ssh_target(n), ssh));
+            nodes.back()->connectToHost();
+        }
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (!nodes[i]->waitConnected((rp.rc.connect_timeout_s + 5) * 1000)) {
+                errors[i] = nodes[i]->error().message;
+                continue;
+            }
+            const auto r = nodes[i]->run(telemetry_command(interval, rp.rc.path_prepend, true), 30000);
+            if (r.exit_code == 127) errors[i] = "nvidia-smi not found on " + c.nodes[i].name + " (no NVIDIA GPUs seen)";
+            else if (r.exit_code != 0) errors[i] = r.error.message;
+            std::size_t start = 0;
+            while (start < r.out.size()) {
+                auto end = r.out.find('\n', start);
+                if (end == std::string::npos) end = r.out.size();
+                store.ingest(static_cast<int>(i), std::string_view(r.out).substr(start, end - start), 0);
+                start = end + 1;
+            }
+        }
+        bool ok = true;
+        for (const auto& e : errors) ok = ok && e.empty();
+        if (json_out) print_json(store_json(c, store, errors).dump(2));
+        else print_table(c, store, errors);
+        return ok ? kOk : kFindings;
+    }
+
+    TelemetryMonitor mon(c, ssh, interval, rp.rc.path_prepend);
+    QEventLoop loop;
+    QTimer tick;
+    QObject::connect(&tick, &QTimer::timeout, &loop, [&] {
+        for (std::size_t i = 0; i < c.nodes.size(); ++i)
+            errors[i] = mon.status()[i].state == TelemetryMonitor::NodeState::Failed ? mon.status()[i].message : "";
+        if (json_out) std::cout << store_json(c, mon.store(), errors).dump() << std::endl;   // JSON lines
+        else {
+            std::printf("\n");
+            print_table(c, mon.store(), errors);
+        }
+    });
+    on_interrupt(&loop, [&loop] { loop.quit(); });
+    if (duration > 0) QTimer::singleShot(static_cast<int>(duration * 1000), &loop, &QEventLoop::quit);
+    mon.start();
+    tick.start(std::max(interval, 1000));
+    loop.exec();
+    mon.stop();
+    return kOk;
+}
+
+}  // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "monitor", "live GPU utilisation, memory, temperature and power of the project's nodes",
+    "Usage: paraplan-cli monitor FILE [--once] [--json] [--interval MS] [--duration S]\n\n"
+    "Runs one long-lived `nvidia-smi --query-gpu=... -lms MS` per node over ssh and prints\n"
+    "a table per interval (GPU, planned rank, util %, memory, temperature, power), with flags\n"
+    "for planned GPUs a node does not report. [N/A] values print as n/a. Ctrl-C ends it.\n"
+    "  --once       one sample per node, then exit (exit 1 if a node failed)\n"
+    "  --json       with --once: one JSON document; streaming: one JSON document per line\n"
+    "  --interval   sampling period in ms (default runtime.telemetry.interval_ms, min 250)\n"
+    "  --duration   stop after S seconds\n",
+    {"once", "json"}, run_monitor});
+
+}  // namespace paraplan::cli

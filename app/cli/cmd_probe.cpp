@@ -1,0 +1,150 @@
+// paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B] [--iters N]
+#include "cli/command.h"
+#include "cli/runtime_common.h"
+#include "runtime/connection_test.h"
+#include "runtime/job.h"
+#include "runtime/launch_plan.h"
+#include "runtime/probe_job.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
+#include "util/input_error.h"
+#include "util/json_read.h"
+
+#include <QDateTime>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace paraplan::cli {
+namespace {
+
+using namespace paraplan::runtime;
+
+nlohmann::json result_json(const ProbeResult& r) {
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : r.groups) {
+        nlohmann::json bw = nlohmann::json::array();
+        for (const auto& b : g.bandwidth)
+            bw.push_back({{"op", b.op}, {"bytes", b.bytes}, {"time_ms", b.time_ms}, {"algbw_gbps", b.algbw_gbps},
+                          {"busbw_gbps", b.busbw_gbps}});
+        groups.push_back({{"kind", g.kind}, {"index", g.index}, {"ranks", g.ranks}, {"membership_ok", g.membership_ok},
+                          {"allreduce_sum", g.allreduce_sum}, {"expected_sum", g.expected_sum}, {"bandwidth", bw}});
+    }
+    nlohmann::json p2p = nlohmann::json::array();
+    for (const auto& p : r.p2p)
+        p2p.push_back({{"group", p.group}, {"src", p.src}, {"dst", p.dst}, {"src_stage", p.src_stage},
+                       {"dst_stage", p.dst_stage}, {"bytes", p.bytes}, {"time_ms", p.time_ms}, {"gbps", p.gbps}});
+    return {{"ok", r.ok}, {"backend", r.backend}, {"world_size", r.world_size}, {"torch_version", r.torch_version},
+            {"elapsed_s", r.elapsed_s}, {"groups", groups}, {"p2p", p2p}, {"errors", r.errors},
+            {"failed_groups", r.failed_groups()}};
+}
+
+int run_probe(const Args& a) {
+    const std::string file = a.positional_at(0, "project FILE");
+    auto rp = load_runtime_project(file, a.get("mode", ""));
+    nlohmann::json layout;
+    if (a.has("layout")) {
+        const std::string layout_path = a.get("layout", "");
+        std::ifstream in(layout_path);
+        if (!in) throw InputError("", "cannot read '" + layout_path + "'");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        layout = json_read::parse(ss.str());
+    } else {
+        // The groups the project's framework builds (the `paraplan-cli groups --project FILE --json` document).
+        const auto m = topology::build_rank_map(topology::from_project(rp.project), &rp.project.cluster);
+        if (!m.valid()) {
+            for (const auto& d : m.diagnostics) std::cerr << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
+            std::cerr << "paraplan: the layout is invalid; nothing to probe" << std::endl;
+            return kFindings;
+        }
+        layout = topology::to_json(m);
+    }
+    const std::string layout_path = a.get("layout", "(the project's layout)");
+    if (!layout.is_object() || !layout.contains("groups") || !layout["groups"].is_object())
+        throw InputError("/groups", "the layout file must hold {\"groups\": {\"tp\": [[...]], ...}} (" + layout_path + ")");
+    if (layout.value("world_size", rp.project.world_size()) != rp.project.world_size())
+        throw InputError("/world_size", "the layout is for " + std::to_string(layout.value("world_size", 0)) +
+                                            " ranks, the cluster has " + std::to_string(rp.project.world_size()));
+    const bool json_out = a.flag("json");
+    auto app = ensure_qt_app();
+    const SshOptions ssh = ssh_options_from(rp.rc);
+    const std::string id = make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch());
+    const std::string dir = probe_remote_dir(id);
+    for (const auto& n : rp.project.cluster.nodes) {
+        SshNode node(ssh_target(n), ssh);
+        if (!node.waitConnected((rp.rc.connect_timeout_s + 5) * 1000)) {
+            std::cerr << "paraplan: " << n.name << ": " << node.error().message << "\n  fix: " << node.error().fix
+                      << std::endl;
+            return kFindings;
+        }
+        const std::string err = upload_probe(node, dir, layout.dump());
+        if (!err.empty()) {
+            std::cerr << "paraplan: " << err << std::endl;
+            return kFindings;
+        }
+    }
+    std::vector<std::string> extra;
+    if (a.has("sizes")) extra.insert(extra.end(), {"--sizes", a.get("sizes", "")});
+    if (a.has("iters")) extra.insert(extra.end(), {"--iters", std::to_string(a.get_int("iters", 3))});
+    const RuntimeConfig rc = probe_runtime(rp.rc, dir, extra);
+    const LaunchPlan plan = plan_launch(rp.project.cluster, rc, id);
+    Job job(rp.project.cluster, plan, ssh, rp.job_dir + "/" + id, project_to_json(rp.project), "stop_all");
+    QObject::connect(&job, &Job::line, &job, [&job](int i, const QString& text, bool) {
+        if (text.startsWith(kProbeResultMarker)) return;
+        std::cerr << '[' << job.processes()[static_cast<std::size_t>(i)]->spec.label << "] " << text.toStdString()
+                  << std::endl;
+    });
+    on_interrupt(&job, [&job] { job.stop(); });
+    std::cerr << "paraplan: probe job " << id << ", logs in " << job.folder() << std::endl;
+    job.start();
+    while (!job.done()) job.waitFinished(1000);
+    const auto result = probe_result_from_log(job.folder() + "/rank-0.log");
+    if (!result) {
+        std::cerr << "paraplan: the probe produced no result: " << (job.error().empty() ? "see rank-0.log" : job.error())
+                  << std::endl;
+        return kFindings;
+    }
+    if (json_out) {
+        print_json(result_json(*result).dump(2));
+    } else {
+        std::printf("probe %s: %s on %d ranks (%s, torch %s), %.1f s\n", result->ok ? "passed" : "FAILED",
+                    result->backend.c_str(), result->world_size, job.folder().c_str(), result->torch_version.c_str(),
+                    result->elapsed_s);
+        for (const auto& g : result->groups) {
+            std::string ranks;
+            for (int r : g.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+            double ar = 0, ag = 0;
+            for (const auto& b : g.bandwidth) (b.op == "all_reduce" ? ar : ag) = std::max(b.op == "all_reduce" ? ar : ag, b.busbw_gbps);
+            std::printf("  %-4s %-3d [%s] %s", g.kind.c_str(), g.index, ranks.c_str(),
+                        g.membership_ok ? "members ok" : "MEMBERSHIP WRONG");
+            if (!g.bandwidth.empty()) std::printf(", busbw all-reduce %.3f GB/s, all-gather %.3f GB/s", ar, ag);
+            std::printf("\n");
+        }
+        for (const auto& p : result->p2p)
+            std::printf("  p2p stage %d -> %d (ranks %d -> %d): %.3f GB/s\n", p.src_stage, p.dst_stage, p.src, p.dst,
+                        p.gbps);
+        for (const auto& e : result->errors) std::printf("  error: %s\n", e.c_str());
+    }
+    return result->ok ? kOk : kFindings;
+}
+
+}  // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "probe", "check the planned process groups on the real cluster (PyTorch probe job)",
+    "Usage: paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B,...] [--iters N]\n"
+    "                          [--mode direct|torchrun]\n\n"
+    "Uploads the probe script and the planned groups (FILE's layout, or GROUPS.json: the\n"
+    "`paraplan-cli groups --project FILE --json` document)\n"
+    "to every node, runs it on every rank (NCCL on GPUs, gloo otherwise), creates every planned\n"
+    "group, checks its members with an all-reduce of the rank ids, and measures all-reduce /\n"
+    "all-gather bus bandwidth per group and p2p bandwidth between pipeline stages.\n"
+    "  --sizes   message sizes in bytes (default 4096,262144,4194304)\n"
+    "  --iters   timed iterations per size (default 3)\n"
+    "Exit 0 when every group checks out, 1 when one does not or the job failed.\n",
+    {"json"}, run_probe});
+
+}  // namespace paraplan::cli

@@ -1,0 +1,45 @@
+// paraplan-cli stop JOB [--job-dir DIR] [--json]
+#include "cli/command.h"
+#include "cli/runtime_common.h"
+#include "runtime/job_control.h"
+#include "runtime/job_history.h"
+
+#include <iostream>
+
+namespace paraplan::cli {
+namespace {
+
+using namespace paraplan::runtime;
+
+int run_stop(const Args& a) {
+    const std::string which = a.positional_at(0, "JOB (a job id or its folder)");
+    const std::string job_dir = a.get("job-dir", "jobs");
+    const auto rec = find_job(job_dir, which);
+    if (!rec) throw UsageError("no job \"" + which + "\" in " + job_dir + " (give its id or its folder)");
+    auto app = ensure_qt_app();
+    const auto outcomes = stop_job(*rec, SshOptions{});
+    bool ok = true;
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& o : outcomes) {
+        ok = ok && o.ok;
+        arr.push_back({{"label", o.label}, {"host", o.host}, {"result", o.result}, {"ok", o.ok}});
+        if (!a.flag("json")) std::cout << o.label << " on " << o.host << ": " << o.result << '\n';
+    }
+    if (a.flag("json")) print_json(nlohmann::json{{"job", rec->id}, {"ok", ok}, {"processes", arr}}.dump(2));
+    return ok ? kOk : kFindings;
+}
+
+}  // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "stop", "stop a running job (by id or folder) on every node",
+    "Usage: paraplan-cli stop JOB [--job-dir DIR] [--json]\n\n"
+    "Reads <job-dir>/JOB/job.json (or JOB/job.json when JOB is a folder) and ends each\n"
+    "recorded remote process group over ssh: TERM, a grace period, then KILL, and only if\n"
+    "the group still carries the job's PARAPLAN_JOB tag.\n"
+    "  --job-dir   folder holding job folders (default: ./jobs)\n"
+    "Exit 0 when every process is stopped or already gone, 1 when one could not be\n"
+    "stopped, 2 when the job is unknown.\n",
+    {"json"}, run_stop});
+
+}  // namespace paraplan::cli

@@ -1,0 +1,421 @@
+#include "runtime/job.h"
+
+#include "runtime/shell_quote.h"
+#include "runtime/slurm.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QEventLoop>
+#include <QSaveFile>
+#include <QTimer>
+
+namespace paraplan::runtime {
+
+namespace {
+std::string iso(long long ms) {
+    return ms ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString() : std::string();
+}
+}  // namespace
+
+std::string Job::to_string(State s) {
+    switch (s) {
+        case State::Pending: return "pending";
+        case State::Connecting: return "connecting";
+        case State::Running: return "running";
+        case State::Stopping: return "stopping";
+        case State::Succeeded: return "succeeded";
+        case State::Failed: return "failed";
+        case State::Stopped: return "stopped";
+    }
+    return "unknown";
+}
+
+Job::Job(Cluster cluster, LaunchPlan plan, SshOptions ssh, std::string folder, nlohmann::json snapshot,
+         std::string on_failure, QObject* parent)
+    : QObject(parent), cluster_(std::move(cluster)), plan_(std::move(plan)), ssh_(std::move(ssh)),
+      folder_(std::move(folder)), snapshot_(std::move(snapshot)), on_failure_(std::move(on_failure)) {
+    nodes_.resize(cluster_.nodes.size());
+    for (const auto& spec : plan_.processes) {
+        auto p = std::make_unique<Process>();
+        p->spec = spec;
+        const auto& node = cluster_.nodes.at(static_cast<std::size_t>(spec.node));
+        p->host = ssh_target(node).host;
+        auto& n = nodes_[static_cast<std::size_t>(spec.node)];
+        if (!n) n = std::make_unique<SshNode>(ssh_target(node), ssh_);
+        p->command = n->commandArgv(remote_launch_command(plan_, spec));
+        procs_.push_back(std::move(p));
+    }
+}
+
+Job::~Job() {
+    for (auto& p : procs_)
+        if (p->proc && p->proc->state() != QProcess::NotRunning) {
+            p->proc->disconnect(this);
+            p->proc->closeWriteChannel();
+            if (!p->proc->waitForFinished(plan_.stop_grace_s * 1000 + 5000)) p->proc->kill();
+        }
+}
+
+void Job::set_state(State s) {
+    if (s == state_) return;
+    state_ = s;
+    write_json();
+    emit stateChanged();
+    if (done()) emit finished();
+}
+
+void Job::start() {
+    if (state_ != State::Pending) return;
+    QDir().mkpath(QString::fromStdString(folder_));
+    started_ms_ = QDateTime::currentMSecsSinceEpoch();
+    for (std::size_t i = 0; i < procs_.size(); ++i) {
+        auto& p = *procs_[i];
+        p.log = std::make_unique<QFile>(QString::fromStdString(folder_ + "/" + p.spec.label + ".log"));
+        if (!p.log->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered)) {
+            fail("cannot write the log " + p.log->fileName().toStdString() + ": " + p.log->errorString().toStdString());
+            for (auto& q : procs_) q->finished = true;
+            check_done();
+            return;
+        }
+    }
+    set_state(State::Connecting);
+    for (auto& n : nodes_) {
+        if (!n) continue;
+        SshNode* node = n.get();
+        connect(node, &SshNode::connected, this, [this] {
+            for (auto& m : nodes_)
+                if (m && m->state() != SshNode::State::Connected) return;
+            if (state_ == State::Connecting) launch_all();
+        });
+        connect(node, &SshNode::failed, this, [this, node] {
+            const auto& e = node->error();
+            for (auto& p : procs_)
+                if (nodes_[static_cast<std::size_t>(p->spec.node)].get() == node && !p->proc) {
+                    p->error = e.message;
+                    p->error_kind = runtime::to_string(e.kind);
+                    p->finished = true;
+                    if (p->log) p->log->write(("paraplan: " + e.message + "\nparaplan fix: " + e.fix + "\n").c_str());
+                }
+            fail(e.message + (e.fix.empty() ? std::string() : " (" + e.fix + ")"));
+            stop_processes();
+            check_done();
+        });
+        node->connectToHost();
+    }
+}
+
+void Job::launch_all() {
+    set_state(State::Running);
+    for (std::size_t i = 0; i < procs_.size(); ++i) {
+        auto& p = *procs_[i];
+        const int idx = static_cast<int>(i);
+        p.proc = new QProcess(this);
+        const auto argv = to_qt(p.command);
+        p.proc->setProgram(argv.front());
+        p.proc->setArguments(argv.mid(1));
+        connect(p.proc, &QProcess::readyReadStandardOutput, this, [this, idx] { on_output(idx, false); });
+        connect(p.proc, &QProcess::readyReadStandardError, this, [this, idx] { on_output(idx, true); });
+        connect(p.proc, &QProcess::finished, this,
+                [this, idx](int code, QProcess::ExitStatus st) { on_finished(idx, code, st); });
+        connect(p.proc, &QProcess::errorOccurred, this, [this, idx](QProcess::ProcessError e) {
+            if (e == QProcess::FailedToStart) on_finished(idx, 255, QProcess::CrashExit);
+        });
+        p.proc->start();
+        if (!p.spec.stdin_text.empty()) {
+            p.proc->write(p.spec.stdin_text.data(), static_cast<qint64>(p.spec.stdin_text.size()));
+            p.proc->closeWriteChannel();
+        }
+    }
+    write_json();
+}
+
+void Job::on_output(int i, bool is_stderr) {
+    auto& p = *procs_[static_cast<std::size_t>(i)];
+    const QByteArray data = is_stderr ? p.proc->readAllStandardError() : p.proc->readAllStandardOutput();
+    auto& buf = is_stderr ? p.err : p.out;
+    for (const auto& l : buf.append(std::string_view(data.constData(), static_cast<std::size_t>(data.size()))))
+        handle_line(i, l, is_stderr);
+}
+
+void Job::handle_line(int i, const std::string& l, bool is_stderr) {
+    auto& p = *procs_[static_cast<std::size_t>(i)];
+    const std::string started = kStartedMarker, exited = kExitMarker, error = kErrorMarker;
+    if (!is_stderr && l.rfind(started, 0) == 0) {
+        try {
+            p.pgid = std::stoll(l.substr(started.size()));
+        } catch (...) {
+        }
+        write_json();
+        return;
+    }
+    if (!is_stderr && l.rfind(exited, 0) == 0) {
+        try {
+            p.exit_code = std::stoi(l.substr(exited.size()));
+        } catch (...) {
+        }
+        return;
+    }
+    std::string text = l;
+    if (is_stderr && l.rfind(error, 0) == 0) {
+        p.error = l.substr(error.size());
+        text = "paraplan: " + p.error;
+    }
+    if (!is_stderr && !text.empty()) p.last_out = text;
+    if (p.log) {
+        p.log->write(text.data(), static_cast<qint64>(text.size()));
+        p.log->write("\n", 1);
+    }
+    emit line(i, QString::fromStdString(text), is_stderr);
+}
+
+void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
+    auto& p = *procs_[static_cast<std::size_t>(i)];
+    if (p.finished) return;
+    for (bool e : {false, true}) {
+        const QByteArray rest = e ? p.proc->readAllStandardError() : p.proc->readAllStandardOutput();
+        auto& buf = e ? p.err : p.out;
+        for (const auto& l : buf.append(std::string_view(rest.constData(), static_cast<std::size_t>(rest.size()))))
+            handle_line(i, l, e);
+        const std::string last = buf.take_rest();
+        if (!last.empty()) handle_line(i, last, e);
+    }
+    const int ssh_code = st == QProcess::NormalExit ? code : 255;
+    if (plan_.mode == "slurm" && p.spec.label == "sbatch" && ssh_code == 0 && !slurm_id_) {
+        slurm_submitted(i);
+        return;
+    }
+    p.finished = true;
+    if (!p.exit_code) {
+        // No exit marker: the wrapper never ran to its end.
+        if (p.error.empty()) {
+            const SshError e = classify_ssh_failure(p.host, ssh_code == 0 ? 255 : ssh_code, "");
+            p.error_kind = runtime::to_string(ssh_code == 255 || ssh_code == 0 ? SshErrorKind::ConnectionLost : e.kind);
+            p.error = ssh_code == 255 || ssh_code == 0 ? "the connection to \"" + p.host + "\" was lost while " +
+                                                             p.spec.label + " ran"
+                                                       : e.message;
+        } else {
+            p.error_kind = ssh_code == 127 ? "remote_command_missing" : "launch_failed";
+        }
+        if (!(user_stop_ && state_ == State::Stopping)) p.exit_code = ssh_code == 0 ? 255 : ssh_code;
+    }
+    const bool bad = (p.exit_code && *p.exit_code != 0) || (!p.exit_code && !user_stop_);
+    if (bad && !user_stop_ && !(failed_ && state_ == State::Stopping)) {
+        std::string why = p.spec.label + " on " + p.host + " " +
+                          (p.error.empty() ? "exited with status " + std::to_string(p.exit_code.value_or(-1)) : p.error);
+        if (p.log) p.log->write(("paraplan: " + why + "\n").c_str());
+        fail(why);
+        if (on_failure_ == "stop_all") stop_processes();
+    }
+    write_json();
+    check_done();
+}
+
+void Job::fail(const std::string& why) {
+    if (!failed_) error_ = why;
+    failed_ = true;
+}
+
+void Job::stop_processes() {
+    bool any = false;
+    for (auto& p : procs_) {
+        if (!p->proc || p->finished) continue;
+        any = true;
+        p->proc->closeWriteChannel();   // remote watchdog: TERM the group, grace, KILL
+        QProcess* proc = p->proc;
+        QTimer::singleShot((plan_.stop_grace_s + 10) * 1000, proc, [proc] {
+            if (proc->state() != QProcess::NotRunning) proc->kill();
+        });
+    }
+    if (any && !done()) set_state(State::Stopping);
+}
+
+void Job::stop() {
+    if (done()) return;
+    user_stop_ = true;
+    if (slurm_id_) {
+        if (!slurm_cancel_sent_) {
+            slurm_cancel_sent_ = true;
+            slurm_note("cancelling Slurm job " + std::to_string(*slurm_id_));
+            QProcess* q = nodes_[static_cast<std::size_t>(procs_[0]->spec.node)]->start(
+                slurm_remote(scancel_command(*slurm_id_)), this);
+            connect(q, &QProcess::finished, q, &QObject::deleteLater);
+        }
+        set_state(State::Stopping);
+        return;
+    }
+    if (state_ == State::Connecting || state_ == State::Pending) {
+        for (auto& n : nodes_)
+            if (n) n->disconnect(this);
+        for (auto& p : procs_) p->finished = true;
+        check_done();
+        return;
+    }
+    stop_processes();
+    check_done();
+}
+
+void Job::check_done() {
+    if (done()) return;
+    for (auto& p : procs_)
+        if (!p->finished) return;
+    ended_ms_ = QDateTime::currentMSecsSinceEpoch();
+    for (auto& p : procs_)
+        if (p->log) p->log->flush();
+    for (auto& n : nodes_)
+        if (n) n->disconnectFromHost();
+    if (failed_) set_state(State::Failed);
+    else if (user_stop_) set_state(State::Stopped);
+    else set_state(State::Succeeded);
+}
+
+bool Job::waitFinished(int timeout_ms) {
+    if (done()) return true;
+    QEventLoop loop;
+    QTimer t;
+    t.setSingleShot(true);
+    connect(&t, &QTimer::timeout, &loop, &QEventLoop::quit);
+    connect(this, &Job::finished, &loop, &QEventLoop::quit);
+    t.start(timeout_ms);
+    loop.exec();
+    return done();
+}
+
+std::string Job::slurm_remote(const std::string& cmd) const {
+    std::string s;
+    if (!plan_.path_prepend.empty()) {
+        std::string path;
+        for (const auto& d : plan_.path_prepend) path += sh_quote(d) + ":";
+        s += "PATH=" + path + "\"$PATH\"; export PATH\n";
+    }
+    return remote_sh(s + cmd);
+}
+
+void Job::slurm_note(const std::string& text) {
+    auto& p = *procs_[0];
+    if (p.log) p.log->write(("paraplan: " + text + "\n").c_str());
+    emit line(0, QString::fromStdString("paraplan: " + text), false);
+}
+
+void Job::slurm_submitted(int i) {
+    auto& p = *procs_[static_cast<std::size_t>(i)];
+    slurm_id_ = parse_sbatch_job_id(p.last_out);
+    if (!slurm_id_) {
+        p.finished = true;
+        p.exit_code = 1;
+        p.error = "sbatch printed no job id (\"" + p.last_out + "\")";
+        fail(p.error);
+        check_done();
+        return;
+    }
+    slurm_note("submitted Slurm job " + std::to_string(*slurm_id_));
+    write_json();
+    if (user_stop_) {
+        user_stop_ = false;
+        stop();
+    }
+    QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+}
+
+void Job::slurm_poll() {
+    auto& p = *procs_[0];
+    SshNode* node = nodes_[static_cast<std::size_t>(p.spec.node)].get();
+    QProcess* q = node->start(slurm_remote(squeue_command(*slurm_id_)), this);
+    connect(q, &QProcess::finished, this, [this, q, node](int code, QProcess::ExitStatus) {
+        q->deleteLater();
+        std::string out = q->readAllStandardOutput().trimmed().toStdString();
+        auto& p = *procs_[0];
+        if (code != 0 && ++slurm_misses_ < 5) {
+            QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+            return;
+        }
+        if (code == 0 && !out.empty()) {
+            slurm_misses_ = 0;
+            if (out != slurm_state_) {
+                slurm_state_ = out;
+                slurm_note("Slurm job " + std::to_string(*slurm_id_) + " " + out);
+            }
+            QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+            return;
+        }
+        // Gone from the queue (or squeue keeps failing): ask the accounting.
+        QProcess* a = node->start(slurm_remote(sacct_command(*slurm_id_)), this);
+        connect(a, &QProcess::finished, this, [this, a](int, QProcess::ExitStatus) {
+            a->deleteLater();
+            auto& p = *procs_[0];
+            const auto fin = parse_sacct(a->readAllStandardOutput().toStdString());
+            if (!fin && ++slurm_misses_ < 5) {
+                QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
+                return;
+            }
+            p.finished = true;
+            p.exit_code = fin ? fin->exit_code : 255;
+            slurm_note("Slurm job " + std::to_string(*slurm_id_) + " ended " + (fin ? fin->state : "UNKNOWN") +
+                       " (exit " + std::to_string(*p.exit_code) + ")");
+            if (!fin || !fin->succeeded()) {
+                const bool cancelled = fin && fin->state == "CANCELLED";
+                if (!(user_stop_ && cancelled))
+                    fail("Slurm job " + std::to_string(*slurm_id_) + " ended " + (fin ? fin->state : "without accounting") +
+                         " (exit " + std::to_string(*p.exit_code) + ")");
+            }
+            write_json();
+            check_done();
+        });
+        (void)p;
+    });
+}
+
+nlohmann::json Job::to_json() const {
+    nlohmann::json procs = nlohmann::json::array();
+    for (const auto& p : procs_) {
+        nlohmann::json env = nlohmann::json::object();
+        for (const auto& [k, v] : p->spec.env) env[k] = v;
+        nlohmann::json j = {{"label", p->spec.label},
+                            {"node", cluster_.nodes[static_cast<std::size_t>(p->spec.node)].name},
+                            {"host", p->host},
+                            {"ranks", p->spec.ranks},
+                            {"argv", p->spec.argv},
+                            {"env", env},
+                            {"command", sh_join(p->command)},
+                            {"log", p->spec.label + ".log"},
+                            {"pgid", p->pgid ? nlohmann::json(*p->pgid) : nlohmann::json()},
+                            {"exit_code", p->exit_code ? nlohmann::json(*p->exit_code) : nlohmann::json()},
+                            {"finished", p->finished}};
+        if (!p->error.empty()) j["error"] = p->error;
+        if (!p->error_kind.empty()) j["error_kind"] = p->error_kind;
+        const auto& node = cluster_.nodes[static_cast<std::size_t>(p->spec.node)];
+        j["ssh"] = {{"host", ssh_target(node).host}, {"user", node.user}, {"port", node.port},
+                    {"identity", node.identity}};
+        procs.push_back(std::move(j));
+    }
+    nlohmann::json j = {{"paraplan_job", 1},
+                        {"id", plan_.job_id},
+                        {"mode", plan_.mode},
+                        {"state", to_string(state_)},
+                        {"error", error_},
+                        {"started", iso(started_ms_)},
+                        {"ended", iso(ended_ms_)},
+                        {"master_addr", plan_.master_addr},
+                        {"master_port", plan_.master_port},
+                        {"world_size", plan_.world_size},
+                        {"workdir", plan_.workdir},
+                        {"stop_grace_s", plan_.stop_grace_s},
+                        {"on_failure", on_failure_},
+                        {"processes", procs},
+                        {"project", snapshot_}};
+    if (!plan_.sbatch_script.empty()) j["sbatch_script"] = plan_.sbatch_script;
+    if (slurm_id_) j["slurm_job_id"] = *slurm_id_;
+    if (!ssh_.known_hosts_file.empty()) j["known_hosts_file"] = ssh_.known_hosts_file;
+    if (!ssh_.config_file.empty()) j["ssh_config_file"] = ssh_.config_file;
+    return j;
+}
+
+void Job::write_json() const {
+    if (folder_.empty() || !QDir(QString::fromStdString(folder_)).exists()) return;
+    QSaveFile f(QString::fromStdString(folder_ + "/job.json"));
+    if (!f.open(QIODevice::WriteOnly)) return;
+    const std::string text = to_json().dump(2) + "\n";
+    f.write(text.data(), static_cast<qint64>(text.size()));
+    f.commit();
+}
+
+}  // namespace paraplan::runtime

@@ -1,0 +1,23 @@
+#pragma once
+// Stopping a job from another process (paraplan-cli stop JOB): reads the process groups
+// recorded in job.json and kills each one on its node over ssh, after checking that the
+// group still carries the job's PARAPLAN_JOB tag.
+#include "runtime/job_history.h"
+#include "runtime/ssh_command.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan::runtime {
+
+struct StopOutcome {
+    std::string label;
+    std::string host;
+    std::string result;   // "stopped", "gone", "not-this-job", "not started", or an error
+    bool ok = false;
+};
+
+// Blocking; one ssh command per running process (bounded by timeout_ms each).
+std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int timeout_ms = 60000);
+
+}  // namespace paraplan::runtime

@@ -1,0 +1,78 @@
+#include "runtime/job_history.h"
+
+#include "runtime/shell_quote.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace paraplan::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<JobRecord> read_record(const fs::path& folder, std::string* problem) {
+    std::ifstream in(folder / "job.json");
+    if (!in) {
+        if (problem) *problem = folder.string() + ": no job.json";
+        return std::nullopt;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("paraplan_job")) {
+        if (problem) *problem = (folder / "job.json").string() + ": not a Paraplan job record";
+        return std::nullopt;
+    }
+    JobRecord r;
+    r.folder = folder.string();
+    r.id = j.value("id", folder.filename().string());
+    r.state = j.value("state", "");
+    r.mode = j.value("mode", "");
+    r.started = j.value("started", "");
+    r.ended = j.value("ended", "");
+    r.error = j.value("error", "");
+    r.world_size = j.value("world_size", 0);
+    r.json = j;
+    return r;
+}
+
+}  // namespace
+
+std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::string>* problems) {
+    std::vector<JobRecord> out;
+    std::error_code ec;
+    if (!fs::is_directory(job_dir, ec)) return out;
+    for (const auto& e : fs::directory_iterator(job_dir, ec)) {
+        if (!e.is_directory(ec)) continue;
+        std::string problem;
+        if (auto r = read_record(e.path(), &problem)) out.push_back(std::move(*r));
+        else if (problems) problems->push_back(problem);
+    }
+    std::sort(out.begin(), out.end(), [](const JobRecord& a, const JobRecord& b) { return a.id > b.id; });
+    return out;
+}
+
+std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder) {
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(id_or_folder) / "job.json", ec)) return read_record(id_or_folder, nullptr);
+    if (id_or_folder.find('/') == std::string::npos && !id_or_folder.empty() && id_or_folder != "." &&
+        id_or_folder != "..")
+        return read_record(fs::path(job_dir) / id_or_folder, nullptr);
+    return std::nullopt;
+}
+
+std::string remote_stop_script(const std::string& job_id, long long pgid, int grace_s) {
+    const std::string pg = std::to_string(pgid);
+    const std::string tag = sh_quote("PARAPLAN_JOB=" + job_id);
+    return "pg=" + pg + "\n"
+           "if ! kill -0 -$pg 2>/dev/null; then echo gone; exit 0; fi\n"
+           "if ! tr '\\0' '\\n' </proc/$pg/environ 2>/dev/null | grep -qxF " + tag + "; then echo not-this-job; exit 3; fi\n"
+           "kill -TERM -$pg 2>/dev/null; n=0\n"
+           "while kill -0 -$pg 2>/dev/null && [ $n -lt " + std::to_string(grace_s) + " ]; do sleep 1; n=$((n+1)); done\n"
+           "kill -KILL -$pg 2>/dev/null; echo stopped\n";
+}
+
+}  // namespace paraplan::runtime

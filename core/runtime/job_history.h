@@ -1,0 +1,34 @@
+#pragma once
+// Past and running jobs, read from <job_dir>/<id>/job.json (written by Job).
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paraplan::runtime {
+
+struct JobRecord {
+    std::string id;
+    std::string folder;
+    std::string state;     // pending connecting running stopping succeeded failed stopped
+    std::string mode;
+    std::string started, ended;
+    std::string error;
+    int world_size = 0;
+    nlohmann::json json;   // the whole job.json
+};
+
+// Every readable job in job_dir, newest first (ids start with the UTC time). Folders
+// without a readable job.json are skipped; `problems` (if given) says why.
+std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::string>* problems = nullptr);
+
+// A job by id, or by a folder path holding job.json.
+std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder);
+
+// Remote text that stops one process group of a job on its node, and only if the
+// group leader still carries PARAPLAN_JOB=<job_id> (a recycled PID is left alone):
+// TERM, up to grace_s seconds, then KILL. Prints "stopped", "gone" or "not-this-job".
+std::string remote_stop_script(const std::string& job_id, long long pgid, int grace_s);
+
+}  // namespace paraplan::runtime

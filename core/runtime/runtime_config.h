@@ -1,0 +1,61 @@
+#pragma once
+// The project's "runtime" section: how a job is launched on the cluster.
+//   {"mode": "direct"|"torchrun"|"slurm"|"colossalai"|"deepspeed",
+//    "workdir": "/remote/dir", "python": "python3", "script": "train.py",
+//    "args": ["--lr", "0.1"], "env": {"NCCL_DEBUG": "INFO"}, "path_prepend": ["/opt/bin"],
+//    "master_addr": "" (first node's host), "master_port": 29500, "job_dir": "jobs",
+//    "on_failure": "stop_all"|"continue", "stop_grace_s": 5, "launcher": "" (torchrun/...),
+//    "ssh": {"connect_timeout_s", "server_alive_interval_s", "known_hosts_file",
+//            "strict_host_key_checking": "yes"|"accept-new", "config_file", "options": [...]},
+//    "telemetry": {"interval_ms": 1000},
+//    "slurm": {"login_node": node name or host, "partition", "account", "time", "sbatch_args": [...]}}
+// Errors are InputErrors naming the field (/runtime/...).
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace paraplan::runtime {
+
+inline const std::vector<std::string> kLaunchModes{"direct", "torchrun", "slurm", "colossalai", "deepspeed"};
+
+struct SlurmConfig {
+    std::string login_node;   // node name or host ("" = the first node)
+    std::string partition;
+    std::string account;
+    std::string time;         // sbatch --time, e.g. "01:00:00"
+    std::vector<std::string> sbatch_args;
+};
+
+struct RuntimeConfig {
+    std::string mode = "direct";
+    std::string workdir;                 // remote working dir ("" = login dir)
+    std::string python = "python3";
+    std::string script;                  // required to launch
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> env;   // sorted by name
+    std::vector<std::string> path_prepend;                  // remote PATH prefixes
+    std::string master_addr;             // "" = the host of rank 0's node
+    int master_port = 29500;
+    std::string job_dir = "jobs";        // local folder for logs and job.json
+    std::string on_failure = "stop_all";
+    int stop_grace_s = 5;
+    std::string launcher;                // program for torchrun/colossalai/deepspeed ("" = that name)
+    // ssh
+    int connect_timeout_s = 10;
+    int server_alive_interval_s = 15;
+    std::string known_hosts_file;
+    std::string strict_host_key_checking = "yes";
+    std::string ssh_config_file;
+    std::vector<std::string> ssh_options;
+    // telemetry
+    int telemetry_interval_ms = 1000;
+    SlurmConfig slurm;
+};
+
+// Parses the "runtime" object (an empty object gives the defaults).
+RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime);
+nlohmann::json to_json(const RuntimeConfig& c);
+
+}  // namespace paraplan::runtime

@@ -1,0 +1,52 @@
+#include "runtime/slurm.h"
+
+#include <cctype>
+
+namespace paraplan::runtime {
+
+std::optional<long long> parse_sbatch_job_id(std::string_view out) {
+    std::size_t i = 0;
+    while (i < out.size() && std::isspace(static_cast<unsigned char>(out[i]))) ++i;
+    long long id = 0;
+    std::size_t digits = 0;
+    while (i < out.size() && std::isdigit(static_cast<unsigned char>(out[i])) && digits < 18) {
+        id = id * 10 + (out[i] - '0');
+        ++i;
+        ++digits;
+    }
+    if (digits == 0) return std::nullopt;
+    if (i < out.size() && out[i] != ';' && !std::isspace(static_cast<unsigned char>(out[i]))) return std::nullopt;
+    return id;
+}
+
+std::optional<SlurmFinal> parse_sacct(std::string_view out) {
+    while (!out.empty() && std::isspace(static_cast<unsigned char>(out.front()))) out.remove_prefix(1);
+    const auto nl = out.find('\n');
+    std::string_view line = out.substr(0, nl);
+    const auto bar = line.find('|');
+    if (line.empty() || bar == std::string_view::npos) return std::nullopt;
+    SlurmFinal f;
+    std::string_view state = line.substr(0, bar);
+    // "CANCELLED by 1000" -> "CANCELLED"
+    if (const auto sp = state.find(' '); sp != std::string_view::npos) state = state.substr(0, sp);
+    f.state = std::string(state);
+    std::string_view code = line.substr(bar + 1);
+    const auto colon = code.find(':');
+    auto num = [](std::string_view s) {
+        int v = 0;
+        for (char c : s)
+            if (std::isdigit(static_cast<unsigned char>(c))) v = v * 10 + (c - '0');
+            else break;
+        return v;
+    };
+    const int exit = num(code.substr(0, colon));
+    const int sig = colon == std::string_view::npos ? 0 : num(code.substr(colon + 1));
+    f.exit_code = sig ? 128 + sig : exit;
+    return f;
+}
+
+std::string squeue_command(long long id) { return "squeue -h -j " + std::to_string(id) + " -o %T"; }
+std::string sacct_command(long long id) { return "sacct -n -P -X -j " + std::to_string(id) + " -o State,ExitCode"; }
+std::string scancel_command(long long id) { return "scancel " + std::to_string(id); }
+
+}  // namespace paraplan::runtime

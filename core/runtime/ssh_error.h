@@ -1,0 +1,39 @@
+#pragma once
+// What went wrong with an ssh command, from its exit status and stderr (messages of
+// OpenSSH 9.2 as recorded in gui-notes.md §5.4). Each kind has its own message and fix.
+#include <string>
+#include <string_view>
+
+namespace paraplan::runtime {
+
+enum class SshErrorKind {
+    None,
+    UnknownHostKey,        // not in known_hosts and StrictHostKeyChecking=yes
+    ChangedHostKey,        // known_hosts holds a different key
+    AuthFailed,            // Permission denied (publickey, ...)
+    Unresolvable,          // Could not resolve hostname
+    ConnectionRefused,     // nothing listens on the port
+    Timeout,               // connect timed out
+    Unreachable,           // no route / network unreachable
+    ConnectionLost,        // the connection dropped while running
+    RemoteCommandMissing,  // exit 127: the remote shell found no such command
+    Other,
+};
+
+struct SshError {
+    SshErrorKind kind = SshErrorKind::None;
+    int exit_code = 0;
+    std::string message;    // what happened, naming the host
+    std::string fix;        // what the user can do
+    std::string raw;        // the last meaningful stderr line, as ssh printed it
+};
+
+// "unknown_host_key", "changed_host_key", ... (stable ids for JSON).
+std::string to_string(SshErrorKind k);
+
+// Classifies a finished ssh invocation. exit_code 0 gives kind None. A non-zero exit
+// that is not 255 or 127 is the remote program's own status: kind Other with a
+// message naming it, unless stderr shows an ssh failure.
+SshError classify_ssh_failure(const std::string& host, int exit_code, std::string_view stderr_text);
+
+}  // namespace paraplan::runtime

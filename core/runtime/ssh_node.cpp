@@ -1,0 +1,181 @@
+#include "runtime/ssh_node.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+
+namespace paraplan::runtime {
+
+QStringList to_qt(const std::vector<std::string>& argv) {
+    QStringList l;
+    for (const auto& a : argv) l << QString::fromStdString(a);
+    return l;
+}
+
+SshNode::SshNode(SshTarget target, SshOptions options, QObject* parent)
+    : QObject(parent), target_(std::move(target)), options_(std::move(options)) {
+    // Short path: sockets are limited to ~100 bytes; %C adds 40.
+    control_dir_ = std::make_unique<QTemporaryDir>(QDir::tempPath() + "/pp-ssh-XXXXXX");
+    if (control_dir_->isValid()) {
+        QFile::setPermissions(control_dir_->path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        options_.control_dir = control_dir_->path().toStdString();
+    } else {
+        options_.control_dir.clear();   // no sharing: every command connects on its own
+    }
+}
+
+SshNode::~SshNode() { disconnectFromHost(); }
+
+void SshNode::fail(const SshError& e) {
+    error_ = e;
+    state_ = State::Failed;
+    emit failed();
+}
+
+void SshNode::connectToHost() {
+    if (state_ == State::Connecting || state_ == State::Connected) return;
+    const std::string why = check_target(target_);
+    if (!why.empty()) {
+        SshError e;
+        e.kind = SshErrorKind::Other;
+        e.exit_code = -1;
+        e.message = why;
+        e.fix = "fix the node's host/user/port in the cluster section";
+        fail(e);
+        return;
+    }
+    state_ = State::Connecting;
+    error_ = {};
+    master_err_.clear();
+    master_ = new QProcess(this);
+    const auto argv = to_qt(ssh_master_argv(target_, options_));
+    master_->setProgram(argv.front());
+    master_->setArguments(argv.mid(1));
+    master_->setStandardInputFile(QProcess::nullDevice());
+    connect(master_, &QProcess::readyReadStandardOutput, this, [this] {
+        master_->readAllStandardOutput();
+        if (state_ == State::Connecting) {
+            state_ = State::Connected;
+            emit connected();
+        }
+    });
+    connect(master_, &QProcess::readyReadStandardError, this, [this] { master_err_ += master_->readAllStandardError(); });
+    connect(master_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
+        master_err_ += master_->readAllStandardError();
+        const auto err = master_err_.toStdString();
+        master_->deleteLater();
+        master_ = nullptr;
+        if (state_ == State::Connecting || state_ == State::Connected) {
+            SshError e = classify_ssh_failure(target_.host, code == 0 ? 255 : code, err);
+            if (state_ == State::Connected && e.kind == SshErrorKind::Other) e.kind = SshErrorKind::ConnectionLost;
+            fail(e);
+        }
+    });
+    connect(master_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError pe) {
+        if (pe != QProcess::FailedToStart) return;
+        SshError e;
+        e.kind = SshErrorKind::Other;
+        e.exit_code = -1;
+        e.message = "cannot start the ssh client \"" + options_.ssh_program + "\"";
+        e.fix = "install openssh-client or set the ssh program path";
+        master_->deleteLater();
+        master_ = nullptr;
+        fail(e);
+    });
+    master_->start();
+}
+
+bool SshNode::waitConnected(int timeout_ms) {
+    if (state_ == State::Disconnected) connectToHost();
+    if (state_ != State::Connecting) return state_ == State::Connected;
+    QEventLoop loop;
+    QTimer t;
+    t.setSingleShot(true);
+    connect(&t, &QTimer::timeout, &loop, &QEventLoop::quit);
+    connect(this, &SshNode::connected, &loop, &QEventLoop::quit);
+    connect(this, &SshNode::failed, &loop, &QEventLoop::quit);
+    t.start(timeout_ms);
+    loop.exec();
+    if (state_ == State::Connecting) {
+        SshError e = classify_ssh_failure(target_.host, 255, "Connection timed out");
+        if (master_) {
+            master_->disconnect(this);
+            master_->kill();
+            master_->waitForFinished(2000);
+            master_->deleteLater();
+            master_ = nullptr;
+        }
+        fail(e);
+    }
+    return state_ == State::Connected;
+}
+
+void SshNode::disconnectFromHost() {
+    if (!master_) {
+        if (state_ != State::Failed) state_ = State::Disconnected;
+        return;
+    }
+    master_->disconnect(this);
+    if (!options_.control_dir.empty()) {
+        QProcess exit;
+        const auto argv = to_qt(ssh_exit_argv(target_, options_));
+        exit.start(argv.front(), argv.mid(1));
+        exit.waitForFinished(3000);
+    }
+    if (!master_->waitForFinished(2000)) {
+        master_->terminate();
+        if (!master_->waitForFinished(2000)) {
+            master_->kill();
+            master_->waitForFinished(2000);
+        }
+    }
+    delete master_;
+    master_ = nullptr;
+    if (state_ != State::Failed) state_ = State::Disconnected;
+}
+
+std::vector<std::string> SshNode::commandArgv(const std::string& remote_command) const {
+    return ssh_command_argv(target_, options_, remote_command);
+}
+
+QProcess* SshNode::start(const std::string& remote_command, QObject* parent) const {
+    auto* p = new QProcess(parent);
+    const auto argv = to_qt(commandArgv(remote_command));
+    p->setProgram(argv.front());
+    p->setArguments(argv.mid(1));
+    p->start();
+    return p;
+}
+
+SshNode::Result SshNode::run(const std::string& remote_command, int timeout_ms, const std::string& stdin_text) const {
+    Result r;
+    QProcess p;
+    const auto argv = to_qt(commandArgv(remote_command));
+    p.start(argv.front(), argv.mid(1));
+    if (!p.waitForStarted(5000)) {
+        r.error.kind = SshErrorKind::Other;
+        r.error.message = "cannot start the ssh client \"" + options_.ssh_program + "\"";
+        return r;
+    }
+    if (!stdin_text.empty()) p.write(stdin_text.data(), static_cast<qint64>(stdin_text.size()));
+    p.closeWriteChannel();
+    if (!p.waitForFinished(timeout_ms)) {
+        r.timed_out = true;
+        p.kill();
+        p.waitForFinished(2000);
+        r.out = p.readAllStandardOutput().toStdString();
+        r.err = p.readAllStandardError().toStdString();
+        r.error = classify_ssh_failure(target_.host, 255, "Connection timed out");
+        r.error.message = "the command on \"" + target_.host + "\" did not finish within " +
+                          std::to_string(timeout_ms / 1000) + " s";
+        return r;
+    }
+    r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : 255;
+    r.out = p.readAllStandardOutput().toStdString();
+    r.err = p.readAllStandardError().toStdString();
+    if (r.exit_code != 0) r.error = classify_ssh_failure(target_.host, r.exit_code, r.err);
+    return r;
+}
+
+}  // namespace paraplan::runtime

@@ -1,0 +1,147 @@
+// paraplan-cli launch / monitor / probe / stop as a user runs them, against the loopback
+// sshd (tests/runtime/sshd_fixture.h) with the stub nvidia-smi.
+#include "runtime/e2e_common.h"
+
+#include <nlohmann/json.hpp>
+
+#include <QProcess>
+#include <QtTest>
+
+class TestCliRuntime : public QObject {
+    Q_OBJECT
+    SshdFixture sshd;
+    QTemporaryDir work{QDir::tempPath() + "/pp-cli-XXXXXX"};
+    QString project;
+
+    struct Out {
+        int code = -1;
+        QString out, err;
+    };
+    Out cli(const QStringList& args, int timeout_ms = 120000) {
+        QProcess p;
+        p.setWorkingDirectory(work.path());
+        p.start(PARAPLAN_CLI, args);
+        Out o;
+        if (!p.waitForFinished(timeout_ms)) p.kill();
+        p.waitForFinished(2000);
+        o.code = p.exitCode();
+        o.out = QString::fromUtf8(p.readAllStandardOutput());
+        o.err = QString::fromUtf8(p.readAllStandardError());
+        return o;
+    }
+
+    QString write_project(const nlohmann::json& runtime, const QString& name = "p.paraplan.json") {
+        nlohmann::json nodes = nlohmann::json::array();
+        for (int n = 0; n < 2; ++n)
+            nodes.push_back({{"name", "node" + std::to_string(n)}, {"host", "127.0.0." + std::to_string(n + 2)},
+                             {"port", sshd.port}, {"user", "root"}, {"identity", sshd.user_key.toStdString()},
+                             {"gpu", "a100-80g"}, {"gpus", 2}});
+        nlohmann::json rt = runtime;
+        rt["ssh"] = {{"known_hosts_file", sshd.known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}};
+        rt["path_prepend"] = {stub_bin(work.path()).toStdString()};
+        const nlohmann::json p = {{"paraplan", 1},
+                                  {"name", "cli; test"},
+                                  {"cluster", {{"nodes", nodes}}},
+                                  {"model", {{"preset", "gpt2"}}},
+                                  {"layout", {{"framework", "colossalai"}, {"tp", 2}, {"pp", 2}}},
+                                  {"runtime", rt}};
+        const QString path = work.path() + "/" + name;
+        SshdFixture::write(path, QString::fromStdString(p.dump(2)));
+        return path;
+    }
+
+private slots:
+    void initTestCase() {
+        if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
+        project = write_project({{"python", "/bin/sh"}, {"script", "-c"},
+                                 {"args", {"echo \"rank $RANK/$WORLD_SIZE X=$X\"; [ \"$RANK\" != 9 ]"}},
+                                 {"env", {{"X", "a b; $(touch /tmp/pp-pwned)"}}}});
+    }
+
+    void dryRunPrintsEveryCommand() {
+        const Out o = cli({"launch", project, "--dry-run"});
+        QCOMPARE(o.code, 0);
+        QCOMPARE(o.out.count("\nssh "), 4);
+        QVERIFY(o.out.contains("-o StrictHostKeyChecking=yes"));
+        QVERIFY(o.out.contains("-- 127.0.0.3 "));
+        const Out j = cli({"launch", project, "--dry-run", "--json", "--mode", "torchrun"});
+        QCOMPARE(j.code, 0);
+        const auto doc = nlohmann::json::parse(j.out.toStdString());
+        QCOMPARE(doc["mode"].get<std::string>(), std::string("torchrun"));
+        QCOMPARE(doc["processes"].size(), std::size_t(2));
+        QCOMPARE(doc["processes"][1]["argv"][0].get<std::string>(), std::string("torchrun"));
+        const Out s = cli({"launch", project, "--dry-run", "--mode", "slurm"});
+        QCOMPARE(s.code, 0);
+        QVERIFY(s.out.contains("#SBATCH --nodes=2"));
+        QVERIFY(s.out.contains("sbatch --parsable"));
+        const Out bad = cli({"launch", project, "--dry-run", "--mode", "mpirun"});
+        QCOMPARE(bad.code, 2);
+    }
+
+    void checkReportsEachNode() {
+        const Out o = cli({"launch", project, "--check", "--json"});
+        const auto doc = nlohmann::json::parse(o.out.toStdString());
+        QCOMPARE(doc["nodes"].size(), std::size_t(2));
+        for (const auto& n : doc["nodes"]) {
+            QVERIFY(n["reachable"].get<bool>());
+            QCOMPARE(n["gpus"].size(), std::size_t(2));
+        }
+    }
+
+    void launchRunsAndRecords() {
+        QFile::remove("/tmp/pp-pwned");
+        const Out o = cli({"launch", project, "--job-dir", work.path() + "/jobs"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        for (int r = 0; r < 4; ++r)
+            QVERIFY(o.out.contains(QString("[rank-%1] rank %1/4 X=a b; $(touch /tmp/pp-pwned)").arg(r)));
+        QVERIFY(!QFile::exists("/tmp/pp-pwned"));
+        const auto dirs = QDir(work.path() + "/jobs").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QCOMPARE(dirs.size(), 1);
+        const auto job = nlohmann::json::parse(
+            SshdFixture::read(work.path() + "/jobs/" + dirs[0] + "/job.json").toStdString());
+        QCOMPARE(job["state"].get<std::string>(), std::string("succeeded"));
+        QCOMPARE(job["project"]["name"].get<std::string>(), std::string("cli; test"));
+        // Stopping a finished job is fine; an unknown job is a usage error.
+        const Out st = cli({"stop", dirs[0], "--job-dir", work.path() + "/jobs"});
+        QCOMPARE(st.code, 0);
+        QVERIFY(st.out.contains("already finished"));
+        QCOMPARE(cli({"stop", "no-such-job", "--job-dir", work.path() + "/jobs"}).code, 2);
+    }
+
+    void monitorOnce() {
+        const Out o = cli({"monitor", project, "--once", "--json"});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const auto doc = nlohmann::json::parse(o.out.toStdString());
+        QCOMPARE(doc["nodes"].size(), std::size_t(2));
+        const auto& g = doc["nodes"][1]["gpus"][1];
+        QCOMPARE(g["index"].get<int>(), 1);
+        QCOMPARE(g["rank"].get<int>(), 3);
+        QCOMPARE(g["memory.total"].get<double>(), 81559.0);
+        const Out t = cli({"monitor", project, "--once"});
+        QVERIFY(t.out.contains("NVIDIA H100 80GB HBM3"));
+    }
+
+    void probeTheProjectLayout() {
+        // tp=2 x pp=2 from the project's layout (topology), gloo over the loopback sshd.
+        QProcess torch;
+        torch.start("/usr/bin/python3", {"-c", "import torch.distributed"});
+        torch.waitForFinished(120000);
+        if (torch.exitCode() != 0) QSKIP("Debian's python3-torch is not installed");
+        const QString probe_project = write_project(
+            {{"python", "/usr/bin/python3"}, {"master_port", 30000 + QDateTime::currentSecsSinceEpoch() % 5000}},
+            "probe.paraplan.json");
+        const Out o = cli({"probe", probe_project, "--json", "--sizes", "4096", "--iters", "1"}, 240000);
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const auto doc = nlohmann::json::parse(o.out.toStdString());
+        QVERIFY(doc["ok"].get<bool>());
+        QCOMPARE(doc["world_size"].get<int>(), 4);
+        QCOMPARE(doc["failed_groups"].get<int>(), 0);
+        bool tp = false;
+        for (const auto& g : doc["groups"]) tp = tp || (g["kind"] == "tp" && g["ranks"].size() == 2);
+        QVERIFY(tp);
+        QCOMPARE(cli({"probe", probe_project, "--layout", work.path() + "/missing.json"}).code, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliRuntime)
+#include "tst_cli_runtime.moc"

@@ -1,0 +1,72 @@
+// RunPanel and GpuMonitor widgets (offscreen) driving a real job and a real telemetry
+// stream over the loopback sshd (tests/runtime/sshd_fixture.h, stub nvidia-smi).
+#include "gpu_monitor.h"
+#include "run_panel.h"
+#include "runtime/e2e_common.h"
+#include "runtime/connection_test.h"
+
+#include <QtTest>
+
+using namespace paraplan;
+
+class TestRunPanel : public QObject {
+    Q_OBJECT
+    SshdFixture sshd;
+    QTemporaryDir work{QDir::tempPath() + "/pp-gui-XXXXXX"};
+
+    Project project(const nlohmann::json& extra_runtime) {
+        Project p;
+        p.name = "gui run";
+        p.cluster = loopback_cluster(sshd);
+        const auto rc = loopback_runtime(sshd, stub_bin(work.path()));
+        nlohmann::json rt = extra_runtime;
+        rt["ssh"] = {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}};
+        rt["path_prepend"] = rc.path_prepend;
+        rt["stop_grace_s"] = 2;
+        p.runtime = rt;
+        return p;
+    }
+
+private slots:
+    void initTestCase() {
+        if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
+    }
+
+    void stripAnsi() {
+        QCOMPARE(widgets::strip_ansi("\x1b[1;31merror\x1b[0m: x"), QString("error: x"));
+    }
+
+    void launchShowsLogsThenStop() {
+        widgets::RunPanel panel;
+        panel.setProject(project({{"python", "/bin/sh"}, {"script", "-c"},
+                                  {"args", {"echo \"\x1b[32mhello\x1b[0m from $RANK\"; sleep 60"}}}),
+                         work.path() + "/jobs");
+        QCOMPARE(panel.pastJobCount(), 0);
+        panel.launch();
+        QVERIFY(panel.job());
+        QTRY_VERIFY_WITH_TIMEOUT(panel.logText().contains("[rank-3] hello from 3"), 30000);
+        QVERIFY(!panel.logText().contains("\x1b"));
+        panel.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(panel.job()->done(), 30000);
+        QCOMPARE(runtime::Job::to_string(panel.job()->state()), std::string("stopped"));
+        QCOMPARE(panel.pastJobCount(), 1);
+    }
+
+    void gpuMonitorShowsEveryGpu() {
+        const Project p = project(nlohmann::json::object());
+        const auto rc = runtime::runtime_config_from_json(p.runtime);
+        runtime::TelemetryMonitor mon(p.cluster, runtime::ssh_options_from(rc), 250, rc.path_prepend);
+        widgets::GpuMonitor view;
+        view.resize(800, 600);
+        view.setMonitor(&mon, p.cluster);
+        mon.start();
+        QTRY_VERIFY_WITH_TIMEOUT(view.rowCount() == 4, 30000);
+        QCOMPARE(view.graphCount(), 4);
+        view.setMonitor(nullptr, p.cluster);
+        QCOMPARE(view.rowCount(), 0);
+        mon.stop();
+    }
+};
+
+QTEST_MAIN(TestRunPanel)
+#include "tst_run_panel.moc"

@@ -1,0 +1,57 @@
+#pragma once
+// Shared set-up of the end-to-end tests: a two-node cluster on the loopback sshd
+// (127.0.0.2 and 127.0.0.3), runtime settings that use the fixture's keys and
+// known_hosts, and a remote PATH folder holding the stub nvidia-smi.
+#include "project/cluster.h"
+#include "runtime/runtime_config.h"
+#include "sshd_fixture.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <pwd.h>
+#include <unistd.h>
+
+inline paraplan::Cluster loopback_cluster(const SshdFixture& f, int nodes = 2, int gpus = 2) {
+    paraplan::Cluster c;
+    for (int n = 0; n < nodes; ++n) {
+        paraplan::Node node;
+        node.name = "node" + std::to_string(n);
+        node.host = "127.0.0." + std::to_string(n + 2);
+        node.port = f.port;
+        const passwd* pw = getpwuid(getuid());
+        node.user = pw ? pw->pw_name : "root";
+        node.identity = f.user_key.toStdString();
+        node.gpus = gpus;
+        c.nodes.push_back(node);
+    }
+    return c;
+}
+
+// A folder with nvidia-smi (the stub) and its scenario.
+inline QString stub_bin(const QString& base, const char* scenario = "h100-2gpu.csv") {
+    const QString bin = base + "/stub-bin";
+    QDir().mkpath(bin);
+    QFile::remove(bin + "/nvidia-smi");
+    QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/nvidia-smi", bin + "/nvidia-smi");
+    QFile::setPermissions(bin + "/nvidia-smi", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    for (const char* tool : {"sbatch", "squeue", "sacct", "scancel"}) {
+        QFile::remove(bin + "/" + tool);
+        QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/" + tool, bin + "/" + tool);
+        QFile::setPermissions(bin + "/" + tool, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    }
+    QFile::remove(bin + "/nvidia-smi.csv");
+    QFile::copy(QString(PARAPLAN_TEST_DATA) + "/nvidia-smi/" + scenario, bin + "/nvidia-smi.csv");
+    return bin;
+}
+
+inline paraplan::runtime::RuntimeConfig loopback_runtime(const SshdFixture& f, const QString& stub) {
+    paraplan::runtime::RuntimeConfig rc;
+    rc.known_hosts_file = f.known_hosts.toStdString();
+    rc.ssh_config_file = f.client_config.toStdString();
+    rc.connect_timeout_s = 5;
+    rc.python = "/usr/bin/python3";
+    rc.path_prepend = {stub.toStdString()};
+    rc.stop_grace_s = 2;
+    return rc;
+}

@@ -1,0 +1,121 @@
+// ssh argv building and error classification (stderr as OpenSSH 9.2 prints it, gui-notes §5.4).
+#include "runtime/ssh_command.h"
+#include "runtime/ssh_error.h"
+
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace paraplan;
+using namespace paraplan::runtime;
+
+namespace {
+bool has_pair(const std::vector<std::string>& a, const std::string& x, const std::string& y) {
+    for (std::size_t i = 0; i + 1 < a.size(); ++i)
+        if (a[i] == x && a[i + 1] == y) return true;
+    return false;
+}
+}  // namespace
+
+class TestSshCommand : public QObject {
+    Q_OBJECT
+private slots:
+    void commandArgv() {
+        SshTarget t{"gpu01", "alice", 2222, "/keys/id ed25519"};
+        SshOptions o;
+        o.control_dir = "/tmp/pp-ssh-x";
+        o.known_hosts_file = "/app/known_hosts";
+        o.connect_timeout_s = 7;
+        const auto a = ssh_command_argv(t, o, "echo hi");
+        QCOMPARE(a.front(), std::string("ssh"));
+        QVERIFY(has_pair(a, "-o", "BatchMode=yes"));
+        QVERIFY(has_pair(a, "-o", "ConnectTimeout=7"));
+        QVERIFY(has_pair(a, "-o", "ServerAliveInterval=15"));
+        QVERIFY(has_pair(a, "-o", "StrictHostKeyChecking=yes"));
+        QVERIFY(has_pair(a, "-o", "UserKnownHostsFile=/app/known_hosts"));
+        QVERIFY(has_pair(a, "-o", "ControlPath=/tmp/pp-ssh-x/%C"));
+        QVERIFY(has_pair(a, "-o", "ControlMaster=no"));
+        QVERIFY(has_pair(a, "-o", "User=alice"));
+        QVERIFY(has_pair(a, "-o", "Port=2222"));
+        QVERIFY(has_pair(a, "-i", "/keys/id ed25519"));
+        QVERIFY(has_pair(a, "-o", "IdentitiesOnly=yes"));
+        // The host comes after "--", the remote command is one argument at the end.
+        QCOMPARE(a[a.size() - 3], std::string("--"));
+        QCOMPARE(a[a.size() - 2], std::string("gpu01"));
+        QCOMPARE(a.back(), std::string("echo hi"));
+        // Never "no" for host keys.
+        o.strict_host_key_checking = "no";
+        QVERIFY(has_pair(ssh_command_argv(t, o, "x"), "-o", "StrictHostKeyChecking=yes"));
+    }
+
+    void masterArgv() {
+        SshTarget t{"alias-from-config", "", 0, ""};
+        SshOptions o;
+        o.control_dir = "/tmp/d";
+        const auto a = ssh_master_argv(t, o);
+        QVERIFY(has_pair(a, "-o", "ControlMaster=yes"));
+        QVERIFY(has_pair(a, "-o", "LocalCommand=echo"));
+        QVERIFY(has_pair(a, "-o", "PermitLocalCommand=yes"));
+        QVERIFY(std::find(a.begin(), a.end(), "-N") != a.end());
+        QCOMPARE(a.back(), std::string("alias-from-config"));
+        // No user/port/identity flags: ~/.ssh/config decides for an alias.
+        for (const auto& s : a) {
+            QVERIFY(s.rfind("User=", 0) != 0);
+            QVERIFY(s.rfind("Port=", 0) != 0);
+        }
+    }
+
+    void targetChecks() {
+        QVERIFY(check_target({"gpu01", "", 0, ""}).empty());
+        QVERIFY(!check_target({"", "", 0, ""}).empty());
+        QVERIFY(!check_target({"-oProxyCommand=id", "", 0, ""}).empty());
+        QVERIFY(!check_target({"a b", "", 0, ""}).empty());
+        QVERIFY(!check_target({"a\nb", "", 0, ""}).empty());
+        QVERIFY(!check_target({"h", "-x", 0, ""}).empty());
+        QVERIFY(!check_target({"h", "u@v", 0, ""}).empty());
+        QVERIFY(!check_target({"h", "", 70000, ""}).empty());
+    }
+
+    void classify_data() {
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("err");
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("unknown key") << 255
+            << "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\n"
+               "Host key verification failed.\n" << "unknown_host_key";
+        QTest::newRow("changed key") << 255
+            << "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+               "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n"
+               "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+               "IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n"
+               "Host key verification failed.\n" << "changed_host_key";
+        QTest::newRow("denied") << 255 << "root@127.0.0.1: Permission denied (publickey).\n" << "auth_failed";
+        QTest::newRow("dns") << 255 << "ssh: Could not resolve hostname nosuch: Name or service not known\n"
+                             << "unresolvable_host";
+        QTest::newRow("refused") << 255 << "ssh: connect to host 127.0.0.1 port 2999: Connection refused\n"
+                                 << "connection_refused";
+        QTest::newRow("timeout") << 255 << "ssh: connect to host 10.255.255.1 port 22: Connection timed out\n"
+                                 << "timeout";
+        QTest::newRow("no route") << 255 << "ssh: connect to host 10.0.0.9 port 22: No route to host\n" << "unreachable";
+        QTest::newRow("dropped") << 255 << "Timeout, server 10.0.0.9 not responding.\n" << "connection_lost";
+        QTest::newRow("closed") << 255 << "Connection to 10.0.0.9 closed by remote host.\n" << "connection_lost";
+        QTest::newRow("127") << 127 << "sh: 1: torchrun: not found\n" << "remote_command_missing";
+        QTest::newRow("remote status") << 3 << "" << "other";
+        QTest::newRow("ok") << 0 << "" << "none";
+    }
+    void classify() {
+        QFETCH(int, exitCode);
+        QFETCH(QString, err);
+        QFETCH(QString, kind);
+        const auto e = classify_ssh_failure("h1", exitCode, err.toStdString());
+        QCOMPARE(QString::fromStdString(to_string(e.kind)), kind);
+        if (exitCode != 0) {
+            QVERIFY(e.message.find("\"h1\"") != std::string::npos);
+            QVERIFY(!e.fix.empty());
+        }
+        if (kind == "changed_host_key") QCOMPARE(e.raw, std::string("Host key verification failed."));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSshCommand)
+#include "tst_ssh_command.moc"

@@ -1,0 +1,170 @@
+#include "run_panel.h"
+
+#include "runtime/connection_test.h"
+#include "runtime/job_history.h"
+#include "runtime/launch_plan.h"
+#include "runtime/shell_quote.h"
+#include "util/input_error.h"
+
+#include <QDateTime>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace paraplan::widgets {
+
+QString strip_ansi(const QString& line) {
+    static const QRegularExpression re(QStringLiteral("\x1b\\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\\\-_]"));
+    QString s = line;
+    return s.remove(re);
+}
+
+RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
+    auto* layout = new QVBoxLayout(this);
+    auto* buttons = new QHBoxLayout;
+    check_ = new QPushButton(tr("Test connection"), this);
+    dry_ = new QPushButton(tr("Dry run"), this);
+    launch_ = new QPushButton(tr("Launch"), this);
+    stop_ = new QPushButton(tr("Stop"), this);
+    for (auto* b : {check_, dry_, launch_, stop_}) buttons->addWidget(b);
+    buttons->addStretch(1);
+    status_ = new QLabel(tr("No project."), this);
+    status_->setWordWrap(true);
+    log_ = new QPlainTextEdit(this);
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(20000);
+    log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    jobs_ = new QListWidget(this);
+    jobs_->setMaximumHeight(120);
+    layout->addLayout(buttons);
+    layout->addWidget(status_);
+    layout->addWidget(log_, 1);
+    layout->addWidget(new QLabel(tr("Past jobs"), this));
+    layout->addWidget(jobs_);
+    connect(check_, &QPushButton::clicked, this, &RunPanel::testConnection);
+    connect(dry_, &QPushButton::clicked, this, &RunPanel::dryRun);
+    connect(launch_, &QPushButton::clicked, this, &RunPanel::launch);
+    connect(stop_, &QPushButton::clicked, this, &RunPanel::stop);
+    update_buttons();
+}
+
+RunPanel::~RunPanel() = default;
+
+void RunPanel::setProject(const Project& project, const QString& job_dir) {
+    project_ = project;
+    job_dir_ = job_dir;
+    status_->setText(tr("%1: %2 nodes, %3 ranks").arg(QString::fromStdString(project.name))
+                         .arg(project.cluster.nodes.size()).arg(project.world_size()));
+    refreshJobs();
+    update_buttons();
+}
+
+QString RunPanel::logText() const { return log_->toPlainText(); }
+int RunPanel::pastJobCount() const { return jobs_->count(); }
+
+void RunPanel::append(const QString& line) { log_->appendPlainText(strip_ansi(line)); }
+
+void RunPanel::update_buttons() {
+    const bool running = job_ && !job_->done();
+    const bool has = !project_.cluster.nodes.empty();
+    check_->setEnabled(has && !running);
+    dry_->setEnabled(has && !running);
+    launch_->setEnabled(has && !running);
+    stop_->setEnabled(running);
+}
+
+void RunPanel::testConnection() {
+    runtime::RuntimeConfig rc;
+    try {
+        rc = runtime::runtime_config_from_json(project_.runtime);
+    } catch (const InputError& e) {
+        append(tr("runtime settings: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        return;
+    }
+    status_->setText(tr("Testing the connection to every node…"));
+    check_->setEnabled(false);
+    auto* watcher = new QFutureWatcher<std::vector<runtime::NodeCheck>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+        int ok = 0;
+        for (const auto& c : watcher->result()) {
+            ok += c.ok() ? 1 : 0;
+            append(QString::fromStdString(c.node + " (" + c.host + "): " + (c.ok() ? "ok" : c.reachable ? "problems" : "unreachable") +
+                                          ", " + std::to_string(c.gpus.size()) + " GPU(s) seen"));
+            for (const auto& p : c.problems) append("  " + QString::fromStdString(p));
+            if (!c.reachable && !c.error.fix.empty()) append("  fix: " + QString::fromStdString(c.error.fix));
+        }
+        status_->setText(tr("%1 of %2 nodes ready").arg(ok).arg(watcher->result().size()));
+        watcher->deleteLater();
+        update_buttons();
+    });
+    const Cluster cluster = project_.cluster;
+    watcher->setFuture(QtConcurrent::run([cluster, rc] {
+        return runtime::test_connections(cluster, rc, runtime::ssh_options_from(rc));
+    }));
+}
+
+void RunPanel::dryRun() {
+    try {
+        const auto rc = runtime::runtime_config_from_json(project_.runtime);
+        const auto plan = runtime::plan_launch(project_.cluster, rc, runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch()));
+        const auto ssh = runtime::ssh_options_from(rc);
+        for (const auto& p : plan.processes) {
+            const auto& node = project_.cluster.nodes[static_cast<std::size_t>(p.node)];
+            append(QString::fromStdString("# " + p.label + " on " + node.name));
+            append(QString::fromStdString(runtime::sh_join(
+                runtime::ssh_command_argv(runtime::ssh_target(node), ssh, runtime::remote_launch_command(plan, p)))));
+        }
+    } catch (const InputError& e) {
+        append(tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+    }
+}
+
+void RunPanel::launch() {
+    if (job_ && !job_->done()) return;
+    try {
+        const auto rc = runtime::runtime_config_from_json(project_.runtime);
+        const std::string id = runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch());
+        auto plan = runtime::plan_launch(project_.cluster, rc, id);
+        job_ = std::make_unique<runtime::Job>(project_.cluster, plan, runtime::ssh_options_from(rc),
+                                              job_dir_.toStdString() + "/" + id, project_to_json(project_), rc.on_failure);
+    } catch (const InputError& e) {
+        append(tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        return;
+    }
+    runtime::Job* job = job_.get();
+    connect(job, &runtime::Job::line, this, [this, job](int i, const QString& text, bool) {
+        append("[" + QString::fromStdString(job->processes()[static_cast<std::size_t>(i)]->spec.label) + "] " + text);
+    });
+    connect(job, &runtime::Job::stateChanged, this, [this, job] {
+        status_->setText(tr("Job %1: %2%3").arg(QString::fromStdString(job->plan().job_id),
+                                                QString::fromStdString(runtime::Job::to_string(job->state())),
+                                                job->error().empty() ? QString() : " — " + QString::fromStdString(job->error())));
+        update_buttons();
+    });
+    connect(job, &runtime::Job::finished, this, [this] {
+        refreshJobs();
+        emit jobFinished();
+    });
+    log_->clear();
+    job->start();
+    update_buttons();
+    emit jobStarted(job);
+}
+
+void RunPanel::stop() {
+    if (job_) job_->stop();
+}
+
+void RunPanel::refreshJobs() {
+    jobs_->clear();
+    for (const auto& j : runtime::list_jobs(job_dir_.toStdString()))
+        jobs_->addItem(QString::fromStdString(j.id + "  " + j.state + (j.error.empty() ? "" : "  (" + j.error + ")")));
+}
+
+}  // namespace paraplan::widgets
