@@ -12,16 +12,20 @@ nvidia-smi --query-gpu=$q --format=csv >"$out/idle-with-header-units.csv" 2>&1
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
 echo "GPUs: $ngpu"
 # Load the GPU for a few seconds and stream samples the way the monitor does (-lms).
-python3 - <<'PY' &
-import time, torch
+rm -f "$out/.loaded"
+python3 - "$out/.loaded" <<'PY' &
+import sys, time, torch
 a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+(a @ a).sum().item()
+open(sys.argv[1], "w").close()
 t = time.time()
-while time.time() - t < 6:
+while time.time() - t < 8:
     (a @ a).sum().item()
 PY
 load=$!
+for _ in $(seq 60); do [[ -e $out/.loaded ]] && break; sleep 0.5; done
 sleep 1
-timeout 4 nvidia-smi --query-gpu=$q --format=csv,noheader,nounits -lms 250 >"$out/busy-lms250.csv" 2>&1
+timeout 5 nvidia-smi --query-gpu=$q --format=csv,noheader,nounits -lms 250 >"$out/busy-lms250.csv" 2>&1
 wait $load
 # The probe job: one rank per GPU on NCCL (a layout of pure data parallelism over the local GPUs).
 python3 - "$ngpu" >"$out/layout.json" <<'PY'

@@ -36,6 +36,25 @@ private slots:
         QCOMPARE(r.p2p[0].dst, 2);
     }
 
+    void realNcclRunOnH200() {
+        // Recorded by scripts/gpu-check.sh on an H200 (torch 2.11, NCCL 2.28.9): one rank,
+        // every planned group formed over NCCL; groups of one rank measure no bandwidth.
+        QFile f(QString(PARAPLAN_TEST_DATA) + "/probe/h200-nccl-world1.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto r = probe_result_from_text(f.readAll().toStdString());
+        QVERIFY(r.ok);
+        QCOMPARE(r.backend, std::string("nccl"));
+        QCOMPARE(r.world_size, 1);
+        QCOMPARE(r.groups.size(), std::size_t(3));
+        QCOMPARE(r.failed_groups(), 0);
+        for (const auto& g : r.groups) {
+            QVERIFY(g.membership_ok);
+            QCOMPARE(g.ranks, std::vector<int>{0});
+            QVERIFY(g.bandwidth.empty());
+        }
+        QVERIFY(r.errors.empty());
+    }
+
     void markerLine() {
         QCOMPARE(find_probe_result_line("__PARAPLAN_PROBE_RESULT__ {\"a\":1}"), std::string("{\"a\":1}"));
         QCOMPARE(find_probe_result_line("training step 3"), std::string());

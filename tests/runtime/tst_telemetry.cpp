@@ -43,6 +43,28 @@ private slots:
         QCOMPARE(*r.sample->power_draw_w, 587.90);
     }
 
+    void realH200Recording() {
+        // Real output of an H200 under a bf16 matmul loop (scripts/gpu-check.sh, driver 580.159.04).
+        int parsed = 0;
+        for (const auto& line : lines_of("h200-real-busy.csv")) {
+            if (line.trimmed().isEmpty()) continue;
+            const auto r = parse_nvidia_smi_line(line.toStdString());
+            QVERIFY2(r.sample, r.error.c_str());
+            QCOMPARE(r.sample->index, 0);
+            QCOMPARE(r.sample->name, std::string("NVIDIA H200"));
+            QCOMPARE(r.sample->uuid, std::string("GPU-3d6647ff-53d0-4bfa-f3d5-9e876e093b50"));
+            QCOMPARE(*r.sample->memory_total_mib, 143771.0);
+            QVERIFY(*r.sample->utilization_gpu >= 90 && *r.sample->utilization_gpu <= 100);
+            QVERIFY(*r.sample->power_draw_w > 400);
+            ++parsed;
+        }
+        QVERIFY(parsed >= 10);
+        const auto idle = parse_nvidia_smi_line(lines_of("h200-real-idle.csv").at(0).toStdString());
+        QVERIFY(idle.sample);
+        QCOMPARE(*idle.sample->utilization_gpu, 0.0);
+        QCOMPARE(*idle.sample->memory_used_mib, 0.0);
+    }
+
     void naFieldsAreUnknownNotZero() {
         const auto l = lines_of("a100-na.csv");
         auto r = parse_nvidia_smi_line(l[1].toStdString());
