@@ -3,6 +3,7 @@
 #   model, optimizer, criterion, dataloader, lr_scheduler = booster.boost(model, optimizer, ...)
 from colossalai.booster import Booster
 from colossalai.booster.plugin import HybridParallelPlugin
+from colossalai.shardformer.shard.grad_ckpt_config import PipelineGradientCheckpointConfig
 
 plugin = HybridParallelPlugin(
     tp_size=8,
@@ -18,6 +19,7 @@ plugin = HybridParallelPlugin(
     num_model_chunks=1,
     num_microbatches=128,
     microbatch_size=1,
+    gradient_checkpoint_config=PipelineGradientCheckpointConfig(gradient_checkpointing_ratio=1.0),
     cpu_offload=False,
     dp_outside=True,
 )

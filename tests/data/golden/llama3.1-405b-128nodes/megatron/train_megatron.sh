@@ -183,7 +183,9 @@ TRAINING_ARGS=(
     --optimizer adam
     --bf16
     --use-distributed-optimizer
-    --recompute-granularity selective
+    --recompute-granularity full
+    --recompute-method uniform
+    --recompute-num-layers 1
 )
 
 # Mock data so that the script runs as written; use --data-path and a real tokenizer to train.
