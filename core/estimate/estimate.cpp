@@ -4,6 +4,7 @@
 #include "estimate/layers.h"
 #include "estimate/pipeline.h"
 #include "estimate/placement.h"
+#include "estimate/simulated_pipeline.h"
 #include "util/input_error.h"
 
 #include <algorithm>
@@ -268,7 +269,12 @@ Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
     std::vector<std::string> notes;
     Config c = make_config(p.model, p.training, p.layout, hw, p.world_size(), &notes);
     apply_rank_map(p, hw, c, &notes);
-    Estimate e = evaluate(p.model, layer_shapes(p.model), c, hw);
+    // A single project gets the simulated schedule (core/schedule/): its makespan,
+    // bubble and per-stage peak in-flight microbatches, with the pipeline link's
+    // per-hop latency between stages (the transfer itself is in the stage costs as
+    // the exposed p2p time). The planner calls evaluate() without a PipelineFn and
+    // keeps the closed forms, to stay fast over thousands of candidates.
+    Estimate e = evaluate(p.model, layer_shapes(p.model), c, hw, simulated_pipeline(c.link[kPp].latency_s, &notes));
     e.notes = std::move(notes);
     e.train_tokens = double(p.training.train_tokens);
     if (e.train_tokens > 0 && e.time.tokens_per_s > 0) e.time_to_train_s = e.train_tokens / e.time.tokens_per_s;

@@ -301,6 +301,8 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
             try {
                 const Config c = make_config(p.model, p.training, p.layout, req.hardware, world);
                 valid.fetch_add(1, std::memory_order_relaxed);
+                // Closed-form pipeline term (no PipelineFn), fast over every candidate;
+                // estimate_project() runs the schedule simulator for a single project.
                 const Estimate e = evaluate(p.model, shapes, c, req.hardware);
                 if (!e.memory.fits) continue;
                 fitting.fetch_add(1, std::memory_order_relaxed);

@@ -1,6 +1,7 @@
 // Step-time / MFU predictions against published measurements of large runs
 // (tests/data/estimate_accuracy.json, mirrored in docs/accuracy.md): every row within 15%.
 #include "estimate/estimate.h"
+#include "estimate/simulated_pipeline.h"
 #include "estimate_test_models.h"
 
 #include <QtTest>
@@ -51,7 +52,8 @@ Estimate run(const nlohmann::json& gpus, const nlohmann::json& r) {
     l.flash_attention = r.value("flash_attention", false);
     l.distributed_optimizer = r.value("distributed_optimizer", false);
     const Config c = make_config(m, t, l, hw, r.at("gpus"));
-    return evaluate(m, layer_shapes(m), c, hw);
+    // As estimate_project(): the pipeline term from the schedule simulator.
+    return evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s));
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+#include "estimate/simulated_pipeline.h"
+
+#include "schedule/generate.h"
+#include "schedule/simulate.h"
+
+#include <algorithm>
+
+namespace paraplan::estimate {
+
+std::string simulator_schedule_name(Schedule s) {
+    switch (s) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved: return "interleaved-megatron";
+    case Schedule::zb1p: return "zbh1";   // ScheduleInterleavedZeroBubble with one chunk
+    case Schedule::zbv: return "zbv";
+    case Schedule::dualpipev: return "dualpipev";
+    }
+    return "1f1b";
+}
+
+PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs, double comm_s,
+                                 std::vector<std::string>* notes) {
+    const auto fallback = [&](const std::string& why) {
+        if (notes) notes->push_back("pipeline bubble and in-flight microbatches from the closed form: " + why);
+        return simulate_closed_form(s, p, m, v, costs);
+    };
+    if (p <= 1 || int(costs.size()) != p) return simulate_closed_form(s, p, m, v, costs);
+    schedule::ScheduleRequest req;
+    req.schedule = simulator_schedule_name(s);
+    req.pp = p;
+    req.microbatches = m;
+    req.chunks = (s == Schedule::interleaved || s == Schedule::zbv || s == Schedule::dualpipev) ? std::max(1, v) : 1;
+    const schedule::GenerateResult g = schedule::generate(req);
+    if (!g.schedule) {
+        std::string why = "the simulator cannot build '" + req.schedule + "'";
+        for (const auto& d : g.diagnostics)
+            if (d.severity == Severity::Error) {
+                why += " (" + d.rule + ": " + d.message + ")";
+                break;
+            }
+        return fallback(why);
+    }
+    const schedule::Schedule& sch = *g.schedule;
+    // Per virtual stage: a chunk runs 1/chunks of its rank's layers. The simulator's
+    // B is the input-gradient part; a full backward takes b + w.
+    schedule::SimConfig cfg;
+    cfg.comm = std::max(0.0, comm_s);
+    const int chunks = std::max(1, sch.chunks);
+    cfg.virtual_stage_cost.resize(std::size_t(sch.virtual_stages()));
+    for (int vs = 0; vs < sch.virtual_stages(); ++vs) {
+        const StageCost& c = costs[std::size_t(sch.stage_of(vs))];
+        const double w = std::clamp(c.w, 0.0, c.b);
+        cfg.virtual_stage_cost[std::size_t(vs)] = {c.f / chunks, (c.b - w) / chunks, w / chunks};
+    }
+    const schedule::SimulationResult sim = schedule::simulate(sch, cfg);
+    if (!sim.ok()) {
+        std::string why = "the simulation of '" + req.schedule + "' failed";
+        for (const auto& d : sim.diagnostics)
+            if (d.severity == Severity::Error) {
+                why += " (" + d.rule + ": " + d.message + ")";
+                break;
+            }
+        return fallback(why);
+    }
+    PipelineResult r;
+    r.makespan_s = sim.timeline.makespan;
+    for (const auto& st : sim.timeline.stages) r.busy_s = std::max(r.busy_s, st.busy);
+    r.bubble_s = std::max(0.0, r.makespan_s - r.busy_s);
+    // In whole-stage microbatches, as peak_inflight(): a chunk-microbatch holds 1/chunks of them.
+    r.inflight.assign(std::size_t(p), 0.0);
+    for (const auto& st : sim.timeline.stages)
+        if (st.stage >= 0 && st.stage < p) r.inflight[std::size_t(st.stage)] = double(st.peak_inflight) / chunks;
+    return r;
+}
+
+PipelineFn simulated_pipeline(double comm_s, std::vector<std::string>* notes) {
+    return [comm_s, notes](Schedule s, int p, int m, int v, const std::vector<StageCost>& costs) {
+        return simulate_pipeline(s, p, m, v, costs, comm_s, notes);
+    };
+}
+
+}  // namespace paraplan::estimate
