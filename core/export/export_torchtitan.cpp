@@ -93,8 +93,26 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
          << "context_parallel_degree = " << l.cp << "\n"
          << "pipeline_parallel_degree = " << l.pp << "\n";
     if (l.pp > 1) {
-        const std::string sched = torchtitan_schedule_name(l.schedule, l.chunks);
-        if (sched.empty()) fail("the pipeline schedule \"" + l.schedule + "\"", {"/layout/schedule"});
+        std::string sched = torchtitan_schedule_name(l.schedule, l.chunks);
+        if (sched.empty()) {
+            // No built-in PyTorch schedule: write the schedule as PyTorch's compute-only
+            // CSV and run it through pipeline_parallel_schedule_csv (torchtitan v0.2
+            // job_config.py; build_pipeline_schedule then uses _PipelineScheduleRuntime
+            // and _load_csv). pipeline_parallel_schedule still decides how the model is
+            // split into stages, so it names the plain schedule with the same number of
+            // stages per rank. The path is relative to the working directory, like
+            // --job.config_file job.toml in run.sh.
+            FormatOutput csv = export_pipeline_csv(p, opt);
+            out.findings.insert(out.findings.end(), csv.findings.begin(), csv.findings.end());
+            const auto it = csv.files.find("schedule.csv");
+            if (it == csv.files.end()) {
+                fail("the pipeline schedule \"" + l.schedule + "\"", {"/layout/schedule"});
+            } else {
+                sched = l.chunks > 1 ? "Interleaved1F1B" : "1F1B";
+                out.files["schedule.csv"] = it->second;
+                toml << "pipeline_parallel_schedule_csv = " << toml_string("schedule.csv") << "\n";
+            }
+        }
         toml << "pipeline_parallel_schedule = " << toml_string(sched) << "\n"
              << "pipeline_parallel_microbatch_size = " << mbs << "\n";
         const bool multi = sched != "1F1B" && sched != "GPipe";

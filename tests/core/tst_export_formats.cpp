@@ -16,7 +16,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kFormats = {"colossalai", "megatron", "deepspeed", "torchtitan", "torchrun", "slurm", "k8s"};
+const std::vector<std::string> kFormats = {"colossalai", "megatron", "deepspeed", "torchtitan", "torchrun", "slurm", "k8s",
+                                           "layout-json", "trace", "pipeline-csv"};
+
+// Goldens for every format over every example; the largest is the 405B example's
+// trace.json (~0.8 MB; its layout.json is ~0.4 MB), all under the ~1 MB limit.
 
 int world(const Project& p) { return p.world_size(); }
 int dp_of(const Project& p) {
@@ -76,6 +80,7 @@ private slots:
             const std::string err = check_syntax(out / path, f.syntax);
             QVERIFY2(err.empty(), err.c_str());
         }
+        check_parse_back(p, format.toStdString(), r.files);
         const fs::path golden = fs::path(PARAPLAN_TEST_DATA) / "golden" / example.toStdString() / format.toStdString();
         if (qEnvironmentVariableIsSet("PARAPLAN_UPDATE_GOLDEN")) {
             fs::remove_all(golden);
@@ -493,8 +498,66 @@ private slots:
         QVERIFY(csv.find("1B7") != std::string::npos);
     }
 
+    // torchtitan has no built-in schedule for ZB-H1/ZB-H2: the export writes
+    // PyTorch's schedule CSV next to job.toml and points pipeline_parallel_schedule_csv at it.
+    void torchtitanCustomScheduleCsv_data() {
+        QTest::addColumn<QString>("schedule");
+        QTest::newRow("zbh1") << "zbh1";
+        QTest::newRow("zbh2") << "zbh2";
+    }
+    void torchtitanCustomScheduleCsv() {
+        QFETCH(QString, schedule);
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.schedule = schedule.toStdString();
+        p.layout.chunks = 1;
+        QVERIFY(torchtitan_schedule_name(p.layout.schedule, p.layout.chunks).empty());
+        const std::string sub = "tt-csv-" + schedule.toStdString();
+        const auto files = exported(p, "torchtitan", sub);
+        const auto t = parse_back("toml", dir(sub) / "job.toml");
+        QVERIFY2(!t.contains("_error"), t.dump().c_str());
+        const auto& par = t["parallelism"];
+        QVERIFY2(par.contains("pipeline_parallel_schedule_csv"), par.dump().c_str());
+        const std::string csv_name = par["pipeline_parallel_schedule_csv"].get<std::string>();
+        QCOMPARE(csv_name, std::string("schedule.csv"));
+        QCOMPARE(par["pipeline_parallel_schedule"].get<std::string>(), std::string("1F1B"));   // one stage per rank
+        QVERIFY(files.count(csv_name));
+        QVERIFY(fs::is_regular_file(dir(sub) / csv_name));
+        const std::string csv = read_file(dir(sub) / csv_name);
+        QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')), p.layout.pp);   // one row per stage
+        // Zero-bubble schedules split B into I (input grad) and W (weight grad).
+        QVERIFY2(csv.find("0W0") != std::string::npos, csv.c_str());
+        // The exporter no longer reports the schedule as one it cannot express.
+        const FormatOutput direct = export_torchtitan(p, ExportOptions{});
+        for (const auto& d : direct.findings)
+            QVERIFY2(d.rule != "export.torchtitan.unsupported" ||
+                         std::find(d.fields.begin(), d.fields.end(), "/layout/schedule") == d.fields.end(),
+                     d.message.c_str());
+        QCOMPARE(direct.files.at("schedule.csv").content, csv);
+        // A built-in schedule writes no CSV.
+        const auto plain = exported(example("llama3.1-70b-4nodes"), "torchtitan", "tt-csv-none");
+        QVERIFY(!plain.count("schedule.csv"));
+        QVERIFY(!parse_back("toml", dir("tt-csv-none") / "job.toml")["parallelism"].contains("pipeline_parallel_schedule_csv"));
+    }
+
 private:
     static bool catalog_has_b200();
+
+    // Values read back from the parsed single-file formats.
+    void check_parse_back(const Project& p, const std::string& format, const ExportFiles& files) {
+        if (format == "layout-json") {
+            const auto j = nlohmann::json::parse(files.at("layout.json").content);
+            QCOMPARE(j["world_size"].get<int>(), p.world_size());
+        } else if (format == "trace") {
+            const auto j = nlohmann::json::parse(files.at("trace.json").content);
+            QVERIFY(j["traceEvents"].is_array());
+            int x = 0;
+            for (const auto& e : j["traceEvents"]) x += e.value("ph", "") == "X";
+            QVERIFY2(x > 0, "no complete (ph \"X\") events");
+        } else if (format == "pipeline-csv") {
+            const std::string& csv = files.at("schedule.csv").content;
+            QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')), p.layout.pp);   // one row per pipeline stage
+        }
+    }
 };
 
 bool TestExportFormats::catalog_has_b200() {
