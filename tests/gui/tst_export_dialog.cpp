@@ -67,8 +67,8 @@ private slots:
     }
 
     void invalidLayoutShowsFindingsAndForce() {
-        auto p = paraplan::load_example("llama3.1-70b-4nodes");
-        p.layout.tp = 3;   // 64 heads do not split 3 ways; 32 GPUs do not divide by 3
+        auto p = paraplan::load_example("gpt2-1node");
+        p.layout.tp = 3;   // 8 GPUs are not divisible by tp x pp = 6
         ExportDialog d(p);
         QVERIFY(d.setFormat(QStringLiteral("megatron")));
         QVERIFY(d.result().refused);
@@ -80,6 +80,10 @@ private slots:
         QVERIFY(!d.result().refused);
         QVERIFY(d.tabs()->count() > 0);
         QVERIFY(!d.diagnosticsPanel()->diagnostics().empty());
+        // The findings are written into the script.
+        bool warned = false;
+        for (const QString& n : d.fileNames()) warned = warned || d.fileText(n).contains(QStringLiteral("PARAPLAN WARNING"));
+        QVERIFY(warned);
     }
 };
 

@@ -7,6 +7,8 @@
 #include "guitest.h"
 #include "mainwindow.h"
 #include "memoryview.h"
+#include "run_panel.h"
+#include "gpu_monitor.h"
 #include "project/project.h"
 #include "projectdocument.h"
 
