@@ -5,9 +5,13 @@
 #include "clustercanvas.h"
 #include "diagnosticspanel.h"
 #include "explainpanel.h"
+#include "exportdialog.h"
 #include "rankgrid.h"
 #include "timelineview.h"
 #include "layoutpanel.h"
+#include "gpu_monitor.h"
+#include "memoryview.h"
+#include "run_panel.h"
 #include "project/project.h"
 #include "projectdocument.h"
 #include "recovery.h"
@@ -22,6 +26,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
@@ -58,6 +63,9 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     grid_ = new RankGrid(doc_, this);
     timeline_ = new TimelineView(doc_, this);
     explain_ = new ExplainPanel(doc_, this);
+    memory_ = new MemoryView(doc_, this);
+    run_ = new paraplan::widgets::RunPanel(this);
+    gpus_ = new paraplan::widgets::GpuMonitor(this);
 
     addDock(QStringLiteral("layout"), tr("Layout"), layout_, Qt::LeftDockWidgetArea);
     addDock(QStringLiteral("explain"), tr("Explain"), explain_, Qt::LeftDockWidgetArea);
@@ -66,7 +74,16 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     addDock(QStringLiteral("diagnostics"), tr("Diagnostics"), diagnostics_, Qt::BottomDockWidgetArea);
     addDock(QStringLiteral("timeline"), tr("Pipeline timeline"), timeline_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("grid")), docks_.value(QStringLiteral("history")));
+    addDock(QStringLiteral("memory"), tr("Memory and time"), memory_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("run"), tr("Run"), run_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("gpus"), tr("GPU monitor"), gpus_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("diagnostics")), docks_.value(QStringLiteral("timeline")));
+    tabifyDockWidget(docks_.value(QStringLiteral("timeline")), docks_.value(QStringLiteral("memory")));
+    tabifyDockWidget(docks_.value(QStringLiteral("memory")), docks_.value(QStringLiteral("run")));
+    tabifyDockWidget(docks_.value(QStringLiteral("run")), docks_.value(QStringLiteral("gpus")));
+    // Running a job is occasional: the Run panel and GPU monitor start hidden (View menu).
+    docks_.value(QStringLiteral("run"))->hide();
+    docks_.value(QStringLiteral("gpus"))->hide();
     docks_.value(QStringLiteral("grid"))->raise();
     docks_.value(QStringLiteral("diagnostics"))->raise();
     // The Explain panel follows focus and hover over the layout fields.
@@ -139,6 +156,9 @@ void MainWindow::createActions() {
     auto* importA = makeAction(this, tr("&Import Hugging Face config.json…"), QKeySequence(Qt::CTRL | Qt::Key_I),
                                tr("Use the model described by a Hugging Face config.json"));
     connect(importA, &QAction::triggered, this, &MainWindow::importHfDialog);
+    auto* exportA = makeAction(this, tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E),
+                               tr("Preview and save the framework configs and launch scripts for this layout"));
+    connect(exportA, &QAction::triggered, this, &MainWindow::exportDialog);
     auto* quitA = makeAction(this, tr("&Quit"), QKeySequence::Quit, tr("Quit Paraplan"));
     connect(quitA, &QAction::triggered, this, &QWidget::close);
     file->addActions({newA, openA});
@@ -147,6 +167,7 @@ void MainWindow::createActions() {
     file->addActions({saveA, saveAsA});
     file->addSeparator();
     file->addAction(importA);
+    file->addAction(exportA);
     file->addSeparator();
     file->addAction(quitA);
     updateRecentMenu();
@@ -169,9 +190,11 @@ void MainWindow::createActions() {
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     int n = 1;
     for (const QString& id : {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("grid"),
-                              QStringLiteral("timeline"), QStringLiteral("explain"), QStringLiteral("history")}) {
+                              QStringLiteral("timeline"), QStringLiteral("explain"), QStringLiteral("history"),
+                              QStringLiteral("memory"), QStringLiteral("run"), QStringLiteral("gpus")}) {
         QAction* t = docks_.value(id)->toggleViewAction();
-        t->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n++)));
+        if (n <= 9) t->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n)));
+        ++n;
         t->setToolTip(tr("Show or hide the %1 panel (%2)").arg(docks_.value(id)->windowTitle(),
                                                                t->shortcut().toString(QKeySequence::NativeText)));
         viewMenu_->addAction(t);
@@ -209,6 +232,9 @@ void MainWindow::refreshViews() {
     grid_->refresh();
     timeline_->refresh();
     explain_->refresh();
+    memory_->refresh();
+    run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                                          QStringLiteral("/jobs"));
     const auto& p = doc_->project();
     int errors = 0;
     for (const auto& d : doc_->diagnostics()) errors += d.severity == paraplan::Severity::Error;
@@ -340,6 +366,13 @@ void MainWindow::importHfDialog() {
     } catch (const std::exception& e) {
         showError(tr("Cannot import %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
     }
+}
+
+ExportDialog* MainWindow::exportDialog() {
+    auto* d = new ExportDialog(doc_->project(), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->open();
+    return d;
 }
 
 void MainWindow::offerRecovery() {

@@ -12,9 +12,15 @@ struct Project;
 class ClusterCanvas;
 class DiagnosticsPanel;
 class ExplainPanel;
+class ExportDialog;
 class RankGrid;
 class TimelineView;
 class LayoutPanel;
+class MemoryView;
+namespace paraplan::widgets {
+class RunPanel;
+class GpuMonitor;
+}
 class ProjectDocument;
 class QLabel;
 class QMenu;
@@ -41,6 +47,9 @@ public:
     RankGrid* rankGrid() const { return grid_; }
     TimelineView* timeline() const { return timeline_; }
     ExplainPanel* explainPanel() const { return explain_; }
+    MemoryView* memoryView() const { return memory_; }
+    paraplan::widgets::RunPanel* runPanel() const { return run_; }
+    paraplan::widgets::GpuMonitor* gpuMonitor() const { return gpus_; }
 
     // Opens a project file. On failure shows the error (non-blocking message box,
     // objectName "openError") and keeps the current project; returns false.
@@ -50,6 +59,8 @@ public:
 
     // Asks whether to restore a recovery file left by a session that ended without saving.
     void offerRecovery();
+    // File > Export…: opens (non-modal to the event loop) an export dialog for the current project.
+    ExportDialog* exportDialog();
     // Brings a view to the front: canvas, grid, timeline, memory, diagnostics, planner, layout.
     bool raiseView(const QString& name);
     QStringList viewNames() const;
@@ -82,6 +93,9 @@ private:
     RankGrid* grid_ = nullptr;
     TimelineView* timeline_ = nullptr;
     ExplainPanel* explain_ = nullptr;
+    MemoryView* memory_ = nullptr;
+    paraplan::widgets::RunPanel* run_ = nullptr;
+    paraplan::widgets::GpuMonitor* gpus_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QLabel* statusSummary_ = nullptr;
