@@ -228,7 +228,7 @@ private slots:
     void megatronBlackwellNeedsNoMaxConnections() {
         Project p = example("llama3.1-70b-4nodes");
         for (auto& n : p.cluster.nodes) n.gpu = "b200";
-        if (!catalog_has_b200()) QSKIP("no b200 in the catalog");
+        QVERIFY2(catalog_has_b200(), "b200 is a required catalog GPU");
         const auto env = megatron_env(p);
         QVERIFY(env.empty());
         p.cluster.nodes[0].gpu = "h100-sxm";
