@@ -1,12 +1,17 @@
 #include "run_panel.h"
 
+#include "catalog/catalog.h"
+#include "estimate/estimate.h"
 #include "runtime/connection_test.h"
 #include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
+#include "runtime/probe_job.h"
 #include "runtime/shell_quote.h"
 #include "util/input_error.h"
 
 #include <QDateTime>
+#include <QFile>
+#include <QFileDialog>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -32,7 +37,11 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     dry_ = new QPushButton(tr("Dry run"), this);
     launch_ = new QPushButton(tr("Launch"), this);
     stop_ = new QPushButton(tr("Stop"), this);
-    for (auto* b : {check_, dry_, launch_, stop_}) buttons->addWidget(b);
+    probe_ = new QPushButton(tr("Show probe result…"), this);
+    probe_->setObjectName(QStringLiteral("showProbeResult"));
+    probe_->setToolTip(tr("Load a probe result (the JSON of `paraplan-cli probe --json`, or a probe job's rank-0.log) "
+                          "and show each group's measured bandwidth against the plan on the rank grid."));
+    for (auto* b : {check_, dry_, launch_, stop_, probe_}) buttons->addWidget(b);
     buttons->addStretch(1);
     status_ = new QLabel(tr("No project."), this);
     status_->setWordWrap(true);
@@ -51,6 +60,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(dry_, &QPushButton::clicked, this, &RunPanel::dryRun);
     connect(launch_, &QPushButton::clicked, this, &RunPanel::launch);
     connect(stop_, &QPushButton::clicked, this, &RunPanel::stop);
+    connect(probe_, &QPushButton::clicked, this, &RunPanel::showProbeResult);
     update_buttons();
 }
 
@@ -148,13 +158,71 @@ void RunPanel::launch() {
         update_buttons();
     });
     connect(job, &runtime::Job::finished, this, [this] {
+        if (monitor_) monitor_->stop();
         refreshJobs();
         emit jobFinished();
     });
     log_->clear();
     job->start();
+    // Live GPU telemetry over the same hosts while the job runs (GPU monitor, heatmaps).
+    monitor_.reset();
+    if (const auto rc = runtime::runtime_config_from_json(project_.runtime); rc.telemetry_interval_ms > 0) {
+        monitor_ = std::make_unique<runtime::TelemetryMonitor>(project_.cluster, runtime::ssh_options_from(rc),
+                                                               rc.telemetry_interval_ms, rc.path_prepend);
+        monitor_->start();
+    }
     update_buttons();
     emit jobStarted(job);
+}
+
+void RunPanel::showProbeResult() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Show probe result"), job_dir_,
+                                                      tr("Probe results (*.json *.log);;All files (*)"));
+    if (!path.isEmpty()) loadProbeResult(path);
+}
+
+bool RunPanel::loadProbeResult(const QString& path) {
+    std::optional<runtime::ProbeResult> result;
+    try {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            append(tr("probe result: cannot read %1: %2").arg(path, f.errorString()));
+            return false;
+        }
+        const QByteArray text = f.readAll().trimmed();
+        if (text.startsWith('{')) result = runtime::probe_result_from_text(text.toStdString());
+        else result = runtime::probe_result_from_log(path.toStdString());
+    } catch (const InputError& e) {
+        append(tr("probe result %1: %2: %3").arg(path, QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        return false;
+    }
+    if (!result) {
+        append(tr("probe result: %1 holds no probe result line").arg(path));
+        return false;
+    }
+    // The bandwidths the cost model assumes for this cluster (node 0's GPU, as the estimate).
+    estimate::Hardware hw;
+    if (!project_.cluster.nodes.empty())
+        if (const GpuSpec* gpu = catalog::find_gpu(project_.cluster.nodes[0].gpu))
+            hw = estimate::hardware_for(*gpu, project_.cluster, project_.training.precision);
+    probe_checks_ = runtime::compare_probe(*result, project_.cluster, hw);
+    int slow = 0, failed = 0;
+    for (const auto& c : probe_checks_) {
+        slow += c.slow ? 1 : 0;
+        failed += c.membership_ok ? 0 : 1;
+        append(QStringLiteral("[probe] ") + QString::fromStdString(c.message));
+    }
+    for (const auto& e : result->errors) append(QStringLiteral("[probe] error: ") + QString::fromStdString(e));
+    status_->setText(tr("Probe (%1, %2 ranks): %3 groups, %4 slow, %5 failed the membership check")
+                         .arg(QString::fromStdString(result->backend))
+                         .arg(result->world_size)
+                         .arg(probe_checks_.size())
+                         .arg(slow)
+                         .arg(failed));
+    if (result->world_size != project_.world_size())
+        append(tr("[probe] note: the result is for %1 ranks, the project has %2").arg(result->world_size).arg(project_.world_size()));
+    emit probeChecked(probe_checks_);
+    return true;
 }
 
 void RunPanel::stop() {
