@@ -47,6 +47,10 @@ public slots:
     // message in the log) when the file is unreadable or malformed.
     bool loadProbeResult(const QString& path);
     void showProbeResult();   // asks for the file
+    // Runs the probe job (resources/probe/paraplan_probe.py, as `paraplan-cli probe`) on the
+    // project's cluster with its layout's groups; its result is then loaded as above.
+    // extra_args go to the probe script (e.g. --sizes, --iters).
+    void runProbe(const QStringList& extra_args = {});
 
 signals:
     void jobStarted(runtime::Job* job);
@@ -54,6 +58,9 @@ signals:
     void probeChecked(const std::vector<paraplan::runtime::ProbeGroupCheck>& checks);
 
 private:
+    bool busy() const;   // a job runs or a probe is being uploaded
+    // Plans and starts a job (throws InputError); probe: load the result when it ends.
+    void startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe);
     void append(const QString& line);
     void update_buttons();
 
@@ -63,7 +70,8 @@ private:
     std::unique_ptr<runtime::TelemetryMonitor> monitor_;
     std::vector<runtime::ProbeGroupCheck> probe_checks_;
     QLabel* status_;
-    QPushButton *check_, *dry_, *launch_, *stop_, *probe_;
+    QPushButton *check_, *dry_, *launch_, *stop_, *probe_, *runProbe_;
+    bool probing_ = false;
     QPlainTextEdit* log_;
     QListWidget* jobs_;
 };

@@ -59,6 +59,11 @@ class TestHeatmap : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
     SshdFixture sshd_;
+    int sshdState_ = 0;   // 0 not tried, 1 up, -1 failed
+    bool sshdUp() {
+        if (sshdState_ == 0) sshdState_ = sshd_.start() ? 1 : -1;
+        return sshdState_ == 1;
+    }
 
 private slots:
     void initTestCase() { isolateSettings(tmp_); }
@@ -250,7 +255,7 @@ private slots:
     }
 
     void mainWindowColoursARunningJob() {
-        if (!sshd_.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd_.error));
+        if (!sshdUp()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd_.error));
         Project p;
         p.name = "live job";
         p.cluster = loopback_cluster(sshd_);
@@ -267,9 +272,15 @@ private slots:
         w.runPanel()->launch();
         QVERIFY(w.runPanel()->monitor());
         // The stub replays h100-2gpu.csv on both nodes: every tile gets a utilization.
-        QTRY_VERIFY_WITH_TIMEOUT(w.canvas()->tileHeat(1, 1) && w.canvas()->tileHeat(1, 1)->has, 30000);
+        auto lit = [&w] {
+            for (int n = 0; n < 2; ++n)
+                for (int g = 0; g < 2; ++g)
+                    if (!w.canvas()->tileHeat(n, g) || !w.canvas()->tileHeat(n, g)->has) return false;
+            return true;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(lit(), 30000);
         QCOMPARE(w.canvas()->colourAxis(), heat::kUtilization);
-        QVERIFY(w.canvas()->tileHeat(0, 0)->text.endsWith(" %"));
+        QVERIFY2(w.canvas()->tileHeat(0, 0)->text.endsWith(" %"), qPrintable(w.canvas()->tileHeat(0, 0)->text));
         QVERIFY(w.rankGrid()->cellHeat(3) && w.rankGrid()->cellHeat(3)->has);
         QTRY_COMPARE_WITH_TIMEOUT(w.gpuMonitor()->rowCount(), 4, 10000);
         w.runPanel()->stop();
@@ -277,6 +288,53 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!w.canvas()->tileHeat(0, 0), 5000);
         QVERIFY(w.canvas()->colourAxis() != heat::kUtilization);
         QVERIFY(!w.rankGrid()->cellHeat(3));
+    }
+
+    void probeRunFromThePanel() {
+        if (!sshdUp()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd_.error));
+        QProcess torch;
+        torch.start("/usr/bin/python3", {"-c", "import torch.distributed"});
+        torch.waitForFinished(120000);
+        if (torch.exitCode() != 0) QSKIP("Debian's python3-torch is not installed (apt-get install -y python3-torch)");
+        // 2 nodes x 2 ranks, megatron tp=2 (inside a node) x pp=2 (across): the probe runs the
+        // project's own groups on gloo and the grid shows them against the plan.
+        Project p;
+        p.name = "probe run";
+        p.cluster = loopback_cluster(sshd_);
+        for (auto& n : p.cluster.nodes) n.gpu = "h100-sxm";
+        p.layout.framework = "megatron";
+        p.layout.tp = 2;
+        p.layout.pp = 2;
+        const auto rc = loopback_runtime(sshd_, stub_bin(tmp_.path()));
+        p.runtime = {{"python", "/usr/bin/python3"},
+                     {"master_port", 29000 + static_cast<int>(QDateTime::currentSecsSinceEpoch() % 5000)},
+                     {"ssh", {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}}},
+                     {"path_prepend", rc.path_prepend}, {"stop_grace_s", 2}};
+        MainWindow w(nullptr, tmp_.filePath("rec-probe-run"));
+        w.setProject(p, QString());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* panel = w.runPanel();
+        panel->runProbe({"--sizes", "4096,65536", "--iters", "2", "--timeout-s", "120"});
+        QTRY_VERIFY2_WITH_TIMEOUT((panel->job() && panel->job()->done()) || panel->logText().contains("cannot probe"),
+                                  qPrintable(panel->logText()), 180000);
+        QVERIFY2(panel->job() && panel->probeChecks().size() > 0, qPrintable(panel->logText()));
+        int tp = 0;
+        for (const auto& c : panel->probeChecks()) {
+            QVERIFY2(c.membership_ok, c.message.c_str());
+            if (c.kind == "tp") {
+                ++tp;
+                QVERIFY(c.measured_gbps && *c.measured_gbps > 0);
+                QCOMPARE(c.nodes_spanned, 1);
+            }
+        }
+        QCOMPARE(tp, 2);
+        RankGrid* grid = w.rankGrid();
+        QCOMPARE(grid->colourCombo()->currentData().toString(), heat::kProbe);
+        grid->setGroupKind("tp");
+        for (int r = 0; r < 4; ++r) QVERIFY(grid->cellHeat(r)->has && !grid->cellHeat(r)->failed);
+        QVERIFY(grid->infoText().contains("2 tp groups"));
+        QVERIFY(grid->infoText().contains("0 failed the membership check"));
     }
 };
 
