@@ -48,6 +48,11 @@ Job::Job(Cluster cluster, LaunchPlan plan, SshOptions ssh, std::string folder, n
 }
 
 Job::~Job() {
+    if (slurm_tail_ && slurm_tail_->state() != QProcess::NotRunning) {
+        slurm_tail_->disconnect(this);
+        slurm_tail_->closeWriteChannel();
+        if (!slurm_tail_->waitForFinished(5000)) slurm_tail_->kill();
+    }
     for (auto& p : procs_)
         if (p->proc && p->proc->state() != QProcess::NotRunning) {
             p->proc->disconnect(this);
@@ -308,6 +313,7 @@ void Job::slurm_submitted(int i) {
         return;
     }
     slurm_note("submitted Slurm job " + std::to_string(*slurm_id_));
+    slurm_follow_output();
     write_json();
     if (user_stop_) {
         user_stop_ = false;
@@ -357,10 +363,66 @@ void Job::slurm_poll() {
                     fail("Slurm job " + std::to_string(*slurm_id_) + " ended " + (fin ? fin->state : "without accounting") +
                          " (exit " + std::to_string(*p.exit_code) + ")");
             }
-            write_json();
-            check_done();
+            slurm_finish();
         });
         (void)p;
+    });
+}
+
+void Job::slurm_follow_output() {
+    const auto& p = *procs_[0];
+    SshNode* node = nodes_[static_cast<std::size_t>(p.spec.node)].get();
+    const std::string file = slurm_output_file(plan_.job_id, *slurm_id_);
+    const std::string cd = plan_.workdir.empty() ? std::string() : "cd " + sh_quote(plan_.workdir) + " || exit 1\n";
+    slurm_tail_ = node->start(slurm_remote(cd + follow_file_command(file)), this);
+    connect(slurm_tail_, &QProcess::readyReadStandardOutput, this, [this] {
+        const QByteArray chunk = slurm_tail_->readAllStandardOutput();
+        for (const auto& l : slurm_tail_buf_.append(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))))
+            slurm_output_line(l);
+    });
+    connect(slurm_tail_, &QProcess::finished, this, [this] {
+        const QByteArray chunk = slurm_tail_->readAllStandardOutput();
+        for (const auto& l : slurm_tail_buf_.append(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))))
+            slurm_output_line(l);
+        if (const std::string last = slurm_tail_buf_.take_rest(); !last.empty()) slurm_output_line(last);
+        for (auto& [rank, f] : rank_logs_) f->flush();
+        slurm_tail_->deleteLater();
+        slurm_tail_ = nullptr;
+        if (procs_[0]->finished) check_done();
+    });
+    slurm_note("following " + file + " on " + p.host);
+}
+
+void Job::slurm_output_line(const std::string& text) {
+    const auto labelled = parse_srun_label(text);
+    if (!labelled || labelled->task < 0 || labelled->task >= plan_.world_size) {
+        // srun's own messages ("srun: error: ...") and unlabelled output stay with sbatch.
+        auto& p = *procs_[0];
+        if (p.log) p.log->write(("slurm: " + text + "\n").c_str());
+        emit line(0, QString::fromStdString("slurm: " + text), false);
+        return;
+    }
+    auto& f = rank_logs_[labelled->task];
+    if (!f) {
+        f = std::make_unique<QFile>(QString::fromStdString(folder_ + "/rank-" + std::to_string(labelled->task) + ".log"));
+        if (!f->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered)) return;
+    }
+    f->write((labelled->text + "\n").c_str());
+    emit line(0, QString::fromStdString("rank " + std::to_string(labelled->task) + ": " + labelled->text), false);
+}
+
+void Job::slurm_finish() {
+    write_json();
+    if (!slurm_tail_) return check_done();
+    // Let tail -F pick up the last lines, then close its channel (the remote side kills
+    // the tail on EOF); check_done() follows when it has ended.
+    QTimer::singleShot(slurm_drain_ms_, this, [this] {
+        if (!slurm_tail_) return;
+        slurm_tail_->closeWriteChannel();
+        QProcess* t = slurm_tail_;
+        QTimer::singleShot(5000, t, [t] {
+            if (t->state() != QProcess::NotRunning) t->kill();
+        });
     });
 }
 
@@ -403,7 +465,10 @@ nlohmann::json Job::to_json() const {
                         {"processes", procs},
                         {"project", snapshot_}};
     if (!plan_.sbatch_script.empty()) j["sbatch_script"] = plan_.sbatch_script;
-    if (slurm_id_) j["slurm_job_id"] = *slurm_id_;
+    if (slurm_id_) {
+        j["slurm_job_id"] = *slurm_id_;
+        j["slurm_output"] = slurm_output_file(plan_.job_id, *slurm_id_);
+    }
     if (!ssh_.known_hosts_file.empty()) j["known_hosts_file"] = ssh_.known_hosts_file;
     if (!ssh_.config_file.empty()) j["ssh_config_file"] = ssh_.config_file;
     return j;

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +91,11 @@ private:
     void slurm_poll();
     void slurm_note(const std::string& text);
     std::string slurm_remote(const std::string& cmd) const;
+    // Slurm: the job's output file followed over the login node's connection and split
+    // by srun's task labels into rank-<N>.log; closed once sacct has the final state.
+    void slurm_follow_output();
+    void slurm_output_line(const std::string& text);
+    void slurm_finish();
 
     Cluster cluster_;
     LaunchPlan plan_;
@@ -109,6 +115,10 @@ private:
     int slurm_poll_ms_ = 5000;
     int slurm_misses_ = 0;
     bool slurm_cancel_sent_ = false;
+    QProcess* slurm_tail_ = nullptr;
+    LineBuffer slurm_tail_buf_;
+    std::map<int, std::unique_ptr<QFile>> rank_logs_;   // slurm: rank -> rank-<N>.log
+    int slurm_drain_ms_ = 1500;                          // tail -F polls once a second
 };
 
 }  // namespace paraplan::runtime

@@ -1,4 +1,5 @@
 #include "runtime/launch_plan.h"
+#include "runtime/slurm.h"
 
 #include "runtime/shell_quote.h"
 #include "runtime/ssh_command.h"
@@ -195,7 +196,7 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         if (!rc.slurm.partition.empty()) s += "#SBATCH --partition=" + sh_quote(rc.slurm.partition) + "\n";
         if (!rc.slurm.account.empty()) s += "#SBATCH --account=" + sh_quote(rc.slurm.account) + "\n";
         if (!rc.slurm.time.empty()) s += "#SBATCH --time=" + sh_quote(rc.slurm.time) + "\n";
-        s += "#SBATCH --output=" + sh_quote("paraplan-" + job_id + "-%j.out") + "\n";
+        s += "#SBATCH --output=" + sh_quote(slurm_output_pattern(job_id)) + "\n";
         for (const auto& a : rc.slurm.sbatch_args) s += "#SBATCH " + a + "\n";
         for (const auto& [k, v] : env0) s += k + "=" + sh_quote(v) + "; export " + k + "\n";
         if (!rc.path_prepend.empty()) {
@@ -207,7 +208,9 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         s += "MASTER_PORT=" + P + "; export MASTER_PORT\n";
         if (!rc.workdir.empty()) s += "cd " + sh_quote(rc.workdir) + " || exit 1\n";
         // The variables must expand inside each task, hence the single-quoted sh -c.
-        s += "srun --kill-on-bad-exit=1 /bin/sh -c " +
+        // --label prefixes every output line with its task id (= RANK), which is how the
+        // followed output file is split back into rank logs (runtime/slurm.h).
+        s += "srun --kill-on-bad-exit=1 --label /bin/sh -c " +
              sh_quote("RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
                       "LOCAL_WORLD_SIZE=$SLURM_NTASKS_PER_NODE; export RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE; "
                       "exec \"$@\"") +
@@ -263,12 +266,15 @@ std::string wrapper_script(const LaunchPlan& plan, const RemoteProcess& p) {
 }
 
 std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p) {
+    // Slurm: sbatch is submitted from the working dir (when set), so the output file
+    // (relative to the submit dir) lands there.
     if (plan.mode == "slurm") return remote_sh(
         (plan.path_prepend.empty() ? std::string() : "PATH=" + [&] {
             std::string path;
             for (const auto& d : plan.path_prepend) path += sh_quote(d) + ":";
             return path;
-        }() + "\"$PATH\"; export PATH\n") + sh_join(p.argv));
+        }() + "\"$PATH\"; export PATH\n") +
+        (plan.workdir.empty() ? std::string() : "cd " + sh_quote(plan.workdir) + " || exit 1\n") + sh_join(p.argv));
     return remote_sh(wrapper_script(plan, p));
 }
 

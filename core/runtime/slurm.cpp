@@ -1,5 +1,7 @@
 #include "runtime/slurm.h"
 
+#include "runtime/shell_quote.h"
+
 #include <cctype>
 
 namespace paraplan::runtime {
@@ -48,5 +50,28 @@ std::optional<SlurmFinal> parse_sacct(std::string_view out) {
 std::string squeue_command(long long id) { return "squeue -h -j " + std::to_string(id) + " -o %T"; }
 std::string sacct_command(long long id) { return "sacct -n -P -X -j " + std::to_string(id) + " -o State,ExitCode"; }
 std::string scancel_command(long long id) { return "scancel " + std::to_string(id); }
+
+std::string slurm_output_pattern(const std::string& job_id) { return "paraplan-" + job_id + "-%j.out"; }
+
+std::string slurm_output_file(const std::string& job_id, long long slurm_id) {
+    return "paraplan-" + job_id + "-" + std::to_string(slurm_id) + ".out";
+}
+
+std::string follow_file_command(const std::string& path) {
+    return "tail -n +1 -F " + sh_quote(path) + " 2>/dev/null </dev/null & t=$!\ncat >/dev/null\nkill $t 2>/dev/null\n";
+}
+
+std::optional<LabelledLine> parse_srun_label(std::string_view line) {
+    std::size_t i = 0;
+    while (i < line.size() && line[i] == ' ') ++i;
+    const std::size_t start = i;
+    int task = 0;
+    while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])) && i - start < 9)
+        task = task * 10 + (line[i++] - '0');
+    if (i == start || i >= line.size() || line[i] != ':') return std::nullopt;
+    ++i;
+    if (i < line.size() && line[i] == ' ') ++i;
+    return LabelledLine{task, std::string(line.substr(i))};
+}
 
 }  // namespace paraplan::runtime
