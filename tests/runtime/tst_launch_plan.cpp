@@ -160,7 +160,7 @@ private slots:
         QVERIFY(s.find("RANK=$SLURM_PROCID") != std::string::npos);
         // Task-labelled output (srun --label) in the file the job's output is followed from.
         QVERIFY(s.find("srun --kill-on-bad-exit=1 --label /bin/sh -c ") != std::string::npos);
-        QVERIFY(s.find("#SBATCH --output='paraplan-job1-%j.out'\n") != std::string::npos);
+        QVERIFY(s.find("#SBATCH --output=paraplan-job1-%j.out\n") != std::string::npos);
         QCOMPARE(plan.processes.size(), std::size_t(1));
         QCOMPARE(plan.processes[0].stdin_text, s);
         // The script is valid sh.
