@@ -66,14 +66,17 @@ int main(int argc, char** argv) {
             w = qBound(320, wh[0].toInt(), 8000);
             h = qBound(240, wh[1].toInt(), 8000);
         }
+        // Shown (off screen) before sizing: until the dock layout exists, the window's minimum
+        // width counts every tabbed dock side by side.
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
         window.resize(w, h);
+        QApplication::processEvents();
         if (parser.isSet(viewOpt) && !window.raiseView(parser.value(viewOpt))) {
             std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
                          qPrintable(window.viewNames().join(QStringLiteral(", "))));
             return 2;
         }
-        window.setAttribute(Qt::WA_DontShowOnScreen);
-        window.show();
         QApplication::processEvents();
         window.canvas()->zoomToFit();   // fit to the final size
         QApplication::processEvents();

@@ -11,6 +11,7 @@
 #include "layoutpanel.h"
 #include "gpu_monitor.h"
 #include "memoryview.h"
+#include "plannerpanel.h"
 #include "run_panel.h"
 #include "project/project.h"
 #include "projectdocument.h"
@@ -64,6 +65,7 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     timeline_ = new TimelineView(doc_, this);
     explain_ = new ExplainPanel(doc_, this);
     memory_ = new MemoryView(doc_, this);
+    planner_ = new PlannerPanel(doc_, this);
     run_ = new paraplan::widgets::RunPanel(this);
     gpus_ = new paraplan::widgets::GpuMonitor(this);
 
@@ -75,11 +77,13 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     addDock(QStringLiteral("timeline"), tr("Pipeline timeline"), timeline_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("grid")), docks_.value(QStringLiteral("history")));
     addDock(QStringLiteral("memory"), tr("Memory and time"), memory_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("planner"), tr("Planner"), planner_, Qt::BottomDockWidgetArea);
     addDock(QStringLiteral("run"), tr("Run"), run_, Qt::BottomDockWidgetArea);
     addDock(QStringLiteral("gpus"), tr("GPU monitor"), gpus_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("diagnostics")), docks_.value(QStringLiteral("timeline")));
     tabifyDockWidget(docks_.value(QStringLiteral("timeline")), docks_.value(QStringLiteral("memory")));
-    tabifyDockWidget(docks_.value(QStringLiteral("memory")), docks_.value(QStringLiteral("run")));
+    tabifyDockWidget(docks_.value(QStringLiteral("memory")), docks_.value(QStringLiteral("planner")));
+    tabifyDockWidget(docks_.value(QStringLiteral("planner")), docks_.value(QStringLiteral("run")));
     tabifyDockWidget(docks_.value(QStringLiteral("run")), docks_.value(QStringLiteral("gpus")));
     // Running a job is occasional: the Run panel and GPU monitor start hidden (View menu).
     docks_.value(QStringLiteral("run"))->hide();
@@ -107,6 +111,8 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
         if (!doc_->applyChanges(tr("Apply fix: %1").arg(QString::fromStdString(fix.label)), fix.changes, &err))
             showError(tr("Cannot apply fix"), err);
     });
+    connect(planner_, &PlannerPanel::applied, this,
+            [this](const QString& what) { statusBar()->showMessage(tr("Applied %1").arg(what), 6000); });
     connect(layout_, &LayoutPanel::editFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(canvas_, &ClusterCanvas::message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
 
@@ -191,14 +197,28 @@ void MainWindow::createActions() {
     int n = 1;
     for (const QString& id : {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("grid"),
                               QStringLiteral("timeline"), QStringLiteral("explain"), QStringLiteral("history"),
-                              QStringLiteral("memory"), QStringLiteral("run"), QStringLiteral("gpus")}) {
+                              QStringLiteral("memory"), QStringLiteral("planner"), QStringLiteral("run"),
+                              QStringLiteral("gpus")}) {
         QAction* t = docks_.value(id)->toggleViewAction();
         if (n <= 9) t->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n)));
+        else if (n == 10) t->setShortcut(QKeySequence(Qt::ALT | Qt::Key_0));
         ++n;
         t->setToolTip(tr("Show or hide the %1 panel (%2)").arg(docks_.value(id)->windowTitle(),
                                                                t->shortcut().toString(QKeySequence::NativeText)));
         viewMenu_->addAction(t);
     }
+
+    // --- Tools ------------------------------------------------------------------------
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    auto* planA = makeAction(this, tr("&Plan Layouts"), QKeySequence(Qt::Key_F5),
+                             tr("Search every valid layout of this model on this cluster and rank them"));
+    planA->setIcon(st->standardIcon(QStyle::SP_MediaPlay));
+    connect(planA, &QAction::triggered, this, [this] {
+        raiseView(QStringLiteral("planner"));
+        planner_->run();
+    });
+    tools->addAction(planA);
+    tools->addAction(exportA);
 
     // --- Help -------------------------------------------------------------------------
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -219,6 +239,8 @@ void MainWindow::createActions() {
     tb->addActions({newA, openA, saveA});
     tb->addSeparator();
     tb->addActions({undo, redo});
+    tb->addSeparator();
+    tb->addAction(planA);
 }
 
 void MainWindow::setProject(const paraplan::Project& project, const QString& path) { doc_->reset(project, path); }
@@ -233,6 +255,7 @@ void MainWindow::refreshViews() {
     timeline_->refresh();
     explain_->refresh();
     memory_->refresh();
+    planner_->refresh();
     run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
                                           QStringLiteral("/jobs"));
     const auto& p = doc_->project();
@@ -411,6 +434,13 @@ bool MainWindow::raiseView(const QString& name) {
     if (!d) return false;
     d->show();
     d->raise();
+    // A view brought forward in the bottom area gets room to be read.
+    if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating() && d->height() < height() * 0.35)
+        resizeDocks({d}, {int(height() * 0.42)}, Qt::Vertical);
+    if (name == QLatin1String("planner") && !planner_->hasRun()) {   // show results, not an empty table
+        planner_->run();
+        planner_->waitForFinished(60000);
+    }
     return true;
 }
 

@@ -17,6 +17,7 @@ class RankGrid;
 class TimelineView;
 class LayoutPanel;
 class MemoryView;
+class PlannerPanel;
 namespace paraplan::widgets {
 class RunPanel;
 class GpuMonitor;
@@ -48,6 +49,7 @@ public:
     TimelineView* timeline() const { return timeline_; }
     ExplainPanel* explainPanel() const { return explain_; }
     MemoryView* memoryView() const { return memory_; }
+    PlannerPanel* plannerPanel() const { return planner_; }
     paraplan::widgets::RunPanel* runPanel() const { return run_; }
     paraplan::widgets::GpuMonitor* gpuMonitor() const { return gpus_; }
 
@@ -94,6 +96,7 @@ private:
     TimelineView* timeline_ = nullptr;
     ExplainPanel* explain_ = nullptr;
     MemoryView* memory_ = nullptr;
+    PlannerPanel* planner_ = nullptr;
     paraplan::widgets::RunPanel* run_ = nullptr;
     paraplan::widgets::GpuMonitor* gpus_ = nullptr;
     QMenu* recentMenu_ = nullptr;
