@@ -4,6 +4,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <vector>
 
 namespace paraplan {
 struct Project;
@@ -59,6 +60,12 @@ public:
     bool saveFile(const QString& path);
     QString lastError() const { return lastError_; }
 
+    // Imports a framework config (DeepSpeed, Megatron, torchtitan, ColossalAI; the format guessed
+    // when `format` is empty) over the open project as one undoable step. On failure shows the
+    // error and keeps the project. Items the config holds that Paraplan cannot read are listed.
+    bool importConfigFile(const QString& path, const QString& format = QString());
+    QStringList lastImportMessages() const { return lastImportMessages_; }
+
     // Asks whether to restore a recovery file left by a session that ended without saving.
     void offerRecovery();
     // File > Export…: opens (non-modal to the event loop) an export dialog for the current project.
@@ -85,6 +92,9 @@ private:
     bool saveAsDialog();
     void importHfDialog();
     void restoreWindowState();
+    void importConfigDialog();
+    // The pipeline stages (pp coordinates) of these ranks, sorted, once each.
+    std::vector<int> stagesOf(const std::vector<int>& ranks) const;
 
     ProjectDocument* doc_;
     Recovery* recovery_;
@@ -104,4 +114,6 @@ private:
     QLabel* statusSummary_ = nullptr;
     QHash<QString, QDockWidget*> docks_;
     QString lastError_;
+    bool syncingSelection_ = false;
+    QStringList lastImportMessages_;
 };

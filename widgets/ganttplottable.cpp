@@ -78,6 +78,17 @@ void GanttPlottable::draw(QCPPainter* painter) {
         painter->fillRect(QRectF(QPointF(x0, y0), QPointF(x1, y1)).normalized(), idle);
     }
 
+    // The selected group's stages: a band in the highlight colour around their lanes.
+    if (!highlighted_.empty()) {
+        QColor band = pal.color(QPalette::Highlight);
+        band.setAlphaF(0.28f);
+        for (int s : highlighted_) {
+            if (s < 0 || s >= t_->pp) continue;
+            const double y0 = valueAxis()->coordToPixel(s - 0.5), y1 = valueAxis()->coordToPixel(s + 0.5);
+            painter->fillRect(QRectF(QPointF(x0, y0), QPointF(x1, y1)).normalized(), band);
+        }
+    }
+
     // Blocks, grouped by colour (op kind x chunk) so each colour is one drawRects call. The
     // axes are linear, so pixel positions come from one scale and offset, not a call per op.
     constexpr int kKinds = 4, kChunkShades = 4;
