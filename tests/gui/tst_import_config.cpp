@@ -30,8 +30,8 @@ private slots:
     }
 
     void deepspeedJsonIsOneUndoStep() {
-        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec")));
-        w.setProject(paraplan::load_example("gpt2-1node"), QString());   // 8 GPUs
+        auto win = exampleWindow(tmp_, "gpt2-1node");
+        MainWindow& w = *win;   // 8 GPUs
         const nlohmann::json before = paraplan::project_to_json(w.project());
         // 8 GPUs, micro batch 2, 4 accumulation steps -> global batch 64; ZeRO-3 with CPU offload.
         const QString path = write(QStringLiteral("ds_config.json"), R"({
@@ -53,8 +53,8 @@ private slots:
     }
 
     void megatronArgsByHint() {
-        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec")));
-        w.setProject(paraplan::load_example("gpt2-1node"), QString());
+        auto win = exampleWindow(tmp_, "gpt2-1node");
+        MainWindow& w = *win;
         const QString path = write(QStringLiteral("args.txt"),
                                    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
                                    "--micro-batch-size 1 --global-batch-size 16\n");
@@ -66,8 +66,8 @@ private slots:
     }
 
     void brokenFileKeepsProject() {
-        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec")));
-        w.setProject(paraplan::load_example("gpt2-1node"), QString());
+        auto win = exampleWindow(tmp_, "gpt2-1node");
+        MainWindow& w = *win;
         const nlohmann::json before = paraplan::project_to_json(w.project());
         const QString path = write(QStringLiteral("broken.json"), "{\"zero_optimization\": {\"stage\": 3,,}");
         QVERIFY(!w.importConfigFile(path, QStringLiteral("deepspeed")));

@@ -25,11 +25,7 @@ class TestPlanner : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
 
-    std::unique_ptr<MainWindow> window(const char* example) {
-        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec")));
-        w->setProject(paraplan::load_example(example), QString());
-        return w;
-    }
+    std::unique_ptr<MainWindow> window(const char* example) { return exampleWindow(tmp_, example); }
     static bool runAndWait(PlannerPanel* p) {
         QSignalSpy started(p, &PlannerPanel::started), done(p, &PlannerPanel::finished);
         p->run();

@@ -36,8 +36,8 @@ private slots:
     }
 
     void canvasGridTimelineAgree() {
-        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec")));
-        w.setProject(paraplan::load_example("llama3.1-70b-4nodes"), QString());   // tp 8 x pp 4 on 4 nodes
+        auto win = exampleWindow(tmp_, "llama3.1-70b-4nodes");   // tp 8 x pp 4 on 4 nodes
+        MainWindow& w = *win;
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.canvas()->zoomToFit();
