@@ -16,18 +16,6 @@ using namespace paraplan::search;
 
 namespace {
 
-Hardware a100() {
-    Hardware hw;
-    hw.memory_gib = 80;
-    hw.peak_tflops = 312;
-    hw.hbm_gbps = 2039;
-    hw.intra_node_gbps = 300;
-    hw.inter_node_gbits = 1600;
-    hw.gpus_per_node = 8;
-    hw.arch = "ampere";
-    return hw;
-}
-
 PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::string& fw) {
     PlanRequest r;
     r.base.model = m;
@@ -42,7 +30,7 @@ PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::
     r.base.training.global_batch_size = gbs;
     r.base.training.seq_len = seq;
     r.base.layout.framework = fw;
-    r.hardware = a100();
+    r.hardware = paper_a100();
     r.threads = 2;
     r.top = 5;
     return r;
