@@ -265,6 +265,42 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
     return l;
 }
 
+// The returned entries estimated as whole projects (estimate_project), then ranked again;
+// the Pareto front is recomputed over its refined points so it stays a front.
+void refine(const PlanRequest& req, PlanResult& res) {
+    Project p = req.base;
+    auto redo = [&](PlanEntry& e) {   // false: it does not fit once its schedule is simulated
+        p.layout = e.layout;
+        p.training.micro_batch_size = e.micro_batch_size;
+        try {
+            const Estimate est = estimate_project(p, req.hardware);
+            if (!est.memory.fits) return false;
+            e.step_s = est.time.step_s;
+            e.mfu = est.time.mfu;
+            e.hfu = est.time.hfu;
+            e.tokens_per_s = est.time.tokens_per_s;
+            e.peak_gib = est.memory.peak_bytes / estimate::kGiB;
+        } catch (const std::exception&) {
+            // Keep the closed-form figures (the layout passed make_config already).
+        }
+        return true;
+    };
+    std::erase_if(res.results, [&](PlanEntry& e) { return !redo(e); });
+    std::erase_if(res.pareto, [&](PlanEntry& e) { return !redo(e); });
+    auto by_time = [](const PlanEntry& a, const PlanEntry& b) {
+        return a.step_s != b.step_s ? a.step_s < b.step_s : a.peak_gib < b.peak_gib;
+    };
+    auto by_mem = [](const PlanEntry& a, const PlanEntry& b) {
+        return a.peak_gib != b.peak_gib ? a.peak_gib < b.peak_gib : a.step_s < b.step_s;
+    };
+    std::stable_sort(res.results.begin(), res.results.end(), req.objective == Objective::memory ? by_mem : by_time);
+    std::stable_sort(res.pareto.begin(), res.pareto.end(), by_time);
+    std::vector<PlanEntry> front;
+    for (auto& e : res.pareto)
+        if (front.empty() || e.peak_gib < front.back().peak_gib) front.push_back(std::move(e));
+    res.pareto = std::move(front);
+}
+
 struct Scored {
     std::size_t index = 0;
     double step_s = 0, mfu = 0, hfu = 0, peak = 0, tps = 0;
@@ -389,6 +425,7 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     const std::size_t want = std::size_t(std::max(0, req.top));
     for (std::size_t i = 0; i < scored.size() && res.results.size() < want; ++i)
         if (passes(scored[i])) res.results.push_back(entry(scored[i]));
+    if (req.refine) refine(req, res);
     res.rules_checked = (long long)std::count(checked.begin(), checked.end(), char(1));
     res.valid -= rejected;
     res.fitting -= rejected;

@@ -39,6 +39,10 @@ struct PlanRequest {
     int top = 10;
     int threads = 0;                    // 0: std::thread::hardware_concurrency()
     bool use_rules = true;              // also filter with rules/validate()
+    // Re-estimate the returned layouts as a single project is estimated (placement-aware
+    // communication over the rank map, the simulated schedule), so their figures are the
+    // ones the app shows once a layout is applied; the ranking is then redone on them.
+    bool refine = true;
 };
 
 struct PlanEntry {

@@ -142,6 +142,29 @@ private slots:
         p = cli({"plan", "--gpu", "h100-sxm"});
         QCOMPARE(p.code, 2);
     }
+
+    // --apply writes the best layout as a project that validates and estimates to the same step time.
+    void plan_apply() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("best.paraplan.json"));
+        const Run r = cli({"plan", "--project", example("llama3.1-70b-4nodes"), "--top", "1", "--apply", out, "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject best = parseObject(r.out)["results"].toArray().first().toObject();
+        QVERIFY2(r.err.contains("wrote"), r.err.constData());
+        const Run v = cli({"validate", out, "--json"});
+        QVERIFY2(v.code == 0, v.out.constData());
+        const Run e = cli({"estimate", out, "--json"});
+        QCOMPARE(e.code, 0);
+        const QJsonObject est = parseObject(e.out);
+        const double step = est["time"].toObject()["step_s"].toDouble();
+        QVERIFY2(qAbs(step - best["step_s"].toDouble()) < 1e-6 * step,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(step).arg(best["step_s"].toDouble())));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject proj = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(proj["layout"].toObject()["tp"].toInt(), best["layout"].toObject()["tp"].toInt());
+        QCOMPARE(proj["layout"].toObject()["pp"].toInt(), best["layout"].toObject()["pp"].toInt());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliEstimate)

@@ -51,13 +51,26 @@ private slots:
         QCOMPARE(int(r.results.size()), 5);
         for (std::size_t i = 1; i < r.results.size(); ++i) QVERIFY(r.results[i - 1].step_s <= r.results[i].step_s);
         for (const auto& e : r.results) QVERIFY(e.peak_gib <= 80);
-        // The best layout, estimated directly, gives the same step time.
+        // The best layout, estimated as a project (the refined figures), gives the same step
+        // time; the closed form the search ranked by is within a few percent of it.
         const PlanEntry& best = r.results.front();
-        Training t = req.base.training;
-        t.micro_batch_size = best.micro_batch_size;
-        const Config c = make_config(m, t, best.layout, req.hardware, 32);
-        const Estimate e = evaluate(m, layer_shapes(m), c, req.hardware);
+        Project bp = req.base;
+        apply_entry(best, bp);
+        const Estimate e = estimate_project(bp, req.hardware);
         QVERIFY(qAbs(e.time.step_s - best.step_s) < 1e-12 * best.step_s);
+        QCOMPARE(e.memory.peak_bytes / kGiB, best.peak_gib);
+        const Config c = make_config(m, bp.training, best.layout, req.hardware, 32);
+        const Estimate closed = evaluate(m, layer_shapes(m), c, req.hardware);
+        QVERIFY(qAbs(closed.time.step_s - best.step_s) < 0.05 * best.step_s);
+        // Without refinement the figures are the closed form's.
+        PlanRequest raw = req;
+        raw.refine = false;
+        const PlanResult rr = plan(raw);
+        QVERIFY(!rr.results.empty());
+        Project rp = req.base;
+        apply_entry(rr.results.front(), rp);
+        const Estimate rc = evaluate(m, layer_shapes(m), make_config(m, rp.training, rp.layout, req.hardware, 32), req.hardware);
+        QVERIFY(qAbs(rc.time.step_s - rr.results.front().step_s) < 1e-12 * rc.time.step_s);
         // And it beats pure data parallelism with full recomputation (which does fit).
         Layout naive;
         naive.framework = "megatron";
@@ -167,8 +180,7 @@ private slots:
             QCOMPARE(q.layout.extra.value("my_key", 0), 42);
             QCOMPARE(e.dp * e.layout.tp * e.layout.pp * e.layout.cp, q.world_size());
             QVERIFY2(!has_errors(validate(q)), describe(e).c_str());
-            const Config c = make_config(q.model, q.training, q.layout, req.hardware, q.world_size());
-            const Estimate est = evaluate(q.model, layer_shapes(q.model), c, req.hardware);
+            const Estimate est = estimate_project(q);   // what the app shows once applied
             QVERIFY(qAbs(est.time.step_s - e.step_s) < 1e-9 * e.step_s);
             const std::string d = describe(e);
             QVERIFY(d.rfind("megatron: tp " + std::to_string(e.layout.tp) + " · pp " + std::to_string(e.layout.pp), 0) == 0);
