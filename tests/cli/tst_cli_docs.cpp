@@ -1,6 +1,8 @@
 // docs/cli.md is `paraplan-cli --markdown`, generated from the command table that
 // --help and --man print: this test fails when the committed file is stale, and
-// checks that the Markdown really holds every command and its usage.
+// checks that the Markdown really holds every command and its usage. The projects the
+// guides open (docs/projects/*.paraplan.json) validate clean.
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -51,6 +53,18 @@ private slots:
         }
         // Code fences balance, so the page renders.
         QCOMPARE(md.count(QStringLiteral("```")) % 2, 0);
+    }
+
+    void docsProjectsAreValid() {
+        const QDir dir(QStringLiteral(PARAPLAN_SOURCE_DIR "/docs/projects"));
+        const QStringList files = dir.entryList({QStringLiteral("*.paraplan.json")}, QDir::Files);
+        QVERIFY(!files.isEmpty());
+        for (const QString& f : files) {
+            int code = -1;
+            const QByteArray out = cliOut({QStringLiteral("validate"), dir.filePath(f)}, &code);
+            QVERIFY2(code == 0, qPrintable(f + QStringLiteral(": ") + QString::fromUtf8(out)));
+            QVERIFY2(out.contains("valid (0 findings)"), qPrintable(f));
+        }
     }
 
     void docsCliMdIsCurrent() {
