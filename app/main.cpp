@@ -1,5 +1,6 @@
 // paraplan: the desktop topology designer.
 #include "clustercanvas.h"
+#include "clusterpalette.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
@@ -75,8 +76,10 @@ int main(int argc, char** argv) {
                                  QStringLiteral("rank"));
     QCommandLineOption dryRunOpt(QStringLiteral("dry-run"),
                                  QStringLiteral("Press the Run panel's Dry run (prints every remote command; connects nowhere)."));
+    QCommandLineOption noPaletteOpt(QStringLiteral("no-palette"),
+                                    QStringLiteral("Hide the canvas's node-template palette (more room for the nodes)."));
     parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
-                       selectOpt, dryRunOpt});
+                       selectOpt, dryRunOpt, noPaletteOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
     parser.process(app);
 
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
         window.canvas()->selectGroupOf(rank);
     }
     if (parser.isSet(dryRunOpt)) window.runPanel()->dryRun();
+    if (parser.isSet(noPaletteOpt)) window.canvas()->paletteList()->hide();
 
     if (parser.isSet(screenshot)) {
         const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));

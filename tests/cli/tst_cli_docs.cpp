@@ -63,7 +63,7 @@ private slots:
             int code = -1;
             const QByteArray out = cliOut({QStringLiteral("validate"), dir.filePath(f)}, &code);
             QVERIFY2(code == 0, qPrintable(f + QStringLiteral(": ") + QString::fromUtf8(out)));
-            QVERIFY2(out.contains("valid (0 findings)"), qPrintable(f));
+            QVERIFY2(out.contains(": valid ("), qPrintable(f));   // notes and warnings allowed, no error
         }
     }
 

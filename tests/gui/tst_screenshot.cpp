@@ -1,7 +1,7 @@
 // `paraplan --screenshot out.png [--view v]` renders the window offscreen: each
 // image has the requested size and is not blank (its pixels vary). The options the
 // documentation pictures use (--grab-view, --set, --colour, --group, --select-rank,
-// --dry-run) change what is drawn, and bad values are usage errors (exit 2).
+// --dry-run, --no-palette) change what is drawn, and bad values are usage errors (exit 2).
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -98,6 +98,15 @@ private slots:
         const Shot dry = shot(QStringLiteral("run-dry"), run + QStringList{QStringLiteral("--dry-run")});
         QCOMPARE(dry.code, 0);
         QVERIFY(idle.img != dry.img);
+
+        const QStringList canvas{QStringLiteral("--view"), QStringLiteral("canvas"), QStringLiteral("--grab-view"),
+                                 QStringLiteral("--example"), QStringLiteral("gpt2-1node"), QStringLiteral("--size"),
+                                 QStringLiteral("800x300")};
+        const Shot withPalette = shot(QStringLiteral("canvas-palette"), canvas);
+        const Shot noPalette = shot(QStringLiteral("canvas-nopalette"), canvas + QStringList{QStringLiteral("--no-palette")});
+        QCOMPARE(noPalette.code, 0);
+        QCOMPARE(noPalette.img.size(), QSize(800, 300));
+        QVERIFY(withPalette.img != noPalette.img);
     }
 
     void badOptionsAreUsageErrors() {
