@@ -1,6 +1,7 @@
 // paraplan: the desktop topology designer.
 #include "clustercanvas.h"
 #include "clusterpalette.h"
+#include "exportdialog.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
@@ -78,8 +79,12 @@ int main(int argc, char** argv) {
                                  QStringLiteral("Press the Run panel's Dry run (prints every remote command; connects nowhere)."));
     QCommandLineOption noPaletteOpt(QStringLiteral("no-palette"),
                                     QStringLiteral("Hide the canvas's node-template palette (more room for the nodes)."));
+    QCommandLineOption exportOpt(QStringLiteral("export-format"),
+                                 QStringLiteral("With --screenshot: render File > Export… for this format (megatron, "
+                                                "colossalai, ...) instead of the window."),
+                                 QStringLiteral("format"));
     parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
-                       selectOpt, dryRunOpt, noPaletteOpt});
+                       selectOpt, dryRunOpt, noPaletteOpt, exportOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
     parser.process(app);
 
@@ -144,6 +149,22 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
                          qPrintable(window.viewNames().join(QStringLiteral(", "))));
             return 2;
+        }
+        if (parser.isSet(exportOpt)) {
+            ExportDialog dlg(window.project());
+            if (!dlg.setFormat(parser.value(exportOpt))) {
+                std::fprintf(stderr, "paraplan: unknown export format \"%s\"\n", qPrintable(parser.value(exportOpt)));
+                return 2;
+            }
+            dlg.setAttribute(Qt::WA_DontShowOnScreen);
+            dlg.resize(w, h);
+            dlg.show();
+            QApplication::processEvents();
+            if (!dlg.grab().toImage().save(parser.value(screenshot))) {
+                std::fprintf(stderr, "paraplan: cannot write %s\n", qPrintable(parser.value(screenshot)));
+                return 2;
+            }
+            return 0;
         }
         if (parser.isSet(grabViewOpt) && !parser.isSet(viewOpt)) {
             std::fprintf(stderr, "paraplan: --grab-view needs --view\n");

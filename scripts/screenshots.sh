@@ -86,6 +86,7 @@ shot view-history "${EX70[@]}" --set /layout/tp=4 --set /layout/pp=8 --set /layo
      --view history --grab-view --size 420x120
 shot view-run "${RUN[@]}" --view run --grab-view --size 1200x560 --dry-run
 shot view-gpus "${GPT2[@]}" --view gpus --grab-view --size 1200x380
+shot export-dialog "${EX70[@]}" --export-format megatron --size 1100x640
 shot view-planner "${EX70[@]}" --view planner --grab-view --size 1200x520
 
 # --- Concepts guide --------------------------------------------------------------------

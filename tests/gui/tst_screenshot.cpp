@@ -1,7 +1,7 @@
 // `paraplan --screenshot out.png [--view v]` renders the window offscreen: each
 // image has the requested size and is not blank (its pixels vary). The options the
 // documentation pictures use (--grab-view, --set, --colour, --group, --select-rank,
-// --dry-run, --no-palette) change what is drawn, and bad values are usage errors (exit 2).
+// --dry-run, --no-palette, --export-format) change what is drawn, and bad values are usage errors (exit 2).
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -107,6 +107,22 @@ private slots:
         QCOMPARE(noPalette.code, 0);
         QCOMPARE(noPalette.img.size(), QSize(800, 300));
         QVERIFY(withPalette.img != noPalette.img);
+    }
+
+    // --export-format renders the Export dialog at --size, and the format changes the preview.
+    void exportDialog() {
+        const QStringList base{QStringLiteral("--example"), QStringLiteral("llama3.1-70b-4nodes"), QStringLiteral("--size"),
+                               QStringLiteral("900x500"), QStringLiteral("--export-format")};
+        const Shot meg = shot(QStringLiteral("export-megatron"), base + QStringList{QStringLiteral("megatron")});
+        const Shot cai = shot(QStringLiteral("export-colossalai"), base + QStringList{QStringLiteral("colossalai")});
+        QCOMPARE(meg.code, 0);
+        QCOMPARE(cai.code, 0);
+        QCOMPARE(meg.img.size(), QSize(900, 500));
+        QVERIFY2(variance(meg.img) > 100, qPrintable(QString::number(variance(meg.img))));
+        QVERIFY(meg.img != cai.img);
+        const Shot bad = shot(QStringLiteral("export-bad"), base + QStringList{QStringLiteral("nonsense")});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("unknown export format"));
     }
 
     void badOptionsAreUsageErrors() {
