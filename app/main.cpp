@@ -12,10 +12,12 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QImage>
 #include <QMessageBox>
 #include <QTextStream>
+#include <QThread>
 
 #include <nlohmann/json.hpp>
 
@@ -83,8 +85,16 @@ int main(int argc, char** argv) {
                                  QStringLiteral("With --screenshot: render File > Export… for this format (megatron, "
                                                 "colossalai, ...) instead of the window."),
                                  QStringLiteral("format"));
+    QCommandLineOption invokeOpt(QStringLiteral("invoke"),
+                                 QStringLiteral("With --screenshot and --view: call this slot of the view's widget before "
+                                                "rendering (e.g. run, dryRun); repeatable."),
+                                 QStringLiteral("slot"));
+    QCommandLineOption waitOpt(QStringLiteral("wait"),
+                               QStringLiteral("With --screenshot: let the app work this many milliseconds before rendering "
+                                              "(background work such as a planner run)."),
+                               QStringLiteral("ms"), QStringLiteral("0"));
     parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
-                       selectOpt, dryRunOpt, noPaletteOpt, exportOpt});
+                       selectOpt, dryRunOpt, noPaletteOpt, exportOpt, invokeOpt, waitOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
     parser.process(app);
 
@@ -144,12 +154,18 @@ int main(int argc, char** argv) {
             w = qBound(320, wh[0].toInt(), 8000);
             h = qBound(240, wh[1].toInt(), 8000);
         }
+        // Shown (off screen) before sizing: until the dock layout exists, the window's minimum
+        // width counts every tabbed dock side by side.
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
         window.resize(w, h);
+        QApplication::processEvents();
         if (parser.isSet(viewOpt) && !window.raiseView(parser.value(viewOpt))) {
             std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
                          qPrintable(window.viewNames().join(QStringLiteral(", "))));
             return 2;
         }
+        QApplication::processEvents();
         if (parser.isSet(exportOpt)) {
             ExportDialog dlg(window.project());
             if (!dlg.setFormat(parser.value(exportOpt))) {
@@ -170,21 +186,37 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "paraplan: --grab-view needs --view\n");
             return 2;
         }
-        window.setAttribute(Qt::WA_DontShowOnScreen);
-        window.show();
-        QApplication::processEvents();
+        // The view's widget: the central canvas or the widget inside the view's dock.
+        QWidget* viewWidget = nullptr;
+        if (parser.isSet(viewOpt)) {
+            if (parser.value(viewOpt) == QLatin1String("canvas")) {
+                viewWidget = window.canvas();
+            } else if (auto* dock = window.findChild<QDockWidget*>(parser.value(viewOpt) + QStringLiteral("Dock"))) {
+                viewWidget = dock->widget();
+            }
+        }
+        if ((parser.isSet(grabViewOpt) || parser.isSet(invokeOpt)) && !viewWidget) {
+            std::fprintf(stderr, "paraplan: --grab-view/--invoke: no widget for view \"%s\"\n", qPrintable(parser.value(viewOpt)));
+            return 2;
+        }
+        for (const QString& slot : parser.values(invokeOpt)) {
+            if (!QMetaObject::invokeMethod(viewWidget, qPrintable(slot), Qt::DirectConnection)) {
+                std::fprintf(stderr, "paraplan: --invoke: view \"%s\" has no slot \"%s\"\n",
+                             qPrintable(parser.value(viewOpt)), qPrintable(slot));
+                return 2;
+            }
+        }
+        QElapsedTimer waited;
+        waited.start();
+        const int waitMs = qBound(0, parser.value(waitOpt).toInt(), 600'000);
+        while (waited.elapsed() < waitMs) {
+            QApplication::processEvents(QEventLoop::AllEvents, 50);
+            QThread::msleep(10);
+        }
         // --grab-view: the view's widget leaves its dock (or the centre) and is rendered alone.
         QWidget* alone = nullptr;
         if (parser.isSet(grabViewOpt)) {
-            if (parser.value(viewOpt) == QLatin1String("canvas")) {
-                alone = window.takeCentralWidget();
-            } else if (auto* dock = window.findChild<QDockWidget*>(parser.value(viewOpt) + QStringLiteral("Dock"))) {
-                alone = dock->widget();
-            }
-            if (!alone) {
-                std::fprintf(stderr, "paraplan: --grab-view: no widget for view \"%s\"\n", qPrintable(parser.value(viewOpt)));
-                return 2;
-            }
+            alone = viewWidget == window.canvas() ? window.takeCentralWidget() : viewWidget;
             alone->setParent(nullptr);
             alone->setAttribute(Qt::WA_DontShowOnScreen);
             alone->resize(w, h);

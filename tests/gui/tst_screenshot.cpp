@@ -1,7 +1,7 @@
 // `paraplan --screenshot out.png [--view v]` renders the window offscreen: each
 // image has the requested size and is not blank (its pixels vary). The options the
 // documentation pictures use (--grab-view, --set, --colour, --group, --select-rank,
-// --dry-run, --no-palette, --export-format) change what is drawn, and bad values are usage errors (exit 2).
+// --dry-run, --no-palette, --export-format, --invoke, --wait) change what is drawn, and bad values are usage errors (exit 2).
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -98,6 +98,11 @@ private slots:
         const Shot dry = shot(QStringLiteral("run-dry"), run + QStringList{QStringLiteral("--dry-run")});
         QCOMPARE(dry.code, 0);
         QVERIFY(idle.img != dry.img);
+        // --invoke calls a slot of the view's widget: the Run panel's dryRun draws what --dry-run draws.
+        const Shot invoked = shot(QStringLiteral("run-invoke"), run + QStringList{QStringLiteral("--invoke"), QStringLiteral("dryRun"),
+                                                                                  QStringLiteral("--wait"), QStringLiteral("100")});
+        QCOMPARE(invoked.code, 0);
+        QVERIFY(invoked.img != idle.img);
 
         const QStringList canvas{QStringLiteral("--view"), QStringLiteral("canvas"), QStringLiteral("--grab-view"),
                                  QStringLiteral("--example"), QStringLiteral("gpt2-1node"), QStringLiteral("--size"),
@@ -142,6 +147,10 @@ private slots:
         s = shot(QStringLiteral("bad5"), {QStringLiteral("--example"), ex, QStringLiteral("--select-rank"), QStringLiteral("8")});
         QCOMPARE(s.code, 2);   // gpt2-1node has ranks 0..7
         QVERIFY(s.err.contains("0..7"));
+        s = shot(QStringLiteral("bad6"), {QStringLiteral("--example"), ex, QStringLiteral("--view"), QStringLiteral("run"),
+                                          QStringLiteral("--invoke"), QStringLiteral("noSuchSlot")});
+        QCOMPARE(s.code, 2);
+        QVERIFY(s.err.contains("noSuchSlot"));
         QVERIFY(s.img.isNull());
     }
 
