@@ -159,6 +159,12 @@ void TimelineView::refresh() {
     plot_->replot();
 }
 
+void TimelineView::highlightStages(const std::vector<int>& stages) {
+    if (stages == gantt_->highlightedStages()) return;
+    gantt_->setHighlightedStages(stages);
+    plot_->replot();
+}
+
 QString TimelineView::summaryText() const { return summary_->text(); }
 
 bool TimelineView::exportTo(const QString& path, QString* error) {

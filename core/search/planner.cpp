@@ -231,8 +231,14 @@ void enumerate(const PlanRequest& req, short fw_index, const std::string& fw, st
     }
 }
 
+// The candidate as a whole layout: the knobs the planner decides over the base layout. What
+// the planner does not enumerate keeps the user's choice (rank order within the same
+// framework, kernel switches, unknown keys); what it assumes (1D tensor parallelism, etp = tp,
+// the framework's even layer split, default ring and torchtitan dp degrees) is reset, so the
+// layout that is validated and estimated is exactly the one a user applies.
 Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
-    Layout l;
+    Layout l = base;
+    if (fw != base.framework) l.order.clear();   // an order string belongs to its framework
     l.framework = fw;
     l.tp = k.tp;
     l.pp = k.pp;
@@ -241,6 +247,7 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
     l.sp = colossal && l.sp_mode == "all_to_all" ? k.cp : 1;
     l.cp = colossal ? 1 : k.cp;
     l.ep = k.ep;
+    l.etp = 0;
     l.dp = 0;
     l.zero_stage = fw == "megatron" ? 0 : k.zero;
     l.distributed_optimizer = fw == "megatron" && k.zero > 0;
@@ -249,8 +256,12 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
     l.num_microbatches = k.m;
     l.recompute = kRecompute[k.recompute];
     l.offload = kOffload[k.offload];
-    l.flash_attention = base.flash_attention;
-    l.dp_outside = base.dp_outside;
+    l.tp_mode = "1d";
+    l.tp_depth = 1;
+    l.num_layers_per_stage.clear();
+    l.inner_ring_size = 0;
+    l.dp_shard = -1;
+    l.dp_replicate = 1;
     return l;
 }
 
@@ -339,6 +350,7 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
         PlanEntry e;
         e.layout = to_layout(cands[s.index], fws[cands[s.index].fw], req.base.layout);
         e.micro_batch_size = cands[s.index].mbs;
+        e.dp = cands[s.index].dp;
         e.step_s = s.step_s;
         e.mfu = s.mfu;
         e.hfu = s.hfu;
@@ -390,7 +402,7 @@ nlohmann::json to_json(const PlanEntry& e) {
                              {"sp", l.sp},               {"sp_mode", l.sp_mode}, {"cp", l.cp},
                              {"ep", l.ep},               {"zero_stage", l.zero_stage},
                              {"schedule", l.schedule},   {"chunks", l.chunks}, {"num_microbatches", l.num_microbatches},
-                             {"micro_batch_size", e.micro_batch_size},           {"recompute", l.recompute},
+                             {"micro_batch_size", e.micro_batch_size}, {"dp", e.dp},           {"recompute", l.recompute},
                              {"offload", l.offload}};
     if (l.framework == "megatron") layout["distributed_optimizer"] = l.distributed_optimizer;
     return {{"layout", layout}, {"step_s", e.step_s}, {"mfu", e.mfu}, {"hfu", e.hfu},

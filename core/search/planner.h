@@ -42,8 +42,9 @@ struct PlanRequest {
 };
 
 struct PlanEntry {
-    Layout layout;
+    Layout layout;                      // the whole layout to apply (search/apply_plan.h)
     int micro_batch_size = 1;
+    int dp = 1;                         // the derived data-parallel size
     double step_s = 0, mfu = 0, hfu = 0, peak_gib = 0, tokens_per_s = 0;
 };
 

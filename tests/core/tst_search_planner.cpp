@@ -1,6 +1,10 @@
 // The auto-planner: ranking, constraints, Pareto front, cancellation, and agreement
 // with a direct estimate of the layout it returns.
 #include "estimate/estimate.h"
+#include "catalog/catalog.h"
+#include "project/project.h"
+#include "rules/validate.h"
+#include "search/apply_plan.h"
 #include "search/planner.h"
 #include "estimate_test_models.h"
 
@@ -11,18 +15,6 @@ using namespace paraplan::estimate;
 using namespace paraplan::search;
 
 namespace {
-
-Hardware a100() {
-    Hardware hw;
-    hw.memory_gib = 80;
-    hw.peak_tflops = 312;
-    hw.hbm_gbps = 2039;
-    hw.intra_node_gbps = 300;
-    hw.inter_node_gbits = 1600;
-    hw.gpus_per_node = 8;
-    hw.arch = "ampere";
-    return hw;
-}
 
 PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::string& fw) {
     PlanRequest r;
@@ -38,7 +30,7 @@ PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::
     r.base.training.global_batch_size = gbs;
     r.base.training.seq_len = seq;
     r.base.layout.framework = fw;
-    r.hardware = a100();
+    r.hardware = paper_a100();
     r.threads = 2;
     r.top = 5;
     return r;
@@ -143,6 +135,54 @@ private slots:
         QVERIFY(calls >= 1);
         QCOMPARE(last, total_seen);
         QCOMPARE(r2.evaluated, total_seen);
+    }
+
+    // A returned entry is a whole layout: applied to the project it is valid under the
+    // framework's rules, keeps what the planner does not choose (rank order, kernels, unknown
+    // keys), and estimates to the step time the planner reported.
+    void apply_entry_to_project() {
+        Project p = load_example("llama3.1-70b-4nodes");
+        p.layout.framework = "megatron";
+        p.layout.order = "tp-cp-ep-pp-dp";
+        p.layout.flash_attention = false;
+        p.layout.num_layers_per_stage = {79, 1};   // an explicit split the planner must not keep
+        p.layout.extra["my_key"] = 42;
+        PlanRequest req;
+        req.base = p;
+        req.hardware = hardware_for(*catalog::find_gpu(p.cluster.nodes[0].gpu), p.cluster, p.training.precision);
+        req.top = 3;
+        req.threads = 2;
+        const PlanResult r = plan(req);
+        QCOMPARE(int(r.results.size()), 3);
+        for (const PlanEntry& e : r.results) {
+            Project q = p;
+            apply_entry(e, q);
+            QCOMPARE(q.layout.tp, e.layout.tp);
+            QCOMPARE(q.layout.pp, e.layout.pp);
+            QCOMPARE(q.layout.num_microbatches, e.layout.num_microbatches);
+            QCOMPARE(q.training.micro_batch_size, e.micro_batch_size);
+            QCOMPARE(q.layout.order, std::string("tp-cp-ep-pp-dp"));
+            QCOMPARE(q.layout.flash_attention, false);
+            QVERIFY(q.layout.num_layers_per_stage.empty());
+            QCOMPARE(q.layout.extra.value("my_key", 0), 42);
+            QCOMPARE(e.dp * e.layout.tp * e.layout.pp * e.layout.cp, q.world_size());
+            QVERIFY2(!has_errors(validate(q)), describe(e).c_str());
+            const Config c = make_config(q.model, q.training, q.layout, req.hardware, q.world_size());
+            const Estimate est = evaluate(q.model, layer_shapes(q.model), c, req.hardware);
+            QVERIFY(qAbs(est.time.step_s - e.step_s) < 1e-9 * e.step_s);
+            const std::string d = describe(e);
+            QVERIFY(d.rfind("megatron: tp " + std::to_string(e.layout.tp) + " · pp " + std::to_string(e.layout.pp), 0) == 0);
+            QVERIFY(d.find("dp " + std::to_string(e.dp)) != std::string::npos);
+        }
+        // Changing framework drops the order string (it belongs to Megatron).
+        req.frameworks = {"colossalai"};
+        const PlanResult rc = plan(req);
+        QVERIFY(!rc.results.empty());
+        Project q = p;
+        apply_entry(rc.results.front(), q);
+        QCOMPARE(q.layout.framework, std::string("colossalai"));
+        QVERIFY(q.layout.order.empty());
+        QVERIFY(!has_errors(validate(q)));
     }
 };
 

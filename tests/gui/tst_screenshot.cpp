@@ -157,7 +157,8 @@ private slots:
     void views_data() {
         QTest::addColumn<QString>("view");
         QTest::addColumn<QString>("example");
-        for (const char* v : {"canvas", "layout", "diagnostics", "grid", "timeline", "explain", "history", "memory"})
+        for (const char* v : {"canvas", "layout", "diagnostics", "grid", "timeline", "explain", "history", "memory",
+                              "planner"})
             QTest::newRow(v) << QString::fromLatin1(v) << QStringLiteral("llama3.1-70b-4nodes");
         QTest::newRow("canvas-1024") << QStringLiteral("canvas") << QStringLiteral("llama3.1-405b-128nodes");
     }
