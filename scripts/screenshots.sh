@@ -87,7 +87,7 @@ shot view-history "${EX70[@]}" --set /layout/tp=4 --set /layout/pp=8 --set /layo
 shot view-run "${RUN[@]}" --view run --grab-view --size 1200x560 --dry-run
 shot view-gpus "${GPT2[@]}" --view gpus --grab-view --size 1200x380
 shot export-dialog "${EX70[@]}" --export-format megatron --size 1100x640
-shot view-planner "${EX70[@]}" --view planner --grab-view --invoke run --wait 4000 --size 1200x560
+shot view-planner "${EX70[@]}" --view planner --grab-view --size 1200x560
 
 # --- Concepts guide --------------------------------------------------------------------
 # Data and tensor parallelism: the same 8 GPUs coloured by their tp and dp coordinates.
