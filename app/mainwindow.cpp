@@ -12,6 +12,8 @@
 #include "layoutpanel.h"
 #include "gpu_monitor.h"
 #include "memoryview.h"
+#include "nodeitem.h"
+#include "picture_export.h"
 #include "plannerpanel.h"
 #include "run_panel.h"
 #include "project/project.h"
@@ -192,6 +194,25 @@ void MainWindow::createActions() {
     auto* exportA = makeAction(this, tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E),
                                tr("Preview and save the framework configs and launch scripts for this layout"));
     connect(exportA, &QAction::triggered, this, &MainWindow::exportDialog);
+    QMenu* pictureMenu = new QMenu(tr("Export &Picture"), this);
+    pictureMenu->setToolTipsVisible(true);
+    const QList<QPair<QString, QString>> pictures = {
+        {QStringLiteral("canvas"), tr("&Cluster Canvas…")}, {QStringLiteral("grid"), tr("&Rank Grid…")},
+        {QStringLiteral("timeline"), tr("Pipeline &Timeline…")}, {QStringLiteral("memory"), tr("&Memory and Time…")},
+        {QStringLiteral("planner"), tr("&Planner Chart…")}, {QStringLiteral("explain"), tr("&Explain Panel…")}};
+    for (const auto& [view, text] : pictures) {
+        QAction* a = pictureMenu->addAction(text);
+        if (view == QLatin1String("canvas")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+        a->setToolTip(tr("Save this view as a PNG, SVG or PDF picture"));
+        connect(a, &QAction::triggered, this, [this, view = view] {
+            const QString path = QFileDialog::getSaveFileName(this, tr("Export picture"), view + QStringLiteral(".png"),
+                                                              picture::dialogFilter());
+            if (path.isEmpty()) return;
+            QString err;
+            if (exportPicture(view, path, &err)) statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+            else showError(tr("Cannot export the picture"), err);
+        });
+    }
     auto* quitA = makeAction(this, tr("&Quit"), QKeySequence::Quit, tr("Quit Paraplan"));
     connect(quitA, &QAction::triggered, this, &QWidget::close);
     file->addActions({newA, openA});
@@ -202,6 +223,7 @@ void MainWindow::createActions() {
     file->addAction(importA);
     file->addAction(importCfgA);
     file->addAction(exportA);
+    file->addMenu(pictureMenu);
     file->addSeparator();
     file->addAction(quitA);
     updateRecentMenu();
@@ -492,6 +514,31 @@ void MainWindow::importConfigDialog() {
         tr("Training configs (*.json *.toml *.sh *.py *.txt *.args);;All files (*)"));
     if (path.isEmpty()) return;
     importConfigFile(path);
+}
+
+bool MainWindow::exportPicture(const QString& view, const QString& path, QString* error) {
+    const QString title = tr("Paraplan: %1 — %2").arg(view, doc_->displayName());
+    if (view == QLatin1String("canvas")) {
+        QRectF nodes;   // the nodes, not the scene's margins
+        for (const auto* n : canvas_->nodeItems()) nodes |= n->sceneBoundingRect();
+        return picture::saveScene(canvas_->scene(), path, title, error, nodes);
+    }
+    if (view == QLatin1String("grid")) {
+        QWidget* cells = grid_->findChild<QWidget*>(QStringLiteral("rankGridCanvas"));
+        return picture::saveWidget(cells, path, title, error, cells ? cells->minimumSize() : QSize());   // the cells, not the empty rest
+    }
+    if (view == QLatin1String("timeline")) {
+        if (!picture::isPictureFormat(path)) {
+            if (error) *error = tr("a picture is .png, .svg or .pdf");
+            return false;
+        }
+        return timeline_->exportTo(path, error);
+    }
+    if (view == QLatin1String("memory")) return picture::saveWidget(memory_, path, title, error);
+    if (view == QLatin1String("planner")) return picture::savePlot(planner_->plot(), path, title, error);
+    if (view == QLatin1String("explain")) return picture::saveWidget(explain_, path, title, error);
+    if (error) *error = tr("no picture of \"%1\" (canvas, grid, timeline, memory, planner, explain)").arg(view);
+    return false;
 }
 
 ExportDialog* MainWindow::exportDialog() {

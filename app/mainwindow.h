@@ -66,6 +66,10 @@ public:
     bool importConfigFile(const QString& path, const QString& format = QString());
     QStringList lastImportMessages() const { return lastImportMessages_; }
 
+    // Saves a view as a picture (.png, .svg, .pdf by extension): canvas (the whole cluster),
+    // grid, timeline, memory, planner (its chart), explain. False with *error on failure.
+    bool exportPicture(const QString& view, const QString& path, QString* error = nullptr);
+
     // Asks whether to restore a recovery file left by a session that ended without saving.
     void offerRecovery();
     // File > Export…: opens (non-modal to the event loop) an export dialog for the current project.
