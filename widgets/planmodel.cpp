@@ -6,6 +6,8 @@
 #include <QFont>
 #include <QLocale>
 
+#include <iterator>
+
 PlanModel::PlanModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void PlanModel::setEntries(std::vector<paraplan::search::PlanEntry> entries, double gpu_memory_gib) {
@@ -37,29 +39,39 @@ int PlanModel::columnCount(const QModelIndex& parent) const { return parent.isVa
 
 QVariant PlanModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal) return {};
-    static const char* names[ColumnCount] = {"#",   "framework", "tp",       "pp",       "cp",    "sp",     "ep",
-                                             "dp",  "ZeRO",      "mbs",      "microbatches", "schedule", "v",
-                                             "recompute", "offload", "step s", "MFU %", "tokens/s", "peak GiB"};
-    static const char* tips[ColumnCount] = {
-        "Rank by the objective (1 = best)",
-        "Framework whose rules and rank order the layout follows",
-        "Tensor-parallel size: each layer's matrices split over this many GPUs",
-        "Pipeline-parallel size: the layers cut into this many stages",
-        "Context-parallel size: the sequence split over this many GPUs",
-        "Sequence-parallel size (ColossalAI all_to_all); with mode, how activations are split",
-        "Expert-parallel size: experts spread over this many GPUs",
-        "Data-parallel size: replicas that each see a share of the batch",
-        "ZeRO stage (Megatron: 1 = distributed optimizer)",
-        "Microbatch size: samples per forward/backward pass",
-        "Microbatches per step per pipeline (gradient accumulation)",
-        "Pipeline schedule",
-        "Model chunks per pipeline stage (virtual stages)",
-        "Activation recomputation",
-        "Offload of optimizer states",
-        "Estimated time of one training step",
-        "Model FLOPs utilization: useful FLOPs per second over the GPUs' peak",
-        "Tokens per second over the whole cluster",
-        "Peak memory per GPU (the fullest pipeline stage)"};
+    struct Head {
+        Column column;
+        const char* name;
+        const char* tip;
+    };
+    static const Head heads[] = {
+        {Rank, "#", "Rank by the objective (1 = best)"},
+        {StepTime, "step s", "Estimated time of one training step"},
+        {Mfu, "MFU %", "Model FLOPs utilization: useful FLOPs per second over the GPUs' peak"},
+        {TokensPerS, "tokens/s", "Tokens per second over the whole cluster"},
+        {PeakMemory, "peak GiB", "Peak memory per GPU (the fullest pipeline stage)"},
+        {Framework, "framework", "Framework whose rules and rank order the layout follows"},
+        {Tp, "tp", "Tensor-parallel size: each layer's matrices split over this many GPUs"},
+        {Pp, "pp", "Pipeline-parallel size: the layers cut into this many stages"},
+        {Cp, "cp", "Context-parallel size: the sequence split over this many GPUs"},
+        {Sp, "sp", "Sequence parallelism: its size and mode (split_gather and ring reuse the tp group)"},
+        {Ep, "ep", "Expert-parallel size: experts spread over this many GPUs"},
+        {Dp, "dp", "Data-parallel size: replicas that each see a share of the batch"},
+        {Zero, "ZeRO", "ZeRO stage (Megatron: 1 = distributed optimizer)"},
+        {MicroBatch, "mbs", "Microbatch size: samples per forward/backward pass"},
+        {Microbatches, "m", "Microbatches per step per pipeline (gradient accumulation)"},
+        {Schedule, "schedule", "Pipeline schedule"},
+        {Chunks, "v", "Model chunks per pipeline stage (virtual stages)"},
+        {Recompute, "recompute", "Activation recomputation"},
+        {Offload, "offload", "Offload of optimizer states"},
+    };
+    static_assert(std::size(heads) == ColumnCount);
+    const char* names[ColumnCount] = {};
+    const char* tips[ColumnCount] = {};
+    for (const Head& h : heads) {
+        names[h.column] = h.name;
+        tips[h.column] = h.tip;
+    }
     if (role == Qt::DisplayRole) return tr(names[section]);
     if (role == Qt::ToolTipRole) return tr(tips[section]);
     return {};

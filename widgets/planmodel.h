@@ -13,9 +13,10 @@
 class PlanModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    // The figures first (what a row is chosen by), then the layout that gives them.
     enum Column {
-        Rank, Framework, Tp, Pp, Cp, Sp, Ep, Dp, Zero, MicroBatch, Microbatches, Schedule, Chunks, Recompute,
-        Offload, StepTime, Mfu, TokensPerS, PeakMemory, ColumnCount
+        Rank, StepTime, Mfu, TokensPerS, PeakMemory, Framework, Tp, Pp, Cp, Sp, Ep, Dp, Zero, MicroBatch,
+        Microbatches, Schedule, Chunks, Recompute, Offload, ColumnCount
     };
     static constexpr int SortRole = Qt::UserRole;
 
