@@ -11,6 +11,7 @@
 #include "timelineview.h"
 #include "layoutpanel.h"
 #include "gpu_monitor.h"
+#include "live_overlay.h"
 #include "memoryview.h"
 #include "nodeitem.h"
 #include "picture_export.h"
@@ -140,6 +141,26 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
             [this](const QString& what) { statusBar()->showMessage(tr("Applied %1").arg(what), 6000); });
     connect(layout_, &LayoutPanel::editFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(canvas_, &ClusterCanvas::message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
+
+    // Running jobs (issue #8): the Run panel's telemetry feeds the GPU monitor and, once a
+    // second, the live heatmaps of the canvas and the rank grid (cleared when the job
+    // ends); a probe result shown from the Run panel colours the rank grid.
+    {
+        auto* feeder = new LiveOverlayFeeder(doc_, canvas_, grid_, this);
+        feeder->setObjectName(QStringLiteral("liveOverlayFeeder"));
+        connect(run_, &paraplan::widgets::RunPanel::jobStarted, this, [this, feeder] {
+            if (auto* mon = run_->monitor()) {
+                gpus_->setMonitor(mon, doc_->project().cluster);
+                feeder->start(mon);
+            }
+        });
+        connect(run_, &paraplan::widgets::RunPanel::jobFinished, feeder, &LiveOverlayFeeder::stop);
+        connect(run_, &paraplan::widgets::RunPanel::probeChecked, this,
+                [this](const std::vector<paraplan::runtime::ProbeGroupCheck>& checks) {
+                    grid_->setProbeChecks(checks);
+                    if (auto* d = docks_.value(QStringLiteral("grid"))) d->raise();
+                });
+    }
 
     resize(1600, 1000);
     // Default proportions (a saved window state, if any, replaces them).

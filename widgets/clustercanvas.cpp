@@ -217,6 +217,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     bar->addWidget(colourBy_);
     connect(colourBy_, &QComboBox::activated, this, [this] {
         preferredAxis_ = colourBy_->currentData().toString();
+        if (!preferredAxis_.startsWith(QStringLiteral("live:"))) layoutAxis_ = preferredAxis_;
         clearGroupSelection();
         refresh();
     });
@@ -258,7 +259,12 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("canvasInfo"));
     info_->setContentsMargins(8, 3, 8, 3);
-    outer->addWidget(info_);
+    auto* infoRow = new QHBoxLayout;
+    infoRow->addWidget(info_, 1);
+    legend_ = new HeatLegend(this);   // shown while the tiles show a live metric
+    legend_->hide();
+    infoRow->addWidget(legend_);
+    outer->addLayout(infoRow);
 
     connect(view_, &CanvasView::dropped, this, [this](const QMimeData* m, NodeItem* n) { handleDrop(m, n); });
     connect(view_, &CanvasView::hoverTile, this, &ClusterCanvas::showTileTip);
@@ -421,17 +427,50 @@ void ClusterCanvas::updateAxes() {
     }
     colourBy_->addItem(tr("node"), QStringLiteral("node"));
     colourBy_->addItem(tr("GPU type"), QStringLiteral("gpu"));
-    const int i = colourBy_->findData(keep);
+    if (!live_.empty()) {
+        colourBy_->addItem(tr("GPU utilization (live)"), heat::kUtilization);
+        colourBy_->addItem(tr("GPU memory (live)"), heat::kMemory);
+    }
+    int i = colourBy_->findData(keep);
+    if (i < 0) i = colourBy_->findData(layoutAxis_);
     colourBy_->setCurrentIndex(i >= 0 ? i : std::max(0, colourBy_->findData(QStringLiteral("node"))));
 }
 
 void ClusterCanvas::setColourAxis(const QString& axis) {
     preferredAxis_ = axis;
+    if (!axis.startsWith(QStringLiteral("live:"))) layoutAxis_ = axis;
     clearGroupSelection();
     refresh();
 }
 
 QString ClusterCanvas::colourAxis() const { return colourBy_->currentData().toString(); }
+
+void ClusterCanvas::setLiveOverlay(const LiveOverlay& overlay) {
+    const bool first = live_.empty();
+    live_ = overlay;
+    if (first && !live_.empty()) preferredAxis_ = heat::kUtilization;
+    refresh();
+}
+
+void ClusterCanvas::clearLiveOverlay() {
+    live_ = {};
+    if (preferredAxis_.startsWith(QStringLiteral("live:"))) preferredAxis_ = layoutAxis_;
+    refresh();
+}
+
+const Heatmap* ClusterCanvas::shownHeatmap() const {
+    const QString axis = colourAxis();
+    if (axis == heat::kUtilization) return &live_.utilization;
+    if (axis == heat::kMemory) return &live_.memory;
+    return nullptr;
+}
+
+std::optional<HeatCell> ClusterCanvas::tileHeat(int node, int local) const {
+    if (node < 0 || node >= static_cast<int>(nodes_.size())) return std::nullopt;
+    const auto& tiles = nodes_[static_cast<std::size_t>(node)]->tiles();
+    if (local < 0 || local >= tiles.size()) return std::nullopt;
+    return tiles[local].heat;
+}
 
 QString ClusterCanvas::groupKind() const {
     const auto& m = editor_->rankMap();
@@ -546,6 +585,7 @@ void ClusterCanvas::refresh() {
     }
     updateAxes();
     const QString axis = colourBy_->currentData().toString();
+    const Heatmap* heatmap = shownHeatmap();
     const auto& m = editor_->rankMap();
     const bool mapOk = m.valid() && m.world_size == p.world_size();
     const auto* axisGroups = mapOk ? m.group_set(axis.toStdString()) : nullptr;
@@ -590,6 +630,7 @@ void ClusterCanvas::refresh() {
             else if (axisCoord >= 0 && t.rank >= 0)
                 group = m.coords(t.rank)[static_cast<std::size_t>(axisCoord)];
             t.fill = group < 0 ? pal.color(QPalette::Button) : theme::groupColor(group, pal);
+            if (heatmap) t.heat = heatmap->cell(t.rank) ? *heatmap->cell(t.rank) : HeatCell{};
             if (t.rank >= 0)
                 for (const auto& [name, idx] : captionAxes)
                     t.coords += (t.coords.isEmpty() ? QString() : QStringLiteral(" ")) + name +
@@ -613,6 +654,11 @@ void ClusterCanvas::refresh() {
     info_->setText(tr("%1 nodes · %2 GPUs · drag from the palette to add; Delete removes the selection")
                        .arg(nodes.size())
                        .arg(p.world_size()));
+    if (heatmap) {
+        info_->setText(heatmap->summary);
+        legend_->setHeatmap(*heatmap);
+    }
+    legend_->setVisible(heatmap != nullptr);
     if (groupRank_ >= p.world_size()) clearGroupSelection();
     updateLinks();
     if (fitPending_) zoomToFit();
@@ -641,7 +687,13 @@ void ClusterCanvas::zoomToFit() {
 }
 
 void ClusterCanvas::showTileTip(NodeItem* node, int local, const QPoint& globalPos) {
+    QToolTip::showText(globalPos, tileToolTip(node->index(), local), view_);
+}
+
+QString ClusterCanvas::tileToolTip(int nodeIndex, int local) const {
     const Project& p = editor_->project();
+    if (nodeIndex < 0 || nodeIndex >= static_cast<int>(nodes_.size())) return {};
+    const NodeItem* node = nodes_[static_cast<std::size_t>(nodeIndex)];
     const auto& n = p.cluster.nodes.at(static_cast<std::size_t>(node->index()));
     QString text = tr("<b>%1</b> · host %2 · %3 × %4")
                        .arg(QString::fromStdString(n.name).toHtmlEscaped(),
@@ -651,6 +703,9 @@ void ClusterCanvas::showTileTip(NodeItem* node, int local, const QPoint& globalP
     if (local >= 0 && local < node->tiles().size()) {
         const GpuTile& t = node->tiles()[local];
         text += tr("<br>GPU %1 · global rank <b>%2</b>").arg(local).arg(t.rank);
+        if (const Heatmap* hm = shownHeatmap())
+            text += QStringLiteral("<br>") + (t.rank >= 0 ? heat::tooltip(*hm, t.rank)
+                                                          : tr("<b>%1</b>: no sample (no rank on this GPU)").arg(hm->metric));
         const auto& m = editor_->rankMap();
         if (t.rank >= 0 && m.valid() && t.rank < m.world_size) {
             QStringList coords;
@@ -671,5 +726,5 @@ void ClusterCanvas::showTileTip(NodeItem* node, int local, const QPoint& globalP
         }
         text += tr("<br><i>Click to highlight its %1 group.</i>").arg(groupKind());
     }
-    QToolTip::showText(globalPos, text, view_);
+    return text;
 }

@@ -2,11 +2,14 @@
 // The cluster canvas: nodes and their GPUs on a zoomable scene, with a palette to
 // drag new nodes and GPUs from. Edits (add, move, delete, duplicate, rename, set
 // host) go to the ProjectEditor as named undo steps.
+#include "heatmap.h"
+
 #include <QGraphicsView>
 #include <QPointer>
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace paraplan {
@@ -84,6 +87,18 @@ public:
     const std::vector<int>& selectedGroup() const { return groupMembers_; }
     int crossingLinks() const;   // links of the selected group that leave a node
 
+    // Live overlay of a running job (GPU utilization and memory per rank). The first one
+    // switches "Colour by" to utilization; clearing it returns to the layout axis.
+    void setLiveOverlay(const LiveOverlay& overlay);
+    void clearLiveOverlay();
+    const LiveOverlay& liveOverlay() const { return live_; }
+    // The heatmap the tiles show now (null when coloured by a layout axis).
+    const Heatmap* shownHeatmap() const;
+    // What tile (node, GPU) shows of the heatmap; nullopt when not coloured by one.
+    std::optional<HeatCell> tileHeat(int node, int local) const;
+    QString tileToolTip(int node, int local) const;
+    HeatLegend* legend() const { return legend_; }
+
 public slots:
     void zoomToFit();
 
@@ -117,4 +132,7 @@ private:
     GroupLinksItem* links_ = nullptr;
     int groupRank_ = -1;                 // rank whose group is selected (-1: none)
     std::vector<int> groupMembers_;
+    LiveOverlay live_;
+    QString layoutAxis_ = QStringLiteral("tp");   // the last layout axis chosen (restored after a job)
+    HeatLegend* legend_ = nullptr;
 };

@@ -66,7 +66,8 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
         for (int i = 0; i < tiles_.size(); ++i) {
             const GpuTile& t = tiles_[i];
             if (t.highlighted) p->fillRect(tileRect(i).adjusted(-3, -3, 3, 3), pal.color(QPalette::Highlight));
-            p->fillRect(tileRect(i), t.fill.isValid() ? t.fill : pal.color(QPalette::Button));
+            if (t.heat) heat::paintCell(*p, tileRect(i), &*t.heat, pal);
+            else p->fillRect(tileRect(i), t.fill.isValid() ? t.fill : pal.color(QPalette::Button));
         }
         return;
     }
@@ -108,9 +109,19 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
         const GpuTile& t = tiles_[i];
         const QRectF r = tileRect(i);
         QColor fill = t.fill.isValid() ? t.fill : pal.color(QPalette::Button);
-        p->setPen(t.highlighted ? QPen(pal.color(QPalette::Highlight), 3) : QPen(fill.darker(130), 1));
-        p->setBrush(fill);
-        p->drawRoundedRect(r, 4, 4);
+        if (t.heat) {
+            // Live metric: the scale colour (hatched when there is no sample), flagged outlined.
+            fill = heat::paintCell(*p, r, &*t.heat, pal, 4);
+            if (t.highlighted) {
+                p->setPen(QPen(pal.color(QPalette::Highlight), 3));
+                p->setBrush(Qt::NoBrush);
+                p->drawRoundedRect(r, 4, 4);
+            }
+        } else {
+            p->setPen(t.highlighted ? QPen(pal.color(QPalette::Highlight), 3) : QPen(fill.darker(130), 1));
+            p->setBrush(fill);
+            p->drawRoundedRect(r, 4, 4);
+        }
         if (!text) continue;
         p->setPen(theme::textOn(fill));
         p->setFont(rf);
@@ -118,8 +129,9 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
                     t.rank >= 0 ? QStringLiteral("r%1").arg(t.rank) : QStringLiteral("—"));
         p->setFont(cf);
         p->drawText(r.adjusted(4, 2, -3, -2), Qt::AlignRight | Qt::AlignTop, QStringLiteral("g%1").arg(i));
-        if (!t.coords.isEmpty())
-            p->drawText(r.adjusted(4, r.height() / 2, -4, -2), Qt::AlignLeft | Qt::AlignVCenter, t.coords);
+        const QString caption = t.heat ? (t.heat->has || t.heat->failed ? t.heat->text : QObject::tr("no sample")) : t.coords;
+        if (!caption.isEmpty())
+            p->drawText(r.adjusted(4, r.height() / 2, -4, -2), Qt::AlignLeft | Qt::AlignVCenter, caption);
     }
 }
 

@@ -2,18 +2,22 @@
 // One node of the cluster canvas: a frame with its name, host and GPU type, and one
 // tile per GPU. All tiles and their text are painted by this single item (no item
 // per GPU or per label), so the canvas stays smooth with thousands of GPUs.
+#include "heatmap.h"
+
 #include <QColor>
 #include <QGraphicsItem>
 #include <QString>
 #include <QVector>
 
 #include <functional>
+#include <optional>
 
 struct GpuTile {
     int rank = -1;            // global rank, -1 when unplaced
     QColor fill;
     QString coords;           // e.g. "tp1 pp0 dp3" (empty if unknown)
     bool highlighted = false; // member of the selected group
+    std::optional<HeatCell> heat;   // set while coloured by a live metric: drawn instead of fill
 };
 
 class NodeItem : public QGraphicsItem {

@@ -35,6 +35,7 @@ public:
     int headerW = 0, headerH = 0;
     std::vector<int> rowBandX, rowBandW;   // left edge and width of each row axis's header band
     std::function<void(int)> clicked;
+    const Heatmap* heat = nullptr;   // when set, cells show it instead of the axis colours
 
     void rebuild() {
         rowAxes.clear();
@@ -120,8 +121,17 @@ protected:
                                         : QRect(headerW + start * cell, static_cast<int>(level) * 20 + 2, span * cell, 18);
                         QColor bg = theme::groupColor(static_cast<int>(level), pal);
                         bg.setAlphaF(0.18f + 0.12f * (i % 2));
-                        p.fillRect(r.adjusted(1, 1, -1, -1), bg);
                         p.setPen(pal.color(QPalette::WindowText));
+                        if (heat && ax.name == "pp" && i < static_cast<int>(heat->stageFraction.size())) {
+                            // Pipeline stage band: the stage's mean on the same scale.
+                            HeatCell c;
+                            c.has = heat->stageFraction[static_cast<std::size_t>(i)].has_value();
+                            c.fraction = heat->stageFraction[static_cast<std::size_t>(i)].value_or(0);
+                            bg = heat::paintCell(p, r.adjusted(1, 1, -1, -1), &c, pal);
+                            p.setPen(theme::textOn(bg));
+                        } else {
+                            p.fillRect(r.adjusted(1, 1, -1, -1), bg);
+                        }
                         const QString label = span * cell >= 26 || !isRow
                                                   ? QStringLiteral("%1 %2").arg(QString::fromStdString(ax.name)).arg(i)
                                                   : QString::number(i);
@@ -154,8 +164,12 @@ protected:
             else
                 g = map->placement.empty() ? 0 : map->placement[static_cast<std::size_t>(r)].node;   // by node
             QColor fill = theme::groupColor(std::max(0, g), pal);
-            if (!highlighted.empty() && !hi[static_cast<std::size_t>(r)]) fill.setAlphaF(0.3f);
-            p.fillRect(box, fill);
+            if (heat) {
+                fill = heat::paintCell(p, box, heat->cell(r), pal);
+            } else {
+                if (!highlighted.empty() && !hi[static_cast<std::size_t>(r)]) fill.setAlphaF(0.3f);
+                p.fillRect(box, fill);
+            }
             if (hi[static_cast<std::size_t>(r)]) {
                 p.setPen(QPen(pal.color(QPalette::Highlight), 2.5));
                 p.drawRect(box.adjusted(1, 1, -1, -1));
@@ -188,7 +202,16 @@ protected:
                 QToolTip::hideText();
                 return true;
             }
-            QString text = QStringLiteral("<b>rank %1</b>").arg(r);
+            QToolTip::showText(he->globalPos(), toolTipFor(r), this);
+            return true;
+        }
+        return QWidget::event(e);
+    }
+
+public:
+    QString toolTipFor(int r) const {
+        if (!map || r < 0 || r >= map->world_size) return {};
+        QString text = QStringLiteral("<b>rank %1</b>").arg(r);
             if (!map->placement.empty()) {
                 const auto& s = map->placement[static_cast<std::size_t>(r)];
                 text += tr(" · node %1, GPU %2").arg(s.node).arg(s.local_rank);
@@ -205,10 +228,8 @@ protected:
                 if (members.size() > 12) ms << QStringLiteral("…");
                 text += QStringLiteral("<br>%1 group: [%2]").arg(QString::fromStdString(kind), ms.join(QStringLiteral(", ")));
             }
-            QToolTip::showText(he->globalPos(), text, this);
-            return true;
-        }
-        return QWidget::event(e);
+            if (heat) text += QStringLiteral("<br>") + heat::tooltip(*heat, r);
+            return text;
     }
 };
 
@@ -228,6 +249,10 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
     groupKind_->setObjectName(QStringLiteral("gridGroups"));
     groupKind_->setToolTip(tr("The process groups to show: click a rank to highlight the group it belongs to."));
     bar->addWidget(groupKind_);
+    bar->addSpacing(12);
+    legend_ = new HeatLegend(this);
+    legend_->hide();
+    bar->addWidget(legend_);
     bar->addStretch(1);
     outer->addLayout(bar);
     info_ = new QLabel(this);
@@ -242,16 +267,16 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
     scroll_->setWidget(canvas_);
     outer->addWidget(scroll_, 1);
     canvas_->clicked = [this](int r) { selectRank(r); };
-    connect(colourBy_, &QComboBox::activated, this, [this] { preferredColour_ = colourBy_->currentData().toString(); });
-    connect(groupKind_, &QComboBox::activated, this, [this] { preferredGroup_ = groupKind_->currentData().toString(); });
-    connect(colourBy_, &QComboBox::currentIndexChanged, this, [this] {
-        canvas_->colourAxis = colourBy_->currentData().toString();
-        canvas_->update();
+    connect(colourBy_, &QComboBox::activated, this, [this] {
+        preferredColour_ = colourBy_->currentData().toString();
+        if (!preferredColour_.contains(QLatin1Char(':'))) layoutAxis_ = preferredColour_;
     });
+    connect(groupKind_, &QComboBox::activated, this, [this] { preferredGroup_ = groupKind_->currentData().toString(); });
+    connect(colourBy_, &QComboBox::currentIndexChanged, this, &RankGrid::applyColour);
     connect(groupKind_, &QComboBox::currentIndexChanged, this, [this] {
         canvas_->groupKind = groupKind_->currentData().toString();
         canvas_->highlighted.clear();
-        canvas_->update();
+        applyColour();
     });
     refresh();
 }
@@ -267,20 +292,27 @@ void RankGrid::refresh() {
         groupKind_->clear();
         colourBy_->addItem(tr("node"), QStringLiteral("node"));
         for (const auto& n : m.coord_names) colourBy_->addItem(QString::fromStdString(n), QString::fromStdString(n));
+        if (!live_.empty()) {
+            colourBy_->addItem(tr("GPU utilization (live)"), heat::kUtilization);
+            colourBy_->addItem(tr("GPU memory (live)"), heat::kMemory);
+        }
+        if (!probe_.empty()) colourBy_->addItem(tr("probe bandwidth"), heat::kProbe);
         for (const auto& [kind, set] : m.groups)
             groupKind_->addItem(tr("%1 (%2 × %3)").arg(QString::fromStdString(kind)).arg(set.num_groups()).arg(set.group_size),
                                 QString::fromStdString(kind));
         int ci = colourBy_->findData(keepColour);
+        if (ci < 0) ci = colourBy_->findData(layoutAxis_);
         if (ci < 0) ci = colourBy_->findData(QStringLiteral("tp"));
         colourBy_->setCurrentIndex(std::max(0, ci));
         int gi = groupKind_->findData(keepGroup);
         if (gi < 0) gi = groupKind_->findData(QStringLiteral("tp"));
         groupKind_->setCurrentIndex(std::max(0, gi));
     }
-    canvas_->colourAxis = colourBy_->currentData().toString();
     canvas_->groupKind = groupKind_->currentData().toString();
     canvas_->highlighted.clear();
     canvas_->rebuild();
+    meshInfo_.clear();
+    applyColour();
     if (!m.valid()) {
         QString why;
         for (const auto& d : m.diagnostics)
@@ -288,7 +320,8 @@ void RankGrid::refresh() {
                 why = QString::fromStdString(d.message);
                 break;
             }
-        info_->setText(tr("<b>No rank map:</b> %1").arg(why.toHtmlEscaped()));
+        meshInfo_ = tr("<b>No rank map:</b> %1").arg(why.toHtmlEscaped());
+        applyColour();
         return;
     }
     QStringList axes;
@@ -322,11 +355,73 @@ void RankGrid::refresh() {
         }
         text += QStringLiteral("<table cellspacing=0>%1</table>").arg(cells.join(QString()));
     }
-    info_->setText(text);
+    meshInfo_ = text;
+    applyColour();
 }
+
+void RankGrid::applyColour() {
+    const QString axis = colourBy_->currentData().toString();
+    if (axis == heat::kProbe)
+        probeHeat_ = heat::fromProbe(probe_, groupKind_->currentData().toString(), editor_->rankMap().world_size);
+    canvas_->colourAxis = axis;
+    canvas_->heat = shownHeatmap();
+    legend_->setVisible(canvas_->heat != nullptr);
+    if (canvas_->heat) legend_->setHeatmap(*canvas_->heat);
+    info_->setText(canvas_->heat ? meshInfo_ + QStringLiteral("<br>") + canvas_->heat->summary : meshInfo_);
+    canvas_->update();
+}
+
+const Heatmap* RankGrid::shownHeatmap() const {
+    const QString axis = colourBy_->currentData().toString();
+    if (axis == heat::kUtilization) return &live_.utilization;
+    if (axis == heat::kMemory) return &live_.memory;
+    if (axis == heat::kProbe) return &probeHeat_;
+    return nullptr;
+}
+
+const HeatCell* RankGrid::cellHeat(int rank) const {
+    const Heatmap* h = shownHeatmap();
+    return h ? h->cell(rank) : nullptr;
+}
+
+QRect RankGrid::cellRect(int rank) const {
+    if (rank < 0 || rank >= static_cast<int>(canvas_->cellOfRank.size())) return {};
+    const QPoint c = canvas_->cellOfRank[static_cast<std::size_t>(rank)];
+    const int cell = canvas_->cell;
+    return {canvas_->headerW + c.x() * cell + 1, canvas_->headerH + c.y() * cell + 1, cell - 2, cell - 2};
+}
+
+QString RankGrid::rankToolTip(int rank) const { return canvas_->toolTipFor(rank); }
+QString RankGrid::infoText() const { return info_->text(); }
+
+void RankGrid::setLiveOverlay(const LiveOverlay& overlay) {
+    const bool first = live_.empty();
+    live_ = overlay;
+    if (first && !live_.empty()) {
+        preferredColour_ = heat::kUtilization;
+        refresh();
+    } else {
+        applyColour();
+    }
+}
+
+void RankGrid::clearLiveOverlay() {
+    live_ = {};
+    if (preferredColour_.startsWith(QStringLiteral("live:"))) preferredColour_ = layoutAxis_;
+    refresh();
+}
+
+void RankGrid::setProbeChecks(std::vector<paraplan::runtime::ProbeGroupCheck> checks) {
+    probe_ = std::move(checks);
+    preferredColour_ = probe_.empty() ? layoutAxis_ : heat::kProbe;
+    refresh();
+}
+
+void RankGrid::clearProbe() { setProbeChecks({}); }
 
 void RankGrid::setColourAxis(const QString& axis) {
     preferredColour_ = axis;
+    if (!axis.contains(QLatin1Char(':'))) layoutAxis_ = axis;
     colourBy_->setCurrentIndex(colourBy_->findData(axis));
 }
 void RankGrid::setGroupKind(const QString& kind) {

@@ -4,6 +4,9 @@
 // columns). Colour by any axis; pick an axis to see its groups; click a rank to
 // highlight its group. For ColossalAI's 2D/2.5D/3D tensor modes, also the split of
 // one weight matrix over the tensor-parallel group.
+#include "heatmap.h"
+#include "runtime/probe_compare.h"
+
 #include <QWidget>
 
 #include <vector>
@@ -26,9 +29,28 @@ public:
     std::vector<int> highlightedRanks() const;
     // Where rank `r` is drawn (row, column) in the nested grid; (-1, -1) if absent.
     QPoint cellOf(int rank) const;
+    // The rectangle rank `r`'s cell is painted in, in canvas() coordinates (null if absent).
+    QRect cellRect(int rank) const;
     RankGridCanvas* canvas() const { return canvas_; }
     QComboBox* colourCombo() const { return colourBy_; }
     QComboBox* groupCombo() const { return groupKind_; }
+
+    // Live overlay of a running job; the first one switches "Colour by" to utilization,
+    // clearing it returns to the layout axis.
+    void setLiveOverlay(const LiveOverlay& overlay);
+    void clearLiveOverlay();
+    // A probe result held against the plan: ranks coloured by their group's (of the
+    // "Groups of" kind) measured / assumed bandwidth, slow groups outlined, failed
+    // membership checks red. Switches "Colour by" to it.
+    void setProbeChecks(std::vector<paraplan::runtime::ProbeGroupCheck> checks);
+    void clearProbe();
+    const std::vector<paraplan::runtime::ProbeGroupCheck>& probeChecks() const { return probe_; }
+    // The heatmap the cells show now (null when coloured by a layout axis).
+    const Heatmap* shownHeatmap() const;
+    const HeatCell* cellHeat(int rank) const;   // null when not coloured by a heatmap
+    QString rankToolTip(int rank) const;
+    QString infoText() const;
+    HeatLegend* legend() const { return legend_; }
 
 signals:
     void rankSelected(int rank);
@@ -41,4 +63,11 @@ private:
     QScrollArea* scroll_;
     RankGridCanvas* canvas_;
     QString preferredColour_ = QStringLiteral("tp"), preferredGroup_ = QStringLiteral("tp");   // user choices
+    void applyColour();   // the canvas, legend and info for the current "Colour by"
+    LiveOverlay live_;
+    std::vector<paraplan::runtime::ProbeGroupCheck> probe_;
+    Heatmap probeHeat_;   // probe_ for the current group kind
+    QString layoutAxis_ = QStringLiteral("tp");
+    QString meshInfo_;
+    HeatLegend* legend_ = nullptr;
 };

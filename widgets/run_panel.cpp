@@ -1,12 +1,19 @@
 #include "run_panel.h"
 
+#include "catalog/catalog.h"
+#include "estimate/estimate.h"
 #include "runtime/connection_test.h"
 #include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
+#include "runtime/probe_job.h"
 #include "runtime/shell_quote.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
 #include "util/input_error.h"
 
 #include <QDateTime>
+#include <QFile>
+#include <QFileDialog>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -32,7 +39,15 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     dry_ = new QPushButton(tr("Dry run"), this);
     launch_ = new QPushButton(tr("Launch"), this);
     stop_ = new QPushButton(tr("Stop"), this);
-    for (auto* b : {check_, dry_, launch_, stop_}) buttons->addWidget(b);
+    probe_ = new QPushButton(tr("Show probe result…"), this);
+    probe_->setObjectName(QStringLiteral("showProbeResult"));
+    probe_->setToolTip(tr("Load a probe result (the JSON of `paraplan-cli probe --json`, or a probe job's rank-0.log) "
+                          "and show each group's measured bandwidth against the plan on the rank grid."));
+    runProbe_ = new QPushButton(tr("Probe"), this);
+    runProbe_->setObjectName(QStringLiteral("runProbe"));
+    runProbe_->setToolTip(tr("Run the probe job on the cluster: create every planned group, check its members and "
+                             "measure its bandwidth; the result is shown on the rank grid."));
+    for (auto* b : {check_, dry_, launch_, stop_, runProbe_, probe_}) buttons->addWidget(b);
     buttons->addStretch(1);
     status_ = new QLabel(tr("No project."), this);
     status_->setWordWrap(true);
@@ -51,6 +66,8 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     connect(dry_, &QPushButton::clicked, this, &RunPanel::dryRun);
     connect(launch_, &QPushButton::clicked, this, &RunPanel::launch);
     connect(stop_, &QPushButton::clicked, this, &RunPanel::stop);
+    connect(probe_, &QPushButton::clicked, this, &RunPanel::showProbeResult);
+    connect(runProbe_, &QPushButton::clicked, this, [this] { runProbe(); });
     update_buttons();
 }
 
@@ -71,11 +88,12 @@ int RunPanel::pastJobCount() const { return jobs_->count(); }
 void RunPanel::append(const QString& line) { log_->appendPlainText(strip_ansi(line)); }
 
 void RunPanel::update_buttons() {
-    const bool running = job_ && !job_->done();
+    const bool running = busy();
     const bool has = !project_.cluster.nodes.empty();
     check_->setEnabled(has && !running);
     dry_->setEnabled(has && !running);
     launch_->setEnabled(has && !running);
+    runProbe_->setEnabled(has && !running);
     stop_->setEnabled(running);
 }
 
@@ -126,17 +144,21 @@ void RunPanel::dryRun() {
 }
 
 void RunPanel::launch() {
-    if (job_ && !job_->done()) return;
+    if (busy()) return;
     try {
         const auto rc = runtime::runtime_config_from_json(project_.runtime);
-        const std::string id = runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch());
-        auto plan = runtime::plan_launch(project_.cluster, rc, id);
-        job_ = std::make_unique<runtime::Job>(project_.cluster, plan, runtime::ssh_options_from(rc),
-                                              job_dir_.toStdString() + "/" + id, project_to_json(project_), rc.on_failure);
+        startJob(rc, runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch()), false);
     } catch (const InputError& e) {
         append(tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
-        return;
     }
+}
+
+bool RunPanel::busy() const { return probing_ || (job_ && !job_->done()); }
+
+void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe) {
+    auto plan = runtime::plan_launch(project_.cluster, rc, id);   // throws InputError
+    job_ = std::make_unique<runtime::Job>(project_.cluster, plan, runtime::ssh_options_from(rc),
+                                          job_dir_.toStdString() + "/" + id, project_to_json(project_), rc.on_failure);
     runtime::Job* job = job_.get();
     connect(job, &runtime::Job::line, this, [this, job](int i, const QString& text, bool) {
         append("[" + QString::fromStdString(job->processes()[static_cast<std::size_t>(i)]->spec.label) + "] " + text);
@@ -147,14 +169,134 @@ void RunPanel::launch() {
                                                 job->error().empty() ? QString() : " — " + QString::fromStdString(job->error())));
         update_buttons();
     });
-    connect(job, &runtime::Job::finished, this, [this] {
+    connect(job, &runtime::Job::finished, this, [this, job, probe] {
+        if (monitor_) monitor_->stop();
         refreshJobs();
+        if (probe) {
+            // The probe's rank 0 prints the result: show it against the plan.
+            const QString log = QString::fromStdString(job->folder() + "/rank-0.log");
+            if (!loadProbeResult(log)) append(tr("the probe produced no result (see %1)").arg(log));
+        }
         emit jobFinished();
     });
-    log_->clear();
+    if (!probe) log_->clear();
     job->start();
+    // Live GPU telemetry over the same hosts while the job runs (GPU monitor, heatmaps).
+    monitor_.reset();
+    if (rc.telemetry_interval_ms > 0) {
+        monitor_ = std::make_unique<runtime::TelemetryMonitor>(project_.cluster, runtime::ssh_options_from(rc),
+                                                               rc.telemetry_interval_ms, rc.path_prepend);
+        monitor_->start();
+    }
     update_buttons();
     emit jobStarted(job);
+}
+
+void RunPanel::runProbe(const QStringList& extra_args) {
+    if (busy()) return;
+    runtime::RuntimeConfig base;
+    try {
+        base = runtime::runtime_config_from_json(project_.runtime);
+    } catch (const InputError& e) {
+        append(tr("cannot probe: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        return;
+    }
+    // The groups the project's framework builds (`paraplan-cli groups --json`).
+    const auto map = topology::build_rank_map(topology::from_project(project_), &project_.cluster);
+    if (!map.valid()) {
+        for (const auto& d : map.diagnostics)
+            if (d.severity == Severity::Error) append(tr("cannot probe: %1").arg(QString::fromStdString(d.message)));
+        return;
+    }
+    const std::string id = runtime::make_job_id("probe-" + project_.name, QDateTime::currentSecsSinceEpoch());
+    const std::string dir = runtime::probe_remote_dir(id);
+    const std::string layout = topology::to_json(map).dump();
+    log_->clear();
+    append(tr("[probe] uploading the probe and the layout to %1 on every node…").arg(QString::fromStdString(dir)));
+    probing_ = true;
+    update_buttons();
+    // Uploads block on ssh: run them off the GUI thread (each SshNode lives in that thread).
+    const Cluster cluster = project_.cluster;
+    const auto ssh = runtime::ssh_options_from(base);
+    const int timeout_ms = (base.connect_timeout_s + 5) * 1000;
+    auto* watcher = new QFutureWatcher<std::string>(this);
+    std::vector<std::string> extra;
+    for (const auto& a : extra_args) extra.push_back(a.toStdString());
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, base, dir, id, extra] {
+        const std::string err = watcher->result();
+        watcher->deleteLater();
+        probing_ = false;
+        if (!err.empty()) {
+            append(tr("cannot probe: %1").arg(QString::fromStdString(err)));
+            update_buttons();
+            return;
+        }
+        try {
+            startJob(runtime::probe_runtime(base, dir, extra), id, true);
+        } catch (const InputError& e) {
+            append(tr("cannot probe: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+            update_buttons();
+        }
+    });
+    watcher->setFuture(QtConcurrent::run([cluster, ssh, dir, layout, timeout_ms]() -> std::string {
+        for (const auto& n : cluster.nodes) {
+            runtime::SshNode node(runtime::ssh_target(n), ssh);
+            if (!node.waitConnected(timeout_ms)) return n.name + ": " + node.error().message + " (fix: " + node.error().fix + ")";
+            const std::string err = runtime::upload_probe(node, dir, layout);
+            if (!err.empty()) return err;
+        }
+        return {};
+    }));
+}
+
+void RunPanel::showProbeResult() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Show probe result"), job_dir_,
+                                                      tr("Probe results (*.json *.log);;All files (*)"));
+    if (!path.isEmpty()) loadProbeResult(path);
+}
+
+bool RunPanel::loadProbeResult(const QString& path) {
+    std::optional<runtime::ProbeResult> result;
+    try {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly)) {
+            append(tr("probe result: cannot read %1: %2").arg(path, f.errorString()));
+            return false;
+        }
+        const QByteArray text = f.readAll().trimmed();
+        if (text.startsWith('{')) result = runtime::probe_result_from_text(text.toStdString());
+        else result = runtime::probe_result_from_log(path.toStdString());
+    } catch (const InputError& e) {
+        append(tr("probe result %1: %2: %3").arg(path, QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        return false;
+    }
+    if (!result) {
+        append(tr("probe result: %1 holds no probe result line").arg(path));
+        return false;
+    }
+    // The bandwidths the cost model assumes for this cluster (node 0's GPU, as the estimate).
+    estimate::Hardware hw;
+    if (!project_.cluster.nodes.empty())
+        if (const GpuSpec* gpu = catalog::find_gpu(project_.cluster.nodes[0].gpu))
+            hw = estimate::hardware_for(*gpu, project_.cluster, project_.training.precision);
+    probe_checks_ = runtime::compare_probe(*result, project_.cluster, hw);
+    int slow = 0, failed = 0;
+    for (const auto& c : probe_checks_) {
+        slow += c.slow ? 1 : 0;
+        failed += c.membership_ok ? 0 : 1;
+        append(QStringLiteral("[probe] ") + QString::fromStdString(c.message));
+    }
+    for (const auto& e : result->errors) append(QStringLiteral("[probe] error: ") + QString::fromStdString(e));
+    status_->setText(tr("Probe (%1, %2 ranks): %3 groups, %4 slow, %5 failed the membership check")
+                         .arg(QString::fromStdString(result->backend))
+                         .arg(result->world_size)
+                         .arg(probe_checks_.size())
+                         .arg(slow)
+                         .arg(failed));
+    if (result->world_size != project_.world_size())
+        append(tr("[probe] note: the result is for %1 ranks, the project has %2").arg(result->world_size).arg(project_.world_size()));
+    emit probeChecked(probe_checks_);
+    return true;
 }
 
 void RunPanel::stop() {

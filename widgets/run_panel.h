@@ -4,6 +4,8 @@
 // Self-contained (the main window docks it); the logic lives in core/runtime.
 #include "project/project.h"
 #include "runtime/job.h"
+#include "runtime/probe_compare.h"
+#include "runtime/telemetry.h"
 
 #include <QWidget>
 
@@ -26,6 +28,11 @@ public:
     void setProject(const Project& project, const QString& job_dir);
 
     runtime::Job* job() const { return job_.get(); }
+    // The GPU telemetry of the job launched last (runtime.telemetry.interval_ms > 0):
+    // started with the job, stopped when it ends. Null before the first launch.
+    runtime::TelemetryMonitor* monitor() const { return monitor_.get(); }
+    // The last probe result shown, held against the plan (core/runtime/probe_compare.h).
+    const std::vector<runtime::ProbeGroupCheck>& probeChecks() const { return probe_checks_; }
     QString logText() const;
     int pastJobCount() const;
 
@@ -35,20 +42,36 @@ public slots:
     void launch();
     void stop();
     void refreshJobs();
+    // A probe result: the JSON document (tests/data/probe/*.json shape) or a probe job's
+    // rank-0.log. Logs each group against the plan and emits probeChecked. False (and a
+    // message in the log) when the file is unreadable or malformed.
+    bool loadProbeResult(const QString& path);
+    void showProbeResult();   // asks for the file
+    // Runs the probe job (resources/probe/paraplan_probe.py, as `paraplan-cli probe`) on the
+    // project's cluster with its layout's groups; its result is then loaded as above.
+    // extra_args go to the probe script (e.g. --sizes, --iters).
+    void runProbe(const QStringList& extra_args = {});
 
 signals:
     void jobStarted(runtime::Job* job);
     void jobFinished();
+    void probeChecked(const std::vector<paraplan::runtime::ProbeGroupCheck>& checks);
 
 private:
+    bool busy() const;   // a job runs or a probe is being uploaded
+    // Plans and starts a job (throws InputError); probe: load the result when it ends.
+    void startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe);
     void append(const QString& line);
     void update_buttons();
 
     Project project_;
     QString job_dir_;
     std::unique_ptr<runtime::Job> job_;
+    std::unique_ptr<runtime::TelemetryMonitor> monitor_;
+    std::vector<runtime::ProbeGroupCheck> probe_checks_;
     QLabel* status_;
-    QPushButton *check_, *dry_, *launch_, *stop_;
+    QPushButton *check_, *dry_, *launch_, *stop_, *probe_, *runProbe_;
+    bool probing_ = false;
     QPlainTextEdit* log_;
     QListWidget* jobs_;
 };

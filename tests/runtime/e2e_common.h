@@ -28,14 +28,15 @@ inline paraplan::Cluster loopback_cluster(const SshdFixture& f, int nodes = 2, i
     return c;
 }
 
-// A folder with nvidia-smi (the stub) and its scenario.
+// A folder with the stubs of tests/runtime/stub (nvidia-smi and its scenario, the Slurm
+// commands, the colossalai and deepspeed launchers).
 inline QString stub_bin(const QString& base, const char* scenario = "h100-2gpu.csv") {
     const QString bin = base + "/stub-bin";
     QDir().mkpath(bin);
     QFile::remove(bin + "/nvidia-smi");
     QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/nvidia-smi", bin + "/nvidia-smi");
     QFile::setPermissions(bin + "/nvidia-smi", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    for (const char* tool : {"sbatch", "squeue", "sacct", "scancel"}) {
+    for (const char* tool : {"sbatch", "squeue", "sacct", "scancel", "srun", "scontrol", "colossalai", "deepspeed"}) {
         QFile::remove(bin + "/" + tool);
         QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/" + tool, bin + "/" + tool);
         QFile::setPermissions(bin + "/" + tool, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
