@@ -11,7 +11,7 @@ namespace AppSettings {
 
 // Bump when docks are added/renamed so that an old saved layout is not restored
 // over the new set of panels (QMainWindow::restoreState checks it).
-inline constexpr int kWindowStateVersion = 3;
+inline constexpr int kWindowStateVersion = 4;   // 4: the Planner dock
 inline constexpr int kMaxRecentFiles = 8;
 
 namespace Key {

@@ -1,17 +1,41 @@
 // paraplan: the desktop topology designer.
 #include "clustercanvas.h"
+#include "clusterpalette.h"
+#include "exportdialog.h"
 #include "mainwindow.h"
+#include "projectdocument.h"
+#include "rankgrid.h"
+#include "run_panel.h"
 #include "project/project.h"
 #include "util/input_error.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QImage>
 #include <QMessageBox>
 #include <QTextStream>
+#include <QThread>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <vector>
+
+namespace {
+// "--set /layout/tp=4": a JSON pointer and a value (JSON if it parses, else a string).
+bool parseSet(const QString& arg, paraplan::FixChange* out) {
+    const qsizetype eq = arg.indexOf(QLatin1Char('='));
+    if (eq <= 0 || !arg.startsWith(QLatin1Char('/'))) return false;
+    out->field = arg.left(eq).toStdString();
+    const std::string v = arg.mid(eq + 1).toStdString();
+    out->value = nlohmann::json::parse(v, nullptr, false);
+    if (out->value.is_discarded()) out->value = v;
+    return true;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -35,9 +59,42 @@ int main(int argc, char** argv) {
                                   QStringLiteral("name"));
     QCommandLineOption viewOpt(QStringLiteral("view"),
                                QStringLiteral("With --screenshot: bring this view to the front (canvas, grid, timeline, "
-                                              "memory, diagnostics, planner, layout, history)."),
+                                              "memory, diagnostics, planner, layout, history, explain, run, gpus)."),
                                QStringLiteral("name"));
-    parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt});
+    QCommandLineOption grabViewOpt(QStringLiteral("grab-view"),
+                                   QStringLiteral("With --screenshot and --view: render only that view, alone, at --size."));
+    QCommandLineOption setOpt(QStringLiteral("set"),
+                              QStringLiteral("Change a project field before showing it (one undoable edit each), e.g. "
+                                             "--set /layout/schedule=zbv. The value is JSON if it parses, else a string."),
+                              QStringLiteral("/pointer=value"));
+    QCommandLineOption colourOpt(QStringLiteral("colour"),
+                                 QStringLiteral("Colour the canvas tiles and the rank grid by this axis or group kind "
+                                                "(tp, pp, dp, node, ...)."),
+                                 QStringLiteral("axis"));
+    QCommandLineOption groupOpt(QStringLiteral("group"),
+                                QStringLiteral("The group kind the rank grid highlights (tp, pp, dp, ...)."),
+                                QStringLiteral("kind"));
+    QCommandLineOption selectOpt(QStringLiteral("select-rank"),
+                                 QStringLiteral("Highlight the group of this rank in the rank grid and on the canvas."),
+                                 QStringLiteral("rank"));
+    QCommandLineOption dryRunOpt(QStringLiteral("dry-run"),
+                                 QStringLiteral("Press the Run panel's Dry run (prints every remote command; connects nowhere)."));
+    QCommandLineOption noPaletteOpt(QStringLiteral("no-palette"),
+                                    QStringLiteral("Hide the canvas's node-template palette (more room for the nodes)."));
+    QCommandLineOption exportOpt(QStringLiteral("export-format"),
+                                 QStringLiteral("With --screenshot: render File > Export… for this format (megatron, "
+                                                "colossalai, ...) instead of the window."),
+                                 QStringLiteral("format"));
+    QCommandLineOption invokeOpt(QStringLiteral("invoke"),
+                                 QStringLiteral("With --screenshot and --view: call this slot of the view's widget before "
+                                                "rendering (e.g. run, dryRun); repeatable."),
+                                 QStringLiteral("slot"));
+    QCommandLineOption waitOpt(QStringLiteral("wait"),
+                               QStringLiteral("With --screenshot: let the app work this many milliseconds before rendering "
+                                              "(background work such as a planner run)."),
+                               QStringLiteral("ms"), QStringLiteral("0"));
+    parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
+                       selectOpt, dryRunOpt, noPaletteOpt, exportOpt, invokeOpt, waitOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
     parser.process(app);
 
@@ -59,6 +116,37 @@ int main(int argc, char** argv) {
         QMessageBox::warning(&window, QObject::tr("Cannot open project"), QString::fromStdString(e.what()));
     }
 
+    for (const QString& arg : parser.values(setOpt)) {
+        paraplan::FixChange change;
+        QString err;
+        if (!parseSet(arg, &change)) {
+            err = QStringLiteral("expected /json/pointer=value");
+        } else if (window.document()->applyChanges(QStringLiteral("Set %1").arg(QString::fromStdString(change.field)),
+                                                   {change}, &err)) {
+            continue;
+        }
+        std::fprintf(stderr, "paraplan: --set %s: %s\n", qPrintable(arg), qPrintable(err));
+        return 2;
+    }
+    if (parser.isSet(colourOpt)) {
+        window.rankGrid()->setColourAxis(parser.value(colourOpt));
+        window.canvas()->setColourAxis(parser.value(colourOpt));
+    }
+    if (parser.isSet(groupOpt)) window.rankGrid()->setGroupKind(parser.value(groupOpt));
+    if (parser.isSet(selectOpt)) {
+        bool ok = false;
+        const int rank = parser.value(selectOpt).toInt(&ok);
+        if (!ok || rank < 0 || rank >= window.project().world_size()) {
+            std::fprintf(stderr, "paraplan: --select-rank %s: not a rank of this project (0..%d)\n",
+                         qPrintable(parser.value(selectOpt)), window.project().world_size() - 1);
+            return 2;
+        }
+        window.rankGrid()->selectRank(rank);
+        window.canvas()->selectGroupOf(rank);
+    }
+    if (parser.isSet(dryRunOpt)) window.runPanel()->dryRun();
+    if (parser.isSet(noPaletteOpt)) window.canvas()->paletteList()->hide();
+
     if (parser.isSet(screenshot)) {
         const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
         int w = 1600, h = 1000;
@@ -66,18 +154,79 @@ int main(int argc, char** argv) {
             w = qBound(320, wh[0].toInt(), 8000);
             h = qBound(240, wh[1].toInt(), 8000);
         }
+        // Shown (off screen) before sizing: until the dock layout exists, the window's minimum
+        // width counts every tabbed dock side by side.
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
         window.resize(w, h);
+        QApplication::processEvents();
         if (parser.isSet(viewOpt) && !window.raiseView(parser.value(viewOpt))) {
             std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
                          qPrintable(window.viewNames().join(QStringLiteral(", "))));
             return 2;
         }
-        window.setAttribute(Qt::WA_DontShowOnScreen);
-        window.show();
         QApplication::processEvents();
+        if (parser.isSet(exportOpt)) {
+            ExportDialog dlg(window.project());
+            if (!dlg.setFormat(parser.value(exportOpt))) {
+                std::fprintf(stderr, "paraplan: unknown export format \"%s\"\n", qPrintable(parser.value(exportOpt)));
+                return 2;
+            }
+            dlg.setAttribute(Qt::WA_DontShowOnScreen);
+            dlg.resize(w, h);
+            dlg.show();
+            QApplication::processEvents();
+            if (!dlg.grab().toImage().save(parser.value(screenshot))) {
+                std::fprintf(stderr, "paraplan: cannot write %s\n", qPrintable(parser.value(screenshot)));
+                return 2;
+            }
+            return 0;
+        }
+        if (parser.isSet(grabViewOpt) && !parser.isSet(viewOpt)) {
+            std::fprintf(stderr, "paraplan: --grab-view needs --view\n");
+            return 2;
+        }
+        // The view's widget: the central canvas or the widget inside the view's dock.
+        QWidget* viewWidget = nullptr;
+        if (parser.isSet(viewOpt)) {
+            if (parser.value(viewOpt) == QLatin1String("canvas")) {
+                viewWidget = window.canvas();
+            } else if (auto* dock = window.findChild<QDockWidget*>(parser.value(viewOpt) + QStringLiteral("Dock"))) {
+                viewWidget = dock->widget();
+            }
+        }
+        if ((parser.isSet(grabViewOpt) || parser.isSet(invokeOpt)) && !viewWidget) {
+            std::fprintf(stderr, "paraplan: --grab-view/--invoke: no widget for view \"%s\"\n", qPrintable(parser.value(viewOpt)));
+            return 2;
+        }
+        for (const QString& slot : parser.values(invokeOpt)) {
+            if (!QMetaObject::invokeMethod(viewWidget, qPrintable(slot), Qt::DirectConnection)) {
+                std::fprintf(stderr, "paraplan: --invoke: view \"%s\" has no slot \"%s\"\n",
+                             qPrintable(parser.value(viewOpt)), qPrintable(slot));
+                return 2;
+            }
+        }
+        QElapsedTimer waited;
+        waited.start();
+        const int waitMs = qBound(0, parser.value(waitOpt).toInt(), 600'000);
+        while (waited.elapsed() < waitMs) {
+            QApplication::processEvents(QEventLoop::AllEvents, 50);
+            QThread::msleep(10);
+        }
+        // --grab-view: the view's widget leaves its dock (or the centre) and is rendered alone.
+        QWidget* alone = nullptr;
+        if (parser.isSet(grabViewOpt)) {
+            alone = viewWidget == window.canvas() ? window.takeCentralWidget() : viewWidget;
+            alone->setParent(nullptr);
+            alone->setAttribute(Qt::WA_DontShowOnScreen);
+            alone->resize(w, h);
+            alone->show();
+            QApplication::processEvents();
+        }
         window.canvas()->zoomToFit();   // fit to the final size
         QApplication::processEvents();
-        const QImage img = window.grab().toImage();
+        const QImage img = (alone ? alone->grab() : window.grab()).toImage();
+        delete alone;
         if (!img.save(parser.value(screenshot))) {
             std::fprintf(stderr, "paraplan: cannot write %s\n", qPrintable(parser.value(screenshot)));
             return 2;

@@ -2,6 +2,7 @@
 
 #include "appsettings.h"
 #include "catalog/hf_import.h"
+#include "export/import.h"
 #include "clustercanvas.h"
 #include "diagnosticspanel.h"
 #include "explainpanel.h"
@@ -12,6 +13,9 @@
 #include "gpu_monitor.h"
 #include "live_overlay.h"
 #include "memoryview.h"
+#include "nodeitem.h"
+#include "picture_export.h"
+#include "plannerpanel.h"
 #include "run_panel.h"
 #include "project/project.h"
 #include "projectdocument.h"
@@ -20,10 +24,12 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -31,7 +37,10 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
+#include <QScopedValueRollback>
 #include <QUndoView>
+
+#include <algorithm>
 
 namespace {
 const QString kFileFilter = QObject::tr("Paraplan projects (*.paraplan.json *.json);;All files (*)");
@@ -65,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     timeline_ = new TimelineView(doc_, this);
     explain_ = new ExplainPanel(doc_, this);
     memory_ = new MemoryView(doc_, this);
+    planner_ = new PlannerPanel(doc_, this);
     run_ = new paraplan::widgets::RunPanel(this);
     gpus_ = new paraplan::widgets::GpuMonitor(this);
 
@@ -76,11 +86,13 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     addDock(QStringLiteral("timeline"), tr("Pipeline timeline"), timeline_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("grid")), docks_.value(QStringLiteral("history")));
     addDock(QStringLiteral("memory"), tr("Memory and time"), memory_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("planner"), tr("Planner"), planner_, Qt::BottomDockWidgetArea);
     addDock(QStringLiteral("run"), tr("Run"), run_, Qt::BottomDockWidgetArea);
     addDock(QStringLiteral("gpus"), tr("GPU monitor"), gpus_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("diagnostics")), docks_.value(QStringLiteral("timeline")));
     tabifyDockWidget(docks_.value(QStringLiteral("timeline")), docks_.value(QStringLiteral("memory")));
-    tabifyDockWidget(docks_.value(QStringLiteral("memory")), docks_.value(QStringLiteral("run")));
+    tabifyDockWidget(docks_.value(QStringLiteral("memory")), docks_.value(QStringLiteral("planner")));
+    tabifyDockWidget(docks_.value(QStringLiteral("planner")), docks_.value(QStringLiteral("run")));
     tabifyDockWidget(docks_.value(QStringLiteral("run")), docks_.value(QStringLiteral("gpus")));
     // Running a job is occasional: the Run panel and GPU monitor start hidden (View menu).
     docks_.value(QStringLiteral("run"))->hide();
@@ -108,6 +120,25 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
         if (!doc_->applyChanges(tr("Apply fix: %1").arg(QString::fromStdString(fix.label)), fix.changes, &err))
             showError(tr("Cannot apply fix"), err);
     });
+    // One selection across views: a group picked on the canvas or the rank grid is highlighted
+    // on both, and its pipeline stages are marked on the timeline.
+    connect(canvas_, &ClusterCanvas::groupSelected, this, [this](int rank, const QString& kind) {
+        if (syncingSelection_) return;
+        const QScopedValueRollback guard(syncingSelection_, true);
+        if (grid_->groupCombo()->findData(kind) >= 0) grid_->setGroupKind(kind);
+        grid_->selectRank(rank);
+        timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));
+    });
+    connect(grid_, &RankGrid::rankSelected, this, [this](int rank) {
+        if (syncingSelection_) return;
+        const QScopedValueRollback guard(syncingSelection_, true);
+        const QString kind = grid_->groupCombo()->currentData().toString();
+        if (!kind.isEmpty() && kind != canvas_->colourAxis()) canvas_->setColourAxis(kind);
+        canvas_->selectGroupOf(rank);
+        timeline_->highlightStages(stagesOf(grid_->highlightedRanks()));
+    });
+    connect(planner_, &PlannerPanel::applied, this,
+            [this](const QString& what) { statusBar()->showMessage(tr("Applied %1").arg(what), 6000); });
     connect(layout_, &LayoutPanel::editFailed, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(canvas_, &ClusterCanvas::message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
 
@@ -177,9 +208,32 @@ void MainWindow::createActions() {
     auto* importA = makeAction(this, tr("&Import Hugging Face config.json…"), QKeySequence(Qt::CTRL | Qt::Key_I),
                                tr("Use the model described by a Hugging Face config.json"));
     connect(importA, &QAction::triggered, this, &MainWindow::importHfDialog);
+    auto* importCfgA = makeAction(this, tr("Import &Framework Config…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I),
+                                  tr("Read the layout from a DeepSpeed JSON, Megatron-LM arguments, a torchtitan "
+                                     "TOML or a ColossalAI script"));
+    connect(importCfgA, &QAction::triggered, this, &MainWindow::importConfigDialog);
     auto* exportA = makeAction(this, tr("&Export…"), QKeySequence(Qt::CTRL | Qt::Key_E),
                                tr("Preview and save the framework configs and launch scripts for this layout"));
     connect(exportA, &QAction::triggered, this, &MainWindow::exportDialog);
+    QMenu* pictureMenu = new QMenu(tr("Export &Picture"), this);
+    pictureMenu->setToolTipsVisible(true);
+    const QList<QPair<QString, QString>> pictures = {
+        {QStringLiteral("canvas"), tr("&Cluster Canvas…")}, {QStringLiteral("grid"), tr("&Rank Grid…")},
+        {QStringLiteral("timeline"), tr("Pipeline &Timeline…")}, {QStringLiteral("memory"), tr("&Memory and Time…")},
+        {QStringLiteral("planner"), tr("&Planner Chart…")}, {QStringLiteral("explain"), tr("&Explain Panel…")}};
+    for (const auto& [view, text] : pictures) {
+        QAction* a = pictureMenu->addAction(text);
+        if (view == QLatin1String("canvas")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+        a->setToolTip(tr("Save this view as a PNG, SVG or PDF picture"));
+        connect(a, &QAction::triggered, this, [this, view = view] {
+            const QString path = QFileDialog::getSaveFileName(this, tr("Export picture"), view + QStringLiteral(".png"),
+                                                              picture::dialogFilter());
+            if (path.isEmpty()) return;
+            QString err;
+            if (exportPicture(view, path, &err)) statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+            else showError(tr("Cannot export the picture"), err);
+        });
+    }
     auto* quitA = makeAction(this, tr("&Quit"), QKeySequence::Quit, tr("Quit Paraplan"));
     connect(quitA, &QAction::triggered, this, &QWidget::close);
     file->addActions({newA, openA});
@@ -188,7 +242,9 @@ void MainWindow::createActions() {
     file->addActions({saveA, saveAsA});
     file->addSeparator();
     file->addAction(importA);
+    file->addAction(importCfgA);
     file->addAction(exportA);
+    file->addMenu(pictureMenu);
     file->addSeparator();
     file->addAction(quitA);
     updateRecentMenu();
@@ -212,14 +268,28 @@ void MainWindow::createActions() {
     int n = 1;
     for (const QString& id : {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("grid"),
                               QStringLiteral("timeline"), QStringLiteral("explain"), QStringLiteral("history"),
-                              QStringLiteral("memory"), QStringLiteral("run"), QStringLiteral("gpus")}) {
+                              QStringLiteral("memory"), QStringLiteral("planner"), QStringLiteral("run"),
+                              QStringLiteral("gpus")}) {
         QAction* t = docks_.value(id)->toggleViewAction();
         if (n <= 9) t->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n)));
+        else if (n == 10) t->setShortcut(QKeySequence(Qt::ALT | Qt::Key_0));
         ++n;
         t->setToolTip(tr("Show or hide the %1 panel (%2)").arg(docks_.value(id)->windowTitle(),
                                                                t->shortcut().toString(QKeySequence::NativeText)));
         viewMenu_->addAction(t);
     }
+
+    // --- Tools ------------------------------------------------------------------------
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    auto* planA = makeAction(this, tr("&Plan Layouts"), QKeySequence(Qt::Key_F5),
+                             tr("Search every valid layout of this model on this cluster and rank them"));
+    planA->setIcon(st->standardIcon(QStyle::SP_MediaPlay));
+    connect(planA, &QAction::triggered, this, [this] {
+        raiseView(QStringLiteral("planner"));
+        planner_->run();
+    });
+    tools->addAction(planA);
+    tools->addAction(exportA);
 
     // --- Help -------------------------------------------------------------------------
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -240,6 +310,8 @@ void MainWindow::createActions() {
     tb->addActions({newA, openA, saveA});
     tb->addSeparator();
     tb->addActions({undo, redo});
+    tb->addSeparator();
+    tb->addAction(planA);
 }
 
 void MainWindow::setProject(const paraplan::Project& project, const QString& path) { doc_->reset(project, path); }
@@ -252,8 +324,10 @@ void MainWindow::refreshViews() {
     canvas_->refresh();
     grid_->refresh();
     timeline_->refresh();
+    timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));   // the selection survives edits
     explain_->refresh();
     memory_->refresh();
+    planner_->refresh();
     run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
                                           QStringLiteral("/jobs"));
     const auto& p = doc_->project();
@@ -265,6 +339,17 @@ void MainWindow::refreshViews() {
                                 .arg(errors ? tr("%n error(s)", nullptr, errors) : tr("valid layout")));
     if (auto* d = docks_.value(QStringLiteral("diagnostics")))
         d->setWindowTitle(errors ? tr("Diagnostics (%1)").arg(errors) : tr("Diagnostics"));
+}
+
+std::vector<int> MainWindow::stagesOf(const std::vector<int>& ranks) const {
+    std::vector<int> stages;
+    const auto& m = doc_->rankMap();
+    if (!m.valid() || m.coord_index("pp") < 0) return stages;
+    for (int r : ranks)
+        if (r >= 0 && r < m.world_size) stages.push_back(m.coord(r, "pp"));
+    std::sort(stages.begin(), stages.end());
+    stages.erase(std::unique(stages.begin(), stages.end()), stages.end());
+    return stages;
 }
 
 void MainWindow::updateTitle() {
@@ -389,6 +474,94 @@ void MainWindow::importHfDialog() {
     }
 }
 
+bool MainWindow::importConfigFile(const QString& path, const QString& formatHint) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        showError(tr("Cannot import"), tr("%1: %2").arg(path, f.errorString()));
+        return false;
+    }
+    const std::string text = f.readAll().toStdString();
+    std::string format = formatHint.toStdString();
+    if (format.empty()) format = paraplan::detect_import_format(path.toStdString(), text);
+    if (format.empty()) {
+        QStringList formats;
+        for (const auto& x : paraplan::import_formats()) formats << QString::fromStdString(x);
+        bool ok = false;
+        const QString pick = QInputDialog::getItem(this, tr("Import framework config"),
+                                                   tr("Which framework's config is %1?").arg(QFileInfo(path).fileName()),
+                                                   formats, 0, false, &ok);
+        if (!ok) return false;
+        format = pick.toStdString();
+    }
+    paraplan::ImportResult r;
+    try {
+        // Over the open project: what the config does not say (cluster, model, batch) stays.
+        r = paraplan::import_config(text, format, doc_->project());
+    } catch (const std::exception& e) {
+        showError(tr("Cannot import %1").arg(QFileInfo(path).fileName()),
+                  tr("%1\n\nThe current project is unchanged.").arg(QString::fromStdString(e.what())));
+        return false;
+    }
+    QString err;
+    const paraplan::Project imported = r.project;
+    if (!doc_->edit(tr("Import %1 config %2").arg(QString::fromStdString(r.format), QFileInfo(path).fileName()),
+                    [&imported](paraplan::Project& p) { p = imported; }, &err)) {
+        showError(tr("Cannot import %1").arg(QFileInfo(path).fileName()), err);
+        return false;
+    }
+    QStringList lines;
+    if (r.implied_world > 0 && r.implied_world != doc_->project().world_size())
+        lines << tr("The config implies %1 GPUs; the cluster has %2.").arg(r.implied_world).arg(doc_->project().world_size());
+    for (const auto& w : r.warnings) lines << tr("Not imported: %1").arg(QString::fromStdString(w));
+    lastImportMessages_ = lines;
+    if (!lines.isEmpty()) {
+        auto* box = new QMessageBox(QMessageBox::Information, tr("Imported with notes"),
+                                    tr("Imported %1. Check these items:").arg(QFileInfo(path).fileName()),
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("importNotes"));
+        box->setDetailedText(lines.join(QLatin1Char('\n')));
+        box->setInformativeText(lines.mid(0, 5).join(QLatin1Char('\n')));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    statusBar()->showMessage(tr("Imported %1 (Ctrl+Z undoes it)").arg(path), 6000);
+    return true;
+}
+
+void MainWindow::importConfigDialog() {
+    auto s = AppSettings::open();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import framework config"), s->value(AppSettings::Key::kLastDir).toString(),
+        tr("Training configs (*.json *.toml *.sh *.py *.txt *.args);;All files (*)"));
+    if (path.isEmpty()) return;
+    importConfigFile(path);
+}
+
+bool MainWindow::exportPicture(const QString& view, const QString& path, QString* error) {
+    const QString title = tr("Paraplan: %1 — %2").arg(view, doc_->displayName());
+    if (view == QLatin1String("canvas")) {
+        QRectF nodes;   // the nodes, not the scene's margins
+        for (const auto* n : canvas_->nodeItems()) nodes |= n->sceneBoundingRect();
+        return picture::saveScene(canvas_->scene(), path, title, error, nodes);
+    }
+    if (view == QLatin1String("grid")) {
+        QWidget* cells = grid_->findChild<QWidget*>(QStringLiteral("rankGridCanvas"));
+        return picture::saveWidget(cells, path, title, error, cells ? cells->minimumSize() : QSize());   // the cells, not the empty rest
+    }
+    if (view == QLatin1String("timeline")) {
+        if (!picture::isPictureFormat(path)) {
+            if (error) *error = tr("a picture is .png, .svg or .pdf");
+            return false;
+        }
+        return timeline_->exportTo(path, error);
+    }
+    if (view == QLatin1String("memory")) return picture::saveWidget(memory_, path, title, error);
+    if (view == QLatin1String("planner")) return picture::savePlot(planner_->plot(), path, title, error);
+    if (view == QLatin1String("explain")) return picture::saveWidget(explain_, path, title, error);
+    if (error) *error = tr("no picture of \"%1\" (canvas, grid, timeline, memory, planner, explain)").arg(view);
+    return false;
+}
+
 ExportDialog* MainWindow::exportDialog() {
     auto* d = new ExportDialog(doc_->project(), this);
     d->setAttribute(Qt::WA_DeleteOnClose);
@@ -432,6 +605,13 @@ bool MainWindow::raiseView(const QString& name) {
     if (!d) return false;
     d->show();
     d->raise();
+    // A view brought forward in the bottom area gets room to be read.
+    if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating() && d->height() < height() * 0.35)
+        resizeDocks({d}, {int(height() * 0.42)}, Qt::Vertical);
+    if (name == QLatin1String("planner") && !planner_->hasRun()) {   // show results, not an empty table
+        planner_->run();
+        planner_->waitForFinished(60000);
+    }
     return true;
 }
 

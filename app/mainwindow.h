@@ -4,6 +4,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <vector>
 
 namespace paraplan {
 struct Project;
@@ -17,6 +18,7 @@ class RankGrid;
 class TimelineView;
 class LayoutPanel;
 class MemoryView;
+class PlannerPanel;
 namespace paraplan::widgets {
 class RunPanel;
 class GpuMonitor;
@@ -48,6 +50,7 @@ public:
     TimelineView* timeline() const { return timeline_; }
     ExplainPanel* explainPanel() const { return explain_; }
     MemoryView* memoryView() const { return memory_; }
+    PlannerPanel* plannerPanel() const { return planner_; }
     paraplan::widgets::RunPanel* runPanel() const { return run_; }
     paraplan::widgets::GpuMonitor* gpuMonitor() const { return gpus_; }
 
@@ -56,6 +59,16 @@ public:
     bool openFile(const QString& path);
     bool saveFile(const QString& path);
     QString lastError() const { return lastError_; }
+
+    // Imports a framework config (DeepSpeed, Megatron, torchtitan, ColossalAI; the format guessed
+    // when `format` is empty) over the open project as one undoable step. On failure shows the
+    // error and keeps the project. Items the config holds that Paraplan cannot read are listed.
+    bool importConfigFile(const QString& path, const QString& format = QString());
+    QStringList lastImportMessages() const { return lastImportMessages_; }
+
+    // Saves a view as a picture (.png, .svg, .pdf by extension): canvas (the whole cluster),
+    // grid, timeline, memory, planner (its chart), explain. False with *error on failure.
+    bool exportPicture(const QString& view, const QString& path, QString* error = nullptr);
 
     // Asks whether to restore a recovery file left by a session that ended without saving.
     void offerRecovery();
@@ -83,6 +96,9 @@ private:
     bool saveAsDialog();
     void importHfDialog();
     void restoreWindowState();
+    void importConfigDialog();
+    // The pipeline stages (pp coordinates) of these ranks, sorted, once each.
+    std::vector<int> stagesOf(const std::vector<int>& ranks) const;
 
     ProjectDocument* doc_;
     Recovery* recovery_;
@@ -94,6 +110,7 @@ private:
     TimelineView* timeline_ = nullptr;
     ExplainPanel* explain_ = nullptr;
     MemoryView* memory_ = nullptr;
+    PlannerPanel* planner_ = nullptr;
     paraplan::widgets::RunPanel* run_ = nullptr;
     paraplan::widgets::GpuMonitor* gpus_ = nullptr;
     QMenu* recentMenu_ = nullptr;
@@ -101,4 +118,6 @@ private:
     QLabel* statusSummary_ = nullptr;
     QHash<QString, QDockWidget*> docks_;
     QString lastError_;
+    bool syncingSelection_ = false;
+    QStringList lastImportMessages_;
 };

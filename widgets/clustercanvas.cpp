@@ -646,7 +646,9 @@ void ClusterCanvas::refresh() {
     for (NodeItem* item : nodes_)
         item->onTileClicked = [this](int node, int local) {
             const int r = rankAt(node, local);
-            if (r >= 0) selectGroupOf(r);
+            if (r < 0) return;
+            selectGroupOf(r);
+            emit groupSelected(r, groupKind());
         };
     layoutNodes();
     info_->setText(tr("%1 nodes · %2 GPUs · drag from the palette to add; Delete removes the selection")

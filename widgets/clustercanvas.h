@@ -102,8 +102,13 @@ public:
 public slots:
     void zoomToFit();
 
+    // The group kind the selection shows (the colour axis when it is a group, else tp).
+    QString selectedGroupKind() const { return groupKind(); }
+
 signals:
     void message(const QString& text);
+    // The user clicked a tile: the group of `kind` holding `rank` is now selected.
+    void groupSelected(int rank, const QString& kind);
 
 private:
     bool run(const QString& label, const std::function<void(paraplan::Project&)>& fn);

@@ -78,21 +78,43 @@ void GanttPlottable::draw(QCPPainter* painter) {
         painter->fillRect(QRectF(QPointF(x0, y0), QPointF(x1, y1)).normalized(), idle);
     }
 
-    // Blocks, grouped by colour so each colour is one drawRects call.
-    QHash<QRgb, QVector<QRectF>> byColour;
+    // The selected group's stages: a band in the highlight colour around their lanes.
+    if (!highlighted_.empty()) {
+        QColor band = pal.color(QPalette::Highlight);
+        band.setAlphaF(0.28f);
+        for (int s : highlighted_) {
+            if (s < 0 || s >= t_->pp) continue;
+            const double y0 = valueAxis()->coordToPixel(s - 0.5), y1 = valueAxis()->coordToPixel(s + 0.5);
+            painter->fillRect(QRectF(QPointF(x0, y0), QPointF(x1, y1)).normalized(), band);
+        }
+    }
+
+    // Blocks, grouped by colour (op kind x chunk) so each colour is one drawRects call. The
+    // axes are linear, so pixel positions come from one scale and offset, not a call per op.
+    constexpr int kKinds = 4, kChunkShades = 4;
+    QVector<QRectF> byColour[kKinds * kChunkShades];
     QVector<QPair<QRectF, const TimelineOp*>> labelled;
+    const double kx = keyAxis()->coordToPixel(1) - x0;
+    const double vy0 = valueAxis()->coordToPixel(0), vy = valueAxis()->coordToPixel(1) - vy0;
+    const double top = -kHalfLane * vy, height = 2 * kHalfLane * vy;
+    double widths = 0;
+    int drawn = 0;
     for (const TimelineOp& op : t_->ops) {
         if (op.end < visible.lower || op.start > visible.upper) continue;   // cull to the visible range
-        const QRectF r = QRectF(QPointF(keyAxis()->coordToPixel(op.start), valueAxis()->coordToPixel(op.stage - kHalfLane)),
-                                QPointF(keyAxis()->coordToPixel(op.end), valueAxis()->coordToPixel(op.stage + kHalfLane)))
-                             .normalized();
-        byColour[opColor(op.kind, op.chunk, pal).rgb()].append(r);
+        const QRectF r = QRectF(x0 + op.start * kx, vy0 + op.stage * vy + top, (op.end - op.start) * kx, height).normalized();
+        const int shade = std::min(op.chunk, kChunkShades - 1);
+        byColour[static_cast<int>(op.kind) * kChunkShades + shade].append(r);
+        widths += r.width();
+        ++drawn;
         if (r.width() >= 14 && r.height() >= 10) labelled.append({r, &op});
     }
-    painter->setPen(QPen(pal.color(QPalette::Base), 1));
-    for (auto it = byColour.constBegin(); it != byColour.constEnd(); ++it) {
-        painter->setBrush(QColor::fromRgb(it.key()));
-        painter->drawRects(it.value());
+    // Outlines separate blocks when they are wide enough to see; thinner blocks fill solid.
+    if (drawn > 0 && widths / drawn >= 4) painter->setPen(QPen(pal.color(QPalette::Base), 1));
+    else painter->setPen(Qt::NoPen);
+    for (int i = 0; i < kKinds * kChunkShades; ++i) {
+        if (byColour[i].isEmpty()) continue;
+        painter->setBrush(opColor(static_cast<OpKind>(i / kChunkShades), i % kChunkShades, pal));
+        painter->drawRects(byColour[i]);
     }
     // Microbatch numbers inside blocks wide enough to hold them; chunk as a suffix.
     QFont f = painter->font();

@@ -12,6 +12,9 @@ public:
     GanttPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis);
 
     void setTimeline(const paraplan::schedule::Timeline* t);
+    // Pipeline stages whose lanes are marked (the stages of the group selected in another view).
+    void setHighlightedStages(std::vector<int> stages) { highlighted_ = std::move(stages); }
+    const std::vector<int>& highlightedStages() const { return highlighted_; }
     // The op under a point in pixels, or nullptr.
     const paraplan::schedule::TimelineOp* opAt(const QPointF& pixel) const;
 
@@ -27,5 +30,6 @@ protected:
     void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
 
 private:
+    std::vector<int> highlighted_;
     const paraplan::schedule::Timeline* t_ = nullptr;
 };

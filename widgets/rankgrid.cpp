@@ -33,6 +33,7 @@ public:
     std::vector<QPoint> cellOfRank;      // x = column, y = row
     int cell = 34;
     int headerW = 0, headerH = 0;
+    std::vector<int> rowBandX, rowBandW;   // left edge and width of each row axis's header band
     std::function<void(int)> clicked;
     const Heatmap* heat = nullptr;   // when set, cells show it instead of the axis colours
 
@@ -68,7 +69,21 @@ public:
             cellOfRank[static_cast<std::size_t>(r)] = QPoint(col, row);
         }
         cell = map->world_size > 1024 ? 16 : map->world_size > 256 ? 24 : 42;
-        headerW = 34 * static_cast<int>(rowAxes.size()) + 6;
+        // Each row band is as wide as its longest label ("output 3"), so axis names never clip.
+        QFont small = font();
+        small.setPointSizeF(8);
+        const QFontMetrics fm(small);
+        rowBandX.clear();
+        rowBandW.clear();
+        int x = 2;
+        for (int a : rowAxes) {
+            const auto& ax = map->axes[static_cast<std::size_t>(a)];
+            const int w = std::max(32, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(QString::fromStdString(ax.name)).arg(ax.size - 1)) + 8);
+            rowBandX.push_back(x);
+            rowBandW.push_back(w);
+            x += w + 2;
+        }
+        headerW = x + 4;
         headerH = 20 * static_cast<int>(colAxes.size()) + 6;
         setMinimumSize(headerW + cols * cell + 8, headerH + rows * cell + 8);
         update();
@@ -102,7 +117,7 @@ protected:
                 for (int rep = 0; rep < repeats; ++rep)
                     for (int i = 0; i < ax.size; ++i) {
                         const int start = (rep * ax.size + i) * span;
-                        QRect r = isRow ? QRect(static_cast<int>(level) * 34 + 2, headerH + start * cell, 32, span * cell)
+                        QRect r = isRow ? QRect(rowBandX[level], headerH + start * cell, rowBandW[level], span * cell)
                                         : QRect(headerW + start * cell, static_cast<int>(level) * 20 + 2, span * cell, 18);
                         QColor bg = theme::groupColor(static_cast<int>(level), pal);
                         bg.setAlphaF(0.18f + 0.12f * (i % 2));

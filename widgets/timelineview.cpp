@@ -7,6 +7,7 @@
 #include "schedule/generate.h"
 #include "schedule/simulate.h"
 #include "schedule/trace_export.h"
+#include "picture_export.h"
 #include "theme.h"
 #include "topology/rank_map.h"
 
@@ -14,7 +15,6 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QSvgGenerator>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -159,24 +159,19 @@ void TimelineView::refresh() {
     plot_->replot();
 }
 
+void TimelineView::highlightStages(const std::vector<int>& stages) {
+    if (stages == gantt_->highlightedStages()) return;
+    gantt_->setHighlightedStages(stages);
+    plot_->replot();
+}
+
 QString TimelineView::summaryText() const { return summary_->text(); }
 
 bool TimelineView::exportTo(const QString& path, QString* error) {
     const QString ext = QFileInfo(path).suffix().toLower();
     bool ok = false;
-    if (ext == QLatin1String("png")) {
-        ok = plot_->savePng(path, 0, 0, 2.0);
-    } else if (ext == QLatin1String("pdf")) {
-        ok = plot_->savePdf(path);
-    } else if (ext == QLatin1String("svg")) {
-        QSvgGenerator gen;
-        gen.setFileName(path);
-        gen.setSize(plot_->size());
-        gen.setViewBox(QRect(QPoint(0, 0), plot_->size()));
-        gen.setTitle(tr("Pipeline timeline"));
-        QCPPainter painter(&gen);
-        plot_->toPainter(&painter, plot_->width(), plot_->height());
-        ok = painter.end();
+    if (picture::isPictureFormat(path)) {
+        return picture::savePlot(plot_, path, tr("Pipeline timeline"), error);
     } else if (ext == QLatin1String("json")) {
         if (!timeline_) {
             if (error) *error = tr("there is no timeline to export");

@@ -21,6 +21,8 @@ public:
     explicit TimelineView(ProjectEditor* editor, QWidget* parent = nullptr);
 
     void refresh();
+    // Marks the lanes of these pipeline stages (empty: none) and replots.
+    void highlightStages(const std::vector<int>& stages);
     const std::optional<paraplan::schedule::Timeline>& timeline() const { return timeline_; }
     QCustomPlot* plot() const { return plot_; }
     GanttPlottable* gantt() const { return gantt_; }

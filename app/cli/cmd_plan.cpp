@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "estimate/estimate.h"
 #include "project/project.h"
+#include "search/apply_plan.h"
 #include "search/planner.h"
 #include "util/input_error.h"
 
@@ -90,6 +91,17 @@ int run_plan(const Args& a) {
     req.top = a.get_int("top", 10);
     req.threads = a.get_int("threads", 0);
     const search::PlanResult r = search::plan(req);
+    if (auto out = a.get("apply")) {
+        // The best layout written as a project: the base with the entry's layout and microbatch size.
+        if (r.results.empty()) {
+            std::fprintf(stderr, "plan: no layout fits, so nothing was written to %s\n", out->c_str());
+        } else {
+            Project applied = base;
+            search::apply_entry(r.results.front(), applied);
+            save_project(applied, *out);
+            std::fprintf(stderr, "plan: wrote %s (%s)\n", out->c_str(), search::describe(r.results.front()).c_str());
+        }
+    }
     if (a.flag("json")) {
         nlohmann::json j = search::to_json(r);
         j["model"] = base.model.name;
@@ -115,7 +127,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "plan", "search every valid layout and rank those that fit by step time or memory",
     "Usage: paraplan-cli plan --model ID|FILE --gpu ID --nodes N [--gpus-per-node G] --global-batch B --seq S\n"
     "                         [--framework F[,F...]] [--top K] [--fix KNOB=V,...] [--objective time|memory|throughput]\n"
-    "                         [--inter-node-gbps X] [--precision P] [--threads T] [--json]\n"
+    "                         [--inter-node-gbps X] [--precision P] [--threads T] [--apply OUT] [--json]\n"
     "       paraplan-cli plan --project FILE [options]\n\n"
     "Enumerates tp, pp, sp/cp, ep, dp, ZeRO stage, microbatch size and count, schedule and\n"
     "chunks, recomputation (and offload when fixed) under each framework's rules, drops\n"
@@ -123,6 +135,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --model       catalog id, a model JSON file or a Hugging Face config.json\n"
     "  --fix         bounds and fixed values: tp=8,pp=2..16,mbs=..4,schedule=interleaved,recompute=none\n"
     "  --framework   megatron (default), colossalai, colossalai-moe, deepspeed, torchtitan, ...\n"
+    "  --apply OUT   also write the project with the best layout applied to OUT (a .paraplan.json)\n"
     "Exit 0 when some layout fits, 1 when none does, 2 on usage errors.\n"
     "  --json   print {\"evaluated\", \"valid\", \"fitting\", \"seconds\", \"results\": [{\"layout\", \"step_s\", \"mfu\", \"peak_gib\"}], \"pareto\"}\n",
     {"json"}, run_plan});

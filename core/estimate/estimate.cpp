@@ -265,7 +265,10 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
 }
 
 Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
-    const Hardware hw = hardware_for(gpu, p.cluster, p.training.precision);
+    return estimate_project(p, hardware_for(gpu, p.cluster, p.training.precision));
+}
+
+Estimate estimate_project(const Project& p, const Hardware& hw) {
     std::vector<std::string> notes;
     Config c = make_config(p.model, p.training, p.layout, hw, p.world_size(), &notes);
     apply_rank_map(p, hw, c, &notes);

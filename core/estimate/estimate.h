@@ -43,6 +43,9 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
 // Whole project; the GPU is node 0's (estimate_project looks it up in the catalog).
 Estimate estimate_project(const Project& p, const GpuSpec& gpu);
 Estimate estimate_project(const Project& p);
+// With the hardware already derived (hardware_for): the placement-aware communication model
+// over the project's rank map and the simulated pipeline schedule.
+Estimate estimate_project(const Project& p, const Hardware& hw);
 
 nlohmann::json to_json(const Estimate& e);
 

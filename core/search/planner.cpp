@@ -231,8 +231,14 @@ void enumerate(const PlanRequest& req, short fw_index, const std::string& fw, st
     }
 }
 
+// The candidate as a whole layout: the knobs the planner decides over the base layout. What
+// the planner does not enumerate keeps the user's choice (rank order within the same
+// framework, kernel switches, unknown keys); what it assumes (1D tensor parallelism, etp = tp,
+// the framework's even layer split, default ring and torchtitan dp degrees) is reset, so the
+// layout that is validated and estimated is exactly the one a user applies.
 Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
-    Layout l;
+    Layout l = base;
+    if (fw != base.framework) l.order.clear();   // an order string belongs to its framework
     l.framework = fw;
     l.tp = k.tp;
     l.pp = k.pp;
@@ -241,6 +247,7 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
     l.sp = colossal && l.sp_mode == "all_to_all" ? k.cp : 1;
     l.cp = colossal ? 1 : k.cp;
     l.ep = k.ep;
+    l.etp = 0;
     l.dp = 0;
     l.zero_stage = fw == "megatron" ? 0 : k.zero;
     l.distributed_optimizer = fw == "megatron" && k.zero > 0;
@@ -249,9 +256,49 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
     l.num_microbatches = k.m;
     l.recompute = kRecompute[k.recompute];
     l.offload = kOffload[k.offload];
-    l.flash_attention = base.flash_attention;
-    l.dp_outside = base.dp_outside;
+    l.tp_mode = "1d";
+    l.tp_depth = 1;
+    l.num_layers_per_stage.clear();
+    l.inner_ring_size = 0;
+    l.dp_shard = -1;
+    l.dp_replicate = 1;
     return l;
+}
+
+// The returned entries estimated as whole projects (estimate_project), then ranked again;
+// the Pareto front is recomputed over its refined points so it stays a front.
+void refine(const PlanRequest& req, PlanResult& res) {
+    Project p = req.base;
+    auto redo = [&](PlanEntry& e) {   // false: it does not fit once its schedule is simulated
+        p.layout = e.layout;
+        p.training.micro_batch_size = e.micro_batch_size;
+        try {
+            const Estimate est = estimate_project(p, req.hardware);
+            if (!est.memory.fits) return false;
+            e.step_s = est.time.step_s;
+            e.mfu = est.time.mfu;
+            e.hfu = est.time.hfu;
+            e.tokens_per_s = est.time.tokens_per_s;
+            e.peak_gib = est.memory.peak_bytes / estimate::kGiB;
+        } catch (const std::exception&) {
+            // Keep the closed-form figures (the layout passed make_config already).
+        }
+        return true;
+    };
+    std::erase_if(res.results, [&](PlanEntry& e) { return !redo(e); });
+    std::erase_if(res.pareto, [&](PlanEntry& e) { return !redo(e); });
+    auto by_time = [](const PlanEntry& a, const PlanEntry& b) {
+        return a.step_s != b.step_s ? a.step_s < b.step_s : a.peak_gib < b.peak_gib;
+    };
+    auto by_mem = [](const PlanEntry& a, const PlanEntry& b) {
+        return a.peak_gib != b.peak_gib ? a.peak_gib < b.peak_gib : a.step_s < b.step_s;
+    };
+    std::stable_sort(res.results.begin(), res.results.end(), req.objective == Objective::memory ? by_mem : by_time);
+    std::stable_sort(res.pareto.begin(), res.pareto.end(), by_time);
+    std::vector<PlanEntry> front;
+    for (auto& e : res.pareto)
+        if (front.empty() || e.peak_gib < front.back().peak_gib) front.push_back(std::move(e));
+    res.pareto = std::move(front);
 }
 
 struct Scored {
@@ -339,6 +386,7 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
         PlanEntry e;
         e.layout = to_layout(cands[s.index], fws[cands[s.index].fw], req.base.layout);
         e.micro_batch_size = cands[s.index].mbs;
+        e.dp = cands[s.index].dp;
         e.step_s = s.step_s;
         e.mfu = s.mfu;
         e.hfu = s.hfu;
@@ -377,6 +425,7 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     const std::size_t want = std::size_t(std::max(0, req.top));
     for (std::size_t i = 0; i < scored.size() && res.results.size() < want; ++i)
         if (passes(scored[i])) res.results.push_back(entry(scored[i]));
+    if (req.refine) refine(req, res);
     res.rules_checked = (long long)std::count(checked.begin(), checked.end(), char(1));
     res.valid -= rejected;
     res.fitting -= rejected;
@@ -390,7 +439,7 @@ nlohmann::json to_json(const PlanEntry& e) {
                              {"sp", l.sp},               {"sp_mode", l.sp_mode}, {"cp", l.cp},
                              {"ep", l.ep},               {"zero_stage", l.zero_stage},
                              {"schedule", l.schedule},   {"chunks", l.chunks}, {"num_microbatches", l.num_microbatches},
-                             {"micro_batch_size", e.micro_batch_size},           {"recompute", l.recompute},
+                             {"micro_batch_size", e.micro_batch_size}, {"dp", e.dp},           {"recompute", l.recompute},
                              {"offload", l.offload}};
     if (l.framework == "megatron") layout["distributed_optimizer"] = l.distributed_optimizer;
     return {{"layout", layout}, {"step_s", e.step_s}, {"mfu", e.mfu}, {"hfu", e.hfu},

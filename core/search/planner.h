@@ -39,11 +39,16 @@ struct PlanRequest {
     int top = 10;
     int threads = 0;                    // 0: std::thread::hardware_concurrency()
     bool use_rules = true;              // also filter with rules/validate()
+    // Re-estimate the returned layouts as a single project is estimated (placement-aware
+    // communication over the rank map, the simulated schedule), so their figures are the
+    // ones the app shows once a layout is applied; the ranking is then redone on them.
+    bool refine = true;
 };
 
 struct PlanEntry {
-    Layout layout;
+    Layout layout;                      // the whole layout to apply (search/apply_plan.h)
     int micro_batch_size = 1;
+    int dp = 1;                         // the derived data-parallel size
     double step_s = 0, mfu = 0, hfu = 0, peak_gib = 0, tokens_per_s = 0;
 };
 

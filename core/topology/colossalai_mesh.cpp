@@ -2,6 +2,7 @@
 // Source: colossalai/booster/plugin/hybrid_parallel_plugin.py (__init__), and
 // colossalai/cluster/process_group_mesh.py (row-major ProcessGroupMesh); notes in
 // shared/reference/colossalai.md §1.2, §1.3, §2.3, §2.4.
+#include "topology/colossalai_checks.h"
 #include "topology/mesh_builder.h"
 
 #include <string>
@@ -72,28 +73,13 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
     }
     const int W = r.world;
     // 1. world % (tp * pp)
-    if (W % (r.tp * r.pp) != 0) {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "colossalai.world_size_divisible",
-            "world size " + std::to_string(W) + " is not divisible by tp_size*pp_size = " + std::to_string(r.tp * r.pp),
-            "World size " + std::to_string(W) + " is not divisible by tp_size " + std::to_string(r.tp) + " * pp_size " +
-                std::to_string(r.pp),
-            {"/layout/tp", "/layout/pp"}));
-        return;
-    }
+    if (!check_colossalai_world_tp_pp(r, m)) return;
     // 3. sequence parallel block
     const std::string& mode = r.sp_mode;
     int sp = 1;
     int dp = 0;
     if (mode == "split_gather" || mode == "ring") {
-        if (r.tp <= 1) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.sp_mode_requires_tp",
-                                              "sequence parallelism mode " + mode + " reuses the TP group and needs tp_size > 1",
-                                              "Sequence parallelism mode " + mode +
-                                                  " must be enabled when using tensor parallelism",
-                                              {"/layout/sp_mode", "/layout/tp"}));
-            return;
-        }
+        if (!check_colossalai_sp_mode_tp(r, m)) return;
         if (r.sp > 1)
             m.diagnostics.push_back(make_diag(Severity::Warning, "colossalai.sp_size_ignored",
                                               "sp_size is ignored in mode " + mode + ": the SP group is the TP group",

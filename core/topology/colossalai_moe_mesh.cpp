@@ -2,33 +2,19 @@
 // moe_dp_outside=False, (pp, moe_dp, ep, tp, sp).
 // Source: colossalai/booster/plugin/moe_hybrid_parallel_plugin.py (__init__); notes
 // in shared/reference/colossalai.md §2.5.
+#include "topology/colossalai_checks.h"
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {
 
 void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
-    if (W % (r.tp * r.pp) != 0) {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "colossalai.world_size_divisible",
-            "world size " + std::to_string(W) + " is not divisible by tp_size*pp_size = " + std::to_string(r.tp * r.pp),
-            "World size " + std::to_string(W) + " is not divisible by tp_size " + std::to_string(r.tp) + " * pp_size " +
-                std::to_string(r.pp),
-            {"/layout/tp", "/layout/pp"}));
-        return;
-    }
+    if (!check_colossalai_world_tp_pp(r, m)) return;
     const std::string& mode = r.sp_mode;
     int sp = 1;
     int dp = 0;
     if (mode == "split_gather" || mode == "ring") {
-        if (r.tp <= 1) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.sp_mode_requires_tp",
-                                              "sequence parallelism mode " + mode + " reuses the TP group and needs tp_size > 1",
-                                              "Sequence parallelism mode " + mode +
-                                                  " must be enabled when using tensor parallelism",
-                                              {"/layout/sp_mode", "/layout/tp"}));
-            return;
-        }
+        if (!check_colossalai_sp_mode_tp(r, m)) return;
         dp = W / (r.tp * r.pp);
     } else if (mode == "all_to_all") {
         sp = r.sp;

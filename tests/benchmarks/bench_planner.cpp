@@ -3,6 +3,7 @@
 // Usage: bench_planner [threads]   (docs/benchmarks.md, "Estimates and planner")
 #include "estimate/estimate.h"
 #include "search/planner.h"
+#include "../core/estimate_test_models.h"
 
 #include <chrono>
 #include <cstdio>
@@ -13,17 +14,6 @@ using namespace paraplan::estimate;
 using namespace paraplan::search;
 
 namespace {
-
-Hardware a100() {
-    Hardware hw;
-    hw.memory_gib = 80;
-    hw.peak_tflops = 312;
-    hw.hbm_gbps = 2039;
-    hw.intra_node_gbps = 300;
-    hw.inter_node_gbits = 1600;
-    hw.arch = "ampere";
-    return hw;
-}
 
 Hardware h100() {
     Hardware hw;
@@ -126,7 +116,7 @@ int main(int argc, char** argv) {
         std::printf("one layout (Llama-3.1-405B, 16,384 H100): %.2f us per estimate (%.0f/s) [%g]\n", 1e6 * sec / n, n / sec,
                     sink / n);
     }
-    run_search("MT-NLG 530B on 5,120 A100", request(mtnlg(), a100(), 640, 1920, 2048, threads));
+    run_search("MT-NLG 530B on 5,120 A100", request(mtnlg(), paper_a100(), 640, 1920, 2048, threads));
     run_search("Llama-3.1-405B on 16,384 H100", request(llama405(), h100(), 2048, 2048, 8192, threads));
     return 0;
 }

@@ -6,33 +6,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "clitest.h"
+
 namespace {
-
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PARAPLAN_CLI), args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QJsonObject parseObject(const QByteArray& out) {
-    QJsonParseError e;
-    const auto doc = QJsonDocument::fromJson(out, &e);
-    if (e.error != QJsonParseError::NoError || !doc.isObject()) {
-        qWarning() << "not a JSON object:" << e.errorString() << out.left(400);
-        return {};
-    }
-    return doc.object();
-}
-
-QString example(const char* name) {
-    return QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/%1.paraplan.json").arg(QLatin1String(name));
-}
 
 }  // namespace
 

@@ -7,33 +7,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "clitest.h"
+
 namespace {
-
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PARAPLAN_CLI), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QJsonObject parseObject(const QByteArray& out) {
-    QJsonParseError e;
-    const auto doc = QJsonDocument::fromJson(out, &e);
-    if (e.error != QJsonParseError::NoError || !doc.isObject()) {
-        qWarning() << "not a JSON object:" << e.errorString() << out.left(400);
-        return {};
-    }
-    return doc.object();
-}
-
-QString example(const char* name) {
-    return QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/%1.paraplan.json").arg(QLatin1String(name));
-}
 
 QString write_variant(QTemporaryDir& dir, const char* ex, const QJsonObject& layout_patch, const char* name) {
     QFile in(example(ex));
@@ -141,6 +117,29 @@ private slots:
         QCOMPARE(p.code, 2);
         p = cli({"plan", "--gpu", "h100-sxm"});
         QCOMPARE(p.code, 2);
+    }
+
+    // --apply writes the best layout as a project that validates and estimates to the same step time.
+    void plan_apply() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("best.paraplan.json"));
+        const Run r = cli({"plan", "--project", example("llama3.1-70b-4nodes"), "--top", "1", "--apply", out, "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject best = parseObject(r.out)["results"].toArray().first().toObject();
+        QVERIFY2(r.err.contains("wrote"), r.err.constData());
+        const Run v = cli({"validate", out, "--json"});
+        QVERIFY2(v.code == 0, v.out.constData());
+        const Run e = cli({"estimate", out, "--json"});
+        QCOMPARE(e.code, 0);
+        const QJsonObject est = parseObject(e.out);
+        const double step = est["time"].toObject()["step_s"].toDouble();
+        QVERIFY2(qAbs(step - best["step_s"].toDouble()) < 1e-6 * step,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(step).arg(best["step_s"].toDouble())));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject proj = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(proj["layout"].toObject()["tp"].toInt(), best["layout"].toObject()["tp"].toInt());
+        QCOMPARE(proj["layout"].toObject()["pp"].toInt(), best["layout"].toObject()["pp"].toInt());
     }
 };
 

@@ -10,24 +10,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "clitest.h"
+
 namespace {
-
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args, const QString& cwd = {}) {
-    QProcess p;
-    if (!cwd.isEmpty()) p.setWorkingDirectory(cwd);
-    p.start(QStringLiteral(PARAPLAN_CLI), args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QString example(const char* name) {
-    return QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/%1.paraplan.json").arg(QLatin1String(name));
-}
 
 QJsonObject object(const QByteArray& text) {
     const auto doc = QJsonDocument::fromJson(text);
@@ -82,7 +67,7 @@ private slots:
         QCOMPARE(read(dir + "/hostfile"), QByteArray("gpu-a\ngpu-b\ngpu-c\ngpu-d\n"));
         QVERIFY(read(dir + "/plugin.py").contains("tp_size=8,"));
         // Without -o: a folder named after the project and format, in the working directory.
-        const Run d = cli({"export", example("gpt2-1node"), "--format", "deepspeed"}, tmp_.path());
+        const Run d = cli({"export", example("gpt2-1node"), "--format", "deepspeed"}, {}, tmp_.path());
         QCOMPARE(d.code, 0);
         QVERIFY(QFileInfo::exists(tmp_.filePath("gpt2-1node-deepspeed/ds_config.json")));
         QVERIFY(d.err.contains("gpt2-1node-deepspeed"));

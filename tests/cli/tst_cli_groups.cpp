@@ -5,29 +5,12 @@
 #include <QProcess>
 #include <QtTest>
 
+#include "clitest.h"
+
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PARAPLAN_CLI), QStringList{QStringLiteral("groups")} + args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QJsonObject parse(const QByteArray& out) {
-    QJsonParseError e;
-    const auto doc = QJsonDocument::fromJson(out, &e);
-    if (e.error != QJsonParseError::NoError || !doc.isObject()) {
-        qWarning() << "not a JSON object:" << e.errorString() << out.left(400);
-        return {};
-    }
-    return doc.object();
-}
+// paraplan-cli groups ARGS
+Run groups_cli(const QStringList& args) { return cli(QStringList{QStringLiteral("groups")} + args); }
 
 QJsonArray groups(std::initializer_list<std::initializer_list<int>> gs) {
     QJsonArray a;
@@ -46,10 +29,10 @@ class TestCliGroups : public QObject {
 private slots:
     // colossalai.md §2.4: W=16 tp2 pp2 sp2 all_to_all.
     void colossalaiExample() {
-        const Run r = cli({"--framework", "colossalai", "--world", "16", "--tp", "2", "--pp", "2", "--sp", "2", "--sp-mode",
+        const Run r = groups_cli({"--framework", "colossalai", "--world", "16", "--tp", "2", "--pp", "2", "--sp", "2", "--sp-mode",
                            "all_to_all", "--json"});
         QCOMPARE(r.code, 0);
-        const QJsonObject j = parse(r.out);
+        const QJsonObject j = parseObject(r.out);
         QCOMPARE(j["framework"].toString(), QStringLiteral("colossalai"));
         QCOMPARE(j["world_size"].toInt(), 16);
         const QJsonArray axes = j["axes"].toArray();
@@ -76,10 +59,10 @@ private slots:
     }
 
     void megatronOrderAndNodes() {
-        const Run r = cli({"--framework", "megatron", "--world", "16", "--gpus-per-node", "4", "--tp", "2", "--pp", "2",
+        const Run r = groups_cli({"--framework", "megatron", "--world", "16", "--gpus-per-node", "4", "--tp", "2", "--pp", "2",
                            "--cp", "2", "--ep", "4", "--etp", "1", "--json"});
         QCOMPARE(r.code, 0);
-        const QJsonObject j = parse(r.out);
+        const QJsonObject j = parseObject(r.out);
         const QJsonObject g = j["groups"].toObject();
         for (const char* k : {"tp", "cp", "dp", "dp_cp", "pp", "tp_pp", "ep", "etp", "edp", "embedding"})
             QVERIFY2(g.contains(k), k);
@@ -89,52 +72,52 @@ private slots:
         QCOMPARE(spans["pp"].toObject()["groups_crossing_nodes"].toInt(), 8);
         QCOMPARE(spans["tp_cp"].toObject()["max_nodes_spanned"].toInt(), 1);
         // --use-tp-pp-dp-mapping order with CP 1
-        const Run o = cli({"--framework", "megatron", "--world", "16", "--tp", "2", "--pp", "2", "--order", "tp-cp-ep-pp-dp",
+        const Run o = groups_cli({"--framework", "megatron", "--world", "16", "--tp", "2", "--pp", "2", "--order", "tp-cp-ep-pp-dp",
                            "--json"});
         QCOMPARE(o.code, 0);
-        QCOMPARE(parse(o.out)["groups"].toObject()["pp"].toArray()[0].toArray(), groups({{0, 2}})[0].toArray());
+        QCOMPARE(parseObject(o.out)["groups"].toObject()["pp"].toArray()[0].toArray(), groups({{0, 2}})[0].toArray());
     }
 
     void torchtitanAndDeepspeed() {
-        const Run t = cli({"--framework", "torchtitan", "--world", "16", "--pp", "2", "--dp-shard", "-1", "--cp", "2",
+        const Run t = groups_cli({"--framework", "torchtitan", "--world", "16", "--pp", "2", "--dp-shard", "-1", "--cp", "2",
                            "--tp", "2", "--json"});
         QCOMPARE(t.code, 0);
-        const QJsonObject tj = parse(t.out);
+        const QJsonObject tj = parseObject(t.out);
         QCOMPARE(tj["axes"].toArray()[2].toObject()["name"].toString(), QStringLiteral("dp_shard"));
         QCOMPARE(tj["axes"].toArray()[2].toObject()["size"].toInt(), 2);
-        const Run d = cli({"--framework", "deepspeed", "--world", "16", "--pp", "2", "--tp", "2", "--json"});
+        const Run d = groups_cli({"--framework", "deepspeed", "--world", "16", "--pp", "2", "--tp", "2", "--json"});
         QCOMPARE(d.code, 0);
-        QCOMPARE(parse(d.out)["groups"].toObject()["dp"].toArray(),
+        QCOMPARE(parseObject(d.out)["groups"].toObject()["dp"].toArray(),
                  groups({{0, 2, 4, 6}, {1, 3, 5, 7}, {8, 10, 12, 14}, {9, 11, 13, 15}}));
-        const Run m = cli({"--framework", "devicemesh", "--world", "16", "--order", "dp:2-tp:8", "--json"});
+        const Run m = groups_cli({"--framework", "devicemesh", "--world", "16", "--order", "dp:2-tp:8", "--json"});
         QCOMPARE(m.code, 0);
-        QCOMPARE(parse(m.out)["groups"].toObject()["tp"].toArray().size(), 2);
+        QCOMPARE(parseObject(m.out)["groups"].toObject()["tp"].toArray().size(), 2);
     }
 
     void invalidLayoutExitsOne() {
-        const Run r = cli({"--framework", "colossalai", "--world", "12", "--tp", "8", "--json"});
+        const Run r = groups_cli({"--framework", "colossalai", "--world", "12", "--tp", "8", "--json"});
         QCOMPARE(r.code, 1);
-        const QJsonObject j = parse(r.out);
+        const QJsonObject j = parseObject(r.out);
         QCOMPARE(j["valid"].toBool(true), false);
         const QJsonArray ds = j["diagnostics"].toArray();
         QVERIFY(!ds.isEmpty());
         QCOMPARE(ds[0].toObject()["rule"].toString(), QStringLiteral("colossalai.world_size_divisible"));
         // Without --json: readable text, same exit code.
-        const Run t = cli({"--framework", "colossalai", "--world", "12", "--tp", "8"});
+        const Run t = groups_cli({"--framework", "colossalai", "--world", "12", "--tp", "8"});
         QCOMPARE(t.code, 1);
         QVERIFY(t.out.contains("colossalai.world_size_divisible"));
     }
 
     void usageErrors() {
-        QCOMPARE(cli({"--framework", "colossalai", "--json"}).code, 2);                       // no --world
-        QCOMPARE(cli({"--framework", "jax", "--world", "8", "--json"}).code, 2);              // unknown framework
-        QCOMPARE(cli({"--framework", "megatron", "--world", "8", "--tp", "x", "--json"}).code, 2);
-        QCOMPARE(cli({"--framework", "megatron", "--world", "8", "--bogus", "1"}).code, 2);
-        QCOMPARE(cli({"--project", "/nonexistent/file.paraplan.json", "--json"}).code, 2);
+        QCOMPARE(groups_cli({"--framework", "colossalai", "--json"}).code, 2);                       // no --world
+        QCOMPARE(groups_cli({"--framework", "jax", "--world", "8", "--json"}).code, 2);              // unknown framework
+        QCOMPARE(groups_cli({"--framework", "megatron", "--world", "8", "--tp", "x", "--json"}).code, 2);
+        QCOMPARE(groups_cli({"--framework", "megatron", "--world", "8", "--bogus", "1"}).code, 2);
+        QCOMPARE(groups_cli({"--project", "/nonexistent/file.paraplan.json", "--json"}).code, 2);
     }
 
     void readableTable() {
-        const Run r = cli({"--framework", "colossalai", "--world", "8", "--tp", "2", "--pp", "2"});
+        const Run r = groups_cli({"--framework", "colossalai", "--world", "8", "--tp", "2", "--pp", "2"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("mesh (outer -> inner): dp=2 pp=2 tp=2 sp=1"));
         QVERIFY(r.out.contains("mixed_dp"));
@@ -143,14 +126,14 @@ private slots:
     // --project: the project's cluster and layout are defaults, flags override.
     void projectDefaults() {
         const QString file = QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3.1-70b-4nodes.paraplan.json");
-        const Run r = cli({"--project", file, "--json"});
+        const Run r = groups_cli({"--project", file, "--json"});
         QCOMPARE(r.code, 0);
-        const QJsonObject j = parse(r.out);
+        const QJsonObject j = parseObject(r.out);
         QCOMPARE(j["world_size"].toInt(), 32);
         QCOMPARE(j["num_nodes"].toInt(), 4);
-        const Run o = cli({"--project", file, "--framework", "deepspeed", "--pp", "4", "--tp", "8", "--json"});
+        const Run o = groups_cli({"--project", file, "--framework", "deepspeed", "--pp", "4", "--tp", "8", "--json"});
         QCOMPARE(o.code, 0);
-        QCOMPARE(parse(o.out)["framework"].toString(), QStringLiteral("deepspeed"));
+        QCOMPARE(parseObject(o.out)["framework"].toString(), QStringLiteral("deepspeed"));
     }
 };
 

@@ -7,31 +7,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "clitest.h"
+
 namespace {
-
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args, const QByteArray& stdin_data = {}) {
-    QProcess p;
-    p.start(QStringLiteral(PARAPLAN_CLI), args);
-    if (!stdin_data.isEmpty()) p.write(stdin_data);
-    p.closeWriteChannel();
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QJsonObject parse(const QByteArray& out) {
-    QJsonParseError e;
-    const auto doc = QJsonDocument::fromJson(out, &e);
-    if (e.error != QJsonParseError::NoError || !doc.isObject()) {
-        qWarning() << "not a JSON object:" << e.errorString() << out.left(400);
-        return {};
-    }
-    return doc.object();
-}
 
 QString write(QTemporaryDir& dir, const QString& name, const QByteArray& text) {
     const QString path = dir.filePath(name);
@@ -56,7 +34,7 @@ private slots:
         const QString bad = write(dir, QStringLiteral("bad.paraplan.json"), kBad);
         auto r = cli({QStringLiteral("validate"), bad, QStringLiteral("--json")});
         QCOMPARE(r.code, 1);
-        const auto o = parse(r.out);
+        const auto o = parseObject(r.out);
         QCOMPARE(o.value(QStringLiteral("valid")).toBool(), false);
         const auto d = o.value(QStringLiteral("diagnostics")).toArray().first().toObject();
         QCOMPARE(d.value(QStringLiteral("rule")).toString(), QStringLiteral("colossalai.world_divisible"));
@@ -76,7 +54,7 @@ private slots:
         auto r = cli({QStringLiteral("explain-error"), QStringLiteral("AssertionError: World size 16 is not divisible by tp_size 2 * pp_size 3"),
                       QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        auto o = parse(r.out);
+        auto o = parseObject(r.out);
         QCOMPARE(o.value(QStringLiteral("matched")).toBool(), true);
         QCOMPARE(o.value(QStringLiteral("rule")).toString(), QStringLiteral("colossalai.world_divisible"));
         QCOMPARE(o.value(QStringLiteral("framework")).toString(), QStringLiteral("colossalai"));
@@ -88,7 +66,7 @@ private slots:
         r = cli({QStringLiteral("explain-error"), QStringLiteral("World size 16 is not divisible by tp_size 2 * pp_size 3"),
                  QStringLiteral("--project"), bad, QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        o = parse(r.out);
+        o = parseObject(r.out);
         QVERIFY(!o.value(QStringLiteral("fixes")).toArray().isEmpty());
         QCOMPARE(o.value(QStringLiteral("diagnostics")).toArray().first().toObject().value(QStringLiteral("rule")).toString(),
                  QStringLiteral("colossalai.world_divisible"));
@@ -102,7 +80,7 @@ private slots:
         // Not matched: exit 1, JSON still one document.
         r = cli({QStringLiteral("explain-error"), QStringLiteral("KeyError: 'foo'"), QStringLiteral("--json")});
         QCOMPARE(r.code, 1);
-        QCOMPARE(parse(r.out).value(QStringLiteral("matched")).toBool(), false);
+        QCOMPARE(parseObject(r.out).value(QStringLiteral("matched")).toBool(), false);
 
         // Usage errors: no text; an unreadable project.
         QCOMPARE(cli({QStringLiteral("explain-error")}).code, 2);
@@ -114,7 +92,7 @@ private slots:
         auto r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--heads"), QStringLiteral("12"),
                       QStringLiteral("--layers"), QStringLiteral("12"), QStringLiteral("--max-tp"), QStringLiteral("2"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        auto o = parse(r.out);
+        auto o = parseObject(r.out);
         QCOMPARE(o.value(QStringLiteral("world_size")).toInt(), 8);
         QCOMPARE(o.value(QStringLiteral("framework")).toString(), QStringLiteral("colossalai"));
         const auto splits = o.value(QStringLiteral("splits")).toArray();
@@ -136,14 +114,14 @@ private slots:
         r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("16"), QStringLiteral("--framework"), QStringLiteral("megatron"),
                  QStringLiteral("--model"), QStringLiteral("llama3.1-8b"), QStringLiteral("--tp"), QStringLiteral("4"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        for (const auto& s : parse(r.out).value(QStringLiteral("splits")).toArray()) QCOMPARE(s.toObject().value(QStringLiteral("tp")).toInt(), 4);
+        for (const auto& s : parseObject(r.out).value(QStringLiteral("splits")).toArray()) QCOMPARE(s.toObject().value(QStringLiteral("tp")).toInt(), 4);
 
         // Nearest valid layouts of an invalid project.
         QTemporaryDir dir;
         const QString bad = write(dir, QStringLiteral("bad.paraplan.json"), kBad);
         r = cli({QStringLiteral("advise"), QStringLiteral("--project"), bad, QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        o = parse(r.out);
+        o = parseObject(r.out);
         const auto nearest = o.value(QStringLiteral("nearest")).toArray();
         QVERIFY(!nearest.isEmpty());
         const auto first = nearest.first().toObject();
@@ -153,7 +131,7 @@ private slots:
         // No valid split: exit 1. Usage: exit 2.
         r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--tp"), QStringLiteral("3"), QStringLiteral("--json")});
         QCOMPARE(r.code, 1);
-        QCOMPARE(parse(r.out).value(QStringLiteral("splits")).toArray().size(), 0);
+        QCOMPARE(parseObject(r.out).value(QStringLiteral("splits")).toArray().size(), 0);
         QCOMPARE(cli({QStringLiteral("advise")}).code, 2);
         QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--framework"), QStringLiteral("jax")}).code, 2);
         QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--model"), QStringLiteral("nope")}).code, 2);

@@ -8,29 +8,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "clitest.h"
+
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PARAPLAN_CLI), QStringList{QStringLiteral("timeline")} + args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
-}
-
-QJsonObject parseObject(const QByteArray& out) {
-    QJsonParseError e;
-    const auto doc = QJsonDocument::fromJson(out, &e);
-    if (e.error != QJsonParseError::NoError || !doc.isObject()) {
-        qWarning() << "not a JSON object:" << e.errorString() << out.left(400);
-        return {};
-    }
-    return doc.object();
-}
+// paraplan-cli timeline ARGS
+Run timeline_cli(const QStringList& args) { return cli(QStringList{QStringLiteral("timeline")} + args); }
 
 QStringList args(const char* schedule, int pp, int m) {
     return {QStringLiteral("--schedule"), QString::fromLatin1(schedule), QStringLiteral("--pp"), QString::number(pp),
@@ -44,7 +27,7 @@ class TestCliTimeline : public QObject {
 private slots:
     void json_contract() {
         // The example of the issue: 1F1B, pp 4, 8 microbatches, F = B = W = 1.
-        auto r = cli(args("1f1b", 4, 8) + QStringList{QStringLiteral("--json")});
+        auto r = timeline_cli(args("1f1b", 4, 8) + QStringList{QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         const auto o = parseObject(r.out);
         QCOMPARE(o["schedule"].toString(), QStringLiteral("1f1b"));
@@ -74,51 +57,51 @@ private slots:
         QCOMPARE(stages[3].toObject()["peak_inflight"].toInt(), 1);
     }
     void json_costsAndChunks() {
-        auto r = cli(args("zbh1", 4, 8) + QStringList{"--f", "1", "--b", "1.5", "--w", "0.5", "--json"});
+        auto r = timeline_cli(args("zbh1", 4, 8) + QStringList{"--f", "1", "--b", "1.5", "--w", "0.5", "--json"});
         QCOMPARE(r.code, 0);
         auto o = parseObject(r.out);
         QCOMPARE(o["makespan"].toDouble(), 30.0);  // 8 * 3 + (4 - 1)(1 + 1.5 - 0.5)
         bool sawW = false;
         for (const auto& op : o["stages"].toArray()[0].toObject()["ops"].toArray()) sawW = sawW || op.toObject()["kind"] == "W";
         QVERIFY(sawW);
-        r = cli(args("interleaved-megatron", 4, 8) + QStringList{"--chunks", "2", "--json"});
+        r = timeline_cli(args("interleaved-megatron", 4, 8) + QStringList{"--chunks", "2", "--json"});
         QCOMPARE(r.code, 0);
         o = parseObject(r.out);
         QCOMPARE(o["chunks"].toInt(), 2);
         QCOMPARE(o["makespan"].toDouble(), 8 * 2 * 3.0 + 3 * 3.0);
         // Latency between stages: one microbatch crosses 2 (pp - 1) links.
-        r = cli(args("1f1b", 3, 1) + QStringList{"--comm", "0.5", "--json"});
+        r = timeline_cli(args("1f1b", 3, 1) + QStringList{"--comm", "0.5", "--json"});
         QCOMPARE(parseObject(r.out)["makespan"].toDouble(), 3 * 3.0 + 2 * 2 * 0.5);
     }
     void impossibleRequest_exit1() {
-        auto r = cli(args("dualpipev", 4, 6) + QStringList{QStringLiteral("--json")});
+        auto r = timeline_cli(args("dualpipev", 4, 6) + QStringList{QStringLiteral("--json")});
         QCOMPARE(r.code, 1);
         const auto o = parseObject(r.out);
         QCOMPARE(o["valid"].toBool(true), false);
         const auto d = o["diagnostics"].toArray()[0].toObject();
         QCOMPARE(d["rule"].toString(), QStringLiteral("schedule.dualpipev.microbatches_vs_stages"));
         QVERIFY(d["framework_error"].toString().contains("DualPipeV requires at least as many microbatches as stages"));
-        r = cli(args("zbv", 4, 8) + QStringList{"--chunks", "3", "--json"});
+        r = timeline_cli(args("zbv", 4, 8) + QStringList{"--chunks", "3", "--json"});
         QCOMPARE(r.code, 1);
         QCOMPARE(parseObject(r.out)["diagnostics"].toArray()[0].toObject()["framework_error"].toString(),
                  QStringLiteral("ZBV requires exactly 2 stages per rank, but got 3."));
         // Without --json the findings go to stderr.
-        r = cli(args("interleaved", 4, 6));
+        r = timeline_cli(args("interleaved", 4, 6));
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains("integer multiple of number of pipeline parallel devices"));
     }
     void usageErrors_exit2() {
-        QCOMPARE(cli({"--pp", "4", "--microbatches", "8"}).code, 2);                        // no schedule
-        QCOMPARE(cli(args("1f1b", 4, 8) + QStringList{"--f", "abc"}).code, 2);             // not a number
-        QCOMPARE(cli(args("1f1b", 4, 8) + QStringList{"--stage-scale", "1:1"}).code, 2);   // not F:B:W
-        QCOMPARE(cli({"--import-csv", "/nonexistent/file.csv"}).code, 2);
+        QCOMPARE(timeline_cli({"--pp", "4", "--microbatches", "8"}).code, 2);                        // no schedule
+        QCOMPARE(timeline_cli(args("1f1b", 4, 8) + QStringList{"--f", "abc"}).code, 2);             // not a number
+        QCOMPARE(timeline_cli(args("1f1b", 4, 8) + QStringList{"--stage-scale", "1:1"}).code, 2);   // not F:B:W
+        QCOMPARE(timeline_cli({"--import-csv", "/nonexistent/file.csv"}).code, 2);
         // Unknown schedule names are findings about the request.
-        const auto r = cli(args("pipedream", 4, 8) + QStringList{"--json"});
+        const auto r = timeline_cli(args("pipedream", 4, 8) + QStringList{"--json"});
         QCOMPARE(r.code, 1);
         QVERIFY(parseObject(r.out)["diagnostics"].toArray()[0].toObject()["message"].toString().contains("zbv"));
     }
     void asciiSummary() {
-        const auto r = cli(args("1f1b", 4, 8));
+        const auto r = timeline_cli(args("1f1b", 4, 8));
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("makespan 33, bubble fraction 0.2727"));
         QVERIFY(r.out.contains("stage  0 FFFF......BBFBBFBBFBBFBB.BB.BB.BB"));
@@ -127,7 +110,7 @@ private slots:
     void files_traceAndCsvRoundTrip() {
         QTemporaryDir dir;
         const QString trace = dir.filePath("t.json"), csv = dir.filePath("s.csv");
-        auto r = cli(args("zbv", 2, 4) + QStringList{"--trace", trace, "--csv", csv, "--json"});
+        auto r = timeline_cli(args("zbv", 2, 4) + QStringList{"--trace", trace, "--csv", csv, "--json"});
         QCOMPARE(r.code, 0);
         const double makespan = parseObject(r.out)["makespan"].toDouble();
         QFile tf(trace);
@@ -141,7 +124,7 @@ private slots:
         const QByteArray text = cf.readAll();
         QVERIFY(text.startsWith("0F0,0F1,0F2,3F0,3I0,3W0"));
         // Reading the CSV back gives the same timeline.
-        r = cli({"--import-csv", csv, "--json"});
+        r = timeline_cli({"--import-csv", csv, "--json"});
         QCOMPARE(r.code, 0);
         const auto o = parseObject(r.out);
         QCOMPARE(o["makespan"].toDouble(), makespan);
@@ -151,7 +134,7 @@ private slots:
         QVERIFY(bad.open(QIODevice::WriteOnly));
         bad.write("0F0,0Q1\n");
         bad.close();
-        r = cli({"--import-csv", bad.fileName(), "--json"});
+        r = timeline_cli({"--import-csv", bad.fileName(), "--json"});
         QCOMPARE(r.code, 1);
         QVERIFY(parseObject(r.out)["diagnostics"].toArray()[0].toObject()["message"].toString().contains("row 1, column 2"));
     }

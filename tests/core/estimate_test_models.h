@@ -3,6 +3,7 @@
 // al. Table 1): ffn = 4h, GeLU, LayerNorm, no biases counted in the GEMM terms, tied
 // embeddings, vocabulary 51,200, dropout.
 #include "catalog/model.h"
+#include "estimate/config.h"
 
 inline paraplan::ModelSpec paper_gpt(int layers, int hidden, int heads, int vocab = 51200, int seq = 2048) {
     paraplan::ModelSpec m;
@@ -38,4 +39,19 @@ inline paraplan::ModelSpec llama3_405b() {
     m.norm = "rmsnorm";
     m.position = "rope";
     return m;
+}
+
+// The A100-80GB nodes of the papers' clusters (Selene: 8 GPUs on NVSwitch, 8 x 200 Gb/s
+// InfiniBand per node), with the datasheet's dense bf16 peak and HBM bandwidth.
+inline paraplan::estimate::Hardware paper_a100(double latency_us = 5) {
+    paraplan::estimate::Hardware hw;
+    hw.memory_gib = 80;
+    hw.peak_tflops = 312;
+    hw.hbm_gbps = 2039;
+    hw.intra_node_gbps = 300;
+    hw.inter_node_gbits = 1600;
+    hw.gpus_per_node = 8;
+    hw.latency_us = latency_us;
+    hw.arch = "ampere";
+    return hw;
 }

@@ -16,19 +16,6 @@ using namespace paraplan::estimate;
 
 namespace {
 
-Hardware a100() {
-    Hardware hw;
-    hw.memory_gib = 80;
-    hw.peak_tflops = 312;
-    hw.hbm_gbps = 2039;
-    hw.intra_node_gbps = 300;
-    hw.inter_node_gbits = 1600;
-    hw.gpus_per_node = 8;
-    hw.latency_us = 5;
-    hw.arch = "ampere";
-    return hw;
-}
-
 struct Case {
     Config c;
     Estimate e;
@@ -36,7 +23,7 @@ struct Case {
 
 Case run(const std::string& schedule, int chunks, std::vector<std::string>* notes = nullptr) {
     const ModelSpec m = paper_gpt(32, 4096, 32);
-    const Hardware hw = a100();
+    const Hardware hw = paper_a100();
     Training t;
     t.global_batch_size = 32;
     t.micro_batch_size = 1;
@@ -128,7 +115,7 @@ private slots:
     void fallback_with_note() {
         std::vector<std::string> notes;
         const ModelSpec m = paper_gpt(32, 4096, 32);
-        const Hardware hw = a100();
+        const Hardware hw = paper_a100();
         Training t;
         t.global_batch_size = 2;
         t.micro_batch_size = 1;

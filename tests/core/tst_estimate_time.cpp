@@ -13,26 +13,13 @@ using namespace paraplan::estimate;
 
 namespace {
 
-Hardware a100() {
-    Hardware hw;
-    hw.memory_gib = 80;
-    hw.peak_tflops = 312;
-    hw.hbm_gbps = 2039;
-    hw.intra_node_gbps = 300;
-    hw.inter_node_gbits = 1600;   // 8 x 200 Gb/s
-    hw.gpus_per_node = 8;
-    hw.latency_us = 0;
-    hw.arch = "ampere";
-    return hw;
-}
-
 }  // namespace
 
 class TestEstimateTime : public QObject {
     Q_OBJECT
 private slots:
     void group_bandwidth() {
-        const Hardware hw = a100();
+        const Hardware hw = paper_a100(0);
         // Inside a node: NVLink.
         QCOMPARE(strided_link(hw, 8, 1).bw_gbs, 300.0);
         QCOMPARE(strided_link(hw, 8, 1).nodes, 1);
@@ -57,7 +44,7 @@ private slots:
     void tp_volume() {
         const ModelSpec m = paper_gpt(8, 4096, 32);
         const LayerShapes s = layer_shapes(m);
-        Hardware hw = a100();
+        Hardware hw = paper_a100(0);
         Config c;
         c.tp = 8;
         c.micro_batch = 2;
@@ -85,7 +72,7 @@ private slots:
     void dp_volume_and_overlap() {
         const ModelSpec m = paper_gpt(4, 4096, 32);
         const LayerShapes s = layer_shapes(m);
-        Hardware hw = a100();
+        Hardware hw = paper_a100(0);
         Config c;
         c.dp = 64;
         c.zero_group = 64;
@@ -113,7 +100,7 @@ private slots:
     // Step-time bookkeeping adds up, and more pipeline microbatches shrink the bubble share.
     void breakdown_adds_up() {
         const ModelSpec m = paper_gpt(32, 4096, 32);
-        Hardware hw = a100();
+        Hardware hw = paper_a100(0);
         Training t;
         t.global_batch_size = 64;
         t.micro_batch_size = 1;
@@ -180,7 +167,7 @@ private slots:
         l.pp = 2;
         l.zero_stage = 1;
         l.recompute = "full";
-        Hardware hw = a100();
+        Hardware hw = paper_a100(0);
         hw.peak_tflops = 989;
         hw.arch = "hopper";
         const Config c = make_config(m, t, l, hw, 16);
@@ -194,7 +181,7 @@ private slots:
     // Framework mapping: what ZeRO shards over, SP/CP, bytes per parameter, errors.
     void framework_mapping() {
         const ModelSpec m = paper_gpt(16, 2048, 16);
-        const Hardware hw = a100();
+        const Hardware hw = paper_a100(0);
         Training t;
         t.global_batch_size = 64;
         t.seq_len = 4096;

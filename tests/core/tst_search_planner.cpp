@@ -1,6 +1,10 @@
 // The auto-planner: ranking, constraints, Pareto front, cancellation, and agreement
 // with a direct estimate of the layout it returns.
 #include "estimate/estimate.h"
+#include "catalog/catalog.h"
+#include "project/project.h"
+#include "rules/validate.h"
+#include "search/apply_plan.h"
 #include "search/planner.h"
 #include "estimate_test_models.h"
 
@@ -11,18 +15,6 @@ using namespace paraplan::estimate;
 using namespace paraplan::search;
 
 namespace {
-
-Hardware a100() {
-    Hardware hw;
-    hw.memory_gib = 80;
-    hw.peak_tflops = 312;
-    hw.hbm_gbps = 2039;
-    hw.intra_node_gbps = 300;
-    hw.inter_node_gbits = 1600;
-    hw.gpus_per_node = 8;
-    hw.arch = "ampere";
-    return hw;
-}
 
 PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::string& fw) {
     PlanRequest r;
@@ -38,7 +30,7 @@ PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::
     r.base.training.global_batch_size = gbs;
     r.base.training.seq_len = seq;
     r.base.layout.framework = fw;
-    r.hardware = a100();
+    r.hardware = paper_a100();
     r.threads = 2;
     r.top = 5;
     return r;
@@ -59,13 +51,26 @@ private slots:
         QCOMPARE(int(r.results.size()), 5);
         for (std::size_t i = 1; i < r.results.size(); ++i) QVERIFY(r.results[i - 1].step_s <= r.results[i].step_s);
         for (const auto& e : r.results) QVERIFY(e.peak_gib <= 80);
-        // The best layout, estimated directly, gives the same step time.
+        // The best layout, estimated as a project (the refined figures), gives the same step
+        // time; the closed form the search ranked by is within a few percent of it.
         const PlanEntry& best = r.results.front();
-        Training t = req.base.training;
-        t.micro_batch_size = best.micro_batch_size;
-        const Config c = make_config(m, t, best.layout, req.hardware, 32);
-        const Estimate e = evaluate(m, layer_shapes(m), c, req.hardware);
+        Project bp = req.base;
+        apply_entry(best, bp);
+        const Estimate e = estimate_project(bp, req.hardware);
         QVERIFY(qAbs(e.time.step_s - best.step_s) < 1e-12 * best.step_s);
+        QCOMPARE(e.memory.peak_bytes / kGiB, best.peak_gib);
+        const Config c = make_config(m, bp.training, best.layout, req.hardware, 32);
+        const Estimate closed = evaluate(m, layer_shapes(m), c, req.hardware);
+        QVERIFY(qAbs(closed.time.step_s - best.step_s) < 0.05 * best.step_s);
+        // Without refinement the figures are the closed form's.
+        PlanRequest raw = req;
+        raw.refine = false;
+        const PlanResult rr = plan(raw);
+        QVERIFY(!rr.results.empty());
+        Project rp = req.base;
+        apply_entry(rr.results.front(), rp);
+        const Estimate rc = evaluate(m, layer_shapes(m), make_config(m, rp.training, rp.layout, req.hardware, 32), req.hardware);
+        QVERIFY(qAbs(rc.time.step_s - rr.results.front().step_s) < 1e-12 * rc.time.step_s);
         // And it beats pure data parallelism with full recomputation (which does fit).
         Layout naive;
         naive.framework = "megatron";
@@ -143,6 +148,53 @@ private slots:
         QVERIFY(calls >= 1);
         QCOMPARE(last, total_seen);
         QCOMPARE(r2.evaluated, total_seen);
+    }
+
+    // A returned entry is a whole layout: applied to the project it is valid under the
+    // framework's rules, keeps what the planner does not choose (rank order, kernels, unknown
+    // keys), and estimates to the step time the planner reported.
+    void apply_entry_to_project() {
+        Project p = load_example("llama3.1-70b-4nodes");
+        p.layout.framework = "megatron";
+        p.layout.order = "tp-cp-ep-pp-dp";
+        p.layout.flash_attention = false;
+        p.layout.num_layers_per_stage = {79, 1};   // an explicit split the planner must not keep
+        p.layout.extra["my_key"] = 42;
+        PlanRequest req;
+        req.base = p;
+        req.hardware = hardware_for(*catalog::find_gpu(p.cluster.nodes[0].gpu), p.cluster, p.training.precision);
+        req.top = 3;
+        req.threads = 2;
+        const PlanResult r = plan(req);
+        QCOMPARE(int(r.results.size()), 3);
+        for (const PlanEntry& e : r.results) {
+            Project q = p;
+            apply_entry(e, q);
+            QCOMPARE(q.layout.tp, e.layout.tp);
+            QCOMPARE(q.layout.pp, e.layout.pp);
+            QCOMPARE(q.layout.num_microbatches, e.layout.num_microbatches);
+            QCOMPARE(q.training.micro_batch_size, e.micro_batch_size);
+            QCOMPARE(q.layout.order, std::string("tp-cp-ep-pp-dp"));
+            QCOMPARE(q.layout.flash_attention, false);
+            QVERIFY(q.layout.num_layers_per_stage.empty());
+            QCOMPARE(q.layout.extra.value("my_key", 0), 42);
+            QCOMPARE(e.dp * e.layout.tp * e.layout.pp * e.layout.cp, q.world_size());
+            QVERIFY2(!has_errors(validate(q)), describe(e).c_str());
+            const Estimate est = estimate_project(q);   // what the app shows once applied
+            QVERIFY(qAbs(est.time.step_s - e.step_s) < 1e-9 * e.step_s);
+            const std::string d = describe(e);
+            QVERIFY(d.rfind("megatron: tp " + std::to_string(e.layout.tp) + " · pp " + std::to_string(e.layout.pp), 0) == 0);
+            QVERIFY(d.find("dp " + std::to_string(e.dp)) != std::string::npos);
+        }
+        // Changing framework drops the order string (it belongs to Megatron).
+        req.frameworks = {"colossalai"};
+        const PlanResult rc = plan(req);
+        QVERIFY(!rc.results.empty());
+        Project q = p;
+        apply_entry(rc.results.front(), q);
+        QCOMPARE(q.layout.framework, std::string("colossalai"));
+        QVERIFY(q.layout.order.empty());
+        QVERIFY(!has_errors(validate(q)));
     }
 };
 

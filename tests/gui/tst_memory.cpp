@@ -19,11 +19,7 @@ class TestMemory : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
 
-    std::unique_ptr<MainWindow> window(const char* example) {
-        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec")));
-        w->setProject(paraplan::load_example(example), QString());
-        return w;
-    }
+    std::unique_ptr<MainWindow> window(const char* example) { return exampleWindow(tmp_, example); }
     // Sum of the stacked bars at `stage`, in GiB.
     static double stackedAt(QCustomPlot* plot, int stage) {
         double sum = 0;

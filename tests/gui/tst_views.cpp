@@ -27,11 +27,7 @@ class TestViews : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
 
-    std::unique_ptr<MainWindow> window(const char* example) {
-        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec")));
-        w->setProject(paraplan::load_example(example), QString());
-        return w;
-    }
+    std::unique_ptr<MainWindow> window(const char* example) { return exampleWindow(tmp_, example); }
     static void setTp(MainWindow& w, int tp) {
         auto* combo = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"));
         combo->lineEdit()->selectAll();

@@ -1,0 +1,100 @@
+#pragma once
+// The auto-planner view: runs core/search's planner on the open project off the GUI
+// thread (QtConcurrent with a QPromise: progress, cancel), lists the results in a
+// sortable table with a step-time / memory scatter and its Pareto front, and applies
+// a chosen row to the project as one undoable step.
+#include "search/planner.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+
+class ProjectEditor;
+class PlanModel;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+
+class PlannerPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlannerPanel(ProjectEditor* editor, QWidget* parent = nullptr);
+    ~PlannerPanel() override;
+
+    // Call on ProjectDocument::changed: marks the current row and stale results.
+    void refresh();
+
+    PlanModel* model() const { return model_; }
+    QSortFilterProxyModel* proxy() const { return proxy_; }
+    QTableView* table() const { return table_; }
+    QCustomPlot* plot() const { return plot_; }
+    bool isRunning() const;
+    bool hasRun() const { return hasRun_; }
+    bool isStale() const;
+    QString summaryText() const;
+    const paraplan::search::PlanResult& result() const { return result_; }
+
+    // Settings of the next run (also set from the panel's fields).
+    void setConstraints(const QString& text);   // the CLI's --fix syntax
+    void setObjective(paraplan::search::Objective o);
+    void setFrameworks(const QStringList& ids);   // empty: the project's framework
+    void setTop(int n);
+    void setShowPareto(bool pareto);
+
+    // Waits (processing events) until the running search ends; false on timeout.
+    bool waitForFinished(int timeout_ms);
+
+public slots:
+    void run();
+    void cancel();
+    // Applies the row (in the table's sorted order) to the project; false if refused.
+    bool applyRow(int viewRow);
+    bool applySelected();
+
+signals:
+    void started();
+    void finished(bool cancelled);
+    void applied(const QString& description);
+
+protected:
+    void showEvent(QShowEvent* e) override;
+
+private:
+    void onFinished();
+    void showResults();
+    void updatePlot();
+    void updateButtons();
+    QString baseKey() const;
+
+    ProjectEditor* editor_;
+    PlanModel* model_;
+    QSortFilterProxyModel* proxy_;
+    QComboBox* framework_;
+    QComboBox* objective_;
+    QComboBox* show_;
+    QLineEdit* constraints_;
+    QSpinBox* top_;
+    QPushButton* run_;
+    QPushButton* cancel_;
+    QPushButton* apply_;
+    QProgressBar* progress_;
+    QLabel* summary_;
+    QLabel* stale_;
+    QTableView* table_;
+    QCustomPlot* plot_;
+    QFutureWatcher<paraplan::search::PlanResult> watcher_;
+    std::shared_ptr<std::atomic<bool>> cancelFlag_;
+    paraplan::search::PlanResult result_;
+    double gpuMemoryGib_ = 0;
+    std::string runKey_;   // the model, cluster and training the results are for
+    bool hasRun_ = false;
+    bool running_ = false;
+};
