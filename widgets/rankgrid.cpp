@@ -249,12 +249,16 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
     groupKind_->setObjectName(QStringLiteral("gridGroups"));
     groupKind_->setToolTip(tr("The process groups to show: click a rank to highlight the group it belongs to."));
     bar->addWidget(groupKind_);
-    bar->addSpacing(12);
-    legend_ = new HeatLegend(this);
-    legend_->hide();
-    bar->addWidget(legend_);
     bar->addStretch(1);
     outer->addLayout(bar);
+    // The heatmap legend gets its own row (the grid's dock is often narrow).
+    auto* legendRow = new QHBoxLayout;
+    legendRow->setContentsMargins(6, 0, 6, 0);
+    legend_ = new HeatLegend(this);
+    legend_->hide();
+    legendRow->addWidget(legend_);
+    legendRow->addStretch(1);
+    outer->addLayout(legendRow);
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("gridInfo"));
     info_->setWordWrap(true);
