@@ -2,7 +2,11 @@
 #include "cli/command.h"
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
+#include "estimate/estimate.h"
 #include "runtime/telemetry.h"
+#include "runtime/telemetry_heat.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
 
 #include <QEventLoop>
 #include <QTimer>
@@ -18,7 +22,28 @@ using namespace paraplan::runtime;
 
 nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
-nlohmann::json store_json(const Cluster& c, const TelemetryStore& store, const std::vector<std::string>& node_errors) {
+// What the heat needs besides the store: the project's rank map and, where the project
+// can be estimated, the memory each rank should hold (per-stage totals).
+struct HeatContext {
+    topology::RankMap map;
+    std::vector<std::optional<double>> expected_mib;
+};
+
+HeatContext heat_context(const Project& p) {
+    HeatContext h;
+    h.map = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    try {
+        const auto e = estimate::estimate_project(p);
+        std::vector<double> stages;
+        for (const auto& s : e.memory.stages) stages.push_back(s.total());
+        h.expected_mib = expected_mib_by_stage(h.map, stages);
+    } catch (const std::exception&) {
+    }
+    return h;
+}
+
+nlohmann::json store_json(const Cluster& c, const TelemetryStore& store, const std::vector<std::string>& node_errors,
+                          const HeatContext& hc, double now_s) {
     nlohmann::json nodes = nlohmann::json::array();
     for (std::size_t n = 0; n < c.nodes.size(); ++n) {
         nlohmann::json gpus = nlohmann::json::array();
@@ -34,11 +59,31 @@ nlohmann::json store_json(const Cluster& c, const TelemetryStore& store, const s
         nodes.push_back({{"node", c.nodes[n].name}, {"host", ssh_target(c.nodes[n]).host},
                          {"ok", node_errors[n].empty()}, {"error", node_errors[n]}, {"gpus", gpus}});
     }
+    // Per pipeline stage: mean utilization and memory over the ranks with a sample
+    // (runtime/telemetry_heat.h); flags from the same heat (memory above the estimate, idle
+    // while the group works, planned GPUs not reported).
+    HeatOptions o;
+    o.now_s = now_s;
+    o.expected_mib = hc.expected_mib;
+    const HeatMap util = telemetry_heat(store, hc.map, HeatMetric::Utilization, o);
+    const HeatMap mem = telemetry_heat(store, hc.map, HeatMetric::Memory, o);
+    nlohmann::json stages = nlohmann::json::array();
+    for (std::size_t i = 0; i < util.stages.size() && i < mem.stages.size(); ++i) {
+        const auto& u = util.stages[i];
+        std::optional<double> expected;
+        if (!u.ranks.empty() && static_cast<std::size_t>(u.ranks.front()) < o.expected_mib.size())
+            expected = o.expected_mib[static_cast<std::size_t>(u.ranks.front())];
+        stages.push_back({{"stage", u.index}, {"ranks", u.ranks}, {"utilization.gpu", opt(u.mean)},
+                          {"memory.used", opt(mem.stages[i].mean)}, {"expected_memory_mib", opt(expected)},
+                          {"ranks_without_sample", u.missing}});
+    }
     nlohmann::json flags = nlohmann::json::array();
-    for (const auto& f : store.flags(std::nullopt))
+    const auto flag_list = hc.map.valid() ? util.flags : store.flags(std::nullopt);
+    for (const auto& f : flag_list)
         flags.push_back({{"kind", f.kind}, {"node", c.nodes[static_cast<std::size_t>(f.node)].name}, {"gpu", f.gpu},
                          {"rank", f.rank}, {"message", f.message}});
     return {{"nodes", nodes},
+            {"stages", stages},
             {"flags", flags},
             {"diagnostics", std::vector<std::string>(store.diagnostics().begin(), store.diagnostics().end())}};
 }
@@ -83,6 +128,7 @@ int run_monitor(const Args& a) {
     auto app = ensure_qt_app();
     const SshOptions ssh = ssh_options_from(rp.rc);
     std::vector<std::string> errors(c.nodes.size());
+    const HeatContext hc = heat_context(rp.project);
 
     if (a.flag("once")) {
         TelemetryStore store(c);
@@ -109,7 +155,7 @@ int run_monitor(const Args& a) {
         }
         bool ok = true;
         for (const auto& e : errors) ok = ok && e.empty();
-        if (json_out) print_json(store_json(c, store, errors).dump(2));
+        if (json_out) print_json(store_json(c, store, errors, hc, 0).dump(2));
         else print_table(c, store, errors);
         return ok ? kOk : kFindings;
     }
@@ -120,7 +166,7 @@ int run_monitor(const Args& a) {
     QObject::connect(&tick, &QTimer::timeout, &loop, [&] {
         for (std::size_t i = 0; i < c.nodes.size(); ++i)
             errors[i] = mon.status()[i].state == TelemetryMonitor::NodeState::Failed ? mon.status()[i].message : "";
-        if (json_out) std::cout << store_json(c, mon.store(), errors).dump() << std::endl;   // JSON lines
+        if (json_out) std::cout << store_json(c, mon.store(), errors, hc, mon.now_s()).dump() << std::endl;   // JSON lines
         else {
             std::printf("\n");
             print_table(c, mon.store(), errors);

@@ -7,6 +7,8 @@
 #include <QProcess>
 #include <QtTest>
 
+#include <map>
+
 class TestCliRuntime : public QObject {
     Q_OBJECT
     SshdFixture sshd;
@@ -117,6 +119,31 @@ private slots:
         QCOMPARE(g["index"].get<int>(), 1);
         QCOMPARE(g["rank"].get<int>(), 3);
         QCOMPARE(g["memory.total"].get<double>(), 81559.0);
+        // Per pipeline stage: the mean over the stage's ranks, from the per-GPU figures above.
+        std::map<int, std::pair<double, double>> by_rank;   // rank -> (util, memory)
+        for (const auto& n : doc["nodes"])
+            for (const auto& gpu : n["gpus"])
+                by_rank[gpu["rank"].get<int>()] = {gpu["utilization.gpu"].get<double>(), gpu["memory.used"].get<double>()};
+        QCOMPARE(doc["stages"].size(), std::size_t(2));   // pp = 2
+        bool over = false;
+        for (const auto& st : doc["stages"]) {
+            double u = 0, m = 0;
+            for (const auto& r : st["ranks"]) {
+                u += by_rank.at(r.get<int>()).first;
+                m += by_rank.at(r.get<int>()).second;
+            }
+            const double n = static_cast<double>(st["ranks"].size());
+            QCOMPARE(st["utilization.gpu"].get<double>(), u / n);
+            QCOMPARE(st["memory.used"].get<double>(), m / n);
+            QCOMPARE(st["ranks_without_sample"].get<int>(), 0);
+            // GPT-2 needs far less than the recorded 70 GB: the stage is above its estimate.
+            QVERIFY(st["expected_memory_mib"].is_number());
+            over = over || m / n > st["expected_memory_mib"].get<double>() + 1536;
+        }
+        QVERIFY(over);
+        int memory_flags = 0;
+        for (const auto& f : doc["flags"]) memory_flags += f["kind"] == "memory_above_estimate";
+        QCOMPARE(memory_flags, 4);
         const Out t = cli({"monitor", project, "--once"});
         QVERIFY(t.out.contains("NVIDIA H100 80GB HBM3"));
     }
