@@ -160,6 +160,10 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
                     grid_->setProbeChecks(checks);
                     if (auto* d = docks_.value(QStringLiteral("grid"))) d->raise();
                 });
+        // An edited project no longer matches the probed groups.
+        connect(doc_, &ProjectDocument::changed, grid_, [this] {
+            if (!grid_->probeChecks().empty()) grid_->clearProbe();
+        });
     }
 
     resize(1600, 1000);

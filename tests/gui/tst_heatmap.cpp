@@ -252,6 +252,13 @@ private slots:
         QVERIFY(!panel->loadProbeResult(bad));
         QVERIFY(panel->logText().contains("bad.json"));
         QVERIFY(grid->cellHeat(2)->failed);
+        // Editing the project drops the result (its groups may no longer be the plan's).
+        Project edited = w.project();
+        edited.layout.pp = 1;
+        w.setProject(edited, QString());
+        QVERIFY(grid->probeChecks().empty());
+        QVERIFY(!grid->cellHeat(0));
+        QCOMPARE(grid->colourCombo()->findData(heat::kProbe), -1);
     }
 
     void mainWindowColoursARunningJob() {
