@@ -297,6 +297,58 @@ private slots:
         QVERIFY(!w.rankGrid()->cellHeat(3));
     }
 
+    void tickCostOnALargeCluster() {
+        // 512 nodes x 8 GPUs, Megatron tp=8 pp=8: one tick (heat of both metrics, both views).
+        Project p;
+        p.name = "big";
+        for (int i = 0; i < 512; ++i) {
+            Node n;
+            n.name = "n" + std::to_string(i);
+            n.gpu = "h100-sxm";
+            n.gpus = 8;
+            p.cluster.nodes.push_back(n);
+        }
+        p.layout.framework = "megatron";
+        p.layout.tp = 8;
+        p.layout.pp = 8;
+        ProjectDocument doc;
+        doc.reset(p, QString());
+        QVERIFY(doc.rankMap().valid());
+        runtime::TelemetryStore store(p.cluster);
+        for (int n = 0; n < 512; ++n)
+            for (int g = 0; g < 8; ++g)
+                for (int t = 0; t < 3; ++t)
+                    store.ingest(n, QString("%1, GPU-x, NVIDIA H100 80GB HBM3, %2, 70000, 81559, 60, 600").arg(g).arg((n * 8 + g) % 101).toStdString(), t);
+        ClusterCanvas canvas(&doc);
+        RankGrid grid(&doc);
+        canvas.resize(1200, 800);
+        grid.resize(800, 800);
+        canvas.show();
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+        runtime::HeatOptions o;
+        o.now_s = 2;
+        QElapsedTimer t;
+        qint64 best = -1;
+        for (int i = 0; i < 3; ++i) {
+            t.start();
+            const LiveOverlay live = LiveOverlayFeeder::overlay(store, doc.rankMap(), o);
+            const qint64 heat = t.elapsed();
+            canvas.setLiveOverlay(live);
+            grid.setLiveOverlay(live);
+            QCoreApplication::processEvents();
+            best = best < 0 ? t.elapsed() : std::min(best, t.elapsed());
+            qInfo("tick %d: heat %lld ms, with both views %lld ms", i, heat, t.elapsed());
+        }
+        // The views are fed once a second: a tick must take well under that.
+        QVERIFY2(best < 1000, qPrintable(QString::number(best)));
+        const auto& live = canvas.liveOverlay().utilization;
+        QCOMPARE(live.cells.size(), std::size_t(4096));
+        QCOMPARE(live.stageFraction.size(), std::size_t(8));
+        QCOMPARE(canvas.tileHeat(511, 7)->text, QString("%1 %").arg(4095 % 101));
+        QCOMPARE(grid.cellHeat(4095)->fraction, (4095 % 101) / 100.0);
+    }
+
     void probeRunFromThePanel() {
         if (!sshdUp()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd_.error));
         QProcess torch;
