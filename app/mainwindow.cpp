@@ -17,6 +17,7 @@
 #include "picture_export.h"
 #include "plannerpanel.h"
 #include "run_panel.h"
+#include "runtime/job.h"
 #include "project/project.h"
 #include "projectdocument.h"
 #include "recovery.h"
@@ -33,6 +34,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
@@ -625,8 +627,30 @@ void MainWindow::restoreWindowState() {
     restoreState(s->value(AppSettings::Key::kState).toByteArray(), AppSettings::kWindowStateVersion);
 }
 
+bool MainWindow::confirmCloseWithRunningJob() {
+    paraplan::runtime::Job* job = run_->job();
+    if (!job || job->done()) return true;
+    // Every remote process is tied to its ssh connection (the stdin watchdog), so quitting
+    // cannot leave the job running unattended: it is stopped, cleanly, or not at all.
+    QMessageBox box(QMessageBox::Warning, tr("A job is running"),
+                    tr("A job is running: %n process(es) on the cluster. Quitting Paraplan stops it on every node; "
+                       "its logs stay in %1.",
+                       nullptr, static_cast<int>(job->processes().size()))
+                        .arg(QString::fromStdString(job->folder())),
+                    QMessageBox::NoButton, this);
+    box.setObjectName(QStringLiteral("runningJobBox"));
+    QPushButton* stop = box.addButton(tr("Stop the Job and Quit"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() != stop) return false;
+    run_->stop();
+    job->waitFinished(60000);
+    return true;
+}
+
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (!maybeSave()) {
+    if (!maybeSave() || !confirmCloseWithRunningJob()) {
         e->ignore();
         return;
     }

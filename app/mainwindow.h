@@ -97,6 +97,8 @@ private:
     void importHfDialog();
     void restoreWindowState();
     void importConfigDialog();
+    // Closing while a job runs: asks to stop it (every node) and quit, or to cancel. True: go on.
+    bool confirmCloseWithRunningJob();
     // The pipeline stages (pp coordinates) of these ranks, sorted, once each.
     std::vector<int> stagesOf(const std::vector<int>& ranks) const;
 

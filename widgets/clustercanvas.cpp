@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <set>
 
 using paraplan::Project;
@@ -77,7 +78,7 @@ namespace {
 QJsonObject payload(const QMimeData* m, const QString& fmt) { return QJsonDocument::fromJson(m->data(fmt)).object(); }
 bool ours(const QMimeData* m) {
     return m->hasFormat(clustermime::kNodeTemplate) || m->hasFormat(clustermime::kGpuType) ||
-           m->hasFormat(clustermime::kGpu);
+           m->hasFormat(clustermime::kGpu) || m->hasFormat(clustermime::kNode);
 }
 std::string uniqueName(const Project& p, const std::string& base) {
     std::set<std::string> used;
@@ -130,9 +131,11 @@ void CanvasView::dragMoveEvent(QDragMoveEvent* e) {
         e->ignore();
         return;
     }
-    const bool needsNode = !e->mimeData()->hasFormat(clustermime::kNodeTemplate);
+    // Templates drop anywhere; a moved node drops on a node (its new place) or after the last.
+    const bool anywhere = e->mimeData()->hasFormat(clustermime::kNodeTemplate);
+    const bool needsNode = !anywhere && !e->mimeData()->hasFormat(clustermime::kNode);
     NodeItem* n = nodeAt(e->position().toPoint());
-    setDropTarget(needsNode ? n : nullptr);
+    setDropTarget(anywhere ? nullptr : n);
     if (needsNode && !n)
         e->ignore();
     else
@@ -362,6 +365,33 @@ bool ClusterCanvas::moveGpu(int from, int to) {
     });
 }
 
+bool ClusterCanvas::moveNode(int from, int to) {
+    const Project& cur = editor_->project();
+    const int count = static_cast<int>(cur.cluster.nodes.size());
+    if (from == to || from < 0 || to < 0 || from >= count || to >= count) return false;
+    const QString label = tr("Move %1 to place %2 of %3")
+                              .arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(from)].name))
+                              .arg(to + 1)
+                              .arg(count);
+    return run(label, [from, to](Project& p) {
+        // Node order is rank order: ranks fill the nodes in this order (or follow rank_order,
+        // whose node indices move with their nodes).
+        auto& nodes = p.cluster.nodes;
+        std::vector<int> order(nodes.size());
+        std::iota(order.begin(), order.end(), 0);
+        order.erase(order.begin() + from);
+        order.insert(order.begin() + to, from);
+        std::vector<paraplan::Node> moved;
+        std::vector<int> newIndex(nodes.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            moved.push_back(nodes[static_cast<std::size_t>(order[i])]);
+            newIndex[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+        }
+        nodes = std::move(moved);
+        for (auto& slot : p.cluster.rank_order) slot.node = newIndex[static_cast<std::size_t>(slot.node)];
+    });
+}
+
 bool ClusterCanvas::deleteNodes(std::vector<int> sel) {
     if (sel.empty()) return false;
     const Project& cur = editor_->project();
@@ -558,6 +588,11 @@ bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {
         const QJsonObject o = payload(mime, clustermime::kNodeTemplate);
         fitPending_ = true;
         return addNode(o.value(QStringLiteral("gpu")).toString(), o.value(QStringLiteral("gpus")).toInt(8));
+    }
+    if (mime->hasFormat(clustermime::kNode)) {
+        const int from = payload(mime, clustermime::kNode).value(QStringLiteral("node")).toInt(-1);
+        const int last = static_cast<int>(editor_->project().cluster.nodes.size()) - 1;
+        return moveNode(from, target ? target->index() : last);
     }
     if (!target) {
         emit message(tr("Drop GPUs onto a node."));

@@ -71,6 +71,8 @@ public:
     bool addNode(const QString& gpu, int gpus);
     bool addGpu(int node, const QString& gpu);
     bool moveGpu(int fromNode, int toNode);
+    // Moves node `from` to place `to` in the node order (which is the order ranks fill nodes in).
+    bool moveNode(int from, int to);
     bool deleteNodes(std::vector<int> nodes);
     bool duplicateNodes(const std::vector<int>& nodes);
     bool renameNode(int node, const QString& name);

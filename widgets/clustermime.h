@@ -10,4 +10,6 @@ inline const QString kNodeTemplate = QStringLiteral("application/x-paraplan-node
 inline const QString kGpuType = QStringLiteral("application/x-paraplan-gpu-type");
 // {"node": i, "local_rank": k}: a GPU already on the canvas.
 inline const QString kGpu = QStringLiteral("application/x-paraplan-gpu");
+// {"node": i}: a node dragged by its title bar, to change its place in the node order.
+inline const QString kNode = QStringLiteral("application/x-paraplan-node");
 }  // namespace clustermime

@@ -137,6 +137,9 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
 
 void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
     pressedTile_ = e->button() == Qt::LeftButton ? tileAt(e->pos()) : -1;
+    // The title bar (above the tiles) drags the whole node to another place in the order.
+    pressedHeader_ = e->button() == Qt::LeftButton && pressedTile_ < 0 && !tiles_.isEmpty() &&
+                     e->pos().y() < tileRect(0).top();
     pressPos_ = e->screenPos();
     QGraphicsItem::mousePressEvent(e);
 }
@@ -144,11 +147,27 @@ void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
 void NodeItem::mouseReleaseEvent(QGraphicsSceneMouseEvent* e) {
     const int tile = pressedTile_;
     pressedTile_ = -1;
+    pressedHeader_ = false;
     QGraphicsItem::mouseReleaseEvent(e);
     if (tile >= 0 && tile == tileAt(e->pos()) && onTileClicked) onTileClicked(index_, tile);
 }
 
 void NodeItem::mouseMoveEvent(QGraphicsSceneMouseEvent* e) {
+    if (pressedHeader_ && (e->buttons() & Qt::LeftButton) &&
+        (e->screenPos() - pressPos_).manhattanLength() >= QApplication::startDragDistance()) {
+        pressedHeader_ = false;
+        auto* mime = new QMimeData;
+        mime->setData(clustermime::kNode,
+                      QJsonDocument(QJsonObject{{QStringLiteral("node"), index_}}).toJson(QJsonDocument::Compact));
+        QWidget* src = e->widget();
+        auto* drag = new QDrag(src ? static_cast<QObject*>(src) : static_cast<QObject*>(QApplication::instance()));
+        drag->setMimeData(mime);
+        QPixmap pm(boundingRect().size().toSize() / 2);
+        pm.fill(QColor(128, 128, 128, 90));
+        drag->setPixmap(pm);
+        drag->exec(Qt::MoveAction);
+        return;
+    }
     if (pressedTile_ < 0 || !(e->buttons() & Qt::LeftButton) ||
         (e->screenPos() - pressPos_).manhattanLength() < QApplication::startDragDistance()) {
         QGraphicsItem::mouseMoveEvent(e);

@@ -58,5 +58,6 @@ private:
     QSizeF size_;
     bool dropHighlight_ = false;
     int pressedTile_ = -1;
+    bool pressedHeader_ = false;
     QPointF pressPos_;
 };

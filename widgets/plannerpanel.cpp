@@ -277,9 +277,14 @@ void PlannerPanel::onFinished() {
     hasRun_ = true;
     progress_->setValue(kProgressSteps);
     const QLocale loc;
-    summary_->setText(tr("%1 layouts · %2 valid · %3 fit in memory · %4 s")
-                          .arg(loc.toString(result_.evaluated), loc.toString(result_.valid),
-                               loc.toString(result_.fitting), QString::number(result_.seconds, 'f', 2)));
+    // Layouts the size rules reject are pruned before they are counted, so "valid" is worth a
+    // word only when the frameworks' full rules turned some away.
+    const QString rejected = result_.valid < result_.evaluated
+                                 ? tr(" · %1 rejected by the rules").arg(loc.toString(result_.evaluated - result_.valid))
+                                 : QString();
+    summary_->setText(tr("%1 layouts considered%2 · %3 fit in memory · %4 s")
+                          .arg(loc.toString(result_.evaluated), rejected, loc.toString(result_.fitting),
+                               QString::number(result_.seconds, 'f', 2)));
     if (result_.results.empty())
         summary_->setText(summary_->text() + tr(" — no layout fits: relax the constraints, add GPUs or lower the batch."));
     showResults();

@@ -125,6 +125,34 @@ private slots:
         QCOMPARE(w->project().cluster.nodes[2].gpus, 8);
     }
 
+    // A node dragged by its title bar onto another takes that place; ranks follow node order.
+    void moveNodeChangesRankOrder() {
+        auto w = window("llama3.1-70b-4nodes");
+        QVERIFY(w);
+        ClusterCanvas* c = w->canvas();
+        const std::string before = paraplan::project_to_json(w->project()).dump();
+        QVERIFY(dropAt(c->view(), centreOf(c, 0, 3), clustermime::kNode, {{"node", 3}}));
+        const auto& nodes = w->project().cluster.nodes;
+        QCOMPARE(QString::fromStdString(nodes[0].name), QStringLiteral("node3"));
+        QCOMPARE(QString::fromStdString(nodes[1].name), QStringLiteral("node0"));
+        QCOMPARE(QString::fromStdString(nodes[3].name), QStringLiteral("node2"));
+        QCOMPARE(w->document()->undoStack()->text(0), QStringLiteral("Move node3 to place 1 of 4"));
+        // Rank 0 now runs on node3's host, and the canvas shows it there.
+        const auto placement = w->project().cluster.placement();
+        QCOMPARE(QString::fromStdString(nodes[std::size_t(placement[0].node)].host), QStringLiteral("gpu-d"));
+        QCOMPARE(c->nodeItems()[0]->tiles()[0].rank, 0);
+        // Dropped on empty space, a node goes last.
+        QVERIFY(dropAt(c->view(), emptySpot(c), clustermime::kNode, {{"node", 0}}));
+        QCOMPARE(QString::fromStdString(w->project().cluster.nodes[3].name), QStringLiteral("node3"));
+        w->document()->undoStack()->undo();
+        w->document()->undoStack()->undo();
+        QVERIFY(paraplan::project_to_json(w->project()).dump() == before);
+        // Onto itself: nothing changes and no undo step is made.
+        const int steps = w->document()->undoStack()->count();
+        dropAt(c->view(), centreOf(c, 1, 0), clustermime::kNode, {{"node", 1}});
+        QCOMPARE(w->document()->undoStack()->count(), steps);
+    }
+
     void rubberBandSelectDeleteDuplicateRename() {
         auto w = window("llama3.1-70b-4nodes");
         QVERIFY(w);

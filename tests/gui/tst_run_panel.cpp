@@ -1,10 +1,14 @@
 // RunPanel and GpuMonitor widgets (offscreen) driving a real job and a real telemetry
 // stream over the loopback sshd (tests/runtime/sshd_fixture.h, stub nvidia-smi).
 #include "gpu_monitor.h"
+#include "guitest.h"
+#include "mainwindow.h"
 #include "run_panel.h"
 #include "runtime/e2e_common.h"
 #include "runtime/connection_test.h"
 
+#include <QMessageBox>
+#include <QPushButton>
 #include <QtTest>
 
 using namespace paraplan;
@@ -50,6 +54,37 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(panel.job()->done(), 30000);
         QCOMPARE(runtime::Job::to_string(panel.job()->state()), std::string("stopped"));
         QCOMPARE(panel.pastJobCount(), 1);
+    }
+
+    // Closing the app while a job runs asks first: Cancel keeps both; "Stop the Job and Quit"
+    // stops the job on every node, then closes.
+    void closingAsksBeforeStoppingAJob() {
+        QTemporaryDir settings;
+        isolateSettings(settings);
+        MainWindow w(nullptr, settings.filePath(QStringLiteral("rec")));
+        w.setProject(project({{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"echo up $RANK; sleep 60"}}}), QString());
+        w.runPanel()->setProject(w.project(), work.path() + "/jobs-close");
+        w.runPanel()->launch();
+        QVERIFY(w.runPanel()->job());
+        QTRY_VERIFY_WITH_TIMEOUT(w.runPanel()->logText().contains("up 3"), 30000);
+        auto answer = [](const QString& button) {
+            QTimer::singleShot(200, [button] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                if (!box) return;
+                for (QAbstractButton* b : box->buttons())
+                    if (b->text() == button || (box->standardButton(b) == QMessageBox::Cancel && button == "Cancel")) {
+                        b->click();
+                        return;
+                    }
+            });
+        };
+        answer(QStringLiteral("Cancel"));
+        QVERIFY(!w.close());
+        QVERIFY(!w.runPanel()->job()->done());
+        answer(QStringLiteral("Stop the Job and Quit"));
+        QVERIFY(w.close());
+        QVERIFY(w.runPanel()->job()->done());
+        QCOMPARE(runtime::Job::to_string(w.runPanel()->job()->state()), std::string("stopped"));
     }
 
     void gpuMonitorShowsEveryGpu() {
