@@ -1,5 +1,7 @@
 #include "run_panel.h"
 
+#include "runtime/config_upload.h"
+
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
 #include "runtime/connection_test.h"
@@ -157,6 +159,7 @@ bool RunPanel::busy() const { return probing_ || (job_ && !job_->done()); }
 
 void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe) {
     auto plan = runtime::plan_launch(project_.cluster, rc, id);   // throws InputError
+    if (!probe) runtime::add_config_uploads(plan, project_, rc);   // the framework's config files, copied first
     job_ = std::make_unique<runtime::Job>(project_.cluster, plan, runtime::ssh_options_from(rc),
                                           job_dir_.toStdString() + "/" + id, project_to_json(project_), rc.on_failure);
     runtime::Job* job = job_.get();

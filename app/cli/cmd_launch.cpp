@@ -1,5 +1,6 @@
 // paraplan-cli launch FILE [--mode M] [--dry-run] [--check] [--json] [--job-dir DIR]
 #include "cli/command.h"
+#include "runtime/config_upload.h"
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
@@ -36,6 +37,19 @@ nlohmann::json plan_json(const Cluster& c, const LaunchPlan& plan, const SshOpti
                         {"world_size", plan.world_size},   {"master_addr", plan.master_addr},
                         {"master_port", plan.master_port}, {"processes", procs}};
     if (!plan.sbatch_script.empty()) j["sbatch_script"] = plan.sbatch_script;
+    nlohmann::json uploads = nlohmann::json::array();
+    for (const auto& u : plan.uploads) {
+        SshOptions o = ssh;
+        o.control_dir = "$CONTROL_DIR";
+        const auto& node = c.nodes[static_cast<std::size_t>(u.node)];
+        uploads.push_back({{"node", node.name},
+                           {"host", ssh_target(node).host},
+                           {"path", u.path},
+                           {"bytes", u.content.size()},
+                           {"remote_command", upload_command(plan, u)},
+                           {"ssh_argv", ssh_command_argv(ssh_target(node), o, upload_command(plan, u))}});
+    }
+    j["uploads"] = uploads;
     return j;
 }
 
@@ -72,7 +86,8 @@ int run_launch(const Args& a) {
     if (a.flag("check")) return print_checks(test_connections(rp.project.cluster, rp.rc, ssh), json_out);
 
     const std::string id = make_job_id(rp.project.name, QDateTime::currentSecsSinceEpoch());
-    const LaunchPlan plan = plan_launch(rp.project.cluster, rp.rc, id);
+    LaunchPlan plan = plan_launch(rp.project.cluster, rp.rc, id);
+    add_config_uploads(plan, rp.project, rp.rc);
     if (a.flag("dry-run")) {
         if (json_out) {
             print_json(plan_json(rp.project.cluster, plan, ssh).dump(2));
@@ -82,6 +97,14 @@ int run_launch(const Args& a) {
                   << plan.master_addr << ":" << plan.master_port << "\n# logs would go to " << rp.job_dir << "/"
                   << plan.job_id << "/\n# $CONTROL_DIR is a private folder created per node at launch\n";
         if (!plan.sbatch_script.empty()) std::cout << "# sbatch script (fed on stdin):\n" << plan.sbatch_script;
+        for (const auto& u : plan.uploads) {
+            const auto& node = rp.project.cluster.nodes[static_cast<std::size_t>(u.node)];
+            SshOptions o = ssh;
+            o.control_dir = "$CONTROL_DIR";
+            std::cout << "\n# copy " << u.path << " (" << u.content.size() << " bytes, on stdin) to " << node.name
+                      << " (" << ssh_target(node).host << ")\n"
+                      << sh_join(ssh_command_argv(ssh_target(node), o, upload_command(plan, u))) << '\n';
+        }
         for (const auto& p : plan.processes) {
             const auto& node = rp.project.cluster.nodes[static_cast<std::size_t>(p.node)];
             SshOptions o = ssh;

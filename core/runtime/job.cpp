@@ -110,6 +110,40 @@ void Job::start() {
 }
 
 void Job::launch_all() {
+    if (plan_.uploads.empty()) {
+        start_processes();
+        return;
+    }
+    // The config files first, each over its node's connection (`cat >` from stdin); the
+    // processes start once every copy has succeeded.
+    uploads_pending_ = static_cast<int>(plan_.uploads.size());
+    for (const FileUpload& u : plan_.uploads) {
+        const SshNode* node = nodes_[static_cast<std::size_t>(u.node)].get();
+        QProcess* q = node->start(upload_command(plan_, u), this);
+        const std::string where = node->target().host + ":" + u.path;
+        connect(q, &QProcess::finished, this, [this, q, where](int code, QProcess::ExitStatus st) {
+            q->deleteLater();
+            if ((code != 0 || st != QProcess::NormalExit) && upload_error_.empty())
+                upload_error_ = "cannot copy the config file to " + where + ": " +
+                                QString::fromLocal8Bit(q->readAllStandardError()).trimmed().toStdString();
+            if (--uploads_pending_ > 0 || done()) return;
+            if (!upload_error_.empty()) {
+                fail(upload_error_);
+                for (auto& p : procs_) {
+                    p->finished = true;
+                    if (p->log) p->log->write(("paraplan: " + upload_error_ + "\n").c_str());
+                }
+                check_done();
+                return;
+            }
+            if (state_ == State::Connecting) start_processes();
+        });
+        q->write(u.content.data(), static_cast<qint64>(u.content.size()));
+        q->closeWriteChannel();
+    }
+}
+
+void Job::start_processes() {
     set_state(State::Running);
     for (std::size_t i = 0; i < procs_.size(); ++i) {
         auto& p = *procs_[i];
@@ -465,6 +499,12 @@ nlohmann::json Job::to_json() const {
                         {"processes", procs},
                         {"project", snapshot_}};
     if (!plan_.sbatch_script.empty()) j["sbatch_script"] = plan_.sbatch_script;
+    nlohmann::json uploads = nlohmann::json::array();
+    for (const auto& u : plan_.uploads)
+        uploads.push_back({{"node", cluster_.nodes[static_cast<std::size_t>(u.node)].name},
+                           {"path", u.path},
+                           {"bytes", u.content.size()}});
+    if (!uploads.empty()) j["uploads"] = uploads;
     if (slurm_id_) {
         j["slurm_job_id"] = *slurm_id_;
         j["slurm_output"] = slurm_output_file(plan_.job_id, *slurm_id_);

@@ -80,6 +80,7 @@ signals:
 private:
     void set_state(State s);
     void launch_all();
+    void start_processes();
     void on_output(int i, bool is_stderr);
     void on_finished(int i, int code, QProcess::ExitStatus st);
     void handle_line(int i, const std::string& line, bool is_stderr);
@@ -115,6 +116,8 @@ private:
     int slurm_poll_ms_ = 5000;
     int slurm_misses_ = 0;
     bool slurm_cancel_sent_ = false;
+    int uploads_pending_ = 0;
+    std::string upload_error_;
     QProcess* slurm_tail_ = nullptr;
     LineBuffer slurm_tail_buf_;
     std::map<int, std::unique_ptr<QFile>> rank_logs_;   // slurm: rank -> rank-<N>.log

@@ -265,6 +265,17 @@ std::string wrapper_script(const LaunchPlan& plan, const RemoteProcess& p) {
     return s;
 }
 
+std::string upload_command(const LaunchPlan& plan, const FileUpload& u) {
+    const auto slash = u.path.rfind('/');
+    const std::string dir = slash == std::string::npos ? std::string() : u.path.substr(0, slash);
+    std::string script;
+    if (!plan.workdir.empty() && (u.path.empty() || u.path[0] != '/'))
+        script += "mkdir -p " + sh_quote(plan.workdir) + " && cd " + sh_quote(plan.workdir) + " && ";
+    if (!dir.empty()) script += "mkdir -p " + sh_quote(dir) + " && ";
+    script += "cat > " + sh_quote(u.path);
+    return remote_sh(script);
+}
+
 std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p) {
     // Slurm: sbatch is submitted from the working dir (when set), so the output file
     // (relative to the submit dir) lands there.

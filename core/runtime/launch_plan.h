@@ -22,6 +22,13 @@ struct RemoteProcess {
     std::string stdin_text;       // not used by the wrapper; for commands fed on stdin
 };
 
+// A file written on a node before any process starts (the exported config files).
+struct FileUpload {
+    int node = 0;                 // index into Cluster::nodes
+    std::string path;             // remote path; relative = inside the plan's workdir
+    std::string content;
+};
+
 struct LaunchPlan {
     std::string job_id;
     std::string mode;
@@ -33,6 +40,7 @@ struct LaunchPlan {
     int stop_grace_s = 5;
     std::vector<RemoteProcess> processes;
     std::string sbatch_script;    // slurm mode: the batch script submitted on processes[0]'s node
+    std::vector<FileUpload> uploads;   // written (node by node, over its connection) before launching
 };
 
 // Builds the plan. Throws InputError naming the /runtime field (missing script,
@@ -50,6 +58,10 @@ std::string wrapper_script(const LaunchPlan& plan, const RemoteProcess& p);
 
 // The remote command text for ssh: exec /bin/sh -c '<wrapper>'.
 std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p);
+
+// The remote command that writes `u` from stdin (`cat >`), creating its folder; in workdir
+// when the path is relative.
+std::string upload_command(const LaunchPlan& plan, const FileUpload& u);
 
 // Markers the wrapper prints on stdout (whole lines).
 inline constexpr const char* kStartedMarker = "__PARAPLAN_STARTED__ ";   // + process group id

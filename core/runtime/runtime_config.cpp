@@ -43,9 +43,11 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
     const Obj o(runtime, "/runtime");
     no_unknown_keys(o, {"mode", "workdir", "python", "script", "args", "env", "path_prepend", "master_addr",
                         "master_port", "job_dir", "on_failure", "stop_grace_s", "launcher", "ssh", "telemetry",
-                        "slurm"});
+                        "slurm", "upload_configs", "upload_dir"});
     c.mode = o.one_of("mode", {"direct", "torchrun", "slurm", "colossalai", "deepspeed"}, c.mode);
     c.workdir = o.string("workdir", c.workdir);
+    c.upload_configs = o.boolean("upload_configs", c.upload_configs);
+    c.upload_dir = o.string("upload_dir", c.upload_dir);
     c.python = o.string("python", c.python);
     if (c.python.empty()) throw InputError(o.at("python"), "must not be empty (e.g. \"python3\")");
     c.script = o.string("script", c.script);
@@ -119,7 +121,8 @@ nlohmann::json to_json(const RuntimeConfig& c) {
     return {{"mode", c.mode}, {"workdir", c.workdir}, {"python", c.python}, {"script", c.script}, {"args", c.args},
             {"env", env}, {"path_prepend", c.path_prepend}, {"master_addr", c.master_addr},
             {"master_port", c.master_port}, {"job_dir", c.job_dir}, {"on_failure", c.on_failure},
-            {"stop_grace_s", c.stop_grace_s}, {"launcher", c.launcher}};
+            {"stop_grace_s", c.stop_grace_s}, {"launcher", c.launcher}, {"upload_configs", c.upload_configs},
+            {"upload_dir", c.upload_dir}};
 }
 
 }  // namespace paraplan::runtime

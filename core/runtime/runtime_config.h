@@ -8,7 +8,9 @@
 //    "ssh": {"connect_timeout_s", "server_alive_interval_s", "known_hosts_file",
 //            "strict_host_key_checking": "yes"|"accept-new", "config_file", "options": [...]},
 //    "telemetry": {"interval_ms": 1000},
-//    "slurm": {"login_node": node name or host, "partition", "account", "time", "sbatch_args": [...]}}
+//    "slurm": {"login_node": node name or host, "partition", "account", "time", "sbatch_args": [...]},
+//    "upload_configs": true (copy the framework's exported config files to the nodes first),
+//    "upload_dir": "" (where they go; relative paths are inside workdir)}
 // Errors are InputErrors naming the field (/runtime/...).
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,8 @@ struct RuntimeConfig {
     std::string on_failure = "stop_all";
     int stop_grace_s = 5;
     std::string launcher;                // program for torchrun/colossalai/deepspeed ("" = that name)
+    bool upload_configs = true;          // copy the exported config files to the nodes before launching
+    std::string upload_dir;              // their folder ("" = workdir; relative = inside workdir)
     // ssh
     int connect_timeout_s = 10;
     int server_alive_interval_s = 15;

@@ -41,6 +41,7 @@ class TestCliRuntime : public QObject {
         nlohmann::json rt = runtime;
         rt["ssh"] = {{"known_hosts_file", sshd.known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}};
         rt["path_prepend"] = {stub_bin(work.path()).toStdString()};
+        if (!rt.contains("workdir")) rt["workdir"] = (work.path() + "/run").toStdString();   // the config files go here
         const nlohmann::json p = {{"paraplan", 1},
                                   {"name", "cli; test"},
                                   {"cluster", {{"nodes", nodes}}},
@@ -63,7 +64,11 @@ private slots:
     void dryRunPrintsEveryCommand() {
         const Out o = cli({"launch", project, "--dry-run"});
         QCOMPARE(o.code, 0);
-        QCOMPARE(o.out.count("\nssh "), 4);
+        // One command per rank, plus one per config file copied to each node first.
+        const int copies = int(o.out.count("\n# copy "));
+        QVERIFY2(copies >= 2 && copies % 2 == 0, qPrintable(o.out));
+        QVERIFY(o.out.contains("# copy plugin.py"));
+        QCOMPARE(o.out.count("\nssh "), 4 + copies);
         QVERIFY(o.out.contains("-o StrictHostKeyChecking=yes"));
         QVERIFY(o.out.contains("-- 127.0.0.3 "));
         const Out j = cli({"launch", project, "--dry-run", "--json", "--mode", "torchrun"});
@@ -72,6 +77,11 @@ private slots:
         QCOMPARE(doc["mode"].get<std::string>(), std::string("torchrun"));
         QCOMPARE(doc["processes"].size(), std::size_t(2));
         QCOMPARE(doc["processes"][1]["argv"][0].get<std::string>(), std::string("torchrun"));
+        QCOMPARE(int(doc["uploads"].size()), copies);
+        for (const auto& u : doc["uploads"]) {
+            QVERIFY(u["bytes"].get<int>() > 0);
+            QVERIFY(u["remote_command"].get<std::string>().find("cat >") != std::string::npos);
+        }
         const Out s = cli({"launch", project, "--dry-run", "--mode", "slurm"});
         QCOMPARE(s.code, 0);
         QVERIFY(s.out.contains("#SBATCH --nodes=2"));

@@ -271,7 +271,8 @@ private slots:
         const auto rc = loopback_runtime(sshd_, stub_bin(tmp_.path()));
         p.runtime = {{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"sleep 60"}},
                      {"ssh", {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}}},
-                     {"path_prepend", rc.path_prepend}, {"stop_grace_s", 2}, {"telemetry", {{"interval_ms", 250}}}};
+                     {"path_prepend", rc.path_prepend}, {"stop_grace_s", 2}, {"telemetry", {{"interval_ms", 250}}},
+                     {"workdir", tmp_.filePath("run-live").toStdString()}};
         MainWindow w(nullptr, tmp_.filePath("rec-live"));
         w.setProject(p, QString());
         w.show();

@@ -26,6 +26,7 @@ class TestRunPanel : public QObject {
         nlohmann::json rt = extra_runtime;
         rt["ssh"] = {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}};
         rt["path_prepend"] = rc.path_prepend;
+        rt["workdir"] = (work.path() + "/run").toStdString();   // where the config files are copied
         rt["stop_grace_s"] = 2;
         p.runtime = rt;
         return p;
