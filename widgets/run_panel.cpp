@@ -1,5 +1,7 @@
 #include "run_panel.h"
 
+#include "log_view.h"
+
 #include "runtime/config_upload.h"
 
 #include "catalog/catalog.h"
@@ -53,10 +55,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     buttons->addStretch(1);
     status_ = new QLabel(tr("No project."), this);
     status_->setWordWrap(true);
-    log_ = new QPlainTextEdit(this);
-    log_->setReadOnly(true);
-    log_->setMaximumBlockCount(20000);
-    log_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    log_ = new LogView(this);
     jobs_ = new QListWidget(this);
     jobs_->setMaximumHeight(120);
     layout->addLayout(buttons);
@@ -78,16 +77,17 @@ RunPanel::~RunPanel() = default;
 void RunPanel::setProject(const Project& project, const QString& job_dir) {
     project_ = project;
     job_dir_ = job_dir;
+    log_->setProject(project);
     status_->setText(tr("%1: %2 nodes, %3 ranks").arg(QString::fromStdString(project.name))
                          .arg(project.cluster.nodes.size()).arg(project.world_size()));
     refreshJobs();
     update_buttons();
 }
 
-QString RunPanel::logText() const { return log_->toPlainText(); }
+QString RunPanel::logText() const { return log_->visibleText(); }
 int RunPanel::pastJobCount() const { return jobs_->count(); }
 
-void RunPanel::append(const QString& line) { log_->appendPlainText(strip_ansi(line)); }
+void RunPanel::append(const QString& line) { log_->append({strip_ansi(line), {}, -1}); }
 
 void RunPanel::update_buttons() {
     const bool running = busy();
@@ -164,7 +164,9 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
                                           job_dir_.toStdString() + "/" + id, project_to_json(project_), rc.on_failure);
     runtime::Job* job = job_.get();
     connect(job, &runtime::Job::line, this, [this, job](int i, const QString& text, bool) {
-        append("[" + QString::fromStdString(job->processes()[static_cast<std::size_t>(i)]->spec.label) + "] " + text);
+        // Each line keeps its process's ranks and node, so the log can show one rank, node or group.
+        const auto& spec = job->processes()[static_cast<std::size_t>(i)]->spec;
+        log_->append({strip_ansi("[" + QString::fromStdString(spec.label) + "] " + text), spec.ranks, spec.node});
     });
     connect(job, &runtime::Job::stateChanged, this, [this, job] {
         status_->setText(tr("Job %1: %2%3").arg(QString::fromStdString(job->plan().job_id),

@@ -13,7 +13,6 @@
 
 class QLabel;
 class QListWidget;
-class QPlainTextEdit;
 class QPushButton;
 
 namespace paraplan::widgets {
@@ -33,7 +32,8 @@ public:
     runtime::TelemetryMonitor* monitor() const { return monitor_.get(); }
     // The last probe result shown, held against the plan (core/runtime/probe_compare.h).
     const std::vector<runtime::ProbeGroupCheck>& probeChecks() const { return probe_checks_; }
-    QString logText() const;
+    QString logText() const;   // the lines the log shows now (its filter and search applied)
+    class LogView* logView() const { return log_; }
     int pastJobCount() const;
 
 public slots:
@@ -72,7 +72,7 @@ private:
     QLabel* status_;
     QPushButton *check_, *dry_, *launch_, *stop_, *probe_, *runProbe_;
     bool probing_ = false;
-    QPlainTextEdit* log_;
+    class LogView* log_;
     QListWidget* jobs_;
 };
 

@@ -1,6 +1,7 @@
 // RunPanel and GpuMonitor widgets (offscreen) driving a real job and a real telemetry
 // stream over the loopback sshd (tests/runtime/sshd_fixture.h, stub nvidia-smi).
 #include "gpu_monitor.h"
+#include "log_view.h"
 #include "guitest.h"
 #include "mainwindow.h"
 #include "run_panel.h"
@@ -51,6 +52,11 @@ private slots:
         QVERIFY(panel.job());
         QTRY_VERIFY_WITH_TIMEOUT(panel.logText().contains("[rank-3] hello from 3"), 30000);
         QVERIFY(!panel.logText().contains("\x1b"));
+        // The log shows one rank's lines when asked (the lines keep their rank).
+        QVERIFY(panel.logView()->setFilter("rank 2"));
+        QVERIFY(panel.logText().contains("[rank-2] hello from 2"));
+        QVERIFY(!panel.logText().contains("hello from 3"));
+        QVERIFY(panel.logView()->setFilter("All"));
         panel.stop();
         QTRY_VERIFY_WITH_TIMEOUT(panel.job()->done(), 30000);
         QCOMPARE(runtime::Job::to_string(panel.job()->state()), std::string("stopped"));
