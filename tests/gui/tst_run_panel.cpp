@@ -54,7 +54,7 @@ private slots:
         QVERIFY(!panel.logText().contains("\x1b"));
         // The log shows one rank's lines when asked (the lines keep their rank).
         QVERIFY(panel.logView()->setFilter("rank 2"));
-        QVERIFY(panel.logText().contains("[rank-2] hello from 2"));
+        QTRY_VERIFY_WITH_TIMEOUT(panel.logText().contains("[rank-2] hello from 2"), 30000);   // as lines arrive
         QVERIFY(!panel.logText().contains("hello from 3"));
         QVERIFY(panel.logView()->setFilter("All"));
         panel.stop();
