@@ -46,6 +46,17 @@ class TestConfigUpload : public QObject {
         return r;
     }
 
+    // Plans the launch with its uploads and runs it to the end.
+    std::unique_ptr<Job> run(const Project& p, const RuntimeConfig& r, const std::string& id) const {
+        LaunchPlan plan = plan_launch(p.cluster, r, id);
+        add_config_uploads(plan, p, r);
+        auto job = std::make_unique<Job>(p.cluster, plan, ssh_options_from(r), work.path().toStdString() + "/jobs/" + id,
+                                         nlohmann::json::object(), r.on_failure);
+        job->start();
+        job->waitFinished(60000);
+        return job;
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(work.isValid());
@@ -106,12 +117,9 @@ private slots:
         const Project p = project();
         const QString wd = work.path() + "/run dir";   // a space: quoted on the remote side
         const RuntimeConfig r = rc(wd.toStdString());
-        LaunchPlan plan = plan_launch(p.cluster, r, "upload-ok");
-        add_config_uploads(plan, p, r);
-        Job job(p.cluster, plan, ssh_options_from(r), work.path().toStdString() + "/jobs/upload-ok",
-                nlohmann::json::object(), r.on_failure);
-        job.start();
-        QVERIFY(job.waitFinished(60000));
+        const auto run_ok = run(p, r, "upload-ok");
+        const Job& job = *run_ok;
+        QVERIFY(job.done());
         QVERIFY2(job.state() == Job::State::Succeeded, job.error().c_str());
         const std::string want = export_project(p, "deepspeed").files.at("ds_config.json").content;
         QFile f(wd + "/ds_config.json");
@@ -131,12 +139,9 @@ private slots:
         const Project p = project();
         RuntimeConfig r = rc(work.path().toStdString() + "/wd2");
         r.upload_dir = "/proc/paraplan-cannot-write-here";
-        LaunchPlan plan = plan_launch(p.cluster, r, "upload-fail");
-        add_config_uploads(plan, p, r);
-        Job job(p.cluster, plan, ssh_options_from(r), work.path().toStdString() + "/jobs/upload-fail",
-                nlohmann::json::object(), r.on_failure);
-        job.start();
-        QVERIFY(job.waitFinished(60000));
+        const auto run_fail = run(p, r, "upload-fail");
+        const Job& job = *run_fail;
+        QVERIFY(job.done());
         QCOMPARE(job.state(), Job::State::Failed);
         QVERIFY2(job.error().find("cannot copy the config file") != std::string::npos, job.error().c_str());
         for (const auto& proc : job.processes()) QVERIFY(!proc->pgid);   // no rank was started

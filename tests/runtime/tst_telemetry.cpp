@@ -5,25 +5,10 @@
 #include <QFile>
 #include <QtTest>
 
+#include "telemetry_test_data.h"
+
 using namespace paraplan;
 using namespace paraplan::runtime;
-
-namespace {
-QList<QByteArray> lines_of(const char* name) {
-    QFile f(QString(PARAPLAN_TEST_DATA) + "/nvidia-smi/" + name);
-    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", name);
-    return f.readAll().split('\n');
-}
-
-Cluster one_node(int gpus) {
-    Cluster c;
-    Node n;
-    n.name = "node0";
-    n.gpus = gpus;
-    c.nodes.push_back(n);
-    return c;
-}
-}  // namespace
 
 class TestTelemetry : public QObject {
     Q_OBJECT

@@ -6,26 +6,14 @@
 #include <QFile>
 #include <QtTest>
 
+#include "telemetry_test_data.h"
+
 #include <cmath>
 
 using namespace paraplan;
 using namespace paraplan::runtime;
 
 namespace {
-QList<QByteArray> lines_of(const char* name) {
-    QFile f(QString(PARAPLAN_TEST_DATA) + "/nvidia-smi/" + name);
-    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", name);
-    return f.readAll().split('\n');
-}
-
-Cluster one_node(int gpus) {
-    Cluster c;
-    Node n;
-    n.name = "node0";
-    n.gpus = gpus;
-    c.nodes.push_back(n);
-    return c;
-}
 
 // Megatron tp=2 pp=2 dp=2 on one 8-GPU node: tp inner, pp outer, so stage 0 holds
 // ranks 0-3 and stage 1 ranks 4-7; rank r runs on GPU r.
