@@ -142,14 +142,18 @@ int run_monitor(const Args& a) {
                 errors[i] = nodes[i]->error().message;
                 continue;
             }
-            const auto r = nodes[i]->run(telemetry_command(interval, rp.rc.path_prepend, true), 30000);
-            if (r.exit_code == 127) errors[i] = "nvidia-smi not found on " + c.nodes[i].name + " (no NVIDIA GPUs seen)";
+            const SmiTool tool = smi_tool_for(c.nodes[i]);
+            const auto r = nodes[i]->run(telemetry_command(interval, rp.rc.path_prepend, true, tool), 30000);
+            if (r.exit_code == 127)
+                errors[i] = std::string(smi_tool_name(tool)) + " not found on " + c.nodes[i].name + " (no " +
+                            (tool == SmiTool::Rocm ? "AMD" : "NVIDIA") + " GPUs seen)";
             else if (r.exit_code != 0) errors[i] = r.error.message;
+            SmiStreamParser parser(tool);
             std::size_t start = 0;
             while (start < r.out.size()) {
                 auto end = r.out.find('\n', start);
                 if (end == std::string::npos) end = r.out.size();
-                store.ingest(static_cast<int>(i), std::string_view(r.out).substr(start, end - start), 0);
+                parser.line(store, static_cast<int>(i), r.out.substr(start, end - start), 0);
                 start = end + 1;
             }
         }

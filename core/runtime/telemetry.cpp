@@ -1,21 +1,58 @@
 #include "runtime/telemetry.h"
 
+#include "catalog/catalog.h"
+#include "runtime/rocm_smi.h"
 #include "runtime/shell_quote.h"
+
+#include <cstdio>
 
 namespace paraplan::runtime {
 
-std::string telemetry_command(int interval_ms, const std::vector<std::string>& path_prepend, bool once) {
+SmiTool smi_tool_for(const Node& node) {
+    const GpuSpec* g = catalog::find_gpu(node.gpu);
+    return g && g->vendor == "amd" ? SmiTool::Rocm : SmiTool::Nvidia;
+}
+
+const char* smi_tool_name(SmiTool tool) { return tool == SmiTool::Rocm ? "rocm-smi" : "nvidia-smi"; }
+
+std::string telemetry_command(int interval_ms, const std::vector<std::string>& path_prepend, bool once, SmiTool tool) {
     std::string s;
     if (!path_prepend.empty()) {
         std::string path;
         for (const auto& d : path_prepend) path += sh_quote(d) + ":";
         s += "PATH=" + path + "\"$PATH\"; export PATH\n";
     }
+    if (tool == SmiTool::Rocm) {
+        // rocm-smi has no streaming mode: a loop, each reading ended by the marker; a missing
+        // tool ends the loop with its status (127). The loop ends with the channel (SIGPIPE/HUP).
+        std::vector<std::string> argv{"rocm-smi"};
+        for (auto& a : rocm_smi_args()) argv.push_back(a);
+        const std::string one = sh_join(argv) + " || exit $?; echo; echo " + kRocmSmiEndMarker;
+        if (once) return remote_sh(s + one + "\n");
+        char sleep_s[32];
+        std::snprintf(sleep_s, sizeof sleep_s, "%.3f", interval_ms / 1000.0);
+        return remote_sh(s + "while :; do " + one + "; sleep " + sleep_s + " || exit 0; done\n");
+    }
     auto argv = nvidia_smi_argv(interval_ms);
     if (once) argv.resize(3);
     // exec: closing the channel ends nvidia-smi with it.
     s += "exec " + sh_join(argv) + "\n";
     return remote_sh(s);
+}
+
+void SmiStreamParser::line(TelemetryStore& store, int node, const std::string& line, double t) {
+    if (tool_ == SmiTool::Nvidia) {
+        store.ingest(node, line, t);
+        return;
+    }
+    if (line != kRocmSmiEndMarker) {
+        if (doc_.size() < (1u << 20)) doc_ += line + "\n";   // a reading is a few KiB
+        return;
+    }
+    const RocmSmiParse r = parse_rocm_smi_json(doc_);
+    doc_.clear();
+    for (const auto& s : r.samples) store.ingest_sample(node, s, t);
+    for (const auto& e : r.errors) store.note(node, e);
 }
 
 TelemetryMonitor::TelemetryMonitor(const Cluster& cluster, SshOptions ssh, int interval_ms,
@@ -34,6 +71,8 @@ void TelemetryMonitor::start() {
     status_.assign(n, {});
     buffers_.assign(n, {});
     procs_.assign(n, nullptr);
+    parsers_.clear();
+    for (const auto& node : cluster_.nodes) parsers_.emplace_back(smi_tool_for(node));
     nodes_.clear();
     for (std::size_t i = 0; i < n; ++i) {
         nodes_.push_back(std::make_unique<SshNode>(ssh_target(cluster_.nodes[i]), ssh_));
@@ -44,7 +83,8 @@ void TelemetryMonitor::start() {
             emit nodeStateChanged(idx);
         });
         connect(node, &SshNode::connected, this, [this, idx, node] {
-            QProcess* p = node->start(telemetry_command(interval_ms_, path_prepend_), this);
+            const SmiTool tool = smi_tool_for(cluster_.nodes[static_cast<std::size_t>(idx)]);
+            QProcess* p = node->start(telemetry_command(interval_ms_, path_prepend_, false, tool), this);
             procs_[static_cast<std::size_t>(idx)] = p;
             status_[static_cast<std::size_t>(idx)].state = NodeState::Streaming;
             emit nodeStateChanged(idx);
@@ -59,7 +99,8 @@ void TelemetryMonitor::start() {
                 const std::string err = p->readAllStandardError().toStdString();
                 auto& st = status_[static_cast<std::size_t>(idx)];
                 st.state = code == 0 ? NodeState::Ended : NodeState::Failed;
-                st.message = code == 127 ? "nvidia-smi not found on " + cluster_.nodes[static_cast<std::size_t>(idx)].name
+                const auto& nd = cluster_.nodes[static_cast<std::size_t>(idx)];
+                st.message = code == 127 ? std::string(smi_tool_name(smi_tool_for(nd))) + " not found on " + nd.name
                                          : classify_ssh_failure(cluster_.nodes[static_cast<std::size_t>(idx)].name, code, err).message;
                 emit nodeStateChanged(idx);
             });
@@ -69,7 +110,7 @@ void TelemetryMonitor::start() {
 }
 
 void TelemetryMonitor::on_line(int node, const std::string& line) {
-    store_.ingest(node, line, now_s());
+    parsers_[static_cast<std::size_t>(node)].line(store_, node, line, now_s());
     status_[static_cast<std::size_t>(node)].last_sample_s = now_s();
 }
 

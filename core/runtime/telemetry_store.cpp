@@ -23,21 +23,24 @@ const GpuSeries* TelemetryStore::find(int node, int gpu) const {
 
 void TelemetryStore::ingest(int node, std::string_view line, double t) {
     const auto parsed = parse_nvidia_smi_line(line);
-    if (!parsed.sample) {
-        if (!parsed.error.empty()) {
-            const std::string name = node >= 0 && node < static_cast<int>(node_names_.size())
-                                         ? node_names_[static_cast<std::size_t>(node)]
-                                         : "node " + std::to_string(node);
-            diagnostics_.push_back(name + ": " + parsed.error);
-            while (diagnostics_.size() > 200) diagnostics_.pop_front();
-        }
-        return;
-    }
-    auto& s = series_[{node, parsed.sample->index}];
+    if (parsed.sample) ingest_sample(node, *parsed.sample, t);
+    else if (!parsed.error.empty()) note(node, parsed.error);
+}
+
+void TelemetryStore::note(int node, const std::string& problem) {
+    const std::string name = node >= 0 && node < static_cast<int>(node_names_.size())
+                                 ? node_names_[static_cast<std::size_t>(node)]
+                                 : "node " + std::to_string(node);
+    diagnostics_.push_back(name + ": " + problem);
+    while (diagnostics_.size() > 200) diagnostics_.pop_front();
+}
+
+void TelemetryStore::ingest_sample(int node, const GpuSample& sample, double t) {
+    auto& s = series_[{node, sample.index}];
     s.node = node;
-    s.gpu = parsed.sample->index;
+    s.gpu = sample.index;
     s.rank = rank_of(node, s.gpu);
-    s.samples.emplace_back(t, *parsed.sample);
+    s.samples.emplace_back(t, sample);
     while (s.samples.size() > capacity_) s.samples.pop_front();
 }
 

@@ -36,6 +36,10 @@ public:
     // One line from node's nvidia-smi stream at time t (seconds). Bad lines become
     // diagnostics (kept, bounded), never exceptions.
     void ingest(int node, std::string_view line, double t);
+    // One parsed sample (rocm-smi's JSON gives them whole), and a note on what a node's tool
+    // printed that could not be read.
+    void ingest_sample(int node, const GpuSample& sample, double t);
+    void note(int node, const std::string& problem);
 
     const std::map<std::pair<int, int>, GpuSeries>& series() const { return series_; }
     const GpuSeries* find(int node, int gpu) const;

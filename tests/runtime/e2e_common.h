@@ -36,11 +36,13 @@ inline QString stub_bin(const QString& base, const char* scenario = "h100-2gpu.c
     QFile::remove(bin + "/nvidia-smi");
     QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/nvidia-smi", bin + "/nvidia-smi");
     QFile::setPermissions(bin + "/nvidia-smi", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    for (const char* tool : {"sbatch", "squeue", "sacct", "scancel", "srun", "scontrol", "colossalai", "deepspeed"}) {
+    for (const char* tool : {"sbatch", "squeue", "sacct", "scancel", "srun", "scontrol", "colossalai", "deepspeed", "rocm-smi"}) {
         QFile::remove(bin + "/" + tool);
         QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/" + tool, bin + "/" + tool);
         QFile::setPermissions(bin + "/" + tool, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     }
+    QFile::remove(bin + "/rocm-smi.json");
+    QFile::copy(QString(PARAPLAN_TEST_DATA) + "/rocm-smi/mi300x-2gpu.json", bin + "/rocm-smi.json");
     QFile::remove(bin + "/nvidia-smi.csv");
     QFile::copy(QString(PARAPLAN_TEST_DATA) + "/nvidia-smi/" + scenario, bin + "/nvidia-smi.csv");
     return bin;
