@@ -132,8 +132,17 @@ void RunPanel::testConnection() {
 void RunPanel::dryRun() {
     try {
         const auto rc = runtime::runtime_config_from_json(project_.runtime);
-        const auto plan = runtime::plan_launch(project_.cluster, rc, runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch()));
+        auto plan = runtime::plan_launch(project_.cluster, rc, runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch()));
+        runtime::add_config_uploads(plan, project_, rc);
         const auto ssh = runtime::ssh_options_from(rc);
+        // First the config files copied to the nodes, then every process, as Launch runs them.
+        for (const auto& u : plan.uploads) {
+            const auto& node = project_.cluster.nodes[static_cast<std::size_t>(u.node)];
+            append(tr("# copy %1 (%2 bytes) to %3").arg(QString::fromStdString(u.path)).arg(u.content.size())
+                       .arg(QString::fromStdString(node.name)));
+            append(QString::fromStdString(runtime::sh_join(
+                runtime::ssh_command_argv(runtime::ssh_target(node), ssh, runtime::upload_command(plan, u)))));
+        }
         for (const auto& p : plan.processes) {
             const auto& node = project_.cluster.nodes[static_cast<std::size_t>(p.node)];
             append(QString::fromStdString("# " + p.label + " on " + node.name));
