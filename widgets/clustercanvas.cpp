@@ -257,7 +257,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     split->addWidget(palette_);
     split->addWidget(view_);
     split->setStretchFactor(1, 1);
-    split->setSizes({180, 900});
+    split->setSizes({150, 900});   // the cluster gets the room
     outer->addWidget(split, 1);
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("canvasInfo"));
