@@ -662,6 +662,17 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 }
 
 void MainWindow::changeEvent(QEvent* e) {
-    if (e->type() == QEvent::PaletteChange) refreshViews();   // recolour for a light/dark switch
+    // A light/dark switch: recolour once every child has its new palette (they get theirs
+    // after this window), so the refresh is queued, and several events make one refresh.
+    if ((e->type() == QEvent::PaletteChange || e->type() == QEvent::ApplicationPaletteChange) && !recolourQueued_) {
+        recolourQueued_ = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                recolourQueued_ = false;
+                refreshViews();
+            },
+            Qt::QueuedConnection);
+    }
     QMainWindow::changeEvent(e);
 }

@@ -121,5 +121,6 @@ private:
     QHash<QString, QDockWidget*> docks_;
     QString lastError_;
     bool syncingSelection_ = false;
+    bool recolourQueued_ = false;
     QStringList lastImportMessages_;
 };
