@@ -170,7 +170,7 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
 
     resize(1600, 1000);
     // Default proportions (a saved window state, if any, replaces them).
-    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))}, {320, 380},
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))}, {320, 410},
                 Qt::Horizontal);
     resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))}, {600, 260},
                 Qt::Vertical);

@@ -10,6 +10,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -261,10 +262,21 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
     outer->addLayout(legendRow);
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("gridInfo"));
-    info_->setWordWrap(true);
+    info_->setWordWrap(false);   // lines break where the text says; wider text scrolls sideways
     info_->setContentsMargins(8, 2, 8, 2);
     info_->setTextFormat(Qt::RichText);
-    outer->addWidget(info_);
+    info_->setAlignment(Qt::AlignLeft | Qt::AlignTop);   // room for the scroll bar stays below
+    // The mesh line and the weight-split table scroll sideways rather than widening the dock
+    // (a wide table would squeeze the cluster canvas).
+    infoScroll_ = new QScrollArea(this);
+    infoScroll_->setObjectName(QStringLiteral("gridInfoScroll"));
+    infoScroll_->setWidget(info_);
+    infoScroll_->setWidgetResizable(true);
+    infoScroll_->setFrameShape(QFrame::NoFrame);
+    infoScroll_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    infoScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    infoScroll_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    outer->addWidget(infoScroll_);
     scroll_ = new QScrollArea(this);
     scroll_->setWidgetResizable(true);
     canvas_ = new RankGridCanvas(scroll_);
@@ -372,6 +384,7 @@ void RankGrid::applyColour() {
     legend_->setVisible(canvas_->heat != nullptr);
     if (canvas_->heat) legend_->setHeatmap(*canvas_->heat);
     info_->setText(canvas_->heat ? meshInfo_ + QStringLiteral("<br>") + canvas_->heat->summary : meshInfo_);
+    infoScroll_->setFixedHeight(info_->sizeHint().height() + infoScroll_->horizontalScrollBar()->sizeHint().height());
     canvas_->update();
 }
 

@@ -61,6 +61,7 @@ private:
     QComboBox* groupKind_;
     QLabel* info_;
     QScrollArea* scroll_;
+    QScrollArea* infoScroll_ = nullptr;
     RankGridCanvas* canvas_;
     QString preferredColour_ = QStringLiteral("tp"), preferredGroup_ = QStringLiteral("tp");   // user choices
     void applyColour();   // the canvas, legend and info for the current "Colour by"
