@@ -19,15 +19,23 @@ void PlanModel::setEntries(std::vector<paraplan::search::PlanEntry> entries, dou
 }
 
 void PlanModel::setCurrent(const paraplan::Project& project) {
+    // Only the layout and training sections can differ, so compare just those: a project
+    // holding nothing else keeps this cheap on every edit however large the cluster is.
+    auto sections = [](const paraplan::Layout& l, const paraplan::Training& t) {
+        paraplan::Project only;
+        only.layout = l;
+        only.training = t;
+        const nlohmann::json j = paraplan::project_to_json(only);
+        return std::make_pair(j.value("layout", nlohmann::json()), j.value("training", nlohmann::json()));
+    };
+    const auto now = sections(project.layout, project.training);
     int found = -1;
-    const nlohmann::json now = paraplan::project_to_json(project);
     for (std::size_t i = 0; i < entries_.size() && found < 0; ++i) {
-        paraplan::Project q = project;
+        paraplan::Project q;
+        q.layout = project.layout;
+        q.training = project.training;
         paraplan::search::apply_entry(entries_[i], q);
-        const nlohmann::json j = paraplan::project_to_json(q);
-        if (j.value("layout", nlohmann::json()) == now.value("layout", nlohmann::json()) &&
-            j.value("training", nlohmann::json()) == now.value("training", nlohmann::json()))
-            found = int(i);
+        if (sections(q.layout, q.training) == now) found = int(i);
     }
     if (found == current_) return;
     current_ = found;
