@@ -17,6 +17,8 @@
 
 #include <QtTest>
 
+#include <csignal>
+
 using namespace paraplan;
 using namespace paraplan::runtime;
 
@@ -140,6 +142,46 @@ private slots:
         QVERIFY(job->waitFinished(90000));
         QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
         QCOMPARE(log(*job, "rank-0"), QString("gres none\n"));
+        const QStringList left = left_behind(job->plan().job_id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void ctrlCInTheCliCancels() {
+        // paraplan-cli launch on a Slurm project, interrupted like Ctrl-C (SIGINT): scancel,
+        // and the job is reported stopped and cancelled, not failed.
+        nlohmann::json nodes = nlohmann::json::array();
+        for (const auto& n : loopback_cluster(sshd).nodes)
+            nodes.push_back({{"name", n.name}, {"host", n.host}, {"port", n.port}, {"user", n.user},
+                             {"identity", n.identity}, {"gpu", "a100-80g"}, {"gpus", n.gpus}});
+        const nlohmann::json project = {
+            {"paraplan", 1},
+            {"name", "slurm ctrl c"},
+            {"cluster", {{"nodes", nodes}}},
+            {"model", {{"preset", "gpt2"}}},
+            {"layout", {{"framework", "colossalai"}, {"tp", 2}, {"pp", 2}}},
+            {"runtime",
+             {{"mode", "slurm"}, {"python", "/bin/sh"}, {"script", "-c"},
+              {"args", {"while :; do echo \"tick $RANK\"; sleep 0.3; done"}}, {"upload_configs", false},
+              {"workdir", (work.path() + "/run").toStdString()}, {"slurm", {{"login_node", "node1"}}},
+              {"ssh", {{"known_hosts_file", sshd.known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}}}}}};
+        const QString file = work.path() + "/ctrlc.paraplan.json";
+        SshdFixture::write(file, QString::fromStdString(project.dump(2)));
+        QProcess cli;
+        cli.start(PARAPLAN_CLI, {"launch", file, "--job-dir", work.path() + "/cli-jobs"});
+        QVERIFY(cli.waitForStarted());
+        QString out;
+        QTRY_VERIFY_WITH_TIMEOUT((out += QString::fromUtf8(cli.readAllStandardOutput())).contains("tick 3"), 60000);
+        ::kill(static_cast<pid_t>(cli.processId()), SIGINT);
+        QVERIFY(cli.waitForFinished(60000));
+        const QString err = QString::fromUtf8(cli.readAllStandardError());
+        QCOMPARE(cli.exitCode(), 1);
+        QVERIFY2(err.contains(QRegularExpression("job \\S+ stopped\n")), qPrintable(err));
+        QVERIFY2(err.contains(QRegularExpression("paraplan: Slurm job \\d+ was cancelled")), qPrintable(err));
+        QVERIFY2(!err.contains(" failed"), qPrintable(err));
+        const auto dirs = QDir(work.path() + "/cli-jobs").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        QCOMPARE(dirs.size(), 1);
+        const QStringList left = left_behind(dirs[0].toStdString());
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
 
     void failingTaskFailsTheJob() {
