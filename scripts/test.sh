@@ -22,6 +22,13 @@ log "Fuzzing the input parsers for ${FUZZ_SECONDS}s"
 scripts/fuzz.sh "$FUZZ_SECONDS" || status=1
 
 build_preset dev
+# The Slurm tests run against a real Slurm on loopback (scripts/slurm-up.sh; needs root).
+log "Starting the loopback Slurm"
+if SLURM_CONF=$(bash scripts/slurm-up.sh start); then
+  export SLURM_CONF
+else
+  log "The loopback Slurm did not start (see above); the Slurm tests will fail"
+fi
 log "Full test suite"
 ctest --preset dev -j "$JOBS" || status=1
 

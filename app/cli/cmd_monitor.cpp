@@ -8,6 +8,7 @@
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
 
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
 
@@ -131,31 +132,72 @@ int run_monitor(const Args& a) {
     const HeatContext hc = heat_context(rp.project);
 
     if (a.flag("once")) {
+        // Every node at once: connect all, start one reading on each, and give the lot
+        // --timeout seconds; a node still silent then has its channel closed (the remote
+        // watchdog ends its nvidia-smi) and is reported, never waited on one after another.
+        const int timeout_s = a.get_int("timeout", 30);
+        if (timeout_s < 1) throw UsageError("--timeout must be at least 1 second");
         TelemetryStore store(c);
         std::vector<std::unique_ptr<SshNode>> nodes;
         for (const auto& n : c.nodes) {
             nodes.push_back(std::make_unique<SshNode>(ssh_target(n), ssh));
             nodes.back()->connectToHost();
         }
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            if (!nodes[i]->waitConnected((rp.rc.connect_timeout_s + 5) * 1000)) {
+        QElapsedTimer clock;
+        clock.start();
+        const qint64 connect_ms = (rp.rc.connect_timeout_s + 5) * 1000LL;
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            if (!nodes[i]->waitConnected(static_cast<int>(std::max<qint64>(1, connect_ms - clock.elapsed()))))
                 errors[i] = nodes[i]->error().message;
-                continue;
+        std::vector<QProcess*> procs(nodes.size(), nullptr);
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (!errors[i].empty()) continue;
+            procs[i] = nodes[i]->start(telemetry_command(interval, rp.rc.path_prepend, true, smi_tool_for(c.nodes[i])));
+        }
+        QEventLoop loop;
+        auto all_done = [&procs] {
+            for (auto* p : procs)
+                if (p && p->state() != QProcess::NotRunning) return false;
+            return true;
+        };
+        for (auto* p : procs)
+            if (p) QObject::connect(p, &QProcess::finished, &loop, [&] { if (all_done()) loop.quit(); });
+        QTimer::singleShot(timeout_s * 1000, &loop, &QEventLoop::quit);
+        if (!all_done()) loop.exec();
+        std::vector<bool> timed_out(nodes.size(), false);
+        for (std::size_t i = 0; i < procs.size(); ++i) {
+            QProcess* p = procs[i];
+            if (!p || p->state() == QProcess::NotRunning) continue;
+            timed_out[i] = true;
+            p->closeWriteChannel();   // remote: TERM the tool's group, then KILL
+            if (!p->waitForFinished(5000)) {
+                p->kill();
+                p->waitForFinished(2000);
             }
+        }
+        for (std::size_t i = 0; i < procs.size(); ++i) {
+            QProcess* p = procs[i];
+            if (!p) continue;
             const SmiTool tool = smi_tool_for(c.nodes[i]);
-            const auto r = nodes[i]->run(telemetry_command(interval, rp.rc.path_prepend, true, tool), 30000);
-            if (r.exit_code == 127)
+            const int code = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : 255;
+            const std::string out = p->readAllStandardOutput().toStdString();
+            const std::string err = p->readAllStandardError().toStdString();
+            if (timed_out[i])
+                errors[i] = std::string(smi_tool_name(tool)) + " on " + c.nodes[i].name + " gave no reading within " +
+                            std::to_string(timeout_s) + " s (stopped it there)";
+            else if (code == 127)
                 errors[i] = std::string(smi_tool_name(tool)) + " not found on " + c.nodes[i].name + " (no " +
                             (tool == SmiTool::Rocm ? "AMD" : "NVIDIA") + " GPUs seen)";
-            else if (r.exit_code != 0) errors[i] = r.error.message;
+            else if (code != 0) errors[i] = classify_ssh_failure(c.nodes[i].host, code, err).message;
             SmiStreamParser parser(tool);
             std::size_t start = 0;
-            while (start < r.out.size()) {
-                auto end = r.out.find('\n', start);
-                if (end == std::string::npos) end = r.out.size();
-                parser.line(store, static_cast<int>(i), r.out.substr(start, end - start), 0);
+            while (start < out.size()) {
+                auto end = out.find('\n', start);
+                if (end == std::string::npos) end = out.size();
+                parser.line(store, static_cast<int>(i), out.substr(start, end - start), 0);
                 start = end + 1;
             }
+            delete p;
         }
         bool ok = true;
         for (const auto& e : errors) ok = ok && e.empty();
@@ -189,11 +231,13 @@ int run_monitor(const Args& a) {
 
 PARAPLAN_CLI_COMMAND(Command{
     "monitor", "live GPU utilisation, memory, temperature and power of the project's nodes",
-    "Usage: paraplan-cli monitor FILE [--once] [--json] [--interval MS] [--duration S]\n\n"
+    "Usage: paraplan-cli monitor FILE [--once] [--json] [--interval MS] [--duration S] [--timeout S]\n\n"
     "Runs one long-lived `nvidia-smi --query-gpu=... -lms MS` per node over ssh and prints\n"
     "a table per interval (GPU, planned rank, util %, memory, temperature, power), with flags\n"
     "for planned GPUs a node does not report. [N/A] values print as n/a. Ctrl-C ends it.\n"
-    "  --once       one sample per node, then exit (exit 1 if a node failed)\n"
+    "  --once       one sample per node (all nodes at once), then exit (exit 1 if a node failed)\n"
+    "  --timeout S  with --once: how long to wait for the readings (default 30); a node still\n"
+    "               silent is reported and its nvidia-smi/rocm-smi stopped\n"
     "  --json       with --once: one JSON document; streaming: one JSON document per line\n"
     "  --interval   sampling period in ms (default runtime.telemetry.interval_ms, min 250)\n"
     "  --duration   stop after S seconds\n",

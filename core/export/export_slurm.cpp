@@ -13,6 +13,21 @@ namespace paraplan {
 
 using namespace exportutil;
 
+namespace {
+
+// runtime.slurm.gpus (docs/runtime.md): "none" is for clusters without gpu gres, where
+// --gpus-per-node is refused ("Invalid generic resource (gres) specification"); "auto"
+// and "gres" keep the request (an exported script cannot ask the cluster first).
+std::string gpu_request(const Project& p, int gpus_per_node) {
+    const auto& rt = p.runtime;
+    if (rt.is_object() && rt.contains("slurm") && rt["slurm"].is_object() && rt["slurm"].contains("gpus") &&
+        rt["slurm"]["gpus"] == "none")
+        return "# no --gpus-per-node: runtime.slurm.gpus is \"none\" (the cluster has no gpu gres)\n";
+    return "#SBATCH --gpus-per-node=" + std::to_string(gpus_per_node) + "\n";
+}
+
+}  // namespace
+
 FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
     FormatOutput out;
     const LaunchPlan plan = launch_plan(p, opt);
@@ -36,7 +51,7 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
        << "#SBATCH --job-name=" << job << "\n"
        << "#SBATCH --nodes=" << plan.nnodes << "\n"
        << "#SBATCH --ntasks-per-node=1\n"
-       << "#SBATCH --gpus-per-node=" << plan.nproc_per_node << "\n"
+       << gpu_request(p, plan.nproc_per_node)
        << "#SBATCH --exclusive\n"
        << "# " << header_line(p, "slurm") << "\n"
        << "# One torchrun per node (srun task); torchrun starts " << plan.nproc_per_node << " processes on its node.\n"

@@ -102,11 +102,49 @@ void Job::start() {
                     if (p->log) p->log->write(("paraplan: " + e.message + "\nparaplan fix: " + e.fix + "\n").c_str());
                 }
             fail(e.message + (e.fix.empty() ? std::string() : " (" + e.fix + ")"));
+            abandon_unstarted(e.message);
             stop_processes();
             check_done();
         });
         node->connectToHost();
     }
+    // ssh's ConnectTimeout bounds the TCP connect; a host that accepts and then says
+    // nothing (or a stuck key exchange) is bounded here, so "connecting" always ends.
+    const int limit_ms = (ssh_.connect_timeout_s * 2 + 5) * 1000;
+    QTimer::singleShot(limit_ms, this, [this, limit_ms] {
+        if (state_ != State::Connecting || uploads_pending_ > 0) return;
+        std::string slow;
+        for (auto& n : nodes_)
+            if (n && n->state() == SshNode::State::Connecting) slow += (slow.empty() ? "" : ", ") + n->target().host;
+        if (slow.empty()) return;
+        const std::string why = "could not connect to " + slow + " within " + std::to_string(limit_ms / 1000) +
+                                " s (the host accepts no ssh session; check it is up and that sshd answers)";
+        for (auto& p : procs_)
+            if (!p->proc && !p->finished) {
+                const auto* n = nodes_[static_cast<std::size_t>(p->spec.node)].get();
+                if (n && n->state() == SshNode::State::Connecting) {
+                    p->error = why;
+                    p->error_kind = runtime::to_string(SshErrorKind::Timeout);
+                    if (p->log) p->log->write(("paraplan: " + why + "\n").c_str());
+                }
+            }
+        fail(why);
+        abandon_unstarted(why);
+        check_done();
+    });
+}
+
+void Job::abandon_unstarted(const std::string& why) {
+    // Nothing more starts once a node is lost before launch; the nodes that did connect
+    // are let go by check_done (their masters exit).
+    for (auto& p : procs_)
+        if (!p->proc && !p->finished) {
+            p->finished = true;
+            if (p->error.empty()) {
+                p->error = "not started: " + why;
+                p->error_kind = "not_started";
+            }
+        }
 }
 
 void Job::launch_all() {
@@ -149,6 +187,7 @@ void Job::start_processes() {
         auto& p = *procs_[i];
         const int idx = static_cast<int>(i);
         p.proc = new QProcess(this);
+        end_with_parent(p.proc);
         const auto argv = to_qt(p.command);
         p.proc->setProgram(argv.front());
         p.proc->setArguments(argv.mid(1));
@@ -165,6 +204,16 @@ void Job::start_processes() {
             p.proc->closeWriteChannel();
         }
     }
+    if (plan_.heartbeat_s > 0 && plan_.mode != "slurm") {
+        // One byte per wrapper each heartbeat: its watchdog ends the ranks when they stop.
+        auto* hb = new QTimer(this);
+        connect(hb, &QTimer::timeout, this, [this, hb] {
+            if (done() || state_ == State::Stopping) return hb->stop();
+            for (auto& p : procs_)
+                if (p->proc && !p->finished && p->proc->state() == QProcess::Running) p->proc->write("\n", 1);
+        });
+        hb->start(plan_.heartbeat_s * 1000);
+    }
     write_json();
 }
 
@@ -178,7 +227,7 @@ void Job::on_output(int i, bool is_stderr) {
 
 void Job::handle_line(int i, const std::string& l, bool is_stderr) {
     auto& p = *procs_[static_cast<std::size_t>(i)];
-    const std::string started = kStartedMarker, exited = kExitMarker, error = kErrorMarker;
+    const std::string started = started_marker(plan_), exited = exit_marker(plan_), error = error_marker(plan_);
     if (!is_stderr && l.rfind(started, 0) == 0) {
         try {
             p.pgid = std::stoll(l.substr(started.size()));
@@ -194,12 +243,16 @@ void Job::handle_line(int i, const std::string& l, bool is_stderr) {
         }
         return;
     }
+    if (plan_.mode == "torchrun" && !torch_worker_failed_ && l.find("failed (exitcode: ") != std::string::npos &&
+        l.find(" local_rank: ") != std::string::npos)
+        torchrun_worker_failed(i, l);
     std::string text = l;
     if (is_stderr && l.rfind(error, 0) == 0) {
         p.error = l.substr(error.size());
         text = "paraplan: " + p.error;
     }
     if (!is_stderr && !text.empty()) p.last_out = text;
+    if (is_stderr && !text.empty() && text.rfind("paraplan: ", 0) != 0) p.last_err = text;
     if (p.log) {
         p.log->write(text.data(), static_cast<qint64>(text.size()));
         p.log->write("\n", 1);
@@ -226,7 +279,11 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
     p.finished = true;
     if (!p.exit_code) {
         // No exit marker: the wrapper never ran to its end.
-        if (p.error.empty()) {
+        if (p.error.empty() && plan_.mode == "slurm" && p.spec.label == "sbatch" && ssh_code != 255 &&
+            !p.last_err.empty()) {
+            p.error = "sbatch refused the job: " + p.last_err;   // e.g. a gres the partition lacks
+            p.error_kind = "launch_failed";
+        } else if (p.error.empty()) {
             const SshError e = classify_ssh_failure(p.host, ssh_code == 0 ? 255 : ssh_code, "");
             p.error_kind = runtime::to_string(ssh_code == 255 || ssh_code == 0 ? SshErrorKind::ConnectionLost : e.kind);
             p.error = ssh_code == 255 || ssh_code == 0 ? "the connection to \"" + p.host + "\" was lost while " +
@@ -247,6 +304,29 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
     }
     write_json();
     check_done();
+}
+
+void Job::torchrun_worker_failed(int i, const std::string& l) {
+    // torch/distributed/elastic/multiprocessing/api.py (1.13 and 2.x) logs the first failed
+    // worker as "failed (exitcode: N) local_rank: L (pid: P) of binary: ..."; the agent then
+    // waits in _exit_barrier (agent/server/api.py, exit_barrier_timeout = 300 s) for the
+    // other nodes, whose workers may run on for minutes when they share no collective.
+    torch_worker_failed_ = true;
+    auto& p = *procs_[static_cast<std::size_t>(i)];
+    const std::string what = "a torchrun worker failed on " + p.spec.label + " (" + p.host + ")";
+    std::string note;
+    if (plan_.fail_fast) {
+        note = what + "; runtime.fail_fast: stopping every node now";
+        if (p.log) p.log->write(("paraplan: " + note + "\n").c_str());
+        emit line(i, QString::fromStdString("paraplan: " + note), true);
+        fail(what + " (" + l.substr(l.find("failed (exitcode: ")) + "); stopped the job at once (fail_fast)");
+        stop_processes();
+        return;
+    }
+    note = what + "; torchrun reports it only after its exit barrier (up to 300 s while the other nodes "
+                  "run on); set runtime.fail_fast to stop the job at the first failure";
+    if (p.log) p.log->write(("paraplan: " + note + "\n").c_str());
+    emit line(i, QString::fromStdString("paraplan: " + note), true);
 }
 
 void Job::fail(const std::string& why) {
@@ -302,6 +382,7 @@ void Job::check_done() {
         if (p->log) p->log->flush();
     for (auto& n : nodes_)
         if (n) n->disconnectFromHost();
+    if (slurm_cancelled_ && error_.empty()) error_ = "Slurm job " + std::to_string(*slurm_id_) + " was cancelled";
     if (failed_) set_state(State::Failed);
     else if (user_stop_) set_state(State::Stopped);
     else set_state(State::Succeeded);
@@ -377,25 +458,34 @@ void Job::slurm_poll() {
             QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
             return;
         }
-        // Gone from the queue (or squeue keeps failing): ask the accounting.
-        QProcess* a = node->start(slurm_remote(sacct_command(*slurm_id_)), this);
+        // Gone from the queue (or squeue keeps failing): the controller still knows how it
+        // ended for MinJobAge seconds (scontrol); after that only the accounting (sacct).
+        QProcess* a = node->start(slurm_remote(final_state_command(*slurm_id_)), this);
         connect(a, &QProcess::finished, this, [this, a](int, QProcess::ExitStatus) {
             a->deleteLater();
             auto& p = *procs_[0];
-            const auto fin = parse_sacct(a->readAllStandardOutput().toStdString());
+            const auto fin = parse_final_state(a->readAllStandardOutput().toStdString());
             if (!fin && ++slurm_misses_ < 5) {
                 QTimer::singleShot(slurm_poll_ms_, this, [this] { slurm_poll(); });
                 return;
             }
             p.finished = true;
             p.exit_code = fin ? fin->exit_code : 255;
-            slurm_note("Slurm job " + std::to_string(*slurm_id_) + " ended " + (fin ? fin->state : "UNKNOWN") +
-                       " (exit " + std::to_string(*p.exit_code) + ")");
-            if (!fin || !fin->succeeded()) {
-                const bool cancelled = fin && fin->state == "CANCELLED";
-                if (!(user_stop_ && cancelled))
-                    fail("Slurm job " + std::to_string(*slurm_id_) + " ended " + (fin ? fin->state : "without accounting") +
-                         " (exit " + std::to_string(*p.exit_code) + ")");
+            const std::string sid = std::to_string(*slurm_id_);
+            if (!fin) {
+                slurm_note("Slurm job " + sid + " left the queue; neither scontrol nor sacct knows how it ended");
+                fail("Slurm job " + sid + " ended in an unknown state (not in squeue, scontrol or sacct; "
+                     "the controller forgot it and accounting is off)");
+            } else {
+                slurm_note("Slurm job " + sid + " ended " + fin->state + " (exit " + std::to_string(*p.exit_code) + ")");
+                if (fin->state == "CANCELLED") {
+                    // Stop, Ctrl-C, `paraplan-cli stop` or someone's scancel: a stop, not a failure.
+                    if (!user_stop_) slurm_note("Slurm job " + sid + " was cancelled outside this launch (scancel)");
+                    user_stop_ = true;
+                    slurm_cancelled_ = true;
+                } else if (!fin->succeeded()) {
+                    fail("Slurm job " + sid + " ended " + fin->state + " (exit " + std::to_string(*p.exit_code) + ")");
+                }
             }
             slurm_finish();
         });
@@ -505,8 +595,10 @@ nlohmann::json Job::to_json() const {
                            {"path", u.path},
                            {"bytes", u.content.size()}});
     if (!uploads.empty()) j["uploads"] = uploads;
+    if (!plan_.path_prepend.empty()) j["path_prepend"] = plan_.path_prepend;
     if (slurm_id_) {
         j["slurm_job_id"] = *slurm_id_;
+        if (!slurm_state_.empty()) j["slurm_state"] = slurm_state_;
         j["slurm_output"] = slurm_output_file(plan_.job_id, *slurm_id_);
     }
     if (!ssh_.known_hosts_file.empty()) j["known_hosts_file"] = ssh_.known_hosts_file;

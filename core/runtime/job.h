@@ -43,6 +43,7 @@ public:
         std::string error;
         std::string error_kind;
         std::string last_out;                // last stdout line (sbatch prints the job id)
+        std::string last_err;                // last stderr line (sbatch's "error: ...")
     };
 
     // snapshot: the project as JSON (stored in job.json). folder: where logs go
@@ -85,6 +86,8 @@ private:
     void on_finished(int i, int code, QProcess::ExitStatus st);
     void handle_line(int i, const std::string& line, bool is_stderr);
     void fail(const std::string& why);
+    void abandon_unstarted(const std::string& why);
+    void torchrun_worker_failed(int i, const std::string& line);
     void stop_processes();
     void check_done();
     void write_json() const;
@@ -116,6 +119,8 @@ private:
     int slurm_poll_ms_ = 5000;
     int slurm_misses_ = 0;
     bool slurm_cancel_sent_ = false;
+    bool slurm_cancelled_ = false;
+    bool torch_worker_failed_ = false;   // ended CANCELLED (reported as stopped)
     int uploads_pending_ = 0;
     std::string upload_error_;
     QProcess* slurm_tail_ = nullptr;

@@ -1,5 +1,7 @@
 #include "runtime/job_control.h"
 
+#include "runtime/shell_quote.h"
+#include "runtime/slurm.h"
 #include "runtime/ssh_node.h"
 
 namespace paraplan::runtime {
@@ -11,6 +13,8 @@ std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int time
     if (ssh.config_file.empty()) ssh.config_file = j.value("ssh_config_file", "");
     const int grace = j.value("stop_grace_s", 5);
     if (!j.contains("processes") || !j["processes"].is_array()) return out;
+    const std::string state = j.value("state", "");
+    const bool job_over = state == "succeeded" || state == "failed" || state == "stopped";
     for (const auto& p : j["processes"]) {
         StopOutcome o;
         o.label = p.value("label", "");
@@ -24,7 +28,38 @@ std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int time
             t.host = p.value("host", "");
         }
         o.host = t.host;
-        if (p.value("finished", false) && !p["exit_code"].is_null()) {
+        if (j.contains("slurm_job_id") && j["slurm_job_id"].is_number_integer() && o.label == "sbatch") {
+            // A Slurm job is ended by its controller: scancel on the login node.
+            const long long sid = j["slurm_job_id"].get<long long>();
+            if (job_over || (p.value("finished", false) && !p["exit_code"].is_null())) {
+                o.result = "Slurm job " + std::to_string(sid) + " already finished";
+                o.ok = true;
+                out.push_back(o);
+                continue;
+            }
+            std::string script;
+            if (j.contains("path_prepend") && j["path_prepend"].is_array()) {
+                std::string path;
+                for (const auto& d : j["path_prepend"])
+                    if (d.is_string()) path += sh_quote(d.get<std::string>()) + ":";
+                if (!path.empty()) script += "PATH=" + path + "\"$PATH\"; export PATH\n";
+            }
+            SshNode node(t, ssh);
+            const auto r = node.run(remote_sh(script + scancel_command(sid)), timeout_ms);
+            if (r.exit_code == 0) {
+                o.result = "cancelled Slurm job " + std::to_string(sid) + " (scancel)";
+                o.ok = true;
+            } else {
+                std::string err = r.err;
+                while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
+                o.result = "scancel " + std::to_string(sid) + " failed: " + (err.empty() ? r.error.message : err);
+            }
+            out.push_back(o);
+            continue;
+        }
+        // A process whose connection was lost may still run on its node: try it.
+        const bool lost = p.value("error_kind", "") == "connection_lost";
+        if (p.value("finished", false) && !p["exit_code"].is_null() && !lost) {
             o.result = "already finished";
             o.ok = true;
             out.push_back(o);

@@ -6,8 +6,10 @@
 #include "util/input_error.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <map>
+#include <random>
 
 namespace paraplan::runtime {
 
@@ -32,6 +34,25 @@ EnvList base_env(const LaunchPlan& plan, const RuntimeConfig& rc) {
 }
 
 }  // namespace
+
+std::string random_token() {
+    std::random_device rd;
+    const unsigned long long v = (static_cast<unsigned long long>(rd()) << 32) ^ rd();
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", v);
+    return buf;
+}
+
+namespace {
+std::string marker(const LaunchPlan& plan, const char* plain, const char* word) {
+    return plan.marker_token.empty() ? std::string(plain)
+                                     : "__PARAPLAN_" + std::string(word) + "_" + plan.marker_token + "__ ";
+}
+}  // namespace
+
+std::string started_marker(const LaunchPlan& plan) { return marker(plan, kStartedMarker, "STARTED"); }
+std::string exit_marker(const LaunchPlan& plan) { return marker(plan, kExitMarker, "EXIT"); }
+std::string error_marker(const LaunchPlan& plan) { return marker(plan, kErrorMarker, "ERROR"); }
 
 std::string make_job_id(const std::string& name, long long unix_seconds) {
     std::time_t t = static_cast<std::time_t>(unix_seconds);
@@ -60,6 +81,11 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
     plan.workdir = rc.workdir;
     plan.path_prepend = rc.path_prepend;
     plan.stop_grace_s = rc.stop_grace_s;
+    plan.marker_token = random_token();
+    plan.fail_fast = rc.fail_fast;
+    // A node gives up on its controller after four missed ssh keepalive rounds' worth.
+    plan.heartbeat_s = 5;
+    plan.lost_after_s = std::max(20, 4 * rc.server_alive_interval_s);
     if (rc.script.empty())
         throw InputError("/runtime/script", "required to launch: the training script to run (e.g. \"train.py\")");
     for (const auto& [k, v] : rc.env)
@@ -194,11 +220,19 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         s += "#SBATCH --job-name=" + sh_quote("paraplan-" + job_id) + "\n";
         s += "#SBATCH --nodes=" + std::to_string(N) + "\n";
         s += "#SBATCH --ntasks-per-node=" + std::to_string(G) + "\n";
-        s += "#SBATCH --gpus-per-node=" + std::to_string(G) + "\n";
+        // GPUs as generic resources only where the cluster has them: "gres" always asks,
+        // "auto" lets the submit command ask after checking sinfo (remote_launch_command).
+        plan.slurm_gpus = rc.slurm.gpus;
+        plan.slurm_gpus_per_node = G;
+        plan.slurm_partition = rc.slurm.partition;
+        if (rc.slurm.gpus == "gres") s += "#SBATCH --gpus-per-node=" + std::to_string(G) + "\n";
         if (!rc.slurm.partition.empty()) s += "#SBATCH --partition=" + sh_quote(rc.slurm.partition) + "\n";
         if (!rc.slurm.account.empty()) s += "#SBATCH --account=" + sh_quote(rc.slurm.account) + "\n";
         if (!rc.slurm.time.empty()) s += "#SBATCH --time=" + sh_quote(rc.slurm.time) + "\n";
-        s += "#SBATCH --output=" + sh_quote(slurm_output_pattern(job_id)) + "\n";
+        // A backslash in the working dir disables the output pattern and is dropped from
+        // the path (runtime/slurm.h): the script then writes its own output file there.
+        const bool backslash = rc.workdir.find('\\') != std::string::npos;
+        s += "#SBATCH --output=" + (backslash ? std::string("/dev/null") : sh_quote(slurm_output_pattern(job_id))) + "\n";
         for (const auto& a : rc.slurm.sbatch_args) s += "#SBATCH " + a + "\n";
         for (const auto& [k, v] : env0) s += k + "=" + sh_quote(v) + "; export " + k + "\n";
         if (!rc.path_prepend.empty()) {
@@ -209,6 +243,7 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         s += "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1); export MASTER_ADDR\n";
         s += "MASTER_PORT=" + P + "; export MASTER_PORT\n";
         if (!rc.workdir.empty()) s += "cd " + sh_quote(rc.workdir) + " || exit 1\n";
+        if (backslash) s += "exec >" + sh_quote("paraplan-" + job_id + "-") + "\"$SLURM_JOB_ID\".out 2>&1\n";
         // The variables must expand inside each task, hence the single-quoted sh -c.
         // --label prefixes every output line with its task id (= RANK), which is how the
         // followed output file is split back into rank logs (runtime/slurm.h).
@@ -238,22 +273,31 @@ std::string wrapper_script(const LaunchPlan& plan, const RemoteProcess& p) {
         s += "PATH=" + path + "\"$PATH\"; export PATH\n";
     }
     for (const auto& [k, v] : p.env) s += k + "=" + sh_quote(v) + "; export " + k + "\n";
+    const std::string started = started_marker(plan), exited = exit_marker(plan), error = error_marker(plan);
     if (!plan.workdir.empty())
-        s += "cd " + sh_quote(plan.workdir) + " || { echo \"" + kErrorMarker +
+        s += "cd " + sh_quote(plan.workdir) + " || { echo \"" + error +
              "cannot enter the working directory \"" + sh_quote(plan.workdir) + "\" on $(hostname)\" >&2; exit 126; }\n";
-    s += "command -v setsid >/dev/null 2>&1 || { echo \"" + std::string(kErrorMarker) +
+    s += "command -v setsid >/dev/null 2>&1 || { echo \"" + error +
          "setsid not found on $(hostname) (util-linux)\" >&2; exit 127; }\n";
     const std::string prog = p.argv.empty() ? std::string("true") : p.argv.front();
-    s += "command -v " + sh_quote(prog) + " >/dev/null 2>&1 || { echo \"" + kErrorMarker + "\"" + sh_quote(prog) +
+    s += "command -v " + sh_quote(prog) + " >/dev/null 2>&1 || { echo \"" + error + "\"" + sh_quote(prog) +
          "\" not found on $(hostname) (PATH=$PATH)\" >&2; exit 127; }\n";
     const std::string g = std::to_string(plan.stop_grace_s);
     // fd 3 keeps the channel's stdin for the watchdog (background jobs get /dev/null).
     s += "exec 3<&0\n";
     s += "setsid " + sh_join(p.argv) + " </dev/null 3<&- &\n";
     s += "pg=$!\n";
-    s += std::string("echo \"") + kStartedMarker + "$pg\"\n";
-    s += "setsid /bin/sh -c 'cat >/dev/null; kill -TERM -$1 2>/dev/null; sleep $2; kill -KILL -$1 2>/dev/null' "
-         "paraplan-watchdog \"$pg\" " + g + " <&3 3<&- >/dev/null 2>&1 &\n";
+    s += "echo \"" + started + "$pg\"\n";
+    // The watchdog waits for stdin's EOF; with heartbeats it also gives up when no byte
+    // has come for lost_after_s (coreutils timeout around a one-byte dd; without timeout
+    // on the node, EOF alone).
+    const std::string wait_stdin =
+        plan.heartbeat_s > 0 && plan.lost_after_s > 0
+            ? "if command -v timeout >/dev/null 2>&1; then while [ \"$(timeout $3 dd bs=1 count=1 2>/dev/null | wc -c)\" "
+              "-eq 1 ]; do :; done; else cat >/dev/null; fi"
+            : "cat >/dev/null";
+    s += "setsid /bin/sh -c '" + wait_stdin + "; kill -TERM -$1 2>/dev/null; sleep $2; kill -KILL -$1 2>/dev/null' "
+         "paraplan-watchdog \"$pg\" " + g + " " + std::to_string(plan.lost_after_s) + " <&3 3<&- >/dev/null 2>&1 &\n";
     s += "w=$!\n";
     s += "exec 3<&-\n";
     s += "wait \"$pg\"; rc=$?\n";
@@ -262,7 +306,7 @@ std::string wrapper_script(const LaunchPlan& plan, const RemoteProcess& p) {
          "while kill -0 -$pg 2>/dev/null && [ $n -lt " + g + " ]; do sleep 1; n=$((n+1)); done; "
          "kill -KILL -$pg 2>/dev/null; fi\n";
     s += "kill -TERM -$w 2>/dev/null\n";
-    s += std::string("echo \"") + kExitMarker + "$rc\"\n";
+    s += "echo \"" + exited + "$rc\"\n";
     s += "exit $rc\n";
     return s;
 }
@@ -281,13 +325,27 @@ std::string upload_command(const LaunchPlan& plan, const FileUpload& u) {
 std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p) {
     // Slurm: sbatch is submitted from the working dir (when set), so the output file
     // (relative to the submit dir) lands there.
-    if (plan.mode == "slurm") return remote_sh(
-        (plan.path_prepend.empty() ? std::string() : "PATH=" + [&] {
+    // In "auto" GPU mode the same command first asks sinfo whether the partition has gpu
+    // gres and adds --gpus-per-node (command-line options override #SBATCH lines) only then.
+    if (plan.mode == "slurm") {
+        std::string s;
+        if (!plan.path_prepend.empty()) {
             std::string path;
             for (const auto& d : plan.path_prepend) path += sh_quote(d) + ":";
-            return path;
-        }() + "\"$PATH\"; export PATH\n") +
-        (plan.workdir.empty() ? std::string() : "cd " + sh_quote(plan.workdir) + " || exit 1\n") + sh_join(p.argv));
+            s += "PATH=" + path + "\"$PATH\"; export PATH\n";
+        }
+        if (!plan.workdir.empty()) s += "cd " + sh_quote(plan.workdir) + " || exit 1\n";
+        if (plan.slurm_gpus == "auto" && plan.slurm_gpus_per_node > 0) {
+            const std::string G = std::to_string(plan.slurm_gpus_per_node);
+            const std::string where = plan.slurm_partition.empty() ? "the default partition" : "partition " + plan.slurm_partition;
+            s += "set --\n"
+                 "if " + sinfo_gres_command(plan.slurm_partition) + " 2>/dev/null | grep -Eq '(^|,)gpu(:|$)'; then "
+                 "set -- --gpus-per-node=" + G + "; echo " + sh_quote("paraplan: " + where + " has gpu gres: asking --gpus-per-node=" + G) + " >&2; "
+                 "else echo " + sh_quote("paraplan: " + where + " has no gpu gres (sinfo -o %G): not asking for GPUs") + " >&2; fi\n";
+            return remote_sh(s + sh_join(p.argv) + " \"$@\"");
+        }
+        return remote_sh(s + sh_join(p.argv));
+    }
     return remote_sh(wrapper_script(plan, p));
 }
 

@@ -38,9 +38,22 @@ struct LaunchPlan {
     std::string workdir;
     std::vector<std::string> path_prepend;
     int stop_grace_s = 5;
+    bool fail_fast = false;       // torchrun: fail at the first failed worker (RuntimeConfig)
     std::vector<RemoteProcess> processes;
     std::string sbatch_script;    // slurm mode: the batch script submitted on processes[0]'s node
     std::vector<FileUpload> uploads;   // written (node by node, over its connection) before launching
+    // Random per job: the wrapper's markers carry it, so a rank's own output cannot end
+    // its process in Paraplan's eyes (a line "__PARAPLAN_EXIT__ 0" is just output).
+    std::string marker_token;
+    // The controller writes a byte to every wrapper's stdin each heartbeat_s; a wrapper
+    // whose stdin stays silent for lost_after_s (a hung link, a stopped controller) ends
+    // its process group as if stopped. 0 = off (EOF alone stops it).
+    int heartbeat_s = 0;
+    int lost_after_s = 0;
+    // slurm mode: "auto" | "gres" | "none" (RuntimeConfig::slurm.gpus), and what it asks.
+    std::string slurm_gpus = "auto";
+    int slurm_gpus_per_node = 0;
+    std::string slurm_partition;
 };
 
 // Builds the plan. Throws InputError naming the /runtime field (missing script,
@@ -63,9 +76,16 @@ std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p
 // when the path is relative.
 std::string upload_command(const LaunchPlan& plan, const FileUpload& u);
 
-// Markers the wrapper prints on stdout (whole lines).
+// Markers the wrapper prints on stdout (whole lines). With a plan's marker_token they
+// read "__PARAPLAN_STARTED_<token>__ " etc.; without one, these plain forms.
 inline constexpr const char* kStartedMarker = "__PARAPLAN_STARTED__ ";   // + process group id
 inline constexpr const char* kExitMarker = "__PARAPLAN_EXIT__ ";         // + exit status
 inline constexpr const char* kErrorMarker = "__PARAPLAN_ERROR__ ";       // + message (stderr), before start
+std::string started_marker(const LaunchPlan& plan);
+std::string exit_marker(const LaunchPlan& plan);
+std::string error_marker(const LaunchPlan& plan);
+
+// 16 hex digits from the system's random device.
+std::string random_token();
 
 }  // namespace paraplan::runtime

@@ -42,7 +42,7 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
     RuntimeConfig c;
     const Obj o(runtime, "/runtime");
     no_unknown_keys(o, {"mode", "workdir", "python", "script", "args", "env", "path_prepend", "master_addr",
-                        "master_port", "job_dir", "on_failure", "stop_grace_s", "launcher", "ssh", "telemetry",
+                        "master_port", "job_dir", "on_failure", "fail_fast", "stop_grace_s", "launcher", "ssh", "telemetry",
                         "slurm", "upload_configs", "upload_dir"});
     c.mode = o.one_of("mode", {"direct", "torchrun", "slurm", "colossalai", "deepspeed"}, c.mode);
     c.workdir = o.string("workdir", c.workdir);
@@ -71,6 +71,7 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
     c.job_dir = o.string("job_dir", c.job_dir);
     if (c.job_dir.empty()) throw InputError(o.at("job_dir"), "must not be empty");
     c.on_failure = o.one_of("on_failure", {"stop_all", "continue"}, c.on_failure);
+    c.fail_fast = o.boolean("fail_fast", c.fail_fast);
     c.stop_grace_s = o.non_negative_int("stop_grace_s", c.stop_grace_s);
     c.launcher = o.string("launcher", c.launcher);
     if (o.has("ssh")) {
@@ -105,12 +106,13 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
     }
     if (o.has("slurm")) {
         const Obj s = o.object("slurm");
-        no_unknown_keys(s, {"login_node", "partition", "account", "time", "sbatch_args"});
+        no_unknown_keys(s, {"login_node", "partition", "account", "time", "sbatch_args", "gpus"});
         c.slurm.login_node = s.string("login_node", "");
         c.slurm.partition = s.string("partition", "");
         c.slurm.account = s.string("account", "");
         c.slurm.time = s.string("time", "");
         c.slurm.sbatch_args = string_list(s, "sbatch_args");
+        c.slurm.gpus = s.one_of("gpus", {"auto", "gres", "none"}, c.slurm.gpus);
     }
     return c;
 }
@@ -121,7 +123,7 @@ nlohmann::json to_json(const RuntimeConfig& c) {
     return {{"mode", c.mode}, {"workdir", c.workdir}, {"python", c.python}, {"script", c.script}, {"args", c.args},
             {"env", env}, {"path_prepend", c.path_prepend}, {"master_addr", c.master_addr},
             {"master_port", c.master_port}, {"job_dir", c.job_dir}, {"on_failure", c.on_failure},
-            {"stop_grace_s", c.stop_grace_s}, {"launcher", c.launcher}, {"upload_configs", c.upload_configs},
+            {"fail_fast", c.fail_fast}, {"stop_grace_s", c.stop_grace_s}, {"launcher", c.launcher}, {"upload_configs", c.upload_configs},
             {"upload_dir", c.upload_dir}};
 }
 

@@ -4,11 +4,13 @@
 //    "workdir": "/remote/dir", "python": "python3", "script": "train.py",
 //    "args": ["--lr", "0.1"], "env": {"NCCL_DEBUG": "INFO"}, "path_prepend": ["/opt/bin"],
 //    "master_addr": "" (first node's host), "master_port": 29500, "job_dir": "jobs",
-//    "on_failure": "stop_all"|"continue", "stop_grace_s": 5, "launcher": "" (torchrun/...),
+//    "on_failure": "stop_all"|"continue", "fail_fast": false (torchrun), "stop_grace_s": 5,
+//    "launcher": "" (torchrun/...),
 //    "ssh": {"connect_timeout_s", "server_alive_interval_s", "known_hosts_file",
 //            "strict_host_key_checking": "yes"|"accept-new", "config_file", "options": [...]},
 //    "telemetry": {"interval_ms": 1000},
-//    "slurm": {"login_node": node name or host, "partition", "account", "time", "sbatch_args": [...]},
+//    "slurm": {"login_node": node name or host, "partition", "account", "time", "sbatch_args": [...],
+//              "gpus": "auto"|"gres"|"none"},
 //    "upload_configs": true (copy the framework's exported config files to the nodes first),
 //    "upload_dir": "" (where they go; relative paths are inside workdir)}
 // Errors are InputErrors naming the field (/runtime/...).
@@ -28,6 +30,9 @@ struct SlurmConfig {
     std::string account;
     std::string time;         // sbatch --time, e.g. "01:00:00"
     std::vector<std::string> sbatch_args;
+    // How GPUs are asked for: "auto" (--gpus-per-node only when `sinfo -o %G` shows gpu
+    // gres, checked on the login node just before sbatch), "gres" (always), "none" (never).
+    std::string gpus = "auto";
 };
 
 struct RuntimeConfig {
@@ -42,6 +47,10 @@ struct RuntimeConfig {
     int master_port = 29500;
     std::string job_dir = "jobs";        // local folder for logs and job.json
     std::string on_failure = "stop_all";
+    // torchrun: end the job at the first failed worker (torch's agent line "failed
+    // (exitcode: N) local_rank: L"), not when every node's torchrun has left its exit
+    // barrier (up to 300 s later when the other nodes' workers do not notice).
+    bool fail_fast = false;
     int stop_grace_s = 5;
     std::string launcher;                // program for torchrun/colossalai/deepspeed ("" = that name)
     bool upload_configs = true;          // copy the exported config files to the nodes before launching

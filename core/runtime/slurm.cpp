@@ -47,9 +47,51 @@ std::optional<SlurmFinal> parse_sacct(std::string_view out) {
     return f;
 }
 
+std::optional<SlurmFinal> parse_scontrol_job(std::string_view out) {
+    auto field = [&out](std::string_view key) -> std::optional<std::string_view> {
+        for (std::size_t at = out.find(key); at != std::string_view::npos; at = out.find(key, at + 1)) {
+            if (at != 0 && !std::isspace(static_cast<unsigned char>(out[at - 1]))) continue;
+            std::string_view v = out.substr(at + key.size());
+            std::size_t end = 0;
+            while (end < v.size() && !std::isspace(static_cast<unsigned char>(v[end]))) ++end;
+            return v.substr(0, end);
+        }
+        return std::nullopt;
+    };
+    const auto state = field("JobState=");
+    if (!state || state->empty()) return std::nullopt;
+    const auto code = field("ExitCode=");
+    return parse_sacct(std::string(*state) + "|" + std::string(code.value_or("0:0")) + "\n");
+}
+
+std::optional<SlurmFinal> parse_final_state(std::string_view out) {
+    if (auto f = parse_scontrol_job(out)) return f;
+    // sacct's line: the first one with a '|'.
+    std::size_t start = 0;
+    while (start < out.size()) {
+        const auto nl = out.find('\n', start);
+        const std::string_view line = out.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+        if (line.find('|') != std::string_view::npos) return parse_sacct(line);
+        if (nl == std::string_view::npos) break;
+        start = nl + 1;
+    }
+    return std::nullopt;
+}
+
 std::string squeue_command(long long id) { return "squeue -h -j " + std::to_string(id) + " -o %T"; }
 std::string sacct_command(long long id) { return "sacct -n -P -X -j " + std::to_string(id) + " -o State,ExitCode"; }
 std::string scancel_command(long long id) { return "scancel " + std::to_string(id); }
+std::string final_state_command(long long id) {
+    return "scontrol -o show job " + std::to_string(id) + " 2>/dev/null; " + sacct_command(id) + " 2>/dev/null; true";
+}
+
+std::string sinfo_gres_command(const std::string& partition) {
+    // "%P %G": partition (the default one marked with '*') and its gres; without a
+    // partition sbatch uses the default one, so only its line counts.
+    if (!partition.empty()) return "sinfo -h -p " + sh_quote(partition) + " -o '%P %G' | awk '{ print $2 }'";
+    return "sinfo -h -o '%P %G' | awk '$1 ~ /[*]$/ { print $2 }'";
+}
+
 
 std::string slurm_output_pattern(const std::string& job_id) { return "paraplan-" + job_id + "-%j.out"; }
 

@@ -5,12 +5,32 @@
 #include <QEventLoop>
 #include <QTimer>
 
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <csignal>
+#include <unistd.h>
+#endif
+
 namespace paraplan::runtime {
 
 QStringList to_qt(const std::vector<std::string>& argv) {
     QStringList l;
     for (const auto& a : argv) l << QString::fromStdString(a);
     return l;
+}
+
+void end_with_parent(QProcess* p) {
+#ifdef __linux__
+    // prctl(2) PR_SET_PDEATHSIG: the ssh client gets SIGTERM when the process that started
+    // it dies, even by SIGKILL, so no ControlMaster (and its sshd session) outlives it.
+    const pid_t parent = ::getpid();
+    p->setChildProcessModifier([parent] {
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parent) ::_exit(1);   // the parent died before prctl
+    });
+#else
+    (void)p;
+#endif
 }
 
 SshNode::SshNode(SshTarget target, SshOptions options, QObject* parent)
@@ -49,6 +69,7 @@ void SshNode::connectToHost() {
     error_ = {};
     master_err_.clear();
     master_ = new QProcess(this);
+    end_with_parent(master_);
     const auto argv = to_qt(ssh_master_argv(target_, options_));
     master_->setProgram(argv.front());
     master_->setArguments(argv.mid(1));
@@ -141,6 +162,7 @@ std::vector<std::string> SshNode::commandArgv(const std::string& remote_command)
 
 QProcess* SshNode::start(const std::string& remote_command, QObject* parent) const {
     auto* p = new QProcess(parent);
+    end_with_parent(p);
     const auto argv = to_qt(commandArgv(remote_command));
     p->setProgram(argv.front());
     p->setArguments(argv.mid(1));

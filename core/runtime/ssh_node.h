@@ -68,6 +68,9 @@ private:
     QByteArray master_err_;
 };
 
+// Makes `p` (not yet started) end when this process dies, even by SIGKILL (Linux).
+void end_with_parent(QProcess* p);
+
 // QStringList from std argv (UTF-8).
 QStringList to_qt(const std::vector<std::string>& argv);
 

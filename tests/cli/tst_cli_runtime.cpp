@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QtTest>
 
@@ -118,6 +119,44 @@ private slots:
         QCOMPARE(st.code, 0);
         QVERIFY(st.out.contains("already finished"));
         QCOMPARE(cli({"stop", "no-such-job", "--job-dir", work.path() + "/jobs"}).code, 2);
+    }
+
+    void monitorOnceHungNode() {
+        // nvidia-smi hangs on node1 (127.0.0.3): --once still answers within its timeout,
+        // with node0's reading, node1 reported, and no nvidia-smi left on node1.
+        const QString hang = work.path() + "/hang-bin";
+        QDir().mkpath(hang);
+        const QString stub = stub_bin(work.path());
+        SshdFixture::write(hang + "/nvidia-smi",
+                           "#!/bin/sh\ncase \"$SSH_CONNECTION\" in *' 127.0.0.3 '*) while :; do sleep 0.2; done ;; esac\n"
+                           "exec " + stub + "/nvidia-smi \"$@\"\n");
+        QFile::setPermissions(hang + "/nvidia-smi", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        auto doc = nlohmann::json::parse(SshdFixture::read(project).toStdString());
+        doc["runtime"]["path_prepend"] = {hang.toStdString()};
+        const QString file = work.path() + "/hang.paraplan.json";
+        SshdFixture::write(file, QString::fromStdString(doc.dump(2)));
+        QElapsedTimer t;
+        t.start();
+        const Out o = cli({"monitor", file, "--once", "--json", "--timeout", "3"});
+        QVERIFY2(t.elapsed() < 15000, qPrintable(QString::number(t.elapsed())));
+        QCOMPARE(o.code, 1);
+        const auto j = nlohmann::json::parse(o.out.toStdString());
+        QVERIFY(j["nodes"][0]["ok"].get<bool>());
+        QCOMPARE(j["nodes"][0]["gpus"].size(), std::size_t(2));
+        QVERIFY(!j["nodes"][1]["ok"].get<bool>());
+        QVERIFY2(j["nodes"][1]["error"].get<std::string>().find("no reading within 3 s") != std::string::npos,
+                 j["nodes"][1]["error"].get<std::string>().c_str());
+        // The hung reader on the node is gone (its process group was ended over the channel).
+        QStringList left;
+        for (int i = 0; i < 50; ++i) {
+            QProcess pg;
+            pg.start("pgrep", {"-f", hang + "/nvidia-smi"});
+            pg.waitForFinished(5000);
+            left = QString::fromUtf8(pg.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+            if (left.isEmpty()) break;
+            QThread::msleep(100);
+        }
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
 
     void monitorOnce() {

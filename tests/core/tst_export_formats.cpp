@@ -372,6 +372,15 @@ private slots:
         QVERIFY(text.find("#SBATCH --nodes=4\n") != std::string::npos);
         QVERIFY(text.find("#SBATCH --gpus-per-node=8\n") != std::string::npos);
         QVERIFY(text.find("#SBATCH --ntasks-per-node=1\n") != std::string::npos);
+        {
+            // A cluster without gpu gres (runtime.slurm.gpus "none"): no gres request at all.
+            Project q = p;
+            q.runtime["slurm"] = {{"gpus", "none"}};
+            exported(q, "slurm", "slurm-nogres");
+            const std::string t = read_file(dir("slurm-nogres") / "job.sbatch");
+            QVERIFY(t.find("#SBATCH --gpus") == std::string::npos);
+            QVERIFY(t.find("#SBATCH --nodes=4\n") != std::string::npos);
+        }
         const Launch run = run_script(dir("slurm") / "job.sbatch", stubs_,
                                       {"SLURM_JOB_NODELIST=stub[0-3]", "STUB_NNODES=4", "STUB_NODEID=3"});
         QVERIFY2(run.code == 0, run.err.c_str());

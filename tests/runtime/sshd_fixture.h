@@ -41,16 +41,19 @@ public:
         QDir().mkpath(dir + "/home");
         client_config = dir + "/ssh_config";
         write(client_config, "# empty: tests ignore the user's ~/.ssh/config\n");
+        // Remote commands see the test's Slurm configuration (tests/runtime/slurm_fixture.h).
+        QString set_env = "SetEnv HOME=" + dir + "/home";
+        if (qEnvironmentVariableIsSet("SLURM_CONF")) set_env += " SLURM_CONF=" + qEnvironmentVariable("SLURM_CONF");
         for (int attempt = 0; attempt < 5; ++attempt) {
             port = free_port();
             write(dir + "/sshd_config",
                   QString("Port %1\nListenAddress 127.0.0.1\nListenAddress 127.0.0.2\nListenAddress 127.0.0.3\n"
                           "HostKey %2/host_key\nPidFile %2/sshd.pid\nAuthorizedKeysFile %2/authorized_keys\n"
                           "UsePAM no\nStrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-                          "PermitRootLogin prohibit-password\nSetEnv HOME=%2/home\nMaxSessions 100\n"
+                          "PermitRootLogin prohibit-password\n%3\nMaxSessions 100\n"
                           "MaxStartups 100\nLogLevel ERROR\n")
                       .arg(port)
-                      .arg(dir));
+                      .arg(dir, set_env));
             sshd_ = std::make_unique<QProcess>();
             sshd_->setProcessChannelMode(QProcess::MergedChannels);
             sshd_->start(sshd, {"-D", "-e", "-f", dir + "/sshd_config"});
@@ -79,6 +82,8 @@ public:
     }
 
     QString log() const { return sshd_ ? QString::fromUtf8(sshd_->readAll()) : QString(); }
+    // The listening sshd's pid (its sessions are its descendants).
+    qint64 pid() const { return sshd_ ? sshd_->processId() : 0; }
 
     static void write(const QString& path, const QString& text) {
         QFile f(path);

@@ -163,6 +163,25 @@ private slots:
         QVERIFY(s.find("#SBATCH --output=paraplan-job1-%j.out\n") != std::string::npos);
         QCOMPARE(plan.processes.size(), std::size_t(1));
         QCOMPARE(plan.processes[0].stdin_text, s);
+        // gpus "auto": no #SBATCH gres line; the submit command asks sinfo first and adds
+        // --gpus-per-node only when the partition has gpu gres.
+        QVERIFY(s.find("--gpus-per-node") == std::string::npos);
+        const std::string submit = remote_launch_command(plan, plan.processes[0]);
+        QVERIFY(submit.find("sinfo -h -p gpu -o") != std::string::npos);
+        QVERIFY(submit.find("--gpus-per-node=2") != std::string::npos);
+        rc.slurm.gpus = "gres";
+        auto gres = plan_launch(two_by_two(), rc, "job1");
+        QVERIFY(gres.sbatch_script.find("#SBATCH --gpus-per-node=2\n") != std::string::npos);
+        QVERIFY(remote_launch_command(gres, gres.processes[0]).find("sinfo") == std::string::npos);
+        rc.slurm.gpus = "none";
+        gres = plan_launch(two_by_two(), rc, "job1");
+        QVERIFY(gres.sbatch_script.find("--gpus-per-node") == std::string::npos);
+        QVERIFY(remote_launch_command(gres, gres.processes[0]).find("sinfo") == std::string::npos);
+        // A backslash in the working dir: no pattern in --output, the script writes the file.
+        rc.workdir = "/w/a\\b";
+        gres = plan_launch(two_by_two(), rc, "job1");
+        QVERIFY(gres.sbatch_script.find("#SBATCH --output=/dev/null\n") != std::string::npos);
+        QVERIFY(gres.sbatch_script.find("exec >paraplan-job1-\"$SLURM_JOB_ID\".out 2>&1\n") != std::string::npos);
         // The script is valid sh.
         QProcess sh;
         sh.start("/bin/sh", {"-n"});
@@ -221,8 +240,12 @@ private slots:
         QCOMPARE(r.exit_code, 3);
         QVERIFY2(r.out.contains("$(id) `id` ; a'b\"c|v; $(touch /tmp/paraplan-pwned) 'q' \"d\" `x`|" + dir.path() + "\n"),
                  qPrintable(r.out + r.err));
-        QVERIFY(r.out.contains(QString(kStartedMarker)));
-        QVERIFY(r.out.contains(QString(kExitMarker) + "3"));
+        // The markers carry the plan's random token, never the plain forms a job could print.
+        QCOMPARE(plan.marker_token.size(), std::size_t(16));
+        QVERIFY(r.out.contains(QString::fromStdString(started_marker(plan))));
+        QVERIFY(r.out.contains(QString::fromStdString(exit_marker(plan)) + "3"));
+        QVERIFY(!r.out.contains(QString(kExitMarker)));
+        QVERIFY(plan_launch(c, rc, "20260101-000000-wrap").marker_token != plan.marker_token);
         QVERIFY(!QFile::exists("/tmp/paraplan-pwned"));
     }
 
@@ -236,7 +259,7 @@ private slots:
         auto plan = plan_launch(c, rc, "j-missing");
         Ran r = run_wrapper(plan, plan.processes[0]);
         QCOMPARE(r.exit_code, 127);
-        QVERIFY(r.err.contains(QString(kErrorMarker)));
+        QVERIFY(r.err.contains(QString::fromStdString(error_marker(plan))));
         QVERIFY(r.err.contains("no-such-python-xyz"));
         rc.python = "/bin/true";
         rc.workdir = "/no/such/dir";

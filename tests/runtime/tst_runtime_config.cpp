@@ -19,6 +19,8 @@ private slots:
         QCOMPARE(c.on_failure, std::string("stop_all"));
         QCOMPARE(c.job_dir, std::string("jobs"));
         QCOMPARE(c.strict_host_key_checking, std::string("yes"));
+        QCOMPARE(c.slurm.gpus, std::string("auto"));
+        QVERIFY(!c.fail_fast);
     }
 
     void fullSection() {
@@ -29,7 +31,7 @@ private slots:
             "ssh": {"connect_timeout_s": 3, "known_hosts_file": "/k", "strict_host_key_checking": "accept-new",
                     "options": ["ProxyJump=bastion"]},
             "telemetry": {"interval_ms": 500},
-            "slurm": {"partition": "gpu", "time": "01:00:00"}})"));
+            "slurm": {"partition": "gpu", "time": "01:00:00", "gpus": "none"}, "fail_fast": true})"));
         QCOMPARE(c.mode, std::string("torchrun"));
         QCOMPARE(c.workdir, std::string("/w d"));
         QCOMPARE(c.args.size(), std::size_t(2));
@@ -44,6 +46,8 @@ private slots:
         QCOMPARE(c.ssh_options.front(), std::string("ProxyJump=bastion"));
         QCOMPARE(c.telemetry_interval_ms, 500);
         QCOMPARE(c.slurm.partition, std::string("gpu"));
+        QCOMPARE(c.slurm.gpus, std::string("none"));
+        QVERIFY(c.fail_fast);
     }
 
     void errorsNameTheField_data() {
@@ -61,6 +65,8 @@ private slots:
                                    << "/runtime/ssh/strict_host_key_checking";
         QTest::newRow("managed option") << R"({"ssh": {"options": ["StrictHostKeyChecking=no"]}})"
                                         << "/runtime/ssh/options/0";
+        QTest::newRow("slurm gpus") << R"({"slurm": {"gpus": "yes"}})" << "/runtime/slurm/gpus";
+        QTest::newRow("fail_fast") << R"({"fail_fast": "yes"})" << "/runtime/fail_fast";
         QTest::newRow("interval") << R"({"telemetry": {"interval_ms": 100}})" << "/runtime/telemetry/interval_ms";
     }
     void errorsNameTheField() {
