@@ -25,6 +25,13 @@ std::string to_string(Trend t) {
     return "same";
 }
 
+const Expectation* headline(const Step& s) {
+    for (const auto& f : s.figures)
+        for (const auto& e : s.expect)
+            if (e.path == f.path) return &e;
+    return s.expect.empty() ? nullptr : &s.expect.front();
+}
+
 namespace {
 
 std::vector<FixChange> read_changes(const Obj& o, std::string_view key) {

@@ -43,6 +43,10 @@ struct Step {
     std::string explain;     // shown with the numbers after the change
 };
 
+// The expectation the learner predicts: the one on the earliest listed figure (the
+// "expect" object has no order of its own). nullptr when the step expects nothing.
+const Expectation* headline(const Step& s);
+
 struct Lesson {
     std::string id;          // the file name without .json
     std::string title;

@@ -50,6 +50,19 @@ private slots:
         }
     }
 
+    // The predicted figure is the first listed one with an expectation, not the first in the
+    // (unordered) expect object.
+    void headlineFollowsTheFigureOrder() {
+        for (const auto& id : lesson_ids()) {
+            if (id.find("schedules") == std::string::npos) continue;
+            const Lesson l = load_lesson(id);
+            const Step& s = l.steps.at(1);
+            QCOMPARE(s.figures.front().path, std::string("time.bubble_s"));
+            QCOMPARE(headline(s)->path, std::string("time.bubble_s"));
+            QCOMPARE(headline(s)->trend, Trend::Decreases);
+        }
+    }
+
     void figurePaths() {
         const nlohmann::json j = figures_json(load_example("gpt2-1node"));
         QCOMPARE(figure_value(j, "layout.tp").value_or(-1), 2.0);
