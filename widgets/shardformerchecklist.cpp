@@ -74,7 +74,8 @@ void ShardformerChecklist::refresh() {
     const auto& p = editor_->project();
     family_ = forced_.isEmpty() ? QString::fromStdString(p.model.family) : forced_;
     const ShardformerPolicy* pol = shardformer_policy(family_.toStdString());
-    const bool colossal = p.layout.framework.rfind("colossalai", 0) == 0;
+    // LowLevelZeroPlugin wraps the model as it is: ShardFormer only runs under the hybrid and MoE plugins.
+    const bool colossal = p.layout.framework.rfind("colossalai", 0) == 0 && p.layout.framework != "colossalai-zero";
     table_->setRowCount(0);
     if (!pol) {
         header_->setText(family_.isEmpty()
@@ -87,7 +88,7 @@ void ShardformerChecklist::refresh() {
     header_->setText(tr("<b>%1</b> policy (<tt>%2</tt>, ColossalAI %3)%4. Marked rows are used by this layout.")
                          .arg(QString::fromStdString(pol->name), QString::fromStdString(pol->policy_file),
                               QString::fromStdString(pol->release),
-                              colossal ? QString() : tr("; applies when the framework is ColossalAI")));
+                              colossal ? QString() : tr("; applies under ColossalAI's HybridParallel, MoeHybridParallel and Gemini plugins")));
     const auto& feats = shardformer_features();
     const auto& titles = shardformer_feature_titles();
     table_->setRowCount(int(feats.size()));
@@ -99,9 +100,7 @@ void ShardformerChecklist::refresh() {
         name->setData(Qt::UserRole, QString::fromStdString(feats[std::size_t(r)]));
         auto* sup = new QTableWidgetItem(words(c.level));
         sup->setData(Qt::UserRole, QString::fromStdString(to_string(c.level)));
-        QString note = QString::fromStdString(c.note);
-        if (feats[std::size_t(r)] == "pp" && pol->sp_excludes_pp) note += (note.isEmpty() ? "" : "; ") + tr("not with sequence parallelism");
-        auto* noteItem = new QTableWidgetItem(note);
+        auto* noteItem = new QTableWidgetItem(QString::fromStdString(c.note));
         if (!c.framework.empty()) {
             const QString fw = tr("ColossalAI says: %1").arg(QString::fromStdString(c.framework));
             for (auto* it : {name, sup, noteItem}) it->setToolTip(fw);

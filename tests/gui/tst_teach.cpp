@@ -65,6 +65,12 @@ private slots:
         QVERIFY(marked("tp"));
         QVERIFY(marked("pp"));
         QVERIFY(!marked("sp_all_to_all"));
+        // Under LowLevelZeroPlugin ShardFormer does not run: nothing is marked as used.
+        QVERIFY(w->document()->edit(QStringLiteral("zero plugin"), [](paraplan::Project& p) { p.layout.framework = "colossalai-zero"; }));
+        QVERIFY(!marked("tp"));
+        QVERIFY(c->header()->text().contains(QStringLiteral("applies under")));
+        w->document()->undoStack()->undo();
+        QVERIFY(marked("tp"));
 
         // Switching the model family follows the document: Mistral ignores every sp mode.
         QVERIFY(w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "mistral"; }));
