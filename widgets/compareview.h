@@ -25,7 +25,9 @@ public:
 
     // Adds a candidate (at most 8); `name` labels its column.
     void addProject(const QString& name, const paraplan::Project& p);
+public slots:
     void addCurrentProject();   // a snapshot of the open project
+public:
     bool addFile(const QString& path, QString* error = nullptr);
     void removeCandidate(int index);
     void clear();

@@ -31,6 +31,7 @@ QString trendWords(Trend t) {
 QString value(const std::optional<double>& v) {
     if (!v) return QStringLiteral("–");
     const double a = std::abs(*v);
+    if (a < 1e6 && *v == std::round(*v)) return QString::number(*v, 'f', 0);   // counts, yes/no
     return QString::number(*v, 'f', a >= 1000 ? 0 : a >= 10 ? 2 : 3);
 }
 
@@ -111,19 +112,23 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     lay->addWidget(result_);
     lay->addLayout(nav);
 
-    connect(start_, &QPushButton::clicked, this, [this] {
-        QString err;
-        if (!startLesson(combo_->currentData().toString(), &err)) result_->setText(err);
-    });
+    connect(start_, &QPushButton::clicked, this, &LessonPanel::startSelected);
     connect(guesses_, &QButtonGroup::idClicked, this,
             [this](int i) { predict(i == 0 ? Trend::Increases : i == 1 ? Trend::Decreases : Trend::Same); });
-    connect(apply_, &QPushButton::clicked, this, [this] {
-        QString err;
-        if (!applyStep(&err) && !err.isEmpty()) result_->setText(err);
-    });
+    connect(apply_, &QPushButton::clicked, this, &LessonPanel::makeChange);
     connect(back_, &QPushButton::clicked, this, &LessonPanel::back);
     connect(next_, &QPushButton::clicked, this, &LessonPanel::next);
     showStep();
+}
+
+void LessonPanel::startSelected() {
+    QString err;
+    if (!startLesson(combo_->currentData().toString(), &err) && !err.isEmpty()) result_->setText(err);
+}
+
+void LessonPanel::makeChange() {
+    QString err;
+    if (!applyStep(&err) && !err.isEmpty()) result_->setText(err);
 }
 
 QStringList LessonPanel::lessonIds() const {

@@ -44,6 +44,11 @@ public:
     QString predictText() const;
     QString resultText() const;   // the explanation and how the prediction went (after applying)
 
+public slots:
+    void startSelected();   // the Start button: the lesson picked in the list
+    void makeChange();      // the change button: applyStep(), any refusal shown in the panel
+
+public:
     // Opens a lesson's project in the document (a fresh history); false when the user keeps
     // theirs. `fresh`: a lesson starts (ask to save); otherwise a step back within the lesson.
     using ProjectOpener = std::function<bool(const paraplan::Project& project, bool fresh)>;
