@@ -3,6 +3,7 @@
 #include "diagnosticspanel.h"
 #include "exporthighlighter.h"
 #include "theme.h"
+#include "monospace_font.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -13,7 +14,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -129,7 +129,7 @@ void ExportDialog::regenerate() {
     else
         status_->setText(tr("%n file(s)", nullptr, int(result_.files.size())));
 
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const QFont mono = paraplan::widgets::monospaceFont();
     const bool dark = theme::isDark(palette());
     for (const auto& [path, f] : result_.files) {
         auto* edit = new QPlainTextEdit(tabs_);

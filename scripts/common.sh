@@ -45,10 +45,14 @@ export CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 JOBS="${JOBS:-$(nproc)}"
 
+# build_preset PRESET [TARGET...]: configure, then build the named targets (all when none).
 build_preset() {
   local preset=$1
+  shift
+  local targets=()
+  (($#)) && targets=(--target "$@")
   log "Configuring ($preset)"
   cmake --preset "$preset" >/dev/null
-  log "Building ($preset)"
-  cmake --build --preset "$preset" -j "$JOBS"
+  log "Building ($preset${1:+: $*})"
+  cmake --build --preset "$preset" -j "$JOBS" "${targets[@]}"
 }

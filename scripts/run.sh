@@ -4,7 +4,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 install_packages "${PARAPLAN_BUILD_PACKAGES[@]}"
-build_preset dev
+# Only the app and the CLI: the tests and benchmarks are scripts/test.sh's to build.
+build_preset dev paraplan paraplan-cli
 
 APP="$ROOT/build/dev/app/paraplan"
 args=("$@")

@@ -2,6 +2,7 @@
 # Installs what is missing, builds, and runs every test: the full suite (dev preset),
 # the core suite under AddressSanitizer + UBSan, and a bounded libFuzzer run.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+scripts/check-sources.sh   # comments and docs cite public sources only (docs/hacking.md)
 
 install_packages "${PARAPLAN_BUILD_PACKAGES[@]}" "${PARAPLAN_TEST_PACKAGES[@]}"
 export QT_QPA_PLATFORM=offscreen

@@ -1,9 +1,9 @@
 #include "diagnosticspanel.h"
 
+#include "monospace_font.h"
 #include "theme.h"
 
 #include <QApplication>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -80,8 +80,7 @@ void DiagnosticsPanel::setDiagnostics(const std::vector<paraplan::Diagnostic>& d
             auto* fe = new QTreeWidgetItem(item);
             fe->setText(0, tr("Framework says: %1").arg(QString::fromStdString(d.framework_error)));
             fe->setToolTip(0, tr("The error the framework itself raises for this layout."));
-            QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-            fe->setFont(0, mono);
+            fe->setFont(0, paraplan::widgets::monospaceFont());
             fe->setData(0, kIndexRole, static_cast<int>(i));
         }
         if (!d.fields.empty()) {

@@ -2,7 +2,7 @@
 // One QCustomPlot plottable that draws a whole pipeline timeline in one pass: every
 // F/B/W block, microbatch numbers, chunk shading and the idle (bubble) background.
 // One plottable instead of an item per block keeps replots fast with 10^4 blocks.
-#include <qcustomplot.h>   // first: see gui-notes §3.1
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "schedule/timeline.h"
 

@@ -2,9 +2,9 @@
 
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
+#include "monospace_font.h"
 
 #include <QComboBox>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -40,7 +40,7 @@ LogView::LogView(QWidget* parent) : QWidget(parent) {
     text_ = new QPlainTextEdit(this);
     text_->setObjectName(QStringLiteral("logText"));
     text_->setReadOnly(true);
-    text_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    text_->setFont(monospaceFont());
     text_->setMaximumBlockCount(static_cast<int>(kMaxLines));
     outer->addLayout(bar);
     outer->addWidget(text_, 1);

@@ -1,4 +1,4 @@
-// ColossalAI rules. Sources (hpcaitech/ColossalAI, v0.5.x):
+// ColossalAI rules. Sources (hpcaitech/ColossalAI, v0.5.1):
 //   colossalai/booster/plugin/hybrid_parallel_plugin.py   HybridParallelPlugin.__init__ (order below)
 //   colossalai/booster/plugin/moe_hybrid_parallel_plugin.py
 //   colossalai/booster/plugin/gemini_plugin.py, low_level_zero_plugin.py
@@ -40,7 +40,7 @@ void world_divisible(const Project& p, Out& out) {
 }
 
 // 3. SP off with sp_size set: "You should not set sp_size when sequence parallelism is not enabled."
-//    (Gotcha G1: we ask for an explicit mode instead of letting the plugin pick all_to_all.)
+//    (The plugin reads an unset mode as all_to_all, ShardConfig as split_gather: we ask for an explicit mode.)
 void sp_mode_unset(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (sp_on(l) || l.sp <= 1) return;
@@ -323,7 +323,7 @@ void zero_dp1(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// ---- ShardFormer policies (colossalai/shardformer/policies/*.py, §4.3 of the notes) ----
+// ---- ShardFormer policies (colossalai/shardformer/policies/*.py, auto_policy.py) ----
 
 std::string model_label(const Project& p) {
     const std::string n = shardformer_model_name(p.model.family);

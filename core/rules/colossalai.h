@@ -2,7 +2,7 @@
 // ColossalAI plugins: HybridParallelPlugin ("colossalai"), MoeHybridParallelPlugin
 // ("colossalai-moe"), GeminiPlugin ("colossalai-gemini"), LowLevelZeroPlugin
 // ("colossalai-zero"). Rules in the order the plugins check them
-// (colossalai/booster/plugin/*.py at v0.5.x; see /work/shared/reference/colossalai.md).
+// (colossalai/booster/plugin/*.py, ColossalAI v0.5.1).
 #include "rules/rule_kit.h"
 
 namespace paraplan::rules {

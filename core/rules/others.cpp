@@ -2,7 +2,7 @@
 // transformer_config.py, pipeline_parallel/schedules.py), torchtitan
 // (torchtitan/distributed/parallel_dims.py, config/job_config.py, distributed/pipeline_parallel.py),
 // DeepSpeed v0.16 (runtime/config.py batch rule, runtime/pipe/engine.py, pipe/module.py) and
-// torch.distributed.device_mesh. Facts from /work/shared/reference/frameworks.md.
+// torch.distributed.device_mesh (PyTorch v2.4). Megatron-LM core_v0.19.0 unless noted; torchtitan v0.2.2.
 #include "rules/others.h"
 
 #include "rules/common.h"
@@ -49,7 +49,7 @@ void heads_rule(const Project& p, Out& out, RuleFn self, const std::string& rule
 
 // ---------------- Megatron ----------------
 
-// A1: world % (TP*PP*CP) == 0
+// validate_args (arguments.py) and initialize_model_parallel: world % (TP*PP*CP) == 0
 void mg_world(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int w = p.world_size(), m = l.tp * l.pp * l.cp;
@@ -79,7 +79,7 @@ void mg_sp_mode(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// A12: --sequence-parallel with TP == 1 is disabled with a warning.
+// validate_args: --sequence-parallel with TP == 1 is disabled with a warning.
 void mg_sp_needs_tp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!megatron_sp(l) || l.tp > 1) return;
@@ -91,7 +91,7 @@ void mg_sp_needs_tp(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// A2: expert grid world % (ETP*EP*PP) == 0
+// initialize_model_parallel (parallel_state.py): expert grid world % (ETP*EP*PP) == 0
 void mg_expert_grid(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int etp = l.etp > 0 ? l.etp : l.tp;
@@ -106,7 +106,7 @@ void mg_expert_grid(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// A3
+// validate_args: EP > 1 needs --num-experts, a multiple of EP.
 void mg_experts(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.ep <= 1 || p.model.family.empty()) return;
@@ -146,7 +146,7 @@ void mg_order(const Project& p, Out& out) {
     }
 }
 
-// A4 / A5 / A10: layers per pipeline stage and virtual stages.
+// validate_args: layers per pipeline stage and virtual stages.
 void mg_layers(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int L = p.model.layers;
@@ -185,7 +185,7 @@ void mg_layers(const Project& p, Out& out) {
     }
 }
 
-// A10: with --no-overlap-p2p-communication (and in older releases) VPP needs pp > 2.
+// validate_args: with --no-overlap-p2p-communication (and in older releases) VPP needs pp > 2.
 void mg_vpp_pp2(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.chunks <= 1 || l.pp != 2) return;
@@ -206,7 +206,7 @@ void mg_heads(const Project& p, Out& out) {
                    str(p.layout.tp) + ").");
 }
 
-// A15: query groups % TP (<= 0.14), or a multiple or divisor (>= 0.16).
+// TransformerConfig.__post_init__: query groups % TP (<= 0.14), or a multiple or divisor (>= 0.16).
 void mg_query_groups(const Project& p, Out& out) {
     const int G = p.model.kv_heads, tp = p.layout.tp;
     if (G <= 0 || tp <= 1 || G == p.model.heads || G % tp == 0) return;
@@ -223,7 +223,7 @@ void mg_query_groups(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// A16: linear layers split over tp (megatron/core/utils.divide).
+// Linear layers split over tp (megatron/core/utils.divide).
 void mg_ffn(const Project& p, Out& out) {
     const int tp = p.layout.tp;
     const int ffn = p.model.is_moe() && p.model.ffn_hidden <= 0 ? p.model.expert_ffn_hidden : p.model.ffn_hidden;
@@ -235,7 +235,7 @@ void mg_ffn(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// A18: CP needs seq % (2*CP) == 0
+// validate_args: CP needs seq % (2*CP) == 0
 void mg_seq_cp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const long long seq = p.training.seq_len;
@@ -272,7 +272,7 @@ void mg_seq_tp(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// Q: MoE + TP without --sequence-parallel raises at the training forward (moe_layer.py).
+// MoE + TP without --sequence-parallel raises at the training forward (moe_layer.py).
 void mg_moe_sp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!p.model.is_moe() || l.tp <= 1 || megatron_sp(l)) return;
@@ -300,7 +300,7 @@ void mg_schedule(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// A22: GBS % (MBS * DP) == 0
+// num_microbatches_calculator.py: GBS % (MBS * DP) == 0
 void mg_batch(const Project& p, Out& out) {
     const Sizes s = sizes(p);
     const long long gbs = p.training.global_batch_size, mbs = p.training.micro_batch_size;
@@ -320,7 +320,8 @@ void mg_batch(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// SCH1 (core >= 0.10): M in [PP, ...] and M % N in {0} U [PP, N) with N = PP; SCH1-old (<= 0.9): M % PP == 0.
+// forward_backward_pipelining_with_interleaving (schedules.py), core >= 0.10: M in [PP, ...] and
+// M % N in {0} U [PP, N) with N = PP; core <= 0.9 (before commit 4295be1a): M % PP == 0.
 void mg_vpp_microbatches(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const Sizes s = sizes(p);

@@ -115,7 +115,8 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         }
     } else if (rc.mode == "torchrun" || rc.mode == "deepspeed") {
         // Static rendezvous gives node k the ranks [k*G, (k+1)*G) and rank = k*G + LOCAL_RANK
-        // (torch/distributed/run.py; frameworks.md §5.1), so every node must hold G
+        // (torch/distributed/run.py; SimpleElasticAgent._assign_worker_ranks in
+        // torch/distributed/elastic/agent/server/api.py, PyTorch 2.x), so every node must hold G
         // consecutive ranks; CUDA_VISIBLE_DEVICES lists its GPUs in rank order.
         const int G = static_cast<int>(node_ranks[static_cast<std::size_t>(placement[0].node)].size());
         std::vector<int> node_order;
@@ -154,7 +155,8 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
             plan.processes.push_back(std::move(p));
         }
     } else if (rc.mode == "colossalai") {
-        // `colossalai run` starts torchrun on every host itself over ssh (colossalai.md §5):
+        // `colossalai run` starts torchrun on every host itself over ssh (colossalai/cli/launcher/run.py
+        // get_launch_command, multinode_runner.py MultiNodeRunner, ColossalAI v0.5.1):
         // one launcher process on the first node.
         std::string hosts;
         std::vector<int> order;
@@ -173,8 +175,8 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
                               "--master_addr", plan.master_addr, "--master_port", P});
         plan.processes.push_back(std::move(p));
     } else if (rc.mode == "slurm") {
-        // One task per GPU; each task derives its rank from Slurm (frameworks.md §5.2,
-        // "Without torchrun").
+        // One task per GPU; each task derives its rank from Slurm (srun(1) OUTPUT ENVIRONMENT
+        // VARIABLES, Slurm 22.05; as Megatron-LM's examples/academic_paper_scripts/sc21/SRUN.sh).
         int login = 0;
         if (!rc.slurm.login_node.empty()) {
             login = -1;

@@ -1,7 +1,8 @@
 #pragma once
 // Parsing of `nvidia-smi --query-gpu=<kNvidiaSmiFields> --format=csv,noheader,nounits`
-// lines (gui-notes.md §4.3). "[N/A]", "[Not Supported]" and other bracketed tokens
-// are unknown values, never 0; a malformed line is a diagnostic, never a crash.
+// lines (fields as `nvidia-smi --help-query-gpu` lists them; nvidia-smi(1)). "[N/A]",
+// "[Not Supported]" and other bracketed tokens are unknown values, never 0; a malformed
+// line is a diagnostic, never a crash.
 #include <optional>
 #include <string>
 #include <string_view>

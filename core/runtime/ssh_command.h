@@ -1,6 +1,6 @@
 #pragma once
-// Command lines for the system OpenSSH client (run through QProcess; see
-// /work/shared/reference/gui-notes.md §5). One ControlMaster per node, shared by every
+// Command lines for the system OpenSSH client (run through QProcess; options as in
+// ssh(1) and ssh_config(5) of OpenSSH 9.2p1). One ControlMaster per node, shared by every
 // command to that node; host keys always checked (never silently accepted).
 #include "project/cluster.h"
 

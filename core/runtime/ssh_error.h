@@ -1,6 +1,7 @@
 #pragma once
 // What went wrong with an ssh command, from its exit status and stderr (messages of
-// OpenSSH 9.2 as recorded in gui-notes.md §5.4). Each kind has its own message and fix.
+// OpenSSH 9.2p1: sshconnect.c, sshconnect2.c, ssh.c; exit 255 per ssh(1) EXIT STATUS).
+// Each kind has its own message and fix.
 #include <string>
 #include <string_view>
 

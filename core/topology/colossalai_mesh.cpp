@@ -1,7 +1,7 @@
 // ColossalAI HybridParallelPlugin: sizes, mesh order and groups.
 // Source: colossalai/booster/plugin/hybrid_parallel_plugin.py (__init__), and
-// colossalai/cluster/process_group_mesh.py (row-major ProcessGroupMesh); notes in
-// shared/reference/colossalai.md §1.2, §1.3, §2.3, §2.4.
+// colossalai/cluster/process_group_mesh.py (row-major ProcessGroupMesh) at ColossalAI
+// v0.5.1; mesh orders and a worked example are in docs/topology.md.
 #include "topology/colossalai_checks.h"
 #include "topology/mesh_builder.h"
 
@@ -123,7 +123,7 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
         return;
     }
 
-    // Mesh order (§2.3): ring_attn swaps sp and tp; dp_outside=False swaps dp and pp.
+    // Mesh order (HybridParallelPlugin.__init__): ring_attn swaps sp and tp; dp_outside=False swaps dp and pp.
     const bool ring_attn = mode == "ring_attn";
     std::vector<std::string> names;
     std::vector<int> sizes;

@@ -1,7 +1,7 @@
 // ColossalAI MoeHybridParallelPlugin: mesh (moe_dp, pp, ep, tp, sp) or, with
 // moe_dp_outside=False, (pp, moe_dp, ep, tp, sp).
-// Source: colossalai/booster/plugin/moe_hybrid_parallel_plugin.py (__init__); notes
-// in shared/reference/colossalai.md §2.5.
+// Source: colossalai/booster/plugin/moe_hybrid_parallel_plugin.py
+// (MoeHybridParallelPlugin.__init__) at ColossalAI v0.5.1; example in docs/topology.md.
 #include "topology/colossalai_checks.h"
 #include "topology/mesh_builder.h"
 

@@ -1,7 +1,7 @@
 // ColossalAI GeminiPlugin (mesh (zero, extra_dp, tp)) and LowLevelZeroPlugin (pure
 // ZeRO-1/2 DP; mesh (extra_dp, dp) when extra_dp_size > 1).
-// Source: colossalai/booster/plugin/gemini_plugin.py, low_level_zero_plugin.py; notes
-// in shared/reference/colossalai.md §2.3, §2.4 (small vectors), §6.1, §6.2.
+// Source: colossalai/booster/plugin/gemini_plugin.py (GeminiPlugin.__init__),
+// low_level_zero_plugin.py (LowLevelZeroPlugin.__init__) at ColossalAI v0.5.1.
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {

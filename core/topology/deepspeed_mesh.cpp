@@ -2,8 +2,8 @@
 // 'model']) is row-major, so TP ('model') is innermost, then DP, then PP. ZeRO
 // partitions over the 'data' axis.
 // Source: deepspeed/runtime/pipe/topology.py, deepspeed/runtime/pipe/module.py
-// ("num_stages must divide distributed world size"); notes in
-// shared/reference/frameworks.md §4.3.
+// ("num_stages must divide distributed world size") at DeepSpeed v0.16.5; a worked
+// example is in docs/topology.md.
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {

@@ -3,7 +3,7 @@
 // comes from MeshRequest::order, outer -> inner ("pp-dp-cp-tp", "dp,tp",
 // "dp_replicate-dp_shard:4-tp"); a dim's size is written after ':' or '=' or taken
 // from the request's field of that name; one dim may be inferred (dp by default).
-// Source: torch/distributed/device_mesh.py; notes in shared/reference/frameworks.md §3.1.
+// Source: torch/distributed/device_mesh.py init_device_mesh (PyTorch v2.4); docs/topology.md.
 #include "topology/mesh_builder.h"
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 // Megatron-LM RankGenerator: dense grid (tp, cp, dp, pp) and expert grid (etp, ep,
 // edp, pp) over one order string whose leftmost token varies fastest.
 // Source: megatron/core/parallel_state.py (RankGenerator,
-// generate_masked_orthogonal_rank_groups, initialize_model_parallel); notes in
-// shared/reference/frameworks.md §1.1-§1.4.
+// generate_masked_orthogonal_rank_groups, initialize_model_parallel) at Megatron-LM
+// core_v0.19.0; the rank formula and a worked example are in docs/topology.md.
 #include "topology/mesh_builder.h"
 
 #include <algorithm>

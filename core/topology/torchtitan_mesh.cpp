@@ -1,8 +1,8 @@
 // torchtitan ParallelDims: world mesh (pp, dp_replicate, dp_shard, cp, tp), row-major,
 // with dp_shard = -1 inferred, and the EP mesh (pp, dp_replicate, efsdp, ep[, etp])
 // where EP borrows the innermost dp_shard*cp*tp ranks (or dp_shard*cp when ETP = TP).
-// Source: torchtitan/distributed/parallel_dims.py (_validate, build_mesh); notes in
-// shared/reference/frameworks.md §3.4.
+// Source: torchtitan/distributed/parallel_dims.py (ParallelDims._validate, build_mesh) at
+// torchtitan v0.2.2 (the ep-divides check: main at b5bcd76c); see docs/topology.md.
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {

@@ -27,7 +27,7 @@ QJsonArray groups(std::initializer_list<std::initializer_list<int>> gs) {
 class TestCliGroups : public QObject {
     Q_OBJECT
 private slots:
-    // colossalai.md §2.4: W=16 tp2 pp2 sp2 all_to_all.
+    // ColossalAI worked example of docs/topology.md: W=16 tp2 pp2 sp2 all_to_all.
     void colossalaiExample() {
         const Run r = groups_cli({"--framework", "colossalai", "--world", "16", "--tp", "2", "--pp", "2", "--sp", "2", "--sp-mode",
                            "all_to_all", "--json"});

@@ -1,6 +1,6 @@
 // Layer split against the worked examples of ColossalAI's
-// PipelineStageManager.distribute_layers / get_stage_index (colossalai.md §3.1)
-// and Megatron's virtual-pipeline docstring (frameworks.md §2).
+// PipelineStageManager.distribute_layers / get_stage_index (colossalai/pipeline/stage_manager.py,
+// v0.5.1) and the virtual-pipeline docstring of Megatron's initialize_model_parallel (core_v0.19.0).
 #include "topology/layer_split.h"
 
 #include <QtTest>

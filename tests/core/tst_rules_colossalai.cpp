@@ -1,6 +1,7 @@
 // ColossalAI plugin rules: each rule with a failing and a passing project, the
 // numbers in its message, the plugin's own error text, and fixes that clear it.
-// Vectors from /work/shared/reference/colossalai.md (§1.2, §2.5, §3, §4.4, §7).
+// Cases from ColossalAI v0.5.1: HybridParallelPlugin/MoeHybridParallelPlugin.__init__, the
+// pipeline schedules, ShardFormer policies, and hpcaitech/ColossalAI issues #6202, #6237, #6381.
 #include "rules_fixtures.h"
 
 #include "rules/rule_kit.h"

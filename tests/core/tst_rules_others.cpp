@@ -1,5 +1,7 @@
 // Megatron-LM, torchtitan, DeepSpeed, DeviceMesh and the shared cluster/kernel
-// rules. Vectors from /work/shared/reference/frameworks.md §1.5 and §9.
+// rules. Cases from the checks in Megatron-LM core_v0.19.0 (megatron/training/arguments.py
+// validate_args, parallel_state.py, schedules.py), torchtitan v0.2.2 (parallel_dims.py) and
+// DeepSpeed v0.16.5 (deepspeed/runtime/config.py).
 #include "rules_fixtures.h"
 
 #include "rules/rule_kit.h"

@@ -31,7 +31,8 @@ class TestScheduleGenerate : public QObject {
     Q_OBJECT
 private slots:
     void oneFOneB_colossalaiExample() {
-        // colossalai.md §3.3 (OneForwardOneBackwardSchedule, S=4, M=8); Megatron's order is the same.
+        // OneForwardOneBackwardSchedule.run_forward_backward (ColossalAI v0.5.1), S=4, M=8: warmup
+        // min(S - s - 1, M), derived by hand; Megatron's forward_backward_pipelining_without_interleaving is the same.
         const auto s = make("1f1b", 4, 8);
         QCOMPARE(order(s, 0), std::string("F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 B5 B6 B7"));
         QCOMPARE(order(s, 1), std::string("F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 F6 B4 F7 B5 B6 B7"));
@@ -39,7 +40,7 @@ private slots:
         QCOMPARE(order(s, 3), std::string("F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 F6 B6 F7 B7"));
     }
     void oneFOneB_megatronPp2() {
-        // frameworks.md §2: PP=2, M=4, rank 0.
+        // forward_backward_pipelining_without_interleaving (Megatron core_v0.19.0), PP=2, M=4, rank 0.
         QCOMPARE(order(make("1f1b", 2, 4), 0), std::string("F0 F1 B0 F2 B1 F3 B2 B3"));
     }
     void oneFOneB_warmup() {
@@ -51,13 +52,15 @@ private slots:
         for (int st = 0; st < 3; ++st) QCOMPARE(order(s, st), std::string("F0 F1 F2 B0 B1 B2"));
     }
     void interleaved_colossalaiExample() {
-        // colossalai.md §3.4: S=2, C=2, M=4.
+        // InterleavedSchedule (colossalai/pipeline/schedule/interleaved_pp.py, v0.5.1), S=2, C=2, M=4,
+        // derived by hand from its chunk and warmup rules.
         const auto s = make("interleaved", 2, 4, 2);
         QCOMPARE(order(s, 0), std::string("F0c0 F1c0 F0c1 F1c1 F2c0 B0c1 F3c0 B1c1 F2c1 B0c0 F3c1 B1c0 B2c1 B3c1 B2c0 B3c0"));
         QCOMPARE(order(s, 1), std::string("F0c0 F1c0 F0c1 B0c1 F1c1 B1c1 F2c0 B0c0 F3c0 B1c0 F2c1 B2c1 F3c1 B3c1 B2c0 B3c0"));
     }
     void interleaved_warmups() {
-        // frameworks.md §9 test vectors 4 and 5.
+        // Derived by hand from Megatron get_pp_rank_microbatches (schedules.py, core_v0.19.0) and
+        // PyTorch ScheduleInterleaved1F1B / ScheduleInterleavedZeroBubble (pipelining/schedules.py).
         QCOMPARE(megatron_interleaved_warmup(4, 8, 2, 4, MegatronRule::Current), (std::vector<int>{10, 8, 6, 4}));
         QCOMPARE(megatron_interleaved_warmup(4, 4, 2, 4, MegatronRule::Current), (std::vector<int>{8, 8, 6, 4}));
         QCOMPARE(colossalai_interleaved_warmup(4, 8, 2), (std::vector<int>{10, 8, 6, 4}));
@@ -117,14 +120,15 @@ private slots:
         QCOMPARE(order(s, 3).substr(0, 44), std::string("F0c0 F0c1 F1c0 F1c1 F2c0 F2c1 F3c0 F3c1 I0c1"));
     }
     void zbv_agreesWithColossalaiUntilCooldown() {
-        // colossalai.md §3.5 reference order (S=2, M=4, f=b=w=1), stage 0. ColossalAI's
+        // Output of ColossalAI v0.5.1 PipelineGraph(n_stage=2, n_micro=4, f=b=w=c=1, mem as in its
+        // zerobubble docs, h=64 a=4 s=1024).get_v_schedule() (pipeline/schedule/v_schedule.py), stage 0. ColossalAI's
         // cost-driven generator reorders the final Ws; up to there the orders agree.
         const std::string colossal =
             "F0c0 F1c0 F2c0 F0c1 B0c1 W0c1 F1c1 B1c1 W1c1 F3c0 B0c0 W0c0 F2c1 B2c1 W2c1 B1c0 W1c0 F3c1 B3c1";
         QCOMPARE(order(make("zbv", 2, 4), 0, true).substr(0, colossal.size()), colossal);
     }
     void vPlacement_mapping() {
-        // frameworks.md §9 vector 6: pp 4, 8 stages -> ranks [0,1,2,3,3,2,1,0].
+        // V placement (PyTorch ScheduleZBVZeroBubble, Qi et al. §6): pp 4, 8 stages -> ranks [0,1,2,3,3,2,1,0].
         auto s = make("zbv", 4, 8);
         std::vector<int> ranks;
         for (int vs = 0; vs < 8; ++vs) ranks.push_back(s.stage_of(vs));
@@ -155,7 +159,7 @@ private slots:
 
     // --- requirements, reported with the framework's own words ---
     void requirement_megatronFinalGroup() {
-        // frameworks.md §9: VPP with M=6, PP=4, N=4 fails (remainder 2 < 4).
+        // Megatron forward_backward_pipelining_with_interleaving: VPP with M=6, PP=4, N=4 fails (remainder 2 < 4).
         auto g = generate(request("interleaved-megatron", 4, 6, 2));
         QVERIFY(!g.schedule);
         const auto* d = find_rule(g.diagnostics, "schedule.interleaved-megatron.final_group");

@@ -42,7 +42,8 @@ private slots:
                     }
     }
     void bubbleFraction_matchesMegatronShare() {
-        // frameworks.md §2: p = 4, m = 8 -> (p - 1)/(m + p - 1) = 3/11 of wall time; the CLI example.
+        // Narayanan et al. SC'21 §2.2 (bubble (p - 1)/m of the ideal time), so p = 4, m = 8 ->
+        // (p - 1)/(m + p - 1) = 3/11 of wall time; the CLI example.
         const auto tl = run(make("1f1b", 4, 8));
         QCOMPARE(tl.makespan, 33.0);
         QVERIFY(near(tl.bubble_fraction, 3.0 / 11.0));

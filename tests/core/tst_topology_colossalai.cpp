@@ -1,5 +1,5 @@
-// ColossalAI meshes against the worked examples of shared/reference/colossalai.md
-// §2.4 (HybridParallelPlugin), §2.5 (MoeHybridParallelPlugin), the Gemini and
+// ColossalAI (v0.5.1) meshes against hand-derived worked examples (docs/topology.md):
+// HybridParallelPlugin, MoeHybridParallelPlugin, the Gemini and
 // LowLevelZero vectors, the ring_attn double ring and the legacy tensor modes.
 #include "core/topology_test_util.h"
 
@@ -24,7 +24,7 @@ MeshRequest hybrid(int world, int tp, int pp, int sp, const std::string& mode) {
 class TstTopologyColossalai : public QObject {
     Q_OBJECT
 private slots:
-    // §2.4: W=16, tp=2, pp=2, sp=2, all_to_all, dp_outside=True.
+    // Worked example: W=16, tp=2, pp=2, sp=2, all_to_all, dp_outside=True.
     void allToAllWorkedExample() {
         const RankMap m = build_rank_map(hybrid(16, 2, 2, 2, "all_to_all"));
         CHECK_VALID(m);
@@ -202,7 +202,7 @@ private slots:
         QVERIFY(topo_test::has_rule(build_rank_map(f), "topology.framework_supported"));
     }
 
-    // §2.5 worked example A: W=16, tp=2, pp=2, ep=2, no SP.
+    // MoE worked example A: W=16, tp=2, pp=2, ep=2, no SP.
     void moeExampleA() {
         MeshRequest r = hybrid(16, 2, 2, 1, "none");
         r.framework = "colossalai-moe";
@@ -220,7 +220,7 @@ private slots:
         CHECK_GROUPS(m, "mixed_dp", Groups{{0, 2, 8, 10}, {1, 3, 9, 11}, {4, 6, 12, 14}, {5, 7, 13, 15}});
     }
 
-    // §2.5 worked example B: W=16, tp=1, pp=2, ep=2, sp=2 all_to_all.
+    // MoE worked example B: W=16, tp=1, pp=2, ep=2, sp=2 all_to_all.
     void moeExampleB() {
         MeshRequest r = hybrid(16, 1, 2, 2, "all_to_all");
         r.framework = "colossalai-moe";

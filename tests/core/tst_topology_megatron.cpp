@@ -1,4 +1,5 @@
-// Megatron-LM RankGenerator against shared/reference/frameworks.md §1.3, §1.4 and §9,
+// Megatron-LM RankGenerator (megatron/core/parallel_state.py, core_v0.19.0) against worked
+// examples derived by hand from its order rule (docs/topology.md, "Worked examples"),
 // and against the "golden past code" of tests/unit_tests/test_parallel_state.py
 // (test_rank_generator_for_tp_dp_pp), re-implemented here from its description.
 #include "core/topology_test_util.h"
@@ -40,7 +41,7 @@ Groups sorted(Groups g) {
 class TstTopologyMegatron : public QObject {
     Q_OBJECT
 private slots:
-    // §1.4: world 16, TP2 PP2 CP2 (DP2), order tp-cp-ep-dp-pp.
+    // Worked example (docs/topology.md): world 16, TP2 PP2 CP2 (DP2), order tp-cp-ep-dp-pp.
     void workedExample() {
         const RankMap m = build_rank_map(megatron(16, 2, 2, 2));
         CHECK_VALID(m);
@@ -74,7 +75,7 @@ private slots:
         QCOMPARE(m.summary("tp").max_nodes_spanned, 1);
     }
 
-    // --use-tp-pp-dp-mapping (order tp-cp-ep-pp-dp). The notes' §1.4 variant keeps CP2,
+    // --use-tp-pp-dp-mapping (order tp-cp-ep-pp-dp). Keeping the example's CP2 looks fine,
     // but initialize_model_parallel then refuses it: the expert grid has EDP =
     // 16/(ETP2*EP1*PP2) = 4 while DP = 2, and pp is not last ("When not using pp-last
     // rank ordering, the data parallel size of the attention and moe layers must be the
@@ -104,7 +105,7 @@ private slots:
         QCOMPARE(m.pp_prev[0], 12);
     }
 
-    // §1.4 MoE variant A: EP4 ETP1 -> EDP 2.
+    // MoE variant A (docs/topology.md): EP4 ETP1 -> EDP 2.
     void moeVariantA() {
         MeshRequest r = megatron(16, 2, 2, 2);
         r.ep = 4;
@@ -122,7 +123,7 @@ private slots:
         QCOMPARE(m.coord(6, "edp"), 1);
     }
 
-    // §1.4 MoE variant B: EP2 ETP2.
+    // MoE variant B (docs/topology.md): EP2 ETP2.
     void moeVariantB() {
         MeshRequest r = megatron(16, 2, 2, 2);
         r.ep = 2;
@@ -135,7 +136,7 @@ private slots:
     }
 
     void errors() {
-        // §9.3: world 12, TP2 PP4 -> A1.
+        // world 12, TP2 PP4: 12 % 8 != 0 (initialize_model_parallel's RuntimeError).
         const RankMap a = build_rank_map(megatron(12, 2, 4, 1));
         QVERIFY(topo_test::has_rule(a, "megatron.world_size_divisible"));
         QCOMPARE(a.diagnostics.front().framework_error, std::string("world_size (12) is not divisible by 8"));

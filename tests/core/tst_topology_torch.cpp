@@ -1,5 +1,5 @@
-// torchtitan ParallelDims, plain DeviceMesh and DeepSpeed topologies against
-// shared/reference/frameworks.md §3.1, §3.4, §4.3 and §9.7.
+// torchtitan ParallelDims (v0.2.2), plain DeviceMesh (PyTorch v2.4) and DeepSpeed (v0.16.5)
+// topologies against the worked examples of docs/topology.md and torchtitan's tests.
 #include "core/topology_test_util.h"
 
 using namespace paraplan::topology;
@@ -25,7 +25,7 @@ MeshRequest titan(int world, int pp, int dp_rep, int dp_shard, int cp, int tp, i
 class TstTopologyTorch : public QObject {
     Q_OBJECT
 private slots:
-    // §3.4 worked example: world 16, pp 2, dp_replicate 1, dp_shard 2, cp 2, tp 2.
+    // Worked example (docs/topology.md): world 16, pp 2, dp_replicate 1, dp_shard 2, cp 2, tp 2.
     void torchtitanWorkedExample() {
         const RankMap m = build_rank_map(titan(16, 2, 1, 2, 2, 2));
         CHECK_VALID(m);
@@ -37,7 +37,7 @@ private slots:
         CHECK_GROUPS(m, "dp_shard", Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}, {8, 12}, {9, 13}, {10, 14}, {11, 15}});
         CHECK_GROUPS(m, "pp", Groups{{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
         CHECK_GROUPS(m, "dp_shard_cp", Groups{{0, 2, 4, 6}, {1, 3, 5, 7}, {8, 10, 12, 14}, {9, 11, 13, 15}});
-        // Identical to Megatron §1.4.
+        // Identical to the Megatron worked example.
         MeshRequest meg;
         meg.framework = "megatron";
         meg.world = 16;
@@ -70,7 +70,7 @@ private slots:
         CHECK_GROUPS(t, "efsdp", Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}, {8, 12}, {9, 13}, {10, 14}, {11, 15}});
     }
 
-    // §9.7 ParallelDims vectors.
+    // Cases of torchtitan tests/unit_tests/test_parallel_dims.py (v0.2.2; ep at b5bcd76c).
     void torchtitanInferenceAndErrors() {
         const RankMap a = build_rank_map(titan(8, 1, 2, -1, 1, 2));
         CHECK_VALID(a);
@@ -108,7 +108,7 @@ private slots:
         const RankMap t = build_rank_map(r);
         CHECK_VALID(t);
         CHECK_GROUPS(t, "dp", Groups{{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}});
-        // Shape (pp, dp, cp, tp) == Megatron tp-cp-dp-pp (§3.1).
+        // Shape (pp, dp, cp, tp) == Megatron tp-cp-dp-pp (row-major vs leftmost-fastest).
         MeshRequest d;
         d.framework = "devicemesh";
         d.world = 16;
@@ -132,7 +132,7 @@ private slots:
         QVERIFY(topo_test::has_rule(build_rank_map(r), "devicemesh.dim_names_valid"));
     }
 
-    // §4.3: PipeModelDataParallelTopology pp=2, mp=2, dp=4.
+    // PipeModelDataParallelTopology pp=2, mp=2, dp=4 (deepspeed/runtime/pipe/topology.py).
     void deepspeedTopology() {
         MeshRequest r;
         r.framework = "deepspeed";

@@ -4,6 +4,7 @@
 #include "exportdialog.h"
 #include "guitest.h"
 #include "mainwindow.h"
+#include "monospace_font.h"
 #include "project/project.h"
 
 #include <QCheckBox>
@@ -47,7 +48,7 @@ private slots:
         for (int i = 0; i < d->tabs()->count(); ++i)
             if (d->tabs()->tabText(i) == script) edit = qobject_cast<QPlainTextEdit*>(d->tabs()->widget(i));
         QVERIFY(edit);
-        QVERIFY(QFontInfo(edit->font()).fixedPitch());
+        QVERIFY(paraplan::widgets::hasEqualAdvances(edit->font()));
         bool flagColoured = false;
         for (QTextBlock b = edit->document()->begin(); b.isValid() && !flagColoured; b = b.next()) {
             const int at = int(b.text().indexOf(QStringLiteral("--tensor-model-parallel-size")));

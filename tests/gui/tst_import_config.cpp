@@ -1,6 +1,6 @@
 // File > Import Framework Config: a DeepSpeed JSON or Megatron arguments change the open
 // project's layout as one undoable step; a broken file leaves the project as it was.
-#include <qcustomplot.h>   // first: see gui-notes §3.1
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "guitest.h"
 #include "mainwindow.h"

@@ -1,6 +1,6 @@
 // The job log's filters: one rank, one node, every rank of one process group (from the
 // layout's rank map), and a search text; the app's own messages always show.
-#include <qcustomplot.h>   // first: see gui-notes §3.1
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "guitest.h"
 #include "log_view.h"

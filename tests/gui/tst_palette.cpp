@@ -1,6 +1,6 @@
 // Light and dark palettes: when the system palette changes, every view redraws in it (the
 // plots take their background and text from it; the rank grid and canvas paint on Base).
-#include <qcustomplot.h>   // first: see gui-notes §3.1
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "guitest.h"
 #include "mainwindow.h"

@@ -1,6 +1,6 @@
 // File > Export Picture: every view saves as PNG (non-blank, at twice its pixels), SVG (an
 // XML drawing) and PDF; unknown formats and views are refused with a message.
-#include <qcustomplot.h>   // first: see gui-notes §3.1
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "guitest.h"
 #include "mainwindow.h"

@@ -1,4 +1,4 @@
-// ssh argv building and error classification (stderr as OpenSSH 9.2 prints it, gui-notes §5.4).
+// ssh argv building and error classification (stderr as OpenSSH 9.2p1 prints it: sshconnect.c, sshconnect2.c).
 #include "runtime/ssh_command.h"
 #include "runtime/ssh_error.h"
 
