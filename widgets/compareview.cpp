@@ -1,4 +1,4 @@
-#include <qcustomplot.h>   // first: see gui-notes §3.1
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "compareview.h"
 
