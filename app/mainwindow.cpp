@@ -108,6 +108,7 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     statusBar()->addPermanentWidget(statusSummary_);
 
     createActions();
+    setupTeachViews();
 
     connect(doc_, &ProjectDocument::changed, this, &MainWindow::refreshViews);
     connect(doc_, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
@@ -334,6 +335,7 @@ void MainWindow::refreshViews() {
     explain_->refresh();
     memory_->refresh();
     planner_->refresh();
+    refreshTeachViews();
     run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
                                           QStringLiteral("/jobs"));
     const auto& p = doc_->project();

@@ -19,6 +19,9 @@ class TimelineView;
 class LayoutPanel;
 class MemoryView;
 class PlannerPanel;
+class ShardformerChecklist;
+class CompareView;
+class LessonPanel;
 namespace paraplan::widgets {
 class RunPanel;
 class GpuMonitor;
@@ -53,6 +56,13 @@ public:
     PlannerPanel* plannerPanel() const { return planner_; }
     paraplan::widgets::RunPanel* runPanel() const { return run_; }
     paraplan::widgets::GpuMonitor* gpuMonitor() const { return gpus_; }
+    // Teaching and deciding views (mainwindow_teach.cpp).
+    ShardformerChecklist* shardformerChecklist() const { return shardformer_; }
+    CompareView* compareView() const { return compare_; }
+    LessonPanel* lessonPanel() const { return lessons_; }
+    // Adds the planner rows selected in its table (or, with none selected, its first rows, at most
+    // `fallback`) to the Compare view, each as the open project with that row applied; returns how many.
+    int compareSelectedPlannerRows(int fallback = 0);
 
     // Opens a project file. On failure shows the error (non-blocking message box,
     // objectName "openError") and keeps the current project; returns false.
@@ -86,6 +96,9 @@ private:
     void createActions();
     QDockWidget* addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area);
     void refreshViews();
+    // The teaching and deciding views (ShardFormer checklist, ...): docks and View menu entries.
+    void setupTeachViews();
+    void refreshTeachViews();
     void updateTitle();
     void updateRecentMenu();
     void showError(const QString& title, const QString& text);
@@ -115,6 +128,9 @@ private:
     PlannerPanel* planner_ = nullptr;
     paraplan::widgets::RunPanel* run_ = nullptr;
     paraplan::widgets::GpuMonitor* gpus_ = nullptr;
+    ShardformerChecklist* shardformer_ = nullptr;
+    CompareView* compare_ = nullptr;
+    LessonPanel* lessons_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QLabel* statusSummary_ = nullptr;

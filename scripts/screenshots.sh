@@ -88,6 +88,8 @@ shot view-run "${RUN[@]}" --view run --grab-view --size 1200x560 --dry-run
 shot view-gpus "${GPT2[@]}" --view gpus --grab-view --size 1200x380
 shot export-dialog "${EX70[@]}" --export-format megatron --size 1100x640
 shot view-planner "${EX70[@]}" --view planner --grab-view --size 1200x560
+shot view-shardformer "${GPT2[@]}" --view shardformer --grab-view --size 620x400
+shot view-lessons "${GPT2[@]}" --view lessons --invoke startSelected --invoke makeChange --grab-view --size 620x560
 
 # --- Concepts guide --------------------------------------------------------------------
 # Data and tensor parallelism: the same 8 GPUs coloured by their tp and dp coordinates.

@@ -1,6 +1,10 @@
-// paraplan-cli catalog gpus|models [--json]
+// paraplan-cli catalog gpus|models|shardformer [--json]
 #include "catalog/catalog.h"
 #include "cli/command.h"
+#include "rules/shardformer.h"
+
+#include <algorithm>
+#include <set>
 
 #include <cstdio>
 #include <iostream>
@@ -8,8 +12,51 @@
 namespace paraplan::cli {
 namespace {
 
+// The families of the built-in models, so the checklist also names those without a policy.
+std::vector<std::string> catalog_families() {
+    std::set<std::string> seen;
+    std::vector<std::string> out;
+    for (const auto& m : catalog::models())
+        if (seen.insert(m.family).second) out.push_back(m.family);
+    return out;
+}
+
+const char* short_support(rules::Support s) {
+    switch (s) {
+    case rules::Support::Yes: return "yes";
+    case rules::Support::Converted: return "conv";
+    case rules::Support::Ignored: return "off";
+    case rules::Support::NoEffect: return "-";
+    case rules::Support::Error: return "ERR";
+    }
+    return "?";
+}
+
+int run_shardformer(bool json_out) {
+    if (json_out) {
+        print_json(rules::shardformer_checklist_json(catalog_families()).dump(2));
+        return kOk;
+    }
+    const auto& feats = rules::shardformer_features();
+    std::printf("%-12s %-11s", "family", "policy");
+    for (const auto& f : feats) std::printf(" %*s", std::max(4, int(f.size())), f.c_str());
+    std::printf("\n");
+    for (const auto& p : rules::shardformer_policies()) {
+        std::printf("%-12s %-11s", p.family.c_str(), p.name.c_str());
+        for (std::size_t i = 0; i < feats.size(); ++i)
+            std::printf(" %*s", std::max(4, int(feats[i].size())), short_support(p.cells[i].level));
+        std::printf("%s\n", p.sp_excludes_pp ? "  (sp not with pp)" : "");
+    }
+    for (const auto& f : catalog_families())
+        if (!rules::shardformer_policy(f)) std::printf("%-12s %-11s no ShardFormer policy: ColossalAI cannot shard it\n", f.c_str(), "none");
+    std::printf("\nyes supported; conv converted to another mode; off the policy warns and turns it off;\n"
+                "- the flag has no effect; ERR the policy raises. Details and messages: --json.\n"
+                "Source: hpcaitech/ColossalAI v0.5.1, colossalai/shardformer/policies/auto_policy.py and <model>.py.\n");
+    return kOk;
+}
+
 int run_catalog(const Args& a) {
-    const std::string what = a.positional_at(0, "what to list (gpus or models)");
+    const std::string what = a.positional_at(0, "what to list (gpus, models or shardformer)");
     const bool json_out = a.flag("json");
     if (what == "gpus") {
         if (json_out) {
@@ -43,12 +90,25 @@ int run_catalog(const Args& a) {
         }
         return kOk;
     }
-    throw UsageError("unknown catalog '" + what + "' (expected gpus or models)");
+    if (what == "shardformer") return run_shardformer(json_out);
+    throw UsageError("unknown catalog '" + what + "' (expected gpus, models or shardformer)");
 }
 
 }  // namespace
 
-PARAPLAN_CLI_COMMAND(Command{"catalog", "list the built-in GPUs or models",
-                             "Usage: paraplan-cli catalog gpus|models [--json]\n", {"json"}, run_catalog});
+PARAPLAN_CLI_COMMAND(Command{
+    "catalog", "list the built-in GPUs or models, or ColossalAI ShardFormer's support per model family",
+    "Usage: paraplan-cli catalog gpus|models|shardformer [--json]\n\n"
+    "  gpus          the GPU catalog\n"
+    "  models        the model catalog with parameter counts\n"
+    "  shardformer   per model family: whether ColossalAI's ShardFormer has a policy and which of\n"
+    "                tensor parallel, pipeline, each sequence-parallel mode (split_gather, ring,\n"
+    "                all_to_all, ring_attn), flash attention, fused norm, JIT fused kernels and\n"
+    "                FP8 it supports (yes, converted, ignored, no_effect, error); the same table\n"
+    "                the validator checks layouts against\n"
+    "  --json        {\"gpus\": [...]}, {\"models\": [...]} or {\"source\", \"features\", \"families\": [{family,\n"
+    "                name, policy, policy_file, release, sp_excludes_pp, features: {tp: {support, note,\n"
+    "                framework}, ...}}]}\n",
+    {"json"}, run_catalog});
 
 }  // namespace paraplan::cli

@@ -1,8 +1,8 @@
 // paraplan-cli estimate FILE [--json]
 #include "cli/command.h"
+#include "compare/report.h"
 #include "estimate/estimate.h"
 #include "project/project.h"
-#include "rules/validate.h"
 #include "util/input_error.h"
 
 #include <cstdio>
@@ -14,30 +14,20 @@ namespace {
 int run_estimate(const Args& a) {
     const std::string file = a.positional_at(0, "project FILE");
     const Project p = load_project(file);
-    const auto diags = validate(p);
-    estimate::Estimate e;
-    try {
-        e = estimate::estimate_project(p);
-    } catch (const InputError& err) {
+    // The report (and its JSON) is shared with `paraplan-cli compare` (core/compare/report.h).
+    const compare::ProjectReport report = compare::report_project(p, file);
+    const auto& diags = report.diagnostics;
+    if (a.flag("json")) {
+        print_json(compare::to_json(report).dump(2));
+        return report.ok() ? kOk : kFindings;
+    }
+    if (!report.estimate) {
         // The layout itself does not divide: a finding, not unreadable input.
-        if (a.flag("json")) {
-            print_json(nlohmann::json{{"file", file},
-                                      {"error", {{"field", err.pointer()}, {"message", err.message()}}},
-                                      {"diagnostics", to_json(diags)}}
-                           .dump(2));
-        } else {
-            std::cerr << "paraplan-cli estimate: " << err.what() << '\n';
-        }
+        std::cerr << "paraplan-cli estimate: " << InputError(report.error->field, report.error->message).what() << '\n';
         return kFindings;
     }
-    const bool ok = e.memory.fits && !has_errors(diags);
-    if (a.flag("json")) {
-        nlohmann::json j = estimate::to_json(e);
-        j["file"] = file;
-        j["diagnostics"] = to_json(diags);
-        print_json(j.dump(2));
-        return ok ? kOk : kFindings;
-    }
+    const estimate::Estimate& e = *report.estimate;
+    const bool ok = report.ok();
     using estimate::kGiB;
     std::printf("%s: %s on %d GPUs\n", file.c_str(), p.model.name.c_str(), p.world_size());
     std::printf("memory per GPU (GiB), capacity %.1f:\n", e.memory.capacity_bytes / kGiB);

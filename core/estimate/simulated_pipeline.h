@@ -8,7 +8,9 @@
 // fail), it falls back to simulate_closed_form() and says so in a note.
 #include "estimate/pipeline.h"
 #include "estimate/time.h"
+#include "schedule/timeline.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,11 @@ std::string simulator_schedule_name(Schedule s);
 // one line when the closed form had to be used.
 PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs, double comm_s,
                                  std::vector<std::string>* notes = nullptr);
+
+// The simulated timeline (seconds) simulate_pipeline() takes its figures from; nullopt, with
+// *why, when the schedule cannot be generated or simulated. Also for views that draw the step.
+std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs,
+                                                    double comm_s, std::string* why = nullptr);
 
 // A PipelineFn for estimate_time()/evaluate() that calls simulate_pipeline().
 PipelineFn simulated_pipeline(double comm_s, std::vector<std::string>* notes = nullptr);

@@ -8,12 +8,14 @@
 #include "rules/colossalai.h"
 
 #include "rules/common.h"
+#include "rules/shardformer.h"
 #include "topology/layer_split.h"
 
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <stdexcept>
+#include <tuple>
 
 namespace paraplan::rules {
 namespace {
@@ -365,26 +367,24 @@ void deepseek_v3_limits(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// Which sp modes a policy supports: "ok", "warn:<text>" (silently off / converted) or "error:<text>".
+// Which sp modes a policy supports, from the ShardFormer table (rules/shardformer.h):
+// "ok", "warn:<text>" (silently off / converted / no effect) or "error:<text>".
 std::string sp_support(const std::string& family, const std::string& mode) {
-    const std::string n = shardformer_model_name(family);
-    if (family == "mistral" || family == "t5")
-        return "warn:" + n + " doesn't support sequence parallelism now, will ignore the sequence parallelism flag.";
-    if (family == "gpt2" || family == "bert") {
-        if (mode == "all_to_all") return "error:all_to_all sequence parallelism is not supported for " + n;
-        if (mode == "ring")
-            return "warn:For " + n + ", sequence parallelism is currently not support mode ring, will set to be split_gather";
-        if (mode == "ring_attn" && family == "bert") return "warn:Bert has no ring attention path; the mode has no effect.";
-        return "ok";
+    const ShardformerPolicy* pol = shardformer_policy(family);
+    if (!pol) return "ok";
+    const SupportCell& c = shardformer_sp_cell(*pol, mode);
+    const std::string text = c.framework.empty() ? pol->name + ": " + c.note : c.framework;
+    switch (c.level) {
+    case Support::Yes: return "ok";
+    case Support::Error: return "error:" + text;
+    default: return "warn:" + text;
     }
-    if (mode == "ring_attn" && (family == "qwen2" || family == "mixtral" || family == "deepseek"))
-        return "error:AssertionError: Invalid sp_mode";
-    return "ok";
 }
 
 void model_sp_support(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!sp_on(l) || p.model.family.empty() || shardformer_model_name(p.model.family).empty()) return;
+    if (p.model.family == "deepseek_v3") return;   // config_sanity_check fails first (deepseek_v3_limits)
     const std::string s = sp_support(p.model.family, l.sp_mode);
     if (s == "ok") return;
     const bool err = s.rfind("error:", 0) == 0;
@@ -404,7 +404,8 @@ void model_sp_support(const Project& p, Out& out) {
 // Mixtral / DeepSeek MoE policies: NotImplementedError with sp and pp together.
 void moe_sp_with_pp(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!sp_on(l) || l.pp <= 1 || !(p.model.family == "mixtral" || p.model.family == "deepseek")) return;
+    const ShardformerPolicy* pol = shardformer_policy(p.model.family);
+    if (!sp_on(l) || l.pp <= 1 || !pol || !pol->sp_excludes_pp) return;
     auto d = diag(Severity::Error, "colossalai.moe_sp_with_pp",
                   model_label(p) + " cannot combine sequence parallelism with pipeline parallelism (pp = " + str(l.pp) + ").",
                   "NotImplementedError: Sequence parallelism is not supported with pipeline parallelism.",
@@ -547,18 +548,36 @@ void ring_attn_flash(const Project& p, Out& out) {
                        {"/layout/flash_attention", "/layout/sp_mode"}));
 }
 
+// Flash attention, fused normalization and JIT fusion the policy ignores or has no replacement
+// for (the ShardFormer table's flash_attention / fused_norm / jit_fused cells).
 void model_flash(const Project& p, Out& out) {
     if (!p.layout.flash_attention) return;
-    const std::string& f = p.model.family;
-    if (f == "mixtral")
+    const ShardformerPolicy* pol = shardformer_policy(p.model.family);
+    if (!pol) return;
+    const SupportCell& c = pol->cell("flash_attention");
+    if (c.level == Support::Ignored)
         out.push_back(diag(Severity::Info, "colossalai.model_flash_attention",
-                           "Mixtral uses transformers' own attention; ColossalAI ignores the flash attention flag.",
-                           "Flash attention has already been replaced in mixtral. ... natively supported ... ignore the flag",
+                           pol->name + "'s ShardFormer policy ignores the flash attention flag (" + c.note + ").", c.framework,
                            {"/layout/flash_attention"}));
-    else if (f == "bert" || f == "deepseek_v3")
+    else if (c.level == Support::NoEffect)
         out.push_back(diag(Severity::Info, "colossalai.model_flash_attention",
                            model_label(p) + "'s ShardFormer policy has no flash attention replacement; the flag has no effect.",
                            "", {"/layout/flash_attention"}));
+}
+
+void model_kernel_flags(const Project& p, Out& out) {
+    const ShardformerPolicy* pol = shardformer_policy(p.model.family);
+    if (!pol) return;
+    for (const auto& [on, feature, field, what] :
+         {std::tuple{p.layout.fused_norm, "fused_norm", "/layout/fused_norm", "fused normalization"},
+          std::tuple{p.layout.jit_fused, "jit_fused", "/layout/jit_fused", "JIT-fused kernels"}}) {
+        if (!on) continue;
+        const SupportCell& c = pol->cell(feature);
+        if (c.level == Support::Yes) continue;
+        out.push_back(diag(Severity::Info, "colossalai.model_kernel_flags",
+                           pol->name + "'s ShardFormer policy does not use " + what + ": " + c.note + ".", c.framework,
+                           {field}));
+    }
 }
 
 // VocabParallelEmbedding1D pads the vocabulary to a multiple of make_vocab_size_divisible_by (64) * tp.
@@ -782,13 +801,8 @@ void zero_plugin(const Project& p, Out& out) {
 }  // namespace
 
 std::string shardformer_model_name(const std::string& family) {
-    static const std::map<std::string, std::string> names = {
-        {"llama", "Llama"}, {"mistral", "Mistral"}, {"mixtral", "Mixtral"},    {"qwen2", "Qwen2"},       {"qwen3", "Qwen3"},
-        {"gpt2", "GPT2"},   {"bert", "Bert"},       {"t5", "T5"},              {"deepseek", "Deepseek"}, {"deepseek_v3", "DeepseekV3"},
-        {"opt", "OPT"},     {"bloom", "BLOOM"},     {"falcon", "Falcon"},      {"gptj", "GPTJ"},         {"whisper", "Whisper"},
-        {"vit", "Vit"},     {"chatglm", "ChatGLM"}, {"cohere", "Command"}};
-    const auto it = names.find(family);
-    return it == names.end() ? "" : it->second;
+    const ShardformerPolicy* p = shardformer_policy(family);
+    return p ? p->name : "";
 }
 
 const std::vector<RuleFn>& colossalai_rules() {
@@ -797,7 +811,7 @@ const std::vector<RuleFn>& colossalai_rules() {
         &world_divisible_sp, &dp_matches, &zero_stage_range, &pp_style, &model_chunks, &zero_stage_with_pp,
         &num_layers_per_stage, &empty_stages, &uneven_layers, &model_policy, &deepseek_v3_limits, &model_sp_support,
         &tp_divides_heads, &tp_divides_kv_heads, &sp_divides_heads, &seq_divisible, &seq_divisible_ring, &inner_ring_size,
-        &vocab_padding, &precision_rule, &zero_dp1, &microbatches, &batch, &ring_attn_flash, &model_flash, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+        &vocab_padding, &precision_rule, &zero_dp1, &microbatches, &batch, &ring_attn_flash, &model_flash, &model_kernel_flags, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 
@@ -808,7 +822,7 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
         &pp_style, &model_chunks, &num_layers_per_stage, &empty_stages, &uneven_layers, &model_policy, &moe_dense_model,
         &deepseek_v3_limits, &model_sp_support, &moe_sp_with_pp, &tp_divides_heads, &tp_divides_kv_heads,
         &sp_divides_heads, &moe_experts_divisible, &moe_ddp, &moe_stage_has_experts, &seq_divisible, &vocab_padding,
-        &precision_rule, &zero_dp1, &microbatches, &batch, &model_flash, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+        &precision_rule, &zero_dp1, &microbatches, &batch, &model_flash, &model_kernel_flags, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
     return r;
 }
 

@@ -1,0 +1,104 @@
+// The main window's teaching and deciding views, kept apart from mainwindow.cpp:
+// the ShardFormer checklist beside the model, the Compare view and the guided lessons.
+#include "mainwindow.h"
+
+#include "compareview.h"
+#include "lessonpanel.h"
+#include "plannerpanel.h"
+#include "planmodel.h"
+#include "projectdocument.h"
+#include "search/apply_plan.h"
+#include "shardformerchecklist.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QItemSelectionModel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+
+void MainWindow::setupTeachViews() {
+    shardformer_ = new ShardformerChecklist(doc_, this);
+    addDock(QStringLiteral("shardformer"), tr("ShardFormer checklist"), shardformer_, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(docks_.value(QStringLiteral("explain")), docks_.value(QStringLiteral("shardformer")));
+    docks_.value(QStringLiteral("explain"))->raise();
+
+    compare_ = new CompareView(doc_, this);
+    addDock(QStringLiteral("compare"), tr("Compare"), compare_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(docks_.value(QStringLiteral("planner")), docks_.value(QStringLiteral("compare")));
+    docks_.value(QStringLiteral("diagnostics"))->raise();
+
+    lessons_ = new LessonPanel(doc_, this);
+    addDock(QStringLiteral("lessons"), tr("Lessons"), lessons_, Qt::RightDockWidgetArea);
+    tabifyDockWidget(docks_.value(QStringLiteral("history")), docks_.value(QStringLiteral("lessons")));
+    docks_.value(QStringLiteral("grid"))->raise();
+    lessons_->setProjectOpener([this](const paraplan::Project& p, bool fresh) {
+        if (fresh && !maybeSave()) return false;
+        setProject(p, QString());
+        return true;
+    });
+    connect(lessons_, &LessonPanel::viewRequested, this, [this](const QString& v) { raiseView(v); });
+
+    auto menuNamed = [this](const QString& title) -> QMenu* {
+        for (QAction* a : menuBar()->actions())
+            if (a->menu() && a->text().remove(QLatin1Char('&')) == title) return a->menu();
+        return nullptr;
+    };
+    if (QMenu* help = menuNamed(tr("Help"))) {
+        auto* learn = new QAction(tr("Guided &Lessons"), this);
+        learn->setObjectName(QStringLiteral("lessonsAction"));
+        learn->setStatusTip(tr("Learn data, tensor, pipeline, sequence and expert parallelism step by step"));
+        connect(learn, &QAction::triggered, this, [this] { raiseView(QStringLiteral("lessons")); });
+        help->insertAction(help->actions().isEmpty() ? nullptr : help->actions().first(), learn);
+    }
+    QMenu* tools = menuNamed(tr("Tools"));
+    if (tools) {
+        tools->addSeparator();
+        auto* addOpen = tools->addAction(tr("Add Open Project to &Compare"));
+        addOpen->setObjectName(QStringLiteral("compareAddOpenAction"));
+        addOpen->setStatusTip(tr("Put the open project's layout side by side with others"));
+        connect(addOpen, &QAction::triggered, this, [this] {
+            compare_->addCurrentProject();
+            raiseView(QStringLiteral("compare"));
+        });
+        auto* addRows = tools->addAction(tr("Compare Selected &Planner Rows"));
+        addRows->setObjectName(QStringLiteral("compareRowsAction"));
+        addRows->setStatusTip(tr("Put the planner rows you selected side by side (the first three when none is selected)"));
+        connect(addRows, &QAction::triggered, this, [this] {
+            compareSelectedPlannerRows(3);
+            raiseView(QStringLiteral("compare"));
+        });
+    }
+    if (viewMenu_) {
+        viewMenu_->addSeparator();
+        for (const QString& id : {QStringLiteral("shardformer"), QStringLiteral("compare"), QStringLiteral("lessons")}) {
+            QAction* t = docks_.value(id)->toggleViewAction();
+            t->setToolTip(tr("Show or hide the %1 panel").arg(docks_.value(id)->windowTitle()));
+            viewMenu_->addAction(t);
+        }
+    }
+}
+
+void MainWindow::refreshTeachViews() {
+    if (shardformer_) shardformer_->refresh();
+}
+
+int MainWindow::compareSelectedPlannerRows(int fallback) {
+    QSortFilterProxyModel* proxy = planner_->proxy();
+    std::vector<int> rows;
+    for (const QModelIndex& i : planner_->table()->selectionModel()->selectedRows()) rows.push_back(i.row());
+    std::sort(rows.begin(), rows.end());
+    if (rows.empty())
+        for (int r = 0; r < std::min(fallback, proxy->rowCount()); ++r) rows.push_back(r);
+    int added = 0;
+    for (int viewRow : rows) {
+        if (compare_->count() >= CompareView::kMaxCandidates) break;
+        const auto& e = planner_->model()->entry(proxy->mapToSource(proxy->index(viewRow, 0)).row());
+        paraplan::Project p = doc_->project();
+        paraplan::search::apply_entry(e, p);
+        compare_->addProject(QString::fromStdString(paraplan::search::describe(e)), p);
+        ++added;
+    }
+    return added;
+}

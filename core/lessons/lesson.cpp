@@ -1,0 +1,233 @@
+#include "lessons/lesson.h"
+
+#include "compare/compare.h"
+#include "rules/apply_fix.h"
+#include "util/input_error.h"
+#include "util/json_read.h"
+#include "util/resources.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace paraplan::lessons {
+
+using json_read::Obj;
+using nlohmann::json;
+
+std::string to_string(Trend t) {
+    switch (t) {
+    case Trend::Increases: return "increases";
+    case Trend::Decreases: return "decreases";
+    case Trend::Same: return "same";
+    }
+    return "same";
+}
+
+const Expectation* headline(const Step& s) {
+    for (const auto& f : s.figures)
+        for (const auto& e : s.expect)
+            if (e.path == f.path) return &e;
+    return s.expect.empty() ? nullptr : &s.expect.front();
+}
+
+namespace {
+
+std::vector<FixChange> read_changes(const Obj& o, std::string_view key) {
+    std::vector<FixChange> out;
+    const json* c = o.get(key);
+    if (!c) return out;
+    if (!c->is_object()) json_read::fail(o.at(key), "an object of project-file pointers to values", *c);
+    for (auto it = c->begin(); it != c->end(); ++it) {
+        const std::string& ptr = it.key();
+        if (ptr.rfind("/layout/", 0) != 0 && ptr.rfind("/training/", 0) != 0 && ptr.rfind("/cluster/", 0) != 0)
+            json_read::fail(o.at(key) + "/" + json_read::pointer_token(ptr), "a /layout/, /training/ or /cluster/ pointer",
+                            json(ptr));
+        out.push_back({ptr, it.value()});
+    }
+    return out;
+}
+
+Step read_step(const Obj& o) {
+    Step s;
+    s.title = o.string("title");
+    s.view = o.one_of("view", {"canvas", "layout", "explain", "grid", "history", "diagnostics", "timeline", "memory",
+                               "planner", "shardformer", "compare"},
+                      "canvas");
+    s.look = o.string("look");
+    s.predict = o.string("predict");
+    s.change = read_changes(o, "change");
+    if (s.change.empty()) json_read::fail(o.at("change"), "at least one change", o.get("change") ? *o.get("change") : json());
+    s.change_label = o.string("change_label", "");
+    s.explain = o.string("explain");
+    const json& figs = o.array("figures");
+    for (std::size_t i = 0; i < figs.size(); ++i) {
+        const std::string at = o.at("figures") + "/" + std::to_string(i);
+        if (figs[i].is_string()) {
+            s.figures.push_back({figs[i].get<std::string>(), figs[i].get<std::string>()});
+        } else {
+            const Obj f(figs[i], at);
+            s.figures.push_back({f.string("path"), f.string("label")});
+        }
+    }
+    if (s.figures.empty()) json_read::fail(o.at("figures"), "at least one figure", figs);
+    if (const json* e = o.get("expect")) {
+        if (!e->is_object()) json_read::fail(o.at("expect"), "an object of figure paths to increases/decreases/same", *e);
+        const Obj eo(*e, o.at("expect"));
+        for (auto it = e->begin(); it != e->end(); ++it) {
+            const std::string t = eo.one_of(it.key(), {"increases", "decreases", "same"}, "same");
+            s.expect.push_back({it.key(), t == "increases" ? Trend::Increases : t == "decreases" ? Trend::Decreases : Trend::Same});
+        }
+    }
+    return s;
+}
+
+std::string read_text_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw InputError("", "cannot read lesson file '" + path + "'");
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+Lesson lesson_from_json(const json& j, const std::string& id, const std::string& where) {
+    try {
+        const Obj o(j, "");
+        Lesson l;
+        l.id = id;
+        l.title = o.string("title");
+        l.summary = o.string("summary");
+        l.topic = o.string("topic", "");
+        l.example = o.string("example");
+        l.setup = read_changes(o, "setup");
+        const json& steps = o.array("steps");
+        for (std::size_t i = 0; i < steps.size(); ++i) l.steps.push_back(read_step(Obj(steps[i], "/steps/" + std::to_string(i))));
+        if (l.steps.empty()) json_read::fail("/steps", "at least one step", steps);
+        return l;
+    } catch (const InputError& e) {
+        throw InputError(e.pointer(), where + ": " + e.message(), e.line(), e.column());
+    }
+}
+
+std::vector<std::string> lesson_ids() {
+    std::vector<std::string> ids;
+    for (const auto& path : resources::list("lessons/")) {
+        const std::string ext = ".json";
+        if (path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0)
+            ids.push_back(path.substr(8, path.size() - 8 - ext.size()));
+    }
+    return ids;
+}
+
+Lesson load_lesson(const std::string& id) {
+    const auto data = resources::find("lessons/" + id + ".json");
+    if (!data) throw InputError("", "no built-in lesson named '" + id + "'");
+    const std::string where = "resources/lessons/" + id + ".json";
+    json j;
+    try {
+        j = json_read::parse(*data);
+    } catch (const InputError& e) {
+        throw InputError(e.pointer(), where + ": " + e.message(), e.line(), e.column());
+    }
+    return lesson_from_json(j, id, where);
+}
+
+Lesson load_lesson_file(const std::string& path) {
+    std::string id = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+    if (id.size() > 5 && id.compare(id.size() - 5, 5, ".json") == 0) id.resize(id.size() - 5);
+    json j;
+    try {
+        j = json_read::parse(read_text_file(path));
+    } catch (const InputError& e) {
+        throw InputError(e.pointer(), path + ": " + e.message(), e.line(), e.column());
+    }
+    return lesson_from_json(j, id, path);
+}
+
+Project start_project(const Lesson& l) {
+    Project p = load_example(l.example);
+    for (const auto& c : l.setup) set_field(p, c.field, c.value);
+    return p;
+}
+
+Project apply_step(const Project& p, const Step& s) {
+    Project q = p;
+    for (const auto& c : s.change) set_field(q, c.field, c.value);
+    return q;
+}
+
+json figures_json(const Project& p) {
+    const compare::Entry e = compare::make_entry("", p);
+    json j = compare::to_json(e.report);
+    json groups = json::object();
+    for (const auto& s : e.ranks.summaries())
+        groups[s.kind] = {{"group_size", s.group_size},
+                          {"num_groups", s.num_groups},
+                          {"groups_crossing_nodes", s.groups_crossing_nodes},
+                          {"max_nodes_spanned", s.max_nodes_spanned}};
+    j["process_groups"] = groups;
+    int errors = 0;
+    for (const auto& d : e.report.diagnostics) errors += d.severity == Severity::Error;
+    json derived = {{"errors", errors}};
+    if (e.report.estimate && e.report.estimate->time.step_s > 0)
+        derived["bubble_share"] = e.report.estimate->time.bubble_s / e.report.estimate->time.step_s;
+    j["derived"] = derived;
+    return j;
+}
+
+std::optional<double> figure_value(const json& figures, const std::string& path) {
+    const json* cur = &figures;
+    std::stringstream ss(path);
+    std::string part;
+    while (std::getline(ss, part, '.')) {
+        if (cur->is_object()) {
+            auto it = cur->find(part);
+            if (it == cur->end()) return std::nullopt;
+            cur = &*it;
+        } else if (cur->is_array()) {
+            std::size_t i = 0;
+            try {
+                i = std::stoul(part);
+            } catch (const std::exception&) {
+                return std::nullopt;
+            }
+            if (i >= cur->size()) return std::nullopt;
+            cur = &(*cur)[i];
+        } else {
+            return std::nullopt;
+        }
+    }
+    if (cur->is_boolean()) return cur->get<bool>() ? 1.0 : 0.0;
+    if (cur->is_number()) return cur->get<double>();
+    return std::nullopt;
+}
+
+StepOutcome run_step(const Project& before, const Step& s, Project* after) {
+    const Project next = apply_step(before, s);
+    const json fb = figures_json(before), fa = figures_json(next);
+    StepOutcome o;
+    for (const auto& f : s.figures) {
+        o.before.push_back(figure_value(fb, f.path));
+        o.after.push_back(figure_value(fa, f.path));
+    }
+    for (const auto& e : s.expect) {
+        const auto b = figure_value(fb, e.path), a = figure_value(fa, e.path);
+        if (!b || !a) {
+            o.failed.push_back(e.path + ": no value " + (!b ? "before" : "after") + " the change");
+            continue;
+        }
+        const double tol = 1e-9 * std::max(std::abs(*a), std::abs(*b));
+        const bool ok = e.trend == Trend::Increases ? *a > *b + tol : e.trend == Trend::Decreases ? *a < *b - tol
+                                                                                                  : std::abs(*a - *b) <= tol;
+        if (!ok)
+            o.failed.push_back(e.path + " should be " + to_string(e.trend) + " but goes from " + std::to_string(*b) + " to " +
+                               std::to_string(*a));
+    }
+    if (after) *after = next;
+    return o;
+}
+
+}  // namespace paraplan::lessons

@@ -1,0 +1,84 @@
+#pragma once
+// Guided lessons: a built-in project plus steps. Each step names the view to look at,
+// says in plain words what to look at, asks the learner to predict what one change will
+// do, makes that change (one knob, sometimes with the field it drags along), and shows
+// the effect with the estimate's real numbers. Lessons are data (resources/lessons/*.json,
+// format in docs/concepts.md#guided-lessons), so a teacher writes one without C++.
+#include "project/project.h"
+#include "util/diagnostic.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paraplan::lessons {
+
+// A number the step shows before and after its change: a dotted path into figures_json()
+// ("time.step_s", "memory.stages.0.optimizer_gib", "process_groups.tp.groups_crossing_nodes").
+struct Figure {
+    std::string path;
+    std::string label;
+};
+
+// What the change must do to a figure; the lesson test holds every lesson to it.
+enum class Trend { Increases, Decreases, Same };
+std::string to_string(Trend t);
+
+struct Expectation {
+    std::string path;
+    Trend trend = Trend::Same;
+};
+
+struct Step {
+    std::string title;
+    std::string view;        // the main window's view id (canvas, grid, timeline, memory, ...)
+    std::string look;        // what to look at, before the change
+    std::string predict;     // the question to answer before making the change
+    std::vector<FixChange> change;   // the knob (and any field it drags along), as project-file pointers
+    std::string change_label;        // "Set ZeRO stage to 1"
+    std::vector<Figure> figures;
+    std::vector<Expectation> expect;
+    std::string explain;     // shown with the numbers after the change
+};
+
+// The expectation the learner predicts: the one on the earliest listed figure (the
+// "expect" object has no order of its own). nullptr when the step expects nothing.
+const Expectation* headline(const Step& s);
+
+struct Lesson {
+    std::string id;          // the file name without .json
+    std::string title;
+    std::string summary;
+    std::string topic;       // anchor in docs/concepts.md
+    std::string example;     // built-in example project it starts from
+    std::vector<FixChange> setup;   // changes applied to the example first
+    std::vector<Step> steps;
+};
+
+// Throws InputError naming `where` and the JSON pointer of a bad or missing field.
+Lesson lesson_from_json(const nlohmann::json& j, const std::string& id, const std::string& where);
+std::vector<std::string> lesson_ids();            // built-in (resources/lessons/*.json), sorted
+Lesson load_lesson(const std::string& id);        // built-in by id
+Lesson load_lesson_file(const std::string& path); // a teacher's own file
+
+// The lesson's starting project: the example with `setup` applied.
+Project start_project(const Lesson& l);
+// The project after the step's change.
+Project apply_step(const Project& p, const Step& s);
+
+// What figure paths read: `paraplan-cli estimate --json`'s object, plus
+// "process_groups": {kind: {group_size, num_groups, groups_crossing_nodes, max_nodes_spanned}}
+// and "derived": {"bubble_share": bubble_s / step_s, "errors": number of error findings}.
+nlohmann::json figures_json(const Project& p);
+std::optional<double> figure_value(const nlohmann::json& figures, const std::string& path);
+
+struct StepOutcome {
+    std::vector<std::optional<double>> before, after;   // one per step figure
+    std::vector<std::string> failed;                    // expectations that do not hold, in words
+};
+// Runs the step from `before`: the figures before and after its change, and which expectations fail.
+StepOutcome run_step(const Project& before, const Step& s, Project* after = nullptr);
+
+}  // namespace paraplan::lessons

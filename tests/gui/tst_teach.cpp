@@ -1,0 +1,252 @@
+// Teaching and deciding views on the real main window: the ShardFormer checklist beside
+// the model follows the project's model family and layout; the Compare view puts layouts
+// side by side with the estimate's own figures and their steps on one time axis.
+#include <qcustomplot.h>
+
+#include "compare/compare.h"
+#include "compareview.h"
+#include "estimate/estimate.h"
+#include "guitest.h"
+#include "lessonpanel.h"
+#include "lessons/lesson.h"
+#include "planmodel.h"
+#include "plannerpanel.h"
+#include "search/apply_plan.h"
+#include "mainwindow.h"
+#include "project/project.h"
+#include "projectdocument.h"
+#include "rules/shardformer.h"
+#include "shardformerchecklist.h"
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTest>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+class TestTeach : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        isolateSettings(tmp_);
+    }
+
+    void shardformerChecklistShowsTheFamily() {
+        auto w = exampleWindow(tmp_, "gpt2-1node");   // GPT-2, tp 2, pp 2
+        QVERIFY(w->raiseView(QStringLiteral("shardformer")));
+        ShardformerChecklist* c = w->shardformerChecklist();
+        QVERIFY(c);
+        QCOMPARE(c->family(), QStringLiteral("gpt2"));
+        QTableWidget* t = c->table();
+        const auto& feats = paraplan::rules::shardformer_features();
+        QCOMPARE(t->rowCount(), int(feats.size()));
+        // GPT-2: all_to_all fails, ring becomes split_gather, JIT fuses GeLU.
+        QCOMPARE(c->supportOf(QStringLiteral("sp_all_to_all")), QStringLiteral("error"));
+        QCOMPARE(c->supportOf(QStringLiteral("sp_ring")), QStringLiteral("converted"));
+        QCOMPARE(c->supportOf(QStringLiteral("jit_fused")), QStringLiteral("yes"));
+        QVERIFY(c->header()->text().contains(QStringLiteral("policies/gpt2.py")));
+        // The error row carries ColossalAI's own words.
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (t->item(r, 0)->data(Qt::UserRole).toString() == QLatin1String("sp_all_to_all"))
+                QVERIFY(t->item(r, 1)->toolTip().contains(QStringLiteral("not supported for GPT2")));
+        // tp 2 and pp 2 are in use: their rows are marked; all_to_all is not.
+        auto marked = [&](const char* f) {
+            for (int r = 0; r < t->rowCount(); ++r)
+                if (t->item(r, 0)->data(Qt::UserRole).toString() == QLatin1String(f)) return t->item(r, 0)->font().bold();
+            return false;
+        };
+        QVERIFY(marked("tp"));
+        QVERIFY(marked("pp"));
+        QVERIFY(!marked("sp_all_to_all"));
+        // Under LowLevelZeroPlugin ShardFormer does not run: nothing is marked as used.
+        QVERIFY(w->document()->edit(QStringLiteral("zero plugin"), [](paraplan::Project& p) { p.layout.framework = "colossalai-zero"; }));
+        QVERIFY(!marked("tp"));
+        QVERIFY(c->header()->text().contains(QStringLiteral("applies under")));
+        w->document()->undoStack()->undo();
+        QVERIFY(marked("tp"));
+
+        // Switching the model family follows the document: Mistral ignores every sp mode.
+        QVERIFY(w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "mistral"; }));
+        QCOMPARE(c->family(), QStringLiteral("mistral"));
+        for (const char* f : {"sp_split_gather", "sp_ring", "sp_all_to_all", "sp_ring_attn"})
+            QCOMPARE(c->supportOf(QLatin1String(f)), QStringLiteral("ignored"));
+        // A family without a policy says so and lists nothing.
+        QVERIFY(w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "gpt_neox"; }));
+        QCOMPARE(t->rowCount(), 0);
+        QVERIFY(c->header()->text().contains(QStringLiteral("no policy")));
+        // Undo brings GPT-2's rows back.
+        w->document()->undoStack()->undo();
+        QCOMPARE(c->supportOf(QStringLiteral("sp_ring_attn")), QStringLiteral("ignored"));
+        QVERIFY(w->viewNames().contains(QStringLiteral("shardformer")));
+    }
+
+    void compareViewSideBySide() {
+        auto w = exampleWindow(tmp_, "llama3.1-70b-4nodes");   // 4 nodes x 8 H100, tp 8, pp 4
+        QVERIFY(w->raiseView(QStringLiteral("compare")));
+        CompareView* c = w->compareView();
+        QVERIFY(c);
+        QCOMPARE(c->count(), 0);
+        const paraplan::Project a = w->project();
+        c->addCurrentProject();
+        QVERIFY(w->document()->edit(QStringLiteral("tp 16"), [](paraplan::Project& p) {
+            p.layout.tp = 16;
+            p.layout.pp = 2;
+        }));
+        const paraplan::Project b = w->project();
+        c->addCurrentProject();
+        QCOMPARE(c->count(), 2);
+        QCOMPARE(c->table()->columnCount(), 2);
+        // The figures are the estimate's own (the same call `paraplan-cli estimate` makes).
+        const auto ea = paraplan::estimate::estimate_project(a);
+        const auto eb = paraplan::estimate::estimate_project(b);
+        QCOMPARE(c->cellText(QStringLiteral("step_s"), 0), QString::number(ea.time.step_s, 'f', 3));
+        QCOMPARE(c->cellText(QStringLiteral("step_s"), 1), QString::number(eb.time.step_s, 'f', 3));
+        QCOMPARE(c->cellText(QStringLiteral("mfu"), 1), QString::number(100 * eb.time.mfu, 'f', 1));
+        QCOMPARE(c->cellText(QStringLiteral("memory_stage_3"), 0),
+                 QString::number(ea.memory.stages[3].total() / paraplan::estimate::kGiB, 'f', 2));
+        QCOMPARE(c->cellText(QStringLiteral("memory_stage_3"), 1), QStringLiteral("–"));   // pp 2: no stage 3
+        QCOMPARE(c->cellText(QStringLiteral("gpus"), 1), QStringLiteral("32"));
+        // The tp groups now span two nodes: the differences say so.
+        QTreeWidgetItem* top = c->differences()->topLevelItem(0);
+        QVERIFY(top);
+        bool tpCrosses = false, knob = false;
+        for (int i = 0; i < top->childCount(); ++i) {
+            const QString t = top->child(i)->text(0);
+            tpCrosses = tpCrosses || (top->child(i)->data(0, Qt::UserRole).toString() == QLatin1String("tp") &&
+                                      t.contains(QStringLiteral("now crosses nodes")));
+            knob = knob || (t == QLatin1String("/layout/tp") && top->child(i)->text(2) == QLatin1String("16"));
+        }
+        QVERIFY(tpCrosses);
+        QVERIFY(knob);
+        // Both steps on one time axis: the simulated timelines (seconds) of the estimates.
+        const auto& tls = c->timelines();
+        QCOMPARE(int(tls.size()), 2);
+        QVERIFY(tls[0] && tls[1]);
+        QCOMPARE(tls[0]->pp, 4);
+        QCOMPARE(tls[1]->pp, 2);
+        QCOMPARE(c->timeAxisUpper(), std::max(tls[0]->makespan, tls[1]->makespan));
+        // The pipeline the estimate's bubble comes from: makespan = compute + bubble of the step.
+        QVERIFY(qAbs(tls[0]->makespan - ea.time.pipeline.makespan_s) < 1e-9 * ea.time.pipeline.makespan_s);
+        const auto rects = c->plot()->axisRects();
+        QCOMPARE(rects.size(), 2);
+        QCOMPARE(rects[0]->axis(QCPAxis::atBottom)->range(), rects[1]->axis(QCPAxis::atBottom)->range());
+        rects[0]->axis(QCPAxis::atBottom)->setRange(0, tls[0]->makespan / 2);   // zoom one: both follow
+        QCOMPARE(rects[1]->axis(QCPAxis::atBottom)->range().upper, tls[0]->makespan / 2);
+        c->clear();
+        QCOMPARE(c->count(), 0);
+        QCOMPARE(c->table()->columnCount(), 0);
+    }
+
+    void compareFromPlannerRows() {
+        auto w = exampleWindow(tmp_, "gpt2-1node");
+        PlannerPanel* p = w->plannerPanel();
+        p->setTop(10);
+        QSignalSpy done(p, &PlannerPanel::finished);
+        p->run();
+        QVERIFY(!done.isEmpty() || done.wait(60'000));
+        QVERIFY(p->model()->rowCount() >= 2);
+        p->table()->selectRow(1);
+        p->table()->selectionModel()->select(p->proxy()->index(0, 0),
+                                             QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QCOMPARE(w->compareSelectedPlannerRows(), 2);
+        CompareView* c = w->compareView();
+        QCOMPARE(c->count(), 2);
+        // Column 0 is view row 0, applied to the open project: its step time is the planner's row.
+        const auto& e0 = p->model()->entry(p->proxy()->mapToSource(p->proxy()->index(0, 0)).row());
+        QCOMPARE(c->table()->horizontalHeaderItem(0)->text(), QString::fromStdString(paraplan::search::describe(e0)));
+        paraplan::Project applied = w->project();
+        paraplan::search::apply_entry(e0, applied);
+        QCOMPARE(c->cellText(QStringLiteral("step_s"), 0),
+                 QString::number(paraplan::estimate::estimate_project(applied).time.step_s, 'f', 3));
+        QCOMPARE(c->comparison().entries.size(), std::size_t(2));
+    }
+
+    void wrongPredictionIsCorrected() {
+        auto w = exampleWindow(tmp_, "gpt2-1node");
+        LessonPanel* panel = w->lessonPanel();
+        const QString id = panel->lessonIds().first();
+        QVERIFY(panel->startLesson(id));
+        const auto* h = paraplan::lessons::headline(panel->lesson()->steps.front());
+        panel->predict(h->trend == paraplan::lessons::Trend::Increases ? paraplan::lessons::Trend::Decreases
+                                                                      : paraplan::lessons::Trend::Increases);
+        QVERIFY(panel->applyStep());
+        QVERIFY2(panel->resultText().startsWith(QStringLiteral("Not quite:")), qPrintable(panel->resultText()));
+        QVERIFY(!panel->applyStep());   // one change per step
+        // Undo in the app takes the change back.
+        w->document()->undoStack()->undo();
+        QCOMPARE(paraplan::project_to_json(w->project()),
+                 paraplan::project_to_json(paraplan::lessons::start_project(*panel->lesson())));
+    }
+
+    // Every step of every built-in lesson, through the panel on the real main window.
+    void everyLessonStepRuns() {
+        const auto ids = paraplan::lessons::lesson_ids();
+        QVERIFY(ids.size() >= 6);
+        for (const auto& id : ids) {
+            auto w = exampleWindow(tmp_, "gpt2-1node");   // a fresh, unmodified document per lesson
+            w->show();
+            QVERIFY(w->raiseView(QStringLiteral("lessons")));
+            LessonPanel* panel = w->lessonPanel();
+            QVERIFY(panel->lessonIds().contains(QString::fromStdString(id)));
+            QVERIFY2(panel->startLesson(QString::fromStdString(id)), id.c_str());
+            const auto& lesson = *panel->lesson();
+            // The lesson's own project is open.
+            QCOMPARE(paraplan::project_to_json(w->project()),
+                     paraplan::project_to_json(paraplan::lessons::start_project(lesson)));
+            for (int i = 0; i < panel->stepCount(); ++i) {
+                const auto& step = lesson.steps[std::size_t(i)];
+                const std::string where = id + " step " + std::to_string(i);
+                QCOMPARE(panel->stepIndex(), i);
+                // The step's view is brought forward.
+                if (step.view != "canvas") {
+                    auto* dock = w->findChild<QDockWidget*>(QString::fromStdString(step.view) + QStringLiteral("Dock"));
+                    QVERIFY2(dock && dock->isVisible(), where.c_str());
+                }
+                QVERIFY(panel->lookText().contains(QString::fromStdString(step.look)));
+                QVERIFY(panel->predictText().contains(QString::fromStdString(step.predict)));
+                panel->predict(paraplan::lessons::headline(step)->trend);
+                const auto before = paraplan::lessons::figures_json(w->project());
+                QVERIFY2(panel->applyStep(), where.c_str());
+                QVERIFY(panel->applied());
+                const auto after = paraplan::lessons::figures_json(w->project());
+                // The table shows the real numbers, before and after.
+                QTableWidget* t = panel->figuresTable();
+                QCOMPARE(t->rowCount(), int(step.figures.size()));
+                for (int r = 0; r < t->rowCount(); ++r) {
+                    const auto b = paraplan::lessons::figure_value(before, step.figures[std::size_t(r)].path);
+                    const auto a = paraplan::lessons::figure_value(after, step.figures[std::size_t(r)].path);
+                    QVERIFY2(a && b, where.c_str());
+                    QCOMPARE(*panel->outcome().before[std::size_t(r)], *b);
+                    QCOMPARE(*panel->outcome().after[std::size_t(r)], *a);
+                    QVERIFY2(t->item(r, 2)->text() != QLatin1String("?"), where.c_str());
+                }
+                QVERIFY2(panel->outcome().failed.empty(), where.c_str());
+                QVERIFY2(panel->resultText().startsWith(QStringLiteral("Right:")), qPrintable(panel->resultText()));
+                // The verdict names the headline figure, the first listed one that has an expectation.
+                const auto* h = paraplan::lessons::headline(step);
+                for (const auto& f : step.figures)
+                    if (f.path == h->path) QVERIFY2(panel->resultText().contains(QString::fromStdString(f.label)), where.c_str());
+                // One undoable step per change.
+                QVERIFY(w->document()->undoStack()->count() >= 1);
+                if (i + 1 < panel->stepCount()) QVERIFY(panel->next());
+                else QVERIFY(!panel->next());
+            }
+            // Back goes to the project as it was before the previous step.
+            QVERIFY(panel->back());
+            paraplan::lessons::Lesson l = lesson;
+            paraplan::Project expected = paraplan::lessons::start_project(l);
+            for (int i = 0; i < panel->stepIndex(); ++i) expected = paraplan::lessons::apply_step(expected, l.steps[std::size_t(i)]);
+            QCOMPARE(paraplan::project_to_json(w->project()), paraplan::project_to_json(expected));
+        }
+    }
+};
+
+QTEST_MAIN(TestTeach)
+#include "tst_teach.moc"

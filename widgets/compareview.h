@@ -1,0 +1,69 @@
+#pragma once
+// The Compare view: two or more layouts side by side (the open project, project files,
+// planner rows). One column per candidate with the figures `paraplan-cli compare` prints
+// (core/compare: memory per stage, step-time breakdown, MFU, tokens/s, bubble, time to
+// train), the differences against the first candidate (knobs, process groups that change
+// or now cross nodes) and every candidate's simulated step on one time axis.
+#include "compare/compare.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+class ProjectEditor;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+class QTreeWidget;
+
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(ProjectEditor* editor, QWidget* parent = nullptr);
+
+    // Adds a candidate (at most 8); `name` labels its column.
+    void addProject(const QString& name, const paraplan::Project& p);
+public slots:
+    void addCurrentProject();   // a snapshot of the open project
+public:
+    bool addFile(const QString& path, QString* error = nullptr);
+    void removeCandidate(int index);
+    void clear();
+    int count() const { return int(names_.size()); }
+
+    const paraplan::compare::Comparison& comparison() const { return cmp_; }
+    QTableWidget* table() const { return table_; }
+    QTreeWidget* differences() const { return diffs_; }
+    QCustomPlot* plot() const { return plot_; }
+    // The table cell of a figure ("step_s", "mfu", "peak_gib", "memory_stage_0", ...) for a candidate.
+    QString cellText(const QString& figure, int candidate) const;
+    // The simulated step of each candidate (nullopt where it cannot be simulated), seconds.
+    const std::vector<std::optional<paraplan::schedule::Timeline>>& timelines() const { return timelines_; }
+    double timeAxisUpper() const;   // the shared time axis' upper bound, seconds
+
+    static constexpr int kMaxCandidates = 8;
+
+signals:
+    void changed();
+
+private:
+    void recompute();
+    void fillTable();
+    void fillDifferences();
+    void fillTimelines();
+
+    ProjectEditor* editor_;
+    std::vector<QString> names_;
+    std::vector<paraplan::Project> projects_;
+    paraplan::compare::Comparison cmp_;
+    std::vector<std::optional<paraplan::schedule::Timeline>> timelines_;
+    QLabel* hint_;
+    QTableWidget* table_;
+    QTreeWidget* diffs_;
+    QCustomPlot* plot_;
+    QPushButton* addCurrent_;
+    QPushButton* addFile_;
+    QPushButton* clear_;
+};
