@@ -8,6 +8,8 @@
 #include <QString>
 #include <QUndoStack>
 
+#include <memory>
+
 class ProjectDocument : public QObject, public ProjectEditor {
     Q_OBJECT
 public:
@@ -49,9 +51,11 @@ signals:
 
 private:
     friend class SnapshotCommand;
-    void setContent(const paraplan::Project& p);
+    // `cluster`: the shared copy of p.cluster an undo snapshot holds (made when null).
+    void setContent(const paraplan::Project& p, std::shared_ptr<const paraplan::Cluster> cluster = nullptr);
 
     paraplan::Project project_;
+    std::shared_ptr<const paraplan::Cluster> cluster_;   // project_.cluster, shared with undo snapshots
     std::vector<paraplan::Diagnostic> diagnostics_;
     paraplan::topology::RankMap rankMap_;
     QString path_;

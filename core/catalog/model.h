@@ -51,6 +51,8 @@ struct ModelSpec {
     bool is_moe_layer(int layer) const;   // layer in [0, layers)
     int moe_layer_count() const;
     bool gated_mlp() const { return activation == "swiglu" || activation == "geglu"; }
+
+    bool operator==(const ModelSpec&) const = default;
 };
 
 // Parameter counts by part (counts, not bytes). `total` is what model publishers report.

@@ -18,18 +18,24 @@ struct Node {
     std::string identity;   // SSH identity file ("" = default)
     std::optional<double> intra_node_gbps;   // override of the GPU's link bandwidth, GB/s
     nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
+
+    bool operator==(const Node&) const = default;
 };
 
 struct Network {
     double inter_node_gbps = 400;   // total network bandwidth of one node, Gbit/s
     double latency_us = 5;
     nlohmann::json extra = nlohmann::json::object();
+
+    bool operator==(const Network&) const = default;
 };
 
 // Where one global rank runs.
 struct GpuSlot {
     int node = 0;          // index into Cluster::nodes
     int local_rank = 0;    // GPU index inside the node
+
+    bool operator==(const GpuSlot&) const = default;
 };
 
 struct Cluster {
@@ -44,6 +50,8 @@ struct Cluster {
     bool uniform() const;               // same GPU type and count on every node
     int gpus_per_node() const;          // of node 0 (0 when empty)
     std::vector<GpuSlot> placement() const;   // rank -> slot, rank_order or fill order
+
+    bool operator==(const Cluster&) const = default;
 };
 
 }  // namespace paraplan

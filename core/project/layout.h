@@ -51,6 +51,8 @@ struct Layout {
     std::vector<int> num_layers_per_stage;   // explicit layer split (ColossalAI)
     bool distributed_optimizer = false;      // Megatron --use-distributed-optimizer
     nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
+
+    bool operator==(const Layout&) const = default;
 };
 
 struct Training {
@@ -61,6 +63,8 @@ struct Training {
     std::string optimizer = "adamw";
     long long train_tokens = 0;      // for "time to train" (0 = unset)
     nlohmann::json extra = nlohmann::json::object();
+
+    bool operator==(const Training&) const = default;
 };
 
 }  // namespace paraplan

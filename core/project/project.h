@@ -26,6 +26,8 @@ struct Project {
     nlohmann::json extra = nlohmann::json::object();     // unknown top-level keys
 
     int world_size() const { return cluster.world_size(); }
+
+    bool operator==(const Project&) const = default;
 };
 
 // Parse from text. Throws InputError: syntax errors carry line and column; schema

@@ -2,8 +2,9 @@
 // of 512 nodes x 8 GPUs (4,096 GPUs) with a 64-stage pipeline of 256 microbatches: one
 // layout edit -> every view refreshed (validate, rank map, canvas, rank grid, timeline
 // simulation, memory, Explain) -> then a synchronous repaint of the canvas, the rank grid
-// and the timeline, each timed alone. Run offscreen:
-//   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_edit [iterations]
+// and the timeline, each timed alone. NODES (default 512) x 8 GPUs sets the scale, e.g.
+// 2048 nodes for 16,384 GPUs and 16384 for 131,072. Run offscreen:
+//   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_edit [iterations] [nodes]
 #include <qcustomplot.h>
 
 #include "clustercanvas.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);
     const int iterations = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
+    const int nodes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 512;
     QTemporaryDir tmp;
     MainWindow w(nullptr, tmp.path());
     // GPT-2 widths with 128 layers, so 64 pipeline stages hold 2 layers each.
@@ -48,7 +50,7 @@ int main(int argc, char** argv) {
     p.model_preset.clear();
     p.model.layers = 128;
     p.cluster.short_form = false;
-    p.cluster.nodes.resize(512, p.cluster.nodes[0]);
+    p.cluster.nodes.resize(std::size_t(nodes), p.cluster.nodes[0]);
     for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
     p.layout.framework = "megatron";
     p.layout.tp = 4;
@@ -60,7 +62,7 @@ int main(int argc, char** argv) {
     p.layout.chunks = 1;
     p.layout.num_microbatches = 256;
     p.training.micro_batch_size = 1;
-    p.training.global_batch_size = 256 * 16;   // dp 16 at tp 4
+    p.training.global_batch_size = 256 * (nodes * 8 / 256);   // dp at tp 4
     w.setProject(p, QString());
     w.resize(1600, 1000);
     w.show();
@@ -81,7 +83,7 @@ int main(int argc, char** argv) {
     // every pipeline keeps 256 microbatches.
     for (int i = 0; i < iterations; ++i) {
         const int tp = i % 2 ? 4 : 8;
-        const int dp = 4096 / (tp * 64);
+        const int dp = nodes * 8 / (tp * 64);
         const double e = ms([&] {
             w.document()->applyChanges(QStringLiteral("Set tp"), {{"/layout/tp", tp},
                                                                   {"/training/global_batch_size", 256 * dp}});

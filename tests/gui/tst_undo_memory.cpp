@@ -1,0 +1,118 @@
+// Undo at scale: on 131,072 GPUs (16,384 nodes) an edit that leaves the cluster alone adds
+// well under 1 MB to the undo history (the snapshots share one cluster), and undo/redo still
+// restore each project exactly, including a step that does change the cluster.
+#include "project/project.h"
+#include "projectdocument.h"
+
+#include <QCoreApplication>
+#include <QTest>
+#include <QUndoStack>
+
+#include <malloc.h>
+
+#include <utility>
+#include <vector>
+
+using paraplan::Project;
+
+namespace {
+// Bytes the heap hands out now (glibc), after returning what it can.
+std::size_t heapInUse() {
+    malloc_trim(0);
+    return mallinfo2().uordblks;
+}
+}  // namespace
+
+class TestUndoMemory : public QObject {
+    Q_OBJECT
+
+    static Project largeProject() {
+        Project p = paraplan::load_example("gpt2-1node");
+        p.model_preset.clear();
+        p.model.layers = 128;
+        p.cluster.short_form = false;
+        p.cluster.nodes.resize(16384, p.cluster.nodes[0]);
+        for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
+        p.layout.framework = "megatron";
+        p.layout.tp = 8;
+        p.layout.pp = 64;
+        p.layout.sp = 1;
+        p.layout.sp_mode = "none";
+        p.layout.schedule = "1f1b";
+        p.layout.num_microbatches = 0;
+        p.training.micro_batch_size = 1;
+        p.training.global_batch_size = 256 * 256;   // dp 256 at tp 8, pp 64
+        return p;
+    }
+
+private slots:
+    void layoutEditsShareTheCluster() {
+        ProjectDocument doc;
+        const Project start = largeProject();
+        doc.reset(start, QString());
+        QCOMPARE(doc.project().world_size(), 131072);
+
+        // Warm up one edit and its undo so lazily built state does not count.
+        QVERIFY(doc.edit(QStringLiteral("warm"), [](Project& p) { p.training.seq_len = 1024; }));
+        doc.undoStack()->undo();
+
+        const int steps = 8;
+        const auto fields = [](const Project& p) { return std::pair(p.training.micro_batch_size, p.training.seq_len); };
+        std::vector<std::pair<int, int>> seen{fields(doc.project())};
+        seen.reserve(steps + 1);
+        const std::size_t before = heapInUse();
+        for (int i = 0; i < steps; ++i) {
+            QVERIFY(doc.edit(QStringLiteral("Set micro batch"), [i](Project& p) {
+                p.training.micro_batch_size = i % 2 ? 1 : 2;
+                p.training.seq_len = 2048 + 64 * i;
+            }));
+            seen.push_back(fields(doc.project()));
+        }
+        const std::size_t after = heapInUse();
+        QCOMPARE(doc.undoStack()->count(), steps);   // the undone warm-up step was dropped by the first edit
+        const double perStep = (double(after) - double(before)) / steps;
+        qInfo("heap per undo step at 131,072 GPUs: %.1f KiB", perStep / 1024.0);
+        QVERIFY2(perStep < 1024.0 * 1024.0, qPrintable(QStringLiteral("%1 bytes per step").arg(perStep)));
+
+        // Undo walks back through every project exactly; redo forward again.
+        for (int i = steps; i > 0; --i) {
+            QCOMPARE(fields(doc.project()), seen[std::size_t(i)]);
+            doc.undoStack()->undo();
+        }
+        QVERIFY(doc.project() == start);
+        for (int i = 1; i <= steps; ++i) {
+            doc.undoStack()->redo();
+            QCOMPARE(fields(doc.project()), seen[std::size_t(i)]);
+            QVERIFY(doc.project().cluster == start.cluster);
+        }
+    }
+
+    void clusterEditIsUndoneExactly() {
+        ProjectDocument doc;
+        const Project start = largeProject();
+        doc.reset(start, QString());
+        QVERIFY(doc.edit(QStringLiteral("Rename node"), [](Project& p) { p.cluster.nodes[77].name = "renamed"; }));
+        QVERIFY(doc.edit(QStringLiteral("Set tp"), [](Project& p) { p.training.seq_len = 4096; }));
+        QCOMPARE(QString::fromStdString(doc.project().cluster.nodes[77].name), QStringLiteral("renamed"));
+        doc.undoStack()->undo();
+        QCOMPARE(QString::fromStdString(doc.project().cluster.nodes[77].name), QStringLiteral("renamed"));
+        QCOMPARE(doc.project().training.seq_len, start.training.seq_len);
+        doc.undoStack()->undo();
+        QVERIFY(doc.project() == start);
+        doc.undoStack()->redo();
+        doc.undoStack()->redo();
+        QCOMPARE(QString::fromStdString(doc.project().cluster.nodes[77].name), QStringLiteral("renamed"));
+        QCOMPARE(doc.project().training.seq_len, 4096);
+    }
+
+    void noOpEditAddsNoStep() {
+        ProjectDocument doc;
+        doc.reset(paraplan::load_example("gpt2-1node"), QString());
+        QVERIFY(doc.edit(QStringLiteral("nothing"), [](Project&) {}));
+        QCOMPARE(doc.undoStack()->count(), 0);
+        QVERIFY(!doc.isModified());
+    }
+};
+
+QTEST_MAIN(TestUndoMemory)
+#include "tst_undo_memory.moc"
