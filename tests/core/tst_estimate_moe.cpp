@@ -6,6 +6,8 @@
 #include "estimate/estimate.h"
 #include "estimate/moe.h"
 #include "estimate/simulated_pipeline.h"
+#include "project/project.h"
+#include "util/input_error.h"
 
 #include <QtTest>
 
@@ -337,6 +339,40 @@ private slots:
         QCOMPARE(moe_load_factor(c.moe), 1.25);
         t.precision = "fp8";
         QVERIFY(make_config(m, t, l, h100(), 8).moe.fp8_dispatch);
+    }
+
+    // The project's layout fields: read, written back only when set, checked with a pointer,
+    // and used by the whole-project estimate (Mixtral 8x7B example, EP8 over 2 nodes).
+    void project_fields() {
+        nlohmann::json j = project_to_json(load_example("mixtral-8x7b-2nodes-ep"));
+        QVERIFY(!j["layout"].contains("moe_dispatcher"));
+        const Estimate plain = estimate_project(project_from_json(j));
+        j["layout"]["moe_dispatcher"] = "deepep";
+        j["layout"]["moe_imbalance"] = 1.0;
+        j["layout"]["moe_capacity_factor"] = 1.25;
+        j["layout"]["moe_overlap"] = true;
+        const Project p = project_from_json(j);
+        QCOMPARE(p.layout.moe_dispatcher, std::string("deepep"));
+        QCOMPARE(p.layout.moe_imbalance, 1.0);
+        QCOMPARE(p.layout.moe_capacity_factor, 1.25);
+        QVERIFY(p.layout.moe_overlap);
+        QCOMPARE(project_to_json(project_from_json(project_to_json(p))), project_to_json(p));
+        const Estimate e = estimate_project(p);
+        QVERIFY(e.config.moe.dispatcher == MoeDispatcher::deepep);
+        QVERIFY(e.time.comm_ep_s < plain.time.comm_ep_s);
+        auto pointer_of = [&](const char* key, const nlohmann::json& v) {
+            nlohmann::json bad = j;
+            bad["layout"][key] = v;
+            try {
+                project_from_json(bad);
+            } catch (const InputError& err) {
+                return err.pointer();
+            }
+            return std::string("no error");
+        };
+        QCOMPARE(pointer_of("moe_imbalance", 0.5), std::string("/layout/moe_imbalance"));
+        QCOMPARE(pointer_of("moe_dispatcher", "flex"), std::string("/layout/moe_dispatcher"));
+        QCOMPARE(pointer_of("moe_capacity_factor", -1), std::string("/layout/moe_capacity_factor"));
     }
 
     // Megatron-MoE-ModelZoo best_practice/Qwen3 (c1ad0b5c), long-context table: Qwen3-235B on 32
