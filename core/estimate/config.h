@@ -56,6 +56,22 @@ struct StateBytes {
     double optimizer = 12;  // fp32 master + optimizer moments
 };
 
+// Mixture of experts as the framework runs it (core/estimate/moe.h has the formulas).
+//   alltoall: Megatron --moe-token-dispatcher-type alltoall, torchtitan's default all-to-all;
+//   allgather: Megatron's allgather dispatcher (all-gather over the EP group, reduce-scatter back);
+//   deepep: DeepEP normal kernels (Megatron flex + --moe-enable-deepep, torchtitan/Automodel deepep):
+//           one copy of a token per destination node over RDMA, then NVLink forwarding.
+enum class MoeDispatcher { alltoall, allgather, deepep };
+
+struct MoeOptions {
+    MoeDispatcher dispatcher = MoeDispatcher::alltoall;
+    double capacity_factor = 0;   // 0: dropless; > 0: each expert takes at most C x its balanced share
+    double imbalance = 0;         // busiest EP rank's routed tokens / balanced share; 0: kDefaultMoeImbalance
+    bool fp8_dispatch = false;    // dispatch all-to-all in FP8 (DeepEP with FP8 training); combine stays BF16
+    bool overlap = false;         // dispatch/combine hidden behind another microbatch's compute
+    int mtp_layers = 0;           // multi-token-prediction modules trained (on the last stage)
+};
+
 struct Config {
     int tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
     SeqSplit seq_split = SeqSplit::none;   // how cp (> 1) splits the sequence
@@ -89,6 +105,7 @@ struct Config {
     int embedding_stage = 0;
     int head_stage = -1;   // -1: pp - 1
     std::array<GroupLink, kGroupKinds> link{};
+    MoeOptions moe;
 };
 
 }  // namespace paraplan::estimate

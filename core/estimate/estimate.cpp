@@ -213,6 +213,21 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.overlap_param_gather = fw == "megatron" || fw == "torchtitan" || zero >= 3;
     c.overlap_p2p = (fw == "megatron" && c.schedule == Schedule::interleaved) || fw == "torchtitan";
 
+    // Mixture of experts: dispatcher, routing load, overlap and MTP as the layout says (moe.h).
+    if (m.experts > 0) {
+        c.moe.dispatcher = l.moe_dispatcher == "deepep" ? MoeDispatcher::deepep
+                           : l.moe_dispatcher == "allgather" ? MoeDispatcher::allgather
+                                                             : MoeDispatcher::alltoall;
+        c.moe.capacity_factor = l.moe_capacity_factor;
+        c.moe.imbalance = l.moe_imbalance;
+        // DeepEP dispatches FP8 when the run trains in FP8 (DeepSeek-V3 Sec. 3.3.2; Megatron's flex
+        // dispatcher quantizes before dispatch under --fp8); combine stays BF16.
+        c.moe.fp8_dispatch = c.moe.dispatcher == MoeDispatcher::deepep && (t.precision == "fp8" || l.fp8);
+        // DualPipe(V) overlaps the all-to-alls of a forward and a backward chunk by design.
+        c.moe.overlap = l.moe_overlap || c.schedule == Schedule::dualpipev;
+    }
+    c.moe.mtp_layers = m.mtp_layers;
+
     // Layers per stage.
     const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw);
     c.layers_per_stage = sl.layers;

@@ -2,7 +2,8 @@
 
 namespace paraplan::estimate {
 
-StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r) {
+StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r,
+                     int mtp_layers) {
     const double tokens = sequences * seq;
     double fwd_layers = 0, fwd_attn = 0;
     const LayerFlops dense = layer_flops_per_token(s, false, seq);
@@ -12,7 +13,13 @@ StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences,
         fwd_layers += f.gemm + f.attention;
         fwd_attn += f.attention;
     }
-    const double logits = 2 * s.h * s.vocab;
+    double logits = 2 * s.h * s.vocab;
+    if (mtp_layers > 0 && m.layers > 0) {
+        const LayerFlops& f = is_moe_layer(m, m.layers - 1) ? moe : dense;
+        fwd_layers += mtp_layers * (f.gemm + f.attention + 2 * (3 * s.h + 2 * s.h * s.h));
+        fwd_attn += mtp_layers * f.attention;
+        logits *= 1 + mtp_layers;
+    }
     StepFlops out;
     out.model = 3 * tokens * (fwd_layers + logits);
     out.hardware = out.model;

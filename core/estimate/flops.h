@@ -16,8 +16,12 @@ struct StepFlops {
     double hardware = 0;   // model + recomputed forward work
 };
 
-// tokens: sequences x seq_len in the step (global batch).
-StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r);
+// tokens: sequences x seq_len in the step (global batch). mtp_layers: multi-token-prediction
+// modules trained with the model (Megatron --mtp-num-layers): each adds a layer like the last
+// one, its h x 2h projection and norms, and another output-layer pass (Megatron
+// num_floating_point_operations, core_v0.19.0 training.py).
+StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r,
+                     int mtp_layers = 0);
 
 // Closed forms from the papers, for tests and docs.
 // Narayanan et al. 2021 eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)).

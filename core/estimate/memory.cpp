@@ -1,5 +1,7 @@
 #include "estimate/memory.h"
 
+#include "estimate/moe.h"
+
 #include <algorithm>
 
 namespace paraplan::estimate {
@@ -21,14 +23,19 @@ LayerActivation layer_activation(const LayerShapes& s, bool moe, const Activatio
     a.replicated = (4 + 2 + 2 + 2 * drop) * sbh / rep_div;
     // Q, K, V (Korthikanti: 4sbh + 2sbh; GQA shrinks K and V) and the output-projection input.
     a.sharded = 2 * sl * b * (s.hq + 2 * s.hkv) / t + 2 * sl * b * s.hq / t;
+    // MLA (DeepSeek-V2 Sec. 2.1.2/2.1.3): the compressed query and key-value latents are
+    // inputs of their norms and of the up-projections (q_lora_rank, kv_lora_rank + rope dim).
+    if (s.mla) a.replicated += 2 * 2 * sl * b * (s.q_lora + s.kv_lora + s.qk_rope) / rep_div;
     // MLP: fc1 output and activation output (2 x 2sbf; a gated MLP keeps gate and up, 3 x 2sbf).
     const double mlp_per_width = s.gated > 1 ? 6.0 : 4.0;
     if (moe) {
         const double k = std::max(1, s.top_k);
         const double etp = std::max(1, in.etp);
         // Routed tokens: each token's hidden state is copied to k experts (permuted input),
-        // and each expert keeps its MLP intermediates; balanced routing.
-        a.sharded += 2 * sl * b * k * s.h / rep_div + mlp_per_width * sl * b * k * s.expert_ffn / etp;
+        // and each expert keeps its MLP intermediates; the busiest EP rank holds moe_load x
+        // its balanced share (dropless routing, moe.h).
+        const double load = std::max(1.0, in.moe_load);
+        a.sharded += load * (2 * sl * b * k * s.h / rep_div + mlp_per_width * sl * b * k * s.expert_ffn / etp);
         if (s.shared_ffn > 0) a.sharded += mlp_per_width * sl * b * s.shared_ffn / t;
         a.sharded += 4 * sl * b * s.experts;   // fp32 router logits
     } else {
@@ -69,6 +76,13 @@ std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c) {
         // pp > 1, the embedding copy Megatron and ColossalAI keep) and final norm on the last.
         if (i == c.embedding_stage) out[i].dense += s.embedding_params / c.tp;
         if (i == head) {
+            // Multi-token-prediction modules (DeepSeek-V3 Sec. 2.2): a layer (MoE in MoE models),
+            // the h x 2h projection and two norms each; embedding and output head are shared.
+            if (c.moe.mtp_layers > 0) {
+                const ShardedCounts& l = s.experts > 0 ? moe : dense;
+                out[i].dense += c.moe.mtp_layers * (l.dense + 2 * s.h * s.h / c.tp + 2 * s.h);
+                out[i].expert += c.moe.mtp_layers * l.expert;
+            }
             out[i].dense += s.final_norm_params;
             if (s.head_params > 0) out[i].dense += s.head_params / c.tp;
             else if (head != c.embedding_stage) out[i].dense += s.vocab * s.h / c.tp;
@@ -93,6 +107,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     ai.flash_attention = c.flash_attention;
     ai.dropout = c.dropout;
     ai.recompute = c.recompute;
+    ai.moe_load = s.experts > 0 ? moe_load_factor(c.moe) : 1.0;
     const double dense_act = layer_activation(s, false, ai).total();
     const double moe_act = s.experts > 0 ? layer_activation(s, true, ai).total() : dense_act;
     ActivationInputs full_ai = ai;
@@ -155,6 +170,10 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         if (i == head) {
             // Final norm and output-layer inputs plus fp32 logits for the loss: 4sbh/t (1 + V/h).
             act += 4 * sl * b * (s.h + s.vocab) / t;
+            // Each MTP module: one more layer held per in-flight microbatch, and its own logits.
+            if (c.moe.mtp_layers > 0)
+                act += c.moe.mtp_layers * ((s.experts > 0 ? moe_act : dense_act) * m.inflight +
+                                           4 * sl * b * (s.h + s.vocab) / t);
         }
         m.activations = act;
         m.other = live + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c) +

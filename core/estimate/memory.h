@@ -41,6 +41,7 @@ struct ActivationInputs {
     bool flash_attention = false;
     bool dropout = true;
     Recompute recompute = Recompute::none;
+    double moe_load = 1;     // busiest EP rank's routed tokens / balanced share (moe.h)
 };
 
 // Without recomputation and with dense GPT shapes (hq = hkv = h, ffn = 4h, GeLU,

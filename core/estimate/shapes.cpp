@@ -31,6 +31,9 @@ LayerShapes layer_shapes(const ModelSpec& m) {
         s.attn_params = q + kv_a + kv_b + m.heads * m.v_head_dim * s.h;
         s.hq = m.heads * m.v_head_dim;
         s.hkv = m.heads * qk;
+        s.q_lora = m.q_lora_rank;
+        s.kv_lora = m.kv_lora_rank;
+        s.qk_rope = m.qk_rope_head_dim;
     } else {
         s.attn_params = s.h * (s.hq + 2 * s.hkv) + s.hq * s.h + bias * (s.hq + 2 * s.hkv + (m.qkv_bias_only ? 0 : s.h));
     }

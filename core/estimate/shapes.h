@@ -19,6 +19,7 @@ struct LayerShapes {
     int heads = 0, experts = 0, top_k = 0;
     double vocab = 0;
     bool mla = false;
+    double q_lora = 0, kv_lora = 0, qk_rope = 0;   // MLA latent widths (q_lora_rank, kv_lora_rank, rope dim)
     // Full (unsharded) parameter counts.
     double attn_params = 0, dense_mlp_params = 0, expert_params = 0, shared_params = 0,
            router_params = 0, norm_params = 0, embedding_params = 0, head_params = 0, final_norm_params = 0;

@@ -1,6 +1,7 @@
 #include "estimate/time.h"
 
 #include "estimate/comm.h"
+#include "estimate/moe.h"
 
 #include <algorithm>
 
@@ -18,7 +19,7 @@ constexpr double kNvmeGbs = 3;
 
 }  // namespace
 
-std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s, const Config& c, const Hardware& hw,
+std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
                                     const Efficiency& eff, const std::vector<ShardedCounts>& params) {
     const int pp = std::max(1, c.pp);
     const double tp = std::max(1, c.tp), cp = std::max(1, c.cp);
@@ -35,13 +36,9 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
         if (moe) {
             const double attn_gemm = 2 * s.attn_params + 2 * (s.shared_params + s.router_params);
             g += tokens * attn_gemm / tp / (peak * gemm_efficiency(eff, d_dense));
-            const double k = std::max(1, s.top_k);
-            // Each expert sees ep * tokens * k / E tokens (balanced routing).
-            const double m_expert = double(c.ep) * tokens * k / std::max(1, s.experts);
-            const double d_e = std::min(m_expert, s.expert_ffn / std::max(1, c.etp));
-            // Balanced routing: the expert FLOPs of a microbatch spread over the tp ranks that hold it.
-            const double ef = tokens * k * 2 * s.expert_params / tp;
-            g += ef / (peak * gemm_efficiency(eff, d_e));
+            // Routed experts: grouped GEMMs at the rows each local expert really gets, on the
+            // busiest EP rank (moe.h).
+            g += expert_gemm_fwd_s(s, c, hw, eff);
         } else {
             g = tokens * f.gemm / tp / (peak * gemm_efficiency(eff, d_dense));
         }
@@ -63,6 +60,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
         ai.flash_attention = c.flash_attention;
         ai.dropout = c.dropout;
         ai.recompute = Recompute::none;
+        ai.moe_load = moe_load_factor(c.moe);
         const LayerActivation a = layer_activation(s, moe, ai);
         elem_s = (eff.elementwise_passes * (a.replicated + a.sharded) + eff.score_passes * a.scores) / hbm;
     };
@@ -95,12 +93,19 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
             cp_layer_b = cp_layer_f;
         }
     }
-    const GroupLink& epl = c.link[kEp];
-    double ep_layer = 0;
-    if (c.ep > 1 && s.experts > 0) {
-        const double tok = tokens / (c.sequence_parallel ? tp : 1.0);
-        ep_layer = 2 * all_to_all_s(epl, hw, tok * std::max(1, s.top_k) * s.h * 2);   // dispatch + combine
-    }
+    // Dispatch + combine per MoE layer (moe.h). Where the framework overlaps them with another
+    // microbatch's compute (Megatron --overlap-moe-expert-parallel-comm pairs one microbatch's
+    // forward with another's backward; DualPipe, DeepSeek-V3 report Sec. 3.2.1, overlaps both
+    // all-to-alls of a forward/backward chunk pair), only what exceeds the layer's compute shows.
+    const MoeComm ep_layer = s.experts > 0 ? moe_comm(s, c, hw) : MoeComm{};
+    auto moe_layer_comm = [&](double layer_f, double layer_b) {
+        const double t = ep_layer.fwd_s + ep_layer.bwd_s;
+        return c.moe.overlap ? std::max(0.0, t - (layer_f + layer_b)) : t;
+    };
+    // A MoE layer keeps the attention block's TP collectives; its routed MLP moves tokens through
+    // the dispatcher instead (moe_comm, with the expert-TP all-gather), and a shared expert is a
+    // TP-parallel MLP with its own pair (Megatron SharedExpertMLP).
+    const double moe_tp_share = s.shared_ffn > 0 ? 1.0 : 0.5;
     const GroupLink& ppl = c.link[kPp];
     const double p2p = pp > 1 && !c.overlap_p2p
                            ? send_recv_s(ppl, act_bytes / (c.sequence_parallel ? tp : 1.0)) *
@@ -120,17 +125,37 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
         if (c.recompute == Recompute::full) b += f;
         if (c.recompute == Recompute::selective) b += a + (c.flash_attention ? 0 : 0.5 * e);
         st.compute_w = g;
+        const double moe_f = mg + ma + me;
+        const double moe_b = 2 * mg + 2.5 * ma + 2 * me + (c.recompute == Recompute::full ? moe_f : 0);
+        st.ep = nmoe * moe_layer_comm(moe_f, moe_b);
+        double mtp_layers = 0;
         if (i == head) {
             const double logit = tokens * 2 * s.h * s.vocab / tp / (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
             f += logit;
             b += 2 * logit;
             st.compute_w += logit;
+            if (c.moe.mtp_layers > 0 && m.layers > 0) {
+                // Multi-token prediction (DeepSeek-V3 report Sec. 2.2; Megatron puts the MTP block
+                // after the decoder on the last stage): per module one transformer layer like the
+                // model's last, the h x 2h projection of [norm(h); norm(emb)] and another pass
+                // through the shared output head (Megatron num_floating_point_operations counts
+                // the same, core_v0.19.0 training.py).
+                const bool last_moe = s.experts > 0 && m.is_moe_layer(m.layers - 1);
+                const double lg = last_moe ? mg : dg, la = last_moe ? ma : da, le = last_moe ? me : de;
+                const double proj = tokens * 2 * 2 * s.h * s.h / tp / (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
+                mtp_layers = c.moe.mtp_layers;
+                const double mf = mtp_layers * (lg + la + le + proj + logit);
+                f += mf;
+                b += mtp_layers * (2 * (lg + proj + logit) + 2.5 * la + 2 * le) +
+                     (c.recompute == Recompute::full ? mtp_layers * (lg + la + le) : 0);
+                st.compute_w += mtp_layers * (lg + proj + logit);
+                if (last_moe) st.ep += mtp_layers * moe_layer_comm(moe_f, moe_b);
+            }
         }
         st.compute_f = f;
         st.compute_b = b;
-        st.tp = layers * (tp_layer_fwd + tp_layer_bwd);
-        st.cp = layers * (cp_layer_f + cp_layer_b);
-        st.ep = nmoe * 2 * ep_layer;
+        st.tp = (nd + nmoe * moe_tp_share + mtp_layers) * (tp_layer_fwd + tp_layer_bwd);
+        st.cp = (layers + mtp_layers) * (cp_layer_f + cp_layer_b);
         st.pp = pp > 1 ? 2 * p2p : 0;
         if (c.zero_stage >= 3) {
             // Parameters gathered for forward and backward and gradients reduce-scattered every
@@ -212,7 +237,7 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     r.step_s = r.pipeline.makespan_s + std::max(0.0, dp_exposed) + opt_s + off_s;
 
     const double sequences = double(c.micro_batch) * mb * std::max(1, c.dp);
-    r.flops = step_flops(m, s, sequences, c.seq_len, c.recompute);
+    r.flops = step_flops(m, s, sequences, c.seq_len, c.recompute, c.moe.mtp_layers);
     const double world = double(c.tp) * c.pp * c.cp * c.dp;
     const double peak_all = world * hw.peak_tflops * 1e12;
     if (r.step_s > 0) {

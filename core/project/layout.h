@@ -50,6 +50,11 @@ struct Layout {
     int tp_depth = 1;                 // 2.5D depth d
     std::vector<int> num_layers_per_stage;   // explicit layer split (ColossalAI)
     bool distributed_optimizer = false;      // Megatron --use-distributed-optimizer
+    // Mixture of experts: how the framework routes and moves tokens (docs/project-format.md).
+    std::string moe_dispatcher = "alltoall";  // alltoall | allgather | deepep
+    double moe_capacity_factor = 0;           // 0: dropless; > 0: tokens per expert capped at C x average
+    double moe_imbalance = 0;                 // busiest EP rank's routed tokens / average (1: forced balance); 0: default
+    bool moe_overlap = false;                 // EP all-to-alls overlapped with another microbatch's compute
     nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
 
     bool operator==(const Layout&) const = default;

@@ -205,11 +205,18 @@ Layout read_layout(const Obj& o) {
             json_read::fail(o.at("num_layers_per_stage") + "/" + std::to_string(i), "a non-negative integer",
                             json(l.num_layers_per_stage[i]));
     l.distributed_optimizer = o.boolean("distributed_optimizer", false);
+    l.moe_dispatcher = o.one_of("moe_dispatcher", {"alltoall", "allgather", "deepep"}, l.moe_dispatcher);
+    l.moe_capacity_factor = o.non_negative_number("moe_capacity_factor", 0);
+    l.moe_imbalance = o.non_negative_number("moe_imbalance", 0);
+    if (l.moe_imbalance > 0 && l.moe_imbalance < 1)
+        json_read::fail(o.at("moe_imbalance"), "0 (the default) or a load factor of at least 1", *o.get("moe_imbalance"));
+    l.moe_overlap = o.boolean("moe_overlap", false);
     l.extra = unknown_keys(o.raw(), {"framework", "tp", "pp", "sp", "sp_mode", "cp", "ep", "etp", "dp", "zero_stage",
                                      "schedule", "chunks", "num_microbatches", "recompute", "offload", "offload_fraction",
                                      "flash_attention", "fused_norm", "jit_fused", "fp8", "order", "dp_outside",
                                      "inner_ring_size", "dp_shard", "dp_replicate", "tp_mode", "tp_depth",
-                                     "num_layers_per_stage", "distributed_optimizer"});
+                                     "num_layers_per_stage", "distributed_optimizer", "moe_dispatcher",
+                                     "moe_capacity_factor", "moe_imbalance", "moe_overlap"});
     return l;
 }
 
@@ -348,6 +355,10 @@ json project_to_json(const Project& p) {
     if (l.tp_depth != d.tp_depth) la["tp_depth"] = l.tp_depth;
     if (!l.num_layers_per_stage.empty()) la["num_layers_per_stage"] = l.num_layers_per_stage;
     if (l.distributed_optimizer != d.distributed_optimizer) la["distributed_optimizer"] = l.distributed_optimizer;
+    if (l.moe_dispatcher != d.moe_dispatcher) la["moe_dispatcher"] = l.moe_dispatcher;
+    if (l.moe_capacity_factor != d.moe_capacity_factor) la["moe_capacity_factor"] = l.moe_capacity_factor;
+    if (l.moe_imbalance != d.moe_imbalance) la["moe_imbalance"] = l.moe_imbalance;
+    if (l.moe_overlap != d.moe_overlap) la["moe_overlap"] = l.moe_overlap;
     j["layout"] = la;
     if (!p.runtime.empty()) j["runtime"] = p.runtime;
     return j;

@@ -18,7 +18,7 @@ nlohmann::json load_table() {
     return nlohmann::json::parse(f);
 }
 
-Estimate run(const nlohmann::json& gpus, const nlohmann::json& r) {
+Estimate run(const nlohmann::json& gpus, const nlohmann::json& r, const nlohmann::json& models) {
     const auto& g = gpus.at(r.at("gpu").get<std::string>());
     Hardware hw;
     hw.memory_gib = g.at("memory_gib");
@@ -29,8 +29,14 @@ Estimate run(const nlohmann::json& gpus, const nlohmann::json& r) {
     hw.gpus_per_node = 8;
     hw.inter_node_gbits = r.at("inter_node_gbps");
     ModelSpec m;
-    if (r.at("model").is_string()) {
+    if (r.at("model").is_string() && models.contains(r.at("model").get<std::string>())) {
+        // The table's own architectures (MoE rows): read as a project's inline model spec.
+        m = model_from_json(models.at(r.at("model").get<std::string>()), "/models/" + r.at("model").get<std::string>());
+    } else if (r.at("model").is_string()) {
         m = llama3_405b();
+    } else if (r.at("model").contains("family")) {
+        // A full architecture (MoE rows): read as a project's inline model spec.
+        m = model_from_json(r.at("model"), "/model");
     } else {
         const auto& mj = r.at("model");
         m = paper_gpt(mj.at("layers"), mj.at("hidden"), mj.at("heads"));
@@ -41,7 +47,13 @@ Estimate run(const nlohmann::json& gpus, const nlohmann::json& r) {
     t.seq_len = r.at("seq");
     t.precision = "bf16";
     Layout l;
-    l.framework = "megatron";
+    l.framework = r.value("framework", std::string("megatron"));
+    l.ep = r.value("ep", 1);
+    l.etp = r.value("etp", 0);
+    l.dp_shard = r.value("dp_shard", -1);
+    l.moe_dispatcher = r.value("moe_dispatcher", std::string("alltoall"));
+    l.moe_imbalance = r.value("moe_imbalance", 0.0);
+    l.moe_overlap = r.value("moe_overlap", false);
     l.tp = r.at("tp");
     l.pp = r.at("pp");
     l.cp = r.value("cp", 1);
@@ -71,15 +83,18 @@ private slots:
         QFETCH(int, index);
         const auto table = load_table();
         const auto& r = table.at("runs").at(index);
-        const Estimate e = run(table.at("gpus"), r);
+        const Estimate e = run(table.at("gpus"), r, table.value("models", nlohmann::json::object()));
         const std::string metric = r.at("metric");
         const double published = r.at("published");
-        const double predicted = metric == "mfu" ? e.time.mfu : e.time.tflops_per_gpu;
+        // step_s: the published step time of the whole global batch, seconds.
+        const double predicted = metric == "mfu" ? e.time.mfu : metric == "step_s" ? e.time.step_s : e.time.tflops_per_gpu;
         const double err = predicted / published - 1;
-        qInfo("%-52s %-15s published %8.3f predicted %8.3f (%+.1f%%) step %.2f s, bubble %.2f s, tp %.2f s, dp %.2f s, peak %.1f GiB",
+        qInfo("%-52s %-15s published %8.3f predicted %8.3f (%+.1f%%) step %.2f s, bubble %.2f s, tp %.2f s, ep %.2f s, dp %.2f s, peak %.1f GiB",
               r.at("name").get<std::string>().c_str(), metric.c_str(), published, predicted, 100 * err, e.time.step_s,
-              e.time.bubble_s, e.time.comm_tp_s, e.time.comm_dp_s, e.memory.peak_bytes / kGiB);
-        QVERIFY2(std::abs(err) <= 0.15, qPrintable(QString("%1: %2 vs %3").arg(metric.c_str()).arg(predicted).arg(published)));
+              e.time.bubble_s, e.time.comm_tp_s, e.time.comm_ep_s, e.time.comm_dp_s, e.memory.peak_bytes / kGiB);
+        // Rows marked with a wider "tolerance" are known misses, each explained in docs/accuracy.md.
+        const double tolerance = r.value("tolerance", 0.15);
+        QVERIFY2(std::abs(err) <= tolerance, qPrintable(QString("%1: %2 vs %3").arg(metric.c_str()).arg(predicted).arg(published)));
         // The published runs ran, so they fit in 80 GB (rows marked fit_check: false are the
         // known exceptions, explained in docs/accuracy.md).
         QVERIFY(e.memory.peak_bytes > 0);

@@ -1,0 +1,120 @@
+#include "estimate/moe.h"
+
+#include "estimate/comm.h"
+
+#include <algorithm>
+
+namespace paraplan::estimate {
+
+namespace {
+
+// DeepEP's FP8 dispatch: e4m3 values plus one fp32 scale per 128 (DeepEP README, "FP8
+// dispatching and BF16 combining"; DeepSeek-V3 report Sec. 3.3.2 / 3.3.3, 1x128 tiles).
+constexpr double kFp8DispatchBytes = 1.0 + 4.0 / 128.0;
+constexpr double kBf16Bytes = 2.0;
+
+// DeepEP normal kernels (DeepEP README, "kernels optimized for asymmetric-domain bandwidth
+// forwarding, such as forwarding data from NVLink domain to RDMA domain"): a token crosses
+// the network once per destination node, then is forwarded over NVLink to the GPUs holding
+// its experts. The README's measured bottleneck bandwidths reach the links' limits (H800:
+// 153-158 of ~160 GB/s NVLink; 43-58 GB/s logical RDMA on a ~50 GB/s CX7), so both links
+// are taken at their nominal bandwidth like the other collectives here.
+double deepep_s(const GroupLink& l, const Hardware& hw, const LayerShapes& s, double routed_bytes, double token_bytes) {
+    if (l.size <= 1 || routed_bytes <= 0) return 0;
+    const double intra = hw.intra_node_gbps * 1e9;
+    if (l.nodes <= 1) return routed_bytes * (l.size - 1) / l.size / intra + l.latency_s;
+    const double remote_nodes = nodes_reached(s.experts, s.top_k, l.nodes) * (l.nodes - 1) / l.nodes;
+    const double rdma = token_bytes * remote_nodes;
+    const double nvl = routed_bytes * (l.members_per_node - 1) / std::max(1, l.members_per_node);
+    const double nic = hw.inter_node_gbits / 8.0 / std::max(1, hw.gpus_per_node) * 1e9;
+    return std::max(rdma / nic, nvl / intra) + l.latency_s;
+}
+
+}  // namespace
+
+double moe_load_factor(const MoeOptions& o) {
+    double load = o.imbalance > 0 ? o.imbalance : kDefaultMoeImbalance;
+    if (o.capacity_factor > 0) load = std::min(load, o.capacity_factor);
+    return std::max(1.0, load);
+}
+
+double moe_tokens_in(const Config& c) {
+    const double tokens = double(c.micro_batch) * c.seq_len / std::max(1, c.cp);
+    return tokens / (c.sequence_parallel ? std::max(1, c.tp) : 1.0);
+}
+
+double tokens_per_expert(const LayerShapes& s, const Config& c) {
+    if (s.experts <= 0) return 0;
+    const double tokens = double(c.micro_batch) * c.seq_len / std::max(1, c.cp);
+    return tokens * std::max(1, s.top_k) * std::max(1, c.ep) * std::max(1, c.etp) /
+           (double(s.experts) * std::max(1, c.tp));
+}
+
+double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& hw, const Efficiency& eff) {
+    if (s.experts <= 0) return 0;
+    const double load = moe_load_factor(c.moe);
+    const double tokens = double(c.micro_batch) * c.seq_len / std::max(1, c.cp);
+    // Balanced routing spreads a microbatch's expert FLOPs over the tp ranks that held it
+    // (Megatron num_floating_point_operations, core_v0.19.0 training.py: routed experts
+    // 2 x 3 x h x moe_ffn x topk per token for SwiGLU); the busiest GPU does `load` times that.
+    const double flops = load * tokens * std::max(1, s.top_k) * 2 * s.expert_params / std::max(1, c.tp);
+    return flops / (hw.peak_tflops * 1e12 * grouped_gemm_efficiency(eff, load * tokens_per_expert(s, c)));
+}
+
+double grouped_gemm_efficiency(const Efficiency& eff, double rows) {
+    rows = std::max(1.0, rows);
+    return eff.gemm_max * rows / (rows + kGroupedGemmHalfRows);
+}
+
+double nodes_reached(int experts, int top_k, int nodes) {
+    if (nodes <= 1 || experts <= 0 || top_k <= 0) return nodes >= 1 ? 1.0 : 0.0;
+    const double E = experts, per_node = double(experts) / nodes;
+    // P(no expert of a given node among k distinct picks) = C(E - E/N, k) / C(E, k).
+    double miss = 1;
+    for (int i = 0; i < top_k; ++i) miss *= std::max(0.0, (E - per_node - i) / (E - i));
+    return nodes * (1 - miss);
+}
+
+MoeComm moe_comm(const LayerShapes& s, const Config& c, const Hardware& hw) {
+    MoeComm r;
+    if (s.experts <= 0 || (c.ep <= 1 && c.etp <= 1)) return r;
+    const double load = moe_load_factor(c.moe);
+    const double t_in = moe_tokens_in(c);
+    const double k = std::max(1, s.top_k);
+    const double routed = t_in * k * s.h * load;   // elements each way, busiest rank
+    const double d_bytes = c.moe.fp8_dispatch ? kFp8DispatchBytes : kBf16Bytes;
+    const GroupLink& epl = c.link[kEp];
+    if (c.ep > 1) {
+        switch (c.moe.dispatcher) {
+        case MoeDispatcher::alltoall:
+            r.fwd_s = all_to_all_s(epl, hw, routed * d_bytes) + all_to_all_s(epl, hw, routed * kBf16Bytes);
+            r.bwd_s = 2 * all_to_all_s(epl, hw, routed * kBf16Bytes);
+            break;
+        case MoeDispatcher::allgather: {
+            // MoEAllGatherTokenDispatcher (core_v0.19.0): every rank gathers the hidden states of
+            // its TP x EP group and reduce-scatters the expert outputs back; no top_k copies.
+            const double gathered = t_in * s.h * kBf16Bytes * c.ep * std::max(1, c.etp);
+            r.fwd_s = all_gather_s(epl, gathered) + reduce_scatter_s(epl, gathered);
+            r.bwd_s = r.fwd_s;
+            break;
+        }
+        case MoeDispatcher::deepep:
+            r.fwd_s = deepep_s(epl, hw, s, routed * d_bytes, t_in * s.h * load * d_bytes) +
+                      deepep_s(epl, hw, s, routed * kBf16Bytes, t_in * s.h * load * kBf16Bytes);
+            r.bwd_s = 2 * deepep_s(epl, hw, s, routed * kBf16Bytes, t_in * s.h * load * kBf16Bytes);
+            break;
+        }
+    }
+    if (c.etp > 1 && c.moe.dispatcher != MoeDispatcher::allgather) {
+        // The received tokens are all-gathered over the expert-TP group (innermost in Megatron's
+        // expert order tp-ep-dp-pp) and the outputs reduce-scattered back.
+        const GroupLink etpl = strided_link(hw, c.etp, 1);
+        const double gathered = routed * kBf16Bytes * c.etp;
+        const double t = all_gather_s(etpl, gathered) + reduce_scatter_s(etpl, gathered);
+        r.fwd_s += t;
+        r.bwd_s += t;
+    }
+    return r;
+}
+
+}  // namespace paraplan::estimate
