@@ -50,6 +50,10 @@ struct Layout {
     int tp_depth = 1;                 // 2.5D depth d
     std::vector<int> num_layers_per_stage;   // explicit layer split (ColossalAI)
     bool distributed_optimizer = false;      // Megatron --use-distributed-optimizer
+    // Megatron (core 0.11+) --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
+    // the embedding / the loss count as one layer each when the layers are split over pipeline stages.
+    bool account_for_embedding_in_pipeline_split = false;
+    bool account_for_loss_in_pipeline_split = false;
     nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
 };
 

@@ -205,11 +205,14 @@ Layout read_layout(const Obj& o) {
             json_read::fail(o.at("num_layers_per_stage") + "/" + std::to_string(i), "a non-negative integer",
                             json(l.num_layers_per_stage[i]));
     l.distributed_optimizer = o.boolean("distributed_optimizer", false);
+    l.account_for_embedding_in_pipeline_split = o.boolean("account_for_embedding_in_pipeline_split", false);
+    l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
     l.extra = unknown_keys(o.raw(), {"framework", "tp", "pp", "sp", "sp_mode", "cp", "ep", "etp", "dp", "zero_stage",
                                      "schedule", "chunks", "num_microbatches", "recompute", "offload", "offload_fraction",
                                      "flash_attention", "fused_norm", "jit_fused", "fp8", "order", "dp_outside",
                                      "inner_ring_size", "dp_shard", "dp_replicate", "tp_mode", "tp_depth",
-                                     "num_layers_per_stage", "distributed_optimizer"});
+                                     "num_layers_per_stage", "distributed_optimizer",
+                                     "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"});
     return l;
 }
 
@@ -348,6 +351,9 @@ json project_to_json(const Project& p) {
     if (l.tp_depth != d.tp_depth) la["tp_depth"] = l.tp_depth;
     if (!l.num_layers_per_stage.empty()) la["num_layers_per_stage"] = l.num_layers_per_stage;
     if (l.distributed_optimizer != d.distributed_optimizer) la["distributed_optimizer"] = l.distributed_optimizer;
+    if (l.account_for_embedding_in_pipeline_split)
+        la["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
+    if (l.account_for_loss_in_pipeline_split) la["account_for_loss_in_pipeline_split"] = l.account_for_loss_in_pipeline_split;
     j["layout"] = la;
     if (!p.runtime.empty()) j["runtime"] = p.runtime;
     return j;

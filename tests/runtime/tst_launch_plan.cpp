@@ -105,11 +105,11 @@ private slots:
         QCOMPARE(plan.processes.size(), std::size_t(2));
         const auto& a = plan.processes[1].argv;
         QCOMPARE(a[0], std::string("torchrun"));
-        QVERIFY(std::find(a.begin(), a.end(), "--node-rank=1") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--node_rank=1") != a.end());
         QVERIFY(std::find(a.begin(), a.end(), "--nnodes=2") != a.end());
-        QVERIFY(std::find(a.begin(), a.end(), "--nproc-per-node=2") != a.end());
-        QVERIFY(std::find(a.begin(), a.end(), "--rdzv-backend=static") != a.end());
-        QVERIFY(std::find(a.begin(), a.end(), "--master-addr=127.0.0.2") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--nproc_per_node=2") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--rdzv_backend=static") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--master_addr=127.0.0.2") != a.end());
         QCOMPARE(a.back(), std::string("train.py"));
         QCOMPARE(env_of(plan.processes[1])["CUDA_VISIBLE_DEVICES"], std::string("0,1"));
     }
