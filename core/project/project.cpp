@@ -58,15 +58,17 @@ void check_gpu(const std::string& id, const std::string& pointer) {
 
 Node read_node(const Obj& o) {
     Node n;
-    n.name = o.string("name");
-    n.host = o.string("host", "");
+    // Names, hosts, users and key files reach ssh command lines and exported scripts:
+    // control characters (a newline would start a new line there) are refused.
+    n.name = json_read::no_control_chars(o.at("name"), o.string("name"));
+    n.host = o.plain_string("host", "");
     n.gpu = o.string("gpu");
     check_gpu(n.gpu, o.at("gpu"));
     n.gpus = o.positive_int("gpus");
-    n.user = o.string("user", "");
+    n.user = o.plain_string("user", "");
     n.port = o.non_negative_int("port", 0);
     if (n.port > 65535) json_read::fail(o.at("port"), "a port number (1-65535)", *o.get("port"));
-    n.identity = o.string("identity", "");
+    n.identity = o.plain_string("identity", "");
     if (o.has("intra_node_gbps")) n.intra_node_gbps = o.positive_number("intra_node_gbps");
     n.extra = unknown_keys(o.raw(), {"name", "host", "gpu", "gpus", "user", "port", "identity", "intra_node_gbps"});
     return n;
