@@ -89,7 +89,7 @@ private slots:
         QTest::newRow("sbatch newline") << R"({"slurm": {"sbatch_args": ["--exclusive", "--comment=x\ntouch /tmp/x"]}})"
                                         << "/runtime/slurm/sbatch_args/1";
         QTest::newRow("args newline") << R"({"args": ["--lr", "1\nid"]})" << "/runtime/args/1";
-        QTest::newRow("args CR") << R"({"args": ["a\nb"]})" << "/runtime/args/0";
+        QTest::newRow("args CR") << R"({"args": ["a\rb"]})" << "/runtime/args/0";
         QTest::newRow("args NUL") << R"({"args": ["a\u0000b"]})" << "/runtime/args/0";
         QTest::newRow("args DEL") << R"({"args": ["a\u007fb"]})" << "/runtime/args/0";
         QTest::newRow("args tab") << R"({"args": ["a\tb"]})" << "/runtime/args/0";
