@@ -8,6 +8,7 @@
 #include "run_panel.h"
 #include "project/project.h"
 #include "util/input_error.h"
+#include "util/json_read.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -31,8 +32,8 @@ bool parseSet(const QString& arg, paraplan::FixChange* out) {
     if (eq <= 0 || !arg.startsWith(QLatin1Char('/'))) return false;
     out->field = arg.left(eq).toStdString();
     const std::string v = arg.mid(eq + 1).toStdString();
-    out->value = nlohmann::json::parse(v, nullptr, false);
-    if (out->value.is_discarded()) out->value = v;
+    const auto parsed = paraplan::json_read::try_parse(v);   // nesting bounded
+    out->value = parsed ? *parsed : nlohmann::json(v);
     return true;
 }
 }  // namespace

@@ -168,9 +168,12 @@ bool RunPanel::busy() const { return probing_ || (job_ && !job_->done()); }
 
 void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe) {
     auto plan = runtime::plan_launch(project_.cluster, rc, id);   // throws InputError
+    // A folder of its own: a second launch in the same second gets "<id>-2".
+    const std::string claimed = runtime::claim_job_folder(job_dir_.toStdString(), id);
+    if (claimed != id) plan = runtime::plan_launch(project_.cluster, rc, claimed);
     if (!probe) runtime::add_config_uploads(plan, project_, rc);   // the framework's config files, copied first
     job_ = std::make_unique<runtime::Job>(project_.cluster, plan, runtime::ssh_options_from(rc),
-                                          job_dir_.toStdString() + "/" + id, project_to_json(project_), rc.on_failure);
+                                          job_dir_.toStdString() + "/" + plan.job_id, project_to_json(project_), rc.on_failure);
     runtime::Job* job = job_.get();
     connect(job, &runtime::Job::line, this, [this, job](int i, const QString& text, bool) {
         // Each line keeps its process's ranks and node, so the log can show one rank, node or group.

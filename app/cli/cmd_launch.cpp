@@ -4,6 +4,7 @@
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
+#include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
 #include "runtime/shell_quote.h"
 
@@ -86,7 +87,12 @@ int run_launch(const Args& a) {
     if (a.flag("check")) return print_checks(test_connections(rp.project.cluster, rp.rc, ssh), json_out);
 
     const std::string id = make_job_id(rp.project.name, QDateTime::currentSecsSinceEpoch());
-    LaunchPlan plan = plan_launch(rp.project.cluster, rp.rc, id);
+    LaunchPlan plan = plan_launch(rp.project.cluster, rp.rc, id);   // refuses bad settings before any folder exists
+    if (!a.flag("dry-run")) {
+        // A folder of its own: a second launch in the same second gets "<id>-2".
+        const std::string claimed = claim_job_folder(rp.job_dir, id);
+        if (claimed != id) plan = plan_launch(rp.project.cluster, rp.rc, claimed);
+    }
     add_config_uploads(plan, rp.project, rp.rc);
     if (a.flag("dry-run")) {
         if (json_out) {

@@ -7,6 +7,7 @@
 #include "search/apply_plan.h"
 #include "search/planner.h"
 #include "util/input_error.h"
+#include "util/json_read.h"
 
 #include <cstdio>
 #include <fstream>
@@ -24,9 +25,9 @@ ModelSpec model_arg(const std::string& v) {
     ss << f.rdbuf();
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError("", v + ": not JSON (" + std::string(e.what()) + ")");
+        j = json_read::parse(ss.str());   // nesting bounded
+    } catch (const InputError& e) {
+        throw InputError("", v + ": not JSON (" + e.message() + ")", e.line(), e.column());
     }
     if (j.contains("model_type")) return import_hf_config(j);   // a Hugging Face config.json
     return model_from_json(j);

@@ -3,6 +3,7 @@
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
+#include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
 #include "runtime/probe_job.h"
 #include "topology/build_rank_map.h"
@@ -71,7 +72,7 @@ int run_probe(const Args& a) {
     const bool json_out = a.flag("json");
     auto app = ensure_qt_app();
     const SshOptions ssh = ssh_options_from(rp.rc);
-    const std::string id = make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch());
+    const std::string id = claim_job_folder(rp.job_dir, make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch()));
     const std::string dir = probe_remote_dir(id);
     for (const auto& n : rp.project.cluster.nodes) {
         SshNode node(ssh_target(n), ssh);

@@ -105,8 +105,28 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     std::ostringstream sh;
     sh << "#!/usr/bin/env bash\n# " << header_line(p, "deepspeed") << "\n"
        << "# The deepspeed launcher reaches every host of ./hostfile over pdsh/SSH.\n";
-    if (l.pp > 1)
-        sh << "# The model must be a deepspeed.pipe.PipelineModule(num_stages=" << l.pp << ").\n";
+    if (l.pp > 1) {
+        sh << "# The model must be the deepspeed.pipe.PipelineModule that pipeline.py's pipeline_module() builds\n"
+              "# (pipe x tensor x data topology " << l.pp << " x " << l.tp << " x " << dp << ").\n";
+        // PipelineModule(layers, num_stages=None, topology=None, ...) (deepspeed/runtime/pipe/module.py,
+        // v0.16): with num_stages alone its grid factors the world into pipe x data only, so with tp > 1
+        // DeepSpeed's data-parallel size (and its train_batch_size check) is wrong. The explicit
+        // PipeModelDataParallelTopology(num_pp, num_mp, num_dp) (runtime/pipe/topology.py; axes
+        // pipe, data, model) gives it the layout's tensor-parallel size as the model axis.
+        std::ostringstream py;
+        py << "# " << header_line(p, "deepspeed") << "\n"
+           << "\"\"\"The DeepSpeed pipeline model for this layout: " << l.pp << " pipeline stages x " << l.tp
+           << " tensor-parallel (model) ranks x " << dp << " data-parallel replicas.\"\"\"\n"
+           << "from deepspeed.pipe import PipelineModule\n"
+           << "from deepspeed.runtime.pipe.topology import PipeModelDataParallelTopology\n\n\n"
+           << "def topology():\n"
+           << "    return PipeModelDataParallelTopology(num_pp=" << l.pp << ", num_mp=" << l.tp << ", num_dp=" << dp
+           << ")\n\n\n"
+           << "def pipeline_module(layers, **kwargs):\n"
+           << "    \"\"\"deepspeed.pipe.PipelineModule over `layers` (LayerSpecs) with the topology above.\"\"\"\n"
+           << "    return PipelineModule(layers=layers, topology=topology(), **kwargs)\n";
+        out.files["pipeline.py"] = {py.str(), FileSyntax::Python};
+    }
     sh << "set -euo pipefail\n";
     std::vector<std::string> cmd = {"deepspeed", "--hostfile", "hostfile", "--num_nodes", std::to_string(plan.nnodes),
                                     "--num_gpus", std::to_string(plan.nproc_per_node), "--master_addr", plan.master_addr,

@@ -38,9 +38,9 @@ FormatOutput export_k8s(const Project& p, const ExportOptions& opt) {
     while (!name.empty() && name.back() == '-') name.pop_back();
     name = "paraplan" + (name.empty() ? std::string() : "-" + name);
 
-    std::vector<std::string> cmd = {"torchrun", "--nnodes", std::to_string(plan.nnodes), "--nproc-per-node",
-                                    std::to_string(plan.nproc_per_node), "--node-rank", "$(RANK)", "--rdzv-backend", "static",
-                                    "--master-addr", "$(MASTER_ADDR)", "--master-port", "$(MASTER_PORT)"};
+    std::vector<std::string> cmd = {"torchrun", "--nnodes", std::to_string(plan.nnodes), "--nproc_per_node",
+                                    std::to_string(plan.nproc_per_node), "--node_rank", "$(RANK)", "--rdzv_backend", "static",
+                                    "--master_addr", "$(MASTER_ADDR)", "--master_port", "$(MASTER_PORT)"};
     cmd.insert(cmd.end(), prog.words.begin(), prog.words.end());
 
     auto replica = [&](const char* role, int replicas) {

@@ -103,6 +103,9 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     if (m.is_moe() || l.ep > 1) add(a.parallel, "--expert-model-parallel-size", l.ep);
     if (l.etp > 0) add(a.parallel, "--expert-tensor-parallel-size", l.etp);
     if (l.chunks > 1) add(a.parallel, "--num-virtual-stages-per-pipeline-rank", l.chunks);
+    // The embedding / loss counted as a layer each in the pipeline split (core 0.11+, arguments.py).
+    if (l.pp > 1 && l.account_for_embedding_in_pipeline_split) add(a.parallel, "--account-for-embedding-in-pipeline-split");
+    if (l.pp > 1 && l.account_for_loss_in_pipeline_split) add(a.parallel, "--account-for-loss-in-pipeline-split");
     const std::string sched = canonical_schedule(l.schedule);
     if (l.pp > 1 && !(sched == "1f1b" || sched == "interleaved"))
         fail("the pipeline schedule \"" + l.schedule + "\" (Megatron runs 1F1B, interleaved when chunks > 1)", {"/layout/schedule"});
@@ -211,8 +214,8 @@ FormatOutput export_megatron(const Project& p, const ExportOptions& opt) {
                 sh << "    " << k << ") export CUDA_VISIBLE_DEVICES=" << plan.nodes[k].cuda_visible_devices() << " ;;\n";
         sh << "esac\n";
     }
-    sh << "\nDISTRIBUTED_ARGS=(\n    --nproc-per-node " << plan.nproc_per_node << "\n    --nnodes " << plan.nnodes
-       << "\n    --node-rank \"$NODE_RANK\"\n    --master-addr \"$MASTER_ADDR\"\n    --master-port \"$MASTER_PORT\"\n)\n";
+    sh << "\nDISTRIBUTED_ARGS=(\n    --nproc_per_node " << plan.nproc_per_node << "\n    --nnodes " << plan.nnodes
+       << "\n    --node_rank \"$NODE_RANK\"\n    --master_addr \"$MASTER_ADDR\"\n    --master_port \"$MASTER_PORT\"\n)\n";
     auto group = [&](const char* name, const std::vector<std::string>& v, const char* comment) {
         sh << "\n";
         if (comment) sh << "# " << comment << "\n";

@@ -64,9 +64,9 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
     for (const auto& [k, v] : prog.env) sh << "export " << k << "=" << shell_quote(v) << "\n";
     // The node rank must expand inside each task, so the torchrun line runs in
     // `bash -c` with the program passed as positional arguments.
-    sh << "srun --ntasks-per-node=1 bash -c 'exec torchrun --nnodes \"$SLURM_NNODES\" --node-rank \"$SLURM_NODEID\" "
-       << "--nproc-per-node " << plan.nproc_per_node
-       << " --rdzv-backend static --master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\" \"$@\"' torchrun";
+    sh << "srun --ntasks-per-node=1 bash -c 'exec torchrun --nnodes \"$SLURM_NNODES\" --node_rank \"$SLURM_NODEID\" "
+       << "--nproc_per_node " << plan.nproc_per_node
+       << " --rdzv_backend static --master_addr \"$MASTER_ADDR\" --master_port \"$MASTER_PORT\" \"$@\"' torchrun";
     for (const auto& w : prog.words) sh << " \\\n    " << shell_quote(w);
     sh << "\n";
     out.files["job.sbatch"] = {sh.str(), FileSyntax::Shell};

@@ -1,5 +1,5 @@
 // torchrun export: one command per node with static rendezvous (torch/distributed/run.py:
-// --rdzv-backend static, node k gets ranks [k*nproc, (k+1)*nproc)), as a shell script
+// --rdzv_backend static, node k gets ranks [k*nproc, (k+1)*nproc)), as a shell script
 // that picks the command for NODE_RANK.
 #include "export/export.h"
 #include "export/export_common.h"
@@ -27,9 +27,9 @@ FormatOutput export_torchrun(const Project& p, const ExportOptions& opt) {
         const LaunchNode& n = plan.nodes[k];
         sh << "    " << k << ")  # " << n.host << "\n        ";
         if (!n.devices.empty()) sh << "CUDA_VISIBLE_DEVICES=" << n.cuda_visible_devices() << " ";
-        std::vector<std::string> cmd = {"torchrun", "--nnodes", std::to_string(plan.nnodes), "--node-rank", std::to_string(k),
-                                        "--nproc-per-node", std::to_string(plan.nproc_per_node), "--rdzv-backend", "static",
-                                        "--master-addr", plan.master_addr, "--master-port", std::to_string(plan.master_port)};
+        std::vector<std::string> cmd = {"torchrun", "--nnodes", std::to_string(plan.nnodes), "--node_rank", std::to_string(k),
+                                        "--nproc_per_node", std::to_string(plan.nproc_per_node), "--rdzv_backend", "static",
+                                        "--master_addr", plan.master_addr, "--master_port", std::to_string(plan.master_port)};
         cmd.insert(cmd.end(), prog.words.begin(), prog.words.end());
         sh << join_shell(cmd) << "\n        ;;\n";
     }

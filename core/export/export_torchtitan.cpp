@@ -154,8 +154,8 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     }
     std::vector<std::string> tail = {"-m", "torchtitan.train", "--job.config_file", "job.toml"};
     tail.insert(tail.end(), opt.script_args.begin(), opt.script_args.end());
-    sh << "torchrun --nnodes " << plan.nnodes << " --nproc-per-node " << plan.nproc_per_node
-       << " --node-rank \"$NODE_RANK\" --master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\" \\\n    "
+    sh << "torchrun --nnodes " << plan.nnodes << " --nproc_per_node " << plan.nproc_per_node
+       << " --node_rank \"$NODE_RANK\" --master_addr \"$MASTER_ADDR\" --master_port \"$MASTER_PORT\" \\\n    "
        << join_shell(tail) << "\n";
     out.files["run.sh"] = {sh.str(), FileSyntax::Shell};
     return out;

@@ -1,6 +1,6 @@
 #pragma once
 // Which host runs which block of ranks. torchrun's static rendezvous gives the node
-// with --node-rank k the ranks [k*nproc, (k+1)*nproc) with LOCAL_RANK = rank % nproc
+// with --node_rank k the ranks [k*nproc, (k+1)*nproc) with LOCAL_RANK = rank % nproc
 // (torch/distributed/run.py); every launcher we export (torchrun, colossalai run,
 // deepspeed, srun, Kubeflow) builds on that rule. A canvas rank order is expressed
 // by ordering the hosts and, inside a node, by CUDA_VISIBLE_DEVICES.

@@ -1,6 +1,7 @@
 #include "export/python_call.h"
 
 #include "util/input_error.h"
+#include "util/json_read.h"
 
 #include <cctype>
 #include <charconv>
@@ -111,7 +112,14 @@ std::string strip_comments(std::string_view s) {
 
 }  // namespace
 
-std::optional<json> literal(std::string_view expr) {
+static std::optional<json> literal_at(std::string_view expr, int depth);
+
+std::optional<json> literal(std::string_view expr) { return literal_at(expr, 0); }
+
+// Lists nested deeper than JSON's bound are not read as literals (kept as source):
+// the recursion below stays shallow whatever the file holds.
+static std::optional<json> literal_at(std::string_view expr, int depth) {
+    if (depth > json_read::kMaxJsonDepth) return std::nullopt;
     const std::string cleaned = strip_comments(expr);
     std::string_view e = trim(cleaned);
     if (e.empty()) return std::nullopt;
@@ -127,7 +135,7 @@ std::optional<json> literal(std::string_view expr) {
         auto parts = split_top(inner);
         if (!parts.empty() && trim(parts.back()).empty()) parts.pop_back();   // trailing comma
         for (auto part : parts) {
-            auto v = literal(part);
+            auto v = literal_at(part, depth + 1);
             if (!v) return std::nullopt;
             a.push_back(*v);
         }

@@ -1,6 +1,7 @@
 #include "export/toml.h"
 
 #include "util/input_error.h"
+#include "util/json_read.h"
 
 #include <cctype>
 #include <charconv>
@@ -63,6 +64,21 @@ public:
 private:
     std::string_view s_;
     std::size_t pos_ = 0;
+    int depth_ = 0;   // arrays and inline tables open around the current value
+
+    // Bounds recursion (value -> array/inline_table -> value) like json_read's limit.
+    struct Nest {
+        Parser& p;
+        int levels;
+        explicit Nest(Parser& parser, int n = 1) : p(parser), levels(n) {
+            p.depth_ += levels;
+            if (p.depth_ > json_read::kMaxJsonDepth)
+                p.fail("tables and arrays nested more than " + std::to_string(json_read::kMaxJsonDepth) + " levels deep");
+        }
+        ~Nest() { p.depth_ -= levels; }
+        Nest(const Nest&) = delete;
+        Nest& operator=(const Nest&) = delete;
+    };
 
     bool eof() const { return pos_ >= s_.size(); }
     char peek(std::size_t k = 0) const { return pos_ + k < s_.size() ? s_[pos_ + k] : '\0'; }
@@ -120,12 +136,15 @@ private:
             ++pos_;
             skip_ws();
             path.push_back(bare_or_quoted_key());
+            if (path.size() > static_cast<std::size_t>(json_read::kMaxJsonDepth))
+                fail("a dotted key with more than " + std::to_string(json_read::kMaxJsonDepth) + " parts");
             skip_ws();
         }
         return path;
     }
     void key_value(json& table) {
         std::vector<std::string> path = key_path();
+        Nest dotted(*this, static_cast<int>(path.size()) - 1);   // a.b.c = v nests v two tables deeper
         skip_ws();
         expect('=');
         skip_ws();
@@ -322,8 +341,8 @@ private:
         switch (peek()) {
             case '"': return basic_string();
             case '\'': return literal_string();
-            case '[': return array();
-            case '{': return inline_table();
+            case '[': { Nest n(*this); return array(); }
+            case '{': { Nest n(*this); return inline_table(); }
             default: return number_or_bool();
         }
     }

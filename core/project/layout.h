@@ -55,6 +55,10 @@ struct Layout {
     double moe_capacity_factor = 0;           // 0: dropless; > 0: tokens per expert capped at C x average
     double moe_imbalance = 0;                 // busiest EP rank's routed tokens / average (1: forced balance); 0: default
     bool moe_overlap = false;                 // EP all-to-alls overlapped with another microbatch's compute
+    // Megatron (core 0.11+) --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
+    // the embedding / the loss count as one layer each when the layers are split over pipeline stages.
+    bool account_for_embedding_in_pipeline_split = false;
+    bool account_for_loss_in_pipeline_split = false;
     nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
 
     bool operator==(const Layout&) const = default;

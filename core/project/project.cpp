@@ -58,15 +58,17 @@ void check_gpu(const std::string& id, const std::string& pointer) {
 
 Node read_node(const Obj& o) {
     Node n;
-    n.name = o.string("name");
-    n.host = o.string("host", "");
+    // Names, hosts, users and key files reach ssh command lines and exported scripts:
+    // control characters (a newline would start a new line there) are refused.
+    n.name = json_read::no_control_chars(o.at("name"), o.string("name"));
+    n.host = o.plain_string("host", "");
     n.gpu = o.string("gpu");
     check_gpu(n.gpu, o.at("gpu"));
     n.gpus = o.positive_int("gpus");
-    n.user = o.string("user", "");
+    n.user = o.plain_string("user", "");
     n.port = o.non_negative_int("port", 0);
     if (n.port > 65535) json_read::fail(o.at("port"), "a port number (1-65535)", *o.get("port"));
-    n.identity = o.string("identity", "");
+    n.identity = o.plain_string("identity", "");
     if (o.has("intra_node_gbps")) n.intra_node_gbps = o.positive_number("intra_node_gbps");
     n.extra = unknown_keys(o.raw(), {"name", "host", "gpu", "gpus", "user", "port", "identity", "intra_node_gbps"});
     return n;
@@ -211,12 +213,15 @@ Layout read_layout(const Obj& o) {
     if (l.moe_imbalance > 0 && l.moe_imbalance < 1)
         json_read::fail(o.at("moe_imbalance"), "0 (the default) or a load factor of at least 1", *o.get("moe_imbalance"));
     l.moe_overlap = o.boolean("moe_overlap", false);
+    l.account_for_embedding_in_pipeline_split = o.boolean("account_for_embedding_in_pipeline_split", false);
+    l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
     l.extra = unknown_keys(o.raw(), {"framework", "tp", "pp", "sp", "sp_mode", "cp", "ep", "etp", "dp", "zero_stage",
                                      "schedule", "chunks", "num_microbatches", "recompute", "offload", "offload_fraction",
                                      "flash_attention", "fused_norm", "jit_fused", "fp8", "order", "dp_outside",
                                      "inner_ring_size", "dp_shard", "dp_replicate", "tp_mode", "tp_depth",
                                      "num_layers_per_stage", "distributed_optimizer", "moe_dispatcher",
-                                     "moe_capacity_factor", "moe_imbalance", "moe_overlap"});
+                                     "moe_capacity_factor", "moe_imbalance", "moe_overlap", "account_for_embedding_in_pipeline_split",
+                                     "account_for_loss_in_pipeline_split"});
     return l;
 }
 
@@ -359,6 +364,9 @@ json project_to_json(const Project& p) {
     if (l.moe_capacity_factor != d.moe_capacity_factor) la["moe_capacity_factor"] = l.moe_capacity_factor;
     if (l.moe_imbalance != d.moe_imbalance) la["moe_imbalance"] = l.moe_imbalance;
     if (l.moe_overlap != d.moe_overlap) la["moe_overlap"] = l.moe_overlap;
+    if (l.account_for_embedding_in_pipeline_split)
+        la["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
+    if (l.account_for_loss_in_pipeline_split) la["account_for_loss_in_pipeline_split"] = l.account_for_loss_in_pipeline_split;
     j["layout"] = la;
     if (!p.runtime.empty()) j["runtime"] = p.runtime;
     return j;

@@ -35,6 +35,7 @@ const std::map<std::string, Accessor>& accessors() {
         PARAPLAN_L(jit_fused); PARAPLAN_L(fp8); PARAPLAN_L(order); PARAPLAN_L(dp_outside);
         PARAPLAN_L(inner_ring_size); PARAPLAN_L(dp_shard); PARAPLAN_L(dp_replicate); PARAPLAN_L(tp_mode);
         PARAPLAN_L(tp_depth); PARAPLAN_L(num_layers_per_stage); PARAPLAN_L(distributed_optimizer);
+        PARAPLAN_L(account_for_embedding_in_pipeline_split); PARAPLAN_L(account_for_loss_in_pipeline_split);
         PARAPLAN_T(global_batch_size); PARAPLAN_T(micro_batch_size); PARAPLAN_T(seq_len); PARAPLAN_T(precision);
         PARAPLAN_T(optimizer); PARAPLAN_T(train_tokens);
 #undef PARAPLAN_L

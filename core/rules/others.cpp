@@ -161,25 +161,67 @@ void mg_layers(const Project& p, Out& out) {
         return;
     }
     if (l.pp <= 1) return;
-    if (L % l.pp != 0) {
-        auto d = diag(Severity::Error, "megatron.layers_divisible_pp",
-                      str(L) + " layers do not divide evenly over pp = " + str(l.pp) + " stages" +
-                          (megatron_minor(p) < 10 ? " (Megatron before core 0.10 silently dropped the remainder)." : "."),
-                      "AssertionError: Number of layers should be divisible by the pipeline-model-parallel size",
-                      {"/layout/pp", "/model/layers"});
-        add_fixes(d, &mg_layers, p, knob_candidates(p, {"/layout/pp"}, divisors(L)));
+    // --account-for-embedding/loss-in-pipeline-split (Megatron core 0.11+) count the
+    // embedding and the loss as one layer each in the split: validate_args
+    // (megatron/training/arguments.py) and TransformerConfig.__post_init__
+    // (megatron/core/transformer/transformer_config.py, core_v0.12.0) require
+    // (num_layers + those) % pp == 0, and with virtual stages that per-stage count % vp == 0.
+    const int accounted = (l.account_for_embedding_in_pipeline_split ? 1 : 0) + (l.account_for_loss_in_pipeline_split ? 1 : 0);
+    const int split = L + accounted;
+    if (accounted > 0 && megatron_minor(p) < 11) {
+        auto d = diag(Severity::Error, "megatron.account_for_in_split_version",
+                      "Counting the embedding or the loss as pipeline layers needs Megatron core 0.11 or later "
+                      "(this project targets " + version(p) + ").",
+                      "error: unrecognized arguments: --account-for-embedding-in-pipeline-split",
+                      {"/layout/account_for_embedding_in_pipeline_split", "/layout/account_for_loss_in_pipeline_split"});
+        add_fixes(d, &mg_layers, p, {Fix{"Split only the transformer layers", {{"/layout/account_for_embedding_in_pipeline_split", false},
+                                                                                 {"/layout/account_for_loss_in_pipeline_split", false}}}});
         out.push_back(d);
         return;
     }
-    if (l.chunks > 1 && (L / l.pp) % l.chunks != 0) {
+    const std::string split_words = accounted == 0 ? str(L) + " layers"
+                                                   : str(L) + " layers + " + str(accounted) + " (" +
+                                                         (accounted == 2 ? std::string("embedding and loss")
+                                                          : l.account_for_embedding_in_pipeline_split ? "embedding" : "loss") +
+                                                         ") = " + str(split);
+    if (split % l.pp != 0) {
+        auto d = diag(Severity::Error, "megatron.layers_divisible_pp",
+                      split_words + " do not divide evenly over pp = " + str(l.pp) + " stages" +
+                          (megatron_minor(p) < 10 ? " (Megatron before core 0.10 silently dropped the remainder)." : "."),
+                      "AssertionError: Number of layers should be divisible by the pipeline-model-parallel size",
+                      {"/layout/pp", "/model/layers"});
+        std::vector<Fix> c;
+        // Keep pp: count the embedding and/or the loss as layers where that makes the split even.
+        if (megatron_minor(p) >= 11) {
+            struct Acc { bool emb, loss; const char* label; };
+            for (const Acc& a : {Acc{true, true, "Count the embedding and the loss as pipeline layers "
+                                                 "(--account-for-embedding-in-pipeline-split "
+                                                 "--account-for-loss-in-pipeline-split)"},
+                                 Acc{true, false, "Count the embedding as a pipeline layer "
+                                                  "(--account-for-embedding-in-pipeline-split)"},
+                                 Acc{false, true, "Count the loss as a pipeline layer "
+                                                  "(--account-for-loss-in-pipeline-split)"}}) {
+                const int n = L + (a.emb ? 1 : 0) + (a.loss ? 1 : 0);
+                if (n % l.pp != 0 || (l.chunks > 1 && (n / l.pp) % l.chunks != 0)) continue;
+                c.push_back(Fix{a.label, {{"/layout/account_for_embedding_in_pipeline_split", a.emb},
+                                          {"/layout/account_for_loss_in_pipeline_split", a.loss}}});
+            }
+        }
+        for (auto& f : knob_candidates(p, {"/layout/pp"}, divisors(split))) c.push_back(std::move(f));
+        add_fixes(d, &mg_layers, p, c);
+        out.push_back(d);
+        return;
+    }
+    if (l.chunks > 1 && (split / l.pp) % l.chunks != 0) {
         auto d = diag(Severity::Error, "megatron.layers_divisible_vp",
-                      str(L / l.pp) + " layers per pipeline stage do not split into chunks = " + str(l.chunks) +
-                          " virtual stages (num_layers must be divisible by pp × vp = " + str(l.pp * l.chunks) + ").",
+                      str(split / l.pp) + " layers per pipeline stage do not split into chunks = " + str(l.chunks) +
+                          " virtual stages (" + (accounted ? split_words : str(L) + " layers") +
+                          " must be divisible by pp × vp = " + str(l.pp * l.chunks) + ").",
                       "AssertionError: number of layers per pipeline stage must be divisible number of layers per virtual "
                       "pipeline stage",
                       {"/layout/chunks", "/layout/pp"});
         std::vector<Fix> c;
-        for (int v : nearest_first(l.chunks, divisors(L / l.pp))) c.push_back(set_value("/layout/chunks", v, "Set chunks to " + str(v)));
+        for (int v : nearest_first(l.chunks, divisors(split / l.pp))) c.push_back(set_value("/layout/chunks", v, "Set chunks to " + str(v)));
         add_fixes(d, &mg_layers, p, c);
         out.push_back(d);
     }

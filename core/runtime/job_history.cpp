@@ -1,11 +1,13 @@
 #include "runtime/job_history.h"
 
 #include "runtime/shell_quote.h"
+#include "util/json_read.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace paraplan::runtime {
 
@@ -21,11 +23,14 @@ std::optional<JobRecord> read_record(const fs::path& folder, std::string* proble
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    const auto j = nlohmann::json::parse(ss.str(), nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("paraplan_job")) {
-        if (problem) *problem = (folder / "job.json").string() + ": not a Paraplan job record";
+    std::string why;
+    const auto parsed = json_read::try_parse(ss.str(), &why);   // nesting bounded, never throws
+    if (!parsed || !parsed->is_object() || !parsed->contains("paraplan_job")) {
+        if (problem)
+            *problem = (folder / "job.json").string() + ": not a Paraplan job record" + (why.empty() ? "" : " (" + why + ")");
         return std::nullopt;
     }
+    const nlohmann::json& j = *parsed;
     JobRecord r;
     r.folder = folder.string();
     r.id = j.value("id", folder.filename().string());
@@ -53,6 +58,19 @@ std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::st
     }
     std::sort(out.begin(), out.end(), [](const JobRecord& a, const JobRecord& b) { return a.id > b.id; });
     return out;
+}
+
+std::string claim_job_folder(const std::string& job_dir, const std::string& base_id) {
+    std::error_code ec;
+    fs::create_directories(job_dir, ec);
+    for (int n = 1; n <= 10000; ++n) {
+        const std::string id = n == 1 ? base_id : base_id + "-" + std::to_string(n);
+        ec.clear();
+        if (fs::create_directory(fs::path(job_dir) / id, ec)) return id;   // false: it already exists
+        if (ec) throw std::runtime_error("cannot create the job folder " + (fs::path(job_dir) / id).string() + ": " +
+                                         ec.message());
+    }
+    throw std::runtime_error("no free job folder for " + base_id + " in " + job_dir);
 }
 
 std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder) {

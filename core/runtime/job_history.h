@@ -23,6 +23,13 @@ struct JobRecord {
 // without a readable job.json are skipped; `problems` (if given) says why.
 std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::string>* problems = nullptr);
 
+// Creates a new job folder under job_dir (and job_dir itself) and returns its id:
+// base_id ("<yyyymmdd-hhmmss>-<slug>", make_job_id) when that folder is free, else
+// base_id-2, base_id-3, ... Creating a folder is atomic, so two launches in the same
+// second, even from two processes, never share a folder. Throws std::runtime_error
+// when no folder can be created.
+std::string claim_job_folder(const std::string& job_dir, const std::string& base_id);
+
 // A job by id, or by a folder path holding job.json.
 std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder);
 

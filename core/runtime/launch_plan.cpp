@@ -168,9 +168,9 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
             p.env.push_back({"CUDA_VISIBLE_DEVICES", join_ints(gpus_of(node), ",")});
             if (rc.mode == "torchrun") {
                 p.argv = script_argv({rc.launcher.empty() ? "torchrun" : rc.launcher, "--nnodes=" + std::to_string(N),
-                                      "--nproc-per-node=" + std::to_string(G), "--node-rank=" + std::to_string(k),
-                                      "--rdzv-backend=static", "--master-addr=" + plan.master_addr,
-                                      "--master-port=" + P});
+                                      "--nproc_per_node=" + std::to_string(G), "--node_rank=" + std::to_string(k),
+                                      "--rdzv_backend=static", "--master_addr=" + plan.master_addr,
+                                      "--master_port=" + P});
             } else {
                 // deepspeed/launcher/runner.py: --no_ssh runs this node only, --node_rank says which.
                 p.argv = script_argv({rc.launcher.empty() ? "deepspeed" : rc.launcher, "--no_ssh",

@@ -1,5 +1,7 @@
 #include "runtime/rocm_smi.h"
 
+#include "util/json_read.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -55,13 +57,13 @@ std::vector<std::string> rocm_smi_args() {
 
 RocmSmiParse parse_rocm_smi_json(std::string_view text_in) {
     RocmSmiParse out;
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text_in);
-    } catch (const nlohmann::json::parse_error& e) {
-        out.errors.push_back(std::string("rocm-smi printed something that is not JSON (") + e.what() + ")");
+    std::string why;
+    const auto parsed = json_read::try_parse(text_in, &why);   // nesting bounded
+    if (!parsed) {
+        out.errors.push_back("rocm-smi printed something that is not JSON (" + why + ")");
         return out;
     }
+    const nlohmann::json& doc = *parsed;
     if (!doc.is_object()) {
         out.errors.push_back("rocm-smi printed JSON that is not an object of cards");
         return out;

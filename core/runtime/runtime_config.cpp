@@ -1,8 +1,12 @@
 #include "runtime/runtime_config.h"
 
 #include "runtime/shell_quote.h"
+#include "runtime/ssh_policy.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
+
+#include <fstream>
+#include <sstream>
 
 namespace paraplan::runtime {
 
@@ -19,7 +23,7 @@ std::vector<std::string> string_list(const Obj& o, std::string_view key) {
     for (std::size_t i = 0; i < v->size(); ++i) {
         const auto& e = (*v)[i];
         if (!e.is_string()) json_read::fail(o.at(key) + "/" + std::to_string(i), "a string", e);
-        out.push_back(e.get<std::string>());
+        out.push_back(json_read::no_control_chars(o.at(key) + "/" + std::to_string(i), e.get<std::string>()));
     }
     return out;
 }
@@ -45,12 +49,12 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
                         "master_port", "job_dir", "on_failure", "fail_fast", "stop_grace_s", "launcher", "ssh", "telemetry",
                         "slurm", "upload_configs", "upload_dir"});
     c.mode = o.one_of("mode", {"direct", "torchrun", "slurm", "colossalai", "deepspeed"}, c.mode);
-    c.workdir = o.string("workdir", c.workdir);
+    c.workdir = o.plain_string("workdir", c.workdir);
     c.upload_configs = o.boolean("upload_configs", c.upload_configs);
-    c.upload_dir = o.string("upload_dir", c.upload_dir);
-    c.python = o.string("python", c.python);
+    c.upload_dir = o.plain_string("upload_dir", c.upload_dir);
+    c.python = o.plain_string("python", c.python);
     if (c.python.empty()) throw InputError(o.at("python"), "must not be empty (e.g. \"python3\")");
-    c.script = o.string("script", c.script);
+    c.script = o.plain_string("script", c.script);
     c.args = string_list(o, "args");
     if (const json* env = o.get("env")) {
         const Obj e(*env, o.at("env"));
@@ -60,41 +64,52 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
                                                  "(letters, digits and _, not starting with a digit)");
             if (!it.value().is_string() && !it.value().is_number() && !it.value().is_boolean())
                 json_read::fail(e.at(it.key()), "a string or number", it.value());
-            c.env.emplace_back(it.key(), it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+            c.env.emplace_back(it.key(), json_read::no_control_chars(
+                                             e.at(it.key()), it.value().is_string() ? it.value().get<std::string>()
+                                                                                    : it.value().dump()));
         }
     }
     c.path_prepend = string_list(o, "path_prepend");
-    c.master_addr = o.string("master_addr", c.master_addr);
+    c.master_addr = o.plain_string("master_addr", c.master_addr);
     c.master_port = o.positive_int("master_port", c.master_port);
     if (c.master_port > 65535) throw InputError(o.at("master_port"), "expected a port number 1-65535, got " +
                                                                          std::to_string(c.master_port));
-    c.job_dir = o.string("job_dir", c.job_dir);
+    c.job_dir = o.plain_string("job_dir", c.job_dir);
     if (c.job_dir.empty()) throw InputError(o.at("job_dir"), "must not be empty");
     c.on_failure = o.one_of("on_failure", {"stop_all", "continue"}, c.on_failure);
     c.fail_fast = o.boolean("fail_fast", c.fail_fast);
     c.stop_grace_s = o.non_negative_int("stop_grace_s", c.stop_grace_s);
-    c.launcher = o.string("launcher", c.launcher);
+    c.launcher = o.plain_string("launcher", c.launcher);
     if (o.has("ssh")) {
         const Obj s = o.object("ssh");
         no_unknown_keys(s, {"connect_timeout_s", "server_alive_interval_s", "known_hosts_file",
                             "strict_host_key_checking", "config_file", "options"});
         c.connect_timeout_s = s.positive_int("connect_timeout_s", c.connect_timeout_s);
         c.server_alive_interval_s = s.positive_int("server_alive_interval_s", c.server_alive_interval_s);
-        c.known_hosts_file = s.string("known_hosts_file", c.known_hosts_file);
+        c.known_hosts_file = s.plain_string("known_hosts_file", c.known_hosts_file);
         c.strict_host_key_checking = s.one_of("strict_host_key_checking", {"yes", "accept-new"},
                                               c.strict_host_key_checking);
-        c.ssh_config_file = s.string("config_file", c.ssh_config_file);
+        c.ssh_config_file = s.plain_string("config_file", c.ssh_config_file);
         c.ssh_options = string_list(s, "options");
+        // Only a safe list: a project file must not make ssh run commands here (ssh_policy.h).
         for (std::size_t i = 0; i < c.ssh_options.size(); ++i) {
-            const auto& kv = c.ssh_options[i];
-            const auto eq = kv.find('=');
-            if (eq == std::string::npos || eq == 0)
-                throw InputError(s.at("options") + "/" + std::to_string(i), "expected \"Key=Value\", got \"" + kv + "\"");
-            const std::string key = kv.substr(0, eq);
-            for (const char* bad : {"StrictHostKeyChecking", "BatchMode", "ControlPath", "ControlMaster"})
-                if (key == bad)
-                    throw InputError(s.at("options") + "/" + std::to_string(i),
-                                     std::string(bad) + " is managed by Paraplan and cannot be overridden here");
+            const std::string why = check_project_ssh_option(c.ssh_options[i]);
+            if (!why.empty()) throw InputError(s.at("options") + "/" + std::to_string(i), why);
+        }
+        // A config file the project names is held to the same list (it could hold a ProxyCommand).
+        // One that cannot be read is left to ssh, which then refuses to connect.
+        if (!c.ssh_config_file.empty()) {
+            std::ifstream f(c.ssh_config_file);
+            if (f) {
+                std::stringstream text;
+                text << f.rdbuf();
+                const std::string why = check_project_ssh_config(text.str());
+                if (!why.empty())
+                    throw InputError(s.at("config_file"), c.ssh_config_file + ", " + why +
+                                                              " (a config file named by a project may hold only Host, "
+                                                              "Match without exec, and the options allowed in "
+                                                              "/runtime/ssh/options)");
+            }
         }
     }
     if (o.has("telemetry")) {
@@ -107,10 +122,10 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
     if (o.has("slurm")) {
         const Obj s = o.object("slurm");
         no_unknown_keys(s, {"login_node", "partition", "account", "time", "sbatch_args", "gpus"});
-        c.slurm.login_node = s.string("login_node", "");
-        c.slurm.partition = s.string("partition", "");
-        c.slurm.account = s.string("account", "");
-        c.slurm.time = s.string("time", "");
+        c.slurm.login_node = s.plain_string("login_node", "");
+        c.slurm.partition = s.plain_string("partition", "");
+        c.slurm.account = s.plain_string("account", "");
+        c.slurm.time = s.plain_string("time", "");
         c.slurm.sbatch_args = string_list(s, "sbatch_args");
         c.slurm.gpus = s.one_of("gpus", {"auto", "gres", "none"}, c.slurm.gpus);
     }

@@ -1,5 +1,7 @@
 #include "runtime/ssh_error.h"
 
+#include "runtime/shell_quote.h"
+
 #include <vector>
 
 namespace paraplan::runtime {
@@ -45,7 +47,7 @@ std::string last_line(std::string_view text) {
 
 }  // namespace
 
-SshError classify_ssh_failure(const std::string& host, int exit_code, std::string_view err) {
+SshError classify_ssh_failure(const std::string& host, int exit_code, std::string_view err, const HostKeyPlace& place) {
     SshError e;
     e.exit_code = exit_code;
     e.raw = last_line(err);
@@ -56,15 +58,25 @@ SshError classify_ssh_failure(const std::string& host, int exit_code, std::strin
         e.message = std::move(msg);
         e.fix = std::move(fix);
     };
+    // known_hosts names a host on a non-default port "[host]:port" (sshd(8), SSH_KNOWN_HOSTS FILE FORMAT).
+    const bool custom_port = place.port > 0 && place.port != 22;
+    const std::string entry = custom_port ? "[" + host + "]:" + std::to_string(place.port) : host;
+    const std::string kh_file = place.known_hosts_file.empty() ? std::string("~/.ssh/known_hosts")
+                                                               : sh_quote(place.known_hosts_file);
+    const std::string kh_name = place.known_hosts_file.empty() ? std::string("known_hosts") : place.known_hosts_file;
+    const std::string port_flag = custom_port ? " -p " + std::to_string(place.port) : std::string();
+    const std::string kh_opt = place.known_hosts_file.empty() ? std::string()
+                                                              : " -o UserKnownHostsFile=" + sh_quote(place.known_hosts_file);
     if (has(err, "REMOTE HOST IDENTIFICATION HAS CHANGED") || (has(err, "Host key for") && has(err, "has changed"))) {
-        set(SshErrorKind::ChangedHostKey, "the host key of " + h + " has CHANGED since it was recorded in known_hosts "
-                                          "(the machine was reinstalled, or someone is intercepting the connection)",
-            "verify the new key with the administrator, then remove the old entry with `ssh-keygen -R " + host + "`");
+        set(SshErrorKind::ChangedHostKey, "the host key of " + h + " has CHANGED since it was recorded in " + kh_name +
+                                          " (the machine was reinstalled, or someone is intercepting the connection)",
+            "verify the new key with the administrator, then remove the old entry with `ssh-keygen -R " +
+                sh_quote(entry) + (place.known_hosts_file.empty() ? std::string() : " -f " + kh_file) + "`");
     } else if (has(err, "host key is known for") || has(err, "Host key verification failed")) {
-        set(SshErrorKind::UnknownHostKey, "the host key of " + h + " is not in known_hosts, and Paraplan never accepts "
-                                          "an unknown key on its own",
-            "check the key fingerprint and add it: `ssh-keyscan -H " + host + " >> ~/.ssh/known_hosts`, or connect "
-            "once with `ssh " + host + "` and answer yes");
+        set(SshErrorKind::UnknownHostKey, "the host key of " + h + (custom_port ? " (port " + std::to_string(place.port) + ")" : std::string()) +
+                                          " is not in " + kh_name + ", and Paraplan never accepts an unknown key on its own",
+            "check the key fingerprint and add it: `ssh-keyscan -H" + port_flag + " " + sh_quote(host) + " >> " + kh_file +
+                "`, or connect once with `ssh" + port_flag + kh_opt + " " + sh_quote(host) + "` and answer yes");
     } else if (has(err, "Permission denied") || has(err, "Too many authentication failures") ||
                has(err, "No more authentication methods")) {
         set(SshErrorKind::AuthFailed, "the SSH key was refused by " + h + " (permission denied)",
@@ -100,6 +112,20 @@ SshError classify_ssh_failure(const std::string& host, int exit_code, std::strin
                                      (e.raw.empty() ? std::string() : ": " + e.raw),
             "see the command's output");
     }
+    return e;
+}
+
+SshError connection_lost(const std::string& host, int exit_code, int signal, std::string_view err) {
+    SshError e;
+    e.kind = SshErrorKind::ConnectionLost;
+    e.exit_code = signal > 0 ? 255 : exit_code;
+    e.raw = last_line(err);
+    e.message = "the connection to \"" + host + "\" was lost: its ssh control connection " +
+                (signal > 0 ? "was killed (signal " + std::to_string(signal) + ")"
+                            : "ended (ssh exit status " + std::to_string(exit_code) + ")") +
+                (e.raw.empty() ? std::string() : ": " + e.raw);
+    e.fix = "check the node and the network (and that nothing on this computer kills ssh processes); the job's "
+            "processes on that node are stopped by their watchdog when the connection goes";
     return e;
 }
 

@@ -32,9 +32,23 @@ struct SshError {
 // "unknown_host_key", "changed_host_key", ... (stable ids for JSON).
 std::string to_string(SshErrorKind k);
 
+// Where the host's key is looked up, for the fix commands of host-key errors: a
+// non-default port is recorded in known_hosts as "[host]:port", and a project may
+// name its own known_hosts file.
+struct HostKeyPlace {
+    int port = 0;                   // 0 or 22 = ssh's default
+    std::string known_hosts_file;   // "" = ~/.ssh/known_hosts
+};
+
 // Classifies a finished ssh invocation. exit_code 0 gives kind None. A non-zero exit
 // that is not 255 or 127 is the remote program's own status: kind Other with a
 // message naming it, unless stderr shows an ssh failure.
-SshError classify_ssh_failure(const std::string& host, int exit_code, std::string_view stderr_text);
+SshError classify_ssh_failure(const std::string& host, int exit_code, std::string_view stderr_text,
+                              const HostKeyPlace& place = {});
+
+// The connection's own ssh process (the ControlMaster) ended while in use: killed by
+// a signal (`signal` > 0) or exited with `exit_code`. Always kind ConnectionLost; the
+// message says so instead of reading the status as a remote command's.
+SshError connection_lost(const std::string& host, int exit_code, int signal, std::string_view stderr_text);
 
 }  // namespace paraplan::runtime

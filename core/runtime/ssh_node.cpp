@@ -82,14 +82,18 @@ void SshNode::connectToHost() {
         }
     });
     connect(master_, &QProcess::readyReadStandardError, this, [this] { master_err_ += master_->readAllStandardError(); });
-    connect(master_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
+    connect(master_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus st) {
         master_err_ += master_->readAllStandardError();
         const auto err = master_err_.toStdString();
         master_->deleteLater();
         master_ = nullptr;
+        // Killed by a signal, QProcess gives CrashExit and the signal number as the code:
+        // that is the connection ending, never a remote command's status.
+        const bool killed = st != QProcess::NormalExit;
         if (state_ == State::Connecting || state_ == State::Connected) {
-            SshError e = classify_ssh_failure(target_.host, code == 0 ? 255 : code, err);
-            if (state_ == State::Connected && e.kind == SshErrorKind::Other) e.kind = SshErrorKind::ConnectionLost;
+            SshError e = classify_ssh_failure(target_.host, killed || code == 0 ? 255 : code, err, place());
+            if (state_ == State::Connected && (killed || e.kind == SshErrorKind::Other))
+                e = connection_lost(target_.host, code, killed ? code : 0, err);
             fail(e);
         }
     });
@@ -119,7 +123,7 @@ bool SshNode::waitConnected(int timeout_ms) {
     t.start(timeout_ms);
     loop.exec();
     if (state_ == State::Connecting) {
-        SshError e = classify_ssh_failure(target_.host, 255, "Connection timed out");
+        SshError e = classify_ssh_failure(target_.host, 255, "Connection timed out", place());
         if (master_) {
             master_->disconnect(this);
             master_->kill();
@@ -188,7 +192,7 @@ SshNode::Result SshNode::run(const std::string& remote_command, int timeout_ms, 
         p.waitForFinished(2000);
         r.out = p.readAllStandardOutput().toStdString();
         r.err = p.readAllStandardError().toStdString();
-        r.error = classify_ssh_failure(target_.host, 255, "Connection timed out");
+        r.error = classify_ssh_failure(target_.host, 255, "Connection timed out", place());
         r.error.message = "the command on \"" + target_.host + "\" did not finish within " +
                           std::to_string(timeout_ms / 1000) + " s";
         return r;
@@ -196,7 +200,7 @@ SshNode::Result SshNode::run(const std::string& remote_command, int timeout_ms, 
     r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : 255;
     r.out = p.readAllStandardOutput().toStdString();
     r.err = p.readAllStandardError().toStdString();
-    if (r.exit_code != 0) r.error = classify_ssh_failure(target_.host, r.exit_code, r.err);
+    if (r.exit_code != 0) r.error = classify_ssh_failure(target_.host, r.exit_code, r.err, place());
     return r;
 }
 

@@ -58,6 +58,8 @@ signals:
 
 private:
     void fail(const SshError& e);
+    // Port and known_hosts file for the fix commands of host-key errors.
+    HostKeyPlace place() const { return {target_.port, options_.known_hosts_file}; }
 
     SshTarget target_;
     SshOptions options_;

@@ -125,7 +125,7 @@ void TelemetryMonitor::start() {
                 st.state = code == 0 ? NodeState::Ended : NodeState::Failed;
                 const auto& nd = cluster_.nodes[static_cast<std::size_t>(idx)];
                 st.message = code == 127 ? std::string(smi_tool_name(smi_tool_for(nd))) + " not found on " + nd.name
-                                         : classify_ssh_failure(cluster_.nodes[static_cast<std::size_t>(idx)].name, code, err).message;
+                                         : classify_ssh_failure(nd.name, code, err, {nd.port, ssh_.known_hosts_file}).message;
                 emit nodeStateChanged(idx);
             });
         });

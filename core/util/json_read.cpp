@@ -4,7 +4,84 @@
 
 namespace paraplan::json_read {
 
+namespace {
+void line_column(std::string_view text, std::size_t pos, int& line, int& column) {
+    line = 1;
+    column = 1;
+    for (std::size_t i = 0; i < pos && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+}
+
+std::string control_name(unsigned char c) {
+    switch (c) {
+        case '\n': return "a newline";
+        case '\r': return "a carriage return";
+        case '\t': return "a tab";
+        case 0: return "a NUL byte";
+        case 0x7f: return "a DEL character";
+        default: {
+            static const char* hex = "0123456789ABCDEF";
+            return std::string("a control character (U+00") + hex[c >> 4] + hex[c & 15] + ")";
+        }
+    }
+}
+}  // namespace
+
+void check_nesting(std::string_view text, int max_depth) {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') ++i;   // skip the escaped character
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > max_depth) {
+                int line = 0, column = 0;
+                line_column(text, i, line, column);
+                throw InputError("", "JSON nested more than " + std::to_string(max_depth) +
+                                         " levels deep (arrays and objects inside each other); "
+                                         "no Paraplan input needs that many, so the file is refused",
+                                 line, column);
+            }
+        } else if (c == ']' || c == '}') {
+            if (depth > 0) --depth;
+        }
+    }
+}
+
+std::optional<json> try_parse(std::string_view text, std::string* problem) {
+    try {
+        return parse(text);
+    } catch (const InputError& e) {
+        if (problem) *problem = e.what();
+        return std::nullopt;
+    }
+}
+
+const std::string& no_control_chars(const std::string& pointer, const std::string& value) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const auto c = static_cast<unsigned char>(value[i]);
+        if (c < 0x20 || c == 0x7f)
+            throw InputError(pointer, "contains " + control_name(c) + " at character " + std::to_string(i + 1) +
+                                          "; control characters are refused because this value reaches a command "
+                                          "line or a script, where a newline would start a new command");
+    }
+    return value;
+}
+
 json parse(std::string_view text) {
+    check_nesting(text);
     try {
         return json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
@@ -12,14 +89,7 @@ json parse(std::string_view text) {
         std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
         if (pos > text.size()) pos = text.size();
         int line = 1, column = 1;
-        for (std::size_t i = 0; i < pos; ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
-        }
+        line_column(text, pos, line, column);
         std::string what = e.what();
         // nlohmann's text: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error while parsing ..."
         auto p = what.find("syntax error");
@@ -149,6 +219,10 @@ std::string Obj::string(std::string_view key) const {
 
 std::string Obj::string(std::string_view key, const std::string& def) const {
     return has(key) ? string(key) : def;
+}
+
+std::string Obj::plain_string(std::string_view key, const std::string& def) const {
+    return no_control_chars(at(key), string(key, def));
 }
 
 std::string Obj::one_of(std::string_view key, std::initializer_list<const char*> allowed,

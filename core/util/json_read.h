@@ -15,8 +15,28 @@ namespace paraplan::json_read {
 
 using nlohmann::json;
 
+// Deepest nesting of arrays and objects any JSON we read may have. nlohmann's
+// copy, compare and dump recurse once per level, so a file nested 100,000 deep
+// would overflow the stack; real files stay far below this (a project is ~6).
+inline constexpr int kMaxJsonDepth = 256;
+
+// Throws an InputError (with 1-based line and column of the bracket that goes too
+// deep) when arrays/objects in `text` nest deeper than max_depth. A scan of the
+// text only, without recursion; malformed text is left to the parser.
+void check_nesting(std::string_view text, int max_depth = kMaxJsonDepth);
+
 // Parses text; a syntax error becomes an InputError with 1-based line and column.
+// Nesting deeper than kMaxJsonDepth is refused the same way (checked first).
 json parse(std::string_view text);
+
+// The same, for text that may be garbage: nullopt (and `problem` set to the reason)
+// instead of throwing.
+std::optional<json> try_parse(std::string_view text, std::string* problem = nullptr);
+
+// The value, refused when it holds a control character (C0: newline, carriage
+// return, tab, NUL...; or DEL): such values reach command lines and scripts,
+// where a newline would start a new command. The error names the pointer.
+const std::string& no_control_chars(const std::string& pointer, const std::string& value);
 
 // A short rendering of a value for messages: `"two"`, `3.5`, `an object`, `null`.
 std::string describe(const json& v);
@@ -47,6 +67,8 @@ public:
     double non_negative_number(std::string_view key, double def) const;
     std::string string(std::string_view key) const;
     std::string string(std::string_view key, const std::string& def) const;
+    // string() refused when it holds a control character (see no_control_chars).
+    std::string plain_string(std::string_view key, const std::string& def) const;
     std::string one_of(std::string_view key, std::initializer_list<const char*> allowed,
                        const std::string& def) const;
     bool boolean(std::string_view key, bool def) const;

@@ -5,6 +5,8 @@
 #include "export/export.h"
 #include "export_test_util.h"
 #include "project/project.h"
+#include "rules/apply_fix.h"
+#include "rules/validate.h"
 #include "util/input_error.h"
 
 #include <QTemporaryDir>
@@ -192,9 +194,9 @@ private slots:
             const Launch run = run_script(dir(sub) / "train_megatron.sh", stubs_, {"NODE_RANK=" + QString::number(k)});
             QVERIFY2(run.code == 0, run.err.c_str());
             QCOMPARE(run.argv.at(0), std::string("torchrun"));
-            QCOMPARE(arg_value(run.argv, "--node-rank"), std::to_string(k));
+            QCOMPARE(arg_value(run.argv, "--node_rank"), std::to_string(k));
             QCOMPARE(arg_value(run.argv, "--nnodes"), std::to_string(nodes));
-            QCOMPARE(arg_value(run.argv, "--nproc-per-node"), std::to_string(p.cluster.gpus_per_node()));
+            QCOMPARE(arg_value(run.argv, "--nproc_per_node"), std::to_string(p.cluster.gpus_per_node()));
             auto script = std::find(run.argv.begin(), run.argv.end(), "pretrain_gpt.py");
             QVERIFY(script != run.argv.end());
             const std::vector<std::string> args(script + 1, run.argv.end());
@@ -225,6 +227,54 @@ private slots:
         }
     }
 
+    // Llama 3.1 405B (126 layers) on pp 8: Megatron refuses the even split, and the first
+    // fix keeps pp 8 by counting the embedding and the loss as layers (126 + 2 = 128 =
+    // 8 × 16; arguments.py validate_args, core 0.11+). Applied, the project validates
+    // clean and the export carries both flags, each a real Megatron-LM flag.
+    void megatronAccountForEmbeddingAndLoss() {
+        Project p = example("llama3.1-405b-128nodes");
+        p.layout.framework = "megatron";
+        p.layout.pp = 8;
+        p.layout.num_microbatches = 0;   // derived: 1024 / (1 × dp 16)
+        QCOMPARE(p.model.layers, 126);
+        const Diagnostic* d = nullptr;
+        const auto before = validate(p);
+        for (const auto& x : before)
+            if (x.rule == "megatron.layers_divisible_pp") d = &x;
+        QVERIFY2(d, "126 layers on pp 8 must be refused");
+        QVERIFY(!d->fixes.empty());
+        const Fix& fix = d->fixes.front();
+        QVERIFY2(fix.label.find("--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split") !=
+                     std::string::npos, fix.label.c_str());
+        const Project fixed = with_fix(p, fix);
+        QCOMPARE(fixed.layout.pp, 8);
+        for (const auto& x : validate(fixed))
+            QVERIFY2(x.severity != Severity::Error, (x.rule + ": " + x.message).c_str());
+        // The project file keeps the two switches.
+        const Project reloaded = project_from_text(project_to_text(fixed));
+        QVERIFY(reloaded.layout.account_for_embedding_in_pipeline_split && reloaded.layout.account_for_loss_in_pipeline_split);
+        const ExportResult r = export_project(fixed, "megatron");
+        QVERIFY(!r.refused);
+        write_files(r.files, dir("meg-405b-account"));
+        const Launch run = run_script(dir("meg-405b-account") / "train_megatron.sh", stubs_, {"NODE_RANK=0"});
+        QVERIFY2(run.code == 0, run.err.c_str());
+        const auto flags = megatron_flags();
+        auto script = std::find(run.argv.begin(), run.argv.end(), "pretrain_gpt.py");
+        QVERIFY(script != run.argv.end());
+        const std::vector<std::string> args(script + 1, run.argv.end());
+        for (const auto& a : args)
+            if (a.rfind("--", 0) == 0) QVERIFY2(flags.count(a), ("not a Megatron-LM flag: " + a).c_str());
+        QVERIFY(has_arg(args, "--account-for-embedding-in-pipeline-split"));
+        QVERIFY(has_arg(args, "--account-for-loss-in-pipeline-split"));
+        QCOMPARE(arg_value(args, "--pipeline-model-parallel-size"), std::string("8"));
+        // Megatron before core 0.11 has no such flags: no such fix is offered there.
+        Project old = p;
+        old.layout.extra["megatron_version"] = "core_v0.10.0";
+        for (const auto& x : validate(old))
+            if (x.rule == "megatron.layers_divisible_pp")
+                for (const auto& f : x.fixes) QVERIFY2(f.label.find("account-for") == std::string::npos, f.label.c_str());
+    }
+
     void megatronBlackwellNeedsNoMaxConnections() {
         Project p = example("llama3.1-70b-4nodes");
         for (auto& n : p.cluster.nodes) n.gpu = "b200";
@@ -252,6 +302,23 @@ private slots:
         QCOMPARE(c.contains("bf16"), p.training.precision == "bf16");
         if (l.pp > 1) QCOMPARE(c["pipeline"]["stages"].get<int>(), l.pp);
         if (l.tp > 1) QCOMPARE(c["tensor_parallel"]["autotp_size"].get<int>(), l.tp);
+        // pipeline.py hands PipelineModule the pipe x model x data topology; DeepSpeed's
+        // engine takes its data-parallel size from that grid and asserts
+        // train_batch_size == micro × gradient_accumulation_steps × dp with it.
+        QCOMPARE(fs::exists(dir(sub) / "pipeline.py"), l.pp > 1);
+        if (l.pp > 1) {
+            const auto topo = parse_back("python", dir(sub) / "pipeline.py");
+            QVERIFY2(!topo.contains("_error"), topo.dump().c_str());
+            QCOMPARE(topo["callee"].get<std::string>(), std::string("PipeModelDataParallelTopology"));
+            QCOMPARE(topo["kwargs"]["num_pp"].get<int>(), l.pp);
+            QCOMPARE(topo["kwargs"]["num_mp"].get<int>(), l.tp);
+            QCOMPARE(topo["kwargs"]["num_dp"].get<int>() * l.pp * l.tp, world(p));
+            QCOMPARE(c["train_batch_size"].get<int>(), c["train_micro_batch_size_per_gpu"].get<int>() *
+                                                           c["gradient_accumulation_steps"].get<int>() *
+                                                           topo["kwargs"]["num_dp"].get<int>());
+            QVERIFY(read_file(dir(sub) / "pipeline.py").find("PipelineModule(layers=layers, topology=topology()") !=
+                    std::string::npos);
+        }
         // hostfile: `host slots=N` per node.
         std::istringstream hf(read_file(dir(sub) / "hostfile"));
         std::string line;
@@ -339,11 +406,11 @@ private slots:
             const Launch run = run_script(dir("trun") / "launch.sh", stubs_, {"NODE_RANK=" + QString::number(k)});
             QVERIFY2(run.code == 0, run.err.c_str());
             QCOMPARE(arg_value(run.argv, "--nnodes"), std::string("4"));
-            QCOMPARE(arg_value(run.argv, "--node-rank"), std::to_string(k));
-            QCOMPARE(arg_value(run.argv, "--nproc-per-node"), std::string("8"));
-            QCOMPARE(arg_value(run.argv, "--rdzv-backend"), std::string("static"));
-            QCOMPARE(arg_value(run.argv, "--master-addr"), std::string("gpu-c"));   // node 2 holds rank 0
-            QCOMPARE(arg_value(run.argv, "--master-port"), std::string("29500"));
+            QCOMPARE(arg_value(run.argv, "--node_rank"), std::to_string(k));
+            QCOMPARE(arg_value(run.argv, "--nproc_per_node"), std::string("8"));
+            QCOMPARE(arg_value(run.argv, "--rdzv_backend"), std::string("static"));
+            QCOMPARE(arg_value(run.argv, "--master_addr"), std::string("gpu-c"));   // node 2 holds rank 0
+            QCOMPARE(arg_value(run.argv, "--master_port"), std::string("29500"));
             QCOMPARE(run.visible_devices, std::string(k == 0 ? "7,6,5,4,3,2,1,0" : ""));
         }
         const Launch bad = run_script(dir("trun") / "launch.sh", stubs_, {"NODE_RANK=9"});
@@ -362,6 +429,84 @@ private slots:
         bool found = false;
         for (const auto& d : r.diagnostics) found = found || d.rule == "export.launch.rank_order";
         QVERIFY(found);
+    }
+
+    // Every torchrun line an export writes (torchrun, Slurm, Kubernetes, Megatron and
+    // torchtitan launchers) is read by torch's own parser, torch.distributed.run's
+    // get_args_parser(), from Debian 12's python3-torch 1.13: it knows only the
+    // underscore spellings (--nproc_per_node, --node_rank, ...), which torch 2.x keeps
+    // as aliases of the dashed ones.
+    void torchrunLinesParseWithTorch() {
+        struct Case {
+            std::string what;
+            std::vector<std::string> argv;   // without "torchrun"
+            int nnodes, node_rank, nproc;
+            std::string master_addr;
+        };
+        std::vector<Case> cases;
+        auto launched = [&](const std::string& what, const Launch& run, int nnodes, int node_rank, int nproc,
+                            const std::string& addr) {
+            QVERIFY2(run.code == 0 && !run.argv.empty() && run.argv.at(0) == "torchrun", (what + ": " + run.err).c_str());
+            cases.push_back({what, std::vector<std::string>(run.argv.begin() + 1, run.argv.end()), nnodes, node_rank, nproc, addr});
+        };
+        Project p = example("llama3.1-70b-4nodes");
+        exported(p, "torchrun", "tp-trun");
+        launched("torchrun", run_script(dir("tp-trun") / "launch.sh", stubs_, {"NODE_RANK=2"}), 4, 2, 8, "gpu-a");
+        Project meg = p;
+        meg.layout.framework = "megatron";
+        exported(meg, "slurm", "tp-slurm");
+        launched("slurm", run_script(dir("tp-slurm") / "job.sbatch", stubs_,
+                                     {"SLURM_JOB_NODELIST=stub[0-3]", "STUB_NNODES=4", "STUB_NODEID=3"}),
+                 4, 3, 8, "stub-head-node");
+        exported(meg, "megatron", "tp-meg");
+        launched("megatron", run_script(dir("tp-meg") / "train_megatron.sh", stubs_,
+                                        {"NODE_RANK=1", "MASTER_ADDR=head", "MASTER_PORT=6000"}),
+                 4, 1, 8, "head");
+        exported(p, "torchtitan", "tp-tt");
+        launched("torchtitan", run_script(dir("tp-tt") / "run.sh", stubs_,
+                                          {"NODE_RANK=3", "MASTER_ADDR=head", "MASTER_PORT=6000"}),
+                 4, 3, 8, "head");
+        exported(p, "k8s", "tp-k8s");
+        const auto y = parse_back("yaml", dir("tp-k8s") / "pytorchjob.yaml");
+        auto cmd = y["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"]
+                       .get<std::vector<std::string>>();
+        // The training operator sets RANK, MASTER_ADDR and MASTER_PORT; Kubernetes expands $(VAR).
+        for (auto& a : cmd) {
+            if (a == "$(RANK)") a = "2";
+            if (a == "$(MASTER_ADDR)") a = "job-master-0";
+            if (a == "$(MASTER_PORT)") a = "23456";
+        }
+        QCOMPARE(cmd.at(0), std::string("torchrun"));
+        cases.push_back({"k8s", std::vector<std::string>(cmd.begin() + 1, cmd.end()), 4, 2, 8, "job-master-0"});
+
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& c : cases) list.push_back(c.argv);
+        const fs::path in = dir("tp-cases") / "cases.json";
+        write_file(in, list.dump());
+        const Proc r = run(kPython, {QStringLiteral(PARAPLAN_TEST_DATA "/export/torchrun_parse.py"),
+                                     QString::fromStdString(in.string())});
+        QVERIFY2(r.code == 0, r.err.c_str());
+        const auto out = nlohmann::json::parse(r.out);
+        QVERIFY2(out["torch"].get<std::string>().rfind("1.", 0) == 0 || out["torch"].get<std::string>().rfind("2.", 0) == 0,
+                 out.dump().c_str());
+        for (std::size_t i = 0; i < cases.size(); ++i) {
+            const auto& got = out["parsed"][i];
+            const auto& c = cases[i];
+            QVERIFY2(!got.contains("_error"), (c.what + ": torch refused " + got.dump()).c_str());
+            QCOMPARE(got["nnodes"].get<std::string>(), std::to_string(c.nnodes));
+            QCOMPARE(got["node_rank"].get<int>(), c.node_rank);
+            QCOMPARE(got["nproc_per_node"].get<std::string>(), std::to_string(c.nproc));
+            QCOMPARE(got["rdzv_backend"].get<std::string>(), std::string("static"));
+            QCOMPARE(got["master_addr"].get<std::string>(), c.master_addr);
+            QVERIFY2(!got["training_script"].get<std::string>().empty(), c.what.c_str());
+        }
+        // The parser is the strict one: the dashed spellings are refused by torch 1.13.
+        if (out["torch"].get<std::string>().rfind("1.", 0) == 0) {
+            write_file(in, nlohmann::json::array({{"--nproc-per-node", "8", "train.py"}}).dump());
+            const Proc d = run(kPython, {QStringLiteral(PARAPLAN_TEST_DATA "/export/torchrun_parse.py"),
+                                         QString::fromStdString(in.string())});
+            QVERIFY(nlohmann::json::parse(d.out)["parsed"][0].contains("_error"));
+        }
     }
 
     void slurmValues() {
@@ -386,8 +531,8 @@ private slots:
         QVERIFY2(run.code == 0, run.err.c_str());
         QCOMPARE(run.argv.at(0), std::string("torchrun"));
         QCOMPARE(arg_value(run.argv, "--nnodes"), std::string("4"));
-        QCOMPARE(arg_value(run.argv, "--node-rank"), std::string("3"));
-        QCOMPARE(arg_value(run.argv, "--master-addr"), std::string("stub-head-node"));
+        QCOMPARE(arg_value(run.argv, "--node_rank"), std::string("3"));
+        QCOMPARE(arg_value(run.argv, "--master_addr"), std::string("stub-head-node"));
         QCOMPARE(arg_value(run.argv, "--tensor-model-parallel-size"), std::string("8"));
         QCOMPARE(run.max_connections, std::string("1"));
     }

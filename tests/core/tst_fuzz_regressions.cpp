@@ -1,8 +1,11 @@
 // Every input the fuzzers ever found troublesome (tests/data/fuzz/) is replayed
 // through the loaders: each either loads or is refused with an InputError.
 #include "catalog/hf_import.h"
+#include "export/import.h"
+#include "export/toml.h"
 #include "project/project.h"
 #include "util/input_error.h"
+#include "util/json_read.h"
 
 #include <QDir>
 #include <QFile>
@@ -59,6 +62,62 @@ private slots:
         } catch (const InputError& e) {
             QVERIFY(std::string(e.what()).size() > 0);
         }
+    }
+
+    // Nesting is bounded in every reader (json_read::kMaxJsonDepth = 256): deeper input
+    // is refused with the line and column of the bracket that goes too deep, before
+    // nlohmann's recursive copy/compare/dump could overflow the stack.
+    void deepNesting() {
+        auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+        auto project = [&](int depth) {
+            return R"({"paraplan": 1, "cluster": {"nodes": [{"name": "n", "gpu": "a100-80g", "gpus": 8}]},
+"model": {"preset": "gpt2"}, "runtime": {"args": )" + nested(depth) + "}}";
+        };
+        auto refusal = [](auto&& load) -> std::string {
+            try {
+                load();
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return "";
+        };
+        // The project's "runtime" object is itself 2 levels: 254 more fit, 255 do not.
+        const Project ok = project_from_text(project(json_read::kMaxJsonDepth - 2));
+        QVERIFY(ok.runtime.contains("args"));
+        for (int depth : {json_read::kMaxJsonDepth - 1, 100000}) {
+            const std::string why = refusal([&] { project_from_text(project(depth)); });
+            QVERIFY2(why.find("nested more than 256 levels") != std::string::npos, why.c_str());
+            QVERIFY2(why.rfind("line 2, column ", 0) == 0, why.c_str());
+        }
+        // Brackets inside strings do not count.
+        QVERIFY(json_read::parse("[\"" + std::string(1000, '[') + "\"]").is_array());
+        // Hugging Face config.json.
+        const std::string hf = refusal([&] { import_hf_config(std::string_view(R"({"model_type": "llama", "x": )" + nested(100000) + "}")); });
+        QVERIFY2(hf.find("nested more than 256 levels") != std::string::npos, hf.c_str());
+        // Imported framework configs: DeepSpeed JSON and torchtitan TOML (arrays, inline
+        // tables and dotted keys all nest).
+        const Project base = project_from_text(project(1));   // a cluster to import onto
+        const std::string ds = refusal([&] { import_config(R"({"train_batch_size": 8, "x": )" + nested(100000) + "}", "deepspeed", base, true); });
+        QVERIFY2(ds.find("nested more than 256 levels") != std::string::npos, ds.c_str());
+        const std::string tt = refusal([&] { import_config("[job]\nx = " + nested(100000) + "\n", "torchtitan", base, true); });
+        QVERIFY2(tt.find("nested more than 256 levels") != std::string::npos, tt.c_str());
+        // ColossalAI's Python: a list literal that deep is kept as unread source, not recursed into.
+        try {
+            const ImportResult r = import_config("plugin = HybridParallelPlugin(tp_size=2, pp_size=1, x=" + nested(100000) + ")\n",
+                                                 "colossalai", base, true);
+            QCOMPARE(r.project.layout.tp, 2);
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.what()).size() > 0);
+        }
+        std::string inline_tables = "x = ";
+        for (int i = 0; i < 100000; ++i) inline_tables += "{a = ";
+        inline_tables += "1" + std::string(100000, '}') + "\n";
+        QVERIFY(refusal([&] { toml::parse(inline_tables); }).find("nested more than 256 levels") != std::string::npos);
+        std::string dotted = "a";
+        for (int i = 0; i < 100000; ++i) dotted += ".a";
+        QVERIFY(!refusal([&] { toml::parse(dotted + " = 1\n"); }).empty());
+        QVERIFY(!refusal([&] { toml::parse("[" + dotted + "]\nx = 1\n"); }).empty());
+        QCOMPARE(toml::parse("a.b.c = [[1], {d = 2}]\n")["a"]["b"]["c"][1]["d"].get<int>(), 2);
     }
 };
 

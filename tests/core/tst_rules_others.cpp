@@ -92,6 +92,20 @@ private slots:
             {"layers % pp", edit(b, [](Project& p) { p.model.layers = 30; p.layout.pp = 4; p.layout.tp = 1; }),
              edit(b, [](Project& p) { p.layout.pp = 4; p.layout.tp = 1; }), "megatron.layers_divisible_pp", Severity::Error,
              {"30", "pp = 4"}, "Number of layers should be divisible by the pipeline-model-parallel size"},
+            // 32 layers + embedding + loss on PP4 -> 34 % 4 (validate_args, core 0.11+)
+            {"layers + embedding + loss % pp",
+             edit(b, [](Project& p) { p.layout.pp = 4; p.layout.tp = 1; p.layout.account_for_embedding_in_pipeline_split = true;
+                                      p.layout.account_for_loss_in_pipeline_split = true; }),
+             edit(b, [](Project& p) { p.layout.pp = 4; p.layout.tp = 1; }), "megatron.layers_divisible_pp", Severity::Error,
+             {"32 layers + 2 (embedding and loss) = 34", "pp = 4"}, "Number of layers should be divisible by the pipeline-model-parallel size"},
+            // 30 layers + 2 on PP4 with vp 2 -> 32 / 4 = 8 per stage, 8 % 2 == 0: both flags are a fix.
+            {"account-for fix", edit(vpp, [](Project& p) { p.model.layers = 30; }), vpp, "megatron.layers_divisible_pp",
+             Severity::Error, {"30 layers", "pp = 4"}, ""},
+            {"account-for needs core 0.11",
+             edit(b, [](Project& p) { p.layout.account_for_loss_in_pipeline_split = true;
+                                      p.layout.extra["megatron_version"] = "core_v0.10.0"; }),
+             edit(b, [](Project& p) { p.layout.extra["megatron_version"] = "core_v0.10.0"; }),
+             "megatron.account_for_in_split_version", Severity::Error, {"0.11", "core_v0.10.0"}, "unrecognized arguments"},
             // 32 layers, PP4, vp 3 -> 8 % 3
             {"layers % vp", edit(vpp, [](Project& p) { p.layout.chunks = 3; }), vpp, "megatron.layers_divisible_vp", Severity::Error,
              {"8 layers", "chunks = 3"}, "divisible number of layers per virtual pipeline stage"},
@@ -132,6 +146,37 @@ private slots:
         // Query groups 8 with tp 16 pass without a version pin only as a warning (core >= 0.16 rule).
         const auto d = validate(edit(make_project("megatron", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 16; p.layout.sp_mode = "split_gather"; p.training.global_batch_size = 8; }));
         QVERIFY2(!has_errors(d), rule_list(d).c_str());
+    }
+
+    // 30 layers on pp 4 with two virtual stages: counting the embedding and the loss
+    // (30 + 2 = 32 = 4 × 2 × 4) is the first fix, and applied it validates clean.
+    void megatronAccountForSplitFix() {
+        Project p = make_project("megatron", 2, 8, llama3_8b());
+        p.model.layers = 30;
+        p.layout.pp = 4;
+        p.layout.chunks = 2;
+        p.layout.schedule = "interleaved";
+        p.training.global_batch_size = 32;
+        const auto ds = validate(p);
+        const Diagnostic* d = find_rule(ds, "megatron.layers_divisible_pp");
+        QVERIFY(d && !d->fixes.empty());
+        QCOMPARE(d->fixes.front().changes.size(), std::size_t(2));
+        QCOMPARE(d->fixes.front().changes[0].field, std::string("/layout/account_for_embedding_in_pipeline_split"));
+        const Project fixed = with_fix(p, d->fixes.front());
+        QVERIFY(fixed.layout.account_for_embedding_in_pipeline_split && fixed.layout.account_for_loss_in_pipeline_split);
+        QVERIFY2(!has_errors(validate(fixed)), rule_list(validate(fixed)).c_str());
+        // 31 + 1 (the loss alone) = 32 also divides: offered, and clean too.
+        p.model.layers = 31;
+        const auto ds31 = validate(p);
+        const Diagnostic* d31 = find_rule(ds31, "megatron.layers_divisible_pp");
+        QVERIFY(d31 && !d31->fixes.empty());
+        bool loss_only = false;
+        for (const auto& f : d31->fixes)
+            if (f.label.find("--account-for-loss-in-pipeline-split)") != std::string::npos && f.label.find("embedding") == std::string::npos) {
+                loss_only = true;
+                QVERIFY(!has_errors(validate(with_fix(p, f))));
+            }
+        QVERIFY(loss_only);
     }
 
     void torchtitan() {

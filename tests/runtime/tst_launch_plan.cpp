@@ -1,6 +1,7 @@
 // Launch plans (direct, torchrun, colossalai, deepspeed, slurm) and the remote wrapper,
 // run here through /bin/sh exactly as ssh would hand it to the login shell.
 #include "proc_tag.h"
+#include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
 #include "runtime/shell_quote.h"
 #include "util/input_error.h"
@@ -11,6 +12,8 @@
 #include <QtTest>
 
 #include <map>
+#include <set>
+#include <thread>
 
 using namespace paraplan;
 using namespace paraplan::runtime;
@@ -105,11 +108,11 @@ private slots:
         QCOMPARE(plan.processes.size(), std::size_t(2));
         const auto& a = plan.processes[1].argv;
         QCOMPARE(a[0], std::string("torchrun"));
-        QVERIFY(std::find(a.begin(), a.end(), "--node-rank=1") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--node_rank=1") != a.end());
         QVERIFY(std::find(a.begin(), a.end(), "--nnodes=2") != a.end());
-        QVERIFY(std::find(a.begin(), a.end(), "--nproc-per-node=2") != a.end());
-        QVERIFY(std::find(a.begin(), a.end(), "--rdzv-backend=static") != a.end());
-        QVERIFY(std::find(a.begin(), a.end(), "--master-addr=127.0.0.2") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--nproc_per_node=2") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--rdzv_backend=static") != a.end());
+        QVERIFY(std::find(a.begin(), a.end(), "--master_addr=127.0.0.2") != a.end());
         QCOMPARE(a.back(), std::string("train.py"));
         QCOMPARE(env_of(plan.processes[1])["CUDA_VISIBLE_DEVICES"], std::string("0,1"));
     }
@@ -221,6 +224,31 @@ private slots:
     void jobIds() {
         QCOMPARE(make_job_id("GPT-2 small; rm -rf /", 1767225600), std::string("20260101-000000-gpt-2-small-rm-rf"));
         QCOMPARE(make_job_id("", 0), std::string("19700101-000000-job"));
+    }
+
+    // Launches in the same second never share a folder: each claims its own, atomically
+    // (mkdir), also when two processes race for it.
+    void jobFoldersAreUnique() {
+        QTemporaryDir dir;
+        const std::string jobs = (dir.path() + "/jobs").toStdString();
+        const std::string base = make_job_id("same second", 1767225600);
+        const std::string a = claim_job_folder(jobs, base);
+        const std::string b = claim_job_folder(jobs, base);
+        const std::string c = claim_job_folder(jobs, base);
+        QCOMPARE(a, base);
+        QCOMPARE(b, base + "-2");
+        QCOMPARE(c, base + "-3");
+        for (const auto& id : {a, b, c}) QVERIFY(QDir(QString::fromStdString(jobs + "/" + id)).exists());
+        // Racing claims (two threads, 50 each, one base id) all get distinct folders.
+        const std::string base2 = make_job_id("race", 1767225601);
+        std::vector<std::string> got[2];
+        std::thread t0([&] { for (int i = 0; i < 50; ++i) got[0].push_back(claim_job_folder(jobs, base2)); });
+        std::thread t1([&] { for (int i = 0; i < 50; ++i) got[1].push_back(claim_job_folder(jobs, base2)); });
+        t0.join();
+        t1.join();
+        std::set<std::string> all(got[0].begin(), got[0].end());
+        all.insert(got[1].begin(), got[1].end());
+        QCOMPARE(all.size(), std::size_t(100));
     }
 
     void wrapperPassesHostileValuesAndExitStatus() {

@@ -1,7 +1,10 @@
 // The project's "runtime" section: defaults, every field, and errors naming the field.
 #include "runtime/runtime_config.h"
+#include "runtime/ssh_policy.h"
 #include "util/input_error.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace paraplan;
@@ -68,6 +71,50 @@ private slots:
         QTest::newRow("slurm gpus") << R"({"slurm": {"gpus": "yes"}})" << "/runtime/slurm/gpus";
         QTest::newRow("fail_fast") << R"({"fail_fast": "yes"})" << "/runtime/fail_fast";
         QTest::newRow("interval") << R"({"telemetry": {"interval_ms": 100}})" << "/runtime/telemetry/interval_ms";
+        // Options that would make ssh run a command on this computer (ssh_config(5)).
+        QTest::newRow("ProxyCommand") << R"({"ssh": {"options": ["Port=22", "ProxyCommand=touch /tmp/x"]}})"
+                                      << "/runtime/ssh/options/1";
+        QTest::newRow("LocalCommand") << R"({"ssh": {"options": ["LocalCommand=touch /tmp/x"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("PermitLocalCommand") << R"({"ssh": {"options": ["PermitLocalCommand=yes"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("KnownHostsCommand") << R"({"ssh": {"options": ["KnownHostsCommand=/bin/id"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("proxycommand lower case") << R"({"ssh": {"options": ["proxycommand=id"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("PKCS11Provider") << R"({"ssh": {"options": ["PKCS11Provider=/tmp/evil.so"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("SecurityKeyProvider") << R"({"ssh": {"options": ["SecurityKeyProvider=/tmp/e.so"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("XAuthLocation") << R"({"ssh": {"options": ["XAuthLocation=/tmp/x"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("RemoteCommand") << R"({"ssh": {"options": ["RemoteCommand=id"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("Include") << R"({"ssh": {"options": ["Include=/tmp/cfg"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("ControlPersist") << R"({"ssh": {"options": ["ControlPersist=yes"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("ForwardAgent") << R"({"ssh": {"options": ["ForwardAgent=yes"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("RemoteForward") << R"({"ssh": {"options": ["RemoteForward=2222 localhost:22"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("key with space") << R"({"ssh": {"options": ["Proxy Command=x"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("ProxyJump shell") << R"({"ssh": {"options": ["ProxyJump=b;touch /tmp/x"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("ProxyJump dash") << R"({"ssh": {"options": ["ProxyJump=-oProxyCommand=x"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("Port text") << R"({"ssh": {"options": ["Port=22;id"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("User dash") << R"({"ssh": {"options": ["User=-oProxyCommand=x"]}})" << "/runtime/ssh/options/0";
+        // Control characters in values that reach scripts and command lines.
+        QTest::newRow("sbatch newline") << R"({"slurm": {"sbatch_args": ["--exclusive", "--comment=x\ntouch /tmp/x"]}})"
+                                        << "/runtime/slurm/sbatch_args/1";
+        QTest::newRow("args newline") << R"({"args": ["--lr", "1\nid"]})" << "/runtime/args/1";
+        QTest::newRow("args CR") << R"({"args": ["a\rb"]})" << "/runtime/args/0";
+        QTest::newRow("args NUL") << R"({"args": ["a\u0000b"]})" << "/runtime/args/0";
+        QTest::newRow("args DEL") << R"({"args": ["a\u007fb"]})" << "/runtime/args/0";
+        QTest::newRow("args tab") << R"({"args": ["a\tb"]})" << "/runtime/args/0";
+        QTest::newRow("env value newline") << R"({"env": {"A": "x\ny"}})" << "/runtime/env/A";
+        QTest::newRow("workdir") << R"({"workdir": "/w\nid"})" << "/runtime/workdir";
+        QTest::newRow("python") << R"({"python": "python3\u001b"})" << "/runtime/python";
+        QTest::newRow("script") << R"({"script": "t.py\n"})" << "/runtime/script";
+        QTest::newRow("launcher") << R"({"launcher": "torchrun\nid"})" << "/runtime/launcher";
+        QTest::newRow("path_prepend") << R"({"path_prepend": ["/opt\n/x"]})" << "/runtime/path_prepend/0";
+        QTest::newRow("master_addr") << R"({"master_addr": "h\n"})" << "/runtime/master_addr";
+        QTest::newRow("upload_dir") << R"({"upload_dir": "c\nd"})" << "/runtime/upload_dir";
+        QTest::newRow("job_dir") << R"({"job_dir": "j\nk"})" << "/runtime/job_dir";
+        QTest::newRow("known_hosts_file") << R"({"ssh": {"known_hosts_file": "/k\n"}})" << "/runtime/ssh/known_hosts_file";
+        QTest::newRow("config_file") << R"({"ssh": {"config_file": "/c\n"}})" << "/runtime/ssh/config_file";
+        QTest::newRow("option value") << R"({"ssh": {"options": ["IdentityFile=/k\nProxyCommand=id"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("partition") << R"({"slurm": {"partition": "gpu\n#SBATCH --x"}})" << "/runtime/slurm/partition";
+        QTest::newRow("account") << R"({"slurm": {"account": "a\nb"}})" << "/runtime/slurm/account";
+        QTest::newRow("time") << R"({"slurm": {"time": "1:00\nid"}})" << "/runtime/slurm/time";
+        QTest::newRow("login_node") << R"({"slurm": {"login_node": "n\n"}})" << "/runtime/slurm/login_node";
     }
     void errorsNameTheField() {
         QFETCH(QString, text);
@@ -79,6 +126,76 @@ private slots:
             QCOMPARE(QString::fromStdString(e.pointer()), pointer);
             QVERIFY(!e.message().empty());
         }
+    }
+
+    // The refusals say why and where the option belongs instead.
+    void refusalsExplain() {
+        auto message = [](const char* text) {
+            try {
+                runtime_config_from_json(json::parse(text));
+            } catch (const InputError& e) {
+                return e.message();
+            }
+            return std::string();
+        };
+        const std::string proxy = message(R"({"ssh": {"options": ["ProxyCommand=nc %h %p"]}})");
+        QVERIFY2(proxy.find("run a program") != std::string::npos, proxy.c_str());
+        QVERIFY2(proxy.find("~/.ssh/config") != std::string::npos, proxy.c_str());
+        const std::string other = message(R"({"ssh": {"options": ["ForwardX11=yes"]}})");
+        QVERIFY2(other.find("not one of the ssh options") != std::string::npos, other.c_str());
+        QVERIFY2(other.find("ProxyJump") != std::string::npos, other.c_str());   // lists what is allowed
+        const std::string managed = message(R"({"ssh": {"options": ["ConnectTimeout=3"]}})");
+        QVERIFY2(managed.find("/runtime/ssh/connect_timeout_s") != std::string::npos, managed.c_str());
+        const std::string nl = message(R"({"slurm": {"sbatch_args": ["a\nb"]}})");
+        QVERIFY2(nl.find("newline") != std::string::npos, nl.c_str());
+    }
+
+    // The allowed connection options pass with their values, any letter case.
+    void safeOptionsPass() {
+        const auto c = runtime_config_from_json(json::parse(R"({"ssh": {"options": [
+            "Port=2222", "User=ml-user", "IdentityFile=~/.ssh/id_ed25519", "IdentitiesOnly=yes",
+            "ProxyJump=alice@bastion.example.org:2222,jump2", "ProxyJump=none", "HostKeyAlias=gpu-a",
+            "ConnectionAttempts=3", "Compression=yes", "tcpkeepalive=no", "AddressFamily=inet",
+            "Ciphers=chacha20-poly1305@openssh.com,aes256-gcm@openssh.com", "KexAlgorithms=+sntrup761x25519-sha512@openssh.com",
+            "PreferredAuthentications=publickey", "CertificateFile=/k-cert.pub"]}})"));
+        QCOMPARE(c.ssh_options.size(), std::size_t(15));
+        QCOMPARE(check_project_ssh_option("ProxyJump=bastion"), std::string());
+        QVERIFY(!check_project_ssh_option("ProxyJump=user@bas tion").empty());
+        QVERIFY(!check_project_ssh_option("ProxyJump=$(id)").empty());
+        QVERIFY(!check_project_ssh_option("Port=0").empty());
+        QVERIFY(!check_project_ssh_option("Compression=maybe").empty());
+        QVERIFY(!check_project_ssh_option("NoEquals").empty());
+    }
+
+    // A config file the project names is held to the same list.
+    void configFileChecked() {
+        QCOMPARE(check_project_ssh_config("# comment\n\nHost gpu-*\n  Port 2222\n  User=ml\n  IdentityFile \"/k\"\n"
+                                          "Match host a,b user x\n  Hostname a.example.org\n  StrictHostKeyChecking no\n"),
+                 std::string());
+        const std::string proxy = check_project_ssh_config("Host *\n  Port 22\n  ProxyCommand touch /tmp/x\n");
+        QVERIFY2(proxy.rfind("line 3: ProxyCommand", 0) == 0, proxy.c_str());
+        QVERIFY(check_project_ssh_config("Match exec \"touch /tmp/x\"\n").rfind("line 1: Match exec", 0) == 0);
+        QVERIFY(!check_project_ssh_config("Match host=x exec=\"id\"\n").empty());
+        QVERIFY(!check_project_ssh_config("Include /tmp/other\n").empty());
+        QVERIFY(!check_project_ssh_config("\tLocalCommand=id\n").empty());
+        QVERIFY(!check_project_ssh_config("  knownhostscommand /bin/id\r\n").empty());
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath("ssh_config");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("Host *\n  ProxyCommand touch /tmp/x\n");
+        f.close();
+        try {
+            runtime_config_from_json({{"ssh", {{"config_file", path.toStdString()}}}});
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(e.pointer(), std::string("/runtime/ssh/config_file"));
+            QVERIFY2(e.message().find("line 2: ProxyCommand") != std::string::npos, e.what());
+        }
+        // A file that cannot be read is left to ssh (which then refuses to connect).
+        QCOMPARE(runtime_config_from_json({{"ssh", {{"config_file", (dir.path() + "/none").toStdString()}}}}).ssh_config_file,
+                 (dir.path() + "/none").toStdString());
     }
 };
 

@@ -115,6 +115,41 @@ private slots:
         }
         if (kind == "changed_host_key") QCOMPARE(e.raw, std::string("Host key verification failed."));
     }
+
+    // Host-key fixes name the port (known_hosts records "[host]:port") and the
+    // project's own known_hosts file, so the commands fix what ssh actually checks.
+    void hostKeyHintsNamePortAndFile() {
+        const std::string unknown = "No ED25519 host key is known for [127.0.0.2]:2222 and you have requested strict checking.\n"
+                                    "Host key verification failed.\n";
+        const auto plain = classify_ssh_failure("gpu-a", 255, unknown);
+        QVERIFY2(plain.fix.find("ssh-keyscan -H gpu-a >> ~/.ssh/known_hosts") != std::string::npos, plain.fix.c_str());
+        const auto e = classify_ssh_failure("127.0.0.2", 255, unknown, {2222, "/home/u/my known_hosts"});
+        QCOMPARE(to_string(e.kind), std::string("unknown_host_key"));
+        QVERIFY2(e.fix.find("ssh-keyscan -H -p 2222 127.0.0.2 >> '/home/u/my known_hosts'") != std::string::npos, e.fix.c_str());
+        QVERIFY2(e.fix.find("ssh -p 2222 -o UserKnownHostsFile='/home/u/my known_hosts' 127.0.0.2") != std::string::npos,
+                 e.fix.c_str());
+        QVERIFY2(e.message.find("port 2222") != std::string::npos && e.message.find("/home/u/my known_hosts") != std::string::npos,
+                 e.message.c_str());
+        const auto changed = classify_ssh_failure("127.0.0.2", 255, "WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!\n",
+                                                  {2222, "/k/hosts"});
+        QVERIFY2(changed.fix.find("ssh-keygen -R '[127.0.0.2]:2222' -f /k/hosts") != std::string::npos, changed.fix.c_str());
+        // Port 22 is ssh's default: recorded without brackets.
+        QVERIFY(classify_ssh_failure("h", 255, unknown, {22, ""}).fix.find("ssh-keyscan -H h >>") != std::string::npos);
+    }
+
+    // The control connection killed (QProcess: CrashExit with the signal as code 9) is
+    // a lost connection, not "remote command exited with status 9".
+    void controlConnectionDeathIsConnectionLost() {
+        const auto e = connection_lost("gpu-a", 9, 9, "");
+        QCOMPARE(to_string(e.kind), std::string("connection_lost"));
+        QVERIFY2(e.message.find("connection to \"gpu-a\" was lost") != std::string::npos, e.message.c_str());
+        QVERIFY2(e.message.find("signal 9") != std::string::npos, e.message.c_str());
+        QVERIFY(e.message.find("exited with status") == std::string::npos);
+        QCOMPARE(e.exit_code, 255);
+        const auto ended = connection_lost("gpu-a", 9, 0, "client_loop: send disconnect: Broken pipe\n");
+        QVERIFY2(ended.message.find("ssh exit status 9") != std::string::npos, ended.message.c_str());
+        QVERIFY(ended.message.find("Broken pipe") != std::string::npos);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSshCommand)

@@ -110,6 +110,13 @@ private slots:
         QVERIFY(!checks[0].error.fix.empty());
         // Never accepted silently: the known_hosts file is unchanged for the key cases.
         if (what == "unknown") QCOMPARE(SshdFixture::read(QString::fromStdString(r.known_hosts_file)), QString());
+        // The fix commands name the sshd's port and the project's known_hosts file.
+        const std::string& fix = checks[0].error.fix;
+        const std::string port = std::to_string(sshd.port);
+        if (what == "unknown")
+            QVERIFY2(fix.find("ssh-keyscan -H -p " + port + " 127.0.0.2 >> " + r.known_hosts_file) != std::string::npos, fix.c_str());
+        if (what == "changed")
+            QVERIFY2(fix.find("ssh-keygen -R '[127.0.0.2]:" + port + "' -f " + r.known_hosts_file) != std::string::npos, fix.c_str());
     }
 
     void hostileHostNamesNeverRun() {
@@ -229,6 +236,9 @@ private slots:
         bool lost = false;
         for (const auto& p : job->processes()) lost = lost || p->error_kind == "connection_lost";
         QVERIFY2(lost, job->error().c_str());
+        // Said as a lost connection, not as the status of a remote command (QProcess reports
+        // the killed master as exit code 9).
+        QVERIFY2(job->error().find("status 9") == std::string::npos, job->error().c_str());
         const QStringList left = wait_no_tagged(id, 15000);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }

@@ -5,388 +5,388 @@ set -euo pipefail
 NODE_RANK=${NODE_RANK:-${1:-0}}
 case "$NODE_RANK" in
     0)  # node0
-        torchrun --nnodes 128 --node-rank 0 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 0 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     1)  # node1
-        torchrun --nnodes 128 --node-rank 1 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 1 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     2)  # node2
-        torchrun --nnodes 128 --node-rank 2 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 2 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     3)  # node3
-        torchrun --nnodes 128 --node-rank 3 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 3 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     4)  # node4
-        torchrun --nnodes 128 --node-rank 4 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 4 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     5)  # node5
-        torchrun --nnodes 128 --node-rank 5 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 5 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     6)  # node6
-        torchrun --nnodes 128 --node-rank 6 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 6 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     7)  # node7
-        torchrun --nnodes 128 --node-rank 7 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 7 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     8)  # node8
-        torchrun --nnodes 128 --node-rank 8 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 8 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     9)  # node9
-        torchrun --nnodes 128 --node-rank 9 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 9 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     10)  # node10
-        torchrun --nnodes 128 --node-rank 10 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 10 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     11)  # node11
-        torchrun --nnodes 128 --node-rank 11 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 11 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     12)  # node12
-        torchrun --nnodes 128 --node-rank 12 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 12 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     13)  # node13
-        torchrun --nnodes 128 --node-rank 13 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 13 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     14)  # node14
-        torchrun --nnodes 128 --node-rank 14 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 14 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     15)  # node15
-        torchrun --nnodes 128 --node-rank 15 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 15 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     16)  # node16
-        torchrun --nnodes 128 --node-rank 16 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 16 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     17)  # node17
-        torchrun --nnodes 128 --node-rank 17 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 17 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     18)  # node18
-        torchrun --nnodes 128 --node-rank 18 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 18 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     19)  # node19
-        torchrun --nnodes 128 --node-rank 19 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 19 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     20)  # node20
-        torchrun --nnodes 128 --node-rank 20 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 20 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     21)  # node21
-        torchrun --nnodes 128 --node-rank 21 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 21 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     22)  # node22
-        torchrun --nnodes 128 --node-rank 22 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 22 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     23)  # node23
-        torchrun --nnodes 128 --node-rank 23 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 23 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     24)  # node24
-        torchrun --nnodes 128 --node-rank 24 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 24 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     25)  # node25
-        torchrun --nnodes 128 --node-rank 25 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 25 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     26)  # node26
-        torchrun --nnodes 128 --node-rank 26 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 26 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     27)  # node27
-        torchrun --nnodes 128 --node-rank 27 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 27 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     28)  # node28
-        torchrun --nnodes 128 --node-rank 28 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 28 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     29)  # node29
-        torchrun --nnodes 128 --node-rank 29 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 29 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     30)  # node30
-        torchrun --nnodes 128 --node-rank 30 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 30 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     31)  # node31
-        torchrun --nnodes 128 --node-rank 31 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 31 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     32)  # node32
-        torchrun --nnodes 128 --node-rank 32 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 32 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     33)  # node33
-        torchrun --nnodes 128 --node-rank 33 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 33 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     34)  # node34
-        torchrun --nnodes 128 --node-rank 34 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 34 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     35)  # node35
-        torchrun --nnodes 128 --node-rank 35 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 35 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     36)  # node36
-        torchrun --nnodes 128 --node-rank 36 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 36 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     37)  # node37
-        torchrun --nnodes 128 --node-rank 37 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 37 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     38)  # node38
-        torchrun --nnodes 128 --node-rank 38 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 38 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     39)  # node39
-        torchrun --nnodes 128 --node-rank 39 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 39 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     40)  # node40
-        torchrun --nnodes 128 --node-rank 40 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 40 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     41)  # node41
-        torchrun --nnodes 128 --node-rank 41 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 41 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     42)  # node42
-        torchrun --nnodes 128 --node-rank 42 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 42 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     43)  # node43
-        torchrun --nnodes 128 --node-rank 43 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 43 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     44)  # node44
-        torchrun --nnodes 128 --node-rank 44 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 44 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     45)  # node45
-        torchrun --nnodes 128 --node-rank 45 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 45 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     46)  # node46
-        torchrun --nnodes 128 --node-rank 46 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 46 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     47)  # node47
-        torchrun --nnodes 128 --node-rank 47 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 47 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     48)  # node48
-        torchrun --nnodes 128 --node-rank 48 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 48 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     49)  # node49
-        torchrun --nnodes 128 --node-rank 49 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 49 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     50)  # node50
-        torchrun --nnodes 128 --node-rank 50 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 50 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     51)  # node51
-        torchrun --nnodes 128 --node-rank 51 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 51 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     52)  # node52
-        torchrun --nnodes 128 --node-rank 52 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 52 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     53)  # node53
-        torchrun --nnodes 128 --node-rank 53 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 53 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     54)  # node54
-        torchrun --nnodes 128 --node-rank 54 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 54 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     55)  # node55
-        torchrun --nnodes 128 --node-rank 55 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 55 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     56)  # node56
-        torchrun --nnodes 128 --node-rank 56 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 56 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     57)  # node57
-        torchrun --nnodes 128 --node-rank 57 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 57 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     58)  # node58
-        torchrun --nnodes 128 --node-rank 58 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 58 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     59)  # node59
-        torchrun --nnodes 128 --node-rank 59 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 59 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     60)  # node60
-        torchrun --nnodes 128 --node-rank 60 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 60 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     61)  # node61
-        torchrun --nnodes 128 --node-rank 61 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 61 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     62)  # node62
-        torchrun --nnodes 128 --node-rank 62 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 62 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     63)  # node63
-        torchrun --nnodes 128 --node-rank 63 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 63 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     64)  # node64
-        torchrun --nnodes 128 --node-rank 64 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 64 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     65)  # node65
-        torchrun --nnodes 128 --node-rank 65 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 65 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     66)  # node66
-        torchrun --nnodes 128 --node-rank 66 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 66 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     67)  # node67
-        torchrun --nnodes 128 --node-rank 67 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 67 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     68)  # node68
-        torchrun --nnodes 128 --node-rank 68 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 68 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     69)  # node69
-        torchrun --nnodes 128 --node-rank 69 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 69 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     70)  # node70
-        torchrun --nnodes 128 --node-rank 70 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 70 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     71)  # node71
-        torchrun --nnodes 128 --node-rank 71 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 71 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     72)  # node72
-        torchrun --nnodes 128 --node-rank 72 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 72 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     73)  # node73
-        torchrun --nnodes 128 --node-rank 73 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 73 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     74)  # node74
-        torchrun --nnodes 128 --node-rank 74 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 74 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     75)  # node75
-        torchrun --nnodes 128 --node-rank 75 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 75 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     76)  # node76
-        torchrun --nnodes 128 --node-rank 76 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 76 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     77)  # node77
-        torchrun --nnodes 128 --node-rank 77 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 77 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     78)  # node78
-        torchrun --nnodes 128 --node-rank 78 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 78 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     79)  # node79
-        torchrun --nnodes 128 --node-rank 79 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 79 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     80)  # node80
-        torchrun --nnodes 128 --node-rank 80 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 80 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     81)  # node81
-        torchrun --nnodes 128 --node-rank 81 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 81 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     82)  # node82
-        torchrun --nnodes 128 --node-rank 82 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 82 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     83)  # node83
-        torchrun --nnodes 128 --node-rank 83 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 83 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     84)  # node84
-        torchrun --nnodes 128 --node-rank 84 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 84 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     85)  # node85
-        torchrun --nnodes 128 --node-rank 85 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 85 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     86)  # node86
-        torchrun --nnodes 128 --node-rank 86 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 86 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     87)  # node87
-        torchrun --nnodes 128 --node-rank 87 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 87 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     88)  # node88
-        torchrun --nnodes 128 --node-rank 88 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 88 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     89)  # node89
-        torchrun --nnodes 128 --node-rank 89 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 89 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     90)  # node90
-        torchrun --nnodes 128 --node-rank 90 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 90 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     91)  # node91
-        torchrun --nnodes 128 --node-rank 91 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 91 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     92)  # node92
-        torchrun --nnodes 128 --node-rank 92 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 92 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     93)  # node93
-        torchrun --nnodes 128 --node-rank 93 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 93 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     94)  # node94
-        torchrun --nnodes 128 --node-rank 94 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 94 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     95)  # node95
-        torchrun --nnodes 128 --node-rank 95 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 95 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     96)  # node96
-        torchrun --nnodes 128 --node-rank 96 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 96 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     97)  # node97
-        torchrun --nnodes 128 --node-rank 97 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 97 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     98)  # node98
-        torchrun --nnodes 128 --node-rank 98 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 98 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     99)  # node99
-        torchrun --nnodes 128 --node-rank 99 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 99 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     100)  # node100
-        torchrun --nnodes 128 --node-rank 100 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 100 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     101)  # node101
-        torchrun --nnodes 128 --node-rank 101 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 101 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     102)  # node102
-        torchrun --nnodes 128 --node-rank 102 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 102 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     103)  # node103
-        torchrun --nnodes 128 --node-rank 103 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 103 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     104)  # node104
-        torchrun --nnodes 128 --node-rank 104 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 104 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     105)  # node105
-        torchrun --nnodes 128 --node-rank 105 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 105 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     106)  # node106
-        torchrun --nnodes 128 --node-rank 106 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 106 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     107)  # node107
-        torchrun --nnodes 128 --node-rank 107 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 107 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     108)  # node108
-        torchrun --nnodes 128 --node-rank 108 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 108 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     109)  # node109
-        torchrun --nnodes 128 --node-rank 109 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 109 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     110)  # node110
-        torchrun --nnodes 128 --node-rank 110 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 110 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     111)  # node111
-        torchrun --nnodes 128 --node-rank 111 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 111 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     112)  # node112
-        torchrun --nnodes 128 --node-rank 112 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 112 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     113)  # node113
-        torchrun --nnodes 128 --node-rank 113 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 113 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     114)  # node114
-        torchrun --nnodes 128 --node-rank 114 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 114 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     115)  # node115
-        torchrun --nnodes 128 --node-rank 115 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 115 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     116)  # node116
-        torchrun --nnodes 128 --node-rank 116 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 116 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     117)  # node117
-        torchrun --nnodes 128 --node-rank 117 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 117 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     118)  # node118
-        torchrun --nnodes 128 --node-rank 118 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 118 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     119)  # node119
-        torchrun --nnodes 128 --node-rank 119 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 119 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     120)  # node120
-        torchrun --nnodes 128 --node-rank 120 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 120 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     121)  # node121
-        torchrun --nnodes 128 --node-rank 121 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 121 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     122)  # node122
-        torchrun --nnodes 128 --node-rank 122 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 122 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     123)  # node123
-        torchrun --nnodes 128 --node-rank 123 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 123 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     124)  # node124
-        torchrun --nnodes 128 --node-rank 124 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 124 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     125)  # node125
-        torchrun --nnodes 128 --node-rank 125 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 125 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     126)  # node126
-        torchrun --nnodes 128 --node-rank 126 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 126 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     127)  # node127
-        torchrun --nnodes 128 --node-rank 127 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 128 --node_rank 127 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     *) echo "launch.sh: NODE_RANK must be 0..127, got $NODE_RANK" >&2; exit 2 ;;
 esac

@@ -133,5 +133,5 @@ set -euo pipefail
 NODE_RANK=${NODE_RANK:-0}
 MASTER_ADDR=${MASTER_ADDR:-node0}
 MASTER_PORT=${MASTER_PORT:-29500}
-torchrun --nnodes 128 --nproc-per-node 8 --node-rank "$NODE_RANK" --master-addr "$MASTER_ADDR" --master-port "$MASTER_PORT" \
+torchrun --nnodes 128 --nproc_per_node 8 --node_rank "$NODE_RANK" --master_addr "$MASTER_ADDR" --master_port "$MASTER_PORT" \
     -m torchtitan.train --job.config_file job.toml

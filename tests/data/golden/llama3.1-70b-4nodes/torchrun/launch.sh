@@ -5,16 +5,16 @@ set -euo pipefail
 NODE_RANK=${NODE_RANK:-${1:-0}}
 case "$NODE_RANK" in
     0)  # gpu-a
-        torchrun --nnodes 4 --node-rank 0 --nproc-per-node 8 --rdzv-backend static --master-addr gpu-a --master-port 29500 train.py
+        torchrun --nnodes 4 --node_rank 0 --nproc_per_node 8 --rdzv_backend static --master_addr gpu-a --master_port 29500 train.py
         ;;
     1)  # gpu-b
-        torchrun --nnodes 4 --node-rank 1 --nproc-per-node 8 --rdzv-backend static --master-addr gpu-a --master-port 29500 train.py
+        torchrun --nnodes 4 --node_rank 1 --nproc_per_node 8 --rdzv_backend static --master_addr gpu-a --master_port 29500 train.py
         ;;
     2)  # gpu-c
-        torchrun --nnodes 4 --node-rank 2 --nproc-per-node 8 --rdzv-backend static --master-addr gpu-a --master-port 29500 train.py
+        torchrun --nnodes 4 --node_rank 2 --nproc_per_node 8 --rdzv_backend static --master_addr gpu-a --master_port 29500 train.py
         ;;
     3)  # gpu-d
-        torchrun --nnodes 4 --node-rank 3 --nproc-per-node 8 --rdzv-backend static --master-addr gpu-a --master-port 29500 train.py
+        torchrun --nnodes 4 --node_rank 3 --nproc_per_node 8 --rdzv_backend static --master_addr gpu-a --master_port 29500 train.py
         ;;
     *) echo "launch.sh: NODE_RANK must be 0..3, got $NODE_RANK" >&2; exit 2 ;;
 esac

@@ -10,11 +10,11 @@ MASTER_ADDR=${MASTER_ADDR:-127.0.0.1}
 MASTER_PORT=${MASTER_PORT:-29500}
 
 DISTRIBUTED_ARGS=(
-    --nproc-per-node 8
+    --nproc_per_node 8
     --nnodes 1
-    --node-rank "$NODE_RANK"
-    --master-addr "$MASTER_ADDR"
-    --master-port "$MASTER_PORT"
+    --node_rank "$NODE_RANK"
+    --master_addr "$MASTER_ADDR"
+    --master_port "$MASTER_PORT"
 )
 
 MODEL_ARGS=(

@@ -5,7 +5,7 @@ set -euo pipefail
 NODE_RANK=${NODE_RANK:-${1:-0}}
 case "$NODE_RANK" in
     0)  # node0
-        torchrun --nnodes 1 --node-rank 0 --nproc-per-node 8 --rdzv-backend static --master-addr 127.0.0.1 --master-port 29500 train.py
+        torchrun --nnodes 1 --node_rank 0 --nproc_per_node 8 --rdzv_backend static --master_addr 127.0.0.1 --master_port 29500 train.py
         ;;
     *) echo "launch.sh: NODE_RANK must be 0..0, got $NODE_RANK" >&2; exit 2 ;;
 esac

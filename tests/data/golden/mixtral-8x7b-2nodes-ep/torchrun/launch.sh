@@ -5,10 +5,10 @@ set -euo pipefail
 NODE_RANK=${NODE_RANK:-${1:-0}}
 case "$NODE_RANK" in
     0)  # node0
-        torchrun --nnodes 2 --node-rank 0 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 2 --node_rank 0 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     1)  # node1
-        torchrun --nnodes 2 --node-rank 1 --nproc-per-node 8 --rdzv-backend static --master-addr node0 --master-port 29500 train.py
+        torchrun --nnodes 2 --node_rank 1 --nproc_per_node 8 --rdzv_backend static --master_addr node0 --master_port 29500 train.py
         ;;
     *) echo "launch.sh: NODE_RANK must be 0..1, got $NODE_RANK" >&2; exit 2 ;;
 esac
