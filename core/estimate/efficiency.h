@@ -35,6 +35,9 @@ struct Efficiency {
     // FP8 copy and its transpose (Hopper FP8 GEMMs take K-major operands only), plus a
     // separate amax pass where the scale comes from the current tensor.
     double fp8_cast_bytes = 6;
+    // Share of the attention kernel's rate that PyTorch's SDPA-based ring attention keeps
+    // (chunked calls plus eager output/LSE merges); fitted on the torchtitan 8B CP 4 tune row.
+    double ring_sdpa = 0.6;
 };
 
 // Transformer Engine / fused kernels (the calibration the A100/H100 Megatron rows were fitted with).

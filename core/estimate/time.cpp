@@ -58,6 +58,10 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
         // FLOP count keeps the full s^2 as Megatron's formula does.
         attn_s = c.flash_attention ? eff.causal_attention * attn_flops / (peak * eff.attention)
                                    : attn_flops / (peak * gemm_efficiency(eff, s.hq / std::max(1, s.heads)));
+        // PyTorch's ring attention (torch.distributed.tensor.experimental.context_parallel, which
+        // torchtitan uses) runs 2 cp load-balanced SDPA calls per layer and merges their outputs
+        // and log-sum-exps in eager ops; TE's CP keeps one fused kernel per step.
+        if (c.cp > 1 && c.seq_split == SeqSplit::ring && c.kernels != KernelStack::te) attn_s /= eff.ring_sdpa;
         ActivationInputs ai;
         ai.seq = seq;
         ai.micro_batch = c.micro_batch;

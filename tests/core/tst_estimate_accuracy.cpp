@@ -208,14 +208,11 @@ private slots:
         const Summary held = summarise(all, "held_out");
         QVERIFY(tune.n > 0 && held.n >= 20);
         QVERIFY(tune.mean_abs <= 0.10);
-        // Known misses (docs/accuracy.md, "Misses"): torchtitan's context-parallel runs at
-        // cp >= 2 and its 8B tensor-parallel runs come out too fast; they hold the mean above
-        // 10% and the worst row beyond 25%. Kept as expected failures with the bound the
-        // model does meet, so a regression still fails.
-        QVERIFY2(held.mean_abs <= 0.12, qPrintable(QString("held-out mean |error| %1").arg(held.mean_abs)));
-        if (held.mean_abs > 0.10) QEXPECT_FAIL("", "held-out mean |step error| above the 10% target (docs/accuracy.md)", Continue);
+        // Known misses (docs/accuracy.md, "Misses"): torchtitan's 8B runs with CP 2 (too slow)
+        // and TP 8 rowwise FP8 (too fast) lie beyond 25%. The worst-row target is kept as an
+        // expected failure with the bound the model does meet, so a regression still fails.
         QVERIFY2(held.mean_abs <= 0.10, qPrintable(QString("held-out mean |error| %1").arg(held.mean_abs)));
-        QVERIFY2(std::abs(held.worst) <= 0.45, qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
+        QVERIFY2(std::abs(held.worst) <= 0.35, qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
         if (std::abs(held.worst) > 0.25) QEXPECT_FAIL("", "held-out worst step error beyond the 25% target (docs/accuracy.md)", Continue);
         QVERIFY2(std::abs(held.worst) <= 0.25, qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
     }
