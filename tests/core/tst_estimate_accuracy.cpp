@@ -23,9 +23,16 @@ nlohmann::json load_table() {
     return nlohmann::json::parse(f);
 }
 
+// Ids the table used before it named catalog entries (rows written against the old format).
+std::string catalog_id(std::string id) {
+    if (id == "a100-80gb") return "a100-80g";
+    if (id == "llama3-405b") return "llama3.1-405b";
+    return id;
+}
+
 ModelSpec model_of(const nlohmann::json& mj) {
     if (mj.is_string()) {
-        const ModelSpec* m = catalog::find_model(mj.get<std::string>());
+        const ModelSpec* m = catalog::find_model(catalog_id(mj.get<std::string>()));
         if (!m) throw std::runtime_error("unknown model " + mj.get<std::string>());
         return *m;
     }
@@ -44,7 +51,7 @@ struct Outcome {
 };
 
 Outcome run(const nlohmann::json& r) {
-    const GpuSpec* gpu = catalog::find_gpu(r.at("gpu").get<std::string>());
+    const GpuSpec* gpu = catalog::find_gpu(catalog_id(r.at("gpu").get<std::string>()));
     if (!gpu) throw std::runtime_error("unknown gpu " + r.at("gpu").get<std::string>());
     Hardware hw = hardware_for(*gpu, Cluster{}, "bf16");
     hw.gpus_per_node = 8;
