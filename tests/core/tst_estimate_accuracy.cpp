@@ -30,7 +30,10 @@ std::string catalog_id(std::string id) {
     return id;
 }
 
-ModelSpec model_of(const nlohmann::json& mj) {
+ModelSpec model_of(const nlohmann::json& mj, const nlohmann::json& models) {
+    // The table's own architectures ("models": {id: spec}), read as a project's inline model.
+    if (mj.is_string() && models.contains(mj.get<std::string>()))
+        return model_from_json(models.at(mj.get<std::string>()), "/models/" + mj.get<std::string>());
     if (mj.is_string()) {
         const ModelSpec* m = catalog::find_model(catalog_id(mj.get<std::string>()));
         if (!m) throw std::runtime_error("unknown model " + mj.get<std::string>());
@@ -48,15 +51,16 @@ struct Outcome {
     double mfu = 0;
     double mem_published = 0, mem_predicted = 0;   // GiB (0: not printed by the source)
     bool fits = true, fit_check = true;
+    double tolerance = 0.15;   // tune rows: the largest |step error| allowed (wider only for a documented miss)
 };
 
-Outcome run(const nlohmann::json& r) {
+Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     const GpuSpec* gpu = catalog::find_gpu(catalog_id(r.at("gpu").get<std::string>()));
     if (!gpu) throw std::runtime_error("unknown gpu " + r.at("gpu").get<std::string>());
     Hardware hw = hardware_for(*gpu, Cluster{}, "bf16");
     hw.gpus_per_node = 8;
     hw.inter_node_gbits = r.at("inter_node_gbps");
-    const ModelSpec m = model_of(r.at("model"));
+    const ModelSpec m = model_of(r.at("model"), models);
     Training t;
     t.global_batch_size = r.at("global_batch");
     t.micro_batch_size = r.at("micro_batch");
@@ -99,6 +103,10 @@ Outcome run(const nlohmann::json& r) {
     } else if (o.metric == "tflops_per_gpu") {
         o.predicted = e.time.tflops_per_gpu;
         o.step_published = e.time.flops.hardware / (o.published * 1e12 * gpus);
+    } else if (o.metric == "step_s") {
+        // The published step time of the whole global batch, seconds.
+        o.predicted = e.time.step_s;
+        o.step_published = o.published;
     } else {
         o.predicted = e.time.tokens_per_s / gpus;
         o.step_published = tokens / (o.published * gpus);
@@ -110,15 +118,16 @@ Outcome run(const nlohmann::json& r) {
     }
     o.fits = e.memory.fits;
     o.fit_check = r.value("fit_check", true);
+    o.tolerance = r.value("tolerance", 0.15);
     qInfo("%-8s %-62s %-20s published %9.3f predicted %9.3f step %+6.1f%%  mem %5.1f / %5.1f GiB (reserved %.1f, peak %.1f)",
           o.set.c_str(), o.name.c_str(), o.metric.c_str(), o.published, o.predicted, 100 * o.step_err, o.mem_predicted,
           o.mem_published, e.memory.reserved_peak_bytes / kGiB, e.memory.peak_bytes / kGiB);
     return o;
 }
 
-Outcome run_checked(const nlohmann::json& r) {
+Outcome run_checked(const nlohmann::json& r, const nlohmann::json& models) {
     try {
-        return run(r);
+        return run(r, models);
     } catch (const std::exception& e) {
         throw std::runtime_error(r.value("name", "?") + ": " + e.what());
     }
@@ -127,7 +136,8 @@ Outcome run_checked(const nlohmann::json& r) {
 std::vector<Outcome> run_all() {
     const auto table = load_table();
     std::vector<Outcome> out;
-    for (const auto& r : table.at("runs")) out.push_back(run_checked(r));
+    const nlohmann::json models = table.value("models", nlohmann::json::object());
+    for (const auto& r : table.at("runs")) out.push_back(run_checked(r, models));
     return out;
 }
 
@@ -177,7 +187,8 @@ private slots:
         int held = 0;
         for (const auto& r : table.at("runs")) {
             QVERIFY2(!r.value("source", "").empty(), qPrintable(QString::fromStdString(r.at("name"))));
-            QVERIFY2(!r.value("derivation", "").empty(), qPrintable(QString::fromStdString(r.at("name"))));
+            // How the step time was derived ("derived" in the MoE rows' spelling).
+            QVERIFY2(!r.value("derivation", r.value("derived", "")).empty(), qPrintable(QString::fromStdString(r.at("name"))));
             const std::string set = r.at("set");
             QVERIFY(set == "tune" || set == "held_out");
             held += set == "held_out";
@@ -196,14 +207,14 @@ private slots:
         const auto table = load_table();
         Outcome o;
         try {
-            o = run(table.at("runs").at(index));
+            o = run(table.at("runs").at(index), table.value("models", nlohmann::json::object()));
         } catch (const std::exception& e) {
             QFAIL(e.what());
         }
         QVERIFY(o.step_predicted > 0 && std::isfinite(o.step_predicted));
         // Rows the constants were fitted on stay close (the fit is not allowed to trade one
         // tune row for another); held-out rows are judged together below.
-        if (o.set == "tune") QVERIFY2(std::abs(o.step_err) <= 0.15, qPrintable(QString("step error %1").arg(o.step_err)));
+        if (o.set == "tune") QVERIFY2(std::abs(o.step_err) <= o.tolerance, qPrintable(QString("step error %1").arg(o.step_err)));
         // The published runs ran: they fit (rows marked fit_check: false are the known
         // exceptions, explained in docs/accuracy.md).
         if (o.fit_check) QVERIFY(o.fits);
