@@ -61,6 +61,10 @@ GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer) {
     g.intra_node_link = non_empty_string(o, "intra_node_link");
     g.intra_node_gbps = o.positive_number("intra_node_gbps");
     g.tdp_w = o.positive_number("tdp_w");
+    g.power_limit_w = o.non_negative_number("power_limit_w", 0);
+    if (g.power_limit_w > g.tdp_w)
+        json_read::fail(o.at("power_limit_w"), "a power limit no higher than tdp_w (" + std::to_string(g.tdp_w) + " W)",
+                        *o.get("power_limit_w"));
     g.source = non_empty_string(o, "source");
     return g;
 }
@@ -68,7 +72,7 @@ GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer) {
 void from_json(const nlohmann::json& j, GpuSpec& g) { g = gpu_from_json(j, ""); }
 
 nlohmann::json to_json(const GpuSpec& g) {
-    return nlohmann::json{{"id", g.id},
+    nlohmann::json j{{"id", g.id},
                           {"name", g.name},
                           {"vendor", g.vendor},
                           {"arch", g.arch},
@@ -83,6 +87,8 @@ nlohmann::json to_json(const GpuSpec& g) {
                           {"intra_node_gbps", g.intra_node_gbps},
                           {"tdp_w", g.tdp_w},
                           {"source", g.source}};
+    if (g.power_limit_w > 0) j["power_limit_w"] = g.power_limit_w;
+    return j;
 }
 
 double GpuSpec::peak_tflops(const std::string& precision) const {
@@ -92,6 +98,16 @@ double GpuSpec::peak_tflops(const std::string& precision) const {
     if (precision == "fp16") return tflops_fp16;
     if (precision == "fp8") return tflops_fp8;
     throw InputError("", "unknown precision \"" + precision + "\" (expected fp32, tf32, bf16, fp16 or fp8)");
+}
+
+double GpuSpec::power_ratio() const {
+    if (power_limit_w <= 0 || tdp_w <= 0) return 1.0;
+    return std::min(1.0, power_limit_w / tdp_w);
+}
+
+double GpuSpec::power_derate() const {
+    const double slope = (1.0 - 835.5 / 989.4) / (1.0 - 400.0 / 700.0);   // 0.363
+    return std::clamp(1.0 - slope * (1.0 - power_ratio()), 0.3, 1.0);
 }
 
 bool GpuSpec::supports_flash_attention() const {

@@ -20,6 +20,7 @@ struct GpuSpec {
     std::string intra_node_link;    // "nvlink4" | "pcie5" | "infinity-fabric" ...
     double intra_node_gbps = 0;     // per-GPU unidirectional bandwidth to peers in the node, GB/s
     double tdp_w = 0;
+    double power_limit_w = 0;       // board power limit the part runs at (0: the TDP)
     std::string source;             // vendor datasheet named
 
     // Peak for a precision name: "fp32" "tf32" "bf16" "fp16" "fp8".
@@ -28,6 +29,12 @@ struct GpuSpec {
     // Flash attention kernels need Ampere or newer (NVIDIA) or CDNA2+ (AMD, ROCm port).
     bool supports_flash_attention() const;
     bool supports_bf16() const { return tflops_bf16 > 0; }
+    // power_limit_w / tdp_w (1 without a limit).
+    double power_ratio() const;
+    // Share of the tensor-core peaks sustained at the power limit: linear in power between
+    // the TDP (1.0) and NVIDIA's own lower-power part of the same die, H100 NVL at 400 W of the
+    // SXM's 700 W with 835 of 989 dense bf16 TFLOP/s (H100 datasheet), i.e. 1 - 0.363 (1 - P/TDP).
+    double power_derate() const;
 };
 
 void from_json(const nlohmann::json& j, GpuSpec& g);  // throws InputError naming the field

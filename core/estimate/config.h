@@ -19,6 +19,22 @@ enum class Recompute { none, selective, full };
 //                ColossalAI ring_attn, torchtitan CP).
 enum class SeqSplit { none, ulysses, ring };
 
+// FP8 recipes (layout.fp8_recipe): which scaling the FP8 linear layers use.
+//   tensorwise: one scale per tensor from the current amax (torchao Float8Linear default,
+//               TE Float8CurrentScaling, Megatron --fp8-recipe tensorwise);
+//   delayed:    per-tensor scale from an amax history (TE DelayedScaling, Megatron's default);
+//   rowwise:    one scale per row (torchao recipe_name = "rowwise");
+//   mxfp8:      32-element blocks with E8M0 scales (Blackwell MX, TE MXFP8BlockScaling);
+//   blockwise:  1x128 / 128x128 blocks (DeepSeek-V3 style, TE Float8BlockScaling).
+enum class Fp8Recipe { none, tensorwise, delayed, rowwise, mxfp8, blockwise };
+Fp8Recipe fp8_recipe_from_string(const std::string& s);   // unknown -> tensorwise
+const char* to_string(Fp8Recipe r);
+
+// Kernel stack (layout.kernels): Transformer Engine / fused kernels, torch.compile, eager PyTorch.
+enum class KernelStack { te, compile, eager };
+KernelStack kernel_stack_from_string(const std::string& s);   // unknown -> te
+const char* to_string(KernelStack k);
+
 // Pipeline schedules the fallback models (the schedule simulator replaces it when present).
 enum class Schedule { gpipe, one_f_one_b, interleaved, zb1p, zbv, dualpipev };
 
@@ -40,7 +56,9 @@ enum GroupKind { kTp = 0, kCp, kEp, kPp, kDp, kEdp, kGroupKinds };
 
 struct Hardware {
     double memory_gib = 80;
-    double peak_tflops = 312;       // dense, for the training precision
+    double peak_tflops = 312;       // dense, for the 16-bit (or fp32) training precision
+    double peak_fp8_tflops = 0;     // dense FP8 peak (0: the part has no FP8 tensor cores)
+    double power_ratio = 1;         // power limit / TDP (peaks above are already derated)
     double hbm_gbps = 2039;         // GB/s
     double intra_node_gbps = 300;   // per GPU, unidirectional, GB/s
     double inter_node_gbits = 400;  // one node's total network bandwidth, Gbit/s
@@ -88,6 +106,10 @@ struct Config {
     int chunks = 1;              // model chunks per pipeline rank
     Recompute recompute = Recompute::none;
     bool flash_attention = true;
+    Fp8Recipe fp8 = Fp8Recipe::none;   // FP8 linear-layer GEMMs (attention etc. stay 16-bit)
+    bool fp8_all_gather = false;       // FSDP / ZeRO-3 parameter all-gathers in FP8
+    KernelStack kernels = KernelStack::te;
+    std::string framework = "megatron";   // whose allocator and buffers the memory model counts
     bool dropout = false;        // dropout masks stored (GPT-2/BERT style models)
     StateBytes bytes;
     double offload_optimizer = 0;   // fraction of optimizer states (and master) on CPU/NVMe

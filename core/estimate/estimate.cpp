@@ -33,6 +33,41 @@ const char* to_string(Recompute r) {
     return "none";
 }
 
+Fp8Recipe fp8_recipe_from_string(const std::string& s) {
+    if (s == "delayed") return Fp8Recipe::delayed;
+    if (s == "rowwise") return Fp8Recipe::rowwise;
+    if (s == "mxfp8") return Fp8Recipe::mxfp8;
+    if (s == "blockwise") return Fp8Recipe::blockwise;
+    return Fp8Recipe::tensorwise;
+}
+
+const char* to_string(Fp8Recipe r) {
+    switch (r) {
+    case Fp8Recipe::none: return "none";
+    case Fp8Recipe::tensorwise: return "tensorwise";
+    case Fp8Recipe::delayed: return "delayed";
+    case Fp8Recipe::rowwise: return "rowwise";
+    case Fp8Recipe::mxfp8: return "mxfp8";
+    case Fp8Recipe::blockwise: return "blockwise";
+    }
+    return "none";
+}
+
+KernelStack kernel_stack_from_string(const std::string& s) {
+    if (s == "compile") return KernelStack::compile;
+    if (s == "eager") return KernelStack::eager;
+    return KernelStack::te;
+}
+
+const char* to_string(KernelStack k) {
+    switch (k) {
+    case KernelStack::te: return "te";
+    case KernelStack::compile: return "compile";
+    case KernelStack::eager: return "eager";
+    }
+    return "te";
+}
+
 Schedule schedule_from_string(const std::string& raw) {
     std::string s;
     for (char ch : raw)
@@ -48,14 +83,19 @@ Schedule schedule_from_string(const std::string& raw) {
 Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::string& precision) {
     Hardware hw;
     hw.memory_gib = gpu.memory_gib;
+    // training.precision is the 16-bit (or 32-bit) compute dtype; FP8 is layout.fp8 on top of
+    // it (a legacy precision "fp8" means bf16 + FP8 linear layers).
     double peak = 0;
     if (precision == "fp32") peak = gpu.tflops_fp32;
     else if (precision == "tf32") peak = gpu.tflops_tf32;
     else if (precision == "fp16") peak = gpu.tflops_fp16;
-    else if (precision == "fp8") peak = gpu.tflops_fp8;
     else peak = gpu.tflops_bf16;
     if (peak <= 0) peak = gpu.tflops_bf16 > 0 ? gpu.tflops_bf16 : gpu.tflops_fp16;
-    hw.peak_tflops = peak;
+    // A power limit below the TDP lowers the sustained clock and with it every tensor-core peak.
+    hw.power_ratio = gpu.power_ratio();
+    const double derate = gpu.power_derate();
+    hw.peak_tflops = peak * derate;
+    hw.peak_fp8_tflops = gpu.tflops_fp8 * derate;
     hw.hbm_gbps = gpu.hbm_gbps > 0 ? gpu.hbm_gbps : 1000;
     hw.intra_node_gbps = gpu.intra_node_gbps > 0 ? gpu.intra_node_gbps : 32;
     if (!cluster.nodes.empty() && cluster.nodes[0].intra_node_gbps) hw.intra_node_gbps = *cluster.nodes[0].intra_node_gbps;
@@ -123,6 +163,13 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.chunks = c.schedule == Schedule::interleaved ? std::max(2, l.chunks) : (c.schedule == Schedule::zbv || c.schedule == Schedule::dualpipev) ? 2 : 1;
     c.recompute = l.recompute == "full" ? Recompute::full : l.recompute == "selective" ? Recompute::selective : Recompute::none;
     c.flash_attention = l.flash_attention;
+    c.framework = fw;
+    c.kernels = kernel_stack_from_string(kernel_stack(l));
+    if (l.fp8 || t.precision == "fp8") {
+        c.fp8 = fp8_recipe_from_string(l.fp8_recipe);
+        c.fp8_all_gather = l.fp8_all_gather;
+        if (hw.peak_fp8_tflops <= 0) note("FP8 requested but the GPU has no FP8 tensor cores; estimated in 16-bit");
+    }
     c.dropout = has_dropout(m);
     c.bytes = state_bytes(fw, t);
     c.grad_reduce_bytes = c.bytes.grad >= 4 ? 4 : 2;
@@ -194,7 +241,9 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     }
     if (fw == "torchtitan") {
         const int shard = l.dp_shard > 0 ? l.dp_shard : std::max(1, c.dp / std::max(1, l.dp_replicate));
-        zero = shard > 1 ? 3 : 0;
+        // torchtitan folds the CP mesh into FSDP's (dp_shard_cp): parameters are sharded over
+        // dp_shard x cp, so FSDP is on whenever that product exceeds one.
+        zero = shard * c.cp > 1 ? 3 : 0;
         c.zero_group = shard * c.cp;
     }
     if (fw == "colossalai-moe" && zero == 2) {
@@ -273,7 +322,7 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
     Estimate e;
     e.config = c;
     e.hardware = hw;
-    const Efficiency eff = efficiency_for(hw.arch);
+    const Efficiency eff = efficiency_for(hw.arch, c.kernels, c.fp8);
     e.time = estimate_time(m, s, c, hw, eff, pipeline);
     e.memory = estimate_memory(s, c, hw, e.time.pipeline.inflight);
     return e;
@@ -309,6 +358,10 @@ nlohmann::json to_json(const Estimate& e) {
                           {"optimizer_gib", s.optimizer / kGiB},
                           {"activations_gib", s.activations / kGiB},
                           {"other_gib", s.other / kGiB},
+                          {"buffers_gib", s.buffers / kGiB},
+                          {"fragmentation_gib", s.fragmentation / kGiB},
+                          {"allocated_gib", s.allocated() / kGiB},
+                          {"reserved_gib", s.reserved() / kGiB},
                           {"total_gib", s.total() / kGiB},
                           {"offloaded_gib", s.offloaded / kGiB},
                           {"params_per_gpu", s.params_count},
@@ -327,6 +380,8 @@ nlohmann::json to_json(const Estimate& e) {
         {"memory",
          {{"stages", stages},
           {"peak_gib", e.memory.peak_bytes / kGiB},
+          {"allocated_peak_gib", e.memory.allocated_peak_bytes / kGiB},
+          {"reserved_peak_gib", e.memory.reserved_peak_bytes / kGiB},
           {"peak_stage", e.memory.peak_stage},
           {"capacity_gib", e.memory.capacity_bytes / kGiB},
           {"fits", e.memory.fits}}},
@@ -350,7 +405,11 @@ nlohmann::json to_json(const Estimate& e) {
           {"zero_stage", c.zero_stage}, {"zero_group", c.zero_group}, {"distributed_optimizer", c.distributed_optimizer},
           {"sequence_parallel", c.sequence_parallel}, {"micro_batch_size", c.micro_batch},
           {"num_microbatches", c.num_microbatches}, {"schedule", to_string(c.schedule)}, {"chunks", c.chunks},
-          {"recompute", to_string(c.recompute)}}},
+          {"recompute", to_string(c.recompute)}, {"fp8_recipe", to_string(c.fp8)},
+          {"fp8_all_gather", c.fp8_all_gather}, {"kernels", to_string(c.kernels)}}},
+        {"hardware",
+         {{"peak_tflops", e.hardware.peak_tflops}, {"peak_fp8_tflops", e.hardware.peak_fp8_tflops},
+          {"power_ratio", e.hardware.power_ratio}}},
         {"notes", e.notes},
     };
     if (e.train_tokens > 0) {

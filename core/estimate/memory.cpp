@@ -18,6 +18,13 @@ LayerActivation layer_activation(const LayerShapes& s, bool moe, const Activatio
         a.replicated = 2 * sbh / rep_div;
         return a;
     }
+    if (in.op_sac && in.recompute == Recompute::selective && !moe) {
+        // Saved per token: the block input, q (wq) and v (wv) outputs, the MLP up (w1) output
+        // and down (w2) output, the attention output; with SP the two reduce-scatter outputs.
+        a.replicated = 2 * sbh / rep_div + 2 * sl * b * s.h + (in.sequence_parallel ? 4 * sbh / t : 0);
+        a.sharded = 2 * sl * b * (2 * s.hq + s.hkv + s.ffn) / t;
+        return a;
+    }
     const double drop = in.dropout ? 1.0 : 0.0;
     // Two LayerNorm inputs (4sbh), attention and MLP block inputs (2sbh each), two dropout masks.
     a.replicated = (4 + 2 + 2 + 2 * drop) * sbh / rep_div;
@@ -47,6 +54,12 @@ LayerActivation layer_activation(const LayerShapes& s, bool moe, const Activatio
     if (!in.flash_attention && in.recompute == Recompute::none)
         a.scores = (in.dropout ? 5.0 : 2.0) * s.heads * sl * in.seq * b / t;
     return a;
+}
+
+double op_sac_recomputed_gemm_share(const LayerShapes& s) {
+    const double total = s.h * (s.hq + 2 * s.hkv) + s.hq * s.h + (s.gated > 1 ? 3 : 2) * s.h * s.ffn;
+    if (total <= 0) return 0;
+    return (s.h * s.hkv + s.hq * s.h + s.h * s.ffn) / total;
 }
 
 namespace {
@@ -108,6 +121,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     ai.dropout = c.dropout;
     ai.recompute = c.recompute;
     ai.moe_load = s.experts > 0 ? moe_load_factor(c.moe) : 1.0;
+    ai.op_sac = c.framework == "torchtitan";
     const double dense_act = layer_activation(s, false, ai).total();
     const double moe_act = s.experts > 0 ? layer_activation(s, true, ai).total() : dense_act;
     ActivationInputs full_ai = ai;
@@ -145,15 +159,34 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             m.offloaded += moved;
         }
         double live = 0;
+        const bool fp8 = c.fp8 != Fp8Recipe::none;
         if (c.zero_stage >= 3) {
             // Gathered 16-bit weights of the layer in use and the one prefetched (ZeRO-3 live
-            // parameters); an allocation outside the model states, counted in `other`.
+            // parameters; FSDP2 forward_prefetch of the next block), FP8 when the all-gather is
+            // FP8 (torchao enable_fsdp_float8_all_gather); during backward also the unsharded
+            // gradient of one layer before its reduce-scatter, in the reduce dtype (torchtitan
+            // MixedPrecisionPolicy reduce_dtype float32; DeepSpeed 16-bit).
             const int layers = std::max(1, i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 1);
-            live = 2 * (pd + pe) / layers * 2.0;
+            const double layer_params = (pd + pe) / layers;
+            const double gathered_bytes = c.fp8_all_gather && fp8 ? 1.0 : 2.0;
+            live = gathered_bytes * layer_params * 2.0 + c.grad_reduce_bytes * layer_params;
+            // torchtitan with pipeline parallelism does not reshard after forward
+            // (parallelize_llama.py apply_fsdp: reshard_after_forward = False when pp is enabled),
+            // so the stage's parameters stay gathered across its in-flight microbatches.
+            if (c.framework == "torchtitan" && c.pp > 1) live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * layer_params;
             if (c.offload_params) {
                 m.offloaded += m.params;
                 m.params = 0;
             }
+        }
+        // Transformer Engine keeps an FP8 copy of each linear weight and its transpose for the
+        // whole step (cached across microbatches): 2 bytes per local linear parameter.
+        if (fp8 && c.kernels == KernelStack::te) {
+            const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
+            const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
+            const ShardedCounts dl = layer_params_per_gpu(s, false, c.tp, c.ep, c.etp);
+            const ShardedCounts ml = layer_params_per_gpu(s, true, c.tp, c.ep, c.etp);
+            live += 2.0 * ((layers - nmoe) * (dl.dense + dl.expert) + nmoe * (ml.dense + ml.expert));
         }
         // Activations: layers held, times in-flight microbatches.
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
@@ -174,15 +207,25 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             if (c.moe.mtp_layers > 0)
                 act += c.moe.mtp_layers * ((s.experts > 0 ? moe_act : dense_act) * m.inflight +
                                            4 * sl * b * (s.h + s.vocab) / t);
+            // Outside Megatron's fused vocab-parallel cross entropy the loss keeps more: bf16
+            // logits, their fp32 upcast, log-softmax output and, at the peak, its fp32 gradient
+            // (torch.nn.functional.cross_entropy on .float() logits, as torchtitan's loss does);
+            // torch.compile fuses the upcast away.
+            if (c.framework != "megatron")
+                act += (c.kernels == KernelStack::compile ? 6.0 : 10.0) * sl * b * s.vocab / t;
         }
         m.activations = act;
-        m.other = live + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c) +
-                  kFragmentation * (m.activations + m.grads);
+        m.buffers = live;
+        m.fragmentation = (c.framework == "torchtitan" ? kFragmentationFsdp * m.allocated()
+                                                       : kFragmentation * (m.activations + m.grads));
+        m.other = m.buffers + m.fragmentation + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c);
         r.stages.push_back(m);
         if (m.total() > r.peak_bytes) {
             r.peak_bytes = m.total();
             r.peak_stage = i;
         }
+        r.allocated_peak_bytes = std::max(r.allocated_peak_bytes, m.allocated());
+        r.reserved_peak_bytes = std::max(r.reserved_peak_bytes, m.reserved());
     }
     r.fits = r.peak_bytes <= r.capacity_bytes;
     return r;

@@ -21,6 +21,10 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kCudaContextGiB = 1.0;
 inline constexpr double kNcclPerGroupGiB = 0.125;
 inline constexpr double kFragmentation = 0.05;
+// PyTorch's caching allocator under FSDP2 (torchtitan): per-parameter all-gather and
+// reduce-scatter buffers of changing sizes and the loss's fp32 temporaries leave a larger
+// reserve; fitted on the torchtitan tune rows' published max_reserved (docs/accuracy.md).
+inline constexpr double kFragmentationFsdp = 0.10;
 
 // Activation bytes of one layer for one microbatch, per GPU (Korthikanti Sec. 4).
 struct LayerActivation {
@@ -42,6 +46,10 @@ struct ActivationInputs {
     bool dropout = true;
     Recompute recompute = Recompute::none;
     double moe_load = 1;     // busiest EP rank's routed tokens / balanced share (moe.h)
+    // torchtitan's selective recomputation (selective_ac_option "op"): instead of dropping the
+    // attention scores (Korthikanti), it saves only the outputs of every other matmul, the
+    // attention kernel's output and the TP reduce-scatters, and recomputes the rest.
+    bool op_sac = false;
 };
 
 // Without recomputation and with dense GPT shapes (hq = hkv = h, ffn = 4h, GeLU,
@@ -50,6 +58,11 @@ struct ActivationInputs {
 // Full recomputation keeps the layer input: 2sbh (2sbh/t with SP, where the input is sharded).
 LayerActivation layer_activation(const LayerShapes& s, bool moe, const ActivationInputs& in);
 
+// Share of a dense layer's forward GEMM FLOPs that torchtitan's op-level selective
+// recomputation runs again in backward: the even-numbered matmuls wk, wo and w3 (w2 without
+// a gate) of torchtitan 9dec370 parallelize_llama.py _save_list / mm_count % 2.
+double op_sac_recomputed_gemm_share(const LayerShapes& s);
+
 struct StageMemory {
     int stage = 0;
     double params = 0, grads = 0, optimizer = 0, activations = 0, other = 0;   // bytes
@@ -57,13 +70,24 @@ struct StageMemory {
     double expert_params_count = 0; // of which routed-expert parameters
     double inflight = 0;            // microbatches held at the peak
     double offloaded = 0;           // bytes moved to CPU/NVMe
+    // Parts of `other`: framework buffers the allocator hands out (gathered ZeRO-3/FSDP
+    // parameters and the unsharded gradient being reduce-scattered, FP8 weight copies), and
+    // the caching allocator's reserve above its allocated peak (fragmentation).
+    double buffers = 0, fragmentation = 0;
     double total() const { return params + grads + optimizer + activations + other; }
+    // torch.cuda.max_memory_allocated: the tensors alive at the peak.
+    double allocated() const { return params + grads + optimizer + activations + buffers; }
+    // torch.cuda.max_memory_reserved (what torchtitan logs as "memory"): allocated + reserve.
+    // total() adds the CUDA context and NCCL's own buffers, outside the caching allocator.
+    double reserved() const { return allocated() + fragmentation; }
 };
 
 struct MemoryResult {
     std::vector<StageMemory> stages;
-    double peak_bytes = 0;
+    double peak_bytes = 0;            // largest stage total (what must fit the GPU)
     int peak_stage = 0;
+    double allocated_peak_bytes = 0;  // largest stage allocated()
+    double reserved_peak_bytes = 0;   // largest stage reserved()
     double capacity_bytes = 0;
     bool fits = false;
 };

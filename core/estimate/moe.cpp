@@ -58,7 +58,15 @@ double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& 
     // (Megatron num_floating_point_operations, core_v0.19.0 training.py: routed experts
     // 2 x 3 x h x moe_ffn x topk per token for SwiGLU); the busiest GPU does `load` times that.
     const double flops = load * tokens * std::max(1, s.top_k) * 2 * s.expert_params / std::max(1, c.tp);
-    return flops / (hw.peak_tflops * 1e12 * grouped_gemm_efficiency(eff, load * tokens_per_expert(s, c)));
+    const double rows = load * tokens_per_expert(s, c);
+    // Expert linear layers run in FP8 like the dense ones (TE grouped linear / torchao), at the
+    // FP8 peak and its lower ceiling (efficiency.h).
+    if (c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0) {
+        Efficiency e8 = eff;
+        e8.gemm_max = eff.gemm_max_fp8;
+        return flops / (hw.peak_fp8_tflops * 1e12 * grouped_gemm_efficiency(e8, rows));
+    }
+    return flops / (hw.peak_tflops * 1e12 * grouped_gemm_efficiency(eff, rows));
 }
 
 double grouped_gemm_efficiency(const Efficiency& eff, double rows) {

@@ -24,6 +24,12 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     const int pp = std::max(1, c.pp);
     const double tp = std::max(1, c.tp), cp = std::max(1, c.cp);
     const double peak = hw.peak_tflops * 1e12;
+    // FP8 applies to the linear layers' GEMMs only (torchao Float8Linear swaps nn.Linear; TE's
+    // fp8_autocast covers its Linear/LayerNormLinear/LayerNormMLP); the output layer, attention,
+    // norms, the optimizer and the collectives stay 16/32-bit.
+    const bool fp8 = c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0;
+    const double peak_lin = fp8 ? hw.peak_fp8_tflops * 1e12 : peak;
+    auto lin_eff = [&](double d) { return fp8 ? gemm_efficiency_fp8(eff, d) : gemm_efficiency(eff, d); };
     const double hbm = hw.hbm_gbps * 1e9 * eff.hbm;
     const double tokens = double(c.micro_batch) * c.seq_len / cp;   // per GPU sequence share
     const double seq = c.seq_len;
@@ -35,12 +41,12 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         double g = 0;
         if (moe) {
             const double attn_gemm = 2 * s.attn_params + 2 * (s.shared_params + s.router_params);
-            g += tokens * attn_gemm / tp / (peak * gemm_efficiency(eff, d_dense));
+            g += tokens * attn_gemm / tp / (peak_lin * lin_eff(d_dense));
             // Routed experts: grouped GEMMs at the rows each local expert really gets, on the
-            // busiest EP rank (moe.h).
+            // busiest EP rank (moe.h); FP8 when the linear layers are FP8.
             g += expert_gemm_fwd_s(s, c, hw, eff);
         } else {
-            g = tokens * f.gemm / tp / (peak * gemm_efficiency(eff, d_dense));
+            g = tokens * f.gemm / tp / (peak_lin * lin_eff(d_dense));
         }
         gemm_s = g;
         w_s = g;
@@ -49,6 +55,10 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         // FLOP count keeps the full s^2 as Megatron's formula does.
         attn_s = c.flash_attention ? eff.causal_attention * attn_flops / (peak * eff.attention)
                                    : attn_flops / (peak * gemm_efficiency(eff, s.hq / std::max(1, s.heads)));
+        // PyTorch's ring attention (torch.distributed.tensor.experimental.context_parallel, which
+        // torchtitan uses) runs 2 cp load-balanced SDPA calls per layer and merges their outputs
+        // and log-sum-exps in eager ops; TE's CP keeps one fused kernel per step.
+        if (c.cp > 1 && c.seq_split == SeqSplit::ring && c.kernels != KernelStack::te) attn_s /= eff.ring_sdpa;
         ActivationInputs ai;
         ai.seq = seq;
         ai.micro_batch = c.micro_batch;
@@ -63,6 +73,22 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         ai.moe_load = moe_load_factor(c.moe);
         const LayerActivation a = layer_activation(s, moe, ai);
         elem_s = (eff.elementwise_passes * (a.replicated + a.sharded) + eff.score_passes * a.scores) / hbm;
+        if (fp8) {
+            // Cast + scale passes over each FP8 GEMM's activation operand (the backward's
+            // output-gradient casts come in with backward = 2 x forward): the QKV and MLP-up
+            // inputs (full h; a local shard with SP, all-gathered in FP8), the output-projection
+            // and MLP-down inputs (sharded by tp).
+            const double h_in = s.h / (c.sequence_parallel ? tp : 1.0);
+            const double down = moe ? std::max(1, s.top_k) * s.expert_ffn / std::max(1, c.etp) : s.ffn / tp;
+            double cast = tokens * (2 * h_in + s.hq / tp + down) * eff.fp8_cast_bytes;
+            // Without TE's per-step weight cache (is_first_microbatch) every microbatch casts
+            // the weights again (torchao Float8Linear).
+            if (c.kernels != KernelStack::te) {
+                const ShardedCounts lp = layer_params_per_gpu(s, moe, c.tp, c.ep, c.etp);
+                cast += (lp.dense + lp.expert) * eff.fp8_cast_bytes;
+            }
+            elem_s += cast / hbm;
+        }
     };
     double dg, da, de, dw, mg = 0, ma = 0, me = 0, mw = 0;
     layer_fwd(false, dg, da, de, dw);
@@ -123,7 +149,10 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         double f = g + a + e;
         double b = 2 * g + 2.5 * a + 2 * e;
         if (c.recompute == Recompute::full) b += f;
-        if (c.recompute == Recompute::selective) b += a + (c.flash_attention ? 0 : 0.5 * e);
+        if (c.recompute == Recompute::selective) {
+            if (c.framework == "torchtitan") b += op_sac_recomputed_gemm_share(s) * (nd * dg) + nmoe * mg + e;
+            else b += a + (c.flash_attention ? 0 : 0.5 * e);
+        }
         st.compute_w = g;
         const double moe_f = mg + ma + me;
         const double moe_b = 2 * mg + 2.5 * ma + 2 * me + (c.recompute == Recompute::full ? moe_f : 0);
@@ -161,7 +190,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             // Parameters gathered for forward and backward and gradients reduce-scattered every
             // microbatch, prefetched behind compute.
             const GroupLink& dl = c.link[kDp];
-            const double pbytes = params[i].dense * 2;
+            const double pbytes = params[i].dense * (c.fp8_all_gather && fp8 ? 1 : 2);
             const double z = 2 * all_gather_s(dl, pbytes) + reduce_scatter_s(dl, params[i].dense * c.grad_reduce_bytes);
             st.dp = std::max(0.0, z - (c.overlap_param_gather ? (f + b) : 0));
         }

@@ -53,7 +53,7 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     if (t.precision == "fp8" || l.fp8)
         out.findings.push_back(finding(Severity::Warning, "export.deepspeed.fp8",
                                        "ds_config.json has no FP8 switch; it trains in bf16 (use Transformer Engine in the model for FP8).",
-                                       {"/training/precision"}));
+                                       {"/layout/fp8"}));
     json zero = {{"stage", l.zero_stage}};
     if (l.offload != "none") {
         if (l.zero_stage == 0) fail("offload without ZeRO", {"/layout/offload", "/layout/zero_stage"});

@@ -141,7 +141,20 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     else fail("the optimizer \"" + t.optimizer + "\" (Megatron offers adam and sgd)", {"/training/optimizer"});
     if (t.precision == "bf16" || t.precision == "fp8") add(a.training, "--bf16");
     else if (t.precision == "fp16") add(a.training, "--fp16");
-    if (t.precision == "fp8" || l.fp8) add(a.training, "--fp8-format", "hybrid");
+    if (t.precision == "fp8" || l.fp8) {
+        // Megatron-LM arguments.py: --fp8-format {e4m3,hybrid}, --fp8-recipe
+        // {tensorwise,delayed,mxfp8,blockwise}, --fp8-param-gather (FP8 weights all-gathered).
+        add(a.training, "--fp8-format", "hybrid");
+        if (l.fp8_recipe == "rowwise") {
+            findings.push_back(finding(Severity::Warning, "export.megatron.fp8_recipe",
+                                           "Megatron-LM has no row-wise FP8 recipe; written as --fp8-recipe tensorwise.",
+                                           {"/layout/fp8_recipe"}));
+            add(a.training, "--fp8-recipe", "tensorwise");
+        } else {
+            add(a.training, "--fp8-recipe", l.fp8_recipe);
+        }
+        if (l.fp8_all_gather) add(a.training, "--fp8-param-gather");
+    }
     if (l.zero_stage >= 2) {
         add(a.training, "--use-megatron-fsdp");
         add(a.training, "--data-parallel-sharding-strategy", l.zero_stage == 2 ? "optim_grads" : "optim_grads_params");

@@ -65,7 +65,13 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
                                            ", register that model with torchtitan or edit [model].",
                                        {"/model"}));
     }
-    toml << "[model]\nname = " << toml_string(name) << "\nflavor = " << toml_string(flavor) << "\n\n";
+    // FP8 linear layers (layout.fp8): torchtitan v0.2 applies them as model converters
+    // (job_config.py Model.converters, Float8Linear / MXLinear under [quantize.linear]).
+    const bool use_fp8 = l.fp8 || t.precision == "fp8";
+    const bool mx = use_fp8 && l.fp8_recipe == "mxfp8";
+    toml << "[model]\nname = " << toml_string(name) << "\nflavor = " << toml_string(flavor) << "\n";
+    if (use_fp8) toml << "converters = [" << toml_string(mx ? "quantize.linear.mx" : "quantize.linear.float8") << "]\n";
+    toml << "\n";
 
     const int mbs = t.micro_batch_size;
     const int local = l.pp > 1 ? mbs * microbatches(p) : mbs;
@@ -131,7 +137,20 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
              << "expert_tensor_parallel_degree = " << (l.etp > 0 ? l.etp : l.tp) << "\n";
     }
     toml << "\n[activation_checkpoint]\nmode = " << toml_string(l.recompute) << "\n";
-    if (t.precision == "fp8" || l.fp8) toml << "\n[float8]\nenable_fsdp_float8_all_gather = false\n";
+    if (kernel_stack(l) == "compile") toml << "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
+    if (mx) {
+        toml << "\n[quantize.linear.mx]\nrecipe_name = \"mxfp8_cublas\"\n";
+    } else if (use_fp8) {
+        // Float8Linear.recipe_name: tensorwise (dynamic per-tensor scaling, the default) or rowwise.
+        toml << "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = " << (l.fp8_all_gather ? "true" : "false") << "\n";
+        if (l.fp8_all_gather) toml << "precompute_float8_dynamic_scale_for_fsdp = true\n";
+        if (l.fp8_recipe == "rowwise") toml << "recipe_name = \"rowwise\"\n";
+        if (l.fp8_recipe == "delayed" || l.fp8_recipe == "blockwise")
+            out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_recipe",
+                                           "torchtitan's Float8Linear scales per tensor or per row; the " + l.fp8_recipe +
+                                               " recipe is written as tensorwise.",
+                                           {"/layout/fp8_recipe"}));
+    }
     out.files["job.toml"] = {toml.str(), FileSyntax::Toml};
 
     const LaunchPlan plan = launch_plan(p, opt);

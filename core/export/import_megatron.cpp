@@ -194,6 +194,13 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         else if (flag == "--bf16") { no_value(); p.training.precision = "bf16"; }
         else if (flag == "--fp16") { no_value(); p.training.precision = "fp16"; }
         else if (flag == "--fp8-format") { if (need_str()) l.fp8 = true; }
+        else if (flag == "--fp8-recipe") {
+            if (auto v = need_str()) {
+                if (*v == "tensorwise" || *v == "delayed" || *v == "mxfp8" || *v == "blockwise") l.fp8_recipe = *v;
+                else w.push_back(shown + " not read");
+            }
+        }
+        else if (flag == "--fp8-param-gather") { no_value(); l.fp8_all_gather = true; }
         else if (flag == "--attention-backend") { if (auto v = need_str()) l.flash_attention = *v != "unfused" && *v != "local"; }
         else if (flag == "--optimizer") {
             if (auto v = need_str()) {

@@ -109,9 +109,43 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 p.name = kt.value().get<std::string>();
             } else if (table == "model" && (key == "name" || key == "flavor")) {
                 // handled below
+            } else if (table == "model" && key == "converters") {
+                // v0.2: converters = ["quantize.linear.float8"] or ["quantize.linear.mx"] (older: "float8").
+                for (const auto& c : kt.value().is_array() ? kt.value() : json::array()) {
+                    const std::string v = c.is_string() ? c.get<std::string>() : "";
+                    if (v == "quantize.linear.float8" || v == "float8") l.fp8 = true;
+                    else if (v == "quantize.linear.mx" || v == "mx") {
+                        l.fp8 = true;
+                        l.fp8_recipe = "mxfp8";
+                    } else w.push_back(full + " entry " + c.dump() + " not read");
+                }
+            } else if (table == "compile" && key == "enable" && kt.value().is_boolean()) {
+                if (kt.value().get<bool>()) l.kernels = "compile";
+            } else if (table == "compile" && (key == "components" || key == "backend")) {
+                // the compiled components do not change the estimate
+            } else if (table == "quantize" && key == "linear" && kt.value().is_object()) {
+                for (auto q = kt.value().begin(); q != kt.value().end(); ++q) {
+                    if (!q.value().is_object()) continue;
+                    const json& f = q.value();
+                    if (q.key() == "float8") {
+                        if (f.contains("enable_fsdp_float8_all_gather") && f["enable_fsdp_float8_all_gather"].is_boolean())
+                            l.fp8_all_gather = f["enable_fsdp_float8_all_gather"].get<bool>();
+                        if (f.contains("recipe_name") && f["recipe_name"].is_string())
+                            l.fp8_recipe = f["recipe_name"].get<std::string>().rfind("rowwise", 0) == 0 ? "rowwise" : "tensorwise";
+                    } else if (q.key() == "mx") {
+                        l.fp8_recipe = "mxfp8";
+                    } else {
+                        w.push_back(full + "." + q.key() + " not read");
+                    }
+                }
             } else if (table == "float8") {
                 l.fp8 = true;
-                if (key != "enable_fsdp_float8_all_gather") w.push_back(full + " not read");
+                if (key == "enable_fsdp_float8_all_gather" && kt.value().is_boolean()) l.fp8_all_gather = kt.value().get<bool>();
+                else if (key == "recipe_name" && kt.value().is_string())
+                    l.fp8_recipe = kt.value().get<std::string>().rfind("rowwise", 0) == 0 ? "rowwise" : "tensorwise";
+                else if (key != "enable_fsdp_float8_all_gather" && key != "enable_float8_linear" &&
+                         key != "precompute_float8_dynamic_scale_for_fsdp")
+                    w.push_back(full + " not read");
             } else {
                 w.push_back(full + " not read");
             }

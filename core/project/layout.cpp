@@ -9,5 +9,23 @@ const std::vector<std::string> kRecompute = {"none", "selective", "full"};
 const std::vector<std::string> kOffload = {"none", "cpu", "nvme"};
 const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 const std::vector<std::string> kOptimizers = {"adamw", "adam", "sgd", "lion", "adafactor"};
+const std::vector<std::string> kFp8Recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
+const std::vector<std::string> kKernelStacks = {"auto", "te", "compile", "eager"};
+
+void normalize_precision(Training& t, Layout& l) {
+    if (t.precision != "fp8") return;
+    t.precision = "bf16";
+    l.fp8 = true;
+}
+
+std::string kernel_stack(const Layout& l) {
+    if (l.kernels != "auto" && !l.kernels.empty()) return l.kernels;
+    // Megatron-LM builds its layers from Transformer Engine (--transformer-impl transformer_engine,
+    // the default since core 0.8); torchtitan's configs leave [compile] off; ColossalAI and
+    // DeepSpeed run the Hugging Face / user model code, fused only where switched on.
+    if (l.framework == "megatron") return "te";
+    if (l.framework.rfind("colossalai", 0) == 0 && l.fused_norm && l.jit_fused) return "te";
+    return "eager";
+}
 
 }  // namespace paraplan

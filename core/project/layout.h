@@ -17,6 +17,8 @@ extern const std::vector<std::string> kRecompute;     // none selective full
 extern const std::vector<std::string> kOffload;       // none cpu nvme
 extern const std::vector<std::string> kPrecisions;    // fp32 tf32 fp16 bf16 fp8
 extern const std::vector<std::string> kOptimizers;    // adamw adam sgd lion adafactor
+extern const std::vector<std::string> kFp8Recipes;    // tensorwise delayed rowwise mxfp8 blockwise
+extern const std::vector<std::string> kKernelStacks;  // auto te compile eager
 
 struct Layout {
     std::string framework = "colossalai";
@@ -39,7 +41,14 @@ struct Layout {
     bool flash_attention = true;
     bool fused_norm = false;
     bool jit_fused = false;
+    // FP8 (one meaning everywhere): the linear layers' GEMMs run in FP8 on top of the 16-bit
+    // training.precision; attention, norms, the optimizer and communication stay 16/32-bit.
     bool fp8 = false;
+    std::string fp8_recipe = "tensorwise";   // scaling: tensorwise (current) delayed rowwise mxfp8 blockwise
+    bool fp8_all_gather = false;             // FSDP2 float8 all-gather / Megatron --fp8-param-gather
+    // Kernel stack: te (Transformer Engine / fused kernels), compile (torch.compile), eager;
+    // auto = the framework's default (Megatron, DeepSpeed, ColossalAI: te; torchtitan: eager).
+    std::string kernels = "auto";
     // Framework-specific knobs.
     std::string order;                // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
     bool dp_outside = true;           // ColossalAI dp_outside / moe_dp_outside
@@ -68,12 +77,19 @@ struct Training {
     int global_batch_size = 8;
     int micro_batch_size = 1;
     int seq_len = 2048;
-    std::string precision = "bf16";
+    std::string precision = "bf16";   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8" loads as bf16 + layout.fp8)
     std::string optimizer = "adamw";
     long long train_tokens = 0;      // for "time to train" (0 = unset)
     nlohmann::json extra = nlohmann::json::object();
 
     bool operator==(const Training&) const = default;
 };
+
+// Project files written before layout.fp8 carried the FP8 switch said training.precision "fp8";
+// they load as bf16 with layout.fp8 = true (the single meaning used by rules, estimate and exporters).
+void normalize_precision(Training& t, Layout& l);
+
+// The kernel stack a framework runs by default ("auto" resolved).
+std::string kernel_stack(const Layout& l);
 
 }  // namespace paraplan

@@ -193,6 +193,9 @@ Layout read_layout(const Obj& o) {
     l.fused_norm = o.boolean("fused_norm", l.fused_norm);
     l.jit_fused = o.boolean("jit_fused", l.jit_fused);
     l.fp8 = o.boolean("fp8", l.fp8);
+    l.fp8_recipe = one_of_strings(o, "fp8_recipe", kFp8Recipes, l.fp8_recipe);
+    l.fp8_all_gather = o.boolean("fp8_all_gather", l.fp8_all_gather);
+    l.kernels = one_of_strings(o, "kernels", kKernelStacks, l.kernels);
     l.order = o.string("order", "");
     l.dp_outside = o.boolean("dp_outside", true);
     l.inner_ring_size = o.non_negative_int("inner_ring_size", 0);
@@ -217,7 +220,8 @@ Layout read_layout(const Obj& o) {
     l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
     l.extra = unknown_keys(o.raw(), {"framework", "tp", "pp", "sp", "sp_mode", "cp", "ep", "etp", "dp", "zero_stage",
                                      "schedule", "chunks", "num_microbatches", "recompute", "offload", "offload_fraction",
-                                     "flash_attention", "fused_norm", "jit_fused", "fp8", "order", "dp_outside",
+                                     "flash_attention", "fused_norm", "jit_fused", "fp8", "fp8_recipe", "fp8_all_gather",
+                                     "kernels", "order", "dp_outside",
                                      "inner_ring_size", "dp_shard", "dp_replicate", "tp_mode", "tp_depth",
                                      "num_layers_per_stage", "distributed_optimizer", "moe_dispatcher",
                                      "moe_capacity_factor", "moe_imbalance", "moe_overlap", "account_for_embedding_in_pipeline_split",
@@ -244,6 +248,7 @@ Project project_from_json(const json& j) {
     p.model = read_model(*root.get("model"), p.model_preset);
     p.training = root.has("training") ? read_training(root.object("training")) : Training{};
     p.layout = root.has("layout") ? read_layout(root.object("layout")) : Layout{};
+    normalize_precision(p.training, p.layout);
     if (root.has("runtime")) p.runtime = root.object("runtime").raw();
     p.extra = unknown_keys(j, {"paraplan", "name", "cluster", "model", "training", "layout", "runtime"});
     return p;
@@ -351,6 +356,9 @@ json project_to_json(const Project& p) {
     if (l.fused_norm != d.fused_norm) la["fused_norm"] = l.fused_norm;
     if (l.jit_fused != d.jit_fused) la["jit_fused"] = l.jit_fused;
     if (l.fp8 != d.fp8) la["fp8"] = l.fp8;
+    if (l.fp8_recipe != d.fp8_recipe) la["fp8_recipe"] = l.fp8_recipe;
+    if (l.fp8_all_gather != d.fp8_all_gather) la["fp8_all_gather"] = l.fp8_all_gather;
+    if (l.kernels != d.kernels) la["kernels"] = l.kernels;
     if (l.order != d.order) la["order"] = l.order;
     if (l.dp_outside != d.dp_outside) la["dp_outside"] = l.dp_outside;
     if (l.inner_ring_size != d.inner_ring_size) la["inner_ring_size"] = l.inner_ring_size;
