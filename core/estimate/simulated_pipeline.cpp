@@ -20,7 +20,7 @@ std::string simulator_schedule_name(Schedule s) {
 }
 
 PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs, double comm_s,
-                                 std::vector<std::string>* notes) {
+                                 std::vector<std::string>* notes, schedule::Timeline* timeline) {
     const auto fallback = [&](const std::string& why) {
         if (notes) notes->push_back("pipeline bubble and in-flight microbatches from the closed form: " + why);
         return simulate_closed_form(s, p, m, v, costs);
@@ -63,6 +63,7 @@ PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vec
             }
         return fallback(why);
     }
+    if (timeline) *timeline = sim.timeline;
     PipelineResult r;
     r.makespan_s = sim.timeline.makespan;
     for (const auto& st : sim.timeline.stages) r.busy_s = std::max(r.busy_s, st.busy);

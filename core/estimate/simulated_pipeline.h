@@ -8,6 +8,7 @@
 // fail), it falls back to simulate_closed_form() and says so in a note.
 #include "estimate/pipeline.h"
 #include "estimate/time.h"
+#include "schedule/timeline.h"
 
 #include <string>
 #include <vector>
@@ -18,9 +19,10 @@ namespace paraplan::estimate {
 std::string simulator_schedule_name(Schedule s);
 
 // comm_s: point-to-point latency between neighbouring stages. notes (optional) gets
-// one line when the closed form had to be used.
+// one line when the closed form had to be used. timeline (optional) gets the simulated
+// ops in seconds (left empty when the closed form was used or p <= 1).
 PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs, double comm_s,
-                                 std::vector<std::string>* notes = nullptr);
+                                 std::vector<std::string>* notes = nullptr, schedule::Timeline* timeline = nullptr);
 
 // A PipelineFn for estimate_time()/evaluate() that calls simulate_pipeline().
 PipelineFn simulated_pipeline(double comm_s, std::vector<std::string>* notes = nullptr);
