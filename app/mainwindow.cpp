@@ -10,6 +10,8 @@
 #include "rankgrid.h"
 #include "timelineview.h"
 #include "layoutpanel.h"
+#include "linktrafficview.h"
+#include "stepplayer.h"
 #include "gpu_monitor.h"
 #include "live_overlay.h"
 #include "memoryview.h"
@@ -110,6 +112,22 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     createActions();
 
     connect(doc_, &ProjectDocument::changed, this, &MainWindow::refreshViews);
+    // Step playback and link traffic (after refreshViews, which resets the timeline).
+    player_ = new StepPlayer(doc_, timeline_, canvas_, grid_, this);
+    links_ = new LinkTrafficView(this);
+    addDock(QStringLiteral("playback"), tr("Play a step"), player_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("links"), tr("Link traffic"), links_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(docks_.value(QStringLiteral("timeline")), docks_.value(QStringLiteral("playback")));
+    tabifyDockWidget(docks_.value(QStringLiteral("playback")), docks_.value(QStringLiteral("links")));
+    docks_.value(QStringLiteral("diagnostics"))->raise();
+    auto playbackChanged = [this] {
+        player_->refresh();
+        links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem());
+    };
+    connect(doc_, &ProjectDocument::changed, this, playbackChanged);
+    playbackChanged();
+    viewMenu_->addAction(docks_.value(QStringLiteral("playback"))->toggleViewAction());
+    viewMenu_->addAction(docks_.value(QStringLiteral("links"))->toggleViewAction());
     connect(doc_, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
     connect(diagnostics_, &DiagnosticsPanel::fieldsActivated, this, [this](const QStringList& fields) {

@@ -19,6 +19,8 @@ class TimelineView;
 class LayoutPanel;
 class MemoryView;
 class PlannerPanel;
+class StepPlayer;
+class LinkTrafficView;
 namespace paraplan::widgets {
 class RunPanel;
 class GpuMonitor;
@@ -53,6 +55,13 @@ public:
     PlannerPanel* plannerPanel() const { return planner_; }
     paraplan::widgets::RunPanel* runPanel() const { return run_; }
     paraplan::widgets::GpuMonitor* gpuMonitor() const { return gpus_; }
+    StepPlayer* stepPlayer() const { return player_; }
+    LinkTrafficView* linkTraffic() const { return links_; }
+
+    // Plays the step and saves `frames` pictures of the window (canvas, rank grid, timeline
+    // with the playhead) as dir/frame_0000.png ...; with Debian's ffmpeg on PATH also
+    // dir/playback.mp4 (skipped without it). Returns the files written; false + *error on failure.
+    bool exportPlayback(const QString& dir, int frames, QStringList* files = nullptr, QString* error = nullptr);
 
     // Opens a project file. On failure shows the error (non-blocking message box,
     // objectName "openError") and keeps the current project; returns false.
@@ -115,6 +124,8 @@ private:
     PlannerPanel* planner_ = nullptr;
     paraplan::widgets::RunPanel* run_ = nullptr;
     paraplan::widgets::GpuMonitor* gpus_ = nullptr;
+    StepPlayer* player_ = nullptr;
+    LinkTrafficView* links_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QLabel* statusSummary_ = nullptr;
