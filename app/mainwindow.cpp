@@ -126,6 +126,14 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     };
     connect(doc_, &ProjectDocument::changed, this, playbackChanged);
     playbackChanged();
+    connect(player_, &StepPlayer::exportRequested, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Save the playback frames in"));
+        if (dir.isEmpty()) return;
+        QStringList files;
+        QString err;
+        if (!exportPlayback(dir, 60, &files, &err)) return showError(tr("Cannot export the playback"), err);
+        statusBar()->showMessage(tr("Saved %1 files in %2").arg(files.size()).arg(dir), 5000);
+    });
     viewMenu_->addAction(docks_.value(QStringLiteral("playback"))->toggleViewAction());
     viewMenu_->addAction(docks_.value(QStringLiteral("links"))->toggleViewAction());
     connect(doc_, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);

@@ -30,6 +30,9 @@ public:
     void setContent(int index, const QString& title, const QString& subtitle, QVector<GpuTile> tiles);
     int index() const { return index_; }
     const QVector<GpuTile>& tiles() const { return tiles_; }
+    // New heat values for the same tiles (by each tile's rank; a rank without a cell shows
+    // "no sample"), repainted without touching the rest (step playback).
+    void setTileHeat(const Heatmap& h);
     int tileAt(const QPointF& itemPos) const;   // -1 if none
     QRectF tileRect(int local) const;
     void setTiles(QVector<GpuTile> tiles) {

@@ -69,6 +69,8 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     slider_->setRange(0, kSliderSteps);
     slider_->setToolTip(tr("Scrub through the step"));
     bar->addWidget(slider_, 1);
+    export_ = button(QStringLiteral("playExport"), tr("Export…"),
+                     tr("Save the playback as a PNG sequence (and an MP4 when ffmpeg is installed)"));
     clock_ = new QLabel(this);
     clock_->setObjectName(QStringLiteral("playClock"));
     bar->addWidget(clock_);
@@ -84,6 +86,7 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     connect(next_, &QToolButton::clicked, this, &StepPlayer::stepForward);
     connect(prev_, &QToolButton::clicked, this, &StepPlayer::stepBack);
     connect(stop_, &QToolButton::clicked, this, &StepPlayer::stop);
+    connect(export_, &QToolButton::clicked, this, &StepPlayer::exportRequested);
     connect(speedBox_, &QComboBox::currentIndexChanged, this, [this] { speed_ = speedBox_->currentData().toDouble(); });
     connect(slider_, &QSlider::valueChanged, this, [this](int v) {
         if (playback_) setTime(playback_->step_s * v / kSliderSteps);
@@ -147,7 +150,7 @@ void StepPlayer::update_views() {
     active_ = active_at(*playback_, t_);
     LiveOverlay o;
     o.utilization = heatmapAt(*playback_, active_);
-    if (canvas_) canvas_->setLiveOverlay(o);
+    if (canvas_) canvas_->updateLiveOverlay(o);
     if (grid_) grid_->setLiveOverlay(o);
     if (timeline_) timeline_->setPlayhead(t_);
     {
@@ -222,7 +225,6 @@ Heatmap StepPlayer::heatmapAt(const StepPlayback& pb, const ActiveSet& a) {
         if (c.stage >= 0 && std::size_t(c.stage) < stage.size())
             comms[std::size_t(c.stage)] << QString::fromStdString(describe_comm(c)).toHtmlEscaped();
     }
-    int busy = 0;
     for (const auto& s : a.stages) {
         if (s.stage < 0 || std::size_t(s.stage) >= stage.size()) continue;
         HeatCell& c = stage[std::size_t(s.stage)];
@@ -235,7 +237,6 @@ Heatmap StepPlayer::heatmapAt(const StepPlayback& pb, const ActiveSet& a) {
             if (pb.timeline.chunks > 1) text += QStringLiteral(".%1").arg(s.chunk);
         }
         c.text = second ? c.text + QStringLiteral("+") + text : text;
-        if (s.activity != Activity::idle) ++busy;
         c.flagged = c.flagged || s.communicating;
     }
     for (std::size_t s = 0; s < stage.size(); ++s) {
@@ -250,11 +251,10 @@ Heatmap StepPlayer::heatmapAt(const StepPlayback& pb, const ActiveSet& a) {
         if (s >= 0 && std::size_t(s) < stage.size()) h.cells[r] = stage[std::size_t(s)];
     }
     for (const auto& c : h.cells) h.flagged += c.flagged ? 1 : 0;
-    h.summary = QObject::tr("t = %1 ms: %2 of %3 stages busy, %4 collectives running")
-                    .arg(a.t * 1e3, 0, 'f', 3)
-                    .arg(busy)
-                    .arg(pb.pp)
-                    .arg(a.comms.size());
+    // Kept the same from frame to frame: a changing line would re-lay out both views each frame
+    // (the time and the collectives are in the Play a step panel).
+    h.summary = QObject::tr("Step playback: F/B/W and microbatch per GPU at the playhead; dark = idle, "
+                            "outlined = exchanging data");
     return h;
 }
 

@@ -64,6 +64,8 @@ public:
 
 signals:
     void timeChanged(double t_s);
+    // The panel's Export… button: save the playback as pictures (the main window does it).
+    void exportRequested();
 
 private:
     void show(bool on);
@@ -79,7 +81,7 @@ private:
     double speed_ = 1;
     bool showing_ = false;
     QTimer* timer_;
-    QToolButton *play_, *next_, *prev_, *stop_;
+    QToolButton *play_, *next_, *prev_, *stop_, *export_;
     QComboBox* speedBox_;
     QSlider* slider_;
     QLabel* clock_;
