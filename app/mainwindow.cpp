@@ -120,12 +120,17 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     tabifyDockWidget(docks_.value(QStringLiteral("timeline")), docks_.value(QStringLiteral("playback")));
     tabifyDockWidget(docks_.value(QStringLiteral("playback")), docks_.value(QStringLiteral("links")));
     docks_.value(QStringLiteral("diagnostics"))->raise();
-    auto playbackChanged = [this] {
-        player_->refresh();
+    // Built when one of the two panels is looked at (or playing), not on every edit.
+    connect(player_, &StepPlayer::playbackChanged, this, [this] {
         links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem());
-    };
-    connect(doc_, &ProjectDocument::changed, this, playbackChanged);
-    playbackChanged();
+    });
+    connect(doc_, &ProjectDocument::changed, player_, [this] {
+        player_->refresh();
+        if (links_->isVisible()) (void)player_->playback();
+    });
+    connect(docks_.value(QStringLiteral("links")), &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible) (void)player_->playback();
+    });
     connect(player_, &StepPlayer::exportRequested, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Save the playback frames in"));
         if (dir.isEmpty()) return;

@@ -487,6 +487,7 @@ void ClusterCanvas::updateLiveOverlay(const LiveOverlay& overlay) {
         return setLiveOverlay(overlay);
     live_ = overlay;
     for (NodeItem* item : nodes_) item->setTileHeat(live_.utilization);
+    view_->viewport()->update();   // one rectangle, not one per node
     legend_->setHeatmap(live_.utilization);
     if (info_->text() != live_.utilization.summary) info_->setText(live_.utilization.summary);
 }

@@ -53,13 +53,13 @@ QColor paintCell(QPainter& p, const QRectF& r, const HeatCell* c, const QPalette
         p.fillRect(r, fill);
         if (missing) p.fillRect(r, QBrush(fill.darker(150), Qt::BDiagPattern));
         if (c && c->flagged) {
-            const QPen pen = p.pen();
-            const QBrush brush = p.brush();
-            p.setPen(QPen(flagColour(), 3));
-            p.setBrush(Qt::NoBrush);
-            p.drawRect(r.adjusted(1.5, 1.5, -1.5, -1.5));
-            p.setPen(pen);
-            p.setBrush(brush);
+            // The 3 px outline as four filled strips (a wide pen goes through the stroker).
+            const qreal w = std::min<qreal>(3, std::min(r.width(), r.height()) / 2);
+            const QColor f = flagColour();
+            p.fillRect(QRectF(r.left(), r.top(), r.width(), w), f);
+            p.fillRect(QRectF(r.left(), r.bottom() - w, r.width(), w), f);
+            p.fillRect(QRectF(r.left(), r.top(), w, r.height()), f);
+            p.fillRect(QRectF(r.right() - w, r.top(), w, r.height()), f);
         }
         if (aa) p.setRenderHint(QPainter::Antialiasing, true);
         return fill;

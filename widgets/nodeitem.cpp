@@ -38,7 +38,6 @@ void NodeItem::setContent(int index, const QString& title, const QString& subtit
 
 void NodeItem::setTileHeat(const Heatmap& h) {
     for (GpuTile& t : tiles_) t.heat = h.cell(t.rank) ? *h.cell(t.rank) : HeatCell{};
-    update();
 }
 
 QRectF NodeItem::boundingRect() const { return {QPointF(0, 0), size_}; }

@@ -100,6 +100,31 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
 }
 
 void StepPlayer::refresh() {
+    stale_ = true;
+    if (showing_ || isVisible()) rebuild();
+}
+
+void StepPlayer::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    ensure();
+}
+
+void StepPlayer::ensure() const {
+    if (stale_) const_cast<StepPlayer*>(this)->rebuild();
+}
+
+const std::optional<StepPlayback>& StepPlayer::playback() const {
+    ensure();
+    return playback_;
+}
+
+QString StepPlayer::problem() const {
+    ensure();
+    return problem_;
+}
+
+void StepPlayer::rebuild() {
+    stale_ = false;
     problem_.clear();
     playback_.reset();
     try {
@@ -111,6 +136,7 @@ void StepPlayer::refresh() {
         pause();
         show(false);
         status_->setText(tr("<b>No playback:</b> %1").arg(problem_.toHtmlEscaped()));
+        emit playbackChanged();
         return;
     }
     t_ = std::clamp(t_, 0.0, playback_->step_s);
@@ -123,6 +149,7 @@ void StepPlayer::refresh() {
                              .arg(playback_->timeline.ops.size())
                              .arg(playback_->comms.size()));
     }
+    emit playbackChanged();
 }
 
 void StepPlayer::show(bool on) {
@@ -138,6 +165,7 @@ void StepPlayer::show(bool on) {
 }
 
 void StepPlayer::setTime(double t_s) {
+    ensure();
     if (!playback_) return;
     t_ = std::clamp(t_s, 0.0, playback_->step_s);
     show(true);
@@ -162,6 +190,7 @@ void StepPlayer::update_views() {
 }
 
 void StepPlayer::play() {
+    ensure();
     if (!playback_) return;
     if (t_ >= playback_->step_s) t_ = 0;
     lastTick_ = QDateTime::currentMSecsSinceEpoch();
@@ -178,10 +207,12 @@ void StepPlayer::pause() {
 bool StepPlayer::playing() const { return timer_->isActive(); }
 
 void StepPlayer::stepForward() {
+    ensure();
     if (playback_) setTime(playback_->next_event(t_));
 }
 
 void StepPlayer::stepBack() {
+    ensure();
     if (playback_) setTime(playback_->prev_event(t_));
 }
 
@@ -195,6 +226,7 @@ void StepPlayer::setSpeed(double factor) {
 }
 
 void StepPlayer::advance(double wall_s) {
+    ensure();
     if (!playback_) return;
     double t = t_ + wall_s * speed_ * playback_->step_s / 10.0;
     if (t > playback_->step_s) t = 0;   // loop

@@ -30,11 +30,13 @@ public:
     StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCanvas* canvas, RankGrid* grid,
                QWidget* parent = nullptr);
 
-    // Rebuilds the playback from the project (on every document change); keeps the playhead
-    // (clamped) while the overlay is shown.
+    // On every document change: rebuilds the playback now when the panel is visible or the
+    // overlay is shown (keeping the playhead, clamped), else on first use -- building it costs
+    // an estimate and a schedule simulation, which edits need not pay for while nobody looks.
     void refresh();
-    const std::optional<paraplan::estimate::StepPlayback>& playback() const { return playback_; }
-    QString problem() const { return problem_; }
+    // The playback of the current project (built here when stale).
+    const std::optional<paraplan::estimate::StepPlayback>& playback() const;
+    QString problem() const;
 
     double time() const { return t_; }   // seconds into the step
     // Moves the playhead (scrub); the first call shows the overlay on the canvas and grid.
@@ -64,10 +66,17 @@ public:
 
 signals:
     void timeChanged(double t_s);
+    // The playback was rebuilt (the link-traffic view follows it).
+    void playbackChanged();
     // The panel's Export… button: save the playback as pictures (the main window does it).
     void exportRequested();
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 private:
+    void rebuild();
+    void ensure() const;
     void show(bool on);
     void update_views();
     ProjectEditor* editor_;
@@ -77,6 +86,7 @@ private:
     std::optional<paraplan::estimate::StepPlayback> playback_;
     paraplan::estimate::ActiveSet active_;
     QString problem_;
+    bool stale_ = true;
     double t_ = 0;
     double speed_ = 1;
     bool showing_ = false;
