@@ -44,6 +44,7 @@ private slots:
     void linkTrafficAddsUp();
     void expertAndContextTraffic();
     void events();
+    void zero3SingleStage();
 };
 
 void TestStepPlayback::activeOpsMatchSimulator_data() {
@@ -299,6 +300,43 @@ void TestStepPlayback::events() {
     // After the pipeline: the optimizer step on every stage.
     const ActiveSet a = active_at(pb, 0.5 * (pb.grad_sync_end_s + pb.optimizer_end_s));
     for (const auto& s : a.stages) QCOMPARE(s.activity, Activity::optimizer);
+}
+
+void TestStepPlayback::zero3SingleStage() {
+    // DeepSpeed ZeRO-3 on one pipeline stage, dp 8: every forward gathers the stage's
+    // parameters (bf16), every backward gathers them again and reduce-scatters the gradients.
+    Project p = variant("1f1b", 1, "deepspeed");
+    p.layout.tp = 1;
+    p.layout.pp = 1;
+    p.layout.zero_stage = 3;
+    p.training.global_batch_size = 16;
+    const StepPlayback pb = step_playback(p);
+    const Config& c = pb.estimate.config;
+    QCOMPARE(c.dp, 8);
+    QCOMPARE(c.zero_stage, 3);
+    QCOMPARE(int(pb.timeline.ops.size()), 2 * c.num_microbatches);   // F, B per microbatch, one after the other
+    QVERIFY(std::abs(pb.makespan_s - pb.estimate.time.pipeline.makespan_s) <= 1e-9 * pb.makespan_s);
+    QVERIFY(std::abs(pb.step_s - pb.estimate.time.step_s) <= 1e-9 * pb.step_s);
+    const double dense = stage_params(layer_shapes(p.model), c)[0].dense;
+    int gathers = 0, scatters = 0;
+    double wire = 0;
+    for (const auto& x : pb.comms) {
+        if (x.group != kDp) continue;
+        if (x.op == CollectiveOp::all_gather) {
+            QCOMPARE(x.bytes, dense * 2);
+            ++gathers;
+        } else {
+            QCOMPARE(x.op, CollectiveOp::reduce_scatter);
+            QCOMPARE(x.bytes, dense * c.grad_reduce_bytes);
+            ++scatters;
+        }
+        wire += 8 * wire_factor(x.op, 8) * x.bytes;
+    }
+    QCOMPARE(gathers, 2 * c.num_microbatches);
+    QCOMPARE(scatters, c.num_microbatches);
+    double links = 0;
+    for (const auto& l : pb.links) links += l.by_group[kDp];
+    QVERIFY(std::abs(links - wire) <= 1e-9 * wire);
 }
 
 QTEST_APPLESS_MAIN(TestStepPlayback)
