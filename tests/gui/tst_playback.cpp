@@ -12,7 +12,11 @@
 #include "stepplayer.h"
 #include "timelineview.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QImage>
+#include <QProcess>
+#include <QStandardPaths>
 #include <QLabel>
 #include <QSlider>
 #include <QTableWidget>
@@ -31,6 +35,7 @@ private slots:
     void viewsFollowActiveSet();
     void linkTrafficTable();
     void exportPngSequence();
+    void commandLineFrames();
 
 private:
     QTemporaryDir dir_;
@@ -184,6 +189,35 @@ void TestPlayback::exportPngSequence() {
     QVERIFY(first != mid);   // the playhead and the tiles moved
     // The last frame is the end of the step.
     QCOMPARE(w->stepPlayer()->time(), w->stepPlayer()->playback()->step_s);
+}
+
+void TestPlayback::commandLineFrames() {
+    // paraplan --playback-frames DIR: the frames (and playback.mp4 only when ffmpeg is on PATH).
+    QTemporaryDir out;
+    const QString dir = out.filePath(QStringLiteral("f"));
+    QProcess p;
+    p.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--playback-frames"), dir, QStringLiteral("--frames"), QStringLiteral("3"),
+                                           QStringLiteral("--example"), QStringLiteral("llama3.1-8b-pp4-1node"),
+                                           QStringLiteral("--size"), QStringLiteral("1800x1000")});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 0);
+    const QStringList lines = QString::fromLocal8Bit(p.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.filter(QStringLiteral(".png")).size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        const QImage img(QDir(dir).filePath(QStringLiteral("frame_%1.png").arg(i, 4, 10, QLatin1Char('0'))));
+        QVERIFY(!img.isNull());
+        QCOMPARE(img.size(), QSize(1800, 1000));
+    }
+    const bool ffmpeg = !QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty();
+    QCOMPARE(QFileInfo::exists(QDir(dir).filePath(QStringLiteral("playback.mp4"))), ffmpeg);
+    // A project that cannot be estimated: a clear message, exit 2.
+    QProcess bad;
+    bad.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--playback-frames"), dir, QStringLiteral("--example"),
+                                             QStringLiteral("llama3.1-8b-pp4-1node"), QStringLiteral("--set"),
+                                             QStringLiteral("/layout/tp=3")});
+    QVERIFY(bad.waitForFinished(120000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(QString::fromLocal8Bit(bad.readAllStandardError()).contains(QStringLiteral("--playback-frames")));
 }
 
 QTEST_MAIN(TestPlayback)
