@@ -19,13 +19,12 @@ std::string simulator_schedule_name(Schedule s) {
     return "1f1b";
 }
 
-PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs, double comm_s,
-                                 std::vector<std::string>* notes, schedule::Timeline* timeline) {
-    const auto fallback = [&](const std::string& why) {
-        if (notes) notes->push_back("pipeline bubble and in-flight microbatches from the closed form: " + why);
-        return simulate_closed_form(s, p, m, v, costs);
-    };
-    if (p <= 1 || int(costs.size()) != p) return simulate_closed_form(s, p, m, v, costs);
+std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs,
+                                                    double comm_s, std::string* why) {
+    if (p < 1 || int(costs.size()) != p) {
+        if (why) *why = "one cost per pipeline stage is needed";
+        return std::nullopt;
+    }
     schedule::ScheduleRequest req;
     req.schedule = simulator_schedule_name(s);
     req.pp = p;
@@ -33,13 +32,15 @@ PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vec
     req.chunks = (s == Schedule::interleaved || s == Schedule::zbv || s == Schedule::dualpipev) ? std::max(1, v) : 1;
     const schedule::GenerateResult g = schedule::generate(req);
     if (!g.schedule) {
-        std::string why = "the simulator cannot build '" + req.schedule + "'";
-        for (const auto& d : g.diagnostics)
-            if (d.severity == Severity::Error) {
-                why += " (" + d.rule + ": " + d.message + ")";
-                break;
-            }
-        return fallback(why);
+        if (why) {
+            *why = "the simulator cannot build '" + req.schedule + "'";
+            for (const auto& d : g.diagnostics)
+                if (d.severity == Severity::Error) {
+                    *why += " (" + d.rule + ": " + d.message + ")";
+                    break;
+                }
+        }
+        return std::nullopt;
     }
     const schedule::Schedule& sch = *g.schedule;
     // Per virtual stage: a chunk runs 1/chunks of its rank's layers. The simulator's
@@ -53,24 +54,38 @@ PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vec
         const double w = std::clamp(c.w, 0.0, c.b);
         cfg.virtual_stage_cost[std::size_t(vs)] = {c.f / chunks, (c.b - w) / chunks, w / chunks};
     }
-    const schedule::SimulationResult sim = schedule::simulate(sch, cfg);
+    schedule::SimulationResult sim = schedule::simulate(sch, cfg);
     if (!sim.ok()) {
-        std::string why = "the simulation of '" + req.schedule + "' failed";
-        for (const auto& d : sim.diagnostics)
-            if (d.severity == Severity::Error) {
-                why += " (" + d.rule + ": " + d.message + ")";
-                break;
-            }
-        return fallback(why);
+        if (why) {
+            *why = "the simulation of '" + req.schedule + "' failed";
+            for (const auto& d : sim.diagnostics)
+                if (d.severity == Severity::Error) {
+                    *why += " (" + d.rule + ": " + d.message + ")";
+                    break;
+                }
+        }
+        return std::nullopt;
     }
-    if (timeline) *timeline = sim.timeline;
+    return std::move(sim.timeline);
+}
+
+PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs, double comm_s,
+                                 std::vector<std::string>* notes) {
+    if (p <= 1 || int(costs.size()) != p) return simulate_closed_form(s, p, m, v, costs);
+    std::string why;
+    const std::optional<schedule::Timeline> tl = pipeline_timeline(s, p, m, v, costs, comm_s, &why);
+    if (!tl) {
+        if (notes) notes->push_back("pipeline bubble and in-flight microbatches from the closed form: " + why);
+        return simulate_closed_form(s, p, m, v, costs);
+    }
+    const int chunks = std::max(1, tl->chunks);
     PipelineResult r;
-    r.makespan_s = sim.timeline.makespan;
-    for (const auto& st : sim.timeline.stages) r.busy_s = std::max(r.busy_s, st.busy);
+    r.makespan_s = tl->makespan;
+    for (const auto& st : tl->stages) r.busy_s = std::max(r.busy_s, st.busy);
     r.bubble_s = std::max(0.0, r.makespan_s - r.busy_s);
     // In whole-stage microbatches, as peak_inflight(): a chunk-microbatch holds 1/chunks of them.
     r.inflight.assign(std::size_t(p), 0.0);
-    for (const auto& st : sim.timeline.stages)
+    for (const auto& st : tl->stages)
         if (st.stage >= 0 && st.stage < p) r.inflight[std::size_t(st.stage)] = double(st.peak_inflight) / chunks;
     return r;
 }

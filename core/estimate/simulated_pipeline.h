@@ -10,6 +10,7 @@
 #include "estimate/time.h"
 #include "schedule/timeline.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,10 +20,14 @@ namespace paraplan::estimate {
 std::string simulator_schedule_name(Schedule s);
 
 // comm_s: point-to-point latency between neighbouring stages. notes (optional) gets
-// one line when the closed form had to be used. timeline (optional) gets the simulated
-// ops in seconds (left empty when the closed form was used or p <= 1).
+// one line when the closed form had to be used.
 PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs, double comm_s,
-                                 std::vector<std::string>* notes = nullptr, schedule::Timeline* timeline = nullptr);
+                                 std::vector<std::string>* notes = nullptr);
+
+// The simulated timeline (seconds) simulate_pipeline() takes its figures from; nullopt, with
+// *why, when the schedule cannot be generated or simulated. Also for views that draw the step.
+std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs,
+                                                    double comm_s, std::string* why = nullptr);
 
 // A PipelineFn for estimate_time()/evaluate() that calls simulate_pipeline().
 PipelineFn simulated_pipeline(double comm_s, std::vector<std::string>* notes = nullptr);

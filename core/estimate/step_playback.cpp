@@ -134,12 +134,13 @@ StepPlayback step_playback(const Project& p, const Hardware& hw) {
     std::vector<StageCost> costs;
     for (const auto& st : e.time.stages) costs.push_back(st.cost());
     schedule::Timeline tl;
-    std::vector<std::string> sim_notes;
-    simulate_pipeline(c.schedule, pp, m, std::max(1, c.chunks), costs, c.link[kPp].latency_s, &sim_notes, &tl);
-    if (tl.ops.empty()) {
-        if (pp == 1) tl = single_stage(m, costs[0]);
-        else pb.notes.push_back("no simulated ops (the estimate used the closed form): " +
-                                (sim_notes.empty() ? std::string("?") : sim_notes.front()));
+    std::string why;
+    if (pp == 1) {
+        tl = single_stage(m, costs[0]);
+    } else if (auto sim = pipeline_timeline(c.schedule, pp, m, std::max(1, c.chunks), costs, c.link[kPp].latency_s, &why)) {
+        tl = std::move(*sim);
+    } else {
+        pb.notes.push_back("no simulated ops (the estimate used the closed form): " + why);
     }
     pb.timeline = tl;
     const int chunks = std::max(1, tl.chunks);
