@@ -94,6 +94,13 @@ int main(int argc, char** argv) {
                                QStringLiteral("With --screenshot: let the app work this many milliseconds before rendering "
                                               "(background work such as a planner run)."),
                                QStringLiteral("ms"), QStringLiteral("0"));
+    QCommandLineOption playbackOpt(QStringLiteral("playback-frames"),
+                                   QStringLiteral("Play one training step and save it as DIR/frame_0000.png ... (and "
+                                                  "DIR/playback.mp4 when ffmpeg is installed), then exit."),
+                                   QStringLiteral("dir"));
+    QCommandLineOption framesOpt(QStringLiteral("frames"), QStringLiteral("With --playback-frames: how many frames (default 60)."),
+                                 QStringLiteral("n"), QStringLiteral("60"));
+    parser.addOptions({playbackOpt, framesOpt});
     parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
                        selectOpt, dryRunOpt, noPaletteOpt, exportOpt, invokeOpt, waitOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
@@ -148,6 +155,20 @@ int main(int argc, char** argv) {
     if (parser.isSet(dryRunOpt)) window.runPanel()->dryRun();
     if (parser.isSet(noPaletteOpt)) window.canvas()->paletteList()->hide();
 
+    if (parser.isSet(playbackOpt)) {
+        const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        window.show();
+        window.resize(wh.size() == 2 ? qBound(320, wh[0].toInt(), 8000) : 1600, wh.size() == 2 ? qBound(240, wh[1].toInt(), 8000) : 1000);
+        QStringList files;
+        QString err;
+        if (!window.exportPlayback(parser.value(playbackOpt), parser.value(framesOpt).toInt(), &files, &err)) {
+            std::fprintf(stderr, "paraplan: --playback-frames: %s\n", qPrintable(err));
+            return 2;
+        }
+        for (const QString& f : files) std::printf("%s\n", qPrintable(f));
+        return 0;
+    }
     if (parser.isSet(screenshot)) {
         const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
         int w = 1600, h = 1000;

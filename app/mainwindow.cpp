@@ -10,6 +10,8 @@
 #include "rankgrid.h"
 #include "timelineview.h"
 #include "layoutpanel.h"
+#include "linktrafficview.h"
+#include "stepplayer.h"
 #include "gpu_monitor.h"
 #include "live_overlay.h"
 #include "memoryview.h"
@@ -111,6 +113,35 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     setupTeachViews();
 
     connect(doc_, &ProjectDocument::changed, this, &MainWindow::refreshViews);
+    // Step playback and link traffic (after refreshViews, which resets the timeline).
+    player_ = new StepPlayer(doc_, timeline_, canvas_, grid_, this);
+    links_ = new LinkTrafficView(this);
+    addDock(QStringLiteral("playback"), tr("Play a step"), player_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("links"), tr("Link traffic"), links_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(docks_.value(QStringLiteral("timeline")), docks_.value(QStringLiteral("playback")));
+    tabifyDockWidget(docks_.value(QStringLiteral("playback")), docks_.value(QStringLiteral("links")));
+    docks_.value(QStringLiteral("diagnostics"))->raise();
+    // Built when one of the two panels is looked at (or playing), not on every edit.
+    connect(player_, &StepPlayer::playbackChanged, this, [this] {
+        links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem());
+    });
+    connect(doc_, &ProjectDocument::changed, player_, [this] {
+        player_->refresh();
+        if (links_->isVisible()) (void)player_->playback();
+    });
+    connect(docks_.value(QStringLiteral("links")), &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible) (void)player_->playback();
+    });
+    connect(player_, &StepPlayer::exportRequested, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Save the playback frames in"));
+        if (dir.isEmpty()) return;
+        QStringList files;
+        QString err;
+        if (!exportPlayback(dir, 60, &files, &err)) return showError(tr("Cannot export the playback"), err);
+        statusBar()->showMessage(tr("Saved %1 files in %2").arg(files.size()).arg(dir), 5000);
+    });
+    viewMenu_->addAction(docks_.value(QStringLiteral("playback"))->toggleViewAction());
+    viewMenu_->addAction(docks_.value(QStringLiteral("links"))->toggleViewAction());
     connect(doc_, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
     connect(diagnostics_, &DiagnosticsPanel::fieldsActivated, this, [this](const QStringList& fields) {

@@ -22,6 +22,8 @@ class PlannerPanel;
 class ShardformerChecklist;
 class CompareView;
 class LessonPanel;
+class StepPlayer;
+class LinkTrafficView;
 namespace paraplan::widgets {
 class RunPanel;
 class GpuMonitor;
@@ -63,6 +65,13 @@ public:
     // Adds the planner rows selected in its table (or, with none selected, its first rows, at most
     // `fallback`) to the Compare view, each as the open project with that row applied; returns how many.
     int compareSelectedPlannerRows(int fallback = 0);
+    StepPlayer* stepPlayer() const { return player_; }
+    LinkTrafficView* linkTraffic() const { return links_; }
+
+    // Plays the step and saves `frames` pictures of the window (canvas, rank grid, timeline
+    // with the playhead) as dir/frame_0000.png ...; with Debian's ffmpeg on PATH also
+    // dir/playback.mp4 (skipped without it). Returns the files written; false + *error on failure.
+    bool exportPlayback(const QString& dir, int frames, QStringList* files = nullptr, QString* error = nullptr);
 
     // Opens a project file. On failure shows the error (non-blocking message box,
     // objectName "openError") and keeps the current project; returns false.
@@ -131,6 +140,8 @@ private:
     ShardformerChecklist* shardformer_ = nullptr;
     CompareView* compare_ = nullptr;
     LessonPanel* lessons_ = nullptr;
+    StepPlayer* player_ = nullptr;
+    LinkTrafficView* links_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QLabel* statusSummary_ = nullptr;

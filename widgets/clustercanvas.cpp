@@ -482,6 +482,16 @@ void ClusterCanvas::setLiveOverlay(const LiveOverlay& overlay) {
     refresh();
 }
 
+void ClusterCanvas::updateLiveOverlay(const LiveOverlay& overlay) {
+    if (live_.empty() || colourAxis() != heat::kUtilization || overlay.utilization.cells.size() != live_.utilization.cells.size())
+        return setLiveOverlay(overlay);
+    live_ = overlay;
+    for (NodeItem* item : nodes_) item->setTileHeat(live_.utilization);
+    view_->viewport()->update();   // one rectangle, not one per node
+    legend_->setHeatmap(live_.utilization);
+    if (info_->text() != live_.utilization.summary) info_->setText(live_.utilization.summary);
+}
+
 void ClusterCanvas::clearLiveOverlay() {
     live_ = {};
     if (preferredAxis_.startsWith(QStringLiteral("live:"))) preferredAxis_ = layoutAxis_;

@@ -93,6 +93,9 @@ public:
     // switches "Colour by" to utilization; clearing it returns to the layout axis.
     void setLiveOverlay(const LiveOverlay& overlay);
     void clearLiveOverlay();
+    // New values of the overlay already shown (same ranks), without rebuilding the scene: the
+    // step playback calls this every frame. Falls back to setLiveOverlay() otherwise.
+    void updateLiveOverlay(const LiveOverlay& overlay);
     const LiveOverlay& liveOverlay() const { return live_; }
     // The heatmap the tiles show now (null when coloured by a layout axis).
     const Heatmap* shownHeatmap() const;

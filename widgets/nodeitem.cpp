@@ -36,6 +36,10 @@ void NodeItem::setContent(int index, const QString& title, const QString& subtit
     update();
 }
 
+void NodeItem::setTileHeat(const Heatmap& h) {
+    for (GpuTile& t : tiles_) t.heat = h.cell(t.rank) ? *h.cell(t.rank) : HeatCell{};
+}
+
 QRectF NodeItem::boundingRect() const { return {QPointF(0, 0), size_}; }
 
 QRectF NodeItem::tileRect(int local) const {

@@ -30,6 +30,10 @@ public:
     void setContent(int index, const QString& title, const QString& subtitle, QVector<GpuTile> tiles);
     int index() const { return index_; }
     const QVector<GpuTile>& tiles() const { return tiles_; }
+    // New heat values for the same tiles (by each tile's rank; a rank without a cell shows
+    // "no sample"). Does not schedule a repaint: the caller repaints the view once for all
+    // nodes (hundreds of item updates make a many-rectangle clip region that slows painting).
+    void setTileHeat(const Heatmap& h);
     int tileAt(const QPointF& itemPos) const;   // -1 if none
     QRectF tileRect(int local) const;
     void setTiles(QVector<GpuTile> tiles) {

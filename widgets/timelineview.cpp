@@ -117,7 +117,7 @@ void TimelineView::refresh() {
     for (const auto& d : gen.diagnostics)
         if (d.severity == paraplan::Severity::Error && problem.isEmpty()) problem = QString::fromStdString(d.message);
 
-    gantt_->setTimeline(timeline_ ? &*timeline_ : nullptr);
+    gantt_->setTimeline(playback_ ? &*playback_ : timeline_ ? &*timeline_ : nullptr);
     const QPalette pal = palette();
     plot_->setBackground(pal.color(QPalette::Base));
     for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
@@ -135,8 +135,8 @@ void TimelineView::refresh() {
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         for (int s = 0; s < t.pp; ++s) ticker->addTick(s, tr("stage %1").arg(s));
         plot_->yAxis->setTicker(ticker);
-        plot_->xAxis->setLabel(tr("time (one forward = 1)"));
-        plot_->xAxis->setRange(0, t.makespan * 1.01);
+        plot_->xAxis->setLabel(playback_ ? tr("time (ms, estimated)") : tr("time (one forward = 1)"));
+        plot_->xAxis->setRange(0, (playback_ ? playback_->makespan : t.makespan) * 1.01);
         plot_->yAxis->setRange(-0.6, t.pp - 0.4);
         const QString f = GanttPlottable::opColor(OpKind::Forward, 0, pal).name();
         const QString b = GanttPlottable::opColor(OpKind::BackwardInput, 0, pal).name();
@@ -157,6 +157,46 @@ void TimelineView::refresh() {
         summary_->setText(tr("<b>No timeline:</b> %1").arg(problem.toHtmlEscaped()));
     }
     plot_->replot();
+}
+
+void TimelineView::setPlayback(const Timeline* estimated) {
+    if (!estimated) {
+        playback_.reset();
+        setPlayhead(-1);
+        refresh();
+        return;
+    }
+    playback_ = *estimated;
+    for (auto& op : playback_->ops) {
+        op.start *= 1e3;
+        op.end *= 1e3;
+    }
+    playback_->makespan *= 1e3;
+    gantt_->setTimeline(&*playback_);
+    plot_->xAxis->setLabel(tr("time (ms, estimated)"));
+    plot_->xAxis->setRange(0, playback_->makespan * 1.01);
+    plot_->replot();
+}
+
+void TimelineView::setPlayhead(double t_s) {
+    playheadS_ = t_s;
+    if (!playhead_) {
+        // On its own buffered layer, so that moving it repaints only the line (QCustomPlot's
+        // layer replot), not the Gantt chart under it.
+        if (!plot_->layer(QStringLiteral("playhead"))) plot_->addLayer(QStringLiteral("playhead"), plot_->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
+        QCPLayer* layer = plot_->layer(QStringLiteral("playhead"));
+        layer->setMode(QCPLayer::lmBuffered);
+        playhead_ = new QCPItemStraightLine(plot_);
+        playhead_->setObjectName(QStringLiteral("playhead"));
+        playhead_->setLayer(layer);
+        playhead_->setPen(QPen(QColor(220, 40, 40), 2));
+        playhead_->setSelectable(false);
+    }
+    const double x = playback_ ? t_s * 1e3 : t_s;
+    playhead_->setVisible(t_s >= 0);
+    playhead_->point1->setCoords(x, 0);
+    playhead_->point2->setCoords(x, 1);
+    playhead_->layer()->replot();
 }
 
 void TimelineView::highlightStages(const std::vector<int>& stages) {

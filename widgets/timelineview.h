@@ -11,6 +11,7 @@
 #include <optional>
 
 class ProjectEditor;
+class QCPItemStraightLine;
 class QCustomPlot;
 class QLabel;
 class GanttPlottable;
@@ -28,6 +29,16 @@ public:
     GanttPlottable* gantt() const { return gantt_; }
     QString summaryText() const;
 
+    // Step playback: draws `estimated` (seconds, the estimate's simulated timeline; shown in
+    // ms) instead of the relative schedule, with a vertical playhead; null returns to the
+    // relative schedule (as refresh() does).
+    void setPlayback(const paraplan::schedule::Timeline* estimated);
+    bool showsPlayback() const { return playback_.has_value(); }
+    // Moves the playhead to `t_s` seconds into the step (< 0 hides it) and repaints it.
+    void setPlayhead(double t_s);
+    QCPItemStraightLine* playhead() const { return playhead_; }
+    double playheadSeconds() const { return playheadS_; }
+
     // Exports by file extension: .png .svg .pdf, or .json (Perfetto / Chrome trace).
     bool exportTo(const QString& path, QString* error = nullptr);
 
@@ -38,4 +49,7 @@ private:
     GanttPlottable* gantt_;
     QLabel* summary_;
     std::optional<paraplan::schedule::Timeline> timeline_;
+    std::optional<paraplan::schedule::Timeline> playback_;   // in ms
+    QCPItemStraightLine* playhead_ = nullptr;
+    double playheadS_ = -1;
 };

@@ -2,6 +2,7 @@
 
 #include "estimate/comm.h"
 #include "estimate/moe.h"
+#include "estimate/comm_terms.h"
 
 #include <algorithm>
 
@@ -94,31 +95,8 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     layer_fwd(false, dg, da, de, dw);
     if (s.experts > 0) layer_fwd(true, mg, ma, me, mw);
 
-    // Communication per layer per microbatch.
-    const GroupLink& tpl = c.link[kTp];
-    const double act_bytes = tokens * s.h * 2;
-    const double tp_coll = c.sequence_parallel ? all_gather_s(tpl, act_bytes) + reduce_scatter_s(tpl, act_bytes)
-                                               : all_reduce_s(tpl, act_bytes);
-    // Two collectives per layer forward (attention and MLP outputs: all-reduce, or with SP an
-    // all-gather + reduce-scatter pair of the same volume), two backward (Narayanan et al.
-    // Sec. 3.2: 8bsh(t-1)/t bytes per layer); full recomputation runs the forward's two again.
-    const double tp_layer_fwd = c.tp > 1 ? 2 * tp_coll : 0;
-    const double tp_layer_bwd = tp_layer_fwd + (c.recompute == Recompute::full ? tp_layer_fwd : 0);
-
-    const GroupLink& cpl = c.link[kCp];
-    double cp_layer_f = 0, cp_layer_b = 0;
-    if (c.cp > 1) {
-        const double kv_bytes = tokens * 2 * s.hkv / tp * 2;
-        if (c.seq_split == SeqSplit::ring) {
-            const double step = send_recv_s(cpl, kv_bytes);
-            cp_layer_f = std::max(0.0, (c.cp - 1) * step - da);           // overlapped with attention
-            cp_layer_b = std::max(0.0, 2 * (c.cp - 1) * step - 2.5 * da);
-        } else {
-            const double qkvo = tokens * (2 * s.hq + 2 * s.hkv) / tp * 2;   // Ulysses: q, k, v, out
-            cp_layer_f = all_to_all_s(cpl, hw, qkvo);
-            cp_layer_b = cp_layer_f;
-        }
-    }
+    // Communication per layer per microbatch (comm_terms.h): TP, CP and PP.
+    const LayerComm lc = layer_comm(s, c, hw, da);
     // Dispatch + combine per MoE layer (moe.h). Where the framework overlaps them with another
     // microbatch's compute (Megatron --overlap-moe-expert-parallel-comm pairs one microbatch's
     // forward with another's backward; DualPipe, DeepSeek-V3 report Sec. 3.2.1, overlaps both
@@ -132,11 +110,6 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     // the dispatcher instead (moe_comm, with the expert-TP all-gather), and a shared expert is a
     // TP-parallel MLP with its own pair (Megatron SharedExpertMLP).
     const double moe_tp_share = s.shared_ffn > 0 ? 1.0 : 0.5;
-    const GroupLink& ppl = c.link[kPp];
-    const double p2p = pp > 1 && !c.overlap_p2p
-                           ? send_recv_s(ppl, act_bytes / (c.sequence_parallel ? tp : 1.0)) *
-                                 (c.schedule == Schedule::interleaved ? std::max(1, c.chunks) : 1)
-                           : 0;
 
     const int head = head_stage_of(c);
     std::vector<StageTimes> out(pp);
@@ -183,17 +156,12 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         }
         st.compute_f = f;
         st.compute_b = b;
-        st.tp = (nd + nmoe * moe_tp_share + mtp_layers) * (tp_layer_fwd + tp_layer_bwd);
-        st.cp = (layers + mtp_layers) * (cp_layer_f + cp_layer_b);
-        st.pp = pp > 1 ? 2 * p2p : 0;
-        if (c.zero_stage >= 3) {
-            // Parameters gathered for forward and backward and gradients reduce-scattered every
-            // microbatch, prefetched behind compute.
-            const GroupLink& dl = c.link[kDp];
-            const double pbytes = params[i].dense * (c.fp8_all_gather && fp8 ? 1 : 2);
-            const double z = 2 * all_gather_s(dl, pbytes) + reduce_scatter_s(dl, params[i].dense * c.grad_reduce_bytes);
-            st.dp = std::max(0.0, z - (c.overlap_param_gather ? (f + b) : 0));
-        }
+        st.tp = (nd + nmoe * moe_tp_share + mtp_layers) * (lc.tp_fwd_s + lc.tp_bwd_s);
+        st.cp = (layers + mtp_layers) * (lc.cp_fwd_s + lc.cp_bwd_s);
+        st.pp = 2 * lc.pp_s;
+        // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered
+        // every microbatch, prefetched behind compute.
+        if (c.zero_stage >= 3) st.dp = zero3_comm(params[i], c, f + b).exposed_s;
     }
     return out;
 }
@@ -234,19 +202,8 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     for (int i = 0; i < pp; ++i) {
         const double pd = params[i].dense, pe = params[i].expert;
         double t = 0;
-        if (c.zero_stage < 3) {
-            const bool sharded = c.zero_stage >= 1 || c.distributed_optimizer;
-            const GroupLink& dl = c.link[kDp];
-            const GroupLink& el = c.link[kEdp];
-            if (sharded) {
-                t += reduce_scatter_s(dl, pd * c.grad_reduce_bytes) + reduce_scatter_s(el, pe * c.grad_reduce_bytes);
-                if (!c.overlap_param_gather) t += all_gather_s(dl, pd * 2) + all_gather_s(el, pe * 2);
-            } else {
-                t += all_reduce_s(dl, pd * c.grad_reduce_bytes) + all_reduce_s(el, pe * c.grad_reduce_bytes);
-            }
-        }
-        // Stage i finishes its last backward about i backward-steps before stage 0 does.
-        const double window = (c.overlap_grad_reduce ? costs[i].b : 0) + i * costs[i].b;
+        for (const CommCall& k : grad_sync(params[i], c)) t += k.seconds;
+        const double window = grad_sync_window_s(c, costs[i], i);
         dp_exposed = std::max(dp_exposed, t - window);
         // Optimizer step: read and write the local states once (memory bound).
         const double zg = (c.zero_stage >= 1 || c.distributed_optimizer) ? std::max(1, c.zero_group) : 1;

@@ -1,0 +1,129 @@
+#include "estimate/comm_terms.h"
+
+#include "estimate/comm.h"
+
+#include <algorithm>
+
+namespace paraplan::estimate {
+
+const char* to_string(CollectiveOp op) {
+    switch (op) {
+    case CollectiveOp::all_reduce: return "all-reduce";
+    case CollectiveOp::all_gather: return "all-gather";
+    case CollectiveOp::reduce_scatter: return "reduce-scatter";
+    case CollectiveOp::all_to_all: return "all-to-all";
+    case CollectiveOp::send_recv: return "send/recv";
+    }
+    return "all-reduce";
+}
+
+double wire_factor(CollectiveOp op, int n) {
+    if (op == CollectiveOp::send_recv) return 1;
+    if (n <= 1) return 0;
+    const double f = double(n - 1) / n;
+    return op == CollectiveOp::all_reduce ? 2 * f : f;
+}
+
+LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, double da) {
+    LayerComm r;
+    const int pp = std::max(1, c.pp);
+    const double tp = std::max(1, c.tp);
+    const double tokens = double(c.micro_batch) * c.seq_len / std::max(1, c.cp);   // per GPU sequence share
+
+    const GroupLink& tpl = c.link[kTp];
+    const double act_bytes = tokens * s.h * 2;
+    r.tp_bytes = act_bytes;
+    r.tp_sequence_parallel = c.sequence_parallel;
+    const double tp_coll = c.sequence_parallel ? all_gather_s(tpl, act_bytes) + reduce_scatter_s(tpl, act_bytes)
+                                               : all_reduce_s(tpl, act_bytes);
+    // Two collectives per layer forward (attention and MLP outputs: all-reduce, or with SP an
+    // all-gather + reduce-scatter pair of the same volume), two backward (Narayanan et al.
+    // Sec. 3.2: 8bsh(t-1)/t bytes per layer); full recomputation runs the forward's two again.
+    if (c.tp > 1) {
+        r.tp_fwd_count = 2;
+        r.tp_bwd_count = 2 + (c.recompute == Recompute::full ? 2 : 0);
+    }
+    r.tp_fwd_s = r.tp_fwd_count * tp_coll;
+    r.tp_bwd_s = r.tp_bwd_count * tp_coll;
+
+    const GroupLink& cpl = c.link[kCp];
+    if (c.cp > 1) {
+        if (c.seq_split == SeqSplit::ring) {
+            const double kv_bytes = tokens * 2 * s.hkv / tp * 2;
+            const double step = send_recv_s(cpl, kv_bytes);
+            r.cp_ring = true;
+            r.cp_bytes = kv_bytes;
+            r.cp_call_s = step;
+            r.cp_fwd_count = c.cp - 1;
+            r.cp_bwd_count = 2 * (c.cp - 1);
+            r.cp_fwd_s = std::max(0.0, (c.cp - 1) * step - da);   // overlapped with attention
+            r.cp_bwd_s = std::max(0.0, 2 * (c.cp - 1) * step - 2.5 * da);
+        } else {
+            const double qkvo = tokens * (2 * s.hq + 2 * s.hkv) / tp * 2;   // Ulysses: q, k, v, out
+            r.cp_bytes = qkvo;
+            r.cp_fwd_count = r.cp_bwd_count = 1;
+            r.cp_call_s = all_to_all_s(cpl, hw, qkvo);
+            r.cp_fwd_s = r.cp_call_s;
+            r.cp_bwd_s = r.cp_fwd_s;
+        }
+    }
+    const GroupLink& epl = c.link[kEp];
+    if (c.ep > 1 && s.experts > 0) {
+        const double tok = tokens / (c.sequence_parallel ? tp : 1.0);
+        r.ep_bytes = tok * std::max(1, s.top_k) * s.h * 2;
+        r.ep_count = 2;   // dispatch + combine
+        r.ep_s = 2 * all_to_all_s(epl, hw, r.ep_bytes);
+    }
+    const GroupLink& ppl = c.link[kPp];
+    if (pp > 1) {
+        r.pp_bytes = act_bytes / (c.sequence_parallel ? tp : 1.0);
+        r.pp_count = c.schedule == Schedule::interleaved ? std::max(1, c.chunks) : 1;
+        r.pp_s = !c.overlap_p2p ? send_recv_s(ppl, r.pp_bytes) * r.pp_count : 0;
+    }
+    return r;
+}
+
+Zero3Comm zero3_comm(const ShardedCounts& params, const Config& c, double compute_s) {
+    Zero3Comm z;
+    if (c.zero_stage < 3 || c.link[kDp].size <= 1) return z;
+    const GroupLink& dl = c.link[kDp];
+    // FP8 all-gathers (torchao enable_fsdp_float8_all_gather, Megatron --fp8-param-gather) move 1 byte a parameter.
+    const double pbytes = params.dense * (c.fp8_all_gather && c.fp8 != Fp8Recipe::none ? 1 : 2);
+    const double gbytes = params.dense * c.grad_reduce_bytes;
+    z.calls.push_back({kDp, CollectiveOp::all_gather, pbytes, 2, 2 * all_gather_s(dl, pbytes)});
+    z.calls.push_back({kDp, CollectiveOp::reduce_scatter, gbytes, 1, reduce_scatter_s(dl, gbytes)});
+    double total = 0;
+    for (const auto& k : z.calls) total += k.seconds;
+    z.exposed_s = std::max(0.0, total - (c.overlap_param_gather ? compute_s : 0));
+    return z;
+}
+
+std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c) {
+    std::vector<CommCall> out;
+    if (c.zero_stage >= 3) return out;
+    const double pd = params.dense, pe = params.expert;
+    const bool sharded = c.zero_stage >= 1 || c.distributed_optimizer;
+    const GroupLink& dl = c.link[kDp];
+    const GroupLink& el = c.link[kEdp];
+    auto add = [&](GroupKind g, CollectiveOp op, double bytes, double s) {
+        if (bytes > 0 && c.link[g].size > 1) out.push_back({g, op, bytes, 1, s});
+    };
+    if (sharded) {
+        add(kDp, CollectiveOp::reduce_scatter, pd * c.grad_reduce_bytes, reduce_scatter_s(dl, pd * c.grad_reduce_bytes));
+        add(kEdp, CollectiveOp::reduce_scatter, pe * c.grad_reduce_bytes, reduce_scatter_s(el, pe * c.grad_reduce_bytes));
+        if (!c.overlap_param_gather) {
+            add(kDp, CollectiveOp::all_gather, pd * 2, all_gather_s(dl, pd * 2));
+            add(kEdp, CollectiveOp::all_gather, pe * 2, all_gather_s(el, pe * 2));
+        }
+    } else {
+        add(kDp, CollectiveOp::all_reduce, pd * c.grad_reduce_bytes, all_reduce_s(dl, pd * c.grad_reduce_bytes));
+        add(kEdp, CollectiveOp::all_reduce, pe * c.grad_reduce_bytes, all_reduce_s(el, pe * c.grad_reduce_bytes));
+    }
+    return out;
+}
+
+double grad_sync_window_s(const Config& c, const StageCost& cost, int stage) {
+    return (c.overlap_grad_reduce ? cost.b : 0) + stage * cost.b;
+}
+
+}  // namespace paraplan::estimate

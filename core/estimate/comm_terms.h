@@ -1,0 +1,82 @@
+#pragma once
+// The communication the step-time model charges, term by term: per layer and
+// microbatch (TP collectives, CP ring steps or Ulysses all-to-alls, EP dispatch and
+// combine, the PP send/recv), per stage and microbatch (ZeRO-3 parameter gathers),
+// and per stage per step (the data-parallel gradient reduction). stage_times() and
+// estimate_time() add these up; the step playback (step_playback.h) shows the same
+// terms as events, so the picture and the estimate cannot disagree.
+#include "estimate/config.h"
+#include "estimate/memory.h"
+#include "estimate/pipeline.h"
+#include "estimate/shapes.h"
+
+#include <vector>
+
+namespace paraplan::estimate {
+
+enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, send_recv };
+const char* to_string(CollectiveOp op);
+
+// How many bytes cross the links per byte of buffer for each GPU of a group of n
+// (NCCL ring algorithms): all-reduce 2(n-1)/n, all-gather / reduce-scatter (n-1)/n,
+// all-to-all (n-1)/n (each peer gets 1/n), send/recv 1.
+double wire_factor(CollectiveOp op, int n);
+
+// One layer, one microbatch, per GPU. *_bytes: the buffer of one collective; *_s: the
+// seconds stage_times() charges (exposed, after what the framework overlaps).
+struct LayerComm {
+    // TP: all-reduce of the layer's activations, or with sequence parallelism an
+    // all-gather + reduce-scatter pair of the same buffer; two forward, two backward
+    // (four with full recomputation) per layer.
+    double tp_bytes = 0;
+    bool tp_sequence_parallel = false;
+    int tp_fwd_count = 0, tp_bwd_count = 0;   // all-reduces (or AG+RS pairs)
+    double tp_fwd_s = 0, tp_bwd_s = 0;
+    // CP: ring attention sends the K,V block (cp - 1) times forward and 2 (cp - 1) times
+    // backward; Ulysses one all-to-all of q, k, v and the output each way.
+    double cp_bytes = 0;
+    bool cp_ring = false;
+    double cp_call_s = 0;        // one ring step or one all-to-all on the cp link
+    int cp_fwd_count = 0, cp_bwd_count = 0;
+    double cp_fwd_s = 0, cp_bwd_s = 0;
+    // EP (MoE layers only): dispatch + combine all-to-all, each way.
+    double ep_bytes = 0;
+    int ep_count = 0;            // all-to-alls per MoE layer, one direction
+    double ep_s = 0;             // one direction, per MoE layer
+    // PP: the activation (forward) or its gradient (backward) to the neighbour stage.
+    double pp_bytes = 0;
+    int pp_count = 0;            // sends per direction per microbatch (chunks when interleaved)
+    double pp_s = 0;             // one direction, per microbatch
+};
+
+// attention_fwd_s: one dense layer's forward attention time (ring attention overlaps with it).
+LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, double attention_fwd_s);
+
+// One collective call (or `count` identical ones) over one kind of group.
+struct CommCall {
+    GroupKind group = kTp;
+    CollectiveOp op = CollectiveOp::all_reduce;
+    double bytes = 0;     // buffer of one call, per GPU
+    int count = 1;
+    double seconds = 0;   // all `count` calls, on the group's link
+};
+
+// ZeRO-3 per stage and microbatch: parameters gathered for forward and backward, gradients
+// reduce-scattered. exposed_s: what stays after the prefetch behind compute_s (f + b).
+struct Zero3Comm {
+    std::vector<CommCall> calls;
+    double exposed_s = 0;
+};
+Zero3Comm zero3_comm(const ShardedCounts& params, const Config& c, double compute_s);
+
+// The data-parallel gradient reduction of one stage per step (ZeRO < 3): all-reduce, or
+// reduce-scatter (+ all-gather of the updated parameters unless overlapped) when the
+// optimizer is sharded; dense over the dp link, expert weights over the edp link.
+std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c);
+
+// How much of stage `stage`'s gradient reduction hides behind the end of the pipeline:
+// the stage finishes its last backward about `stage` backward steps before stage 0 does,
+// plus one more backward when the framework overlaps the reduction with it.
+double grad_sync_window_s(const Config& c, const StageCost& cost, int stage);
+
+}  // namespace paraplan::estimate

@@ -1,0 +1,463 @@
+#include "estimate/step_playback.h"
+
+#include "estimate/comm.h"
+#include "estimate/simulated_pipeline.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace paraplan::estimate {
+
+const char* group_label(GroupKind g) {
+    switch (g) {
+    case kTp: return "TP";
+    case kCp: return "CP";
+    case kEp: return "EP";
+    case kPp: return "PP";
+    case kDp: return "DP";
+    case kEdp: return "EDP";
+    default: break;
+    }
+    return "?";
+}
+
+const char* to_string(Activity a) {
+    switch (a) {
+    case Activity::idle: return "idle";
+    case Activity::forward: return "F";
+    case Activity::backward_input: return "B";
+    case Activity::backward_weight: return "W";
+    case Activity::full_backward: return "B";
+    case Activity::grad_sync: return "grad sync";
+    case Activity::optimizer: return "optimizer";
+    case Activity::offload: return "offload";
+    }
+    return "idle";
+}
+
+GroupKind LinkTraffic::top_group() const {
+    int best = 0;
+    for (int k = 1; k < kGroupKinds; ++k)
+        if (by_group[std::size_t(k)] > by_group[std::size_t(best)]) best = k;
+    return GroupKind(best);
+}
+
+double StepPlayback::next_event(double t) const {
+    auto it = std::upper_bound(event_times.begin(), event_times.end(), t + 1e-15);
+    return it == event_times.end() ? step_s : *it;
+}
+
+double StepPlayback::prev_event(double t) const {
+    auto it = std::lower_bound(event_times.begin(), event_times.end(), t - 1e-15);
+    return it == event_times.begin() ? 0.0 : *(it - 1);
+}
+
+namespace {
+
+// The rank map's group kinds for each of the estimate's groups (as apply_rank_map picks them).
+std::vector<const char*> kind_names(GroupKind k) {
+    switch (k) {
+    case kTp: return {"tp"};
+    case kCp: return {"cp", "sp"};
+    case kPp: return {"pp"};
+    case kEp: return {"ep"};
+    case kDp: return {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"};
+    case kEdp: return {"edp", "moe_dp"};
+    default: break;
+    }
+    return {};
+}
+
+const topology::GroupSet* resolve(const topology::RankMap& rm, GroupKind k, int size) {
+    if (size <= 1) return nullptr;
+    for (const char* n : kind_names(k)) {
+        const topology::GroupSet* g = rm.group_set(n);
+        if (g && g->group_size == size) return g;
+    }
+    return nullptr;
+}
+
+Activity activity_of(schedule::OpKind k) {
+    switch (k) {
+    case schedule::OpKind::Forward: return Activity::forward;
+    case schedule::OpKind::BackwardInput: return Activity::backward_input;
+    case schedule::OpKind::BackwardWeight: return Activity::backward_weight;
+    case schedule::OpKind::FullBackward: return Activity::full_backward;
+    }
+    return Activity::idle;
+}
+
+// A pipeline of one stage: the microbatches one after the other (what the closed form counts).
+schedule::Timeline single_stage(int m, const StageCost& c) {
+    schedule::Timeline tl;
+    tl.schedule = "single stage";
+    tl.pp = 1;
+    tl.microbatches = m;
+    double t = 0;
+    for (int i = 0; i < m; ++i) {
+        tl.ops.push_back({0, schedule::OpKind::Forward, i, 0, t, t + c.f, false});
+        t += c.f;
+        tl.ops.push_back({0, schedule::OpKind::FullBackward, i, 0, t, t + c.b, false});
+        t += c.b;
+    }
+    tl.makespan = t;
+    tl.stage_begin = {0, tl.ops.size()};
+    schedule::StageStats st;
+    st.busy = t;
+    st.last_end = t;
+    tl.stages.push_back(st);
+    return tl;
+}
+
+}  // namespace
+
+StepPlayback step_playback(const Project& p) {
+    const Estimate e = estimate_project(p);
+    return step_playback(p, e.hardware);
+}
+
+StepPlayback step_playback(const Project& p, const Hardware& hw) {
+    StepPlayback pb;
+    pb.estimate = estimate_project(p, hw);
+    const Estimate& e = pb.estimate;
+    const Config& c = e.config;
+    const int pp = std::max(1, c.pp);
+    const int m = std::max(1, c.num_microbatches);
+    pb.pp = pp;
+
+    // The same simulation the estimate ran: the estimate's stage costs, the pp link's latency.
+    std::vector<StageCost> costs;
+    for (const auto& st : e.time.stages) costs.push_back(st.cost());
+    schedule::Timeline tl;
+    std::string why;
+    if (pp == 1) {
+        tl = single_stage(m, costs[0]);
+    } else if (auto sim = pipeline_timeline(c.schedule, pp, m, std::max(1, c.chunks), costs, c.link[kPp].latency_s, &why)) {
+        tl = std::move(*sim);
+    } else {
+        pb.notes.push_back("no simulated ops (the estimate used the closed form): " + why);
+    }
+    pb.timeline = tl;
+    const int chunks = std::max(1, tl.chunks);
+    const bool v_shape = c.schedule == Schedule::zbv || c.schedule == Schedule::dualpipev;
+    const int vstages = pp * chunks;
+    auto vstage = [&](int stage, int chunk) {
+        if (v_shape && chunks == 2) return chunk == 0 ? stage : 2 * pp - 1 - stage;
+        return chunk * pp + stage;
+    };
+    auto stage_of_v = [&](int vs) {
+        if (v_shape && chunks == 2) return vs < pp ? vs : 2 * pp - 1 - vs;
+        return vs % pp;
+    };
+
+    const LayerShapes shapes = layer_shapes(p.model);
+    const LayerComm lc = layer_comm(shapes, c, hw, 0);
+    const auto params = stage_params(shapes, c);
+
+    // Per op: compute first, then one block per kind for the exposed share the estimate charges.
+    pb.op_comm_begin.reserve(tl.ops.size() + 1);
+    pb.op_compute_end.reserve(tl.ops.size());
+    for (std::size_t i = 0; i < tl.ops.size(); ++i) {
+        const schedule::TimelineOp& op = tl.ops[i];
+        pb.op_comm_begin.push_back(pb.comms.size());
+        const bool fwd = op.kind == schedule::OpKind::Forward;
+        const bool bwd = schedule::is_backward(op.kind);
+        if (!fwd && !bwd) {
+            pb.op_compute_end.push_back(op.end);
+            continue;
+        }
+        const int s = std::clamp(op.stage, 0, pp - 1);
+        const StageTimes& st = e.time.stages[std::size_t(s)];
+        const double layers = (s < int(c.layers_per_stage.size()) ? c.layers_per_stage[std::size_t(s)] : 0) / double(chunks);
+        const double moe = (s < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[std::size_t(s)] : 0) / double(chunks);
+        std::vector<PlaybackComm> blocks;
+        auto add = [&](GroupKind g, CollectiveOp cop, std::string label, double bytes, double count, double exposed,
+                       double wire, int peer = -1) {
+            if (bytes <= 0 && exposed <= 0) return;
+            PlaybackComm k;
+            k.group = g;
+            k.op = cop;
+            k.label = std::move(label);
+            k.stage = s;
+            k.op_index = int(i);
+            k.peer_stage = peer;
+            k.bytes = bytes;
+            k.count = count;
+            k.start = exposed;   // exposed duration for now; placed below
+            k.link = c.link[g];
+            k.wire_s = wire;
+            blocks.push_back(k);
+        };
+        // TP: all-reduce, or the all-gather + reduce-scatter pair with sequence parallelism.
+        const double tp_calls = layers * (fwd ? lc.tp_fwd_count : lc.tp_bwd_count);
+        if (lc.tp_sequence_parallel)
+            add(kTp, CollectiveOp::reduce_scatter, "TP all-gather + reduce-scatter", 2 * tp_calls * lc.tp_bytes,
+                2 * tp_calls, 0.5 * st.tp / chunks, layers * (fwd ? lc.tp_fwd_s : lc.tp_bwd_s));
+        else
+            add(kTp, CollectiveOp::all_reduce, "TP all-reduce", tp_calls * lc.tp_bytes, tp_calls, 0.5 * st.tp / chunks,
+                layers * (fwd ? lc.tp_fwd_s : lc.tp_bwd_s));
+        const double cp_calls = layers * (fwd ? lc.cp_fwd_count : lc.cp_bwd_count);
+        add(kCp, lc.cp_ring ? CollectiveOp::send_recv : CollectiveOp::all_to_all,
+            lc.cp_ring ? "CP ring K/V exchange" : "CP (Ulysses) all-to-all", cp_calls * lc.cp_bytes, cp_calls,
+            0.5 * st.cp / chunks, cp_calls * lc.cp_call_s);
+        const double ep_calls = moe * lc.ep_count;
+        add(kEp, CollectiveOp::all_to_all, "EP dispatch + combine all-to-all", ep_calls * lc.ep_bytes, ep_calls,
+            0.5 * st.ep / chunks, moe * lc.ep_s);
+        if (c.zero_stage >= 3) {
+            // Forward gathers the chunk's parameters; backward gathers them again and
+            // reduce-scatters the gradients. The exposed share is split by wire time.
+            const Zero3Comm z = zero3_comm(params[std::size_t(s)], c, 0);
+            std::vector<CommCall> parts;
+            for (const CommCall& k : z.calls) {
+                if (k.op == CollectiveOp::all_gather) parts.push_back({kDp, k.op, k.bytes / chunks, 1, k.seconds / k.count / chunks});
+                else if (bwd) parts.push_back({kDp, k.op, k.bytes / chunks, 1, k.seconds / chunks});
+            }
+            double wire = 0;
+            for (const auto& k : parts) wire += k.seconds;
+            for (const auto& k : parts)
+                add(kDp, k.op, std::string("ZeRO-3 ") + to_string(k.op), k.bytes, 1,
+                    wire > 0 ? 0.5 * st.dp / chunks * k.seconds / wire : 0, k.seconds);
+        }
+        // PP: the activation to the next virtual stage (forward), its gradient to the previous (backward).
+        const int vs = vstage(s, op.chunk);
+        const int peer_vs = fwd ? vs + 1 : vs - 1;
+        const int peer = peer_vs >= 0 && peer_vs < vstages ? stage_of_v(peer_vs) : -1;
+        const double pp_bytes = lc.pp_bytes * lc.pp_count / chunks;
+        if (pp > 1)
+            add(kPp, CollectiveOp::send_recv, fwd ? "PP send activation" : "PP send gradient", peer >= 0 ? pp_bytes : 0,
+                peer >= 0 ? double(lc.pp_count) / chunks : 0, 0.5 * st.pp / chunks,
+                peer >= 0 ? send_recv_s(c.link[kPp], lc.pp_bytes) * lc.pp_count / chunks : 0, peer);
+        // Exposed blocks after the compute; hidden ones (nothing exposed) run under the compute.
+        double exposed = 0;
+        for (const auto& b : blocks) exposed += b.start;
+        const double compute_end = std::max(op.start, op.end - exposed);
+        pb.op_compute_end.push_back(compute_end);
+        double t = compute_end;
+        for (auto& b : blocks) {
+            const double d = b.start;
+            if (d > 0) {
+                b.start = t;
+                b.end = std::min(op.end, t + d);
+                t = b.end;
+            } else {
+                b.start = op.start;
+                b.end = std::min(compute_end, op.start + b.wire_s);
+            }
+            pb.comms.push_back(std::move(b));
+        }
+    }
+    pb.op_comm_begin.push_back(pb.comms.size());
+    pb.makespan_s = tl.ops.empty() ? e.time.pipeline.makespan_s : tl.makespan;
+
+    // The gradient reduction of each stage, ending `window` after the pipeline's last op at the
+    // earliest (grad_sync_window_s), as estimate_time() charges it.
+    double dp_exposed = 0;
+    for (int s = 0; s < pp; ++s) {
+        const std::vector<CommCall> calls = grad_sync(params[std::size_t(s)], c);
+        double total = 0;
+        for (const auto& k : calls) total += k.seconds;
+        const double window = grad_sync_window_s(c, costs[std::size_t(s)], s);
+        dp_exposed = std::max(dp_exposed, total - window);
+        double t = std::max(0.0, pb.makespan_s - window);
+        for (const auto& k : calls) {
+            PlaybackComm pc;
+            pc.group = k.group;
+            pc.op = k.op;
+            pc.label = std::string(k.group == kEdp ? "EDP " : c.zero_stage >= 1 || c.distributed_optimizer ? "DP/ZeRO " : "DP ") +
+                       to_string(k.op) + (k.op == CollectiveOp::all_gather ? " (parameters)" : " (gradients)");
+            pc.stage = s;
+            pc.bytes = k.bytes * k.count;
+            pc.count = k.count;
+            pc.start = t;
+            pc.end = t + k.seconds;
+            pc.link = c.link[k.group];
+            pc.wire_s = k.seconds;
+            t = pc.end;
+            pb.comms.push_back(std::move(pc));
+        }
+    }
+    pb.grad_sync_end_s = pb.makespan_s + dp_exposed;
+    pb.optimizer_end_s = pb.grad_sync_end_s + e.time.optimizer_s;
+    pb.step_s = pb.optimizer_end_s + e.time.offload_s;
+
+    // Ops by start per stage, and every event instant.
+    pb.by_start.assign(std::size_t(pp), {});
+    for (std::size_t i = 0; i < tl.ops.size(); ++i) pb.by_start[std::size_t(std::clamp(tl.ops[i].stage, 0, pp - 1))].push_back(int(i));
+    for (auto& v : pb.by_start)
+        std::stable_sort(v.begin(), v.end(), [&](int a, int b) { return tl.ops[std::size_t(a)].start < tl.ops[std::size_t(b)].start; });
+    for (std::size_t i = 0; i < tl.ops.size(); ++i) {
+        pb.event_times.push_back(tl.ops[i].start);
+        pb.event_times.push_back(tl.ops[i].end);
+        pb.event_times.push_back(pb.op_compute_end[i]);
+    }
+    for (const auto& k : pb.comms) {
+        pb.event_times.push_back(k.start);
+        pb.event_times.push_back(k.end);
+    }
+    for (double t : {0.0, pb.makespan_s, pb.grad_sync_end_s, pb.optimizer_end_s, pb.step_s}) pb.event_times.push_back(t);
+    std::sort(pb.event_times.begin(), pb.event_times.end());
+    pb.event_times.erase(std::unique(pb.event_times.begin(), pb.event_times.end(),
+                                     [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }),
+                         pb.event_times.end());
+
+    // Where the ranks are, and the bytes each link carries per step.
+    const topology::RankMap rm = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    if (!rm.valid()) {
+        pb.notes.push_back("no rank map: ranks and link traffic left out");
+        return pb;
+    }
+    const int world = rm.world_size;
+    pb.stage_of_rank.assign(std::size_t(world), 0);
+    pb.node_of_rank.assign(std::size_t(world), 0);
+    const int ppc = rm.coord_index("pp");
+    for (int r = 0; r < world; ++r) {
+        pb.stage_of_rank[std::size_t(r)] = ppc >= 0 ? rm.coords(r)[std::size_t(ppc)] : 0;
+        pb.node_of_rank[std::size_t(r)] = r < int(rm.placement.size()) ? rm.placement[std::size_t(r)].node : 0;
+    }
+    // Per GPU buffer bytes per step by (kind, stage, op); PP by (stage, peer stage).
+    std::map<std::tuple<int, int, int>, double> buffer;
+    std::map<std::pair<int, int>, double> pp_sends;
+    for (const auto& k : pb.comms) {
+        if (k.group == kPp) {
+            if (k.peer_stage >= 0 && k.bytes > 0) pp_sends[{k.stage, k.peer_stage}] += k.bytes;
+        } else if (k.bytes > 0) {
+            buffer[{int(k.group), k.stage, int(k.op)}] += k.bytes;
+        }
+    }
+    std::map<std::pair<int, int>, LinkTraffic> links;
+    auto put = [&](int ra, int rb, GroupKind g, double bytes) {
+        int a = pb.node_of_rank[std::size_t(ra)], b = pb.node_of_rank[std::size_t(rb)];
+        if (a > b) std::swap(a, b);
+        LinkTraffic& l = links[{a, b}];
+        l.node_a = a;
+        l.node_b = b;
+        l.cross_node = a != b;
+        l.bytes += bytes;
+        l.by_group[std::size_t(g)] += bytes;
+    };
+    for (const auto& [key, bytes] : buffer) {
+        const auto [gi, stage, opi] = key;
+        const GroupKind g = GroupKind(gi);
+        const CollectiveOp op = CollectiveOp(opi);
+        const topology::GroupSet* set = resolve(rm, g, c.link[g].size);
+        if (!set) continue;
+        const int n = set->group_size;
+        for (int gidx = 0; gidx < set->num_groups(); ++gidx) {
+            const auto mem = set->group(gidx);
+            if (pb.stage_of_rank[std::size_t(mem[0])] != stage) continue;
+            if (op == CollectiveOp::all_to_all) {
+                for (int a = 0; a < n; ++a)
+                    for (int b = 0; b < n; ++b)
+                        if (a != b) put(mem[std::size_t(a)], mem[std::size_t(b)], g, bytes / n);
+            } else {
+                // Ring: each member sends the wire volume to the next.
+                const double w = wire_factor(op, n) * bytes;
+                for (int a = 0; a < n; ++a) put(mem[std::size_t(a)], mem[std::size_t((a + 1) % n)], g, w);
+            }
+        }
+    }
+    if (const topology::GroupSet* set = resolve(rm, kPp, pp)) {
+        for (int gidx = 0; gidx < set->num_groups(); ++gidx) {
+            std::vector<int> rank_of_stage(std::size_t(pp), -1);
+            for (int r : set->group(gidx)) rank_of_stage[std::size_t(std::clamp(pb.stage_of_rank[std::size_t(r)], 0, pp - 1))] = r;
+            for (const auto& [sd, bytes] : pp_sends) {
+                const int ra = rank_of_stage[std::size_t(sd.first)], rb = rank_of_stage[std::size_t(sd.second)];
+                if (ra >= 0 && rb >= 0) put(ra, rb, kPp, bytes);
+            }
+        }
+    }
+    for (auto& [key, l] : links) pb.links.push_back(l);
+    std::stable_sort(pb.links.begin(), pb.links.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.bytes > b.bytes; });
+    return pb;
+}
+
+ActiveSet active_at(const StepPlayback& pb, double t) {
+    ActiveSet a;
+    a.t = t;
+    const auto& ops = pb.timeline.ops;
+    for (int s = 0; s < pb.pp; ++s) {
+        bool any = false;
+        if (std::size_t(s) < pb.by_start.size()) {
+            const auto& v = pb.by_start[std::size_t(s)];
+            // The last op starting at or before t, and the one before it (an overlapped pair).
+            auto it = std::upper_bound(v.begin(), v.end(), t, [&](double x, int i) { return x < ops[std::size_t(i)].start; });
+            for (int back = 1; back <= 2 && it - back >= v.begin(); ++back) {
+                const int i = *(it - back);
+                const auto& op = ops[std::size_t(i)];
+                if (!(op.start <= t && t < op.end)) continue;
+                StageActivity sa;
+                sa.stage = s;
+                sa.activity = activity_of(op.kind);
+                sa.op_index = i;
+                sa.microbatch = op.microbatch;
+                sa.chunk = op.chunk;
+                sa.communicating = t >= pb.op_compute_end[std::size_t(i)];
+                a.stages.push_back(sa);
+                any = true;
+                for (std::size_t k = pb.op_comm_begin[std::size_t(i)]; k < pb.op_comm_begin[std::size_t(i) + 1]; ++k)
+                    if (pb.comms[k].start <= t && t < pb.comms[k].end) a.comms.push_back(int(k));
+            }
+        }
+        if (!any) {
+            StageActivity sa;
+            sa.stage = s;
+            if (t >= pb.makespan_s && t < pb.grad_sync_end_s) sa.activity = Activity::grad_sync;
+            else if (t >= pb.grad_sync_end_s && t < pb.optimizer_end_s) sa.activity = Activity::optimizer;
+            else if (t >= pb.optimizer_end_s && t < pb.step_s) sa.activity = Activity::offload;
+            a.stages.push_back(sa);
+        }
+    }
+    // The gradient reduction (after the ops' communication in comms).
+    for (std::size_t k = pb.op_comm_begin.empty() ? 0 : pb.op_comm_begin.back(); k < pb.comms.size(); ++k)
+        if (pb.comms[k].start <= t && t < pb.comms[k].end) {
+            a.comms.push_back(int(k));
+            for (auto& sa : a.stages)
+                if (sa.stage == pb.comms[k].stage && sa.activity == Activity::idle) sa.activity = Activity::grad_sync;
+        }
+    return a;
+}
+
+namespace {
+std::string human_bytes(double b) {
+    char buf[64];
+    if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+    else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1024.0 * 1024));
+    else std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+    return buf;
+}
+}  // namespace
+
+std::string describe_comm(const PlaybackComm& c) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, ", %.3f ms", c.wire_s * 1e3);
+    std::string where = c.link.nodes > 1 ? "network, " + std::to_string(c.link.nodes) + " nodes" : std::string("NVLink");
+    std::string s = c.label + " stage " + std::to_string(c.stage);
+    if (c.peer_stage >= 0) s += " -> " + std::to_string(c.peer_stage);
+    return s + ": " + human_bytes(c.bytes) + buf + " (" + where + ")";
+}
+
+nlohmann::json to_json(const StepPlayback& pb) {
+    using nlohmann::json;
+    json links = json::array();
+    for (const auto& l : pb.links) {
+        json by = json::object();
+        for (int k = 0; k < kGroupKinds; ++k)
+            if (l.by_group[std::size_t(k)] > 0) by[group_label(GroupKind(k))] = l.by_group[std::size_t(k)];
+        links.push_back({{"node_a", l.node_a}, {"node_b", l.node_b}, {"cross_node", l.cross_node}, {"bytes", l.bytes}, {"by_group", by}});
+    }
+    return {{"step_s", pb.step_s},
+            {"makespan_s", pb.makespan_s},
+            {"grad_sync_end_s", pb.grad_sync_end_s},
+            {"optimizer_end_s", pb.optimizer_end_s},
+            {"ops", pb.timeline.ops.size()},
+            {"comms", pb.comms.size()},
+            {"links", links},
+            {"notes", pb.notes}};
+}
+
+}  // namespace paraplan::estimate

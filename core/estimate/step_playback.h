@@ -1,0 +1,102 @@
+#pragma once
+// One training step as events in time, for playing it back on the canvas: the
+// pipeline ops of every stage from the same schedule simulation the estimate uses
+// (simulated_pipeline.h, fed the estimate's per-stage costs), the communication each
+// op carries from the estimate's own terms (comm_terms.h) over the group links the
+// estimate uses (placement.h), then the gradient reduction, the optimizer step and
+// any offload. The step ends exactly at the estimate's step time.
+//
+// Inside an op the estimate charges compute plus half of the stage's exposed
+// communication per microbatch (StageTimes::cost()); the playback draws the compute
+// first, then one block per kind of communication (TP, CP, EP, ZeRO-3, PP) for that
+// exposed share. Bytes are the physical volume of the op's collectives (per GPU).
+#include "estimate/comm_terms.h"
+#include "estimate/estimate.h"
+#include "schedule/timeline.h"
+
+#include <string>
+#include <vector>
+
+namespace paraplan::estimate {
+
+const char* group_label(GroupKind g);   // "TP" "CP" "EP" "PP" "DP" "EDP"
+
+// One block of communication in the step (all GPUs of `stage` run it at once).
+struct PlaybackComm {
+    GroupKind group = kTp;
+    CollectiveOp op = CollectiveOp::all_reduce;
+    std::string label;        // e.g. "TP all-reduce", "CP ring K/V exchange", "EP dispatch+combine"
+    int stage = 0;            // pipeline stage whose GPUs run it
+    int op_index = -1;        // the timeline op it belongs to, -1 for the gradient reduction
+    int peer_stage = -1;      // PP: the stage it sends to
+    double bytes = 0;         // per GPU, all `count` calls
+    double count = 0;         // collective calls (layers x calls per layer; may be fractional per chunk)
+    double start = 0, end = 0;   // seconds from the start of the step (exposed share)
+    GroupLink link;           // the links the group spans (estimate's placement)
+    double wire_s = 0;        // the calls' full time on that link (overlapped part included)
+};
+
+// What one stage does at an instant.
+enum class Activity { idle, forward, backward_input, backward_weight, full_backward, grad_sync, optimizer, offload };
+const char* to_string(Activity a);
+
+struct StageActivity {
+    int stage = 0;
+    Activity activity = Activity::idle;
+    int op_index = -1;        // timeline op (compute or its communication), -1 outside ops
+    int microbatch = -1, chunk = -1;
+    bool communicating = false;   // inside the op's communication blocks (not its compute)
+};
+
+struct ActiveSet {
+    double t = 0;
+    std::vector<StageActivity> stages;   // one per stage (an overlapped F&B unit: both ops)
+    std::vector<int> comms;              // indices into StepPlayback::comms
+};
+
+// Bytes one step puts on a link. node_a == node_b: the NVLink/PCIe fabric inside node_a;
+// otherwise the network between the two nodes (both directions).
+struct LinkTraffic {
+    int node_a = 0, node_b = 0;
+    bool cross_node = false;
+    double bytes = 0;
+    std::array<double, kGroupKinds> by_group{};   // bytes per kind of group
+    GroupKind top_group() const;
+};
+
+struct StepPlayback {
+    Estimate estimate;
+    schedule::Timeline timeline;         // seconds; ops per stage in execution order
+    std::vector<std::size_t> op_comm_begin;   // comms of op i: [op_comm_begin[i], op_comm_begin[i + 1])
+    std::vector<double> op_compute_end;  // end of op i's compute (its communication follows)
+    std::vector<PlaybackComm> comms;     // op communication (by op), then the gradient reduction
+    double makespan_s = 0;               // end of the last pipeline op
+    double grad_sync_end_s = 0;          // makespan + exposed gradient reduction
+    double optimizer_end_s = 0;
+    double step_s = 0;                   // == estimate.time.step_s
+    int pp = 1;
+    std::vector<int> stage_of_rank;      // from the rank map (-1: none)
+    std::vector<int> node_of_rank;
+    std::vector<LinkTraffic> links;      // sorted by bytes, largest first
+    std::vector<std::string> notes;
+
+    // Ops sorted by start, per stage (indices into timeline.ops).
+    std::vector<std::vector<int>> by_start;
+    // Every instant where something starts or ends, sorted, unique (for "step to next event").
+    std::vector<double> event_times;
+    double next_event(double t) const;   // first event time > t (step_s at the end)
+    double prev_event(double t) const;   // last event time < t (0 at the start)
+};
+
+// Throws what estimate_project throws (InputError on a bad layout).
+StepPlayback step_playback(const Project& p);
+StepPlayback step_playback(const Project& p, const Hardware& hw);
+
+ActiveSet active_at(const StepPlayback& pb, double t);
+
+// One line per active collective: "TP all-reduce stage 1: 64 MiB, 0.21 ms (NVLink)".
+std::string describe_comm(const PlaybackComm& c);
+
+nlohmann::json to_json(const StepPlayback& pb);   // links and per-kind totals (no ops)
+
+}  // namespace paraplan::estimate

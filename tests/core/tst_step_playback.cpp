@@ -1,0 +1,343 @@
+// The step playback (estimate/step_playback.h) against the things it must not
+// disagree with: the ops active at sampled instants equal those of the schedule
+// simulator run directly on the estimate's per-stage costs (several schedules); the
+// step ends at the estimate's step time; each op's communication adds up to the
+// estimate's per-stage terms and its bytes to the volumes of Narayanan et al. 2021
+// (Sec. 3.2: two all-reduces of b*s*h activations per layer each way); the link
+// traffic adds up to the collectives' bytes times their ring factors, and lands on
+// NVLink or the network where the rank map puts the groups.
+#include "estimate/estimate.h"
+#include "estimate/layers.h"
+#include "estimate/step_playback.h"
+#include "project/project.h"
+#include "schedule/generate.h"
+#include "schedule/simulate.h"
+
+#include <QtTest>
+
+#include <set>
+#include <tuple>
+
+using namespace paraplan;
+using namespace paraplan::estimate;
+
+namespace {
+
+Project variant(const std::string& schedule, int chunks, const std::string& framework = "colossalai") {
+    Project p = load_example("llama3.1-8b-pp4-1node");
+    p.layout.framework = framework;
+    p.layout.schedule = schedule;
+    p.layout.chunks = chunks;
+    return p;
+}
+
+using OpKey = std::tuple<int, int, int, int>;   // stage, kind, microbatch, chunk
+
+}  // namespace
+
+class TestStepPlayback : public QObject {
+    Q_OBJECT
+private slots:
+    void activeOpsMatchSimulator_data();
+    void activeOpsMatchSimulator();
+    void commMatchesEstimateTerms();
+    void linkTrafficAddsUp();
+    void expertAndContextTraffic();
+    void events();
+    void zero3SingleStage();
+};
+
+void TestStepPlayback::activeOpsMatchSimulator_data() {
+    QTest::addColumn<QString>("schedule");
+    QTest::addColumn<int>("chunks");
+    QTest::addColumn<QString>("simName");
+    QTest::newRow("gpipe") << "gpipe" << 1 << "gpipe";
+    QTest::newRow("1f1b") << "1f1b" << 1 << "1f1b";
+    QTest::newRow("interleaved") << "interleaved" << 2 << "interleaved-megatron";
+    QTest::newRow("zbh1") << "zb1p" << 1 << "zbh1";
+    QTest::newRow("zbv") << "zbv" << 2 << "zbv";
+}
+
+void TestStepPlayback::activeOpsMatchSimulator() {
+    QFETCH(QString, schedule);
+    QFETCH(int, chunks);
+    QFETCH(QString, simName);
+    const Project p = variant(schedule.toStdString(), chunks);
+    const StepPlayback pb = step_playback(p);
+    const Estimate& e = pb.estimate;
+    QCOMPARE(QString::fromStdString(pb.timeline.schedule), simName);
+
+    // The reference: generate + simulate directly.
+    schedule::ScheduleRequest req;
+    req.schedule = simName.toStdString();
+    req.pp = e.config.pp;
+    req.microbatches = e.config.num_microbatches;
+    req.chunks = chunks;
+    const auto g = schedule::generate(req);
+    QVERIFY(g.schedule);
+    schedule::SimConfig cfg;
+    cfg.comm = e.config.link[kPp].latency_s;
+    const int v = g.schedule->chunks;
+    for (int vs = 0; vs < g.schedule->virtual_stages(); ++vs) {
+        const StageCost sc = e.time.stages[std::size_t(g.schedule->stage_of(vs))].cost();
+        cfg.virtual_stage_cost.push_back({sc.f / v, (sc.b - sc.w) / v, sc.w / v});
+    }
+    const auto sim = schedule::simulate(*g.schedule, cfg);
+    QVERIFY(sim.ok());
+    const schedule::Timeline& ref = sim.timeline;
+    QVERIFY(ref.ops.size() > 0);
+    QCOMPARE(pb.timeline.ops.size(), ref.ops.size());
+
+    // The step: the simulated makespan, then the gradient reduction, optimizer and offload,
+    // ending at the estimate's step time.
+    QVERIFY(std::abs(pb.makespan_s - ref.makespan) <= 1e-12 * ref.makespan);
+    QVERIFY(std::abs(pb.makespan_s - e.time.pipeline.makespan_s) <= 1e-12 * ref.makespan);
+    QVERIFY(std::abs(pb.step_s - e.time.step_s) <= 1e-9 * e.time.step_s);
+    QVERIFY(pb.step_s >= pb.makespan_s);
+
+    // Sampled instants (off the op boundaries: 0.37 of the way into each of 257 slices).
+    int busy = 0, idle = 0;
+    for (int i = 0; i < 257; ++i) {
+        const double t = (i + 0.37) / 257.0 * ref.makespan;
+        std::set<OpKey> want, got;
+        for (const auto& op : ref.ops)
+            if (op.start <= t && t < op.end) want.insert({op.stage, int(op.kind), op.microbatch, op.chunk});
+        const ActiveSet a = active_at(pb, t);
+        std::set<int> stages_seen;
+        for (const auto& s : a.stages) {
+            stages_seen.insert(s.stage);
+            if (s.op_index < 0) {
+                QCOMPARE(s.activity, Activity::idle);
+                ++idle;
+                continue;
+            }
+            const auto& op = pb.timeline.ops[std::size_t(s.op_index)];
+            QCOMPARE(op.stage, s.stage);
+            QCOMPARE(op.microbatch, s.microbatch);
+            QCOMPARE(op.chunk, s.chunk);
+            got.insert({op.stage, int(op.kind), op.microbatch, op.chunk});
+            ++busy;
+        }
+        QCOMPARE(int(stages_seen.size()), e.config.pp);
+        if (got != want) QFAIL(qPrintable(QStringLiteral("active ops differ at t=%1").arg(t)));
+        // Every active collective belongs to an active op or the gradient reduction and spans t.
+        for (int k : a.comms) {
+            const auto& c = pb.comms[std::size_t(k)];
+            QVERIFY(c.start <= t && t < c.end);
+        }
+    }
+    QVERIFY(busy > 0);
+    if (schedule != "zbv") QVERIFY(idle > 0);   // the bubble shows as idle stages
+}
+
+void TestStepPlayback::commMatchesEstimateTerms() {
+    // Llama 3.1 8B, tp 2 (no sequence parallelism), pp 4, 1F1B, 8 microbatches.
+    const Project p = variant("1f1b", 1);
+    const StepPlayback pb = step_playback(p);
+    const Estimate& e = pb.estimate;
+    const Config& c = e.config;
+    QCOMPARE(c.tp, 2);
+    QVERIFY(!c.sequence_parallel);
+    const int m = c.num_microbatches;
+    // Exposed communication per stage over the step = m x the estimate's per-microbatch term.
+    for (int s = 0; s < c.pp; ++s) {
+        std::array<double, kGroupKinds> exposed{};
+        for (std::size_t i = 0; i < pb.timeline.ops.size(); ++i) {
+            if (pb.timeline.ops[i].stage != s) continue;
+            for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k) {
+                const auto& x = pb.comms[k];
+                if (x.end > x.start && x.start >= pb.op_compute_end[i] - 1e-15) exposed[std::size_t(x.group)] += x.end - x.start;
+            }
+        }
+        const StageTimes& st = e.time.stages[std::size_t(s)];
+        QVERIFY(st.tp > 0);
+        QVERIFY(std::abs(exposed[kTp] - m * st.tp) <= 1e-9 * m * st.tp);
+        QVERIFY(std::abs(exposed[kPp] - m * st.pp) <= 1e-9 * std::max(1e-12, m * st.pp));
+    }
+    // Bytes of one forward's TP all-reduces: 2 per layer of b*s*h bf16 values (Narayanan Sec. 3.2).
+    const double bsh2 = 1.0 * 1 * 4096 * 4096 * 2;   // micro batch 1, seq 4096, hidden 4096, 2 bytes
+    const int layers0 = c.layers_per_stage[0];
+    bool checked = false;
+    for (std::size_t i = 0; i < pb.timeline.ops.size(); ++i) {
+        const auto& op = pb.timeline.ops[i];
+        if (op.stage != 0 || op.kind != schedule::OpKind::Forward) continue;
+        for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k) {
+            const auto& x = pb.comms[k];
+            if (x.group == kTp) {
+                QCOMPARE(x.op, CollectiveOp::all_reduce);
+                QCOMPARE(x.bytes, 2.0 * layers0 * bsh2);
+                checked = true;
+            }
+            if (x.group == kPp) {
+                QCOMPARE(x.peer_stage, 1);
+                QCOMPARE(x.bytes, bsh2);   // the activation of one microbatch to stage 1
+            }
+        }
+    }
+    QVERIFY(checked);
+    // The gradient all-reduce of each stage: its dense parameters x 2 bytes (bf16 gradients,
+    // ZeRO 0), over dp = 2 once tp is 1.
+    Project q = variant("1f1b", 1);
+    q.layout.tp = 1;
+    q.training.global_batch_size = 16;
+    const StepPlayback qb = step_playback(q);
+    QCOMPARE(qb.estimate.config.dp, 2);
+    const auto params = stage_params(layer_shapes(q.model), qb.estimate.config);
+    for (int s = 0; s < qb.pp; ++s) {
+        double dp_bytes = 0;
+        for (std::size_t k = qb.op_comm_begin.back(); k < qb.comms.size(); ++k)
+            if (qb.comms[k].stage == s && qb.comms[k].group == kDp) {
+                QCOMPARE(qb.comms[k].op, CollectiveOp::all_reduce);
+                dp_bytes += qb.comms[k].bytes;
+            }
+        QCOMPARE(dp_bytes, params[std::size_t(s)].dense * 2);
+    }
+    // Without a data-parallel group there is nothing to reduce.
+    for (std::size_t k = pb.op_comm_begin.back(); k < pb.comms.size(); ++k) QVERIFY(pb.comms[k].group != kDp);
+}
+
+void TestStepPlayback::linkTrafficAddsUp() {
+    // Llama 3.1 70B on 4 nodes: tp 8 inside each node (sequence parallel), pp 4 across nodes.
+    const Project p = load_example("llama3.1-70b-4nodes");
+    const StepPlayback pb = step_playback(p);
+    const Config& c = pb.estimate.config;
+    QCOMPARE(c.tp, 8);
+    QCOMPARE(c.pp, 4);
+    QVERIFY(std::abs(pb.step_s - pb.estimate.time.step_s) <= 1e-9 * pb.estimate.time.step_s);
+    const int world = p.world_size();
+    QCOMPARE(int(pb.stage_of_rank.size()), world);
+    // Expected per kind: every GPU of stage s sends wire_factor x its per-step buffer bytes.
+    std::array<double, kGroupKinds> want{};
+    for (const auto& x : pb.comms) {
+        if (x.group == kPp) continue;
+        const double gpus_on_stage = double(world) / c.pp;
+        want[std::size_t(x.group)] += gpus_on_stage * wire_factor(x.op, c.link[x.group].size) * x.bytes;
+    }
+    double pp_want = 0;
+    for (const auto& x : pb.comms)
+        if (x.group == kPp && x.peer_stage >= 0) pp_want += double(world) / c.pp * x.bytes;
+    std::array<double, kGroupKinds> got{};
+    double intra_tp = 0, cross_pp = 0, total = 0;
+    for (const auto& l : pb.links) {
+        for (int k = 0; k < kGroupKinds; ++k) got[std::size_t(k)] += l.by_group[std::size_t(k)];
+        if (!l.cross_node) intra_tp += l.by_group[kTp];
+        else cross_pp += l.by_group[kPp];
+        total += l.bytes;
+    }
+    QVERIFY(want[kTp] > 0);
+    QVERIFY(std::abs(got[kTp] - want[kTp]) <= 1e-9 * want[kTp]);
+    QVERIFY(std::abs(got[kPp] - pp_want) <= 1e-9 * pp_want);
+    QVERIFY(std::abs(intra_tp - want[kTp]) <= 1e-9 * want[kTp]);   // tp stays inside the nodes
+    QVERIFY(std::abs(cross_pp - pp_want) <= 1e-9 * pp_want);       // one stage per node: pp crosses
+    // Worked by hand: per GPU and microbatch, each layer of its stage runs (2 fwd + 2 bwd) x
+    // (AG + RS) over b*s*h*2 = 4096 x 8192 x 2 bytes, each moving 7/8 of its buffer;
+    // 8 GPUs per stage, every microbatch of the step.
+    const double bsh2 = 4096.0 * 8192 * 2;
+    double hand = 0;
+    for (int s = 0; s < c.pp; ++s)
+        hand += 8.0 * c.num_microbatches * c.layers_per_stage[std::size_t(s)] * 4 * 2 * bsh2 * 7.0 / 8.0;
+    QVERIFY(std::abs(got[kTp] - hand) <= 1e-9 * got[kTp]);
+    // Sorted, largest first; the sum over links is the sum over kinds.
+    for (std::size_t i = 1; i < pb.links.size(); ++i) QVERIFY(pb.links[i - 1].bytes >= pb.links[i].bytes);
+    double kinds = 0;
+    for (double x : got) kinds += x;
+    QVERIFY(std::abs(total - kinds) <= 1e-9 * total);
+    const auto j = to_json(pb);
+    QCOMPARE(j["links"].size(), pb.links.size());
+}
+
+void TestStepPlayback::expertAndContextTraffic() {
+    // Mixtral 8x7B with ep 8: dispatch/combine all-to-alls only on MoE-layer ops, spread
+    // 1/n of the buffer to every peer.
+    const Project p = load_example("mixtral-8x7b-2nodes-ep");
+    const StepPlayback pb = step_playback(p);
+    QVERIFY(std::abs(pb.step_s - pb.estimate.time.step_s) <= 1e-9 * pb.estimate.time.step_s);
+    double ep_events = 0, ep_links = 0;
+    const int world = p.world_size();
+    for (const auto& x : pb.comms)
+        if (x.group == kEp) {
+            QCOMPARE(x.op, CollectiveOp::all_to_all);
+            ep_events += double(world) / pb.pp * wire_factor(x.op, pb.estimate.config.link[kEp].size) * x.bytes;
+        }
+    for (const auto& l : pb.links) ep_links += l.by_group[kEp];
+    QVERIFY(ep_events > 0);
+    QVERIFY(std::abs(ep_links - ep_events) <= 1e-9 * ep_events);
+
+    // Megatron with ring context parallelism: K/V exchanges inside the cp group.
+    Project q = load_example("llama3.1-8b-pp4-1node");
+    q.layout.framework = "megatron";
+    q.layout.tp = 2;
+    q.layout.pp = 2;
+    q.layout.cp = 2;
+    q.training.global_batch_size = 8;
+    const StepPlayback pc = step_playback(q);
+    QCOMPARE(pc.estimate.config.cp, 2);
+    bool ring = false;
+    for (const auto& x : pc.comms)
+        if (x.group == kCp) {
+            QCOMPARE(x.op, CollectiveOp::send_recv);
+            ring = true;
+        }
+    QVERIFY(ring);
+    QVERIFY(std::abs(pc.step_s - pc.estimate.time.step_s) <= 1e-9 * pc.estimate.time.step_s);
+}
+
+void TestStepPlayback::events() {
+    const StepPlayback pb = step_playback(variant("1f1b", 1));
+    QVERIFY(pb.event_times.size() > pb.timeline.ops.size());
+    QCOMPARE(pb.event_times.front(), 0.0);
+    QCOMPARE(pb.event_times.back(), pb.step_s);
+    double t = 0;
+    int n = 0;
+    while (t < pb.step_s && n < 100000) {
+        const double next = pb.next_event(t);
+        QVERIFY(next > t);
+        QCOMPARE(pb.prev_event(next), t);
+        t = next;
+        ++n;
+    }
+    QCOMPARE(n + 1, int(pb.event_times.size()));
+    // After the pipeline: the optimizer step on every stage.
+    const ActiveSet a = active_at(pb, 0.5 * (pb.grad_sync_end_s + pb.optimizer_end_s));
+    for (const auto& s : a.stages) QCOMPARE(s.activity, Activity::optimizer);
+}
+
+void TestStepPlayback::zero3SingleStage() {
+    // DeepSpeed ZeRO-3 on one pipeline stage, dp 8: every forward gathers the stage's
+    // parameters (bf16), every backward gathers them again and reduce-scatters the gradients.
+    Project p = variant("1f1b", 1, "deepspeed");
+    p.layout.tp = 1;
+    p.layout.pp = 1;
+    p.layout.zero_stage = 3;
+    p.training.global_batch_size = 16;
+    const StepPlayback pb = step_playback(p);
+    const Config& c = pb.estimate.config;
+    QCOMPARE(c.dp, 8);
+    QCOMPARE(c.zero_stage, 3);
+    QCOMPARE(int(pb.timeline.ops.size()), 2 * c.num_microbatches);   // F, B per microbatch, one after the other
+    QVERIFY(std::abs(pb.makespan_s - pb.estimate.time.pipeline.makespan_s) <= 1e-9 * pb.makespan_s);
+    QVERIFY(std::abs(pb.step_s - pb.estimate.time.step_s) <= 1e-9 * pb.step_s);
+    const double dense = stage_params(layer_shapes(p.model), c)[0].dense;
+    int gathers = 0, scatters = 0;
+    double wire = 0;
+    for (const auto& x : pb.comms) {
+        if (x.group != kDp) continue;
+        if (x.op == CollectiveOp::all_gather) {
+            QCOMPARE(x.bytes, dense * 2);
+            ++gathers;
+        } else {
+            QCOMPARE(x.op, CollectiveOp::reduce_scatter);
+            QCOMPARE(x.bytes, dense * c.grad_reduce_bytes);
+            ++scatters;
+        }
+        wire += 8 * wire_factor(x.op, 8) * x.bytes;
+    }
+    QCOMPARE(gathers, 2 * c.num_microbatches);
+    QCOMPARE(scatters, c.num_microbatches);
+    double links = 0;
+    for (const auto& l : pb.links) links += l.by_group[kDp];
+    QVERIFY(std::abs(links - wire) <= 1e-9 * wire);
+}
+
+QTEST_APPLESS_MAIN(TestStepPlayback)
+#include "tst_step_playback.moc"

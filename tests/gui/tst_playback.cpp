@@ -1,0 +1,224 @@
+// Play a step on the real main window: play, step and scrub move the playhead on the
+// timeline; at the playhead the cluster canvas and the rank grid show, rank by rank,
+// what core's active_at() says that rank's pipeline stage does; the status names the
+// running collectives; the link-traffic table lists core's links; the playback exports
+// as a PNG sequence.
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords
+
+#include "clustercanvas.h"
+#include "guitest.h"
+#include "linktrafficview.h"
+#include "rankgrid.h"
+#include "stepplayer.h"
+#include "timelineview.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QLabel>
+#include <QSlider>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QToolButton>
+#include <QtTest>
+
+using namespace paraplan;
+using namespace paraplan::estimate;
+
+class TestPlayback : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { isolateSettings(dir_); }
+    void playStepScrub();
+    void viewsFollowActiveSet();
+    void linkTrafficTable();
+    void exportPngSequence();
+    void commandLineFrames();
+
+private:
+    QTemporaryDir dir_;
+};
+
+namespace {
+// What a rank's tile says for its stage, from core's active set.
+QString expectedText(const StepPlayback& pb, const ActiveSet& a, int stage) {
+    QStringList parts;
+    for (const auto& s : a.stages) {
+        if (s.stage != stage) continue;
+        QString t = QString::fromLatin1(to_string(s.activity));
+        if (s.microbatch >= 0) {
+            t += QString::number(s.microbatch);
+            if (pb.timeline.chunks > 1) t += QStringLiteral(".%1").arg(s.chunk);
+        }
+        parts << t;
+    }
+    return parts.join(QStringLiteral("+"));
+}
+}  // namespace
+
+void TestPlayback::playStepScrub() {
+    auto w = exampleWindow(dir_, "llama3.1-8b-pp4-1node");
+    StepPlayer* player = w->stepPlayer();
+    QVERIFY(player);
+    QVERIFY(player->playback());
+    const StepPlayback& pb = *player->playback();
+    QVERIFY(!w->timeline()->showsPlayback());
+    QVERIFY(!w->canvas()->shownHeatmap());
+
+    // Step: to the next event, the timeline's playhead with it.
+    QTest::mouseClick(player->findChild<QToolButton*>(QStringLiteral("playNext")), Qt::LeftButton);
+    QCOMPARE(player->time(), pb.next_event(0));
+    QVERIFY(w->timeline()->showsPlayback());
+    QCOMPARE(w->timeline()->playheadSeconds(), player->time());
+    QVERIFY(w->timeline()->playhead()->visible());
+    const double t1 = player->time();
+    player->stepForward();
+    QVERIFY(player->time() > t1);
+    player->stepBack();
+    QCOMPARE(player->time(), t1);
+
+    // Scrub: the slider's middle is the middle of the step.
+    player->slider()->setValue(player->slider()->maximum() / 2);
+    QVERIFY(std::abs(player->time() - pb.step_s / 2) <= pb.step_s * 1e-3);
+    QCOMPARE(w->timeline()->playheadSeconds(), player->time());
+
+    // Play: the playhead moves by itself; advance() at 4x moves 4x as far as at 1x.
+    player->setTime(0);
+    QTest::mouseClick(player->playButton(), Qt::LeftButton);
+    QVERIFY(player->playing());
+    QTRY_VERIFY_WITH_TIMEOUT(player->time() > 0, 3000);
+    player->pause();
+    QVERIFY(!player->playing());
+    player->setTime(0);
+    player->setSpeed(1);
+    player->advance(0.5);
+    const double at1 = player->time();
+    QVERIFY(std::abs(at1 - 0.05 * pb.step_s) <= 1e-9 * pb.step_s);
+    player->setTime(0);
+    player->setSpeed(4);
+    player->advance(0.5);
+    QVERIFY(std::abs(player->time() - 4 * at1) <= 1e-9 * pb.step_s);
+
+    // Stop: the views go back to the layout.
+    player->stop();
+    QVERIFY(!w->timeline()->showsPlayback());
+    QVERIFY(!w->canvas()->shownHeatmap());
+    QVERIFY(!w->rankGrid()->shownHeatmap());
+}
+
+void TestPlayback::viewsFollowActiveSet() {
+    auto w = exampleWindow(dir_, "llama3.1-8b-pp4-1node");
+    StepPlayer* player = w->stepPlayer();
+    const StepPlayback& pb = *player->playback();
+    const auto placement = w->project().cluster.placement();
+    int idleSeen = 0, busySeen = 0, commSeen = 0;
+    for (int i = 0; i < 40; ++i) {
+        const double t = (i + 0.5) / 40.0 * pb.step_s;
+        player->setTime(t);
+        const ActiveSet a = active_at(pb, t);
+        for (int r = 0; r < int(pb.stage_of_rank.size()); ++r) {
+            const QString want = expectedText(pb, a, pb.stage_of_rank[std::size_t(r)]);
+            const HeatCell* g = w->rankGrid()->cellHeat(r);
+            QVERIFY(g);
+            QCOMPARE(g->text, want);
+            const auto c = w->canvas()->tileHeat(placement[std::size_t(r)].node, placement[std::size_t(r)].local_rank);
+            QVERIFY(c);
+            QCOMPARE(c->text, want);
+            if (want == QLatin1String("idle")) ++idleSeen;
+            else ++busySeen;
+        }
+        // The status names every running collective.
+        for (int k : a.comms) {
+            QVERIFY(player->statusLabel()->text().contains(QString::fromStdString(pb.comms[std::size_t(k)].label)));
+            ++commSeen;
+        }
+    }
+    QVERIFY(idleSeen > 0);   // the bubble
+    QVERIFY(busySeen > 0);
+    // An instant inside a TP all-reduce block: the status shows it with its bytes.
+    for (const auto& c : pb.comms)
+        if (c.group == kTp && c.end > c.start) {
+            player->setTime(0.5 * (c.start + c.end));
+            QVERIFY(player->statusLabel()->text().contains(QStringLiteral("TP all-reduce stage %1").arg(c.stage)));
+            QVERIFY(player->statusLabel()->text().contains(QStringLiteral("MiB")));
+            ++commSeen;
+            break;
+        }
+    QVERIFY(commSeen > 0);
+}
+
+void TestPlayback::linkTrafficTable() {
+    auto w = exampleWindow(dir_, "llama3.1-70b-4nodes");
+    const StepPlayback& pb = *w->stepPlayer()->playback();
+    QTableWidget* t = w->linkTraffic()->table();
+    QCOMPARE(t->rowCount(), int(pb.links.size()));
+    QVERIFY(t->rowCount() > 4);   // 4 nodes inside, pp hops between
+    int crossing = 0;
+    for (int r = 0; r < t->rowCount(); ++r) {
+        QCOMPARE(t->item(r, 2)->data(Qt::DisplayRole).toDouble(), pb.links[std::size_t(r)].bytes / (1024.0 * 1024 * 1024));
+        const bool cross = t->item(r, 0)->data(Qt::UserRole).toBool();
+        QCOMPARE(cross, pb.links[std::size_t(r)].cross_node);
+        if (cross) {
+            ++crossing;
+            QVERIFY(t->item(r, 0)->font().bold());
+        }
+        if (r > 0) QVERIFY(t->item(r - 1, 2)->data(Qt::DisplayRole).toDouble() >= t->item(r, 2)->data(Qt::DisplayRole).toDouble());
+    }
+    QVERIFY(crossing > 0);
+    QVERIFY(w->linkTraffic()->summaryText().contains(QStringLiteral("cross nodes")));
+}
+
+void TestPlayback::exportPngSequence() {
+    auto w = exampleWindow(dir_, "llama3.1-8b-pp4-1node");
+    w->setAttribute(Qt::WA_DontShowOnScreen);
+    w->show();
+    w->resize(1200, 800);
+    QTemporaryDir out;
+    QStringList files;
+    QString err;
+    QVERIFY2(w->exportPlayback(out.filePath(QStringLiteral("frames")), 5, &files, &err), qPrintable(err));
+    QStringList pngs = files.filter(QStringLiteral(".png"));
+    QCOMPARE(pngs.size(), 5);
+    QVERIFY(pngs[0].endsWith(QStringLiteral("frame_0000.png")));
+    QVERIFY(pngs[4].endsWith(QStringLiteral("frame_0004.png")));
+    QImage first(pngs[0]), mid(pngs[2]);
+    QVERIFY(!first.isNull());
+    QCOMPARE(first.size(), mid.size());
+    QVERIFY(first != mid);   // the playhead and the tiles moved
+    // The last frame is the end of the step.
+    QCOMPARE(w->stepPlayer()->time(), w->stepPlayer()->playback()->step_s);
+}
+
+void TestPlayback::commandLineFrames() {
+    // paraplan --playback-frames DIR: the frames (and playback.mp4 only when ffmpeg is on PATH).
+    QTemporaryDir out;
+    const QString dir = out.filePath(QStringLiteral("f"));
+    QProcess p;
+    p.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--playback-frames"), dir, QStringLiteral("--frames"), QStringLiteral("3"),
+                                           QStringLiteral("--example"), QStringLiteral("llama3.1-8b-pp4-1node"),
+                                           QStringLiteral("--size"), QStringLiteral("1800x1000")});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 0);
+    const QStringList lines = QString::fromLocal8Bit(p.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.filter(QStringLiteral(".png")).size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        const QImage img(QDir(dir).filePath(QStringLiteral("frame_%1.png").arg(i, 4, 10, QLatin1Char('0'))));
+        QVERIFY(!img.isNull());
+        QCOMPARE(img.size(), QSize(1800, 1000));
+    }
+    const bool ffmpeg = !QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty();
+    QCOMPARE(QFileInfo::exists(QDir(dir).filePath(QStringLiteral("playback.mp4"))), ffmpeg);
+    // A project that cannot be estimated: a clear message, exit 2.
+    QProcess bad;
+    bad.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--playback-frames"), dir, QStringLiteral("--example"),
+                                             QStringLiteral("llama3.1-8b-pp4-1node"), QStringLiteral("--set"),
+                                             QStringLiteral("/layout/tp=3")});
+    QVERIFY(bad.waitForFinished(120000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(QString::fromLocal8Bit(bad.readAllStandardError()).contains(QStringLiteral("--playback-frames")));
+}
+
+QTEST_MAIN(TestPlayback)
+#include "tst_playback.moc"

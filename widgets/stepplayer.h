@@ -1,0 +1,100 @@
+#pragma once
+// Play one training step: a playhead over the pipeline timeline (play, pause, step to
+// the next or previous event, speed, scrub) and, at each instant, the cluster canvas
+// and the rank grid coloured by what every GPU does (F/B/W of which microbatch and
+// chunk, idle in the bubble, gradient sync, optimizer) through their live-heatmap
+// overlay, plus a line naming the collectives running then with bytes and time. The
+// events are core's step playback (estimate/step_playback.h): the estimate's own
+// simulated timeline and communication terms.
+#include "estimate/step_playback.h"
+#include "heatmap.h"
+
+#include <QPointer>
+#include <QWidget>
+
+#include <optional>
+
+class ClusterCanvas;
+class ProjectEditor;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QTimer;
+class QToolButton;
+class RankGrid;
+class TimelineView;
+
+class StepPlayer : public QWidget {
+    Q_OBJECT
+public:
+    StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCanvas* canvas, RankGrid* grid,
+               QWidget* parent = nullptr);
+
+    // On every document change: rebuilds the playback now when the panel is visible or the
+    // overlay is shown (keeping the playhead, clamped), else on first use -- building it costs
+    // an estimate and a schedule simulation, which edits need not pay for while nobody looks.
+    void refresh();
+    // The playback of the current project (built here when stale).
+    const std::optional<paraplan::estimate::StepPlayback>& playback() const;
+    QString problem() const;
+
+    double time() const { return t_; }   // seconds into the step
+    // Moves the playhead (scrub); the first call shows the overlay on the canvas and grid.
+    void setTime(double t_s);
+    void play();
+    void pause();
+    bool playing() const;
+    void stepForward();   // to the next event (an op or collective starting or ending)
+    void stepBack();
+    // Step-seconds per wall-clock second = speed x (step time / 10): at 1x a step plays in 10 s.
+    void setSpeed(double factor);
+    double speed() const { return speed_; }
+    // Advances the playhead as the play timer does after `wall_s` seconds (wraps at the end).
+    void advance(double wall_s);
+    // Stops showing the playback on the canvas, grid and timeline.
+    void stop();
+    bool showing() const { return showing_; }
+
+    QString statusText() const;
+    const paraplan::estimate::ActiveSet& active() const { return active_; }
+    // What the canvas and grid show at `a`: one cell per rank.
+    static Heatmap heatmapAt(const paraplan::estimate::StepPlayback& pb, const paraplan::estimate::ActiveSet& a);
+
+    QToolButton* playButton() const { return play_; }
+    QSlider* slider() const { return slider_; }
+    QLabel* statusLabel() const { return status_; }
+
+signals:
+    void timeChanged(double t_s);
+    // The playback was rebuilt (the link-traffic view follows it).
+    void playbackChanged();
+    // The panel's Export… button: save the playback as pictures (the main window does it).
+    void exportRequested();
+
+protected:
+    void showEvent(QShowEvent* e) override;
+
+private:
+    void rebuild();
+    void ensure() const;
+    void show(bool on);
+    void update_views();
+    ProjectEditor* editor_;
+    QPointer<TimelineView> timeline_;
+    QPointer<ClusterCanvas> canvas_;
+    QPointer<RankGrid> grid_;
+    std::optional<paraplan::estimate::StepPlayback> playback_;
+    paraplan::estimate::ActiveSet active_;
+    QString problem_;
+    bool stale_ = true;
+    double t_ = 0;
+    double speed_ = 1;
+    bool showing_ = false;
+    QTimer* timer_;
+    QToolButton *play_, *next_, *prev_, *stop_, *export_;
+    QComboBox* speedBox_;
+    QSlider* slider_;
+    QLabel* clock_;
+    QLabel* status_;
+    qint64 lastTick_ = 0;
+};
