@@ -5,7 +5,7 @@
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
 #include "runtime/launch_plan.h"
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 
 #include <QDateTime>
 

@@ -1,7 +1,7 @@
 #include "runtime/job.h"
 
-#include "runtime/shell_quote.h"
-#include "runtime/slurm.h"
+#include "shell/shell_quote.h"
+#include "slurm/slurm.h"
 
 #include <QDateTime>
 #include <QDir>

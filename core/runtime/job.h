@@ -7,7 +7,7 @@
 // remote watchdog then kills that process's whole group (TERM, grace, KILL).
 #include "project/cluster.h"
 #include "runtime/launch_plan.h"
-#include "runtime/line_buffer.h"
+#include "joblog/line_buffer.h"
 #include "runtime/ssh_node.h"
 
 #include <QFile>

@@ -1,6 +1,6 @@
 #include "runtime/job_history.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #include "runtime/runtime_config.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 

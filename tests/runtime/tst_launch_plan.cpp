@@ -2,7 +2,7 @@
 // run here through /bin/sh exactly as ssh would hand it to the login shell.
 #include "proc_tag.h"
 #include "runtime/launch_plan.h"
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "util/input_error.h"
 
 #include <QProcess>
