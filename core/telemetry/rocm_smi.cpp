@@ -58,7 +58,7 @@ RocmSmiParse parse_rocm_smi_json(std::string_view text_in) {
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(text_in);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {   // parse_error, and out_of_range for 1e999
         out.errors.push_back(std::string("rocm-smi printed something that is not JSON (") + e.what() + ")");
         return out;
     }
