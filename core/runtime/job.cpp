@@ -9,11 +9,24 @@
 #include <QSaveFile>
 #include <QTimer>
 
+#include <charconv>
+
 namespace paraplan::runtime {
 
 namespace {
 std::string iso(long long ms) {
     return ms ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString() : std::string();
+}
+
+// The integer after a wrapper marker ("__PARAPLAN_EXIT__ 3" -> 3); nullopt unless the
+// rest of the line is one integer (surrounding blanks allowed).
+std::optional<long long> marker_number(std::string_view rest) {
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\r')) rest.remove_suffix(1);
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+    if (rest.empty() || ec != std::errc() || end != rest.data() + rest.size()) return std::nullopt;
+    return v;
 }
 }  // namespace
 
@@ -229,18 +242,15 @@ void Job::handle_line(int i, const std::string& l, bool is_stderr) {
     auto& p = *procs_[static_cast<std::size_t>(i)];
     const std::string started = started_marker(plan_), exited = exit_marker(plan_), error = error_marker(plan_);
     if (!is_stderr && l.rfind(started, 0) == 0) {
-        try {
-            p.pgid = std::stoll(l.substr(started.size()));
-        } catch (...) {
-        }
+        if (const auto pgid = marker_number(std::string_view(l).substr(started.size()))) p.pgid = *pgid;
+        else note(i, "the wrapper's start line has no process group id (\"" + l + "\"); Stop still closes the channel");
         write_json();
         return;
     }
     if (!is_stderr && l.rfind(exited, 0) == 0) {
-        try {
-            p.exit_code = std::stoi(l.substr(exited.size()));
-        } catch (...) {
-        }
+        const auto code = marker_number(std::string_view(l).substr(exited.size()));
+        if (code && *code >= 0 && *code <= 255) p.exit_code = static_cast<int>(*code);
+        else p.error = "the wrapper's exit line has no exit status (\"" + l + "\")";
         return;
     }
     if (plan_.mode == "torchrun" && !torch_worker_failed_ && l.find("failed (exitcode: ") != std::string::npos &&
@@ -606,13 +616,29 @@ nlohmann::json Job::to_json() const {
     return j;
 }
 
-void Job::write_json() const {
+void Job::write_json() {
     if (folder_.empty() || !QDir(QString::fromStdString(folder_)).exists()) return;
-    QSaveFile f(QString::fromStdString(folder_ + "/job.json"));
-    if (!f.open(QIODevice::WriteOnly)) return;
+    const std::string path = folder_ + "/job.json";
+    QSaveFile f(QString::fromStdString(path));
     const std::string text = to_json().dump(2) + "\n";
-    f.write(text.data(), static_cast<qint64>(text.size()));
-    f.commit();
+    if (f.open(QIODevice::WriteOnly) && f.write(text.data(), static_cast<qint64>(text.size())) == qint64(text.size()) &&
+        f.commit()) {
+        json_error_.clear();
+        return;
+    }
+    // The job runs on, but `paraplan-cli status`/`stop` read this file: say so once per
+    // distinct failure, in the first process's log and on its output.
+    const std::string why = "cannot write " + path + ": " + f.errorString().toStdString() +
+                            " (paraplan-cli status and stop will not see this job's latest state)";
+    if (why == json_error_) return;
+    json_error_ = why;
+    if (!procs_.empty()) note(0, why);
+}
+
+void Job::note(int i, const std::string& text) {
+    auto& p = *procs_[static_cast<std::size_t>(i)];
+    if (p.log) p.log->write(("paraplan: " + text + "\n").c_str());
+    emit line(i, QString::fromStdString("paraplan: " + text), true);
 }
 
 }  // namespace paraplan::runtime
