@@ -5,6 +5,8 @@
 // A process that exits non-zero or loses its connection marks the job failed and,
 // with on_failure "stop_all", stops the others. Stop closes each process's stdin: the
 // remote watchdog then kills that process's whole group (TERM, grace, KILL).
+// job.cpp: the ssh lifecycle every mode shares; job_slurm.cpp: the Slurm batch job's
+// (queue polling, final state, the followed output file split into rank logs).
 #include "project/cluster.h"
 #include "runtime/launch_plan.h"
 #include "joblog/line_buffer.h"
