@@ -19,6 +19,8 @@ for t in "${targets[@]}"; do
   case $name in
     fuzz_project) seeds=(resources/examples tests/data/projects tests/data/fuzz/project) ;;
     fuzz_hf_config) seeds=(tests/data/hf tests/data/fuzz/hf) ;;
+    fuzz_telemetry) seeds=(tests/data/nvidia-smi tests/data/rocm-smi) ;;
+    fuzz_slurm_log) seeds=(tests/data/fuzz/slurm) ;;
     *) seeds=() ;;
   esac
   dirs=()

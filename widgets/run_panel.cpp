@@ -10,7 +10,7 @@
 #include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
 #include "runtime/probe_job.h"
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
 #include "util/input_error.h"

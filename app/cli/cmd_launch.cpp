@@ -6,7 +6,7 @@
 #include "runtime/job.h"
 #include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 
 #include <QDateTime>
 

@@ -158,14 +158,6 @@ void fused_norm_apex(const Project& p, Out& out) {
                        "", {"/layout/fused_norm"}));
 }
 
-void kernel_rules(const Project& p, Out& out) {
-    bf16_gpu(p, out);
-    flash_attention_gpu(p, out);
-    flash_attention_dtype(p, out);
-    fp8_gpu(p, out);
-    fused_norm_apex(p, out);
-}
-
 void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error) {
     const Sizes s = sizes(p);
     if (s.batch_dp <= 0) return;   // the world-size rule already failed

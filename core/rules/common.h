@@ -8,7 +8,6 @@ namespace paraplan::rules {
 void cluster_not_empty(const Project& p, Out& out);     // cluster.not_empty
 void uniform_gpus(const Project& p, Out& out);          // cluster.uniform_gpus
 void dp_matches(const Project& p, Out& out);            // layout.dp_matches
-void kernel_rules(const Project& p, Out& out);          // kernel.*  (runs the five below)
 void bf16_gpu(const Project& p, Out& out);              // kernel.bf16_gpu
 void flash_attention_gpu(const Project& p, Out& out);   // kernel.flash_attention_gpu
 void flash_attention_dtype(const Project& p, Out& out); // kernel.flash_attention_dtype

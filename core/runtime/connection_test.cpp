@@ -1,6 +1,6 @@
 #include "runtime/connection_test.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 
 #include <QElapsedTimer>
 

@@ -5,9 +5,11 @@
 // A process that exits non-zero or loses its connection marks the job failed and,
 // with on_failure "stop_all", stops the others. Stop closes each process's stdin: the
 // remote watchdog then kills that process's whole group (TERM, grace, KILL).
+// job.cpp: the ssh lifecycle every mode shares; job_slurm.cpp: the Slurm batch job's
+// (queue polling, final state, the followed output file split into rank logs).
 #include "project/cluster.h"
 #include "runtime/launch_plan.h"
-#include "runtime/line_buffer.h"
+#include "joblog/line_buffer.h"
 #include "runtime/ssh_node.h"
 
 #include <QFile>
@@ -90,7 +92,8 @@ private:
     void torchrun_worker_failed(int i, const std::string& line);
     void stop_processes();
     void check_done();
-    void write_json() const;
+    void write_json();   // job.json; a failure is noted once in process 0's log and output
+    void note(int i, const std::string& text);   // "paraplan: text" into process i's log and output
     void slurm_submitted(int i);
     void slurm_poll();
     void slurm_note(const std::string& text);
@@ -127,6 +130,7 @@ private:
     LineBuffer slurm_tail_buf_;
     std::map<int, std::unique_ptr<QFile>> rank_logs_;   // slurm: rank -> rank-<N>.log
     int slurm_drain_ms_ = 1500;                          // tail -F polls once a second
+    std::string json_error_;                             // the last job.json write failure (said once)
 };
 
 }  // namespace paraplan::runtime

@@ -1,7 +1,7 @@
 #include "runtime/job_control.h"
 
-#include "runtime/shell_quote.h"
-#include "runtime/slurm.h"
+#include "shell/shell_quote.h"
+#include "slurm/slurm.h"
 #include "runtime/ssh_node.h"
 
 namespace paraplan::runtime {

@@ -1,6 +1,6 @@
 #include "runtime/job_history.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "util/json_read.h"
 
 #include <algorithm>

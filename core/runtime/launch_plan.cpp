@@ -1,7 +1,7 @@
 #include "runtime/launch_plan.h"
-#include "runtime/slurm.h"
+#include "slurm/slurm.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "runtime/ssh_command.h"
 #include "util/input_error.h"
 
@@ -230,7 +230,7 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         if (!rc.slurm.account.empty()) s += "#SBATCH --account=" + sh_quote(rc.slurm.account) + "\n";
         if (!rc.slurm.time.empty()) s += "#SBATCH --time=" + sh_quote(rc.slurm.time) + "\n";
         // A backslash in the working dir disables the output pattern and is dropped from
-        // the path (runtime/slurm.h): the script then writes its own output file there.
+        // the path (slurm/slurm.h): the script then writes its own output file there.
         const bool backslash = rc.workdir.find('\\') != std::string::npos;
         s += "#SBATCH --output=" + (backslash ? std::string("/dev/null") : sh_quote(slurm_output_pattern(job_id))) + "\n";
         for (const auto& a : rc.slurm.sbatch_args) s += "#SBATCH " + a + "\n";
@@ -246,7 +246,7 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         if (backslash) s += "exec >" + sh_quote("paraplan-" + job_id + "-") + "\"$SLURM_JOB_ID\".out 2>&1\n";
         // The variables must expand inside each task, hence the single-quoted sh -c.
         // --label prefixes every output line with its task id (= RANK), which is how the
-        // followed output file is split back into rank logs (runtime/slurm.h).
+        // followed output file is split back into rank logs (slurm/slurm.h).
         s += "srun --kill-on-bad-exit=1 --label /bin/sh -c " +
              sh_quote("RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
                       "LOCAL_WORLD_SIZE=$SLURM_NTASKS_PER_NODE; export RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE; "

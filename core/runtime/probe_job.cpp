@@ -1,6 +1,6 @@
 #include "runtime/probe_job.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "runtime/ssh_command.h"
 #include "util/resources.h"
 

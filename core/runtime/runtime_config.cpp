@@ -1,7 +1,7 @@
 #include "runtime/runtime_config.h"
 
-#include "runtime/shell_quote.h"
 #include "runtime/ssh_policy.h"
+#include "shell/shell_quote.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 

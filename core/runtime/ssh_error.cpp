@@ -1,6 +1,6 @@
 #include "runtime/ssh_error.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 
 #include <vector>
 

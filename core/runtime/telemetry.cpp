@@ -1,8 +1,8 @@
 #include "runtime/telemetry.h"
 
 #include "catalog/catalog.h"
-#include "runtime/rocm_smi.h"
-#include "runtime/shell_quote.h"
+#include "telemetry/rocm_smi.h"
+#include "shell/shell_quote.h"
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 // Live GPU telemetry: one long-lived `nvidia-smi ... -lms <ms>` per node (for AMD GPUs a
 // `rocm-smi --json` loop) over the node's shared ssh connection, parsed into a TelemetryStore.
 #include "project/cluster.h"
-#include "runtime/line_buffer.h"
+#include "joblog/line_buffer.h"
 #include "runtime/ssh_node.h"
 #include "runtime/telemetry_store.h"
 

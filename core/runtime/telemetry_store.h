@@ -3,7 +3,7 @@
 // each GPU runs (from Cluster::placement()), group aggregates and warning flags.
 // Pure data; TelemetryMonitor (telemetry.h) feeds it from nvidia-smi streams.
 #include "project/cluster.h"
-#include "runtime/nvidia_smi.h"
+#include "telemetry/nvidia_smi.h"
 
 #include <deque>
 #include <map>

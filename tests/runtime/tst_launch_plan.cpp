@@ -3,7 +3,7 @@
 #include "proc_tag.h"
 #include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "util/input_error.h"
 
 #include <QProcess>

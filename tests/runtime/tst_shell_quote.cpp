@@ -1,6 +1,6 @@
 // Quoting: hostile values go through a real /bin/sh and must arrive as the same argv.
 #include "runtime/launch_plan.h"
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 #include "runtime/ssh_command.h"
 
 #include <QProcess>

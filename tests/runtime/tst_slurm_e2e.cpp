@@ -13,7 +13,7 @@
 #include "runtime/job_control.h"
 #include "runtime/job_history.h"
 #include "runtime/launch_plan.h"
-#include "runtime/slurm.h"
+#include "slurm/slurm.h"
 
 #include <QtTest>
 

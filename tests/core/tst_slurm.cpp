@@ -1,5 +1,5 @@
 // Slurm output parsing: sbatch --parsable ids and sacct -P State|ExitCode lines.
-#include "runtime/slurm.h"
+#include "slurm/slurm.h"
 
 #include <QtTest>
 

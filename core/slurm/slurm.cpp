@@ -1,6 +1,6 @@
-#include "runtime/slurm.h"
+#include "slurm/slurm.h"
 
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 
 #include <cctype>
 

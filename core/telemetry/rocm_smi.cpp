@@ -1,4 +1,4 @@
-#include "runtime/rocm_smi.h"
+#include "telemetry/rocm_smi.h"
 
 #include "util/json_read.h"
 

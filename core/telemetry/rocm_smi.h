@@ -6,7 +6,7 @@
 // Graphics Package Power (W)", ...). Values are strings; "N/A" and missing keys are unknown,
 // never 0. Source of the labels: ROCm SMI's rocm_smi.py (showUse, showMemInfo, showTemp,
 // showPower, showProductName, showUniqueId).
-#include "runtime/nvidia_smi.h"
+#include "telemetry/nvidia_smi.h"
 
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "runtime/nvidia_smi.h"
+#include "telemetry/nvidia_smi.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "runtime/shell_quote.h"
+#include "shell/shell_quote.h"
 
 namespace paraplan::runtime {
 

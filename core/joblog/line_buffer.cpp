@@ -1,4 +1,4 @@
-#include "runtime/line_buffer.h"
+#include "joblog/line_buffer.h"
 
 namespace paraplan::runtime {
 
