@@ -12,12 +12,41 @@
 
 namespace paraplan::estimate {
 
+bool is_multi_chunk(Schedule s) {
+    return s == Schedule::interleaved || s == Schedule::interleaved_colossalai || s == Schedule::interleaved_pytorch ||
+           s == Schedule::looped_bfs || s == Schedule::interleaved_zb;
+}
+
+bool is_v_shape(Schedule s) { return s == Schedule::zbv || s == Schedule::dualpipev; }
+
 const char* to_string(Schedule s) {
     switch (s) {
     case Schedule::gpipe: return "gpipe";
     case Schedule::one_f_one_b: return "1f1b";
     case Schedule::interleaved: return "interleaved";
+    case Schedule::interleaved_colossalai: return "interleaved";
+    case Schedule::interleaved_pytorch: return "interleaved-pytorch";
+    case Schedule::looped_bfs: return "looped-bfs";
     case Schedule::zb1p: return "zb1p";
+    case Schedule::zbh2: return "zbh2";
+    case Schedule::interleaved_zb: return "interleaved-zb";
+    case Schedule::zbv: return "zbv";
+    case Schedule::dualpipev: return "dualpipev";
+    }
+    return "1f1b";
+}
+
+const char* simulator_name(Schedule s) {
+    switch (s) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved: return "interleaved-megatron";
+    case Schedule::interleaved_colossalai: return "interleaved";
+    case Schedule::interleaved_pytorch: return "interleaved-pytorch";
+    case Schedule::looped_bfs: return "looped-bfs";
+    case Schedule::zb1p: return "zbh1";   // ScheduleInterleavedZeroBubble with one chunk
+    case Schedule::zbh2: return "zbh2";
+    case Schedule::interleaved_zb: return "interleaved-zb";
     case Schedule::zbv: return "zbv";
     case Schedule::dualpipev: return "dualpipev";
     }
@@ -33,16 +62,32 @@ const char* to_string(Recompute r) {
     return "none";
 }
 
-Schedule schedule_from_string(const std::string& raw) {
+std::optional<Schedule> parse_schedule(const std::string& raw, const std::string& framework) {
     std::string s;
     for (char ch : raw)
         if (ch != '_' && ch != '-' && ch != ' ') s += char(std::tolower(static_cast<unsigned char>(ch)));
     if (s == "gpipe") return Schedule::gpipe;
-    if (s == "interleaved" || s == "interleaved1f1b" || s == "vpp" || s == "looped") return Schedule::interleaved;
-    if (s == "zb1p" || s == "zbh1" || s == "interleavedzerobubble" || s == "zerobubble") return Schedule::zb1p;
-    if (s == "zbv" || s == "zbvzerobubble" || s == "zbvzb") return Schedule::zbv;
+    if (s == "1f1b" || s == "pipedreamflush" || s == "onefoneb") return Schedule::one_f_one_b;
+    if (s == "interleaved" || s == "interleaved1f1b" || s == "vpp" || s == "looped") {
+        // The framework's own interleaved schedule.
+        if (framework.rfind("colossalai", 0) == 0) return Schedule::interleaved_colossalai;
+        if (framework == "torchtitan") return Schedule::interleaved_pytorch;
+        return Schedule::interleaved;
+    }
+    if (s == "interleavedmegatron") return Schedule::interleaved;
+    if (s == "interleavedcolossalai") return Schedule::interleaved_colossalai;
+    if (s == "interleavedpytorch") return Schedule::interleaved_pytorch;
+    if (s == "loopedbfs") return Schedule::looped_bfs;
+    if (s == "zb1p" || s == "zbh1" || s == "zerobubble") return Schedule::zb1p;
+    if (s == "zbh2") return Schedule::zbh2;
+    if (s == "interleavedzb" || s == "interleavedzerobubble") return Schedule::interleaved_zb;
+    if (s == "zbv" || s == "zbvzerobubble" || s == "zbvzb" || s == "zerobubblev") return Schedule::zbv;
     if (s == "dualpipev" || s == "dualpipe") return Schedule::dualpipev;
-    return Schedule::one_f_one_b;
+    return std::nullopt;
+}
+
+Schedule schedule_from_string(const std::string& raw, const std::string& framework) {
+    return parse_schedule(raw, framework).value_or(Schedule::one_f_one_b);
 }
 
 Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::string& precision) {
@@ -119,8 +164,14 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.tp = l.tp;
     c.pp = l.pp;
     c.ep = m.experts > 0 ? l.ep : 1;
-    c.schedule = l.pp > 1 ? schedule_from_string(l.schedule) : Schedule::one_f_one_b;
-    c.chunks = c.schedule == Schedule::interleaved ? std::max(2, l.chunks) : (c.schedule == Schedule::zbv || c.schedule == Schedule::dualpipev) ? 2 : 1;
+    c.schedule = Schedule::one_f_one_b;
+    if (l.pp > 1) {
+        const std::optional<Schedule> s = parse_schedule(l.schedule, fw);
+        if (s) c.schedule = *s;
+        else
+            note("schedule '" + l.schedule + "' is not one Paraplan models; the pipeline is estimated as 1F1B");
+    }
+    c.chunks = is_multi_chunk(c.schedule) ? std::max(2, l.chunks) : is_v_shape(c.schedule) ? 2 : 1;
     c.recompute = l.recompute == "full" ? Recompute::full : l.recompute == "selective" ? Recompute::selective : Recompute::none;
     c.flash_attention = l.flash_attention;
     c.dropout = has_dropout(m);
@@ -211,7 +262,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // Overlap the frameworks do by default.
     c.overlap_grad_reduce = fw != "colossalai-moe";
     c.overlap_param_gather = fw == "megatron" || fw == "torchtitan" || zero >= 3;
-    c.overlap_p2p = (fw == "megatron" && c.schedule == Schedule::interleaved) || fw == "torchtitan";
+    c.overlap_p2p = (fw == "megatron" && is_multi_chunk(c.schedule)) || fw == "torchtitan";
 
     // Layers per stage.
     const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw);
@@ -334,7 +385,7 @@ nlohmann::json to_json(const Estimate& e) {
          {{"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"etp", c.etp}, {"dp", c.dp},
           {"zero_stage", c.zero_stage}, {"zero_group", c.zero_group}, {"distributed_optimizer", c.distributed_optimizer},
           {"sequence_parallel", c.sequence_parallel}, {"micro_batch_size", c.micro_batch},
-          {"num_microbatches", c.num_microbatches}, {"schedule", to_string(c.schedule)}, {"chunks", c.chunks},
+          {"num_microbatches", c.num_microbatches}, {"schedule", to_string(c.schedule)}, {"schedule_simulated", simulator_name(c.schedule)}, {"chunks", c.chunks},
           {"recompute", to_string(c.recompute)}}},
         {"notes", e.notes},
     };

@@ -104,7 +104,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& /*m*/, const LayerShapes& s
     const GroupLink& ppl = c.link[kPp];
     const double p2p = pp > 1 && !c.overlap_p2p
                            ? send_recv_s(ppl, act_bytes / (c.sequence_parallel ? tp : 1.0)) *
-                                 (c.schedule == Schedule::interleaved ? std::max(1, c.chunks) : 1)
+                                 (is_multi_chunk(c.schedule) ? std::max(1, c.chunks) : 1)
                            : 0;
 
     const int head = head_stage_of(c);
