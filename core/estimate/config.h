@@ -67,6 +67,9 @@ struct Hardware {
     int gpus_per_node = 8;
     double latency_us = 5;
     std::string arch = "ampere";
+    // A cluster profile's multipliers of the efficiency model (profile.h); 1 = built-in.
+    double gemm_scale = 1;
+    double attention_scale = 1;
 };
 
 // Bytes per parameter by role (before any ZeRO sharding).

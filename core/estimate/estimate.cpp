@@ -4,6 +4,7 @@
 #include "estimate/layers.h"
 #include "estimate/pipeline.h"
 #include "estimate/placement.h"
+#include "estimate/profile.h"
 #include "estimate/simulated_pipeline.h"
 #include "util/input_error.h"
 
@@ -309,14 +310,17 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
     Estimate e;
     e.config = c;
     e.hardware = hw;
-    const Efficiency eff = efficiency_for(hw.arch);
+    Efficiency eff = efficiency_for(hw.arch);
+    // A cluster profile (profile.h) scales the model within physical bounds.
+    eff.gemm_max = std::min(kMaxGemmEfficiency, eff.gemm_max * hw.gemm_scale);
+    eff.attention = std::min(kMaxAttentionEfficiency, eff.attention * hw.attention_scale);
     e.time = estimate_time(m, s, c, hw, eff, pipeline);
     e.memory = estimate_memory(s, c, hw, e.time.pipeline.inflight);
     return e;
 }
 
 Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
-    return estimate_project(p, hardware_for(gpu, p.cluster, p.training.precision));
+    return estimate_project(p, project_hardware(p, gpu));   // with the project's profile, if any
 }
 
 Estimate estimate_project(const Project& p, const Hardware& hw) {

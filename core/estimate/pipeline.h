@@ -37,9 +37,10 @@ struct StageCost {
 // ZB-H2 (p-1)(F+B-2W) in their B that excludes W; DualPipe README: DualPipeV
 // (PP/2-1)(F&B+B-3W) per half-rank chunk), never below the forward fill f: one step
 // cannot hide the (p - 1) forwards that reach the last stage (the papers' zero bubble
-// needs the next step to overlap this one's tail, Qi et al. Sec. 4). ZB-V: half of ZB-H1's.
+// needs the next step to overlap this one's tail, Qi et al.'s optimizer post-validation).
+// ZB-V: half of ZB-H1's.
 // These match the simulator exactly for uniform stages and m >= 2p (tested), except
-// ZB-V and DualPipeV when W differs much from F and B (within 0.6 F per stage).
+// ZB-V and DualPipeV when F, B and W differ (by up to 0.25 f per stage in the cases tried).
 double bubble_cost(Schedule s, const StageCost& c);
 
 struct PipelineResult {
