@@ -308,6 +308,27 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, estimate::profile_from_json(nlohmann::json{{"network", 1.5}}));
     }
 
+    // Paraplan's own job history: job.json holds the project snapshot, the processes'
+    // output sits beside it in *.log (core/runtime/job.cpp writes both).
+    void job_folder() {
+        QTemporaryDir dir;
+        const Project p = megatron(2, 8, 2, 64);
+        const nlohmann::json job = {{"id", "20261201T120000Z-ab12"}, {"state", "succeeded"}, {"project", project_to_json(p)}};
+        write(dir, "job.json", job.dump(2));
+        write(dir, "node0.log", " > compiling dataset index builder ...\n");
+        std::string log;
+        for (int it = 1; it <= 4; ++it) log += megatron_line(it * 10, it == 1 ? 20000.0 : 8000.0 + it, 64) + "\n";
+        write(dir, "rank-0.log", log);
+        const Run r = run_from_job(dir.path().toStdString());
+        QCOMPARE(r.name, std::string("20261201T120000Z-ab12"));
+        QCOMPARE(r.project.layout.pp, 2);
+        QCOMPARE(r.step_s, 8.003);   // median of 8.002, 8.003, 8.004 s after the first line
+        QVERIFY(QString::fromStdString(r.source).contains("rank-0.log"));
+        QTemporaryDir empty;
+        write(empty, "job.json", job.dump(2));
+        QVERIFY_THROWS_EXCEPTION(InputError, run_from_job(empty.path().toStdString()));
+    }
+
     void bad_tables_say_where() {
         QTemporaryDir dir;
         const std::string t = write(dir, "runs.csv", "project,step_s\nmissing.paraplan.json,1.0\n");
