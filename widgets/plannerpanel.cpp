@@ -4,6 +4,7 @@
 
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
+#include "estimate/profile.h"
 #include "planmodel.h"
 #include "projecteditor.h"
 #include "search/apply_plan.h"
@@ -218,7 +219,14 @@ void PlannerPanel::run() {
     else if (!gpu) problem = tr("GPU \"%1\" is not in the catalog.").arg(QString::fromStdString(p.cluster.nodes[0].gpu));
     if (problem.isEmpty()) {
         try {
-            req.hardware = paraplan::estimate::hardware_for(*gpu, p.cluster, p.training.precision);
+            // With the project's cluster profile (estimate.profile), as the estimate uses it.
+            req.hardware = paraplan::estimate::project_hardware(p, *gpu);
+        } catch (const std::exception& e) {
+            problem = tr("Cluster profile: %1").arg(QString::fromStdString(e.what()));
+        }
+    }
+    if (problem.isEmpty()) {
+        try {
             req.constraints = paraplan::search::Constraints::parse(constraints_->text().toStdString());
         } catch (const std::exception& e) {
             problem = tr("Constraints: %1").arg(QString::fromStdString(e.what()));

@@ -55,11 +55,16 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     buttons->addStretch(1);
     status_ = new QLabel(tr("No project."), this);
     status_->setWordWrap(true);
+    stepTime_ = new QLabel(this);
+    stepTime_->setObjectName(QStringLiteral("stepTime"));
+    stepTime_->setWordWrap(true);
+    stepTime_->setVisible(false);
     log_ = new LogView(this);
     jobs_ = new QListWidget(this);
     jobs_->setMaximumHeight(120);
     layout->addLayout(buttons);
     layout->addWidget(status_);
+    layout->addWidget(stepTime_);
     layout->addWidget(log_, 1);
     layout->addWidget(new QLabel(tr("Past jobs"), this));
     layout->addWidget(jobs_);
@@ -88,6 +93,29 @@ QString RunPanel::logText() const { return log_->visibleText(); }
 int RunPanel::pastJobCount() const { return jobs_->count(); }
 
 void RunPanel::append(const QString& line) { log_->append({strip_ansi(line), {}, -1}); }
+
+QString RunPanel::stepTimeText() const { return stepTime_->isHidden() ? QString() : stepTime_->text(); }
+
+void RunPanel::noteStepLine(const QString& text) {
+    const auto x = calibrate::parse_log_line(text.toStdString());
+    if (!x || (x->step_s <= 0 && x->samples_per_s <= 0 && x->tokens_per_s_per_gpu <= 0 && x->microstep_s <= 0)) return;
+    stepSamples_.push_back(*x);
+    calibrate::LogSummary log;
+    log.format = stepSamples_.front().format;
+    log.samples = stepSamples_;
+    const auto m = calibrate::measured_step(log, project_);
+    if (!m) return;
+    QString line = tr("Step time: measured %1 s (%2)").arg(m->step_s, 0, 'f', 3).arg(QString::fromStdString(m->how));
+    if (estimateStep_ > 0)
+        line += tr(" · estimate %1 s (%2%3%)")
+                    .arg(estimateStep_, 0, 'f', 3)
+                    .arg(estimateStep_ >= m->step_s ? "+" : "")
+                    .arg(100 * (estimateStep_ / m->step_s - 1), 0, 'f', 1);
+    else if (!estimateWhy_.isEmpty())
+        line += tr(" · no estimate: %1").arg(estimateWhy_);
+    stepTime_->setText(line);
+    stepTime_->setVisible(true);
+}
 
 void RunPanel::update_buttons() {
     const bool running = busy();
@@ -175,7 +203,21 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
     job_ = std::make_unique<runtime::Job>(project_.cluster, plan, runtime::ssh_options_from(rc),
                                           job_dir_.toStdString() + "/" + plan.job_id, project_to_json(project_), rc.on_failure);
     runtime::Job* job = job_.get();
-    connect(job, &runtime::Job::line, this, [this, job](int i, const QString& text, bool) {
+    // The step time the job reports, beside the estimate (with the project's cluster profile).
+    stepSamples_.clear();
+    estimateStep_ = 0;
+    estimateWhy_.clear();
+    stepTime_->setVisible(false);
+    if (!probe) {
+        try {
+            estimateStep_ = estimate::estimate_project(project_).time.step_s;
+        } catch (const std::exception& e) {
+            estimateStep_ = 0;   // no estimate for this project (incomplete model or layout)
+            estimateWhy_ = QString::fromStdString(e.what());
+        }
+    }
+    connect(job, &runtime::Job::line, this, [this, job, probe](int i, const QString& text, bool) {
+        if (!probe) noteStepLine(text);
         // Each line keeps its process's ranks and node, so the log can show one rank, node or group.
         const auto& spec = job->processes()[static_cast<std::size_t>(i)]->spec;
         log_->append({strip_ansi("[" + QString::fromStdString(spec.label) + "] " + text), spec.ranks, spec.node});

@@ -2,6 +2,7 @@
 // Launch and follow a project's job: Test connection (per node), Dry run, Launch, Stop,
 // the live log of every rank (bounded, ANSI escapes stripped) and the list of past jobs.
 // Self-contained (the main window docks it); the logic lives in core/runtime.
+#include "calibrate/log_parse.h"
 #include "project/project.h"
 #include "runtime/job.h"
 #include "runtime/probe_compare.h"
@@ -35,6 +36,9 @@ public:
     QString logText() const;   // the lines the log shows now (its filter and search applied)
     class LogView* logView() const { return log_; }
     int pastJobCount() const;
+    // The launched job's step time as its log lines report it (core/calibrate/log_parse.h:
+    // Megatron-LM, torchtitan, DeepSpeed, ColossalAI), beside the estimate.
+    QString stepTimeText() const;
 
 public slots:
     void testConnection();
@@ -63,6 +67,7 @@ private:
     void startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe);
     void append(const QString& line);
     void update_buttons();
+    void noteStepLine(const QString& text);   // a job's output line that may report a step time
 
     Project project_;
     QString job_dir_;
@@ -70,6 +75,10 @@ private:
     std::unique_ptr<runtime::TelemetryMonitor> monitor_;
     std::vector<runtime::ProbeGroupCheck> probe_checks_;
     QLabel* status_;
+    QLabel* stepTime_;
+    std::vector<calibrate::LogSample> stepSamples_;
+    double estimateStep_ = 0;   // s, 0 = no estimate
+    QString estimateWhy_;       // why there is none
     QPushButton *check_, *dry_, *launch_, *stop_, *probe_, *runProbe_;
     bool probing_ = false;
     class LogView* log_;

@@ -1,7 +1,8 @@
-// paraplan-cli estimate FILE [--json]
+// paraplan-cli estimate FILE [--profile NAME|FILE] [--json]
 #include "cli/command.h"
 #include "compare/report.h"
 #include "estimate/estimate.h"
+#include "estimate/profile.h"
 #include "project/project.h"
 #include "util/input_error.h"
 
@@ -13,12 +14,15 @@ namespace {
 
 int run_estimate(const Args& a) {
     const std::string file = a.positional_at(0, "project FILE");
-    const Project p = load_project(file);
+    Project p = load_project(file);
+    if (auto prof = a.get("profile")) estimate::set_project_profile(p, *prof);
     // The report (and its JSON) is shared with `paraplan-cli compare` (core/compare/report.h).
     const compare::ProjectReport report = compare::report_project(p, file);
     const auto& diags = report.diagnostics;
     if (a.flag("json")) {
-        print_json(compare::to_json(report).dump(2));
+        nlohmann::json j = compare::to_json(report);
+        if (auto prof = estimate::project_profile(p)) j["profile"] = *prof;
+        print_json(j.dump(2));
         return report.ok() ? kOk : kFindings;
     }
     if (!report.estimate) {
@@ -30,6 +34,7 @@ int run_estimate(const Args& a) {
     const bool ok = report.ok();
     using estimate::kGiB;
     std::printf("%s: %s on %d GPUs\n", file.c_str(), p.model.name.c_str(), p.world_size());
+    if (auto prof = estimate::project_profile(p)) std::printf("cluster profile: %s\n", prof->c_str());
     std::printf("memory per GPU (GiB), capacity %.1f:\n", e.memory.capacity_bytes / kGiB);
     std::printf("  %5s %8s %8s %9s %11s %7s %8s\n", "stage", "params", "grads", "optimizer", "activations", "other", "total");
     for (const auto& s : e.memory.stages)
@@ -52,12 +57,14 @@ int run_estimate(const Args& a) {
 
 PARAPLAN_CLI_COMMAND(Command{
     "estimate", "estimate memory per pipeline stage, step time, MFU and throughput of a project",
-    "Usage: paraplan-cli estimate FILE [--json]\n\n"
+    "Usage: paraplan-cli estimate FILE [--profile NAME|FILE] [--json]\n\n"
     "Estimates the project's memory per pipeline stage (parameters, gradients, optimizer\n"
     "states, activations, allowance), step time with its breakdown (compute, bubble,\n"
     "TP/CP/EP/PP/DP communication), FLOPs per step, MFU, HFU and tokens/s.\n"
     "Exit 0 when it fits, 1 when a stage does not fit or the layout is invalid, 2 when FILE\n"
     "cannot be read. Method and accuracy: docs/accuracy.md.\n"
+    "  --profile NAME|FILE  a cluster profile from paraplan-cli calibrate (overrides the project's\n"
+    "           estimate.profile)\n"
     "  --json   print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", ...}\n",
     {"json"}, run_estimate});
 

@@ -3,6 +3,7 @@
 #include "catalog/hf_import.h"
 #include "cli/command.h"
 #include "estimate/estimate.h"
+#include "estimate/profile.h"
 #include "project/project.h"
 #include "search/apply_plan.h"
 #include "search/planner.h"
@@ -74,7 +75,8 @@ int run_plan(const Args& a) {
     if (base.cluster.nodes.empty()) throw UsageError("the cluster has no nodes");
     const GpuSpec* g = catalog::find_gpu(base.cluster.nodes[0].gpu);
     if (!g) throw UsageError("GPU '" + base.cluster.nodes[0].gpu + "' is not in the catalog");
-    req.hardware = estimate::hardware_for(*g, base.cluster, base.training.precision);
+    if (auto prof = a.get("profile")) estimate::set_project_profile(base, *prof);
+    req.hardware = estimate::project_hardware(base, *g);   // with the cluster profile, if any
     if (auto fw = a.get("framework")) req.frameworks = split_list(*fw);
     for (const auto& f : req.frameworks)
         if (std::find(kFrameworks.begin(), kFrameworks.end(), f) == kFrameworks.end())
@@ -128,7 +130,8 @@ PARAPLAN_CLI_COMMAND(Command{
     "plan", "search every valid layout and rank those that fit by step time or memory",
     "Usage: paraplan-cli plan --model ID|FILE --gpu ID --nodes N [--gpus-per-node G] --global-batch B --seq S\n"
     "                         [--framework F[,F...]] [--top K] [--fix KNOB=V,...] [--objective time|memory|throughput]\n"
-    "                         [--inter-node-gbps X] [--precision P] [--threads T] [--apply OUT] [--json]\n"
+    "                         [--inter-node-gbps X] [--precision P] [--threads T] [--profile NAME|FILE]\n"
+    "                         [--apply OUT] [--json]\n"
     "       paraplan-cli plan --project FILE [options]\n\n"
     "Enumerates tp, pp, sp/cp, ep, dp, ZeRO stage, microbatch size and count, schedule and\n"
     "chunks, recomputation (and offload when fixed) under each framework's rules, drops\n"
@@ -136,6 +139,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --model       catalog id, a model JSON file or a Hugging Face config.json\n"
     "  --fix         bounds and fixed values: tp=8,pp=2..16,mbs=..4,schedule=interleaved,recompute=none\n"
     "  --framework   megatron (default), colossalai, colossalai-moe, deepspeed, torchtitan, ...\n"
+    "  --profile     a cluster profile from paraplan-cli calibrate (overrides the project's estimate.profile)\n"
     "  --apply OUT   also write the project with the best layout applied to OUT (a .paraplan.json)\n"
     "Exit 0 when some layout fits, 1 when none does, 2 on usage errors.\n"
     "  --json   print {\"evaluated\", \"valid\", \"fitting\", \"seconds\", \"results\": [{\"layout\", \"step_s\", \"mfu\", \"peak_gib\"}], \"pareto\"}\n",

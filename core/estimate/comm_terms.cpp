@@ -77,7 +77,7 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     const GroupLink& ppl = c.link[kPp];
     if (pp > 1) {
         r.pp_bytes = act_bytes / (c.sequence_parallel ? tp : 1.0);
-        r.pp_count = c.schedule == Schedule::interleaved ? std::max(1, c.chunks) : 1;
+        r.pp_count = is_multi_chunk(c.schedule) ? std::max(1, c.chunks) : 1;
         r.pp_s = !c.overlap_p2p ? send_recv_s(ppl, r.pp_bytes) * r.pp_count : 0;
     }
     return r;

@@ -4,6 +4,7 @@
 // placement of each parallel group. Built from a Project by estimate.cpp; tests
 // and the planner fill it directly so that every formula can be checked alone.
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,12 +36,31 @@ enum class KernelStack { te, compile, eager };
 KernelStack kernel_stack_from_string(const std::string& s);   // unknown -> te
 const char* to_string(KernelStack k);
 
-// Pipeline schedules the fallback models (the schedule simulator replaces it when present).
-enum class Schedule { gpipe, one_f_one_b, interleaved, zb1p, zbv, dualpipev };
+// Pipeline schedules, one per schedule core/schedule/ generates (schedule_names()): the
+// closed forms in pipeline.h model each, the simulator runs each for a single project.
+//   interleaved:             Megatron's interleaved 1F1B ("interleaved-megatron");
+//   interleaved_colossalai:  ColossalAI InterleavedSchedule ("interleaved" in a ColossalAI project);
+//   interleaved_pytorch:     PyTorch ScheduleInterleaved1F1B ("interleaved" in a torchtitan project);
+//   zb1p:                    ZB-H1 (one chunk); interleaved_zb: PyTorch ScheduleInterleavedZeroBubble.
+enum class Schedule {
+    gpipe, one_f_one_b, interleaved, zb1p, zbv, dualpipev,
+    interleaved_colossalai, interleaved_pytorch, looped_bfs, zbh2, interleaved_zb
+};
+
+// Several model chunks per rank in a loop (v = chunks).
+bool is_multi_chunk(Schedule s);
+// Two chunks per rank in a V (zbv, dualpipev).
+bool is_v_shape(Schedule s);
 
 const char* to_string(Schedule s);
 const char* to_string(Recompute r);
-Schedule schedule_from_string(const std::string& s);   // unknown -> one_f_one_b
+// The schedule id the simulator (core/schedule/) runs for s.
+const char* simulator_name(Schedule s);
+// A project's schedule name (any of schedule_names(), or a common alias such as "vpp",
+// "zb1p", "dualpipe"); the plain "interleaved" means the framework's own interleaved
+// schedule. Unknown names give std::nullopt.
+std::optional<Schedule> parse_schedule(const std::string& s, const std::string& framework = "");
+Schedule schedule_from_string(const std::string& s, const std::string& framework = "");   // unknown -> one_f_one_b
 
 // The links one kind of group actually spans (from the rank map).
 struct GroupLink {
@@ -65,6 +85,9 @@ struct Hardware {
     int gpus_per_node = 8;
     double latency_us = 5;
     std::string arch = "ampere";
+    // A cluster profile's multipliers of the efficiency model (profile.h); 1 = built-in.
+    double gemm_scale = 1;
+    double attention_scale = 1;
 };
 
 // Bytes per parameter by role (before any ZeRO sharding).

@@ -4,6 +4,7 @@
 #include "estimate/layers.h"
 #include "estimate/pipeline.h"
 #include "estimate/placement.h"
+#include "estimate/profile.h"
 #include "estimate/simulated_pipeline.h"
 #include "util/input_error.h"
 
@@ -12,12 +13,41 @@
 
 namespace paraplan::estimate {
 
+bool is_multi_chunk(Schedule s) {
+    return s == Schedule::interleaved || s == Schedule::interleaved_colossalai || s == Schedule::interleaved_pytorch ||
+           s == Schedule::looped_bfs || s == Schedule::interleaved_zb;
+}
+
+bool is_v_shape(Schedule s) { return s == Schedule::zbv || s == Schedule::dualpipev; }
+
 const char* to_string(Schedule s) {
     switch (s) {
     case Schedule::gpipe: return "gpipe";
     case Schedule::one_f_one_b: return "1f1b";
     case Schedule::interleaved: return "interleaved";
+    case Schedule::interleaved_colossalai: return "interleaved";
+    case Schedule::interleaved_pytorch: return "interleaved-pytorch";
+    case Schedule::looped_bfs: return "looped-bfs";
     case Schedule::zb1p: return "zb1p";
+    case Schedule::zbh2: return "zbh2";
+    case Schedule::interleaved_zb: return "interleaved-zb";
+    case Schedule::zbv: return "zbv";
+    case Schedule::dualpipev: return "dualpipev";
+    }
+    return "1f1b";
+}
+
+const char* simulator_name(Schedule s) {
+    switch (s) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved: return "interleaved-megatron";
+    case Schedule::interleaved_colossalai: return "interleaved";
+    case Schedule::interleaved_pytorch: return "interleaved-pytorch";
+    case Schedule::looped_bfs: return "looped-bfs";
+    case Schedule::zb1p: return "zbh1";   // ScheduleInterleavedZeroBubble with one chunk
+    case Schedule::zbh2: return "zbh2";
+    case Schedule::interleaved_zb: return "interleaved-zb";
     case Schedule::zbv: return "zbv";
     case Schedule::dualpipev: return "dualpipev";
     }
@@ -68,16 +98,32 @@ const char* to_string(KernelStack k) {
     return "te";
 }
 
-Schedule schedule_from_string(const std::string& raw) {
+std::optional<Schedule> parse_schedule(const std::string& raw, const std::string& framework) {
     std::string s;
     for (char ch : raw)
         if (ch != '_' && ch != '-' && ch != ' ') s += char(std::tolower(static_cast<unsigned char>(ch)));
     if (s == "gpipe") return Schedule::gpipe;
-    if (s == "interleaved" || s == "interleaved1f1b" || s == "vpp" || s == "looped") return Schedule::interleaved;
-    if (s == "zb1p" || s == "zbh1" || s == "interleavedzerobubble" || s == "zerobubble") return Schedule::zb1p;
-    if (s == "zbv" || s == "zbvzerobubble" || s == "zbvzb") return Schedule::zbv;
+    if (s == "1f1b" || s == "pipedreamflush" || s == "onefoneb") return Schedule::one_f_one_b;
+    if (s == "interleaved" || s == "interleaved1f1b" || s == "vpp" || s == "looped") {
+        // The framework's own interleaved schedule.
+        if (framework.rfind("colossalai", 0) == 0) return Schedule::interleaved_colossalai;
+        if (framework == "torchtitan") return Schedule::interleaved_pytorch;
+        return Schedule::interleaved;
+    }
+    if (s == "interleavedmegatron") return Schedule::interleaved;
+    if (s == "interleavedcolossalai") return Schedule::interleaved_colossalai;
+    if (s == "interleavedpytorch") return Schedule::interleaved_pytorch;
+    if (s == "loopedbfs") return Schedule::looped_bfs;
+    if (s == "zb1p" || s == "zbh1" || s == "zerobubble") return Schedule::zb1p;
+    if (s == "zbh2") return Schedule::zbh2;
+    if (s == "interleavedzb" || s == "interleavedzerobubble") return Schedule::interleaved_zb;
+    if (s == "zbv" || s == "zbvzerobubble" || s == "zbvzb" || s == "zerobubblev") return Schedule::zbv;
     if (s == "dualpipev" || s == "dualpipe") return Schedule::dualpipev;
-    return Schedule::one_f_one_b;
+    return std::nullopt;
+}
+
+Schedule schedule_from_string(const std::string& raw, const std::string& framework) {
+    return parse_schedule(raw, framework).value_or(Schedule::one_f_one_b);
 }
 
 Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::string& precision) {
@@ -159,8 +205,14 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.tp = l.tp;
     c.pp = l.pp;
     c.ep = m.experts > 0 ? l.ep : 1;
-    c.schedule = l.pp > 1 ? schedule_from_string(l.schedule) : Schedule::one_f_one_b;
-    c.chunks = c.schedule == Schedule::interleaved ? std::max(2, l.chunks) : (c.schedule == Schedule::zbv || c.schedule == Schedule::dualpipev) ? 2 : 1;
+    c.schedule = Schedule::one_f_one_b;
+    if (l.pp > 1) {
+        const std::optional<Schedule> s = parse_schedule(l.schedule, fw);
+        if (s) c.schedule = *s;
+        else
+            note("schedule '" + l.schedule + "' is not one Paraplan models; the pipeline is estimated as 1F1B");
+    }
+    c.chunks = is_multi_chunk(c.schedule) ? std::max(2, l.chunks) : is_v_shape(c.schedule) ? 2 : 1;
     c.recompute = l.recompute == "full" ? Recompute::full : l.recompute == "selective" ? Recompute::selective : Recompute::none;
     c.flash_attention = l.flash_attention;
     c.framework = fw;
@@ -260,7 +312,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // Overlap the frameworks do by default.
     c.overlap_grad_reduce = fw != "colossalai-moe";
     c.overlap_param_gather = fw == "megatron" || fw == "torchtitan" || zero >= 3;
-    c.overlap_p2p = (fw == "megatron" && c.schedule == Schedule::interleaved) || fw == "torchtitan";
+    c.overlap_p2p = (fw == "megatron" && is_multi_chunk(c.schedule)) || fw == "torchtitan";
 
     // Mixture of experts: dispatcher, routing load, overlap and MTP as the layout says (moe.h).
     if (m.experts > 0) {
@@ -322,14 +374,18 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
     Estimate e;
     e.config = c;
     e.hardware = hw;
-    const Efficiency eff = efficiency_for(hw.arch, c.kernels, c.fp8);
+    Efficiency eff = efficiency_for(hw.arch, c.kernels, c.fp8);
+    // A cluster profile (profile.h) scales the model within physical bounds.
+    eff.gemm_max = std::min(kMaxGemmEfficiency, eff.gemm_max * hw.gemm_scale);
+    eff.gemm_max_fp8 = std::min(kMaxGemmEfficiency, eff.gemm_max_fp8 * hw.gemm_scale);
+    eff.attention = std::min(kMaxAttentionEfficiency, eff.attention * hw.attention_scale);
     e.time = estimate_time(m, s, c, hw, eff, pipeline);
     e.memory = estimate_memory(s, c, hw, e.time.pipeline.inflight);
     return e;
 }
 
 Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
-    return estimate_project(p, hardware_for(gpu, p.cluster, p.training.precision));
+    return estimate_project(p, project_hardware(p, gpu));   // with the project's profile, if any
 }
 
 Estimate estimate_project(const Project& p, const Hardware& hw) {
@@ -404,7 +460,8 @@ nlohmann::json to_json(const Estimate& e) {
          {{"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"etp", c.etp}, {"dp", c.dp},
           {"zero_stage", c.zero_stage}, {"zero_group", c.zero_group}, {"distributed_optimizer", c.distributed_optimizer},
           {"sequence_parallel", c.sequence_parallel}, {"micro_batch_size", c.micro_batch},
-          {"num_microbatches", c.num_microbatches}, {"schedule", to_string(c.schedule)}, {"chunks", c.chunks},
+          {"num_microbatches", c.num_microbatches}, {"schedule", to_string(c.schedule)},
+          {"schedule_simulated", simulator_name(c.schedule)}, {"chunks", c.chunks},
           {"recompute", to_string(c.recompute)}, {"fp8_recipe", to_string(c.fp8)},
           {"fp8_all_gather", c.fp8_all_gather}, {"kernels", to_string(c.kernels)}}},
         {"hardware",

@@ -40,7 +40,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
 Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
                   const PipelineFn& pipeline = {});
 
-// Whole project; the GPU is node 0's (estimate_project looks it up in the catalog).
+// Whole project; the GPU is node 0's (estimate_project looks it up in the catalog). Both
+// apply the project's cluster profile (estimate.profile, profile.h) when it names one.
 Estimate estimate_project(const Project& p, const GpuSpec& gpu);
 Estimate estimate_project(const Project& p);
 // With the hardware already derived (hardware_for): the placement-aware communication model

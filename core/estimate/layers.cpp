@@ -13,8 +13,8 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
                          const std::string& framework) {
     StageLayers out;
     pp = std::max(1, pp);
-    const bool v_shape = s == Schedule::zbv || s == Schedule::dualpipev;
-    const int c = (s == Schedule::interleaved || v_shape) ? std::max(1, v_shape ? 2 : chunks) : 1;
+    const bool v_shape = is_v_shape(s);
+    const int c = (is_multi_chunk(s) || v_shape) ? std::max(1, v_shape ? 2 : chunks) : 1;
     const int L = std::max(0, m.layers);
     const std::string style = v_shape ? "zbv" : (c > 1 ? "interleaved" : "1f1b");
     paraplan::StageLayers ranges;

@@ -7,17 +7,7 @@
 
 namespace paraplan::estimate {
 
-std::string simulator_schedule_name(Schedule s) {
-    switch (s) {
-    case Schedule::gpipe: return "gpipe";
-    case Schedule::one_f_one_b: return "1f1b";
-    case Schedule::interleaved: return "interleaved-megatron";
-    case Schedule::zb1p: return "zbh1";   // ScheduleInterleavedZeroBubble with one chunk
-    case Schedule::zbv: return "zbv";
-    case Schedule::dualpipev: return "dualpipev";
-    }
-    return "1f1b";
-}
+std::string simulator_schedule_name(Schedule s) { return simulator_name(s); }
 
 std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs,
                                                     double comm_s, std::string* why) {
@@ -29,7 +19,7 @@ std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, in
     req.schedule = simulator_schedule_name(s);
     req.pp = p;
     req.microbatches = m;
-    req.chunks = (s == Schedule::interleaved || s == Schedule::zbv || s == Schedule::dualpipev) ? std::max(1, v) : 1;
+    req.chunks = (is_multi_chunk(s) || is_v_shape(s)) ? std::max(1, v) : 1;
     const schedule::GenerateResult g = schedule::generate(req);
     if (!g.schedule) {
         if (why) {

@@ -98,7 +98,12 @@ struct Knobs {
     short offload = 0;    // index into kOffload
 };
 
-const char* kSchedules[] = {"1f1b", "interleaved", "zbv"};
+// The first three are searched by default; the others (every schedule core/schedule
+// generates) only when --fix names one.
+const char* kSchedules[] = {"1f1b", "interleaved", "zbv", "gpipe", "interleaved-megatron", "interleaved-pytorch",
+                            "looped-bfs", "zbh1", "zbh2", "interleaved-zb", "dualpipev"};
+constexpr int kDefaultSchedules = 3;
+constexpr int kAllSchedules = int(sizeof(kSchedules) / sizeof(kSchedules[0]));
 
 std::vector<int> divisors(int n) {
     std::vector<int> d;
@@ -179,20 +184,23 @@ void enumerate(const PlanRequest& req, short fw_index, const std::string& fw, st
                         if (t.global_batch_size % (1LL * mbs * dp)) continue;
                         const int nmb = int(t.global_batch_size / (1LL * mbs * dp));
                         if (!cons.allows("num_microbatches", nmb)) continue;
-                        for (int si = 0; si < 3; ++si) {
+                        for (int si = 0; si < kAllSchedules; ++si) {
                             const std::string sched = kSchedules[si];
                             if (pp == 1 && si > 0) continue;
                             if (!cons.allows("schedule", sched) && pp > 1) continue;
+                            // A non-default schedule only when the constraints name it.
+                            if (si >= kDefaultSchedules && !cons.fixed.count("schedule")) continue;
                             if (si == 2 && fw != "colossalai") continue;
                             if (si == 0 && colossal && pp > 1 && nmb < pp) continue;
+                            const Schedule kind = schedule_from_string(sched, fw);
                             std::vector<int> chunk_opts = {1};
-                            if (si == 1) chunk_opts = {2, 3, 4};
-                            if (si == 2) chunk_opts = {2};
+                            if (is_multi_chunk(kind)) chunk_opts = {2, 3, 4};
+                            if (is_v_shape(kind)) chunk_opts = {2};
                             for (int v : chunk_opts) {
                                 if (!cons.allows("chunks", v)) continue;
-                                if (si >= 1 && nmb % pp) continue;
-                                if (si >= 1 && m.layers < pp * v) continue;
-                                if (fw == "megatron" && si == 1 && m.layers % (pp * v)) continue;
+                                if ((is_multi_chunk(kind) || is_v_shape(kind)) && nmb % pp) continue;
+                                if (m.layers < pp * v) continue;
+                                if (fw == "megatron" && is_multi_chunk(kind) && m.layers % (pp * v)) continue;
                                 for (int zero : zeros) {
                                     if (!cons.allows("zero_stage", zero)) continue;
                                     for (int r = 0; r < 3; ++r) {

@@ -110,6 +110,27 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Constraints::parse("colour=blue"));
     }
 
+    // A schedule outside the default search (1F1B, interleaved, zbv) is searched when the
+    // constraints name it, with its own bubble: PyTorch's interleaved 1F1B beats 1F1B on a
+    // bubble-bound batch, and every returned row carries it with several chunks.
+    void searches_a_named_schedule() {
+        const ModelSpec m = paper_gpt(24, 2304, 24);
+        PlanRequest req = request(m, 2, 16, 2048, "torchtitan");
+        req.top = 20;
+        req.constraints = Constraints::parse("tp=1,pp=4,schedule=interleaved-pytorch,recompute=selective");
+        const PlanResult il = plan(req);
+        QVERIFY(!il.results.empty());
+        for (const auto& e : il.results) {
+            QCOMPARE(e.layout.schedule, std::string("interleaved-pytorch"));
+            QVERIFY(e.layout.chunks >= 2);
+        }
+        req.constraints = Constraints::parse("tp=1,pp=4,schedule=1f1b,recompute=selective");
+        const PlanResult one = plan(req);
+        QVERIFY(!one.results.empty());
+        QVERIFY2(il.results.front().step_s < 0.95 * one.results.front().step_s,
+                 qPrintable(QString("%1 vs %2").arg(il.results.front().step_s).arg(one.results.front().step_s)));
+    }
+
     void colossalai_moe_and_frameworks() {
         ModelSpec m = paper_gpt(16, 2048, 16);
         m.family = "mixtral";

@@ -65,6 +65,29 @@ private slots:
         QCOMPARE(panel.pastJobCount(), 1);
     }
 
+    // A job that prints Megatron-LM's training_log line (megatron/training/training.py): the
+    // panel shows the measured step time (median after the first line) as the job runs.
+    void showsMeasuredStepTime() {
+        widgets::RunPanel panel;
+        Project p = project({{"python", "/bin/sh"}, {"script", "-c"},
+                             {"args", {"for ms in 9000.0 1500.0 1500.0 1700.0; do echo \" iteration       10/     100 | consumed samples:"
+                                       "          640 | elapsed time per iteration (ms): $ms | global batch size:    64 |\"; done; sleep 60"}}});
+        p.model = load_example("llama3.1-8b-pp4-1node").model;
+        for (auto& n : p.cluster.nodes) n.gpu = "h100-sxm";
+        panel.setProject(p, work.path() + "/jobs-step");
+        QVERIFY(panel.stepTimeText().isEmpty());
+        panel.launch();
+        QVERIFY(panel.job());
+        QTRY_VERIFY2_WITH_TIMEOUT(panel.stepTimeText().contains("measured 1.500 s"),
+                                  qPrintable(panel.stepTimeText() + " | log: " + panel.logText().left(600)), 30000);
+        QVERIFY(panel.stepTimeText().contains("megatron"));
+        // Beside the estimate of the same project.
+        QVERIFY2(panel.stepTimeText().contains(" · estimate "), qPrintable(panel.stepTimeText()));
+        qInfo("%s", qPrintable(panel.stepTimeText()));
+        panel.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(panel.job()->done(), 30000);
+    }
+
     // Closing the app while a job runs asks first: Cancel keeps both; "Stop the Job and Quit"
     // stops the job on every node, then closes.
     void closingAsksBeforeStoppingAJob() {

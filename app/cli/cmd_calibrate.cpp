@@ -1,0 +1,153 @@
+// paraplan-cli calibrate [RUNS ...] [--project FILE --log FILE] [--job ID|FOLDER] --name NAME|--out FILE ...
+#include "calibrate/fit.h"
+#include "calibrate/runs.h"
+#include "cli/command.h"
+#include "estimate/profile.h"
+#include "runtime/job_history.h"
+#include "util/input_error.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace paraplan::cli {
+namespace {
+
+using calibrate::RunError;
+
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+void print_errors(const char* title, const std::vector<RunError>& rows, double before, double after) {
+    std::printf("%s\n", title);
+    std::printf("  %-36s %10s %10s %8s %10s %8s\n", "run", "measured s", "before s", "error", "after s", "error");
+    for (const auto& e : rows)
+        std::printf("  %-36s %10.3f %10.3f %+7.1f%% %10.3f %+7.1f%%\n", e.name.c_str(), e.measured_s, e.before_s,
+                    100 * e.error_before(), e.after_s, 100 * e.error_after());
+    std::printf("  mean |error|: before %.1f%%, after %.1f%%\n", 100 * before, 100 * after);
+}
+
+nlohmann::json errors_json(const std::vector<RunError>& rows) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& e : rows) {
+        nlohmann::json j = {{"name", e.name}, {"measured_s", e.measured_s}, {"before_s", e.before_s}, {"after_s", e.after_s},
+                            {"error_before", e.error_before()}, {"error_after", e.error_after()},
+                            {"before_gib", e.before_gib}, {"after_gib", e.after_gib}};
+        if (e.measured_gib > 0) j["measured_gib"] = e.measured_gib;
+        a.push_back(j);
+    }
+    return a;
+}
+
+int run_calibrate(const Args& a) {
+    std::vector<calibrate::Run> runs;
+    for (const auto& t : a.positional) {
+        auto r = calibrate::load_runs(t);
+        runs.insert(runs.end(), r.begin(), r.end());
+    }
+    if (a.has("log") != a.has("project")) throw UsageError("--log and --project go together (the log of that project's run)");
+    if (a.has("log")) runs.push_back(calibrate::run_from_log(*a.get("project"), *a.get("log")));
+    if (auto job = a.get("job")) {
+        const std::string job_dir = a.get("job-dir", "jobs");
+        const auto rec = runtime::find_job(job_dir, *job);
+        if (!rec) throw UsageError("no job \"" + *job + "\" in " + job_dir + " (give its id or its folder)");
+        runs.push_back(calibrate::run_from_job(rec->folder));
+    }
+    if (runs.empty()) throw UsageError("no measured runs: give a runs table, --project FILE --log FILE, or --job ID");
+    const std::vector<std::string> params = split_list(a.get("fit", "gemm"));
+    for (const auto& p : params)
+        if (std::find(estimate::profile_parameters().begin(), estimate::profile_parameters().end(), p) ==
+            estimate::profile_parameters().end())
+            throw UsageError("--fit: unknown parameter '" + p + "' (gemm, attention, network, nvlink)");
+    estimate::Profile start;
+    if (auto from = a.get("from")) start = estimate::load_profile(*from);
+    const std::string name = a.get("name", start.name);
+    start.name = name;
+    const auto fit = calibrate::fit_profile(runs, params, start);
+
+    std::vector<calibrate::Run> check;
+    if (auto c = a.get("check"))
+        for (const auto& t : split_list(*c)) {
+            auto r = calibrate::load_runs(t);
+            check.insert(check.end(), r.begin(), r.end());
+        }
+    std::vector<RunError> held;
+    if (fit.ok && !check.empty()) held = calibrate::compare(check, start, fit.profile);
+
+    std::string saved;
+    if (fit.ok && (a.has("out") || a.has("name"))) {
+        saved = a.has("out") ? *a.get("out") : estimate::profile_path(name);
+        estimate::save_profile(fit.profile, saved);
+    }
+    if (a.flag("json")) {
+        nlohmann::json j = {{"ok", fit.ok}, {"parameters", fit.params}, {"runs", errors_json(fit.runs)},
+                            {"mean_abs_error_before", fit.mean_abs_before}, {"mean_abs_error_after", fit.mean_abs_after},
+                            {"condition", fit.condition}, {"exactly_determined", fit.exactly_determined},
+                            {"profile", estimate::profile_to_json(fit.profile)}};
+        if (!fit.ok) j["refusal"] = fit.refusal;
+        if (!saved.empty()) j["saved"] = saved;
+        if (!held.empty())
+            j["check"] = {{"runs", errors_json(held)}, {"mean_abs_error_before", calibrate::mean_abs_error(held, false)},
+                          {"mean_abs_error_after", calibrate::mean_abs_error(held, true)}};
+        print_json(j.dump(2));
+        return fit.ok ? kOk : kFindings;
+    }
+    for (const auto& r : runs) std::printf("run %s: %.3f s measured (%s)\n", r.name.c_str(), r.step_s, r.source.c_str());
+    print_errors(fit.ok ? "fitted runs:" : "runs:", fit.runs, fit.mean_abs_before, fit.mean_abs_after);
+    if (!fit.ok) {
+        std::fprintf(stderr, "calibrate: refused: %s\n", fit.refusal.c_str());
+        return kFindings;
+    }
+    std::printf("profile %s:", fit.profile.name.empty() ? "(unnamed)" : fit.profile.name.c_str());
+    for (const auto& k : estimate::profile_parameters())
+        std::printf(" %s %.3f%s", k.c_str(), estimate::profile_value(fit.profile, k),
+                    std::find(params.begin(), params.end(), k) != params.end() ? " (fitted)" : "");
+    std::printf("\n");
+    if (fit.exactly_determined)
+        std::printf("note: as many runs as parameters, so the fit is exact on them; only --check runs tell how well it holds\n");
+    if (!held.empty())
+        print_errors("held-out runs (--check):", held, calibrate::mean_abs_error(held, false), calibrate::mean_abs_error(held, true));
+    if (!saved.empty()) std::printf("wrote %s\n", saved.c_str());
+    else std::printf("not saved (give --name NAME or --out FILE)\n");
+    return kOk;
+}
+
+}  // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "calibrate", "fit a cluster profile (efficiency multipliers) to measured runs",
+    "Usage: paraplan-cli calibrate [RUNS ...] [--project FILE --log FILE] [--job ID|FOLDER]\n"
+    "                              [--fit gemm,attention,network,nvlink] [--name NAME | --out FILE]\n"
+    "                              [--from PROFILE] [--check RUNS[,RUNS]] [--json]\n\n"
+    "Reads measured runs and fits the efficiency multipliers of a cluster profile, each\n"
+    "within its physical bounds, by least squares over log(estimated / measured step time).\n"
+    "Prints every run's error before and after. Refuses (exit 1, nothing written) a fit the\n"
+    "runs cannot support: fewer runs than parameters, a parameter the runs do not depend on,\n"
+    "parameters they cannot tell apart, or one that ends at its physical bound.\n"
+    "Runs come from:\n"
+    "  RUNS        a table, CSV with a header (project,step_s,peak_gib,log,name) or JSON\n"
+    "              {\"runs\": [{\"project\": ..., \"step_s\": ..., \"log\": ...}]}; paths relative to it\n"
+    "  --project FILE --log FILE   one run: the project and its training log\n"
+    "  --job ID|FOLDER             a Paraplan job (its project snapshot and logs); --job-dir DIR (default jobs)\n"
+    "Logs: Megatron-LM 'elapsed time per iteration (ms)', torchtitan 'tps:' (and 'memory:'),\n"
+    "DeepSpeed 'CurrSamplesPerSec=' / 'iter time (s):' / flops profiler 'iter latency:',\n"
+    "ColossalAI 'Throughput: ... samples/sec'; the median after the first line is used.\n"
+    "  --fit LIST     multipliers to fit (default gemm): gemm (GEMM efficiency ceiling),\n"
+    "                 attention (attention kernels), network (inter-node), nvlink (intra-node)\n"
+    "  --name NAME    save as the named profile (~/.config/paraplan/profiles/NAME.json)\n"
+    "  --out FILE     save to FILE instead\n"
+    "  --from PROFILE start from a profile (its other multipliers kept)\n"
+    "  --check RUNS   other runs of the same cluster, not fitted on: their error before and after\n"
+    "  --json         print {\"ok\", \"runs\": [...], \"mean_abs_error_before\", \"mean_abs_error_after\",\n"
+    "                 \"profile\", \"refusal\", \"check\"}\n"
+    "Use a profile with: paraplan-cli estimate FILE --profile NAME|FILE, plan --profile, or the\n"
+    "project's \"estimate\": {\"profile\": NAME|FILE}. Method: docs/accuracy.md (Calibration).\n",
+    {"json"}, run_calibrate});
+
+}  // namespace paraplan::cli

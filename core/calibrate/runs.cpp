@@ -1,0 +1,192 @@
+#include "calibrate/runs.h"
+
+#include "calibrate/log_parse.h"
+#include "util/input_error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace paraplan::calibrate {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const std::string& path, const std::string& what) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw InputError("", "cannot read " + what + " " + path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string resolve(const fs::path& base, const std::string& p) {
+    const fs::path x(p);
+    return (x.is_absolute() ? x : base / x).lexically_normal().string();
+}
+
+void from_log_text(Run& r, const std::string& text, const std::string& where) {
+    std::string why;
+    const auto m = measured_step(parse_log(text), r.project, &why);
+    if (!m) throw InputError("", where + ": " + why);
+    if (r.step_s <= 0) r.step_s = m->step_s;
+    if (r.peak_gib <= 0 && m->peak_gib > 0) {
+        r.peak_gib = m->peak_gib;
+        r.memory_kind = m->memory_kind;
+    }
+    r.source = where + " (" + m->how + ")";
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool q = false;
+    for (char c : line) {
+        if (c == '"') q = !q;
+        else if (c == ',' && !q) {
+            out.push_back(cur);
+            cur.clear();
+        } else if (c != '\r') cur += c;
+    }
+    out.push_back(cur);
+    for (auto& s : out) {
+        s.erase(0, s.find_first_not_of(" \t"));
+        s.erase(s.find_last_not_of(" \t") + 1);
+    }
+    return out;
+}
+
+double number(const std::string& s, const std::string& where) {
+    try {
+        std::size_t n = 0;
+        const double v = std::stod(s, &n);
+        if (n != s.size() || v < 0) throw std::invalid_argument(s);
+        return v;
+    } catch (const std::exception&) {
+        throw InputError("", where + ": '" + s + "' is not a non-negative number");
+    }
+}
+
+Run make_run(const fs::path& base, const std::string& project, double step_s, double peak, const std::string& log,
+             const std::string& name, const std::string& where) {
+    if (project.empty()) throw InputError("", where + ": no project file");
+    Run r;
+    const std::string pp = resolve(base, project);
+    try {
+        r.project = load_project(pp);
+    } catch (const InputError& e) {
+        throw InputError(e.pointer(), where + ": " + e.what());
+    }
+    r.name = name.empty() ? fs::path(project).stem().stem().string() : name;
+    r.step_s = step_s;
+    r.peak_gib = peak;
+    r.source = where;
+    if (!log.empty()) from_log_text(r, read_file(resolve(base, log), "log"), resolve(base, log));
+    if (r.step_s <= 0) throw InputError("", where + ": no measured step time (give step_s or a log)");
+    return r;
+}
+
+}  // namespace
+
+std::vector<Run> load_runs(const std::string& table_path) {
+    const std::string text = read_file(table_path, "runs table");
+    const fs::path base = fs::path(table_path).parent_path();
+    std::vector<Run> runs;
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(text);
+        } catch (const nlohmann::json::parse_error& e) {
+            throw InputError("", table_path + ": not JSON (" + std::string(e.what()) + ")");
+        }
+        const nlohmann::json rows = j.is_array() ? j : j.value("runs", nlohmann::json());
+        if (!rows.is_array()) throw InputError("/runs", table_path + ": expected {\"runs\": [...]} or an array of runs");
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const auto& r = rows[i];
+            const std::string where = table_path + " /runs/" + std::to_string(i);
+            if (!r.is_object()) throw InputError("/runs/" + std::to_string(i), where + ": a run is an object");
+            auto num = [&](const char* k) {
+                if (!r.contains(k)) return 0.0;
+                if (!r.at(k).is_number() || r.at(k).get<double>() < 0)
+                    throw InputError("/runs/" + std::to_string(i) + "/" + k, where + "/" + k + ": a non-negative number");
+                return r.at(k).get<double>();
+            };
+            runs.push_back(make_run(base, r.value("project", std::string()), num("step_s"), num("peak_gib"),
+                                    r.value("log", std::string()), r.value("name", std::string()), where));
+        }
+    } else {
+        std::stringstream ss(text);
+        std::string line;
+        int n = 0;
+        std::map<std::string, std::size_t> col;
+        while (std::getline(ss, line)) {
+            ++n;
+            const auto t = line.find_first_not_of(" \t\r");
+            if (t == std::string::npos || line[t] == '#') continue;
+            const auto cells = split_csv(line);
+            if (col.empty()) {
+                for (std::size_t i = 0; i < cells.size(); ++i) col[cells[i]] = i;
+                if (!col.count("project") || (!col.count("step_s") && !col.count("log")))
+                    throw InputError("", table_path + ":" + std::to_string(n) +
+                                             ": the header must name the columns project and step_s or log");
+                continue;
+            }
+            auto cell = [&](const char* k) {
+                const auto it = col.find(k);
+                return it != col.end() && it->second < cells.size() ? cells[it->second] : std::string();
+            };
+            const std::string where = table_path + ":" + std::to_string(n);
+            const std::string st = cell("step_s"), pk = cell("peak_gib");
+            runs.push_back(make_run(base, cell("project"), st.empty() ? 0 : number(st, where + " step_s"),
+                                    pk.empty() ? 0 : number(pk, where + " peak_gib"), cell("log"), cell("name"), where));
+        }
+    }
+    if (runs.empty()) throw InputError("", table_path + ": no runs");
+    return runs;
+}
+
+Run run_from_log(const std::string& project_path, const std::string& log_path) {
+    return make_run(fs::path(), project_path, 0, 0, log_path, "", project_path);
+}
+
+Run run_from_job(const std::string& folder) {
+    const fs::path dir(folder);
+    const std::string jpath = (dir / "job.json").string();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(read_file(jpath, "job record"));
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError("", jpath + ": not JSON (" + std::string(e.what()) + ")");
+    }
+    if (!j.contains("project") || !j.at("project").is_object())
+        throw InputError("/project", jpath + ": the job record holds no project snapshot");
+    Run r;
+    try {
+        r.project = project_from_json(j.at("project"));
+    } catch (const InputError& e) {
+        throw InputError("/project" + e.pointer(), jpath + ": " + e.message());
+    }
+    r.name = j.value("id", dir.filename().string());
+    // The first process log (rank 0 prints the frameworks' step lines) that has a measurement.
+    std::vector<fs::path> logs;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path());
+    std::sort(logs.begin(), logs.end());
+    std::string last_why = "no *.log files";
+    for (const auto& l : logs) {
+        try {
+            from_log_text(r, read_file(l.string(), "log"), l.string());
+            return r;
+        } catch (const InputError& e) {
+            last_why = e.message();
+        }
+    }
+    throw InputError("", folder + ": no measured step time in the job's logs (" + last_why + ")");
+}
+
+}  // namespace paraplan::calibrate
