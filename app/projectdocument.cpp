@@ -7,20 +7,47 @@
 #include <QFileInfo>
 #include <QUndoCommand>
 
+#include <algorithm>
+
 using paraplan::Project;
 
-// One edit: the project before and after. Snapshots keep undo exact for every kind
-// of change (layout fields, cluster edits, fixes) without per-field inverse logic.
+namespace {
+bool sameNode(const paraplan::Node& a, const paraplan::Node& b) {
+    return a.name == b.name && a.host == b.host && a.gpu == b.gpu && a.gpus == b.gpus && a.user == b.user &&
+           a.port == b.port && a.identity == b.identity && a.intra_node_gbps == b.intra_node_gbps && a.extra == b.extra;
+}
+// Field by field (no serialisation): cheap next to the edit itself even at 16k nodes.
+bool sameCluster(const paraplan::Cluster& a, const paraplan::Cluster& b) {
+    if (a.nodes.size() != b.nodes.size() || a.short_form != b.short_form || a.rank_order.size() != b.rank_order.size())
+        return false;
+    if (a.network.inter_node_gbps != b.network.inter_node_gbps || a.network.latency_us != b.network.latency_us ||
+        a.network.extra != b.network.extra)
+        return false;
+    for (std::size_t i = 0; i < a.rank_order.size(); ++i)
+        if (a.rank_order[i].node != b.rank_order[i].node || a.rank_order[i].local_rank != b.rank_order[i].local_rank)
+            return false;
+    for (std::size_t i = 0; i < a.nodes.size(); ++i)
+        if (!sameNode(a.nodes[i], b.nodes[i])) return false;
+    return true;
+}
+}  // namespace
+
+// One edit: the project's state before and after. Whole states keep undo exact for every
+// kind of change (layout fields, cluster edits, fixes) without per-field inverse logic;
+// the cluster inside them is shared with neighbouring states when the edit left it alone.
 class SnapshotCommand : public QUndoCommand {
 public:
-    SnapshotCommand(ProjectDocument* doc, const QString& label, Project before, Project after)
+    SnapshotCommand(ProjectDocument* doc, const QString& label, ProjectDocument::State before,
+                    ProjectDocument::State after)
         : QUndoCommand(label), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
-    void undo() override { doc_->setContent(before_); }
-    void redo() override { doc_->setContent(after_); }
+    void undo() override { doc_->setState(before_); }
+    void redo() override { doc_->setState(after_); }
+    const ProjectDocument::State& before() const { return before_; }
+    const ProjectDocument::State& after() const { return after_; }
 
 private:
     ProjectDocument* doc_;
-    Project before_, after_;
+    ProjectDocument::State before_, after_;
 };
 
 ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
@@ -34,8 +61,26 @@ QString ProjectDocument::displayName() const {
     return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
 }
 
+ProjectDocument::State ProjectDocument::stateOf(Project p) {
+    State s;
+    if (cluster_ && sameCluster(p.cluster, *cluster_)) s.cluster = cluster_;
+    else s.cluster = std::make_shared<const paraplan::Cluster>(std::move(p.cluster));
+    p.cluster = {};
+    s.rest = std::move(p);
+    return s;
+}
+
+void ProjectDocument::setState(const State& s) {
+    Project p = s.rest;
+    p.cluster = *s.cluster;
+    cluster_ = s.cluster;
+    setContent(p);
+}
+
 void ProjectDocument::setContent(const Project& p) {
     project_ = p;
+    if (!cluster_ || !sameCluster(*cluster_, project_.cluster)) cluster_ = std::make_shared<const paraplan::Cluster>(project_.cluster);
+    ++revision_;
     diagnostics_ = paraplan::validate(project_);
     rankMap_ = paraplan::topology::build_rank_map(paraplan::topology::from_project(project_), &project_.cluster);
     emit changed();
@@ -53,7 +98,7 @@ bool ProjectDocument::edit(const QString& label, const std::function<void(Projec
         return false;
     }
     if (paraplan::project_to_json(after) == paraplan::project_to_json(project_)) return true;   // nothing to do
-    undo_.push(new SnapshotCommand(this, label, project_, std::move(after)));
+    undo_.push(new SnapshotCommand(this, label, stateOf(project_), stateOf(std::move(after))));
     return true;
 }
 
@@ -87,6 +132,7 @@ bool ProjectDocument::applyChanges(const QString& label, const std::vector<parap
 
 void ProjectDocument::reset(const Project& p, const QString& path) {
     undo_.clear();
+    ++projectId_;
     setContent(p);
     if (path != path_) {
         path_ = path;
@@ -94,6 +140,7 @@ void ProjectDocument::reset(const Project& p, const QString& path) {
     }
     undo_.setClean();
     emit modifiedChanged(false);
+    emit replaced();
 }
 
 void ProjectDocument::open(const QString& path) {
@@ -115,4 +162,15 @@ void ProjectDocument::saveAs(const QString& path) {
 void ProjectDocument::markModified() {
     undo_.resetClean();
     emit modifiedChanged(true);
+}
+
+int ProjectDocument::historyClusters() const {
+    std::vector<const paraplan::Cluster*> seen{cluster_.get()};   // the open project's is not extra
+    for (int i = 0; i < undo_.count(); ++i) {
+        const auto* cmd = dynamic_cast<const SnapshotCommand*>(undo_.command(i));
+        if (!cmd) continue;
+        for (const auto* c : {cmd->before().cluster.get(), cmd->after().cluster.get()})
+            if (std::find(seen.begin(), seen.end(), c) == seen.end()) seen.push_back(c);
+    }
+    return static_cast<int>(seen.size()) - 1;
 }
