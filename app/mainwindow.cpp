@@ -130,21 +130,21 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     // The Explain panel follows focus and hover over the layout fields.
     qApp->installEventFilter(explain_);
 
-    viewRefresh_.insert(QStringLiteral("grid"), [this] { grid_->refresh(); });
-    viewRefresh_.insert(QStringLiteral("timeline"), [this] {
+    // In this order (as before views could wait): the rank grid first, since a plot's
+    // synchronous replot repaints the window, grid included.
+    viewRefresh_.push_back({QStringLiteral("grid"), [this] { grid_->refresh(); }});
+    viewRefresh_.push_back({QStringLiteral("timeline"), [this] {
         timeline_->refresh();
         timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));   // the selection survives edits
-    });
-    viewRefresh_.insert(QStringLiteral("explain"), [this] { explain_->refresh(); });
-    viewRefresh_.insert(QStringLiteral("memory"), [this] { memory_->refresh(); });
-    viewRefresh_.insert(QStringLiteral("planner"), [this] { planner_->refresh(); });
-    viewRefresh_.insert(QStringLiteral("run"), [this] {
-        run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-                                              QStringLiteral("/jobs"));
-    });
-    for (auto it = viewRefresh_.cbegin(); it != viewRefresh_.cend(); ++it) {
-        const QString id = it.key();
+    }});
+    viewRefresh_.push_back({QStringLiteral("explain"), [this] { explain_->refresh(); }});
+    viewRefresh_.push_back({QStringLiteral("memory"), [this] { memory_->refresh(); }});
+    for (const auto& [viewId, fn] : viewRefresh_) {
+        const QString id = viewId;
+        // Also emitted when the dock's tab becomes (or stops being) the current one.
         connect(docks_.value(id), &QDockWidget::visibilityChanged, this, [this, id](bool visible) {
+            if (visible) hiddenViews_.remove(id);
+            else hiddenViews_.insert(id);
             if (visible) refreshView(id, true);
         });
     }
@@ -226,7 +226,12 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     qApp->installEventFilter(this);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The docks outlive this class's members (QWidget deletes children later) and signal as
+    // they hide: nothing of theirs may reach the members any more.
+    for (QDockWidget* d : std::as_const(docks_)) d->disconnect(this);
+    qApp->removeEventFilter(this);
+}
 
 QDockWidget* MainWindow::addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
@@ -436,7 +441,13 @@ void MainWindow::refreshViews() {
     diagnostics_->setDiagnostics(doc_->diagnostics());
     canvas_->refresh();
     // The docked views refresh now if they can be seen, else when they are shown.
-    for (auto it = viewRefresh_.cbegin(); it != viewRefresh_.cend(); ++it) refreshView(it.key(), false);
+    for (const auto& view : viewRefresh_) refreshView(view.first, false);
+    timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));   // the selection's marks follow at once
+    // Cheap, and they must follow at once: the planner drops results of another project and
+    // marks the project's row; the Run panel launches what is open.
+    planner_->refresh();
+    run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                                          QStringLiteral("/jobs"));
     const auto& p = doc_->project();
     int errors = 0;
     for (const auto& d : doc_->diagnostics()) errors += d.severity == paraplan::Severity::Error;
@@ -456,17 +467,17 @@ void MainWindow::refreshView(const QString& id, bool onlyIfStale) {
     const QDockWidget* d = docks_.value(id);
     // A view nobody can see (a background tab, a closed dock) waits until it is shown; before
     // the window is first shown every view is kept current (scripts and tests read them).
-    if (!onlyIfStale && isVisible() && d && !d->widget()->isVisible()) {
+    if (!onlyIfStale && isVisible() && d && (!d->isVisible() || hiddenViews_.contains(id))) {
         staleViews_.insert(id);
         return;
     }
     staleViews_.remove(id);
-    if (const auto fn = viewRefresh_.value(id)) fn();
+    for (const auto& [viewId, fn] : viewRefresh_)
+        if (viewId == id) fn();
 }
 
 void MainWindow::refreshStaleViews() {
-    const auto ids = staleViews_;
-    for (const QString& id : ids) refreshView(id, true);
+    for (const auto& view : viewRefresh_) refreshView(view.first, true);   // in order
 }
 
 std::vector<int> MainWindow::stagesOf(const std::vector<int>& ranks) const {
@@ -483,7 +494,7 @@ std::vector<int> MainWindow::stagesOf(const std::vector<int>& ranks) const {
 void MainWindow::updateTitle() {
     const QString name = QString::fromStdString(doc_->project().name);
     setWindowTitle(name.isEmpty() ? QStringLiteral("%1[*] — Paraplan").arg(doc_->displayName())
-                                  : QStringLiteral("%1 — %2[*] — Paraplan").arg(name, doc_->displayName()));
+                                  : QStringLiteral("%1[*] — %2 — Paraplan").arg(doc_->displayName(), name));
     setWindowModified(doc_->isModified());
 }
 

@@ -112,7 +112,7 @@ private:
     void createActions();
     QDockWidget* addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area);
     void refreshViews();
-    // Refreshes the docked view `id` (grid, timeline, explain, memory, planner, run), or marks
+    // Refreshes the docked view `id` (grid, timeline, explain, memory), or marks
     // it stale when it cannot be seen; with onlyIfStale, only a view marked stale.
     void refreshView(const QString& id, bool onlyIfStale);
     void updateTitle();
@@ -152,8 +152,9 @@ private:
     QMenu* viewMenu_ = nullptr;
     QLabel* statusSummary_ = nullptr;
     QHash<QString, QDockWidget*> docks_;
-    QHash<QString, std::function<void()>> viewRefresh_;
+    std::vector<std::pair<QString, std::function<void()>>> viewRefresh_;   // docked views, refresh order
     QSet<QString> staleViews_;
+    QSet<QString> hiddenViews_;   // docked views whose dock or tab is not shown
     QString lastError_;
     bool syncingSelection_ = false;
     bool recolourQueued_ = false;

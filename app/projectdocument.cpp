@@ -61,8 +61,9 @@ QString ProjectDocument::displayName() const {
     return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
 }
 
-ProjectDocument::State ProjectDocument::stateOf(Project p) {
+ProjectDocument::State ProjectDocument::stateOf(Project p, std::uint64_t revision) {
     State s;
+    s.revision = revision;
     if (cluster_ && sameCluster(p.cluster, *cluster_)) s.cluster = cluster_;
     else s.cluster = std::make_shared<const paraplan::Cluster>(std::move(p.cluster));
     p.cluster = {};
@@ -74,13 +75,13 @@ void ProjectDocument::setState(const State& s) {
     Project p = s.rest;
     p.cluster = *s.cluster;
     cluster_ = s.cluster;
+    revision_ = s.revision;   // back to that state: results computed for it are current again
     setContent(p);
 }
 
 void ProjectDocument::setContent(const Project& p) {
     project_ = p;
     if (!cluster_ || !sameCluster(*cluster_, project_.cluster)) cluster_ = std::make_shared<const paraplan::Cluster>(project_.cluster);
-    ++revision_;
     diagnostics_ = paraplan::validate(project_);
     rankMap_ = paraplan::topology::build_rank_map(paraplan::topology::from_project(project_), &project_.cluster);
     emit changed();
@@ -98,7 +99,7 @@ bool ProjectDocument::edit(const QString& label, const std::function<void(Projec
         return false;
     }
     if (paraplan::project_to_json(after) == paraplan::project_to_json(project_)) return true;   // nothing to do
-    undo_.push(new SnapshotCommand(this, label, stateOf(project_), stateOf(std::move(after))));
+    undo_.push(new SnapshotCommand(this, label, stateOf(project_, revision_), stateOf(std::move(after), ++lastRevision_)));
     return true;
 }
 
@@ -133,6 +134,7 @@ bool ProjectDocument::applyChanges(const QString& label, const std::vector<parap
 void ProjectDocument::reset(const Project& p, const QString& path) {
     undo_.clear();
     ++projectId_;
+    revision_ = ++lastRevision_;
     setContent(p);
     if (path != path_) {
         path_ = path;

@@ -51,6 +51,7 @@ public:
     struct State {
         std::shared_ptr<const paraplan::Cluster> cluster;
         paraplan::Project rest;   // everything but the cluster (rest.cluster is empty)
+        std::uint64_t revision = 0;   // revision() while this state is shown
     };
     // How many clusters the history holds besides the open project's (each cluster edit
     // keeps one; layout and training edits keep none).
@@ -68,12 +69,13 @@ private:
     friend class SnapshotCommand;
     void setContent(const paraplan::Project& p);
     void setState(const State& s);
-    State stateOf(paraplan::Project p);
+    State stateOf(paraplan::Project p, std::uint64_t revision);
 
     paraplan::Project project_;
     std::shared_ptr<const paraplan::Cluster> cluster_;   // == project_.cluster, shared with the history
     std::uint64_t projectId_ = 0;
     std::uint64_t revision_ = 0;
+    std::uint64_t lastRevision_ = 0;   // the last one handed out
     std::vector<paraplan::Diagnostic> diagnostics_;
     paraplan::topology::RankMap rankMap_;
     QString path_;

@@ -193,9 +193,7 @@ bool PlannerPanel::isRunning() const { return running_; }
 
 QString PlannerPanel::summaryText() const { return summary_->text(); }
 
-bool PlannerPanel::isStale() const {
-    return hasRun_ && (runProjectId_ != editor_->projectId() || runRevision_ != editor_->revision());
-}
+bool PlannerPanel::isStale() const { return hasRun_ && !resultsFitProject(); }
 
 bool PlannerPanel::resultsFitProject() const {
     return hasRun_ && runProjectId_ == editor_->projectId() &&
@@ -417,11 +415,8 @@ void PlannerPanel::refresh() {
         stale_->hide();
         return;
     }
-    stale_->setText(resultsFitProject()
-                        ? tr("The project changed since this search (the model, cluster and batch did not): plan "
-                             "again to rank from here.")
-                        : tr("The model, cluster or batch changed since this search: plan again. These rows "
-                             "cannot be applied."));
+    stale_->setText(tr("The model, cluster or batch changed since this search: plan again. These rows cannot be "
+                       "applied."));
     stale_->setVisible(true);
 }
 

@@ -38,9 +38,11 @@ public:
     QCustomPlot* plot() const { return plot_; }
     bool isRunning() const;
     bool hasRun() const { return hasRun_; }
-    // Stale: the project changed in any way since the search (or another project is open).
+    // Stale: the model, cluster or batch changed since the search, or another project is
+    // open (New, Open): the rows no longer fit and cannot be applied.
     bool isStale() const;
-    // The rows can still be applied: same project, and its model, cluster and batch unchanged.
+    // The rows can still be applied: same project (ProjectEditor::projectId) in the state
+    // searched (revision) or with the same model, cluster and batch.
     bool resultsFitProject() const;
     QString summaryText() const;
     const paraplan::search::PlanResult& result() const { return result_; }

@@ -23,9 +23,9 @@ public:
     virtual const paraplan::topology::RankMap& rankMap() const = 0;
     // Which project is open: changes when a project replaces it (New, Open, restore), not on edits.
     virtual std::uint64_t projectId() const { return 0; }
-    // Which state of that project: changes on every edit, undo and redo. Results computed
-    // from the project (a planner search, a background estimate) carry both and are stale
-    // once either differs.
+    // Which state of that project: each edit makes a new one; undo and redo go back to the
+    // state's own. Results computed from the project (a planner search, a background
+    // estimate) carry both and are stale once either differs.
     virtual std::uint64_t revision() const { return 0; }
 
     // Runs `edit` on a copy of the project; if it changed anything, pushes one undo
