@@ -19,6 +19,7 @@ inline constexpr char kGeometry[] = "window/geometry";
 inline constexpr char kState[] = "window/state";
 inline constexpr char kRecentFiles[] = "files/recent";
 inline constexpr char kLastDir[] = "files/lastDir";
+inline constexpr char kColourScheme[] = "view/colours";   // system, light or dark
 }  // namespace Key
 
 void setFileOverride(const QString& iniPath);   // empty: the platform default

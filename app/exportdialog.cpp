@@ -1,6 +1,9 @@
 #include "exportdialog.h"
+#include "wording.h"
 
+#include "appsettings.h"
 #include "diagnosticspanel.h"
+#include "projecteditor.h"
 #include "exporthighlighter.h"
 #include "theme.h"
 #include "monospace_font.h"
@@ -23,7 +26,40 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+namespace {
+constexpr char kFormatKey[] = "export/format";   // the format last chosen in the dialog
+}
+
 ExportDialog::ExportDialog(const paraplan::Project& project, QWidget* parent) : QDialog(parent), project_(project) {
+    build();
+}
+
+ExportDialog::ExportDialog(ProjectEditor* editor, QWidget* parent)
+    : QDialog(parent), project_(editor->project()), editor_(editor) {
+    build();
+    connect(diagnostics_, &DiagnosticsPanel::fixRequested, this, &ExportDialog::applyFix);
+    const QString last = AppSettings::open()->value(kFormatKey).toString();
+    if (!last.isEmpty()) setFormat(last);
+    // Remembered from here on (a format picked by code or by the user alike).
+    connect(format_, &QComboBox::currentTextChanged, this,
+            [](const QString& f) { AppSettings::open()->setValue(kFormatKey, f); });
+}
+
+void ExportDialog::applyFix(const paraplan::Fix& fix) {
+    if (!editor_) return;
+    QString err;
+    if (!editor_->applyChanges(tr("Apply fix: %1").arg(QString::fromStdString(fix.label)), fix.changes, &err)) {
+        status_->setText(tr("Cannot apply the fix: %1").arg(err));
+        return;
+    }
+    project_ = editor_->project();
+    regenerate();
+    if (!status_->text().isEmpty())
+        status_->setText(tr("Applied: %1 (Ctrl+Z in the main window undoes it). %2")
+                             .arg(QString::fromStdString(fix.label), status_->text()));
+}
+
+void ExportDialog::build() {
     setObjectName(QStringLiteral("exportDialog"));
     setWindowTitle(tr("Export"));
     auto* outer = new QVBoxLayout(this);
@@ -127,7 +163,7 @@ void ExportDialog::regenerate() {
     else if (errors)
         status_->setText(tr("Forced: the findings are written into the files."));
     else
-        status_->setText(tr("%n file(s)", nullptr, int(result_.files.size())));
+        status_->setText(wording::count(int(result_.files.size()), tr("1 file"), tr("%1 files")));
 
     const QFont mono = paraplan::widgets::monospaceFont();
     const bool dark = theme::isDark(palette());
@@ -172,7 +208,7 @@ void ExportDialog::saveDialog() {
     if (dir.isEmpty()) return;
     QString err;
     if (saveTo(dir, &err))
-        status_->setText(tr("Saved %n file(s) to %1", nullptr, int(result_.files.size())).arg(dir));
+        status_->setText(tr("Saved %1 to %2").arg(wording::count(int(result_.files.size()), tr("1 file"), tr("%1 files")), dir));
     else
         status_->setText(err);
 }

@@ -8,6 +8,7 @@
 #include <QDialog>
 
 class DiagnosticsPanel;
+class ProjectEditor;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -17,7 +18,11 @@ class QTabWidget;
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
+    // Previews `project` as it is (no fixes can be applied).
     explicit ExportDialog(const paraplan::Project& project, QWidget* parent = nullptr);
+    // Previews the open project of `editor`; a finding's Fix button applies the fix to it
+    // (one undoable step) and the preview follows. The format last chosen is remembered.
+    explicit ExportDialog(ProjectEditor* editor, QWidget* parent = nullptr);
 
     // Selects a format id (see paraplan::export_formats()); false if unknown.
     bool setFormat(const QString& format);
@@ -33,11 +38,14 @@ public:
     bool saveTo(const QString& dir, QString* error = nullptr);
 
 private:
+    void build();
+    void applyFix(const paraplan::Fix& fix);
     void regenerate();
     void copyCurrent();
     void saveDialog();
 
     paraplan::Project project_;
+    ProjectEditor* editor_ = nullptr;
     paraplan::ExportResult result_;
     QComboBox* format_;
     QCheckBox* force_;

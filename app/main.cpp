@@ -39,6 +39,18 @@ bool parseSet(const QString& arg, paraplan::FixChange* out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // --help, --version and --screenshot need no display: without one, Qt's offscreen platform.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+        for (int i = 1; i < argc; ++i) {
+            const QByteArray a(argv[i]);
+            if (a == "--help" || a == "-h" || a == "--help-all" || a == "--version" || a == "-v" ||
+                a.startsWith("--screenshot")) {
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+                break;
+            }
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setStyle(QStringLiteral("Fusion"));   // consistent look; follows the system palette
     QApplication::setApplicationName(QStringLiteral("paraplan"));
@@ -182,6 +194,7 @@ int main(int argc, char** argv) {
         window.show();
         window.resize(w, h);
         QApplication::processEvents();
+        window.resize(w, h);   // again, now that the docks are tabbed (the first can be widened)
         if (parser.isSet(viewOpt) && !window.raiseView(parser.value(viewOpt))) {
             std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
                          qPrintable(window.viewNames().join(QStringLiteral(", "))));

@@ -7,6 +7,7 @@
 #include "diagnosticspanel.h"
 #include "explainpanel.h"
 #include "exportdialog.h"
+#include "newprojectdialog.h"
 #include "rankgrid.h"
 #include "timelineview.h"
 #include "layoutpanel.h"
@@ -25,7 +26,16 @@
 #include "recovery.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
+#include <QDialog>
+#include <QDir>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QScreen>
+#include <QTableWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
@@ -48,6 +58,22 @@
 
 namespace {
 const QString kFileFilter = QObject::tr("Paraplan projects (*.paraplan.json *.json);;All files (*)");
+
+// The platform's keys for a standard action, plus the common ones it lacks (e.g. Ctrl+Y
+// for redo and Ctrl+Shift+S for save as on desktops whose binding has none), each once:
+// a key listed twice on one action is an "ambiguous shortcut" and does nothing.
+QList<QKeySequence> standardKeys(QKeySequence::StandardKey key, const QList<QKeySequence>& common) {
+    QList<QKeySequence> keys = QKeySequence::keyBindings(key);
+    for (const QKeySequence& k : common)
+        if (!keys.contains(k)) keys << k;
+    return keys;
+}
+
+QString keysText(const QList<QKeySequence>& keys) {
+    QStringList t;
+    for (const auto& k : keys) t << k.toString(QKeySequence::NativeText);
+    return t.join(QStringLiteral(", "));
+}
 
 QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& key, const QString& tip) {
     auto* a = new QAction(text, parent);
@@ -106,6 +132,24 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     // The Explain panel follows focus and hover over the layout fields.
     qApp->installEventFilter(explain_);
 
+    // In this order (as before views could wait): the rank grid first, since a plot's
+    // synchronous replot repaints the window, grid included.
+    viewRefresh_.push_back({QStringLiteral("grid"), [this] { grid_->refresh(); }});
+    viewRefresh_.push_back({QStringLiteral("timeline"), [this] {
+        timeline_->refresh();
+        timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));   // the selection survives edits
+    }});
+    viewRefresh_.push_back({QStringLiteral("explain"), [this] { explain_->refresh(); }});
+    viewRefresh_.push_back({QStringLiteral("memory"), [this] { memory_->refresh(); }});
+    for (const auto& [viewId, fn] : viewRefresh_) {
+        const QString id = viewId;
+        // Also emitted when the dock's tab becomes (or stops being) the current one.
+        connect(docks_.value(id), &QDockWidget::visibilityChanged, this, [this, id](bool visible) {
+            if (visible) hiddenViews_.remove(id);
+            else hiddenViews_.insert(id);
+            if (visible) refreshView(id, true);
+        });
+    }
     statusSummary_ = new QLabel(this);
     statusBar()->addPermanentWidget(statusSummary_);
 
@@ -142,6 +186,8 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     });
     viewMenu_->addAction(docks_.value(QStringLiteral("playback"))->toggleViewAction());
     viewMenu_->addAction(docks_.value(QStringLiteral("links"))->toggleViewAction());
+    // A project that replaces the open one is shown whole (New, Open, a recent file, restore).
+    connect(doc_, &ProjectDocument::replaced, canvas_, &ClusterCanvas::requestFit);
     connect(doc_, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(doc_, &ProjectDocument::pathChanged, this, &MainWindow::updateTitle);
     connect(diagnostics_, &DiagnosticsPanel::fieldsActivated, this, [this](const QStringList& fields) {
@@ -200,20 +246,24 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
         });
     }
 
+    // The default size and proportions; the first show fits them to the screen (see showEvent),
+    // and a saved window state, if any, replaces them.
     resize(1600, 1000);
-    // Default proportions (a saved window state, if any, replaces them).
-    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))}, {320, 410},
-                Qt::Horizontal);
-    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))}, {600, 260},
-                Qt::Vertical);
-    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {260}, Qt::Vertical);
+    defaultProportions();
     restoreWindowState();
     refreshViews();
     updateTitle();
     recovery_->start();
+    // Window keys (undo, redo, export, ...) work while a text field has focus (see eventFilter).
+    qApp->installEventFilter(this);
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The docks outlive this class's members (QWidget deletes children later) and signal as
+    // they hide: nothing of theirs may reach the members any more.
+    for (QDockWidget* d : std::as_const(docks_)) d->disconnect(this);
+    qApp->removeEventFilter(this);
+}
 
 QDockWidget* MainWindow::addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
@@ -230,9 +280,21 @@ void MainWindow::createActions() {
     QStyle* st = style();
     // --- File -------------------------------------------------------------------------
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    auto* newA = makeAction(this, tr("&New"), QKeySequence::New, tr("Start a new project from the default example"));
+    auto* newA = makeAction(this, tr("&New…"), QKeySequence::New,
+                            tr("Start a new project: GPUs, nodes, model and framework"));
     newA->setIcon(st->standardIcon(QStyle::SP_FileIcon));
     connect(newA, &QAction::triggered, this, &MainWindow::newProject);
+    QMenu* examplesMenu = new QMenu(tr("Open E&xample"), this);
+    examplesMenu->setObjectName(QStringLiteral("examplesMenu"));
+    examplesMenu->setToolTipsVisible(true);
+    for (const auto& ex : paraplan::example_names()) {
+        const QString name = QString::fromStdString(ex);
+        QAction* a = examplesMenu->addAction(name);
+        a->setToolTip(tr("Open the built-in example as an untitled copy"));
+        connect(a, &QAction::triggered, this, [this, name] {
+            if (maybeSave()) openExample(name);
+        });
+    }
     auto* openA = makeAction(this, tr("&Open…"), QKeySequence::Open, tr("Open a project file"));
     openA->setIcon(st->standardIcon(QStyle::SP_DialogOpenButton));
     connect(openA, &QAction::triggered, this, &MainWindow::openDialog);
@@ -241,7 +303,9 @@ void MainWindow::createActions() {
     auto* saveA = makeAction(this, tr("&Save"), QKeySequence::Save, tr("Save the project"));
     saveA->setIcon(st->standardIcon(QStyle::SP_DialogSaveButton));
     connect(saveA, &QAction::triggered, this, &MainWindow::save);
-    auto* saveAsA = makeAction(this, tr("Save &As…"), QKeySequence::SaveAs, tr("Save the project under a new name"));
+    auto* saveAsA = makeAction(this, tr("Save &As…"), QKeySequence(), tr("Save the project under a new name"));
+    saveAsA->setShortcuts(standardKeys(QKeySequence::SaveAs, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)}));
+    saveAsA->setToolTip(tr("Save the project under a new name (%1)").arg(keysText(saveAsA->shortcuts())));
     connect(saveAsA, &QAction::triggered, this, &MainWindow::saveAsDialog);
     auto* importA = makeAction(this, tr("&Import Hugging Face config.json…"), QKeySequence(Qt::CTRL | Qt::Key_I),
                                tr("Use the model described by a Hugging Face config.json"));
@@ -276,6 +340,7 @@ void MainWindow::createActions() {
     connect(quitA, &QAction::triggered, this, &QWidget::close);
     file->addActions({newA, openA});
     file->addMenu(recentMenu_);
+    file->addMenu(examplesMenu);
     file->addSeparator();
     file->addActions({saveA, saveAsA});
     file->addSeparator();
@@ -290,16 +355,34 @@ void MainWindow::createActions() {
     // --- Edit -------------------------------------------------------------------------
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    undo->setToolTip(tr("Undo the last change (%1)").arg(QKeySequence(QKeySequence::Undo).toString(QKeySequence::NativeText)));
+    undo->setObjectName(QStringLiteral("undoAction"));
+    undo->setShortcuts(standardKeys(QKeySequence::Undo, {QKeySequence(Qt::CTRL | Qt::Key_Z)}));
+    undo->setToolTip(tr("Undo the last change (%1)").arg(keysText(undo->shortcuts())));
     undo->setIcon(st->standardIcon(QStyle::SP_ArrowBack));
     QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
-    redo->setToolTip(tr("Redo the undone change (%1)").arg(QKeySequence(QKeySequence::Redo).toString(QKeySequence::NativeText)));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    redo->setShortcuts(standardKeys(QKeySequence::Redo, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z),
+                                                         QKeySequence(Qt::CTRL | Qt::Key_Y)}));
+    redo->setToolTip(tr("Redo the undone change (%1)").arg(keysText(redo->shortcuts())));
     redo->setIcon(st->standardIcon(QStyle::SP_ArrowForward));
     edit->addActions({undo, redo});
     edit->addSeparator();
+    auto* renameA = makeAction(this, tr("Rena&me Project…"), QKeySequence(), tr("Change the project's name"));
+    renameA->setObjectName(QStringLiteral("renameProjectAction"));
+    connect(renameA, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString name = QInputDialog::getText(this, tr("Rename project"), tr("Project name:"), QLineEdit::Normal,
+                                                   QString::fromStdString(doc_->project().name), &ok);
+        if (ok) renameProject(name);
+    });
+    edit->addAction(renameA);
+    edit->addSeparator();
     edit->addActions(canvas_->editActions());
+    // These keys act on the project even while a Layout field (which has its own text
+    // undo) has focus: Ctrl+Z right after editing a field undoes that edit.
+    exportA->setObjectName(QStringLiteral("exportAction"));
+    saveAsA->setObjectName(QStringLiteral("saveAsAction"));
+    windowKeys_ = {undo, redo, exportA, saveA, saveAsA, newA, openA};
 
     // --- View -------------------------------------------------------------------------
     viewMenu_ = menuBar()->addMenu(tr("&View"));
@@ -316,6 +399,21 @@ void MainWindow::createActions() {
                                                                t->shortcut().toString(QKeySequence::NativeText)));
         viewMenu_->addAction(t);
     }
+    viewMenu_->addSeparator();
+    QMenu* colours = viewMenu_->addMenu(tr("&Colours"));
+    colours->setObjectName(QStringLiteral("coloursMenu"));
+    auto* schemes = new QActionGroup(this);
+    for (const auto& [id, text] : QList<QPair<QString, QString>>{{QStringLiteral("system"), tr("&System")},
+                                                                 {QStringLiteral("light"), tr("&Light")},
+                                                                 {QStringLiteral("dark"), tr("&Dark")}}) {
+        QAction* a = colours->addAction(text);
+        a->setCheckable(true);
+        a->setData(id);
+        a->setObjectName(id + QStringLiteral("SchemeAction"));
+        schemes->addAction(a);
+        connect(a, &QAction::triggered, this, [this, id = id] { setColourScheme(id); });
+        schemeActions_ << a;
+    }
 
     // --- Tools ------------------------------------------------------------------------
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
@@ -328,10 +426,11 @@ void MainWindow::createActions() {
     });
     tools->addAction(planA);
     tools->addAction(exportA);
+    windowKeys_ << planA;
 
     // --- Help -------------------------------------------------------------------------
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    auto* about = makeAction(this, tr("&About Paraplan"), QKeySequence(Qt::Key_F1), tr("About this program"));
+    auto* about = makeAction(this, tr("&About Paraplan"), QKeySequence(), tr("About this program"));
     connect(about, &QAction::triggered, this, [this] {
         QMessageBox::about(this, tr("About Paraplan"),
                            tr("<h3>Paraplan %1</h3><p>A topology designer for distributed training: lay out "
@@ -339,6 +438,19 @@ void MainWindow::createActions() {
                               "and see what the framework will do with it.</p>")
                                .arg(QApplication::applicationVersion()));
     });
+    auto* guideA = makeAction(this, tr("&User Guide"), QKeySequence::HelpContents, tr("Read the user guide"));
+    guideA->setObjectName(QStringLiteral("userGuideAction"));
+    connect(guideA, &QAction::triggered, this, [this] { showGuide(QStringLiteral("user-guide")); });
+    auto* conceptsA = makeAction(this, tr("&Concepts Guide"), QKeySequence(),
+                                 tr("Read what tp, pp, dp, sp, cp and ep do and how frameworks order ranks"));
+    conceptsA->setObjectName(QStringLiteral("conceptsGuideAction"));
+    connect(conceptsA, &QAction::triggered, this, [this] { showGuide(QStringLiteral("concepts")); });
+    auto* keysA = makeAction(this, tr("&Keyboard Shortcuts"), QKeySequence(Qt::CTRL | Qt::Key_Slash),
+                             tr("List every keyboard shortcut"));
+    keysA->setObjectName(QStringLiteral("shortcutsAction"));
+    connect(keysA, &QAction::triggered, this, &MainWindow::showShortcuts);
+    help->addActions({guideA, conceptsA, keysA});
+    help->addSeparator();
     help->addAction(about);
 
     // --- Tool bar ---------------------------------------------------------------------
@@ -360,11 +472,11 @@ void MainWindow::refreshViews() {
     layout_->refresh();
     diagnostics_->setDiagnostics(doc_->diagnostics());
     canvas_->refresh();
-    grid_->refresh();
-    timeline_->refresh();
-    timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));   // the selection survives edits
-    explain_->refresh();
-    memory_->refresh();
+    // The docked views refresh now if they can be seen, else when they are shown.
+    for (const auto& view : viewRefresh_) refreshView(view.first, false);
+    timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));   // the selection's marks follow at once
+    // Cheap, and they must follow at once: the planner drops results of another project and
+    // marks the project's row; the Run panel launches what is open.
     planner_->refresh();
     refreshTeachViews();
     run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
@@ -372,12 +484,33 @@ void MainWindow::refreshViews() {
     const auto& p = doc_->project();
     int errors = 0;
     for (const auto& d : doc_->diagnostics()) errors += d.severity == paraplan::Severity::Error;
-    statusSummary_->setText(tr("%1 GPUs · %2 nodes · %3")
-                                .arg(p.world_size())
-                                .arg(p.cluster.nodes.size())
-                                .arg(errors ? tr("%n error(s)", nullptr, errors) : tr("valid layout")));
+    const int nodes = static_cast<int>(p.cluster.nodes.size());
+    statusSummary_->setText(tr("%1 · %2 · %3")
+                                .arg(p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()),
+                                     nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes),
+                                     errors == 0   ? tr("valid layout")
+                                     : errors == 1 ? tr("1 error")
+                                                   : tr("%1 errors").arg(errors)));
     if (auto* d = docks_.value(QStringLiteral("diagnostics")))
         d->setWindowTitle(errors ? tr("Diagnostics (%1)").arg(errors) : tr("Diagnostics"));
+}
+
+void MainWindow::refreshView(const QString& id, bool onlyIfStale) {
+    if (onlyIfStale && !staleViews_.contains(id)) return;
+    const QDockWidget* d = docks_.value(id);
+    // A view nobody can see (a background tab, a closed dock) waits until it is shown; before
+    // the window is first shown every view is kept current (scripts and tests read them).
+    if (!onlyIfStale && isVisible() && d && (!d->isVisible() || hiddenViews_.contains(id))) {
+        staleViews_.insert(id);
+        return;
+    }
+    staleViews_.remove(id);
+    for (const auto& [viewId, fn] : viewRefresh_)
+        if (viewId == id) fn();
+}
+
+void MainWindow::refreshStaleViews() {
+    for (const auto& view : viewRefresh_) refreshView(view.first, true);   // in order
 }
 
 std::vector<int> MainWindow::stagesOf(const std::vector<int>& ranks) const {
@@ -392,7 +525,9 @@ std::vector<int> MainWindow::stagesOf(const std::vector<int>& ranks) const {
 }
 
 void MainWindow::updateTitle() {
-    setWindowTitle(QStringLiteral("%1[*] — Paraplan").arg(doc_->displayName()));
+    const QString name = QString::fromStdString(doc_->project().name);
+    setWindowTitle(name.isEmpty() ? QStringLiteral("%1[*] — Paraplan").arg(doc_->displayName())
+                                  : QStringLiteral("%1[*] — %2 — Paraplan").arg(doc_->displayName(), name));
     setWindowModified(doc_->isModified());
 }
 
@@ -407,7 +542,30 @@ void MainWindow::showError(const QString& title, const QString& text) {
     box->open();
 }
 
+namespace {
+// A project file shipped with Paraplan (the installed examples, or the source tree's).
+bool isBundledExample(const QString& path) {
+    const QString dir = QFileInfo(QFileInfo(path).canonicalPath()).canonicalFilePath();
+    if (dir.endsWith(QLatin1String("/share/paraplan/examples"))) return true;
+#ifdef PARAPLAN_SOURCE_DIR
+    if (dir == QFileInfo(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples")).canonicalFilePath()) return true;
+#endif
+    return false;
+}
+}  // namespace
+
 bool MainWindow::openFile(const QString& path) {
+    if (isBundledExample(path)) {
+        // Opened as an untitled copy, so Save never overwrites the bundled file.
+        try {
+            doc_->reset(paraplan::load_project(path.toStdString()), QString());
+        } catch (const std::exception& e) {
+            showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
+            return false;
+        }
+        statusBar()->showMessage(tr("Opened the example %1 as an untitled copy.").arg(QFileInfo(path).fileName()), 6000);
+        return true;
+    }
     try {
         doc_->open(path);
     } catch (const std::exception& e) {
@@ -461,8 +619,47 @@ bool MainWindow::maybeSave() {
 }
 
 void MainWindow::newProject() {
-    if (!maybeSave()) return;
-    doc_->reset(paraplan::load_example("gpt2-1node"), QString());
+    if (maybeSave()) newProjectDialog();
+}
+
+NewProjectDialog* MainWindow::newProjectDialog() {
+    auto* d = new NewProjectDialog(this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &QDialog::accepted, this, [this, d] {
+        paraplan::Project p;
+        try {
+            p = d->project();
+        } catch (const std::exception& e) {
+            showError(tr("Cannot create the project"), QString::fromStdString(e.what()));
+            return;
+        }
+        doc_->reset(p, QString());
+        statusBar()->showMessage(tr("New project: %1 (untitled until saved)").arg(QString::fromStdString(p.name)), 6000);
+    });
+    d->open();
+    return d;
+}
+
+bool MainWindow::openExample(const QString& name) {
+    try {
+        doc_->reset(paraplan::load_example(name.toStdString()), QString());
+    } catch (const std::exception& e) {
+        showError(tr("Cannot open the example %1").arg(name), QString::fromStdString(e.what()));
+        return false;
+    }
+    statusBar()->showMessage(tr("Opened the example %1 as an untitled copy: Save asks where to keep it.").arg(name), 6000);
+    return true;
+}
+
+bool MainWindow::renameProject(const QString& name) {
+    const std::string n = name.trimmed().toStdString();
+    QString err;
+    if (!doc_->edit(tr("Rename project to \"%1\"").arg(name.trimmed()), [&n](paraplan::Project& p) { p.name = n; }, &err)) {
+        showError(tr("Cannot rename the project"), err);
+        return false;
+    }
+    updateTitle();
+    return true;
 }
 
 void MainWindow::openDialog() {
@@ -577,6 +774,7 @@ void MainWindow::importConfigDialog() {
 }
 
 bool MainWindow::exportPicture(const QString& view, const QString& path, QString* error) {
+    refreshStaleViews();   // a picture shows the project as it is, seen or not
     const QString title = tr("Paraplan: %1 — %2").arg(view, doc_->displayName());
     if (view == QLatin1String("canvas")) {
         QRectF nodes;   // the nodes, not the scene's margins
@@ -602,7 +800,7 @@ bool MainWindow::exportPicture(const QString& view, const QString& path, QString
 }
 
 ExportDialog* MainWindow::exportDialog() {
-    auto* d = new ExportDialog(doc_->project(), this);
+    auto* d = new ExportDialog(doc_, this);   // its Fix buttons edit this project
     d->setAttribute(Qt::WA_DeleteOnClose);
     d->open();
     return d;
@@ -657,7 +855,192 @@ bool MainWindow::raiseView(const QString& name) {
 void MainWindow::restoreWindowState() {
     auto s = AppSettings::open();
     restoreGeometry(s->value(AppSettings::Key::kGeometry).toByteArray());
-    restoreState(s->value(AppSettings::Key::kState).toByteArray(), AppSettings::kWindowStateVersion);
+    restoredState_ = restoreState(s->value(AppSettings::Key::kState).toByteArray(), AppSettings::kWindowStateVersion);
+    const QString scheme = s->value(AppSettings::Key::kColourScheme).toString();
+    if (!scheme.isEmpty() && scheme != QLatin1String("system")) setColourScheme(scheme);
+    for (QAction* a : schemeActions_) a->setChecked(a->data().toString() == colourScheme_);
+}
+
+void MainWindow::defaultProportions() {
+    // On a narrow screen (a 1280 px laptop) the side and bottom docks leave the cluster
+    // canvas more room.
+    const bool narrow = width() < 1400;
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))},
+                {320, narrow ? 280 : 410}, Qt::Horizontal);
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))}, {600, 260},
+                Qt::Vertical);
+    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {height() < 900 ? int(height() * 0.26) : 260},
+                Qt::Vertical);
+}
+
+void MainWindow::fitToScreen() {
+    if (isMaximized() || isFullScreen()) return;
+    const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!scr) return;
+    const QRect avail = scr->availableGeometry();
+    // The frame (title bar, borders) is known once shown; before that, leave it some room.
+    const QMargins frame = isVisible() ? QMargins(geometry().left() - frameGeometry().left(),
+                                                  geometry().top() - frameGeometry().top(),
+                                                  frameGeometry().right() - geometry().right(),
+                                                  frameGeometry().bottom() - geometry().bottom())
+                                       : QMargins(0, 40, 0, 0);
+    const QRect room = avail.marginsRemoved(frame);
+    QRect g = geometry();
+    g.setSize(g.size().boundedTo(room.size()).expandedTo(minimumSize()));
+    if (g.right() > room.right()) g.moveRight(room.right());
+    if (g.bottom() > room.bottom()) g.moveBottom(room.bottom());
+    if (g.left() < room.left()) g.moveLeft(room.left());
+    if (g.top() < room.top()) g.moveTop(room.top());
+    if (g != geometry()) setGeometry(g);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+    QMainWindow::showEvent(e);
+    // Rendered off screen (--screenshot) at a size of its own: no screen to fit.
+    if (!shownOnce_ && !testAttribute(Qt::WA_DontShowOnScreen)) {
+        shownOnce_ = true;
+        // Now on its real screen, with its frame; and again once the dock layout is settled
+        // (until then the minimum width counts tabbed docks side by side and widens the window).
+        fitToScreen();
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                fitToScreen();
+                if (!restoredState_) defaultProportions();   // for the size it has now
+            },
+            Qt::QueuedConnection);
+    }
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* e) {
+    // A line edit or spin box claims Ctrl+Z (its own text undo), Ctrl+E (end of line) and
+    // others before the window's shortcuts see them. For the window's keys the project
+    // wins: the field's value is already in the project, and undo should undo that edit.
+    if (e->type() == QEvent::ShortcutOverride) {
+        auto* w = qobject_cast<QWidget*>(watched);
+        if (w && w != this && w->window() == this) {
+            auto* ke = static_cast<QKeyEvent*>(e);
+            const QKeySequence pressed(ke->keyCombination());
+            for (QAction* a : std::as_const(windowKeys_)) {
+                if (!a->isEnabled() || !a->shortcuts().contains(pressed)) continue;
+                ke->ignore();   // not the field's: the shortcut map gets it
+                return true;
+            }
+        }
+    }
+    return QMainWindow::eventFilter(watched, e);
+}
+
+void MainWindow::setColourScheme(const QString& scheme) {
+    static const QPalette systemPalette = QApplication::palette();   // as the desktop gave it at first use
+    QPalette pal = systemPalette;
+    if (scheme == QLatin1String("light")) {
+        pal = QApplication::style()->standardPalette();
+    } else if (scheme == QLatin1String("dark")) {
+        const QColor window(0x2b, 0x2b, 0x2b), base(0x1e, 0x1e, 0x1e), text(0xe8, 0xe8, 0xe8);
+        pal = QPalette(text, window, window.lighter(150), window.darker(150), window.lighter(120), text, text, base,
+                       window);
+        pal.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+        pal.setColor(QPalette::ButtonText, text);
+        pal.setColor(QPalette::AlternateBase, QColor(0x26, 0x26, 0x26));
+        pal.setColor(QPalette::Highlight, QColor(0x3d, 0x7a, 0xd6));
+        pal.setColor(QPalette::HighlightedText, Qt::white);
+        pal.setColor(QPalette::Link, QColor(0x6c, 0xb4, 0xff));
+        pal.setColor(QPalette::ToolTipBase, window);
+        pal.setColor(QPalette::ToolTipText, text);
+        pal.setColor(QPalette::PlaceholderText, QColor(0x9a, 0x9a, 0x9a));
+        for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+            pal.setColor(QPalette::Disabled, role, QColor(0x80, 0x80, 0x80));
+    } else if (scheme != QLatin1String("system")) {
+        return;
+    }
+    colourScheme_ = scheme;
+    QApplication::setPalette(pal);   // every view follows (see changeEvent)
+    for (QAction* a : schemeActions_) a->setChecked(a->data().toString() == scheme);
+    AppSettings::open()->setValue(AppSettings::Key::kColourScheme, scheme);
+}
+
+QString MainWindow::guidePath(const QString& name) {
+    const QString file = name + QStringLiteral(".md");
+    QStringList dirs{QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/paraplan"),
+                     QStringLiteral("/usr/share/doc/paraplan")};
+#ifdef PARAPLAN_SOURCE_DIR
+    dirs << QStringLiteral(PARAPLAN_SOURCE_DIR "/docs");
+#endif
+    for (const QString& d : dirs) {
+        const QFileInfo f(QDir(d).filePath(file));
+        if (f.isFile()) return f.canonicalFilePath();
+    }
+    return {};
+}
+
+QWidget* MainWindow::showGuide(const QString& name) {
+    const QString path = guidePath(name);
+    if (path.isEmpty()) {
+        showError(tr("No guide"), tr("The %1 guide is not installed (looked for %1.md under share/doc/paraplan).").arg(name));
+        return nullptr;
+    }
+    auto* win = new QDialog(this);
+    win->setObjectName(QStringLiteral("guide-") + name);
+    win->setAttribute(Qt::WA_DeleteOnClose);
+    win->setWindowTitle(name == QLatin1String("concepts") ? tr("Paraplan concepts") : tr("Paraplan user guide"));
+    auto* lay = new QVBoxLayout(win);
+    lay->setContentsMargins(0, 0, 0, 0);
+    auto* browser = new QTextBrowser(win);
+    browser->setObjectName(QStringLiteral("guideBrowser"));
+    browser->setOpenExternalLinks(true);
+    browser->setSource(QUrl::fromLocalFile(path), QTextDocument::MarkdownResource);   // pictures load relative to it
+    lay->addWidget(browser);
+    const QSize room = screen() ? screen()->availableGeometry().size() : QSize(900, 800);
+    win->resize(QSize(900, 900).boundedTo(room * 0.9));
+    win->show();
+    return win;
+}
+
+QWidget* MainWindow::showShortcuts() {
+    auto* win = new QDialog(this);
+    win->setObjectName(QStringLiteral("shortcutsWindow"));
+    win->setAttribute(Qt::WA_DeleteOnClose);
+    win->setWindowTitle(tr("Keyboard shortcuts"));
+    auto* lay = new QVBoxLayout(win);
+    auto* table = new QTableWidget(0, 2, win);
+    table->setObjectName(QStringLiteral("shortcutsTable"));
+    table->setHorizontalHeaderLabels({tr("Action"), tr("Keys")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    // Every action of the menus (and their submenus) that has keys, in menu order.
+    std::function<void(QMenu*, const QString&)> walk = [&](QMenu* menu, const QString& path) {
+        for (QAction* a : menu->actions()) {
+            const QString text = QString(a->text()).remove(QLatin1Char('&'));
+            if (a->menu()) {
+                walk(a->menu(), path + text + QStringLiteral(" › "));
+                continue;
+            }
+            if (a->shortcuts().isEmpty()) continue;
+            const int row = table->rowCount();
+            table->insertRow(row);
+            table->setItem(row, 0, new QTableWidgetItem(path + text));
+            table->setItem(row, 1, new QTableWidgetItem(keysText(a->shortcuts())));
+        }
+    };
+    for (QAction* top : menuBar()->actions())
+        if (top->menu()) walk(top->menu(), QString(top->text()).remove(QLatin1Char('&')) + QStringLiteral(" › "));
+    for (QAction* a : canvas_->actions()) {   // the canvas's own (zoom, fit), active while it has focus
+        if (a->shortcuts().isEmpty() || canvas_->editActions().contains(a)) continue;
+        const int row = table->rowCount();
+        table->insertRow(row);
+        table->setItem(row, 0, new QTableWidgetItem(tr("Canvas › %1").arg(a->text())));
+        table->setItem(row, 1, new QTableWidgetItem(keysText(a->shortcuts())));
+    }
+    lay->addWidget(table);
+    auto* note = new QLabel(tr("Undo, redo, save, export and plan act on the project even while a Layout field has focus."), win);
+    note->setWordWrap(true);
+    lay->addWidget(note);
+    win->resize(560, 620);
+    win->show();
+    return win;
 }
 
 bool MainWindow::confirmCloseWithRunningJob() {

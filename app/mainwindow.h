@@ -3,7 +3,10 @@
 // around it, all showing one ProjectDocument.
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
+#include <QHash>
+#include <QSet>
 #include <vector>
 
 namespace paraplan {
@@ -14,6 +17,7 @@ class ClusterCanvas;
 class DiagnosticsPanel;
 class ExplainPanel;
 class ExportDialog;
+class NewProjectDialog;
 class RankGrid;
 class TimelineView;
 class LayoutPanel;
@@ -93,12 +97,34 @@ public:
     void offerRecovery();
     // File > Export…: opens (non-modal to the event loop) an export dialog for the current project.
     ExportDialog* exportDialog();
+    // The new-project form (File > New… asks to save unsaved changes first), opened non-modal
+    // to the event loop; accepting it replaces the open project.
+    NewProjectDialog* newProjectDialog();
+    // Opens a built-in example as an untitled copy (Save asks where; the bundled file is never written).
+    bool openExample(const QString& name);
+    // Edit > Rename Project…: one undoable step.
+    bool renameProject(const QString& name);
+    // Help: the user guide ("user-guide") or concepts guide ("concepts") in a viewer window;
+    // the path of the guide's Markdown file (installed docs or the source tree), empty if none.
+    static QString guidePath(const QString& name);
+    QWidget* showGuide(const QString& name);
+    // Help > Keyboard Shortcuts: a window listing every action that has keys.
+    QWidget* showShortcuts();
+    // View > Colours: "system", "light" or "dark" (kept in the settings).
+    void setColourScheme(const QString& scheme);
+    QString colourScheme() const { return colourScheme_; }
     // Brings a view to the front: canvas, grid, timeline, memory, diagnostics, planner, layout.
     bool raiseView(const QString& name);
     QStringList viewNames() const;
+    // Brings every view that waited while hidden up to date (pictures, scripts).
+    void refreshStaleViews();
+    // The views that are behind the project (hidden when it changed).
+    QSet<QString> staleViews() const { return staleViews_; }
 
 protected:
     void closeEvent(QCloseEvent* e) override;
+    void showEvent(QShowEvent* e) override;
+    bool eventFilter(QObject* watched, QEvent* e) override;
     void changeEvent(QEvent* e) override;
 
 private:
@@ -108,6 +134,9 @@ private:
     // The teaching and deciding views (ShardFormer checklist, ...): docks and View menu entries.
     void setupTeachViews();
     void refreshTeachViews();
+    // Refreshes the docked view `id` (grid, timeline, explain, memory), or marks
+    // it stale when it cannot be seen; with onlyIfStale, only a view marked stale.
+    void refreshView(const QString& id, bool onlyIfStale);
     void updateTitle();
     void updateRecentMenu();
     void showError(const QString& title, const QString& text);
@@ -118,6 +147,10 @@ private:
     bool saveAsDialog();
     void importHfDialog();
     void restoreWindowState();
+    // Keeps the window inside the available area of the screen it is on.
+    void fitToScreen();
+    // The docks' default sizes for the window's size (when no saved state gives them).
+    void defaultProportions();
     void importConfigDialog();
     // Closing while a job runs: asks to stop it (every node) and quit, or to cancel. True: go on.
     bool confirmCloseWithRunningJob();
@@ -146,8 +179,16 @@ private:
     QMenu* viewMenu_ = nullptr;
     QLabel* statusSummary_ = nullptr;
     QHash<QString, QDockWidget*> docks_;
+    std::vector<std::pair<QString, std::function<void()>>> viewRefresh_;   // docked views, refresh order
+    QSet<QString> staleViews_;
+    QSet<QString> hiddenViews_;   // docked views whose dock or tab is not shown
     QString lastError_;
     bool syncingSelection_ = false;
     bool recolourQueued_ = false;
     QStringList lastImportMessages_;
+    QList<QAction*> windowKeys_;   // actions whose keys work even from a text field (undo, redo, export, ...)
+    QString colourScheme_ = QStringLiteral("system");
+    QList<QAction*> schemeActions_;
+    bool shownOnce_ = false;
+    bool restoredState_ = false;
 };

@@ -11,35 +11,22 @@
 
 using paraplan::Project;
 
-// One edit: the project before and after. Snapshots keep undo exact for every kind
-// of change (layout fields, cluster edits, fixes) without per-field inverse logic. The
-// cluster, by far the largest part at scale (16,384 nodes for 131,072 GPUs), is held once
-// and shared by every snapshot that has the same one, so a step that leaves the cluster
-// alone costs only the model, training, layout and runtime sections.
+// One edit: the project's state before and after. Whole states keep undo exact for every
+// kind of change (layout fields, cluster edits, fixes) without per-field inverse logic;
+// the cluster inside them is shared with neighbouring states when the edit left it alone.
 class SnapshotCommand : public QUndoCommand {
 public:
-    struct Snapshot {
-        Project rest;                                             // with an empty cluster
-        std::shared_ptr<const paraplan::Cluster> cluster;
-    };
-    SnapshotCommand(ProjectDocument* doc, const QString& label, Snapshot before, Snapshot after)
+    SnapshotCommand(ProjectDocument* doc, const QString& label, ProjectDocument::State before,
+                    ProjectDocument::State after)
         : QUndoCommand(label), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
-    void undo() override { apply(before_); }
-    void redo() override { apply(after_); }
-
-    static Snapshot take(Project p, std::shared_ptr<const paraplan::Cluster> cluster) {
-        p.cluster = {};
-        return {std::move(p), std::move(cluster)};
-    }
+    void undo() override { doc_->setState(before_); }
+    void redo() override { doc_->setState(after_); }
+    const ProjectDocument::State& before() const { return before_; }
+    const ProjectDocument::State& after() const { return after_; }
 
 private:
-    void apply(const Snapshot& s) {
-        Project p = s.rest;
-        p.cluster = *s.cluster;
-        doc_->setContent(p, s.cluster);
-    }
     ProjectDocument* doc_;
-    Snapshot before_, after_;
+    ProjectDocument::State before_, after_;
 };
 
 ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
@@ -53,9 +40,27 @@ QString ProjectDocument::displayName() const {
     return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
 }
 
-void ProjectDocument::setContent(const Project& p, std::shared_ptr<const paraplan::Cluster> cluster) {
+ProjectDocument::State ProjectDocument::stateOf(Project p, std::uint64_t revision) {
+    State s;
+    s.revision = revision;
+    if (cluster_ && p.cluster == *cluster_) s.cluster = cluster_;
+    else s.cluster = std::make_shared<const paraplan::Cluster>(std::move(p.cluster));
+    p.cluster = {};
+    s.rest = std::move(p);
+    return s;
+}
+
+void ProjectDocument::setState(const State& s) {
+    Project p = s.rest;
+    p.cluster = *s.cluster;
+    cluster_ = s.cluster;
+    revision_ = s.revision;   // back to that state: results computed for it are current again
+    setContent(p);
+}
+
+void ProjectDocument::setContent(const Project& p) {
     project_ = p;
-    cluster_ = cluster ? std::move(cluster) : std::make_shared<const paraplan::Cluster>(project_.cluster);
+    if (!cluster_ || !(*cluster_ == project_.cluster)) cluster_ = std::make_shared<const paraplan::Cluster>(project_.cluster);
     diagnostics_ = paraplan::validate(project_);
     rankMap_ = paraplan::topology::build_rank_map(paraplan::topology::from_project(project_), &project_.cluster);
     emit changed();
@@ -73,10 +78,7 @@ bool ProjectDocument::edit(const QString& label, const std::function<void(Projec
         return false;
     }
     if (after == project_) return true;   // nothing to do
-    auto afterCluster = after.cluster == project_.cluster ? cluster_
-                                                           : std::make_shared<const paraplan::Cluster>(after.cluster);
-    undo_.push(new SnapshotCommand(this, label, SnapshotCommand::take(project_, cluster_),
-                                   SnapshotCommand::take(std::move(after), std::move(afterCluster))));
+    undo_.push(new SnapshotCommand(this, label, stateOf(project_, revision_), stateOf(std::move(after), ++lastRevision_)));
     return true;
 }
 
@@ -110,6 +112,8 @@ bool ProjectDocument::applyChanges(const QString& label, const std::vector<parap
 
 void ProjectDocument::reset(const Project& p, const QString& path) {
     undo_.clear();
+    ++projectId_;
+    revision_ = ++lastRevision_;
     setContent(p);
     if (path != path_) {
         path_ = path;
@@ -117,6 +121,7 @@ void ProjectDocument::reset(const Project& p, const QString& path) {
     }
     undo_.setClean();
     emit modifiedChanged(false);
+    emit replaced();
 }
 
 void ProjectDocument::open(const QString& path) {
@@ -138,4 +143,15 @@ void ProjectDocument::saveAs(const QString& path) {
 void ProjectDocument::markModified() {
     undo_.resetClean();
     emit modifiedChanged(true);
+}
+
+int ProjectDocument::historyClusters() const {
+    std::vector<const paraplan::Cluster*> seen{cluster_.get()};   // the open project's is not extra
+    for (int i = 0; i < undo_.count(); ++i) {
+        const auto* cmd = dynamic_cast<const SnapshotCommand*>(undo_.command(i));
+        if (!cmd) continue;
+        for (const auto* c : {cmd->before().cluster.get(), cmd->after().cluster.get()})
+            if (std::find(seen.begin(), seen.end(), c) == seen.end()) seen.push_back(c);
+    }
+    return static_cast<int>(seen.size()) - 1;
 }

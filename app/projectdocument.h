@@ -19,6 +19,8 @@ public:
     const paraplan::Project& project() const override { return project_; }
     const std::vector<paraplan::Diagnostic>& diagnostics() const override { return diagnostics_; }
     const paraplan::topology::RankMap& rankMap() const override { return rankMap_; }
+    std::uint64_t projectId() const override { return projectId_; }
+    std::uint64_t revision() const override { return revision_; }
     bool edit(const QString& label, const std::function<void(paraplan::Project&)>& edit,
               QString* error = nullptr) override;
     bool applyChanges(const QString& label, const std::vector<paraplan::FixChange>& changes,
@@ -43,19 +45,37 @@ public:
     // Marks the content as unsaved work (a restored recovery file).
     void markModified();
 
+    // One state of the project as the undo history keeps it: the cluster (which holds
+    // every node and can be large) is shared between the states that have the same one,
+    // so an edit of the layout or training costs a few KB of history, not a cluster copy.
+    struct State {
+        std::shared_ptr<const paraplan::Cluster> cluster;
+        paraplan::Project rest;   // everything but the cluster (rest.cluster is empty)
+        std::uint64_t revision = 0;   // revision() while this state is shown
+    };
+    // How many clusters the history holds besides the open project's (each cluster edit
+    // keeps one; layout and training edits keep none).
+    int historyClusters() const;
+
 signals:
     void changed();
+    // After reset(): another project (or a fresh copy) replaced the content and history.
+    void replaced();
     void pathChanged(const QString& path);
     void modifiedChanged(bool modified);
     void saved(const QString& path);
 
 private:
     friend class SnapshotCommand;
-    // `cluster`: the shared copy of p.cluster an undo snapshot holds (made when null).
-    void setContent(const paraplan::Project& p, std::shared_ptr<const paraplan::Cluster> cluster = nullptr);
+    void setContent(const paraplan::Project& p);
+    void setState(const State& s);
+    State stateOf(paraplan::Project p, std::uint64_t revision);
 
     paraplan::Project project_;
-    std::shared_ptr<const paraplan::Cluster> cluster_;   // project_.cluster, shared with undo snapshots
+    std::shared_ptr<const paraplan::Cluster> cluster_;   // == project_.cluster, shared with the history
+    std::uint64_t projectId_ = 0;
+    std::uint64_t revision_ = 0;
+    std::uint64_t lastRevision_ = 0;   // the last one handed out
     std::vector<paraplan::Diagnostic> diagnostics_;
     paraplan::topology::RankMap rankMap_;
     QString path_;

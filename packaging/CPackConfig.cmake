@@ -36,6 +36,10 @@ add_custom_command(OUTPUT "${man}"
 add_custom_target(paraplan_packaging_assets ALL DEPENDS ${icon_outputs} "${man}")
 install(FILES "${man}" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1")
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}" OPTIONAL)
+# The guides Help opens (Help > User Guide, Concepts Guide), with their pictures.
+file(GLOB doc_pages "${PROJECT_SOURCE_DIR}/docs/*.md")
+install(FILES ${doc_pages} DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/images" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 
 set(CPACK_PACKAGE_NAME paraplan)
 set(CPACK_PACKAGE_VENDOR "The Paraplan developers")

@@ -117,7 +117,7 @@ shot concept-sequence-ulysses "${EX8[@]}" --set /layout/pp=1 --set /layout/tp=2 
      --set /layout/sp_mode='"all_to_all"' --view grid --grab-view --size 480x330 --colour sp --group sp --select-rank 0
 shot concept-context-ring "${LONG[@]}" --view canvas --grab-view --no-palette --size 860x280 --colour sp --select-rank 0
 # Expert parallelism: Mixtral's 8 experts over the 8 GPUs of a node.
-shot concept-expert-canvas "${MIX[@]}" --view canvas --grab-view --no-palette --size 860x280 --colour ep --select-rank 0
+shot concept-expert-canvas "${MIX[@]}" --view canvas --grab-view --no-palette --size 860x280 --colour ep --group ep --select-rank 0
 # ZeRO: model-state memory of the same 8-way data-parallel job at stages 0 and 3.
 shot concept-zero-0 "${EX8[@]}" --set /layout/pp=1 --set /layout/tp=1 --set /layout/num_microbatches=1 \
      --set /layout/zero_stage=0 --view memory --grab-view --size 1000x360

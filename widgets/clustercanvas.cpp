@@ -1,4 +1,5 @@
 #include "clustercanvas.h"
+#include "wording.h"
 
 #include "catalog/catalog.h"
 #include "clustermime.h"
@@ -19,10 +20,12 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QMenu>
 #include <QMimeData>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QToolBar>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -54,8 +57,13 @@ public:
     void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* w) override {
         const QPalette& pal = w ? w->palette() : QApplication::palette();
         p->setRenderHint(QPainter::Antialiasing);
+        // Lines only: an arc path drawn with the painter's brush (set by whatever painted
+        // before, the view does not save painter state) would fill into a blob over the tiles.
+        p->setBrush(Qt::NoBrush);
         for (const auto& l : links_) {
-            QPen pen(l.crossesNodes ? theme::errorColor(pal) : pal.color(QPalette::Highlight), l.crossesNodes ? 2.5 : 2);
+            QColor c = l.crossesNodes ? theme::errorColor(pal) : pal.color(QPalette::Highlight);
+            c.setAlphaF(0.8f);   // the tile labels under a link stay readable
+            QPen pen(c, l.crossesNodes ? 2.5 : 2);
             pen.setCosmetic(true);
             if (l.crossesNodes) pen.setStyle(Qt::DashLine);
             p->setPen(pen);
@@ -79,6 +87,11 @@ QJsonObject payload(const QMimeData* m, const QString& fmt) { return QJsonDocume
 bool ours(const QMimeData* m) {
     return m->hasFormat(clustermime::kNodeTemplate) || m->hasFormat(clustermime::kGpuType) ||
            m->hasFormat(clustermime::kGpu) || m->hasFormat(clustermime::kNode);
+}
+// A GPU type as people name it ("NVIDIA H100 SXM5 80GB"), not its catalog id.
+QString gpuName(const std::string& id) {
+    const paraplan::GpuSpec* spec = paraplan::catalog::find_gpu(id);
+    return QString::fromStdString(spec ? spec->name : id);
 }
 std::string uniqueName(const Project& p, const std::string& base) {
     std::set<std::string> used;
@@ -158,6 +171,7 @@ void CanvasView::dropEvent(QDropEvent* e) {
 }
 
 void CanvasView::zoomBy(double factor) {
+    emit userZoomed();
     const double current = transform().m11();
     const double target = std::clamp(current * factor, 0.02, 4.0);
     scale(target / current, target / current);
@@ -190,6 +204,11 @@ void CanvasView::mouseReleaseEvent(QMouseEvent* e) {
         return;
     }
     QGraphicsView::mouseReleaseEvent(e);
+}
+
+void CanvasView::resizeEvent(QResizeEvent* e) {
+    QGraphicsView::resizeEvent(e);
+    emit resized();
 }
 
 bool CanvasView::viewportEvent(QEvent* e) {
@@ -226,28 +245,38 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     });
     bar->addSeparator();
 
-    auto mk = [this, bar](const QString& text, const QKeySequence& key, const QString& tip) {
+    auto mk = [this](const QString& text, const QKeySequence& key, const QString& tip) {
         auto* a = new QAction(text, this);
         a->setShortcut(key);
         a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
         a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
-        bar->addAction(a);
         addAction(a);
         return a;
     };
     zoomIn_ = mk(tr("Zoom in"), QKeySequence::ZoomIn, tr("Zoom in on the canvas"));
     zoomOut_ = mk(tr("Zoom out"), QKeySequence::ZoomOut, tr("Zoom out"));
     fit_ = mk(tr("Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), tr("Show the whole cluster"));
+    bar->addActions({zoomIn_, zoomOut_, fit_});
     bar->addSeparator();
     duplicate_ = mk(tr("Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), tr("Duplicate the selected nodes"));
     rename_ = mk(tr("Rename…"), QKeySequence(Qt::Key_F2), tr("Rename the selected node"));
     host_ = mk(tr("Set host…"), QKeySequence(Qt::CTRL | Qt::Key_H), tr("Set the SSH host of the selected node"));
     delete_ = mk(tr("Delete"), QKeySequence::Delete, tr("Delete the selected nodes"));
+    // The node edits share one menu button, so the bar fits a narrow canvas (also in Edit).
+    auto* nodeMenu = new QMenu(this);
+    nodeMenu->addActions({duplicate_, rename_, host_, delete_});
+    auto* nodeButton = new QToolButton(bar);
+    nodeButton->setObjectName(QStringLiteral("nodeEdits"));
+    nodeButton->setText(tr("Node"));
+    nodeButton->setToolTip(tr("Duplicate, rename, set the host of or delete the selected nodes"));
+    nodeButton->setMenu(nodeMenu);
+    nodeButton->setPopupMode(QToolButton::InstantPopup);
+    bar->addWidget(nodeButton);
     outer->addWidget(bar);
 
     auto* split = new QSplitter(this);
     palette_ = new ClusterPalette(split);
-    palette_->setMinimumWidth(150);
+    palette_->setMinimumWidth(120);
     scene_ = new QGraphicsScene(this);
     scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
     links_ = new GroupLinksItem;
@@ -257,7 +286,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     split->addWidget(palette_);
     split->addWidget(view_);
     split->setStretchFactor(1, 1);
-    split->setSizes({150, 900});   // the cluster gets the room
+    split->setSizes({130, 900});   // the cluster gets the room
     outer->addWidget(split, 1);
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("canvasInfo"));
@@ -271,6 +300,13 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
 
     connect(view_, &CanvasView::dropped, this, [this](const QMimeData* m, NodeItem* n) { handleDrop(m, n); });
     connect(view_, &CanvasView::hoverTile, this, &ClusterCanvas::showTileTip);
+    connect(view_, &CanvasView::userZoomed, this, [this] { autoFit_ = false; });
+    connect(view_, &CanvasView::resized, this, [this] {
+        // While the user has not zoomed, the cluster stays fitted to the view.
+        if (!fitPending_ && !autoFit_) return;
+        layoutNodes();
+        zoomToFit();
+    });
     connect(zoomIn_, &QAction::triggered, this, [this] { view_->zoomBy(1.25); });
     connect(zoomOut_, &QAction::triggered, this, [this] { view_->zoomBy(0.8); });
     connect(fit_, &QAction::triggered, this, &ClusterCanvas::zoomToFit);
@@ -349,8 +385,8 @@ bool ClusterCanvas::moveGpu(int from, int to) {
     const auto& a = cur.cluster.nodes[static_cast<std::size_t>(from)];
     const auto& b = cur.cluster.nodes[static_cast<std::size_t>(to)];
     if (a.gpu != b.gpu) {
-        emit message(tr("Cannot move a %1 into %2, which holds %3 GPUs.")
-                         .arg(QString::fromStdString(a.gpu), QString::fromStdString(b.name), QString::fromStdString(b.gpu)));
+        emit message(tr("Cannot move a GPU of type %1 into %2, which holds %3 GPUs.")
+                         .arg(gpuName(a.gpu), QString::fromStdString(b.name), gpuName(b.gpu)));
         return false;
     }
     const bool empties = a.gpus == 1;
@@ -369,7 +405,7 @@ bool ClusterCanvas::moveNode(int from, int to) {
     const Project& cur = editor_->project();
     const int count = static_cast<int>(cur.cluster.nodes.size());
     if (from == to || from < 0 || to < 0 || from >= count || to >= count) return false;
-    const QString label = tr("Move %1 to place %2 of %3")
+    const QString label = tr("Move %1 to place %2 of %3 (the rank order changes; Ctrl+Z undoes it)")
                               .arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(from)].name))
                               .arg(to + 1)
                               .arg(count);
@@ -411,7 +447,7 @@ bool ClusterCanvas::deleteNodes(std::vector<int> sel) {
 
 bool ClusterCanvas::duplicateNodes(const std::vector<int>& sel) {
     if (sel.empty()) return false;
-    return run(tr("Duplicate %n node(s)", nullptr, static_cast<int>(sel.size())), [sel](Project& p) {
+    return run(tr("Duplicate %1").arg(wording::count(static_cast<int>(sel.size()), tr("1 node"), tr("%1 nodes"))), [sel](Project& p) {
         for (int i : sel) {
             paraplan::Node n = p.cluster.nodes[static_cast<std::size_t>(i)];
             n.name = uniqueName(p, "node");
@@ -464,6 +500,15 @@ void ClusterCanvas::updateAxes() {
     int i = colourBy_->findData(keep);
     if (i < 0) i = colourBy_->findData(layoutAxis_);
     colourBy_->setCurrentIndex(i >= 0 ? i : std::max(0, colourBy_->findData(QStringLiteral("node"))));
+    // Say so when the chosen colouring cannot be shown (no rank map while the layout is invalid).
+    fallbackNote_.clear();
+    if (colourBy_->currentData().toString() != keep) {
+        fallbackNote_ = m.valid() ? tr("\"%1\" is not an axis of this layout: coloured by %2").arg(keep, colourBy_->currentText())
+                                  : tr("The layout is invalid (see Diagnostics), so there are no %1 groups: coloured by %2")
+                                        .arg(keep, colourBy_->currentText());
+    }
+    colourBy_->setToolTip(fallbackNote_.isEmpty() ? tr("Colour each GPU tile by the group it belongs to along this axis.")
+                                                  : fallbackNote_);
 }
 
 void ClusterCanvas::setColourAxis(const QString& axis) {
@@ -569,11 +614,11 @@ void ClusterCanvas::updateLinks() {
         QStringList ranks;
         for (std::size_t i = 0; i < groupMembers_.size() && i < 16; ++i) ranks << QString::number(groupMembers_[i]);
         if (groupMembers_.size() > 16) ranks << QStringLiteral("…");
-        info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4 node(s)%5")
+        info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4%5")
                            .arg(kind)
                            .arg(groupRank_)
                            .arg(ranks.join(QStringLiteral(", ")))
-                           .arg(span.nodes_spanned)
+                           .arg(span.nodes_spanned == 1 ? tr("1 node") : tr("%1 nodes").arg(span.nodes_spanned))
                            .arg(span.crosses_nodes ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
                                                          .arg(theme::errorColor(palette()).name())
                                                    : QString()));
@@ -696,9 +741,10 @@ void ClusterCanvas::refresh() {
             emit groupSelected(r, groupKind());
         };
     layoutNodes();
-    info_->setText(tr("%1 nodes · %2 GPUs · drag from the palette to add; Delete removes the selection")
-                       .arg(nodes.size())
-                       .arg(p.world_size()));
+    info_->setText(tr("%1 · %2 · drag from the palette to add; Delete removes the selection")
+                       .arg(nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes.size()),
+                            p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size())));
+    if (!fallbackNote_.isEmpty()) info_->setText(fallbackNote_ + QStringLiteral(" · ") + info_->text());
     if (heatmap) {
         info_->setText(heatmap->summary);
         legend_->setHeatmap(*heatmap);
@@ -706,7 +752,7 @@ void ClusterCanvas::refresh() {
     legend_->setVisible(heatmap != nullptr);
     if (groupRank_ >= p.world_size()) clearGroupSelection();
     updateLinks();
-    if (fitPending_) zoomToFit();
+    if (fitPending_ || autoFit_) zoomToFit();
 }
 
 void ClusterCanvas::layoutNodes() {
@@ -725,7 +771,21 @@ void ClusterCanvas::layoutNodes() {
     scene_->setSceneRect(-gap, -gap, cols * (cell.width() + gap) + gap, rows * (cell.height() + gap) + gap);
 }
 
+void ClusterCanvas::requestFit() {
+    fitPending_ = true;
+    autoFit_ = true;
+    layoutNodes();
+    zoomToFit();
+}
+
 void ClusterCanvas::zoomToFit() {
+    autoFit_ = true;
+    // Until the view is on screen with its real size a fit would be for the wrong size: the
+    // view's resize does it then.
+    if (!view_->isVisible() || view_->viewport()->width() < 50 || view_->viewport()->height() < 50) {
+        fitPending_ = true;
+        return;
+    }
     fitPending_ = false;
     view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
     if (view_->transform().m11() > 1.5) view_->setTransform(QTransform::fromScale(1.5, 1.5));

@@ -36,6 +36,8 @@ public:
 signals:
     void dropped(const QMimeData* mime, NodeItem* target);
     void hoverTile(NodeItem* node, int local, const QPoint& globalPos);
+    void userZoomed();   // wheel or zoom actions: the user chose a scale
+    void resized();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* e) override;
@@ -46,6 +48,7 @@ protected:
     bool viewportEvent(QEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
 private:
     void setDropTarget(NodeItem* n);
@@ -104,8 +107,15 @@ public:
     QString tileToolTip(int node, int local) const;
     HeatLegend* legend() const { return legend_; }
 
+    // The fallback note when "Colour by" cannot show the chosen axis (empty when it can).
+    QString colourFallbackNote() const { return fallbackNote_; }
+    // True while the cluster is kept fitted to the view (until the user zooms).
+    bool autoFit() const { return autoFit_; }
+
 public slots:
     void zoomToFit();
+    // Fits the whole cluster now, or as soon as the view has its size (a new project).
+    void requestFit();
 
     // The group kind the selection shows (the colour axis when it is a group, else tp).
     QString selectedGroupKind() const { return groupKind(); }
@@ -133,6 +143,8 @@ private:
     std::vector<NodeItem*> nodes_;
     QAction *delete_, *duplicate_, *rename_, *host_, *fit_, *zoomIn_, *zoomOut_;
     bool fitPending_ = true;
+    bool autoFit_ = true;
+    QString fallbackNote_;
     QString preferredAxis_ = QStringLiteral("tp");   // the user's choice, kept across edits
     GroupLinksItem* links_ = nullptr;
     int groupRank_ = -1;                 // rank whose group is selected (-1: none)

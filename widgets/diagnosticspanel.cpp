@@ -13,6 +13,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace {
 constexpr int kIndexRole = Qt::UserRole + 1;
 }
@@ -47,6 +49,11 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : QWidget(parent) {
 
 void DiagnosticsPanel::setDiagnostics(const std::vector<paraplan::Diagnostic>& ds) {
     ds_ = ds;
+    // Errors first, then warnings, then notes; the rules' order within each.
+    const auto rank = [](paraplan::Severity s) {
+        return s == paraplan::Severity::Error ? 0 : s == paraplan::Severity::Warning ? 1 : 2;
+    };
+    std::stable_sort(ds_.begin(), ds_.end(), [&](const auto& a, const auto& b) { return rank(a.severity) < rank(b.severity); });
     // Item widgets would only be deleted later; remove the old Fix buttons now so
     // that nothing can click a fix of a finding that is gone.
     for (QToolButton* b : tree_->findChildren<QToolButton*>(QStringLiteral("fixButton"))) delete b;
@@ -117,12 +124,11 @@ void DiagnosticsPanel::setDiagnostics(const std::vector<paraplan::Diagnostic>& d
         ok->setFlags(Qt::ItemIsEnabled);
     }
     const QPalette pal = palette();
-    header_->setText(tr("<b style='color:%1'>%2 errors</b> · <span style='color:%3'>%4 warnings</span> · %5 notes")
-                         .arg(theme::errorColor(pal).name())
-                         .arg(errors)
-                         .arg(theme::warningColor(pal).name())
-                         .arg(warnings)
-                         .arg(infos));
+    const auto count = [](int n, const QString& one, const QString& many) { return n == 1 ? one : many.arg(n); };
+    header_->setText(tr("<b style='color:%1'>%2</b> · <span style='color:%3'>%4</span> · %5")
+                         .arg(theme::errorColor(pal).name(), count(errors, tr("1 error"), tr("%1 errors")),
+                              theme::warningColor(pal).name(), count(warnings, tr("1 warning"), tr("%1 warnings")),
+                              count(infos, tr("1 note"), tr("%1 notes"))));
 }
 
 void DiagnosticsPanel::onCurrentItemChanged(QTreeWidgetItem* item) {

@@ -1,4 +1,5 @@
 #include "explainpanel.h"
+#include "wording.h"
 
 #include "projecteditor.h"
 #include "theme.h"
@@ -117,7 +118,7 @@ protected:
         }
         p.setPen(pal.color(QPalette::WindowText));
         p.drawText(QRect(10, 6 + nodes * (cell + 8), width() - 20, 18), Qt::AlignLeft,
-                   tr("first %1 node(s): one row per node, colour = %2 group").arg(nodes).arg(kind));
+                   tr("first %1: one row per node, colour = %2 group").arg(wording::count(nodes, tr("node"), tr("%1 nodes"))).arg(kind));
         setMinimumHeight(30 + nodes * (cell + 8));
     }
 };
@@ -164,12 +165,12 @@ void ExplainPanel::refresh() {
     const auto* set = m.group_set(topic_.toStdString());
     if (set && m.valid()) {
         const auto s = m.summary(topic_.toStdString());
-        here = tr("Here: <b>%1 groups of %2 GPUs</b> over %3 GPUs; %4 of them cross node boundaries (up to %5 nodes each).")
-                   .arg(s.num_groups)
-                   .arg(s.group_size)
-                   .arg(m.world_size)
+        here = tr("Here: <b>%1 of %2</b> over %3; %4 of them cross node boundaries (up to %5 each).")
+                   .arg(wording::count(s.num_groups, tr("1 group"), tr("%1 groups")),
+                        wording::count(s.group_size, tr("1 GPU"), tr("%1 GPUs")),
+                        wording::count(m.world_size, tr("1 GPU"), tr("%1 GPUs")))
                    .arg(s.groups_crossing_nodes)
-                   .arg(s.max_nodes_spanned);
+                   .arg(wording::count(s.max_nodes_spanned, tr("1 node"), tr("%1 nodes")));
     } else if (topic_ == QLatin1String("schedule")) {
         here = tr("Here: <b>%1</b> over %2 stages.").arg(QString::fromStdString(p.layout.schedule)).arg(p.layout.pp);
     } else if (topic_ == QLatin1String("zero_stage")) {

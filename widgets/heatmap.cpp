@@ -1,4 +1,5 @@
 #include "heatmap.h"
+#include "wording.h"
 
 #include "runtime/probe_compare.h"
 #include "runtime/telemetry_heat.h"
@@ -141,7 +142,7 @@ Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h) {
                     << QObject::tr("%1 group %2: mean %3").arg(QString::fromStdString(g.kind)).arg(g.index).arg(mean(g));
     }
     for (std::size_t r = 0; r < notes.size(); ++r) out.cells[r].note = notes[r].join(QStringLiteral("<br>"));
-    if (h.missing) summary << QObject::tr("%n rank(s) without a sample", nullptr, h.missing);
+    if (h.missing) summary << QObject::tr("%1 without a sample").arg(wording::count(h.missing, QObject::tr("1 rank"), QObject::tr("%1 ranks")));
     if (out.flagged) summary << QObject::tr("%n flagged", nullptr, out.flagged);
     out.summary = QStringLiteral("<b>%1</b> (live)%2").arg(out.metric, summary.isEmpty() ? QString()
                                                                                           : QStringLiteral(" · ") + summary.join(QStringLiteral(" · ")));

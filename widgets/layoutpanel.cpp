@@ -59,7 +59,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
     scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setMinimumWidth(300);
+    setMinimumWidth(300);   // until shown (fitWidthToFields)
     auto* content = new QWidget(scroll_);
     groups_ = new QVBoxLayout(content);
     groups_->setContentsMargins(6, 4, 6, 6);
@@ -244,7 +244,28 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
         });
     }
     groups_->addStretch(1);
+    // Every combo keeps its arrow in view: a long entry is elided rather than the control cut
+    // off, and the panel is at least as wide as its fields need, so nothing lies sideways
+    // out of view (tabbing through the fields used to scroll their labels away).
+    for (QComboBox* c : content->findChildren<QComboBox*>()) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(9);
+    }
     refresh();
+}
+
+void LayoutPanel::fitWidthToFields() {
+    // The fields' need changes with their content (a typed value, a longer choice) and the style.
+    const int need = scroll_->widget()->minimumSizeHint().width() + scroll_->verticalScrollBar()->sizeHint().width() +
+                     2 * scroll_->frameWidth() + 2;
+    if (minimumWidth() != std::max(300, need)) setMinimumWidth(std::max(300, need));
+}
+
+void LayoutPanel::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    // After this show's layout pass: a minimum changed before it makes the main window lay out
+    // its docks as if none were tabbed (and widen itself to fit them side by side).
+    QMetaObject::invokeMethod(this, &LayoutPanel::fitWidthToFields, Qt::QueuedConnection);
 }
 
 QFormLayout* LayoutPanel::addGroup(const QString& title) {
@@ -357,10 +378,11 @@ void LayoutPanel::refresh() {
     }
     const Project& p = editor_->project();
     const auto& l = p.layout;
-    summary_->setText(tr("<b>%1</b><br><span>%2 GPUs · %3 nodes · tp %4 · pp %5 · sp %6 · cp %7 · ep %8</span>")
+    const int nodes = static_cast<int>(p.cluster.nodes.size());
+    summary_->setText(tr("<b>%1</b><br><span>%2 · %3 · tp %4 · pp %5 · sp %6 · cp %7 · ep %8</span>")
                           .arg(QString::fromStdString(p.name).toHtmlEscaped())
-                          .arg(p.world_size())
-                          .arg(p.cluster.nodes.size())
+                          .arg(p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()))
+                          .arg(nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes))
                           .arg(l.tp)
                           .arg(l.pp)
                           .arg(l.sp)
@@ -368,6 +390,7 @@ void LayoutPanel::refresh() {
                           .arg(l.ep));
     markFindings();
     loading_ = false;
+    if (isVisible()) fitWidthToFields();   // (before the first show: see showEvent)
 }
 
 void LayoutPanel::markFindings() {

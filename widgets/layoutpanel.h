@@ -32,6 +32,9 @@ public:
 signals:
     void editFailed(const QString& message);
 
+protected:
+    void showEvent(QShowEvent* e) override;
+
 private:
     struct Field {
         QWidget* widget = nullptr;
@@ -54,6 +57,8 @@ private:
                  const QString& tooltip, std::function<bool(const paraplan::Project&)> get);
     void apply(const QString& label, const QString& pointer, const QVariant& value);
     void markFindings();
+    // At least as wide as the fields need, so none is cut off or scrolled sideways.
+    void fitWidthToFields();
 
     ProjectEditor* editor_;
     QScrollArea* scroll_ = nullptr;

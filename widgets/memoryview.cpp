@@ -44,8 +44,13 @@ MemoryView::MemoryView(ProjectEditor* editor, QWidget* parent) : QWidget(parent)
     memPlot_->setMinimumSize(240, 160);
     memPlot_->xAxis->setLabel(tr("pipeline stage"));
     memPlot_->yAxis->setLabel(tr("GiB per GPU"));
+    // The legend has its own row under the axes, so it never covers a bar (it hid stage 0).
     memPlot_->legend->setVisible(true);
-    memPlot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    memPlot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    memPlot_->legend->setWrap(3);
+    memPlot_->plotLayout()->addElement(1, 0, memPlot_->legend);
+    memPlot_->plotLayout()->setRowStretchFactor(1, 0.001);
+    memPlot_->legend->setMargins(QMargins(4, 2, 4, 2));
     QCPBars* below = nullptr;
     for (const Part& part : kParts) {
         auto* b = new QCPBars(memPlot_->xAxis, memPlot_->yAxis);

@@ -40,6 +40,14 @@ void NodeItem::setTileHeat(const Heatmap& h) {
     for (GpuTile& t : tiles_) t.heat = h.cell(t.rank) ? *h.cell(t.rank) : HeatCell{};
 }
 
+QRectF NodeItem::gripRect() const { return {2, 4, 14, kHeader - 8}; }
+
+bool NodeItem::startsReorder(const QPointF& itemPos, qreal lod) const {
+    return lod > kHeaderLod && gripRect().contains(itemPos);
+}
+
+int NodeItem::reorderDragDistance() { return 2 * QApplication::startDragDistance(); }
+
 QRectF NodeItem::boundingRect() const { return {QPointF(0, 0), size_}; }
 
 QRectF NodeItem::tileRect(int local) const {
@@ -84,13 +92,20 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
     p->drawRoundedRect(frame, 6, 6);
 
     // Header: name, host and GPU type. Skipped when too small to read.
-    if (lod > 0.35) {
+    if (lod > kHeaderLod) {
+        // The reorder grip: two columns of dots.
+        const QRectF g = gripRect();
+        QColor dot = pal.color(QPalette::WindowText);
+        dot.setAlphaF(0.55f);
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 2; ++c)
+                p->fillRect(QRectF(g.left() + 3 + c * 5, g.top() + 3 + r * 5, 2.5, 2.5), dot);
         QFont f = p->font();
         f.setPointSizeF(9);
         f.setBold(true);
         p->setFont(f);
         p->setPen(pal.color(QPalette::WindowText));
-        const QRectF head(kPad, 2, size_.width() - 2 * kPad, kHeader - 4);
+        const QRectF head(gripRect().right() + 4, 2, size_.width() - gripRect().right() - 4 - kPad, kHeader - 4);
         p->drawText(head, Qt::AlignLeft | Qt::AlignVCenter, title_);
         f.setBold(false);
         f.setPointSizeF(8);
@@ -141,9 +156,12 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
 
 void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* e) {
     pressedTile_ = e->button() == Qt::LeftButton ? tileAt(e->pos()) : -1;
-    // The title bar (above the tiles) drags the whole node to another place in the order.
-    pressedHeader_ = e->button() == Qt::LeftButton && pressedTile_ < 0 && !tiles_.isEmpty() &&
-                     e->pos().y() < tileRect(0).top();
+    // The grip in the title bar drags the whole node to another place in the order, when it
+    // can be seen: at far zoom a press there is an ordinary press (selection, rubber band).
+    qreal lod = 1;
+    if (auto* v = e->widget() ? qobject_cast<QGraphicsView*>(e->widget()->parentWidget()) : nullptr)
+        lod = QStyleOptionGraphicsItem::levelOfDetailFromTransform(sceneTransform() * v->viewportTransform());
+    pressedHeader_ = e->button() == Qt::LeftButton && pressedTile_ < 0 && startsReorder(e->pos(), lod);
     pressPos_ = e->screenPos();
     QGraphicsItem::mousePressEvent(e);
 }
@@ -158,7 +176,7 @@ void NodeItem::mouseReleaseEvent(QGraphicsSceneMouseEvent* e) {
 
 void NodeItem::mouseMoveEvent(QGraphicsSceneMouseEvent* e) {
     if (pressedHeader_ && (e->buttons() & Qt::LeftButton) &&
-        (e->screenPos() - pressPos_).manhattanLength() >= QApplication::startDragDistance()) {
+        (e->screenPos() - pressPos_).manhattanLength() >= reorderDragDistance()) {
         pressedHeader_ = false;
         auto* mime = new QMimeData;
         mime->setData(clustermime::kNode,

@@ -24,6 +24,8 @@ class NodeItem : public QGraphicsItem {
 public:
     static constexpr qreal kTileW = 74, kTileH = 46, kGap = 4, kHeader = 30, kPad = 6;
     static constexpr int kColumns = 4;
+    // The header (and its reorder grip) is drawn from this level of detail up.
+    static constexpr qreal kHeaderLod = 0.35;
 
     explicit NodeItem(int index);
 
@@ -42,6 +44,14 @@ public:
     }
     void setDropHighlight(bool on);
     static QSizeF sizeFor(int gpus);
+    // The reorder handle: a grip at the left of the title bar. Dragging it moves the node in
+    // the node order (which is the rank order); nothing else on the node does.
+    QRectF gripRect() const;
+    // Whether a left press at `itemPos`, seen at level of detail `lod`, may start a reorder
+    // drag: only on the grip, and only when the grip is drawn (not at far zoom).
+    bool startsReorder(const QPointF& itemPos, qreal lod) const;
+    // How far (screen pixels) the grip must be dragged before the node moves.
+    static int reorderDragDistance();
     // Called with (node index, GPU index) when a tile is clicked without dragging.
     std::function<void(int, int)> onTileClicked;
 

@@ -88,15 +88,23 @@ PlannerPanel::PlannerPanel(ProjectEditor* editor, QWidget* parent)
     apply_ = new QPushButton(tr("Apply"), this);
     apply_->setObjectName(QStringLiteral("plannerApply"));
     apply_->setToolTip(tr("Use the selected layout in the project (one undoable step; also double-click a row)"));
-    controls->addWidget(framework_);
-    controls->addWidget(objective_);
-    controls->addWidget(constraints_, 1);
+    // Two rows, so the dock (tabbed with the others along the bottom) stays narrow enough
+    // for a laptop screen: what to search, then the constraints and the buttons.
+    for (QComboBox* c : {framework_, objective_, show_}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(12);
+    }
+    controls->addWidget(framework_, 1);
+    controls->addWidget(objective_, 1);
     controls->addWidget(top_);
-    controls->addWidget(show_);
-    controls->addWidget(run_);
-    controls->addWidget(cancel_);
-    controls->addWidget(apply_);
+    controls->addWidget(show_, 1);
     outer->addLayout(controls);
+    auto* actions = new QHBoxLayout;
+    actions->addWidget(constraints_, 1);
+    actions->addWidget(run_);
+    actions->addWidget(cancel_);
+    actions->addWidget(apply_);
+    outer->addLayout(actions);
 
     auto* status = new QHBoxLayout;
     progress_ = new QProgressBar(this);
@@ -186,7 +194,12 @@ bool PlannerPanel::isRunning() const { return running_; }
 
 QString PlannerPanel::summaryText() const { return summary_->text(); }
 
-bool PlannerPanel::isStale() const { return hasRun_ && runKey_ != baseKey().toStdString(); }
+bool PlannerPanel::isStale() const { return hasRun_ && !resultsFitProject(); }
+
+bool PlannerPanel::resultsFitProject() const {
+    return hasRun_ && runProjectId_ == editor_->projectId() &&
+           (runRevision_ == editor_->revision() || runKey_ == baseKey().toStdString());
+}
 
 void PlannerPanel::setConstraints(const QString& text) { constraints_->setText(text); }
 void PlannerPanel::setObjective(Objective o) { objective_->setCurrentIndex(objective_->findData(int(o))); }
@@ -199,12 +212,28 @@ void PlannerPanel::setFrameworks(const QStringList& ids) {
 }
 
 QString PlannerPanel::baseKey() const {
-    const nlohmann::json j = paraplan::project_to_json(editor_->project());
-    nlohmann::json key = {{"model", j.value("model", nlohmann::json())},
-                          {"cluster", j.value("cluster", nlohmann::json())}};
+    // What the results depend on: the model, the training settings (but the micro-batch,
+    // which the planner chooses) and the cluster's GPUs and network. The cluster goes in as
+    // runs of (GPU type, GPUs per node), so the key stays small at any cluster size.
+    const paraplan::Project& p = editor_->project();
+    paraplan::Project q;
+    q.model_preset = p.model_preset;
+    q.model = p.model;
+    q.training = p.training;
+    const nlohmann::json j = paraplan::project_to_json(q);
+    nlohmann::json key = {{"model", j.value("model", nlohmann::json())}};
     nlohmann::json training = j.value("training", nlohmann::json::object());
     if (training.is_object()) training.erase("micro_batch_size");   // the planner chooses it
     key["training"] = training;
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& n : p.cluster.nodes) {
+        if (!runs.empty() && runs.back()[0] == n.gpu && runs.back()[1] == n.gpus) {
+            runs.back()[2] = runs.back()[2].get<long long>() + 1;
+            continue;
+        }
+        runs.push_back({n.gpu, n.gpus, 1});
+    }
+    key["cluster"] = {{"nodes", runs}, {"network", {p.cluster.network.inter_node_gbps, p.cluster.network.latency_us}}};
     return QString::fromStdString(key.dump());
 }
 
@@ -243,6 +272,8 @@ void PlannerPanel::run() {
     req.top = top_->value();
     gpuMemoryGib_ = req.hardware.memory_gib;
     runKey_ = baseKey().toStdString();
+    runProjectId_ = editor_->projectId();
+    runRevision_ = editor_->revision();
 
     cancelFlag_ = std::make_shared<std::atomic<bool>>(false);
     auto flag = cancelFlag_;
@@ -276,6 +307,14 @@ void PlannerPanel::onFinished() {
                            watcher_.future().result().cancelled;
     if (cancelled) {
         summary_->setText(hasRun_ ? tr("Cancelled; the table shows the previous search.") : tr("Cancelled."));
+        progress_->setValue(0);
+        updateButtons();
+        emit finished(true);
+        return;
+    }
+    if (runProjectId_ != editor_->projectId()) {
+        // Started on a project that is no longer open: its rows belong to that one.
+        summary_->setText(tr("The search ended after another project was opened: press Plan (F5) for this one."));
         progress_->setValue(0);
         updateButtons();
         emit finished(true);
@@ -370,8 +409,23 @@ void PlannerPanel::updatePlot() {
 }
 
 void PlannerPanel::refresh() {
+    if (hasRun_ && runProjectId_ != editor_->projectId()) {
+        // Another project is open (New, Open, a restore): the results were for the old one.
+        result_ = {};
+        hasRun_ = false;
+        model_->setEntries({}, 0);
+        summary_->setText(tr("A different project is open: press Plan (F5) to search its layouts."));
+        updatePlot();
+        updateButtons();
+    }
     model_->setCurrent(editor_->project());
-    stale_->setVisible(isStale());
+    if (!isStale()) {
+        stale_->hide();
+        return;
+    }
+    stale_->setText(tr("The model, cluster or batch changed since this search: plan again. These rows cannot be "
+                       "applied."));
+    stale_->setVisible(true);
 }
 
 void PlannerPanel::updateButtons() {
@@ -384,6 +438,11 @@ void PlannerPanel::updateButtons() {
 
 bool PlannerPanel::applyRow(int viewRow) {
     if (viewRow < 0 || viewRow >= proxy_->rowCount()) return false;
+    if (!resultsFitProject()) {
+        // A row is a layout for the model and cluster it was planned on: never another's.
+        summary_->setText(tr("These results were planned for a different model, cluster or batch: plan again."));
+        return false;
+    }
     const PlanEntry e = model_->entry(proxy_->mapToSource(proxy_->index(viewRow, 0)).row());
     const QString what = QString::fromStdString(paraplan::search::describe(e));
     QString err;

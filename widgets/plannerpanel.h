@@ -38,7 +38,12 @@ public:
     QCustomPlot* plot() const { return plot_; }
     bool isRunning() const;
     bool hasRun() const { return hasRun_; }
+    // Stale: the model, cluster or batch changed since the search, or another project is
+    // open (New, Open): the rows no longer fit and cannot be applied.
     bool isStale() const;
+    // The rows can still be applied: same project (ProjectEditor::projectId) in the state
+    // searched (revision) or with the same model, cluster and batch.
+    bool resultsFitProject() const;
     QString summaryText() const;
     const paraplan::search::PlanResult& result() const { return result_; }
 
@@ -95,6 +100,8 @@ private:
     paraplan::search::PlanResult result_;
     double gpuMemoryGib_ = 0;
     std::string runKey_;   // the model, cluster and training the results are for
+    std::uint64_t runProjectId_ = 0;   // the project (ProjectEditor::projectId) searched
+    std::uint64_t runRevision_ = 0;    // and its state then (ProjectEditor::revision)
     bool hasRun_ = false;
     bool running_ = false;
 };

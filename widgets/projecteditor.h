@@ -8,6 +8,7 @@
 
 #include <QString>
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -20,6 +21,12 @@ public:
     virtual const std::vector<paraplan::Diagnostic>& diagnostics() const = 0;
     // The framework's rank map for the current project (build_rank_map, cached).
     virtual const paraplan::topology::RankMap& rankMap() const = 0;
+    // Which project is open: changes when a project replaces it (New, Open, restore), not on edits.
+    virtual std::uint64_t projectId() const { return 0; }
+    // Which state of that project: each edit makes a new one; undo and redo go back to the
+    // state's own. Results computed from the project (a planner search, a background
+    // estimate) carry both and are stale once either differs.
+    virtual std::uint64_t revision() const { return 0; }
 
     // Runs `edit` on a copy of the project; if it changed anything, pushes one undo
     // step. Returns false (and fills *error) when the edit was refused.

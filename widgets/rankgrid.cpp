@@ -354,21 +354,28 @@ void RankGrid::refresh() {
                     .arg(tg.out_blocks)
                     .arg(tg.tp_size);
         if (tg.depth > 1) text += tr(", each block held by %1 ranks (depth)").arg(tg.depth);
+        // At most 8 × 8 blocks and 4 holders per block are listed; "…" says there are more.
+        constexpr int kBlocks = 8, kHolders = 4;
+        const QString cell = QStringLiteral("<td style='padding:2px 6px; border:1px solid gray'>%1</td>");
         QStringList cells;
-        for (int i = 0; i < tg.in_blocks && i < 8; ++i) {
+        for (int i = 0; i < tg.in_blocks && i < kBlocks; ++i) {
             QStringList row;
-            for (int o = 0; o < tg.out_blocks && o < 8; ++o) {
+            for (int o = 0; o < tg.out_blocks && o < kBlocks; ++o) {
                 QStringList holders;
-                for (const auto& b : tg.blocks)
-                    if (b.in_block == i && b.out_block == o && b.rank < m.world_size && holders.size() < 4)
-                        holders << QString::number(b.rank);
-                row << QStringLiteral("<td style='padding:2px 6px; border:1px solid gray'>W<sub>%1,%2</sub>: r%3</td>")
-                           .arg(i)
-                           .arg(o)
-                           .arg(holders.join(QStringLiteral("/")));
+                int more = 0;
+                for (const auto& b : tg.blocks) {
+                    if (b.in_block != i || b.out_block != o || b.rank >= m.world_size) continue;
+                    if (holders.size() < kHolders) holders << QString::number(b.rank);
+                    else ++more;
+                }
+                if (more > 0) holders << tr("… +%1").arg(more);
+                row << cell.arg(QStringLiteral("W<sub>%1,%2</sub>: r%3").arg(i).arg(o).arg(holders.join(QStringLiteral("/"))));
             }
+            if (tg.out_blocks > kBlocks) row << cell.arg(tr("… +%1 columns").arg(tg.out_blocks - kBlocks));
             cells << QStringLiteral("<tr>%1</tr>").arg(row.join(QString()));
         }
+        if (tg.in_blocks > kBlocks)
+            cells << QStringLiteral("<tr>%1</tr>").arg(cell.arg(tr("… +%1 rows").arg(tg.in_blocks - kBlocks)));
         text += QStringLiteral("<table cellspacing=0>%1</table>").arg(cells.join(QString()));
     }
     meshInfo_ = text;

@@ -1,4 +1,5 @@
 #include "run_panel.h"
+#include "wording.h"
 
 #include "log_view.h"
 
@@ -83,8 +84,10 @@ void RunPanel::setProject(const Project& project, const QString& job_dir) {
     project_ = project;
     job_dir_ = job_dir;
     log_->setProject(project);
-    status_->setText(tr("%1: %2 nodes, %3 ranks").arg(QString::fromStdString(project.name))
-                         .arg(project.cluster.nodes.size()).arg(project.world_size()));
+    status_->setText(tr("%1: %2, %3")
+                         .arg(QString::fromStdString(project.name),
+                              wording::count(static_cast<long long>(project.cluster.nodes.size()), tr("1 node"), tr("%1 nodes")),
+                              wording::count(project.world_size(), tr("1 rank"), tr("%1 ranks"))));
     refreshJobs();
     update_buttons();
 }
@@ -143,7 +146,7 @@ void RunPanel::testConnection() {
         for (const auto& c : watcher->result()) {
             ok += c.ok() ? 1 : 0;
             append(QString::fromStdString(c.node + " (" + c.host + "): " + (c.ok() ? "ok" : c.reachable ? "problems" : "unreachable") +
-                                          ", " + std::to_string(c.gpus.size()) + " GPU(s) seen"));
+                                          ", " + std::to_string(c.gpus.size()) + (c.gpus.size() == 1 ? " GPU seen" : " GPUs seen")));
             for (const auto& p : c.problems) append("  " + QString::fromStdString(p));
             if (!c.reachable && !c.error.fix.empty()) append("  fix: " + QString::fromStdString(c.error.fix));
         }

@@ -1,6 +1,8 @@
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "timelineview.h"
+#include "wording.h"
+#include "wording.h"
 
 #include "ganttplottable.h"
 #include "projecteditor.h"
@@ -141,7 +143,7 @@ void TimelineView::refresh() {
         const QString f = GanttPlottable::opColor(OpKind::Forward, 0, pal).name();
         const QString b = GanttPlottable::opColor(OpKind::BackwardInput, 0, pal).name();
         const QString w = GanttPlottable::opColor(OpKind::BackwardWeight, 0, pal).name();
-        summary_->setText(tr("<b>%1</b> · pp %2 · %3 microbatches%4 · %5 chunk(s) · "
+        summary_->setText(tr("<b>%1</b> · pp %2 · %3 microbatches%4 · %5 · "
                              "<b>bubble %6%</b> · peak in-flight %7 microbatches · "
                              "<span style='color:%8'>■ F</span> <span style='color:%9'>■ B</span> "
                              "<span style='color:%10'>■ W</span> · shaded: idle")
@@ -149,7 +151,7 @@ void TimelineView::refresh() {
                               .arg(t.pp)
                               .arg(t.microbatches)
                               .arg(note)
-                              .arg(t.chunks)
+                              .arg(wording::count(t.chunks, tr("1 chunk"), tr("%1 chunks")))
                               .arg(100.0 * t.bubble_fraction, 0, 'f', 1)
                               .arg(peak)
                               .arg(f, b, w));

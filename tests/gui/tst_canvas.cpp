@@ -136,7 +136,8 @@ private slots:
         QCOMPARE(QString::fromStdString(nodes[0].name), QStringLiteral("node3"));
         QCOMPARE(QString::fromStdString(nodes[1].name), QStringLiteral("node0"));
         QCOMPARE(QString::fromStdString(nodes[3].name), QStringLiteral("node2"));
-        QCOMPARE(w->document()->undoStack()->text(0), QStringLiteral("Move node3 to place 1 of 4"));
+        QCOMPARE(w->document()->undoStack()->text(0),
+                 QStringLiteral("Move node3 to place 1 of 4 (the rank order changes; Ctrl+Z undoes it)"));
         // Rank 0 now runs on node3's host, and the canvas shows it there.
         const auto placement = w->project().cluster.placement();
         QCOMPARE(QString::fromStdString(nodes[std::size_t(placement[0].node)].host), QStringLiteral("gpu-d"));
