@@ -10,6 +10,8 @@
 #include "clustercanvas.h"
 #include "mainwindow.h"
 #include "project/project.h"
+#include "../scale_project.h"
+#include "bench_timing.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
 #include "timelineview.h"
@@ -24,20 +26,6 @@
 #include <functional>
 #include <vector>
 
-namespace {
-double ms(const std::function<void()>& f) {
-    QElapsedTimer t;
-    t.start();
-    f();
-    return static_cast<double>(t.nsecsElapsed()) / 1e6;
-}
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-double worst(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
-}  // namespace
-
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);
@@ -45,24 +33,7 @@ int main(int argc, char** argv) {
     const int nodes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 512;
     QTemporaryDir tmp;
     MainWindow w(nullptr, tmp.path());
-    // GPT-2 widths with 128 layers, so 64 pipeline stages hold 2 layers each.
-    paraplan::Project p = paraplan::load_example("gpt2-1node");
-    p.model_preset.clear();
-    p.model.layers = 128;
-    p.cluster.short_form = false;
-    p.cluster.nodes.resize(std::size_t(nodes), p.cluster.nodes[0]);
-    for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
-    p.layout.framework = "megatron";
-    p.layout.tp = 4;
-    p.layout.pp = 64;
-    p.layout.sp = 1;
-    p.layout.sp_mode = "none";
-    p.layout.zero_stage = 0;
-    p.layout.schedule = "1f1b";
-    p.layout.chunks = 1;
-    p.layout.num_microbatches = 256;
-    p.training.micro_batch_size = 1;
-    p.training.global_batch_size = 256 * (nodes * 8 / 256);   // dp at tp 4
+    paraplan::Project p = scale_project(nodes);
     w.setProject(p, QString());
     w.resize(1600, 1000);
     w.show();

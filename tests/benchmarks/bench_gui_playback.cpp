@@ -12,6 +12,8 @@
 #include "estimate/step_playback.h"
 #include "mainwindow.h"
 #include "project/project.h"
+#include "../scale_project.h"
+#include "bench_timing.h"
 #include "rankgrid.h"
 #include "stepplayer.h"
 #include "timelineview.h"
@@ -26,43 +28,13 @@
 #include <functional>
 #include <vector>
 
-namespace {
-double ms(const std::function<void()>& f) {
-    QElapsedTimer t;
-    t.start();
-    f();
-    return static_cast<double>(t.nsecsElapsed()) / 1e6;
-}
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-double worst(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
-}  // namespace
-
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);
     const int frames = argc > 1 ? std::max(3, std::atoi(argv[1])) : 90;
     QTemporaryDir tmp;
     MainWindow w(nullptr, tmp.path());
-    paraplan::Project p = paraplan::load_example("gpt2-1node");
-    p.model_preset.clear();
-    p.model.layers = 128;
-    p.cluster.short_form = false;
-    p.cluster.nodes.resize(512, p.cluster.nodes[0]);
-    for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
-    p.layout.framework = "megatron";
-    p.layout.tp = 4;
-    p.layout.pp = 64;
-    p.layout.sp = 1;
-    p.layout.sp_mode = "none";
-    p.layout.zero_stage = 0;
-    p.layout.schedule = "1f1b";
-    p.layout.chunks = 1;
-    p.layout.num_microbatches = 256;
-    p.training.micro_batch_size = 1;
-    p.training.global_batch_size = 256 * 16;   // dp 16 at tp 4
+    paraplan::Project p = scale_project(512);
     w.setProject(p, QString());
     w.resize(1600, 1000);
     w.show();

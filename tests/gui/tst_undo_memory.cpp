@@ -3,6 +3,7 @@
 // restore each project exactly, including a step that does change the cluster.
 #include "project/project.h"
 #include "projectdocument.h"
+#include "scale_project.h"
 
 #include <QCoreApplication>
 #include <QTest>
@@ -26,24 +27,7 @@ std::size_t heapInUse() {
 class TestUndoMemory : public QObject {
     Q_OBJECT
 
-    static Project largeProject() {
-        Project p = paraplan::load_example("gpt2-1node");
-        p.model_preset.clear();
-        p.model.layers = 128;
-        p.cluster.short_form = false;
-        p.cluster.nodes.resize(16384, p.cluster.nodes[0]);
-        for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
-        p.layout.framework = "megatron";
-        p.layout.tp = 8;
-        p.layout.pp = 64;
-        p.layout.sp = 1;
-        p.layout.sp_mode = "none";
-        p.layout.schedule = "1f1b";
-        p.layout.num_microbatches = 0;
-        p.training.micro_batch_size = 1;
-        p.training.global_batch_size = 256 * 256;   // dp 256 at tp 8, pp 64
-        return p;
-    }
+    static Project largeProject() { return scale_project(16384); }   // 131,072 GPUs
 
 private slots:
     void layoutEditsShareTheCluster() {
@@ -72,6 +56,7 @@ private slots:
         QCOMPARE(doc.undoStack()->count(), steps);   // the undone warm-up step was dropped by the first edit
         const double perStep = (double(after) - double(before)) / steps;
         qInfo("heap per undo step at 131,072 GPUs: %.1f KiB", perStep / 1024.0);
+        QCOMPARE(doc.historyClusters(), 0);   // every state shares the one cluster
         QVERIFY2(perStep < 1024.0 * 1024.0, qPrintable(QStringLiteral("%1 bytes per step").arg(perStep)));
 
         // Undo walks back through every project exactly; redo forward again.
@@ -92,6 +77,7 @@ private slots:
         const Project start = largeProject();
         doc.reset(start, QString());
         QVERIFY(doc.edit(QStringLiteral("Rename node"), [](Project& p) { p.cluster.nodes[77].name = "renamed"; }));
+        QCOMPARE(doc.historyClusters(), 1);   // the replaced cluster, kept for undo
         QVERIFY(doc.edit(QStringLiteral("Set tp"), [](Project& p) { p.training.seq_len = 4096; }));
         QCOMPARE(QString::fromStdString(doc.project().cluster.nodes[77].name), QStringLiteral("renamed"));
         doc.undoStack()->undo();
