@@ -15,15 +15,6 @@ namespace {
 
 using calibrate::RunError;
 
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 void print_errors(const char* title, const std::vector<RunError>& rows, double before, double after) {
     std::printf("%s\n", title);
     std::printf("  %-36s %10s %10s %8s %10s %8s\n", "run", "measured s", "before s", "error", "after s", "error");

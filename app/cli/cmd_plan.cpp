@@ -34,15 +34,6 @@ ModelSpec model_arg(const std::string& v) {
     return model_from_json(j);
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        if (!item.empty()) out.push_back(item);
-    return out;
-}
-
 int run_plan(const Args& a) {
     search::PlanRequest req;
     Project& base = req.base;

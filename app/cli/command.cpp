@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace paraplan::cli {
 
@@ -74,6 +75,15 @@ bool Args::get_bool(const std::string& name, bool def) const {
 std::string Args::positional_at(std::size_t i, const std::string& what) const {
     if (i >= positional.size()) throw UsageError("missing " + what);
     return positional[i];
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        if (!item.empty()) out.push_back(item);
+    return out;
 }
 
 void print_json(const std::string& dumped) {

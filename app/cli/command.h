@@ -50,6 +50,9 @@ const std::vector<Command>& commands();
 // Prints a JSON document (one line per document, pretty) to stdout.
 void print_json(const std::string& dumped);
 
+// "a,b,,c" -> {"a", "b", "c"}: a comma-separated option value, empty items dropped.
+std::vector<std::string> split_list(const std::string& s);
+
 }  // namespace paraplan::cli
 
 #define PARAPLAN_CLI_CONCAT2(a, b) a##b

@@ -4,6 +4,8 @@
 // JSON pointer in the message) before anything runs, and the file its command would
 // have created does not exist afterwards. The first test shows the payloads are real:
 // handed to ssh directly, the same ProxyCommand does create its file.
+#include "clitest.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QDir>
@@ -22,17 +24,10 @@ class TestCliSecurity : public QObject {
         int code = -1;
         QString out, err;
     };
-    Out cli(const QStringList& args, int timeout_ms = 60000) {
-        QProcess p;
-        p.setWorkingDirectory(work.path());
-        p.start(PARAPLAN_CLI, args);
-        Out o;
-        if (!p.waitForFinished(timeout_ms)) p.kill();
-        p.waitForFinished(2000);
-        o.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        o.out = QString::fromUtf8(p.readAllStandardOutput());
-        o.err = QString::fromUtf8(p.readAllStandardError());
-        return o;
+    // paraplan-cli in the scratch folder (clitest.h), its output as text.
+    Out run(const QStringList& args) {
+        const Run r = cli(args, {}, work.path());
+        return {r.code, QString::fromUtf8(r.out), QString::fromUtf8(r.err)};
     }
     QString marker(const QString& name) const { return work.path() + "/pwned-" + name; }
     static void write(const QString& path, const QByteArray& text) {
@@ -103,13 +98,13 @@ private slots:
         for (const QStringList& args : {QStringList{"launch", file, "--dry-run"}, QStringList{"launch", file, "--check"},
                                         QStringList{"launch", file}, QStringList{"monitor", file, "--once"},
                                         QStringList{"probe", file}}) {
-            const Out o = cli(args);
+            const Out o = run(args);
             QVERIFY2(o.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(o.code) + "\n" + o.out + o.err));
             QVERIFY2(o.err.contains(pointer), qPrintable(args.join(' ') + ": " + o.err));
             QVERIFY2(!QFile::exists(m), qPrintable(args.join(' ') + " ran the project's command"));
         }
         // validate reads the project without the runtime section's commands: it runs nothing either.
-        cli({"validate", file});
+        run({"validate", file});
         QVERIFY(!QFile::exists(m));
     }
 
@@ -137,7 +132,7 @@ private slots:
         if (name == "host") host = "127.0.0.3" + line;
         const QString file = save(project(rt, host), "nl-" + name);
         for (const QStringList& args : {QStringList{"launch", file, "--dry-run"}, QStringList{"launch", file}}) {
-            const Out o = cli(args);
+            const Out o = run(args);
             QVERIFY2(o.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(o.code) + "\n" + o.out + o.err));
             QVERIFY2(o.err.contains(pointer) && o.err.contains("newline"), qPrintable(o.err));
             QVERIFY(!o.out.contains("touch " + m));   // no script printed with the line in it
@@ -156,7 +151,7 @@ private slots:
         write(file, QByteArray::fromStdString(text));
         for (const QStringList& a : {QStringList{"validate", file}, QStringList{"launch", file, "--dry-run"},
                                      QStringList{"export", file, "--format", "torchrun", "-o", work.path() + "/deep-out"}}) {
-            const Out o = cli(a);
+            const Out o = run(a);
             QVERIFY2(o.code == 2, qPrintable(a.join(' ') + " -> " + QString::number(o.code) + "\n" + o.err));
             QVERIFY2(o.err.contains("nested more than 256 levels"), qPrintable(o.err));
             QVERIFY2(o.err.contains("line 2"), qPrintable(o.err));   // where: the bracket that goes too deep
@@ -164,7 +159,7 @@ private slots:
         // A Hugging Face config.json nested as deep.
         const QString hf = work.path() + "/config.json";
         write(hf, QByteArray::fromStdString(R"({"model_type": "llama", "x": )" + args + "}"));
-        const Out o = cli({"import-hf", hf});
+        const Out o = run({"import-hf", hf});
         QVERIFY2(o.code == 2, qPrintable(QString::number(o.code) + o.err));
         QVERIFY2(o.err.contains("nested more than 256 levels"), qPrintable(o.err));
     }
