@@ -68,6 +68,11 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     back_->setObjectName(QStringLiteral("lessonBack"));
     next_->setObjectName(QStringLiteral("lessonNext"));
     title_->setWordWrap(true);
+    // Long lesson titles and change labels must not widen the dock (and so the window) past a
+    // small screen: the combo elides, the change button may clip (its tooltip has the whole text).
+    combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo_->setMinimumContentsLength(12);
+    apply_->setMinimumWidth(120);
     for (const auto& id : lesson_ids()) {
         try {
             combo_->addItem(QString::fromStdString(load_lesson(id).title), QString::fromStdString(id));
@@ -241,6 +246,7 @@ void LessonPanel::showStep() {
     look_->setText(tr("Look: %1").arg(QString::fromStdString(s.look)));
     predict_->setText(tr("Predict: %1").arg(QString::fromStdString(s.predict)));
     apply_->setText(s.change_label.empty() ? tr("Make the change") : QString::fromStdString(s.change_label));
+    apply_->setToolTip(apply_->text());
     apply_->setEnabled(true);
     back_->setEnabled(step_ > 0);
     next_->setEnabled(step_ + 1 < stepCount());

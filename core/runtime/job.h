@@ -128,6 +128,7 @@ private:
     std::string upload_error_;
     QProcess* slurm_tail_ = nullptr;
     LineBuffer slurm_tail_buf_;
+    long long slurm_tail_bytes_ = 0;   // of the output file, received so far (the final read resumes there)
     std::map<int, std::unique_ptr<QFile>> rank_logs_;   // slurm: rank -> rank-<N>.log
     int slurm_drain_ms_ = 1500;                          // tail -F polls once a second
     std::string json_error_;                             // the last job.json write failure (said once)

@@ -110,20 +110,30 @@ void Job::slurm_follow_output() {
     const std::string file = slurm_output_file(plan_.job_id, *slurm_id_);
     const std::string cd = plan_.workdir.empty() ? std::string() : "cd " + sh_quote(plan_.workdir) + " || exit 1\n";
     slurm_tail_ = node->start(slurm_remote(cd + follow_file_command(file)), this);
-    connect(slurm_tail_, &QProcess::readyReadStandardOutput, this, [this] {
-        const QByteArray chunk = slurm_tail_->readAllStandardOutput();
+    auto take = [this](QProcess* from) {
+        const QByteArray chunk = from->readAllStandardOutput();
+        slurm_tail_bytes_ += chunk.size();
         for (const auto& l : slurm_tail_buf_.append(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))))
             slurm_output_line(l);
-    });
-    connect(slurm_tail_, &QProcess::finished, this, [this] {
-        const QByteArray chunk = slurm_tail_->readAllStandardOutput();
-        for (const auto& l : slurm_tail_buf_.append(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))))
-            slurm_output_line(l);
-        if (const std::string last = slurm_tail_buf_.take_rest(); !last.empty()) slurm_output_line(last);
-        for (auto& [rank, f] : rank_logs_) f->flush();
+    };
+    connect(slurm_tail_, &QProcess::readyReadStandardOutput, this, [this, take] { take(slurm_tail_); });
+    connect(slurm_tail_, &QProcess::finished, this, [this, take, node, cd, file] {
+        take(slurm_tail_);
         slurm_tail_->deleteLater();
         slurm_tail_ = nullptr;
-        if (procs_[0]->finished) check_done();
+        if (!procs_[0]->finished) return;
+        // The job has ended: whatever tail -F had not delivered when its channel closed (a
+        // loaded login node, a job shorter than tail's start-up) is read from where it stopped.
+        QProcess* rest = node->start(
+            slurm_remote(cd + "tail -c +" + std::to_string(slurm_tail_bytes_ + 1) + " " + sh_quote(file) + " 2>/dev/null"), this);
+        connect(rest, &QProcess::readyReadStandardOutput, this, [rest, take] { take(rest); });
+        connect(rest, &QProcess::finished, this, [this, rest, take] {
+            take(rest);
+            rest->deleteLater();
+            if (const std::string last = slurm_tail_buf_.take_rest(); !last.empty()) slurm_output_line(last);
+            for (auto& [rank, f] : rank_logs_) f->flush();
+            check_done();
+        });
     });
     slurm_note("following " + file + " on " + p.host);
 }

@@ -53,7 +53,7 @@ void TestStepPlayback::activeOpsMatchSimulator_data() {
     QTest::addColumn<QString>("simName");
     QTest::newRow("gpipe") << "gpipe" << 1 << "gpipe";
     QTest::newRow("1f1b") << "1f1b" << 1 << "1f1b";
-    QTest::newRow("interleaved") << "interleaved" << 2 << "interleaved-megatron";
+    QTest::newRow("interleaved") << "interleaved" << 2 << "interleaved";   // ColossalAI InterleavedSchedule
     QTest::newRow("zbh1") << "zb1p" << 1 << "zbh1";
     QTest::newRow("zbv") << "zbv" << 2 << "zbv";
 }
