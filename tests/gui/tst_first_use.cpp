@@ -2,7 +2,7 @@
 // fits the screen, the cluster is shown whole, the keyboard works from every field, planner
 // results stay with their project, Export's fixes work, New asks what to build, and the
 // small things read right. Runs on an offscreen screen of a small laptop (1280×800).
-#include <qcustomplot.h>   // first: see gui-notes §3.1
+#include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "clustercanvas.h"
 #include "diagnosticspanel.h"
