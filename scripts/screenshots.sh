@@ -128,6 +128,14 @@ shot concept-order-colossalai "${GPT2[@]}" --view grid --grab-view --size 500x34
 shot concept-order-megatron "${GPT2[@]}" --set /layout/framework='"megatron"' --view grid --grab-view --size 500x340 \
      --colour pp --group pp --select-rank 0
 
+# Play a step: one frame a quarter into the step (the playhead, stages busy and idle, collectives).
+if ((${#filters[@]} == 0)) || [[ " ${filters[*]} " == *play-step* ]]; then
+  frames="$scratch/frames"
+  "$APP" "${EX8[@]}" --playback-frames "$frames" --frames 9 --size 1400x900 >/dev/null 2>&1 \
+    || { echo "error: play-step: --playback-frames failed" >&2; exit 1; }
+  cp -f "$frames/frame_0002.png" "$OUT/play-step.png" && made=$((made + 1)) && printf '  play-step.png\n'
+fi
+
 log "Writing docs/cli.md"
 "$CLI" --markdown >"$ROOT/docs/cli.md"
 
