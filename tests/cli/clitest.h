@@ -1,10 +1,12 @@
 #pragma once
 // Shared by the CLI tests: run paraplan-cli as a process and read what it printed.
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QtDebug>
 
 struct Run {
@@ -37,4 +39,19 @@ inline QJsonObject parseObject(const QByteArray& out) {
 // A built-in example project's file in the source tree.
 inline QString example(const char* name) {
     return QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/%1.paraplan.json").arg(QLatin1String(name));
+}
+
+// A copy of a built-in example with some /layout keys changed.
+inline QString write_variant(QTemporaryDir& dir, const char* ex, const QJsonObject& layout_patch, const char* name) {
+    QFile in(example(ex));
+    if (!in.open(QIODevice::ReadOnly)) return {};
+    QJsonObject p = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonObject l = p["layout"].toObject();
+    for (auto it = layout_patch.begin(); it != layout_patch.end(); ++it) l[it.key()] = it.value();
+    p["layout"] = l;
+    const QString path = dir.filePath(QLatin1String(name));
+    QFile out(path);
+    if (!out.open(QIODevice::WriteOnly)) return {};
+    out.write(QJsonDocument(p).toJson());
+    return path;
 }

@@ -11,21 +11,6 @@
 
 namespace {
 
-// A copy of a built-in example with some /layout keys changed.
-QString write_variant(QTemporaryDir& dir, const char* ex, const QJsonObject& layout_patch, const char* name) {
-    QFile in(example(ex));
-    if (!in.open(QIODevice::ReadOnly)) return {};
-    QJsonObject p = QJsonDocument::fromJson(in.readAll()).object();
-    QJsonObject l = p["layout"].toObject();
-    for (auto it = layout_patch.begin(); it != layout_patch.end(); ++it) l[it.key()] = it.value();
-    p["layout"] = l;
-    const QString path = dir.filePath(QLatin1String(name));
-    QFile out(path);
-    if (!out.open(QIODevice::WriteOnly)) return {};
-    out.write(QJsonDocument(p).toJson());
-    return path;
-}
-
 QJsonObject groupChange(const QJsonArray& groups, const char* kind) {
     for (const auto& g : groups)
         if (g.toObject()["kind"].toString() == QLatin1String(kind)) return g.toObject();

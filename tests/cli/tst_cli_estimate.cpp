@@ -9,24 +9,6 @@
 
 #include "clitest.h"
 
-namespace {
-
-QString write_variant(QTemporaryDir& dir, const char* ex, const QJsonObject& layout_patch, const char* name) {
-    QFile in(example(ex));
-    in.open(QIODevice::ReadOnly);
-    QJsonObject p = QJsonDocument::fromJson(in.readAll()).object();
-    QJsonObject l = p["layout"].toObject();
-    for (auto it = layout_patch.begin(); it != layout_patch.end(); ++it) l[it.key()] = it.value();
-    p["layout"] = l;
-    const QString path = dir.filePath(QLatin1String(name));
-    QFile out(path);
-    out.open(QIODevice::WriteOnly);
-    out.write(QJsonDocument(p).toJson());
-    return path;
-}
-
-}  // namespace
-
 class TestCliEstimate : public QObject {
     Q_OBJECT
 private slots:
