@@ -1,6 +1,7 @@
 // paraplan: the desktop topology designer.
 #include "clustercanvas.h"
 #include "clusterpalette.h"
+#include "compareview.h"
 #include "exportdialog.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
@@ -113,6 +114,11 @@ int main(int argc, char** argv) {
     QCommandLineOption framesOpt(QStringLiteral("frames"), QStringLiteral("With --playback-frames: how many frames (default 60)."),
                                  QStringLiteral("n"), QStringLiteral("60"));
     parser.addOptions({playbackOpt, framesOpt});
+    QCommandLineOption compareOpt(QStringLiteral("compare"),
+                                  QStringLiteral("With --screenshot: put the open project and this project file side by "
+                                                 "side in the Compare view (repeatable)."),
+                                  QStringLiteral("file"));
+    parser.addOption(compareOpt);
     parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
                        selectOpt, dryRunOpt, noPaletteOpt, exportOpt, invokeOpt, waitOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
@@ -195,6 +201,16 @@ int main(int argc, char** argv) {
         window.resize(w, h);
         QApplication::processEvents();
         window.resize(w, h);   // again, now that the docks are tabbed (the first can be widened)
+        if (parser.isSet(compareOpt)) {
+            window.compareView()->addCurrentProject();
+            for (const QString& f : parser.values(compareOpt)) {
+                QString err;
+                if (!window.compareView()->addFile(f, &err)) {
+                    std::fprintf(stderr, "paraplan: --compare %s: %s\n", qPrintable(f), qPrintable(err));
+                    return 2;
+                }
+            }
+        }
         if (parser.isSet(viewOpt) && !window.raiseView(parser.value(viewOpt))) {
             std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
                          qPrintable(window.viewNames().join(QStringLiteral(", "))));

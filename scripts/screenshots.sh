@@ -88,6 +88,20 @@ shot view-run "${RUN[@]}" --view run --grab-view --size 1200x560 --dry-run
 shot view-gpus "${GPT2[@]}" --view gpus --grab-view --size 1200x380
 shot export-dialog "${EX70[@]}" --export-format megatron --size 1100x640
 shot view-planner "${EX70[@]}" --view planner --grab-view --size 1200x560
+# Compare: the 70B example (tp 8, pp 4) beside tp 4 x pp 8 and beside interleaved 1F1B.
+variant() {   # variant NAME 'python assignments to d["layout"]': a copy of the 70B example
+  python3 - "$ROOT/resources/examples/llama3.1-70b-4nodes.paraplan.json" "$scratch/$1.paraplan.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3], {"d": d})
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+PY
+}
+variant tp4-pp8 'd["layout"].update(tp=4, pp=8)'
+variant interleaved 'd["layout"].update(schedule="interleaved", chunks=2)'
+shot view-compare "${EX70[@]}" --compare "$scratch/tp4-pp8.paraplan.json" --compare "$scratch/interleaved.paraplan.json" \
+     --view compare --grab-view --size 1500x760
+shot view-links "${EX70[@]}" --view links --grab-view --size 900x290
 shot view-shardformer "${GPT2[@]}" --view shardformer --grab-view --size 620x400
 shot view-lessons "${GPT2[@]}" --view lessons --invoke startSelected --invoke makeChange --grab-view --size 620x560
 

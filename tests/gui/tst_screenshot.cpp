@@ -1,7 +1,7 @@
 // `paraplan --screenshot out.png [--view v]` renders the window offscreen: each
 // image has the requested size and is not blank (its pixels vary). The options the
 // documentation pictures use (--grab-view, --set, --colour, --group, --select-rank,
-// --dry-run, --no-palette, --export-format, --invoke, --wait) change what is drawn, and bad values are usage errors (exit 2).
+// --dry-run, --no-palette, --export-format, --invoke, --wait, --compare) change what is drawn, and bad values are usage errors (exit 2).
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -128,6 +128,27 @@ private slots:
         const Shot bad = shot(QStringLiteral("export-bad"), base + QStringList{QStringLiteral("nonsense")});
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.err.contains("unknown export format"));
+    }
+
+    // --compare FILE puts the open project and the file side by side in the Compare view: the
+    // view draws its columns (different from the empty view); a file that does not load is a
+    // usage error naming it.
+    void compareCandidates() {
+        const QString example = QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3.1-70b-4nodes.paraplan.json");
+        const QStringList view{QStringLiteral("--example"), QStringLiteral("llama3.1-70b-4nodes"), QStringLiteral("--view"),
+                               QStringLiteral("compare"), QStringLiteral("--grab-view"), QStringLiteral("--size"),
+                               QStringLiteral("900x500")};
+        const Shot empty = shot(QStringLiteral("compare0"), view);
+        QCOMPARE(empty.code, 0);
+        const Shot two = shot(QStringLiteral("compare2"), view + QStringList{QStringLiteral("--compare"), example});
+        QCOMPARE(two.code, 0);
+        QCOMPARE(two.img.size(), QSize(900, 500));
+        QVERIFY(two.img != empty.img);
+        QVERIFY2(variance(two.img) > 100, qPrintable(QString::number(variance(two.img))));
+        const Shot bad = shot(QStringLiteral("compare-bad"), view + QStringList{QStringLiteral("--compare"), tmp_.filePath(QStringLiteral("nosuch.json"))});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--compare") && bad.err.contains("nosuch.json"), bad.err.constData());
+        QVERIFY(bad.img.isNull());
     }
 
     void badOptionsAreUsageErrors() {
