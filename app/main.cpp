@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
         for (int i = 1; i < argc; ++i) {
             const QByteArray a(argv[i]);
             if (a == "--help" || a == "-h" || a == "--help-all" || a == "--version" || a == "-v" ||
-                a.startsWith("--screenshot")) {
+                a.startsWith("--screenshot") || a.startsWith("--playback-frames")) {
                 qputenv("QT_QPA_PLATFORM", "offscreen");
                 break;
             }
@@ -177,7 +177,10 @@ int main(int argc, char** argv) {
         const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
         window.setAttribute(Qt::WA_DontShowOnScreen);
         window.show();
-        window.resize(wh.size() == 2 ? qBound(320, wh[0].toInt(), 8000) : 1600, wh.size() == 2 ? qBound(240, wh[1].toInt(), 8000) : 1000);
+        const QSize size(wh.size() == 2 ? qBound(320, wh[0].toInt(), 8000) : 1600, wh.size() == 2 ? qBound(240, wh[1].toInt(), 8000) : 1000);
+        window.resize(size);
+        QApplication::processEvents();
+        window.resize(size);   // again, once the docks are tabbed (as for --screenshot)
         QStringList files;
         QString err;
         if (!window.exportPlayback(parser.value(playbackOpt), parser.value(framesOpt).toInt(), &files, &err)) {

@@ -34,7 +34,12 @@ bool MainWindow::exportPlayback(const QString& dir, int frames, QStringList* fil
                          QStringLiteral("10"), QStringLiteral("-i"), QDir(dir).filePath(QStringLiteral("frame_%04d.png")),
                          QStringLiteral("-vf"), QStringLiteral("scale=trunc(iw/2)*2:trunc(ih/2)*2"), QStringLiteral("-pix_fmt"),
                          QStringLiteral("yuv420p"), mp4});
-        if (p.waitForFinished(120000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0) written << mp4;
+        if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+            return fail(tr("%1 could not encode %2: %3")
+                            .arg(ffmpeg, mp4,
+                                 p.error() == QProcess::Timedout ? tr("timed out after 120 s")
+                                                                 : QString::fromLocal8Bit(p.readAllStandardError()).trimmed()));
+        written << mp4;
     }
     if (files) *files = written;
     return true;

@@ -9,7 +9,7 @@ cd "$ROOT"
 PARAPLAN_BUILD_PACKAGES=(build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libgl-dev)
 PARAPLAN_TEST_PACKAGES=(clang python3 python3-yaml xvfb xauth dpkg-dev desktop-file-utils appstream file
-  openssh-server openssh-client procps python3-torch slurmctld slurmd slurm-client munge)
+  openssh-server openssh-client procps python3-torch slurmctld slurmd slurm-client munge ffmpeg)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -2,7 +2,7 @@
 // timeline; at the playhead the cluster canvas and the rank grid show, rank by rank,
 // what core's active_at() says that rank's pipeline stage does; the status names the
 // running collectives; the link-traffic table lists core's links; the playback exports
-// as a PNG sequence.
+// as a PNG sequence and, with ffmpeg, an MP4 that ffprobe reads back.
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords
 
 #include "clustercanvas.h"
@@ -15,6 +15,9 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QLabel>
@@ -23,6 +26,8 @@
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
+
+#include <cmath>
 
 using namespace paraplan;
 using namespace paraplan::estimate;
@@ -35,6 +40,7 @@ private slots:
     void viewsFollowActiveSet();
     void linkTrafficTable();
     void exportPngSequence();
+    void exportMp4();
     void commandLineFrames();
 
 private:
@@ -189,6 +195,45 @@ void TestPlayback::exportPngSequence() {
     QVERIFY(first != mid);   // the playhead and the tiles moved
     // The last frame is the end of the step.
     QCOMPARE(w->stepPlayer()->time(), w->stepPlayer()->playback()->step_s);
+}
+
+void TestPlayback::exportMp4() {
+    // With Debian's ffmpeg installed the frames are also encoded as DIR/playback.mp4 (H.264,
+    // yuv420p, 10 frames per second as the user guide says); ffprobe reads it back.
+    const QString ffprobe = QStandardPaths::findExecutable(QStringLiteral("ffprobe"));
+    if (QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty() || ffprobe.isEmpty())
+        QSKIP("ffmpeg/ffprobe not on PATH (apt-get install ffmpeg): the MP4 export is not tested");
+    auto w = exampleWindow(dir_, "mixtral-8x7b-2nodes-ep");
+    w->setAttribute(Qt::WA_DontShowOnScreen);
+    w->show();
+    w->resize(1300, 850);
+    QTemporaryDir out;
+    const QString dir = out.filePath(QStringLiteral("mp4"));
+    QStringList files;
+    QString err;
+    const int frames = 7;
+    QVERIFY2(w->exportPlayback(dir, frames, &files, &err), qPrintable(err));
+    QCOMPARE(files.filter(QStringLiteral(".png")).size(), frames);
+    QCOMPARE(files.filter(QStringLiteral(".mp4")), QStringList{QDir(dir).filePath(QStringLiteral("playback.mp4"))});
+    const QImage first(files.first());
+    QProcess probe;
+    probe.start(ffprobe, {QStringLiteral("-v"), QStringLiteral("error"), QStringLiteral("-count_frames"),
+                          QStringLiteral("-select_streams"), QStringLiteral("v:0"), QStringLiteral("-show_entries"),
+                          QStringLiteral("stream=codec_name,pix_fmt,width,height,nb_read_frames,r_frame_rate:format=duration"),
+                          QStringLiteral("-of"), QStringLiteral("json"), files.last()});
+    QVERIFY(probe.waitForFinished(60000));
+    QCOMPARE(probe.exitCode(), 0);
+    const QJsonObject info = QJsonDocument::fromJson(probe.readAllStandardOutput()).object();
+    const QJsonObject stream = info.value(QStringLiteral("streams")).toArray().at(0).toObject();
+    QCOMPARE(stream.value(QStringLiteral("codec_name")).toString(), QStringLiteral("h264"));
+    QCOMPARE(stream.value(QStringLiteral("pix_fmt")).toString(), QStringLiteral("yuv420p"));
+    QCOMPARE(stream.value(QStringLiteral("nb_read_frames")).toString().toInt(), frames);
+    QCOMPARE(stream.value(QStringLiteral("r_frame_rate")).toString(), QStringLiteral("10/1"));
+    // The frames' size, rounded down to even (yuv420p needs it).
+    QCOMPARE(stream.value(QStringLiteral("width")).toInt(), first.width() / 2 * 2);
+    QCOMPARE(stream.value(QStringLiteral("height")).toInt(), first.height() / 2 * 2);
+    const double duration = info.value(QStringLiteral("format")).toObject().value(QStringLiteral("duration")).toString().toDouble();
+    QVERIFY2(std::abs(duration - frames / 10.0) < 0.05, qPrintable(QString::number(duration)));
 }
 
 void TestPlayback::commandLineFrames() {
