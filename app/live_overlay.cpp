@@ -47,8 +47,15 @@ void LiveOverlayFeeder::start(runtime::TelemetryMonitor* monitor, int interval_m
 void LiveOverlayFeeder::stop() {
     timer_->stop();
     monitor_ = nullptr;
+    if (paused_) return;   // the views show the step playback, not this job
     if (canvas_) canvas_->clearLiveOverlay();
     if (grid_) grid_->clearLiveOverlay();
+}
+
+void LiveOverlayFeeder::setPaused(bool paused) {
+    if (paused == paused_) return;
+    paused_ = paused;
+    if (!paused_ && monitor_) tick();
 }
 
 void LiveOverlayFeeder::tick() {
@@ -56,8 +63,9 @@ void LiveOverlayFeeder::tick() {
     runtime::HeatOptions o;
     o.now_s = monitor_->now_s();
     o.expected_mib = expected_mib_;
+    ++ticks_;
+    if (paused_) return;
     const LiveOverlay live = overlay(monitor_->store(), editor_->rankMap(), o);
     if (canvas_) canvas_->setLiveOverlay(live);
     if (grid_) grid_->setLiveOverlay(live);
-    ++ticks_;
 }

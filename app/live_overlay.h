@@ -28,6 +28,10 @@ public:
     void stop();   // clears both views
     bool running() const;
     int ticks() const { return ticks_; }
+    // While paused (the step playback colours the views) ticks keep reading the telemetry but
+    // leave both views alone, and stop() does not clear them; resuming shows the latest tick.
+    void setPaused(bool paused);
+    bool paused() const { return paused_; }
 
     // Both metrics of one moment, for the views.
     static LiveOverlay overlay(const paraplan::runtime::TelemetryStore& store, const paraplan::topology::RankMap& map,
@@ -44,4 +48,5 @@ private:
     QTimer* timer_;
     std::vector<std::optional<double>> expected_mib_;   // per rank, from the estimate
     int ticks_ = 0;
+    bool paused_ = false;
 };

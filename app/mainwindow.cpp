@@ -232,9 +232,23 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
             if (auto* mon = run_->monitor()) {
                 gpus_->setMonitor(mon, doc_->project().cluster);
                 feeder->start(mon);
+                if (feeder->paused())
+                    statusBar()->showMessage(tr("Step playback colours the canvas and rank grid: live GPU colouring "
+                                                "paused until the playback stops (■)"));
             }
         });
         connect(run_, &paraplan::widgets::RunPanel::jobFinished, feeder, &LiveOverlayFeeder::stop);
+        // The step playback and a job's live colouring share the canvas and rank grid: the
+        // playback wins while it is shown, the live colouring waits and says so.
+        connect(player_, &StepPlayer::showingChanged, this, [this, feeder](bool playing) {
+            feeder->setPaused(playing);
+            if (!feeder->running()) return;
+            if (playing)
+                statusBar()->showMessage(tr("Step playback colours the canvas and rank grid: live GPU colouring paused "
+                                            "until the playback stops (■)"));
+            else
+                statusBar()->showMessage(tr("Live GPU colouring resumed"), 5000);
+        });
         connect(run_, &paraplan::widgets::RunPanel::probeChecked, this,
                 [this](const std::vector<paraplan::runtime::ProbeGroupCheck>& checks) {
                     grid_->setProbeChecks(checks);

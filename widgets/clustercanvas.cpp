@@ -291,6 +291,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("canvasInfo"));
     info_->setContentsMargins(8, 3, 8, 3);
+    info_->setWordWrap(true);   // a long line wraps instead of widening the window
     auto* infoRow = new QHBoxLayout;
     infoRow->addWidget(info_, 1);
     legend_ = new HeatLegend(this);   // shown while the tiles show a live metric
@@ -493,7 +494,9 @@ void ClusterCanvas::updateAxes() {
     }
     colourBy_->addItem(tr("node"), QStringLiteral("node"));
     colourBy_->addItem(tr("GPU type"), QStringLiteral("gpu"));
-    if (!live_.empty()) {
+    if (live_.playback) {
+        colourBy_->addItem(tr("Step playback"), heat::kUtilization);
+    } else if (!live_.empty()) {
         colourBy_->addItem(tr("GPU utilization (live)"), heat::kUtilization);
         colourBy_->addItem(tr("GPU memory (live)"), heat::kMemory);
     }
@@ -521,14 +524,16 @@ void ClusterCanvas::setColourAxis(const QString& axis) {
 QString ClusterCanvas::colourAxis() const { return colourBy_->currentData().toString(); }
 
 void ClusterCanvas::setLiveOverlay(const LiveOverlay& overlay) {
-    const bool first = live_.empty();
+    // The first overlay, or one from the other source (playback <-> live job), is shown.
+    const bool first = live_.empty() || live_.playback != overlay.playback;
     live_ = overlay;
     if (first && !live_.empty()) preferredAxis_ = heat::kUtilization;
     refresh();
 }
 
 void ClusterCanvas::updateLiveOverlay(const LiveOverlay& overlay) {
-    if (live_.empty() || colourAxis() != heat::kUtilization || overlay.utilization.cells.size() != live_.utilization.cells.size())
+    if (live_.empty() || live_.playback != overlay.playback || colourAxis() != heat::kUtilization ||
+        overlay.utilization.cells.size() != live_.utilization.cells.size())
         return setLiveOverlay(overlay);
     live_ = overlay;
     for (NodeItem* item : nodes_) item->setTileHeat(live_.utilization);

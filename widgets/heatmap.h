@@ -45,6 +45,9 @@ struct Heatmap {
 // What a running job feeds the views each tick: both metrics, the toggle picks one.
 struct LiveOverlay {
     Heatmap utilization, memory;
+    // From the step playback (what each GPU computes at the playhead, in `utilization`),
+    // not a running job's telemetry: "Colour by" then says "Step playback".
+    bool playback = false;
     bool empty() const { return utilization.empty() && memory.empty(); }
 };
 

@@ -308,7 +308,9 @@ void RankGrid::refresh() {
         groupKind_->clear();
         colourBy_->addItem(tr("node"), QStringLiteral("node"));
         for (const auto& n : m.coord_names) colourBy_->addItem(QString::fromStdString(n), QString::fromStdString(n));
-        if (!live_.empty()) {
+        if (live_.playback) {
+            colourBy_->addItem(tr("Step playback"), heat::kUtilization);
+        } else if (!live_.empty()) {
             colourBy_->addItem(tr("GPU utilization (live)"), heat::kUtilization);
             colourBy_->addItem(tr("GPU memory (live)"), heat::kMemory);
         }
@@ -419,7 +421,7 @@ QString RankGrid::rankToolTip(int rank) const { return canvas_->toolTipFor(rank)
 QString RankGrid::infoText() const { return info_->text(); }
 
 void RankGrid::setLiveOverlay(const LiveOverlay& overlay) {
-    const bool first = live_.empty();
+    const bool first = live_.empty() || live_.playback != overlay.playback;   // or from the other source
     live_ = overlay;
     if (first && !live_.empty()) {
         preferredColour_ = heat::kUtilization;

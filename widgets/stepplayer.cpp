@@ -162,6 +162,7 @@ void StepPlayer::show(bool on) {
         if (canvas_) canvas_->clearLiveOverlay();
         if (grid_) grid_->clearLiveOverlay();
     }
+    emit showingChanged(on);
 }
 
 void StepPlayer::setTime(double t_s) {
@@ -177,6 +178,7 @@ void StepPlayer::update_views() {
     if (!playback_) return;
     active_ = active_at(*playback_, t_);
     LiveOverlay o;
+    o.playback = true;
     o.utilization = heatmapAt(*playback_, active_);
     if (canvas_) canvas_->updateLiveOverlay(o);
     if (grid_) grid_->setLiveOverlay(o);

@@ -66,6 +66,9 @@ public:
 
 signals:
     void timeChanged(double t_s);
+    // The playback started or stopped colouring the canvas and rank grid (it wins over a
+    // running job's live colouring, which the main window pauses meanwhile).
+    void showingChanged(bool showing);
     // The playback was rebuilt (the link-traffic view follows it).
     void playbackChanged();
     // The panel's Export… button: save the playback as pictures (the main window does it).

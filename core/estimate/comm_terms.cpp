@@ -67,13 +67,6 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
             r.cp_bwd_s = r.cp_fwd_s;
         }
     }
-    const GroupLink& epl = c.link[kEp];
-    if (c.ep > 1 && s.experts > 0) {
-        const double tok = tokens / (c.sequence_parallel ? tp : 1.0);
-        r.ep_bytes = tok * std::max(1, s.top_k) * s.h * 2;
-        r.ep_count = 2;   // dispatch + combine
-        r.ep_s = 2 * all_to_all_s(epl, hw, r.ep_bytes);
-    }
     const GroupLink& ppl = c.link[kPp];
     if (pp > 1) {
         r.pp_bytes = act_bytes / (c.sequence_parallel ? tp : 1.0);

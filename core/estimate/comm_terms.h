@@ -1,7 +1,7 @@
 #pragma once
 // The communication the step-time model charges, term by term: per layer and
-// microbatch (TP collectives, CP ring steps or Ulysses all-to-alls, EP dispatch and
-// combine, the PP send/recv), per stage and microbatch (ZeRO-3 parameter gathers),
+// microbatch (TP collectives, CP ring steps or Ulysses all-to-alls, the PP send/recv;
+// EP dispatch and combine are moe.h's), per stage and microbatch (ZeRO-3 parameter gathers),
 // and per stage per step (the data-parallel gradient reduction). stage_times() and
 // estimate_time() add these up; the step playback (step_playback.h) shows the same
 // terms as events, so the picture and the estimate cannot disagree.
@@ -39,10 +39,7 @@ struct LayerComm {
     double cp_call_s = 0;        // one ring step or one all-to-all on the cp link
     int cp_fwd_count = 0, cp_bwd_count = 0;
     double cp_fwd_s = 0, cp_bwd_s = 0;
-    // EP (MoE layers only): dispatch + combine all-to-all, each way.
-    double ep_bytes = 0;
-    int ep_count = 0;            // all-to-alls per MoE layer, one direction
-    double ep_s = 0;             // one direction, per MoE layer
+    // EP (MoE layers only): dispatch and combine are the MoE model's (moe.h: moe_bytes, moe_comm).
     // PP: the activation (forward) or its gradient (backward) to the neighbour stage.
     double pp_bytes = 0;
     int pp_count = 0;            // sends per direction per microbatch (chunks when interleaved)

@@ -83,42 +83,56 @@ double nodes_reached(int experts, int top_k, int nodes) {
     return nodes * (1 - miss);
 }
 
-MoeComm moe_comm(const LayerShapes& s, const Config& c, const Hardware& hw) {
-    MoeComm r;
-    if (s.experts <= 0 || (c.ep <= 1 && c.etp <= 1)) return r;
+MoeBytes moe_bytes(const LayerShapes& s, const Config& c) {
+    MoeBytes b;
+    if (s.experts <= 0 || (c.ep <= 1 && c.etp <= 1)) return b;
     const double load = moe_load_factor(c.moe);
     const double t_in = moe_tokens_in(c);
     const double k = std::max(1, s.top_k);
     const double routed = t_in * k * s.h * load;   // elements each way, busiest rank
-    const double d_bytes = c.moe.fp8_dispatch ? kFp8DispatchBytes : kBf16Bytes;
+    if (c.ep > 1) {
+        if (c.moe.dispatcher == MoeDispatcher::allgather) {
+            // MoEAllGatherTokenDispatcher (core_v0.19.0): every rank gathers the hidden states of
+            // its TP x EP group and reduce-scatters the expert outputs back; no top_k copies.
+            const double gathered = t_in * s.h * kBf16Bytes * c.ep * std::max(1, c.etp);
+            b.dispatch_fwd = b.combine_fwd = b.dispatch_bwd = b.combine_bwd = gathered;
+        } else {
+            b.dispatch_fwd = routed * (c.moe.fp8_dispatch ? kFp8DispatchBytes : kBf16Bytes);
+            b.combine_fwd = b.dispatch_bwd = b.combine_bwd = routed * kBf16Bytes;
+        }
+    }
+    // The received tokens are all-gathered over the expert-TP group (innermost in Megatron's
+    // expert order tp-ep-dp-pp) and the outputs reduce-scattered back.
+    if (c.etp > 1 && c.moe.dispatcher != MoeDispatcher::allgather) b.etp_gathered = routed * kBf16Bytes * c.etp;
+    return b;
+}
+
+MoeComm moe_comm(const LayerShapes& s, const Config& c, const Hardware& hw) {
+    MoeComm r;
+    if (s.experts <= 0 || (c.ep <= 1 && c.etp <= 1)) return r;
+    const MoeBytes b = moe_bytes(s, c);
+    const double k = std::max(1, s.top_k);
     const GroupLink& epl = c.link[kEp];
     if (c.ep > 1) {
         switch (c.moe.dispatcher) {
         case MoeDispatcher::alltoall:
-            r.fwd_s = all_to_all_s(epl, hw, routed * d_bytes) + all_to_all_s(epl, hw, routed * kBf16Bytes);
-            r.bwd_s = 2 * all_to_all_s(epl, hw, routed * kBf16Bytes);
+            r.fwd_s = all_to_all_s(epl, hw, b.dispatch_fwd) + all_to_all_s(epl, hw, b.combine_fwd);
+            r.bwd_s = all_to_all_s(epl, hw, b.dispatch_bwd) + all_to_all_s(epl, hw, b.combine_bwd);
             break;
-        case MoeDispatcher::allgather: {
-            // MoEAllGatherTokenDispatcher (core_v0.19.0): every rank gathers the hidden states of
-            // its TP x EP group and reduce-scatters the expert outputs back; no top_k copies.
-            const double gathered = t_in * s.h * kBf16Bytes * c.ep * std::max(1, c.etp);
-            r.fwd_s = all_gather_s(epl, gathered) + reduce_scatter_s(epl, gathered);
-            r.bwd_s = r.fwd_s;
+        case MoeDispatcher::allgather:
+            r.fwd_s = all_gather_s(epl, b.dispatch_fwd) + reduce_scatter_s(epl, b.combine_fwd);
+            r.bwd_s = all_gather_s(epl, b.dispatch_bwd) + reduce_scatter_s(epl, b.combine_bwd);
             break;
-        }
         case MoeDispatcher::deepep:
-            r.fwd_s = deepep_s(epl, hw, s, routed * d_bytes, t_in * s.h * load * d_bytes) +
-                      deepep_s(epl, hw, s, routed * kBf16Bytes, t_in * s.h * load * kBf16Bytes);
-            r.bwd_s = 2 * deepep_s(epl, hw, s, routed * kBf16Bytes, t_in * s.h * load * kBf16Bytes);
+            // A token crosses the network once per node, not once per expert: 1/top_k of the routed bytes.
+            r.fwd_s = deepep_s(epl, hw, s, b.dispatch_fwd, b.dispatch_fwd / k) + deepep_s(epl, hw, s, b.combine_fwd, b.combine_fwd / k);
+            r.bwd_s = deepep_s(epl, hw, s, b.dispatch_bwd, b.dispatch_bwd / k) + deepep_s(epl, hw, s, b.combine_bwd, b.combine_bwd / k);
             break;
         }
     }
-    if (c.etp > 1 && c.moe.dispatcher != MoeDispatcher::allgather) {
-        // The received tokens are all-gathered over the expert-TP group (innermost in Megatron's
-        // expert order tp-ep-dp-pp) and the outputs reduce-scattered back.
+    if (b.etp_gathered > 0) {
         const GroupLink etpl = strided_link(hw, c.etp, 1);
-        const double gathered = routed * kBf16Bytes * c.etp;
-        const double t = all_gather_s(etpl, gathered) + reduce_scatter_s(etpl, gathered);
+        const double t = all_gather_s(etpl, b.etp_gathered) + reduce_scatter_s(etpl, b.etp_gathered);
         r.fwd_s += t;
         r.bwd_s += t;
     }

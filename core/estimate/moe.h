@@ -60,8 +60,26 @@ double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& 
 // `nodes` nodes and chosen uniformly: nodes x (1 - C(E - E/nodes, k) / C(E, k)).
 double nodes_reached(int experts, int top_k, int nodes);
 
+// Bytes of one MoE layer's token movement for one microbatch on the busiest GPU: what
+// moe_comm() times and what the step playback draws (estimate/step_playback.h), so the two
+// cannot disagree. Over the EP group (ep > 1): the alltoall and deepep dispatchers move
+// routed = T_in x top_k x hidden x load values each way (dispatch in FP8 + scales when
+// fp8_dispatch, else BF16; combine and the backward pair in BF16); the allgather dispatcher
+// all-gathers the T_in x hidden BF16 states of the ep x etp ranks and reduce-scatters the
+// outputs, both ways. With expert tensor parallelism (etp > 1, not allgather) the received
+// tokens are all-gathered over etp and the outputs reduce-scattered, each call etp_gathered bytes.
+struct MoeBytes {
+    double dispatch_fwd = 0, combine_fwd = 0;   // forward: dispatch, then combine
+    double dispatch_bwd = 0, combine_bwd = 0;   // backward: the gradients of both
+    double etp_gathered = 0;                    // per ETP call; 2 calls each way (0: no ETP)
+    double fwd() const { return dispatch_fwd + combine_fwd + 2 * etp_gathered; }
+    double bwd() const { return dispatch_bwd + combine_bwd + 2 * etp_gathered; }
+};
+MoeBytes moe_bytes(const LayerShapes& s, const Config& c);
+
 // Dispatch + combine of one MoE layer, one microbatch, forward and backward, on the busiest
-// GPU (EP link from the placement model; ETP all-gather / reduce-scatter when etp > 1).
+// GPU (EP link from the placement model; ETP all-gather / reduce-scatter when etp > 1), the
+// bytes of moe_bytes() over those links.
 struct MoeComm {
     double fwd_s = 0, bwd_s = 0;
 };

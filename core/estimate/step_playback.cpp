@@ -1,5 +1,7 @@
 #include "estimate/step_playback.h"
 
+#include "estimate/moe.h"
+
 #include "estimate/comm.h"
 #include "estimate/simulated_pipeline.h"
 #include "topology/build_rank_map.h"
@@ -158,6 +160,11 @@ StepPlayback step_playback(const Project& p, const Hardware& hw) {
     const LayerShapes shapes = layer_shapes(p.model);
     const LayerComm lc = layer_comm(shapes, c, hw, 0);
     const auto params = stage_params(shapes, c);
+    // Dispatch/combine bytes and times of one MoE layer: the estimate's own MoE model (moe.h).
+    const MoeBytes ep_bytes = moe_bytes(shapes, c);
+    const MoeComm ep_time = shapes.experts > 0 ? moe_comm(shapes, c, hw) : MoeComm{};
+    const bool ep_gather = c.moe.dispatcher == MoeDispatcher::allgather;
+    const double ep_layer_calls = (c.ep > 1 ? 2 : 0) + (ep_bytes.etp_gathered > 0 ? 2 : 0);
 
     // Per op: compute first, then one block per kind for the exposed share the estimate charges.
     pb.op_comm_begin.reserve(tl.ops.size() + 1);
@@ -205,9 +212,11 @@ StepPlayback step_playback(const Project& p, const Hardware& hw) {
         add(kCp, lc.cp_ring ? CollectiveOp::send_recv : CollectiveOp::all_to_all,
             lc.cp_ring ? "CP ring K/V exchange" : "CP (Ulysses) all-to-all", cp_calls * lc.cp_bytes, cp_calls,
             0.5 * st.cp / chunks, cp_calls * lc.cp_call_s);
-        const double ep_calls = moe * lc.ep_count;
-        add(kEp, CollectiveOp::all_to_all, "EP dispatch + combine all-to-all", ep_calls * lc.ep_bytes, ep_calls,
-            0.5 * st.ep / chunks, moe * lc.ep_s);
+        add(kEp, ep_gather ? CollectiveOp::all_gather : CollectiveOp::all_to_all,
+            std::string(ep_gather ? "EP dispatch all-gather + combine reduce-scatter" : "EP dispatch + combine all-to-all") +
+                (ep_bytes.etp_gathered > 0 ? " (+ expert-TP gather/scatter)" : ""),
+            moe * (fwd ? ep_bytes.fwd() : ep_bytes.bwd()), moe * ep_layer_calls, 0.5 * st.ep / chunks,
+            moe * (fwd ? ep_time.fwd_s : ep_time.bwd_s));
         if (c.zero_stage >= 3) {
             // Forward gathers the chunk's parameters; backward gathers them again and
             // reduce-scatters the gradients. The exposed share is split by wire time.

@@ -8,6 +8,7 @@
 // NVLink or the network where the rank map puts the groups.
 #include "estimate/estimate.h"
 #include "estimate/layers.h"
+#include "estimate/moe.h"
 #include "estimate/step_playback.h"
 #include "project/project.h"
 #include "schedule/generate.h"
@@ -43,6 +44,8 @@ private slots:
     void commMatchesEstimateTerms();
     void linkTrafficAddsUp();
     void expertAndContextTraffic();
+    void expertBytesFromMoeModel_data();
+    void expertBytesFromMoeModel();
     void events();
     void zero3SingleStage();
 };
@@ -280,6 +283,63 @@ void TestStepPlayback::expertAndContextTraffic() {
         }
     QVERIFY(ring);
     QVERIFY(std::abs(pc.step_s - pc.estimate.time.step_s) <= 1e-9 * pc.estimate.time.step_s);
+}
+
+void TestStepPlayback::expertBytesFromMoeModel_data() {
+    QTest::addColumn<QString>("dispatcher");
+    QTest::addColumn<bool>("fp8");
+    QTest::newRow("alltoall") << QStringLiteral("alltoall") << false;
+    QTest::newRow("deepep fp8") << QStringLiteral("deepep") << true;
+    QTest::newRow("allgather") << QStringLiteral("allgather") << false;
+}
+
+void TestStepPlayback::expertBytesFromMoeModel() {
+    // The EP dispatch/combine the playback draws carries the bytes and wire time of the MoE
+    // model the estimate charges (moe.h): per MoE layer and microbatch, routed = T_in x top_k x
+    // hidden x load values each way (load = the default imbalance 1.5), dispatch in FP8 + one
+    // fp32 scale per 128 values under DeepEP with FP8 (DeepEP README), everything else BF16.
+    QFETCH(QString, dispatcher);
+    QFETCH(bool, fp8);
+    Project p = load_example("mixtral-8x7b-2nodes-ep");
+    p.layout.moe_dispatcher = dispatcher.toStdString();
+    p.layout.fp8 = fp8;
+    const StepPlayback pb = step_playback(p);
+    const Config& c = pb.estimate.config;
+    QVERIFY(c.ep > 1);
+    QCOMPARE(c.moe.fp8_dispatch, fp8);
+    const LayerShapes shapes = layer_shapes(p.model);
+    const double t_in = double(c.micro_batch) * c.seq_len / c.cp / (c.sequence_parallel ? c.tp : 1);
+    const double routed = t_in * shapes.top_k * shapes.h * 1.5;
+    const MoeBytes mb = moe_bytes(shapes, c);
+    if (dispatcher == QLatin1String("allgather")) {
+        const double gathered = t_in * shapes.h * 2 * c.ep * std::max(1, c.etp);
+        QCOMPARE(mb.fwd(), 2 * gathered);
+        QCOMPARE(mb.bwd(), 2 * gathered);
+    } else {
+        QCOMPARE(mb.dispatch_fwd, routed * (fp8 ? 1 + 4.0 / 128 : 2.0));
+        QCOMPARE(mb.fwd(), mb.dispatch_fwd + routed * 2);
+        QCOMPARE(mb.bwd(), routed * 4);
+    }
+    const MoeComm mt = moe_comm(shapes, c, pb.estimate.hardware);
+    // Per stage over the step: every microbatch's forward and backward through the stage's MoE layers.
+    for (int s = 0; s < pb.pp; ++s) {
+        double bytes = 0, wire = 0;
+        int ep_blocks = 0;
+        for (const auto& x : pb.comms)
+            if (x.group == kEp && x.stage == s) {
+                QCOMPARE(x.op, dispatcher == QLatin1String("allgather") ? CollectiveOp::all_gather : CollectiveOp::all_to_all);
+                bytes += x.bytes;
+                wire += x.wire_s;
+                ++ep_blocks;
+            }
+        const double layers = c.moe_layers_per_stage[std::size_t(s)];
+        QVERIFY(layers > 0);
+        QCOMPARE(ep_blocks, 2 * c.num_microbatches);
+        const double want = c.num_microbatches * layers * (mb.fwd() + mb.bwd());
+        QVERIFY2(std::abs(bytes - want) <= 1e-9 * want, qPrintable(QStringLiteral("%1 vs %2").arg(bytes).arg(want)));
+        const double want_s = c.num_microbatches * layers * (mt.fwd_s + mt.bwd_s);
+        QVERIFY2(std::abs(wire - want_s) <= 1e-9 * want_s, qPrintable(QStringLiteral("%1 vs %2").arg(wire).arg(want_s)));
+    }
 }
 
 void TestStepPlayback::events() {

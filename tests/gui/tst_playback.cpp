@@ -8,10 +8,14 @@
 #include "clustercanvas.h"
 #include "guitest.h"
 #include "linktrafficview.h"
+#include "live_overlay.h"
 #include "rankgrid.h"
 #include "stepplayer.h"
 #include "timelineview.h"
+#include "runtime/ssh_command.h"
+#include "runtime/telemetry.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
@@ -22,6 +26,7 @@
 #include <QStandardPaths>
 #include <QLabel>
 #include <QSlider>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -41,6 +46,7 @@ private slots:
     void linkTrafficTable();
     void exportPngSequence();
     void exportMp4();
+    void playbackWinsOverLiveColouring();
     void commandLineFrames();
 
 private:
@@ -234,6 +240,73 @@ void TestPlayback::exportMp4() {
     QCOMPARE(stream.value(QStringLiteral("height")).toInt(), first.height() / 2 * 2);
     const double duration = info.value(QStringLiteral("format")).toObject().value(QStringLiteral("duration")).toString().toDouble();
     QVERIFY2(std::abs(duration - frames / 10.0) < 0.05, qPrintable(QString::number(duration)));
+}
+
+void TestPlayback::playbackWinsOverLiveColouring() {
+    // A job's live colouring and the playback share the canvas and rank grid: while the
+    // playback is shown it colours them ("Colour by" says "Step playback"), the live feeder's
+    // ticks leave them alone and the status bar says the live colouring is paused; stopping
+    // the playback brings the live colouring back, and a job ending under the playback does
+    // not clear it.
+    auto w = exampleWindow(dir_, "llama3.1-8b-pp4-1node");
+    w->setAttribute(Qt::WA_DontShowOnScreen);
+    w->show();
+    auto* feeder = w->findChild<LiveOverlayFeeder*>(QStringLiteral("liveOverlayFeeder"));
+    QVERIFY(feeder);
+    auto* canvasCombo = w->canvas()->findChild<QComboBox*>(QStringLiteral("colourBy"));
+    auto* gridCombo = w->rankGrid()->findChild<QComboBox*>(QStringLiteral("gridColourBy"));
+    QVERIFY(canvasCombo && gridCombo);
+    // A real monitor of the project's cluster, never started: every rank "no sample".
+    runtime::TelemetryMonitor monitor(w->project().cluster, runtime::SshOptions{}, 1000);
+    feeder->start(&monitor, 3'600'000);   // ticked by hand below
+    QVERIFY(feeder->running());
+    QVERIFY(!w->canvas()->liveOverlay().empty());
+    QVERIFY(!w->canvas()->liveOverlay().playback);
+    QCOMPARE(canvasCombo->currentText(), QStringLiteral("GPU utilization (live)"));
+    QCOMPARE(gridCombo->currentText(), QStringLiteral("GPU utilization (live)"));
+    QVERIFY(!w->canvas()->tileHeat(0, 0)->has);
+
+    StepPlayer* player = w->stepPlayer();
+    QVERIFY(player->playback());
+    const double t = player->playback()->step_s * 0.25;
+    player->setTime(t);
+    QVERIFY(feeder->paused());
+    QVERIFY(w->canvas()->liveOverlay().playback);
+    QCOMPARE(w->canvas()->colourAxis(), heat::kUtilization);
+    QCOMPARE(canvasCombo->currentText(), QStringLiteral("Step playback"));
+    QCOMPARE(gridCombo->currentText(), QStringLiteral("Step playback"));
+    QCOMPARE(canvasCombo->findText(QStringLiteral("GPU utilization (live)")), -1);
+    QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("live GPU colouring paused")),
+             qPrintable(w->statusBar()->currentMessage()));
+    const Heatmap expected = StepPlayer::heatmapAt(*player->playback(), active_at(*player->playback(), t));
+    QCOMPARE(w->canvas()->tileHeat(0, 0)->text, expected.cells[0].text);
+    // A live tick while playing changes nothing on screen.
+    const int ticks = feeder->ticks();
+    feeder->tick();
+    QCOMPARE(feeder->ticks(), ticks + 1);
+    QVERIFY(w->canvas()->liveOverlay().playback);
+    QCOMPARE(w->canvas()->tileHeat(0, 0)->text, expected.cells[0].text);
+    QCOMPARE(w->rankGrid()->cellHeat(0)->text, expected.cells[0].text);
+    QCOMPARE(canvasCombo->currentText(), QStringLiteral("Step playback"));
+
+    // Stop the playback: the live colouring is back at once.
+    player->stop();
+    QVERIFY(!feeder->paused());
+    QVERIFY(!w->canvas()->liveOverlay().empty());
+    QVERIFY(!w->canvas()->liveOverlay().playback);
+    QCOMPARE(canvasCombo->currentText(), QStringLiteral("GPU utilization (live)"));
+    QCOMPARE(gridCombo->currentText(), QStringLiteral("GPU utilization (live)"));
+    QVERIFY(!w->canvas()->tileHeat(0, 0)->has);
+    QVERIFY(w->statusBar()->currentMessage().contains(QStringLiteral("resumed")));
+
+    // The job ends while the playback is shown: the playback stays.
+    player->setTime(t);
+    feeder->stop();
+    QVERIFY(w->canvas()->liveOverlay().playback);
+    QCOMPARE(w->canvas()->tileHeat(0, 0)->text, expected.cells[0].text);
+    player->stop();
+    QVERIFY(w->canvas()->liveOverlay().empty());   // nothing live left: layout colours
+    QVERIFY(!w->canvas()->colourAxis().startsWith(QStringLiteral("live:")));
 }
 
 void TestPlayback::commandLineFrames() {
