@@ -25,11 +25,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <vector>
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
+    double load_start[1] = {-1}, load_end[1] = {-1};
+    getloadavg(load_start, 1);
     QStandardPaths::setTestModeEnabled(true);
     const int frames = argc > 1 ? std::max(3, std::atoi(argv[1])) : 90;
     QTemporaryDir tmp;
@@ -59,9 +62,10 @@ int main(int argc, char** argv) {
 
     player->setTime(0);   // shows the overlay (first frame switches the colouring)
     QApplication::processEvents();
-    std::vector<double> advance_ms, canvas_ms, grid_ms, timeline_ms, total_ms;
+    std::vector<double> advance_ms, canvas_ms, grid_ms, timeline_ms, total_ms, cpu_ms;
     player->setSpeed(1);
     for (int i = 0; i < frames; ++i) {
+        const double cpu0 = process_cpu_ms();
         const double a = ms([&] { player->advance(1.0 / 30); });
         const double c = ms([&] { canvas->repaint(); });
         const double g = ms([&] { grid->repaint(); });
@@ -71,6 +75,7 @@ int main(int argc, char** argv) {
         grid_ms.push_back(g);
         timeline_ms.push_back(t);
         total_ms.push_back(a + c + g + t);
+        cpu_ms.push_back(process_cpu_ms() - cpu0);
     }
     // The same repaints with nothing changed since the last one (the cost of painting alone).
     std::vector<double> canvas_again, grid_again;
@@ -84,10 +89,13 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 10; ++i) {
         const double t = pb.step_s * (i + 0.5) / 10;
         LiveOverlay o;
+        o.playback = true;   // as the player feeds it
         core_ms.push_back(ms([&] { o.utilization = StepPlayer::heatmapAt(pb, paraplan::estimate::active_at(pb, t)); }));
         canvas_set_ms.push_back(ms([&] { w.canvas()->setLiveOverlay(o); }));
         grid_set_ms.push_back(ms([&] { w.rankGrid()->setLiveOverlay(o); }));
     }
+    getloadavg(load_end, 1);
+    std::printf("load average (1 min): %.2f at start, %.2f at end\n", load_start[0], load_end[0]);
     std::printf("canvas zoom (level of detail): %.3f\n", w.canvas()->view()->transform().m11());
     std::printf("GPUs %d, pipeline stages %d, microbatches %d, ops %zu, collectives %zu, links %zu, frames %d\n",
                 w.project().world_size(), pb.pp, pb.timeline.microbatches, pb.timeline.ops.size(), pb.comms.size(),
@@ -102,5 +110,7 @@ int main(int argc, char** argv) {
                 median(canvas_set_ms), median(grid_set_ms));
     std::printf("frame total:                    median %.1f ms (max %.1f) = %.1f frames per second\n",
                 median(total_ms), worst(total_ms), 1000.0 / median(total_ms));
+    std::printf("frame CPU time:                 median %.1f ms (max %.1f) = %.1f frames per second on an idle core\n",
+                median(cpu_ms), worst(cpu_ms), 1000.0 / median(cpu_ms));
     return 0;
 }
