@@ -165,6 +165,13 @@ StepPlayback step_playback(const Project& p, const Hardware& hw) {
     const MoeComm ep_time = shapes.experts > 0 ? moe_comm(shapes, c, hw) : MoeComm{};
     const bool ep_gather = c.moe.dispatcher == MoeDispatcher::allgather;
     const double ep_layer_calls = (c.ep > 1 ? 2 : 0) + (ep_bytes.etp_gathered > 0 ? 2 : 0);
+    // Multi-token prediction modules run on the head stage, one layer each like the model's last
+    // (MoE when it is), and the estimate charges their dispatch too (time.cpp, stage_times).
+    const int head_stage = c.head_stage >= 0 ? c.head_stage : pp - 1;
+    const double mtp_moe_layers =
+        c.moe.mtp_layers > 0 && p.model.layers > 0 && shapes.experts > 0 && p.model.is_moe_layer(p.model.layers - 1)
+            ? c.moe.mtp_layers
+            : 0;
 
     // Per op: compute first, then one block per kind for the exposed share the estimate charges.
     pb.op_comm_begin.reserve(tl.ops.size() + 1);
@@ -181,7 +188,9 @@ StepPlayback step_playback(const Project& p, const Hardware& hw) {
         const int s = std::clamp(op.stage, 0, pp - 1);
         const StageTimes& st = e.time.stages[std::size_t(s)];
         const double layers = (s < int(c.layers_per_stage.size()) ? c.layers_per_stage[std::size_t(s)] : 0) / double(chunks);
-        const double moe = (s < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[std::size_t(s)] : 0) / double(chunks);
+        const double moe = ((s < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[std::size_t(s)] : 0) +
+                            (s == head_stage ? mtp_moe_layers : 0)) /
+                           double(chunks);
         std::vector<PlaybackComm> blocks;
         auto add = [&](GroupKind g, CollectiveOp cop, std::string label, double bytes, double count, double exposed,
                        double wire, int peer = -1) {

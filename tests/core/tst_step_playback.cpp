@@ -288,9 +288,11 @@ void TestStepPlayback::expertAndContextTraffic() {
 void TestStepPlayback::expertBytesFromMoeModel_data() {
     QTest::addColumn<QString>("dispatcher");
     QTest::addColumn<bool>("fp8");
-    QTest::newRow("alltoall") << QStringLiteral("alltoall") << false;
-    QTest::newRow("deepep fp8") << QStringLiteral("deepep") << true;
-    QTest::newRow("allgather") << QStringLiteral("allgather") << false;
+    QTest::addColumn<int>("mtp");
+    QTest::newRow("alltoall") << QStringLiteral("alltoall") << false << 0;
+    QTest::newRow("deepep fp8") << QStringLiteral("deepep") << true << 0;
+    QTest::newRow("allgather") << QStringLiteral("allgather") << false << 0;
+    QTest::newRow("alltoall + 1 MTP module") << QStringLiteral("alltoall") << false << 1;
 }
 
 void TestStepPlayback::expertBytesFromMoeModel() {
@@ -300,13 +302,17 @@ void TestStepPlayback::expertBytesFromMoeModel() {
     // fp32 scale per 128 values under DeepEP with FP8 (DeepEP README), everything else BF16.
     QFETCH(QString, dispatcher);
     QFETCH(bool, fp8);
+    QFETCH(int, mtp);
     Project p = load_example("mixtral-8x7b-2nodes-ep");
+    p.model.mtp_layers = mtp;   // Mixtral's layers are all MoE: an MTP module adds one on the last stage
     p.layout.moe_dispatcher = dispatcher.toStdString();
     p.layout.fp8 = fp8;
     const StepPlayback pb = step_playback(p);
     const Config& c = pb.estimate.config;
     QVERIFY(c.ep > 1);
     QCOMPARE(c.moe.fp8_dispatch, fp8);
+    QCOMPARE(c.moe.mtp_layers, mtp);
+    QCOMPARE(c.head_stage, c.pp - 1);   // the MTP module sits on the last stage
     const LayerShapes shapes = layer_shapes(p.model);
     const double t_in = double(c.micro_batch) * c.seq_len / c.cp / (c.sequence_parallel ? c.tp : 1);
     const double routed = t_in * shapes.top_k * shapes.h * 1.5;
@@ -332,7 +338,7 @@ void TestStepPlayback::expertBytesFromMoeModel() {
                 wire += x.wire_s;
                 ++ep_blocks;
             }
-        const double layers = c.moe_layers_per_stage[std::size_t(s)];
+        const double layers = c.moe_layers_per_stage[std::size_t(s)] + (s == pb.pp - 1 ? mtp : 0);
         QVERIFY(layers > 0);
         QCOMPARE(ep_blocks, 2 * c.num_microbatches);
         const double want = c.num_microbatches * layers * (mb.fwd() + mb.bwd());
