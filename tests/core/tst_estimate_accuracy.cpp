@@ -254,9 +254,10 @@ private slots:
         const auto all = run_all();
         const Summary held = summarise(all, "held_out");
         QVERIFY(held.mem_n > 0);
-        // Known miss (docs/accuracy.md): torchtitan's pipeline-parallel 405B runs reserve far
-        // more than the model counts; the mean is kept from regressing.
-        QVERIFY2(held.mem_mean_abs <= 0.30, qPrintable(QString("held-out memory mean |error| %1").arg(held.mem_mean_abs)));
+        // Known misses (docs/accuracy.md): torchtitan's 1F1B 405B runs reserve 15-24% more than
+        // the model counts, the H200 8B runs 27-28% less; mean and worst are kept from regressing.
+        QVERIFY2(held.mem_mean_abs <= 0.15, qPrintable(QString("held-out memory mean |error| %1").arg(held.mem_mean_abs)));
+        QVERIFY2(held.mem_worst <= 0.30, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));
         if (held.mem_worst > 0.10) QEXPECT_FAIL("", "held-out peak memory beyond 10% on some rows (docs/accuracy.md)", Continue);
         QVERIFY2(held.mem_worst <= 0.10, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));
     }
