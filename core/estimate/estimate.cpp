@@ -330,7 +330,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.moe.mtp_layers = m.mtp_layers;
 
     // Layers per stage.
-    const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw);
+    const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw,
+                                        l.account_for_embedding_in_pipeline_split, l.account_for_loss_in_pipeline_split);
     c.layers_per_stage = sl.layers;
     c.moe_layers_per_stage = sl.moe_layers;
     c.embedding_stage = sl.embedding_stage;
