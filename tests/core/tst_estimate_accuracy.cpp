@@ -122,7 +122,14 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     o.step_err = o.step_predicted / o.step_published - 1;
     if (r.contains("published_memory_gib")) {
         o.mem_published = r.at("published_memory_gib");
-        o.mem_predicted = (r.value("memory_metric", "reserved") == "reserved" ? e.memory.reserved_peak_bytes : e.memory.peak_bytes) / kGiB;
+        // The figure the source prints, named by the row: torch.cuda.max_memory_reserved
+        // ("reserved", torchtitan's log), max_memory_allocated ("allocated"), or the whole
+        // device footprint ("total", nvidia-smi).
+        const std::string which = r.value("memory_metric", "reserved");
+        if (which == "reserved") o.mem_predicted = e.memory.reserved_peak_bytes / kGiB;
+        else if (which == "allocated") o.mem_predicted = e.memory.allocated_peak_bytes / kGiB;
+        else if (which == "total") o.mem_predicted = e.memory.peak_bytes / kGiB;
+        else throw std::runtime_error("memory_metric must be reserved, allocated or total, not " + which);
     }
     o.fits = e.memory.fits;
     o.fit_check = r.value("fit_check", true);
