@@ -65,7 +65,9 @@ PARAPLAN_CLI_COMMAND(Command{
     "cannot be read. Method and accuracy: docs/accuracy.md.\n"
     "  --profile NAME|FILE  a cluster profile from paraplan-cli calibrate (overrides the project's\n"
     "           estimate.profile)\n"
-    "  --json   print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", ...}\n",
+    "  --json   print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", ...};\n"
+    "           MoE models add \"moe\": {moe_dispatcher, capacity_factor, imbalance, load, overlap,\n"
+    "           tokens_per_expert, busiest_tokens_per_expert, a2a_fwd_s_per_layer, a2a_exposed_s, ...}\n",
     {"json"}, run_estimate});
 
 }  // namespace paraplan::cli

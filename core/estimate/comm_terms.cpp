@@ -42,6 +42,12 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     if (c.tp > 1) {
         r.tp_fwd_count = 2;
         r.tp_bwd_count = 2 + (c.recompute == Recompute::full ? 2 : 0);
+        // torchtitan's op-level selective recomputation saves the reduce-scatter outputs but not
+        // the sequence-parallel all-gathers (_save_list in parallelize_llama.py at 9dec370 and
+        // 820504e holds mm, SDPA, reduce_scatter_tensor, max), and backward needs the gathered
+        // norm outputs again (the recomputed wk / w3 and every weight gradient): the attention
+        // and MLP all-gathers run once more per layer, the volume of one more AG + RS pair.
+        if (c.framework == "torchtitan" && c.recompute == Recompute::selective && c.sequence_parallel) r.tp_bwd_count += 1;
     }
     r.tp_fwd_s = r.tp_fwd_count * tp_coll;
     r.tp_bwd_s = r.tp_bwd_count * tp_coll;

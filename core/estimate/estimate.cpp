@@ -2,6 +2,7 @@
 
 #include "estimate/comm.h"
 #include "estimate/layers.h"
+#include "estimate/moe.h"
 #include "estimate/pipeline.h"
 #include "estimate/placement.h"
 #include "estimate/profile.h"
@@ -330,7 +331,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.moe.mtp_layers = m.mtp_layers;
 
     // Layers per stage.
-    const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw);
+    const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw,
+                                        l.account_for_embedding_in_pipeline_split, l.account_for_loss_in_pipeline_split);
     c.layers_per_stage = sl.layers;
     c.moe_layers_per_stage = sl.moe_layers;
     c.embedding_stage = sl.embedding_stage;
@@ -381,6 +383,32 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
     eff.attention = std::min(kMaxAttentionEfficiency, eff.attention * hw.attention_scale);
     e.time = estimate_time(m, s, c, hw, eff, pipeline);
     e.memory = estimate_memory(s, c, hw, e.time.pipeline.inflight);
+    if (s.experts > 0) {
+        MoeSummary& x = e.moe;
+        x.present = true;
+        x.experts = s.experts;
+        x.top_k = s.top_k;
+        x.ep = c.ep;
+        x.etp = c.etp;
+        for (int n : c.moe_layers_per_stage) x.moe_layers += n;
+        x.mtp_layers = c.moe.mtp_layers;
+        x.dispatcher = c.moe.dispatcher;
+        x.capacity_factor = c.moe.capacity_factor;
+        x.imbalance = c.moe.imbalance > 0 ? c.moe.imbalance : kDefaultMoeImbalance;
+        x.load = moe_load_factor(c.moe);
+        x.overlap = c.moe.overlap;
+        x.fp8_dispatch = c.moe.fp8_dispatch;
+        x.tokens_in = moe_tokens_in(c);
+        x.tokens_per_expert = tokens_per_expert(s, c);
+        x.busiest_tokens_per_expert = x.load * x.tokens_per_expert;
+        // The ceiling the expert GEMMs run at (FP8 when the linear layers are, as expert_gemm_fwd_s).
+        Efficiency ge = eff;
+        if (c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0) ge.gemm_max = eff.gemm_max_fp8;
+        x.grouped_gemm_efficiency = grouped_gemm_efficiency(ge, x.busiest_tokens_per_expert);
+        const MoeComm mc = moe_comm(s, c, hw);
+        x.a2a_fwd_s = mc.fwd_s;
+        x.a2a_bwd_s = mc.bwd_s;
+    }
     return e;
 }
 
@@ -469,6 +497,34 @@ nlohmann::json to_json(const Estimate& e) {
           {"power_ratio", e.hardware.power_ratio}}},
         {"notes", e.notes},
     };
+    if (e.moe.present) {
+        // Mixture of experts (docs/accuracy.md, "Mixture of experts"): the dispatcher and routing
+        // the estimate assumed, the rows each expert GEMM sees, and the dispatch/combine time.
+        const MoeSummary& x = e.moe;
+        const char* dispatcher = x.dispatcher == MoeDispatcher::deepep      ? "deepep"
+                                 : x.dispatcher == MoeDispatcher::allgather ? "allgather"
+                                                                            : "alltoall";
+        j["moe"] = {{"experts", x.experts},
+                    {"top_k", x.top_k},
+                    {"ep", x.ep},
+                    {"etp", x.etp},
+                    {"moe_layers", x.moe_layers},
+                    {"mtp_layers", x.mtp_layers},
+                    {"moe_dispatcher", dispatcher},
+                    {"capacity_factor", x.capacity_factor},
+                    {"dropless", x.capacity_factor <= 0},
+                    {"imbalance", x.imbalance},
+                    {"load", x.load},
+                    {"overlap", x.overlap},
+                    {"fp8_dispatch", x.fp8_dispatch},
+                    {"tokens_in_per_microbatch", x.tokens_in},
+                    {"tokens_per_expert", x.tokens_per_expert},
+                    {"busiest_tokens_per_expert", x.busiest_tokens_per_expert},
+                    {"grouped_gemm_efficiency", x.grouped_gemm_efficiency},
+                    {"a2a_fwd_s_per_layer", x.a2a_fwd_s},
+                    {"a2a_bwd_s_per_layer", x.a2a_bwd_s},
+                    {"a2a_exposed_s", t.comm_ep_s}};
+    }
     if (e.train_tokens > 0) {
         j["train_tokens"] = e.train_tokens;
         j["time_to_train_s"] = e.time_to_train_s;

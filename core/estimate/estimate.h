@@ -19,8 +19,25 @@
 
 namespace paraplan::estimate {
 
+// Mixture-of-experts terms of the estimate (moe.h), for reports and `estimate --json`'s "moe".
+struct MoeSummary {
+    bool present = false;            // the model has routed experts
+    int experts = 0, top_k = 0, ep = 1, etp = 1, moe_layers = 0, mtp_layers = 0;
+    MoeDispatcher dispatcher = MoeDispatcher::alltoall;
+    double capacity_factor = 0;      // 0: dropless
+    double imbalance = 0;            // the busiest EP rank's share used (kDefaultMoeImbalance when unset)
+    double load = 1;                 // min(imbalance, capacity factor): what the busiest rank processes
+    bool overlap = false, fp8_dispatch = false;
+    double tokens_in = 0;            // tokens entering one MoE layer per GPU and microbatch
+    double tokens_per_expert = 0;    // rows of one local expert's GEMM per microbatch, balanced routing
+    double busiest_tokens_per_expert = 0;   // x load
+    double grouped_gemm_efficiency = 0;     // share of the expert GEMMs' peak at those rows
+    double a2a_fwd_s = 0, a2a_bwd_s = 0;    // dispatch + combine per MoE layer and microbatch (before overlap)
+};
+
 struct Estimate {
     Config config;
+    MoeSummary moe;
     Hardware hardware;
     MemoryResult memory;
     TimeResult time;

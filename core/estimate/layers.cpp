@@ -9,8 +9,31 @@
 
 namespace paraplan::estimate {
 
+namespace {
+
+// Megatron's split counting the embedding and/or the loss as a layer (layers.h); empty when
+// (L + accounted) does not divide into pp x vp chunks or a chunk would be left negative.
+paraplan::StageLayers megatron_accounted_layers(int L, int pp, int vp, bool embedding, bool loss) {
+    const int total = L + (embedding ? 1 : 0) + (loss ? 1 : 0);
+    const int chunks = pp * vp;
+    if (chunks <= 0 || total % chunks != 0) return {};
+    const int per_chunk = total / chunks;
+    paraplan::StageLayers out(pp, std::vector<LayerRange>(vp));
+    int next = 0;
+    // Global chunk g = c * pp + r holds the next layers in order (rank r, model chunk c).
+    for (int g = 0; g < chunks; ++g) {
+        int n = per_chunk - ((embedding && g == 0) ? 1 : 0) - ((loss && g == chunks - 1) ? 1 : 0);
+        if (n < 0) return {};
+        out[g % pp][g / pp] = LayerRange{next, next + n};
+        next += n;
+    }
+    return next == L ? out : paraplan::StageLayers{};
+}
+
+}  // namespace
+
 StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, const std::vector<int>& explicit_split,
-                         const std::string& framework) {
+                         const std::string& framework, bool account_embedding, bool account_loss) {
     StageLayers out;
     pp = std::max(1, pp);
     const bool v_shape = is_v_shape(s);
@@ -19,7 +42,11 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
     const std::string style = v_shape ? "zbv" : (c > 1 ? "interleaved" : "1f1b");
     paraplan::StageLayers ranges;
     bool done = false;
-    if (framework == "megatron" && !v_shape) {
+    if (framework == "megatron" && !v_shape && pp > 1 && (account_embedding || account_loss)) {
+        ranges = megatron_accounted_layers(L, pp, c, account_embedding, account_loss);
+        done = !ranges.empty();
+    }
+    if (framework == "megatron" && !v_shape && !done) {
         try {
             ranges = megatron_stage_layers(L, pp, c);
             done = true;

@@ -19,7 +19,14 @@ struct StageLayers {
 };
 
 // explicit_split: Layout::num_layers_per_stage (used when its size is pp and it sums to L).
+// account_embedding / account_loss: Megatron's --account-for-embedding-in-pipeline-split and
+// --account-for-loss-in-pipeline-split (megatron/core/transformer/transformer_block.py
+// get_num_layers_to_build, core_v0.12.0): the split counts L + 1 (+ 1) layers evenly over the
+// pp x vp model chunks, and the first chunk of the first stage (the embedding's) and the last
+// chunk of the last stage (the loss's) build one decoder layer fewer. Megatron only; a split
+// that does not divide falls back to the rules without them (the rules report it).
 StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, const std::vector<int>& explicit_split,
-                         const std::string& framework = "colossalai");
+                         const std::string& framework = "colossalai", bool account_embedding = false,
+                         bool account_loss = false);
 
 }  // namespace paraplan::estimate

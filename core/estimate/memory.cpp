@@ -171,9 +171,17 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             const double gathered_bytes = c.fp8_all_gather && fp8 ? 1.0 : 2.0;
             live = gathered_bytes * layer_params * 2.0 + c.grad_reduce_bytes * layer_params;
             // torchtitan with pipeline parallelism does not reshard after forward
-            // (parallelize_llama.py apply_fsdp: reshard_after_forward = False when pp is enabled),
-            // so the stage's parameters stay gathered across its in-flight microbatches.
-            if (c.framework == "torchtitan" && c.pp > 1) live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * layer_params;
+            // (torchtitan 9dec370 parallelize_llama.py apply_fsdp: reshard_after_forward = False when
+            // pp is enabled), so the stage's parameters stay gathered across its microbatches. Nor
+            // does it reduce-scatter per microbatch: PyTorch's pipelining stage
+            // (torch/distributed/pipelining/stage.py backward_maybe_with_nosync, FSDPModule branch)
+            // sets set_requires_gradient_sync(False) and set_reshard_after_backward(False) for every
+            // backward but the last, so FSDP2 accumulates each parameter's unsharded gradient,
+            // upcast to the reduce dtype (_fsdp_param.py to_accumulated_grad_if_needed: fp32 under
+            // torchtitan's MixedPrecisionPolicy), for the whole stage until the last microbatch's
+            // backward; one layer's 16-bit gradient exists besides it while it is added in.
+            if (c.framework == "torchtitan" && c.pp > 1)
+                live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * (pd + pe) + 2.0 * layer_params;
             if (c.offload_params) {
                 m.offloaded += m.params;
                 m.params = 0;
@@ -213,6 +221,12 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // torch.compile fuses the upcast away.
             if (c.framework != "megatron")
                 act += (c.kernels == KernelStack::compile ? 6.0 : 10.0) * sl * b * s.vocab / t;
+            // PyTorch's pipelining keeps the last stage's output of every microbatch for the
+            // step's output merge (stage.py forward_one_chunk: output_chunks.append(output), cleared
+            // only when the next step starts; backward_one_chunk detaches but does not free them):
+            // torchtitan's bf16 logits, vocabulary-sharded under loss parallelism.
+            if (c.framework == "torchtitan" && c.pp > 1)
+                act += double(std::max(1, c.num_microbatches)) * 2.0 * sl * b * s.vocab / t;
         }
         m.activations = act;
         m.buffers = live;

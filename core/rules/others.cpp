@@ -8,6 +8,7 @@
 #include "rules/common.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <sstream>
 
@@ -327,10 +328,20 @@ void mg_moe_sp(const Project& p, Out& out) {
     out.push_back(d);
 }
 
+// The names the project gives Megatron's two schedules: "1f1b" and its interleaved 1F1B, spelled
+// "interleaved" or, as the schedule catalogue (core/schedule) and the planner name it,
+// "interleaved-megatron" (forward_backward_pipelining_with_interleaving, schedules.py).
+bool megatron_interleaved_name(const std::string& s) {
+    std::string k;
+    for (char ch : s)
+        if (ch != '-' && ch != '_' && ch != ' ') k += char(std::tolower(static_cast<unsigned char>(ch)));
+    return k == "interleaved" || k == "interleavedmegatron" || k == "interleaved1f1b";
+}
+
 void mg_schedule(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.pp <= 1) return;
-    const bool ok = (l.schedule == "1f1b" && l.chunks == 1) || (l.schedule == "interleaved" && l.chunks > 1);
+    const bool ok = (l.schedule == "1f1b" && l.chunks == 1) || (megatron_interleaved_name(l.schedule) && l.chunks > 1);
     if (ok) return;
     auto d = diag(Severity::Error, "megatron.schedule",
                   "Megatron runs 1f1b (one chunk per stage) or the interleaved schedule (chunks > 1 via "

@@ -45,6 +45,52 @@ private slots:
         QVERIFY(qAbs(j["tokens_per_s"].toDouble() - tokens / time["step_s"].toDouble()) < 1e-6 * j["tokens_per_s"].toDouble());
     }
 
+    // Mixture of experts in --json: dispatcher, capacity factor, imbalance, overlap, the rows each
+    // expert GEMM sees and the dispatch/combine time (core/estimate/moe.h); dense models have none.
+    void estimate_moe_fields() {
+        Run r = cli({"estimate", example("mixtral-8x7b-2nodes-ep"), "--json"});
+        QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
+        QJsonObject j = parseObject(r.out);
+        QVERIFY(j.contains("moe"));
+        QJsonObject moe = j["moe"].toObject();
+        QCOMPARE(moe["experts"].toInt(), 8);
+        QCOMPARE(moe["top_k"].toInt(), 2);
+        QCOMPARE(moe["ep"].toInt(), 8);
+        QCOMPARE(moe["moe_layers"].toInt(), 32);
+        QCOMPARE(moe["moe_dispatcher"].toString(), QString("alltoall"));
+        QCOMPARE(moe["dropless"].toBool(), true);
+        QCOMPARE(moe["overlap"].toBool(), false);
+        // 4096 tokens x top 2 x ep 8 / (8 experts x tp 1) rows per local expert, balanced.
+        QCOMPARE(moe["tokens_per_expert"].toDouble(), 8192.0);
+        QCOMPARE(moe["imbalance"].toDouble(), 1.5);   // the default (moe.h kDefaultMoeImbalance)
+        QCOMPARE(moe["load"].toDouble(), 1.5);
+        QCOMPARE(moe["busiest_tokens_per_expert"].toDouble(), 1.5 * 8192);
+        QVERIFY(moe["grouped_gemm_efficiency"].toDouble() > 0 && moe["grouped_gemm_efficiency"].toDouble() < 1);
+        QVERIFY(moe["a2a_fwd_s_per_layer"].toDouble() > 0);
+        QVERIFY(moe["a2a_bwd_s_per_layer"].toDouble() >= moe["a2a_fwd_s_per_layer"].toDouble());
+        QCOMPARE(moe["a2a_exposed_s"].toDouble(), j["time"].toObject()["comm_s"].toObject()["ep"].toDouble());
+        QVERIFY(moe["a2a_exposed_s"].toDouble() > 0);
+
+        // A capacity factor below the imbalance drops tokens: the busiest rank's load is C.
+        QTemporaryDir dir;
+        const QString capped = write_variant(dir, "mixtral-8x7b-2nodes-ep", {{"moe_capacity_factor", 1.25}}, "cap.paraplan.json");
+        r = cli({"estimate", capped, "--json"});
+        moe = parseObject(r.out)["moe"].toObject();
+        QCOMPARE(moe["capacity_factor"].toDouble(), 1.25);
+        QCOMPARE(moe["dropless"].toBool(), false);
+        QCOMPARE(moe["load"].toDouble(), 1.25);
+        // Forced balance and overlap as the layout says.
+        const QString balanced = write_variant(dir, "mixtral-8x7b-2nodes-ep", {{"moe_imbalance", 1.0}, {"moe_overlap", true}}, "bal.paraplan.json");
+        r = cli({"estimate", balanced, "--json"});
+        moe = parseObject(r.out)["moe"].toObject();
+        QCOMPARE(moe["load"].toDouble(), 1.0);
+        QCOMPARE(moe["overlap"].toBool(), true);
+        QCOMPARE(moe["busiest_tokens_per_expert"].toDouble(), 8192.0);
+
+        r = cli({"estimate", example("llama3.1-70b-4nodes"), "--json"});
+        QVERIFY(!parseObject(r.out).contains("moe"));
+    }
+
     void estimate_text_and_errors() {
         Run r = cli({"estimate", example("gpt2-1node")});
         QCOMPARE(r.code, 0);

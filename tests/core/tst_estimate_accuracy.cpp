@@ -83,6 +83,9 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.sp_mode = r.value("sequence_parallel", false) ? "split_gather" : "none";
     l.flash_attention = r.value("flash_attention", false);
     l.distributed_optimizer = r.value("distributed_optimizer", false);
+    l.zero_stage = r.value("zero_stage", 0);
+    // A manual split the run used (e.g. Megatron-DeepSpeed's partition counting the tied embedding).
+    if (r.contains("num_layers_per_stage")) l.num_layers_per_stage = r.at("num_layers_per_stage").get<std::vector<int>>();
     l.kernels = r.value("kernels", "auto");
     if (r.contains("fp8")) {
         l.fp8 = true;
@@ -119,7 +122,14 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     o.step_err = o.step_predicted / o.step_published - 1;
     if (r.contains("published_memory_gib")) {
         o.mem_published = r.at("published_memory_gib");
-        o.mem_predicted = (r.value("memory_metric", "reserved") == "reserved" ? e.memory.reserved_peak_bytes : e.memory.peak_bytes) / kGiB;
+        // The figure the source prints, named by the row: torch.cuda.max_memory_reserved
+        // ("reserved", torchtitan's log), max_memory_allocated ("allocated"), or the whole
+        // device footprint ("total", nvidia-smi).
+        const std::string which = r.value("memory_metric", "reserved");
+        if (which == "reserved") o.mem_predicted = e.memory.reserved_peak_bytes / kGiB;
+        else if (which == "allocated") o.mem_predicted = e.memory.allocated_peak_bytes / kGiB;
+        else if (which == "total") o.mem_predicted = e.memory.peak_bytes / kGiB;
+        else throw std::runtime_error("memory_metric must be reserved, allocated or total, not " + which);
     }
     o.fits = e.memory.fits;
     o.fit_check = r.value("fit_check", true);
@@ -231,9 +241,9 @@ private slots:
         const Summary held = summarise(all, "held_out");
         QVERIFY(tune.n > 0 && held.n >= 20);
         QVERIFY(tune.mean_abs <= 0.10);
-        // Known misses (docs/accuracy.md, "Misses"): torchtitan's 8B runs with CP 2 (too slow)
-        // and TP 8 rowwise FP8 (too fast) lie beyond 25%. The worst-row target is kept as an
-        // expected failure with the bound the model does meet, so a regression still fails.
+        // Known miss (docs/accuracy.md, "Misses"): torchtitan's 8B run with CP 2 at 64K (too slow)
+        // lies beyond 25%; every other held-out row is within 23%. The worst-row target is kept as
+        // an expected failure with the bound the model does meet, so a regression still fails.
         QVERIFY2(held.mean_abs <= 0.10, qPrintable(QString("held-out mean |error| %1").arg(held.mean_abs)));
         QVERIFY2(std::abs(held.worst) <= 0.35, qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
         if (std::abs(held.worst) > 0.25) QEXPECT_FAIL("", "held-out worst step error beyond the 25% target (docs/accuracy.md)", Continue);
@@ -254,9 +264,10 @@ private slots:
         const auto all = run_all();
         const Summary held = summarise(all, "held_out");
         QVERIFY(held.mem_n > 0);
-        // Known miss (docs/accuracy.md): torchtitan's pipeline-parallel 405B runs reserve far
-        // more than the model counts; the mean is kept from regressing.
-        QVERIFY2(held.mem_mean_abs <= 0.30, qPrintable(QString("held-out memory mean |error| %1").arg(held.mem_mean_abs)));
+        // Known misses (docs/accuracy.md): torchtitan's 1F1B 405B runs reserve 15-24% more than
+        // the model counts, the H200 8B runs 27-28% less; mean and worst are kept from regressing.
+        QVERIFY2(held.mem_mean_abs <= 0.15, qPrintable(QString("held-out memory mean |error| %1").arg(held.mem_mean_abs)));
+        QVERIFY2(held.mem_worst <= 0.30, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));
         if (held.mem_worst > 0.10) QEXPECT_FAIL("", "held-out peak memory beyond 10% on some rows (docs/accuracy.md)", Continue);
         QVERIFY2(held.mem_worst <= 0.10, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));
     }

@@ -1,5 +1,6 @@
 // FLOPs and pipeline formulas against Narayanan et al. 2021, Korthikanti et al. 2022,
 // Qi et al. 2024 and Megatron's schedule code.
+#include "estimate/estimate.h"
 #include "estimate/flops.h"
 #include "estimate/layers.h"
 #include "estimate/pipeline.h"
@@ -130,6 +131,55 @@ private slots:
         QCOMPARE(split(26, 4, 2, Schedule::zbv), (std::vector<int>{6, 6, 6, 8}));
         QCOMPARE(split_layers(paper_gpt(8, 64, 1), 4, 2, Schedule::zbv, {}).head_stage, 0);
         QCOMPARE(split_layers(paper_gpt(10, 64, 1), 2, 1, Schedule::one_f_one_b, {3, 7}).layers, (std::vector<int>{3, 7}));
+    }
+
+    // Megatron --account-for-embedding/loss-in-pipeline-split (transformer_block.py
+    // get_num_layers_to_build): (L + 1 + 1) / (pp vp) per model chunk, one fewer decoder layer
+    // in the embedding's chunk (first of stage 0) and in the loss's (last of the last stage).
+    void megatron_account_for_split() {
+        auto split = [](int L, int S, int C, Schedule s, bool emb, bool loss) {
+            return split_layers(paper_gpt(L, 64, 1), S, C, s, {}, "megatron", emb, loss).layers;
+        };
+        QCOMPARE(split(30, 4, 1, Schedule::one_f_one_b, true, true), (std::vector<int>{7, 8, 8, 7}));
+        QCOMPARE(split(31, 4, 1, Schedule::one_f_one_b, true, false), (std::vector<int>{7, 8, 8, 8}));
+        QCOMPARE(split(31, 4, 1, Schedule::one_f_one_b, false, true), (std::vector<int>{8, 8, 8, 7}));
+        // vp 2: 32 / 8 = 4 per chunk; rank 0 holds chunks 0 (3 layers + embedding) and 4, rank 3
+        // chunks 3 and 7 (3 layers + loss).
+        QCOMPARE(split(30, 4, 2, Schedule::interleaved, true, true), (std::vector<int>{7, 8, 8, 7}));
+        // 32 + 2 does not divide by 4 (Megatron refuses it; the rules report it): the even split.
+        QCOMPARE(split(32, 4, 1, Schedule::one_f_one_b, true, true), (std::vector<int>{8, 8, 8, 8}));
+        // Other frameworks ignore the flags.
+        QCOMPARE(split_layers(paper_gpt(30, 64, 1), 4, 1, Schedule::one_f_one_b, {}, "colossalai", true, true).layers,
+                 (std::vector<int>{7, 8, 8, 7}));
+        QCOMPARE(split_layers(paper_gpt(31, 64, 1), 4, 1, Schedule::one_f_one_b, {}, "colossalai", true, false).layers,
+                 (std::vector<int>{7, 8, 8, 8}));
+
+        // The estimate follows the layout's flags: stage layer counts, parameters and memory per stage.
+        const ModelSpec m = paper_gpt(31, 2048, 16);
+        Training t;
+        t.global_batch_size = 64;
+        t.micro_batch_size = 1;
+        t.seq_len = 2048;
+        Layout l;
+        l.framework = "megatron";
+        l.tp = 2;
+        l.pp = 4;
+        l.schedule = "1f1b";
+        Hardware hw;
+        const Config plain = make_config(m, t, l, hw, 8);
+        QCOMPARE(plain.layers_per_stage, (std::vector<int>{7, 8, 8, 8}));   // 31 % 4 != 0: distribute_layers
+        l.account_for_loss_in_pipeline_split = true;
+        const Config acc = make_config(m, t, l, hw, 8);
+        QCOMPARE(acc.layers_per_stage, (std::vector<int>{8, 8, 8, 7}));   // (31 + 1) / 4, the loss's stage one fewer
+        const LayerShapes s = layer_shapes(m);
+        const Estimate e = evaluate(m, s, acc, hw, {});
+        const Estimate e0 = evaluate(m, s, plain, hw, {});
+        // The embedding's stage holds one layer more, the loss's one fewer: parameters and
+        // activations per stage follow.
+        const double layer = e.memory.stages[0].params_count - e0.memory.stages[0].params_count;
+        QVERIFY(layer > 0);
+        QVERIFY(qAbs(e0.memory.stages[3].params_count - e.memory.stages[3].params_count - layer) < 1);
+        QVERIFY(e.memory.stages[3].activations < e0.memory.stages[3].activations);
     }
 };
 

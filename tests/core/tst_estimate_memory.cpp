@@ -230,6 +230,52 @@ private slots:
         QVERIFY(checked >= 10);
     }
 
+    // torchtitan FSDP2 under pipeline parallelism: parameters stay gathered for the whole stage
+    // (reshard_after_forward = False), the pipelining stage turns off gradient sync until the last
+    // backward so FSDP2 keeps every parameter's unsharded gradient in fp32, and the last stage
+    // keeps each microbatch's bf16 logits for the output merge. Without pp the per-layer buffers.
+    void torchtitan_pipeline_fsdp() {
+        const ModelSpec m = paper_gpt(16, 2048, 16);
+        const LayerShapes s = layer_shapes(m);
+        Config c;
+        c.framework = "torchtitan";
+        c.tp = 2;
+        c.pp = 2;
+        c.dp = 4;
+        c.zero_stage = 3;
+        c.zero_group = 4;
+        c.bytes = {4, 4, 8};
+        c.grad_reduce_bytes = 4;
+        c.num_microbatches = 6;
+        c.micro_batch = 2;
+        c.seq_len = 1024;
+        c.recompute = Recompute::full;
+        c.flash_attention = true;
+        c.layers_per_stage = {8, 8};
+        c.moe_layers_per_stage = {0, 0};
+        Hardware hw;
+        const MemoryResult r = estimate_memory(s, c, hw, {2, 1});
+        const auto& st = r.stages[0];
+        const double layer = st.params_count / 8;   // stage 0: 8 layers + the embedding
+        // 16-bit gathered stage + fp32 accumulated unsharded gradient + one layer's 16-bit gradient.
+        QVERIFY(qAbs(st.buffers - (2.0 * st.params_count + 4.0 * st.params_count + 2.0 * layer)) < 1);
+        // Last stage: one microbatch's bf16 logits (vocabulary split by tp) per microbatch of the step.
+        Config fewer = c;
+        fewer.num_microbatches = 1;
+        const MemoryResult r6 = estimate_memory(s, fewer, hw, {2, 1});
+        const double logits = 2.0 * 1024 * 2 * s.vocab / 2;
+        const double extra = r.stages[1].activations - r6.stages[1].activations;
+        QVERIFY2(qAbs(extra - 5 * logits) < 1, qPrintable(QString("%1 vs %2").arg(extra).arg(5 * logits)));
+        QCOMPARE(r.stages[0].activations, r6.stages[0].activations);
+        Config one = c;
+        one.pp = 1;
+        one.layers_per_stage = {16};
+        one.moe_layers_per_stage = {0};
+        const MemoryResult r1 = estimate_memory(s, one, hw, {1});
+        // Without pp FSDP2 reshards after forward and reduce-scatters per layer: no whole-stage buffers.
+        QVERIFY(r1.stages[0].buffers < 0.5 * st.buffers);
+    }
+
     // CPU offload moves optimizer states off the GPU; MoE experts are split by ep.
     void offload_and_experts() {
         ModelSpec m = paper_gpt(8, 1024, 16);

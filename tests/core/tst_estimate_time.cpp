@@ -2,6 +2,7 @@
 // 2021 Sec. 3.2 TP volume, ZeRO Sec. 7 DP volumes, ring collectives), and the
 // framework mapping of make_config().
 #include "estimate/comm.h"
+#include "estimate/comm_terms.h"
 #include "estimate/estimate.h"
 #include "estimate_test_models.h"
 #include "util/input_error.h"
@@ -65,6 +66,17 @@ private slots:
         const auto fr = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
         QVERIFY(qAbs(fr[0].tp - 1.5 * st[0].tp) < 1e-12);
         QVERIFY(fr[0].compute_b > st[0].compute_b);
+        // torchtitan's op-level selective recomputation does not save the SP all-gathers: backward
+        // gathers the attention and MLP inputs again (one more pair's volume per layer: 5 of 4).
+        c.recompute = Recompute::selective;
+        const auto sel = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
+        QVERIFY(qAbs(sel[0].tp - st[0].tp) < 1e-12);   // unchanged for Megatron
+        c.framework = "torchtitan";
+        const auto tt = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
+        QVERIFY(qAbs(tt[0].tp - 1.25 * st[0].tp) < 1e-12);
+        QCOMPARE(layer_comm(s, c, hw, 0).tp_bwd_count, 3);
+        c.sequence_parallel = false;   // all-reduce TP: nothing gathered to recompute
+        QCOMPARE(layer_comm(s, c, hw, 0).tp_bwd_count, 2);
     }
 
     // DP: all-reduce of the gradients (ZeRO-1/2 and plain DP move 2 Psi), hidden behind the

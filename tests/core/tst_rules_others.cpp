@@ -143,6 +143,16 @@ private slots:
              vpp, "megatron.interleaved_microbatches", Severity::Error, {"6"}, "number of microbatches (6) is not divisible by pipeline-model-parallel-size (4)"},
             {"zero", edit(b, [](Project& p) { p.layout.zero_stage = 3; }), b, "megatron.zero_stage", Severity::Warning, {"zero_stage 3"}, ""},
         });
+        // Megatron's interleaved schedule under the name the schedule catalogue and the planner
+        // give it is accepted like "interleaved"; PyTorch's interleaved schedule is not Megatron's.
+        for (const char* name : {"interleaved-megatron", "interleaved_megatron", "Interleaved"}) {
+            const auto dv = validate(edit(vpp, [&](Project& p) { p.layout.schedule = name; }));
+            QVERIFY2(!has_errors(dv), (std::string(name) + ": " + rule_list(dv)).c_str());
+        }
+        bool flagged = false;
+        for (const auto& x : validate(edit(vpp, [](Project& p) { p.layout.schedule = "interleaved-pytorch"; })))
+            flagged = flagged || x.rule == "megatron.schedule";
+        QVERIFY(flagged);
         // Query groups 8 with tp 16 pass without a version pin only as a warning (core >= 0.16 rule).
         const auto d = validate(edit(make_project("megatron", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 16; p.layout.sp_mode = "split_gather"; p.training.global_batch_size = 8; }));
         QVERIFY2(!has_errors(d), rule_list(d).c_str());
