@@ -1,6 +1,7 @@
 #include "nodeitem.h"
 
 #include "clustermime.h"
+#include "clusteroverviewitem.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -40,6 +41,12 @@ void NodeItem::setTileHeat(const Heatmap& h) {
     for (GpuTile& t : tiles_) t.heat = h.cell(t.rank) ? *h.cell(t.rank) : HeatCell{};
 }
 
+void NodeItem::setDrawn(bool on) {
+    if (drawn() == on) return;
+    setOpacity(on ? 1.0 : 0.0);
+    if (!on) paintedTiles_ = false;
+}
+
 QRectF NodeItem::gripRect() const { return {2, 4, 14, kHeader - 8}; }
 
 bool NodeItem::startsReorder(const QPointF& itemPos, qreal lod) const {
@@ -70,6 +77,9 @@ void NodeItem::setDropHighlight(bool on) {
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) {
     const QPalette& pal = w ? w->palette() : QApplication::palette();
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    // Too far out to tell tiles apart: the overview item draws this node as one block.
+    paintedTiles_ = ClusterOverviewItem::detailFor(lod) == ClusterOverviewItem::Detail::Tiles;
+    if (!paintedTiles_) return;
     const bool sel = isSelected();
     if (lod < 0.3) {
         // Far away (thousands of GPUs on screen): flat fills only, no pens or text.

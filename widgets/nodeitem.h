@@ -55,6 +55,15 @@ public:
     // Called with (node index, GPU index) when a tile is clicked without dragging.
     std::function<void(int, int)> onTileClicked;
 
+    // Whether the last paint drew the tiles (false: too far out, drawn as a block by
+    // ClusterOverviewItem).
+    bool paintedTiles() const { return paintedTiles_; }
+    // Far out the canvas stops drawing (and hit-testing) the node items altogether: a fully
+    // transparent item is skipped before its paint is called and its updates are dropped, so
+    // thousands of them cost nothing per repaint. Selection is kept.
+    void setDrawn(bool on);
+    bool drawn() const { return opacity() > 0; }
+
     QRectF boundingRect() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
     enum { Type = UserType + 1 };
@@ -74,4 +83,5 @@ private:
     int pressedTile_ = -1;
     bool pressedHeader_ = false;
     QPointF pressPos_;
+    bool paintedTiles_ = false;
 };

@@ -1,0 +1,160 @@
+#include "clusteroverviewitem.h"
+
+#include "nodeitem.h"
+#include "theme.h"
+
+#include <QApplication>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QWidget>
+
+#include <algorithm>
+#include <utility>
+
+ClusterOverviewItem::Detail ClusterOverviewItem::detailFor(qreal lod) {
+    if (lod < kGroupBlockLod) return Detail::Groups;
+    if (lod < kNodeBlockLod) return Detail::Nodes;
+    return Detail::Tiles;
+}
+
+QColor ClusterOverviewItem::aggregate(const GpuTile* const* tiles, int count) {
+    if (count <= 0) return {};
+    if (tiles[0]->heat) {
+        double sum = 0;
+        int sampled = 0;
+        for (int i = 0; i < count; ++i) {
+            const auto& h = tiles[i]->heat;
+            if (!h) continue;
+            if (h->failed) return heat::failedColour();
+            if (h->has) {
+                sum += h->fraction;
+                ++sampled;
+            }
+        }
+        return sampled ? heat::colour(sum / sampled) : QColor();
+    }
+    // The most common fill; few distinct colours per block, so a short list is enough.
+    std::vector<std::pair<QRgb, int>> counts;
+    std::size_t best = 0;
+    for (int i = 0; i < count; ++i) {
+        if (!tiles[i]->fill.isValid()) continue;
+        const QRgb c = tiles[i]->fill.rgba();
+        auto it = std::find_if(counts.begin(), counts.end(), [c](const auto& e) { return e.first == c; });
+        if (it == counts.end()) {
+            counts.push_back({c, 1});
+            it = counts.end() - 1;
+        } else {
+            ++it->second;
+        }
+        if (it->second > counts[best].second) best = static_cast<std::size_t>(it - counts.begin());
+    }
+    return counts.empty() ? QColor() : QColor::fromRgba(counts[best].first);
+}
+
+ClusterOverviewItem::ClusterOverviewItem() {
+    setAcceptedMouseButtons(Qt::NoButton);   // presses go to the node items under it
+    setFlag(ItemUsesExtendedStyleOption);    // exposedRect: paint only the blocks in view
+    setZValue(5);
+}
+
+void ClusterOverviewItem::setNodes(const std::vector<NodeItem*>* nodes) {
+    nodes_ = nodes;
+    QRectF b;
+    if (nodes_)
+        for (const NodeItem* n : *nodes_) b |= n->sceneBoundingRect();
+    if (b != bounds_) {
+        prepareGeometryChange();
+        bounds_ = b;
+    }
+    invalidate();
+}
+
+void ClusterOverviewItem::invalidate() {
+    dirty_ = true;
+    update();
+}
+
+const std::vector<ClusterOverviewItem::Block>& ClusterOverviewItem::nodeBlocks() const {
+    if (dirty_) rebuild();
+    return nodeBlocks_;
+}
+
+const std::vector<ClusterOverviewItem::Block>& ClusterOverviewItem::groupBlocks() const {
+    if (dirty_) rebuild();
+    return groupBlocks_;
+}
+
+void ClusterOverviewItem::rebuild() const {
+    dirty_ = false;
+    ++generation_;
+    nodeBlocks_.clear();
+    groupBlocks_.clear();
+    if (!nodes_) return;
+    const std::size_t count = nodes_->size();
+    nodeBlocks_.reserve(count);
+    std::vector<const GpuTile*> tiles;
+    auto marked = [](const NodeItem* n) {
+        if (n->isSelected()) return true;
+        return std::any_of(n->tiles().begin(), n->tiles().end(), [](const GpuTile& t) { return t.highlighted; });
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+        const NodeItem* n = (*nodes_)[i];
+        tiles.clear();
+        for (const GpuTile& t : n->tiles()) tiles.push_back(&t);
+        nodeBlocks_.push_back({n->sceneBoundingRect(), aggregate(tiles.data(), static_cast<int>(tiles.size())), marked(n),
+                               static_cast<int>(i), 1});
+    }
+    // Groups of kGroupNodes consecutive nodes; one block per row the group covers.
+    for (std::size_t g = 0; g < count; g += kGroupNodes) {
+        const std::size_t end = std::min(count, g + kGroupNodes);
+        tiles.clear();
+        bool mark = false;
+        for (std::size_t i = g; i < end; ++i) {
+            for (const GpuTile& t : (*nodes_)[i]->tiles()) tiles.push_back(&t);
+            mark = mark || nodeBlocks_[i].marked;
+        }
+        const QColor colour = aggregate(tiles.data(), static_cast<int>(tiles.size()));
+        for (std::size_t i = g; i < end;) {
+            Block b{nodeBlocks_[i].rect, colour, mark, static_cast<int>(i), 1};
+            std::size_t j = i + 1;
+            for (; j < end && nodeBlocks_[j].rect.top() == b.rect.top() && nodeBlocks_[j].rect.left() > b.rect.left(); ++j) {
+                b.rect |= nodeBlocks_[j].rect;
+                ++b.nodeCount;
+            }
+            groupBlocks_.push_back(b);
+            i = j;
+        }
+    }
+}
+
+int ClusterOverviewItem::nodeAt(const QPointF& scenePos) const {
+    for (const Block& b : nodeBlocks())
+        if (b.rect.contains(scenePos)) return b.firstNode;
+    return -1;
+}
+
+NodeItem* ClusterOverviewItem::nodeItemAt(const QPointF& scenePos) const {
+    const int i = nodeAt(scenePos);
+    return i >= 0 && nodes_ && i < static_cast<int>(nodes_->size()) ? (*nodes_)[static_cast<std::size_t>(i)] : nullptr;
+}
+
+void ClusterOverviewItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) {
+    const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    lastDetail_ = detailFor(lod);
+    lastBlocks_ = 0;
+    if (lastDetail_ == Detail::Tiles) return;   // the node items draw their tiles
+    const QPalette& pal = w ? w->palette() : QApplication::palette();
+    const auto& blocks = lastDetail_ == Detail::Nodes ? nodeBlocks() : groupBlocks();
+    const QRectF exposed = opt->exposedRect;
+    const QColor highlight = pal.color(QPalette::Highlight);
+    const QColor none = pal.color(QPalette::Button);
+    // A marked block (selected node, member of the selected group) gets a frame about two
+    // pixels wide around it, whatever the zoom.
+    const qreal ring = 2.0 / std::max(lod, 1e-6);
+    for (const Block& b : blocks) {
+        if (!b.rect.intersects(exposed)) continue;
+        if (b.marked) p->fillRect(b.rect.adjusted(-ring, -ring, ring, ring), highlight);
+        p->fillRect(b.rect, b.colour.isValid() ? b.colour : none);
+        ++lastBlocks_;
+    }
+}
