@@ -19,6 +19,7 @@ CanvasMinimap::CanvasMinimap(CanvasView* view, ClusterOverviewItem* overview)
     : QWidget(view), view_(view), overview_(overview) {
     setObjectName(QStringLiteral("canvasMinimap"));
     setCursor(Qt::PointingHandCursor);
+    setAttribute(Qt::WA_OpaquePaintEvent);
     setToolTip(tr("The whole cluster: click or drag to move the view (View > Minimap hides it)"));
     for (QScrollBar* bar : {view_->horizontalScrollBar(), view_->verticalScrollBar()}) {
         connect(bar, &QScrollBar::valueChanged, this, &CanvasMinimap::sync);
@@ -93,9 +94,7 @@ void CanvasMinimap::paintEvent(QPaintEvent*) {
         const auto& blocks = overview_->nodeBlocks();   // may rebuild (a new generation)
         pictureGeneration_ = overview_->generation();
         picture_ = QImage(size(), QImage::Format_ARGB32_Premultiplied);
-        QColor back = pal.color(QPalette::Window);
-        back.setAlphaF(0.92f);
-        picture_.fill(back);
+        picture_.fill(pal.color(QPalette::Window));   // opaque: a repaint does not redraw the canvas under it
         QPainter ip(&picture_);
         ip.setPen(theme::subtle(pal));
         ip.drawRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5));

@@ -117,10 +117,15 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     palette_ = new ClusterPalette(split);
     palette_->setMinimumWidth(120);
     scene_ = new QGraphicsScene(this);
-    scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    // No spatial index: the node items live under one layer item, which the view walks child
+    // by child when near (culling each by its rectangle) and skips whole when far; a BSP tree
+    // would only add a walk over every node's leaf entries to each far repaint.
+    scene_->setItemIndexMethod(QGraphicsScene::NoIndex);
     links_ = new GroupLinksItem;
     links_->setZValue(10);
     scene_->addItem(links_);
+    nodeLayer_ = new NodeLayerItem;
+    scene_->addItem(nodeLayer_);
     overview_ = new ClusterOverviewItem;
     scene_->addItem(overview_);
     view_ = new CanvasView(scene_, split);
@@ -549,8 +554,7 @@ void ClusterCanvas::refresh() {
     }
     while (nodes_.size() < nodes.size()) {
         auto* item = new NodeItem(static_cast<int>(nodes_.size()));
-        item->setDrawn(detail_ == static_cast<int>(ClusterOverviewItem::Detail::Tiles));
-        scene_->addItem(item);
+        item->setParentItem(nodeLayer_);
         nodes_.push_back(item);
     }
     for (std::size_t n = 0; n < nodes.size(); ++n) {
@@ -662,7 +666,7 @@ void ClusterCanvas::syncDetail() {
     if (d == detail_) return;
     detail_ = d;
     const bool tiles = d == static_cast<int>(ClusterOverviewItem::Detail::Tiles);
-    for (NodeItem* n : nodes_) n->setDrawn(tiles);
+    nodeLayer_->setOpacity(tiles ? 1.0 : 0.0);
 }
 
 void ClusterCanvas::centreOn(const QPointF& scenePos) {

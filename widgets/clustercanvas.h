@@ -19,6 +19,7 @@ class ProjectEditor;
 class CanvasMinimap;
 class ClusterOverviewItem;
 class ClusterPalette;
+class NodeLayerItem;
 class GoToBar;
 class GroupLinksItem;
 class NodeItem;
@@ -145,6 +146,7 @@ private:
     QString layoutAxis_ = QStringLiteral("tp");   // the last layout axis chosen (restored after a job)
     HeatLegend* legend_ = nullptr;
     ClusterOverviewItem* overview_ = nullptr;
+    NodeLayerItem* nodeLayer_ = nullptr;   // parent of the node items
     CanvasMinimap* minimap_ = nullptr;
     GoToBar* goTo_ = nullptr;
     QAction* goToA_ = nullptr;

@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+#include <QVarLengthArray>
 #include <QWidget>
 
 #include <algorithm>
@@ -33,22 +34,19 @@ QColor ClusterOverviewItem::aggregate(const GpuTile* const* tiles, int count) {
         }
         return sampled ? heat::colour(sum / sampled) : QColor();
     }
-    // The most common fill; few distinct colours per block, so a short list is enough.
-    std::vector<std::pair<QRgb, int>> counts;
-    std::size_t best = 0;
+    // The most common fill. Few distinct colours per block, so a short list is enough; colours
+    // compare as they are (no conversion to RGB per tile).
+    QVarLengthArray<std::pair<QColor, int>, 32> counts;
+    qsizetype best = -1;
     for (int i = 0; i < count; ++i) {
-        if (!tiles[i]->fill.isValid()) continue;
-        const QRgb c = tiles[i]->fill.rgba();
-        auto it = std::find_if(counts.begin(), counts.end(), [c](const auto& e) { return e.first == c; });
-        if (it == counts.end()) {
-            counts.push_back({c, 1});
-            it = counts.end() - 1;
-        } else {
-            ++it->second;
-        }
-        if (it->second > counts[best].second) best = static_cast<std::size_t>(it - counts.begin());
+        const QColor& c = tiles[i]->fill;
+        if (!c.isValid()) continue;
+        qsizetype k = 0;
+        while (k < counts.size() && !(counts[k].first == c)) ++k;
+        if (k == counts.size()) counts.append({c, 0});
+        if (++counts[k].second > (best < 0 ? 0 : counts[best].second)) best = k;
     }
-    return counts.empty() ? QColor() : QColor::fromRgba(counts[best].first);
+    return best < 0 ? QColor() : counts[best].first;
 }
 
 ClusterOverviewItem::ClusterOverviewItem() {
@@ -104,16 +102,36 @@ void ClusterOverviewItem::rebuild() const {
         nodeBlocks_.push_back({n->sceneBoundingRect(), aggregate(tiles.data(), static_cast<int>(tiles.size())), marked(n),
                                static_cast<int>(i), 1});
     }
-    // Groups of kGroupNodes consecutive nodes; one block per row the group covers.
+    // Groups of kGroupNodes consecutive nodes, one block per row the group covers: the colour
+    // most of its nodes show, or the mean heat of all its sampled tiles.
+    QVarLengthArray<std::pair<QColor, int>, kGroupNodes> counts;
     for (std::size_t g = 0; g < count; g += kGroupNodes) {
         const std::size_t end = std::min(count, g + kGroupNodes);
-        tiles.clear();
-        bool mark = false;
+        bool mark = false, heatShown = false, failed = false;
+        double sum = 0;
+        int sampled = 0;
+        counts.clear();
+        qsizetype best = -1;
         for (std::size_t i = g; i < end; ++i) {
-            for (const GpuTile& t : (*nodes_)[i]->tiles()) tiles.push_back(&t);
             mark = mark || nodeBlocks_[i].marked;
+            for (const GpuTile& t : (*nodes_)[i]->tiles()) {
+                if (!t.heat) break;
+                heatShown = true;
+                failed = failed || t.heat->failed;
+                if (t.heat->has) {
+                    sum += t.heat->fraction;
+                    ++sampled;
+                }
+            }
+            const QColor& c = nodeBlocks_[i].colour;
+            if (heatShown || !c.isValid()) continue;
+            qsizetype k = 0;
+            while (k < counts.size() && !(counts[k].first == c)) ++k;
+            if (k == counts.size()) counts.append({c, 0});
+            if (++counts[k].second > (best < 0 ? 0 : counts[best].second)) best = k;
         }
-        const QColor colour = aggregate(tiles.data(), static_cast<int>(tiles.size()));
+        const QColor colour = heatShown ? (failed ? heat::failedColour() : sampled ? heat::colour(sum / sampled) : QColor())
+                                        : best >= 0 ? counts[best].first : QColor();
         for (std::size_t i = g; i < end;) {
             Block b{nodeBlocks_[i].rect, colour, mark, static_cast<int>(i), 1};
             std::size_t j = i + 1;

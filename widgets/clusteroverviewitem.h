@@ -2,9 +2,10 @@
 // Level of detail for large clusters. When the canvas is zoomed out so far that a GPU
 // tile is a few pixels, tiles cannot be read: this one item then draws each node as a
 // single block, and further out each block of kGroupNodes consecutive nodes (the cluster
-// model has no racks or pods), coloured by what its tiles show: the colour most of them
-// have under the chosen "Colour by" group, or the mean of the live heat. The node items
-// draw nothing at those levels, so a repaint costs one fill per visible block.
+// model has no racks or pods), coloured by what its tiles show: under the chosen "Colour by"
+// group the colour most of its tiles have (for a block of nodes, most of its nodes), under a
+// live heat map the mean of the sampled values. The node items are not drawn at those levels
+// (see NodeLayerItem), so a repaint costs one fill per visible block.
 #include "heatmap.h"
 
 #include <QColor>
@@ -16,6 +17,16 @@
 
 class NodeItem;
 struct GpuTile;
+
+// The parent of all node items. Far out the canvas makes it fully transparent: the view then
+// skips the whole layer at once (no walk over thousands of node items per repaint), their
+// updates are dropped and they are not hit; their selection is kept.
+class NodeLayerItem : public QGraphicsItem {
+public:
+    NodeLayerItem() { setFlag(ItemHasNoContents); }
+    QRectF boundingRect() const override { return {}; }
+    void paint(QPainter*, const QStyleOptionGraphicsItem*, QWidget*) override {}
+};
 
 class ClusterOverviewItem : public QGraphicsItem {
 public:

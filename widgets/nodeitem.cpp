@@ -41,12 +41,6 @@ void NodeItem::setTileHeat(const Heatmap& h) {
     for (GpuTile& t : tiles_) t.heat = h.cell(t.rank) ? *h.cell(t.rank) : HeatCell{};
 }
 
-void NodeItem::setDrawn(bool on) {
-    if (drawn() == on) return;
-    setOpacity(on ? 1.0 : 0.0);
-    if (!on) paintedTiles_ = false;
-}
-
 QRectF NodeItem::gripRect() const { return {2, 4, 14, kHeader - 8}; }
 
 bool NodeItem::startsReorder(const QPointF& itemPos, qreal lod) const {

@@ -58,11 +58,9 @@ public:
     // Whether the last paint drew the tiles (false: too far out, drawn as a block by
     // ClusterOverviewItem).
     bool paintedTiles() const { return paintedTiles_; }
-    // Far out the canvas stops drawing (and hit-testing) the node items altogether: a fully
-    // transparent item is skipped before its paint is called and its updates are dropped, so
-    // thousands of them cost nothing per repaint. Selection is kept.
-    void setDrawn(bool on);
-    bool drawn() const { return opacity() > 0; }
+    // False while the canvas does not draw the node items at all (far zoom: their layer is
+    // transparent and ClusterOverviewItem draws blocks instead).
+    bool drawn() const { return effectiveOpacity() > 0; }
 
     QRectF boundingRect() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;

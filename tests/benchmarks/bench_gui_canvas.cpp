@@ -62,6 +62,12 @@ int main(int argc, char** argv) {
         first.push_back(ms([&] { vp->repaint(); }));
     }
     std::printf("%-34s median %6.1f ms (max %.1f)\n", "fitted, first repaint after recolour", median(first), worst(first));
+    std::vector<double> rebuild;
+    for (int i = 0; i < std::min(iterations, 5); ++i) {
+        c->overview()->invalidate();
+        rebuild.push_back(ms([&] { (void)c->overview()->nodeBlocks(); }));
+    }
+    std::printf("%-34s median %6.1f ms (max %.1f)\n", "blocks recomputed (part of that)", median(rebuild), worst(rebuild));
     const QPointF middle = c->scene()->sceneRect().center();
     for (double scale : {0.05, 0.01, 0.3, 1.0}) {
         c->view()->zoomBy(scale / c->view()->transform().m11());   // as the user zooms

@@ -108,7 +108,6 @@ private slots:
             QCOMPARE(ov->nodeBlocks()[std::size_t(n)].colour.rgba(), c->nodeItems()[std::size_t(n)]->tiles()[0].fill.rgba());
         QVERIFY(ov->nodeBlocks()[20].colour.rgba() != ov->nodeBlocks()[21].colour.rgba());
         QVERIFY(!c->nodeItems()[7]->drawn());
-        QVERIFY(!c->nodeItems()[7]->paintedTiles());
         // The blocks still find their node: under the mouse (drops, tooltips), and for a rubber band.
         const QPointF at5 = c->nodeItems()[5]->sceneBoundingRect().center();
         zoomTo(c, 0.05, at5);
