@@ -109,6 +109,12 @@ void CanvasMinimap::paintEvent(QPaintEvent*) {
     p.drawImage(0, 0, picture_);
     // The part the view shows.
     QRectF v = viewportOnMap().intersected(area.adjusted(-1, -1, 1, 1));
+    // Zoomed in far on a large cluster the part shown is under a pixel here: keep it findable.
+    if (v.width() < 8 || v.height() < 8) {
+        const QPointF c = v.center();
+        v = QRectF(c.x() - std::max(v.width(), 8.0) / 2, c.y() - std::max(v.height(), 8.0) / 2,
+                   std::max(v.width(), 8.0), std::max(v.height(), 8.0));
+    }
     QColor fill = pal.color(QPalette::Highlight);
     fill.setAlphaF(0.18f);
     p.fillRect(v, fill);

@@ -24,6 +24,8 @@ public:
     QRectF toMap(const QRectF& sceneRect) const;
     // The part of the scene the view shows, in widget coordinates.
     QRectF viewportOnMap() const;
+    // The overview generation its cluster picture was drawn from (it follows edits and recolours).
+    quint64 pictureGeneration() const { return pictureGeneration_; }
 
 protected:
     void paintEvent(QPaintEvent* e) override;

@@ -167,7 +167,10 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     });
     connect(view_, &CanvasView::resized, goTo_, &GoToBar::place);
     // Selection is drawn on the blocks too (a selected node at far zoom).
-    connect(scene_, &QGraphicsScene::selectionChanged, this, [this] { overview_->invalidate(); });
+    connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
+        overview_->invalidate();
+        minimap_->update();
+    });
     connect(minimapA_, &QAction::toggled, minimap_, &CanvasMinimap::setOn);
     connect(goToA_, &QAction::triggered, this, &ClusterCanvas::openGoTo);
     connect(goTo_, &GoToBar::submitted, this, [this](const QString& text) {
@@ -390,6 +393,7 @@ void ClusterCanvas::updateLiveOverlay(const LiveOverlay& overlay) {
     live_ = overlay;
     for (NodeItem* item : nodes_) item->setTileHeat(live_.utilization);
     overview_->invalidate();
+    minimap_->update();
     view_->viewport()->update();   // one rectangle, not one per node
     legend_->setHeatmap(live_.utilization);
     if (info_->text() != live_.utilization.summary) info_->setText(live_.utilization.summary);
@@ -495,6 +499,7 @@ void ClusterCanvas::updateLinks() {
         if (changed) n->setTiles(std::move(tiles));
     }
     overview_->invalidate();
+    minimap_->update();
 }
 
 bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {

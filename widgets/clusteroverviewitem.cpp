@@ -69,6 +69,7 @@ void ClusterOverviewItem::setNodes(const std::vector<NodeItem*>* nodes) {
 
 void ClusterOverviewItem::invalidate() {
     dirty_ = true;
+    ++generation_;
     update();
 }
 
@@ -84,7 +85,6 @@ const std::vector<ClusterOverviewItem::Block>& ClusterOverviewItem::groupBlocks(
 
 void ClusterOverviewItem::rebuild() const {
     dirty_ = false;
-    ++generation_;
     nodeBlocks_.clear();
     groupBlocks_.clear();
     if (!nodes_) return;

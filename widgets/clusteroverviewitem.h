@@ -66,7 +66,7 @@ public:
     // What the last paint drew: its level and how many blocks (tests, benchmarks).
     Detail lastPaintDetail() const { return lastDetail_; }
     int lastPaintBlocks() const { return lastBlocks_; }
-    // Increases whenever the blocks change (the minimap caches its picture by it).
+    // Increases whenever the blocks are invalidated (the minimap caches its picture by it).
     quint64 generation() const { return generation_; }
 
     QRectF boundingRect() const override { return bounds_; }

@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
     const double mapFirst = ms([&] { c->minimap()->repaint(); });
     std::vector<double> mapT;
     for (int i = 0; i < iterations; ++i) mapT.push_back(ms([&] { c->minimap()->repaint(); }));
-    std::printf("%-34s first %.1f ms, then median %.1f ms (max %.1f)\n", "minimap repaint", mapFirst, median(mapT),
-                worst(mapT));
+    std::printf("%-34s first %.1f ms, then median %.1f ms (max %.1f), %s, %dx%d\n", "minimap repaint", mapFirst,
+                median(mapT), worst(mapT), c->minimap()->isVisible() ? "shown" : "hidden", c->minimap()->width(),
+                c->minimap()->height());
     return 0;
 }

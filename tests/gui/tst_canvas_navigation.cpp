@@ -47,6 +47,7 @@ class TestCanvasNavigation : public QObject {
         return c->view()->mapToScene(c->view()->viewport()->rect().center());
     }
     static void zoomTo(ClusterCanvas* c, double scale, const QPointF& centre) {
+        emit c->view()->userZoomed();   // as a wheel zoom does: no refit on the next refresh
         c->view()->setTransform(QTransform::fromScale(scale, scale));
         c->view()->centerOn(centre);
         c->view()->viewport()->repaint();
@@ -192,6 +193,14 @@ private slots:
         QTest::mouseRelease(map, Qt::LeftButton, Qt::NoModifier, at2);
         QVERIFY(QLineF(viewCentre(c), target2).length() < 2 * mapPixel);
 
+        // A recolour while zoomed in reaches the minimap's picture too.
+        map->repaint();
+        const quint64 before = map->pictureGeneration();
+        QCOMPARE(before, c->overview()->generation());
+        c->setColourAxis(QStringLiteral("gpu"));
+        QVERIFY(c->overview()->generation() > before);
+        map->repaint();
+        QCOMPARE(map->pictureGeneration(), c->overview()->generation());
         // View > Minimap switches it off and on.
         toggle->trigger();
         QVERIFY(!map->isVisible());
