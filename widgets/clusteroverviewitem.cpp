@@ -160,7 +160,22 @@ void ClusterOverviewItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
     lastDetail_ = detailFor(lod);
     lastBlocks_ = 0;
-    if (lastDetail_ == Detail::Tiles) return;   // the node items draw their tiles
+    if (lastDetail_ == Detail::Tiles) {
+        // The node items draw their tiles, unless the view has their layer off (it is far out)
+        // while this paint is near: a picture of the scene at its own scale. Draw them here then.
+        if (!nodes_ || nodes_->empty() || nodes_->front()->drawn()) return;
+        QStyleOptionGraphicsItem nodeOpt(*opt);
+        for (NodeItem* n : *nodes_) {
+            const QRectF r = n->sceneBoundingRect();
+            if (!r.intersects(opt->exposedRect)) continue;
+            nodeOpt.exposedRect = n->boundingRect();
+            p->save();
+            p->translate(n->pos());
+            n->paint(p, &nodeOpt, w);
+            p->restore();
+        }
+        return;
+    }
     const QPalette& pal = w ? w->palette() : QApplication::palette();
     const auto& blocks = lastDetail_ == Detail::Nodes ? nodeBlocks() : groupBlocks();
     const QRectF exposed = opt->exposedRect;

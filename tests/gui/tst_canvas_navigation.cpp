@@ -15,6 +15,7 @@
 #include <QAction>
 #include <QGraphicsScene>
 #include <QLineEdit>
+#include <QPainter>
 #include <QMenuBar>
 #include <QStatusBar>
 #include <QTest>
@@ -127,6 +128,21 @@ private slots:
         c->nodeItems()[9]->setSelected(true);
         QVERIFY(ov->nodeBlocks()[9].marked);
         QVERIFY(!ov->nodeBlocks()[5].marked);
+
+        // A picture of the scene at its own (near) scale while the view is far out still shows
+        // the tiles: the overview draws the node items it stands in for.
+        {
+            NodeItem* n0 = c->nodeItems()[0];
+            const QRectF src = n0->sceneBoundingRect();
+            QImage img(src.size().toSize(), QImage::Format_ARGB32);
+            img.fill(Qt::white);
+            QPainter painter(&img);
+            c->scene()->render(&painter, QRectF(QPointF(0, 0), src.size()), src);
+            painter.end();
+            QCOMPARE(ov->lastPaintDetail(), ClusterOverviewItem::Detail::Tiles);
+            const QPoint inTile = (n0->tileRect(0).center() - src.topLeft() + n0->pos()).toPoint() + QPoint(0, -6);
+            QCOMPARE(QColor(img.pixel(inTile)).rgb(), n0->tiles()[0].fill.rgb());
+        }
 
         zoomTo(c, 0.01, middle);   // a node is about 3 pixels wide: blocks of 32 nodes
         QCOMPARE(ov->lastPaintDetail(), ClusterOverviewItem::Detail::Groups);
