@@ -392,6 +392,8 @@ void MainWindow::createActions() {
     edit->addAction(renameA);
     edit->addSeparator();
     edit->addActions(canvas_->editActions());
+    edit->addSeparator();
+    edit->addAction(canvas_->goToAction());
     // These keys act on the project even while a Layout field (which has its own text
     // undo) has focus: Ctrl+Z right after editing a field undoes that edit.
     exportA->setObjectName(QStringLiteral("exportAction"));
@@ -414,6 +416,7 @@ void MainWindow::createActions() {
         viewMenu_->addAction(t);
     }
     viewMenu_->addSeparator();
+    viewMenu_->addAction(canvas_->minimapAction());
     QMenu* colours = viewMenu_->addMenu(tr("&Colours"));
     colours->setObjectName(QStringLiteral("coloursMenu"));
     auto* schemes = new QActionGroup(this);

@@ -2,18 +2,20 @@
 #include "wording.h"
 
 #include "catalog/catalog.h"
+#include "project/reorder_nodes.h"
+#include "canvasminimap.h"
 #include "clustermime.h"
+#include "clusteroverviewitem.h"
 #include "clusterpalette.h"
+#include "gotobar.h"
+#include "grouplinksitem.h"
 #include "nodeitem.h"
 #include "projecteditor.h"
 #include "theme.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QPainter>
-#include <QPainterPath>
 #include <QComboBox>
-#include <QDragEnterEvent>
 #include <QGraphicsScene>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -22,6 +24,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QToolBar>
@@ -31,63 +34,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <set>
 
 using paraplan::Project;
 
-// The links of the selected process group, drawn over the nodes: solid inside a
-// node, dashed and in the warning colour where a link leaves its node (those go
-// over the slower inter-node network).
-class GroupLinksItem : public QGraphicsItem {
-public:
-    struct Link {
-        QLineF line;
-        bool crossesNodes;
-    };
-    void setLinks(std::vector<Link> links) {
-        prepareGeometryChange();
-        links_ = std::move(links);
-        bounds_ = QRectF();
-        for (const auto& l : links_) bounds_ |= QRectF(l.line.p1(), l.line.p2()).normalized();
-        bounds_.adjust(-40, -40, 40, 40);
-    }
-    const std::vector<Link>& links() const { return links_; }
-    QRectF boundingRect() const override { return bounds_; }
-    void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget* w) override {
-        const QPalette& pal = w ? w->palette() : QApplication::palette();
-        p->setRenderHint(QPainter::Antialiasing);
-        // Lines only: an arc path drawn with the painter's brush (set by whatever painted
-        // before, the view does not save painter state) would fill into a blob over the tiles.
-        p->setBrush(Qt::NoBrush);
-        for (const auto& l : links_) {
-            QColor c = l.crossesNodes ? theme::errorColor(pal) : pal.color(QPalette::Highlight);
-            c.setAlphaF(0.8f);   // the tile labels under a link stay readable
-            QPen pen(c, l.crossesNodes ? 2.5 : 2);
-            pen.setCosmetic(true);
-            if (l.crossesNodes) pen.setStyle(Qt::DashLine);
-            p->setPen(pen);
-            // A gentle arc so links between tiles of one row stay visible.
-            QPainterPath path(l.line.p1());
-            const QPointF mid = (l.line.p1() + l.line.p2()) / 2;
-            const QPointF normal(-(l.line.dy()), l.line.dx());
-            const double len = std::max(1.0, l.line.length());
-            path.quadTo(mid + normal / len * std::min(40.0, len * 0.2), l.line.p2());
-            p->drawPath(path);
-        }
-    }
-
-private:
-    std::vector<Link> links_;
-    QRectF bounds_;
-};
-
 namespace {
 QJsonObject payload(const QMimeData* m, const QString& fmt) { return QJsonDocument::fromJson(m->data(fmt)).object(); }
-bool ours(const QMimeData* m) {
-    return m->hasFormat(clustermime::kNodeTemplate) || m->hasFormat(clustermime::kGpuType) ||
-           m->hasFormat(clustermime::kGpu) || m->hasFormat(clustermime::kNode);
-}
 // A GPU type as people name it ("NVIDIA H100 SXM5 80GB"), not its catalog id.
 QString gpuName(const std::string& id) {
     const paraplan::GpuSpec* spec = paraplan::catalog::find_gpu(id);
@@ -102,128 +54,6 @@ std::string uniqueName(const Project& p, const std::string& base) {
     }
 }
 }  // namespace
-
-// --- CanvasView -----------------------------------------------------------------------
-
-CanvasView::CanvasView(QGraphicsScene* scene, QWidget* parent) : QGraphicsView(scene, parent) {
-    setObjectName(QStringLiteral("canvasView"));
-    setAcceptDrops(true);
-    setDragMode(QGraphicsView::RubberBandDrag);
-    setRubberBandSelectionMode(Qt::IntersectsItemShape);
-    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-    setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
-    setOptimizationFlags(QGraphicsView::DontSavePainterState);
-    setRenderHint(QPainter::TextAntialiasing);
-    setToolTip(tr("Drag nodes and GPUs here from the palette; drag a GPU tile onto another node to move it. "
-                  "Wheel zooms, middle button pans, drag on empty space selects."));
-}
-
-NodeItem* CanvasView::nodeAt(const QPoint& pos) const {
-    for (QGraphicsItem* it : items(pos))
-        if (it->type() == NodeItem::Type) return static_cast<NodeItem*>(it);
-    return nullptr;
-}
-
-void CanvasView::setDropTarget(NodeItem* n) {
-    if (dropTarget_ == n) return;
-    if (dropTarget_) dropTarget_->setDropHighlight(false);
-    dropTarget_ = n;
-    if (dropTarget_) dropTarget_->setDropHighlight(true);
-}
-
-void CanvasView::dragEnterEvent(QDragEnterEvent* e) {
-    if (ours(e->mimeData())) {
-        e->acceptProposedAction();
-        return;
-    }
-    e->ignore();
-}
-
-void CanvasView::dragMoveEvent(QDragMoveEvent* e) {
-    if (!ours(e->mimeData())) {
-        e->ignore();
-        return;
-    }
-    // Templates drop anywhere; a moved node drops on a node (its new place) or after the last.
-    const bool anywhere = e->mimeData()->hasFormat(clustermime::kNodeTemplate);
-    const bool needsNode = !anywhere && !e->mimeData()->hasFormat(clustermime::kNode);
-    NodeItem* n = nodeAt(e->position().toPoint());
-    setDropTarget(anywhere ? nullptr : n);
-    if (needsNode && !n)
-        e->ignore();
-    else
-        e->acceptProposedAction();
-}
-
-void CanvasView::dragLeaveEvent(QDragLeaveEvent* e) {
-    setDropTarget(nullptr);
-    QGraphicsView::dragLeaveEvent(e);
-}
-
-void CanvasView::dropEvent(QDropEvent* e) {
-    setDropTarget(nullptr);
-    if (!ours(e->mimeData())) {
-        e->ignore();
-        return;
-    }
-    emit dropped(e->mimeData(), nodeAt(e->position().toPoint()));
-    e->acceptProposedAction();
-}
-
-void CanvasView::zoomBy(double factor) {
-    emit userZoomed();
-    const double current = transform().m11();
-    const double target = std::clamp(current * factor, 0.02, 4.0);
-    scale(target / current, target / current);
-}
-
-void CanvasView::wheelEvent(QWheelEvent* e) {
-    const double steps = e->angleDelta().y() / 120.0;
-    if (steps == 0) return;
-    zoomBy(std::pow(1.15, steps));
-}
-
-void CanvasView::mousePressEvent(QMouseEvent* e) {
-    if (e->button() == Qt::MiddleButton) {
-        // Pan by dragging with the middle button (ScrollHandDrag reacts to the left button only).
-        panning_ = true;
-        setDragMode(QGraphicsView::ScrollHandDrag);
-        QMouseEvent fake(e->type(), e->position(), e->globalPosition(), Qt::LeftButton, Qt::LeftButton, e->modifiers());
-        QGraphicsView::mousePressEvent(&fake);
-        return;
-    }
-    QGraphicsView::mousePressEvent(e);
-}
-
-void CanvasView::mouseReleaseEvent(QMouseEvent* e) {
-    if (panning_ && e->button() == Qt::MiddleButton) {
-        QMouseEvent fake(e->type(), e->position(), e->globalPosition(), Qt::LeftButton, Qt::NoButton, e->modifiers());
-        QGraphicsView::mouseReleaseEvent(&fake);
-        setDragMode(QGraphicsView::RubberBandDrag);
-        panning_ = false;
-        return;
-    }
-    QGraphicsView::mouseReleaseEvent(e);
-}
-
-void CanvasView::resizeEvent(QResizeEvent* e) {
-    QGraphicsView::resizeEvent(e);
-    emit resized();
-}
-
-bool CanvasView::viewportEvent(QEvent* e) {
-    if (e->type() == QEvent::ToolTip) {
-        auto* he = static_cast<QHelpEvent*>(e);
-        if (NodeItem* n = nodeAt(he->pos())) {
-            const int local = n->tileAt(n->mapFromScene(mapToScene(he->pos())));
-            emit hoverTile(n, local, he->globalPos());
-            return true;
-        }
-    }
-    return QGraphicsView::viewportEvent(e);
-}
-
-// --- ClusterCanvas --------------------------------------------------------------------
 
 ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
     auto* outer = new QVBoxLayout(this);
@@ -262,6 +92,15 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     rename_ = mk(tr("Rename…"), QKeySequence(Qt::Key_F2), tr("Rename the selected node"));
     host_ = mk(tr("Set host…"), QKeySequence(Qt::CTRL | Qt::Key_H), tr("Set the SSH host of the selected node"));
     delete_ = mk(tr("Delete"), QKeySequence::Delete, tr("Delete the selected nodes"));
+    goToA_ = mk(tr("&Go to Rank or Node…"), QKeySequence(Qt::CTRL | Qt::Key_G),
+                tr("Centre the canvas on a rank or a node and select it"));
+    goToA_->setObjectName(QStringLiteral("goToAction"));
+    goToA_->setShortcutContext(Qt::WindowShortcut);   // from any view of the window
+    minimapA_ = new QAction(tr("&Minimap"), this);
+    minimapA_->setObjectName(QStringLiteral("minimapAction"));
+    minimapA_->setCheckable(true);
+    minimapA_->setChecked(true);
+    minimapA_->setToolTip(tr("Show the whole cluster in small in the canvas's corner while zoomed in"));
     // The node edits share one menu button, so the bar fits a narrow canvas (also in Edit).
     auto* nodeMenu = new QMenu(this);
     nodeMenu->addActions({duplicate_, rename_, host_, delete_});
@@ -278,11 +117,21 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     palette_ = new ClusterPalette(split);
     palette_->setMinimumWidth(120);
     scene_ = new QGraphicsScene(this);
-    scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    // No spatial index: the node items live under one layer item, which the view walks child
+    // by child when near (culling each by its rectangle) and skips whole when far; a BSP tree
+    // would only add a walk over every node's leaf entries to each far repaint.
+    scene_->setItemIndexMethod(QGraphicsScene::NoIndex);
     links_ = new GroupLinksItem;
     links_->setZValue(10);
     scene_->addItem(links_);
+    nodeLayer_ = new NodeLayerItem;
+    scene_->addItem(nodeLayer_);
+    overview_ = new ClusterOverviewItem;
+    scene_->addItem(overview_);
     view_ = new CanvasView(scene_, split);
+    view_->setOverview(overview_);
+    minimap_ = new CanvasMinimap(view_, overview_);
+    goTo_ = new GoToBar(view_);
     split->addWidget(palette_);
     split->addWidget(view_);
     split->setStretchFactor(1, 1);
@@ -308,6 +157,26 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
         layoutNodes();
         zoomToFit();
     });
+    connect(view_, &CanvasView::zoomed, minimap_, &CanvasMinimap::sync);
+    connect(view_, &CanvasView::aboutToPaint, this, &ClusterCanvas::syncDetail);
+    // At far zoom the node items are not hit, so the rubber band selects the nodes whose
+    // blocks it covers when it ends.
+    connect(view_, &CanvasView::rubberBandReleased, this, [this](const QRectF& band) {
+        if (detail_ == static_cast<int>(ClusterOverviewItem::Detail::Tiles)) return;
+        for (const auto& b : overview_->nodeBlocks())
+            if (b.rect.intersects(band)) nodes_[static_cast<std::size_t>(b.firstNode)]->setSelected(true);
+    });
+    connect(view_, &CanvasView::resized, goTo_, &GoToBar::place);
+    // Selection is drawn on the blocks too (a selected node at far zoom).
+    connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
+        overview_->invalidate();
+        minimap_->update();
+    });
+    connect(minimapA_, &QAction::toggled, minimap_, &CanvasMinimap::setOn);
+    connect(goToA_, &QAction::triggered, this, &ClusterCanvas::openGoTo);
+    connect(goTo_, &GoToBar::submitted, this, [this](const QString& text) {
+        if (goTo(text)) goTo_->hide();
+    });
     connect(zoomIn_, &QAction::triggered, this, [this] { view_->zoomBy(1.25); });
     connect(zoomOut_, &QAction::triggered, this, [this] { view_->zoomBy(0.8); });
     connect(fit_, &QAction::triggered, this, &ClusterCanvas::zoomToFit);
@@ -332,6 +201,12 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
         if (ok) setHost(sel[0], host);
     });
     refresh();
+}
+
+ClusterCanvas::~ClusterCanvas() {
+    // The scene deletes its items after this object's members: no selection signal may reach
+    // the overview item then.
+    scene_->disconnect(this);
 }
 
 QList<QAction*> ClusterCanvas::editActions() const { return {duplicate_, rename_, host_, delete_}; }
@@ -405,28 +280,13 @@ bool ClusterCanvas::moveGpu(int from, int to) {
 bool ClusterCanvas::moveNode(int from, int to) {
     const Project& cur = editor_->project();
     const int count = static_cast<int>(cur.cluster.nodes.size());
-    if (from == to || from < 0 || to < 0 || from >= count || to >= count) return false;
-    const QString label = tr("Move %1 to place %2 of %3 (the rank order changes; Ctrl+Z undoes it)")
-                              .arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(from)].name))
-                              .arg(to + 1)
-                              .arg(count);
-    return run(label, [from, to](Project& p) {
-        // Node order is rank order: ranks fill the nodes in this order (or follow rank_order,
-        // whose node indices move with their nodes).
-        auto& nodes = p.cluster.nodes;
-        std::vector<int> order(nodes.size());
-        std::iota(order.begin(), order.end(), 0);
-        order.erase(order.begin() + from);
-        order.insert(order.begin() + to, from);
-        std::vector<paraplan::Node> moved;
-        std::vector<int> newIndex(nodes.size());
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            moved.push_back(nodes[static_cast<std::size_t>(order[i])]);
-            newIndex[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
-        }
-        nodes = std::move(moved);
-        for (auto& slot : p.cluster.rank_order) slot.node = newIndex[static_cast<std::size_t>(slot.node)];
-    });
+    if (from == to) return false;
+    // Out-of-range indices are refused by the operation itself (its message names them).
+    const QString name = from >= 0 && from < count ? QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(from)].name)
+                                                   : tr("node %1").arg(from);
+    const QString label =
+        tr("Move %1 to place %2 of %3 (the rank order changes; Ctrl+Z undoes it)").arg(name).arg(to + 1).arg(count);
+    return run(label, [from, to](Project& p) { paraplan::reorder_nodes(p.cluster, from, to); });
 }
 
 bool ClusterCanvas::deleteNodes(std::vector<int> sel) {
@@ -537,6 +397,8 @@ void ClusterCanvas::updateLiveOverlay(const LiveOverlay& overlay) {
         return setLiveOverlay(overlay);
     live_ = overlay;
     for (NodeItem* item : nodes_) item->setTileHeat(live_.utilization);
+    overview_->invalidate();
+    minimap_->update();
     view_->viewport()->update();   // one rectangle, not one per node
     legend_->setHeatmap(live_.utilization);
     if (info_->text() != live_.utilization.summary) info_->setText(live_.utilization.summary);
@@ -641,6 +503,8 @@ void ClusterCanvas::updateLinks() {
         }
         if (changed) n->setTiles(std::move(tiles));
     }
+    overview_->invalidate();
+    minimap_->update();
 }
 
 bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {
@@ -700,7 +564,7 @@ void ClusterCanvas::refresh() {
     }
     while (nodes_.size() < nodes.size()) {
         auto* item = new NodeItem(static_cast<int>(nodes_.size()));
-        scene_->addItem(item);
+        item->setParentItem(nodeLayer_);
         nodes_.push_back(item);
     }
     for (std::size_t n = 0; n < nodes.size(); ++n) {
@@ -761,7 +625,10 @@ void ClusterCanvas::refresh() {
 }
 
 void ClusterCanvas::layoutNodes() {
-    if (nodes_.empty()) return;
+    if (nodes_.empty()) {
+        overview_->setNodes(&nodes_);
+        return;
+    }
     // Arrange nodes in a grid whose shape follows the view's aspect ratio.
     QSizeF cell(0, 0);
     for (NodeItem* n : nodes_) cell = cell.expandedTo(n->boundingRect().size());
@@ -774,6 +641,7 @@ void ClusterCanvas::layoutNodes() {
         nodes_[static_cast<std::size_t>(i)]->setPos((i % cols) * (cell.width() + gap), (i / cols) * (cell.height() + gap));
     const int rows = (count + cols - 1) / cols;
     scene_->setSceneRect(-gap, -gap, cols * (cell.width() + gap) + gap, rows * (cell.height() + gap) + gap);
+    overview_->setNodes(&nodes_);
 }
 
 void ClusterCanvas::requestFit() {
@@ -794,6 +662,95 @@ void ClusterCanvas::zoomToFit() {
     fitPending_ = false;
     view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
     if (view_->transform().m11() > 1.5) view_->setTransform(QTransform::fromScale(1.5, 1.5));
+    // A cluster that fits only below the usual minimum zoom can still be zoomed out a bit
+    // further, to the blocks of nodes.
+    view_->setMinimumScale(std::min(0.02, view_->transform().m11() / 2));
+    minimap_->sync();
+}
+
+void ClusterCanvas::openGoTo() { goTo_->open(); }
+
+void ClusterCanvas::syncDetail() {
+    // The node items have no transform of their own: their level of detail is the view's scale.
+    const int d = static_cast<int>(ClusterOverviewItem::detailFor(view_->transform().m11()));
+    if (d == detail_) return;
+    detail_ = d;
+    const bool tiles = d == static_cast<int>(ClusterOverviewItem::Detail::Tiles);
+    nodeLayer_->setOpacity(tiles ? 1.0 : 0.0);
+}
+
+void ClusterCanvas::centreOn(const QPointF& scenePos) {
+    // Close enough to read the tiles (1:1), or closer if the user already is.
+    autoFit_ = false;
+    fitPending_ = false;
+    const double scale = std::max(1.0, view_->transform().m11());
+    view_->setTransform(QTransform::fromScale(scale, scale));
+    view_->centerOn(scenePos);
+    minimap_->sync();
+}
+
+bool ClusterCanvas::goTo(const QString& input) {
+    const QString text = input.trimmed();
+    const Project& p = editor_->project();
+    auto fail = [this](const QString& why) {
+        goTo_->showError(why);
+        emit message(why);
+        return false;
+    };
+    if (text.isEmpty()) return fail(tr("Type a rank number or a node name."));
+    static const QRegularExpression rankForm(QStringLiteral("^(?:r|rank\\s*)?(\\d+)$"),
+                                             QRegularExpression::CaseInsensitiveOption);
+    const auto m = rankForm.match(text);
+    const int world = p.world_size();
+    if (m.hasMatch()) {
+        bool ok = false;
+        const qlonglong rank = m.captured(1).toLongLong(&ok);
+        const auto placement = p.cluster.placement();
+        if (!ok || rank >= static_cast<qlonglong>(placement.size()) || rank >= world)
+            return fail(world == 1 ? tr("No rank %1: this cluster has rank 0 only.").arg(m.captured(1))
+                                   : tr("No rank %1: this cluster has ranks 0 to %2.").arg(m.captured(1)).arg(world - 1));
+        const auto& slot = placement[static_cast<std::size_t>(rank)];
+        if (slot.node < 0 || slot.node >= static_cast<int>(nodes_.size())) return fail(tr("Rank %1 has no GPU.").arg(rank));
+        const int r = static_cast<int>(rank);
+        scene_->clearSelection();
+        NodeItem* node = nodes_[static_cast<std::size_t>(slot.node)];
+        autoFit_ = false;   // the group selection below redraws; it must not refit
+        selectGroupOf(r);
+        emit groupSelected(r, groupKind());
+        node = nodes_[static_cast<std::size_t>(slot.node)];
+        node->setSelected(true);
+        centreOn(node->mapToScene(node->tileRect(slot.local_rank).center()));
+        emit message(tr("Rank %1: GPU %2 of %3").arg(r).arg(slot.local_rank).arg(QString::fromStdString(p.cluster.nodes[static_cast<std::size_t>(slot.node)].name)));
+        return true;
+    }
+    // A node by name, else by host; exact first, then ignoring case.
+    int found = -1;
+    for (Qt::CaseSensitivity cs : {Qt::CaseSensitive, Qt::CaseInsensitive}) {
+        for (std::size_t i = 0; i < p.cluster.nodes.size() && found < 0; ++i)
+            if (QString::fromStdString(p.cluster.nodes[i].name).compare(text, cs) == 0) found = static_cast<int>(i);
+        for (std::size_t i = 0; i < p.cluster.nodes.size() && found < 0; ++i)
+            if (!p.cluster.nodes[i].host.empty() && QString::fromStdString(p.cluster.nodes[i].host).compare(text, cs) == 0)
+                found = static_cast<int>(i);
+        if (found >= 0) break;
+    }
+    if (found < 0 || found >= static_cast<int>(nodes_.size())) {
+        const auto& nodes = p.cluster.nodes;
+        const QString known = nodes.empty() ? tr("there are no nodes")
+                              : nodes.size() == 1
+                                  ? tr("the node is %1").arg(QString::fromStdString(nodes.front().name))
+                                  : tr("nodes are %1 … %2").arg(QString::fromStdString(nodes.front().name),
+                                                                QString::fromStdString(nodes.back().name));
+        return fail(tr("No rank or node \"%1\": type a rank from 0 to %2, or a node name (%3).")
+                        .arg(text)
+                        .arg(std::max(0, world - 1))
+                        .arg(known));
+    }
+    scene_->clearSelection();
+    NodeItem* node = nodes_[static_cast<std::size_t>(found)];
+    node->setSelected(true);
+    centreOn(node->sceneBoundingRect().center());
+    emit message(tr("Node %1").arg(QString::fromStdString(p.cluster.nodes[static_cast<std::size_t>(found)].name)));
+    return true;
 }
 
 void ClusterCanvas::showTileTip(NodeItem* node, int local, const QPoint& globalPos) {

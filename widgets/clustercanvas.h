@@ -2,10 +2,9 @@
 // The cluster canvas: nodes and their GPUs on a zoomable scene, with a palette to
 // drag new nodes and GPUs from. Edits (add, move, delete, duplicate, rename, set
 // host) go to the ProjectEditor as named undo steps.
+#include "canvasview.h"
 #include "heatmap.h"
 
-#include <QGraphicsView>
-#include <QPointer>
 #include <QWidget>
 
 #include <functional>
@@ -17,7 +16,11 @@ struct Project;
 }
 
 class ProjectEditor;
+class CanvasMinimap;
+class ClusterOverviewItem;
 class ClusterPalette;
+class NodeLayerItem;
+class GoToBar;
 class GroupLinksItem;
 class NodeItem;
 class QAction;
@@ -26,41 +29,11 @@ class QGraphicsScene;
 class QLabel;
 class QMimeData;
 
-class CanvasView : public QGraphicsView {
-    Q_OBJECT
-public:
-    explicit CanvasView(QGraphicsScene* scene, QWidget* parent = nullptr);
-    NodeItem* nodeAt(const QPoint& viewportPos) const;
-    void zoomBy(double factor);
-
-signals:
-    void dropped(const QMimeData* mime, NodeItem* target);
-    void hoverTile(NodeItem* node, int local, const QPoint& globalPos);
-    void userZoomed();   // wheel or zoom actions: the user chose a scale
-    void resized();
-
-protected:
-    void dragEnterEvent(QDragEnterEvent* e) override;
-    void dragMoveEvent(QDragMoveEvent* e) override;
-    void dragLeaveEvent(QDragLeaveEvent* e) override;
-    void dropEvent(QDropEvent* e) override;
-    void wheelEvent(QWheelEvent* e) override;
-    bool viewportEvent(QEvent* e) override;
-    void mousePressEvent(QMouseEvent* e) override;
-    void mouseReleaseEvent(QMouseEvent* e) override;
-    void resizeEvent(QResizeEvent* e) override;
-
-private:
-    void setDropTarget(NodeItem* n);
-    QPointer<QObject> dummy_;
-    NodeItem* dropTarget_ = nullptr;
-    bool panning_ = false;
-};
-
 class ClusterCanvas : public QWidget {
     Q_OBJECT
 public:
     explicit ClusterCanvas(ProjectEditor* editor, QWidget* parent = nullptr);
+    ~ClusterCanvas() override;
 
     void refresh();   // rebuild from the project (on ProjectDocument::changed)
     CanvasView* view() const { return view_; }
@@ -112,10 +85,28 @@ public:
     // True while the cluster is kept fitted to the view (until the user zooms).
     bool autoFit() const { return autoFit_; }
 
+    // Level of detail: far out, nodes (and blocks of nodes) are drawn as single blocks.
+    ClusterOverviewItem* overview() const { return overview_; }
+    // The minimap in the view's corner and its View menu toggle (objectName "minimapAction").
+    CanvasMinimap* minimap() const { return minimap_; }
+    QAction* minimapAction() const { return minimapA_; }
+    // "Go to rank N / node X" (Ctrl+G, objectName "goToAction"): opens the go-to field.
+    QAction* goToAction() const { return goToA_; }
+    GoToBar* goToBar() const { return goTo_; }
+    // Centres the view on a rank ("1234", "r1234", "rank 1234") or a node (name or host),
+    // zoomed in so its tiles can be read, and selects it: the node, and for a rank its group
+    // (which the rank grid follows). False with the reason in the go-to field and the status
+    // bar when there is no such rank or node.
+    bool goTo(const QString& text);
+    // The level of detail the node items are set up for (the view's scale decides it before
+    // each paint): at Nodes and Groups the node items are not drawn, the overview draws blocks.
+    int detailLevel() const { return detail_; }
+
 public slots:
     void zoomToFit();
     // Fits the whole cluster now, or as soon as the view has its size (a new project).
     void requestFit();
+    void openGoTo();
 
     // The group kind the selection shows (the colour axis when it is a group, else tp).
     QString selectedGroupKind() const { return groupKind(); }
@@ -128,6 +119,8 @@ signals:
 private:
     bool run(const QString& label, const std::function<void(paraplan::Project&)>& fn);
     void layoutNodes();
+    void centreOn(const QPointF& scenePos);
+    void syncDetail();
     void showTileTip(NodeItem* node, int local, const QPoint& globalPos);
     void updateAxes();
     void updateLinks();
@@ -152,4 +145,11 @@ private:
     LiveOverlay live_;
     QString layoutAxis_ = QStringLiteral("tp");   // the last layout axis chosen (restored after a job)
     HeatLegend* legend_ = nullptr;
+    ClusterOverviewItem* overview_ = nullptr;
+    NodeLayerItem* nodeLayer_ = nullptr;   // parent of the node items
+    CanvasMinimap* minimap_ = nullptr;
+    GoToBar* goTo_ = nullptr;
+    QAction* goToA_ = nullptr;
+    QAction* minimapA_ = nullptr;
+    int detail_ = 0;   // ClusterOverviewItem::Detail the node items are set up for
 };

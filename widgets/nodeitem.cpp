@@ -1,6 +1,7 @@
 #include "nodeitem.h"
 
 #include "clustermime.h"
+#include "clusteroverviewitem.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -70,6 +71,9 @@ void NodeItem::setDropHighlight(bool on) {
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) {
     const QPalette& pal = w ? w->palette() : QApplication::palette();
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    // Too far out to tell tiles apart: the overview item draws this node as one block.
+    paintedTiles_ = ClusterOverviewItem::detailFor(lod) == ClusterOverviewItem::Detail::Tiles;
+    if (!paintedTiles_) return;
     const bool sel = isSelected();
     if (lod < 0.3) {
         // Far away (thousands of GPUs on screen): flat fills only, no pens or text.

@@ -55,6 +55,13 @@ public:
     // Called with (node index, GPU index) when a tile is clicked without dragging.
     std::function<void(int, int)> onTileClicked;
 
+    // Whether the last paint drew the tiles (false: too far out, drawn as a block by
+    // ClusterOverviewItem).
+    bool paintedTiles() const { return paintedTiles_; }
+    // False while the canvas does not draw the node items at all (far zoom: their layer is
+    // transparent and ClusterOverviewItem draws blocks instead).
+    bool drawn() const { return effectiveOpacity() > 0; }
+
     QRectF boundingRect() const override;
     void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) override;
     enum { Type = UserType + 1 };
@@ -74,4 +81,5 @@ private:
     int pressedTile_ = -1;
     bool pressedHeader_ = false;
     QPointF pressPos_;
+    bool paintedTiles_ = false;
 };

@@ -210,8 +210,9 @@ private slots:
             for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
         }));
         QCOMPARE(w->project().world_size(), 4096);
-        // One item per node plus the group-links overlay: tiles and text are painted, not items.
-        QCOMPARE(w->canvas()->scene()->items().size(), 512 + 1);
+        // One item per node plus their layer and the group-links and far-zoom overview overlays:
+        // tiles and text are painted, not items.
+        QCOMPARE(w->canvas()->scene()->items().size(), 512 + 3);
         QCOMPARE(w->canvas()->nodeItems()[511]->tiles()[7].rank, 4095);
     }
 };

@@ -1,0 +1,193 @@
+#include "clusteroverviewitem.h"
+
+#include "nodeitem.h"
+#include "theme.h"
+
+#include <QApplication>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <QVarLengthArray>
+#include <QWidget>
+
+#include <algorithm>
+#include <utility>
+
+ClusterOverviewItem::Detail ClusterOverviewItem::detailFor(qreal lod) {
+    if (lod < kGroupBlockLod) return Detail::Groups;
+    if (lod < kNodeBlockLod) return Detail::Nodes;
+    return Detail::Tiles;
+}
+
+QColor ClusterOverviewItem::aggregate(const GpuTile* const* tiles, int count) {
+    if (count <= 0) return {};
+    if (tiles[0]->heat) {
+        double sum = 0;
+        int sampled = 0;
+        for (int i = 0; i < count; ++i) {
+            const auto& h = tiles[i]->heat;
+            if (!h) continue;
+            if (h->failed) return heat::failedColour();
+            if (h->has) {
+                sum += h->fraction;
+                ++sampled;
+            }
+        }
+        return sampled ? heat::colour(sum / sampled) : QColor();
+    }
+    // The most common fill. Few distinct colours per block, so a short list is enough; colours
+    // compare as they are (no conversion to RGB per tile).
+    QVarLengthArray<std::pair<QColor, int>, 32> counts;
+    qsizetype best = -1;
+    for (int i = 0; i < count; ++i) {
+        const QColor& c = tiles[i]->fill;
+        if (!c.isValid()) continue;
+        qsizetype k = 0;
+        while (k < counts.size() && !(counts[k].first == c)) ++k;
+        if (k == counts.size()) counts.append({c, 0});
+        if (++counts[k].second > (best < 0 ? 0 : counts[best].second)) best = k;
+    }
+    return best < 0 ? QColor() : counts[best].first;
+}
+
+ClusterOverviewItem::ClusterOverviewItem() {
+    setAcceptedMouseButtons(Qt::NoButton);   // presses go to the node items under it
+    setFlag(ItemUsesExtendedStyleOption);    // exposedRect: paint only the blocks in view
+    setZValue(5);
+}
+
+void ClusterOverviewItem::setNodes(const std::vector<NodeItem*>* nodes) {
+    nodes_ = nodes;
+    QRectF b;
+    if (nodes_)
+        for (const NodeItem* n : *nodes_) b |= n->sceneBoundingRect();
+    if (b != bounds_) {
+        prepareGeometryChange();
+        bounds_ = b;
+    }
+    invalidate();
+}
+
+void ClusterOverviewItem::invalidate() {
+    dirty_ = true;
+    ++generation_;
+    update();
+}
+
+const std::vector<ClusterOverviewItem::Block>& ClusterOverviewItem::nodeBlocks() const {
+    if (dirty_) rebuild();
+    return nodeBlocks_;
+}
+
+const std::vector<ClusterOverviewItem::Block>& ClusterOverviewItem::groupBlocks() const {
+    if (dirty_) rebuild();
+    return groupBlocks_;
+}
+
+void ClusterOverviewItem::rebuild() const {
+    dirty_ = false;
+    nodeBlocks_.clear();
+    groupBlocks_.clear();
+    if (!nodes_) return;
+    const std::size_t count = nodes_->size();
+    nodeBlocks_.reserve(count);
+    std::vector<const GpuTile*> tiles;
+    auto marked = [](const NodeItem* n) {
+        if (n->isSelected()) return true;
+        return std::any_of(n->tiles().begin(), n->tiles().end(), [](const GpuTile& t) { return t.highlighted; });
+    };
+    for (std::size_t i = 0; i < count; ++i) {
+        const NodeItem* n = (*nodes_)[i];
+        tiles.clear();
+        for (const GpuTile& t : n->tiles()) tiles.push_back(&t);
+        nodeBlocks_.push_back({n->sceneBoundingRect(), aggregate(tiles.data(), static_cast<int>(tiles.size())), marked(n),
+                               static_cast<int>(i), 1});
+    }
+    // Groups of kGroupNodes consecutive nodes, one block per row the group covers: the colour
+    // most of its nodes show, or the mean heat of all its sampled tiles.
+    QVarLengthArray<std::pair<QColor, int>, kGroupNodes> counts;
+    for (std::size_t g = 0; g < count; g += kGroupNodes) {
+        const std::size_t end = std::min(count, g + kGroupNodes);
+        bool mark = false, heatShown = false, failed = false;
+        double sum = 0;
+        int sampled = 0;
+        counts.clear();
+        qsizetype best = -1;
+        for (std::size_t i = g; i < end; ++i) {
+            mark = mark || nodeBlocks_[i].marked;
+            for (const GpuTile& t : (*nodes_)[i]->tiles()) {
+                if (!t.heat) break;
+                heatShown = true;
+                failed = failed || t.heat->failed;
+                if (t.heat->has) {
+                    sum += t.heat->fraction;
+                    ++sampled;
+                }
+            }
+            const QColor& c = nodeBlocks_[i].colour;
+            if (heatShown || !c.isValid()) continue;
+            qsizetype k = 0;
+            while (k < counts.size() && !(counts[k].first == c)) ++k;
+            if (k == counts.size()) counts.append({c, 0});
+            if (++counts[k].second > (best < 0 ? 0 : counts[best].second)) best = k;
+        }
+        const QColor colour = heatShown ? (failed ? heat::failedColour() : sampled ? heat::colour(sum / sampled) : QColor())
+                                        : best >= 0 ? counts[best].first : QColor();
+        for (std::size_t i = g; i < end;) {
+            Block b{nodeBlocks_[i].rect, colour, mark, static_cast<int>(i), 1};
+            std::size_t j = i + 1;
+            for (; j < end && nodeBlocks_[j].rect.top() == b.rect.top() && nodeBlocks_[j].rect.left() > b.rect.left(); ++j) {
+                b.rect |= nodeBlocks_[j].rect;
+                ++b.nodeCount;
+            }
+            groupBlocks_.push_back(b);
+            i = j;
+        }
+    }
+}
+
+int ClusterOverviewItem::nodeAt(const QPointF& scenePos) const {
+    for (const Block& b : nodeBlocks())
+        if (b.rect.contains(scenePos)) return b.firstNode;
+    return -1;
+}
+
+NodeItem* ClusterOverviewItem::nodeItemAt(const QPointF& scenePos) const {
+    const int i = nodeAt(scenePos);
+    return i >= 0 && nodes_ && i < static_cast<int>(nodes_->size()) ? (*nodes_)[static_cast<std::size_t>(i)] : nullptr;
+}
+
+void ClusterOverviewItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* w) {
+    const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
+    lastDetail_ = detailFor(lod);
+    lastBlocks_ = 0;
+    if (lastDetail_ == Detail::Tiles) {
+        // The node items draw their tiles, unless the view has their layer off (it is far out)
+        // while this paint is near: a picture of the scene at its own scale. Draw them here then.
+        if (!nodes_ || nodes_->empty() || nodes_->front()->drawn()) return;
+        QStyleOptionGraphicsItem nodeOpt(*opt);
+        for (NodeItem* n : *nodes_) {
+            const QRectF r = n->sceneBoundingRect();
+            if (!r.intersects(opt->exposedRect)) continue;
+            nodeOpt.exposedRect = n->boundingRect();
+            p->save();
+            p->translate(n->pos());
+            n->paint(p, &nodeOpt, w);
+            p->restore();
+        }
+        return;
+    }
+    const QPalette& pal = w ? w->palette() : QApplication::palette();
+    const auto& blocks = lastDetail_ == Detail::Nodes ? nodeBlocks() : groupBlocks();
+    const QRectF exposed = opt->exposedRect;
+    const QColor highlight = pal.color(QPalette::Highlight);
+    const QColor none = pal.color(QPalette::Button);
+    // A marked block (selected node, member of the selected group) gets a frame about two
+    // pixels wide around it, whatever the zoom.
+    const qreal ring = 2.0 / std::max(lod, 1e-6);
+    for (const Block& b : blocks) {
+        if (!b.rect.intersects(exposed)) continue;
+        if (b.marked) p->fillRect(b.rect.adjusted(-ring, -ring, ring, ring), highlight);
+        p->fillRect(b.rect, b.colour.isValid() ? b.colour : none);
+        ++lastBlocks_;
+    }
+}
