@@ -22,6 +22,7 @@ for t in "${targets[@]}"; do
     fuzz_telemetry) seeds=(tests/data/nvidia-smi tests/data/rocm-smi) ;;
     fuzz_slurm_log) seeds=(tests/data/fuzz/slurm) ;;
     fuzz_job_log) seeds=(tests/data/fuzz/joblog) ;;
+    fuzz_ssh_text) seeds=(tests/data/fuzz/ssh) ;;
     *) seeds=() ;;
   esac
   dirs=()
