@@ -21,6 +21,8 @@ for t in "${targets[@]}"; do
     fuzz_hf_config) seeds=(tests/data/hf tests/data/fuzz/hf) ;;
     fuzz_telemetry) seeds=(tests/data/nvidia-smi tests/data/rocm-smi) ;;
     fuzz_slurm_log) seeds=(tests/data/fuzz/slurm) ;;
+    fuzz_job_log) seeds=(tests/data/fuzz/joblog) ;;
+    fuzz_ssh_text) seeds=(tests/data/fuzz/ssh) ;;
     *) seeds=() ;;
   esac
   dirs=()

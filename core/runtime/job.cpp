@@ -1,7 +1,7 @@
 #include "runtime/job.h"
 
+#include "runtime/job_backend.h"
 #include "shell/shell_quote.h"
-#include "slurm/slurm.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -9,24 +9,11 @@
 #include <QSaveFile>
 #include <QTimer>
 
-#include <charconv>
-
 namespace paraplan::runtime {
 
 namespace {
 std::string iso(long long ms) {
     return ms ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString() : std::string();
-}
-
-// The integer after a wrapper marker ("__PARAPLAN_EXIT__ 3" -> 3); nullopt unless the
-// rest of the line is one integer (surrounding blanks allowed).
-std::optional<long long> marker_number(std::string_view rest) {
-    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-    while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\r')) rest.remove_suffix(1);
-    long long v = 0;
-    const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
-    if (rest.empty() || ec != std::errc() || end != rest.data() + rest.size()) return std::nullopt;
-    return v;
 }
 }  // namespace
 
@@ -58,14 +45,11 @@ Job::Job(Cluster cluster, LaunchPlan plan, SshOptions ssh, std::string folder, n
         p->command = n->commandArgv(remote_launch_command(plan_, spec));
         procs_.push_back(std::move(p));
     }
+    backend_ = JobBackend::for_plan(*this);
 }
 
 Job::~Job() {
-    if (slurm_tail_ && slurm_tail_->state() != QProcess::NotRunning) {
-        slurm_tail_->disconnect(this);
-        slurm_tail_->closeWriteChannel();
-        if (!slurm_tail_->waitForFinished(5000)) slurm_tail_->kill();
-    }
+    backend_.reset();   // first: it ends what it runs itself (Slurm: the output file's tail)
     for (auto& p : procs_)
         if (p->proc && p->proc->state() != QProcess::NotRunning) {
             p->proc->disconnect(this);
@@ -162,7 +146,7 @@ void Job::abandon_unstarted(const std::string& why) {
 
 void Job::launch_all() {
     if (plan_.uploads.empty()) {
-        start_processes();
+        backend_->start();
         return;
     }
     // The config files first, each over its node's connection (`cat >` from stdin); the
@@ -187,7 +171,7 @@ void Job::launch_all() {
                 check_done();
                 return;
             }
-            if (state_ == State::Connecting) start_processes();
+            if (state_ == State::Connecting) backend_->start();
         });
         q->write(u.content.data(), static_cast<qint64>(u.content.size()));
         q->closeWriteChannel();
@@ -217,16 +201,6 @@ void Job::start_processes() {
             p.proc->closeWriteChannel();
         }
     }
-    if (plan_.heartbeat_s > 0 && plan_.mode != "slurm") {
-        // One byte per wrapper each heartbeat: its watchdog ends the ranks when they stop.
-        auto* hb = new QTimer(this);
-        connect(hb, &QTimer::timeout, this, [this, hb] {
-            if (done() || state_ == State::Stopping) return hb->stop();
-            for (auto& p : procs_)
-                if (p->proc && !p->finished && p->proc->state() == QProcess::Running) p->proc->write("\n", 1);
-        });
-        hb->start(plan_.heartbeat_s * 1000);
-    }
     write_json();
 }
 
@@ -240,34 +214,11 @@ void Job::on_output(int i, bool is_stderr) {
 
 void Job::handle_line(int i, const std::string& l, bool is_stderr) {
     auto& p = *procs_[static_cast<std::size_t>(i)];
-    const std::string started = started_marker(plan_), exited = exit_marker(plan_), error = error_marker(plan_);
-    if (!is_stderr && l.rfind(started, 0) == 0) {
-        if (const auto pgid = marker_number(std::string_view(l).substr(started.size()))) p.pgid = *pgid;
-        else note(i, "the wrapper's start line has no process group id (\"" + l + "\"); Stop still closes the channel");
-        write_json();
-        return;
-    }
-    if (!is_stderr && l.rfind(exited, 0) == 0) {
-        const auto code = marker_number(std::string_view(l).substr(exited.size()));
-        if (code && *code >= 0 && *code <= 255) p.exit_code = static_cast<int>(*code);
-        else p.error = "the wrapper's exit line has no exit status (\"" + l + "\")";
-        return;
-    }
-    if (plan_.mode == "torchrun" && !torch_worker_failed_ && l.find("failed (exitcode: ") != std::string::npos &&
-        l.find(" local_rank: ") != std::string::npos)
-        torchrun_worker_failed(i, l);
-    std::string text = l;
-    if (is_stderr && l.rfind(error, 0) == 0) {
-        p.error = l.substr(error.size());
-        text = "paraplan: " + p.error;
-    }
-    if (!is_stderr && !text.empty()) p.last_out = text;
-    if (is_stderr && !text.empty() && text.rfind("paraplan: ", 0) != 0) p.last_err = text;
-    if (p.log) {
-        p.log->write(text.data(), static_cast<qint64>(text.size()));
-        p.log->write("\n", 1);
-    }
-    emit line(i, QString::fromStdString(text), is_stderr);
+    const auto text = backend_->line(i, l, is_stderr);
+    if (!text) return;
+    if (!is_stderr && !text->empty()) p.last_out = *text;
+    if (is_stderr && !text->empty() && text->rfind("paraplan: ", 0) != 0) p.last_err = *text;
+    say(i, *text, is_stderr);
 }
 
 void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
@@ -282,24 +233,18 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
         if (!last.empty()) handle_line(i, last, e);
     }
     const int ssh_code = st == QProcess::NormalExit ? code : 255;
-    if (plan_.mode == "slurm" && p.spec.label == "sbatch" && ssh_code == 0 && !slurm_id_) {
-        slurm_submitted(i);
-        return;
-    }
+    if (backend_->process_ended(i, ssh_code)) return;
     p.finished = true;
     if (!p.exit_code) {
-        // No exit marker: the wrapper never ran to its end.
-        if (p.error.empty() && plan_.mode == "slurm" && p.spec.label == "sbatch" && ssh_code != 255 &&
-            !p.last_err.empty()) {
-            p.error = "sbatch refused the job: " + p.last_err;   // e.g. a gres the partition lacks
-            p.error_kind = "launch_failed";
-        } else if (p.error.empty()) {
+        // No exit status (the wrapper's marker, or the backend's reading): the command
+        // never ran to its end.
+        if (p.error.empty()) {
             const SshError e = classify_ssh_failure(p.host, ssh_code == 0 ? 255 : ssh_code, "");
             p.error_kind = runtime::to_string(ssh_code == 255 || ssh_code == 0 ? SshErrorKind::ConnectionLost : e.kind);
             p.error = ssh_code == 255 || ssh_code == 0 ? "the connection to \"" + p.host + "\" was lost while " +
                                                              p.spec.label + " ran"
                                                        : e.message;
-        } else {
+        } else if (p.error_kind.empty()) {
             p.error_kind = ssh_code == 127 ? "remote_command_missing" : "launch_failed";
         }
         if (!(user_stop_ && state_ == State::Stopping)) p.exit_code = ssh_code == 0 ? 255 : ssh_code;
@@ -314,29 +259,6 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
     }
     write_json();
     check_done();
-}
-
-void Job::torchrun_worker_failed(int i, const std::string& l) {
-    // torch/distributed/elastic/multiprocessing/api.py (1.13 and 2.x) logs the first failed
-    // worker as "failed (exitcode: N) local_rank: L (pid: P) of binary: ..."; the agent then
-    // waits in _exit_barrier (agent/server/api.py, exit_barrier_timeout = 300 s) for the
-    // other nodes, whose workers may run on for minutes when they share no collective.
-    torch_worker_failed_ = true;
-    auto& p = *procs_[static_cast<std::size_t>(i)];
-    const std::string what = "a torchrun worker failed on " + p.spec.label + " (" + p.host + ")";
-    std::string note;
-    if (plan_.fail_fast) {
-        note = what + "; runtime.fail_fast: stopping every node now";
-        if (p.log) p.log->write(("paraplan: " + note + "\n").c_str());
-        emit line(i, QString::fromStdString("paraplan: " + note), true);
-        fail(what + " (" + l.substr(l.find("failed (exitcode: ")) + "); stopped the job at once (fail_fast)");
-        stop_processes();
-        return;
-    }
-    note = what + "; torchrun reports it only after its exit barrier (up to 300 s while the other nodes "
-                  "run on); set runtime.fail_fast to stop the job at the first failure";
-    if (p.log) p.log->write(("paraplan: " + note + "\n").c_str());
-    emit line(i, QString::fromStdString("paraplan: " + note), true);
 }
 
 void Job::fail(const std::string& why) {
@@ -361,17 +283,6 @@ void Job::stop_processes() {
 void Job::stop() {
     if (done()) return;
     user_stop_ = true;
-    if (slurm_id_) {
-        if (!slurm_cancel_sent_) {
-            slurm_cancel_sent_ = true;
-            slurm_note("cancelling Slurm job " + std::to_string(*slurm_id_));
-            QProcess* q = nodes_[static_cast<std::size_t>(procs_[0]->spec.node)]->start(
-                slurm_remote(scancel_command(*slurm_id_)), this);
-            connect(q, &QProcess::finished, q, &QObject::deleteLater);
-        }
-        set_state(State::Stopping);
-        return;
-    }
     if (state_ == State::Connecting || state_ == State::Pending) {
         for (auto& n : nodes_)
             if (n) n->disconnect(this);
@@ -379,8 +290,7 @@ void Job::stop() {
         check_done();
         return;
     }
-    stop_processes();
-    check_done();
+    backend_->stop();
 }
 
 void Job::check_done() {
@@ -392,7 +302,7 @@ void Job::check_done() {
         if (p->log) p->log->flush();
     for (auto& n : nodes_)
         if (n) n->disconnectFromHost();
-    if (slurm_cancelled_ && error_.empty()) error_ = "Slurm job " + std::to_string(*slurm_id_) + " was cancelled";
+    if (error_.empty()) error_ = backend_->end_error();
     if (failed_) set_state(State::Failed);
     else if (user_stop_) set_state(State::Stopped);
     else set_state(State::Succeeded);
@@ -456,11 +366,7 @@ nlohmann::json Job::to_json() const {
                            {"bytes", u.content.size()}});
     if (!uploads.empty()) j["uploads"] = uploads;
     if (!plan_.path_prepend.empty()) j["path_prepend"] = plan_.path_prepend;
-    if (slurm_id_) {
-        j["slurm_job_id"] = *slurm_id_;
-        if (!slurm_state_.empty()) j["slurm_state"] = slurm_state_;
-        j["slurm_output"] = slurm_output_file(plan_.job_id, *slurm_id_);
-    }
+    backend_->describe(j);
     if (!ssh_.known_hosts_file.empty()) j["known_hosts_file"] = ssh_.known_hosts_file;
     if (!ssh_.config_file.empty()) j["ssh_config_file"] = ssh_.config_file;
     return j;
@@ -485,10 +391,19 @@ void Job::write_json() {
     if (!procs_.empty()) note(0, why);
 }
 
-void Job::note(int i, const std::string& text) {
+void Job::say(int i, const std::string& text, bool is_stderr) {
     auto& p = *procs_[static_cast<std::size_t>(i)];
-    if (p.log) p.log->write(("paraplan: " + text + "\n").c_str());
-    emit line(i, QString::fromStdString("paraplan: " + text), true);
+    if (p.log) {
+        const std::string l = text + "\n";
+        p.log->write(l.data(), static_cast<qint64>(l.size()));
+    }
+    emit line(i, QString::fromStdString(text), is_stderr);
 }
+
+void Job::note(int i, const std::string& text) { say(i, "paraplan: " + text, true); }
+
+void Job::setSlurmPollInterval(int ms) { backend_->set_poll_interval(ms); }
+
+std::optional<long long> Job::slurmJobId() const { return backend_->batch_job_id(); }
 
 }  // namespace paraplan::runtime

@@ -3,13 +3,15 @@
 // shared connection), live per-process output written to <folder>/<label>.log as it
 // arrives, and <folder>/job.json (snapshot, commands, times, exit codes).
 // A process that exits non-zero or loses its connection marks the job failed and,
-// with on_failure "stop_all", stops the others. Stop closes each process's stdin: the
-// remote watchdog then kills that process's whole group (TERM, grace, KILL).
-// job.cpp: the ssh lifecycle every mode shares; job_slurm.cpp: the Slurm batch job's
-// (queue polling, final state, the followed output file split into rank logs).
+// with on_failure "stop_all", stops the others.
+// The Job owns what every mode shares: the nodes' connections, the uploads, the ssh
+// processes, their logs, the state and job.json. What differs by where the work runs is
+// its JobBackend (job_backend.h), chosen from the plan's mode: SshJobBackend (the wrapper's
+// markers, heartbeats, Stop by closing stdin) or SlurmJobBackend (sbatch, squeue polling,
+// scancel, the batch job's output split into rank logs).
 #include "project/cluster.h"
-#include "runtime/launch_plan.h"
 #include "joblog/line_buffer.h"
+#include "runtime/launch_plan.h"
 #include "runtime/ssh_node.h"
 
 #include <QFile>
@@ -18,13 +20,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace paraplan::runtime {
+
+class JobBackend;
 
 class Job : public QObject {
     Q_OBJECT
@@ -70,9 +73,10 @@ public:
         return node >= 0 && node < static_cast<int>(nodes_.size()) ? nodes_[static_cast<std::size_t>(node)].get() : nullptr;
     }
 
-    // Slurm mode: how often squeue is polled after submission (default 5000 ms).
-    void setSlurmPollInterval(int ms) { slurm_poll_ms_ = ms; }
-    std::optional<long long> slurmJobId() const { return slurm_id_; }
+    // Slurm mode: how often squeue is polled after submission (default 5000 ms), and the
+    // batch job's id once sbatch has printed it (nullopt in the other modes).
+    void setSlurmPollInterval(int ms);
+    std::optional<long long> slurmJobId() const;
 
 signals:
     // One output line of process `index` (markers removed).
@@ -81,28 +85,22 @@ signals:
     void finished();
 
 private:
+    friend class JobBackend;   // the backends drive the lifecycle through the helpers below
+
     void set_state(State s);
     void launch_all();
-    void start_processes();
+    void start_processes();   // one ssh process per plan process (state Running)
     void on_output(int i, bool is_stderr);
     void on_finished(int i, int code, QProcess::ExitStatus st);
     void handle_line(int i, const std::string& line, bool is_stderr);
     void fail(const std::string& why);
     void abandon_unstarted(const std::string& why);
-    void torchrun_worker_failed(int i, const std::string& line);
-    void stop_processes();
+    void stop_processes();   // closes each running process's stdin, kills it after the grace
     void check_done();
     void write_json();   // job.json; a failure is noted once in process 0's log and output
-    void note(int i, const std::string& text);   // "paraplan: text" into process i's log and output
-    void slurm_submitted(int i);
-    void slurm_poll();
-    void slurm_note(const std::string& text);
-    std::string slurm_remote(const std::string& cmd) const;
-    // Slurm: the job's output file followed over the login node's connection and split
-    // by srun's task labels into rank-<N>.log; closed once sacct has the final state.
-    void slurm_follow_output();
-    void slurm_output_line(const std::string& text);
-    void slurm_finish();
+    // `text` into process i's log and onto its output (the line() signal).
+    void say(int i, const std::string& text, bool is_stderr);
+    void note(int i, const std::string& text);   // say(i, "paraplan: " + text) on stderr
 
     Cluster cluster_;
     LaunchPlan plan_;
@@ -112,25 +110,14 @@ private:
     std::string on_failure_;
     std::vector<std::unique_ptr<SshNode>> nodes_;   // by cluster node index (null when unused)
     std::vector<std::unique_ptr<Process>> procs_;
+    std::unique_ptr<JobBackend> backend_;
     State state_ = State::Pending;
     std::string error_;
     bool user_stop_ = false;
     bool failed_ = false;
     long long started_ms_ = 0, ended_ms_ = 0;
-    std::optional<long long> slurm_id_;
-    std::string slurm_state_;
-    int slurm_poll_ms_ = 5000;
-    int slurm_misses_ = 0;
-    bool slurm_cancel_sent_ = false;
-    bool slurm_cancelled_ = false;
-    bool torch_worker_failed_ = false;   // ended CANCELLED (reported as stopped)
     int uploads_pending_ = 0;
     std::string upload_error_;
-    QProcess* slurm_tail_ = nullptr;
-    LineBuffer slurm_tail_buf_;
-    long long slurm_tail_bytes_ = 0;   // of the output file, received so far (the final read resumes there)
-    std::map<int, std::unique_ptr<QFile>> rank_logs_;   // slurm: rank -> rank-<N>.log
-    int slurm_drain_ms_ = 1500;                          // tail -F polls once a second
     std::string json_error_;                             // the last job.json write failure (said once)
 };
 

@@ -43,16 +43,9 @@ std::string random_token() {
     return buf;
 }
 
-namespace {
-std::string marker(const LaunchPlan& plan, const char* plain, const char* word) {
-    return plan.marker_token.empty() ? std::string(plain)
-                                     : "__PARAPLAN_" + std::string(word) + "_" + plan.marker_token + "__ ";
-}
-}  // namespace
-
-std::string started_marker(const LaunchPlan& plan) { return marker(plan, kStartedMarker, "STARTED"); }
-std::string exit_marker(const LaunchPlan& plan) { return marker(plan, kExitMarker, "EXIT"); }
-std::string error_marker(const LaunchPlan& plan) { return marker(plan, kErrorMarker, "ERROR"); }
+std::string started_marker(const LaunchPlan& plan) { return wrapper_markers(plan.marker_token).started; }
+std::string exit_marker(const LaunchPlan& plan) { return wrapper_markers(plan.marker_token).exited; }
+std::string error_marker(const LaunchPlan& plan) { return wrapper_markers(plan.marker_token).error; }
 
 std::string make_job_id(const std::string& name, long long unix_seconds) {
     std::time_t t = static_cast<std::time_t>(unix_seconds);

@@ -2,6 +2,7 @@
 // What a launch runs where: one remote process per rank (direct), per node (torchrun,
 // deepspeed) or one in all (colossalai run, slurm), each with its environment and
 // argv, and the POSIX sh wrapper that runs it under a stdin-EOF watchdog.
+#include "joblog/wrapper_markers.h"
 #include "project/cluster.h"
 #include "runtime/runtime_config.h"
 
@@ -76,11 +77,8 @@ std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p
 // when the path is relative.
 std::string upload_command(const LaunchPlan& plan, const FileUpload& u);
 
-// Markers the wrapper prints on stdout (whole lines). With a plan's marker_token they
-// read "__PARAPLAN_STARTED_<token>__ " etc.; without one, these plain forms.
-inline constexpr const char* kStartedMarker = "__PARAPLAN_STARTED__ ";   // + process group id
-inline constexpr const char* kExitMarker = "__PARAPLAN_EXIT__ ";         // + exit status
-inline constexpr const char* kErrorMarker = "__PARAPLAN_ERROR__ ";       // + message (stderr), before start
+// The marker lines the wrapper prints (joblog/wrapper_markers.h, which also reads them):
+// "__PARAPLAN_STARTED_<token>__ " etc. with the plan's marker_token; the plain forms without one.
 std::string started_marker(const LaunchPlan& plan);
 std::string exit_marker(const LaunchPlan& plan);
 std::string error_marker(const LaunchPlan& plan);

@@ -1,6 +1,6 @@
 #include "runtime/runtime_config.h"
 
-#include "runtime/ssh_policy.h"
+#include "ssh/ssh_policy.h"
 #include "shell/shell_quote.h"
 #include "util/input_error.h"
 #include "util/json_read.h"

@@ -2,7 +2,7 @@
 // One cluster node reached over the system ssh client: a ControlMaster started once
 // (in a private temporary folder) and shared by every command to the node.
 #include "runtime/ssh_command.h"
-#include "runtime/ssh_error.h"
+#include "ssh/ssh_error.h"
 
 #include <QObject>
 #include <QProcess>

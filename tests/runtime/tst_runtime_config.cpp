@@ -1,6 +1,6 @@
 // The project's "runtime" section: defaults, every field, and errors naming the field.
 #include "runtime/runtime_config.h"
-#include "runtime/ssh_policy.h"
+#include "ssh/ssh_policy.h"
 #include "util/input_error.h"
 
 #include <QFile>

@@ -1,6 +1,6 @@
 // ssh argv building and error classification (stderr as OpenSSH 9.2p1 prints it: sshconnect.c, sshconnect2.c).
 #include "runtime/ssh_command.h"
-#include "runtime/ssh_error.h"
+#include "ssh/ssh_error.h"
 
 #include <QtTest>
 

@@ -1,4 +1,4 @@
-#include "runtime/ssh_policy.h"
+#include "ssh/ssh_policy.h"
 
 #include <algorithm>
 #include <cctype>

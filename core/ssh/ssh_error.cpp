@@ -1,4 +1,4 @@
-#include "runtime/ssh_error.h"
+#include "ssh/ssh_error.h"
 
 #include "shell/shell_quote.h"
 
