@@ -156,7 +156,10 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     createActions();
     setupTeachViews();
 
-    connect(doc_, &ProjectDocument::changed, this, &MainWindow::refreshViews);
+    // An edit shows at once in the Layout fields; the views follow when the edit's analysis
+    // (rank map, findings, estimate, schedule: worked out off the GUI thread) is ready.
+    connect(doc_, &ProjectDocument::changed, this, &MainWindow::showEdit);
+    connect(doc_, &ProjectDocument::analysisReady, this, &MainWindow::refreshViews);
     // Step playback and link traffic (after refreshViews, which resets the timeline).
     player_ = new StepPlayer(doc_, timeline_, canvas_, grid_, this);
     links_ = new LinkTrafficView(this);
@@ -169,12 +172,12 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     connect(player_, &StepPlayer::playbackChanged, this, [this] {
         links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem());
     });
-    connect(doc_, &ProjectDocument::changed, player_, [this] {
+    connect(doc_, &ProjectDocument::analysisReady, player_, [this] {
         player_->refresh();
-        if (links_->isVisible()) (void)player_->playback();
+        if (links_->isVisible()) player_->prepare();   // on a worker; the view follows playbackChanged
     });
     connect(docks_.value(QStringLiteral("links")), &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible) (void)player_->playback();
+        if (visible) player_->prepare();
     });
     connect(player_, &StepPlayer::exportRequested, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Save the playback frames in"));
@@ -485,6 +488,11 @@ void MainWindow::setProject(const paraplan::Project& project, const QString& pat
 
 const paraplan::Project& MainWindow::project() const { return doc_->project(); }
 
+void MainWindow::showEdit() {
+    layout_->refresh();   // the values now; the fields' findings once the analysis is ready
+    planner_->refresh();   // marks its results stale (cheap)
+}
+
 void MainWindow::refreshViews() {
     layout_->refresh();
     diagnostics_->setDiagnostics(doc_->diagnostics());
@@ -496,8 +504,8 @@ void MainWindow::refreshViews() {
     // marks the project's row; the Run panel launches what is open.
     planner_->refresh();
     refreshTeachViews();
-    run_->setProject(doc_->project(), QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-                                          QStringLiteral("/jobs"));
+    run_->setProject(doc_->sharedProject(), doc_->sharedRankMap(),
+                     QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/jobs"));
     const auto& p = doc_->project();
     int errors = 0;
     for (const auto& d : doc_->diagnostics()) errors += d.severity == paraplan::Severity::Error;

@@ -130,6 +130,9 @@ protected:
 private:
     void createActions();
     QDockWidget* addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area);
+    // On an edit: what must follow at once (the Layout fields), without waiting for the analysis.
+    void showEdit();
+    // When the analysis of the current state is ready: every view (hidden ones when shown).
     void refreshViews();
     // The teaching and deciding views (ShardFormer checklist, ...): docks and View menu entries.
     void setupTeachViews();

@@ -1,13 +1,17 @@
 #include "projectdocument.h"
 
-#include "rules/validate.h"
-#include "topology/build_rank_map.h"
 #include "util/input_error.h"
 
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFileInfo>
+#include <QTimer>
 #include <QUndoCommand>
+#include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 
 using paraplan::Project;
 
@@ -30,11 +34,21 @@ private:
 };
 
 ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent) {
-    setContent(project_);
+    // The empty project's analysis at once: views built next read it in their constructors.
+    project_ = std::make_shared<const Project>();
+    cluster_ = std::make_shared<const paraplan::Cluster>(project_->cluster);
+    current_ = stateOf(*project_, revision_);
+    analysis_ = analyse(project_, projectId_, revision_);
+    delivered_ = true;
+    connect(&watcher_, &QFutureWatcherBase::finished, this, &ProjectDocument::analysisFinished);
     connect(&undo_, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
 }
 
-ProjectDocument::~ProjectDocument() = default;
+ProjectDocument::~ProjectDocument() {
+    // A worker still running reads only its own snapshot; tell it to stop early.
+    if (runningCancel_) runningCancel_->store(true);
+    watcher_.disconnect(this);
+}
 
 QString ProjectDocument::displayName() const {
     return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
@@ -54,31 +68,118 @@ void ProjectDocument::setState(const State& s) {
     Project p = s.rest;
     p.cluster = *s.cluster;
     cluster_ = s.cluster;
+    current_ = s;
     revision_ = s.revision;   // back to that state: results computed for it are current again
-    setContent(p);
+    setContent(std::move(p), true);
 }
 
-void ProjectDocument::setContent(const Project& p) {
-    project_ = p;
-    if (!cluster_ || !(*cluster_ == project_.cluster)) cluster_ = std::make_shared<const paraplan::Cluster>(project_.cluster);
-    diagnostics_ = paraplan::validate(project_);
-    rankMap_ = paraplan::topology::build_rank_map(paraplan::topology::from_project(project_), &project_.cluster);
+void ProjectDocument::setContent(Project p, bool clusterShared) {
+    project_ = std::make_shared<const Project>(std::move(p));
+    if (!clusterShared && (!cluster_ || !(*cluster_ == project_->cluster)))
+        cluster_ = std::make_shared<const paraplan::Cluster>(project_->cluster);
+    if (!clusterShared) current_ = stateOf(*project_, revision_);
+    delivered_ = false;
+    startAnalysis();
     emit changed();
 }
 
+void ProjectDocument::startAnalysis() {
+    if (inFlight_) {
+        // One at a time: the running one stops at its next step unless it is this state's
+        // (an undo back to it), and analysisFinished() starts the current state's.
+        runningCancel_->store(runningRevision_ != revision_ || runningProjectId_ != projectId_);
+        return;
+    }
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    runningCancel_ = cancel;
+    runningRevision_ = revision_;
+    runningProjectId_ = projectId_;
+    inFlight_ = true;
+    ++started_;
+    running_ = QtConcurrent::run([p = project_, pid = projectId_, rev = revision_, cancel] {
+        return analyse(p, pid, rev, cancel.get());
+    });
+    watcher_.setFuture(running_);
+}
+
+void ProjectDocument::analysisFinished() {
+    inFlight_ = false;
+    const auto a = running_.result();   // null when it was cancelled
+    if (analysisIsCurrent(a)) {
+        if (!analysisIsCurrent(analysis_)) analysis_ = a;
+    } else {
+        ++dropped_;   // an edit came after it started: nobody sees it
+    }
+    if (!analysisIsCurrent(analysis_)) startAnalysis();
+    else if (!delivered_) deliver();
+}
+
+void ProjectDocument::deliver() {
+    delivered_ = true;
+    emit analysisReady(revision_);
+}
+
+std::shared_ptr<const ProjectAnalysis> ProjectDocument::analysis() const {
+    if (analysisIsCurrent(analysis_)) return analysis_;
+    // Asked for before it arrived: wait for the worker when it is on this state, else work it
+    // out here. analysisFinished() still announces it (views refresh from the event loop).
+    if (inFlight_ && runningRevision_ == revision_ && runningProjectId_ == projectId_ && !runningCancel_->load()) {
+        auto f = running_;
+        f.waitForFinished();
+        if (analysisIsCurrent(f.result())) return analysis_ = f.result();
+    }
+    analysis_ = analyse(project_, projectId_, revision_);
+    auto* self = const_cast<ProjectDocument*>(this);
+    QMetaObject::invokeMethod(
+        self, [self] {
+            if (!self->delivered_ && self->analysisIsCurrent(self->analysis_)) self->deliver();
+        },
+        Qt::QueuedConnection);
+    return analysis_;
+}
+
+bool ProjectDocument::waitForAnalysis(int ms) {
+    const auto ready = [this] { return delivered_ && analysisIsCurrent(analysis_); };
+    QElapsedTimer t;
+    t.start();
+    while (!ready()) {
+        const qint64 left = ms - t.elapsed();
+        if (left <= 0) return false;
+        QEventLoop loop;
+        connect(this, &ProjectDocument::analysisReady, &loop, &QEventLoop::quit);
+        QTimer::singleShot(static_cast<int>(std::min<qint64>(left, 50)), &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    return true;
+}
+
 bool ProjectDocument::edit(const QString& label, const std::function<void(Project&)>& fn, QString* error) {
-    Project after = project_;
+    Project after = *project_;
+    State next;
     try {
         fn(after);
         // Round-trip through the file form: the loader's checks apply to every edit,
         // so the document never holds a project that could not be saved and reopened.
-        after = paraplan::project_from_json(paraplan::project_to_json(after));
+        // A cluster the edit left alone was checked when it came in (and the loader reads
+        // it apart from the rest): it sits out the trip and stays shared, since at 131,072
+        // GPUs its 16,384 nodes would be most of the edit's work.
+        if (!after.cluster.nodes.empty() && after.cluster == *cluster_) {
+            after.cluster = {};
+            after.cluster.nodes = {cluster_->nodes.front()};   // the loader wants one
+            after = paraplan::project_from_json(paraplan::project_to_json(after));
+            after.cluster = {};
+            next.cluster = cluster_;
+            next.rest = std::move(after);
+        } else {
+            next = stateOf(paraplan::project_from_json(paraplan::project_to_json(after)), 0);
+        }
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
-    if (after == project_) return true;   // nothing to do
-    undo_.push(new SnapshotCommand(this, label, stateOf(project_, revision_), stateOf(std::move(after), ++lastRevision_)));
+    if (next.cluster == cluster_ && next.rest == current_.rest) return true;   // nothing to do
+    next.revision = ++lastRevision_;
+    undo_.push(new SnapshotCommand(this, label, current_, std::move(next)));
     return true;
 }
 
@@ -102,7 +203,7 @@ bool ProjectDocument::applyChanges(const QString& label, const std::vector<parap
                                    QString* error) {
     Project after;
     try {
-        after = withChanges(project_, changes);
+        after = withChanges(*project_, changes);
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
@@ -115,6 +216,9 @@ void ProjectDocument::reset(const Project& p, const QString& path) {
     ++projectId_;
     revision_ = ++lastRevision_;
     setContent(p);
+    // Another project is shown whole at once: opening waits for its analysis (edits never do).
+    (void)analysis();
+    if (!delivered_) deliver();
     if (path != path_) {
         path_ = path;
         emit pathChanged(path_);
@@ -130,7 +234,7 @@ void ProjectDocument::open(const QString& path) {
 }
 
 void ProjectDocument::saveAs(const QString& path) {
-    paraplan::save_project(project_, path.toStdString());
+    paraplan::save_project(*project_, path.toStdString());
     const QString abs = QFileInfo(path).absoluteFilePath();
     if (abs != path_) {
         path_ = abs;

@@ -1,13 +1,18 @@
 #pragma once
 // The open project: its content, file path, unsaved state and undo history. Every
 // change is a QUndoCommand with a readable name; after any change (edit, undo,
-// redo, load) the document emits changed() once and views refresh from it.
+// redo, load) the document emits changed() at once (the fields show the new values),
+// then works out the analysis of the new state (rank map, findings, estimate, schedule)
+// on a worker thread and emits analysisReady() when it has it; views refresh then.
 #include "projecteditor.h"
 
+#include <QFuture>
+#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
 
+#include <atomic>
 #include <memory>
 
 class ProjectDocument : public QObject, public ProjectEditor {
@@ -16,9 +21,17 @@ public:
     explicit ProjectDocument(QObject* parent = nullptr);
     ~ProjectDocument() override;
 
-    const paraplan::Project& project() const override { return project_; }
-    const std::vector<paraplan::Diagnostic>& diagnostics() const override { return diagnostics_; }
-    const paraplan::topology::RankMap& rankMap() const override { return rankMap_; }
+    const paraplan::Project& project() const override { return *project_; }
+    // The current state as an immutable snapshot (what the analysis worker reads).
+    std::shared_ptr<const paraplan::Project> sharedProject() const { return project_; }
+    std::shared_ptr<const ProjectAnalysis> analysis() const override;
+    std::shared_ptr<const ProjectAnalysis> latestAnalysis() const override { return analysis_; }
+    // Waits (at most `ms`) until the current state's analysis has been delivered (analysisReady
+    // emitted for it); processes events meanwhile. For scripts, pictures and tests.
+    bool waitForAnalysis(int ms = 60000);
+    // How many analyses were started and how many of those were dropped as stale (tests).
+    int analysesStarted() const { return started_; }
+    int analysesDropped() const { return dropped_; }
     std::uint64_t projectId() const override { return projectId_; }
     std::uint64_t revision() const override { return revision_; }
     bool edit(const QString& label, const std::function<void(paraplan::Project&)>& edit,
@@ -59,6 +72,9 @@ public:
 
 signals:
     void changed();
+    // The analysis of the current state is ready (latestAnalysis()->revision == revision).
+    // Results of a state that is no longer current are dropped, never announced.
+    void analysisReady(quint64 revision);
     // After reset(): another project (or a fresh copy) replaced the content and history.
     void replaced();
     void pathChanged(const QString& path);
@@ -67,17 +83,34 @@ signals:
 
 private:
     friend class SnapshotCommand;
-    void setContent(const paraplan::Project& p);
+    // `clusterShared`: cluster_ and current_ already hold p's (an undo step's state).
+    void setContent(paraplan::Project p, bool clusterShared = false);
     void setState(const State& s);
     State stateOf(paraplan::Project p, std::uint64_t revision);
+    // Starts the current state's analysis on a worker, or (one already running) cancels that
+    // one and starts this one when it returns: rapid edits leave one analysis running, the latest.
+    void startAnalysis();
+    void analysisFinished();
+    // Announces the analysis of the current state once per change.
+    void deliver();
+    bool analysisIsCurrent(const std::shared_ptr<const ProjectAnalysis>& a) const {
+        return a && a->revision == revision_ && a->project_id == projectId_;
+    }
 
-    paraplan::Project project_;
+    std::shared_ptr<const paraplan::Project> project_;
     std::shared_ptr<const paraplan::Cluster> cluster_;   // == project_.cluster, shared with the history
+    State current_;   // the state shown, as the history keeps it
     std::uint64_t projectId_ = 0;
     std::uint64_t revision_ = 0;
     std::uint64_t lastRevision_ = 0;   // the last one handed out
-    std::vector<paraplan::Diagnostic> diagnostics_;
-    paraplan::topology::RankMap rankMap_;
+    mutable std::shared_ptr<const ProjectAnalysis> analysis_;   // the newest delivered or waited for
+    bool delivered_ = false;   // analysisReady emitted for the current state
+    QFuture<std::shared_ptr<const ProjectAnalysis>> running_;
+    QFutureWatcher<std::shared_ptr<const ProjectAnalysis>> watcher_;
+    std::uint64_t runningRevision_ = 0, runningProjectId_ = 0;
+    std::shared_ptr<std::atomic<bool>> runningCancel_;
+    bool inFlight_ = false;
+    int started_ = 0, dropped_ = 0;
     QString path_;
     QUndoStack undo_;
 };

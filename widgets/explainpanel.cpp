@@ -96,7 +96,10 @@ protected:
     void paintEvent(QPaintEvent*) override {
         QPainter p(this);
         const QPalette& pal = palette();
-        const auto& m = editor->rankMap();
+        // The map the panel was refreshed from, never a wait for the next one.
+        const auto a = editor->latestAnalysis();
+        if (!a) return;
+        const auto& m = *a->rank_map;
         const auto* set = m.group_set(kind.toStdString());
         if (!m.valid() || !set || m.placement.empty()) return;
         const int nodes = std::min(m.num_nodes, 4);

@@ -119,7 +119,8 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                     "gradients are averaged every step. Derived: the world size divided by the model-parallel sizes "
                     "(as the framework computes it)."),
                  [this, dp] {
-                     // The size the framework derives, read from its rank map.
+                     // The size the framework derives, read from its rank map (once it is built).
+                     if (!editor_->analysisCurrent()) return dp->setText(QStringLiteral("…"));
                      const auto& m = editor_->rankMap();
                      const auto* g = m.valid() ? m.group_set("dp") : nullptr;
                      dp->setText(g ? tr("%1  (derived by %2)").arg(g->group_size).arg(QString::fromStdString(m.framework))
@@ -388,7 +389,7 @@ void LayoutPanel::refresh() {
                           .arg(l.sp)
                           .arg(l.cp)
                           .arg(l.ep));
-    markFindings();
+    if (editor_->analysisCurrent()) markFindings();   // else when the analysis is ready (refresh again)
     loading_ = false;
     if (isVisible()) fitWidthToFields();   // (before the first show: see showEvent)
 }

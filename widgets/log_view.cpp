@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
 
 namespace paraplan::widgets {
 namespace {
@@ -50,8 +51,11 @@ LogView::LogView(QWidget* parent) : QWidget(parent) {
     filter_->addItem(scopes_.back().label);
 }
 
-void LogView::setProject(const Project& project) {
-    project_ = project;
+void LogView::setProject(const Project& project) { setProject(std::make_shared<const Project>(project), nullptr); }
+
+void LogView::setProject(std::shared_ptr<const Project> project, std::shared_ptr<const topology::RankMap> map) {
+    project_ = std::move(project);
+    map_ = std::move(map);
     scopesStale_ = true;
     if (isVisible()) updateScopes();
 }
@@ -63,21 +67,26 @@ void LogView::showEvent(QShowEvent* e) {
 
 void LogView::updateScopes() {
     scopesStale_ = false;
-    const Project& project = project_;
+    const Project& project = *project_;
     const QString current = filter_->currentText();
     scopes_.clear();
     scopes_.push_back({tr("All processes"), {}, -1});
     const int world = project.world_size();
     const auto placement = project.cluster.placement();
     for (int r = 0; r < world && r < kMaxRanks; ++r) scopes_.push_back({tr("rank %1").arg(r), {r}, -1});
+    std::vector<std::vector<int>> ranksOf(project.cluster.nodes.size());   // one pass, ranks ascending
+    for (std::size_t r = 0; r < placement.size(); ++r)
+        if (placement[r].node >= 0 && std::size_t(placement[r].node) < ranksOf.size())
+            ranksOf[std::size_t(placement[r].node)].push_back(int(r));
     for (std::size_t n = 0; n < project.cluster.nodes.size(); ++n) {
-        std::vector<int> m;
-        for (std::size_t r = 0; r < placement.size(); ++r)
-            if (placement[r].node == int(n)) m.push_back(int(r));
+        std::vector<int> m = std::move(ranksOf[n]);
         scopes_.push_back({tr("node %1").arg(QString::fromStdString(project.cluster.nodes[n].name)), std::move(m), int(n)});
     }
     try {
-        const auto map = topology::build_rank_map(topology::from_project(project), &project.cluster);
+        // The document's rank map (built once per edit) when it came with the project.
+        std::optional<topology::RankMap> own;
+        if (!map_) own = topology::build_rank_map(topology::from_project(project), &project.cluster);
+        const topology::RankMap& map = map_ ? *map_ : *own;
         if (map.valid() && map.world_size == world)
             for (const auto& summary : map.summaries()) {
                 if (summary.group_size < 2) continue;

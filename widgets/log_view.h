@@ -4,10 +4,12 @@
 // layout (its members' lines), and by a search text. Messages of the app itself (no rank)
 // always show.
 #include "project/project.h"
+#include "topology/rank_map.h"
 
 #include <QWidget>
 
 #include <deque>
+#include <memory>
 #include <vector>
 
 class QComboBox;
@@ -31,6 +33,9 @@ public:
     // The choices of the filter: every rank, every node and every group of the project's layout
     // (worked out when the view is shown, not on every edit while it is hidden).
     void setProject(const Project& project);
+    // The same from the document's immutable snapshot and its rank map (null: built when the
+    // groups are listed), so an edit copies nothing.
+    void setProject(std::shared_ptr<const Project> project, std::shared_ptr<const topology::RankMap> map);
     void append(LogLine line);
     void clear();
 
@@ -62,7 +67,8 @@ private:
     std::vector<Scope> scopes_;
     std::deque<LogLine> lines_;
     int visible_ = 0;
-    Project project_;
+    std::shared_ptr<const Project> project_ = std::make_shared<const Project>();
+    std::shared_ptr<const topology::RankMap> map_;
     bool scopesStale_ = false;
 };
 

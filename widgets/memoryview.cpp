@@ -77,13 +77,10 @@ int MemoryView::stageCount() const {
 QString MemoryView::summaryText() const { return summary_->text(); }
 
 void MemoryView::refresh() {
-    estimate_.reset();
-    error_.clear();
-    try {
-        estimate_ = paraplan::estimate::estimate_project(editor_->project());
-    } catch (const std::exception& e) {
-        error_ = QString::fromStdString(e.what());
-    }
+    // Estimated with the rest of the edit's analysis, off the GUI thread, over its rank map.
+    const auto a = editor_->analysis();
+    estimate_ = a->estimate;
+    error_ = QString::fromStdString(a->estimate_error);
     drawMemory();
     drawTime();
     if (!estimate_) {

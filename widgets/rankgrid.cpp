@@ -298,7 +298,8 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
 }
 
 void RankGrid::refresh() {
-    const RankMap& m = editor_->rankMap();
+    map_ = editor_->sharedRankMap();   // kept: the cells draw from it until the next refresh
+    const RankMap& m = *map_;
     canvas_->map = &m;
     const QString keepColour = preferredColour_;
     const QString keepGroup = preferredGroup_;

@@ -6,9 +6,11 @@
 // one weight matrix over the tensor-parallel group.
 #include "heatmap.h"
 #include "runtime/probe_compare.h"
+#include "topology/rank_map.h"
 
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class ProjectEditor;
@@ -68,6 +70,7 @@ private:
     LiveOverlay live_;
     std::vector<paraplan::runtime::ProbeGroupCheck> probe_;
     Heatmap probeHeat_;   // probe_ for the current group kind
+    std::shared_ptr<const paraplan::topology::RankMap> map_;   // the map shown (the document's, shared)
     QString layoutAxis_ = QStringLiteral("tp");
     QString meshInfo_;
     HeatLegend* legend_ = nullptr;

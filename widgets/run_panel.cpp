@@ -81,9 +81,16 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
 RunPanel::~RunPanel() = default;
 
 void RunPanel::setProject(const Project& project, const QString& job_dir) {
-    project_ = project;
+    setProject(std::make_shared<const Project>(project), nullptr, job_dir);
+}
+
+void RunPanel::setProject(std::shared_ptr<const Project> shared, std::shared_ptr<const topology::RankMap> map,
+                          const QString& job_dir) {
+    project_ = std::move(shared);
+    map_ = std::move(map);
     job_dir_ = job_dir;
-    log_->setProject(project);
+    const Project& project = *project_;
+    log_->setProject(project_, map_);
     status_->setText(tr("%1: %2, %3")
                          .arg(QString::fromStdString(project.name),
                               wording::count(static_cast<long long>(project.cluster.nodes.size()), tr("1 node"), tr("%1 nodes")),
@@ -106,7 +113,7 @@ void RunPanel::noteStepLine(const QString& text) {
     calibrate::LogSummary log;
     log.format = stepSamples_.front().format;
     log.samples = stepSamples_;
-    const auto m = calibrate::measured_step(log, project_);
+    const auto m = calibrate::measured_step(log, *project_);
     if (!m) return;
     QString line = tr("Step time: measured %1 s (%2)").arg(m->step_s, 0, 'f', 3).arg(QString::fromStdString(m->how));
     if (estimateStep_ > 0)
@@ -122,7 +129,7 @@ void RunPanel::noteStepLine(const QString& text) {
 
 void RunPanel::update_buttons() {
     const bool running = busy();
-    const bool has = !project_.cluster.nodes.empty();
+    const bool has = !project_->cluster.nodes.empty();
     check_->setEnabled(has && !running);
     dry_->setEnabled(has && !running);
     launch_->setEnabled(has && !running);
@@ -133,7 +140,7 @@ void RunPanel::update_buttons() {
 void RunPanel::testConnection() {
     runtime::RuntimeConfig rc;
     try {
-        rc = runtime::runtime_config_from_json(project_.runtime);
+        rc = runtime::runtime_config_from_json(project_->runtime);
     } catch (const InputError& e) {
         append(tr("runtime settings: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
         return;
@@ -154,7 +161,7 @@ void RunPanel::testConnection() {
         watcher->deleteLater();
         update_buttons();
     });
-    const Cluster cluster = project_.cluster;
+    const Cluster cluster = project_->cluster;
     watcher->setFuture(QtConcurrent::run([cluster, rc] {
         return runtime::test_connections(cluster, rc, runtime::ssh_options_from(rc));
     }));
@@ -162,20 +169,20 @@ void RunPanel::testConnection() {
 
 void RunPanel::dryRun() {
     try {
-        const auto rc = runtime::runtime_config_from_json(project_.runtime);
-        auto plan = runtime::plan_launch(project_.cluster, rc, runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch()));
-        runtime::add_config_uploads(plan, project_, rc);
+        const auto rc = runtime::runtime_config_from_json(project_->runtime);
+        auto plan = runtime::plan_launch(project_->cluster, rc, runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()));
+        runtime::add_config_uploads(plan, *project_, rc);
         const auto ssh = runtime::ssh_options_from(rc);
         // First the config files copied to the nodes, then every process, as Launch runs them.
         for (const auto& u : plan.uploads) {
-            const auto& node = project_.cluster.nodes[static_cast<std::size_t>(u.node)];
+            const auto& node = project_->cluster.nodes[static_cast<std::size_t>(u.node)];
             append(tr("# copy %1 (%2 bytes) to %3").arg(QString::fromStdString(u.path)).arg(u.content.size())
                        .arg(QString::fromStdString(node.name)));
             append(QString::fromStdString(runtime::sh_join(
                 runtime::ssh_command_argv(runtime::ssh_target(node), ssh, runtime::upload_command(plan, u)))));
         }
         for (const auto& p : plan.processes) {
-            const auto& node = project_.cluster.nodes[static_cast<std::size_t>(p.node)];
+            const auto& node = project_->cluster.nodes[static_cast<std::size_t>(p.node)];
             append(QString::fromStdString("# " + p.label + " on " + node.name));
             append(QString::fromStdString(runtime::sh_join(
                 runtime::ssh_command_argv(runtime::ssh_target(node), ssh, runtime::remote_launch_command(plan, p)))));
@@ -188,8 +195,8 @@ void RunPanel::dryRun() {
 void RunPanel::launch() {
     if (busy()) return;
     try {
-        const auto rc = runtime::runtime_config_from_json(project_.runtime);
-        startJob(rc, runtime::make_job_id(project_.name, QDateTime::currentSecsSinceEpoch()), false);
+        const auto rc = runtime::runtime_config_from_json(project_->runtime);
+        startJob(rc, runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()), false);
     } catch (const InputError& e) {
         append(tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
     }
@@ -198,13 +205,13 @@ void RunPanel::launch() {
 bool RunPanel::busy() const { return probing_ || (job_ && !job_->done()); }
 
 void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe) {
-    auto plan = runtime::plan_launch(project_.cluster, rc, id);   // throws InputError
+    auto plan = runtime::plan_launch(project_->cluster, rc, id);   // throws InputError
     // A folder of its own: a second launch in the same second gets "<id>-2".
     const std::string claimed = runtime::claim_job_folder(job_dir_.toStdString(), id);
-    if (claimed != id) plan = runtime::plan_launch(project_.cluster, rc, claimed);
-    if (!probe) runtime::add_config_uploads(plan, project_, rc);   // the framework's config files, copied first
-    job_ = std::make_unique<runtime::Job>(project_.cluster, plan, runtime::ssh_options_from(rc),
-                                          job_dir_.toStdString() + "/" + plan.job_id, project_to_json(project_), rc.on_failure);
+    if (claimed != id) plan = runtime::plan_launch(project_->cluster, rc, claimed);
+    if (!probe) runtime::add_config_uploads(plan, *project_, rc);   // the framework's config files, copied first
+    job_ = std::make_unique<runtime::Job>(project_->cluster, plan, runtime::ssh_options_from(rc),
+                                          job_dir_.toStdString() + "/" + plan.job_id, project_to_json(*project_), rc.on_failure);
     runtime::Job* job = job_.get();
     // The step time the job reports, beside the estimate (with the project's cluster profile).
     stepSamples_.clear();
@@ -213,7 +220,7 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
     stepTime_->setVisible(false);
     if (!probe) {
         try {
-            estimateStep_ = estimate::estimate_project(project_).time.step_s;
+            estimateStep_ = estimate::estimate_project(*project_).time.step_s;
         } catch (const std::exception& e) {
             estimateStep_ = 0;   // no estimate for this project (incomplete model or layout)
             estimateWhy_ = QString::fromStdString(e.what());
@@ -246,7 +253,7 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
     // Live GPU telemetry over the same hosts while the job runs (GPU monitor, heatmaps).
     monitor_.reset();
     if (rc.telemetry_interval_ms > 0) {
-        monitor_ = std::make_unique<runtime::TelemetryMonitor>(project_.cluster, runtime::ssh_options_from(rc),
+        monitor_ = std::make_unique<runtime::TelemetryMonitor>(project_->cluster, runtime::ssh_options_from(rc),
                                                                rc.telemetry_interval_ms, rc.path_prepend);
         monitor_->start();
     }
@@ -258,19 +265,22 @@ void RunPanel::runProbe(const QStringList& extra_args) {
     if (busy()) return;
     runtime::RuntimeConfig base;
     try {
-        base = runtime::runtime_config_from_json(project_.runtime);
+        base = runtime::runtime_config_from_json(project_->runtime);
     } catch (const InputError& e) {
         append(tr("cannot probe: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
         return;
     }
     // The groups the project's framework builds (`paraplan-cli groups --json`).
-    const auto map = topology::build_rank_map(topology::from_project(project_), &project_.cluster);
+    // The document's map when it is this project's, else built here.
+    const auto map = map_ && map_->world_size == project_->world_size()
+                         ? *map_
+                         : topology::build_rank_map(topology::from_project(*project_), &project_->cluster);
     if (!map.valid()) {
         for (const auto& d : map.diagnostics)
             if (d.severity == Severity::Error) append(tr("cannot probe: %1").arg(QString::fromStdString(d.message)));
         return;
     }
-    const std::string id = runtime::make_job_id("probe-" + project_.name, QDateTime::currentSecsSinceEpoch());
+    const std::string id = runtime::make_job_id("probe-" + project_->name, QDateTime::currentSecsSinceEpoch());
     const std::string dir = runtime::probe_remote_dir(id);
     const std::string layout = topology::to_json(map).dump();
     log_->clear();
@@ -278,7 +288,7 @@ void RunPanel::runProbe(const QStringList& extra_args) {
     probing_ = true;
     update_buttons();
     // Uploads block on ssh: run them off the GUI thread (each SshNode lives in that thread).
-    const Cluster cluster = project_.cluster;
+    const Cluster cluster = project_->cluster;
     const auto ssh = runtime::ssh_options_from(base);
     const int timeout_ms = (base.connect_timeout_s + 5) * 1000;
     auto* watcher = new QFutureWatcher<std::string>(this);
@@ -338,10 +348,10 @@ bool RunPanel::loadProbeResult(const QString& path) {
     }
     // The bandwidths the cost model assumes for this cluster (node 0's GPU, as the estimate).
     estimate::Hardware hw;
-    if (!project_.cluster.nodes.empty())
-        if (const GpuSpec* gpu = catalog::find_gpu(project_.cluster.nodes[0].gpu))
-            hw = estimate::hardware_for(*gpu, project_.cluster, project_.training.precision);
-    probe_checks_ = runtime::compare_probe(*result, project_.cluster, hw);
+    if (!project_->cluster.nodes.empty())
+        if (const GpuSpec* gpu = catalog::find_gpu(project_->cluster.nodes[0].gpu))
+            hw = estimate::hardware_for(*gpu, project_->cluster, project_->training.precision);
+    probe_checks_ = runtime::compare_probe(*result, project_->cluster, hw);
     int slow = 0, failed = 0;
     for (const auto& c : probe_checks_) {
         slow += c.slow ? 1 : 0;
@@ -355,8 +365,8 @@ bool RunPanel::loadProbeResult(const QString& path) {
                          .arg(probe_checks_.size())
                          .arg(slow)
                          .arg(failed));
-    if (result->world_size != project_.world_size())
-        append(tr("[probe] note: the result is for %1 ranks, the project has %2").arg(result->world_size).arg(project_.world_size()));
+    if (result->world_size != project_->world_size())
+        append(tr("[probe] note: the result is for %1 ranks, the project has %2").arg(result->world_size).arg(project_->world_size()));
     emit probeChecked(probe_checks_);
     return true;
 }

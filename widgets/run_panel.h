@@ -7,6 +7,7 @@
 #include "runtime/job.h"
 #include "runtime/probe_compare.h"
 #include "runtime/telemetry.h"
+#include "topology/rank_map.h"
 
 #include <QWidget>
 
@@ -26,6 +27,10 @@ public:
 
     // The project to run and the folder its job folders go to.
     void setProject(const Project& project, const QString& job_dir);
+    // The same, shared with the document: its immutable snapshot and its rank map (null: built
+    // when needed), so an edit copies nothing here.
+    void setProject(std::shared_ptr<const Project> project, std::shared_ptr<const topology::RankMap> map,
+                    const QString& job_dir);
 
     runtime::Job* job() const { return job_.get(); }
     // The GPU telemetry of the job launched last (runtime.telemetry.interval_ms > 0):
@@ -69,7 +74,8 @@ private:
     void update_buttons();
     void noteStepLine(const QString& text);   // a job's output line that may report a step time
 
-    Project project_;
+    std::shared_ptr<const Project> project_ = std::make_shared<const Project>();
+    std::shared_ptr<const topology::RankMap> map_;
     QString job_dir_;
     std::unique_ptr<runtime::Job> job_;
     std::unique_ptr<runtime::TelemetryMonitor> monitor_;

@@ -6,6 +6,7 @@
 #include "timelineview.h"
 
 #include <QComboBox>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QDateTime>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -96,21 +97,58 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
         advance((now - lastTick_) / 1000.0);
         lastTick_ = now;
     });
+    watcher_ = new QFutureWatcher<Built>(this);
+    connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
+        building_ = false;
+        apply(watcher_->result());
+        if (stale_ && (showing_ || isVisible())) prepare();   // an edit came meanwhile
+    });
     refresh();
 }
 
 void StepPlayer::refresh() {
     stale_ = true;
-    if (showing_ || isVisible()) rebuild();
+    if (showing_ || isVisible()) prepare();
 }
 
 void StepPlayer::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
-    ensure();
+    prepare();
+}
+
+void StepPlayer::prepare() {
+    if (!stale_) return;
+    const auto a = editor_->analysis();   // current: the document announced it (or waits here)
+    if (building_ && buildingProject_ == a->project_id && buildingRevision_ == a->revision) return;
+    building_ = true;
+    buildingProject_ = a->project_id;
+    buildingRevision_ = a->revision;
+    watcher_->setFuture(QtConcurrent::run(&StepPlayer::build, a));   // an older build's result is ignored
+}
+
+StepPlayer::Built StepPlayer::build(std::shared_ptr<const ProjectAnalysis> a) {
+    Built b;
+    b.project_id = a->project_id;
+    b.revision = a->revision;
+    try {
+        b.playback = step_playback(*a->project, *a->rank_map);
+    } catch (const std::exception& e) {
+        b.problem = QString::fromStdString(e.what());
+    }
+    return b;
 }
 
 void StepPlayer::ensure() const {
-    if (stale_) const_cast<StepPlayer*>(this)->rebuild();
+    if (!stale_) return;
+    auto* self = const_cast<StepPlayer*>(this);
+    if (building_ && buildingProject_ == editor_->projectId() && buildingRevision_ == editor_->revision()) {
+        auto f = watcher_->future();
+        f.waitForFinished();
+        self->building_ = false;
+        self->apply(f.result());
+        return;
+    }
+    self->apply(build(editor_->analysis()));
 }
 
 const std::optional<StepPlayback>& StepPlayer::playback() const {
@@ -123,15 +161,11 @@ QString StepPlayer::problem() const {
     return problem_;
 }
 
-void StepPlayer::rebuild() {
+void StepPlayer::apply(Built b) {
+    if (b.project_id != editor_->projectId() || b.revision != editor_->revision()) return;   // stale
     stale_ = false;
-    problem_.clear();
-    playback_.reset();
-    try {
-        playback_ = step_playback(editor_->project());
-    } catch (const std::exception& e) {
-        problem_ = QString::fromStdString(e.what());
-    }
+    problem_ = b.problem;
+    playback_ = std::move(b.playback);
     if (!playback_) {
         pause();
         show(false);

@@ -8,10 +8,14 @@
 // simulated timeline and communication terms.
 #include "estimate/step_playback.h"
 #include "heatmap.h"
+#include "projectanalysis.h"
 
+#include <QFutureWatcher>
 #include <QPointer>
 #include <QWidget>
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 
 class ClusterCanvas;
@@ -30,11 +34,15 @@ public:
     StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCanvas* canvas, RankGrid* grid,
                QWidget* parent = nullptr);
 
-    // On every document change: rebuilds the playback now when the panel is visible or the
+    // On every document analysis: rebuilds the playback when the panel is visible or the
     // overlay is shown (keeping the playhead, clamped), else on first use -- building it costs
     // an estimate and a schedule simulation, which edits need not pay for while nobody looks.
+    // The build runs on a worker over the analysis's snapshot and rank map; its result is
+    // dropped when another edit came meanwhile.
     void refresh();
-    // The playback of the current project (built here when stale).
+    // Starts building the current project's playback (on a worker) if it is stale.
+    void prepare();
+    // The playback of the current project (waited for, or built here, when stale).
     const std::optional<paraplan::estimate::StepPlayback>& playback() const;
     QString problem() const;
 
@@ -78,7 +86,13 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
-    void rebuild();
+    struct Built {
+        std::uint64_t project_id = 0, revision = 0;
+        std::optional<paraplan::estimate::StepPlayback> playback;
+        QString problem;
+    };
+    static Built build(std::shared_ptr<const ProjectAnalysis> a);
+    void apply(Built b);
     void ensure() const;
     void show(bool on);
     void update_views();
@@ -90,6 +104,9 @@ private:
     paraplan::estimate::ActiveSet active_;
     QString problem_;
     bool stale_ = true;
+    QFutureWatcher<Built>* watcher_;
+    std::uint64_t buildingProject_ = 0, buildingRevision_ = 0;
+    bool building_ = false;
     double t_ = 0;
     double speed_ = 1;
     bool showing_ = false;

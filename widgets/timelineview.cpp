@@ -88,36 +88,17 @@ TimelineView::TimelineView(ProjectEditor* editor, QWidget* parent) : QWidget(par
 
 void TimelineView::refresh() {
     const auto& p = editor_->project();
-    const auto& l = p.layout;
-    timeline_.reset();
-    ScheduleRequest req;
-    req.schedule = l.schedule;
-    req.pp = l.pp;
-    req.chunks = l.chunks > 1 ? l.chunks : 0;
-    req.microbatches = l.num_microbatches;
+    // Simulated with the rest of the edit's analysis, off the GUI thread.
+    const auto a = editor_->analysis();
+    const PipelineSimulation& sim = a->pipeline;
+    timeline_ = sim.timeline;
     QString note;
-    if (req.microbatches <= 0) {
-        // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
-        const auto& m = editor_->rankMap();
-        int dp = 1;
-        if (const auto* g = m.group_set("dp")) dp = std::max(1, g->num_groups() > 0 ? g->group_size : 1);
-        req.microbatches = std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
+    if (sim.derived_dp > 0)
         note = tr(" (derived: global batch %1 / (microbatch %2 × dp %3))")
                    .arg(p.training.global_batch_size)
                    .arg(p.training.micro_batch_size)
-                   .arg(dp);
-    }
-    GenerateResult gen = generate(req);
-    QString problem;
-    if (gen.schedule) {
-        SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
-        SimulationResult sim = simulate(*gen.schedule, cfg);
-        if (sim.ok()) timeline_ = std::move(sim.timeline);
-        for (const auto& d : sim.diagnostics)
-            if (d.severity == paraplan::Severity::Error) problem = QString::fromStdString(d.message);
-    }
-    for (const auto& d : gen.diagnostics)
-        if (d.severity == paraplan::Severity::Error && problem.isEmpty()) problem = QString::fromStdString(d.message);
+                   .arg(sim.derived_dp);
+    const QString problem = QString::fromStdString(sim.problem);
 
     gantt_->setTimeline(playback_ ? &*playback_ : timeline_ ? &*timeline_ : nullptr);
     const QPalette pal = palette();
@@ -158,7 +139,7 @@ void TimelineView::refresh() {
     } else {
         summary_->setText(tr("<b>No timeline:</b> %1").arg(problem.toHtmlEscaped()));
     }
-    plot_->replot();
+    plot_->replot(QCustomPlot::rpQueuedReplot);   // drawn with the next frame, once
 }
 
 void TimelineView::setPlayback(const Timeline* estimated) {

@@ -416,10 +416,10 @@ Estimate estimate_project(const Project& p, const GpuSpec& gpu) {
     return estimate_project(p, project_hardware(p, gpu));   // with the project's profile, if any
 }
 
-Estimate estimate_project(const Project& p, const Hardware& hw) {
+Estimate estimate_project(const Project& p, const Hardware& hw, const topology::RankMap* map) {
     std::vector<std::string> notes;
     Config c = make_config(p.model, p.training, p.layout, hw, p.world_size(), &notes);
-    apply_rank_map(p, hw, c, &notes);
+    apply_rank_map(p, hw, c, &notes, map);
     // A single project gets the simulated schedule (core/schedule/): its makespan,
     // bubble and per-stage peak in-flight microbatches, with the pipeline link's
     // per-hop latency between stages (the transfer itself is in the stage costs as

@@ -17,6 +17,10 @@
 #include <string>
 #include <vector>
 
+namespace paraplan::topology {
+struct RankMap;
+}
+
 namespace paraplan::estimate {
 
 // Mixture-of-experts terms of the estimate (moe.h), for reports and `estimate --json`'s "moe".
@@ -62,8 +66,11 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
 Estimate estimate_project(const Project& p, const GpuSpec& gpu);
 Estimate estimate_project(const Project& p);
 // With the hardware already derived (hardware_for): the placement-aware communication model
-// over the project's rank map and the simulated pipeline schedule.
-Estimate estimate_project(const Project& p, const Hardware& hw);
+// over the project's rank map and the simulated pipeline schedule. `map`: the project's rank
+// map when the caller has already built it (the GUI builds it once per edit); null builds it.
+Estimate estimate_project(const Project& p, const Hardware& hw, const topology::RankMap* map = nullptr);
+// The catalog GPU of node 0 with the project's profile, over a rank map already built for `p`.
+Estimate estimate_project(const Project& p, const topology::RankMap& map);
 
 nlohmann::json to_json(const Estimate& e);
 

@@ -3,15 +3,24 @@
 // link the catalog.
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
+#include "estimate/profile.h"
 #include "util/input_error.h"
 
 namespace paraplan::estimate {
 
-Estimate estimate_project(const Project& p) {
+namespace {
+const GpuSpec& node0_gpu(const Project& p) {
     const std::string id = p.cluster.nodes.empty() ? std::string() : p.cluster.nodes[0].gpu;
     const GpuSpec* g = catalog::find_gpu(id);
     if (!g) throw InputError("/cluster/gpu", "unknown GPU '" + id + "': not in the catalog");
-    return estimate_project(p, *g);
+    return *g;
+}
+}  // namespace
+
+Estimate estimate_project(const Project& p) { return estimate_project(p, node0_gpu(p)); }
+
+Estimate estimate_project(const Project& p, const topology::RankMap& map) {
+    return estimate_project(p, project_hardware(p, node0_gpu(p)), &map);
 }
 
 }  // namespace paraplan::estimate

@@ -6,11 +6,15 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 
 namespace paraplan::estimate {
 
-bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector<std::string>* notes) {
-    const topology::RankMap rm = topology::build_rank_map(topology::from_project(p), &p.cluster);
+bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector<std::string>* notes,
+                    const topology::RankMap* built) {
+    std::optional<topology::RankMap> own;
+    if (!built) own = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    const topology::RankMap& rm = built ? *built : *own;
     if (!rm.valid()) return false;
     auto apply = [&](GroupKind k, std::initializer_list<const char*> kinds) {
         for (const char* kind : kinds) {

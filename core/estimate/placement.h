@@ -9,9 +9,16 @@
 #include <string>
 #include <vector>
 
+namespace paraplan::topology {
+struct RankMap;
+}
+
 namespace paraplan::estimate {
 
-// Returns false (and leaves c alone) when the rank map cannot be built.
-bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector<std::string>* notes = nullptr);
+// Returns false (and leaves c alone) when the rank map cannot be built. `built`: the
+// project's rank map when the caller already has it (build_rank_map(from_project(p),
+// &p.cluster)), so it is not built again; null builds it here.
+bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector<std::string>* notes = nullptr,
+                    const topology::RankMap* built = nullptr);
 
 }  // namespace paraplan::estimate

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace paraplan::estimate {
@@ -123,9 +124,13 @@ StepPlayback step_playback(const Project& p) {
     return step_playback(p, e.hardware);
 }
 
-StepPlayback step_playback(const Project& p, const Hardware& hw) {
+StepPlayback step_playback(const Project& p, const topology::RankMap& map) {
+    return step_playback(p, estimate_project(p, map).hardware, &map);
+}
+
+StepPlayback step_playback(const Project& p, const Hardware& hw, const topology::RankMap* map) {
     StepPlayback pb;
-    pb.estimate = estimate_project(p, hw);
+    pb.estimate = estimate_project(p, hw, map);
     const Estimate& e = pb.estimate;
     const Config& c = e.config;
     const int pp = std::max(1, c.pp);
@@ -324,7 +329,9 @@ StepPlayback step_playback(const Project& p, const Hardware& hw) {
                          pb.event_times.end());
 
     // Where the ranks are, and the bytes each link carries per step.
-    const topology::RankMap rm = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    std::optional<topology::RankMap> own;
+    if (!map) own = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    const topology::RankMap& rm = map ? *map : *own;
     if (!rm.valid()) {
         pb.notes.push_back("no rank map: ranks and link traffic left out");
         return pb;

@@ -90,7 +90,10 @@ struct StepPlayback {
 
 // Throws what estimate_project throws (InputError on a bad layout).
 StepPlayback step_playback(const Project& p);
-StepPlayback step_playback(const Project& p, const Hardware& hw);
+StepPlayback step_playback(const Project& p, const Hardware& hw, const topology::RankMap* map = nullptr);
+// Over the project's rank map already built (build_rank_map(from_project(p), &p.cluster)):
+// the same playback without building it again (the GUI builds it once per edit).
+StepPlayback step_playback(const Project& p, const topology::RankMap& map);
 
 ActiveSet active_at(const StepPlayback& pb, double t);
 

@@ -71,6 +71,7 @@ private slots:
         const std::string gpu = w->project().cluster.nodes[0].gpu;
         QVERIFY(dropAt(c->view(), emptySpot(c), clustermime::kNodeTemplate,
                        {{"gpu", QString::fromStdString(gpu)}, {"gpus", 4}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes.size(), std::size_t(2));
         QCOMPARE(w->project().cluster.nodes[1].gpus, 4);
         QCOMPARE(w->project().cluster.nodes[1].gpu, gpu);
@@ -80,9 +81,11 @@ private slots:
         QCOMPARE(c->nodeItems()[1]->tiles()[0].rank, 8);   // fill order: node0 holds ranks 0-7
         QVERIFY(w->document()->undoStack()->text(0).startsWith(QStringLiteral("Add node")));
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes.size(), std::size_t(1));
         QCOMPARE(c->nodeItems().size(), std::size_t(1));
         w->document()->undoStack()->redo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().world_size(), 12);
     }
 
@@ -92,10 +95,12 @@ private slots:
         ClusterCanvas* c = w->canvas();
         const QString gpu = QString::fromStdString(w->project().cluster.nodes[0].gpu);
         QVERIFY(dropAt(c->view(), centreOf(c, 0, 3), clustermime::kGpuType, {{"gpu", gpu}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes[0].gpus, 9);
         QCOMPARE(c->nodeItems()[0]->tiles().size(), 9);
         // A GPU dropped on empty space has no node to go to: refused.
         QVERIFY(!dropAt(c->view(), emptySpot(c), clustermime::kGpuType, {{"gpu", gpu}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes[0].gpus, 9);
         // A different GPU type does not mix into the node.
         QString other;
@@ -103,9 +108,11 @@ private slots:
             if (g.id != gpu.toStdString()) other = QString::fromStdString(g.id);
         QVERIFY(!other.isEmpty());
         dropAt(c->view(), centreOf(c, 0, 0), clustermime::kGpuType, {{"gpu", other}});
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes[0].gpus, 9);
         QCOMPARE(w->project().cluster.nodes[0].gpu, gpu.toStdString());
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes[0].gpus, 8);
     }
 
@@ -114,6 +121,7 @@ private slots:
         QVERIFY(w);
         ClusterCanvas* c = w->canvas();
         QVERIFY(dropAt(c->view(), centreOf(c, 2, 5), clustermime::kGpu, {{"node", 0}, {"local_rank", 1}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes[0].gpus, 7);
         QCOMPARE(w->project().cluster.nodes[2].gpus, 9);
         QCOMPARE(w->project().world_size(), 32);
@@ -121,6 +129,7 @@ private slots:
         // Ranks re-flow in node order: node1 now starts at rank 7.
         QCOMPARE(c->nodeItems()[1]->tiles()[0].rank, 7);
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes[0].gpus, 8);
         QCOMPARE(w->project().cluster.nodes[2].gpus, 8);
     }
@@ -132,6 +141,7 @@ private slots:
         ClusterCanvas* c = w->canvas();
         const std::string before = paraplan::project_to_json(w->project()).dump();
         QVERIFY(dropAt(c->view(), centreOf(c, 0, 3), clustermime::kNode, {{"node", 3}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         const auto& nodes = w->project().cluster.nodes;
         QCOMPARE(QString::fromStdString(nodes[0].name), QStringLiteral("node3"));
         QCOMPARE(QString::fromStdString(nodes[1].name), QStringLiteral("node0"));
@@ -144,13 +154,17 @@ private slots:
         QCOMPARE(c->nodeItems()[0]->tiles()[0].rank, 0);
         // Dropped on empty space, a node goes last.
         QVERIFY(dropAt(c->view(), emptySpot(c), clustermime::kNode, {{"node", 0}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(QString::fromStdString(w->project().cluster.nodes[3].name), QStringLiteral("node3"));
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(paraplan::project_to_json(w->project()).dump() == before);
         // Onto itself: nothing changes and no undo step is made.
         const int steps = w->document()->undoStack()->count();
         dropAt(c->view(), centreOf(c, 1, 0), clustermime::kNode, {{"node", 1}});
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->document()->undoStack()->count(), steps);
     }
 
@@ -177,6 +191,7 @@ private slots:
         }
         QVERIFY(dup && del);
         dup->trigger();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes.size(), std::size_t(5));
         QCOMPARE(w->project().cluster.nodes[4].gpus, 8);
         QCOMPARE(w->project().cluster.nodes[4].name, std::string("node4"));
@@ -185,6 +200,7 @@ private slots:
         c->nodeItems()[1]->setSelected(true);
         c->nodeItems()[2]->setSelected(true);
         del->trigger();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes.size(), std::size_t(3));
         QCOMPARE(w->project().cluster.nodes[1].name, std::string("node3"));
         QCOMPARE(w->document()->undoStack()->text(1), QStringLiteral("Delete 2 nodes"));
@@ -197,6 +213,7 @@ private slots:
 
         // Everything undoes step by step back to the opened project.
         while (w->document()->undoStack()->canUndo()) w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().cluster.nodes.size(), std::size_t(4));
         QCOMPARE(w->project().cluster.nodes[0].name, std::string("node0"));
         QVERIFY(!w->document()->isModified());
@@ -209,6 +226,7 @@ private slots:
             p.cluster.nodes.resize(512, p.cluster.nodes[0]);
             for (std::size_t i = 0; i < p.cluster.nodes.size(); ++i) p.cluster.nodes[i].name = "n" + std::to_string(i);
         }));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().world_size(), 4096);
         // One item per node plus their layer and the group-links and far-zoom overview overlays:
         // tiles and text are painted, not items.

@@ -54,6 +54,7 @@ private slots:
         QCOMPARE(offered, QStringList({"1", "2", "4", "8"}));
 
         typeInto(tp, QStringLiteral("3"));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.tp, 3);
         QCOMPARE(changed.count(), 1);   // one change, one signal
         QCOMPARE(w.document()->undoStack()->text(0), QStringLiteral("Set tp to 3"));
@@ -68,6 +69,7 @@ private slots:
         QVERIFY(w.layoutPanel()->fieldWidget(QStringLiteral("/layout/tp"))->property("invalid").toBool());
 
         w.document()->undoStack()->undo();
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.tp, start.layout.tp);
         QVERIFY(!paraplan::has_errors(w.diagnosticsPanel()->diagnostics()));
         QVERIFY(!w.layoutPanel()->fieldWidget(QStringLiteral("/layout/tp"))->property("invalid").toBool());
@@ -75,6 +77,7 @@ private slots:
         QVERIFY(!w.document()->isModified());
 
         w.document()->undoStack()->redo();
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.tp, 3);
         QVERIFY(paraplan::has_errors(w.diagnosticsPanel()->diagnostics()));
     }
@@ -85,15 +88,19 @@ private slots:
         auto* zero = w.layoutPanel()->findChild<QSpinBox*>(QStringLiteral("zero_stage"));
         QVERIFY(zero);
         zero->setValue(2);
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.zero_stage, 2);
         QCOMPARE(w.document()->undoStack()->count(), 1);
         QCOMPARE(w.document()->undoStack()->text(0), QStringLiteral("Set zero_stage to 2"));
         auto* sched = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("schedule"));
         QVERIFY(sched);
         typeInto(sched, QStringLiteral("interleaved"));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.schedule, std::string("interleaved"));
         w.document()->undoStack()->undo();
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         w.document()->undoStack()->undo();
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.zero_stage, paraplan::load_example("gpt2-1node").layout.zero_stage);
         QCOMPARE(w.project().layout.schedule, std::string("1f1b"));
     }
@@ -102,6 +109,7 @@ private slots:
         MainWindow w(nullptr, recoveryDir("r3"));
         w.setProject(paraplan::load_example("gpt2-1node"), QString());
         QVERIFY(w.document()->applyChanges(QStringLiteral("Set tp to 3"), {{"/layout/tp", 3}}));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(paraplan::has_errors(w.document()->diagnostics()));
         // A finding whose fix sets two pointers at once, as the rules write them.
         paraplan::Diagnostic d;
@@ -114,12 +122,14 @@ private slots:
         QVERIFY(fix);
         const int before = w.document()->undoStack()->count();
         QTest::mouseClick(fix, Qt::LeftButton);
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.tp, 4);
         QCOMPARE(w.project().layout.pp, 2);
         QCOMPARE(w.document()->undoStack()->count(), before + 1);
         QCOMPARE(w.document()->undoStack()->text(before), QStringLiteral("Apply fix: use tp 4, pp 2"));
         QVERIFY(!paraplan::has_errors(paraplan::validate(w.project())));
         w.document()->undoStack()->undo();
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.tp, 3);
     }
 
@@ -127,6 +137,7 @@ private slots:
         MainWindow w(nullptr, recoveryDir("r4"));
         w.setProject(paraplan::load_example("gpt2-1node"), QString());
         QVERIFY(w.document()->applyChanges(QStringLiteral("Set tp to 3"), {{"/layout/tp", 3}}));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         const auto& ds = w.document()->diagnostics();
         QVERIFY(paraplan::has_errors(ds));
         auto* fix = w.diagnosticsPanel()->findChild<QToolButton*>(QStringLiteral("fixButton"));
@@ -136,6 +147,7 @@ private slots:
             fix = w.diagnosticsPanel()->findChild<QToolButton*>(QStringLiteral("fixButton"));
             QVERIFY(fix);
             QTest::mouseClick(fix, Qt::LeftButton);
+            QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         }
         QVERIFY(!paraplan::has_errors(paraplan::validate(w.project())));
     }
@@ -169,6 +181,7 @@ private slots:
         const Project start = paraplan::load_example("llama3.1-70b-4nodes");
         w.setProject(start, QString());
         QVERIFY(w.document()->applyChanges(QStringLiteral("Set pp to 2"), {{"/layout/pp", 2}}));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         const QString path = tmp_.filePath(QStringLiteral("bad.paraplan.json"));
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
@@ -193,6 +206,7 @@ private slots:
         MainWindow w(nullptr, recoveryDir("r7"));
         w.setProject(paraplan::load_example("gpt2-1node"), QString());
         QVERIFY(w.document()->applyChanges(QStringLiteral("Set tp to 4"), {{"/layout/tp", 4}}));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(w.windowTitle().startsWith(QStringLiteral("Untitled")));
         const QString path = tmp_.filePath(QStringLiteral("saved.paraplan.json"));
         QVERIFY(w.saveFile(path));
@@ -212,6 +226,7 @@ private slots:
             MainWindow w(nullptr, dir);
             w.setProject(paraplan::load_example("gpt2-1node"), QString());
             QVERIFY(w.document()->applyChanges(QStringLiteral("Set pp to 4"), {{"/layout/pp", 4}}));
+            QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
             w.recovery()->writeNow();   // what the one-minute timer does
             QVERIFY(QFile::exists(w.recovery()->recoveryFile()));
             // The window goes away without a clean close: like a crash.
@@ -242,9 +257,11 @@ private slots:
         w.setProject(paraplan::load_example("gpt2-1node"), QString());
         QString err;
         QVERIFY(!w.document()->applyChanges(QStringLiteral("Set tp to -1"), {{"/layout/tp", -1}}, &err));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY2(err.contains(QStringLiteral("/layout/tp")), qPrintable(err));
         QCOMPARE(w.document()->undoStack()->count(), 0);
         QVERIFY(!w.document()->applyChanges(QStringLiteral("bad"), {{"/nowhere/at/all", 1}}, &err));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.document()->undoStack()->count(), 0);
     }
 };

@@ -121,7 +121,9 @@ private slots:
             big.setGeometry(40, 40, 2314, 1400);
             auto s = AppSettings::open();
             s->setValue(AppSettings::Key::kGeometry, big.saveGeometry());
+            QVERIFY(big.document()->waitForAnalysis());   // the views follow the edit's analysis
             s->setValue(AppSettings::Key::kState, big.saveState(AppSettings::kWindowStateVersion));
+            QVERIFY(big.document()->waitForAnalysis());   // the views follow the edit's analysis
         }
         auto w = shownWindow(tmp_, "gpt2-1node");
         QVERIFY(w);
@@ -157,7 +159,9 @@ private slots:
 
         NewProjectDialog* d = w->newProjectDialog();
         d->nodesSpin()->setValue(2);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->gpusPerNodeSpin()->setValue(8);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->accept();
         QApplication::processEvents();
         QCOMPARE(w->project().cluster.nodes.size(), std::size_t(2));
@@ -196,21 +200,28 @@ private slots:
         // The user types a value and commits it: one project edit.
         edit->selectAll();
         QTest::keyClicks(edit, QStringLiteral("4"));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QTest::keyClick(edit, Qt::Key_Return);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().layout.tp, 4);
         QVERIFY(edit->hasFocus());
 
         QTest::keyClick(edit, Qt::Key_Z, Qt::ControlModifier);   // undoes the project edit
         QCOMPARE(w->project().layout.tp, 2);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QTest::keyClick(edit, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().layout.tp, 4);
         QTest::keyClick(edit, Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().layout.tp, 2);
         QTest::keyClick(edit, Qt::Key_Y, Qt::ControlModifier);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().layout.tp, 4);
 
         // Ctrl+E (a line edit's "end of line") opens Export from the field too.
         QTest::keyClick(edit, Qt::Key_E, Qt::ControlModifier);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QTRY_VERIFY(w->findChild<ExportDialog*>());
         w->findChild<ExportDialog*>()->close();
     }
@@ -226,29 +237,36 @@ private slots:
 
         // A layout edit leaves the rows applicable (they are layouts for this model and cluster).
         QVERIFY(w->document()->applyChanges(QStringLiteral("zero"), {{"/layout/zero_stage", 0}}) );
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!planner->isStale());
         QVERIFY(planner->resultsFitProject());
 
         // A changed batch: the rows were planned for another one: stale, said, and refused.
         const int gbs = w->project().training.global_batch_size;
         QVERIFY(w->document()->applyChanges(QStringLiteral("gbs"), {{"/training/global_batch_size", gbs * 2}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(planner->isStale());
         QVERIFY(planner->findChild<QLabel*>(QStringLiteral("plannerStale"))->isVisibleTo(planner));
         QVERIFY(!planner->resultsFitProject());
         const int steps = w->document()->undoStack()->count();
         QVERIFY(!planner->applyRow(0));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->document()->undoStack()->count(), steps);
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(planner->resultsFitProject());
 
         // File > New: an 8-GPU project. The 32-GPU table goes, and nothing can be applied.
         NewProjectDialog* d = w->newProjectDialog();
         d->nodesSpin()->setValue(1);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->gpusPerNodeSpin()->setValue(8);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->accept();
         QCOMPARE(w->project().world_size(), 8);
         QCOMPARE(planner->proxy()->rowCount(), 0);
         QVERIFY(!planner->applyRow(0));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!planner->resultsFitProject());
         QCOMPARE(w->project().world_size(), 8);
         QCOMPARE(w->document()->undoStack()->count(), 0);
@@ -258,6 +276,7 @@ private slots:
     void exportDialogFixesAndRemembersTheFormat() {
         auto w = exampleWindow(tmp_, "gpt2-1node");
         QVERIFY(w->document()->applyChanges(QStringLiteral("Set tp to 3"), {{"/layout/tp", 3}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         ExportDialog* d = w->exportDialog();
         QVERIFY(d->setFormat(QStringLiteral("megatron")));
         QVERIFY(d->result().refused);
@@ -266,6 +285,7 @@ private slots:
             auto* fix = d->diagnosticsPanel()->findChild<QToolButton*>(QStringLiteral("fixButton"));
             QVERIFY2(fix, "the refused export offers no fix");
             QTest::mouseClick(fix, Qt::LeftButton);
+            QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         }
         QVERIFY(!d->result().refused);
         QVERIFY(!d->fileNames().isEmpty());
@@ -308,6 +328,7 @@ private slots:
             if (!f || !w->layoutPanel()->isAncestorOf(f)) break;
             QCOMPARE(scroll->horizontalScrollBar()->value(), 0);
             QTest::keyClick(f, Qt::Key_Tab);
+            QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         }
     }
 
@@ -317,9 +338,13 @@ private slots:
         NewProjectDialog* d = w->newProjectDialog();
         d->nameEdit()->setText(QStringLiteral("Llama on two small nodes"));
         d->gpuCombo()->setCurrentIndex(d->gpuCombo()->findData(QStringLiteral("h100-sxm")));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->nodesSpin()->setValue(2);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->gpusPerNodeSpin()->setValue(4);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->modelCombo()->setCurrentIndex(d->modelCombo()->findData(QStringLiteral("llama3.1-8b")));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->frameworkCombo()->setCurrentText(QStringLiteral("megatron"));
         d->accept();
         const Project& p = w->project();
@@ -345,9 +370,11 @@ private slots:
     void renameAndExamplesAsUntitledCopies() {
         auto w = exampleWindow(tmp_, "gpt2-1node");
         QVERIFY(w->renameProject(QStringLiteral("My GPT-2")));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().name, std::string("My GPT-2"));
         QVERIFY(w->windowTitle().contains(QStringLiteral("My GPT-2")));
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().name, paraplan::load_example("gpt2-1node").name);
 
         QVERIFY(w->openExample(QStringLiteral("mixtral-8x7b-2nodes-ep")));
@@ -389,6 +416,7 @@ private slots:
         auto* system = w->findChild<QAction*>(QStringLiteral("systemSchemeAction"));
         QVERIFY(dark && system);
         dark->trigger();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QApplication::processEvents();
         QVERIFY(theme::isDark(w->palette()));
         QVERIFY(dark->isChecked());
@@ -408,15 +436,18 @@ private slots:
         QVERIFY(!MainWindow::guidePath(QStringLiteral("user-guide")).isEmpty());
         QVERIFY(!MainWindow::guidePath(QStringLiteral("concepts")).isEmpty());
         w->findChild<QAction*>(QStringLiteral("userGuideAction"))->trigger();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         auto* guide = w->findChild<QDialog*>(QStringLiteral("guide-user-guide"));
         QVERIFY(guide);
         auto* browser = guide->findChild<QTextBrowser*>(QStringLiteral("guideBrowser"));
         QVERIFY(browser);
         QVERIFY(browser->toPlainText().contains(QStringLiteral("Paraplan user guide")));
         w->findChild<QAction*>(QStringLiteral("conceptsGuideAction"))->trigger();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(w->findChild<QDialog*>(QStringLiteral("guide-concepts")));
 
         w->findChild<QAction*>(QStringLiteral("shortcutsAction"))->trigger();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         auto* table = w->findChild<QTableWidget*>(QStringLiteral("shortcutsTable"));
         QVERIFY(table);
         QHash<QString, QString> keys;
@@ -461,6 +492,7 @@ private slots:
         QVERIFY2(!bad.match(texts).hasMatch(), qPrintable(texts));
         // One error.
         QVERIFY(w->document()->applyChanges(QStringLiteral("tp 3"), {{"/layout/tp", 3}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QString all;
         for (QLabel* l : w->findChildren<QLabel*>()) all += QLatin1Char('\n') + l->text();
         QVERIFY2(!bad.match(all).hasMatch(), qPrintable(bad.match(all).captured(0)));
@@ -552,6 +584,7 @@ private slots:
         auto w = exampleWindow(tmp_, "llama3.1-70b-4nodes");
         // tp 4 × pp 8 on 32 GPUs: each weight block is held by 8 ranks (one per stage); 4 are listed.
         QVERIFY(w->document()->applyChanges(QStringLiteral("tp 4 pp 8"), {{"/layout/tp", 4}, {"/layout/pp", 8}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         const QString info = w->rankGrid()->infoText();
         QVERIFY2(info.contains(QRegularExpression(QStringLiteral("r0(/\\d+){3}/… \\+4"))), qPrintable(info));
     }
@@ -561,9 +594,11 @@ private slots:
         w->canvas()->setColourAxis(QStringLiteral("tp"));
         QVERIFY(w->canvas()->colourFallbackNote().isEmpty());
         QVERIFY(w->document()->applyChanges(QStringLiteral("tp 3"), {{"/layout/tp", 3}}));   // invalid on 8 GPUs
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(w->canvas()->colourFallbackNote().contains(QStringLiteral("invalid")));
         QVERIFY(w->canvas()->findChild<QLabel*>(QStringLiteral("canvasInfo"))->text().contains(QStringLiteral("invalid")));
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(w->canvas()->colourFallbackNote().isEmpty());
     }
 
@@ -582,6 +617,7 @@ private slots:
         QApplication::processEvents();
         QCOMPARE(w->timeline()->timeline()->pp, 4);
         QVERIFY(w->document()->applyChanges(QStringLiteral("pp 2"), {{"/layout/pp", 2}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(w->staleViews().contains(QStringLiteral("timeline")));
         QVERIFY(w->staleViews().contains(QStringLiteral("memory")));
         QCOMPARE(w->timeline()->timeline()->pp, 4);   // not simulated while nobody can see it

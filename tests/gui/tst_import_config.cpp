@@ -40,6 +40,7 @@ private slots:
             "bf16": {"enabled": true}})");
         QVERIFY(!path.isEmpty());
         QVERIFY2(w.importConfigFile(path), qPrintable(w.lastError()));
+        QVERIFY(win->document()->waitForAnalysis());   // the views follow the edit's analysis
         const auto& p = w.project();
         QCOMPARE(p.layout.framework, std::string("deepspeed"));
         QCOMPARE(p.layout.zero_stage, 3);
@@ -49,6 +50,7 @@ private slots:
         QCOMPARE(p.cluster.nodes.size(), std::size_t(1));   // the cluster came from the open project
         QVERIFY(w.document()->undoStack()->undoText().contains(QStringLiteral("ds_config.json")));
         w.document()->undoStack()->undo();
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(paraplan::project_to_json(w.project()), before);
     }
 
@@ -59,6 +61,7 @@ private slots:
                                    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 "
                                    "--micro-batch-size 1 --global-batch-size 16\n");
         QVERIFY2(w.importConfigFile(path, QStringLiteral("megatron")), qPrintable(w.lastError()));
+        QVERIFY(win->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.framework, std::string("megatron"));
         QCOMPARE(w.project().layout.tp, 2);
         QCOMPARE(w.project().layout.pp, 2);
@@ -71,10 +74,12 @@ private slots:
         const nlohmann::json before = paraplan::project_to_json(w.project());
         const QString path = write(QStringLiteral("broken.json"), "{\"zero_optimization\": {\"stage\": 3,,}");
         QVERIFY(!w.importConfigFile(path, QStringLiteral("deepspeed")));
+        QVERIFY(win->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY2(w.lastError().contains(QStringLiteral("unchanged")), qPrintable(w.lastError()));
         QCOMPARE(paraplan::project_to_json(w.project()), before);
         QCOMPARE(w.document()->undoStack()->count(), 0);
         QVERIFY(!w.importConfigFile(tmp_.filePath(QStringLiteral("missing.json")), QStringLiteral("deepspeed")));
+        QVERIFY(win->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(paraplan::project_to_json(w.project()), before);
     }
 };

@@ -52,6 +52,7 @@ private slots:
         QHeaderView* h = t->horizontalHeader();
         const int x = h->sectionViewportPosition(PlanModel::PeakMemory) + h->sectionSize(PlanModel::PeakMemory) / 2;
         QTest::mouseClick(h->viewport(), Qt::LeftButton, {}, QPoint(x, h->height() / 2));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         for (int i = 1; i < p->proxy()->rowCount(); ++i) {
             const double a = p->proxy()->index(i - 1, PlanModel::PeakMemory).data(PlanModel::SortRole).toDouble();
             const double b = p->proxy()->index(i, PlanModel::PeakMemory).data(PlanModel::SortRole).toDouble();
@@ -61,6 +62,7 @@ private slots:
         // An edit re-marks the project's row (dataChanged over the old and the new row).
         QVERIFY(w->document()->edit(QStringLiteral("batch"),
                                     [](paraplan::Project& pr) { pr.training.global_batch_size *= 2; }));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QTest::qWait(0);
 
         // A second, smaller search resets the model to fewer rows.

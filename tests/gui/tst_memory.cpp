@@ -72,12 +72,14 @@ private slots:
         QString err;
         QVERIFY2(w->document()->edit(QStringLiteral("pp 2"), [](paraplan::Project& p) { p.layout.pp = 2; }, &err),
                  qPrintable(err));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY2(v->estimate().has_value(), qPrintable(v->errorText()));
         QCOMPARE(v->stageCount(), 2);
         // Half the stages: each holds about twice the layers, so more memory.
         QVERIFY(stackedAt(v->memoryPlot(), 0) > stage0Before);
 
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(v->stageCount(), 4);
         QVERIFY(qAbs(stackedAt(v->memoryPlot(), 0) - stage0Before) < 1e-9);
     }

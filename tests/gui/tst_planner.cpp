@@ -66,6 +66,7 @@ private slots:
         QHeaderView* h = t->horizontalHeader();
         const int x = h->sectionViewportPosition(PlanModel::PeakMemory) + h->sectionSize(PlanModel::PeakMemory) / 2;
         QTest::mouseClick(h->viewport(), Qt::LeftButton, {}, QPoint(x, h->height() / 2));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(h->sortIndicatorSection(), int(PlanModel::PeakMemory));
         std::vector<double> peaks;
         for (int i = 0; i < t->model()->rowCount(); ++i)
@@ -76,12 +77,14 @@ private slots:
         // Pick the second row of the sorted table with the mouse, then Apply.
         const int row = 1;
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, cellCenter(t, row, PlanModel::Framework));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         const paraplan::search::PlanEntry chosen =
             p->model()->entry(p->proxy()->mapToSource(t->model()->index(row, 0)).row());
         const nlohmann::json before = paraplan::project_to_json(w->project());
         auto* apply = p->findChild<QPushButton*>(QStringLiteral("plannerApply"));
         QVERIFY(apply->isEnabled());
         QTest::mouseClick(apply, Qt::LeftButton);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         const auto& now = w->project();
         QCOMPARE(now.layout.tp, chosen.layout.tp);
         QCOMPARE(now.layout.pp, chosen.layout.pp);
@@ -95,9 +98,11 @@ private slots:
         QVERIFY(!p->isStale());   // the layout changed, not the model, cluster or batch
         // One undo step restores everything; redo re-applies.
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(paraplan::project_to_json(w->project()), before);
         QCOMPARE(p->model()->currentRow() == p->proxy()->mapToSource(t->model()->index(row, 0)).row(), false);
         w->document()->undoStack()->redo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().layout.tp, chosen.layout.tp);
 
         // Double-clicking another row applies it too.
@@ -105,6 +110,7 @@ private slots:
         const paraplan::search::PlanEntry e0 = p->model()->entry(p->proxy()->mapToSource(t->model()->index(other, 0)).row());
         const QPoint c = cellCenter(t, other, PlanModel::Tp);
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, c);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QTest::mouseDClick(t->viewport(), Qt::LeftButton, {}, c);
         QCOMPARE(w->project().layout.tp, e0.layout.tp);
         QCOMPARE(w->project().training.micro_batch_size, e0.micro_batch_size);
@@ -117,6 +123,7 @@ private slots:
         QVERIFY(!p->isStale());
         QVERIFY(!p->findChild<QLabel*>(QStringLiteral("plannerStale"))->isVisibleTo(p));
         QVERIFY(w->document()->edit(QStringLiteral("batch"), [](paraplan::Project& pr) { pr.training.global_batch_size *= 2; }));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(p->isStale());
         QVERIFY(p->findChild<QLabel*>(QStringLiteral("plannerStale"))->isVisibleTo(p));
         QVERIFY(runAndWait(p));
@@ -163,6 +170,7 @@ private slots:
         auto* cancel = p->findChild<QPushButton*>(QStringLiteral("plannerCancel"));
         QVERIFY(cancel->isEnabled());
         QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(done.wait(60'000) || !done.isEmpty());
         QCOMPARE(done.count(), 1);
         QCOMPARE(done.first().first().toBool(), true);
@@ -182,6 +190,7 @@ private slots:
             if (a->shortcut() == QKeySequence(Qt::Key_F5)) plan = a;
         QVERIFY(plan);
         plan->trigger();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(done.wait(60'000) || !done.isEmpty());
         QVERIFY(w->plannerPanel()->isVisible());
         QVERIFY(w->plannerPanel()->model()->rowCount() > 0);

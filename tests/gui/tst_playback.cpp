@@ -9,6 +9,7 @@
 #include "guitest.h"
 #include "linktrafficview.h"
 #include "live_overlay.h"
+#include "projectdocument.h"
 #include "rankgrid.h"
 #include "stepplayer.h"
 #include "timelineview.h"
@@ -81,6 +82,7 @@ void TestPlayback::playStepScrub() {
 
     // Step: to the next event, the timeline's playhead with it.
     QTest::mouseClick(player->findChild<QToolButton*>(QStringLiteral("playNext")), Qt::LeftButton);
+    QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
     QCOMPARE(player->time(), pb.next_event(0));
     QVERIFY(w->timeline()->showsPlayback());
     QCOMPARE(w->timeline()->playheadSeconds(), player->time());
@@ -93,12 +95,14 @@ void TestPlayback::playStepScrub() {
 
     // Scrub: the slider's middle is the middle of the step.
     player->slider()->setValue(player->slider()->maximum() / 2);
+    QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
     QVERIFY(std::abs(player->time() - pb.step_s / 2) <= pb.step_s * 1e-3);
     QCOMPARE(w->timeline()->playheadSeconds(), player->time());
 
     // Play: the playhead moves by itself; advance() at 4x moves 4x as far as at 1x.
     player->setTime(0);
     QTest::mouseClick(player->playButton(), Qt::LeftButton);
+    QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
     QVERIFY(player->playing());
     QTRY_VERIFY_WITH_TIMEOUT(player->time() > 0, 3000);
     player->pause();

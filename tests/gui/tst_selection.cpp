@@ -50,6 +50,7 @@ private slots:
         // Click node1's second GPU (rank 9) with the canvas coloured by tp.
         c->setColourAxis(QStringLiteral("tp"));
         QTest::mouseClick(c->view()->viewport(), Qt::LeftButton, {}, tileCentre(c, 1, 1));
+        QVERIFY(win->document()->waitForAnalysis());   // the views follow the edit's analysis
         const auto tp9 = m.group_of("tp", 9);
         QCOMPARE(c->selectedGroup(), std::vector<int>(tp9.begin(), tp9.end()));
         QCOMPARE(g->groupCombo()->currentData().toString(), QStringLiteral("tp"));
@@ -59,6 +60,7 @@ private slots:
         // Coloured by pp, the same click selects the pipeline group: every stage is marked.
         c->setColourAxis(QStringLiteral("pp"));
         QTest::mouseClick(c->view()->viewport(), Qt::LeftButton, {}, tileCentre(c, 1, 1));
+        QVERIFY(win->document()->waitForAnalysis());   // the views follow the edit's analysis
         const auto pp9 = m.group_of("pp", 9);
         QCOMPARE(int(pp9.size()), 4);
         QCOMPARE(g->groupCombo()->currentData().toString(), QStringLiteral("pp"));
@@ -76,6 +78,7 @@ private slots:
 
         // An edit keeps the selection and its marks consistent with the new layout.
         QVERIFY(w.document()->applyChanges(QStringLiteral("pp 2"), {{"/layout/pp", 2}, {"/layout/tp", 8}}));
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         const auto& m2 = w.document()->rankMap();
         if (!c->selectedGroup().empty())
             QCOMPARE(gantt->highlightedStages(), std::vector<int>{m2.coord(c->selectedGroup().front(), "pp")});

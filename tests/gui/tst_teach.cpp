@@ -67,22 +67,27 @@ private slots:
         QVERIFY(!marked("sp_all_to_all"));
         // Under LowLevelZeroPlugin ShardFormer does not run: nothing is marked as used.
         QVERIFY(w->document()->edit(QStringLiteral("zero plugin"), [](paraplan::Project& p) { p.layout.framework = "colossalai-zero"; }));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!marked("tp"));
         QVERIFY(c->header()->text().contains(QStringLiteral("applies under")));
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(marked("tp"));
 
         // Switching the model family follows the document: Mistral ignores every sp mode.
         QVERIFY(w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "mistral"; }));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(c->family(), QStringLiteral("mistral"));
         for (const char* f : {"sp_split_gather", "sp_ring", "sp_all_to_all", "sp_ring_attn"})
             QCOMPARE(c->supportOf(QLatin1String(f)), QStringLiteral("ignored"));
         // A family without a policy says so and lists nothing.
         QVERIFY(w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "gpt_neox"; }));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(t->rowCount(), 0);
         QVERIFY(c->header()->text().contains(QStringLiteral("no policy")));
         // Undo brings GPT-2's rows back.
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(c->supportOf(QStringLiteral("sp_ring_attn")), QStringLiteral("ignored"));
         QVERIFY(w->viewNames().contains(QStringLiteral("shardformer")));
     }
@@ -99,6 +104,7 @@ private slots:
             p.layout.tp = 16;
             p.layout.pp = 2;
         }));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         const paraplan::Project b = w->project();
         c->addCurrentProject();
         QCOMPARE(c->count(), 2);
@@ -177,10 +183,12 @@ private slots:
         panel->predict(h->trend == paraplan::lessons::Trend::Increases ? paraplan::lessons::Trend::Decreases
                                                                       : paraplan::lessons::Trend::Increases);
         QVERIFY(panel->applyStep());
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY2(panel->resultText().startsWith(QStringLiteral("Not quite:")), qPrintable(panel->resultText()));
         QVERIFY(!panel->applyStep());   // one change per step
         // Undo in the app takes the change back.
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(paraplan::project_to_json(w->project()),
                  paraplan::project_to_json(paraplan::lessons::start_project(*panel->lesson())));
     }
@@ -214,6 +222,7 @@ private slots:
                 panel->predict(paraplan::lessons::headline(step)->trend);
                 const auto before = paraplan::lessons::figures_json(w->project());
                 QVERIFY2(panel->applyStep(), where.c_str());
+                QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
                 QVERIFY(panel->applied());
                 const auto after = paraplan::lessons::figures_json(w->project());
                 // The table shows the real numbers, before and after.

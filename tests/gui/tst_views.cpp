@@ -33,6 +33,7 @@ class TestViews : public QObject {
         combo->lineEdit()->selectAll();
         QTest::keyClicks(combo->lineEdit(), QString::number(tp));
         QTest::keyClick(combo->lineEdit(), Qt::Key_Return);
+        QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
     }
 
 private slots:
@@ -65,6 +66,7 @@ private slots:
         g->selectRank(5);
         QCOMPARE(int(g->highlightedRanks().size()), 4);
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->document()->rankMap().group_set("tp")->group_size, 2);
         QVERIFY(g->groupCombo()->currentText().contains(QStringLiteral("× 2")));
     }
@@ -76,6 +78,7 @@ private slots:
         QCOMPARE(t->timeline()->pp, w->project().layout.pp);
         QVERIFY(t->summaryText().contains(QStringLiteral("bubble")));
         QVERIFY(w->document()->applyChanges(QStringLiteral("Set pp to 4"), {{"/layout/pp", 4}, {"/layout/tp", 2}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(t->timeline().has_value());
         const auto& tl = *t->timeline();
         QCOMPARE(tl.pp, 4);
@@ -104,12 +107,14 @@ private slots:
         QVERIFY(QJsonDocument::fromJson(f.readAll()).object().contains(QStringLiteral("traceEvents")));
 
         w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(t->timeline()->pp, 2);
     }
 
     void impossibleScheduleShowsWhyInsteadOfATimeline() {
         auto w = window("gpt2-1node");
         QVERIFY(w->document()->applyChanges(QStringLiteral("Set schedule"), {{"/layout/schedule", "no-such-schedule"}}));
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!w->timeline()->timeline().has_value());
         QVERIFY(w->timeline()->summaryText().contains(QStringLiteral("No timeline")));
     }

@@ -1,0 +1,61 @@
+#include "projectanalysis.h"
+
+#include "rules/validate.h"
+#include "schedule/generate.h"
+#include "schedule/simulate.h"
+#include "topology/build_rank_map.h"
+
+#include <algorithm>
+
+using namespace paraplan;
+
+PipelineSimulation simulate_pipeline(const Project& p, const topology::RankMap& m) {
+    PipelineSimulation out;
+    const auto& l = p.layout;
+    schedule::ScheduleRequest req;
+    req.schedule = l.schedule;
+    req.pp = l.pp;
+    req.chunks = l.chunks > 1 ? l.chunks : 0;
+    req.microbatches = l.num_microbatches;
+    if (req.microbatches <= 0) {
+        // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
+        int dp = 1;
+        if (const auto* g = m.group_set("dp")) dp = std::max(1, g->num_groups() > 0 ? g->group_size : 1);
+        req.microbatches = std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
+        out.derived_dp = dp;
+    }
+    schedule::GenerateResult gen = schedule::generate(req);
+    if (gen.schedule) {
+        schedule::SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
+        schedule::SimulationResult sim = schedule::simulate(*gen.schedule, cfg);
+        if (sim.ok()) out.timeline = std::move(sim.timeline);
+        for (const auto& d : sim.diagnostics)
+            if (d.severity == Severity::Error) out.problem = d.message;
+    }
+    for (const auto& d : gen.diagnostics)
+        if (d.severity == Severity::Error && out.problem.empty()) out.problem = d.message;
+    return out;
+}
+
+std::shared_ptr<const ProjectAnalysis> analyse(std::shared_ptr<const Project> project, std::uint64_t project_id,
+                                               std::uint64_t revision, const std::atomic<bool>* cancel) {
+    const auto stale = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
+    auto a = std::make_shared<ProjectAnalysis>();
+    a->project_id = project_id;
+    a->revision = revision;
+    a->project = std::move(project);
+    const Project& p = *a->project;
+    // The rank map once, for every view and the estimate (it is the costly part at scale).
+    a->rank_map = std::make_shared<const topology::RankMap>(topology::build_rank_map(topology::from_project(p), &p.cluster));
+    if (stale()) return nullptr;
+    a->diagnostics = validate(p);
+    if (stale()) return nullptr;
+    try {
+        a->estimate = estimate::estimate_project(p, *a->rank_map);
+    } catch (const std::exception& e) {
+        a->estimate_error = e.what();
+    }
+    if (stale()) return nullptr;
+    a->pipeline = simulate_pipeline(p, *a->rank_map);
+    return a;
+}
