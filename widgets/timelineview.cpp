@@ -5,6 +5,7 @@
 #include "wording.h"
 
 #include "ganttplottable.h"
+#include "project/derived_sizes.h"
 #include "projecteditor.h"
 #include "schedule/generate.h"
 #include "schedule/simulate.h"
@@ -98,10 +99,11 @@ void TimelineView::refresh() {
     QString note;
     if (req.microbatches <= 0) {
         // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
-        const auto& m = editor_->rankMap();
-        int dp = 1;
-        if (const auto* g = m.group_set("dp")) dp = std::max(1, g->num_groups() > 0 ? g->group_size : 1);
-        req.microbatches = std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
+        const paraplan::DerivedSizes s = paraplan::derived_sizes(l, p.training, p.world_size());
+        const int dp = std::max(1, s.batch_dp);
+        req.microbatches = s.batch_microbatches > 0
+                               ? int(s.batch_microbatches)
+                               : std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
         note = tr(" (derived: global batch %1 / (microbatch %2 × dp %3))")
                    .arg(p.training.global_batch_size)
                    .arg(p.training.micro_batch_size)

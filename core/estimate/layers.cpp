@@ -1,6 +1,7 @@
 #include "estimate/layers.h"
 
 #include "estimate/shapes.h"
+#include "project/framework.h"
 #include "topology/layer_split.h"
 
 #include <algorithm>
@@ -19,7 +20,8 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
     const std::string style = v_shape ? "zbv" : (c > 1 ? "interleaved" : "1f1b");
     paraplan::StageLayers ranges;
     bool done = false;
-    if (framework == "megatron" && !v_shape) {
+    const FrameworkTraits* ft = find_traits(framework);
+    if (ft && ft->layers_divisible_by_stages && !v_shape) {
         try {
             ranges = megatron_stage_layers(L, pp, c);
             done = true;

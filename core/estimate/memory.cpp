@@ -1,6 +1,7 @@
 #include "estimate/memory.h"
 
 #include "estimate/moe.h"
+#include "project/framework.h"
 
 #include <algorithm>
 
@@ -121,7 +122,8 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     ai.dropout = c.dropout;
     ai.recompute = c.recompute;
     ai.moe_load = s.experts > 0 ? moe_load_factor(c.moe) : 1.0;
-    ai.op_sac = c.framework == "torchtitan";
+    const FrameworkTraits* ft = find_traits(c.framework);
+    ai.op_sac = ft && ft->op_sac;
     const double dense_act = layer_activation(s, false, ai).total();
     const double moe_act = s.experts > 0 ? layer_activation(s, true, ai).total() : dense_act;
     ActivationInputs full_ai = ai;
@@ -173,7 +175,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // torchtitan with pipeline parallelism does not reshard after forward
             // (parallelize_llama.py apply_fsdp: reshard_after_forward = False when pp is enabled),
             // so the stage's parameters stay gathered across its in-flight microbatches.
-            if (c.framework == "torchtitan" && c.pp > 1) live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * layer_params;
+            if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1) live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * layer_params;
             if (c.offload_params) {
                 m.offloaded += m.params;
                 m.params = 0;
@@ -211,12 +213,12 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // logits, their fp32 upcast, log-softmax output and, at the peak, its fp32 gradient
             // (torch.nn.functional.cross_entropy on .float() logits, as torchtitan's loss does);
             // torch.compile fuses the upcast away.
-            if (c.framework != "megatron")
+            if (!(ft && ft->fused_vocab_parallel_loss))
                 act += (c.kernels == KernelStack::compile ? 6.0 : 10.0) * sl * b * s.vocab / t;
         }
         m.activations = act;
         m.buffers = live;
-        m.fragmentation = (c.framework == "torchtitan" ? kFragmentationFsdp * m.allocated()
+        m.fragmentation = (ft && ft->fsdp2 ? kFragmentationFsdp * m.allocated()
                                                        : kFragmentation * (m.activations + m.grads));
         m.other = m.buffers + m.fragmentation + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c);
         r.stages.push_back(m);
