@@ -1,5 +1,6 @@
 #include "projectanalysis.h"
 
+#include "project/derived_sizes.h"
 #include "rules/validate.h"
 #include "schedule/generate.h"
 #include "schedule/simulate.h"
@@ -19,9 +20,11 @@ PipelineSimulation simulate_pipeline(const Project& p, const topology::RankMap& 
     req.microbatches = l.num_microbatches;
     if (req.microbatches <= 0) {
         // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
-        int dp = 1;
-        if (const auto* g = m.group_set("dp")) dp = std::max(1, g->num_groups() > 0 ? g->group_size : 1);
-        req.microbatches = std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
+        const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
+        const int dp = std::max(1, s.batch_dp);
+        req.microbatches = s.batch_microbatches > 0
+                               ? int(s.batch_microbatches)
+                               : std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
         out.derived_dp = dp;
     }
     schedule::GenerateResult gen = schedule::generate(req);

@@ -1,5 +1,6 @@
 #include "shardformerchecklist.h"
 
+#include "project/framework.h"
 #include "projecteditor.h"
 #include "rules/shardformer.h"
 #include "theme.h"
@@ -75,7 +76,8 @@ void ShardformerChecklist::refresh() {
     family_ = forced_.isEmpty() ? QString::fromStdString(p.model.family) : forced_;
     const ShardformerPolicy* pol = shardformer_policy(family_.toStdString());
     // LowLevelZeroPlugin wraps the model as it is: ShardFormer only runs under the hybrid and MoE plugins.
-    const bool colossal = p.layout.framework.rfind("colossalai", 0) == 0 && p.layout.framework != "colossalai-zero";
+    const paraplan::FrameworkTraits* ft = paraplan::find_traits(p.layout.framework);
+    const bool colossal = ft && ft->shardformer;
     table_->setRowCount(0);
     if (!pol) {
         header_->setText(family_.isEmpty()

@@ -1,5 +1,6 @@
 // paraplan-cli groups: the rank map and process groups a framework builds.
 #include "cli/command.h"
+#include "project/framework.h"
 #include "project/layout.h"
 #include "project/project.h"
 #include "topology/build_rank_map.h"
@@ -18,8 +19,6 @@ const std::vector<std::string> kOptions = {"project", "framework", "world",     
                                            "pp",      "sp",        "sp-mode",      "cp",            "ep",
                                            "etp",     "dp",        "dp-shard",     "dp-replicate",  "extra-dp",
                                            "order",   "dp-outside", "inner-ring-size", "tp-mode",   "tp-depth"};
-const std::vector<std::string> kCliFrameworks = {"colossalai", "colossalai-moe", "colossalai-gemini", "colossalai-zero",
-                                                 "megatron",   "torchtitan",     "deepspeed",         "devicemesh"};
 
 void print_table(const RankMap& m) {
     std::cout << m.framework << ", world " << m.world_size << ", " << m.num_nodes << " node"
@@ -73,7 +72,7 @@ int run_groups(const Args& a) {
         req = topology::from_project(project);
     }
     req.framework = a.get("framework", req.framework);
-    if (std::find(kCliFrameworks.begin(), kCliFrameworks.end(), req.framework) == kCliFrameworks.end())
+    if (!find_traits(req.framework))
         throw UsageError("--framework: unknown framework '" + req.framework + "'");
     if (!has_project && !a.has("world")) throw UsageError("--world N (or --project FILE) is required");
     req.world = a.get_int("world", req.world);

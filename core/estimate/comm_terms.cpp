@@ -1,6 +1,7 @@
 #include "estimate/comm_terms.h"
 
 #include "estimate/comm.h"
+#include "project/framework.h"
 
 #include <algorithm>
 
@@ -47,7 +48,8 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
         // 820504e holds mm, SDPA, reduce_scatter_tensor, max), and backward needs the gathered
         // norm outputs again (the recomputed wk / w3 and every weight gradient): the attention
         // and MLP all-gathers run once more per layer, the volume of one more AG + RS pair.
-        if (c.framework == "torchtitan" && c.recompute == Recompute::selective && c.sequence_parallel) r.tp_bwd_count += 1;
+        const FrameworkTraits* ft = find_traits(c.framework);
+        if (ft && ft->op_sac && c.recompute == Recompute::selective && c.sequence_parallel) r.tp_bwd_count += 1;
     }
     r.tp_fwd_s = r.tp_fwd_count * tp_coll;
     r.tp_bwd_s = r.tp_bwd_count * tp_coll;

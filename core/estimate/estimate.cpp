@@ -7,6 +7,8 @@
 #include "estimate/placement.h"
 #include "estimate/profile.h"
 #include "estimate/simulated_pipeline.h"
+#include "project/derived_sizes.h"
+#include "project/framework.h"
 #include "util/input_error.h"
 
 #include <algorithm>
@@ -107,8 +109,9 @@ std::optional<Schedule> parse_schedule(const std::string& raw, const std::string
     if (s == "1f1b" || s == "pipedreamflush" || s == "onefoneb") return Schedule::one_f_one_b;
     if (s == "interleaved" || s == "interleaved1f1b" || s == "vpp" || s == "looped") {
         // The framework's own interleaved schedule.
-        if (framework.rfind("colossalai", 0) == 0) return Schedule::interleaved_colossalai;
-        if (framework == "torchtitan") return Schedule::interleaved_pytorch;
+        const FrameworkTraits* ft = find_traits(framework);
+        if (ft && ft->interleaved == InterleavedFlavor::colossalai) return Schedule::interleaved_colossalai;
+        if (ft && ft->interleaved == InterleavedFlavor::pytorch) return Schedule::interleaved_pytorch;
         return Schedule::interleaved;
     }
     if (s == "interleavedmegatron") return Schedule::interleaved;
@@ -157,7 +160,7 @@ namespace {
 
 bool has_dropout(const ModelSpec& m) { return m.family == "gpt2" || m.family == "bert" || m.family == "t5"; }
 
-StateBytes state_bytes(const std::string& framework, const Training& t) {
+StateBytes state_bytes(OptimizerBytes framework, const Training& t) {
     StateBytes b;
     if (t.precision == "fp32" || t.precision == "tf32") {
         b.weight = 4;
@@ -170,13 +173,13 @@ StateBytes state_bytes(const std::string& framework, const Training& t) {
     b.weight = 2;
     b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 8 : t.optimizer == "adafactor" ? 4.1 : 12;
     b.grad = 2;
-    if (framework == "megatron") b.grad = 4;   // fp32 main_grad buffer: 18 B/param (6 + 12/dp distributed)
-    if (framework == "deepspeed") {
+    if (framework == OptimizerBytes::fp32_main_grad) b.grad = 4;   // fp32 main_grad buffer: 18 B/param (6 + 12/dp distributed)
+    if (framework == OptimizerBytes::fp32_grad_copy) {
         // DeepSpeed keeps 16-bit grads plus an fp32 gradient partition (ZeRO estimators: 2 + 18/G ... 16 + 2).
         b.grad = 2;
         b.optimizer += 4;
     }
-    if (framework == "torchtitan") {
+    if (framework == OptimizerBytes::fsdp2_fp32) {
         // FSDP2 mixed precision: sharded fp32 parameters are the master copy; fp32 gradients.
         b.weight = 4;
         b.grad = 4;
@@ -197,6 +200,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     };
     Config c;
     const std::string& fw = l.framework;
+    const FrameworkTraits& ft = traits_of(l);
     need(l.tp >= 1, "/layout/tp", "tp must be at least 1");
     need(l.pp >= 1, "/layout/pp", "pp must be at least 1");
     need(l.cp >= 1 && l.sp >= 1 && l.ep >= 1, "/layout", "cp, sp and ep must be at least 1");
@@ -224,14 +228,14 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         if (hw.peak_fp8_tflops <= 0) note("FP8 requested but the GPU has no FP8 tensor cores; estimated in 16-bit");
     }
     c.dropout = has_dropout(m);
-    c.bytes = state_bytes(fw, t);
+    c.bytes = state_bytes(ft.optimizer_bytes, t);
     c.grad_reduce_bytes = c.bytes.grad >= 4 ? 4 : 2;
     c.seq_len = t.seq_len;
     c.micro_batch = t.micro_batch_size;
 
     // Sequence split and the groups ZeRO shards over.
     int seq_split = 1;
-    const bool colossal = fw.rfind("colossalai", 0) == 0;
+    const bool colossal = ft.seq_split_by_sp;   // ColossalAI: the sequence splits over sp, not cp
     if (colossal) {
         if (l.sp_mode == "split_gather" || l.sp_mode == "ring") c.sequence_parallel = l.tp > 1;
         if (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn") {
@@ -240,7 +244,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         }
         if (l.sp_mode == "ring_attn") c.flash_attention = true;
     } else {
-        c.sequence_parallel = (l.sp_mode != "none" && l.tp > 1) || (fw == "torchtitan" && l.tp > 1);
+        c.sequence_parallel = (l.sp_mode != "none" && l.tp > 1) || (ft.tp_sequence_parallel == TpSequenceParallel::always && l.tp > 1);
         seq_split = l.cp;
         if (l.cp > 1) c.seq_split = (l.sp_mode == "all_to_all") ? SeqSplit::ulysses : SeqSplit::ring;
     }
@@ -249,14 +253,15 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     need(world > 0 && world % model_size == 0, "/layout",
          "the world size (" + std::to_string(world) + ") is not divisible by tp x pp x " +
              std::string(colossal ? "sp" : "cp") + " = " + std::to_string(model_size));
-    c.dp = l.dp > 0 ? l.dp : int(world / model_size);
+    const DerivedSizes ds = derived_sizes(l, t, world);
+    c.dp = l.dp > 0 ? l.dp : ds.dp;
     need(1LL * c.dp * model_size == world, "/layout/dp",
          "dp (" + std::to_string(c.dp) + ") x tp x pp x cp does not equal the world size " + std::to_string(world));
     const long long per_replica = 1LL * t.micro_batch_size * c.dp;
     // The training section's global batch is what a step processes; a layout microbatch
     // count that disagrees with it is noted (the rules report it) and the batch wins.
-    if (t.global_batch_size % per_replica == 0) {
-        c.num_microbatches = int(t.global_batch_size / per_replica);
+    if (const long long from_batch = microbatches_from_batch(t.global_batch_size, t.micro_batch_size, c.dp)) {
+        c.num_microbatches = int(from_batch);
         if (l.num_microbatches > 0 && l.num_microbatches != c.num_microbatches)
             note("layout.num_microbatches (" + std::to_string(l.num_microbatches) + ") disagrees with global_batch_size / (micro_batch_size x dp) = " +
                  std::to_string(c.num_microbatches) + "; using the latter");
@@ -272,7 +277,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
 
     // Expert grid: ColossalAI carves ep out of dp (moe_dp = dp / ep) and shards experts with tp;
     // Megatron's expert grid has etp (default tp), ep and edp = world / (etp ep pp).
-    c.etp = (fw == "megatron" && l.etp > 0) ? l.etp : (m.experts > 0 && (fw == "torchtitan") ? 1 : c.tp);
+    c.etp = (ft.etp && l.etp > 0) ? l.etp : (m.experts > 0 && ft.moe_etp_one ? 1 : c.tp);
     if (m.experts > 0) {
         const long long eg = 1LL * c.etp * c.ep * c.pp;
         need(world % eg == 0, "/layout/ep", "the world size is not divisible by etp x ep x pp = " + std::to_string(eg));
@@ -283,37 +288,37 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     int zero = l.zero_stage;
     c.zero_group = c.dp;
     if (colossal && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")) c.zero_group = c.dp * c.cp;   // mixed_dp_group = DP x SP
-    if (fw == "megatron") {
+    if (ft.zero == ZeroSemantics::distributed_optimizer) {
         c.distributed_optimizer = l.distributed_optimizer || zero >= 1;
         zero = 0;
         c.zero_group = c.dp * c.cp;   // distributed optimizer shards over DP x CP
     }
-    if (fw == "colossalai-gemini") {
+    if (ft.zero == ZeroSemantics::always_3) {
         zero = 3;
         c.offload_optimizer = l.offload_fraction;
     }
-    if (fw == "torchtitan") {
+    if (ft.zero == ZeroSemantics::fsdp) {
         const int shard = l.dp_shard > 0 ? l.dp_shard : std::max(1, c.dp / std::max(1, l.dp_replicate));
         // torchtitan folds the CP mesh into FSDP's (dp_shard_cp): parameters are sharded over
         // dp_shard x cp, so FSDP is on whenever that product exceeds one.
         zero = shard * c.cp > 1 ? 3 : 0;
         c.zero_group = shard * c.cp;
     }
-    if (fw == "colossalai-moe" && zero == 2) {
+    if (ft.zero == ZeroSemantics::stage_capped_at_1 && zero == 2) {
         zero = 1;
         note("colossalai-moe runs ZeRO-2 as ZeRO-1 (MoeHybridParallelPlugin forces zero_stage=1)");
     }
     c.zero_stage = zero;
-    c.expert_zero_group = m.experts > 0 ? (colossal ? std::max(1, c.dp / c.ep) : c.expert_dp) : 1;
+    c.expert_zero_group = m.experts > 0 ? (ft.ep_from_dp ? std::max(1, c.dp / c.ep) : c.expert_dp) : 1;
     if (l.offload == "cpu" || l.offload == "nvme") {
         c.offload_optimizer = l.offload_fraction > 0 ? l.offload_fraction : 1.0;
         c.offload_nvme = l.offload == "nvme";
-        c.offload_params = zero >= 3 && fw == "deepspeed";
+        c.offload_params = zero >= 3 && ft.offload_params_at_zero3;
     }
     // Overlap the frameworks do by default.
-    c.overlap_grad_reduce = fw != "colossalai-moe";
-    c.overlap_param_gather = fw == "megatron" || fw == "torchtitan" || zero >= 3;
-    c.overlap_p2p = (fw == "megatron" && is_multi_chunk(c.schedule)) || fw == "torchtitan";
+    c.overlap_grad_reduce = ft.overlap_grad_reduce;
+    c.overlap_param_gather = ft.overlap_param_gather || zero >= 3;
+    c.overlap_p2p = (ft.overlap_p2p_interleaved && is_multi_chunk(c.schedule)) || ft.overlap_p2p;
 
     // Mixture of experts: dispatcher, routing load, overlap and MTP as the layout says (moe.h).
     if (m.experts > 0) {
@@ -341,7 +346,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // Placement fallback (fill order): the strides of each axis in the framework's mesh.
     const int tp = c.tp, pp = c.pp, cp = c.cp, dp = c.dp;
     int s_tp = 1, s_cp = tp, s_dp = tp * cp, s_pp = tp * cp * dp;   // Megatron tp-cp-ep-dp-pp, torchtitan
-    if (colossal) {
+    if (ft.rank_order == RankOrder::colossalai) {
         // ColossalAI mesh (dp, pp, sp, tp) with dp_outside: tp innermost, then sp, pp, dp.
         s_tp = 1;
         s_cp = tp;
@@ -352,7 +357,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
             s_pp = tp * cp * dp;
         }
     }
-    if (fw == "deepspeed") {
+    if (ft.rank_order == RankOrder::deepspeed) {
         s_tp = 1;
         s_dp = tp;
         s_pp = tp * dp;
@@ -364,9 +369,9 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // in Megatron/torchtitan order, so it starts at stride tp when cp is inside.
     const int grad_group = (c.zero_group > dp) ? c.zero_group : dp;
     c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
-    c.link[kEp] = strided_link(hw, c.ep, colossal ? tp : c.etp);
+    c.link[kEp] = strided_link(hw, c.ep, ft.ep_from_dp ? tp : c.etp);
     c.link[kEdp] = strided_link(hw, m.experts > 0 ? c.expert_zero_group : 1, c.ep * c.etp);
-    if (colossal && dp >= 1) c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
+    if (ft.rank_order == RankOrder::colossalai && dp >= 1) c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
     if (c.link[kDp].size != grad_group) c.link[kDp].size = grad_group;
     note("rank placement: fill order with the framework's default axis order (topology fallback)");
     return c;

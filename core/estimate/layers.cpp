@@ -1,6 +1,7 @@
 #include "estimate/layers.h"
 
 #include "estimate/shapes.h"
+#include "project/framework.h"
 #include "topology/layer_split.h"
 
 #include <algorithm>
@@ -42,11 +43,13 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
     const std::string style = v_shape ? "zbv" : (c > 1 ? "interleaved" : "1f1b");
     paraplan::StageLayers ranges;
     bool done = false;
-    if (framework == "megatron" && !v_shape && pp > 1 && (account_embedding || account_loss)) {
+    const FrameworkTraits* ft = find_traits(framework);
+    // account_for_embedding/loss_in_pipeline_split are Megatron's (the framework with the even split).
+    if (ft && ft->layers_divisible_by_stages && !v_shape && pp > 1 && (account_embedding || account_loss)) {
         ranges = megatron_accounted_layers(L, pp, c, account_embedding, account_loss);
         done = !ranges.empty();
     }
-    if (framework == "megatron" && !v_shape && !done) {
+    if (ft && ft->layers_divisible_by_stages && !v_shape && !done) {
         try {
             ranges = megatron_stage_layers(L, pp, c);
             done = true;

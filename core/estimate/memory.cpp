@@ -1,6 +1,7 @@
 #include "estimate/memory.h"
 
 #include "estimate/moe.h"
+#include "project/framework.h"
 
 #include <algorithm>
 
@@ -121,7 +122,8 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     ai.dropout = c.dropout;
     ai.recompute = c.recompute;
     ai.moe_load = s.experts > 0 ? moe_load_factor(c.moe) : 1.0;
-    ai.op_sac = c.framework == "torchtitan";
+    const FrameworkTraits* ft = find_traits(c.framework);
+    ai.op_sac = ft && ft->op_sac;
     const double dense_act = layer_activation(s, false, ai).total();
     const double moe_act = s.experts > 0 ? layer_activation(s, true, ai).total() : dense_act;
     ActivationInputs full_ai = ai;
@@ -180,7 +182,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // upcast to the reduce dtype (_fsdp_param.py to_accumulated_grad_if_needed: fp32 under
             // torchtitan's MixedPrecisionPolicy), for the whole stage until the last microbatch's
             // backward; one layer's 16-bit gradient exists besides it while it is added in.
-            if (c.framework == "torchtitan" && c.pp > 1)
+            if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1)
                 live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * (pd + pe) + 2.0 * layer_params;
             if (c.offload_params) {
                 m.offloaded += m.params;
@@ -219,18 +221,18 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // logits, their fp32 upcast, log-softmax output and, at the peak, its fp32 gradient
             // (torch.nn.functional.cross_entropy on .float() logits, as torchtitan's loss does);
             // torch.compile fuses the upcast away.
-            if (c.framework != "megatron")
+            if (!(ft && ft->fused_vocab_parallel_loss))
                 act += (c.kernels == KernelStack::compile ? 6.0 : 10.0) * sl * b * s.vocab / t;
             // PyTorch's pipelining keeps the last stage's output of every microbatch for the
             // step's output merge (stage.py forward_one_chunk: output_chunks.append(output), cleared
             // only when the next step starts; backward_one_chunk detaches but does not free them):
             // torchtitan's bf16 logits, vocabulary-sharded under loss parallelism.
-            if (c.framework == "torchtitan" && c.pp > 1)
+            if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1)
                 act += double(std::max(1, c.num_microbatches)) * 2.0 * sl * b * s.vocab / t;
         }
         m.activations = act;
         m.buffers = live;
-        m.fragmentation = (c.framework == "torchtitan" ? kFragmentationFsdp * m.allocated()
+        m.fragmentation = (ft && ft->fsdp2 ? kFragmentationFsdp * m.allocated()
                                                        : kFragmentation * (m.activations + m.grads));
         m.other = m.buffers + m.fragmentation + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c);
         r.stages.push_back(m);

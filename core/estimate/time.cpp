@@ -3,6 +3,7 @@
 #include "estimate/comm.h"
 #include "estimate/moe.h"
 #include "estimate/comm_terms.h"
+#include "project/framework.h"
 
 #include <algorithm>
 
@@ -123,7 +124,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         double b = 2 * g + 2.5 * a + 2 * e;
         if (c.recompute == Recompute::full) b += f;
         if (c.recompute == Recompute::selective) {
-            if (c.framework == "torchtitan") b += op_sac_recomputed_gemm_share(s) * (nd * dg) + nmoe * mg + e;
+            if (const FrameworkTraits* ft = find_traits(c.framework); ft && ft->op_sac) b += op_sac_recomputed_gemm_share(s) * (nd * dg) + nmoe * mg + e;
             else b += a + (c.flash_attention ? 0 : 0.5 * e);
         }
         st.compute_w = g;

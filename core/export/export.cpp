@@ -1,6 +1,7 @@
 #include "export/export.h"
 
 #include "export/export_common.h"
+#include "project/framework.h"
 #include "rules/validate.h"
 #include "util/input_error.h"
 
@@ -116,9 +117,11 @@ bool export_format_single_file(const std::string& format) {
 }
 
 std::string export_framework(const Project& p, const std::string& format) {
-    if (format == "colossalai") return colossalai_framework(p);
-    if (format == "megatron" || format == "deepspeed" || format == "torchtitan") return format;
-    return p.layout.framework;
+    // A framework's own exporter writes that framework's files (ColossalAI: the project's plugin).
+    const FrameworkTraits* t = find_traits(format);
+    if (!t || format != t->exporter) return p.layout.framework;
+    if (t->family == FrameworkFamily::colossalai) return colossalai_framework(p);
+    return format;
 }
 
 ExportResult export_project(const Project& p, const std::string& format, const ExportOptions& opt) {

@@ -6,6 +6,7 @@
 #include "export/export.h"
 #include "export/export_common.h"
 #include "export/launch_plan.h"
+#include "project/framework.h"
 
 #include <sstream>
 
@@ -18,10 +19,8 @@ namespace {
 std::string py_bool(bool b) { return b ? "True" : "False"; }
 
 std::string plugin_class(const std::string& framework) {
-    if (framework == "colossalai-moe") return "MoeHybridParallelPlugin";
-    if (framework == "colossalai-gemini") return "GeminiPlugin";
-    if (framework == "colossalai-zero") return "LowLevelZeroPlugin";
-    return "HybridParallelPlugin";
+    const FrameworkTraits* t = find_traits(framework);
+    return t && *t->plugin ? t->plugin : traits(Framework::colossalai).plugin;
 }
 
 std::string precision_arg(const Project& p) {
@@ -39,8 +38,8 @@ struct Arg {
 
 std::string colossalai_framework(const Project& p) {
     const std::string& f = p.layout.framework;
-    if (f.rfind("colossalai", 0) == 0) return f;
-    return p.layout.ep > 1 ? "colossalai-moe" : "colossalai";
+    if (is_colossalai(f)) return f;
+    return traits(p.layout.ep > 1 ? Framework::colossalai_moe : Framework::colossalai).name;
 }
 
 FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {

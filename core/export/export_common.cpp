@@ -1,5 +1,7 @@
 #include "export/export_common.h"
 
+#include "project/derived_sizes.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -8,15 +10,14 @@ namespace paraplan::exportutil {
 int data_parallel(const Project& p) {
     const Layout& l = p.layout;
     if (l.dp > 0) return l.dp;
-    const long long mp = 1LL * l.tp * l.pp * l.cp * l.sp;
-    if (mp <= 0) return 1;
-    return std::max<long long>(1, p.world_size() / mp);
+    const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
+    if (s.dp > 0) return s.dp;
+    return static_cast<int>(std::max<long long>(1, p.world_size() / std::max<long long>(1, s.model)));   // the rules report it
 }
 
 int microbatches(const Project& p) {
     if (p.layout.num_microbatches > 0) return p.layout.num_microbatches;
-    const long long per = 1LL * p.training.micro_batch_size * data_parallel(p);
-    return per > 0 ? static_cast<int>(std::max<long long>(1, p.training.global_batch_size / per)) : 1;
+    return grad_accum_steps(p);
 }
 
 int grad_accum_steps(const Project& p) {

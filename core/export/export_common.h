@@ -7,7 +7,8 @@
 
 namespace paraplan::exportutil {
 
-// Data-parallel size: layout.dp when set, else world / (tp*pp*cp*sp).
+// Data-parallel size: layout.dp when set, else derived_sizes() (project/derived_sizes.h); when
+// the axes do not divide the world, world / their product (at least 1) so the files still render.
 int data_parallel(const Project& p);
 // Microbatches per step per data-parallel rank: layout.num_microbatches when set,
 // else global_batch / (micro_batch * dp) (at least 1).

@@ -7,8 +7,24 @@
 
 namespace paraplan {
 
+namespace {
+struct Importer {
+    const char* id;   // the framework's exporter name (project/framework.h)
+    ImportResult (*fn)(std::string_view, const Project&);
+};
+const std::vector<Importer>& importers() {
+    static const std::vector<Importer> t = {
+        {"colossalai", import_colossalai}, {"megatron", import_megatron}, {"deepspeed", import_deepspeed}, {"torchtitan", import_torchtitan}};
+    return t;
+}
+}  // namespace
+
 const std::vector<std::string>& import_formats() {
-    static const std::vector<std::string> f = {"colossalai", "megatron", "deepspeed", "torchtitan"};
+    static const std::vector<std::string> f = [] {
+        std::vector<std::string> v;
+        for (const auto& i : importers()) v.push_back(i.id);
+        return v;
+    }();
     return f;
 }
 
@@ -63,11 +79,10 @@ Project default_import_base(int world) {
 
 ImportResult import_config(std::string_view text, const std::string& format, const Project& base, bool base_is_default) {
     ImportResult r;
-    if (format == "deepspeed") r = import_deepspeed(text, base);
-    else if (format == "megatron") r = import_megatron(text, base);
-    else if (format == "torchtitan") r = import_torchtitan(text, base);
-    else if (format == "colossalai") r = import_colossalai(text, base);
-    else {
+    const auto it = std::find_if(importers().begin(), importers().end(), [&](const Importer& i) { return format == i.id; });
+    if (it != importers().end()) {
+        r = it->fn(text, base);
+    } else {
         std::string known;
         for (const auto& f : import_formats()) known += (known.empty() ? "" : ", ") + f;
         throw InputError("", "unknown import format '" + format + "' (known: " + known + ")");

@@ -4,6 +4,7 @@
 #include "export/import.h"
 
 #include "export/python_call.h"
+#include "project/framework.h"
 #include "util/input_error.h"
 
 #include <algorithm>
@@ -24,10 +25,7 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
     Layout& l = p.layout;
     auto& w = r.warnings;
     const std::string& cls = call->callee;
-    l.framework = cls == "MoeHybridParallelPlugin" ? "colossalai-moe"
-                  : cls == "GeminiPlugin"          ? "colossalai-gemini"
-                  : cls == "LowLevelZeroPlugin"    ? "colossalai-zero"
-                                                   : "colossalai";
+    l.framework = traits(framework_for_plugin(cls).value_or(Framework::colossalai)).name;
     std::vector<std::string> positional;
     if (cls == "HybridParallelPlugin") positional = {"tp_size", "pp_size", "sp_size", "precision", "zero_stage"};
     else if (cls == "MoeHybridParallelPlugin") positional = {"tp_size", "pp_size", "ep_size", "sp_size", "precision", "zero_stage"};
@@ -123,7 +121,7 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
     } else if (!sp_mode.empty()) {
         w.push_back("sequence_parallelism_mode=\"" + sp_mode + "\" with sequence parallelism off not read");
     }
-    if (l.framework == "colossalai-gemini") {
+    if (traits_of(l).zero == ZeroSemantics::always_3) {
         l.zero_stage = 3;
         if (offload_optim_frac > 0) {
             l.offload = "cpu";

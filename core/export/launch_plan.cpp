@@ -1,5 +1,7 @@
 #include "export/launch_plan.h"
 
+#include "project/framework.h"
+
 #include <numeric>
 
 namespace paraplan {
@@ -71,15 +73,16 @@ namespace paraplan {
 
 LaunchProgram launch_program(const Project& p, const ExportOptions& opt, std::vector<Diagnostic>& findings) {
     LaunchProgram prog;
-    const std::string& fw = p.layout.framework;
-    if (fw == "megatron") {
+    const FrameworkTraits* t = find_traits(p.layout.framework);
+    const Framework fw = t ? t->id : Framework::devicemesh;   // unknown: a plain script
+    if (fw == Framework::megatron) {
         prog.words.push_back(opt.script.empty() ? "pretrain_gpt.py" : opt.script);
         const auto args = megatron_args(p, findings).all();
         prog.words.insert(prog.words.end(), args.begin(), args.end());
         prog.env = megatron_env(p);
-    } else if (fw == "torchtitan" && opt.script.empty()) {
+    } else if (fw == Framework::torchtitan && opt.script.empty()) {
         prog.words = {"-m", "torchtitan.train", "--job.config_file", "job.toml"};
-    } else if (fw == "deepspeed") {
+    } else if (fw == Framework::deepspeed) {
         prog.words = {opt.script.empty() ? "train.py" : opt.script, "--deepspeed", "--deepspeed_config", "ds_config.json"};
     } else {
         prog.words.push_back(opt.script.empty() ? "train.py" : opt.script);

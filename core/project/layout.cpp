@@ -1,9 +1,10 @@
 #include "project/layout.h"
 
+#include "project/framework.h"
+
 namespace paraplan {
 
-const std::vector<std::string> kFrameworks = {"colossalai", "colossalai-moe", "colossalai-gemini", "colossalai-zero",
-                                              "megatron",   "torchtitan",     "deepspeed",         "devicemesh"};
+const std::vector<std::string> kFrameworks = framework_ids();
 const std::vector<std::string> kSpModes = {"none", "split_gather", "ring", "all_to_all", "ring_attn"};
 const std::vector<std::string> kRecompute = {"none", "selective", "full"};
 const std::vector<std::string> kOffload = {"none", "cpu", "nvme"};
@@ -23,9 +24,10 @@ std::string kernel_stack(const Layout& l) {
     // Megatron-LM builds its layers from Transformer Engine (--transformer-impl transformer_engine,
     // the default since core 0.8); torchtitan's configs leave [compile] off; ColossalAI and
     // DeepSpeed run the Hugging Face / user model code, fused only where switched on.
-    if (l.framework == "megatron") return "te";
-    if (l.framework.rfind("colossalai", 0) == 0 && l.fused_norm && l.jit_fused) return "te";
-    return "eager";
+    const FrameworkTraits* t = find_traits(l.framework);
+    if (!t) return "eager";
+    if (t->fused_switches_mean_te && l.fused_norm && l.jit_fused) return "te";
+    return t->kernels;
 }
 
 }  // namespace paraplan

@@ -1,5 +1,7 @@
 #include "rules/advisor.h"
 
+#include "project/framework.h"
+
 #include "rules/rule_kit.h"
 #include "rules/validate.h"
 
@@ -40,12 +42,11 @@ void apply_split(Project& p, const Split& s) {
     l.cp = s.cp;
     l.ep = s.ep;
     l.dp = 0;
-    if (l.framework == "colossalai" || l.framework == "colossalai-moe") {
-        l.sp = s.sp;
+    l.sp = s.sp;
+    const FrameworkTraits* t = find_traits(l.framework);
+    if (t && t->world.sp_only_in_axis_mode) {   // ColossalAI: the sp axis exists in all_to_all / ring_attn
         if (s.sp > 1 && !rules::sp_axis_mode(l.sp_mode)) l.sp_mode = "all_to_all";
         if (s.sp == 1 && rules::sp_axis_mode(l.sp_mode)) l.sp_mode = "none";
-    } else {
-        l.sp = s.sp;
     }
     if (l.pp <= 1) l.num_layers_per_stage.clear();
     if (!l.num_layers_per_stage.empty() && static_cast<int>(l.num_layers_per_stage.size()) != l.pp) l.num_layers_per_stage.clear();
@@ -78,13 +79,8 @@ void for_each_candidate(int world, const std::vector<std::string>& axes, const s
 }  // namespace
 
 std::vector<std::string> advisor_axes(const std::string& f) {
-    if (f == "colossalai") return {"tp", "pp", "sp"};
-    if (f == "colossalai-moe") return {"tp", "pp", "sp", "ep"};
-    if (f == "colossalai-gemini") return {"tp"};
-    if (f == "colossalai-zero") return {};
-    if (f == "megatron" || f == "torchtitan") return {"tp", "pp", "cp", "ep"};
-    if (f == "deepspeed") return {"tp", "pp", "ep"};
-    return {"tp", "pp", "sp", "cp"};   // devicemesh
+    if (const FrameworkTraits* t = find_traits(f)) return t->axes;
+    return {"tp", "pp", "sp", "cp"};   // an unknown framework: every mesh axis
 }
 
 Project advisor_project(const AdvisorQuery& q, const Split& s) {
@@ -100,11 +96,13 @@ Project advisor_project(const AdvisorQuery& q, const Split& s) {
     }
     if (q.model) p.model = *q.model;
     p.layout.framework = q.framework;
-    p.layout.zero_stage = q.framework == "colossalai-gemini" ? 3 : 1;
+    const FrameworkTraits* t = find_traits(q.framework);
+    p.layout.zero_stage = t && t->zero == ZeroSemantics::always_3 ? 3 : 1;
     p.layout.flash_attention = false;   // hardware is not part of the query
     p.training.seq_len = q.seq_len;
     apply_split(p, s);
-    if (q.framework == "megatron" && s.tp > 1) p.layout.sp_mode = "split_gather";   // --sequence-parallel
+    // Megatron's --sequence-parallel is a switch (sp_mode split_gather) that the rules require with MoE.
+    if (t && t->family == FrameworkFamily::megatron && s.tp > 1) p.layout.sp_mode = "split_gather";
     const rules::Sizes z = rules::sizes(p);
     // A batch every schedule accepts: dp replicas x 4*pp microbatches of 1.
     p.training.micro_batch_size = 1;

@@ -7,6 +7,7 @@
 //   colossalai/shardformer/policies/*.py, shard/shard_config.py, layer/_operation.py, layer/utils.py
 #include "rules/colossalai.h"
 
+#include "project/framework.h"
 #include "rules/common.h"
 #include "rules/shardformer.h"
 #include "topology/layer_split.h"
@@ -20,7 +21,8 @@
 namespace paraplan::rules {
 namespace {
 
-bool is_moe_plugin(const Project& p) { return p.layout.framework == "colossalai-moe"; }
+Framework plugin(const Project& p) { return parse_framework(p.layout.framework).value_or(Framework::colossalai); }
+bool is_moe_plugin(const Project& p) { return plugin(p) == Framework::colossalai_moe; }
 bool sp_on(const Layout& l) { return l.sp_mode != "none"; }
 bool has_model(const Project& p) { return p.model.layers > 0 && p.model.heads > 0; }
 
@@ -299,7 +301,7 @@ void precision_rule(const Project& p, Out& out) {
         out.push_back(d);
         return;
     }
-    if (pr == "fp32" && p.layout.zero_stage > 0 && p.layout.framework == "colossalai") {
+    if (pr == "fp32" && p.layout.zero_stage > 0 && plugin(p) == Framework::colossalai) {
         auto d = diag(Severity::Error, "colossalai.zero_precision",
                       "ZeRO stage " + str(p.layout.zero_stage) + " keeps fp32 master weights of fp16/bf16 parameters; "
                       "it needs precision fp16 or bf16, not fp32.",
@@ -332,7 +334,7 @@ std::string model_label(const Project& p) {
 
 // auto_policy.py: NotImplementedError for classes without a policy.
 void model_policy(const Project& p, Out& out) {
-    if (p.model.family.empty() || p.layout.framework == "colossalai-zero") return;
+    if (p.model.family.empty() || !traits(plugin(p)).shardformer) return;
     if (!shardformer_model_name(p.model.family).empty()) return;
     out.push_back(diag(Severity::Error, "colossalai.model_policy",
                        "ColossalAI's ShardFormer has no policy for model type '" + p.model.family +

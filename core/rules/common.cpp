@@ -158,6 +158,17 @@ void fused_norm_apex(const Project& p, Out& out) {
                        "", {"/layout/fused_norm"}));
 }
 
+void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error) {
+    const int H = p.model.heads, tp = p.layout.tp;
+    if (H <= 0 || tp <= 1 || H % tp == 0) return;
+    auto d = diag(Severity::Error, rule,
+                  "tp = " + str(tp) + " does not divide the " + str(H) + " attention heads, so the heads cannot be split "
+                  "evenly over the tensor-parallel GPUs.",
+                  framework_error, {"/layout/tp", "/model/heads"});
+    add_fixes(d, self, p, knob_candidates(p, {"/layout/tp"}, divisors(H)));
+    out.push_back(d);
+}
+
 void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error) {
     const Sizes s = sizes(p);
     if (s.batch_dp <= 0) return;   // the world-size rule already failed
@@ -178,12 +189,8 @@ void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string&
                       (with_nmb ? " × " + str(p.layout.num_microbatches) + " microbatches" : "") + " = " + str(per) +
                       ", so the steps cannot be split evenly over the data-parallel replicas.",
                   framework_error, {"/training/global_batch_size", "/training/micro_batch_size", "/layout/dp"});
-    std::vector<Fix> c;
-    const long long down = gbs / per * per, up = down + per;
-    if (down > 0) c.push_back(set_value("/training/global_batch_size", down, "Set global_batch_size to " + str(down)));
-    c.push_back(set_value("/training/global_batch_size", up, "Set global_batch_size to " + str(up)));
-    for (int m : nearest_first(static_cast<int>(mbs), divisors(static_cast<int>(std::min<long long>(gbs, 1 << 20)))))
-        c.push_back(set_value("/training/micro_batch_size", m, "Set micro_batch_size to " + str(m)));
+    std::vector<Fix> c = global_batch_fixes(gbs, per);
+    for (auto& f : micro_batch_fixes(mbs, gbs)) c.push_back(std::move(f));
     if (with_nmb) c.push_back(set_value("/layout/num_microbatches", 0, "Derive num_microbatches from the batch sizes"));
     add_fixes(d, self, p, c);
     out.push_back(d);

@@ -14,6 +14,9 @@ void flash_attention_dtype(const Project& p, Out& out); // kernel.flash_attentio
 void fp8_gpu(const Project& p, Out& out);               // kernel.fp8_gpu
 void fused_norm_apex(const Project& p, Out& out);       // kernel.fused_norm_apex (info)
 
+// Shared check: tp divides the attention heads (Megatron, torchtitan, DeviceMesh name it `rule`).
+void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error);
+
 // Shared check: global batch = micro * dp * (microbatches or accumulation steps).
 // `rule` names it; `framework_error` is the framework's text for the failure.
 void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error);

@@ -1,5 +1,7 @@
 #include "rules/explain_error.h"
 
+#include "project/framework.h"
+
 #include "rules/apply_fix.h"
 #include "rules/rule_kit.h"
 #include "rules/validate.h"
@@ -213,7 +215,9 @@ std::vector<Fix> memory_fixes(const Project& p) {
     if (t.micro_batch_size > 1)
         c.push_back(rules::set_value("/training/micro_batch_size", t.micro_batch_size / 2, "Halve the micro batch to " + std::to_string(t.micro_batch_size / 2)));
     if (l.recompute != "full") c.push_back(rules::set_value("/layout/recompute", "full", "Recompute activations (full)"));
-    const int max_zero = l.framework == "deepspeed" ? (l.pp > 1 ? 1 : 3) : (l.framework == "colossalai" && l.pp > 1 ? 1 : 2);
+    // The highest ZeRO stage the framework accepts with this pipeline (project/framework.h).
+    const FrameworkTraits* ft = find_traits(l.framework);
+    const int max_zero = ft && !zero_stages(*ft, l.pp).empty() ? zero_stages(*ft, l.pp).back() : 2;
     if (l.zero_stage < max_zero) c.push_back(rules::set_value("/layout/zero_stage", l.zero_stage + 1, "Use ZeRO-" + std::to_string(l.zero_stage + 1)));
     for (int f : {2, 4}) {
         c.push_back(rules::set_int(p, "/layout/tp", l.tp * f));

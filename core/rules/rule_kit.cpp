@@ -12,55 +12,7 @@ namespace paraplan::rules {
 bool sp_axis_mode(const std::string& mode) { return mode == "all_to_all" || mode == "ring_attn"; }
 bool sp_tp_mode(const std::string& mode) { return mode == "split_gather" || mode == "ring"; }
 
-Sizes sizes(const Project& p) {
-    const Layout& l = p.layout;
-    Sizes s;
-    s.world = p.world_size();
-    s.tp = std::max(1, l.tp);
-    s.pp = std::max(1, l.pp);
-    s.cp = std::max(1, l.cp);
-    s.ep = std::max(1, l.ep);
-    const std::string& f = l.framework;
-    if (f == "colossalai" || f == "colossalai-moe") {
-        s.cp = 1;
-        s.sp = sp_axis_mode(l.sp_mode) ? std::max(1, l.sp) : 1;
-        s.model = s.tp * s.pp * s.sp;
-    } else if (f == "colossalai-gemini") {
-        s.pp = 1;
-        s.cp = 1;
-        s.model = s.tp;
-    } else if (f == "colossalai-zero") {
-        s.tp = s.pp = s.cp = 1;
-        s.model = 1;
-    } else if (f == "megatron" || f == "torchtitan") {
-        s.model = s.tp * s.pp * s.cp;
-    } else if (f == "deepspeed") {
-        s.cp = 1;
-        s.model = s.tp * s.pp;
-    } else {   // devicemesh and unknown
-        s.sp = std::max(1, l.sp);
-        s.model = s.tp * s.pp * s.sp * s.cp;
-    }
-    s.dp = (s.world > 0 && s.model > 0 && s.world % s.model == 0) ? s.world / s.model : 0;
-    if (f == "torchtitan" && s.dp > 0) {
-        const int rep = std::max(1, l.dp_replicate);
-        const int shard = l.dp_shard > 0 ? l.dp_shard : s.dp / rep;
-        s.dp = (rep * shard * s.model == s.world) ? rep * shard : 0;
-    }
-    s.batch_dp = s.dp;
-    const long long gbs = p.training.global_batch_size;
-    const long long mbs = std::max(1, p.training.micro_batch_size);
-    if (l.num_microbatches > 0) {
-        s.microbatches = l.num_microbatches;
-    } else if (s.batch_dp > 0 && gbs % (mbs * s.batch_dp) == 0) {
-        s.microbatches = gbs / (mbs * s.batch_dp);
-    }
-    if (s.batch_dp > 0 && s.microbatches > 0) {
-        const long long per_step = mbs * s.microbatches * s.batch_dp;
-        s.grad_accum = gbs % per_step == 0 ? gbs / per_step : 0;
-    }
-    return s;
-}
+Sizes sizes(const Project& p) { return derived_sizes(p.layout, p.training, p.world_size()); }
 
 Diagnostic diag(Severity s, std::string rule, std::string message, std::string framework_error,
                 std::vector<std::string> fields) {
@@ -180,6 +132,30 @@ std::vector<int> divisors(int n) {
     for (int i = 1; i <= n; ++i)
         if (n % i == 0) d.push_back(i);
     return d;
+}
+
+std::vector<int> world_divisors(const Project& p) { return divisors(std::max(1, p.world_size())); }
+
+std::vector<Fix> global_batch_fixes(long long gbs, long long per) {
+    std::vector<Fix> c;
+    const long long down = gbs / per * per, up = down + per;
+    if (down > 0) c.push_back(set_value("/training/global_batch_size", down, "Set global_batch_size to " + str(down)));
+    c.push_back(set_value("/training/global_batch_size", up, "Set global_batch_size to " + str(up)));
+    return c;
+}
+
+std::vector<Fix> micro_batch_fixes(long long mbs, long long gbs) {
+    std::vector<Fix> c;
+    for (int m : nearest_first(static_cast<int>(mbs), divisors(static_cast<int>(std::min<long long>(gbs, 1 << 20)))))
+        c.push_back(set_value("/training/micro_batch_size", m, "Set micro_batch_size to " + str(m)));
+    return c;
+}
+
+std::vector<Fix> seq_len_fixes(long long seq, long long multiple) {
+    const long long down = seq / multiple * multiple;
+    std::vector<Fix> c{set_value("/training/seq_len", down + multiple, "Pad the sequence length to " + str(down + multiple))};
+    if (down > 0) c.push_back(set_value("/training/seq_len", down, "Cut the sequence length to " + str(down)));
+    return c;
 }
 
 std::vector<int> range_values(int lo, int hi) {

@@ -2,6 +2,7 @@
 // Shared pieces of the rule files: derived sizes of a layout, a Diagnostic
 // builder and fix search (candidate changes kept only when re-running the rule on
 // the changed project makes that rule pass).
+#include "project/derived_sizes.h"
 #include "project/project.h"
 #include "util/diagnostic.h"
 
@@ -13,17 +14,8 @@ namespace paraplan::rules {
 using Out = std::vector<Diagnostic>;
 using RuleFn = void (*)(const Project&, Out&);
 
-// Sizes as the layout's framework derives them.
-struct Sizes {
-    int world = 0;
-    int tp = 1, pp = 1, cp = 1, ep = 1;
-    int sp = 1;              // size of a separate sequence-parallel axis (ColossalAI all_to_all / ring_attn)
-    int model = 1;           // product of the model-parallel axes that divide the world
-    int dp = 0;              // data-parallel size derived from the world (0 when it does not divide)
-    int batch_dp = 0;        // replicas reading distinct samples (ColossalAI: dp without sp)
-    long long microbatches = 0;   // per optimizer step per replica (layout value or derived)
-    long long grad_accum = 0;     // optimizer-step batch / (micro * microbatches * batch_dp); 0 if inexact
-};
+// Sizes as the layout's framework derives them (project/derived_sizes.h).
+using Sizes = DerivedSizes;
 Sizes sizes(const Project& p);
 
 // Colossal's effective sp axis for a mode.
@@ -60,10 +52,19 @@ Fix set_value(const std::string& field, const nlohmann::json& value, const std::
 // Candidate integer values for a field, nearest to `current` first (by ratio, then smaller).
 std::vector<int> nearest_first(int current, std::vector<int> values);
 std::vector<int> divisors(int n);
+std::vector<int> world_divisors(const Project& p);   // divisors of the world size (at least {1})
 std::vector<int> range_values(int lo, int hi);
 
 // One-knob candidates: every value of every field, merged nearest first.
 std::vector<Fix> knob_candidates(const Project& p, const std::vector<std::string>& fields, const std::vector<int>& values);
+
+// The fixes every batch and sequence rule offers, in this order and with these labels:
+// the global batch rounded down (when > 0) and up to a multiple of `per`.
+std::vector<Fix> global_batch_fixes(long long gbs, long long per);
+// Every divisor of the global batch as micro_batch_size, nearest to the current one first.
+std::vector<Fix> micro_batch_fixes(long long mbs, long long gbs);
+// The sequence padded up to, then (when > 0) cut down to, a multiple of `multiple`.
+std::vector<Fix> seq_len_fixes(long long seq, long long multiple);
 
 // The rules of a framework id, in the order the framework checks them.
 const std::vector<RuleFn>& rules_for(const std::string& framework);

@@ -1,7 +1,11 @@
 #include "rules/validate.h"
 
 #include "rules/colossalai.h"
-#include "rules/others.h"
+#include "rules/deepspeed.h"
+#include "rules/devicemesh.h"
+#include "rules/megatron.h"
+#include "rules/torchtitan.h"
+#include "project/framework.h"
 
 namespace paraplan {
 
@@ -18,14 +22,18 @@ void unknown_framework(const Project& p, Out& out) {
 
 const std::vector<RuleFn>& rules_for(const std::string& framework) {
     static const std::vector<RuleFn> unknown = {&unknown_framework};
-    if (framework == "colossalai") return colossalai_rules();
-    if (framework == "colossalai-moe") return colossalai_moe_rules();
-    if (framework == "colossalai-gemini") return colossalai_gemini_rules();
-    if (framework == "colossalai-zero") return colossalai_zero_rules();
-    if (framework == "megatron") return megatron_rules();
-    if (framework == "torchtitan") return torchtitan_rules();
-    if (framework == "deepspeed") return deepspeed_rules();
-    if (framework == "devicemesh") return devicemesh_rules();
+    const std::optional<Framework> f = parse_framework(framework);
+    if (!f) return unknown;
+    switch (*f) {
+    case Framework::colossalai: return colossalai_rules();
+    case Framework::colossalai_moe: return colossalai_moe_rules();
+    case Framework::colossalai_gemini: return colossalai_gemini_rules();
+    case Framework::colossalai_zero: return colossalai_zero_rules();
+    case Framework::megatron: return megatron_rules();
+    case Framework::torchtitan: return torchtitan_rules();
+    case Framework::deepspeed: return deepspeed_rules();
+    case Framework::devicemesh: return devicemesh_rules();
+    }
     return unknown;
 }
 }  // namespace rules

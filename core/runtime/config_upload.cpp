@@ -1,6 +1,7 @@
 #include "runtime/config_upload.h"
 
 #include "export/export.h"
+#include "project/framework.h"
 #include "util/input_error.h"
 
 #include <set>
@@ -9,10 +10,8 @@ namespace paraplan::runtime {
 
 std::string config_export_format(const Project& p, const RuntimeConfig& rc) {
     if (rc.mode == "deepspeed" || rc.mode == "colossalai") return rc.mode;
-    const std::string& fw = p.layout.framework;
-    if (fw.rfind("colossalai", 0) == 0) return "colossalai";
-    if (fw == "megatron" || fw == "torchtitan" || fw == "deepspeed") return fw;
-    return "torchrun";
+    const FrameworkTraits* t = find_traits(p.layout.framework);
+    return t ? t->exporter : "torchrun";
 }
 
 void add_config_uploads(LaunchPlan& plan, const Project& p, const RuntimeConfig& rc) {

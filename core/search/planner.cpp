@@ -1,6 +1,9 @@
 #include "search/planner.h"
 
 #include "estimate/estimate.h"
+#include "project/derived_sizes.h"
+#include "project/framework.h"
+#include "rules/predicates.h"
 #include "rules/validate.h"
 #include "util/input_error.h"
 
@@ -117,72 +120,73 @@ int index_of(const std::vector<std::string>& v, const std::string& s) {
     return it == v.end() ? 0 : int(it - v.begin());
 }
 
-void enumerate(const PlanRequest& req, short fw_index, const std::string& fw, std::vector<Knobs>& out) {
+// The layouts of one framework, pruned by its traits (project/framework.h) and by the
+// divisibility predicates its rules use (rules/predicates.h); every survivor is estimated and
+// the ones that could be returned go through the full rules (rules/validate).
+void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft, std::vector<Knobs>& out) {
+    using namespace paraplan::rules;
     const ModelSpec& m = req.base.model;
     const int world = req.base.world_size();
     const int gpn = std::max(1, req.hardware.gpus_per_node);
     const Training& t = req.base.training;
     const Constraints& cons = req.constraints;
-    const bool colossal = fw.rfind("colossalai", 0) == 0;
-    const bool moe_fw = fw == "colossalai-moe" || fw == "megatron" || fw == "torchtitan";
+    const bool seq_by_sp = ft.seq_split_by_sp;   // ColossalAI: sp axis / modes; else cp
     const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+    auto accepts = [&](const char* mode) { return std::find(ft.sp_modes.begin(), ft.sp_modes.end(), mode) != ft.sp_modes.end(); };
 
     for (int tp : divisors(gpn)) {
         if (!cons.allows("tp", tp)) continue;
-        if (m.heads % tp != 0) continue;
-        if (fw == "megatron" && kv % tp != 0) continue;
-        if ((fw == "colossalai-zero") && tp > 1) continue;
-        if (world % tp) continue;
+        if (!tp_splits_heads(m.heads, tp)) continue;
+        if (ft.kv_heads_divisible_by_tp && !tp_splits_heads(kv, tp)) continue;
+        if (!ft.world.tp && tp > 1) continue;
+        if (!world_splits(world, tp)) continue;
         for (int pp : divisors(world / tp)) {
             if (!cons.allows("pp", pp) || pp > m.layers) continue;
-            if (fw == "megatron" && m.layers % pp) continue;
-            if ((fw == "colossalai-gemini" || fw == "colossalai-zero") && pp > 1) continue;
+            if (ft.layers_divisible_by_stages && !stages_split_layers(m.layers, pp)) continue;
+            if (!ft.world.pp && pp > 1) continue;
             // Sequence split: (mode, size).
             std::vector<std::pair<std::string, int>> splits;
-            if (colossal) {
+            if (seq_by_sp) {
                 if (cons.allows("sp_mode", "none")) splits.push_back({"none", 1});
-                if (tp > 1 && cons.allows("sp_mode", "split_gather") && fw != "colossalai-gemini") splits.push_back({"split_gather", 1});
-                if (fw == "colossalai" || fw == "colossalai-moe")
+                if (tp > 1 && cons.allows("sp_mode", "split_gather") && accepts("split_gather")) splits.push_back({"split_gather", 1});
+                if (ft.world.sp && accepts("all_to_all"))
                     for (int sp = 2; sp <= 64; sp *= 2)
-                        if (cons.allows("sp_mode", "all_to_all") && m.heads % (tp * sp) == 0 && t.seq_len % sp == 0 &&
-                            (world / tp / pp) % sp == 0 && (fw != "colossalai-moe" || pp == 1))
+                        if (cons.allows("sp_mode", "all_to_all") && tp_splits_heads(m.heads, 1LL * tp * sp) &&
+                            sp_splits_sequence(t.seq_len, sp) && world_splits(world / tp / pp, sp) && (ft.sp_axis_with_pp || pp == 1))
                             splits.push_back({"all_to_all", sp});
-            } else if (fw == "megatron" || fw == "torchtitan") {
+            } else if (ft.context_parallel) {
                 const std::string mode = tp > 1 ? "split_gather" : "none";
                 if (cons.allows("sp_mode", mode) || !cons.fixed.count("sp_mode"))
                     for (int cp = 1; cp <= 64; cp *= 2)
-                        if (t.seq_len % (2 * cp) == 0 || cp == 1) splits.push_back({mode, cp});
+                        if (cp_splits_sequence(t.seq_len, cp)) splits.push_back({mode, cp});
             } else {
                 splits.push_back({"none", 1});
             }
             for (const auto& [mode, split] : splits) {
-                if (!cons.allows(colossal ? "sp" : "cp", split)) continue;
-                if (!cons.allows("cp", colossal ? 1 : split) || (colossal && !cons.allows("sp", split))) continue;
+                if (!cons.allows(seq_by_sp ? "sp" : "cp", split)) continue;
+                if (!cons.allows("cp", seq_by_sp ? 1 : split) || (seq_by_sp && !cons.allows("sp", split))) continue;
                 const long long mp = 1LL * tp * pp * split;
-                if (world % mp) continue;
+                if (!world_splits(world, mp)) continue;
                 const int dp = int(world / mp);
                 if (!cons.allows("dp", dp)) continue;
                 std::vector<int> eps = {1};
-                if (m.experts > 0 && moe_fw) {
+                if (m.experts > 0 && ft.ep) {
                     eps.clear();
                     for (int ep : divisors(m.experts)) {
-                        if (colossal && dp % ep) continue;
-                        if (!colossal && (world / (tp * pp)) % ep) continue;
+                        // ColossalAI carves ep out of dp; an expert grid out of the ranks beside tp x pp.
+                        if (!world_splits(ft.ep_from_dp ? dp : world / (tp * pp), ep)) continue;
                         eps.push_back(ep);
                     }
                 }
                 for (int ep : eps) {
                     if (!cons.allows("ep", ep)) continue;
                     std::vector<int> zeros;
-                    if (fw == "megatron") zeros = {0, 1};   // 1: distributed optimizer
-                    else if (fw == "torchtitan" || fw == "colossalai-gemini") zeros = {fw == "torchtitan" && dp == 1 ? 0 : 3};
-                    else if (fw == "deepspeed") zeros = pp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2, 3};
-                    else if (fw == "colossalai-zero") zeros = {1, 2};
-                    else zeros = pp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0, 1, 2};
+                    if (ft.zero == ZeroSemantics::fsdp) zeros = {dp == 1 ? 0 : 3};   // FSDP2 on whenever it can shard
+                    else zeros = zero_stages(ft, pp);   // Megatron: 1 = distributed optimizer
                     for (int mbs : {1, 2, 4, 8, 16}) {
                         if (!cons.allows("micro_batch_size", mbs)) continue;
-                        if (t.global_batch_size % (1LL * mbs * dp)) continue;
-                        const int nmb = int(t.global_batch_size / (1LL * mbs * dp));
+                        if (!batch_splits(t.global_batch_size, mbs, dp)) continue;
+                        const int nmb = int(microbatches_from_batch(t.global_batch_size, mbs, dp));
                         if (!cons.allows("num_microbatches", nmb)) continue;
                         for (int si = 0; si < kAllSchedules; ++si) {
                             const std::string sched = kSchedules[si];
@@ -190,17 +194,17 @@ void enumerate(const PlanRequest& req, short fw_index, const std::string& fw, st
                             if (!cons.allows("schedule", sched) && pp > 1) continue;
                             // A non-default schedule only when the constraints name it.
                             if (si >= kDefaultSchedules && !cons.fixed.count("schedule")) continue;
-                            if (si == 2 && fw != "colossalai") continue;
-                            if (si == 0 && colossal && pp > 1 && nmb < pp) continue;
-                            const Schedule kind = schedule_from_string(sched, fw);
+                            if (si == 2 && !ft.zbv) continue;
+                            if (si == 0 && ft.one_f_one_b_needs_stages_of_microbatches && pp > 1 && nmb < pp) continue;
+                            const Schedule kind = schedule_from_string(sched, ft.name);
                             std::vector<int> chunk_opts = {1};
                             if (is_multi_chunk(kind)) chunk_opts = {2, 3, 4};
                             if (is_v_shape(kind)) chunk_opts = {2};
                             for (int v : chunk_opts) {
                                 if (!cons.allows("chunks", v)) continue;
-                                if ((is_multi_chunk(kind) || is_v_shape(kind)) && nmb % pp) continue;
+                                if ((is_multi_chunk(kind) || is_v_shape(kind)) && !microbatches_fill_pp_groups(nmb, pp)) continue;
                                 if (m.layers < pp * v) continue;
-                                if (fw == "megatron" && is_multi_chunk(kind) && m.layers % (pp * v)) continue;
+                                if (ft.layers_divisible_by_stages && is_multi_chunk(kind) && !stages_split_layers(m.layers, pp, v)) continue;
                                 for (int zero : zeros) {
                                     if (!cons.allows("zero_stage", zero)) continue;
                                     for (int r = 0; r < 3; ++r) {
@@ -250,15 +254,17 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
     l.framework = fw;
     l.tp = k.tp;
     l.pp = k.pp;
-    const bool colossal = fw.rfind("colossalai", 0) == 0;
+    const FrameworkTraits& ft = traits_of(fw);
+    const bool colossal = ft.seq_split_by_sp;
     l.sp_mode = kSpModes[k.sp_mode];
     l.sp = colossal && l.sp_mode == "all_to_all" ? k.cp : 1;
     l.cp = colossal ? 1 : k.cp;
     l.ep = k.ep;
     l.etp = 0;
     l.dp = 0;
-    l.zero_stage = fw == "megatron" ? 0 : k.zero;
-    l.distributed_optimizer = fw == "megatron" && k.zero > 0;
+    const bool dist_opt = ft.zero == ZeroSemantics::distributed_optimizer;
+    l.zero_stage = dist_opt ? 0 : k.zero;
+    l.distributed_optimizer = dist_opt && k.zero > 0;
     l.schedule = kSchedules[k.schedule];
     l.chunks = k.chunks;
     l.num_microbatches = k.m;
@@ -324,10 +330,10 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     if (fws.empty()) fws.push_back(req.constraints.fixed.count("framework") ? req.constraints.fixed.at("framework") : req.base.layout.framework);
     std::vector<Knobs> cands;
     for (std::size_t i = 0; i < fws.size(); ++i) {
-        if (std::find(kFrameworks.begin(), kFrameworks.end(), fws[i]) == kFrameworks.end())
-            throw InputError("/layout/framework", "unknown framework '" + fws[i] + "'");
+        const FrameworkTraits* ft = find_traits(fws[i]);
+        if (!ft) throw InputError("/layout/framework", "unknown framework '" + fws[i] + "'");
         if (!req.constraints.allows("framework", fws[i])) continue;
-        enumerate(req, short(i), fws[i], cands);
+        enumerate(req, short(i), *ft, cands);
     }
     const long long total = (long long)cands.size();
     const LayerShapes shapes = layer_shapes(req.base.model);
@@ -339,13 +345,12 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     std::atomic<long long> evaluated{0}, valid{0}, fitting{0};
     std::mutex mu, progress_mu;
     std::vector<Scored> scored;
-    std::atomic<bool> stop{false};
 
     auto worker = [&]() {
         Project p = req.base;   // one copy per thread; only layout and training change
         std::vector<Scored> local;
         for (;;) {
-            if ((cancel && cancel->load(std::memory_order_relaxed)) || stop.load(std::memory_order_relaxed)) break;
+            if (cancel && cancel->load(std::memory_order_relaxed)) break;
             const std::size_t i = next.fetch_add(1);
             if (i >= cands.size()) break;
             const Knobs& k = cands[i];
@@ -379,10 +384,20 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     for (auto& th : pool) th.join();
     if (progress) progress(total, total);
 
-    res.cancelled = cancel && cancel->load();
+    auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
     res.evaluated = evaluated;
     res.valid = valid;
     res.fitting = fitting;
+    // A cancelled search is incomplete: it returns its counts and no layouts, without the
+    // rule pass or the refinement (each can take a second at 16,384 ranks).
+    auto finish_cancelled = [&]() {
+        res.cancelled = true;
+        res.results.clear();
+        res.pareto.clear();
+        res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return res;
+    };
+    if (cancelled()) return finish_cancelled();
 
     auto key_time = [](const Scored& a, const Scored& b) {
         return a.step_s != b.step_s ? a.step_s < b.step_s : (a.peak != b.peak ? a.peak < b.peak : a.index < b.index);
@@ -411,6 +426,7 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     auto passes = [&](const Scored& s) {
         if (!req.use_rules) return true;
         if (!checked[s.index]) {
+            if (cancelled()) return false;
             checked[s.index] = 1;
             vp.layout = to_layout(cands[s.index], fws[cands[s.index].fw], req.base.layout);
             vp.training.micro_batch_size = cands[s.index].mbs;
@@ -423,6 +439,7 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     std::sort(scored.begin(), scored.end(), key_time);
     double best_mem = 1e300;
     for (const auto& s : scored) {
+        if (cancelled()) break;
         if (s.peak < best_mem && passes(s)) {
             res.pareto.push_back(entry(s));
             best_mem = s.peak;
@@ -431,10 +448,12 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
     if (req.objective == Objective::memory) std::sort(scored.begin(), scored.end(), key_mem);
     // time and throughput rank the same for a fixed cluster and batch.
     const std::size_t want = std::size_t(std::max(0, req.top));
-    for (std::size_t i = 0; i < scored.size() && res.results.size() < want; ++i)
+    for (std::size_t i = 0; i < scored.size() && res.results.size() < want && !cancelled(); ++i)
         if (passes(scored[i])) res.results.push_back(entry(scored[i]));
-    if (req.refine) refine(req, res);
     res.rules_checked = (long long)std::count(checked.begin(), checked.end(), char(1));
+    if (cancelled()) return finish_cancelled();
+    if (req.refine) refine(req, res);
+    if (cancelled()) return finish_cancelled();
     res.valid -= rejected;
     res.fitting -= rejected;
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -449,7 +468,8 @@ nlohmann::json to_json(const PlanEntry& e) {
                              {"schedule", l.schedule},   {"chunks", l.chunks}, {"num_microbatches", l.num_microbatches},
                              {"micro_batch_size", e.micro_batch_size}, {"dp", e.dp},           {"recompute", l.recompute},
                              {"offload", l.offload}};
-    if (l.framework == "megatron") layout["distributed_optimizer"] = l.distributed_optimizer;
+    const FrameworkTraits* ft = find_traits(l.framework);
+    if (ft && ft->zero == ZeroSemantics::distributed_optimizer) layout["distributed_optimizer"] = l.distributed_optimizer;
     return {{"layout", layout}, {"step_s", e.step_s}, {"mfu", e.mfu}, {"hfu", e.hfu},
             {"peak_gib", e.peak_gib}, {"tokens_per_s", e.tokens_per_s}};
 }

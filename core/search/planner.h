@@ -65,6 +65,8 @@ struct PlanResult {
 };
 
 // progress(done, total) is called from worker threads (serialised) now and then.
+// Setting *cancel (the Planner view's Cancel does) stops the workers; a cancelled search skips
+// the rule pass and the refinement and returns cancelled = true with its counts and no layouts.
 PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel = nullptr,
                 const std::function<void(long long, long long)>& progress = {});
 

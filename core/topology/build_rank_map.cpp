@@ -1,5 +1,6 @@
 #include "topology/build_rank_map.h"
 
+#include "project/framework.h"
 #include "topology/mesh_builder.h"
 
 #include <algorithm>
@@ -25,7 +26,8 @@ bool check_sizes(const MeshRequest& r, RankMap& m) {
         const char* field;
         int value;
     };
-    const bool titan = r.framework == "torchtitan";   // ParallelDims reports its own message
+    const FrameworkTraits* ft = find_traits(r.framework);
+    const bool titan = ft && ft->reports_degrees_itself;   // ParallelDims reports its own message
     const Named sizes[] = {{"tp", r.tp}, {"pp", r.pp}, {"sp", r.sp}, {"cp", r.cp}, {"ep", r.ep},
                            {"dp_replicate", r.dp_replicate}, {"tp_depth", r.tp_depth}};
     for (const auto& s : sizes) {
@@ -58,7 +60,7 @@ bool check_sizes(const MeshRequest& r, RankMap& m) {
         return false;
     }
     // Products the builders form must stay within the world (else they cannot divide it).
-    const bool sp_axis = r.sp_mode == "all_to_all" || r.sp_mode == "ring_attn" || r.framework == "devicemesh";
+    const bool sp_axis = r.sp_mode == "all_to_all" || r.sp_mode == "ring_attn" || (ft && ft->world.sp && !ft->world.sp_only_in_axis_mode);
     const long long etp = r.etp > 0 ? r.etp : r.tp;
     const long long products[] = {
         1LL * r.tp * r.pp * r.cp * (sp_axis ? r.sp : 1),
@@ -146,29 +148,25 @@ RankMap build_rank_map(const MeshRequest& req, const Cluster* cluster) {
     m.framework = req.framework;
     m.world_size = req.world;
     if (!check_sizes(req, m)) return m;
-    const std::string& f = req.framework;
-    if (f == "colossalai")
-        detail::build_colossalai(req, m);
-    else if (f == "colossalai-moe")
-        detail::build_colossalai_moe(req, m);
-    else if (f == "colossalai-gemini")
-        detail::build_colossalai_gemini(req, m);
-    else if (f == "colossalai-zero")
-        detail::build_colossalai_zero(req, m);
-    else if (f == "megatron")
-        detail::build_megatron(req, m);
-    else if (f == "torchtitan")
-        detail::build_torchtitan(req, m);
-    else if (f == "deepspeed")
-        detail::build_deepspeed(req, m);
-    else if (f == "devicemesh")
-        detail::build_devicemesh(req, m);
-    else
+    const std::optional<Framework> f = parse_framework(req.framework);
+    if (!f) {
         m.diagnostics.push_back(make_diag(Severity::Error, "topology.framework_supported",
-                                          "unknown framework '" + f +
+                                          "unknown framework '" + req.framework +
                                               "' (colossalai, colossalai-moe, colossalai-gemini, colossalai-zero, megatron, "
                                               "torchtitan, deepspeed, devicemesh)",
                                           "", {"/layout/framework"}));
+    } else {
+        switch (*f) {
+        case Framework::colossalai: detail::build_colossalai(req, m); break;
+        case Framework::colossalai_moe: detail::build_colossalai_moe(req, m); break;
+        case Framework::colossalai_gemini: detail::build_colossalai_gemini(req, m); break;
+        case Framework::colossalai_zero: detail::build_colossalai_zero(req, m); break;
+        case Framework::megatron: detail::build_megatron(req, m); break;
+        case Framework::torchtitan: detail::build_torchtitan(req, m); break;
+        case Framework::deepspeed: detail::build_deepspeed(req, m); break;
+        case Framework::devicemesh: detail::build_devicemesh(req, m); break;
+        }
+    }
     if (!m.valid()) {
         m.axes.clear();
         m.expert_axes.clear();

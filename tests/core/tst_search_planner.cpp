@@ -2,6 +2,7 @@
 // with a direct estimate of the layout it returns.
 #include "estimate/estimate.h"
 #include "catalog/catalog.h"
+#include "project/framework.h"
 #include "project/project.h"
 #include "rules/validate.h"
 #include "search/apply_plan.h"
@@ -172,6 +173,59 @@ private slots:
         QVERIFY(calls >= 1);
         QCOMPARE(last, total_seen);
         QCOMPARE(r2.evaluated, total_seen);
+    }
+
+    // Cancelling mid-search (as the Planner view's Cancel does, from the progress callback)
+    // stops the workers and skips the rule pass and the refinement: the result says it was
+    // cancelled and returns no layout that the rules have not seen.
+    void cancelled_search_skips_rules_and_refinement() {
+        const ModelSpec m = paper_gpt(40, 6144, 48);
+        PlanRequest req = request(m, 4, 256, 2048, "megatron");
+        req.threads = 1;
+        const PlanResult full = plan(req);
+        QVERIFY(!full.cancelled);
+        QVERIFY(full.rules_checked > 0);
+        QVERIFY(!full.results.empty());
+        QVERIFY(full.evaluated > 1);
+
+        std::atomic<bool> cancel{false};
+        const PlanResult r = plan(req, &cancel, [&](long long, long long) { cancel.store(true); });
+        QVERIFY(r.cancelled);
+        QVERIFY(r.evaluated < full.evaluated);
+        QCOMPARE(r.rules_checked, 0LL);
+        QVERIFY(r.results.empty());
+        QVERIFY(r.pareto.empty());
+        const auto j = to_json(r);
+        QCOMPARE(j["cancelled"].get<bool>(), true);
+        QCOMPARE(j["results"].size(), std::size_t(0));
+    }
+
+    // The planner prunes with the traits table: ZeRO stages as each framework accepts them,
+    // ZBV only where it runs, and Megatron's distributed optimizer in place of a ZeRO stage.
+    void enumeration_follows_the_traits() {
+        const ModelSpec m = paper_gpt(40, 6144, 48);
+        PlanRequest req = request(m, 4, 256, 2048, "deepspeed");
+        req.frameworks = {"deepspeed", "megatron", "colossalai"};
+        req.top = 200;
+        req.refine = false;
+        const PlanResult r = plan(req);
+        QVERIFY(!r.results.empty());
+        bool saw_zbv = false, saw_dist_opt = false;
+        for (const auto& e : r.results) {
+            const FrameworkTraits& t = traits_of(e.layout.framework);
+            const auto& zs = zero_stages(t, e.layout.pp);
+            if (t.zero != ZeroSemantics::distributed_optimizer)
+                QVERIFY2(std::find(zs.begin(), zs.end(), e.layout.zero_stage) != zs.end(), e.layout.framework.c_str());
+            else
+                QCOMPARE(e.layout.zero_stage, 0);
+            saw_dist_opt = saw_dist_opt || e.layout.distributed_optimizer;
+            if (e.layout.schedule == "zbv") {
+                QVERIFY(t.zbv);
+                saw_zbv = true;
+            }
+            if (t.id == Framework::deepspeed) QVERIFY(e.layout.pp == 1 || e.layout.zero_stage <= 1);
+        }
+        QVERIFY(saw_zbv || saw_dist_opt);
     }
 
     // A returned entry is a whole layout: applied to the project it is valid under the

@@ -1,0 +1,262 @@
+// Sources of each trait (public, at the releases the rule files name):
+// - ColossalAI v0.4.x colossalai/booster/plugin/{hybrid_parallel_plugin,moe_hybrid_parallel_plugin,
+//   gemini_plugin,low_level_zero_plugin}.py: plugin axes, pp_style in ("1f1b", "interleaved", "zbv"),
+//   zero_stage in (0, 1, 2) and <= 1 with pp, MoeHybridParallelPlugin's zero_stage 1, the
+//   ProcessGroupMesh (dp, pp, sp, tp) order with dp_outside.
+// - Megatron-LM core_v0.19.0 megatron/core/parallel_state.py (RankGenerator order "tp-cp-ep-dp-pp",
+//   world = tp * cp * pp * dp), megatron/training/arguments.py (--use-distributed-optimizer,
+//   --sequence-parallel, --transformer-impl transformer_engine default), distributed/
+//   distributed_data_parallel.py (fp32 main_grad buffer).
+// - torchtitan v0.2.2 torchtitan/distributed/parallel_dims.py (dp_replicate * dp_shard * cp * tp * pp,
+//   FSDP over dp_shard x cp), models/llama3/infra/parallelize.py (SP with every TP, op-level SAC),
+//   distributed/pipeline_parallel.py (PyTorch's interleaved schedules), components/float8 (FSDP2 fp32
+//   master parameters under MixedPrecisionPolicy).
+// - DeepSpeed v0.16 deepspeed/runtime/pipe/topology.py (PipeModelDataParallelTopology axes
+//   pipe, data, model), runtime/pipe/engine.py (ZeRO 2/3 incompatible with pipelines),
+//   runtime/zero/stage3.py (offload_param), runtime/zero/stage_1_and_2.py (fp32 gradient partition).
+// - PyTorch v2.4 torch/distributed/device_mesh.py (a mesh of the named dims, product == world).
+#include "project/framework.h"
+
+#include "project/layout.h"
+#include "util/input_error.h"
+
+#include <algorithm>
+
+namespace paraplan {
+
+namespace {
+
+const std::vector<std::string> kColossalSpModes = {"none", "split_gather", "ring", "all_to_all", "ring_attn"};
+const std::vector<std::string> kTpSpModes = {"none", "split_gather"};
+const std::vector<std::string> kNoSpModes = {"none"};
+
+std::vector<FrameworkTraits> make_table() {
+    std::vector<FrameworkTraits> t;
+    FrameworkTraits hybrid{};
+    hybrid.id = Framework::colossalai;
+    hybrid.name = "colossalai";
+    hybrid.display_name = "ColossalAI HybridParallelPlugin";
+    hybrid.family = FrameworkFamily::colossalai;
+    hybrid.plugin = "HybridParallelPlugin";
+    hybrid.exporter = "colossalai";
+    hybrid.world = {true, true, false, true, true};
+    hybrid.axes = {"tp", "pp", "sp"};
+    hybrid.ep_from_dp = true;   // every plugin's experts (MoE plugin: ep) shard over dp
+    hybrid.rank_order = RankOrder::colossalai;
+    hybrid.sp_modes = kColossalSpModes;
+    hybrid.tp_sequence_parallel = TpSequenceParallel::switch_split_gather;
+    hybrid.seq_split_by_sp = true;
+    hybrid.schedules = {"1f1b", "interleaved", "zbv"};
+    hybrid.interleaved = InterleavedFlavor::colossalai;
+    hybrid.zbv = true;
+    hybrid.one_f_one_b_needs_stages_of_microbatches = true;
+    hybrid.zero = ZeroSemantics::stage;
+    hybrid.zero_stages = {0, 1, 2};
+    hybrid.zero_stages_pp = {0, 1};
+    hybrid.optimizer_bytes = OptimizerBytes::mixed;
+    hybrid.kernels = "eager";
+    hybrid.fused_switches_mean_te = true;
+    hybrid.shardformer = true;
+    t.push_back(hybrid);
+
+    FrameworkTraits moe = hybrid;
+    moe.id = Framework::colossalai_moe;
+    moe.name = "colossalai-moe";
+    moe.display_name = "ColossalAI MoeHybridParallelPlugin";
+    moe.plugin = "MoeHybridParallelPlugin";
+    moe.axes = {"tp", "pp", "sp", "ep"};
+    moe.ep = true;
+    moe.zbv = false;
+    moe.sp_axis_with_pp = false;   // the plugin's sequence parallelism runs without a pipeline
+    moe.zero = ZeroSemantics::stage_capped_at_1;
+    moe.overlap_grad_reduce = false;
+    t.push_back(moe);
+
+    FrameworkTraits gemini = hybrid;
+    gemini.id = Framework::colossalai_gemini;
+    gemini.name = "colossalai-gemini";
+    gemini.display_name = "ColossalAI GeminiPlugin";
+    gemini.plugin = "GeminiPlugin";
+    gemini.world = {true, false, false, false, false};
+    gemini.axes = {"tp"};
+    gemini.sp_modes = kNoSpModes;
+    gemini.schedules = {};
+    gemini.zbv = false;
+    gemini.zero = ZeroSemantics::always_3;
+    gemini.zero_stages = {3};
+    gemini.zero_stages_pp = {3};
+    t.push_back(gemini);
+
+    FrameworkTraits zero = hybrid;
+    zero.id = Framework::colossalai_zero;
+    zero.name = "colossalai-zero";
+    zero.display_name = "ColossalAI LowLevelZeroPlugin";
+    zero.plugin = "LowLevelZeroPlugin";
+    zero.world = {false, false, false, false, false};
+    zero.axes = {};
+    zero.sp_modes = kNoSpModes;
+    zero.schedules = {};
+    zero.zbv = false;
+    zero.zero_stages = {1, 2};
+    zero.zero_stages_pp = {1, 2};
+    zero.shardformer = false;
+    t.push_back(zero);
+
+    FrameworkTraits mg{};
+    mg.id = Framework::megatron;
+    mg.name = "megatron";
+    mg.display_name = "Megatron-LM";
+    mg.family = FrameworkFamily::megatron;
+    mg.plugin = "";
+    mg.exporter = "megatron";
+    mg.world = {true, true, true, false, false};
+    mg.axes = {"tp", "pp", "cp", "ep"};
+    mg.ep = true;
+    mg.etp = true;
+    mg.rank_order = RankOrder::megatron;
+    mg.context_parallel = true;
+    mg.sp_modes = kTpSpModes;
+    mg.tp_sequence_parallel = TpSequenceParallel::switch_split_gather;
+    mg.schedules = {"1f1b", "interleaved"};
+    mg.interleaved = InterleavedFlavor::megatron;
+    mg.layers_divisible_by_stages = true;
+    mg.kv_heads_divisible_by_tp = true;
+    mg.zero = ZeroSemantics::distributed_optimizer;
+    mg.zero_stages = {0, 1};
+    mg.zero_stages_pp = {0, 1};
+    mg.optimizer_bytes = OptimizerBytes::fp32_main_grad;
+    mg.overlap_param_gather = true;
+    mg.overlap_p2p_interleaved = true;
+    mg.kernels = "te";
+    mg.fused_vocab_parallel_loss = true;   // tensor_parallel/cross_entropy.py vocab_parallel_cross_entropy
+    t.push_back(mg);
+
+    FrameworkTraits tt{};
+    tt.id = Framework::torchtitan;
+    tt.name = "torchtitan";
+    tt.display_name = "torchtitan";
+    tt.family = FrameworkFamily::torchtitan;
+    tt.plugin = "";
+    tt.exporter = "torchtitan";
+    tt.world = {true, true, true, false, false};
+    tt.axes = {"tp", "pp", "cp", "ep"};
+    tt.ep = true;
+    tt.moe_etp_one = true;
+    tt.dp_shard_replicate = true;
+    tt.rank_order = RankOrder::megatron;
+    tt.context_parallel = true;
+    tt.sp_modes = kTpSpModes;
+    tt.tp_sequence_parallel = TpSequenceParallel::always;
+    tt.schedules = {"1f1b", "interleaved", "zbv"};
+    tt.interleaved = InterleavedFlavor::pytorch;
+    tt.zero = ZeroSemantics::fsdp;
+    tt.zero_stages = {0, 3};
+    tt.zero_stages_pp = {0, 3};
+    tt.optimizer_bytes = OptimizerBytes::fsdp2_fp32;
+    tt.overlap_param_gather = true;
+    tt.overlap_p2p = true;
+    tt.kernels = "eager";
+    tt.op_sac = true;
+    tt.fsdp2 = true;
+    tt.fsdp_reshard_off_with_pp = true;   // parallelize.py apply_fsdp: reshard_after_forward False with pp
+    tt.reports_degrees_itself = true;
+    t.push_back(tt);
+
+    FrameworkTraits ds{};
+    ds.id = Framework::deepspeed;
+    ds.name = "deepspeed";
+    ds.display_name = "DeepSpeed";
+    ds.family = FrameworkFamily::deepspeed;
+    ds.plugin = "";
+    ds.exporter = "deepspeed";
+    ds.world = {true, true, false, false, false};
+    ds.axes = {"tp", "pp", "ep"};
+    ds.ep = true;
+    ds.rank_order = RankOrder::deepspeed;
+    ds.sp_modes = kNoSpModes;
+    ds.tp_sequence_parallel = TpSequenceParallel::none;
+    ds.schedules = {"1f1b"};
+    ds.interleaved = InterleavedFlavor::megatron;
+    ds.zero = ZeroSemantics::stage;
+    ds.zero_stages = {0, 1, 2, 3};
+    ds.zero_stages_pp = {0, 1};
+    ds.offload_params_at_zero3 = true;
+    ds.optimizer_bytes = OptimizerBytes::fp32_grad_copy;
+    ds.kernels = "eager";
+    t.push_back(ds);
+
+    FrameworkTraits dm{};
+    dm.id = Framework::devicemesh;
+    dm.name = "devicemesh";
+    dm.display_name = "PyTorch DeviceMesh";
+    dm.family = FrameworkFamily::pytorch;
+    dm.plugin = "";
+    dm.exporter = "torchrun";
+    dm.world = {true, true, true, true, false};
+    dm.axes = {"tp", "pp", "sp", "cp"};
+    dm.rank_order = RankOrder::megatron;
+    dm.sp_modes = kColossalSpModes;
+    dm.tp_sequence_parallel = TpSequenceParallel::none;
+    dm.schedules = {"1f1b", "interleaved", "zbv", "gpipe"};
+    dm.interleaved = InterleavedFlavor::megatron;
+    dm.zero = ZeroSemantics::stage;
+    dm.zero_stages = {0, 1, 2};
+    dm.zero_stages_pp = {0, 1};
+    dm.optimizer_bytes = OptimizerBytes::mixed;
+    dm.kernels = "eager";
+    t.push_back(dm);
+    return t;
+}
+
+}  // namespace
+
+const std::vector<FrameworkTraits>& framework_table() {
+    static const std::vector<FrameworkTraits> t = make_table();
+    return t;
+}
+
+const std::vector<std::string>& framework_ids() {
+    static const std::vector<std::string> ids = [] {
+        std::vector<std::string> v;
+        for (const auto& t : framework_table()) v.push_back(t.name);
+        return v;
+    }();
+    return ids;
+}
+
+const FrameworkTraits* find_traits(const std::string& id) {
+    for (const auto& t : framework_table())
+        if (id == t.name) return &t;
+    return nullptr;
+}
+
+std::optional<Framework> parse_framework(const std::string& id) {
+    const FrameworkTraits* t = find_traits(id);
+    return t ? std::optional<Framework>(t->id) : std::nullopt;
+}
+
+const FrameworkTraits& traits(Framework f) { return framework_table()[static_cast<std::size_t>(f)]; }
+
+const FrameworkTraits& traits_of(const std::string& id) {
+    if (const FrameworkTraits* t = find_traits(id)) return *t;
+    std::string known;
+    for (const auto& n : framework_ids()) known += (known.empty() ? "" : ", ") + n;
+    throw InputError("/layout/framework", "unknown framework '" + id + "': expected one of " + known);
+}
+
+const FrameworkTraits& traits_of(const Layout& l) { return traits_of(l.framework); }
+
+std::optional<Framework> framework_for_plugin(const std::string& plugin_class) {
+    for (const auto& t : framework_table())
+        if (!plugin_class.empty() && plugin_class == t.plugin) return t.id;
+    return std::nullopt;
+}
+
+bool is_colossalai(const std::string& id) {
+    const FrameworkTraits* t = find_traits(id);
+    return t && t->family == FrameworkFamily::colossalai;
+}
+
+const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp) { return pp > 1 ? t.zero_stages_pp : t.zero_stages; }
+
+}  // namespace paraplan

@@ -1,0 +1,135 @@
+#pragma once
+// The one table of framework traits: every choice that depends on which framework runs the
+// job (which axes it has, how its ranks are ordered, which sequence modes and ZeRO stages it
+// accepts, what it keeps per parameter, its kernel stack and exporter) is a field here.
+// Code elsewhere reads these fields or dispatches on the Framework enum inside the
+// framework's own files (core/rules/<framework>.cpp, core/topology/<framework>.cpp,
+// core/export/{export,import}_<framework>.cpp); it does not compare framework-id strings.
+// Adding a framework: docs/hacking.md, "How to add a framework".
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace paraplan {
+
+struct Layout;
+
+enum class Framework {
+    colossalai,          // HybridParallelPlugin
+    colossalai_moe,      // MoeHybridParallelPlugin
+    colossalai_gemini,   // GeminiPlugin
+    colossalai_zero,     // LowLevelZeroPlugin
+    megatron,
+    torchtitan,
+    deepspeed,
+    devicemesh,          // a plain torch.distributed DeviceMesh
+};
+
+// The framework family: whose process-group builder, launcher and files the id belongs to.
+enum class FrameworkFamily { colossalai, megatron, torchtitan, deepspeed, pytorch };
+
+// Default rank order (fill order, innermost first) when the layout names none.
+enum class RankOrder {
+    megatron,     // tp-cp-ep-dp-pp (parallel_state.py RankGenerator default); torchtitan's mesh too
+    colossalai,   // ProcessGroupMesh (dp, pp, sp, tp): tp innermost, dp outermost unless dp_outside is off
+    deepspeed,    // PipeModelDataParallelTopology (pipe, data, model): model innermost
+};
+
+// How the layout's zero_stage is read.
+enum class ZeroSemantics {
+    stage,                   // ZeRO stage as written (ColossalAI hybrid, LowLevelZero, DeepSpeed, DeviceMesh)
+    stage_capped_at_1,       // MoeHybridParallelPlugin forces zero_stage 1 for stage 2
+    always_3,                // GeminiPlugin: parameters, gradients and optimizer states sharded
+    distributed_optimizer,   // Megatron: zero_stage >= 1 means --use-distributed-optimizer
+    fsdp,                    // torchtitan: FSDP2 shards whenever dp_shard x cp > 1 (zero_stage not read)
+};
+
+// Bytes per parameter the framework keeps besides the 16-bit weights (mixed precision).
+enum class OptimizerBytes {
+    mixed,            // 2 B grads, fp32 master + moments in the optimizer (ZeRO paper K = 12)
+    fp32_main_grad,   // Megatron: fp32 main_grad buffer (4 B grads)
+    fp32_grad_copy,   // DeepSpeed: 16-bit grads plus an fp32 gradient partition (+4 B)
+    fsdp2_fp32,       // torchtitan FSDP2: fp32 sharded parameters are the master copy; fp32 grads
+};
+
+// Where --sequence-parallel style splitting inside the tp group comes from.
+enum class TpSequenceParallel {
+    switch_split_gather,   // on when sp_mode is split_gather (ColossalAI also ring), Megatron --sequence-parallel
+    always,                // torchtitan applies it with every tp > 1
+    none,                  // DeepSpeed, DeviceMesh: a separate mode only
+};
+
+// Which interleaved pipeline schedule "interleaved" names.
+enum class InterleavedFlavor { megatron, colossalai, pytorch };
+
+// The axes whose product with dp is the world size.
+struct WorldAxes {
+    bool tp = true, pp = true, cp = false, sp = false;
+    bool sp_only_in_axis_mode = false;   // sp counts only for sp_mode all_to_all / ring_attn (ColossalAI)
+};
+
+struct FrameworkTraits {
+    Framework id;
+    const char* name;           // the id in project files and on the CLI
+    const char* display_name;   // for people
+    FrameworkFamily family;
+    const char* plugin;         // ColossalAI plugin class ("" elsewhere)
+    const char* exporter;       // the export format that writes its files ("torchrun" when none of its own)
+    WorldAxes world;
+    std::vector<std::string> axes;   // the axes one can set (advisor search order): tp pp sp cp ep
+    bool ep = false;                 // mixture-of-experts expert parallelism
+    bool ep_from_dp = false;         // ColossalAI carves ep out of dp; otherwise an expert grid (etp, ep, edp)
+    bool etp = false;                // honours layout.etp (Megatron expert-tensor-parallel size)
+    bool moe_etp_one = false;        // experts are not tensor-parallel (torchtitan default ETP = 1)
+    bool dp_shard_replicate = false; // dp = dp_replicate x dp_shard (torchtitan)
+    RankOrder rank_order;
+    std::vector<std::string> sp_modes;   // accepted sp_mode values
+    TpSequenceParallel tp_sequence_parallel;
+    bool seq_split_by_sp = false;        // long sequences split by the sp axis (ColossalAI) rather than cp
+    bool sp_axis_with_pp = true;         // the sp axis combines with pipeline parallelism
+    bool context_parallel = false;       // cp: load-balanced ring attention (Megatron --context-parallel-size, torchtitan)
+    std::vector<std::string> schedules;  // schedule names it runs (with pp > 1)
+    InterleavedFlavor interleaved;
+    bool zbv = false;                    // runs ZBV (ColossalAI ZeroBubbleVPipeScheduler)
+    bool one_f_one_b_needs_stages_of_microbatches = false;   // ColossalAI 1F1B: microbatches >= pp
+    bool layers_divisible_by_stages = false;                 // Megatron's even layer split
+    bool kv_heads_divisible_by_tp = false;                   // planner: query groups split over tp
+    ZeroSemantics zero;
+    std::vector<int> zero_stages;        // accepted without pipeline parallelism
+    std::vector<int> zero_stages_pp;     // accepted with pp > 1
+    bool offload_params_at_zero3 = false;   // DeepSpeed offload_param
+    OptimizerBytes optimizer_bytes;
+    bool overlap_grad_reduce = true;
+    bool overlap_param_gather = false;   // besides ZeRO-3, which always prefetches
+    bool overlap_p2p = false;            // always (torchtitan)
+    bool overlap_p2p_interleaved = false;   // with the interleaved schedule (Megatron)
+    const char* kernels;                 // kernel stack by default ("te" or "eager")
+    bool fused_switches_mean_te = false; // fused_norm + jit_fused run the fused (TE-like) stack
+    bool shardformer = false;            // runs ColossalAI ShardFormer policies
+    bool op_sac = false;                 // selective recomputation is op-level SAC (torchtitan)
+    bool fsdp2 = false;                  // FSDP2 fully_shard holds the parameters (its allocator pattern)
+    bool fsdp_reshard_off_with_pp = false;   // parameters stay gathered between forward and backward with pp
+    bool fused_vocab_parallel_loss = false;  // the loss never materialises fp32 logits (Megatron)
+    bool reports_degrees_itself = false; // checks degrees >= 1 with its own message (torchtitan ParallelDims)
+};
+
+// Every framework, in the order project files and menus list them.
+const std::vector<FrameworkTraits>& framework_table();
+const std::vector<std::string>& framework_ids();
+
+// nullopt / nullptr for an unknown id.
+std::optional<Framework> parse_framework(const std::string& id);
+const FrameworkTraits* find_traits(const std::string& id);
+const FrameworkTraits& traits(Framework f);
+// Throws InputError at /layout/framework naming the known ids.
+const FrameworkTraits& traits_of(const std::string& id);
+const FrameworkTraits& traits_of(const Layout& l);
+
+// A plugin class name -> its ColossalAI framework (nullopt when none).
+std::optional<Framework> framework_for_plugin(const std::string& plugin_class);
+
+bool is_colossalai(const std::string& id);   // one of the ColossalAI plugins
+// The ZeRO stages the framework accepts with this pipeline size.
+const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp);
+
+}  // namespace paraplan

@@ -1,0 +1,173 @@
+// The framework traits table (project/framework.h) and derived_sizes() (project/derived_sizes.h):
+// every id parses back to its row, unknown ids fail with a message that says where, and the
+// derived data-parallel size and microbatch count follow each framework's own formula on
+// published configurations.
+#include "project/derived_sizes.h"
+#include "project/framework.h"
+#include "project/layout.h"
+#include "util/input_error.h"
+
+#include <QtTest>
+
+using namespace paraplan;
+
+namespace {
+
+Layout layout(const std::string& fw, int tp, int pp, int cp = 1, int sp = 1, const std::string& sp_mode = "none") {
+    Layout l;
+    l.framework = fw;
+    l.tp = tp;
+    l.pp = pp;
+    l.cp = cp;
+    l.sp = sp;
+    l.sp_mode = sp_mode;
+    return l;
+}
+
+Training batch(int global, int micro) {
+    Training t;
+    t.global_batch_size = global;
+    t.micro_batch_size = micro;
+    return t;
+}
+
+}  // namespace
+
+class TestFrameworkTraits : public QObject {
+    Q_OBJECT
+private slots:
+    void table_rows_match_the_enum() {
+        const auto& ids = framework_ids();
+        QCOMPARE(int(ids.size()), 8);
+        QCOMPARE(int(framework_table().size()), 8);
+        for (const auto& t : framework_table()) {
+            // traits(f) indexes the table by the enum: the rows must be in enum order.
+            QCOMPARE(traits(t.id).name, t.name);
+            const auto parsed = parse_framework(t.name);
+            QVERIFY(parsed.has_value());
+            QVERIFY(*parsed == t.id);
+            QVERIFY(std::string(t.display_name).size() > 0);
+            QVERIFY(std::string(t.exporter).size() > 0);
+            QVERIFY(!zero_stages(t, 1).empty());
+        }
+        // The project file's list is the table's.
+        QCOMPARE(kFrameworks, ids);
+        QCOMPARE(ids.front(), std::string("colossalai"));
+    }
+
+    void unknown_framework_is_a_clear_error() {
+        QVERIFY(!parse_framework("megatron-lm").has_value());
+        QVERIFY(find_traits("") == nullptr);
+        try {
+            traits_of(std::string("fsdp"));
+            QFAIL("no error for an unknown framework");
+        } catch (const InputError& e) {
+            QCOMPARE(e.pointer(), std::string("/layout/framework"));
+            const std::string msg = e.message();
+            QVERIFY2(msg.find("'fsdp'") != std::string::npos, msg.c_str());
+            for (const auto& id : framework_ids()) QVERIFY2(msg.find(id) != std::string::npos, msg.c_str());
+        }
+    }
+
+    void traits_say_what_the_frameworks_do() {
+        // ColossalAI plugins by their classes, both ways.
+        QVERIFY(framework_for_plugin("GeminiPlugin") == Framework::colossalai_gemini);
+        QVERIFY(framework_for_plugin("MoeHybridParallelPlugin") == Framework::colossalai_moe);
+        QVERIFY(!framework_for_plugin("").has_value());
+        QVERIFY(is_colossalai("colossalai-zero"));
+        QVERIFY(!is_colossalai("megatron"));
+        // ZeRO: DeepSpeed pipelines take 0/1 only; Gemini is always 3; Megatron's 1 is the distributed optimizer.
+        const auto& ds = traits(Framework::deepspeed);
+        QCOMPARE(zero_stages(ds, 1), (std::vector<int>{0, 1, 2, 3}));
+        QCOMPARE(zero_stages(ds, 4), (std::vector<int>{0, 1}));
+        QVERIFY(traits(Framework::colossalai_gemini).zero == ZeroSemantics::always_3);
+        QVERIFY(traits(Framework::megatron).zero == ZeroSemantics::distributed_optimizer);
+        // Kernel stacks and exporters.
+        QCOMPARE(std::string(traits(Framework::megatron).kernels), std::string("te"));
+        QCOMPARE(std::string(traits(Framework::torchtitan).kernels), std::string("eager"));
+        QCOMPARE(std::string(traits(Framework::colossalai_moe).exporter), std::string("colossalai"));
+        QCOMPARE(std::string(traits(Framework::devicemesh).exporter), std::string("torchrun"));
+        Layout l = layout("colossalai", 1, 1);
+        QCOMPARE(kernel_stack(l), std::string("eager"));
+        l.fused_norm = l.jit_fused = true;
+        QCOMPARE(kernel_stack(l), std::string("te"));
+        l.framework = "deepspeed";   // the switches mean nothing to DeepSpeed's stack
+        QCOMPARE(kernel_stack(l), std::string("eager"));
+        // Axes: ColossalAI has sp, Megatron/torchtitan cp, DeepSpeed neither.
+        QCOMPARE(traits(Framework::colossalai).axes, (std::vector<std::string>{"tp", "pp", "sp"}));
+        QCOMPARE(traits(Framework::megatron).axes, (std::vector<std::string>{"tp", "pp", "cp", "ep"}));
+        QCOMPARE(traits(Framework::deepspeed).axes, (std::vector<std::string>{"tp", "pp", "ep"}));
+    }
+
+    // Megatron: dp = world / (tp x pp x cp) (parallel_state.py initialize_model_parallel) and
+    // num_microbatches = global / (micro x dp) (num_microbatches_calculator.py
+    // ConstantNumMicroBatchesCalculator), on the configurations the papers publish.
+    void megatron_worked_examples() {
+        // Narayanan et al. 2021, Table 1: 529.6B on 2,520 GPUs, tp 8, pp 35, batch 2,520.
+        DerivedSizes s = derived_sizes(layout("megatron", 8, 35), batch(2520, 1), 2520);
+        QCOMPARE(s.model, 280LL);
+        QCOMPARE(s.dp, 9);                        // 2520 / (8 * 35)
+        QCOMPARE(s.batch_microbatches, 280LL);    // 2520 / (1 * 9)
+        QCOMPARE(s.microbatches, 280LL);
+        QCOMPARE(s.grad_accum, 1LL);
+        // Dubey et al. 2024 (Llama 3), Table 4: 405B on 16,384 GPUs, tp 8, pp 16, cp 1, dp 128,
+        // 2,048 sequences of 8,192 tokens per step (16M tokens).
+        s = derived_sizes(layout("megatron", 8, 16, 1), batch(2048, 1), 16384);
+        QCOMPARE(s.dp, 128);
+        QCOMPARE(s.microbatches, 16LL);           // 2048 / (1 * 128): the table's batch size per DP
+        // The same table's 128K-context row: cp 16 leaves dp 8; 64 sequences per step.
+        s = derived_sizes(layout("megatron", 8, 16, 16), batch(64, 1), 16384);
+        QCOMPARE(s.dp, 8);
+        QCOMPARE(s.microbatches, 8LL);
+        // A batch that is no whole number of micro x dp derives no microbatch count.
+        s = derived_sizes(layout("megatron", 8, 35), batch(2521, 1), 2520);
+        QCOMPARE(s.dp, 9);
+        QCOMPARE(s.batch_microbatches, 0LL);
+        QCOMPARE(microbatches_from_batch(2521, 1, 9), 0LL);
+        QCOMPARE(microbatches_from_batch(2520, 2, 9), 140LL);
+        // World not divisible by tp x pp x cp: no data-parallel size.
+        s = derived_sizes(layout("megatron", 8, 3), batch(64, 1), 64);
+        QCOMPARE(s.dp, 0);
+        QCOMPARE(s.microbatches, 0LL);
+    }
+
+    void other_frameworks_read_their_own_axes() {
+        // ColossalAI: sp is an axis only in all_to_all / ring_attn (ProcessGroupMesh(dp, pp, sp, tp)).
+        DerivedSizes s = derived_sizes(layout("colossalai", 2, 2, 1, 4, "all_to_all"), batch(64, 1), 64);
+        QCOMPARE(s.sp, 4);
+        QCOMPARE(s.dp, 4);                        // 64 / (2 * 2 * 4)
+        QCOMPARE(s.microbatches, 16LL);
+        s = derived_sizes(layout("colossalai", 2, 2, 1, 4, "split_gather"), batch(64, 1), 64);
+        QCOMPARE(s.sp, 1);
+        QCOMPARE(s.dp, 16);
+        // DeepSpeed has no cp axis; Gemini no pp; LowLevelZero only dp.
+        QCOMPARE(derived_sizes(layout("deepspeed", 2, 2, 2), batch(64, 1), 16).dp, 4);
+        QCOMPARE(derived_sizes(layout("colossalai-gemini", 2, 4), batch(64, 1), 8).dp, 4);
+        QCOMPARE(derived_sizes(layout("colossalai-zero", 2, 4), batch(64, 1), 8).dp, 8);
+        // A DeviceMesh counts every named dimension.
+        QCOMPARE(derived_sizes(layout("devicemesh", 2, 2, 2, 2), batch(64, 1), 32).dp, 2);
+        // torchtitan: dp = dp_replicate x dp_shard, with dp_shard -1 inferred (parallel_dims.py).
+        Layout tt = layout("torchtitan", 2, 2, 2);
+        tt.dp_replicate = 2;
+        tt.dp_shard = -1;
+        s = derived_sizes(tt, batch(64, 2), 64);
+        QCOMPARE(s.dp, 8);                        // 2 x (64 / (2 * 2 * 2) / 2)
+        QCOMPARE(s.microbatches, 4LL);            // 64 / (2 * 8)
+        tt.dp_shard = 3;                          // 2 x 3 x 8 != 64
+        QCOMPARE(derived_sizes(tt, batch(64, 2), 64).dp, 0);
+    }
+
+    void layout_microbatches_and_accumulation() {
+        // A layout microbatch count wins; the rest of the batch is gradient accumulation.
+        Layout l = layout("colossalai", 1, 4);
+        l.num_microbatches = 4;
+        const DerivedSizes s = derived_sizes(l, batch(64, 2), 16);   // dp 4
+        QCOMPARE(s.dp, 4);
+        QCOMPARE(s.batch_microbatches, 8LL);
+        QCOMPARE(s.microbatches, 4LL);
+        QCOMPARE(s.grad_accum, 2LL);             // 64 / (2 * 4 * 4)
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFrameworkTraits)
+#include "tst_framework_traits.moc"
