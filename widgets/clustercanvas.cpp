@@ -35,6 +35,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <unordered_map>
 
 using paraplan::Project;
 
@@ -555,8 +556,29 @@ void ClusterCanvas::refresh() {
         for (const auto& a : m.axes)
             if (a.size > 1 && captionAxes.size() < 3)
                 captionAxes.push_back({QString::fromStdString(a.name), m.coord_index(a.name)});
-    std::vector<std::string> gpuTypes;
+    // Made when a tile is painted, from the map this refresh coloured by (kept alive here).
+    NodeItem::CaptionProvider captions;
+    if (mapOk && !captionAxes.empty())
+        captions = std::make_shared<const std::function<QString(int)>>(
+            [map = editor_->sharedRankMap(), captionAxes](int rank) {
+                QString s;
+                if (rank < 0 || rank >= map->world_size) return s;
+                for (const auto& [name, idx] : captionAxes)
+                    s += (s.isEmpty() ? QString() : QStringLiteral(" ")) + name +
+                         QString::number(map->coords(rank)[static_cast<std::size_t>(idx)]);
+                return s;
+            });
     const QPalette pal = palette();
+    // One colour per group (a group's colour is an HSV conversion): looked up, not recomputed per tile.
+    std::vector<QColor> groupColours;
+    const auto colourOf = [&](int group) -> const QColor& {
+        if (static_cast<std::size_t>(group) >= groupColours.size()) groupColours.resize(static_cast<std::size_t>(group) + 1);
+        QColor& c = groupColours[static_cast<std::size_t>(group)];
+        if (!c.isValid()) c = theme::groupColor(group, pal);
+        return c;
+    };
+    std::unordered_map<std::string, std::pair<const paraplan::GpuSpec*, QString>> specs;
+    std::vector<std::string> gpuTypes;
 
     while (nodes_.size() > nodes.size()) {
         delete nodes_.back();
@@ -588,19 +610,18 @@ void ClusterCanvas::refresh() {
                 group = axisGroups->group_index[static_cast<std::size_t>(t.rank)];
             else if (axisCoord >= 0 && t.rank >= 0)
                 group = m.coords(t.rank)[static_cast<std::size_t>(axisCoord)];
-            t.fill = group < 0 ? pal.color(QPalette::Button) : theme::groupColor(group, pal);
+            t.fill = group < 0 ? pal.color(QPalette::Button) : colourOf(group);
             if (heatmap) t.heat = heatmap->cell(t.rank) ? *heatmap->cell(t.rank) : HeatCell{};
-            if (t.rank >= 0)
-                for (const auto& [name, idx] : captionAxes)
-                    t.coords += (t.coords.isEmpty() ? QString() : QStringLiteral(" ")) + name +
-                                QString::number(m.coords(t.rank)[static_cast<std::size_t>(idx)]);
         }
-        const paraplan::GpuSpec* spec = paraplan::catalog::find_gpu(node.gpu);
+        auto spec = specs.find(node.gpu);
+        if (spec == specs.end()) {
+            const paraplan::GpuSpec* g = paraplan::catalog::find_gpu(node.gpu);
+            spec = specs.emplace(node.gpu, std::make_pair(g, QString::fromStdString(g ? g->name : node.gpu))).first;
+        }
         const QString host = QString::fromStdString(node.host.empty() ? node.name : node.host);
         nodes_[n]->setContent(static_cast<int>(n), QString::fromStdString(node.name),
-                              QStringLiteral("%1 · %2").arg(host, spec ? QString::fromStdString(spec->name)
-                                                                       : QString::fromStdString(node.gpu)),
-                              std::move(tiles));
+                              QStringLiteral("%1 · %2").arg(host, spec->second.second), std::move(tiles));
+        nodes_[n]->setCaptionProvider(captions);
     }
     for (NodeItem* item : nodes_)
         item->onTileClicked = [this](int node, int local) {

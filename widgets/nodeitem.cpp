@@ -41,6 +41,11 @@ void NodeItem::setTileHeat(const Heatmap& h) {
     for (GpuTile& t : tiles_) t.heat = h.cell(t.rank) ? *h.cell(t.rank) : HeatCell{};
 }
 
+QString NodeItem::tileCaption(int local) const {
+    if (local < 0 || local >= tiles_.size() || tiles_[local].rank < 0 || !captions_ || !*captions_) return {};
+    return (*captions_)(tiles_[local].rank);
+}
+
 QRectF NodeItem::gripRect() const { return {2, 4, 14, kHeader - 8}; }
 
 bool NodeItem::startsReorder(const QPointF& itemPos, qreal lod) const {
@@ -152,7 +157,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
                     t.rank >= 0 ? QStringLiteral("r%1").arg(t.rank) : QStringLiteral("—"));
         p->setFont(cf);
         p->drawText(r.adjusted(4, 2, -3, -2), Qt::AlignRight | Qt::AlignTop, QStringLiteral("g%1").arg(i));
-        const QString caption = t.heat ? (t.heat->has || t.heat->failed ? t.heat->text : QObject::tr("no sample")) : t.coords;
+        const QString caption = t.heat ? (t.heat->has || t.heat->failed ? t.heat->text : QObject::tr("no sample")) : tileCaption(i);
         if (!caption.isEmpty())
             p->drawText(r.adjusted(4, r.height() / 2, -4, -2), Qt::AlignLeft | Qt::AlignVCenter, caption);
     }

@@ -10,12 +10,12 @@
 #include <QVector>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 struct GpuTile {
     int rank = -1;            // global rank, -1 when unplaced
     QColor fill;
-    QString coords;           // e.g. "tp1 pp0 dp3" (empty if unknown)
     bool highlighted = false; // member of the selected group
     std::optional<HeatCell> heat;   // set while coloured by a live metric: drawn instead of fill
 };
@@ -32,6 +32,12 @@ public:
     void setContent(int index, const QString& title, const QString& subtitle, QVector<GpuTile> tiles);
     int index() const { return index_; }
     const QVector<GpuTile>& tiles() const { return tiles_; }
+    // The caption of each tile (its mesh coordinates, e.g. "tp1 pp0 dp3") is made from its rank
+    // when the tile is painted, so a refresh of 131,072 tiles builds no strings. One provider is
+    // shared by all node items; empty when the coordinates are unknown.
+    using CaptionProvider = std::shared_ptr<const std::function<QString(int rank)>>;
+    void setCaptionProvider(CaptionProvider c) { captions_ = std::move(c); }
+    QString tileCaption(int local) const;
     // New heat values for the same tiles (by each tile's rank; a rank without a cell shows
     // "no sample"). Does not schedule a repaint: the caller repaints the view once for all
     // nodes (hundreds of item updates make a many-rectangle clip region that slows painting).
@@ -76,6 +82,7 @@ private:
     int index_;
     QString title_, subtitle_;
     QVector<GpuTile> tiles_;
+    CaptionProvider captions_;
     QSizeF size_;
     bool dropHighlight_ = false;
     int pressedTile_ = -1;

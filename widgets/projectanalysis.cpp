@@ -10,7 +10,7 @@
 
 using namespace paraplan;
 
-PipelineSimulation simulate_pipeline(const Project& p, const topology::RankMap& m) {
+PipelineSimulation simulate_pipeline(const Project& p) {
     PipelineSimulation out;
     const auto& l = p.layout;
     schedule::ScheduleRequest req;
@@ -59,6 +59,6 @@ std::shared_ptr<const ProjectAnalysis> analyse(std::shared_ptr<const Project> pr
         a->estimate_error = e.what();
     }
     if (stale()) return nullptr;
-    a->pipeline = simulate_pipeline(p, *a->rank_map);
+    a->pipeline = simulate_pipeline(p);
     return a;
 }

@@ -35,8 +35,8 @@ struct ProjectAnalysis {
     PipelineSimulation pipeline;
 };
 
-// The schedule simulation of `p` (its dp read from `m` when the microbatches are derived).
-PipelineSimulation simulate_pipeline(const paraplan::Project& p, const paraplan::topology::RankMap& m);
+// The schedule simulation of `p` (microbatches from derived_sizes() when the layout leaves them to the batch sizes).
+PipelineSimulation simulate_pipeline(const paraplan::Project& p);
 
 // Everything above for `project`; null when `cancel` became true on the way (a newer edit
 // made it stale). Safe to run on any thread: it reads only `project`.

@@ -132,7 +132,7 @@ private slots:
                  m.group_set("tp")->group_index[static_cast<std::size_t>(n0[7].rank)]);
         QCOMPARE(n0[0].fill, n0[7].fill);
         QVERIFY(n0[0].fill != n1[0].fill);
-        QVERIFY(n0[0].coords.contains(QStringLiteral("tp0")));
+        QVERIFY(c->nodeItems()[0]->tileCaption(0).contains(QStringLiteral("tp0")));
 
         c->selectGroupOf(3);
         const auto tp = m.group_of("tp", 3);
