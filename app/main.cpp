@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
 
     MainWindow window;
     QString path = parser.value(projectOpt);
-    if (path.isEmpty() && !parser.positionalArguments().isEmpty()) path = parser.positionalArguments().first();
+    if (path.isEmpty() && !parser.positionalArguments().isEmpty()) path = parser.positionalArguments().constFirst();
     try {
         if (!path.isEmpty()) {
             window.setProject(paraplan::load_project(path.toStdString()), QFileInfo(path).absoluteFilePath());

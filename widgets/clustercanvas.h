@@ -111,14 +111,13 @@ public:
     QString colourFallbackNote() const { return fallbackNote_; }
     // True while the cluster is kept fitted to the view (until the user zooms).
     bool autoFit() const { return autoFit_; }
+    // The group kind the selection shows (the colour axis when it is a group, else tp).
+    QString selectedGroupKind() const { return groupKind(); }
 
 public slots:
     void zoomToFit();
     // Fits the whole cluster now, or as soon as the view has its size (a new project).
     void requestFit();
-
-    // The group kind the selection shows (the colour axis when it is a group, else tp).
-    QString selectedGroupKind() const { return groupKind(); }
 
 signals:
     void message(const QString& text);
