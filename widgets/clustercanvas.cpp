@@ -615,13 +615,12 @@ void ClusterCanvas::updateLinks() {
         for (std::size_t i = 0; i < groupMembers_.size() && i < 16; ++i) ranks << QString::number(groupMembers_[i]);
         if (groupMembers_.size() > 16) ranks << QStringLiteral("…");
         info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4%5")
-                           .arg(kind)
-                           .arg(groupRank_)
-                           .arg(ranks.join(QStringLiteral(", ")))
-                           .arg(span.nodes_spanned == 1 ? tr("1 node") : tr("%1 nodes").arg(span.nodes_spanned))
-                           .arg(span.crosses_nodes ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
-                                                         .arg(theme::errorColor(palette()).name())
-                                                   : QString()));
+                           .arg(kind, QString::number(groupRank_), ranks.join(QStringLiteral(", ")),
+                                span.nodes_spanned == 1 ? tr("1 node") : tr("%1 nodes").arg(span.nodes_spanned),
+                                span.crosses_nodes
+                                    ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
+                                          .arg(theme::errorColor(palette()).name())
+                                    : QString()));
     }
     links_->setLinks(std::move(links));
     std::vector<char> hi(static_cast<std::size_t>(std::max(0, m.world_size)), 0);
