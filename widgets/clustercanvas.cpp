@@ -764,8 +764,10 @@ void ClusterCanvas::layoutNodes() {
     const int count = static_cast<int>(nodes_.size());
     int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(count * aspect * cell.height() / cell.width()))));
     cols = std::min(cols, count);
-    for (int i = 0; i < count; ++i)
-        nodes_[static_cast<std::size_t>(i)]->setPos((i % cols) * (cell.width() + gap), (i / cols) * (cell.height() + gap));
+    for (int i = 0; i < count; ++i) {
+        const int col = i % cols, row = i / cols;
+        nodes_[static_cast<std::size_t>(i)]->setPos(col * (cell.width() + gap), row * (cell.height() + gap));
+    }
     const int rows = (count + cols - 1) / cols;
     scene_->setSceneRect(-gap, -gap, cols * (cell.width() + gap) + gap, rows * (cell.height() + gap) + gap);
 }
