@@ -1,25 +1,19 @@
 // paraplan: the desktop topology designer.
 #include "clustercanvas.h"
 #include "clusterpalette.h"
-#include "compareview.h"
-#include "exportdialog.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
 #include "run_panel.h"
+#include "screenshot_harness.h"
 #include "project/project.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDockWidget>
-#include <QElapsedTimer>
 #include <QFileInfo>
-#include <QImage>
 #include <QMessageBox>
-#include <QTextStream>
-#include <QThread>
 
 #include <nlohmann/json.hpp>
 
@@ -126,7 +120,7 @@ int main(int argc, char** argv) {
 
     MainWindow window;
     QString path = parser.value(projectOpt);
-    if (path.isEmpty() && !parser.positionalArguments().isEmpty()) path = parser.positionalArguments().first();
+    if (path.isEmpty() && !parser.positionalArguments().isEmpty()) path = parser.positionalArguments().constFirst();
     try {
         if (!path.isEmpty()) {
             window.setProject(paraplan::load_project(path.toStdString()), QFileInfo(path).absoluteFilePath());
@@ -174,118 +168,24 @@ int main(int argc, char** argv) {
     if (parser.isSet(noPaletteOpt)) window.canvas()->paletteList()->hide();
 
     if (parser.isSet(playbackOpt)) {
-        const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
-        window.setAttribute(Qt::WA_DontShowOnScreen);
-        window.show();
-        const QSize size(wh.size() == 2 ? qBound(320, wh[0].toInt(), 8000) : 1600, wh.size() == 2 ? qBound(240, wh[1].toInt(), 8000) : 1000);
-        window.resize(size);
-        QApplication::processEvents();
-        window.resize(size);   // again, once the docks are tabbed (as for --screenshot)
-        QStringList files;
-        QString err;
-        if (!window.exportPlayback(parser.value(playbackOpt), parser.value(framesOpt).toInt(), &files, &err)) {
-            std::fprintf(stderr, "paraplan: --playback-frames: %s\n", qPrintable(err));
-            return 2;
-        }
-        for (const QString& f : files) std::printf("%s\n", qPrintable(f));
-        return 0;
+        renderPlaybackFrames(window, screenshotSize(parser.value(sizeOpt)), parser.value(playbackOpt),
+                             parser.value(framesOpt).toInt());
+        return app.exec();
     }
     if (parser.isSet(screenshot)) {
-        const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
-        int w = 1600, h = 1000;
-        if (wh.size() == 2) {
-            w = qBound(320, wh[0].toInt(), 8000);
-            h = qBound(240, wh[1].toInt(), 8000);
-        }
-        // Shown (off screen) before sizing: until the dock layout exists, the window's minimum
-        // width counts every tabbed dock side by side.
-        window.setAttribute(Qt::WA_DontShowOnScreen);
-        window.show();
-        window.resize(w, h);
-        QApplication::processEvents();
-        window.resize(w, h);   // again, now that the docks are tabbed (the first can be widened)
-        if (parser.isSet(compareOpt)) {
-            window.compareView()->addCurrentProject();
-            for (const QString& f : parser.values(compareOpt)) {
-                QString err;
-                if (!window.compareView()->addFile(f, &err)) {
-                    std::fprintf(stderr, "paraplan: --compare %s: %s\n", qPrintable(f), qPrintable(err));
-                    return 2;
-                }
-            }
-        }
-        if (parser.isSet(viewOpt) && !window.raiseView(parser.value(viewOpt))) {
-            std::fprintf(stderr, "paraplan: unknown view \"%s\" (known: %s)\n", qPrintable(parser.value(viewOpt)),
-                         qPrintable(window.viewNames().join(QStringLiteral(", "))));
-            return 2;
-        }
-        QApplication::processEvents();
-        if (parser.isSet(exportOpt)) {
-            ExportDialog dlg(window.project());
-            if (!dlg.setFormat(parser.value(exportOpt))) {
-                std::fprintf(stderr, "paraplan: unknown export format \"%s\"\n", qPrintable(parser.value(exportOpt)));
-                return 2;
-            }
-            dlg.setAttribute(Qt::WA_DontShowOnScreen);
-            dlg.resize(w, h);
-            dlg.show();
-            QApplication::processEvents();
-            if (!dlg.grab().toImage().save(parser.value(screenshot))) {
-                std::fprintf(stderr, "paraplan: cannot write %s\n", qPrintable(parser.value(screenshot)));
-                return 2;
-            }
-            return 0;
-        }
-        if (parser.isSet(grabViewOpt) && !parser.isSet(viewOpt)) {
-            std::fprintf(stderr, "paraplan: --grab-view needs --view\n");
-            return 2;
-        }
-        // The view's widget: the central canvas or the widget inside the view's dock.
-        QWidget* viewWidget = nullptr;
-        if (parser.isSet(viewOpt)) {
-            if (parser.value(viewOpt) == QLatin1String("canvas")) {
-                viewWidget = window.canvas();
-            } else if (auto* dock = window.findChild<QDockWidget*>(parser.value(viewOpt) + QStringLiteral("Dock"))) {
-                viewWidget = dock->widget();
-            }
-        }
-        if ((parser.isSet(grabViewOpt) || parser.isSet(invokeOpt)) && !viewWidget) {
-            std::fprintf(stderr, "paraplan: --grab-view/--invoke: no widget for view \"%s\"\n", qPrintable(parser.value(viewOpt)));
-            return 2;
-        }
-        for (const QString& slot : parser.values(invokeOpt)) {
-            if (!QMetaObject::invokeMethod(viewWidget, qPrintable(slot), Qt::DirectConnection)) {
-                std::fprintf(stderr, "paraplan: --invoke: view \"%s\" has no slot \"%s\"\n",
-                             qPrintable(parser.value(viewOpt)), qPrintable(slot));
-                return 2;
-            }
-        }
-        QElapsedTimer waited;
-        waited.start();
-        const int waitMs = qBound(0, parser.value(waitOpt).toInt(), 600'000);
-        while (waited.elapsed() < waitMs) {
-            QApplication::processEvents(QEventLoop::AllEvents, 50);
-            QThread::msleep(10);
-        }
-        // --grab-view: the view's widget leaves its dock (or the centre) and is rendered alone.
-        QWidget* alone = nullptr;
-        if (parser.isSet(grabViewOpt)) {
-            alone = viewWidget == window.canvas() ? window.takeCentralWidget() : viewWidget;
-            alone->setParent(nullptr);
-            alone->setAttribute(Qt::WA_DontShowOnScreen);
-            alone->resize(w, h);
-            alone->show();
-            QApplication::processEvents();
-        }
-        window.canvas()->zoomToFit();   // fit to the final size
-        QApplication::processEvents();
-        const QImage img = (alone ? alone->grab() : window.grab()).toImage();
-        delete alone;
-        if (!img.save(parser.value(screenshot))) {
-            std::fprintf(stderr, "paraplan: cannot write %s\n", qPrintable(parser.value(screenshot)));
-            return 2;
-        }
-        return 0;
+        ScreenshotRequest req;
+        req.out = parser.value(screenshot);
+        req.size = screenshotSize(parser.value(sizeOpt));
+        if (parser.isSet(viewOpt)) req.view = parser.value(viewOpt);
+        req.grabView = parser.isSet(grabViewOpt);
+        if (parser.isSet(exportOpt)) req.exportFormat = parser.value(exportOpt);
+        req.compare = parser.values(compareOpt);
+        req.invoke = parser.values(invokeOpt);
+        req.waitMs = qBound(0, parser.value(waitOpt).toInt(), 600'000);
+        ScreenshotHarness harness(&window, req);
+        QObject::connect(&harness, &ScreenshotHarness::finished, &app, [](int code) { QCoreApplication::exit(code); });
+        harness.start();
+        return app.exec();
     }
     window.show();
     window.offerRecovery();

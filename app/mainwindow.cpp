@@ -50,6 +50,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 #include <QScopedValueRollback>
 #include <QUndoView>
@@ -870,10 +871,8 @@ bool MainWindow::raiseView(const QString& name) {
     // A view brought forward in the bottom area gets room to be read.
     if (dockWidgetArea(d) == Qt::BottomDockWidgetArea && !d->isFloating() && d->height() < height() * 0.35)
         resizeDocks({d}, {int(height() * 0.42)}, Qt::Vertical);
-    if (name == QLatin1String("planner") && !planner_->hasRun()) {   // show results, not an empty table
-        planner_->run();
-        planner_->waitForFinished(60000);
-    }
+    // Show results, not an empty table: the search runs in the background (PlannerPanel::finished).
+    if (name == QLatin1String("planner") && !planner_->hasRun()) planner_->run();
     return true;
 }
 
@@ -1071,27 +1070,53 @@ QWidget* MainWindow::showShortcuts() {
 bool MainWindow::confirmCloseWithRunningJob() {
     paraplan::runtime::Job* job = run_->job();
     if (!job || job->done()) return true;
+    if (quitWhenJobEnds_) return false;   // stopping it already: closes when it has ended
     // Every remote process is tied to its ssh connection (the stdin watchdog), so quitting
     // cannot leave the job running unattended: it is stopped, cleanly, or not at all.
-    QMessageBox box(QMessageBox::Warning, tr("A job is running"),
-                    tr("A job is running: %n process(es) on the cluster. Quitting Paraplan stops it on every node; "
-                       "its logs stay in %1.",
-                       nullptr, static_cast<int>(job->processes().size()))
-                        .arg(QString::fromStdString(job->folder())),
-                    QMessageBox::NoButton, this);
-    box.setObjectName(QStringLiteral("runningJobBox"));
-    QPushButton* stop = box.addButton(tr("Stop the Job and Quit"), QMessageBox::AcceptRole);
-    box.addButton(QMessageBox::Cancel);
-    box.setDefaultButton(QMessageBox::Cancel);
-    box.exec();
-    if (box.clickedButton() != stop) return false;
+    // The question is window-modal (open(), no nested event loop): the answer closes again.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("A job is running"),
+                                tr("A job is running: %n process(es) on the cluster. Quitting Paraplan stops it on "
+                                   "every node; its logs stay in %1.",
+                                   nullptr, static_cast<int>(job->processes().size()))
+                                    .arg(QString::fromStdString(job->folder())),
+                                QMessageBox::NoButton, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("runningJobBox"));
+    QPushButton* stop = box->addButton(tr("Stop the Job and Quit"), QMessageBox::AcceptRole);
+    box->addButton(QMessageBox::Cancel);
+    box->setDefaultButton(QMessageBox::Cancel);
+    connect(box, &QMessageBox::finished, this, [this, box, stop] {
+        if (box->clickedButton() == stop) stopJobAndQuit();
+    });
+    box->open();
+    return false;
+}
+
+void MainWindow::stopJobAndQuit() {
+    paraplan::runtime::Job* job = run_->job();
+    quitWhenJobEnds_ = true;
+    if (!job || job->done()) {
+        close();
+        return;
+    }
+    // Closes when the job has ended, or after a minute whatever its state (as a stuck node
+    // must not keep the app open).
+    auto* guard = new QTimer(this);
+    guard->setSingleShot(true);
+    auto quit = [this, guard](bool force) {
+        guard->deleteLater();
+        forceQuit_ = force;
+        close();
+    };
+    connect(guard, &QTimer::timeout, guard, [quit] { quit(true); });
+    connect(job, &paraplan::runtime::Job::finished, guard, [quit] { quit(false); }, Qt::QueuedConnection);
+    guard->start(60'000);
     run_->stop();
-    job->waitFinished(60000);
-    return true;
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (!maybeSave() || !confirmCloseWithRunningJob()) {
+    // After "Stop the Job and Quit" the document question was answered already.
+    if ((!quitWhenJobEnds_ && !maybeSave()) || (!forceQuit_ && !confirmCloseWithRunningJob())) {
         e->ignore();
         return;
     }

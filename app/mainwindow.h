@@ -114,6 +114,7 @@ public:
     void setColourScheme(const QString& scheme);
     QString colourScheme() const { return colourScheme_; }
     // Brings a view to the front: canvas, grid, timeline, memory, diagnostics, planner, layout.
+    // The planner, never run yet, starts its search (it ends later: PlannerPanel::finished).
     bool raiseView(const QString& name);
     QStringList viewNames() const;
     // Brings every view that waited while hidden up to date (pictures, scripts).
@@ -155,8 +156,11 @@ private:
     // The docks' default sizes for the window's size (when no saved state gives them).
     void defaultProportions();
     void importConfigDialog();
-    // Closing while a job runs: asks to stop it (every node) and quit, or to cancel. True: go on.
+    // Closing while a job runs: asks (window-modal) to stop it on every node and quit, or to
+    // cancel. True: no job runs, go on; false: the answer decides later.
     bool confirmCloseWithRunningJob();
+    // "Stop the Job and Quit": stops the job and closes once it has ended (or after a minute).
+    void stopJobAndQuit();
     // The pipeline stages (pp coordinates) of these ranks, sorted, once each.
     std::vector<int> stagesOf(const std::vector<int>& ranks) const;
 
@@ -194,4 +198,6 @@ private:
     QList<QAction*> schemeActions_;
     bool shownOnce_ = false;
     bool restoredState_ = false;
+    bool quitWhenJobEnds_ = false;   // "Stop the Job and Quit" answered: close when the job ends
+    bool forceQuit_ = false;         // the job did not end in time: close anyway
 };

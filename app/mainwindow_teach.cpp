@@ -50,7 +50,7 @@ void MainWindow::setupTeachViews() {
         learn->setObjectName(QStringLiteral("lessonsAction"));
         learn->setStatusTip(tr("Learn data, tensor, pipeline, sequence and expert parallelism step by step"));
         connect(learn, &QAction::triggered, this, [this] { raiseView(QStringLiteral("lessons")); });
-        help->insertAction(help->actions().isEmpty() ? nullptr : help->actions().first(), learn);
+        help->insertAction(help->actions().isEmpty() ? nullptr : help->actions().constFirst(), learn);
     }
     QMenu* tools = menuNamed(tr("Tools"));
     if (tools) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the full suite (dev preset),
-# the core suite under AddressSanitizer + UBSan, and a bounded libFuzzer run.
+# the core suite under AddressSanitizer + UBSan, a bounded libFuzzer run, and the static
+# checks of the Qt code (scripts/lint.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 scripts/check-sources.sh   # comments and docs cite public sources only (docs/hacking.md)
 
@@ -22,6 +23,8 @@ log "Fuzzing the input parsers for ${FUZZ_SECONDS}s"
 scripts/fuzz.sh "$FUZZ_SECONDS" || status=1
 
 build_preset dev
+log "Lint: clazy and clang-tidy over widgets/ and app/"
+LINT_TIDY=changed scripts/lint.sh || status=1
 # The Slurm tests run against a real Slurm on loopback (scripts/slurm-up.sh; needs root).
 log "Starting the loopback Slurm"
 if SLURM_CONF=$(bash scripts/slurm-up.sh start); then

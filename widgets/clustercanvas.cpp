@@ -483,13 +483,12 @@ void ClusterCanvas::updateLinks() {
         for (std::size_t i = 0; i < groupMembers_.size() && i < 16; ++i) ranks << QString::number(groupMembers_[i]);
         if (groupMembers_.size() > 16) ranks << QStringLiteral("…");
         info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4%5")
-                           .arg(kind)
-                           .arg(groupRank_)
-                           .arg(ranks.join(QStringLiteral(", ")))
-                           .arg(span.nodes_spanned == 1 ? tr("1 node") : tr("%1 nodes").arg(span.nodes_spanned))
-                           .arg(span.crosses_nodes ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
-                                                         .arg(theme::errorColor(palette()).name())
-                                                   : QString()));
+                           .arg(kind, QString::number(groupRank_), ranks.join(QStringLiteral(", ")),
+                                span.nodes_spanned == 1 ? tr("1 node") : tr("%1 nodes").arg(span.nodes_spanned),
+                                span.crosses_nodes
+                                    ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
+                                          .arg(theme::errorColor(palette()).name())
+                                    : QString()));
     }
     links_->setLinks(std::move(links));
     std::vector<char> hi(static_cast<std::size_t>(std::max(0, m.world_size)), 0);
@@ -658,8 +657,10 @@ void ClusterCanvas::layoutNodes() {
     const int count = static_cast<int>(nodes_.size());
     int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(count * aspect * cell.height() / cell.width()))));
     cols = std::min(cols, count);
-    for (int i = 0; i < count; ++i)
-        nodes_[static_cast<std::size_t>(i)]->setPos((i % cols) * (cell.width() + gap), (i / cols) * (cell.height() + gap));
+    for (int i = 0; i < count; ++i) {
+        const int col = i % cols, row = i / cols;
+        nodes_[static_cast<std::size_t>(i)]->setPos(col * (cell.width() + gap), row * (cell.height() + gap));
+    }
     const int rows = (count + cols - 1) / cols;
     scene_->setSceneRect(-gap, -gap, cols * (cell.width() + gap) + gap, rows * (cell.height() + gap) + gap);
     overview_->setNodes(&nodes_);

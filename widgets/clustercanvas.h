@@ -84,6 +84,8 @@ public:
     QString colourFallbackNote() const { return fallbackNote_; }
     // True while the cluster is kept fitted to the view (until the user zooms).
     bool autoFit() const { return autoFit_; }
+    // The group kind the selection shows (the colour axis when it is a group, else tp).
+    QString selectedGroupKind() const { return groupKind(); }
 
     // Level of detail: far out, nodes (and blocks of nodes) are drawn as single blocks.
     ClusterOverviewItem* overview() const { return overview_; }
@@ -107,9 +109,6 @@ public slots:
     // Fits the whole cluster now, or as soon as the view has its size (a new project).
     void requestFit();
     void openGoTo();
-
-    // The group kind the selection shows (the colour axis when it is a group, else tp).
-    QString selectedGroupKind() const { return groupKind(); }
 
 signals:
     void message(const QString& text);

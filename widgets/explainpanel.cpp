@@ -121,7 +121,7 @@ protected:
         }
         p.setPen(pal.color(QPalette::WindowText));
         p.drawText(QRect(10, 6 + nodes * (cell + 8), width() - 20, 18), Qt::AlignLeft,
-                   tr("first %1: one row per node, colour = %2 group").arg(wording::count(nodes, tr("node"), tr("%1 nodes"))).arg(kind));
+                   tr("first %1: one row per node, colour = %2 group").arg(wording::count(nodes, tr("node"), tr("%1 nodes")), kind));
         setMinimumHeight(30 + nodes * (cell + 8));
     }
 };

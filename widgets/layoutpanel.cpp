@@ -302,7 +302,7 @@ void LayoutPanel::apply(const QString& label, const QString& pointer, const QVar
 }
 
 void LayoutPanel::addInt(QFormLayout* form, const QString& pointer, const QString& label, const QString& name, int min,
-                         int max, const QString& tooltip, std::function<int(const Project&)> get,
+                         int max, const QString& tooltip, const std::function<int(const Project&)>& get,
                          const QString& zeroText) {
     auto* spin = new QSpinBox(this);
     spin->setObjectName(name);
@@ -315,7 +315,7 @@ void LayoutPanel::addInt(QFormLayout* form, const QString& pointer, const QStrin
 }
 
 void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
-                             const QString& tooltip, std::function<int(const Project&)> get) {
+                             const QString& tooltip, const std::function<int(const Project&)>& get) {
     auto* combo = new QComboBox(this);
     combo->setObjectName(name);
     combo->setEditable(true);
@@ -345,7 +345,7 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
 
 void LayoutPanel::addChoice(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
                             const std::vector<std::string>& options, const QString& tooltip,
-                            std::function<std::string(const Project&)> get, bool editable) {
+                            const std::function<std::string(const Project&)>& get, bool editable) {
     auto* combo = new QComboBox(this);
     combo->setObjectName(name);
     combo->setEditable(editable);
@@ -364,7 +364,7 @@ void LayoutPanel::addChoice(QFormLayout* form, const QString& pointer, const QSt
 }
 
 void LayoutPanel::addBool(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
-                          const QString& tooltip, std::function<bool(const Project&)> get) {
+                          const QString& tooltip, const std::function<bool(const Project&)>& get) {
     auto* check = new QCheckBox(this);
     check->setObjectName(name);
     addField(form, pointer, label, check, tooltip, [this, check, get] { check->setChecked(get(editor_->project())); });
@@ -381,14 +381,11 @@ void LayoutPanel::refresh() {
     const auto& l = p.layout;
     const int nodes = static_cast<int>(p.cluster.nodes.size());
     summary_->setText(tr("<b>%1</b><br><span>%2 · %3 · tp %4 · pp %5 · sp %6 · cp %7 · ep %8</span>")
-                          .arg(QString::fromStdString(p.name).toHtmlEscaped())
-                          .arg(p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()))
-                          .arg(nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes))
-                          .arg(l.tp)
-                          .arg(l.pp)
-                          .arg(l.sp)
-                          .arg(l.cp)
-                          .arg(l.ep));
+                          .arg(QString::fromStdString(p.name).toHtmlEscaped(),
+                               p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()),
+                               nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes), QString::number(l.tp),
+                               QString::number(l.pp), QString::number(l.sp), QString::number(l.cp),
+                               QString::number(l.ep)));
     if (editor_->analysisCurrent()) markFindings();   // else when the analysis is ready (refresh again)
     loading_ = false;
     if (isVisible()) fitWidthToFields();   // (before the first show: see showEvent)

@@ -46,15 +46,15 @@ private:
     void addField(QFormLayout* form, const QString& pointer, const QString& label, QWidget* w,
                   const QString& tooltip, std::function<void()> load);
     void addInt(QFormLayout* form, const QString& pointer, const QString& label, const QString& name, int min,
-                int max, const QString& tooltip, std::function<int(const paraplan::Project&)> get,
+                int max, const QString& tooltip, const std::function<int(const paraplan::Project&)>& get,
                 const QString& zeroText = QString());
     void addDivisor(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
-                    const QString& tooltip, std::function<int(const paraplan::Project&)> get);
+                    const QString& tooltip, const std::function<int(const paraplan::Project&)>& get);
     void addChoice(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
                    const std::vector<std::string>& options, const QString& tooltip,
-                   std::function<std::string(const paraplan::Project&)> get, bool editable = false);
+                   const std::function<std::string(const paraplan::Project&)>& get, bool editable = false);
     void addBool(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
-                 const QString& tooltip, std::function<bool(const paraplan::Project&)> get);
+                 const QString& tooltip, const std::function<bool(const paraplan::Project&)>& get);
     void apply(const QString& label, const QString& pointer, const QVariant& value);
     void markFindings();
     // At least as wide as the fields need, so none is cut off or scrolled sideways.

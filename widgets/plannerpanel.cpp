@@ -11,7 +11,6 @@
 #include "theme.h"
 
 #include <QComboBox>
-#include <QElapsedTimer>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -459,14 +458,6 @@ bool PlannerPanel::applyRow(int viewRow) {
 bool PlannerPanel::applySelected() {
     const QModelIndexList sel = table_->selectionModel()->selectedRows();
     return !sel.isEmpty() && applyRow(sel.first().row());
-}
-
-bool PlannerPanel::waitForFinished(int timeout_ms) {
-    QElapsedTimer t;
-    t.start();
-    while (isRunning() && t.elapsed() < timeout_ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-    QCoreApplication::processEvents();   // deliver finished()
-    return !isRunning();
 }
 
 void PlannerPanel::showEvent(QShowEvent* e) {

@@ -54,9 +54,6 @@ public:
     void setTop(int n);
     void setShowPareto(bool pareto);
 
-    // Waits (processing events) until the running search ends; false on timeout.
-    bool waitForFinished(int timeout_ms);
-
 public slots:
     void run();
     void cancel();

@@ -131,8 +131,7 @@ void TimelineView::refresh() {
                               .arg(QString::fromStdString(t.schedule))
                               .arg(t.pp)
                               .arg(t.microbatches)
-                              .arg(note)
-                              .arg(wording::count(t.chunks, tr("1 chunk"), tr("%1 chunks")))
+                              .arg(note, wording::count(t.chunks, tr("1 chunk"), tr("%1 chunks")))
                               .arg(100.0 * t.bubble_fraction, 0, 'f', 1)
                               .arg(peak)
                               .arg(f, b, w));

@@ -161,7 +161,10 @@ int run_monitor(const Args& a) {
             return true;
         };
         for (auto* p : procs)
-            if (p) QObject::connect(p, &QProcess::finished, &loop, [&] { if (all_done()) loop.quit(); });
+            if (p)
+                QObject::connect(p, &QProcess::finished, &loop, [all_done, l = &loop] {
+                    if (all_done()) l->quit();
+                });
         QTimer::singleShot(timeout_s * 1000, &loop, &QEventLoop::quit);
         if (!all_done()) loop.exec();
         std::vector<bool> timed_out(nodes.size(), false);

@@ -38,7 +38,8 @@ private slots:
         w->resize(1600, 1000);
         w->show();
         QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-        w->raiseView(view);   // the planner runs its search; others come to the front
+        w->raiseView(view);   // the planner starts its search; others come to the front
+        QTRY_VERIFY_WITH_TIMEOUT(!w->plannerPanel()->isRunning(), 60000);
         QApplication::processEvents();
 
         const QString png = tmp_.filePath(view + QStringLiteral(".png"));

@@ -99,22 +99,26 @@ private slots:
         w.runPanel()->launch();
         QVERIFY(w.runPanel()->job());
         QTRY_VERIFY_WITH_TIMEOUT(w.runPanel()->logText().contains("up 3"), 30000);
-        auto answer = [](const QString& button) {
-            QTimer::singleShot(200, [button] {
-                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-                if (!box) return;
-                for (QAbstractButton* b : box->buttons())
-                    if (b->text() == button || (box->standardButton(b) == QMessageBox::Cancel && button == "Cancel")) {
-                        b->click();
-                        return;
-                    }
-            });
+        w.show();
+        auto answer = [&w](const QString& button) {
+            QTRY_VERIFY(w.findChild<QMessageBox*>(QStringLiteral("runningJobBox")));
+            auto* box = w.findChild<QMessageBox*>(QStringLiteral("runningJobBox"));
+            for (QAbstractButton* b : box->buttons())
+                if (b->text() == button || (box->standardButton(b) == QMessageBox::Cancel && button == "Cancel")) {
+                    b->click();
+                    return;
+                }
+            QFAIL(qPrintable(QStringLiteral("no button ") + button));
         };
-        answer(QStringLiteral("Cancel"));
+        // The question is window-modal: close() returns at once, the answer decides.
         QVERIFY(!w.close());
+        answer(QStringLiteral("Cancel"));
+        QTRY_VERIFY(!w.findChild<QMessageBox*>(QStringLiteral("runningJobBox")));
+        QVERIFY(w.isVisible());
         QVERIFY(!w.runPanel()->job()->done());
+        QVERIFY(!w.close());
         answer(QStringLiteral("Stop the Job and Quit"));
-        QVERIFY(w.close());
+        QTRY_VERIFY_WITH_TIMEOUT(!w.isVisible(), 60000);   // closed once the job has ended
         QVERIFY(w.runPanel()->job()->done());
         QCOMPARE(runtime::Job::to_string(w.runPanel()->job()->state()), std::string("stopped"));
     }
