@@ -9,7 +9,7 @@ QString& overridePath() {
     static QString p;
     return p;
 }
-}  // namespace
+}   // namespace
 
 void setFileOverride(const QString& iniPath) { overridePath() = iniPath; }
 
@@ -30,4 +30,4 @@ void addRecentFile(const QString& path) {
     s->setValue(Key::kRecentFiles, list);
 }
 
-}  // namespace AppSettings
+}   // namespace AppSettings

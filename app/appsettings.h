@@ -20,7 +20,7 @@ inline constexpr char kState[] = "window/state";
 inline constexpr char kRecentFiles[] = "files/recent";
 inline constexpr char kLastDir[] = "files/lastDir";
 inline constexpr char kColourScheme[] = "view/colours";   // system, light or dark
-}  // namespace Key
+}   // namespace Key
 
 void setFileOverride(const QString& iniPath);   // empty: the platform default
 std::unique_ptr<QSettings> open();
@@ -28,4 +28,4 @@ std::unique_ptr<QSettings> open();
 QStringList recentFiles();
 void addRecentFile(const QString& path);   // most recent first, deduplicated, capped
 
-}  // namespace AppSettings
+}   // namespace AppSettings

@@ -160,10 +160,8 @@ void ExportDialog::regenerate() {
     if (result_.refused)
         status_->setText(tr("The layout is invalid for %1: fix the findings, or tick Force to export anyway.")
                              .arg(format_->currentText()));
-    else if (errors)
-        status_->setText(tr("Forced: the findings are written into the files."));
-    else
-        status_->setText(wording::count(int(result_.files.size()), tr("1 file"), tr("%1 files")));
+    else if (errors) status_->setText(tr("Forced: the findings are written into the files."));
+    else status_->setText(wording::count(int(result_.files.size()), tr("1 file"), tr("%1 files")));
 
     const QFont mono = paraplan::widgets::monospaceFont();
     const bool dark = theme::isDark(palette());
@@ -198,7 +196,8 @@ bool ExportDialog::saveTo(const QString& dir, QString* error) {
             return false;
         }
         if (f.syntax == paraplan::FileSyntax::Shell)
-            QFile::setPermissions(target, QFile::permissions(target) | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther);
+            QFile::setPermissions(target,
+                                  QFile::permissions(target) | QFile::ExeOwner | QFile::ExeGroup | QFile::ExeOther);
     }
     return true;
 }
@@ -208,7 +207,7 @@ void ExportDialog::saveDialog() {
     if (dir.isEmpty()) return;
     QString err;
     if (saveTo(dir, &err))
-        status_->setText(tr("Saved %1 to %2").arg(wording::count(int(result_.files.size()), tr("1 file"), tr("%1 files")), dir));
-    else
-        status_->setText(err);
+        status_->setText(
+            tr("Saved %1 to %2").arg(wording::count(int(result_.files.size()), tr("1 file"), tr("%1 files")), dir));
+    else status_->setText(err);
 }

@@ -38,8 +38,7 @@ void LiveOverlayFeeder::start(runtime::TelemetryMonitor* monitor, int interval_m
         std::vector<double> stages;
         for (const auto& s : e.memory.stages) stages.push_back(s.total());
         expected_mib_ = runtime::expected_mib_by_stage(editor_->rankMap(), stages);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     timer_->start(interval_ms);
     tick();
 }

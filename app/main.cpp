@@ -31,7 +31,7 @@ bool parseSet(const QString& arg, paraplan::FixChange* out) {
     out->value = parsed ? *parsed : nlohmann::json(v);
     return true;
 }
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     // --help, --version and --screenshot need no display: without one, Qt's offscreen platform.
@@ -65,16 +65,19 @@ int main(int argc, char** argv) {
                                QStringLiteral("WxH"), QStringLiteral("1600x1000"));
     QCommandLineOption exampleOpt(QStringLiteral("example"), QStringLiteral("Open a built-in example project."),
                                   QStringLiteral("name"));
-    QCommandLineOption viewOpt(QStringLiteral("view"),
-                               QStringLiteral("With --screenshot: bring this view to the front (canvas, grid, timeline, "
-                                              "memory, diagnostics, planner, layout, history, explain, run, gpus)."),
-                               QStringLiteral("name"));
-    QCommandLineOption grabViewOpt(QStringLiteral("grab-view"),
-                                   QStringLiteral("With --screenshot and --view: render only that view, alone, at --size."));
-    QCommandLineOption setOpt(QStringLiteral("set"),
-                              QStringLiteral("Change a project field before showing it (one undoable edit each), e.g. "
-                                             "--set /layout/schedule=zbv. The value is JSON if it parses, else a string."),
-                              QStringLiteral("/pointer=value"));
+    QCommandLineOption viewOpt(
+        QStringLiteral("view"),
+        QStringLiteral("With --screenshot: bring this view to the front (canvas, grid, timeline, "
+                       "memory, diagnostics, planner, layout, history, explain, run, gpus)."),
+        QStringLiteral("name"));
+    QCommandLineOption grabViewOpt(
+        QStringLiteral("grab-view"),
+        QStringLiteral("With --screenshot and --view: render only that view, alone, at --size."));
+    QCommandLineOption setOpt(
+        QStringLiteral("set"),
+        QStringLiteral("Change a project field before showing it (one undoable edit each), e.g. "
+                       "--set /layout/schedule=zbv. The value is JSON if it parses, else a string."),
+        QStringLiteral("/pointer=value"));
     QCommandLineOption colourOpt(QStringLiteral("colour"),
                                  QStringLiteral("Colour the canvas tiles and the rank grid by this axis or group kind "
                                                 "(tp, pp, dp, node, ...)."),
@@ -85,37 +88,44 @@ int main(int argc, char** argv) {
     QCommandLineOption selectOpt(QStringLiteral("select-rank"),
                                  QStringLiteral("Highlight the group of this rank in the rank grid and on the canvas."),
                                  QStringLiteral("rank"));
-    QCommandLineOption dryRunOpt(QStringLiteral("dry-run"),
-                                 QStringLiteral("Press the Run panel's Dry run (prints every remote command; connects nowhere)."));
-    QCommandLineOption noPaletteOpt(QStringLiteral("no-palette"),
-                                    QStringLiteral("Hide the canvas's node-template palette (more room for the nodes)."));
+    QCommandLineOption dryRunOpt(
+        QStringLiteral("dry-run"),
+        QStringLiteral("Press the Run panel's Dry run (prints every remote command; connects nowhere)."));
+    QCommandLineOption noPaletteOpt(
+        QStringLiteral("no-palette"),
+        QStringLiteral("Hide the canvas's node-template palette (more room for the nodes)."));
     QCommandLineOption exportOpt(QStringLiteral("export-format"),
                                  QStringLiteral("With --screenshot: render File > Export… for this format (megatron, "
                                                 "colossalai, ...) instead of the window."),
                                  QStringLiteral("format"));
-    QCommandLineOption invokeOpt(QStringLiteral("invoke"),
-                                 QStringLiteral("With --screenshot and --view: call this slot of the view's widget before "
-                                                "rendering (e.g. run, dryRun); repeatable."),
-                                 QStringLiteral("slot"));
-    QCommandLineOption waitOpt(QStringLiteral("wait"),
-                               QStringLiteral("With --screenshot: let the app work this many milliseconds before rendering "
-                                              "(background work such as a planner run)."),
-                               QStringLiteral("ms"), QStringLiteral("0"));
+    QCommandLineOption invokeOpt(
+        QStringLiteral("invoke"),
+        QStringLiteral("With --screenshot and --view: call this slot of the view's widget before "
+                       "rendering (e.g. run, dryRun); repeatable."),
+        QStringLiteral("slot"));
+    QCommandLineOption waitOpt(
+        QStringLiteral("wait"),
+        QStringLiteral("With --screenshot: let the app work this many milliseconds before rendering "
+                       "(background work such as a planner run)."),
+        QStringLiteral("ms"), QStringLiteral("0"));
     QCommandLineOption playbackOpt(QStringLiteral("playback-frames"),
                                    QStringLiteral("Play one training step and save it as DIR/frame_0000.png ... (and "
                                                   "DIR/playback.mp4 when ffmpeg is installed), then exit."),
                                    QStringLiteral("dir"));
-    QCommandLineOption framesOpt(QStringLiteral("frames"), QStringLiteral("With --playback-frames: how many frames (default 60)."),
+    QCommandLineOption framesOpt(QStringLiteral("frames"),
+                                 QStringLiteral("With --playback-frames: how many frames (default 60)."),
                                  QStringLiteral("n"), QStringLiteral("60"));
     parser.addOptions({playbackOpt, framesOpt});
-    QCommandLineOption compareOpt(QStringLiteral("compare"),
-                                  QStringLiteral("With --screenshot: put the open project and this project file side by "
-                                                 "side in the Compare view (repeatable)."),
-                                  QStringLiteral("file"));
+    QCommandLineOption compareOpt(
+        QStringLiteral("compare"),
+        QStringLiteral("With --screenshot: put the open project and this project file side by "
+                       "side in the Compare view (repeatable)."),
+        QStringLiteral("file"));
     parser.addOption(compareOpt);
     parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
                        selectOpt, dryRunOpt, noPaletteOpt, exportOpt, invokeOpt, waitOpt});
-    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."), QStringLiteral("[file]"));
+    parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."),
+                                 QStringLiteral("[file]"));
     parser.process(app);
 
     MainWindow window;

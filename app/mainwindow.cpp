@@ -85,7 +85,7 @@ QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& ke
     a->setStatusTip(tip);
     return a;
 }
-}  // namespace
+}   // namespace
 
 MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     : QMainWindow(parent), doc_(new ProjectDocument(this)), recovery_(new Recovery(doc_, recoveryDir, this)) {
@@ -137,9 +137,10 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     // synchronous replot repaints the window, grid included.
     viewRefresh_.push_back({QStringLiteral("grid"), [this] { grid_->refresh(); }});
     viewRefresh_.push_back({QStringLiteral("timeline"), [this] {
-        timeline_->refresh();
-        timeline_->highlightStages(stagesOf(canvas_->selectedGroup()));   // the selection survives edits
-    }});
+                                timeline_->refresh();
+                                timeline_->highlightStages(
+                                    stagesOf(canvas_->selectedGroup()));   // the selection survives edits
+                            }});
     viewRefresh_.push_back({QStringLiteral("explain"), [this] { explain_->refresh(); }});
     viewRefresh_.push_back({QStringLiteral("memory"), [this] { memory_->refresh(); }});
     for (const auto& [viewId, fn] : viewRefresh_) {
@@ -170,9 +171,8 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     tabifyDockWidget(docks_.value(QStringLiteral("playback")), docks_.value(QStringLiteral("links")));
     docks_.value(QStringLiteral("diagnostics"))->raise();
     // Built when one of the two panels is looked at (or playing), not on every edit.
-    connect(player_, &StepPlayer::playbackChanged, this, [this] {
-        links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem());
-    });
+    connect(player_, &StepPlayer::playbackChanged, this,
+            [this] { links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem()); });
     connect(doc_, &ProjectDocument::analysisReady, player_, [this] {
         player_->refresh();
         if (links_->isVisible()) player_->prepare();   // on a worker; the view follows playbackChanged
@@ -237,8 +237,9 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
                 gpus_->setMonitor(mon, doc_->project().cluster);
                 feeder->start(mon);
                 if (feeder->paused())
-                    statusBar()->showMessage(tr("Step playback colours the canvas and rank grid: live GPU colouring "
-                                                "paused until the playback stops (■)"));
+                    statusBar()->showMessage(
+                        tr("Step playback colours the canvas and rank grid: live GPU colouring "
+                           "paused until the playback stops (■)"));
             }
         });
         connect(run_, &paraplan::widgets::RunPanel::jobFinished, feeder, &LiveOverlayFeeder::stop);
@@ -248,10 +249,10 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
             feeder->setPaused(playing);
             if (!feeder->running()) return;
             if (playing)
-                statusBar()->showMessage(tr("Step playback colours the canvas and rank grid: live GPU colouring paused "
-                                            "until the playback stops (■)"));
-            else
-                statusBar()->showMessage(tr("Live GPU colouring resumed"), 5000);
+                statusBar()->showMessage(
+                    tr("Step playback colours the canvas and rank grid: live GPU colouring paused "
+                       "until the playback stops (■)"));
+            else statusBar()->showMessage(tr("Live GPU colouring resumed"), 5000);
         });
         connect(run_, &paraplan::widgets::RunPanel::probeChecked, this,
                 [this](const std::vector<paraplan::runtime::ProbeGroupCheck>& checks) {
@@ -338,9 +339,9 @@ void MainWindow::createActions() {
     QMenu* pictureMenu = new QMenu(tr("Export &Picture"), this);
     pictureMenu->setToolTipsVisible(true);
     const QList<QPair<QString, QString>> pictures = {
-        {QStringLiteral("canvas"), tr("&Cluster Canvas…")}, {QStringLiteral("grid"), tr("&Rank Grid…")},
+        {QStringLiteral("canvas"), tr("&Cluster Canvas…")},      {QStringLiteral("grid"), tr("&Rank Grid…")},
         {QStringLiteral("timeline"), tr("Pipeline &Timeline…")}, {QStringLiteral("memory"), tr("&Memory and Time…")},
-        {QStringLiteral("planner"), tr("&Planner Chart…")}, {QStringLiteral("explain"), tr("&Explain Panel…")}};
+        {QStringLiteral("planner"), tr("&Planner Chart…")},      {QStringLiteral("explain"), tr("&Explain Panel…")}};
     for (const auto& [view, text] : pictures) {
         QAction* a = pictureMenu->addAction(text);
         if (view == QLatin1String("canvas")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
@@ -379,8 +380,8 @@ void MainWindow::createActions() {
     undo->setIcon(st->standardIcon(QStyle::SP_ArrowBack));
     QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setObjectName(QStringLiteral("redoAction"));
-    redo->setShortcuts(standardKeys(QKeySequence::Redo, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z),
-                                                         QKeySequence(Qt::CTRL | Qt::Key_Y)}));
+    redo->setShortcuts(standardKeys(
+        QKeySequence::Redo, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}));
     redo->setToolTip(tr("Redo the undone change (%1)").arg(keysText(redo->shortcuts())));
     redo->setIcon(st->standardIcon(QStyle::SP_ArrowForward));
     edit->addActions({undo, redo});
@@ -407,16 +408,16 @@ void MainWindow::createActions() {
     // --- View -------------------------------------------------------------------------
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     int n = 1;
-    for (const QString& id : {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("grid"),
-                              QStringLiteral("timeline"), QStringLiteral("explain"), QStringLiteral("history"),
-                              QStringLiteral("memory"), QStringLiteral("planner"), QStringLiteral("run"),
-                              QStringLiteral("gpus")}) {
+    for (const QString& id :
+         {QStringLiteral("layout"), QStringLiteral("diagnostics"), QStringLiteral("grid"), QStringLiteral("timeline"),
+          QStringLiteral("explain"), QStringLiteral("history"), QStringLiteral("memory"), QStringLiteral("planner"),
+          QStringLiteral("run"), QStringLiteral("gpus")}) {
         QAction* t = docks_.value(id)->toggleViewAction();
         if (n <= 9) t->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_0 + n)));
         else if (n == 10) t->setShortcut(QKeySequence(Qt::ALT | Qt::Key_0));
         ++n;
-        t->setToolTip(tr("Show or hide the %1 panel (%2)").arg(docks_.value(id)->windowTitle(),
-                                                               t->shortcut().toString(QKeySequence::NativeText)));
+        t->setToolTip(tr("Show or hide the %1 panel (%2)")
+                          .arg(docks_.value(id)->windowTitle(), t->shortcut().toString(QKeySequence::NativeText)));
         viewMenu_->addAction(t);
     }
     viewMenu_->addSeparator();
@@ -490,7 +491,7 @@ void MainWindow::setProject(const paraplan::Project& project, const QString& pat
 const paraplan::Project& MainWindow::project() const { return doc_->project(); }
 
 void MainWindow::showEdit() {
-    layout_->refresh();   // the values now; the fields' findings once the analysis is ready
+    layout_->refresh();    // the values now; the fields' findings once the analysis is ready
     planner_->refresh();   // marks its results stale (cheap)
 }
 
@@ -578,7 +579,7 @@ bool isBundledExample(const QString& path) {
 #endif
     return false;
 }
-}  // namespace
+}   // namespace
 
 bool MainWindow::openFile(const QString& path) {
     if (isBundledExample(path)) {
@@ -589,7 +590,8 @@ bool MainWindow::openFile(const QString& path) {
             showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
             return false;
         }
-        statusBar()->showMessage(tr("Opened the example %1 as an untitled copy.").arg(QFileInfo(path).fileName()), 6000);
+        statusBar()->showMessage(tr("Opened the example %1 as an untitled copy.").arg(QFileInfo(path).fileName()),
+                                 6000);
         return true;
     }
     try {
@@ -636,10 +638,9 @@ void MainWindow::updateRecentMenu() {
 
 bool MainWindow::maybeSave() {
     if (!doc_->isModified()) return true;
-    const auto r = QMessageBox::warning(this, tr("Unsaved changes"),
-                                        tr("%1 has unsaved changes. Save them first?").arg(doc_->displayName()),
-                                        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
-                                        QMessageBox::Save);
+    const auto r = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them first?").arg(doc_->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (r == QMessageBox::Save) return save();
     return r == QMessageBox::Discard;
 }
@@ -660,7 +661,8 @@ NewProjectDialog* MainWindow::newProjectDialog() {
             return;
         }
         doc_->reset(p, QString());
-        statusBar()->showMessage(tr("New project: %1 (untitled until saved)").arg(QString::fromStdString(p.name)), 6000);
+        statusBar()->showMessage(tr("New project: %1 (untitled until saved)").arg(QString::fromStdString(p.name)),
+                                 6000);
     });
     d->open();
     return d;
@@ -673,14 +675,16 @@ bool MainWindow::openExample(const QString& name) {
         showError(tr("Cannot open the example %1").arg(name), QString::fromStdString(e.what()));
         return false;
     }
-    statusBar()->showMessage(tr("Opened the example %1 as an untitled copy: Save asks where to keep it.").arg(name), 6000);
+    statusBar()->showMessage(tr("Opened the example %1 as an untitled copy: Save asks where to keep it.").arg(name),
+                             6000);
     return true;
 }
 
 bool MainWindow::renameProject(const QString& name) {
     const std::string n = name.trimmed().toStdString();
     QString err;
-    if (!doc_->edit(tr("Rename project to \"%1\"").arg(name.trimmed()), [&n](paraplan::Project& p) { p.name = n; }, &err)) {
+    if (!doc_->edit(
+            tr("Rename project to \"%1\"").arg(name.trimmed()), [&n](paraplan::Project& p) { p.name = n; }, &err)) {
         showError(tr("Cannot rename the project"), err);
         return false;
     }
@@ -691,8 +695,8 @@ bool MainWindow::renameProject(const QString& name) {
 void MainWindow::openDialog() {
     if (!maybeSave()) return;
     auto s = AppSettings::open();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), s->value(AppSettings::Key::kLastDir).toString(),
-                                                      kFileFilter);
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open project"),
+                                                      s->value(AppSettings::Key::kLastDir).toString(), kFileFilter);
     if (path.isEmpty()) return;
     s->setValue(AppSettings::Key::kLastDir, QFileInfo(path).absolutePath());
     openFile(path);
@@ -724,12 +728,13 @@ void MainWindow::importHfDialog() {
         const paraplan::ModelSpec spec = paraplan::import_hf_config(std::string_view(text));
         const QString name = QString::fromStdString(spec.name.empty() ? spec.family : spec.name);
         QString err;
-        if (!doc_->edit(tr("Import model %1").arg(name),
-                        [&spec](paraplan::Project& p) {
-                            p.model = spec;
-                            p.model_preset.clear();
-                        },
-                        &err))
+        if (!doc_->edit(
+                tr("Import model %1").arg(name),
+                [&spec](paraplan::Project& p) {
+                    p.model = spec;
+                    p.model_preset.clear();
+                },
+                &err))
             showError(tr("Cannot import"), err);
     } catch (const std::exception& e) {
         showError(tr("Cannot import %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
@@ -749,9 +754,9 @@ bool MainWindow::importConfigFile(const QString& path, const QString& formatHint
         QStringList formats;
         for (const auto& x : paraplan::import_formats()) formats << QString::fromStdString(x);
         bool ok = false;
-        const QString pick = QInputDialog::getItem(this, tr("Import framework config"),
-                                                   tr("Which framework's config is %1?").arg(QFileInfo(path).fileName()),
-                                                   formats, 0, false, &ok);
+        const QString pick = QInputDialog::getItem(
+            this, tr("Import framework config"), tr("Which framework's config is %1?").arg(QFileInfo(path).fileName()),
+            formats, 0, false, &ok);
         if (!ok) return false;
         format = pick.toStdString();
     }
@@ -766,14 +771,17 @@ bool MainWindow::importConfigFile(const QString& path, const QString& formatHint
     }
     QString err;
     const paraplan::Project imported = r.project;
-    if (!doc_->edit(tr("Import %1 config %2").arg(QString::fromStdString(r.format), QFileInfo(path).fileName()),
-                    [&imported](paraplan::Project& p) { p = imported; }, &err)) {
+    if (!doc_->edit(
+            tr("Import %1 config %2").arg(QString::fromStdString(r.format), QFileInfo(path).fileName()),
+            [&imported](paraplan::Project& p) { p = imported; }, &err)) {
         showError(tr("Cannot import %1").arg(QFileInfo(path).fileName()), err);
         return false;
     }
     QStringList lines;
     if (r.implied_world > 0 && r.implied_world != doc_->project().world_size())
-        lines << tr("The config implies %1 GPUs; the cluster has %2.").arg(r.implied_world).arg(doc_->project().world_size());
+        lines << tr("The config implies %1 GPUs; the cluster has %2.")
+                     .arg(r.implied_world)
+                     .arg(doc_->project().world_size());
     for (const auto& w : r.warnings) lines << tr("Not imported: %1").arg(QString::fromStdString(w));
     lastImportMessages_ = lines;
     if (!lines.isEmpty()) {
@@ -809,7 +817,8 @@ bool MainWindow::exportPicture(const QString& view, const QString& path, QString
     }
     if (view == QLatin1String("grid")) {
         QWidget* cells = grid_->findChild<QWidget*>(QStringLiteral("rankGridCanvas"));
-        return picture::saveWidget(cells, path, title, error, cells ? cells->minimumSize() : QSize());   // the cells, not the empty rest
+        return picture::saveWidget(cells, path, title, error,
+                                   cells ? cells->minimumSize() : QSize());   // the cells, not the empty rest
     }
     if (view == QLatin1String("timeline")) {
         if (!picture::isPictureFormat(path)) {
@@ -1001,7 +1010,8 @@ QString MainWindow::guidePath(const QString& name) {
 QWidget* MainWindow::showGuide(const QString& name) {
     const QString path = guidePath(name);
     if (path.isEmpty()) {
-        showError(tr("No guide"), tr("The %1 guide is not installed (looked for %1.md under share/doc/paraplan).").arg(name));
+        showError(tr("No guide"),
+                  tr("The %1 guide is not installed (looked for %1.md under share/doc/paraplan).").arg(name));
         return nullptr;
     }
     auto* win = new QDialog(this);
@@ -1059,7 +1069,8 @@ QWidget* MainWindow::showShortcuts() {
         table->setItem(row, 1, new QTableWidgetItem(keysText(a->shortcuts())));
     }
     lay->addWidget(table);
-    auto* note = new QLabel(tr("Undo, redo, save, export and plan act on the project even while a Layout field has focus."), win);
+    auto* note = new QLabel(
+        tr("Undo, redo, save, export and plan act on the project even while a Layout field has focus."), win);
     note->setWordWrap(true);
     lay->addWidget(note);
     win->resize(560, 620);
@@ -1109,7 +1120,8 @@ void MainWindow::stopJobAndQuit() {
         close();
     };
     connect(guard, &QTimer::timeout, guard, [quit] { quit(true); });
-    connect(job, &paraplan::runtime::Job::finished, guard, [quit] { quit(false); }, Qt::QueuedConnection);
+    connect(
+        job, &paraplan::runtime::Job::finished, guard, [quit] { quit(false); }, Qt::QueuedConnection);
     guard->start(60'000);
     run_->stop();
 }

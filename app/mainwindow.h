@@ -31,7 +31,7 @@ class LinkTrafficView;
 namespace paraplan::widgets {
 class RunPanel;
 class GpuMonitor;
-}
+}   // namespace paraplan::widgets
 class ProjectDocument;
 class QLabel;
 class QMenu;

@@ -64,7 +64,8 @@ void MainWindow::setupTeachViews() {
         });
         auto* addRows = tools->addAction(tr("Compare Selected &Planner Rows"));
         addRows->setObjectName(QStringLiteral("compareRowsAction"));
-        addRows->setStatusTip(tr("Put the planner rows you selected side by side (the first three when none is selected)"));
+        addRows->setStatusTip(
+            tr("Put the planner rows you selected side by side (the first three when none is selected)"));
         connect(addRows, &QAction::triggered, this, [this] {
             compareSelectedPlannerRows(3);
             raiseView(QStringLiteral("compare"));
@@ -72,7 +73,8 @@ void MainWindow::setupTeachViews() {
     }
     if (viewMenu_) {
         viewMenu_->addSeparator();
-        for (const QString& id : {QStringLiteral("shardformer"), QStringLiteral("compare"), QStringLiteral("lessons")}) {
+        for (const QString& id :
+             {QStringLiteral("shardformer"), QStringLiteral("compare"), QStringLiteral("lessons")}) {
             QAction* t = docks_.value(id)->toggleViewAction();
             t->setToolTip(tr("Show or hide the %1 panel").arg(docks_.value(id)->windowTitle()));
             viewMenu_->addAction(t);

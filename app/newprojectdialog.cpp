@@ -85,7 +85,8 @@ NewProjectDialog::NewProjectDialog(QWidget* parent) : QDialog(parent) {
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(hf, &QPushButton::clicked, this, &NewProjectDialog::chooseHfConfig);
-    for (QSpinBox* s : {nodes_, gpusPerNode_}) connect(s, &QSpinBox::valueChanged, this, &NewProjectDialog::updateSummary);
+    for (QSpinBox* s : {nodes_, gpusPerNode_})
+        connect(s, &QSpinBox::valueChanged, this, &NewProjectDialog::updateSummary);
     for (QComboBox* c : {gpu_, model_, framework_})
         connect(c, &QComboBox::currentIndexChanged, this, &NewProjectDialog::updateSummary);
     updateSummary();

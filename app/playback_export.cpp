@@ -14,7 +14,8 @@ bool MainWindow::exportPlayback(const QString& dir, int frames, QStringList* fil
         if (error) *error = why;
         return false;
     };
-    if (!player_ || !player_->playback()) return fail(tr("no playback: %1").arg(player_ ? player_->problem() : QString()));
+    if (!player_ || !player_->playback())
+        return fail(tr("no playback: %1").arg(player_ ? player_->problem() : QString()));
     if (frames < 1) return fail(tr("at least one frame"));
     if (!QDir().mkpath(dir)) return fail(tr("cannot create %1").arg(dir));
     raiseView(QStringLiteral("timeline"));
@@ -30,15 +31,17 @@ bool MainWindow::exportPlayback(const QString& dir, int frames, QStringList* fil
     if (!ffmpeg.isEmpty()) {
         const QString mp4 = QDir(dir).filePath(QStringLiteral("playback.mp4"));
         QProcess p;
-        p.start(ffmpeg, {QStringLiteral("-y"), QStringLiteral("-loglevel"), QStringLiteral("error"), QStringLiteral("-framerate"),
-                         QStringLiteral("10"), QStringLiteral("-i"), QDir(dir).filePath(QStringLiteral("frame_%04d.png")),
-                         QStringLiteral("-vf"), QStringLiteral("scale=trunc(iw/2)*2:trunc(ih/2)*2"), QStringLiteral("-pix_fmt"),
+        p.start(ffmpeg, {QStringLiteral("-y"), QStringLiteral("-loglevel"), QStringLiteral("error"),
+                         QStringLiteral("-framerate"), QStringLiteral("10"), QStringLiteral("-i"),
+                         QDir(dir).filePath(QStringLiteral("frame_%04d.png")), QStringLiteral("-vf"),
+                         QStringLiteral("scale=trunc(iw/2)*2:trunc(ih/2)*2"), QStringLiteral("-pix_fmt"),
                          QStringLiteral("yuv420p"), mp4});
         if (!p.waitForFinished(120000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
             return fail(tr("%1 could not encode %2: %3")
                             .arg(ffmpeg, mp4,
-                                 p.error() == QProcess::Timedout ? tr("timed out after 120 s")
-                                                                 : QString::fromLocal8Bit(p.readAllStandardError()).trimmed()));
+                                 p.error() == QProcess::Timedout
+                                     ? tr("timed out after 120 s")
+                                     : QString::fromLocal8Bit(p.readAllStandardError()).trimmed()));
         written << mp4;
     }
     if (files) *files = written;

@@ -50,9 +50,7 @@ ProjectDocument::~ProjectDocument() {
     watcher_.disconnect(this);
 }
 
-QString ProjectDocument::displayName() const {
-    return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName();
-}
+QString ProjectDocument::displayName() const { return path_.isEmpty() ? tr("Untitled") : QFileInfo(path_).fileName(); }
 
 ProjectDocument::State ProjectDocument::stateOf(Project p, std::uint64_t revision) {
     State s;
@@ -96,9 +94,8 @@ void ProjectDocument::startAnalysis() {
     runningProjectId_ = projectId_;
     inFlight_ = true;
     ++started_;
-    running_ = QtConcurrent::run([p = project_, pid = projectId_, rev = revision_, cancel] {
-        return analyse(p, pid, rev, cancel.get());
-    });
+    running_ = QtConcurrent::run(
+        [p = project_, pid = projectId_, rev = revision_, cancel] { return analyse(p, pid, rev, cancel.get()); });
     watcher_.setFuture(running_);
 }
 
@@ -131,7 +128,8 @@ std::shared_ptr<const ProjectAnalysis> ProjectDocument::analysis() const {
     analysis_ = analyse(project_, projectId_, revision_);
     auto* self = const_cast<ProjectDocument*>(this);
     QMetaObject::invokeMethod(
-        self, [self] {
+        self,
+        [self] {
             if (!self->delivered_ && self->analysisIsCurrent(self->analysis_)) self->deliver();
         },
         Qt::QueuedConnection);
@@ -208,7 +206,8 @@ bool ProjectDocument::applyChanges(const QString& label, const std::vector<parap
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
-    return edit(label, [&after](Project& p) { p = after; }, error);
+    return edit(
+        label, [&after](Project& p) { p = after; }, error);
 }
 
 void ProjectDocument::reset(const Project& p, const QString& path) {

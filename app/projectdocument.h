@@ -41,8 +41,7 @@ public:
 
     // `p` with the JSON-pointer `changes` applied, through the project file form
     // (so the loader checks the result). Throws paraplan::InputError.
-    static paraplan::Project withChanges(const paraplan::Project& p,
-                                         const std::vector<paraplan::FixChange>& changes);
+    static paraplan::Project withChanges(const paraplan::Project& p, const std::vector<paraplan::FixChange>& changes);
 
     QString path() const { return path_; }
     QString displayName() const;   // file name, or "Untitled"
@@ -63,7 +62,7 @@ public:
     // so an edit of the layout or training costs a few KB of history, not a cluster copy.
     struct State {
         std::shared_ptr<const paraplan::Cluster> cluster;
-        paraplan::Project rest;   // everything but the cluster (rest.cluster is empty)
+        paraplan::Project rest;       // everything but the cluster (rest.cluster is empty)
         std::uint64_t revision = 0;   // revision() while this state is shown
     };
     // How many clusters the history holds besides the open project's (each cluster edit
@@ -99,12 +98,12 @@ private:
 
     std::shared_ptr<const paraplan::Project> project_;
     std::shared_ptr<const paraplan::Cluster> cluster_;   // == project_.cluster, shared with the history
-    State current_;   // the state shown, as the history keeps it
+    State current_;                                      // the state shown, as the history keeps it
     std::uint64_t projectId_ = 0;
     std::uint64_t revision_ = 0;
-    std::uint64_t lastRevision_ = 0;   // the last one handed out
+    std::uint64_t lastRevision_ = 0;                            // the last one handed out
     mutable std::shared_ptr<const ProjectAnalysis> analysis_;   // the newest delivered or waited for
-    bool delivered_ = false;   // analysisReady emitted for the current state
+    bool delivered_ = false;                                    // analysisReady emitted for the current state
     QFuture<std::shared_ptr<const ProjectAnalysis>> running_;
     QFutureWatcher<std::shared_ptr<const ProjectAnalysis>> watcher_;
     std::uint64_t runningRevision_ = 0, runningProjectId_ = 0;

@@ -17,7 +17,7 @@
 namespace {
 // The longest wait for a planner search that bringing the planner view forward starts.
 constexpr int kPlannerWaitMs = 60'000;
-}  // namespace
+}   // namespace
 
 QSize screenshotSize(const QString& wxh) {
     const QStringList wh = wxh.split(QLatin1Char('x'));

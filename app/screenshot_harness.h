@@ -23,14 +23,14 @@ void renderPlaybackFrames(MainWindow& window, QSize size, const QString& dir, in
 QSize screenshotSize(const QString& wxh);
 
 struct ScreenshotRequest {
-    QString out;            // the PNG to write
+    QString out;   // the PNG to write
     QSize size{1600, 1000};
-    QString view;           // bring this view to the front first (empty: none)
-    bool grabView = false;  // render only that view, alone, at `size`
-    QString exportFormat;   // render File > Export… for this format instead of the window
-    QStringList invoke;     // slots of the view's widget to call before rendering
-    int waitMs = 0;         // let the app work this long before rendering
-    QStringList compare;    // project files put beside the open one in the Compare view
+    QString view;            // bring this view to the front first (empty: none)
+    bool grabView = false;   // render only that view, alone, at `size`
+    QString exportFormat;    // render File > Export… for this format instead of the window
+    QStringList invoke;      // slots of the view's widget to call before rendering
+    int waitMs = 0;          // let the app work this long before rendering
+    QStringList compare;     // project files put beside the open one in the Compare view
 };
 
 class ScreenshotHarness : public QObject {
@@ -63,4 +63,3 @@ private:
     std::unique_ptr<ExportDialog> dialog_;
     bool waitingForPlanner_ = false;
 };
-

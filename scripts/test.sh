@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the full suite (dev preset),
-# the core suite under AddressSanitizer + UBSan, a bounded libFuzzer run, and the static
-# checks of the Qt code (scripts/lint.sh).
+# the core suite under AddressSanitizer + UBSan, a bounded libFuzzer run, the format check
+# (scripts/format-check.sh) and the static checks of the Qt code (scripts/lint.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 scripts/check-sources.sh   # comments and docs cite public sources only (docs/hacking.md)
 
@@ -9,6 +9,9 @@ install_packages "${PARAPLAN_BUILD_PACKAGES[@]}" "${PARAPLAN_TEST_PACKAGES[@]}"
 export QT_QPA_PLATFORM=offscreen
 
 status=0
+
+log "Format: every C++ file follows .clang-format (clang-format -i FILE to fix)"
+scripts/format-check.sh || status=1
 
 build_preset asan
 log "Core tests under AddressSanitizer + UBSan"

@@ -15,7 +15,7 @@ bool ours(const QMimeData* m) {
     return m->hasFormat(clustermime::kNodeTemplate) || m->hasFormat(clustermime::kGpuType) ||
            m->hasFormat(clustermime::kGpu) || m->hasFormat(clustermime::kNode);
 }
-}  // namespace
+}   // namespace
 
 CanvasView::CanvasView(QGraphicsScene* scene, QWidget* parent) : QGraphicsView(scene, parent) {
     setObjectName(QStringLiteral("canvasView"));
@@ -26,8 +26,9 @@ CanvasView::CanvasView(QGraphicsScene* scene, QWidget* parent) : QGraphicsView(s
     setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
     setOptimizationFlags(QGraphicsView::DontSavePainterState);
     setRenderHint(QPainter::TextAntialiasing);
-    setToolTip(tr("Drag nodes and GPUs here from the palette; drag a GPU tile onto another node to move it. "
-                  "Wheel zooms, middle button pans, drag on empty space selects."));
+    setToolTip(
+        tr("Drag nodes and GPUs here from the palette; drag a GPU tile onto another node to move it. "
+           "Wheel zooms, middle button pans, drag on empty space selects."));
 }
 
 NodeItem* CanvasView::nodeAt(const QPoint& pos) const {
@@ -66,10 +67,8 @@ void CanvasView::dragMoveEvent(QDragMoveEvent* e) {
     const bool needsNode = !anywhere && !e->mimeData()->hasFormat(clustermime::kNode);
     NodeItem* n = nodeAt(e->position().toPoint());
     setDropTarget(anywhere ? nullptr : n);
-    if (needsNode && !n)
-        e->ignore();
-    else
-        e->acceptProposedAction();
+    if (needsNode && !n) e->ignore();
+    else e->acceptProposedAction();
 }
 
 void CanvasView::dragLeaveEvent(QDragLeaveEvent* e) {
@@ -124,7 +123,8 @@ void CanvasView::mouseReleaseEvent(QMouseEvent* e) {
     }
     const bool band = e->button() == Qt::LeftButton && !rubberBandRect().isNull();
     QGraphicsView::mouseReleaseEvent(e);
-    if (band) emit rubberBandReleased(mapToScene(QRect(pressPos_, e->position().toPoint()).normalized()).boundingRect());
+    if (band)
+        emit rubberBandReleased(mapToScene(QRect(pressPos_, e->position().toPoint()).normalized()).boundingRect());
 }
 
 void CanvasView::resizeEvent(QResizeEvent* e) {

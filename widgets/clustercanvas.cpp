@@ -54,7 +54,7 @@ std::string uniqueName(const Project& p, const std::string& base) {
         if (!used.count(s)) return s;
     }
 }
-}  // namespace
+}   // namespace
 
 ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
     auto* outer = new QVBoxLayout(this);
@@ -283,8 +283,9 @@ bool ClusterCanvas::moveNode(int from, int to) {
     const int count = static_cast<int>(cur.cluster.nodes.size());
     if (from == to) return false;
     // Out-of-range indices are refused by the operation itself (its message names them).
-    const QString name = from >= 0 && from < count ? QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(from)].name)
-                                                   : tr("node %1").arg(from);
+    const QString name = from >= 0 && from < count
+                             ? QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(from)].name)
+                             : tr("node %1").arg(from);
     const QString label =
         tr("Move %1 to place %2 of %3 (the rank order changes; Ctrl+Z undoes it)").arg(name).arg(to + 1).arg(count);
     return run(label, [from, to](Project& p) { paraplan::reorder_nodes(p.cluster, from, to); });
@@ -298,9 +299,10 @@ bool ClusterCanvas::deleteNodes(std::vector<int> sel) {
         return false;
     }
     std::sort(sel.rbegin(), sel.rend());
-    const QString label = sel.size() == 1
-                              ? tr("Delete %1").arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(sel[0])].name))
-                              : tr("Delete %n nodes", nullptr, static_cast<int>(sel.size()));
+    const QString label =
+        sel.size() == 1
+            ? tr("Delete %1").arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(sel[0])].name))
+            : tr("Delete %n nodes", nullptr, static_cast<int>(sel.size()));
     return run(label, [sel](Project& p) {
         for (int i : sel) p.cluster.nodes.erase(p.cluster.nodes.begin() + i);
         p.cluster.rank_order.clear();
@@ -309,15 +311,16 @@ bool ClusterCanvas::deleteNodes(std::vector<int> sel) {
 
 bool ClusterCanvas::duplicateNodes(const std::vector<int>& sel) {
     if (sel.empty()) return false;
-    return run(tr("Duplicate %1").arg(wording::count(static_cast<int>(sel.size()), tr("1 node"), tr("%1 nodes"))), [sel](Project& p) {
-        for (int i : sel) {
-            paraplan::Node n = p.cluster.nodes[static_cast<std::size_t>(i)];
-            n.name = uniqueName(p, "node");
-            n.host.clear();
-            p.cluster.nodes.push_back(n);
-        }
-        p.cluster.rank_order.clear();
-    });
+    return run(tr("Duplicate %1").arg(wording::count(static_cast<int>(sel.size()), tr("1 node"), tr("%1 nodes"))),
+               [sel](Project& p) {
+                   for (int i : sel) {
+                       paraplan::Node n = p.cluster.nodes[static_cast<std::size_t>(i)];
+                       n.name = uniqueName(p, "node");
+                       n.host.clear();
+                       p.cluster.nodes.push_back(n);
+                   }
+                   p.cluster.rank_order.clear();
+               });
 }
 
 bool ClusterCanvas::renameNode(int node, const QString& name) {
@@ -328,9 +331,11 @@ bool ClusterCanvas::renameNode(int node, const QString& name) {
             emit message(tr("A node named %1 already exists.").arg(name.trimmed()));
             return false;
         }
-    return run(tr("Rename %1 to %2").arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(node)].name),
-                                         name.trimmed()),
-               [node, n = name.trimmed().toStdString()](Project& p) { p.cluster.nodes[static_cast<std::size_t>(node)].name = n; });
+    return run(tr("Rename %1 to %2")
+                   .arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(node)].name), name.trimmed()),
+               [node, n = name.trimmed().toStdString()](Project& p) {
+                   p.cluster.nodes[static_cast<std::size_t>(node)].name = n;
+               });
 }
 
 bool ClusterCanvas::setHost(int node, const QString& host) {
@@ -338,7 +343,9 @@ bool ClusterCanvas::setHost(int node, const QString& host) {
     if (node < 0 || node >= static_cast<int>(cur.cluster.nodes.size())) return false;
     return run(tr("Set host of %1 to %2")
                    .arg(QString::fromStdString(cur.cluster.nodes[static_cast<std::size_t>(node)].name), host.trimmed()),
-               [node, h = host.trimmed().toStdString()](Project& p) { p.cluster.nodes[static_cast<std::size_t>(node)].host = h; });
+               [node, h = host.trimmed().toStdString()](Project& p) {
+                   p.cluster.nodes[static_cast<std::size_t>(node)].host = h;
+               });
 }
 
 void ClusterCanvas::updateAxes() {
@@ -367,12 +374,14 @@ void ClusterCanvas::updateAxes() {
     // Say so when the chosen colouring cannot be shown (no rank map while the layout is invalid).
     fallbackNote_.clear();
     if (colourBy_->currentData().toString() != keep) {
-        fallbackNote_ = m.valid() ? tr("\"%1\" is not an axis of this layout: coloured by %2").arg(keep, colourBy_->currentText())
-                                  : tr("The layout is invalid (see Diagnostics), so there are no %1 groups: coloured by %2")
-                                        .arg(keep, colourBy_->currentText());
+        fallbackNote_ =
+            m.valid() ? tr("\"%1\" is not an axis of this layout: coloured by %2").arg(keep, colourBy_->currentText())
+                      : tr("The layout is invalid (see Diagnostics), so there are no %1 groups: coloured by %2")
+                            .arg(keep, colourBy_->currentText());
     }
-    colourBy_->setToolTip(fallbackNote_.isEmpty() ? tr("Colour each GPU tile by the group it belongs to along this axis.")
-                                                  : fallbackNote_);
+    colourBy_->setToolTip(fallbackNote_.isEmpty()
+                              ? tr("Colour each GPU tile by the group it belongs to along this axis.")
+                              : fallbackNote_);
 }
 
 void ClusterCanvas::setColourAxis(const QString& axis) {
@@ -478,17 +487,17 @@ void ClusterCanvas::updateLinks() {
             if (j == 0 && k == 2) break;   // two members: one link
             links.push_back({QLineF(centre[i], centre[j]), nodeOf[i] != nodeOf[j]});
         }
-        const auto span = m.group_span(kind.toStdString(), m.group_set(kind.toStdString())->group_index[static_cast<std::size_t>(groupRank_)]);
+        const auto span = m.group_span(
+            kind.toStdString(), m.group_set(kind.toStdString())->group_index[static_cast<std::size_t>(groupRank_)]);
         QStringList ranks;
         for (std::size_t i = 0; i < groupMembers_.size() && i < 16; ++i) ranks << QString::number(groupMembers_[i]);
         if (groupMembers_.size() > 16) ranks << QStringLiteral("…");
         info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4%5")
                            .arg(kind, QString::number(groupRank_), ranks.join(QStringLiteral(", ")),
                                 span.nodes_spanned == 1 ? tr("1 node") : tr("%1 nodes").arg(span.nodes_spanned),
-                                span.crosses_nodes
-                                    ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
-                                          .arg(theme::errorColor(palette()).name())
-                                    : QString()));
+                                span.crosses_nodes ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
+                                                         .arg(theme::errorColor(palette()).name())
+                                                   : QString()));
     }
     links_->setLinks(std::move(links));
     std::vector<char> hi(static_cast<std::size_t>(std::max(0, m.world_size)), 0);
@@ -534,7 +543,8 @@ void ClusterCanvas::refresh() {
     const auto& nodes = p.cluster.nodes;
     // rank of each (node, local GPU), from the project's placement.
     std::vector<std::vector<int>> rankOf(nodes.size());
-    for (std::size_t n = 0; n < nodes.size(); ++n) rankOf[n].assign(static_cast<std::size_t>(std::max(0, nodes[n].gpus)), -1);
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+        rankOf[n].assign(static_cast<std::size_t>(std::max(0, nodes[n].gpus)), -1);
     const auto placement = p.cluster.placement();
     for (std::size_t r = 0; r < placement.size(); ++r) {
         const auto& s = placement[r];
@@ -571,7 +581,8 @@ void ClusterCanvas::refresh() {
     // One colour per group (a group's colour is an HSV conversion): looked up, not recomputed per tile.
     std::vector<QColor> groupColours;
     const auto colourOf = [&](int group) -> const QColor& {
-        if (static_cast<std::size_t>(group) >= groupColours.size()) groupColours.resize(static_cast<std::size_t>(group) + 1);
+        if (static_cast<std::size_t>(group) >= groupColours.size())
+            groupColours.resize(static_cast<std::size_t>(group) + 1);
         QColor& c = groupColours[static_cast<std::size_t>(group)];
         if (!c.isValid()) c = theme::groupColor(group, pal);
         return c;
@@ -603,12 +614,9 @@ void ClusterCanvas::refresh() {
             GpuTile& t = tiles[g];
             t.rank = rankOf[n][static_cast<std::size_t>(g)];
             int group = static_cast<int>(n);
-            if (axis == QLatin1String("gpu"))
-                group = typeIndex;
-            else if (axisGroups && t.rank >= 0)
-                group = axisGroups->group_index[static_cast<std::size_t>(t.rank)];
-            else if (axisCoord >= 0 && t.rank >= 0)
-                group = m.coords(t.rank)[static_cast<std::size_t>(axisCoord)];
+            if (axis == QLatin1String("gpu")) group = typeIndex;
+            else if (axisGroups && t.rank >= 0) group = axisGroups->group_index[static_cast<std::size_t>(t.rank)];
+            else if (axisCoord >= 0 && t.rank >= 0) group = m.coords(t.rank)[static_cast<std::size_t>(axisCoord)];
             t.fill = group < 0 ? pal.color(QPalette::Button) : colourOf(group);
             if (heatmap) t.heat = heatmap->cell(t.rank) ? *heatmap->cell(t.rank) : HeatCell{};
         }
@@ -729,10 +737,12 @@ bool ClusterCanvas::goTo(const QString& input) {
         const qlonglong rank = m.captured(1).toLongLong(&ok);
         const auto placement = p.cluster.placement();
         if (!ok || rank >= static_cast<qlonglong>(placement.size()) || rank >= world)
-            return fail(world == 1 ? tr("No rank %1: this cluster has rank 0 only.").arg(m.captured(1))
-                                   : tr("No rank %1: this cluster has ranks 0 to %2.").arg(m.captured(1)).arg(world - 1));
+            return fail(world == 1
+                            ? tr("No rank %1: this cluster has rank 0 only.").arg(m.captured(1))
+                            : tr("No rank %1: this cluster has ranks 0 to %2.").arg(m.captured(1)).arg(world - 1));
         const auto& slot = placement[static_cast<std::size_t>(rank)];
-        if (slot.node < 0 || slot.node >= static_cast<int>(nodes_.size())) return fail(tr("Rank %1 has no GPU.").arg(rank));
+        if (slot.node < 0 || slot.node >= static_cast<int>(nodes_.size()))
+            return fail(tr("Rank %1 has no GPU.").arg(rank));
         const int r = static_cast<int>(rank);
         scene_->clearSelection();
         NodeItem* node = nodes_[static_cast<std::size_t>(slot.node)];
@@ -742,7 +752,10 @@ bool ClusterCanvas::goTo(const QString& input) {
         node = nodes_[static_cast<std::size_t>(slot.node)];
         node->setSelected(true);
         centreOn(node->mapToScene(node->tileRect(slot.local_rank).center()));
-        emit message(tr("Rank %1: GPU %2 of %3").arg(r).arg(slot.local_rank).arg(QString::fromStdString(p.cluster.nodes[static_cast<std::size_t>(slot.node)].name)));
+        emit message(tr("Rank %1: GPU %2 of %3")
+                         .arg(r)
+                         .arg(slot.local_rank)
+                         .arg(QString::fromStdString(p.cluster.nodes[static_cast<std::size_t>(slot.node)].name)));
         return true;
     }
     // A node by name, else by host; exact first, then ignoring case.
@@ -751,17 +764,18 @@ bool ClusterCanvas::goTo(const QString& input) {
         for (std::size_t i = 0; i < p.cluster.nodes.size() && found < 0; ++i)
             if (QString::fromStdString(p.cluster.nodes[i].name).compare(text, cs) == 0) found = static_cast<int>(i);
         for (std::size_t i = 0; i < p.cluster.nodes.size() && found < 0; ++i)
-            if (!p.cluster.nodes[i].host.empty() && QString::fromStdString(p.cluster.nodes[i].host).compare(text, cs) == 0)
+            if (!p.cluster.nodes[i].host.empty() &&
+                QString::fromStdString(p.cluster.nodes[i].host).compare(text, cs) == 0)
                 found = static_cast<int>(i);
         if (found >= 0) break;
     }
     if (found < 0 || found >= static_cast<int>(nodes_.size())) {
         const auto& nodes = p.cluster.nodes;
-        const QString known = nodes.empty() ? tr("there are no nodes")
-                              : nodes.size() == 1
-                                  ? tr("the node is %1").arg(QString::fromStdString(nodes.front().name))
-                                  : tr("nodes are %1 … %2").arg(QString::fromStdString(nodes.front().name),
-                                                                QString::fromStdString(nodes.back().name));
+        const QString known = nodes.empty()       ? tr("there are no nodes")
+                              : nodes.size() == 1 ? tr("the node is %1").arg(QString::fromStdString(nodes.front().name))
+                                                  : tr("nodes are %1 … %2")
+                                                        .arg(QString::fromStdString(nodes.front().name),
+                                                             QString::fromStdString(nodes.back().name));
         return fail(tr("No rank or node \"%1\": type a rank from 0 to %2, or a node name (%3).")
                         .arg(text)
                         .arg(std::max(0, world - 1))
@@ -793,13 +807,15 @@ QString ClusterCanvas::tileToolTip(int nodeIndex, int local) const {
         const GpuTile& t = node->tiles()[local];
         text += tr("<br>GPU %1 · global rank <b>%2</b>").arg(local).arg(t.rank);
         if (const Heatmap* hm = shownHeatmap())
-            text += QStringLiteral("<br>") + (t.rank >= 0 ? heat::tooltip(*hm, t.rank)
-                                                          : tr("<b>%1</b>: no sample (no rank on this GPU)").arg(hm->metric));
+            text += QStringLiteral("<br>") + (t.rank >= 0
+                                                  ? heat::tooltip(*hm, t.rank)
+                                                  : tr("<b>%1</b>: no sample (no rank on this GPU)").arg(hm->metric));
         const auto& m = editor_->rankMap();
         if (t.rank >= 0 && m.valid() && t.rank < m.world_size) {
             QStringList coords;
             for (std::size_t i = 0; i < m.coord_names.size(); ++i)
-                coords << QStringLiteral("%1=%2").arg(QString::fromStdString(m.coord_names[i])).arg(m.coords(t.rank)[i]);
+                coords
+                    << QStringLiteral("%1=%2").arg(QString::fromStdString(m.coord_names[i])).arg(m.coords(t.rank)[i]);
             text += QStringLiteral("<br>") + coords.join(QStringLiteral(" "));
             for (const auto& [kind, set] : m.groups) {
                 const auto members = m.group_of(kind, t.rank);

@@ -139,7 +139,7 @@ private:
     QString fallbackNote_;
     QString preferredAxis_ = QStringLiteral("tp");   // the user's choice, kept across edits
     GroupLinksItem* links_ = nullptr;
-    int groupRank_ = -1;                 // rank whose group is selected (-1: none)
+    int groupRank_ = -1;   // rank whose group is selected (-1: none)
     std::vector<int> groupMembers_;
     LiveOverlay live_;
     QString layoutAxis_ = QStringLiteral("tp");   // the last layout axis chosen (restored after a job)

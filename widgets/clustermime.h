@@ -12,4 +12,4 @@ inline const QString kGpuType = QStringLiteral("application/x-paraplan-gpu-type"
 inline const QString kGpu = QStringLiteral("application/x-paraplan-gpu");
 // {"node": i}: a node dragged by its title bar, to change its place in the node order.
 inline const QString kNode = QStringLiteral("application/x-paraplan-node");
-}  // namespace clustermime
+}   // namespace clustermime

@@ -99,8 +99,8 @@ void ClusterOverviewItem::rebuild() const {
         const NodeItem* n = (*nodes_)[i];
         tiles.clear();
         for (const GpuTile& t : n->tiles()) tiles.push_back(&t);
-        nodeBlocks_.push_back({n->sceneBoundingRect(), aggregate(tiles.data(), static_cast<int>(tiles.size())), marked(n),
-                               static_cast<int>(i), 1});
+        nodeBlocks_.push_back({n->sceneBoundingRect(), aggregate(tiles.data(), static_cast<int>(tiles.size())),
+                               marked(n), static_cast<int>(i), 1});
     }
     // Groups of kGroupNodes consecutive nodes, one block per row the group covers: the colour
     // most of its nodes show, or the mean heat of all its sampled tiles.
@@ -130,12 +130,16 @@ void ClusterOverviewItem::rebuild() const {
             if (k == counts.size()) counts.append({c, 0});
             if (++counts[k].second > (best < 0 ? 0 : counts[best].second)) best = k;
         }
-        const QColor colour = heatShown ? (failed ? heat::failedColour() : sampled ? heat::colour(sum / sampled) : QColor())
-                                        : best >= 0 ? counts[best].first : QColor();
+        const QColor colour = heatShown   ? (failed    ? heat::failedColour()
+                                             : sampled ? heat::colour(sum / sampled)
+                                                       : QColor())
+                              : best >= 0 ? counts[best].first
+                                          : QColor();
         for (std::size_t i = g; i < end;) {
             Block b{nodeBlocks_[i].rect, colour, mark, static_cast<int>(i), 1};
             std::size_t j = i + 1;
-            for (; j < end && nodeBlocks_[j].rect.top() == b.rect.top() && nodeBlocks_[j].rect.left() > b.rect.left(); ++j) {
+            for (; j < end && nodeBlocks_[j].rect.top() == b.rect.top() && nodeBlocks_[j].rect.left() > b.rect.left();
+                 ++j) {
                 b.rect |= nodeBlocks_[j].rect;
                 ++b.nodeCount;
             }

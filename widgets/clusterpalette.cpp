@@ -33,7 +33,7 @@ QIcon chipIcon(int gpus, const QColor& c) {
     }
     return QIcon(pm);
 }
-}  // namespace
+}   // namespace
 
 ClusterPalette::ClusterPalette(QWidget* parent) : QListWidget(parent) {
     setObjectName(QStringLiteral("palette"));
@@ -71,8 +71,8 @@ ClusterPalette::ClusterPalette(QWidget* parent) : QListWidget(parent) {
         auto* it = new QListWidgetItem(QString::fromStdString(g.id), this);
         it->setIcon(chipIcon(1, QColor(0x00, 0x9E, 0x73)));
         it->setData(kMimeRole, clustermime::kGpuType);
-        it->setData(kPayloadRole,
-                    QJsonDocument(QJsonObject{{QStringLiteral("gpu"), QString::fromStdString(g.id)}}).toJson(QJsonDocument::Compact));
+        it->setData(kPayloadRole, QJsonDocument(QJsonObject{{QStringLiteral("gpu"), QString::fromStdString(g.id)}})
+                                      .toJson(QJsonDocument::Compact));
         it->setToolTip(tr("One %1 (%2 GiB, %3 bf16 TFLOP/s). Drag onto a node of the same type.")
                            .arg(QString::fromStdString(g.name))
                            .arg(g.memory_gib)

@@ -33,7 +33,7 @@ struct Figure {
 
 QString num(double v, int prec) { return QString::number(v, 'f', prec); }
 
-}  // namespace
+}   // namespace
 
 CompareView::CompareView(ProjectEditor* editor, QWidget* parent)
     : QWidget(parent),
@@ -159,7 +159,8 @@ void CompareView::recompute() {
         for (std::size_t i = 0; i < projects_.size(); ++i) in.emplace_back(names_[i].toStdString(), projects_[i]);
         cmp_ = paraplan::compare::compare_projects(in);
         for (const auto& e : cmp_.entries)
-            timelines_.push_back(e.report.estimate ? paraplan::compare::step_timeline(*e.report.estimate) : std::nullopt);
+            timelines_.push_back(e.report.estimate ? paraplan::compare::step_timeline(*e.report.estimate)
+                                                   : std::nullopt);
     }
     hint_->setText(count() < 2 ? tr("Add two or more layouts: the open project (after each change you want to keep), "
                                     "project files, or rows of the Planner (select rows, then Compare).")
@@ -181,14 +182,19 @@ void CompareView::fillTable() {
         if (e.report.estimate) stages = std::max(stages, e.report.estimate->memory.stages.size());
     for (std::size_t s = 0; s < stages; ++s)
         figs.push_back({QStringLiteral("memory_stage_%1").arg(s), tr("Memory, stage %1 (GiB)").arg(s), -1});
-    const std::vector<Figure> rest = {
-        {"peak_gib", tr("Peak memory (GiB)"), -1}, {"step_s", tr("Step time (s)"), -1},
-        {"compute_s", tr("  compute (s)")},        {"bubble_s", tr("  bubble (s)"), -1},
-        {"comm_tp_s", tr("  TP comm (s)")},        {"comm_cp_s", tr("  CP comm (s)")},
-        {"comm_ep_s", tr("  EP comm (s)")},        {"comm_pp_s", tr("  PP comm (s)")},
-        {"comm_dp_s", tr("  DP comm (s)")},        {"optimizer_s", tr("  optimizer (s)")},
-        {"mfu", tr("MFU (%)"), +1},                {"tokens_per_s", tr("Tokens/s"), +1},
-        {"time_to_train_days", tr("Time to train (days)"), -1}};
+    const std::vector<Figure> rest = {{"peak_gib", tr("Peak memory (GiB)"), -1},
+                                      {"step_s", tr("Step time (s)"), -1},
+                                      {"compute_s", tr("  compute (s)")},
+                                      {"bubble_s", tr("  bubble (s)"), -1},
+                                      {"comm_tp_s", tr("  TP comm (s)")},
+                                      {"comm_cp_s", tr("  CP comm (s)")},
+                                      {"comm_ep_s", tr("  EP comm (s)")},
+                                      {"comm_pp_s", tr("  PP comm (s)")},
+                                      {"comm_dp_s", tr("  DP comm (s)")},
+                                      {"optimizer_s", tr("  optimizer (s)")},
+                                      {"mfu", tr("MFU (%)"), +1},
+                                      {"tokens_per_s", tr("Tokens/s"), +1},
+                                      {"time_to_train_days", tr("Time to train (days)"), -1}};
     figs.insert(figs.end(), rest.begin(), rest.end());
 
     table_->clear();
@@ -219,8 +225,10 @@ void CompareView::fillTable() {
                            .arg(p.layout.ep > 1 ? QStringLiteral(" · ep %1").arg(p.layout.ep) : QString())
                            .arg(p.layout.zero_stage);
             else if (!entry.report.estimate)
-                text = id == QLatin1String("fits") ? tr("cannot estimate: %1").arg(QString::fromStdString(entry.report.error ? entry.report.error->message : ""))
-                                                   : QStringLiteral("–");
+                text = id == QLatin1String("fits")
+                           ? tr("cannot estimate: %1")
+                                 .arg(QString::fromStdString(entry.report.error ? entry.report.error->message : ""))
+                           : QStringLiteral("–");
             else {
                 const Estimate& e = *entry.report.estimate;
                 const auto& t = e.time;
@@ -235,8 +243,10 @@ void CompareView::fillTable() {
                     } else {
                         text = QStringLiteral("–");
                     }
-                } else if (id == QLatin1String("peak_gib")) { v = e.memory.peak_bytes / kGiB; prec = 2; }
-                else if (id == QLatin1String("step_s")) v = t.step_s;
+                } else if (id == QLatin1String("peak_gib")) {
+                    v = e.memory.peak_bytes / kGiB;
+                    prec = 2;
+                } else if (id == QLatin1String("step_s")) v = t.step_s;
                 else if (id == QLatin1String("compute_s")) v = t.compute_s;
                 else if (id == QLatin1String("bubble_s")) v = t.bubble_s;
                 else if (id == QLatin1String("comm_tp_s")) v = t.comm_tp_s;
@@ -245,11 +255,17 @@ void CompareView::fillTable() {
                 else if (id == QLatin1String("comm_pp_s")) v = t.comm_pp_s;
                 else if (id == QLatin1String("comm_dp_s")) v = t.comm_dp_s;
                 else if (id == QLatin1String("optimizer_s")) v = t.optimizer_s;
-                else if (id == QLatin1String("mfu")) { v = 100 * t.mfu; prec = 1; }
-                else if (id == QLatin1String("tokens_per_s")) { v = t.tokens_per_s; prec = 0; }
-                else if (id == QLatin1String("time_to_train_days")) {
-                    if (e.time_to_train_s > 0) { v = e.time_to_train_s / 86400; prec = 1; }
-                    else text = QStringLiteral("–");
+                else if (id == QLatin1String("mfu")) {
+                    v = 100 * t.mfu;
+                    prec = 1;
+                } else if (id == QLatin1String("tokens_per_s")) {
+                    v = t.tokens_per_s;
+                    prec = 0;
+                } else if (id == QLatin1String("time_to_train_days")) {
+                    if (e.time_to_train_s > 0) {
+                        v = e.time_to_train_s / 86400;
+                        prec = 1;
+                    } else text = QStringLiteral("–");
                 }
                 if (text.isEmpty()) {
                     text = num(v, prec);
@@ -259,7 +275,8 @@ void CompareView::fillTable() {
             }
             auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (figs[std::size_t(r)].id == QLatin1String("fits") && text != tr("yes")) item->setForeground(theme::errorColor(pal));
+            if (figs[std::size_t(r)].id == QLatin1String("fits") && text != tr("yes"))
+                item->setForeground(theme::errorColor(pal));
             table_->setItem(r, c, item);
         }
         // The best candidate of a figure in bold (only where two or more have a value).
@@ -284,7 +301,10 @@ void CompareView::fillDifferences() {
     diffs_->clear();
     auto groupText = [](const std::optional<paraplan::topology::GroupSummary>& s) {
         if (!s) return QStringLiteral("–");
-        return QObject::tr("%1 × %2, %3 crossing nodes").arg(s->num_groups).arg(s->group_size).arg(s->groups_crossing_nodes);
+        return QObject::tr("%1 × %2, %3 crossing nodes")
+            .arg(s->num_groups)
+            .arg(s->group_size)
+            .arg(s->groups_crossing_nodes);
     };
     for (std::size_t i = 0; i < cmp_.differences.size(); ++i) {
         const auto& d = cmp_.differences[i];

@@ -38,8 +38,9 @@ DiagnosticsPanel::DiagnosticsPanel(QWidget* parent) : QWidget(parent) {
     tree_->setWordWrap(true);
     tree_->setUniformRowHeights(false);
     tree_->setAlternatingRowColors(true);
-    tree_->setToolTip(tr("Findings of the framework's rules. Select one to jump to the fields involved; "
-                         "Fix applies the suggested change as one undoable step."));
+    tree_->setToolTip(
+        tr("Findings of the framework's rules. Select one to jump to the fields involved; "
+           "Fix applies the suggested change as one undoable step."));
     layout->addWidget(tree_);
     connect(tree_, &QTreeWidget::currentItemChanged, this,
             [this](QTreeWidgetItem* cur, QTreeWidgetItem*) { onCurrentItemChanged(cur); });
@@ -53,7 +54,8 @@ void DiagnosticsPanel::setDiagnostics(const std::vector<paraplan::Diagnostic>& d
     const auto rank = [](paraplan::Severity s) {
         return s == paraplan::Severity::Error ? 0 : s == paraplan::Severity::Warning ? 1 : 2;
     };
-    std::stable_sort(ds_.begin(), ds_.end(), [&](const auto& a, const auto& b) { return rank(a.severity) < rank(b.severity); });
+    std::stable_sort(ds_.begin(), ds_.end(),
+                     [&](const auto& a, const auto& b) { return rank(a.severity) < rank(b.severity); });
     // Item widgets would only be deleted later; remove the old Fix buttons now so
     // that nothing can click a fix of a finding that is gone.
     for (QToolButton* b : tree_->findChildren<QToolButton*>(QStringLiteral("fixButton"))) delete b;

@@ -82,7 +82,7 @@ const Concept* findConcept(const QString& id) {
     return nullptr;
 }
 
-}  // namespace
+}   // namespace
 
 // A small picture of the current layout for a concept: the GPUs of the first nodes,
 // coloured by their group of that kind (from the rank map).
@@ -121,7 +121,8 @@ protected:
         }
         p.setPen(pal.color(QPalette::WindowText));
         p.drawText(QRect(10, 6 + nodes * (cell + 8), width() - 20, 18), Qt::AlignLeft,
-                   tr("first %1: one row per node, colour = %2 group").arg(wording::count(nodes, tr("node"), tr("%1 nodes")), kind));
+                   tr("first %1: one row per node, colour = %2 group")
+                       .arg(wording::count(nodes, tr("node"), tr("%1 nodes")), kind));
         setMinimumHeight(30 + nodes * (cell + 8));
     }
 };

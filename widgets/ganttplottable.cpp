@@ -101,7 +101,8 @@ void GanttPlottable::draw(QCPPainter* painter) {
     int drawn = 0;
     for (const TimelineOp& op : t_->ops) {
         if (op.end < visible.lower || op.start > visible.upper) continue;   // cull to the visible range
-        const QRectF r = QRectF(x0 + op.start * kx, vy0 + op.stage * vy + top, (op.end - op.start) * kx, height).normalized();
+        const QRectF r =
+            QRectF(x0 + op.start * kx, vy0 + op.stage * vy + top, (op.end - op.start) * kx, height).normalized();
         const int shade = std::min(op.chunk, kChunkShades - 1);
         byColour[static_cast<int>(op.kind) * kChunkShades + shade].append(r);
         widths += r.width();

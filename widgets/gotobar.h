@@ -12,10 +12,10 @@ class GoToBar : public QFrame {
 public:
     explicit GoToBar(QWidget* parent);
     QLineEdit* field() const { return field_; }
-    QString error() const;   // the reason shown under the field (empty: none)
-    void open();                         // show, place, focus, select the text
-    void showError(const QString& why);  // stays open
-    void place();                        // the parent's upper right corner
+    QString error() const;                // the reason shown under the field (empty: none)
+    void open();                          // show, place, focus, select the text
+    void showError(const QString& why);   // stays open
+    void place();                         // the parent's upper right corner
 
 signals:
     void submitted(const QString& text);

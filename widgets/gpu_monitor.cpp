@@ -14,7 +14,7 @@ namespace {
 QString num(const std::optional<double>& v, int decimals = 0) {
     return v ? QString::number(*v, 'f', decimals) : QStringLiteral("n/a");
 }
-}  // namespace
+}   // namespace
 
 GpuMonitor::GpuMonitor(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -67,12 +67,12 @@ void GpuMonitor::refresh() {
         const auto& st = monitor_->status()[n];
         QString s = QString::fromStdString(cluster_.nodes[n].name) + ": ";
         switch (st.state) {
-            case runtime::TelemetryMonitor::NodeState::Connecting: s += tr("connecting…"); break;
-            case runtime::TelemetryMonitor::NodeState::Streaming:
-                s += st.last_sample_s >= 0 && now - st.last_sample_s > 5 ? tr("stale") : tr("streaming");
-                break;
-            case runtime::TelemetryMonitor::NodeState::Failed: s += QString::fromStdString(st.message); break;
-            case runtime::TelemetryMonitor::NodeState::Ended: s += tr("ended"); break;
+        case runtime::TelemetryMonitor::NodeState::Connecting: s += tr("connecting…"); break;
+        case runtime::TelemetryMonitor::NodeState::Streaming:
+            s += st.last_sample_s >= 0 && now - st.last_sample_s > 5 ? tr("stale") : tr("streaming");
+            break;
+        case runtime::TelemetryMonitor::NodeState::Failed: s += QString::fromStdString(st.message); break;
+        case runtime::TelemetryMonitor::NodeState::Ended: s += tr("ended"); break;
         }
         state << s;
     }
@@ -114,4 +114,4 @@ void GpuMonitor::refresh() {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

@@ -37,4 +37,4 @@ private:
     QTimer* timer_;
 };
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

@@ -25,7 +25,7 @@ QString fmtValue(paraplan::runtime::HeatMetric m, double v) {
 }
 
 QString gbps(double v) { return QStringLiteral("%1 GB/s").arg(v, 0, 'g', v >= 10 ? 4 : 2); }
-}  // namespace
+}   // namespace
 
 QColor colour(double f) {
     f = std::clamp(f, 0.0, 1.0) * 4;
@@ -132,20 +132,26 @@ Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h) {
         summary << QObject::tr("stage %1: %2").arg(s.index).arg(mean(s));
         for (int r : s.ranks)
             if (r >= 0 && r < static_cast<int>(notes.size()))
-                notes[static_cast<std::size_t>(r)] << QObject::tr("pipeline stage %1: mean %2").arg(s.index).arg(mean(s));
+                notes[static_cast<std::size_t>(r)]
+                    << QObject::tr("pipeline stage %1: mean %2").arg(s.index).arg(mean(s));
     }
     for (const auto& g : h.groups) {
         if (g.ranks.size() < 2) continue;
         for (int r : g.ranks)
             if (r >= 0 && r < static_cast<int>(notes.size()))
-                notes[static_cast<std::size_t>(r)]
-                    << QObject::tr("%1 group %2: mean %3").arg(QString::fromStdString(g.kind)).arg(g.index).arg(mean(g));
+                notes[static_cast<std::size_t>(r)] << QObject::tr("%1 group %2: mean %3")
+                                                          .arg(QString::fromStdString(g.kind))
+                                                          .arg(g.index)
+                                                          .arg(mean(g));
     }
     for (std::size_t r = 0; r < notes.size(); ++r) out.cells[r].note = notes[r].join(QStringLiteral("<br>"));
-    if (h.missing) summary << QObject::tr("%1 without a sample").arg(wording::count(h.missing, QObject::tr("1 rank"), QObject::tr("%1 ranks")));
+    if (h.missing)
+        summary << QObject::tr("%1 without a sample")
+                       .arg(wording::count(h.missing, QObject::tr("1 rank"), QObject::tr("%1 ranks")));
     if (out.flagged) summary << QObject::tr("%n flagged", nullptr, out.flagged);
-    out.summary = QStringLiteral("<b>%1</b> (live)%2").arg(out.metric, summary.isEmpty() ? QString()
-                                                                                          : QStringLiteral(" · ") + summary.join(QStringLiteral(" · ")));
+    out.summary = QStringLiteral("<b>%1</b> (live)%2")
+                      .arg(out.metric,
+                           summary.isEmpty() ? QString() : QStringLiteral(" · ") + summary.join(QStringLiteral(" · ")));
     return out;
 }
 
@@ -186,7 +192,7 @@ Heatmap fromProbe(const std::vector<paraplan::runtime::ProbeGroupCheck>& checks,
     return out;
 }
 
-}  // namespace heat
+}   // namespace heat
 
 HeatLegend::HeatLegend(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("heatLegend"));
@@ -200,8 +206,9 @@ void HeatLegend::setHeatmap(const Heatmap& h) {
     probe_ = h.metric.startsWith(QStringLiteral("probe"));
     setToolTip(QObject::tr("%1: the colour runs from %2 (dark) to %3 (yellow). Hatched grey: no sample (never "
                            "drawn as 0). Orange outline: flagged%4.")
-                   .arg(metric_, low_, high_, probe_ ? QObject::tr(" (slow); red: membership check failed")
-                                                     : QObject::tr(" (memory above the estimate, idle while its group works)")));
+                   .arg(metric_, low_, high_,
+                        probe_ ? QObject::tr(" (slow); red: membership check failed")
+                               : QObject::tr(" (memory above the estimate, idle while its group works)")));
     updateGeometry();
     update();
 }

@@ -17,7 +17,7 @@ class QPainter;
 namespace paraplan::runtime {
 struct HeatMap;
 struct ProbeGroupCheck;
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime
 
 struct HeatCell {
     bool has = false;       // false: no sample (hatched, "no sample" in the tooltip)
@@ -29,11 +29,11 @@ struct HeatCell {
 };
 
 struct Heatmap {
-    QString metric;                    // "GPU utilization", "GPU memory", "probe bandwidth"
-    QString low, high;                 // the legend's two ends
-    std::vector<HeatCell> cells;       // index = rank
+    QString metric;                                     // "GPU utilization", "GPU memory", "probe bandwidth"
+    QString low, high;                                  // the legend's two ends
+    std::vector<HeatCell> cells;                        // index = rank
     std::vector<std::optional<double>> stageFraction;   // mean per pipeline stage (missing: nullopt)
-    QString summary;                   // one line for the view's info text
+    QString summary;                                    // one line for the view's info text
     int flagged = 0;
 
     bool empty() const { return cells.empty(); }
@@ -74,7 +74,7 @@ Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h);
 // assumed); slow groups flagged, failed membership checks failed (red).
 Heatmap fromProbe(const std::vector<paraplan::runtime::ProbeGroupCheck>& checks, const QString& kind, int world);
 
-}  // namespace heat
+}   // namespace heat
 
 // The legend: the colour bar with its two ends, the hatched "no sample" swatch and the
 // outlined "flagged" swatch.

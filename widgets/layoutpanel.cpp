@@ -43,7 +43,7 @@ QString valueText(const QVariant& v) {
     return v.toString();
 }
 
-}  // namespace
+}   // namespace
 
 LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
     auto* outer = new QVBoxLayout(this);
@@ -68,7 +68,8 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
 
     // --- Framework -------------------------------------------------------------------
     auto* fw = addGroup(tr("Framework"));
-    addChoice(fw, QStringLiteral("/layout/framework"), tr("Framework"), QStringLiteral("framework"), paraplan::kFrameworks,
+    addChoice(fw, QStringLiteral("/layout/framework"), tr("Framework"), QStringLiteral("framework"),
+              paraplan::kFrameworks,
               tr("Which training framework runs the job. Each one builds its process groups in its own order and "
                  "checks its own rules, so the same sizes can be valid in one and rejected by another."),
               [](const Project& p) { return p.layout.framework; });
@@ -80,7 +81,8 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                   "and exchange activations in every layer (all-reduce). Keep tp inside one node so this "
                   "traffic stays on NVLink. Offered values divide the world size."),
                [](const Project& p) { return p.layout.tp; });
-    addChoice(par, QStringLiteral("/layout/tp_mode"), tr("Tensor mode"), QStringLiteral("tp_mode"), {"1d", "2d", "2.5d", "3d"},
+    addChoice(par, QStringLiteral("/layout/tp_mode"), tr("Tensor mode"), QStringLiteral("tp_mode"),
+              {"1d", "2d", "2.5d", "3d"},
               tr("How the tensor-parallel group splits a weight matrix (ColossalAI legacy modes): 1d splits rows or "
                  "columns (Megatron style); 2d a q×q grid (tp = q²); 2.5d q×q×d (tp = q²·d); 3d a q×q×q cube "
                  "(tp = q³). Higher modes trade memory for more, smaller collectives."),
@@ -97,7 +99,8 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                   "mode it reuses the tensor-parallel group (split_gather, ring) or is a group of its own "
                   "(all_to_all, ring_attn)."),
                [](const Project& p) { return p.layout.sp; });
-    addChoice(par, QStringLiteral("/layout/sp_mode"), tr("Sequence mode"), QStringLiteral("sp_mode"), paraplan::kSpModes,
+    addChoice(par, QStringLiteral("/layout/sp_mode"), tr("Sequence mode"), QStringLiteral("sp_mode"),
+              paraplan::kSpModes,
               tr("ColossalAI sequence_parallelism_mode: split_gather and ring (Megatron-style, inside tp), all_to_all "
                  "(DeepSpeed Ulysses: heads exchanged by all-to-all), ring_attn (ring attention over the sequence)."),
               [](const Project& p) { return p.layout.sp_mode; });
@@ -114,18 +117,19 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
         auto* dp = new QLabel(this);
         dp->setObjectName(QStringLiteral("dp"));
         dp->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        addField(par, QStringLiteral("/layout/dp"), tr("Data parallel (dp)"), dp,
-                 tr("dp_size: how many full copies of the model train side by side on different data; their "
-                    "gradients are averaged every step. Derived: the world size divided by the model-parallel sizes "
-                    "(as the framework computes it)."),
-                 [this, dp] {
-                     // The size the framework derives, read from its rank map (once it is built).
-                     if (!editor_->analysisCurrent()) return dp->setText(QStringLiteral("…"));
-                     const auto& m = editor_->rankMap();
-                     const auto* g = m.valid() ? m.group_set("dp") : nullptr;
-                     dp->setText(g ? tr("%1  (derived by %2)").arg(g->group_size).arg(QString::fromStdString(m.framework))
-                                   : tr("— (no valid rank map)"));
-                 });
+        addField(
+            par, QStringLiteral("/layout/dp"), tr("Data parallel (dp)"), dp,
+            tr("dp_size: how many full copies of the model train side by side on different data; their "
+               "gradients are averaged every step. Derived: the world size divided by the model-parallel sizes "
+               "(as the framework computes it)."),
+            [this, dp] {
+                // The size the framework derives, read from its rank map (once it is built).
+                if (!editor_->analysisCurrent()) return dp->setText(QStringLiteral("…"));
+                const auto& m = editor_->rankMap();
+                const auto* g = m.valid() ? m.group_set("dp") : nullptr;
+                dp->setText(g ? tr("%1  (derived by %2)").arg(g->group_size).arg(QString::fromStdString(m.framework))
+                              : tr("— (no valid rank map)"));
+            });
     }
     addInt(par, QStringLiteral("/layout/zero_stage"), tr("ZeRO stage"), QStringLiteral("zero_stage"), 0, 3,
            tr("ZeRO shards training state over the data-parallel group: stage 1 the optimizer states, stage 2 also "
@@ -134,31 +138,34 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
 
     // --- Pipeline --------------------------------------------------------------------
     auto* pipe = addGroup(tr("Pipeline"));
-    addChoice(pipe, QStringLiteral("/layout/schedule"), tr("Schedule"), QStringLiteral("schedule"),
-              paraplan::schedule::schedule_names(),
-              tr("The order in which stages run forward (F) and backward (B, W) passes of the microbatches. gpipe: "
-                 "all forwards then all backwards; 1f1b: one forward, one backward once the pipe is full (less "
-                 "memory); interleaved: several model chunks per stage (smaller bubble); zero-bubble schedules "
-                 "split the backward into input (B) and weight (W) gradients to fill the bubbles."),
-              [](const Project& p) { return p.layout.schedule; }, true);
+    addChoice(
+        pipe, QStringLiteral("/layout/schedule"), tr("Schedule"), QStringLiteral("schedule"),
+        paraplan::schedule::schedule_names(),
+        tr("The order in which stages run forward (F) and backward (B, W) passes of the microbatches. gpipe: "
+           "all forwards then all backwards; 1f1b: one forward, one backward once the pipe is full (less "
+           "memory); interleaved: several model chunks per stage (smaller bubble); zero-bubble schedules "
+           "split the backward into input (B) and weight (W) gradients to fill the bubbles."),
+        [](const Project& p) { return p.layout.schedule; }, true);
     addInt(pipe, QStringLiteral("/layout/chunks"), tr("Chunks per stage"), QStringLiteral("chunks"), 1, 64,
            tr("Model chunks (virtual stages) per pipeline stage, for interleaved schedules: each GPU holds several "
               "non-adjacent slices of layers, which shortens the bubble by this factor."),
            [](const Project& p) { return p.layout.chunks; });
-    addInt(pipe, QStringLiteral("/layout/num_microbatches"), tr("Microbatches"), QStringLiteral("num_microbatches"), 0,
-           1'000'000,
-           tr("num_microbatches: how many microbatches flow through the pipeline per step. More microbatches make "
-              "the bubble a smaller share of the step. 0 = derived from the batch sizes."),
-           [](const Project& p) { return p.layout.num_microbatches; }, tr("auto"));
-    addInt(pipe, QStringLiteral("/training/micro_batch_size"), tr("Microbatch size"), QStringLiteral("micro_batch_size"),
-           1, 1'000'000,
+    addInt(
+        pipe, QStringLiteral("/layout/num_microbatches"), tr("Microbatches"), QStringLiteral("num_microbatches"), 0,
+        1'000'000,
+        tr("num_microbatches: how many microbatches flow through the pipeline per step. More microbatches make "
+           "the bubble a smaller share of the step. 0 = derived from the batch sizes."),
+        [](const Project& p) { return p.layout.num_microbatches; }, tr("auto"));
+    addInt(pipe, QStringLiteral("/training/micro_batch_size"), tr("Microbatch size"),
+           QStringLiteral("micro_batch_size"), 1, 1'000'000,
            tr("micro_batch_size: samples in one microbatch, the unit one pipeline stage processes at a time. "
               "Activation memory grows with it."),
            [](const Project& p) { return p.training.micro_batch_size; });
 
     // --- Memory ----------------------------------------------------------------------
     auto* mem = addGroup(tr("Memory"));
-    addChoice(mem, QStringLiteral("/layout/recompute"), tr("Recompute"), QStringLiteral("recompute"), paraplan::kRecompute,
+    addChoice(mem, QStringLiteral("/layout/recompute"), tr("Recompute"), QStringLiteral("recompute"),
+              paraplan::kRecompute,
               tr("Activation checkpointing: keep fewer activations and recompute them in the backward pass. "
                  "selective recomputes only attention internals (cheap); full recomputes each layer (about a "
                  "third more compute)."),
@@ -202,9 +209,9 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                      const Project& p = editor_->project();
                      const int i = model->findData(QString::fromStdString(p.model_preset));
                      if (i < 0 && model->findData(QString()) < 0)
-                         model->addItem(QString::fromStdString(p.model.name.empty() ? tr("custom").toStdString()
-                                                                                    : p.model.name),
-                                        QString());
+                         model->addItem(
+                             QString::fromStdString(p.model.name.empty() ? tr("custom").toStdString() : p.model.name),
+                             QString());
                      model->setCurrentIndex(i >= 0 ? i : model->findData(QString()));
                  });
         connect(model, &QComboBox::activated, this, [this, model](int i) {
@@ -236,11 +243,12 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
             if (loading_) return;
             const std::string id = gpu->itemData(i).toString().toStdString();
             QString err;
-            if (!editor_->edit(tr("Set GPU type to %1").arg(QString::fromStdString(id)),
-                               [&id](Project& p) {
-                                   for (auto& n : p.cluster.nodes) n.gpu = id;
-                               },
-                               &err))
+            if (!editor_->edit(
+                    tr("Set GPU type to %1").arg(QString::fromStdString(id)),
+                    [&id](Project& p) {
+                        for (auto& n : p.cluster.nodes) n.gpu = id;
+                    },
+                    &err))
                 emit editFailed(err);
         });
     }
@@ -329,10 +337,8 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
         for (int d : divisors(std::max(1, p.world_size()))) combo->addItem(QString::number(d), d);
         const int v = get(p);
         const int i = combo->findData(v);
-        if (i >= 0)
-            combo->setCurrentIndex(i);
-        else
-            combo->setEditText(QString::number(v));
+        if (i >= 0) combo->setCurrentIndex(i);
+        else combo->setEditText(QString::number(v));
     });
     auto commit = [this, combo, name, pointer, get] {
         bool ok = false;
@@ -411,12 +417,13 @@ void LayoutPanel::markFindings() {
                                                                           : theme::warningColor(pal);
             QColor base = pal.color(QPalette::Base);
             const auto mix = [](int a, int b) { return (a * 3 + b) / 4; };
-            pal.setColor(QPalette::Base, QColor(mix(base.red(), c.red()), mix(base.green(), c.green()),
-                                                mix(base.blue(), c.blue())));
+            pal.setColor(QPalette::Base,
+                         QColor(mix(base.red(), c.red()), mix(base.green(), c.green()), mix(base.blue(), c.blue())));
             pal.setColor(QPalette::Button, pal.color(QPalette::Base));
             it->label->setStyleSheet(QStringLiteral("color: %1; font-weight: 600;").arg(c.name()));
-            w->setToolTip(QStringLiteral("<p>%1</p><p><b>%2</b></p>")
-                              .arg(it->tooltip.toHtmlEscaped(), messages[it.key()].join(QStringLiteral("<br>")).toHtmlEscaped()));
+            w->setToolTip(
+                QStringLiteral("<p>%1</p><p><b>%2</b></p>")
+                    .arg(it->tooltip.toHtmlEscaped(), messages[it.key()].join(QStringLiteral("<br>")).toHtmlEscaped()));
         } else {
             it->label->setStyleSheet(QString());
             w->setToolTip(it->tooltip);

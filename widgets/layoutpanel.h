@@ -43,10 +43,10 @@ private:
         QString tooltip;
     };
     QFormLayout* addGroup(const QString& title);
-    void addField(QFormLayout* form, const QString& pointer, const QString& label, QWidget* w,
-                  const QString& tooltip, std::function<void()> load);
-    void addInt(QFormLayout* form, const QString& pointer, const QString& label, const QString& name, int min,
-                int max, const QString& tooltip, const std::function<int(const paraplan::Project&)>& get,
+    void addField(QFormLayout* form, const QString& pointer, const QString& label, QWidget* w, const QString& tooltip,
+                  std::function<void()> load);
+    void addInt(QFormLayout* form, const QString& pointer, const QString& label, const QString& name, int min, int max,
+                const QString& tooltip, const std::function<int(const paraplan::Project&)>& get,
                 const QString& zeroText = QString());
     void addDivisor(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
                     const QString& tooltip, const std::function<int(const paraplan::Project&)>& get);

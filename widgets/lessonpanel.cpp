@@ -43,7 +43,7 @@ QLabel* wrapped(QWidget* parent, const char* name) {
     return l;
 }
 
-}  // namespace
+}   // namespace
 
 LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     : QWidget(parent),
@@ -118,8 +118,9 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     lay->addLayout(nav);
 
     connect(start_, &QPushButton::clicked, this, &LessonPanel::startSelected);
-    connect(guesses_, &QButtonGroup::idClicked, this,
-            [this](int i) { predict(i == 0 ? Trend::Increases : i == 1 ? Trend::Decreases : Trend::Same); });
+    connect(guesses_, &QButtonGroup::idClicked, this, [this](int i) {
+        predict(i == 0 ? Trend::Increases : i == 1 ? Trend::Decreases : Trend::Same);
+    });
     connect(apply_, &QPushButton::clicked, this, &LessonPanel::makeChange);
     connect(back_, &QPushButton::clicked, this, &LessonPanel::back);
     connect(next_, &QPushButton::clicked, this, &LessonPanel::next);
@@ -228,8 +229,9 @@ void LessonPanel::showStep() {
     figures_->setRowCount(0);
     result_->clear();
     if (!lesson_) {
-        title_->setText(tr("Pick a lesson and press Start. Each lesson opens its own project; "
-                           "your project stays in the recent files."));
+        title_->setText(
+            tr("Pick a lesson and press Start. Each lesson opens its own project; "
+               "your project stays in the recent files."));
         look_->clear();
         predict_->clear();
         progress_->clear();
@@ -271,7 +273,10 @@ void LessonPanel::showOutcome() {
         if (a && b) {
             const double d = *a - *b;
             change = (d > 0 ? QStringLiteral("+") : QString()) + value(d);
-            if (*b != 0) change += QStringLiteral(" (%1%2%)").arg(d > 0 ? QStringLiteral("+") : QString()).arg(100 * d / std::abs(*b), 0, 'f', 0);
+            if (*b != 0)
+                change += QStringLiteral(" (%1%2%)")
+                              .arg(d > 0 ? QStringLiteral("+") : QString())
+                              .arg(100 * d / std::abs(*b), 0, 'f', 0);
         }
         figures_->item(r, 3)->setText(change);
     }

@@ -9,7 +9,7 @@ using namespace paraplan::estimate;
 
 namespace {
 QString gib(double b) { return QString::number(b / (1024.0 * 1024 * 1024), 'f', 2); }
-}  // namespace
+}   // namespace
 
 LinkTrafficView::LinkTrafficView(QWidget* parent) : QWidget(parent) {
     auto* l = new QVBoxLayout(this);
@@ -21,7 +21,8 @@ LinkTrafficView::LinkTrafficView(QWidget* parent) : QWidget(parent) {
     table_ = new QTableWidget(this);
     table_->setObjectName(QStringLiteral("linkTrafficTable"));
     table_->setColumnCount(5);
-    table_->setHorizontalHeaderLabels({tr("Link"), tr("Fabric"), tr("GiB per step"), tr("Mostly"), tr("By group (GiB)")});
+    table_->setHorizontalHeaderLabels(
+        {tr("Link"), tr("Fabric"), tr("GiB per step"), tr("Mostly"), tr("By group (GiB)")});
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->setVisible(false);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -45,10 +46,13 @@ void LinkTrafficView::setPlayback(const StepPlayback* pb, const QString& problem
             cross += k.bytes;
             ++crossing;
         }
-        const QString name = k.cross_node ? tr("⚠ node %1 ↔ node %2").arg(k.node_a).arg(k.node_b) : tr("inside node %1").arg(k.node_a);
+        const QString name = k.cross_node ? tr("⚠ node %1 ↔ node %2").arg(k.node_a).arg(k.node_b)
+                                          : tr("inside node %1").arg(k.node_a);
         QStringList by;
         for (int g = 0; g < kGroupKinds; ++g)
-            if (k.by_group[std::size_t(g)] > 0) by << QStringLiteral("%1 %2").arg(QString::fromLatin1(group_label(GroupKind(g))), gib(k.by_group[std::size_t(g)]));
+            if (k.by_group[std::size_t(g)] > 0)
+                by << QStringLiteral("%1 %2").arg(QString::fromLatin1(group_label(GroupKind(g))),
+                                                  gib(k.by_group[std::size_t(g)]));
         auto* a = new QTableWidgetItem(name);
         auto* b = new QTableWidgetItem(k.cross_node ? tr("network") : tr("NVLink / PCIe"));
         auto* c = new QTableWidgetItem;

@@ -19,7 +19,7 @@ namespace {
 constexpr std::size_t kMaxLines = 50000;   // oldest dropped beyond this (the files keep everything)
 constexpr int kMaxGroupsPerKind = 512;     // filter entries per group kind on huge clusters
 constexpr int kMaxRanks = 4096;            // one entry per rank up to this many
-}  // namespace
+}   // namespace
 
 LogView::LogView(QWidget* parent) : QWidget(parent) {
     auto* outer = new QVBoxLayout(this);
@@ -80,7 +80,8 @@ void LogView::updateScopes() {
             ranksOf[std::size_t(placement[r].node)].push_back(int(r));
     for (std::size_t n = 0; n < project.cluster.nodes.size(); ++n) {
         std::vector<int> m = std::move(ranksOf[n]);
-        scopes_.push_back({tr("node %1").arg(QString::fromStdString(project.cluster.nodes[n].name)), std::move(m), int(n)});
+        scopes_.push_back(
+            {tr("node %1").arg(QString::fromStdString(project.cluster.nodes[n].name)), std::move(m), int(n)});
     }
     try {
         // The document's rank map (built once per edit) when it came with the project.
@@ -168,4 +169,4 @@ void LogView::setSearch(const QString& text) { search_->setText(text); }
 QString LogView::visibleText() const { return text_->toPlainText(); }
 int LogView::visibleLineCount() const { return visible_; }
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

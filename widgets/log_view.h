@@ -72,4 +72,4 @@ private:
     bool scopesStale_ = false;
 };
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

@@ -25,7 +25,7 @@ const Part kParts[] = {
     {"activations", &paraplan::estimate::StageMemory::activations},
     {"other", &paraplan::estimate::StageMemory::other},
 };
-}  // namespace
+}   // namespace
 
 MemoryView::MemoryView(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
     auto* outer = new QVBoxLayout(this);
@@ -70,9 +70,7 @@ MemoryView::MemoryView(ProjectEditor* editor, QWidget* parent) : QWidget(parent)
     outer->addWidget(split, 1);
 }
 
-int MemoryView::stageCount() const {
-    return memBars_.isEmpty() ? 0 : memBars_.first()->data()->size();
-}
+int MemoryView::stageCount() const { return memBars_.isEmpty() ? 0 : memBars_.first()->data()->size(); }
 
 QString MemoryView::summaryText() const { return summary_->text(); }
 
@@ -90,8 +88,9 @@ void MemoryView::refresh() {
     const auto& t = estimate_->time;
     const auto& m = estimate_->memory;
     const QPalette pal = palette();
-    const QString fit = m.fits ? tr("fits") : QStringLiteral("<span style='color:%1'><b>%2</b></span>")
-                                                      .arg(theme::errorColor(pal).name(), tr("does not fit"));
+    const QString fit = m.fits ? tr("fits")
+                               : QStringLiteral("<span style='color:%1'><b>%2</b></span>")
+                                     .arg(theme::errorColor(pal).name(), tr("does not fit"));
     summary_->setText(tr("Peak %1 of %2 GiB per GPU (%3) · step %4 s · MFU %5% · %6 tokens/s")
                           .arg(m.peak_bytes / kGiB, 0, 'f', 1)
                           .arg(m.capacity_bytes / kGiB, 0, 'f', 1)
@@ -149,9 +148,9 @@ void MemoryView::drawTime() {
     }
     const auto& t = estimate_->time;
     const std::pair<QString, double> parts[] = {
-        {tr("compute"), t.compute_s},     {tr("tp comm"), t.comm_tp_s},    {tr("cp comm"), t.comm_cp_s},
-        {tr("ep comm"), t.comm_ep_s},     {tr("pp comm"), t.comm_pp_s},    {tr("dp comm"), t.comm_dp_s},
-        {tr("bubble"), t.bubble_s},       {tr("optimizer"), t.optimizer_s}, {tr("offload"), t.offload_s},
+        {tr("compute"), t.compute_s}, {tr("tp comm"), t.comm_tp_s},     {tr("cp comm"), t.comm_cp_s},
+        {tr("ep comm"), t.comm_ep_s}, {tr("pp comm"), t.comm_pp_s},     {tr("dp comm"), t.comm_dp_s},
+        {tr("bubble"), t.bubble_s},   {tr("optimizer"), t.optimizer_s}, {tr("offload"), t.offload_s},
     };
     QVector<double> keys, values;
     QVector<QString> labels;

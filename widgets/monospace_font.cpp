@@ -32,11 +32,11 @@ QFont chooseMonospaceFont() {
     return system;
 }
 
-}  // namespace
+}   // namespace
 
 QFont monospaceFont() {
     static const QFont font = chooseMonospaceFont();
     return font;
 }
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

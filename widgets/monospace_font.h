@@ -17,4 +17,4 @@ bool hasEqualAdvances(const QFont& font);
 // Computed once per process.
 QFont monospaceFont();
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

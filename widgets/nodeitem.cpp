@@ -107,8 +107,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
         QColor dot = pal.color(QPalette::WindowText);
         dot.setAlphaF(0.55f);
         for (int r = 0; r < 4; ++r)
-            for (int c = 0; c < 2; ++c)
-                p->fillRect(QRectF(g.left() + 3 + c * 5, g.top() + 3 + r * 5, 2.5, 2.5), dot);
+            for (int c = 0; c < 2; ++c) p->fillRect(QRectF(g.left() + 3 + c * 5, g.top() + 3 + r * 5, 2.5, 2.5), dot);
         QFont f = p->font();
         f.setPointSizeF(9);
         f.setBold(true);
@@ -157,7 +156,8 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
                     t.rank >= 0 ? QStringLiteral("r%1").arg(t.rank) : QStringLiteral("—"));
         p->setFont(cf);
         p->drawText(r.adjusted(4, 2, -3, -2), Qt::AlignRight | Qt::AlignTop, QStringLiteral("g%1").arg(i));
-        const QString caption = t.heat ? (t.heat->has || t.heat->failed ? t.heat->text : QObject::tr("no sample")) : tileCaption(i);
+        const QString caption = t.heat ? (t.heat->has || t.heat->failed ? t.heat->text : QObject::tr("no sample"))
+                                       : tileCaption(i);
         if (!caption.isEmpty())
             p->drawText(r.adjusted(4, r.height() / 2, -4, -2), Qt::AlignLeft | Qt::AlignVCenter, caption);
     }
@@ -206,9 +206,9 @@ void NodeItem::mouseMoveEvent(QGraphicsSceneMouseEvent* e) {
     }
     // Dragging a GPU tile: it can be dropped on another node.
     auto* mime = new QMimeData;
-    mime->setData(clustermime::kGpu,
-                  QJsonDocument(QJsonObject{{QStringLiteral("node"), index_}, {QStringLiteral("local_rank"), pressedTile_}})
-                      .toJson(QJsonDocument::Compact));
+    mime->setData(clustermime::kGpu, QJsonDocument(QJsonObject{{QStringLiteral("node"), index_},
+                                                               {QStringLiteral("local_rank"), pressedTile_}})
+                                         .toJson(QJsonDocument::Compact));
     QWidget* src = e->widget();
     auto* drag = new QDrag(src ? static_cast<QObject*>(src) : static_cast<QObject*>(QApplication::instance()));
     drag->setMimeData(mime);

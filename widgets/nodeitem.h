@@ -14,9 +14,9 @@
 #include <optional>
 
 struct GpuTile {
-    int rank = -1;            // global rank, -1 when unplaced
+    int rank = -1;   // global rank, -1 when unplaced
     QColor fill;
-    bool highlighted = false; // member of the selected group
+    bool highlighted = false;       // member of the selected group
     std::optional<HeatCell> heat;   // set while coloured by a live metric: drawn instead of fill
 };
 

@@ -74,27 +74,26 @@ bool save(const QString& path, const QSize& size, const QString& title, const QC
     return fail(error, QObject::tr("unknown picture format \"%1\" (png, svg or pdf)").arg(ext));
 }
 
-}  // namespace
+}   // namespace
 
 bool isPictureFormat(const QString& path) {
     const QString e = suffix(path);
     return e == QLatin1String("png") || e == QLatin1String("svg") || e == QLatin1String("pdf");
 }
 
-QString dialogFilter() {
-    return QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF (*.pdf)");
-}
+QString dialogFilter() { return QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF (*.pdf)"); }
 
 bool saveWidget(QWidget* w, const QString& path, const QString& title, QString* error, QSize area) {
     if (!w) return fail(error, QObject::tr("there is nothing to draw"));
     w->ensurePolished();
     if (w->size().isEmpty()) w->resize(w->sizeHint());
     const QSize size = area.isEmpty() ? w->size() : area.boundedTo(w->size());
-    return save(path, size, title, w->palette().color(QPalette::Window),
-                [w, size](QPainter& p, const QRectF&) {
-                    w->render(&p, QPoint(), QRegion(QRect(QPoint(), size)), QWidget::DrawChildren);
-                },
-                error);
+    return save(
+        path, size, title, w->palette().color(QPalette::Window),
+        [w, size](QPainter& p, const QRectF&) {
+            w->render(&p, QPoint(), QRegion(QRect(QPoint(), size)), QWidget::DrawChildren);
+        },
+        error);
 }
 
 bool saveScene(QGraphicsScene* scene, const QString& path, const QString& title, QString* error, QRectF source) {
@@ -104,9 +103,11 @@ bool saveScene(QGraphicsScene* scene, const QString& path, const QString& title,
     // Large clusters: keep the picture within 8,000 px on its long side.
     const double scale = std::min(1.0, 8000.0 / std::max(source.width(), source.height()));
     const QSize size = (source.size() * scale).toSize();
-    const QColor bg = scene->backgroundBrush().style() == Qt::NoBrush ? QColor(Qt::white) : scene->backgroundBrush().color();
-    return save(path, size, title, bg,
-                [scene, source](QPainter& p, const QRectF& target) { scene->render(&p, target, source); }, error);
+    const QColor bg = scene->backgroundBrush().style() == Qt::NoBrush ? QColor(Qt::white)
+                                                                      : scene->backgroundBrush().color();
+    return save(
+        path, size, title, bg,
+        [scene, source](QPainter& p, const QRectF& target) { scene->render(&p, target, source); }, error);
 }
 
 bool savePlot(QCustomPlot* plot, const QString& path, const QString& title, QString* error) {
@@ -115,7 +116,8 @@ bool savePlot(QCustomPlot* plot, const QString& path, const QString& title, QStr
     const QSize size = plot->size().expandedTo(QSize(640, 400));
     const QString ext = suffix(path);
     if (ext == QLatin1String("png")) {
-        return plot->savePng(path, size.width(), size.height(), 2.0) || fail(error, QObject::tr("cannot write %1").arg(path));
+        return plot->savePng(path, size.width(), size.height(), 2.0) ||
+               fail(error, QObject::tr("cannot write %1").arg(path));
     }
     if (ext == QLatin1String("pdf")) {
         return plot->savePdf(path, size.width(), size.height(), QCP::epNoCosmetic, QStringLiteral("Paraplan"), title) ||
@@ -134,4 +136,4 @@ bool savePlot(QCustomPlot* plot, const QString& path, const QString& title, QStr
     return fail(error, QObject::tr("unknown picture format \"%1\" (png, svg or pdf)").arg(ext));
 }
 
-}  // namespace picture
+}   // namespace picture

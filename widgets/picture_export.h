@@ -23,4 +23,4 @@ bool saveScene(QGraphicsScene* scene, const QString& path, const QString& title,
                QRectF source = {});
 bool savePlot(QCustomPlot* plot, const QString& path, const QString& title, QString* error = nullptr);
 
-}  // namespace picture
+}   // namespace picture

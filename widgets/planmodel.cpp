@@ -134,8 +134,7 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     case Offload: return QString::fromStdString(l.offload);
     case StepTime: return sort ? QVariant(e.step_s) : QVariant(QString::number(e.step_s, 'f', 3));
     case Mfu: return sort ? QVariant(e.mfu) : QVariant(QString::number(100 * e.mfu, 'f', 1));
-    case TokensPerS:
-        return sort ? QVariant(e.tokens_per_s) : QVariant(QLocale().toString(e.tokens_per_s, 'f', 0));
+    case TokensPerS: return sort ? QVariant(e.tokens_per_s) : QVariant(QLocale().toString(e.tokens_per_s, 'f', 0));
     case PeakMemory: return sort ? QVariant(e.peak_gib) : QVariant(QString::number(e.peak_gib, 'f', 1));
     default: return {};
     }

@@ -15,8 +15,26 @@ class PlanModel : public QAbstractTableModel {
 public:
     // The figures first (what a row is chosen by), then the layout that gives them.
     enum Column {
-        Rank, StepTime, Mfu, TokensPerS, PeakMemory, Framework, Tp, Pp, Cp, Sp, Ep, Dp, Zero, MicroBatch,
-        Microbatches, Schedule, Chunks, Recompute, Offload, ColumnCount
+        Rank,
+        StepTime,
+        Mfu,
+        TokensPerS,
+        PeakMemory,
+        Framework,
+        Tp,
+        Pp,
+        Cp,
+        Sp,
+        Ep,
+        Dp,
+        Zero,
+        MicroBatch,
+        Microbatches,
+        Schedule,
+        Chunks,
+        Recompute,
+        Offload,
+        ColumnCount
     };
     static constexpr int SortRole = Qt::UserRole;
 

@@ -49,7 +49,8 @@ PlannerPanel::PlannerPanel(ProjectEditor* editor, QWidget* parent)
     framework_->setObjectName(QStringLiteral("plannerFramework"));
     framework_->addItem(tr("This project's framework"), QString());
     framework_->addItem(tr("All frameworks"), QStringLiteral("*"));
-    for (const auto& f : paraplan::kFrameworks) framework_->addItem(QString::fromStdString(f), QString::fromStdString(f));
+    for (const auto& f : paraplan::kFrameworks)
+        framework_->addItem(QString::fromStdString(f), QString::fromStdString(f));
     framework_->setToolTip(tr("Which frameworks' rules and rank orders to search"));
     objective_ = new QComboBox(this);
     objective_->setObjectName(QStringLiteral("plannerObjective"));
@@ -76,8 +77,9 @@ PlannerPanel::PlannerPanel(ProjectEditor* editor, QWidget* parent)
     show_->setObjectName(QStringLiteral("plannerShow"));
     show_->addItem(tr("Ranked results"));
     show_->addItem(tr("Pareto front"));
-    show_->setToolTip(tr("Ranked: the best layouts by the objective. Pareto front: each layout that no other "
-                         "beats on both step time and memory."));
+    show_->setToolTip(
+        tr("Ranked: the best layouts by the objective. Pareto front: each layout that no other "
+           "beats on both step time and memory."));
     run_ = new QPushButton(tr("Plan"), this);
     run_->setObjectName(QStringLiteral("plannerRun"));
     run_->setToolTip(tr("Search every valid layout of this model on this cluster (F5)"));
@@ -242,9 +244,11 @@ void PlannerPanel::run() {
     PlanRequest req;
     req.base = p;
     QString problem;
-    const paraplan::GpuSpec* gpu = p.cluster.nodes.empty() ? nullptr : paraplan::catalog::find_gpu(p.cluster.nodes[0].gpu);
+    const paraplan::GpuSpec* gpu = p.cluster.nodes.empty() ? nullptr
+                                                           : paraplan::catalog::find_gpu(p.cluster.nodes[0].gpu);
     if (p.cluster.nodes.empty()) problem = tr("The cluster has no nodes: add one on the canvas first.");
-    else if (!gpu) problem = tr("GPU \"%1\" is not in the catalog.").arg(QString::fromStdString(p.cluster.nodes[0].gpu));
+    else if (!gpu)
+        problem = tr("GPU \"%1\" is not in the catalog.").arg(QString::fromStdString(p.cluster.nodes[0].gpu));
     if (problem.isEmpty()) {
         try {
             // With the project's cluster profile (estimate.profile), as the estimate uses it.
@@ -325,14 +329,16 @@ void PlannerPanel::onFinished() {
     const QLocale loc;
     // Layouts the size rules reject are pruned before they are counted, so "valid" is worth a
     // word only when the frameworks' full rules turned some away.
-    const QString rejected = result_.valid < result_.evaluated
-                                 ? tr(" · %1 rejected by the rules").arg(loc.toString(result_.evaluated - result_.valid))
-                                 : QString();
+    const QString rejected =
+        result_.valid < result_.evaluated
+            ? tr(" · %1 rejected by the rules").arg(loc.toString(result_.evaluated - result_.valid))
+            : QString();
     summary_->setText(tr("%1 layouts considered%2 · %3 fit in memory · %4 s")
                           .arg(loc.toString(result_.evaluated), rejected, loc.toString(result_.fitting),
                                QString::number(result_.seconds, 'f', 2)));
     if (result_.results.empty())
-        summary_->setText(summary_->text() + tr(" — no layout fits: relax the constraints, add GPUs or lower the batch."));
+        summary_->setText(summary_->text() +
+                          tr(" — no layout fits: relax the constraints, add GPUs or lower the batch."));
     showResults();
     updateButtons();
     emit finished(false);
@@ -362,21 +368,22 @@ void PlannerPanel::updatePlot() {
         g->setData(x, y, line);   // the Pareto front is sorted by step time: keep its order
         g->setLineStyle(line ? QCPGraph::lsStepRight : QCPGraph::lsNone);
         g->setPen(QPen(c, line ? 1.5 : 1));
-        g->setScatterStyle(QCPScatterStyle(line ? QCPScatterStyle::ssDiamond : QCPScatterStyle::ssCircle, c,
-                                           line ? 7 : 5));
+        g->setScatterStyle(
+            QCPScatterStyle(line ? QCPScatterStyle::ssDiamond : QCPScatterStyle::ssCircle, c, line ? 7 : 5));
         return g;
     };
     if (hasRun_) {
         scatter(result_.results, tr("best %1").arg(result_.results.size()), theme::groupColor(1, pal), false);
         std::vector<PlanEntry> front = result_.pareto;
-        std::sort(front.begin(), front.end(), [](const PlanEntry& a, const PlanEntry& b) { return a.peak_gib < b.peak_gib; });
+        std::sort(front.begin(), front.end(),
+                  [](const PlanEntry& a, const PlanEntry& b) { return a.peak_gib < b.peak_gib; });
         scatter(front, tr("Pareto front"), theme::groupColor(0, pal), true);
         const QModelIndexList sel = table_->selectionModel()->selectedRows();
         if (!sel.isEmpty()) {
             const PlanEntry& e = model_->entry(proxy_->mapToSource(sel.first()).row());
             auto* g = scatter({e}, tr("selected"), pal.color(QPalette::WindowText), false);
-            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(pal.color(QPalette::WindowText), 2),
-                                               Qt::NoBrush, 13));
+            g->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(pal.color(QPalette::WindowText), 2), Qt::NoBrush, 13));
         }
         if (gpuMemoryGib_ > 0) {
             auto* cap = plot_->addGraph();
@@ -422,8 +429,9 @@ void PlannerPanel::refresh() {
         stale_->hide();
         return;
     }
-    stale_->setText(tr("The model, cluster or batch changed since this search: plan again. These rows cannot be "
-                       "applied."));
+    stale_->setText(
+        tr("The model, cluster or batch changed since this search: plan again. These rows cannot be "
+           "applied."));
     stale_->setVisible(true);
 }
 
@@ -445,8 +453,8 @@ bool PlannerPanel::applyRow(int viewRow) {
     const PlanEntry e = model_->entry(proxy_->mapToSource(proxy_->index(viewRow, 0)).row());
     const QString what = QString::fromStdString(paraplan::search::describe(e));
     QString err;
-    const bool ok = editor_->edit(tr("Apply plan: %1").arg(what),
-                                  [&e](paraplan::Project& p) { paraplan::search::apply_entry(e, p); }, &err);
+    const bool ok = editor_->edit(
+        tr("Apply plan: %1").arg(what), [&e](paraplan::Project& p) { paraplan::search::apply_entry(e, p); }, &err);
     if (!ok) {
         summary_->setText(err.isEmpty() ? tr("The project already has this layout.") : err);
         return false;
@@ -464,7 +472,8 @@ void PlannerPanel::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
     // The first time the view is shown, plan the open project so the table is never empty.
     QMetaObject::invokeMethod(
-        this, [this] {
+        this,
+        [this] {
             if (!hasRun_ && !isRunning() && isVisible()) run();
         },
         Qt::QueuedConnection);

@@ -96,7 +96,7 @@ private:
     std::shared_ptr<std::atomic<bool>> cancelFlag_;
     paraplan::search::PlanResult result_;
     double gpuMemoryGib_ = 0;
-    std::string runKey_;   // the model, cluster and training the results are for
+    std::string runKey_;               // the model, cluster and training the results are for
     std::uint64_t runProjectId_ = 0;   // the project (ProjectEditor::projectId) searched
     std::uint64_t runRevision_ = 0;    // and its state then (ProjectEditor::revision)
     bool hasRun_ = false;

@@ -22,9 +22,9 @@ PipelineSimulation simulate_pipeline(const Project& p) {
         // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
         const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
         const int dp = std::max(1, s.batch_dp);
-        req.microbatches = s.batch_microbatches > 0
-                               ? int(s.batch_microbatches)
-                               : std::max(1, p.training.global_batch_size / std::max(1, p.training.micro_batch_size * dp));
+        req.microbatches = s.batch_microbatches > 0 ? int(s.batch_microbatches)
+                                                    : std::max(1, p.training.global_batch_size /
+                                                                      std::max(1, p.training.micro_batch_size * dp));
         out.derived_dp = dp;
     }
     schedule::GenerateResult gen = schedule::generate(req);
@@ -49,7 +49,8 @@ std::shared_ptr<const ProjectAnalysis> analyse(std::shared_ptr<const Project> pr
     a->project = std::move(project);
     const Project& p = *a->project;
     // The rank map once, for every view and the estimate (it is the costly part at scale).
-    a->rank_map = std::make_shared<const topology::RankMap>(topology::build_rank_map(topology::from_project(p), &p.cluster));
+    a->rank_map = std::make_shared<const topology::RankMap>(
+        topology::build_rank_map(topology::from_project(p), &p.cluster));
     if (stale()) return nullptr;
     a->diagnostics = validate(p);
     if (stale()) return nullptr;

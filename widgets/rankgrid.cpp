@@ -31,7 +31,7 @@ public:
     std::vector<int> highlighted;
     std::vector<int> rowAxes, colAxes;   // indices into map->axes
     int rows = 0, cols = 0;
-    std::vector<QPoint> cellOfRank;      // x = column, y = row
+    std::vector<QPoint> cellOfRank;   // x = column, y = row
     int cell = 34;
     int headerW = 0, headerH = 0;
     std::vector<int> rowBandX, rowBandW;   // left edge and width of each row axis's header band
@@ -79,7 +79,10 @@ public:
         int x = 2;
         for (int a : rowAxes) {
             const auto& ax = map->axes[static_cast<std::size_t>(a)];
-            const int w = std::max(32, fm.horizontalAdvance(QStringLiteral("%1 %2").arg(QString::fromStdString(ax.name)).arg(ax.size - 1)) + 8);
+            const int w = std::max(
+                32,
+                fm.horizontalAdvance(QStringLiteral("%1 %2").arg(QString::fromStdString(ax.name)).arg(ax.size - 1)) +
+                    8);
             rowBandX.push_back(x);
             rowBandW.push_back(w);
             x += w + 2;
@@ -119,7 +122,8 @@ protected:
                     for (int i = 0; i < ax.size; ++i) {
                         const int start = (rep * ax.size + i) * span;
                         QRect r = isRow ? QRect(rowBandX[level], headerH + start * cell, rowBandW[level], span * cell)
-                                        : QRect(headerW + start * cell, static_cast<int>(level) * 20 + 2, span * cell, 18);
+                                        : QRect(headerW + start * cell, static_cast<int>(level) * 20 + 2, span * cell,
+                                                18);
                         QColor bg = theme::groupColor(static_cast<int>(level), pal);
                         bg.setAlphaF(0.18f + 0.12f * (i % 2));
                         p.setPen(pal.color(QPalette::WindowText));
@@ -158,12 +162,9 @@ protected:
             const QPoint c = cellOfRank[static_cast<std::size_t>(r)];
             const QRect box(headerW + c.x() * cell + 1, headerH + c.y() * cell + 1, cell - 2, cell - 2);
             int g = 0;
-            if (colourCoord >= 0)
-                g = map->coord(r, colourAxis.toStdString());
-            else if (colourSet)
-                g = colourSet->group_index[static_cast<std::size_t>(r)];
-            else
-                g = map->placement.empty() ? 0 : map->placement[static_cast<std::size_t>(r)].node;   // by node
+            if (colourCoord >= 0) g = map->coord(r, colourAxis.toStdString());
+            else if (colourSet) g = colourSet->group_index[static_cast<std::size_t>(r)];
+            else g = map->placement.empty() ? 0 : map->placement[static_cast<std::size_t>(r)].node;   // by node
             QColor fill = theme::groupColor(std::max(0, g), pal);
             if (heat) {
                 fill = heat::paintCell(p, box, heat->cell(r), pal);
@@ -213,24 +214,25 @@ public:
     QString toolTipFor(int r) const {
         if (!map || r < 0 || r >= map->world_size) return {};
         QString text = QStringLiteral("<b>rank %1</b>").arg(r);
-            if (!map->placement.empty()) {
-                const auto& s = map->placement[static_cast<std::size_t>(r)];
-                text += tr(" · node %1, GPU %2").arg(s.node).arg(s.local_rank);
-            }
-            QStringList coords;
-            for (std::size_t i = 0; i < map->coord_names.size(); ++i)
-                coords << QStringLiteral("%1=%2").arg(QString::fromStdString(map->coord_names[i])).arg(map->coords(r)[i]);
-            text += QStringLiteral("<br>") + coords.join(QStringLiteral(" "));
-            for (const auto& [kind, set] : map->groups) {
-                const auto members = map->group_of(kind, r);
-                if (members.empty()) continue;
-                QStringList ms;
-                for (std::size_t i = 0; i < members.size() && i < 12; ++i) ms << QString::number(members[i]);
-                if (members.size() > 12) ms << QStringLiteral("…");
-                text += QStringLiteral("<br>%1 group: [%2]").arg(QString::fromStdString(kind), ms.join(QStringLiteral(", ")));
-            }
-            if (heat) text += QStringLiteral("<br>") + heat::tooltip(*heat, r);
-            return text;
+        if (!map->placement.empty()) {
+            const auto& s = map->placement[static_cast<std::size_t>(r)];
+            text += tr(" · node %1, GPU %2").arg(s.node).arg(s.local_rank);
+        }
+        QStringList coords;
+        for (std::size_t i = 0; i < map->coord_names.size(); ++i)
+            coords << QStringLiteral("%1=%2").arg(QString::fromStdString(map->coord_names[i])).arg(map->coords(r)[i]);
+        text += QStringLiteral("<br>") + coords.join(QStringLiteral(" "));
+        for (const auto& [kind, set] : map->groups) {
+            const auto members = map->group_of(kind, r);
+            if (members.empty()) continue;
+            QStringList ms;
+            for (std::size_t i = 0; i < members.size() && i < 12; ++i) ms << QString::number(members[i]);
+            if (members.size() > 12) ms << QStringLiteral("…");
+            text +=
+                QStringLiteral("<br>%1 group: [%2]").arg(QString::fromStdString(kind), ms.join(QStringLiteral(", ")));
+        }
+        if (heat) text += QStringLiteral("<br>") + heat::tooltip(*heat, r);
+        return text;
     }
 };
 
@@ -287,7 +289,8 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
         preferredColour_ = colourBy_->currentData().toString();
         if (!preferredColour_.contains(QLatin1Char(':'))) layoutAxis_ = preferredColour_;
     });
-    connect(groupKind_, &QComboBox::activated, this, [this] { preferredGroup_ = groupKind_->currentData().toString(); });
+    connect(groupKind_, &QComboBox::activated, this,
+            [this] { preferredGroup_ = groupKind_->currentData().toString(); });
     connect(colourBy_, &QComboBox::currentIndexChanged, this, &RankGrid::applyColour);
     connect(groupKind_, &QComboBox::currentIndexChanged, this, [this] {
         canvas_->groupKind = groupKind_->currentData().toString();
@@ -317,8 +320,9 @@ void RankGrid::refresh() {
         }
         if (!probe_.empty()) colourBy_->addItem(tr("probe bandwidth"), heat::kProbe);
         for (const auto& [kind, set] : m.groups)
-            groupKind_->addItem(tr("%1 (%2 × %3)").arg(QString::fromStdString(kind)).arg(set.num_groups()).arg(set.group_size),
-                                QString::fromStdString(kind));
+            groupKind_->addItem(
+                tr("%1 (%2 × %3)").arg(QString::fromStdString(kind)).arg(set.num_groups()).arg(set.group_size),
+                QString::fromStdString(kind));
         int ci = colourBy_->findData(keepColour);
         if (ci < 0) ci = colourBy_->findData(layoutAxis_);
         if (ci < 0) ci = colourBy_->findData(QStringLiteral("tp"));
@@ -372,7 +376,8 @@ void RankGrid::refresh() {
                     else ++more;
                 }
                 if (more > 0) holders << tr("… +%1").arg(more);
-                row << cell.arg(QStringLiteral("W<sub>%1,%2</sub>: r%3").arg(i).arg(o).arg(holders.join(QStringLiteral("/"))));
+                row << cell.arg(
+                    QStringLiteral("W<sub>%1,%2</sub>: r%3").arg(i).arg(o).arg(holders.join(QStringLiteral("/"))));
             }
             if (tg.out_blocks > kBlocks) row << cell.arg(tr("… +%1 columns").arg(tg.out_blocks - kBlocks));
             cells << QStringLiteral("<tr>%1</tr>").arg(row.join(QString()));

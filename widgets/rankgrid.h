@@ -69,7 +69,7 @@ private:
     void applyColour();   // the canvas, legend and info for the current "Colour by"
     LiveOverlay live_;
     std::vector<paraplan::runtime::ProbeGroupCheck> probe_;
-    Heatmap probeHeat_;   // probe_ for the current group kind
+    Heatmap probeHeat_;                                        // probe_ for the current group kind
     std::shared_ptr<const paraplan::topology::RankMap> map_;   // the map shown (the document's, shared)
     QString layoutAxis_ = QStringLiteral("tp");
     QString meshInfo_;

@@ -46,12 +46,14 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     stop_ = new QPushButton(tr("Stop"), this);
     probe_ = new QPushButton(tr("Show probe result…"), this);
     probe_->setObjectName(QStringLiteral("showProbeResult"));
-    probe_->setToolTip(tr("Load a probe result (the JSON of `paraplan-cli probe --json`, or a probe job's rank-0.log) "
-                          "and show each group's measured bandwidth against the plan on the rank grid."));
+    probe_->setToolTip(
+        tr("Load a probe result (the JSON of `paraplan-cli probe --json`, or a probe job's rank-0.log) "
+           "and show each group's measured bandwidth against the plan on the rank grid."));
     runProbe_ = new QPushButton(tr("Probe"), this);
     runProbe_->setObjectName(QStringLiteral("runProbe"));
-    runProbe_->setToolTip(tr("Run the probe job on the cluster: create every planned group, check its members and "
-                             "measure its bandwidth; the result is shown on the rank grid."));
+    runProbe_->setToolTip(
+        tr("Run the probe job on the cluster: create every planned group, check its members and "
+           "measure its bandwidth; the result is shown on the rank grid."));
     for (auto* b : {check_, dry_, launch_, stop_, runProbe_, probe_}) buttons->addWidget(b);
     buttons->addStretch(1);
     status_ = new QLabel(tr("No project."), this);
@@ -91,10 +93,11 @@ void RunPanel::setProject(std::shared_ptr<const Project> shared, std::shared_ptr
     job_dir_ = job_dir;
     const Project& project = *project_;
     log_->setProject(project_, map_);
-    status_->setText(tr("%1: %2, %3")
-                         .arg(QString::fromStdString(project.name),
-                              wording::count(static_cast<long long>(project.cluster.nodes.size()), tr("1 node"), tr("%1 nodes")),
-                              wording::count(project.world_size(), tr("1 rank"), tr("%1 ranks"))));
+    status_->setText(
+        tr("%1: %2, %3")
+            .arg(QString::fromStdString(project.name),
+                 wording::count(static_cast<long long>(project.cluster.nodes.size()), tr("1 node"), tr("%1 nodes")),
+                 wording::count(project.world_size(), tr("1 rank"), tr("%1 ranks"))));
     refreshJobs();
     update_buttons();
 }
@@ -121,8 +124,7 @@ void RunPanel::noteStepLine(const QString& text) {
                     .arg(estimateStep_, 0, 'f', 3)
                     .arg(estimateStep_ >= m->step_s ? "+" : "")
                     .arg(100 * (estimateStep_ / m->step_s - 1), 0, 'f', 1);
-    else if (!estimateWhy_.isEmpty())
-        line += tr(" · no estimate: %1").arg(estimateWhy_);
+    else if (!estimateWhy_.isEmpty()) line += tr(" · no estimate: %1").arg(estimateWhy_);
     stepTime_->setText(line);
     stepTime_->setVisible(true);
 }
@@ -142,7 +144,8 @@ void RunPanel::testConnection() {
     try {
         rc = runtime::runtime_config_from_json(project_->runtime);
     } catch (const InputError& e) {
-        append(tr("runtime settings: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        append(tr("runtime settings: %1: %2")
+                   .arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
         return;
     }
     status_->setText(tr("Testing the connection to every node…"));
@@ -152,8 +155,12 @@ void RunPanel::testConnection() {
         int ok = 0;
         for (const auto& c : watcher->result()) {
             ok += c.ok() ? 1 : 0;
-            append(QString::fromStdString(c.node + " (" + c.host + "): " + (c.ok() ? "ok" : c.reachable ? "problems" : "unreachable") +
-                                          ", " + std::to_string(c.gpus.size()) + (c.gpus.size() == 1 ? " GPU seen" : " GPUs seen")));
+            append(QString::fromStdString(c.node + " (" + c.host + "): " +
+                                          (c.ok()        ? "ok"
+                                           : c.reachable ? "problems"
+                                                         : "unreachable") +
+                                          ", " + std::to_string(c.gpus.size()) +
+                                          (c.gpus.size() == 1 ? " GPU seen" : " GPUs seen")));
             for (const auto& p : c.problems) append("  " + QString::fromStdString(p));
             if (!c.reachable && !c.error.fix.empty()) append("  fix: " + QString::fromStdString(c.error.fix));
         }
@@ -162,21 +169,23 @@ void RunPanel::testConnection() {
         update_buttons();
     });
     const Cluster cluster = project_->cluster;
-    watcher->setFuture(QtConcurrent::run([cluster, rc] {
-        return runtime::test_connections(cluster, rc, runtime::ssh_options_from(rc));
-    }));
+    watcher->setFuture(QtConcurrent::run(
+        [cluster, rc] { return runtime::test_connections(cluster, rc, runtime::ssh_options_from(rc)); }));
 }
 
 void RunPanel::dryRun() {
     try {
         const auto rc = runtime::runtime_config_from_json(project_->runtime);
-        auto plan = runtime::plan_launch(project_->cluster, rc, runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()));
+        auto plan = runtime::plan_launch(project_->cluster, rc,
+                                         runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()));
         runtime::add_config_uploads(plan, *project_, rc);
         const auto ssh = runtime::ssh_options_from(rc);
         // First the config files copied to the nodes, then every process, as Launch runs them.
         for (const auto& u : plan.uploads) {
             const auto& node = project_->cluster.nodes[static_cast<std::size_t>(u.node)];
-            append(tr("# copy %1 (%2 bytes) to %3").arg(QString::fromStdString(u.path)).arg(u.content.size())
+            append(tr("# copy %1 (%2 bytes) to %3")
+                       .arg(QString::fromStdString(u.path))
+                       .arg(u.content.size())
                        .arg(QString::fromStdString(node.name)));
             append(QString::fromStdString(runtime::sh_join(
                 runtime::ssh_command_argv(runtime::ssh_target(node), ssh, runtime::upload_command(plan, u)))));
@@ -188,7 +197,8 @@ void RunPanel::dryRun() {
                 runtime::ssh_command_argv(runtime::ssh_target(node), ssh, runtime::remote_launch_command(plan, p)))));
         }
     } catch (const InputError& e) {
-        append(tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        append(
+            tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
     }
 }
 
@@ -198,7 +208,8 @@ void RunPanel::launch() {
         const auto rc = runtime::runtime_config_from_json(project_->runtime);
         startJob(rc, runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()), false);
     } catch (const InputError& e) {
-        append(tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        append(
+            tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
     }
 }
 
@@ -211,7 +222,8 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
     if (claimed != id) plan = runtime::plan_launch(project_->cluster, rc, claimed);
     if (!probe) runtime::add_config_uploads(plan, *project_, rc);   // the framework's config files, copied first
     job_ = std::make_unique<runtime::Job>(project_->cluster, plan, runtime::ssh_options_from(rc),
-                                          job_dir_.toStdString() + "/" + plan.job_id, project_to_json(*project_), rc.on_failure);
+                                          job_dir_.toStdString() + "/" + plan.job_id, project_to_json(*project_),
+                                          rc.on_failure);
     runtime::Job* job = job_.get();
     // The step time the job reports, beside the estimate (with the project's cluster profile).
     stepSamples_.clear();
@@ -233,9 +245,10 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
         log_->append({strip_ansi("[" + QString::fromStdString(spec.label) + "] " + text), spec.ranks, spec.node});
     });
     connect(job, &runtime::Job::stateChanged, this, [this, job] {
-        status_->setText(tr("Job %1: %2%3").arg(QString::fromStdString(job->plan().job_id),
-                                                QString::fromStdString(runtime::Job::to_string(job->state())),
-                                                job->error().empty() ? QString() : " — " + QString::fromStdString(job->error())));
+        status_->setText(tr("Job %1: %2%3")
+                             .arg(QString::fromStdString(job->plan().job_id),
+                                  QString::fromStdString(runtime::Job::to_string(job->state())),
+                                  job->error().empty() ? QString() : " — " + QString::fromStdString(job->error())));
         update_buttons();
     });
     connect(job, &runtime::Job::finished, this, [this, job, probe] {
@@ -267,7 +280,8 @@ void RunPanel::runProbe(const QStringList& extra_args) {
     try {
         base = runtime::runtime_config_from_json(project_->runtime);
     } catch (const InputError& e) {
-        append(tr("cannot probe: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        append(
+            tr("cannot probe: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
         return;
     }
     // The groups the project's framework builds (`paraplan-cli groups --json`).
@@ -306,14 +320,16 @@ void RunPanel::runProbe(const QStringList& extra_args) {
         try {
             startJob(runtime::probe_runtime(base, dir, extra), id, true);
         } catch (const InputError& e) {
-            append(tr("cannot probe: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+            append(tr("cannot probe: %1: %2")
+                       .arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
             update_buttons();
         }
     });
     watcher->setFuture(QtConcurrent::run([cluster, ssh, dir, layout, timeout_ms]() -> std::string {
         for (const auto& n : cluster.nodes) {
             runtime::SshNode node(runtime::ssh_target(n), ssh);
-            if (!node.waitConnected(timeout_ms)) return n.name + ": " + node.error().message + " (fix: " + node.error().fix + ")";
+            if (!node.waitConnected(timeout_ms))
+                return n.name + ": " + node.error().message + " (fix: " + node.error().fix + ")";
             const std::string err = runtime::upload_probe(node, dir, layout);
             if (!err.empty()) return err;
         }
@@ -339,7 +355,8 @@ bool RunPanel::loadProbeResult(const QString& path) {
         if (text.startsWith('{')) result = runtime::probe_result_from_text(text.toStdString());
         else result = runtime::probe_result_from_log(path.toStdString());
     } catch (const InputError& e) {
-        append(tr("probe result %1: %2: %3").arg(path, QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
+        append(tr("probe result %1: %2: %3")
+                   .arg(path, QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
         return false;
     }
     if (!result) {
@@ -366,7 +383,9 @@ bool RunPanel::loadProbeResult(const QString& path) {
                          .arg(slow)
                          .arg(failed));
     if (result->world_size != project_->world_size())
-        append(tr("[probe] note: the result is for %1 ranks, the project has %2").arg(result->world_size).arg(project_->world_size()));
+        append(tr("[probe] note: the result is for %1 ranks, the project has %2")
+                   .arg(result->world_size)
+                   .arg(project_->world_size()));
     emit probeChecked(probe_checks_);
     return true;
 }
@@ -381,4 +400,4 @@ void RunPanel::refreshJobs() {
         jobs_->addItem(QString::fromStdString(j.id + "  " + j.state + (j.error.empty() ? "" : "  (" + j.error + ")")));
 }
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

@@ -39,7 +39,9 @@ public:
     // The last probe result shown, held against the plan (core/runtime/probe_compare.h).
     const std::vector<runtime::ProbeGroupCheck>& probeChecks() const { return probe_checks_; }
     QString logText() const;   // the lines the log shows now (its filter and search applied)
-    class LogView* logView() const { return log_; }
+    class LogView* logView() const {
+        return log_;
+    }
     int pastJobCount() const;
     // The launched job's step time as its log lines report it (core/calibrate/log_parse.h:
     // Megatron-LM, torchtitan, DeepSpeed, ColossalAI), beside the estimate.
@@ -94,4 +96,4 @@ private:
 // Removes ANSI escape sequences (colours, cursor moves) from a log line.
 QString strip_ansi(const QString& line);
 
-}  // namespace paraplan::widgets
+}   // namespace paraplan::widgets

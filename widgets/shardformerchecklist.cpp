@@ -37,7 +37,7 @@ bool inUse(const paraplan::Layout& l, const std::string& f) {
     return false;
 }
 
-}  // namespace
+}   // namespace
 
 ShardformerChecklist::ShardformerChecklist(ProjectEditor* editor, QWidget* parent)
     : QWidget(parent), editor_(editor), header_(new QLabel(this)), table_(new QTableWidget(this)) {
@@ -87,10 +87,12 @@ void ShardformerChecklist::refresh() {
                                    .arg(family_.toHtmlEscaped()));
         return;
     }
-    header_->setText(tr("<b>%1</b> policy (<tt>%2</tt>, ColossalAI %3)%4. Marked rows are used by this layout.")
-                         .arg(QString::fromStdString(pol->name), QString::fromStdString(pol->policy_file),
-                              QString::fromStdString(pol->release),
-                              colossal ? QString() : tr("; applies under ColossalAI's HybridParallel, MoeHybridParallel and Gemini plugins")));
+    header_->setText(
+        tr("<b>%1</b> policy (<tt>%2</tt>, ColossalAI %3)%4. Marked rows are used by this layout.")
+            .arg(QString::fromStdString(pol->name), QString::fromStdString(pol->policy_file),
+                 QString::fromStdString(pol->release),
+                 colossal ? QString()
+                          : tr("; applies under ColossalAI's HybridParallel, MoeHybridParallel and Gemini plugins")));
     const auto& feats = shardformer_features();
     const auto& titles = shardformer_feature_titles();
     table_->setRowCount(int(feats.size()));
@@ -98,7 +100,8 @@ void ShardformerChecklist::refresh() {
     for (int r = 0; r < int(feats.size()); ++r) {
         const SupportCell& c = pol->cells[std::size_t(r)];
         const bool used = colossal && inUse(p.layout, feats[std::size_t(r)]);
-        auto* name = new QTableWidgetItem(QString::fromStdString(titles[std::size_t(r)]) + (used ? QStringLiteral("  ◀") : QString()));
+        auto* name = new QTableWidgetItem(QString::fromStdString(titles[std::size_t(r)]) +
+                                          (used ? QStringLiteral("  ◀") : QString()));
         name->setData(Qt::UserRole, QString::fromStdString(feats[std::size_t(r)]));
         auto* sup = new QTableWidgetItem(words(c.level));
         sup->setData(Qt::UserRole, QString::fromStdString(to_string(c.level)));

@@ -40,9 +40,10 @@ double fraction_of(Activity a) {
     }
     return 0;
 }
-}  // namespace
+}   // namespace
 
-StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCanvas* canvas, RankGrid* grid, QWidget* parent)
+StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCanvas* canvas, RankGrid* grid,
+                       QWidget* parent)
     : QWidget(parent), editor_(editor), timeline_(timeline), canvas_(canvas), grid_(grid), timer_(new QTimer(this)) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(8, 4, 8, 4);
@@ -56,8 +57,10 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
         return b;
     };
     prev_ = button(QStringLiteral("playPrev"), tr("⏮"), tr("Back to the previous event"));
-    play_ = button(QStringLiteral("playPlay"), tr("▶ Play"), tr("Play the step (the canvas and rank grid follow the playhead)"));
-    next_ = button(QStringLiteral("playNext"), tr("⏭"), tr("On to the next event (an op or a collective starts or ends)"));
+    play_ = button(QStringLiteral("playPlay"), tr("▶ Play"),
+                   tr("Play the step (the canvas and rank grid follow the playhead)"));
+    next_ = button(QStringLiteral("playNext"), tr("⏭"),
+                   tr("On to the next event (an op or a collective starts or ends)"));
     stop_ = button(QStringLiteral("playStop"), tr("■"), tr("Stop: the canvas, grid and timeline return to the layout"));
     speedBox_ = new QComboBox(this);
     speedBox_->setObjectName(QStringLiteral("playSpeed"));
@@ -321,8 +324,9 @@ Heatmap StepPlayer::heatmapAt(const StepPlayback& pb, const ActiveSet& a) {
     for (const auto& c : h.cells) h.flagged += c.flagged ? 1 : 0;
     // Kept the same from frame to frame: a changing line would re-lay out both views each frame
     // (the time and the collectives are in the Play a step panel).
-    h.summary = QObject::tr("Step playback: F/B/W and microbatch per GPU at the playhead; dark = idle, "
-                            "outlined = exchanging data");
+    h.summary = QObject::tr(
+        "Step playback: F/B/W and microbatch per GPU at the playhead; dark = idle, "
+        "outlined = exchanging data");
     return h;
 }
 
@@ -332,12 +336,16 @@ QString StepPlayer::statusText() const {
     QStringList stages;
     for (const auto& s : active_.stages) {
         QString w = QString::fromLatin1(to_string(s.activity));
-        if (s.microbatch >= 0) w += QString::number(s.microbatch) + (pb.timeline.chunks > 1 ? QStringLiteral(".%1").arg(s.chunk) : QString());
+        if (s.microbatch >= 0)
+            w += QString::number(s.microbatch) +
+                 (pb.timeline.chunks > 1 ? QStringLiteral(".%1").arg(s.chunk) : QString());
         stages << tr("stage %1: %2").arg(s.stage).arg(w);
     }
     QStringList comms;
-    for (int k : active_.comms) comms << QString::fromStdString(describe_comm(pb.comms[std::size_t(k)])).toHtmlEscaped();
+    for (int k : active_.comms)
+        comms << QString::fromStdString(describe_comm(pb.comms[std::size_t(k)])).toHtmlEscaped();
     QString text = tr("<b>t = %1 ms</b> · %2").arg(t_ * 1e3, 0, 'f', 3).arg(stages.join(QStringLiteral(" · ")));
-    text += comms.isEmpty() ? tr("<br>no collective on the links") : QStringLiteral("<br>") + comms.join(QStringLiteral("<br>"));
+    text += comms.isEmpty() ? tr("<br>no collective on the links")
+                            : QStringLiteral("<br>") + comms.join(QStringLiteral("<br>"));
     return text;
 }

@@ -11,10 +11,9 @@ bool isDark(const QPalette& pal) {
 }
 
 QColor groupColor(int index, const QPalette& pal) {
-    static const std::array<QColor, 8> okabeIto = {QColor(0x00, 0x72, 0xB2), QColor(0xE6, 0x9F, 0x00),
-                                                   QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
-                                                   QColor(0x56, 0xB4, 0xE9), QColor(0xD5, 0x5E, 0x00),
-                                                   QColor(0xF0, 0xE4, 0x42), QColor(0x99, 0x99, 0x99)};
+    static const std::array<QColor, 8> okabeIto = {
+        QColor(0x00, 0x72, 0xB2), QColor(0xE6, 0x9F, 0x00), QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
+        QColor(0x56, 0xB4, 0xE9), QColor(0xD5, 0x5E, 0x00), QColor(0xF0, 0xE4, 0x42), QColor(0x99, 0x99, 0x99)};
     QColor c;
     if (index >= 0 && index < static_cast<int>(okabeIto.size())) {
         c = okabeIto[static_cast<std::size_t>(index)];
@@ -38,4 +37,4 @@ QColor subtle(const QPalette& pal) {
     return c;
 }
 
-}  // namespace theme
+}   // namespace theme

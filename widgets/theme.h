@@ -13,6 +13,6 @@ QColor groupColor(int index, const QPalette& pal);
 QColor textOn(const QColor& fill);   // black or white, whichever reads better
 QColor errorColor(const QPalette& pal);
 QColor warningColor(const QPalette& pal);
-QColor subtle(const QPalette& pal);  // grid lines, frames
+QColor subtle(const QPalette& pal);   // grid lines, frames
 
-}  // namespace theme
+}   // namespace theme

@@ -165,7 +165,8 @@ void TimelineView::setPlayhead(double t_s) {
     if (!playhead_) {
         // On its own buffered layer, so that moving it repaints only the line (QCustomPlot's
         // layer replot), not the Gantt chart under it.
-        if (!plot_->layer(QStringLiteral("playhead"))) plot_->addLayer(QStringLiteral("playhead"), plot_->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
+        if (!plot_->layer(QStringLiteral("playhead")))
+            plot_->addLayer(QStringLiteral("playhead"), plot_->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
         QCPLayer* layer = plot_->layer(QStringLiteral("playhead"));
         layer->setMode(QCPLayer::lmBuffered);
         playhead_ = new QCPItemStraightLine(plot_);

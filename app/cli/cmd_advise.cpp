@@ -1,5 +1,5 @@
-// paraplan-cli advise --world N [--framework F] [--model ID | --heads H --layers L] [--tp N ...] [--max-tp N ...] [--json]
-// paraplan-cli advise --project FILE [--json]
+// paraplan-cli advise --world N [--framework F] [--model ID | --heads H --layers L] [--tp N ...] [--max-tp N ...]
+// [--json] paraplan-cli advise --project FILE [--json]
 #include "catalog/catalog.h"
 #include "cli/command.h"
 #include "project/project.h"
@@ -16,12 +16,13 @@ namespace {
 const std::vector<std::string> kAxes = {"tp", "pp", "sp", "cp", "ep"};
 
 void print_split(const Split& s) {
-    std::cout << "tp " << s.tp << "  pp " << s.pp << "  sp " << s.sp << "  cp " << s.cp << "  ep " << s.ep << "  dp " << s.dp;
+    std::cout << "tp " << s.tp << "  pp " << s.pp << "  sp " << s.sp << "  cp " << s.cp << "  ep " << s.ep << "  dp "
+              << s.dp;
 }
 
 int run_advise(const Args& a) {
-    std::set<std::string> known = {"world", "framework", "gpus-per-node", "model", "heads", "layers", "kv-heads", "experts",
-                                   "seq-len", "project", "limit"};
+    std::set<std::string> known = {"world",    "framework", "gpus-per-node", "model",   "heads", "layers",
+                                   "kv-heads", "experts",   "seq-len",       "project", "limit"};
     for (const auto& ax : kAxes) {
         known.insert(ax);
         known.insert("max-" + ax);
@@ -65,7 +66,8 @@ int run_advise(const Args& a) {
         throw UsageError("--framework: unknown framework '" + q.framework + "'");
     q.gpus_per_node = a.get_int("gpus-per-node", 0);
     if (q.gpus_per_node < 0 || (q.gpus_per_node > 0 && q.world % q.gpus_per_node != 0))
-        throw UsageError("--gpus-per-node " + std::to_string(q.gpus_per_node) + " does not divide --world " + std::to_string(q.world));
+        throw UsageError("--gpus-per-node " + std::to_string(q.gpus_per_node) + " does not divide --world " +
+                         std::to_string(q.world));
     q.seq_len = a.get_int("seq-len", 4096);
     if (auto id = a.get("model")) {
         const ModelSpec* m = catalog::find_model(*id);
@@ -88,11 +90,12 @@ int run_advise(const Args& a) {
     if (a.flag("json")) {
         nlohmann::json s = nlohmann::json::array();
         for (const auto& x : splits) s.push_back(to_json(x));
-        print_json(nlohmann::json{{"world_size", q.world}, {"framework", q.framework}, {"splits", s}, {"nearest", nlohmann::json::array()}}
+        print_json(nlohmann::json{
+            {"world_size", q.world}, {"framework", q.framework}, {"splits", s}, {"nearest", nlohmann::json::array()}}
                        .dump(2));
     } else {
-        std::cout << splits.size() << " valid split" << (splits.size() == 1 ? "" : "s") << " of " << q.world << " GPUs for "
-                  << q.framework << ":\n";
+        std::cout << splits.size() << " valid split" << (splits.size() == 1 ? "" : "s") << " of " << q.world
+                  << " GPUs for " << q.framework << ":\n";
         for (const auto& x : splits) {
             std::cout << "  ";
             print_split(x);
@@ -102,10 +105,11 @@ int run_advise(const Args& a) {
     return splits.empty() ? kFindings : kOk;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "advise", "list the valid tp/pp/sp/cp/ep/dp splits of a world size, or the valid layouts nearest a project",
+    "advise",
+    "list the valid tp/pp/sp/cp/ep/dp splits of a world size, or the valid layouts nearest a project",
     "Usage: paraplan-cli advise --world N [--framework F] [--gpus-per-node G]\n"
     "                           [--model ID | --heads H --layers L [--kv-heads K] [--experts E]]\n"
     "                           [--seq-len S] [--tp N --pp N --sp N --cp N --ep N] [--max-tp N ...] [--json]\n"
@@ -116,6 +120,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "smallest changes first).\n"
     "Exit 0 when a layout is found, 1 when none is, 2 on usage errors.\n"
     "  --json   print {\"world_size\", \"framework\", \"splits\": [{tp,pp,sp,cp,ep,dp}], \"nearest\": [...]}\n",
-    {"json"}, run_advise});
+    {"json"},
+    run_advise});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -27,9 +27,14 @@ void print_errors(const char* title, const std::vector<RunError>& rows, double b
 nlohmann::json errors_json(const std::vector<RunError>& rows) {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& e : rows) {
-        nlohmann::json j = {{"name", e.name}, {"measured_s", e.measured_s}, {"before_s", e.before_s}, {"after_s", e.after_s},
-                            {"error_before", e.error_before()}, {"error_after", e.error_after()},
-                            {"before_gib", e.before_gib}, {"after_gib", e.after_gib}};
+        nlohmann::json j = {{"name", e.name},
+                            {"measured_s", e.measured_s},
+                            {"before_s", e.before_s},
+                            {"after_s", e.after_s},
+                            {"error_before", e.error_before()},
+                            {"error_after", e.error_after()},
+                            {"before_gib", e.before_gib},
+                            {"after_gib", e.after_gib}};
         if (e.measured_gib > 0) j["measured_gib"] = e.measured_gib;
         a.push_back(j);
     }
@@ -42,7 +47,8 @@ int run_calibrate(const Args& a) {
         auto r = calibrate::load_runs(t);
         runs.insert(runs.end(), r.begin(), r.end());
     }
-    if (a.has("log") != a.has("project")) throw UsageError("--log and --project go together (the log of that project's run)");
+    if (a.has("log") != a.has("project"))
+        throw UsageError("--log and --project go together (the log of that project's run)");
     if (a.has("log")) runs.push_back(calibrate::run_from_log(*a.get("project"), *a.get("log")));
     if (auto job = a.get("job")) {
         const std::string job_dir = a.get("job-dir", "jobs");
@@ -77,19 +83,25 @@ int run_calibrate(const Args& a) {
         estimate::save_profile(fit.profile, saved);
     }
     if (a.flag("json")) {
-        nlohmann::json j = {{"ok", fit.ok}, {"parameters", fit.params}, {"runs", errors_json(fit.runs)},
-                            {"mean_abs_error_before", fit.mean_abs_before}, {"mean_abs_error_after", fit.mean_abs_after},
-                            {"condition", fit.condition}, {"exactly_determined", fit.exactly_determined},
+        nlohmann::json j = {{"ok", fit.ok},
+                            {"parameters", fit.params},
+                            {"runs", errors_json(fit.runs)},
+                            {"mean_abs_error_before", fit.mean_abs_before},
+                            {"mean_abs_error_after", fit.mean_abs_after},
+                            {"condition", fit.condition},
+                            {"exactly_determined", fit.exactly_determined},
                             {"profile", estimate::profile_to_json(fit.profile)}};
         if (!fit.ok) j["refusal"] = fit.refusal;
         if (!saved.empty()) j["saved"] = saved;
         if (!held.empty())
-            j["check"] = {{"runs", errors_json(held)}, {"mean_abs_error_before", calibrate::mean_abs_error(held, false)},
+            j["check"] = {{"runs", errors_json(held)},
+                          {"mean_abs_error_before", calibrate::mean_abs_error(held, false)},
                           {"mean_abs_error_after", calibrate::mean_abs_error(held, true)}};
         print_json(j.dump(2));
         return fit.ok ? kOk : kFindings;
     }
-    for (const auto& r : runs) std::printf("run %s: %.3f s measured (%s)\n", r.name.c_str(), r.step_s, r.source.c_str());
+    for (const auto& r : runs)
+        std::printf("run %s: %.3f s measured (%s)\n", r.name.c_str(), r.step_s, r.source.c_str());
     print_errors(fit.ok ? "fitted runs:" : "runs:", fit.runs, fit.mean_abs_before, fit.mean_abs_after);
     if (!fit.ok) {
         std::fprintf(stderr, "calibrate: refused: %s\n", fit.refusal.c_str());
@@ -101,18 +113,22 @@ int run_calibrate(const Args& a) {
                     std::find(params.begin(), params.end(), k) != params.end() ? " (fitted)" : "");
     std::printf("\n");
     if (fit.exactly_determined)
-        std::printf("note: as many runs as parameters, so the fit is exact on them; only --check runs tell how well it holds\n");
+        std::printf(
+            "note: as many runs as parameters, so the fit is exact on them; only --check runs tell how well it "
+            "holds\n");
     if (!held.empty())
-        print_errors("held-out runs (--check):", held, calibrate::mean_abs_error(held, false), calibrate::mean_abs_error(held, true));
+        print_errors("held-out runs (--check):", held, calibrate::mean_abs_error(held, false),
+                     calibrate::mean_abs_error(held, true));
     if (!saved.empty()) std::printf("wrote %s\n", saved.c_str());
     else std::printf("not saved (give --name NAME or --out FILE)\n");
     return kOk;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "calibrate", "fit a cluster profile (efficiency multipliers) to measured runs",
+    "calibrate",
+    "fit a cluster profile (efficiency multipliers) to measured runs",
     "Usage: paraplan-cli calibrate [RUNS ...] [--project FILE --log FILE] [--job ID|FOLDER]\n"
     "                              [--fit gemm,attention,network,nvlink] [--name NAME | --out FILE]\n"
     "                              [--from PROFILE] [--check RUNS[,RUNS]] [--json]\n\n"
@@ -139,6 +155,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "                 \"profile\", \"refusal\", \"check\"}\n"
     "Use a profile with: paraplan-cli estimate FILE --profile NAME|FILE, plan --profile, or the\n"
     "project's \"estimate\": {\"profile\": NAME|FILE}. Method: docs/accuracy.md (Calibration).\n",
-    {"json"}, run_calibrate});
+    {"json"},
+    run_calibrate});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

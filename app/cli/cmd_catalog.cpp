@@ -48,10 +48,12 @@ int run_shardformer(bool json_out) {
         std::printf("%s\n", p.sp_excludes_pp ? "  (sp not with pp)" : "");
     }
     for (const auto& f : catalog_families())
-        if (!rules::shardformer_policy(f)) std::printf("%-12s %-11s no ShardFormer policy: ColossalAI cannot shard it\n", f.c_str(), "none");
-    std::printf("\nyes supported; conv converted to another mode; off the policy warns and turns it off;\n"
-                "- the flag has no effect; ERR the policy raises. Details and messages: --json.\n"
-                "Source: hpcaitech/ColossalAI v0.5.1, colossalai/shardformer/policies/auto_policy.py and <model>.py.\n");
+        if (!rules::shardformer_policy(f))
+            std::printf("%-12s %-11s no ShardFormer policy: ColossalAI cannot shard it\n", f.c_str(), "none");
+    std::printf(
+        "\nyes supported; conv converted to another mode; off the policy warns and turns it off;\n"
+        "- the flag has no effect; ERR the policy raises. Details and messages: --json.\n"
+        "Source: hpcaitech/ColossalAI v0.5.1, colossalai/shardformer/policies/auto_policy.py and <model>.py.\n");
     return kOk;
 }
 
@@ -64,7 +66,8 @@ int run_catalog(const Args& a) {
             for (const auto& g : catalog::gpus()) arr.push_back(to_json(g));
             print_json(nlohmann::json{{"gpus", arr}}.dump(2));
         } else {
-            std::printf("%-12s %-34s %8s %9s %9s %9s %s\n", "id", "name", "mem GiB", "bf16 TF", "HBM GB/s", "link GB/s", "link");
+            std::printf("%-12s %-34s %8s %9s %9s %9s %s\n", "id", "name", "mem GiB", "bf16 TF", "HBM GB/s", "link GB/s",
+                        "link");
             for (const auto& g : catalog::gpus())
                 std::printf("%-12s %-34s %8.0f %9.1f %9.0f %9.0f %s\n", g.id.c_str(), g.name.c_str(), g.memory_gib,
                             g.tflops_bf16, g.hbm_gbps, g.intra_node_gbps, g.intra_node_link.c_str());
@@ -83,7 +86,8 @@ int run_catalog(const Args& a) {
             }
             print_json(nlohmann::json{{"models", arr}}.dump(2));
         } else {
-            std::printf("%-16s %-12s %7s %7s %6s %6s %9s\n", "id", "family", "layers", "hidden", "heads", "kv", "params");
+            std::printf("%-16s %-12s %7s %7s %6s %6s %9s\n", "id", "family", "layers", "hidden", "heads", "kv",
+                        "params");
             for (const auto& m : catalog::models())
                 std::printf("%-16s %-12s %7d %7d %6d %6d %8.2fB\n", m.id.c_str(), m.family.c_str(), m.layers, m.hidden,
                             m.heads, m.kv_heads, static_cast<double>(count_params(m).total) / 1e9);
@@ -94,10 +98,11 @@ int run_catalog(const Args& a) {
     throw UsageError("unknown catalog '" + what + "' (expected gpus, models or shardformer)");
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "catalog", "list the built-in GPUs or models, or ColossalAI ShardFormer's support per model family",
+    "catalog",
+    "list the built-in GPUs or models, or ColossalAI ShardFormer's support per model family",
     "Usage: paraplan-cli catalog gpus|models|shardformer [--json]\n\n"
     "  gpus          the GPU catalog\n"
     "  models        the model catalog with parameter counts\n"
@@ -109,6 +114,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --json        {\"gpus\": [...]}, {\"models\": [...]} or {\"source\", \"features\", \"families\": [{family,\n"
     "                name, policy, policy_file, release, sp_excludes_pp, features: {tp: {support, note,\n"
     "                framework}, ...}}]}\n",
-    {"json"}, run_catalog});
+    {"json"},
+    run_catalog});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -45,7 +45,8 @@ void print_text(const Comparison& c) {
     for (const auto& e : c.entries) {
         const auto& l = e.project.layout;
         const std::string s = "tp" + std::to_string(l.tp) + " pp" + std::to_string(l.pp) +
-                              (l.ep > 1 ? " ep" + std::to_string(l.ep) : "") + (l.cp > 1 ? " cp" + std::to_string(l.cp) : "") +
+                              (l.ep > 1 ? " ep" + std::to_string(l.ep) : "") +
+                              (l.cp > 1 ? " cp" + std::to_string(l.cp) : "") +
                               (l.sp > 1 ? " sp" + std::to_string(l.sp) : "") + " z" + std::to_string(l.zero_stage);
         std::printf(" %18s", s.c_str());
     }
@@ -59,7 +60,8 @@ void print_text(const Comparison& c) {
             return s < e.memory.stages.size() ? fmt("%.2f", e.memory.stages[s].total() / kGiB) : std::string("");
         });
     }
-    row(c, "peak memory GiB", [](const auto& e) { return fmt("%.2f", e.memory.peak_bytes / kGiB) + (e.memory.fits ? "" : " !"); });
+    row(c, "peak memory GiB",
+        [](const auto& e) { return fmt("%.2f", e.memory.peak_bytes / kGiB) + (e.memory.fits ? "" : " !"); });
     row(c, "step s", [](const auto& e) { return fmt("%.3f", e.time.step_s); });
     row(c, "  compute s", [](const auto& e) { return fmt("%.3f", e.time.compute_s); });
     row(c, "  bubble s", [](const auto& e) { return fmt("%.3f", e.time.bubble_s); });
@@ -71,12 +73,16 @@ void print_text(const Comparison& c) {
     row(c, "  optimizer s", [](const auto& e) { return fmt("%.3f", e.time.optimizer_s); });
     row(c, "MFU %", [](const auto& e) { return fmt("%.1f", 100 * e.time.mfu); });
     row(c, "tokens/s", [](const auto& e) { return fmt("%.0f", e.time.tokens_per_s); });
-    row(c, "time to train days", [](const auto& e) { return e.time_to_train_s > 0 ? fmt("%.1f", e.time_to_train_s / 86400) : "-"; });
+    row(c, "time to train days",
+        [](const auto& e) { return e.time_to_train_s > 0 ? fmt("%.1f", e.time_to_train_s / 86400) : "-"; });
     for (const auto& e : c.entries)
-        if (e.report.error) std::printf("%s: cannot estimate: %s (%s)\n", e.file.c_str(), e.report.error->message.c_str(), e.report.error->field.c_str());
+        if (e.report.error)
+            std::printf("%s: cannot estimate: %s (%s)\n", e.file.c_str(), e.report.error->message.c_str(),
+                        e.report.error->field.c_str());
     for (const auto& d : c.differences) {
         std::printf("\n%s against %s:\n", d.file.c_str(), d.baseline.c_str());
-        for (const auto& k : d.knobs) std::printf("  %s: %s -> %s\n", k.field.c_str(), k.from.dump().c_str(), k.to.dump().c_str());
+        for (const auto& k : d.knobs)
+            std::printf("  %s: %s -> %s\n", k.field.c_str(), k.from.dump().c_str(), k.to.dump().c_str());
         const auto changed = d.changed_groups();
         if (changed.empty()) std::printf("  process groups: the same\n");
         for (const auto* g : changed) {
@@ -109,10 +115,11 @@ int run_compare(const Args& a) {
     return ok ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "compare", "put two to eight projects side by side: memory, step time, MFU, throughput, process groups",
+    "compare",
+    "put two to eight projects side by side: memory, step time, MFU, throughput, process groups",
     "Usage: paraplan-cli compare A.paraplan.json B.paraplan.json [C ...] [--json]\n\n"
     "Estimates every project and shows them side by side: memory per pipeline stage, the\n"
     "step-time breakdown (compute, bubble, TP/CP/EP/PP/DP communication, optimizer), MFU,\n"
@@ -124,6 +131,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "           \"process_groups\": {FILE: [...]}, \"differences\": [{\"file\", \"baseline\",\n"
     "           \"metrics\": {\"step_s\": {baseline, value, delta, ratio}, ...}, \"knobs\": [...],\n"
     "           \"groups\": [{kind, change, before, after, now_crosses_nodes, no_longer_crosses_nodes}]}]}\n",
-    {"json"}, run_compare});
+    {"json"},
+    run_compare});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -36,27 +36,32 @@ int run_estimate(const Args& a) {
     std::printf("%s: %s on %d GPUs\n", file.c_str(), p.model.name.c_str(), p.world_size());
     if (auto prof = estimate::project_profile(p)) std::printf("cluster profile: %s\n", prof->c_str());
     std::printf("memory per GPU (GiB), capacity %.1f:\n", e.memory.capacity_bytes / kGiB);
-    std::printf("  %5s %8s %8s %9s %11s %7s %8s\n", "stage", "params", "grads", "optimizer", "activations", "other", "total");
+    std::printf("  %5s %8s %8s %9s %11s %7s %8s\n", "stage", "params", "grads", "optimizer", "activations", "other",
+                "total");
     for (const auto& s : e.memory.stages)
         std::printf("  %5d %8.2f %8.2f %9.2f %11.2f %7.2f %8.2f%s\n", s.stage, s.params / kGiB, s.grads / kGiB,
                     s.optimizer / kGiB, s.activations / kGiB, s.other / kGiB, s.total() / kGiB,
                     s.total() > e.memory.capacity_bytes ? "  does not fit" : "");
     const auto& t = e.time;
-    std::printf("step %.3f s = compute %.3f + bubble %.3f + comm (tp %.3f, cp %.3f, ep %.3f, pp %.3f, dp %.3f) + optimizer %.3f + offload %.3f\n",
-                t.step_s, t.compute_s, t.bubble_s, t.comm_tp_s, t.comm_cp_s, t.comm_ep_s, t.comm_pp_s, t.comm_dp_s,
-                t.optimizer_s, t.offload_s);
-    std::printf("%.4g model FLOPs/step, MFU %.1f%%, HFU %.1f%%, %.0f tokens/s\n", t.flops.model, 100 * t.mfu, 100 * t.hfu,
-                t.tokens_per_s);
-    if (e.time_to_train_s > 0) std::printf("time to train %.3g tokens: %.1f days\n", e.train_tokens, e.time_to_train_s / 86400);
+    std::printf(
+        "step %.3f s = compute %.3f + bubble %.3f + comm (tp %.3f, cp %.3f, ep %.3f, pp %.3f, dp %.3f) + optimizer "
+        "%.3f + offload %.3f\n",
+        t.step_s, t.compute_s, t.bubble_s, t.comm_tp_s, t.comm_cp_s, t.comm_ep_s, t.comm_pp_s, t.comm_dp_s,
+        t.optimizer_s, t.offload_s);
+    std::printf("%.4g model FLOPs/step, MFU %.1f%%, HFU %.1f%%, %.0f tokens/s\n", t.flops.model, 100 * t.mfu,
+                100 * t.hfu, t.tokens_per_s);
+    if (e.time_to_train_s > 0)
+        std::printf("time to train %.3g tokens: %.1f days\n", e.train_tokens, e.time_to_train_s / 86400);
     for (const auto& d : diags) std::cout << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
     std::printf("%s\n", e.memory.fits ? "fits" : "does not fit");
     return ok ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "estimate", "estimate memory per pipeline stage, step time, MFU and throughput of a project",
+    "estimate",
+    "estimate memory per pipeline stage, step time, MFU and throughput of a project",
     "Usage: paraplan-cli estimate FILE [--profile NAME|FILE] [--json]\n\n"
     "Estimates the project's memory per pipeline stage (parameters, gradients, optimizer\n"
     "states, activations, allowance), step time with its breakdown (compute, bubble,\n"
@@ -65,9 +70,11 @@ PARAPLAN_CLI_COMMAND(Command{
     "cannot be read. Method and accuracy: docs/accuracy.md.\n"
     "  --profile NAME|FILE  a cluster profile from paraplan-cli calibrate (overrides the project's\n"
     "           estimate.profile)\n"
-    "  --json   print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", ...};\n"
+    "  --json   print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", "
+    "...};\n"
     "           MoE models add \"moe\": {moe_dispatcher, capacity_factor, imbalance, load, overlap,\n"
     "           tokens_per_expert, busiest_tokens_per_expert, a2a_fwd_s_per_layer, a2a_exposed_s, ...}\n",
-    {"json"}, run_estimate});
+    {"json"},
+    run_estimate});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -38,11 +38,13 @@ int run_explain(const Args& a) {
     if (a.flag("json")) {
         print_json(to_json(e).dump(2));
     } else if (!e.matched) {
-        std::cout << "No known error matched. Paraplan knows " << known_error_patterns()
-                  << " messages of ColossalAI, Megatron-LM, torchtitan, DeepSpeed, PyTorch distributed, NCCL and CUDA.\n";
+        std::cout
+            << "No known error matched. Paraplan knows " << known_error_patterns()
+            << " messages of ColossalAI, Megatron-LM, torchtitan, DeepSpeed, PyTorch distributed, NCCL and CUDA.\n";
     } else {
         std::cout << "[" << e.rule << "] (" << e.framework << ")\n" << e.explanation << '\n';
-        for (const auto& d : e.diagnostics) std::cout << "  " << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
+        for (const auto& d : e.diagnostics)
+            std::cout << "  " << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
         for (const auto& f : e.fixes) {
             std::cout << "  fix: " << f.label << " (";
             for (std::size_t i = 0; i < f.changes.size(); ++i)
@@ -53,10 +55,11 @@ int run_explain(const Args& a) {
     return e.matched ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "explain-error", "name the rule behind a framework / NCCL / CUDA error message and propose fixes",
+    "explain-error",
+    "name the rule behind a framework / NCCL / CUDA error message and propose fixes",
     "Usage: paraplan-cli explain-error TEXT [--project FILE] [--json]\n"
     "       paraplan-cli explain-error - [--project FILE]      (read the message from stdin)\n"
     "       paraplan-cli explain-error --file LOG [--project FILE]\n\n"
@@ -65,6 +68,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "project is validated and the fixes for that rule are listed.\n"
     "Exit 0 when the message is recognised, 1 when not, 2 on usage errors.\n"
     "  --json   print {\"matched\", \"rule\", \"framework\", \"explanation\", \"fixes\", \"diagnostics\"}\n",
-    {"json"}, run_explain});
+    {"json"},
+    run_explain});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -31,7 +31,8 @@ void write_file(const fs::path& path, const std::string& content, bool executabl
     out.close();
     if (!out) throw InputError("", "cannot write '" + path.string() + "': " + std::strerror(errno));
     if (executable)
-        fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add, ec);
+        fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                        fs::perm_options::add, ec);
 }
 
 void print_diagnostics(const std::vector<Diagnostic>& ds) {
@@ -61,14 +62,18 @@ int run_export(const Args& a) {
     if (a.flag("json")) {
         nlohmann::json files = nlohmann::json::object();
         for (const auto& [path, f] : r.files) files[path] = f.content;
-        nlohmann::json out = {{"format", r.format}, {"refused", r.refused}, {"forced", opt.force && has_errors(r.diagnostics)},
-                              {"diagnostics", to_json(r.diagnostics)}, {"files", files}};
+        nlohmann::json out = {{"format", r.format},
+                              {"refused", r.refused},
+                              {"forced", opt.force && has_errors(r.diagnostics)},
+                              {"diagnostics", to_json(r.diagnostics)},
+                              {"files", files}};
         if (r.refused) {
             print_json(out.dump(2));
             return kFindings;
         }
         if (auto o = a.get("o")) {
-            for (const auto& [path, f] : r.files) write_file(fs::path(*o) / path, f.content, f.syntax == FileSyntax::Shell);
+            for (const auto& [path, f] : r.files)
+                write_file(fs::path(*o) / path, f.content, f.syntax == FileSyntax::Shell);
             out["written_to"] = *o;
         }
         print_json(out.dump(2));
@@ -77,8 +82,9 @@ int run_export(const Args& a) {
 
     print_diagnostics(r.diagnostics);
     if (r.refused) {
-        std::cerr << file << ": not exported: the layout is invalid for " << *format
-                  << " (fix the errors above, or pass --force to export anyway with the errors written into the files)\n";
+        std::cerr
+            << file << ": not exported: the layout is invalid for " << *format
+            << " (fix the errors above, or pass --force to export anyway with the errors written into the files)\n";
         return kFindings;
     }
     const auto o = a.get("o");
@@ -102,12 +108,15 @@ int run_export(const Args& a) {
     } else {
         std::string stem = fs::path(file).filename().string();
         const std::string ext = ".paraplan.json";
-        if (stem.size() > ext.size() && stem.compare(stem.size() - ext.size(), ext.size(), ext) == 0) stem.resize(stem.size() - ext.size());
+        if (stem.size() > ext.size() && stem.compare(stem.size() - ext.size(), ext.size(), ext) == 0)
+            stem.resize(stem.size() - ext.size());
         else stem = fs::path(file).stem().string();
         dir = stem + "-" + *format;
-        std::cerr << "no -o given: writing the " << r.files.size() << " files of the " << *format << " export to folder " << dir.string() << '\n';
+        std::cerr << "no -o given: writing the " << r.files.size() << " files of the " << *format
+                  << " export to folder " << dir.string() << '\n';
     }
-    if (fs::exists(dir) && !fs::is_directory(dir)) throw InputError("", "-o " + dir.string() + ": exists and is not a folder");
+    if (fs::exists(dir) && !fs::is_directory(dir))
+        throw InputError("", "-o " + dir.string() + ": exists and is not a folder");
     for (const auto& [path, f] : r.files) {
         write_file(dir / path, f.content, f.syntax == FileSyntax::Shell);
         std::cerr << "wrote " << (dir / path).string() << '\n';
@@ -115,10 +124,11 @@ int run_export(const Args& a) {
     return kOk;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "export", "write the configs and launch scripts a training job needs",
+    "export",
+    "write the configs and launch scripts a training job needs",
     "Usage: paraplan-cli export FILE --format FORMAT [-o PATH] [--force] [--json]\n"
     "                           [--script S] [--master-addr A] [--master-port P]\n\n"
     "FORMAT: colossalai megatron deepspeed torchtitan torchrun slurm k8s layout-json trace pipeline-csv\n"
@@ -136,6 +146,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "(a leading comment; \"_paraplan_warnings\" in JSON; PARAPLAN_WARNINGS.txt where neither fits).\n"
     "  --script S       training script instead of the format's default\n"
     "  --json           print {format, refused, diagnostics, files: {path: content}} on stdout\n",
-    {"force", "json"}, run_export});
+    {"force", "json"},
+    run_export});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

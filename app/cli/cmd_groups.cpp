@@ -15,10 +15,16 @@ namespace {
 using topology::MeshRequest;
 using topology::RankMap;
 
-const std::vector<std::string> kOptions = {"project", "framework", "world",        "gpus-per-node", "tp",
-                                           "pp",      "sp",        "sp-mode",      "cp",            "ep",
-                                           "etp",     "dp",        "dp-shard",     "dp-replicate",  "extra-dp",
-                                           "order",   "dp-outside", "inner-ring-size", "tp-mode",   "tp-depth"};
+const std::vector<std::string> kOptions = {"project",    "framework",
+                                           "world",      "gpus-per-node",
+                                           "tp",         "pp",
+                                           "sp",         "sp-mode",
+                                           "cp",         "ep",
+                                           "etp",        "dp",
+                                           "dp-shard",   "dp-replicate",
+                                           "extra-dp",   "order",
+                                           "dp-outside", "inner-ring-size",
+                                           "tp-mode",    "tp-depth"};
 
 void print_table(const RankMap& m) {
     std::cout << m.framework << ", world " << m.world_size << ", " << m.num_nodes << " node"
@@ -57,7 +63,8 @@ void print_table(const RankMap& m) {
         if (gs->num_groups() > 4) std::cout << " ...";
         std::cout << '\n';
     }
-    for (const auto& d : m.diagnostics) std::cout << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
+    for (const auto& d : m.diagnostics)
+        std::cout << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
 }
 
 int run_groups(const Args& a) {
@@ -72,8 +79,7 @@ int run_groups(const Args& a) {
         req = topology::from_project(project);
     }
     req.framework = a.get("framework", req.framework);
-    if (!find_traits(req.framework))
-        throw UsageError("--framework: unknown framework '" + req.framework + "'");
+    if (!find_traits(req.framework)) throw UsageError("--framework: unknown framework '" + req.framework + "'");
     if (!has_project && !a.has("world")) throw UsageError("--world N (or --project FILE) is required");
     req.world = a.get_int("world", req.world);
     req.gpus_per_node = a.get_int("gpus-per-node", req.gpus_per_node);
@@ -82,7 +88,8 @@ int run_groups(const Args& a) {
     req.sp = a.get_int("sp", req.sp);
     req.sp_mode = a.get("sp-mode", req.sp_mode);
     if (std::find(kSpModes.begin(), kSpModes.end(), req.sp_mode) == kSpModes.end())
-        throw UsageError("--sp-mode: expected none, split_gather, ring, all_to_all or ring_attn, got '" + req.sp_mode + "'");
+        throw UsageError("--sp-mode: expected none, split_gather, ring, all_to_all or ring_attn, got '" + req.sp_mode +
+                         "'");
     req.cp = a.get_int("cp", req.cp);
     req.ep = a.get_int("ep", req.ep);
     req.etp = a.get_int("etp", req.etp);
@@ -111,10 +118,11 @@ int run_groups(const Args& a) {
     return m.valid() ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "groups", "show which rank gets which coordinates and process groups",
+    "groups",
+    "show which rank gets which coordinates and process groups",
     "Usage: paraplan-cli groups [--project FILE] --framework F --world N [options] [--json]\n\n"
     "Computes the mesh and every process group the framework builds, and where each\n"
     "rank runs. With --project the project's cluster and layout are the defaults and\n"
@@ -134,6 +142,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --inner-ring-size N    ColossalAI ring_attn double ring\n"
     "  --tp-mode M --tp-depth D   ColossalAI legacy tensor modes 1d 2d 2.5d 3d\n"
     "  --json                 print {framework, world_size, axes, ranks, groups, group_spans}\n",
-    {"json"}, run_groups});
+    {"json"},
+    run_groups});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

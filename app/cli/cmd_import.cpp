@@ -24,7 +24,9 @@ int run_import(const Args& a) {
     std::string format = a.get("format", "");
     if (format.empty()) {
         format = detect_import_format(file, text);
-        if (format.empty()) throw UsageError("cannot tell the format of '" + file + "'; pass --format colossalai|megatron|deepspeed|torchtitan");
+        if (format.empty())
+            throw UsageError("cannot tell the format of '" + file +
+                             "'; pass --format colossalai|megatron|deepspeed|torchtitan");
     } else {
         bool known = false;
         for (const auto& f : import_formats()) known = known || f == format;
@@ -38,8 +40,9 @@ int run_import(const Args& a) {
     const auto diags = validate(r.project);
     if (out_path) save_project(r.project, *out_path);
     if (a.flag("json")) {
-        nlohmann::json out = {{"format", r.format},     {"project", project_to_json(r.project)}, {"warnings", r.warnings},
-                              {"notes", r.notes},       {"diagnostics", to_json(diags)},        {"valid", !has_errors(diags)}};
+        nlohmann::json out = {
+            {"format", r.format}, {"project", project_to_json(r.project)}, {"warnings", r.warnings},
+            {"notes", r.notes},   {"diagnostics", to_json(diags)},         {"valid", !has_errors(diags)}};
         if (out_path) out["written_to"] = *out_path;
         print_json(out.dump(2));
     } else {
@@ -52,10 +55,11 @@ int run_import(const Args& a) {
     return kOk;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "import", "read a DeepSpeed, Megatron-LM, torchtitan or ColossalAI config into a project",
+    "import",
+    "read a DeepSpeed, Megatron-LM, torchtitan or ColossalAI config into a project",
     "Usage: paraplan-cli import CONFIG [--format colossalai|megatron|deepspeed|torchtitan]\n"
     "                           [--project BASE] -o PROJECT [--json]\n\n"
     "Reads CONFIG (ds_config.json, a Megatron script or flag list, a torchtitan TOML, a Python\n"
@@ -64,6 +68,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "defaults (h100-sxm nodes sized to the config, llama3.1-8b) which are named in the notes.\n"
     "Everything in CONFIG that cannot be read is listed as a warning on stderr.\n"
     "  --json   print {format, project, warnings, notes, diagnostics, valid} on stdout\n",
-    {"json"}, run_import});
+    {"json"},
+    run_import});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -44,12 +44,14 @@ int run_import_hf(const Args& a) {
     return kOk;
 }
 
-}  // namespace
+}   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{"import-hf", "read a Hugging Face config.json: model spec and parameter count",
+PARAPLAN_CLI_COMMAND(Command{"import-hf",
+                             "read a Hugging Face config.json: model spec and parameter count",
                              "Usage: paraplan-cli import-hf CONFIG.json [--json]\n\n"
                              "Supported model_type: llama, mistral, mixtral, qwen2, qwen2_moe, gpt2,\n"
                              "gpt_neox, bert, t5, deepseek_v3.\n",
-                             {"json"}, run_import_hf});
+                             {"json"},
+                             run_import_hf});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

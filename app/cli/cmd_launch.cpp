@@ -61,7 +61,10 @@ int print_checks(const std::vector<NodeCheck>& checks, bool json_out) {
         ok = ok && c.ok();
         arr.push_back(to_json(c));
         if (json_out) continue;
-        std::cout << c.node << " (" << c.host << "): " << (c.ok() ? "ok" : c.reachable ? "problems" : "UNREACHABLE")
+        std::cout << c.node << " (" << c.host << "): "
+                  << (c.ok()        ? "ok"
+                      : c.reachable ? "problems"
+                                    : "UNREACHABLE")
                   << '\n';
         if (c.reachable) {
             std::cout << "  hostname " << c.hostname << ", " << c.gpus.size() << " GPU(s) seen (" << c.planned_gpus
@@ -121,11 +124,13 @@ int run_launch(const Args& a) {
         return kOk;
     }
 
-    Job job(rp.project.cluster, plan, ssh, rp.job_dir + "/" + plan.job_id, project_to_json(rp.project), rp.rc.on_failure);
+    Job job(rp.project.cluster, plan, ssh, rp.job_dir + "/" + plan.job_id, project_to_json(rp.project),
+            rp.rc.on_failure);
     QObject::connect(&job, &Job::line, &job, [&job, json_out](int i, const QString& text, bool is_err) {
         if (json_out) return;
         auto& os = is_err ? std::cerr : std::cout;
-        os << '[' << job.processes()[static_cast<std::size_t>(i)]->spec.label << "] " << text.toStdString() << std::endl;
+        os << '[' << job.processes()[static_cast<std::size_t>(i)]->spec.label << "] " << text.toStdString()
+           << std::endl;
     });
     QObject::connect(&job, &Job::stateChanged, &job, [&job] {
         std::cerr << "paraplan: job " << job.plan().job_id << " " << Job::to_string(job.state()) << std::endl;
@@ -142,23 +147,24 @@ int run_launch(const Args& a) {
     return job.state() == Job::State::Succeeded ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{
-    "launch", "launch the project's training job on its cluster over ssh",
-    "Usage: paraplan-cli launch FILE [--mode direct|torchrun|slurm|colossalai|deepspeed]\n"
-    "                           [--dry-run] [--check] [--json] [--job-dir DIR]\n\n"
-    "Runs the script of FILE's \"runtime\" section on every node of its cluster through the\n"
-    "system ssh client (one shared connection per node, host keys checked). Output of every\n"
-    "rank is streamed and written to <job_dir>/<job id>/<rank>.log, with job.json beside it.\n"
-    "Ctrl-C stops the job: every remote process group is ended (TERM, grace, KILL).\n"
-    "  --mode      override runtime.mode\n"
-    "  --dry-run   print every remote command exactly as it would run, and exit\n"
-    "  --check     test the connection to every node (reachable, GPUs, python, launcher)\n"
-    "  --json      with --dry-run: the plan; with --check: per-node results; else job.json\n"
-    "  --job-dir   where job folders go (default: runtime.job_dir next to FILE)\n"
-    "Exit 0 when the job succeeded (or the dry run/check is fine), 1 when it failed or a\n"
-    "node check found problems, 2 on bad input.\n",
-    {"dry-run", "check", "json"}, run_launch});
+PARAPLAN_CLI_COMMAND(Command{"launch",
+                             "launch the project's training job on its cluster over ssh",
+                             "Usage: paraplan-cli launch FILE [--mode direct|torchrun|slurm|colossalai|deepspeed]\n"
+                             "                           [--dry-run] [--check] [--json] [--job-dir DIR]\n\n"
+                             "Runs the script of FILE's \"runtime\" section on every node of its cluster through the\n"
+                             "system ssh client (one shared connection per node, host keys checked). Output of every\n"
+                             "rank is streamed and written to <job_dir>/<job id>/<rank>.log, with job.json beside it.\n"
+                             "Ctrl-C stops the job: every remote process group is ended (TERM, grace, KILL).\n"
+                             "  --mode      override runtime.mode\n"
+                             "  --dry-run   print every remote command exactly as it would run, and exit\n"
+                             "  --check     test the connection to every node (reachable, GPUs, python, launcher)\n"
+                             "  --json      with --dry-run: the plan; with --check: per-node results; else job.json\n"
+                             "  --job-dir   where job folders go (default: runtime.job_dir next to FILE)\n"
+                             "Exit 0 when the job succeeded (or the dry run/check is fine), 1 when it failed or a\n"
+                             "node check found problems, 2 on bad input.\n",
+                             {"dry-run", "check", "json"},
+                             run_launch});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

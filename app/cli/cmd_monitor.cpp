@@ -38,8 +38,7 @@ HeatContext heat_context(const Project& p) {
         std::vector<double> stages;
         for (const auto& s : e.memory.stages) stages.push_back(s.total());
         h.expected_mib = expected_mib_by_stage(h.map, stages);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     return h;
 }
 
@@ -51,14 +50,21 @@ nlohmann::json store_json(const Cluster& c, const TelemetryStore& store, const s
         for (const auto& [key, s] : store.series()) {
             if (s.node != static_cast<int>(n) || s.samples.empty()) continue;
             const auto& g = s.samples.back().second;
-            gpus.push_back({{"index", g.index}, {"uuid", g.uuid}, {"name", g.name},
+            gpus.push_back({{"index", g.index},
+                            {"uuid", g.uuid},
+                            {"name", g.name},
                             {"rank", s.rank >= 0 ? nlohmann::json(s.rank) : nlohmann::json()},
-                            {"utilization.gpu", opt(g.utilization_gpu)}, {"memory.used", opt(g.memory_used_mib)},
-                            {"memory.total", opt(g.memory_total_mib)}, {"temperature.gpu", opt(g.temperature_gpu)},
+                            {"utilization.gpu", opt(g.utilization_gpu)},
+                            {"memory.used", opt(g.memory_used_mib)},
+                            {"memory.total", opt(g.memory_total_mib)},
+                            {"temperature.gpu", opt(g.temperature_gpu)},
                             {"power.draw", opt(g.power_draw_w)}});
         }
-        nodes.push_back({{"node", c.nodes[n].name}, {"host", ssh_target(c.nodes[n]).host},
-                         {"ok", node_errors[n].empty()}, {"error", node_errors[n]}, {"gpus", gpus}});
+        nodes.push_back({{"node", c.nodes[n].name},
+                         {"host", ssh_target(c.nodes[n]).host},
+                         {"ok", node_errors[n].empty()},
+                         {"error", node_errors[n]},
+                         {"gpus", gpus}});
     }
     // Per pipeline stage: mean utilization and memory over the ranks with a sample
     // (runtime/telemetry_heat.h); flags from the same heat (memory above the estimate, idle
@@ -74,15 +80,21 @@ nlohmann::json store_json(const Cluster& c, const TelemetryStore& store, const s
         std::optional<double> expected;
         if (!u.ranks.empty() && static_cast<std::size_t>(u.ranks.front()) < o.expected_mib.size())
             expected = o.expected_mib[static_cast<std::size_t>(u.ranks.front())];
-        stages.push_back({{"stage", u.index}, {"ranks", u.ranks}, {"utilization.gpu", opt(u.mean)},
-                          {"memory.used", opt(mem.stages[i].mean)}, {"expected_memory_mib", opt(expected)},
+        stages.push_back({{"stage", u.index},
+                          {"ranks", u.ranks},
+                          {"utilization.gpu", opt(u.mean)},
+                          {"memory.used", opt(mem.stages[i].mean)},
+                          {"expected_memory_mib", opt(expected)},
                           {"ranks_without_sample", u.missing}});
     }
     nlohmann::json flags = nlohmann::json::array();
     const auto flag_list = hc.map.valid() ? util.flags : store.flags(std::nullopt);
     for (const auto& f : flag_list)
-        flags.push_back({{"kind", f.kind}, {"node", c.nodes[static_cast<std::size_t>(f.node)].name}, {"gpu", f.gpu},
-                         {"rank", f.rank}, {"message", f.message}});
+        flags.push_back({{"kind", f.kind},
+                         {"node", c.nodes[static_cast<std::size_t>(f.node)].name},
+                         {"gpu", f.gpu},
+                         {"rank", f.rank},
+                         {"message", f.message}});
     return {{"nodes", nodes},
             {"stages", stages},
             {"flags", flags},
@@ -215,7 +227,8 @@ int run_monitor(const Args& a) {
     QObject::connect(&tick, &QTimer::timeout, &loop, [&] {
         for (std::size_t i = 0; i < c.nodes.size(); ++i)
             errors[i] = mon.status()[i].state == TelemetryMonitor::NodeState::Failed ? mon.status()[i].message : "";
-        if (json_out) std::cout << store_json(c, mon.store(), errors, hc, mon.now_s()).dump() << std::endl;   // JSON lines
+        if (json_out)
+            std::cout << store_json(c, mon.store(), errors, hc, mon.now_s()).dump() << std::endl;   // JSON lines
         else {
             std::printf("\n");
             print_table(c, mon.store(), errors);
@@ -230,10 +243,11 @@ int run_monitor(const Args& a) {
     return kOk;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "monitor", "live GPU utilisation, memory, temperature and power of the project's nodes",
+    "monitor",
+    "live GPU utilisation, memory, temperature and power of the project's nodes",
     "Usage: paraplan-cli monitor FILE [--once] [--json] [--interval MS] [--duration S] [--timeout S]\n\n"
     "Runs one long-lived `nvidia-smi --query-gpu=... -lms MS` per node over ssh and prints\n"
     "a table per interval (GPU, planned rank, util %, memory, temperature, power), with flags\n"
@@ -244,6 +258,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --json       with --once: one JSON document; streaming: one JSON document per line\n"
     "  --interval   sampling period in ms (default runtime.telemetry.interval_ms, min 250)\n"
     "  --duration   stop after S seconds\n",
-    {"once", "json"}, run_monitor});
+    {"once", "json"},
+    run_monitor});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -44,7 +44,8 @@ int run_plan(const Args& a) {
             if (!a.has(k)) throw UsageError(std::string("--") + k + " is required (or --project FILE)");
         base.model = model_arg(*a.get("model"));
         const std::string gpu = *a.get("gpu");
-        if (!catalog::find_gpu(gpu)) throw UsageError("--gpu '" + gpu + "' is not in the catalog (paraplan-cli catalog gpus)");
+        if (!catalog::find_gpu(gpu))
+            throw UsageError("--gpu '" + gpu + "' is not in the catalog (paraplan-cli catalog gpus)");
         const int nodes = a.get_int("nodes", 1), gpn = a.get_int("gpus-per-node", 8);
         if (nodes < 1 || gpn < 1) throw UsageError("--nodes and --gpus-per-node must be positive");
         for (int i = 0; i < nodes; ++i) {
@@ -103,24 +104,27 @@ int run_plan(const Args& a) {
         print_json(j.dump(2));
     } else {
         std::printf("%lld layouts, %lld valid, %lld fit, %.3f s\n", r.evaluated, r.valid, r.fitting, r.seconds);
-        std::printf("%-18s %3s %3s %3s %3s %3s %4s %4s %-12s %3s %4s %-9s %9s %6s %8s\n", "framework", "tp", "pp", "cp", "sp",
-                    "ep", "zero", "mbs", "schedule", "v", "m", "recompute", "step s", "MFU%", "peak GiB");
+        std::printf("%-18s %3s %3s %3s %3s %3s %4s %4s %-12s %3s %4s %-9s %9s %6s %8s\n", "framework", "tp", "pp", "cp",
+                    "sp", "ep", "zero", "mbs", "schedule", "v", "m", "recompute", "step s", "MFU%", "peak GiB");
         for (const auto& e : r.results) {
             const Layout& l = e.layout;
-            std::printf("%-18s %3d %3d %3d %3d %3d %4d %4d %-12s %3d %4d %-9s %9.3f %6.1f %8.1f\n", l.framework.c_str(), l.tp,
-                        l.pp, l.cp, l.sp, l.ep, l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size,
-                        l.schedule.c_str(), l.chunks, l.num_microbatches, l.recompute.c_str(), e.step_s, 100 * e.mfu, e.peak_gib);
+            std::printf("%-18s %3d %3d %3d %3d %3d %4d %4d %-12s %3d %4d %-9s %9.3f %6.1f %8.1f\n", l.framework.c_str(),
+                        l.tp, l.pp, l.cp, l.sp, l.ep, l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size,
+                        l.schedule.c_str(), l.chunks, l.num_microbatches, l.recompute.c_str(), e.step_s, 100 * e.mfu,
+                        e.peak_gib);
         }
     }
     return r.results.empty() ? kFindings : kOk;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "plan", "search every valid layout and rank those that fit by step time or memory",
+    "plan",
+    "search every valid layout and rank those that fit by step time or memory",
     "Usage: paraplan-cli plan --model ID|FILE --gpu ID --nodes N [--gpus-per-node G] --global-batch B --seq S\n"
-    "                         [--framework F[,F...]] [--top K] [--fix KNOB=V,...] [--objective time|memory|throughput]\n"
+    "                         [--framework F[,F...]] [--top K] [--fix KNOB=V,...] [--objective "
+    "time|memory|throughput]\n"
     "                         [--inter-node-gbps X] [--precision P] [--threads T] [--profile NAME|FILE]\n"
     "                         [--apply OUT] [--json]\n"
     "       paraplan-cli plan --project FILE [options]\n\n"
@@ -133,7 +137,9 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --profile     a cluster profile from paraplan-cli calibrate (overrides the project's estimate.profile)\n"
     "  --apply OUT   also write the project with the best layout applied to OUT (a .paraplan.json)\n"
     "Exit 0 when some layout fits, 1 when none does, 2 on usage errors.\n"
-    "  --json   print {\"evaluated\", \"valid\", \"fitting\", \"seconds\", \"results\": [{\"layout\", \"step_s\", \"mfu\", \"peak_gib\"}], \"pareto\"}\n",
-    {"json"}, run_plan});
+    "  --json   print {\"evaluated\", \"valid\", \"fitting\", \"seconds\", \"results\": [{\"layout\", \"step_s\", "
+    "\"mfu\", \"peak_gib\"}], \"pareto\"}\n",
+    {"json"},
+    run_plan});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

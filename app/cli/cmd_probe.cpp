@@ -28,17 +28,37 @@ nlohmann::json result_json(const ProbeResult& r) {
     for (const auto& g : r.groups) {
         nlohmann::json bw = nlohmann::json::array();
         for (const auto& b : g.bandwidth)
-            bw.push_back({{"op", b.op}, {"bytes", b.bytes}, {"time_ms", b.time_ms}, {"algbw_gbps", b.algbw_gbps},
+            bw.push_back({{"op", b.op},
+                          {"bytes", b.bytes},
+                          {"time_ms", b.time_ms},
+                          {"algbw_gbps", b.algbw_gbps},
                           {"busbw_gbps", b.busbw_gbps}});
-        groups.push_back({{"kind", g.kind}, {"index", g.index}, {"ranks", g.ranks}, {"membership_ok", g.membership_ok},
-                          {"allreduce_sum", g.allreduce_sum}, {"expected_sum", g.expected_sum}, {"bandwidth", bw}});
+        groups.push_back({{"kind", g.kind},
+                          {"index", g.index},
+                          {"ranks", g.ranks},
+                          {"membership_ok", g.membership_ok},
+                          {"allreduce_sum", g.allreduce_sum},
+                          {"expected_sum", g.expected_sum},
+                          {"bandwidth", bw}});
     }
     nlohmann::json p2p = nlohmann::json::array();
     for (const auto& p : r.p2p)
-        p2p.push_back({{"group", p.group}, {"src", p.src}, {"dst", p.dst}, {"src_stage", p.src_stage},
-                       {"dst_stage", p.dst_stage}, {"bytes", p.bytes}, {"time_ms", p.time_ms}, {"gbps", p.gbps}});
-    return {{"ok", r.ok}, {"backend", r.backend}, {"world_size", r.world_size}, {"torch_version", r.torch_version},
-            {"elapsed_s", r.elapsed_s}, {"groups", groups}, {"p2p", p2p}, {"errors", r.errors},
+        p2p.push_back({{"group", p.group},
+                       {"src", p.src},
+                       {"dst", p.dst},
+                       {"src_stage", p.src_stage},
+                       {"dst_stage", p.dst_stage},
+                       {"bytes", p.bytes},
+                       {"time_ms", p.time_ms},
+                       {"gbps", p.gbps}});
+    return {{"ok", r.ok},
+            {"backend", r.backend},
+            {"world_size", r.world_size},
+            {"torch_version", r.torch_version},
+            {"elapsed_s", r.elapsed_s},
+            {"groups", groups},
+            {"p2p", p2p},
+            {"errors", r.errors},
             {"failed_groups", r.failed_groups()}};
 }
 
@@ -57,7 +77,8 @@ int run_probe(const Args& a) {
         // The groups the project's framework builds (the `paraplan-cli groups --project FILE --json` document).
         const auto m = topology::build_rank_map(topology::from_project(rp.project), &rp.project.cluster);
         if (!m.valid()) {
-            for (const auto& d : m.diagnostics) std::cerr << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
+            for (const auto& d : m.diagnostics)
+                std::cerr << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
             std::cerr << "paraplan: the layout is invalid; nothing to probe" << std::endl;
             return kFindings;
         }
@@ -65,14 +86,16 @@ int run_probe(const Args& a) {
     }
     const std::string layout_path = a.get("layout", "(the project's layout)");
     if (!layout.is_object() || !layout.contains("groups") || !layout["groups"].is_object())
-        throw InputError("/groups", "the layout file must hold {\"groups\": {\"tp\": [[...]], ...}} (" + layout_path + ")");
+        throw InputError("/groups",
+                         "the layout file must hold {\"groups\": {\"tp\": [[...]], ...}} (" + layout_path + ")");
     if (layout.value("world_size", rp.project.world_size()) != rp.project.world_size())
         throw InputError("/world_size", "the layout is for " + std::to_string(layout.value("world_size", 0)) +
                                             " ranks, the cluster has " + std::to_string(rp.project.world_size()));
     const bool json_out = a.flag("json");
     auto app = ensure_qt_app();
     const SshOptions ssh = ssh_options_from(rp.rc);
-    const std::string id = claim_job_folder(rp.job_dir, make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch()));
+    const std::string id = claim_job_folder(
+        rp.job_dir, make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch()));
     const std::string dir = probe_remote_dir(id);
     for (const auto& n : rp.project.cluster.nodes) {
         SshNode node(ssh_target(n), ssh);
@@ -104,8 +127,8 @@ int run_probe(const Args& a) {
     while (!job.done()) job.waitFinished(1000);
     const auto result = probe_result_from_log(job.folder() + "/rank-0.log");
     if (!result) {
-        std::cerr << "paraplan: the probe produced no result: " << (job.error().empty() ? "see rank-0.log" : job.error())
-                  << std::endl;
+        std::cerr << "paraplan: the probe produced no result: "
+                  << (job.error().empty() ? "see rank-0.log" : job.error()) << std::endl;
         return kFindings;
     }
     if (json_out) {
@@ -118,7 +141,8 @@ int run_probe(const Args& a) {
             std::string ranks;
             for (int r : g.ranks) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
             double ar = 0, ag = 0;
-            for (const auto& b : g.bandwidth) (b.op == "all_reduce" ? ar : ag) = std::max(b.op == "all_reduce" ? ar : ag, b.busbw_gbps);
+            for (const auto& b : g.bandwidth)
+                (b.op == "all_reduce" ? ar : ag) = std::max(b.op == "all_reduce" ? ar : ag, b.busbw_gbps);
             std::printf("  %-4s %-3d [%s] %s", g.kind.c_str(), g.index, ranks.c_str(),
                         g.membership_ok ? "members ok" : "MEMBERSHIP WRONG");
             if (!g.bandwidth.empty()) std::printf(", busbw all-reduce %.3f GB/s, all-gather %.3f GB/s", ar, ag);
@@ -132,10 +156,11 @@ int run_probe(const Args& a) {
     return result->ok ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "probe", "check the planned process groups on the real cluster (PyTorch probe job)",
+    "probe",
+    "check the planned process groups on the real cluster (PyTorch probe job)",
     "Usage: paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B,...] [--iters N]\n"
     "                          [--mode direct|torchrun]\n\n"
     "Uploads the probe script and the planned groups (FILE's layout, or GROUPS.json: the\n"
@@ -146,6 +171,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --sizes   message sizes in bytes (default 4096,262144,4194304)\n"
     "  --iters   timed iterations per size (default 3)\n"
     "Exit 0 when every group checks out, 1 when one does not or the job failed.\n",
-    {"json"}, run_probe});
+    {"json"},
+    run_probe});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -29,17 +29,18 @@ int run_stop(const Args& a) {
     return ok ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{
-    "stop", "stop a running job (by id or folder) on every node",
-    "Usage: paraplan-cli stop JOB [--job-dir DIR] [--json]\n\n"
-    "Reads <job-dir>/JOB/job.json (or JOB/job.json when JOB is a folder) and ends each\n"
-    "recorded remote process group over ssh: TERM, a grace period, then KILL, and only if\n"
-    "the group still carries the job's PARAPLAN_JOB tag.\n"
-    "  --job-dir   folder holding job folders (default: ./jobs)\n"
-    "Exit 0 when every process is stopped or already gone, 1 when one could not be\n"
-    "stopped, 2 when the job is unknown.\n",
-    {"json"}, run_stop});
+PARAPLAN_CLI_COMMAND(Command{"stop",
+                             "stop a running job (by id or folder) on every node",
+                             "Usage: paraplan-cli stop JOB [--job-dir DIR] [--json]\n\n"
+                             "Reads <job-dir>/JOB/job.json (or JOB/job.json when JOB is a folder) and ends each\n"
+                             "recorded remote process group over ssh: TERM, a grace period, then KILL, and only if\n"
+                             "the group still carries the job's PARAPLAN_JOB tag.\n"
+                             "  --job-dir   folder holding job folders (default: ./jobs)\n"
+                             "Exit 0 when every process is stopped or already gone, 1 when one could not be\n"
+                             "stopped, 2 when the job is unknown.\n",
+                             {"json"},
+                             run_stop});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

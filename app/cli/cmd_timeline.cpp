@@ -126,7 +126,8 @@ int run_timeline(const Args& a) {
     if (!sim.ok()) return fail(json, sim.diagnostics);
     const Timeline& tl = sim.timeline;
 
-    if (auto trace = a.get("trace")) write_file(*trace, to_chrome_trace(tl, a.get_double("us-per-unit", 1000.0)).dump());
+    if (auto trace = a.get("trace"))
+        write_file(*trace, to_chrome_trace(tl, a.get_double("us-per-unit", 1000.0)).dump());
     if (auto csv = a.get("csv")) write_file(*csv, to_pytorch_csv(*schedule));
 
     if (json) {
@@ -162,10 +163,11 @@ int run_timeline(const Args& a) {
     return kOk;
 }
 
-}  // namespace
+}   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "timeline", "simulate a pipeline schedule: op order per stage, bubble, peak activations",
+    "timeline",
+    "simulate a pipeline schedule: op order per stage, bubble, peak activations",
     "Usage: paraplan-cli timeline --schedule NAME --pp P --microbatches M [--chunks V]\n"
     "                             [--f F] [--b B] [--w W] [--comm C] [--json]\n"
     "                             [--trace FILE] [--csv FILE]\n"
@@ -190,6 +192,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "                     change with --us-per-unit)\n"
     "  --csv FILE         write PyTorch's pipeline CSV (torchtitan pipeline_parallel_schedule_csv)\n"
     "  --import-csv FILE  read such a CSV instead of generating a schedule\n",
-    {"json"}, run_timeline});
+    {"json"},
+    run_timeline});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -14,8 +14,8 @@ int run_validate(const Args& a) {
     const auto diags = validate(p);
     const bool valid = !has_errors(diags);
     if (a.flag("json")) {
-        nlohmann::json out = {{"valid", valid}, {"diagnostics", to_json(diags)}, {"file", file},
-                              {"world_size", p.world_size()}};
+        nlohmann::json out = {
+            {"valid", valid}, {"diagnostics", to_json(diags)}, {"file", file}, {"world_size", p.world_size()}};
         print_json(out.dump(2));
     } else {
         for (const auto& d : diags) {
@@ -34,14 +34,15 @@ int run_validate(const Args& a) {
     return valid ? kOk : kFindings;
 }
 
-}  // namespace
+}   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{
-    "validate", "parse and check a project file against its framework's rules",
-    "Usage: paraplan-cli validate FILE [--json]\n\n"
-    "Parses FILE (*.paraplan.json) and checks its layout against every rule of its\n"
-    "framework. Exit 0 when valid, 1 when a rule is broken, 2 when FILE cannot be read.\n"
-    "  --json   print {\"valid\": bool, \"diagnostics\": [...]} on stdout\n",
-    {"json"}, run_validate});
+PARAPLAN_CLI_COMMAND(Command{"validate",
+                             "parse and check a project file against its framework's rules",
+                             "Usage: paraplan-cli validate FILE [--json]\n\n"
+                             "Parses FILE (*.paraplan.json) and checks its layout against every rule of its\n"
+                             "framework. Exit 0 when valid, 1 when a rule is broken, 2 when FILE cannot be read.\n"
+                             "  --json   print {\"valid\": bool, \"diagnostics\": [...]} on stdout\n",
+                             {"json"},
+                             run_validate});
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -12,7 +12,7 @@ std::vector<Command>& registry() {
     static std::vector<Command> r;
     return r;
 }
-}  // namespace
+}   // namespace
 
 bool register_command(Command c) {
     auto& r = registry();
@@ -91,4 +91,4 @@ void print_json(const std::string& dumped) {
     std::cout.flush();
 }
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

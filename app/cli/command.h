@@ -30,17 +30,17 @@ public:
     bool has(const std::string& name) const { return options.count(name) > 0; }
     std::optional<std::string> get(const std::string& name) const;
     std::string get(const std::string& name, const std::string& def) const;
-    int get_int(const std::string& name, int def) const;           // UsageError if not an integer
+    int get_int(const std::string& name, int def) const;   // UsageError if not an integer
     double get_double(const std::string& name, double def) const;
-    bool get_bool(const std::string& name, bool def) const;        // true/false/1/0/yes/no
-    std::string positional_at(std::size_t i, const std::string& what) const;  // UsageError if missing
+    bool get_bool(const std::string& name, bool def) const;                    // true/false/1/0/yes/no
+    std::string positional_at(std::size_t i, const std::string& what) const;   // UsageError if missing
 };
 
 struct Command {
     std::string name;
-    std::string summary;                 // one line for `paraplan-cli --help`
-    std::string usage;                   // full usage text for `paraplan-cli CMD --help`
-    std::vector<std::string> flags;      // option names that take no value ("json", "force")
+    std::string summary;              // one line for `paraplan-cli --help`
+    std::string usage;                // full usage text for `paraplan-cli CMD --help`
+    std::vector<std::string> flags;   // option names that take no value ("json", "force")
     std::function<int(const Args&)> run;
 };
 
@@ -53,7 +53,7 @@ void print_json(const std::string& dumped);
 // "a,b,,c" -> {"a", "b", "c"}: a comma-separated option value, empty items dropped.
 std::vector<std::string> split_list(const std::string& s);
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli
 
 #define PARAPLAN_CLI_CONCAT2(a, b) a##b
 #define PARAPLAN_CLI_CONCAT(a, b) PARAPLAN_CLI_CONCAT2(a, b)

@@ -44,12 +44,13 @@ void print_man() {
         }
         return out;
     };
-    std::cout << ".TH PARAPLAN-CLI 1 \"\" \"paraplan " << PARAPLAN_VERSION << "\" \"User Commands\"\n"
-              << ".SH NAME\nparaplan\\-cli \\- plan, check and export distributed\\-training layouts\n"
-              << ".SH SYNOPSIS\n.B paraplan\\-cli\n.I command\n[options]\n"
-              << ".SH DESCRIPTION\nThe command line of Paraplan, a topology designer for distributed training.\n"
-              << "With \\fB\\-\\-json\\fR, standard output holds a single JSON document; messages go to standard error.\n"
-              << ".SH COMMANDS\n";
+    std::cout
+        << ".TH PARAPLAN-CLI 1 \"\" \"paraplan " << PARAPLAN_VERSION << "\" \"User Commands\"\n"
+        << ".SH NAME\nparaplan\\-cli \\- plan, check and export distributed\\-training layouts\n"
+        << ".SH SYNOPSIS\n.B paraplan\\-cli\n.I command\n[options]\n"
+        << ".SH DESCRIPTION\nThe command line of Paraplan, a topology designer for distributed training.\n"
+        << "With \\fB\\-\\-json\\fR, standard output holds a single JSON document; messages go to standard error.\n"
+        << ".SH COMMANDS\n";
     for (const auto& c : commands()) {
         std::cout << ".SS " << esc(c.name) << "\n" << esc(c.summary) << "\n.PP\n.nf\n" << esc(c.usage) << ".fi\n";
     }
@@ -124,11 +125,10 @@ Args parse_args(const Command& cmd, int argc, char** argv, int first) {
     return a;
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
-        !std::strcmp(argv[1], "help")) {
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
         if (argc >= 3 && !std::strcmp(argv[1], "help")) {
             for (const auto& c : commands())
                 if (c.name == argv[2]) {

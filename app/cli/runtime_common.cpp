@@ -14,7 +14,7 @@ namespace paraplan::cli {
 namespace {
 std::atomic<int> g_signal{0};
 extern "C" void handle_signal(int s) { g_signal = s; }
-}  // namespace
+}   // namespace
 
 std::unique_ptr<QCoreApplication> ensure_qt_app() {
     if (QCoreApplication::instance()) return nullptr;
@@ -45,8 +45,9 @@ RuntimeProject load_runtime_project(const std::string& file, const std::string& 
     if (!mode_override.empty()) {
         bool known = false;
         for (const auto& m : runtime::kLaunchModes) known = known || m == mode_override;
-        if (!known) throw UsageError("--mode must be one of direct, torchrun, slurm, colossalai, deepspeed (got \"" +
-                                     mode_override + "\")");
+        if (!known)
+            throw UsageError("--mode must be one of direct, torchrun, slurm, colossalai, deepspeed (got \"" +
+                             mode_override + "\")");
         r.rc.mode = mode_override;
     }
     std::filesystem::path jd(r.rc.job_dir);
@@ -55,4 +56,4 @@ RuntimeProject load_runtime_project(const std::string& file, const std::string& 
     return r;
 }
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

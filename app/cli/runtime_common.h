@@ -27,4 +27,4 @@ struct RuntimeProject {
 // Loads FILE and its runtime section (InputError names the field); --mode overrides.
 RuntimeProject load_runtime_project(const std::string& file, const std::string& mode_override = "");
 
-}  // namespace paraplan::cli
+}   // namespace paraplan::cli

@@ -86,7 +86,7 @@ std::string fmt(double v, int prec = 3) {
     return o.str();
 }
 
-}  // namespace
+}   // namespace
 
 Bounds parameter_bounds(const std::string& key, const std::vector<Run>& runs) {
     if (key == "network") return {0.2, 1.0};
@@ -154,8 +154,9 @@ FitResult fit_profile(const std::vector<Run>& runs, const std::vector<std::strin
             estimate::profile_parameters().end())
             return refuse("unknown parameter '" + p + "' (gemm, attention, network, nvlink)");
     if (n < k)
-        return refuse(std::to_string(k) + " free parameter" + (k > 1 ? "s need" : " needs") + " at least " + std::to_string(k) +
-                      " measured run" + (k > 1 ? "s" : "") + "; got " + std::to_string(n) + ". Fit fewer (--fit gemm) or add runs.");
+        return refuse(std::to_string(k) + " free parameter" + (k > 1 ? "s need" : " needs") + " at least " +
+                      std::to_string(k) + " measured run" + (k > 1 ? "s" : "") + "; got " + std::to_string(n) +
+                      ". Fit fewer (--fit gemm) or add runs.");
     std::vector<Bounds> b;
     for (const auto& p : params) b.push_back(parameter_bounds(p, runs));
     for (int j = 0; j < k; ++j)
@@ -267,11 +268,14 @@ FitResult fit_profile(const std::vector<Run>& runs, const std::vector<std::strin
     res.mean_abs_after = mean_abs_error(res.runs, true);
     if (k > 1 && res.condition > 1e3) {
         const Profile fitted = res.profile;
-        FitResult r2 = refuse("the runs cannot tell " + [&] {
-            std::string s;
-            for (int j = 0; j < k; ++j) s += (j ? (j + 1 == k ? " and " : ", ") : "") + params[j];
-            return s;
-        }() + " apart (condition number " + fmt(res.condition, 3) + "); fit fewer parameters or add runs that differ in them");
+        FitResult r2 = refuse("the runs cannot tell " +
+                              [&] {
+                                  std::string s;
+                                  for (int j = 0; j < k; ++j) s += (j ? (j + 1 == k ? " and " : ", ") : "") + params[j];
+                                  return s;
+                              }() +
+                              " apart (condition number " + fmt(res.condition, 3) +
+                              "); fit fewer parameters or add runs that differ in them");
         r2.condition = res.condition;
         return r2;
     }
@@ -280,18 +284,23 @@ FitResult fit_profile(const std::vector<Run>& runs, const std::vector<std::strin
         const bool at_lo = x[j] <= std::log(b[j].lo) + 1e-4, at_hi = x[j] >= std::log(b[j].hi) - 1e-4;
         if (at_lo || at_hi) {
             const double cond = res.condition;
-            FitResult r2 = refuse(params[j] + " ends at its physical " + std::string(at_lo ? "lower" : "upper") + " bound (" +
-                                  fmt(v) + "): the misfit lies elsewhere in the model, so no profile is written");
+            FitResult r2 = refuse(params[j] + " ends at its physical " + std::string(at_lo ? "lower" : "upper") +
+                                  " bound (" + fmt(v) +
+                                  "): the misfit lies elsewhere in the model, so no profile is written");
             r2.condition = cond;
             return r2;
         }
     }
     res.ok = true;
-    nlohmann::json fit = {{"runs", n}, {"parameters", params}, {"mean_abs_error_before", res.mean_abs_before},
-                          {"mean_abs_error_after", res.mean_abs_after}, {"condition", res.condition}};
+    nlohmann::json fit = {{"runs", n},
+                          {"parameters", params},
+                          {"mean_abs_error_before", res.mean_abs_before},
+                          {"mean_abs_error_after", res.mean_abs_after},
+                          {"condition", res.condition}};
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& e : res.runs)
-        rows.push_back({{"name", e.name}, {"measured_s", e.measured_s}, {"before_s", e.before_s}, {"after_s", e.after_s}});
+        rows.push_back(
+            {{"name", e.name}, {"measured_s", e.measured_s}, {"before_s", e.before_s}, {"after_s", e.after_s}});
     fit["errors"] = rows;
     res.profile.fit = fit;
     if (res.profile.gpu.empty() && !runs.empty() && !runs[0].project.cluster.nodes.empty())
@@ -299,4 +308,4 @@ FitResult fit_profile(const std::vector<Run>& runs, const std::vector<std::strin
     return res;
 }
 
-}  // namespace paraplan::calibrate
+}   // namespace paraplan::calibrate

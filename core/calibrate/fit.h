@@ -37,13 +37,13 @@ struct RunError {
 
 struct FitResult {
     bool ok = false;
-    std::string refusal;                 // why, when !ok
-    estimate::Profile profile;           // the fitted profile (the start profile when refused)
-    std::vector<std::string> params;     // the free parameters
+    std::string refusal;               // why, when !ok
+    estimate::Profile profile;         // the fitted profile (the start profile when refused)
+    std::vector<std::string> params;   // the free parameters
     std::vector<RunError> runs;
     double mean_abs_before = 0, mean_abs_after = 0;   // mean |estimate / measured - 1|
-    double condition = 0;                // of the normalised J^T J at the solution
-    bool exactly_determined = false;     // as many runs as parameters: the after-error is no evidence
+    double condition = 0;                             // of the normalised J^T J at the solution
+    bool exactly_determined = false;                  // as many runs as parameters: the after-error is no evidence
     int iterations = 0;
 };
 
@@ -60,4 +60,4 @@ std::vector<RunError> compare(const std::vector<Run>& runs, const estimate::Prof
                               const estimate::Profile& after);
 double mean_abs_error(const std::vector<RunError>& e, bool after);
 
-}  // namespace paraplan::calibrate
+}   // namespace paraplan::calibrate

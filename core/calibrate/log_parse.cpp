@@ -46,8 +46,8 @@ std::optional<double> number_after(const std::string& s, std::string_view key, s
     std::size_t i = k + key.size();
     while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
     std::string num;
-    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.' || s[i] == ',' || s[i] == '-' ||
-                            s[i] == '+' || s[i] == 'e' || s[i] == 'E')) {
+    while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.' || s[i] == ',' ||
+                            s[i] == '-' || s[i] == '+' || s[i] == 'e' || s[i] == 'E')) {
         if (s[i] != ',') num += s[i];
         ++i;
     }
@@ -74,7 +74,7 @@ std::optional<double> duration_after(const std::string& s, std::string_view key)
     return std::nullopt;
 }
 
-}  // namespace
+}   // namespace
 
 std::optional<LogSample> parse_log_line(std::string_view raw, int line_number) {
     const std::string s = strip_ansi(raw);
@@ -172,8 +172,7 @@ std::optional<Measured> measured_step(const LogSummary& log, const Project& p, s
         if (why) *why = w;
         return std::nullopt;
     };
-    if (log.samples.empty())
-        return fail("no step-time line of Megatron-LM, torchtitan, DeepSpeed or ColossalAI found");
+    if (log.samples.empty()) return fail("no step-time line of Megatron-LM, torchtitan, DeepSpeed or ColossalAI found");
     const double gbs = p.training.global_batch_size, seq = p.training.seq_len, world = p.world_size();
     std::vector<double> steps;
     std::string what;
@@ -191,7 +190,9 @@ std::optional<Measured> measured_step(const LogSummary& log, const Project& p, s
             what = "'tps' (global batch x seq / (tps x GPUs))";
         } else if (x.microstep_s > 0) {
             // One micro step per rank: a step runs global / (micro x dp) of them (no pipeline).
-            if (p.layout.pp > 1) return fail("the flops profiler's 'iter latency' times one micro step; with pp > 1 it is not a step time");
+            if (p.layout.pp > 1)
+                return fail(
+                    "the flops profiler's 'iter latency' times one micro step; with pp > 1 it is not a step time");
             std::vector<std::string> notes;
             try {
                 estimate::Hardware hw;
@@ -205,15 +206,16 @@ std::optional<Measured> measured_step(const LogSummary& log, const Project& p, s
         }
         if (t > 0 && world > 0) steps.push_back(t);
     }
-    if (steps.empty()) return fail("the project has no global batch, sequence length or GPUs to convert the throughput with");
+    if (steps.empty())
+        return fail("the project has no global batch, sequence length or GPUs to convert the throughput with");
     Measured m;
     std::vector<double> use(steps.begin() + (steps.size() >= 3 ? 1 : 0), steps.end());
     std::sort(use.begin(), use.end());
     const std::size_t k = use.size();
     m.step_s = k % 2 ? use[k / 2] : 0.5 * (use[k / 2 - 1] + use[k / 2]);
     m.lines_used = int(k);
-    m.how = std::string(to_string(log.format)) + ": median of " + std::to_string(k) + " " + what + " line" + (k == 1 ? "" : "s") +
-            (steps.size() >= 3 ? " after the first" : "");
+    m.how = std::string(to_string(log.format)) + ": median of " + std::to_string(k) + " " + what + " line" +
+            (k == 1 ? "" : "s") + (steps.size() >= 3 ? " after the first" : "");
     if (log.peak_reserved_gib > 0) {
         m.peak_gib = log.peak_reserved_gib;
         m.memory_kind = "reserved";
@@ -224,4 +226,4 @@ std::optional<Measured> measured_step(const LogSummary& log, const Project& p, s
     return m;
 }
 
-}  // namespace paraplan::calibrate
+}   // namespace paraplan::calibrate

@@ -36,14 +36,14 @@ const char* to_string(LogFormat f);
 // One line that carries a measurement. Zero means the line does not give that figure.
 struct LogSample {
     LogFormat format = LogFormat::unknown;
-    int line = 0;                 // 1-based line in the log
-    long long step = -1;          // iteration / step number when printed
-    double step_s = 0;            // step (iteration) time as printed
-    double microstep_s = 0;       // one micro step (DeepSpeed flops profiler)
-    double samples_per_s = 0;     // global samples per second
+    int line = 0;               // 1-based line in the log
+    long long step = -1;        // iteration / step number when printed
+    double step_s = 0;          // step (iteration) time as printed
+    double microstep_s = 0;     // one micro step (DeepSpeed flops profiler)
+    double samples_per_s = 0;   // global samples per second
     double tokens_per_s_per_gpu = 0;
     double tflops_per_gpu = 0;
-    double global_batch = 0;      // Megatron prints it on the same line
+    double global_batch = 0;   // Megatron prints it on the same line
     double peak_allocated_gib = 0;
     double peak_reserved_gib = 0;
 };
@@ -66,12 +66,12 @@ LogSummary parse_log(std::string_view text);
 // world size where the framework prints a throughput instead of a time.
 struct Measured {
     double step_s = 0;
-    double peak_gib = 0;          // reserved when printed, else allocated; 0 = none
-    std::string memory_kind;      // "reserved" | "allocated" | ""
+    double peak_gib = 0;       // reserved when printed, else allocated; 0 = none
+    std::string memory_kind;   // "reserved" | "allocated" | ""
     int lines_used = 0;
-    std::string how;              // e.g. "megatron: median of 9 'elapsed time per iteration' lines"
+    std::string how;   // e.g. "megatron: median of 9 'elapsed time per iteration' lines"
 };
 // nullopt with *why set when the log has no usable line.
 std::optional<Measured> measured_step(const LogSummary& log, const Project& p, std::string* why = nullptr);
 
-}  // namespace paraplan::calibrate
+}   // namespace paraplan::calibrate

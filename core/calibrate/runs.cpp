@@ -90,7 +90,7 @@ Run make_run(const fs::path& base, const std::string& project, double step_s, do
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<Run> load_runs(const std::string& table_path) {
     const std::string text = read_file(table_path, "runs table");
@@ -105,7 +105,8 @@ std::vector<Run> load_runs(const std::string& table_path) {
             throw InputError("", table_path + ": not JSON (" + std::string(e.what()) + ")");
         }
         const nlohmann::json rows = j.is_array() ? j : j.value("runs", nlohmann::json());
-        if (!rows.is_array()) throw InputError("/runs", table_path + ": expected {\"runs\": [...]} or an array of runs");
+        if (!rows.is_array())
+            throw InputError("/runs", table_path + ": expected {\"runs\": [...]} or an array of runs");
         for (std::size_t i = 0; i < rows.size(); ++i) {
             const auto& r = rows[i];
             const std::string where = table_path + " /runs/" + std::to_string(i);
@@ -113,7 +114,8 @@ std::vector<Run> load_runs(const std::string& table_path) {
             auto num = [&](const char* k) {
                 if (!r.contains(k)) return 0.0;
                 if (!r.at(k).is_number() || r.at(k).get<double>() < 0)
-                    throw InputError("/runs/" + std::to_string(i) + "/" + k, where + "/" + k + ": a non-negative number");
+                    throw InputError("/runs/" + std::to_string(i) + "/" + k,
+                                     where + "/" + k + ": a non-negative number");
                 return r.at(k).get<double>();
             };
             runs.push_back(make_run(base, r.value("project", std::string()), num("step_s"), num("peak_gib"),
@@ -143,7 +145,8 @@ std::vector<Run> load_runs(const std::string& table_path) {
             const std::string where = table_path + ":" + std::to_string(n);
             const std::string st = cell("step_s"), pk = cell("peak_gib");
             runs.push_back(make_run(base, cell("project"), st.empty() ? 0 : number(st, where + " step_s"),
-                                    pk.empty() ? 0 : number(pk, where + " peak_gib"), cell("log"), cell("name"), where));
+                                    pk.empty() ? 0 : number(pk, where + " peak_gib"), cell("log"), cell("name"),
+                                    where));
         }
     }
     if (runs.empty()) throw InputError("", table_path + ": no runs");
@@ -189,4 +192,4 @@ Run run_from_job(const std::string& folder) {
     throw InputError("", folder + ": no measured step time in the job's logs (" + last_why + ")");
 }
 
-}  // namespace paraplan::calibrate
+}   // namespace paraplan::calibrate

@@ -21,10 +21,10 @@ namespace paraplan::calibrate {
 struct Run {
     std::string name;
     Project project;
-    double step_s = 0;       // measured
-    double peak_gib = 0;     // measured, 0 = unknown
-    std::string memory_kind; // "reserved" | "allocated" | "" (as printed)
-    std::string source;      // where the figures came from
+    double step_s = 0;         // measured
+    double peak_gib = 0;       // measured, 0 = unknown
+    std::string memory_kind;   // "reserved" | "allocated" | "" (as printed)
+    std::string source;        // where the figures came from
 };
 
 // Throws InputError naming the file and the line (CSV) or JSON pointer.
@@ -32,4 +32,4 @@ std::vector<Run> load_runs(const std::string& table_path);
 Run run_from_log(const std::string& project_path, const std::string& log_path);
 Run run_from_job(const std::string& job_folder);
 
-}  // namespace paraplan::calibrate
+}   // namespace paraplan::calibrate

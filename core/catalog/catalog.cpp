@@ -36,7 +36,7 @@ const Catalogs& catalogs() {
     return c;
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<GpuSpec> parse_gpu_catalog(std::string_view json_text) {
     const json j = json_read::parse(json_text);
@@ -96,4 +96,4 @@ std::vector<std::string> model_ids() {
     return ids;
 }
 
-}  // namespace paraplan::catalog
+}   // namespace paraplan::catalog

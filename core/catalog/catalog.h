@@ -24,4 +24,4 @@ std::vector<std::string> model_ids();
 std::vector<GpuSpec> parse_gpu_catalog(std::string_view json_text);
 std::vector<ModelSpec> parse_model_catalog(std::string_view json_text);
 
-}  // namespace paraplan::catalog
+}   // namespace paraplan::catalog

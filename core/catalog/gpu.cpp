@@ -37,14 +37,15 @@ std::string non_empty_string(const Obj& o, std::string_view key) {
     return s;
 }
 
-}  // namespace
+}   // namespace
 
 GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer) {
     const Obj o(j, pointer);
     GpuSpec g;
     g.id = non_empty_string(o, "id");
     g.name = non_empty_string(o, "name");
-    if (!o.has("vendor")) throw InputError(o.at("vendor"), "required field is missing (expected one of \"nvidia\", \"amd\")");
+    if (!o.has("vendor"))
+        throw InputError(o.at("vendor"), "required field is missing (expected one of \"nvidia\", \"amd\")");
     g.vendor = o.one_of("vendor", {"nvidia", "amd"}, "");
     g.arch = non_empty_string(o, "arch");
     if (g.vendor == "nvidia" && !contains(kNvidiaArchs, g.arch))
@@ -73,20 +74,20 @@ void from_json(const nlohmann::json& j, GpuSpec& g) { g = gpu_from_json(j, ""); 
 
 nlohmann::json to_json(const GpuSpec& g) {
     nlohmann::json j{{"id", g.id},
-                          {"name", g.name},
-                          {"vendor", g.vendor},
-                          {"arch", g.arch},
-                          {"memory_gib", g.memory_gib},
-                          {"tflops_fp32", g.tflops_fp32},
-                          {"tflops_tf32", g.tflops_tf32},
-                          {"tflops_bf16", g.tflops_bf16},
-                          {"tflops_fp16", g.tflops_fp16},
-                          {"tflops_fp8", g.tflops_fp8},
-                          {"hbm_gbps", g.hbm_gbps},
-                          {"intra_node_link", g.intra_node_link},
-                          {"intra_node_gbps", g.intra_node_gbps},
-                          {"tdp_w", g.tdp_w},
-                          {"source", g.source}};
+                     {"name", g.name},
+                     {"vendor", g.vendor},
+                     {"arch", g.arch},
+                     {"memory_gib", g.memory_gib},
+                     {"tflops_fp32", g.tflops_fp32},
+                     {"tflops_tf32", g.tflops_tf32},
+                     {"tflops_bf16", g.tflops_bf16},
+                     {"tflops_fp16", g.tflops_fp16},
+                     {"tflops_fp8", g.tflops_fp8},
+                     {"hbm_gbps", g.hbm_gbps},
+                     {"intra_node_link", g.intra_node_link},
+                     {"intra_node_gbps", g.intra_node_gbps},
+                     {"tdp_w", g.tdp_w},
+                     {"source", g.source}};
     if (g.power_limit_w > 0) j["power_limit_w"] = g.power_limit_w;
     return j;
 }
@@ -118,4 +119,4 @@ bool GpuSpec::supports_flash_attention() const {
     return false;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -9,19 +9,19 @@
 namespace paraplan {
 
 struct GpuSpec {
-    std::string id;            // "h100-sxm"
-    std::string name;          // "NVIDIA H100 SXM5 80GB"
-    std::string vendor;        // "nvidia" | "amd"
-    std::string arch;          // "volta" | "ampere" | "ada" | "hopper" | "blackwell" | "cdna2" | "cdna3"
+    std::string id;       // "h100-sxm"
+    std::string name;     // "NVIDIA H100 SXM5 80GB"
+    std::string vendor;   // "nvidia" | "amd"
+    std::string arch;     // "volta" | "ampere" | "ada" | "hopper" | "blackwell" | "cdna2" | "cdna3"
     double memory_gib = 0;
     // Dense peak TFLOP/s; 0 where the part lacks the format.
     double tflops_fp32 = 0, tflops_tf32 = 0, tflops_bf16 = 0, tflops_fp16 = 0, tflops_fp8 = 0;
-    double hbm_gbps = 0;            // memory bandwidth, GB/s
-    std::string intra_node_link;    // "nvlink4" | "pcie5" | "infinity-fabric" ...
-    double intra_node_gbps = 0;     // per-GPU unidirectional bandwidth to peers in the node, GB/s
+    double hbm_gbps = 0;           // memory bandwidth, GB/s
+    std::string intra_node_link;   // "nvlink4" | "pcie5" | "infinity-fabric" ...
+    double intra_node_gbps = 0;    // per-GPU unidirectional bandwidth to peers in the node, GB/s
     double tdp_w = 0;
-    double power_limit_w = 0;       // board power limit the part runs at (0: the TDP)
-    std::string source;             // vendor datasheet named
+    double power_limit_w = 0;   // board power limit the part runs at (0: the TDP)
+    std::string source;         // vendor datasheet named
 
     // Peak for a precision name: "fp32" "tf32" "bf16" "fp16" "fp8".
     double peak_tflops(const std::string& precision) const;
@@ -37,9 +37,9 @@ struct GpuSpec {
     double power_derate() const;
 };
 
-void from_json(const nlohmann::json& j, GpuSpec& g);  // throws InputError naming the field
+void from_json(const nlohmann::json& j, GpuSpec& g);   // throws InputError naming the field
 // As from_json, with errors named under `pointer` ("/gpus/3" -> "/gpus/3/tflops_bf16").
 GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer);
 nlohmann::json to_json(const GpuSpec& g);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -14,8 +14,8 @@ namespace {
 using json_read::Obj;
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 10> kFamilies = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe",
-                                                        "gpt2", "gpt_neox", "bert", "t5", "deepseek_v3"};
+constexpr std::array<std::string_view, 10> kFamilies = {"llama", "mistral",  "mixtral", "qwen2", "qwen2_moe",
+                                                        "gpt2",  "gpt_neox", "bert",    "t5",    "deepseek_v3"};
 
 std::string family_list() {
     std::string s;
@@ -62,7 +62,8 @@ void read_heads(ModelSpec& m, const Obj& o, const char* hidden_key, const char* 
         const int hd = o.positive_int(head_dim_key);
         if (hd * static_cast<long long>(m.heads) != m.hidden) m.head_dim = hd;
     } else if (m.hidden % m.heads != 0) {
-        json_read::fail(o.at(heads_key), std::string("a divisor of ") + hidden_key + " (" + std::to_string(m.hidden) + ")",
+        json_read::fail(o.at(heads_key),
+                        std::string("a divisor of ") + hidden_key + " (" + std::to_string(m.hidden) + ")",
                         *o.get(heads_key));
     }
     m.kv_heads = kv_key ? o.positive_int(kv_key, m.heads) : m.heads;
@@ -97,10 +98,10 @@ void read_llama_like(ModelSpec& m, const Obj& o, const std::string& f) {
     m.ffn_hidden = o.positive_int("intermediate_size");
     m.vocab = o.positive_int("vocab_size");
     // Config-class defaults of max_position_embeddings (configuration_<family>.py).
-    const int def_seq = f == "llama"                          ? 2048
-                        : f == "mistral" || f == "mixtral"    ? 4096 * 32
-                        : f == "qwen2" || f == "qwen2_moe"    ? 32768
-                                                              : 4096;
+    const int def_seq = f == "llama"                       ? 2048
+                        : f == "mistral" || f == "mixtral" ? 4096 * 32
+                        : f == "qwen2" || f == "qwen2_moe" ? 32768
+                                                           : 4096;
     m.max_seq = o.positive_int("max_position_embeddings", def_seq);
     m.activation = gated_activation(o.string("hidden_act", "silu"));
     m.tied_embeddings = o.boolean("tie_word_embeddings", false);
@@ -128,7 +129,8 @@ void read_llama_like(ModelSpec& m, const Obj& o, const std::string& f) {
         m.expert_ffn_hidden = m.ffn_hidden;
     } else if (f == "qwen2_moe") {
         // Qwen2MoeSparseMoeBlock: num_experts of moe_intermediate_size, one shared expert of
-        // shared_expert_intermediate_size; layer i is MoE unless in mlp_only_layers or (i+1) % decoder_sparse_step != 0.
+        // shared_expert_intermediate_size; layer i is MoE unless in mlp_only_layers or (i+1) % decoder_sparse_step !=
+        // 0.
         m.experts = o.positive_int("num_experts");
         m.top_k = o.positive_int("num_experts_per_tok");
         m.expert_ffn_hidden = o.positive_int("moe_intermediate_size");
@@ -150,13 +152,15 @@ void read_llama_like(ModelSpec& m, const Obj& o, const std::string& f) {
         const int k = o.non_negative_int("first_k_dense_replace", 3);
         if (k > m.layers)
             json_read::fail(o.at("first_k_dense_replace"),
-                            "at most num_hidden_layers (" + std::to_string(m.layers) + ")", *o.get("first_k_dense_replace"));
+                            "at most num_hidden_layers (" + std::to_string(m.layers) + ")",
+                            *o.get("first_k_dense_replace"));
         for (int l = 0; l < k; ++l) m.dense_layers.push_back(l);
         m.moe_layer_freq = o.positive_int("moe_layer_freq", 1);
         m.mtp_layers = o.non_negative_int("num_nextn_predict_layers", 0);
     }
     if (m.experts > 0 && m.top_k > m.experts)
-        json_read::fail(o.at("num_experts_per_tok"), "at most the number of experts (" + std::to_string(m.experts) + ")",
+        json_read::fail(o.at("num_experts_per_tok"),
+                        "at most the number of experts (" + std::to_string(m.experts) + ")",
                         *o.get("num_experts_per_tok"));
 }
 
@@ -233,7 +237,7 @@ void read_t5(ModelSpec& m, const Obj& o) {
     m.tied_embeddings = o.boolean("tie_word_embeddings", true);
 }
 
-}  // namespace
+}   // namespace
 
 ModelSpec import_hf_config(const nlohmann::json& config) {
     const Obj o(config, "");
@@ -261,4 +265,4 @@ ModelSpec import_hf_config(std::string_view config_json_text) {
     return import_hf_config(json_read::parse(config_json_text));
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

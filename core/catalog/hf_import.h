@@ -12,4 +12,4 @@ namespace paraplan {
 ModelSpec import_hf_config(std::string_view config_json_text);
 ModelSpec import_hf_config(const nlohmann::json& config);
 
-}  // namespace paraplan
+}   // namespace paraplan

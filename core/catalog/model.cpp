@@ -17,12 +17,42 @@ using nlohmann::json;
 using i64 = std::int64_t;
 
 // Keys model_from_json reads; everything else goes to `extra`.
-constexpr std::string_view kKnownKeys[] = {
-    "id", "name", "family", "layers", "encoder_layers", "decoder_layers", "hidden", "heads", "kv_heads",
-    "head_dim", "ffn_hidden", "vocab", "type_vocab", "max_seq", "activation", "tied_embeddings", "norm",
-    "position", "relative_buckets", "attn_bias", "qkv_bias_only", "mlp_bias", "experts", "top_k",
-    "expert_ffn_hidden", "shared_experts", "shared_expert_ffn_hidden", "dense_layers", "moe_layer_freq",
-    "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "mtp_layers", "source"};
+constexpr std::string_view kKnownKeys[] = {"id",
+                                           "name",
+                                           "family",
+                                           "layers",
+                                           "encoder_layers",
+                                           "decoder_layers",
+                                           "hidden",
+                                           "heads",
+                                           "kv_heads",
+                                           "head_dim",
+                                           "ffn_hidden",
+                                           "vocab",
+                                           "type_vocab",
+                                           "max_seq",
+                                           "activation",
+                                           "tied_embeddings",
+                                           "norm",
+                                           "position",
+                                           "relative_buckets",
+                                           "attn_bias",
+                                           "qkv_bias_only",
+                                           "mlp_bias",
+                                           "experts",
+                                           "top_k",
+                                           "expert_ffn_hidden",
+                                           "shared_experts",
+                                           "shared_expert_ffn_hidden",
+                                           "dense_layers",
+                                           "moe_layer_freq",
+                                           "q_lora_rank",
+                                           "kv_lora_rank",
+                                           "qk_nope_head_dim",
+                                           "qk_rope_head_dim",
+                                           "v_head_dim",
+                                           "mtp_layers",
+                                           "source"};
 
 bool is_known_key(std::string_view k) {
     return std::find(std::begin(kKnownKeys), std::end(kKnownKeys), k) != std::end(kKnownKeys);
@@ -34,12 +64,14 @@ bool is_known_key(std::string_view k) {
 // InputError, never a signed overflow.
 i64 add(i64 a, i64 b) {
     i64 r;
-    if (__builtin_add_overflow(a, b, &r)) throw InputError("", "the model is too large: its parameter count overflows 64 bits");
+    if (__builtin_add_overflow(a, b, &r))
+        throw InputError("", "the model is too large: its parameter count overflows 64 bits");
     return r;
 }
 i64 mul(i64 a, i64 b) {
     i64 r;
-    if (__builtin_mul_overflow(a, b, &r)) throw InputError("", "the model is too large: its parameter count overflows 64 bits");
+    if (__builtin_mul_overflow(a, b, &r))
+        throw InputError("", "the model is too large: its parameter count overflows 64 bits");
     return r;
 }
 i64 mul(i64 a, i64 b, i64 c) { return mul(mul(a, b), c); }
@@ -84,10 +116,8 @@ i64 attention_params(const ModelSpec& m) {
         const i64 kv_a = i64{m.kv_lora_rank} + m.qk_rope_head_dim;
         const i64 kv_b = i64{m.qk_nope_head_dim} + m.v_head_dim;
         i64 p = 0;
-        if (m.q_lora_rank > 0)
-            p = sum({mul(h, m.q_lora_rank), i64{m.q_lora_rank}, mul(m.q_lora_rank, H, qk)});
-        else
-            p = mul(h, H, qk);
+        if (m.q_lora_rank > 0) p = sum({mul(h, m.q_lora_rank), i64{m.q_lora_rank}, mul(m.q_lora_rank, H, qk)});
+        else p = mul(h, H, qk);
         p = sum({p, mul(h, kv_a), i64{m.kv_lora_rank}, mul(m.kv_lora_rank, H, kv_b), mul(H, m.v_head_dim, h)});
         if (m.attn_bias) p = sum({p, mul(H, qk), kv_a, mul(H, kv_b), h});
         return p;
@@ -100,7 +130,7 @@ i64 attention_params(const ModelSpec& m) {
     const i64 kv = mul(m.kv_heads, d);
     i64 p = sum({mul(h, q), mul(2, h, kv), mul(q, h)});
     if (m.attn_bias) {
-        p = sum({p, q, mul(2, kv)});      // q/k/v biases (Qwen2Attention: bias=True on q/k/v only)
+        p = sum({p, q, mul(2, kv)});           // q/k/v biases (Qwen2Attention: bias=True on q/k/v only)
         if (!m.qkv_bias_only) p = add(p, h);   // o bias (GPT-2, BERT, GPT-NeoX)
     }
     return p;
@@ -118,7 +148,7 @@ void check_moe_spec(const ModelSpec& m, const Obj& o) {
     }
 }
 
-}  // namespace
+}   // namespace
 
 bool ModelSpec::is_moe_layer(int layer) const {
     if (experts <= 0 || layer < 0 || layer >= layers) return false;
@@ -214,8 +244,9 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& pointer) {
     m.type_vocab = o.non_negative_int("type_vocab", m.type_vocab);
     m.max_seq = o.non_negative_int("max_seq", 0);
     if (m.position == "learned" && m.max_seq == 0)
-        throw InputError(o.at("max_seq"),
-                         "required field is missing (expected a positive integer: learned position embeddings need it)");
+        throw InputError(
+            o.at("max_seq"),
+            "required field is missing (expected a positive integer: learned position embeddings need it)");
     m.relative_buckets = o.non_negative_int("relative_buckets", m.position == "relative" ? m.relative_buckets : 0);
 
     // Encoder-decoder split: T5 defaults to half and half, BERT to encoder only.
@@ -380,4 +411,4 @@ ParamBreakdown count_params(const ModelSpec& m) {
     return p;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -11,7 +11,8 @@
 namespace paraplan::compare {
 
 const std::vector<std::string>& metric_names() {
-    static const std::vector<std::string> n = {"step_s", "peak_gib", "mfu", "tokens_per_s", "bubble_s", "time_to_train_s"};
+    static const std::vector<std::string> n = {"step_s",       "peak_gib", "mfu",
+                                               "tokens_per_s", "bubble_s", "time_to_train_s"};
     return n;
 }
 
@@ -69,7 +70,8 @@ GroupChange group_change(const topology::RankMap& a, const topology::RankMap& b,
     if (b.has_group(kind)) c.after = b.summary(kind);
     if (!c.before) c.change = "added";
     else if (!c.after) c.change = "removed";
-    else if (c.before->group_size != c.after->group_size || c.before->num_groups != c.after->num_groups) c.change = "resized";
+    else if (c.before->group_size != c.after->group_size || c.before->num_groups != c.after->num_groups)
+        c.change = "resized";
     else if (a.group_set(kind)->members != b.group_set(kind)->members) c.change = "regrouped";
     else c.change = "same";
     c.now_crosses_nodes = crosses(c.after) && !crosses(c.before);
@@ -87,7 +89,7 @@ nlohmann::json summary_json(const std::optional<topology::GroupSummary>& s) {
 
 nlohmann::json opt_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
-}  // namespace
+}   // namespace
 
 std::vector<const GroupChange*> Difference::changed_groups() const {
     std::vector<const GroupChange*> out;
@@ -127,7 +129,8 @@ std::optional<schedule::Timeline> step_timeline(const estimate::Estimate& e, std
     const auto& c = e.config;
     std::vector<estimate::StageCost> costs;
     for (const auto& st : e.time.stages) costs.push_back(st.cost());
-    return estimate::pipeline_timeline(c.schedule, c.pp, c.num_microbatches, c.chunks, costs, c.link[estimate::kPp].latency_s, why);
+    return estimate::pipeline_timeline(c.schedule, c.pp, c.num_microbatches, c.chunks, costs,
+                                       c.link[estimate::kPp].latency_s, why);
 }
 
 nlohmann::json to_json(const Comparison& c) {
@@ -161,7 +164,8 @@ nlohmann::json to_json(const Comparison& c) {
                            {"after", summary_json(g->after)},
                            {"now_crosses_nodes", g->now_crosses_nodes},
                            {"no_longer_crosses_nodes", g->no_longer_crosses_nodes}});
-        diffs.push_back({{"file", d.file}, {"baseline", d.baseline}, {"metrics", metrics}, {"knobs", knobs}, {"groups", gch}});
+        diffs.push_back(
+            {{"file", d.file}, {"baseline", d.baseline}, {"metrics", metrics}, {"knobs", knobs}, {"groups", gch}});
     }
     return {{"files", files},
             {"baseline", c.entries.empty() ? json() : json(c.entries[0].file)},
@@ -170,4 +174,4 @@ nlohmann::json to_json(const Comparison& c) {
             {"differences", diffs}};
 }
 
-}  // namespace paraplan::compare
+}   // namespace paraplan::compare

@@ -25,7 +25,7 @@ struct Entry {
 
 // A headline figure of the candidate against the baseline; nullopt where one has no estimate.
 struct MetricDelta {
-    std::string name;          // "step_s", "peak_gib", "mfu", "tokens_per_s", "bubble_s", "time_to_train_s"
+    std::string name;   // "step_s", "peak_gib", "mfu", "tokens_per_s", "bubble_s", "time_to_train_s"
     std::optional<double> baseline, value;
     double delta() const { return baseline && value ? *value - *baseline : 0; }
     // value / baseline (0 when either is missing or the baseline is 0).
@@ -39,13 +39,13 @@ struct KnobChange {
 };
 
 struct GroupChange {
-    std::string kind;      // "tp", "dp", ...
+    std::string kind;   // "tp", "dp", ...
     // "added" (only the candidate has it), "removed", "resized" (group size changes),
     // "regrouped" (same size, other members), "same".
     std::string change;
     std::optional<topology::GroupSummary> before, after;
-    bool now_crosses_nodes = false;        // some group crosses nodes in the candidate, none did before
-    bool no_longer_crosses_nodes = false;  // the reverse
+    bool now_crosses_nodes = false;         // some group crosses nodes in the candidate, none did before
+    bool no_longer_crosses_nodes = false;   // the reverse
 };
 
 struct Difference {
@@ -85,4 +85,4 @@ std::optional<schedule::Timeline> step_timeline(const estimate::Estimate& e, std
 //                   now_crosses_nodes, no_longer_crosses_nodes}] (changed kinds only)}]}
 nlohmann::json to_json(const Comparison& c);
 
-}  // namespace paraplan::compare
+}   // namespace paraplan::compare

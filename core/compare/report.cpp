@@ -21,7 +21,9 @@ ProjectReport report_project(const Project& p, const std::string& file) {
 nlohmann::json to_json(const ProjectReport& r) {
     if (!r.estimate) {
         const ReportError e = r.error.value_or(ReportError{});
-        return {{"file", r.file}, {"error", {{"field", e.field}, {"message", e.message}}}, {"diagnostics", to_json(r.diagnostics)}};
+        return {{"file", r.file},
+                {"error", {{"field", e.field}, {"message", e.message}}},
+                {"diagnostics", to_json(r.diagnostics)}};
     }
     nlohmann::json j = estimate::to_json(*r.estimate);
     j["file"] = r.file;
@@ -29,4 +31,4 @@ nlohmann::json to_json(const ProjectReport& r) {
     return j;
 }
 
-}  // namespace paraplan::compare
+}   // namespace paraplan::compare

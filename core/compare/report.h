@@ -15,13 +15,13 @@
 namespace paraplan::compare {
 
 struct ReportError {
-    std::string field;     // JSON pointer ("/layout/tp")
+    std::string field;   // JSON pointer ("/layout/tp")
     std::string message;
 };
 
 struct ProjectReport {
-    std::string file;                          // as the user named it
-    std::vector<Diagnostic> diagnostics;       // validate(project)
+    std::string file;                             // as the user named it
+    std::vector<Diagnostic> diagnostics;          // validate(project)
     std::optional<estimate::Estimate> estimate;   // empty when the layout does not divide
     std::optional<ReportError> error;
 
@@ -35,4 +35,4 @@ ProjectReport report_project(const Project& p, const std::string& file);
 // {"file", "error": {"field", "message"}, "diagnostics"}.
 nlohmann::json to_json(const ProjectReport& r);
 
-}  // namespace paraplan::compare
+}   // namespace paraplan::compare

@@ -60,4 +60,4 @@ double send_recv_s(const GroupLink& l, double bytes) {
     return bytes / (l.bw_gbs * 1e9) + l.latency_s;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -26,4 +26,4 @@ double reduce_scatter_s(const GroupLink& l, double bytes);
 double all_to_all_s(const GroupLink& l, const Hardware& hw, double bytes);
 double send_recv_s(const GroupLink& l, double bytes);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -110,8 +110,10 @@ std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c) {
         if (bytes > 0 && c.link[g].size > 1) out.push_back({g, op, bytes, 1, s});
     };
     if (sharded) {
-        add(kDp, CollectiveOp::reduce_scatter, pd * c.grad_reduce_bytes, reduce_scatter_s(dl, pd * c.grad_reduce_bytes));
-        add(kEdp, CollectiveOp::reduce_scatter, pe * c.grad_reduce_bytes, reduce_scatter_s(el, pe * c.grad_reduce_bytes));
+        add(kDp, CollectiveOp::reduce_scatter, pd * c.grad_reduce_bytes,
+            reduce_scatter_s(dl, pd * c.grad_reduce_bytes));
+        add(kEdp, CollectiveOp::reduce_scatter, pe * c.grad_reduce_bytes,
+            reduce_scatter_s(el, pe * c.grad_reduce_bytes));
         if (!c.overlap_param_gather) {
             add(kDp, CollectiveOp::all_gather, pd * 2, all_gather_s(dl, pd * 2));
             add(kEdp, CollectiveOp::all_gather, pe * 2, all_gather_s(el, pe * 2));
@@ -127,4 +129,4 @@ double grad_sync_window_s(const Config& c, const StageCost& cost, int stage) {
     return (c.overlap_grad_reduce ? cost.b : 0) + stage * cost.b;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -36,14 +36,14 @@ struct LayerComm {
     // backward; Ulysses one all-to-all of q, k, v and the output each way.
     double cp_bytes = 0;
     bool cp_ring = false;
-    double cp_call_s = 0;        // one ring step or one all-to-all on the cp link
+    double cp_call_s = 0;   // one ring step or one all-to-all on the cp link
     int cp_fwd_count = 0, cp_bwd_count = 0;
     double cp_fwd_s = 0, cp_bwd_s = 0;
     // EP (MoE layers only): dispatch and combine are the MoE model's (moe.h: moe_bytes, moe_comm).
     // PP: the activation (forward) or its gradient (backward) to the neighbour stage.
     double pp_bytes = 0;
-    int pp_count = 0;            // sends per direction per microbatch (chunks when interleaved)
-    double pp_s = 0;             // one direction, per microbatch
+    int pp_count = 0;   // sends per direction per microbatch (chunks when interleaved)
+    double pp_s = 0;    // one direction, per microbatch
 };
 
 // attention_fwd_s: one dense layer's forward attention time (ring attention overlaps with it).
@@ -53,7 +53,7 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
 struct CommCall {
     GroupKind group = kTp;
     CollectiveOp op = CollectiveOp::all_reduce;
-    double bytes = 0;     // buffer of one call, per GPU
+    double bytes = 0;   // buffer of one call, per GPU
     int count = 1;
     double seconds = 0;   // all `count` calls, on the group's link
 };
@@ -76,4 +76,4 @@ std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c);
 // plus one more backward when the framework overlaps the reduction with it.
 double grad_sync_window_s(const Config& c, const StageCost& cost, int stage);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

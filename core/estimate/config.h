@@ -43,8 +43,17 @@ const char* to_string(KernelStack k);
 //   interleaved_pytorch:     PyTorch ScheduleInterleaved1F1B ("interleaved" in a torchtitan project);
 //   zb1p:                    ZB-H1 (one chunk); interleaved_zb: PyTorch ScheduleInterleavedZeroBubble.
 enum class Schedule {
-    gpipe, one_f_one_b, interleaved, zb1p, zbv, dualpipev,
-    interleaved_colossalai, interleaved_pytorch, looped_bfs, zbh2, interleaved_zb
+    gpipe,
+    one_f_one_b,
+    interleaved,
+    zb1p,
+    zbv,
+    dualpipev,
+    interleaved_colossalai,
+    interleaved_pytorch,
+    looped_bfs,
+    zbh2,
+    interleaved_zb
 };
 
 // Several model chunks per rank in a loop (v = chunks).
@@ -64,11 +73,11 @@ Schedule schedule_from_string(const std::string& s, const std::string& framework
 
 // The links one kind of group actually spans (from the rank map).
 struct GroupLink {
-    int size = 1;              // members of one group
-    int nodes = 1;             // nodes one group spans
-    int members_per_node = 1;  // group members sharing a node
-    double bw_gbs = 0;         // effective per-GPU bandwidth for this group's collectives, GB/s
-    double latency_s = 5e-6;   // per hop
+    int size = 1;               // members of one group
+    int nodes = 1;              // nodes one group spans
+    int members_per_node = 1;   // group members sharing a node
+    double bw_gbs = 0;          // effective per-GPU bandwidth for this group's collectives, GB/s
+    double latency_s = 5e-6;    // per hop
 };
 
 // kEdp: the expert data-parallel group (gradient sync of expert weights).
@@ -76,12 +85,12 @@ enum GroupKind { kTp = 0, kCp, kEp, kPp, kDp, kEdp, kGroupKinds };
 
 struct Hardware {
     double memory_gib = 80;
-    double peak_tflops = 312;       // dense, for the 16-bit (or fp32) training precision
-    double peak_fp8_tflops = 0;     // dense FP8 peak (0: the part has no FP8 tensor cores)
-    double power_ratio = 1;         // power limit / TDP (peaks above are already derated)
-    double hbm_gbps = 2039;         // GB/s
-    double intra_node_gbps = 300;   // per GPU, unidirectional, GB/s
-    double inter_node_gbits = 400;  // one node's total network bandwidth, Gbit/s
+    double peak_tflops = 312;        // dense, for the 16-bit (or fp32) training precision
+    double peak_fp8_tflops = 0;      // dense FP8 peak (0: the part has no FP8 tensor cores)
+    double power_ratio = 1;          // power limit / TDP (peaks above are already derated)
+    double hbm_gbps = 2039;          // GB/s
+    double intra_node_gbps = 300;    // per GPU, unidirectional, GB/s
+    double inter_node_gbits = 400;   // one node's total network bandwidth, Gbit/s
     int gpus_per_node = 8;
     double latency_us = 5;
     std::string arch = "ampere";
@@ -92,9 +101,9 @@ struct Hardware {
 
 // Bytes per parameter by role (before any ZeRO sharding).
 struct StateBytes {
-    double weight = 2;      // the compute copy (bf16/fp16)
-    double grad = 2;        // gradient buffer
-    double optimizer = 12;  // fp32 master + optimizer moments
+    double weight = 2;       // the compute copy (bf16/fp16)
+    double grad = 2;         // gradient buffer
+    double optimizer = 12;   // fp32 master + optimizer moments
 };
 
 // Mixture of experts as the framework runs it (core/estimate/moe.h has the formulas).
@@ -118,22 +127,22 @@ struct Config {
     SeqSplit seq_split = SeqSplit::none;   // how cp (> 1) splits the sequence
     bool sequence_parallel = false;        // Korthikanti SP inside the TP group
     int zero_stage = 0;
-    int zero_group = 1;          // ranks dense states are sharded over (dp, dp*cp, dp*sp ...)
-    int expert_zero_group = 1;   // ranks expert states are sharded over (expert data parallel)
-    int expert_dp = 1;           // expert data-parallel size (gradient sync of expert weights)
+    int zero_group = 1;                   // ranks dense states are sharded over (dp, dp*cp, dp*sp ...)
+    int expert_zero_group = 1;            // ranks expert states are sharded over (expert data parallel)
+    int expert_dp = 1;                    // expert data-parallel size (gradient sync of expert weights)
     bool distributed_optimizer = false;   // Megatron: optimizer sharded over DP x CP (6 + 12/dp)
     int micro_batch = 1;
     int num_microbatches = 1;
     int seq_len = 2048;
     Schedule schedule = Schedule::one_f_one_b;
-    int chunks = 1;              // model chunks per pipeline rank
+    int chunks = 1;   // model chunks per pipeline rank
     Recompute recompute = Recompute::none;
     bool flash_attention = true;
     Fp8Recipe fp8 = Fp8Recipe::none;   // FP8 linear-layer GEMMs (attention etc. stay 16-bit)
     bool fp8_all_gather = false;       // FSDP / ZeRO-3 parameter all-gathers in FP8
     KernelStack kernels = KernelStack::te;
     std::string framework = "megatron";   // whose allocator and buffers the memory model counts
-    bool dropout = false;        // dropout masks stored (GPT-2/BERT style models)
+    bool dropout = false;                 // dropout masks stored (GPT-2/BERT style models)
     StateBytes bytes;
     double offload_optimizer = 0;   // fraction of optimizer states (and master) on CPU/NVMe
     bool offload_params = false;    // ZeRO-3 parameter offload
@@ -153,4 +162,4 @@ struct Config {
     MoeOptions moe;
 };
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

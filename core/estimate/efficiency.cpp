@@ -16,11 +16,11 @@ Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recip
         e.attention = 0.55;   // FlashAttention-2 on A100: 50-73% of peak forward (Dao 2023); same kernel via SDPA
     } else if (arch == "hopper") {
         e.gemm_max = 0.70;
-        e.gemm_max_fp8 = 0.58;                  // fitted on the tune rows (NeMo 24.07 H100 FP8 table)
-        e.attention = sdpa ? 0.35 : 0.50;       // FA2 ~35% of H100 peak; FA3/cuDNN up to 75% forward (Shah et al. 2024)
+        e.gemm_max_fp8 = 0.58;              // fitted on the tune rows (NeMo 24.07 H100 FP8 table)
+        e.attention = sdpa ? 0.35 : 0.50;   // FA2 ~35% of H100 peak; FA3/cuDNN up to 75% forward (Shah et al. 2024)
     } else if (arch == "blackwell") {
         e.gemm_max = 0.70;
-        e.gemm_max_fp8 = 0.50;                  // fitted on the tune rows (NeMo 25.02 DGX-B200 FP8 table)
+        e.gemm_max_fp8 = 0.50;   // fitted on the tune rows (NeMo 25.02 DGX-B200 FP8 table)
         e.attention = sdpa ? 0.35 : 0.50;
     } else if (arch == "volta") {
         e.gemm_max = 0.75;
@@ -42,8 +42,8 @@ Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recip
     }
     switch (fp8) {
     case Fp8Recipe::none: break;
-    case Fp8Recipe::delayed: e.fp8_cast_bytes = 4; break;    // amax taken inside the cast kernel
-    case Fp8Recipe::tensorwise: e.fp8_cast_bytes = 6; break; // separate amax read of the 16-bit tensor
+    case Fp8Recipe::delayed: e.fp8_cast_bytes = 4; break;      // amax taken inside the cast kernel
+    case Fp8Recipe::tensorwise: e.fp8_cast_bytes = 6; break;   // separate amax read of the 16-bit tensor
     case Fp8Recipe::rowwise:
         // Row- and column-scaled copies of each operand (two amax reductions, two casts) and
         // GEMMs with per-row scale epilogues.
@@ -68,4 +68,4 @@ double gemm_efficiency_fp8(const Efficiency& e, double d) {
     return m * d / (d + e.gemm_d0);
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -22,11 +22,11 @@
 namespace paraplan::estimate {
 
 struct Efficiency {
-    double gemm_max = 0.8;      // e_max, 16-bit GEMMs (share of the 16-bit peak)
-    double gemm_max_fp8 = 0;    // e_max of FP8 GEMMs (share of the FP8 peak); 0: no FP8
-    double gemm_d0 = 128;       // half-efficiency dimension
-    double attention = 0.55;    // flash-attention kernels, share of the 16-bit peak
-    double hbm = 0.8;           // achievable share of HBM bandwidth
+    double gemm_max = 0.8;           // e_max, 16-bit GEMMs (share of the 16-bit peak)
+    double gemm_max_fp8 = 0;         // e_max of FP8 GEMMs (share of the FP8 peak); 0: no FP8
+    double gemm_d0 = 128;            // half-efficiency dimension
+    double attention = 0.55;         // flash-attention kernels, share of the 16-bit peak
+    double hbm = 0.8;                // achievable share of HBM bandwidth
     double elementwise_passes = 3;   // HBM bytes moved per stored activation byte (fwd)
     double score_passes = 1.5;       // same for the attention scores (fused scale-mask-softmax)
     double causal_attention = 0.5;   // share of the s^2 work flash kernels run under a causal mask
@@ -49,4 +49,4 @@ double gemm_efficiency(const Efficiency& e, double d);
 // The same for an FP8 GEMM (share of the FP8 peak).
 double gemm_efficiency_fp8(const Efficiency& e, double d);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

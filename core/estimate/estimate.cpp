@@ -148,7 +148,8 @@ Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::str
     hw.peak_fp8_tflops = gpu.tflops_fp8 * derate;
     hw.hbm_gbps = gpu.hbm_gbps > 0 ? gpu.hbm_gbps : 1000;
     hw.intra_node_gbps = gpu.intra_node_gbps > 0 ? gpu.intra_node_gbps : 32;
-    if (!cluster.nodes.empty() && cluster.nodes[0].intra_node_gbps) hw.intra_node_gbps = *cluster.nodes[0].intra_node_gbps;
+    if (!cluster.nodes.empty() && cluster.nodes[0].intra_node_gbps)
+        hw.intra_node_gbps = *cluster.nodes[0].intra_node_gbps;
     hw.inter_node_gbits = cluster.network.inter_node_gbps;
     hw.latency_us = cluster.network.latency_us;
     hw.gpus_per_node = std::max(1, cluster.gpus_per_node());
@@ -173,7 +174,8 @@ StateBytes state_bytes(OptimizerBytes framework, const Training& t) {
     b.weight = 2;
     b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 8 : t.optimizer == "adafactor" ? 4.1 : 12;
     b.grad = 2;
-    if (framework == OptimizerBytes::fp32_main_grad) b.grad = 4;   // fp32 main_grad buffer: 18 B/param (6 + 12/dp distributed)
+    if (framework == OptimizerBytes::fp32_main_grad)
+        b.grad = 4;   // fp32 main_grad buffer: 18 B/param (6 + 12/dp distributed)
     if (framework == OptimizerBytes::fp32_grad_copy) {
         // DeepSpeed keeps 16-bit grads plus an fp32 gradient partition (ZeRO estimators: 2 + 18/G ... 16 + 2).
         b.grad = 2;
@@ -188,7 +190,7 @@ StateBytes state_bytes(OptimizerBytes framework, const Training& t) {
     return b;
 }
 
-}  // namespace
+}   // namespace
 
 Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const Hardware& hw, int world,
                    std::vector<std::string>* notes) {
@@ -214,11 +216,12 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     if (l.pp > 1) {
         const std::optional<Schedule> s = parse_schedule(l.schedule, fw);
         if (s) c.schedule = *s;
-        else
-            note("schedule '" + l.schedule + "' is not one Paraplan models; the pipeline is estimated as 1F1B");
+        else note("schedule '" + l.schedule + "' is not one Paraplan models; the pipeline is estimated as 1F1B");
     }
     c.chunks = is_multi_chunk(c.schedule) ? std::max(2, l.chunks) : is_v_shape(c.schedule) ? 2 : 1;
-    c.recompute = l.recompute == "full" ? Recompute::full : l.recompute == "selective" ? Recompute::selective : Recompute::none;
+    c.recompute = l.recompute == "full"        ? Recompute::full
+                  : l.recompute == "selective" ? Recompute::selective
+                                               : Recompute::none;
     c.flash_attention = l.flash_attention;
     c.framework = fw;
     c.kernels = kernel_stack_from_string(kernel_stack(l));
@@ -244,7 +247,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         }
         if (l.sp_mode == "ring_attn") c.flash_attention = true;
     } else {
-        c.sequence_parallel = (l.sp_mode != "none" && l.tp > 1) || (ft.tp_sequence_parallel == TpSequenceParallel::always && l.tp > 1);
+        c.sequence_parallel = (l.sp_mode != "none" && l.tp > 1) ||
+                              (ft.tp_sequence_parallel == TpSequenceParallel::always && l.tp > 1);
         seq_split = l.cp;
         if (l.cp > 1) c.seq_split = (l.sp_mode == "all_to_all") ? SeqSplit::ulysses : SeqSplit::ring;
     }
@@ -263,17 +267,19 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     if (const long long from_batch = microbatches_from_batch(t.global_batch_size, t.micro_batch_size, c.dp)) {
         c.num_microbatches = int(from_batch);
         if (l.num_microbatches > 0 && l.num_microbatches != c.num_microbatches)
-            note("layout.num_microbatches (" + std::to_string(l.num_microbatches) + ") disagrees with global_batch_size / (micro_batch_size x dp) = " +
+            note("layout.num_microbatches (" + std::to_string(l.num_microbatches) +
+                 ") disagrees with global_batch_size / (micro_batch_size x dp) = " +
                  std::to_string(c.num_microbatches) + "; using the latter");
     } else if (l.num_microbatches > 0) {
         c.num_microbatches = l.num_microbatches;
         note("global_batch_size is not divisible by micro_batch_size x dp; using layout.num_microbatches");
     } else {
         need(false, "/training/global_batch_size",
-             "global_batch_size (" + std::to_string(t.global_batch_size) + ") is not divisible by micro_batch_size x dp = " +
-                 std::to_string(per_replica));
+             "global_batch_size (" + std::to_string(t.global_batch_size) +
+                 ") is not divisible by micro_batch_size x dp = " + std::to_string(per_replica));
     }
-    need(c.num_microbatches >= 1, "/training/global_batch_size", "the batch gives no microbatch per data-parallel rank");
+    need(c.num_microbatches >= 1, "/training/global_batch_size",
+         "the batch gives no microbatch per data-parallel rank");
 
     // Expert grid: ColossalAI carves ep out of dp (moe_dp = dp / ep) and shards experts with tp;
     // Megatron's expert grid has etp (default tp), ep and edp = world / (etp ep pp).
@@ -287,7 +293,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // ZeRO group per framework.
     int zero = l.zero_stage;
     c.zero_group = c.dp;
-    if (colossal && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")) c.zero_group = c.dp * c.cp;   // mixed_dp_group = DP x SP
+    if (colossal && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn"))
+        c.zero_group = c.dp * c.cp;   // mixed_dp_group = DP x SP
     if (ft.zero == ZeroSemantics::distributed_optimizer) {
         c.distributed_optimizer = l.distributed_optimizer || zero >= 1;
         zero = 0;
@@ -322,7 +329,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
 
     // Mixture of experts: dispatcher, routing load, overlap and MTP as the layout says (moe.h).
     if (m.experts > 0) {
-        c.moe.dispatcher = l.moe_dispatcher == "deepep" ? MoeDispatcher::deepep
+        c.moe.dispatcher = l.moe_dispatcher == "deepep"      ? MoeDispatcher::deepep
                            : l.moe_dispatcher == "allgather" ? MoeDispatcher::allgather
                                                              : MoeDispatcher::alltoall;
         c.moe.capacity_factor = l.moe_capacity_factor;
@@ -337,7 +344,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
 
     // Layers per stage.
     const StageLayers sl = split_layers(m, c.pp, c.chunks, c.schedule, l.num_layers_per_stage, fw,
-                                        l.account_for_embedding_in_pipeline_split, l.account_for_loss_in_pipeline_split);
+                                        l.account_for_embedding_in_pipeline_split,
+                                        l.account_for_loss_in_pipeline_split);
     c.layers_per_stage = sl.layers;
     c.moe_layers_per_stage = sl.moe_layers;
     c.embedding_stage = sl.embedding_stage;
@@ -371,13 +379,15 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
     c.link[kEp] = strided_link(hw, c.ep, ft.ep_from_dp ? tp : c.etp);
     c.link[kEdp] = strided_link(hw, m.experts > 0 ? c.expert_zero_group : 1, c.ep * c.etp);
-    if (ft.rank_order == RankOrder::colossalai && dp >= 1) c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
+    if (ft.rank_order == RankOrder::colossalai && dp >= 1)
+        c.link[kDp] = strided_link(hw, grad_group, grad_group > dp ? s_cp : s_dp);
     if (c.link[kDp].size != grad_group) c.link[kDp].size = grad_group;
     note("rank placement: fill order with the framework's default axis order (topology fallback)");
     return c;
 }
 
-Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw, const PipelineFn& pipeline) {
+Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
+                  const PipelineFn& pipeline) {
     Estimate e;
     e.config = c;
     e.hardware = hw;
@@ -441,28 +451,35 @@ nlohmann::json to_json(const Estimate& e) {
     using nlohmann::json;
     json stages = json::array();
     for (const auto& s : e.memory.stages) {
-        stages.push_back({{"stage", s.stage},
-                          {"params_gib", s.params / kGiB},
-                          {"grads_gib", s.grads / kGiB},
-                          {"optimizer_gib", s.optimizer / kGiB},
-                          {"activations_gib", s.activations / kGiB},
-                          {"other_gib", s.other / kGiB},
-                          {"buffers_gib", s.buffers / kGiB},
-                          {"fragmentation_gib", s.fragmentation / kGiB},
-                          {"allocated_gib", s.allocated() / kGiB},
-                          {"reserved_gib", s.reserved() / kGiB},
-                          {"total_gib", s.total() / kGiB},
-                          {"offloaded_gib", s.offloaded / kGiB},
-                          {"params_per_gpu", s.params_count},
-                          {"inflight_microbatches", s.inflight},
-                          {"layers", s.stage < int(e.config.layers_per_stage.size()) ? e.config.layers_per_stage[s.stage] : 0}});
+        stages.push_back(
+            {{"stage", s.stage},
+             {"params_gib", s.params / kGiB},
+             {"grads_gib", s.grads / kGiB},
+             {"optimizer_gib", s.optimizer / kGiB},
+             {"activations_gib", s.activations / kGiB},
+             {"other_gib", s.other / kGiB},
+             {"buffers_gib", s.buffers / kGiB},
+             {"fragmentation_gib", s.fragmentation / kGiB},
+             {"allocated_gib", s.allocated() / kGiB},
+             {"reserved_gib", s.reserved() / kGiB},
+             {"total_gib", s.total() / kGiB},
+             {"offloaded_gib", s.offloaded / kGiB},
+             {"params_per_gpu", s.params_count},
+             {"inflight_microbatches", s.inflight},
+             {"layers", s.stage < int(e.config.layers_per_stage.size()) ? e.config.layers_per_stage[s.stage] : 0}});
     }
     const auto& t = e.time;
     json st = json::array();
     for (std::size_t i = 0; i < t.stages.size(); ++i) {
         const auto& x = t.stages[i];
-        st.push_back({{"stage", int(i)}, {"forward_s", x.compute_f}, {"backward_s", x.compute_b},
-                      {"tp_s", x.tp}, {"cp_s", x.cp}, {"ep_s", x.ep}, {"pp_s", x.pp}, {"dp_s", x.dp}});
+        st.push_back({{"stage", int(i)},
+                      {"forward_s", x.compute_f},
+                      {"backward_s", x.compute_b},
+                      {"tp_s", x.tp},
+                      {"cp_s", x.cp},
+                      {"ep_s", x.ep},
+                      {"pp_s", x.pp},
+                      {"dp_s", x.dp}});
     }
     const auto& c = e.config;
     json j = {
@@ -480,7 +497,8 @@ nlohmann::json to_json(const Estimate& e) {
           {"bubble_s", t.bubble_s},
           {"optimizer_s", t.optimizer_s},
           {"offload_s", t.offload_s},
-          {"comm_s", {{"tp", t.comm_tp_s}, {"cp", t.comm_cp_s}, {"ep", t.comm_ep_s}, {"pp", t.comm_pp_s}, {"dp", t.comm_dp_s}}},
+          {"comm_s",
+           {{"tp", t.comm_tp_s}, {"cp", t.comm_cp_s}, {"ep", t.comm_ep_s}, {"pp", t.comm_pp_s}, {"dp", t.comm_dp_s}}},
           {"bottleneck_stage", t.bottleneck_stage},
           {"per_microbatch", st}}},
         {"flops_per_step", t.flops.model},
@@ -490,15 +508,28 @@ nlohmann::json to_json(const Estimate& e) {
         {"tokens_per_s", t.tokens_per_s},
         {"tflops_per_gpu", t.tflops_per_gpu},
         {"layout",
-         {{"tp", c.tp}, {"pp", c.pp}, {"cp", c.cp}, {"ep", c.ep}, {"etp", c.etp}, {"dp", c.dp},
-          {"zero_stage", c.zero_stage}, {"zero_group", c.zero_group}, {"distributed_optimizer", c.distributed_optimizer},
-          {"sequence_parallel", c.sequence_parallel}, {"micro_batch_size", c.micro_batch},
-          {"num_microbatches", c.num_microbatches}, {"schedule", to_string(c.schedule)},
-          {"schedule_simulated", simulator_name(c.schedule)}, {"chunks", c.chunks},
-          {"recompute", to_string(c.recompute)}, {"fp8_recipe", to_string(c.fp8)},
-          {"fp8_all_gather", c.fp8_all_gather}, {"kernels", to_string(c.kernels)}}},
+         {{"tp", c.tp},
+          {"pp", c.pp},
+          {"cp", c.cp},
+          {"ep", c.ep},
+          {"etp", c.etp},
+          {"dp", c.dp},
+          {"zero_stage", c.zero_stage},
+          {"zero_group", c.zero_group},
+          {"distributed_optimizer", c.distributed_optimizer},
+          {"sequence_parallel", c.sequence_parallel},
+          {"micro_batch_size", c.micro_batch},
+          {"num_microbatches", c.num_microbatches},
+          {"schedule", to_string(c.schedule)},
+          {"schedule_simulated", simulator_name(c.schedule)},
+          {"chunks", c.chunks},
+          {"recompute", to_string(c.recompute)},
+          {"fp8_recipe", to_string(c.fp8)},
+          {"fp8_all_gather", c.fp8_all_gather},
+          {"kernels", to_string(c.kernels)}}},
         {"hardware",
-         {{"peak_tflops", e.hardware.peak_tflops}, {"peak_fp8_tflops", e.hardware.peak_fp8_tflops},
+         {{"peak_tflops", e.hardware.peak_tflops},
+          {"peak_fp8_tflops", e.hardware.peak_fp8_tflops},
           {"power_ratio", e.hardware.power_ratio}}},
         {"notes", e.notes},
     };
@@ -538,4 +569,4 @@ nlohmann::json to_json(const Estimate& e) {
     return j;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

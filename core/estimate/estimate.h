@@ -25,15 +25,15 @@ namespace paraplan::estimate {
 
 // Mixture-of-experts terms of the estimate (moe.h), for reports and `estimate --json`'s "moe".
 struct MoeSummary {
-    bool present = false;            // the model has routed experts
+    bool present = false;   // the model has routed experts
     int experts = 0, top_k = 0, ep = 1, etp = 1, moe_layers = 0, mtp_layers = 0;
     MoeDispatcher dispatcher = MoeDispatcher::alltoall;
-    double capacity_factor = 0;      // 0: dropless
-    double imbalance = 0;            // the busiest EP rank's share used (kDefaultMoeImbalance when unset)
-    double load = 1;                 // min(imbalance, capacity factor): what the busiest rank processes
+    double capacity_factor = 0;   // 0: dropless
+    double imbalance = 0;         // the busiest EP rank's share used (kDefaultMoeImbalance when unset)
+    double load = 1;              // min(imbalance, capacity factor): what the busiest rank processes
     bool overlap = false, fp8_dispatch = false;
-    double tokens_in = 0;            // tokens entering one MoE layer per GPU and microbatch
-    double tokens_per_expert = 0;    // rows of one local expert's GEMM per microbatch, balanced routing
+    double tokens_in = 0;                   // tokens entering one MoE layer per GPU and microbatch
+    double tokens_per_expert = 0;           // rows of one local expert's GEMM per microbatch, balanced routing
     double busiest_tokens_per_expert = 0;   // x load
     double grouped_gemm_efficiency = 0;     // share of the expert GEMMs' peak at those rows
     double a2a_fwd_s = 0, a2a_bwd_s = 0;    // dispatch + combine per MoE layer and microbatch (before overlap)
@@ -46,8 +46,8 @@ struct Estimate {
     MemoryResult memory;
     TimeResult time;
     double train_tokens = 0;
-    double time_to_train_s = 0;     // train_tokens / tokens_per_s (0 when unset)
-    std::vector<std::string> notes; // assumptions taken (fallbacks, ignored knobs)
+    double time_to_train_s = 0;       // train_tokens / tokens_per_s (0 when unset)
+    std::vector<std::string> notes;   // assumptions taken (fallbacks, ignored knobs)
 };
 
 // Hardware from a catalog GPU and the cluster (node 0's link override, the network).
@@ -74,4 +74,4 @@ Estimate estimate_project(const Project& p, const topology::RankMap& map);
 
 nlohmann::json to_json(const Estimate& e);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

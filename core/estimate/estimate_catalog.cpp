@@ -15,7 +15,7 @@ const GpuSpec& node0_gpu(const Project& p) {
     if (!g) throw InputError("/cluster/gpu", "unknown GPU '" + id + "': not in the catalog");
     return *g;
 }
-}  // namespace
+}   // namespace
 
 Estimate estimate_project(const Project& p) { return estimate_project(p, node0_gpu(p)); }
 
@@ -23,4 +23,4 @@ Estimate estimate_project(const Project& p, const topology::RankMap& map) {
     return estimate_project(p, project_hardware(p, node0_gpu(p)), &map);
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -44,4 +44,4 @@ double korthikanti_selective_hw_flops(double B, double L, double s, double h, do
     return 72 * B * L * s * h * h * (1 + s / (3 * h) + V / (12 * h * L));
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

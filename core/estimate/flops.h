@@ -33,4 +33,4 @@ double narayanan_flops(double B, double s, double l, double h, double V);
 double korthikanti_model_flops(double B, double L, double s, double h, double V);
 double korthikanti_selective_hw_flops(double B, double L, double s, double h, double V);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

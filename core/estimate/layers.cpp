@@ -31,7 +31,7 @@ paraplan::StageLayers megatron_accounted_layers(int L, int pp, int vp, bool embe
     return next == L ? out : paraplan::StageLayers{};
 }
 
-}  // namespace
+}   // namespace
 
 StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, const std::vector<int>& explicit_split,
                          const std::string& framework, bool account_embedding, bool account_loss) {
@@ -79,4 +79,4 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
     return out;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

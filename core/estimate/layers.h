@@ -29,4 +29,4 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
                          const std::string& framework = "colossalai", bool account_embedding = false,
                          bool account_loss = false);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

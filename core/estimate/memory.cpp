@@ -73,7 +73,7 @@ int groups_in_use(const Config& c) {
     return n;
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c) {
     const int pp = std::max(1, c.pp);
@@ -215,8 +215,8 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             act += 4 * sl * b * (s.h + s.vocab) / t;
             // Each MTP module: one more layer held per in-flight microbatch, and its own logits.
             if (c.moe.mtp_layers > 0)
-                act += c.moe.mtp_layers * ((s.experts > 0 ? moe_act : dense_act) * m.inflight +
-                                           4 * sl * b * (s.h + s.vocab) / t);
+                act += c.moe.mtp_layers *
+                       ((s.experts > 0 ? moe_act : dense_act) * m.inflight + 4 * sl * b * (s.h + s.vocab) / t);
             // Outside Megatron's fused vocab-parallel cross entropy the loss keeps more: bf16
             // logits, their fp32 upcast, log-softmax output and, at the peak, its fp32 gradient
             // (torch.nn.functional.cross_entropy on .float() logits, as torchtitan's loss does);
@@ -233,7 +233,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         m.activations = act;
         m.buffers = live;
         m.fragmentation = (ft && ft->fsdp2 ? kFragmentationFsdp * m.allocated()
-                                                       : kFragmentation * (m.activations + m.grads));
+                                           : kFragmentation * (m.activations + m.grads));
         m.other = m.buffers + m.fragmentation + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c);
         r.stages.push_back(m);
         if (m.total() > r.peak_bytes) {
@@ -247,4 +247,4 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     return r;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -35,17 +35,17 @@ struct LayerActivation {
 };
 
 struct ActivationInputs {
-    double seq = 2048;       // full sequence length s
-    double micro_batch = 1;  // b
+    double seq = 2048;        // full sequence length s
+    double micro_batch = 1;   // b
     int tp = 1;
-    int cp = 1;              // sequence split (CP ring or Ulysses)
+    int cp = 1;   // sequence split (CP ring or Ulysses)
     int etp = 1;
     int ep = 1;
     bool sequence_parallel = false;
     bool flash_attention = false;
     bool dropout = true;
     Recompute recompute = Recompute::none;
-    double moe_load = 1;     // busiest EP rank's routed tokens / balanced share (moe.h)
+    double moe_load = 1;   // busiest EP rank's routed tokens / balanced share (moe.h)
     // torchtitan's selective recomputation (selective_ac_option "op"): instead of dropping the
     // attention scores (Korthikanti), it saves only the outputs of every other matmul, the
     // attention kernel's output and the TP reduce-scatters, and recomputes the rest.
@@ -66,10 +66,10 @@ double op_sac_recomputed_gemm_share(const LayerShapes& s);
 struct StageMemory {
     int stage = 0;
     double params = 0, grads = 0, optimizer = 0, activations = 0, other = 0;   // bytes
-    double params_count = 0;        // parameters held on one GPU of this stage
-    double expert_params_count = 0; // of which routed-expert parameters
-    double inflight = 0;            // microbatches held at the peak
-    double offloaded = 0;           // bytes moved to CPU/NVMe
+    double params_count = 0;          // parameters held on one GPU of this stage
+    double expert_params_count = 0;   // of which routed-expert parameters
+    double inflight = 0;              // microbatches held at the peak
+    double offloaded = 0;             // bytes moved to CPU/NVMe
     // Parts of `other`: framework buffers the allocator hands out (gathered ZeRO-3/FSDP
     // parameters and the unsharded gradient being reduce-scattered, FP8 weight copies), and
     // the caching allocator's reserve above its allocated peak (fragmentation).
@@ -84,10 +84,10 @@ struct StageMemory {
 
 struct MemoryResult {
     std::vector<StageMemory> stages;
-    double peak_bytes = 0;            // largest stage total (what must fit the GPU)
+    double peak_bytes = 0;   // largest stage total (what must fit the GPU)
     int peak_stage = 0;
-    double allocated_peak_bytes = 0;  // largest stage allocated()
-    double reserved_peak_bytes = 0;   // largest stage reserved()
+    double allocated_peak_bytes = 0;   // largest stage allocated()
+    double reserved_peak_bytes = 0;    // largest stage reserved()
     double capacity_bytes = 0;
     bool fits = false;
 };
@@ -99,4 +99,4 @@ std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c);
 MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardware& hw,
                              const std::vector<double>& inflight);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

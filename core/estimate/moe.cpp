@@ -30,7 +30,7 @@ double deepep_s(const GroupLink& l, const Hardware& hw, const LayerShapes& s, do
     return std::max(rdma / nic, nvl / intra) + l.latency_s;
 }
 
-}  // namespace
+}   // namespace
 
 double moe_load_factor(const MoeOptions& o) {
     double load = o.imbalance > 0 ? o.imbalance : kDefaultMoeImbalance;
@@ -125,8 +125,10 @@ MoeComm moe_comm(const LayerShapes& s, const Config& c, const Hardware& hw) {
             break;
         case MoeDispatcher::deepep:
             // A token crosses the network once per node, not once per expert: 1/top_k of the routed bytes.
-            r.fwd_s = deepep_s(epl, hw, s, b.dispatch_fwd, b.dispatch_fwd / k) + deepep_s(epl, hw, s, b.combine_fwd, b.combine_fwd / k);
-            r.bwd_s = deepep_s(epl, hw, s, b.dispatch_bwd, b.dispatch_bwd / k) + deepep_s(epl, hw, s, b.combine_bwd, b.combine_bwd / k);
+            r.fwd_s = deepep_s(epl, hw, s, b.dispatch_fwd, b.dispatch_fwd / k) +
+                      deepep_s(epl, hw, s, b.combine_fwd, b.combine_fwd / k);
+            r.bwd_s = deepep_s(epl, hw, s, b.dispatch_bwd, b.dispatch_bwd / k) +
+                      deepep_s(epl, hw, s, b.combine_bwd, b.combine_bwd / k);
             break;
         }
     }
@@ -139,4 +141,4 @@ MoeComm moe_comm(const LayerShapes& s, const Config& c, const Hardware& hw) {
     return r;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -85,4 +85,4 @@ struct MoeComm {
 };
 MoeComm moe_comm(const LayerShapes& s, const Config& c, const Hardware& hw);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -19,7 +19,7 @@ long long interleaved_warmup(Schedule s, int p, int m, int v, int rank) {
     return 2LL * (p - rank - 1) + 1LL * (v - 1) * p;
 }
 
-}  // namespace
+}   // namespace
 
 double peak_inflight(Schedule s, int p, int m, int v, int rank) {
     p = std::max(1, p);
@@ -41,14 +41,12 @@ double peak_inflight(Schedule s, int p, int m, int v, int rank) {
     case Schedule::zbh2:
         // Qi et al. 2024 Table 2 / Sec. 3.2: worker i holds (2p - 2i + 1) M_B (i = rank + 1).
         return std::min(m, 2 * (p - rank) - 1);
-    case Schedule::zbv:
-        return std::min(p, m);
+    case Schedule::zbv: return std::min(p, m);
     case Schedule::dualpipev:
         // PP + 1 chunks of half a rank's layers, PP = 2p chunks in the V: p + 1/2 stage-microbatches.
         return std::min<double>(m, p + 0.5);
     case Schedule::zb1p:
-    case Schedule::one_f_one_b:
-        break;
+    case Schedule::one_f_one_b: break;
     }
     return std::min(p - rank, m);
 }
@@ -65,14 +63,12 @@ double bubble_cost(Schedule s, const StageCost& c) {
     case Schedule::zbh2:
         // Table 2, ZB-H2: (p - 1)(T_F + T_B - 2 T_W).
         return std::max(c.f, c.f + c.b - 3 * w);
-    case Schedule::zbv:
-        return 0.5 * std::max(c.f, c.f + c.b - 2 * w);
+    case Schedule::zbv: return 0.5 * std::max(c.f, c.f + c.b - 2 * w);
     case Schedule::dualpipev:
         // DualPipe README: (PP/2 - 1)(F&B + B - 3W) with PP = 2p chunks of half a rank's layers
         // (F = f/2, full B = b/2, W = w/2, F&B = F + B when not overlapped).
         return std::max(c.f, 0.5 * (c.f + 2 * c.b - 3 * w));
-    default:
-        return c.f + c.b;
+    default: return c.f + c.b;
     }
 }
 
@@ -104,4 +100,4 @@ PipelineResult simulate_closed_form(Schedule s, int p, int m, int v, const std::
     return r;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

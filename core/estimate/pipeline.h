@@ -44,10 +44,10 @@ struct StageCost {
 double bubble_cost(Schedule s, const StageCost& c);
 
 struct PipelineResult {
-    double makespan_s = 0;               // first forward to last backward
-    double busy_s = 0;                   // m * (f + b) of the slowest stage
-    double bubble_s = 0;                 // makespan - busy
-    std::vector<double> inflight;        // per stage, as peak_inflight
+    double makespan_s = 0;          // first forward to last backward
+    double busy_s = 0;              // m * (f + b) of the slowest stage
+    double bubble_s = 0;            // makespan - busy
+    std::vector<double> inflight;   // per stage, as peak_inflight
 };
 
 // Closed-form makespan: m * T_max + (sum of the other stages' bubble_cost) / v, where v is
@@ -60,4 +60,4 @@ PipelineResult simulate_closed_form(Schedule s, int p, int m, int v, const std::
 // Bubble fraction relative to ideal time, uniform stages: (p - 1)/(v*m).
 double bubble_fraction(int p, int m, int v);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -41,4 +41,4 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
     return true;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

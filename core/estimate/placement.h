@@ -21,4 +21,4 @@ namespace paraplan::estimate {
 bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector<std::string>* notes = nullptr,
                     const topology::RankMap* built = nullptr);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -65,7 +65,8 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
 
 std::string profile_dir() {
     namespace fs = std::filesystem;
-    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) return (fs::path(x) / "paraplan" / "profiles").string();
+    if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x)
+        return (fs::path(x) / "paraplan" / "profiles").string();
     const char* h = std::getenv("HOME");
     return (fs::path(h && *h ? h : ".") / ".config" / "paraplan" / "profiles").string();
 }
@@ -80,7 +81,8 @@ Profile load_profile(const std::string& s) {
     if (s.empty()) throw InputError("/estimate/profile", "the profile name is empty");
     const std::string path = profile_path(s);
     std::ifstream f(path);
-    if (!f) throw InputError("", "profile '" + s + "': cannot read " + path + " (create it with paraplan-cli calibrate)");
+    if (!f)
+        throw InputError("", "profile '" + s + "': cannot read " + path + " (create it with paraplan-cli calibrate)");
     std::stringstream ss;
     ss << f.rdbuf();
     nlohmann::json j;
@@ -129,8 +131,9 @@ std::optional<std::string> project_profile(const Project& p) {
 }
 
 void set_project_profile(Project& p, const std::string& name_or_file) {
-    if (!p.extra.contains("estimate") || !p.extra["estimate"].is_object()) p.extra["estimate"] = nlohmann::json::object();
+    if (!p.extra.contains("estimate") || !p.extra["estimate"].is_object())
+        p.extra["estimate"] = nlohmann::json::object();
     p.extra["estimate"]["profile"] = name_or_file;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -26,7 +26,7 @@ namespace paraplan::estimate {
 
 struct Profile {
     std::string name;
-    std::string gpu;            // catalog id of the cluster's GPU when fitted (informative)
+    std::string gpu;   // catalog id of the cluster's GPU when fitted (informative)
     double gemm = 1, attention = 1, network = 1, nvlink = 1;
     nlohmann::json fit = nlohmann::json::object();   // how it was fitted (runs, errors)
 };
@@ -51,7 +51,7 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where = ""
 std::string profile_dir();
 // NAME -> profile_dir()/NAME.json; anything with a '/' or ending in .json is a path.
 std::string profile_path(const std::string& name_or_file);
-Profile load_profile(const std::string& name_or_file);   // throws InputError (file, why)
+Profile load_profile(const std::string& name_or_file);          // throws InputError (file, why)
 void save_profile(const Profile& p, const std::string& path);   // creates the folder
 
 // hardware_for() with the project's profile (estimate.profile) applied, if it names one;
@@ -62,4 +62,4 @@ Hardware project_hardware(const Project& p, const GpuSpec& gpu);
 std::optional<std::string> project_profile(const Project& p);
 void set_project_profile(Project& p, const std::string& name_or_file);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

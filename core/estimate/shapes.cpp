@@ -74,4 +74,4 @@ LayerFlops layer_flops_per_token(const LayerShapes& s, bool moe, double seq) {
     return f;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

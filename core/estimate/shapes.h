@@ -11,18 +11,18 @@ namespace paraplan::estimate {
 
 struct LayerShapes {
     // Widths
-    double h = 0, hq = 0, hkv = 0;  // hidden, query width (heads*head_dim), key/value width
-    double ffn = 0;                 // dense MLP inner width
-    double expert_ffn = 0;          // routed expert inner width
-    double shared_ffn = 0;          // shared-expert inner width (total)
-    double gated = 1;               // 1.5 for SwiGLU/GeGLU (three matrices instead of two)
+    double h = 0, hq = 0, hkv = 0;   // hidden, query width (heads*head_dim), key/value width
+    double ffn = 0;                  // dense MLP inner width
+    double expert_ffn = 0;           // routed expert inner width
+    double shared_ffn = 0;           // shared-expert inner width (total)
+    double gated = 1;                // 1.5 for SwiGLU/GeGLU (three matrices instead of two)
     int heads = 0, experts = 0, top_k = 0;
     double vocab = 0;
     bool mla = false;
     double q_lora = 0, kv_lora = 0, qk_rope = 0;   // MLA latent widths (q_lora_rank, kv_lora_rank, rope dim)
     // Full (unsharded) parameter counts.
-    double attn_params = 0, dense_mlp_params = 0, expert_params = 0, shared_params = 0,
-           router_params = 0, norm_params = 0, embedding_params = 0, head_params = 0, final_norm_params = 0;
+    double attn_params = 0, dense_mlp_params = 0, expert_params = 0, shared_params = 0, router_params = 0,
+           norm_params = 0, embedding_params = 0, head_params = 0, final_norm_params = 0;
 };
 
 LayerShapes layer_shapes(const ModelSpec& m);
@@ -45,4 +45,4 @@ struct LayerFlops {
 };
 LayerFlops layer_flops_per_token(const LayerShapes& s, bool moe, double seq);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

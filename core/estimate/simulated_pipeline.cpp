@@ -9,8 +9,9 @@ namespace paraplan::estimate {
 
 std::string simulator_schedule_name(Schedule s) { return simulator_name(s); }
 
-std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs,
-                                                    double comm_s, std::string* why) {
+std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v,
+                                                    const std::vector<StageCost>& costs, double comm_s,
+                                                    std::string* why) {
     if (p < 1 || int(costs.size()) != p) {
         if (why) *why = "one cost per pipeline stage is needed";
         return std::nullopt;
@@ -86,4 +87,4 @@ PipelineFn simulated_pipeline(double comm_s, std::vector<std::string>* notes) {
     };
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -26,10 +26,11 @@ PipelineResult simulate_pipeline(Schedule s, int p, int m, int v, const std::vec
 
 // The simulated timeline (seconds) simulate_pipeline() takes its figures from; nullopt, with
 // *why, when the schedule cannot be generated or simulated. Also for views that draw the step.
-std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs,
-                                                    double comm_s, std::string* why = nullptr);
+std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, int v,
+                                                    const std::vector<StageCost>& costs, double comm_s,
+                                                    std::string* why = nullptr);
 
 // A PipelineFn for estimate_time()/evaluate() that calls simulate_pipeline().
 PipelineFn simulated_pipeline(double comm_s, std::vector<std::string>* notes = nullptr);
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

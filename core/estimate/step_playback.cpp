@@ -117,7 +117,7 @@ schedule::Timeline single_stage(int m, const StageCost& c) {
     return tl;
 }
 
-}  // namespace
+}   // namespace
 
 StepPlayback step_playback(const Project& p) {
     const Estimate e = estimate_project(p);
@@ -144,7 +144,8 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     std::string why;
     if (pp == 1) {
         tl = single_stage(m, costs[0]);
-    } else if (auto sim = pipeline_timeline(c.schedule, pp, m, std::max(1, c.chunks), costs, c.link[kPp].latency_s, &why)) {
+    } else if (auto sim = pipeline_timeline(c.schedule, pp, m, std::max(1, c.chunks), costs, c.link[kPp].latency_s,
+                                            &why)) {
         tl = std::move(*sim);
     } else {
         pb.notes.push_back("no simulated ops (the estimate used the closed form): " + why);
@@ -173,10 +174,10 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     // Multi-token prediction modules run on the head stage, one layer each like the model's last
     // (MoE when it is), and the estimate charges their dispatch too (time.cpp, stage_times).
     const int head_stage = c.head_stage >= 0 ? c.head_stage : pp - 1;
-    const double mtp_moe_layers =
-        c.moe.mtp_layers > 0 && p.model.layers > 0 && shapes.experts > 0 && p.model.is_moe_layer(p.model.layers - 1)
-            ? c.moe.mtp_layers
-            : 0;
+    const double mtp_moe_layers = c.moe.mtp_layers > 0 && p.model.layers > 0 && shapes.experts > 0 &&
+                                          p.model.is_moe_layer(p.model.layers - 1)
+                                      ? c.moe.mtp_layers
+                                      : 0;
 
     // Per op: compute first, then one block per kind for the exposed share the estimate charges.
     pb.op_comm_begin.reserve(tl.ops.size() + 1);
@@ -192,7 +193,8 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         }
         const int s = std::clamp(op.stage, 0, pp - 1);
         const StageTimes& st = e.time.stages[std::size_t(s)];
-        const double layers = (s < int(c.layers_per_stage.size()) ? c.layers_per_stage[std::size_t(s)] : 0) / double(chunks);
+        const double layers = (s < int(c.layers_per_stage.size()) ? c.layers_per_stage[std::size_t(s)] : 0) /
+                              double(chunks);
         const double moe = ((s < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[std::size_t(s)] : 0) +
                             (s == head_stage ? mtp_moe_layers : 0)) /
                            double(chunks);
@@ -227,7 +229,8 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
             lc.cp_ring ? "CP ring K/V exchange" : "CP (Ulysses) all-to-all", cp_calls * lc.cp_bytes, cp_calls,
             0.5 * st.cp / chunks, cp_calls * lc.cp_call_s);
         add(kEp, ep_gather ? CollectiveOp::all_gather : CollectiveOp::all_to_all,
-            std::string(ep_gather ? "EP dispatch all-gather + combine reduce-scatter" : "EP dispatch + combine all-to-all") +
+            std::string(ep_gather ? "EP dispatch all-gather + combine reduce-scatter"
+                                  : "EP dispatch + combine all-to-all") +
                 (ep_bytes.etp_gathered > 0 ? " (+ expert-TP gather/scatter)" : ""),
             moe * (fwd ? ep_bytes.fwd() : ep_bytes.bwd()), moe * ep_layer_calls, 0.5 * st.ep / chunks,
             moe * (fwd ? ep_time.fwd_s : ep_time.bwd_s));
@@ -237,7 +240,8 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
             const Zero3Comm z = zero3_comm(params[std::size_t(s)], c, 0);
             std::vector<CommCall> parts;
             for (const CommCall& k : z.calls) {
-                if (k.op == CollectiveOp::all_gather) parts.push_back({kDp, k.op, k.bytes / chunks, 1, k.seconds / k.count / chunks});
+                if (k.op == CollectiveOp::all_gather)
+                    parts.push_back({kDp, k.op, k.bytes / chunks, 1, k.seconds / k.count / chunks});
                 else if (bwd) parts.push_back({kDp, k.op, k.bytes / chunks, 1, k.seconds / chunks});
             }
             double wire = 0;
@@ -291,7 +295,9 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
             PlaybackComm pc;
             pc.group = k.group;
             pc.op = k.op;
-            pc.label = std::string(k.group == kEdp ? "EDP " : c.zero_stage >= 1 || c.distributed_optimizer ? "DP/ZeRO " : "DP ") +
+            pc.label = std::string(k.group == kEdp                                ? "EDP "
+                                   : c.zero_stage >= 1 || c.distributed_optimizer ? "DP/ZeRO "
+                                                                                  : "DP ") +
                        to_string(k.op) + (k.op == CollectiveOp::all_gather ? " (parameters)" : " (gradients)");
             pc.stage = s;
             pc.bytes = k.bytes * k.count;
@@ -310,9 +316,11 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
 
     // Ops by start per stage, and every event instant.
     pb.by_start.assign(std::size_t(pp), {});
-    for (std::size_t i = 0; i < tl.ops.size(); ++i) pb.by_start[std::size_t(std::clamp(tl.ops[i].stage, 0, pp - 1))].push_back(int(i));
+    for (std::size_t i = 0; i < tl.ops.size(); ++i)
+        pb.by_start[std::size_t(std::clamp(tl.ops[i].stage, 0, pp - 1))].push_back(int(i));
     for (auto& v : pb.by_start)
-        std::stable_sort(v.begin(), v.end(), [&](int a, int b) { return tl.ops[std::size_t(a)].start < tl.ops[std::size_t(b)].start; });
+        std::stable_sort(v.begin(), v.end(),
+                         [&](int a, int b) { return tl.ops[std::size_t(a)].start < tl.ops[std::size_t(b)].start; });
     for (std::size_t i = 0; i < tl.ops.size(); ++i) {
         pb.event_times.push_back(tl.ops[i].start);
         pb.event_times.push_back(tl.ops[i].end);
@@ -322,11 +330,13 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         pb.event_times.push_back(k.start);
         pb.event_times.push_back(k.end);
     }
-    for (double t : {0.0, pb.makespan_s, pb.grad_sync_end_s, pb.optimizer_end_s, pb.step_s}) pb.event_times.push_back(t);
+    for (double t : {0.0, pb.makespan_s, pb.grad_sync_end_s, pb.optimizer_end_s, pb.step_s})
+        pb.event_times.push_back(t);
     std::sort(pb.event_times.begin(), pb.event_times.end());
-    pb.event_times.erase(std::unique(pb.event_times.begin(), pb.event_times.end(),
-                                     [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }),
-                         pb.event_times.end());
+    pb.event_times.erase(
+        std::unique(pb.event_times.begin(), pb.event_times.end(),
+                    [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }),
+        pb.event_times.end());
 
     // Where the ranks are, and the bytes each link carries per step.
     std::optional<topology::RankMap> own;
@@ -389,7 +399,8 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     if (const topology::GroupSet* set = resolve(rm, kPp, pp)) {
         for (int gidx = 0; gidx < set->num_groups(); ++gidx) {
             std::vector<int> rank_of_stage(std::size_t(pp), -1);
-            for (int r : set->group(gidx)) rank_of_stage[std::size_t(std::clamp(pb.stage_of_rank[std::size_t(r)], 0, pp - 1))] = r;
+            for (int r : set->group(gidx))
+                rank_of_stage[std::size_t(std::clamp(pb.stage_of_rank[std::size_t(r)], 0, pp - 1))] = r;
             for (const auto& [sd, bytes] : pp_sends) {
                 const int ra = rank_of_stage[std::size_t(sd.first)], rb = rank_of_stage[std::size_t(sd.second)];
                 if (ra >= 0 && rb >= 0) put(ra, rb, kPp, bytes);
@@ -397,7 +408,8 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         }
     }
     for (auto& [key, l] : links) pb.links.push_back(l);
-    std::stable_sort(pb.links.begin(), pb.links.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.bytes > b.bytes; });
+    std::stable_sort(pb.links.begin(), pb.links.end(),
+                     [](const LinkTraffic& a, const LinkTraffic& b) { return a.bytes > b.bytes; });
     return pb;
 }
 
@@ -410,7 +422,8 @@ ActiveSet active_at(const StepPlayback& pb, double t) {
         if (std::size_t(s) < pb.by_start.size()) {
             const auto& v = pb.by_start[std::size_t(s)];
             // The last op starting at or before t, and the one before it (an overlapped pair).
-            auto it = std::upper_bound(v.begin(), v.end(), t, [&](double x, int i) { return x < ops[std::size_t(i)].start; });
+            auto it = std::upper_bound(v.begin(), v.end(), t,
+                                       [&](double x, int i) { return x < ops[std::size_t(i)].start; });
             for (int back = 1; back <= 2 && it - back >= v.begin(); ++back) {
                 const int i = *(it - back);
                 const auto& op = ops[std::size_t(i)];
@@ -455,12 +468,13 @@ std::string human_bytes(double b) {
     else std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
     return buf;
 }
-}  // namespace
+}   // namespace
 
 std::string describe_comm(const PlaybackComm& c) {
     char buf[96];
     std::snprintf(buf, sizeof buf, ", %.3f ms", c.wire_s * 1e3);
-    std::string where = c.link.nodes > 1 ? "network, " + std::to_string(c.link.nodes) + " nodes" : std::string("NVLink");
+    std::string where = c.link.nodes > 1 ? "network, " + std::to_string(c.link.nodes) + " nodes"
+                                         : std::string("NVLink");
     std::string s = c.label + " stage " + std::to_string(c.stage);
     if (c.peer_stage >= 0) s += " -> " + std::to_string(c.peer_stage);
     return s + ": " + human_bytes(c.bytes) + buf + " (" + where + ")";
@@ -473,7 +487,11 @@ nlohmann::json to_json(const StepPlayback& pb) {
         json by = json::object();
         for (int k = 0; k < kGroupKinds; ++k)
             if (l.by_group[std::size_t(k)] > 0) by[group_label(GroupKind(k))] = l.by_group[std::size_t(k)];
-        links.push_back({{"node_a", l.node_a}, {"node_b", l.node_b}, {"cross_node", l.cross_node}, {"bytes", l.bytes}, {"by_group", by}});
+        links.push_back({{"node_a", l.node_a},
+                         {"node_b", l.node_b},
+                         {"cross_node", l.cross_node},
+                         {"bytes", l.bytes},
+                         {"by_group", by}});
     }
     return {{"step_s", pb.step_s},
             {"makespan_s", pb.makespan_s},
@@ -485,4 +503,4 @@ nlohmann::json to_json(const StepPlayback& pb) {
             {"notes", pb.notes}};
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

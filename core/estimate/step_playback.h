@@ -25,15 +25,15 @@ const char* group_label(GroupKind g);   // "TP" "CP" "EP" "PP" "DP" "EDP"
 struct PlaybackComm {
     GroupKind group = kTp;
     CollectiveOp op = CollectiveOp::all_reduce;
-    std::string label;        // e.g. "TP all-reduce", "CP ring K/V exchange", "EP dispatch+combine"
-    int stage = 0;            // pipeline stage whose GPUs run it
-    int op_index = -1;        // the timeline op it belongs to, -1 for the gradient reduction
-    int peer_stage = -1;      // PP: the stage it sends to
-    double bytes = 0;         // per GPU, all `count` calls
-    double count = 0;         // collective calls (layers x calls per layer; may be fractional per chunk)
+    std::string label;           // e.g. "TP all-reduce", "CP ring K/V exchange", "EP dispatch+combine"
+    int stage = 0;               // pipeline stage whose GPUs run it
+    int op_index = -1;           // the timeline op it belongs to, -1 for the gradient reduction
+    int peer_stage = -1;         // PP: the stage it sends to
+    double bytes = 0;            // per GPU, all `count` calls
+    double count = 0;            // collective calls (layers x calls per layer; may be fractional per chunk)
     double start = 0, end = 0;   // seconds from the start of the step (exposed share)
-    GroupLink link;           // the links the group spans (estimate's placement)
-    double wire_s = 0;        // the calls' full time on that link (overlapped part included)
+    GroupLink link;              // the links the group spans (estimate's placement)
+    double wire_s = 0;           // the calls' full time on that link (overlapped part included)
 };
 
 // What one stage does at an instant.
@@ -43,7 +43,7 @@ const char* to_string(Activity a);
 struct StageActivity {
     int stage = 0;
     Activity activity = Activity::idle;
-    int op_index = -1;        // timeline op (compute or its communication), -1 outside ops
+    int op_index = -1;   // timeline op (compute or its communication), -1 outside ops
     int microbatch = -1, chunk = -1;
     bool communicating = false;   // inside the op's communication blocks (not its compute)
 };
@@ -66,18 +66,18 @@ struct LinkTraffic {
 
 struct StepPlayback {
     Estimate estimate;
-    schedule::Timeline timeline;         // seconds; ops per stage in execution order
+    schedule::Timeline timeline;              // seconds; ops per stage in execution order
     std::vector<std::size_t> op_comm_begin;   // comms of op i: [op_comm_begin[i], op_comm_begin[i + 1])
-    std::vector<double> op_compute_end;  // end of op i's compute (its communication follows)
-    std::vector<PlaybackComm> comms;     // op communication (by op), then the gradient reduction
-    double makespan_s = 0;               // end of the last pipeline op
-    double grad_sync_end_s = 0;          // makespan + exposed gradient reduction
+    std::vector<double> op_compute_end;       // end of op i's compute (its communication follows)
+    std::vector<PlaybackComm> comms;          // op communication (by op), then the gradient reduction
+    double makespan_s = 0;                    // end of the last pipeline op
+    double grad_sync_end_s = 0;               // makespan + exposed gradient reduction
     double optimizer_end_s = 0;
-    double step_s = 0;                   // == estimate.time.step_s
+    double step_s = 0;   // == estimate.time.step_s
     int pp = 1;
-    std::vector<int> stage_of_rank;      // from the rank map (-1: none)
+    std::vector<int> stage_of_rank;   // from the rank map (-1: none)
     std::vector<int> node_of_rank;
-    std::vector<LinkTraffic> links;      // sorted by bytes, largest first
+    std::vector<LinkTraffic> links;   // sorted by bytes, largest first
     std::vector<std::string> notes;
 
     // Ops sorted by start, per stage (indices into timeline.ops).
@@ -102,4 +102,4 @@ std::string describe_comm(const PlaybackComm& c);
 
 nlohmann::json to_json(const StepPlayback& pb);   // links and per-kind totals (no ops)
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -19,7 +19,7 @@ constexpr double kCpuAdamParamsPerS = 1e9;
 constexpr double kPcieGbs = 25;
 constexpr double kNvmeGbs = 3;
 
-}  // namespace
+}   // namespace
 
 std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
                                     const Efficiency& eff, const std::vector<ShardedCounts>& params) {
@@ -124,7 +124,8 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         double b = 2 * g + 2.5 * a + 2 * e;
         if (c.recompute == Recompute::full) b += f;
         if (c.recompute == Recompute::selective) {
-            if (const FrameworkTraits* ft = find_traits(c.framework); ft && ft->op_sac) b += op_sac_recomputed_gemm_share(s) * (nd * dg) + nmoe * mg + e;
+            if (const FrameworkTraits* ft = find_traits(c.framework); ft && ft->op_sac)
+                b += op_sac_recomputed_gemm_share(s) * (nd * dg) + nmoe * mg + e;
             else b += a + (c.flash_attention ? 0 : 0.5 * e);
         }
         st.compute_w = g;
@@ -145,7 +146,8 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
                 // the same, core_v0.19.0 training.py).
                 const bool last_moe = s.experts > 0 && m.is_moe_layer(m.layers - 1);
                 const double lg = last_moe ? mg : dg, la = last_moe ? ma : da, le = last_moe ? me : de;
-                const double proj = tokens * 2 * 2 * s.h * s.h / tp / (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
+                const double proj = tokens * 2 * 2 * s.h * s.h / tp /
+                                    (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
                 mtp_layers = c.moe.mtp_layers;
                 const double mf = mtp_layers * (lg + la + le + proj + logit);
                 f += mf;
@@ -194,8 +196,8 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     r.comm_ep_s = mb * w.ep;
     r.comm_pp_s = mb * w.pp;
     r.comm_dp_s = mb * w.dp;
-    r.bubble_s = std::max(0.0, r.pipeline.makespan_s - r.compute_s - r.comm_tp_s - r.comm_cp_s - r.comm_ep_s -
-                                   r.comm_pp_s - r.comm_dp_s);
+    r.bubble_s = std::max(
+        0.0, r.pipeline.makespan_s - r.compute_s - r.comm_tp_s - r.comm_cp_s - r.comm_ep_s - r.comm_pp_s - r.comm_dp_s);
 
     // Gradient reduction (and parameter all-gather after a sharded optimizer step).
     double dp_exposed = 0, opt_s = 0, off_s = 0;
@@ -208,7 +210,8 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
         dp_exposed = std::max(dp_exposed, t - window);
         // Optimizer step: read and write the local states once (memory bound).
         const double zg = (c.zero_stage >= 1 || c.distributed_optimizer) ? std::max(1, c.zero_group) : 1;
-        const double local = (pd / zg + pe / std::max(1, (c.zero_stage >= 1 || c.distributed_optimizer) ? c.expert_zero_group : 1));
+        const double local =
+            (pd / zg + pe / std::max(1, (c.zero_stage >= 1 || c.distributed_optimizer) ? c.expert_zero_group : 1));
         const double on_gpu = 1.0 - std::min(1.0, c.offload_optimizer);
         opt_s = std::max(opt_s, on_gpu * local * (c.bytes.weight + c.bytes.grad + 2 * c.bytes.optimizer) / hbm);
         if (c.offload_optimizer > 0) {
@@ -236,4 +239,4 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     return r;
 }
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -20,13 +20,15 @@ namespace paraplan::estimate {
 // Per microbatch, one stage, seconds.
 struct StageTimes {
     double compute_f = 0, compute_b = 0, compute_w = 0;   // b includes w and recomputation
-    double tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;         // exposed communication (fwd + bwd)
-    StageCost cost() const { return {compute_f + (tp + cp + ep + pp + dp) * 0.5, compute_b + (tp + cp + ep + pp + dp) * 0.5, compute_w}; }
+    double tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;        // exposed communication (fwd + bwd)
+    StageCost cost() const {
+        return {compute_f + (tp + cp + ep + pp + dp) * 0.5, compute_b + (tp + cp + ep + pp + dp) * 0.5, compute_w};
+    }
 };
 
 struct TimeResult {
     double step_s = 0;
-    double compute_s = 0;    // m x compute of the slowest stage
+    double compute_s = 0;   // m x compute of the slowest stage
     double bubble_s = 0;
     double optimizer_s = 0;
     double offload_s = 0;
@@ -49,4 +51,4 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
 TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
                          const Efficiency& eff, const PipelineFn& pipeline = {});
 
-}  // namespace paraplan::estimate
+}   // namespace paraplan::estimate

@@ -15,7 +15,7 @@ using Exporter = FormatOutput (*)(const Project&, const ExportOptions&);
 
 struct FormatInfo {
     const char* id;
-    Exporter fn;        // nullptr: waits for code from another module
+    Exporter fn;   // nullptr: waits for code from another module
     bool single_file;
     const char* waits_for;
 };
@@ -58,44 +58,43 @@ void embed_warnings(ExportFiles& files, const std::vector<Diagnostic>& ds) {
     bool separate = false;
     for (auto& [path, f] : files) {
         switch (f.syntax) {
-            case FileSyntax::Python:
-            case FileSyntax::Shell:
-            case FileSyntax::Toml:
-            case FileSyntax::Yaml:
-            case FileSyntax::HashCommentText: {
-                std::string& c = f.content;
-                std::string block = comment_block(ds, "# ");
-                if (c.rfind("#!", 0) == 0) {   // keep the shebang first
-                    const auto nl = c.find('\n');
-                    c.insert(nl == std::string::npos ? c.size() : nl + 1, block);
-                } else {
-                    c.insert(0, block);
-                }
-                break;
+        case FileSyntax::Python:
+        case FileSyntax::Shell:
+        case FileSyntax::Toml:
+        case FileSyntax::Yaml:
+        case FileSyntax::HashCommentText: {
+            std::string& c = f.content;
+            std::string block = comment_block(ds, "# ");
+            if (c.rfind("#!", 0) == 0) {   // keep the shebang first
+                const auto nl = c.find('\n');
+                c.insert(nl == std::string::npos ? c.size() : nl + 1, block);
+            } else {
+                c.insert(0, block);
             }
-            case FileSyntax::Json: {
-                nlohmann::json j = nlohmann::json::parse(f.content);
-                nlohmann::json w = nlohmann::json::array();
-                for (const auto& d : ds)
-                    if (d.severity != Severity::Info) w.push_back(std::string(to_string(d.severity)) + " [" + d.rule + "] " + d.message);
-                if (j.is_object()) {
-                    j["_paraplan_warnings"] = w;
-                    f.content = j.dump(2) + "\n";
-                } else {
-                    separate = true;
-                }
-                break;
-            }
-            case FileSyntax::Csv:
-            case FileSyntax::PlainText:
+            break;
+        }
+        case FileSyntax::Json: {
+            nlohmann::json j = nlohmann::json::parse(f.content);
+            nlohmann::json w = nlohmann::json::array();
+            for (const auto& d : ds)
+                if (d.severity != Severity::Info)
+                    w.push_back(std::string(to_string(d.severity)) + " [" + d.rule + "] " + d.message);
+            if (j.is_object()) {
+                j["_paraplan_warnings"] = w;
+                f.content = j.dump(2) + "\n";
+            } else {
                 separate = true;
-                break;
+            }
+            break;
+        }
+        case FileSyntax::Csv:
+        case FileSyntax::PlainText: separate = true; break;
         }
     }
     if (separate) files["PARAPLAN_WARNINGS.txt"] = {comment_block(ds, ""), FileSyntax::PlainText};
 }
 
-}  // namespace
+}   // namespace
 
 const std::vector<std::string>& export_formats() {
     static const std::vector<std::string> ids = [] {
@@ -131,7 +130,9 @@ ExportResult export_project(const Project& p, const std::string& format, const E
         for (const auto& id : export_formats()) known += (known.empty() ? "" : ", ") + id;
         throw InputError("", "unknown export format '" + format + "' (known: " + known + ")");
     }
-    if (!f->fn) throw InputError("", "the '" + format + "' export is not available in this build yet: it needs " + f->waits_for);
+    if (!f->fn)
+        throw InputError("",
+                         "the '" + format + "' export is not available in this build yet: it needs " + f->waits_for);
     ExportResult r;
     r.format = format;
     Project q = p;
@@ -150,4 +151,4 @@ ExportResult export_project(const Project& p, const std::string& format, const E
     return r;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

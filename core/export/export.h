@@ -34,14 +34,14 @@ struct ExportOptions {
     std::string script;                     // training script; "" = the format's default
     std::vector<std::string> script_args;   // extra arguments after the script
     int master_port = 29500;
-    std::string master_addr;                // "" = the first node's host
+    std::string master_addr;   // "" = the first node's host
 };
 
 struct ExportResult {
     std::string format;
-    ExportFiles files;                    // empty when refused
-    std::vector<Diagnostic> diagnostics;  // validate() findings + the exporter's own
-    bool refused = false;                 // errors and not forced
+    ExportFiles files;                     // empty when refused
+    std::vector<Diagnostic> diagnostics;   // validate() findings + the exporter's own
+    bool refused = false;                  // errors and not forced
 };
 
 // Format ids: colossalai megatron deepspeed torchtitan torchrun slurm k8s
@@ -88,4 +88,4 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings);
 // Environment Megatron needs (name, value), e.g. CUDA_DEVICE_MAX_CONNECTIONS=1.
 std::vector<std::pair<std::string, std::string>> megatron_env(const Project& p);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -34,7 +34,7 @@ struct Arg {
     std::string key, value;
 };
 
-}  // namespace
+}   // namespace
 
 std::string colossalai_framework(const Project& p) {
     const std::string& f = p.layout.framework;
@@ -60,15 +60,18 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     const std::string precision = precision_arg(p);
     const bool use_fp8 = l.fp8 || p.training.precision == "fp8";
 
-    if (l.cp > 1) fail("context parallelism (cp > 1); ColossalAI's context parallelism is sp_mode \"ring_attn\"", {"/layout/cp"});
-    if (l.tp_mode != "1d") fail("the legacy " + l.tp_mode + " tensor mode; the Booster plugins shard 1D only", {"/layout/tp_mode"});
+    if (l.cp > 1)
+        fail("context parallelism (cp > 1); ColossalAI's context parallelism is sp_mode \"ring_attn\"", {"/layout/cp"});
+    if (l.tp_mode != "1d")
+        fail("the legacy " + l.tp_mode + " tensor mode; the Booster plugins shard 1D only", {"/layout/tp_mode"});
     if (l.etp > 0 && l.etp != l.tp) fail("an expert tensor-parallel size different from tp", {"/layout/etp"});
     if (!moe && l.ep > 1) fail("expert parallelism with " + cls, {"/layout/ep", "/layout/framework"});
     if (l.recompute == "selective")
-        out.findings.push_back(finding(Severity::Warning, "export.colossalai.selective_recompute",
-                                       "ColossalAI has no selective recomputation; plugin.py sets no gradient checkpointing "
-                                       "(use recompute \"full\" to checkpoint every layer).",
-                                       {"/layout/recompute"}));
+        out.findings.push_back(
+            finding(Severity::Warning, "export.colossalai.selective_recompute",
+                    "ColossalAI has no selective recomputation; plugin.py sets no gradient checkpointing "
+                    "(use recompute \"full\" to checkpoint every layer).",
+                    {"/layout/recompute"}));
 
     if (hybrid) {
         args.push_back({"tp_size", std::to_string(l.tp)});
@@ -76,7 +79,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         if (moe) args.push_back({"ep_size", std::to_string(l.ep)});
         const bool sp_on = l.sp_mode != "none";
         if (!sp_on && l.sp > 1) fail("sp > 1 without a sequence-parallel mode", {"/layout/sp", "/layout/sp_mode"});
-        if (sp_on && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")) args.push_back({"sp_size", std::to_string(l.sp)});
+        if (sp_on && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn"))
+            args.push_back({"sp_size", std::to_string(l.sp)});
         args.push_back({"precision", py_string(precision)});
         args.push_back({"zero_stage", std::to_string(l.zero_stage)});
         args.push_back({"enable_flash_attention", py_bool(l.flash_attention)});
@@ -92,7 +96,9 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
             if (sched == "1f1b" && l.chunks == 1) style = "1f1b";
             else if (sched == "interleaved" || (sched == "1f1b" && l.chunks > 1)) style = "interleaved";
             else if (sched == "zbv") style = "zbv";
-            else fail("the pipeline schedule \"" + l.schedule + "\" (pp_style is one of 1f1b, interleaved, zbv)", {"/layout/schedule"});
+            else
+                fail("the pipeline schedule \"" + l.schedule + "\" (pp_style is one of 1f1b, interleaved, zbv)",
+                     {"/layout/schedule"});
             if (!style.empty()) args.push_back({"pp_style", py_string(style)});
             args.push_back({"num_model_chunks", std::to_string(l.chunks)});
             args.push_back({"num_microbatches", std::to_string(microbatches(p))});
@@ -108,8 +114,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                 preamble.push_back("mem_f = 34 * hidden_size + 5 * num_heads * seq_len");
                 preamble.push_back("mem_w = -32 * hidden_size");
                 preamble.push_back("mem_b = -mem_w - mem_f");
-                preamble.push_back("scheduler_nodes = PipelineGraph(n_stage=" + std::to_string(l.pp) + ", n_micro=" +
-                                   std::to_string(microbatches(p)) +
+                preamble.push_back("scheduler_nodes = PipelineGraph(n_stage=" + std::to_string(l.pp) +
+                                   ", n_micro=" + std::to_string(microbatches(p)) +
                                    ", f_cost=1, b_cost=1, w_cost=1, c_cost=1, f_mem=mem_f, b_mem=mem_b, w_mem=mem_w)"
                                    ".get_v_schedule()");
                 args.push_back({"scheduler_nodes", "scheduler_nodes"});
@@ -129,7 +135,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"cpu_offload", py_bool(l.offload != "none")});
         args.push_back({moe ? "moe_dp_outside" : "dp_outside", py_bool(l.dp_outside)});
         if (!moe && l.inner_ring_size > 0) args.push_back({"inner_ring_size", std::to_string(l.inner_ring_size)});
-        if (moe && l.inner_ring_size > 0) fail("inner_ring_size with MoeHybridParallelPlugin", {"/layout/inner_ring_size"});
+        if (moe && l.inner_ring_size > 0)
+            fail("inner_ring_size with MoeHybridParallelPlugin", {"/layout/inner_ring_size"});
         if (use_fp8) args.push_back({"use_fp8", "True"});
     } else if (cls == "GeminiPlugin") {
         if (l.pp > 1) fail("pipeline parallelism with GeminiPlugin", {"/layout/pp"});
@@ -147,19 +154,23 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"enable_jit_fused", py_bool(l.jit_fused)});
         if (use_fp8) args.push_back({"use_fp8", "True"});
     } else {
-        if (l.tp > 1 || l.pp > 1 || l.sp > 1) fail("tp, pp or sp > 1 with LowLevelZeroPlugin", {"/layout/tp", "/layout/pp"});
-        if (l.zero_stage != 1 && l.zero_stage != 2) fail("ZeRO stage " + std::to_string(l.zero_stage) + " with LowLevelZeroPlugin (1 or 2)", {"/layout/zero_stage"});
+        if (l.tp > 1 || l.pp > 1 || l.sp > 1)
+            fail("tp, pp or sp > 1 with LowLevelZeroPlugin", {"/layout/tp", "/layout/pp"});
+        if (l.zero_stage != 1 && l.zero_stage != 2)
+            fail("ZeRO stage " + std::to_string(l.zero_stage) + " with LowLevelZeroPlugin (1 or 2)",
+                 {"/layout/zero_stage"});
         args.push_back({"stage", std::to_string(l.zero_stage == 2 ? 2 : 1)});
         args.push_back({"precision", py_string(precision)});
         args.push_back({"cpu_offload", py_bool(l.offload != "none")});
         if (use_fp8) args.push_back({"use_fp8", "True"});
     }
     if (l.offload == "nvme")
-        out.findings.push_back(finding(Severity::Warning, "export.colossalai.nvme_offload",
-                                       "NVMe offload is an argument of the optimizer (HybridAdam nvme_offload_fraction, "
-                                       "nvme_offload_dir), not of the plugin; plugin.py turns on cpu_offload and defines "
-                                       "HYBRID_ADAM_NVME_KWARGS for the optimizer.",
-                                       {"/layout/offload"}));
+        out.findings.push_back(
+            finding(Severity::Warning, "export.colossalai.nvme_offload",
+                    "NVMe offload is an argument of the optimizer (HybridAdam nvme_offload_fraction, "
+                    "nvme_offload_dir), not of the plugin; plugin.py turns on cpu_offload and defines "
+                    "HYBRID_ADAM_NVME_KWARGS for the optimizer.",
+                    {"/layout/offload"}));
 
     std::ostringstream py;
     py << "# " << header_line(p, "colossalai") << "\n"
@@ -172,7 +183,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     if (l.offload == "nvme") {
         std::ostringstream f;
         f << (l.offload_fraction > 0 ? l.offload_fraction : 1.0);
-        py << "HYBRID_ADAM_NVME_KWARGS = dict(nvme_offload_fraction=" << f.str() << ", nvme_offload_dir=\"/tmp/nvme_offload\")\n\n";
+        py << "HYBRID_ADAM_NVME_KWARGS = dict(nvme_offload_fraction=" << f.str()
+           << ", nvme_offload_dir=\"/tmp/nvme_offload\")\n\n";
     }
     for (const auto& line : preamble) py << line << "\n";
     if (!preamble.empty()) py << "\n";
@@ -196,18 +208,28 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         if (plan.same_devices_everywhere())
             sh << "export CUDA_VISIBLE_DEVICES=" << plan.nodes.front().cuda_visible_devices() << "\n";
         else
-            out.findings.push_back(finding(Severity::Error, "export.colossalai.rank_order",
-                                           "The rank order permutes GPUs differently on different nodes; colossalai run "
-                                           "exports one environment to all hosts, so it cannot pin them.",
-                                           {"/cluster/rank_order"}));
+            out.findings.push_back(
+                finding(Severity::Error, "export.colossalai.rank_order",
+                        "The rank order permutes GPUs differently on different nodes; colossalai run "
+                        "exports one environment to all hosts, so it cannot pin them.",
+                        {"/cluster/rank_order"}));
     }
-    std::vector<std::string> cmd = {"colossalai", "run", "--nproc_per_node", std::to_string(plan.nproc_per_node),
-                                    "--hostfile", "hostfile", "--master_addr", plan.master_addr, "--master_port",
-                                    std::to_string(plan.master_port), opt.script.empty() ? "train.py" : opt.script, "--"};
+    std::vector<std::string> cmd = {"colossalai",
+                                    "run",
+                                    "--nproc_per_node",
+                                    std::to_string(plan.nproc_per_node),
+                                    "--hostfile",
+                                    "hostfile",
+                                    "--master_addr",
+                                    plan.master_addr,
+                                    "--master_port",
+                                    std::to_string(plan.master_port),
+                                    opt.script.empty() ? "train.py" : opt.script,
+                                    "--"};
     cmd.insert(cmd.end(), opt.script_args.begin(), opt.script_args.end());
     sh << join_shell(cmd) << "\n";
     out.files["run.sh"] = {sh.str(), FileSyntax::Shell};
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

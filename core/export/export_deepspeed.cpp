@@ -24,8 +24,11 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     };
     if (l.sp > 1 || l.sp_mode != "none") fail("sequence parallelism", {"/layout/sp", "/layout/sp_mode"});
     if (l.cp > 1) fail("context parallelism", {"/layout/cp"});
-    if (l.ep > 1) fail("expert parallelism in ds_config.json (DeepSpeed-MoE takes ep_size in model code)", {"/layout/ep"});
-    if (l.chunks > 1) fail("virtual pipeline stages (DeepSpeed's pipeline engine runs 1F1B with one stage per rank)", {"/layout/chunks"});
+    if (l.ep > 1)
+        fail("expert parallelism in ds_config.json (DeepSpeed-MoE takes ep_size in model code)", {"/layout/ep"});
+    if (l.chunks > 1)
+        fail("virtual pipeline stages (DeepSpeed's pipeline engine runs 1F1B with one stage per rank)",
+             {"/layout/chunks"});
     if (l.pp > 1 && canonical_schedule(l.schedule) != "1f1b")
         fail("the pipeline schedule \"" + l.schedule + "\" (DeepSpeed runs 1F1B)", {"/layout/schedule"});
     if (l.pp > 1 && l.zero_stage >= 2)
@@ -33,7 +36,8 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
                                        "DeepSpeed's pipeline engine rejects ZeRO-2 and ZeRO-3 (\"ZeRO-2 and ZeRO-3 are "
                                        "incompatible with pipeline parallelism\", runtime/pipe/engine.py).",
                                        {"/layout/zero_stage", "/layout/pp"}));
-    if (l.tp > 1 && l.zero_stage == 3) fail("AutoTP with ZeRO-3 (AutoTP training supports ZeRO stages 0-2)", {"/layout/tp", "/layout/zero_stage"});
+    if (l.tp > 1 && l.zero_stage == 3)
+        fail("AutoTP with ZeRO-3 (AutoTP training supports ZeRO stages 0-2)", {"/layout/tp", "/layout/zero_stage"});
 
     const int dp = data_parallel(p);
     const int gas = grad_accum_steps(p);
@@ -51,9 +55,10 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     if (t.precision == "bf16" || t.precision == "fp8") c["bf16"] = {{"enabled", true}};
     else if (t.precision == "fp16") c["fp16"] = {{"enabled", true}};
     if (t.precision == "fp8" || l.fp8)
-        out.findings.push_back(finding(Severity::Warning, "export.deepspeed.fp8",
-                                       "ds_config.json has no FP8 switch; it trains in bf16 (use Transformer Engine in the model for FP8).",
-                                       {"/layout/fp8"}));
+        out.findings.push_back(finding(
+            Severity::Warning, "export.deepspeed.fp8",
+            "ds_config.json has no FP8 switch; it trains in bf16 (use Transformer Engine in the model for FP8).",
+            {"/layout/fp8"}));
     json zero = {{"stage", l.zero_stage}};
     if (l.offload != "none") {
         if (l.zero_stage == 0) fail("offload without ZeRO", {"/layout/offload", "/layout/zero_stage"});
@@ -61,7 +66,9 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
         if (l.offload == "nvme") opt_off["nvme_path"] = "/local_nvme";
         if (l.offload_fraction > 0 && l.offload_fraction < 1) {
             if (l.zero_stage == 3) opt_off["ratio"] = l.offload_fraction;
-            else fail("a partial optimizer offload below ZeRO-3 (\"ratio\" applies to stage 3)", {"/layout/offload_fraction"});
+            else
+                fail("a partial optimizer offload below ZeRO-3 (\"ratio\" applies to stage 3)",
+                     {"/layout/offload_fraction"});
         }
         zero["offload_optimizer"] = opt_off;
         if (l.zero_stage == 3) {
@@ -70,9 +77,10 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
             zero["offload_param"] = par;
         }
         if (l.offload == "nvme")
-            out.findings.push_back(finding(Severity::Warning, "export.deepspeed.nvme_path",
-                                           "NVMe offload writes to nvme_path \"/local_nvme\"; point it at a local NVMe drive.",
-                                           {"/layout/offload"}));
+            out.findings.push_back(
+                finding(Severity::Warning, "export.deepspeed.nvme_path",
+                        "NVMe offload writes to nvme_path \"/local_nvme\"; point it at a local NVMe drive.",
+                        {"/layout/offload"}));
     }
     c["zero_optimization"] = zero;
     if (l.tp > 1) c["tensor_parallel"] = {{"autotp_size", l.tp}};
@@ -107,7 +115,8 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
        << "# The deepspeed launcher reaches every host of ./hostfile over pdsh/SSH.\n";
     if (l.pp > 1) {
         sh << "# The model must be the deepspeed.pipe.PipelineModule that pipeline.py's pipeline_module() builds\n"
-              "# (pipe x tensor x data topology " << l.pp << " x " << l.tp << " x " << dp << ").\n";
+              "# (pipe x tensor x data topology "
+           << l.pp << " x " << l.tp << " x " << dp << ").\n";
         // PipelineModule(layers, num_stages=None, topology=None, ...) (deepspeed/runtime/pipe/module.py,
         // v0.16): with num_stages alone its grid factors the world into pipe x data only, so with tp > 1
         // DeepSpeed's data-parallel size (and its train_batch_size check) is wrong. The explicit
@@ -128,10 +137,20 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
         out.files["pipeline.py"] = {py.str(), FileSyntax::Python};
     }
     sh << "set -euo pipefail\n";
-    std::vector<std::string> cmd = {"deepspeed", "--hostfile", "hostfile", "--num_nodes", std::to_string(plan.nnodes),
-                                    "--num_gpus", std::to_string(plan.nproc_per_node), "--master_addr", plan.master_addr,
-                                    "--master_port", std::to_string(plan.master_port),
-                                    opt.script.empty() ? "train.py" : opt.script, "--deepspeed", "--deepspeed_config",
+    std::vector<std::string> cmd = {"deepspeed",
+                                    "--hostfile",
+                                    "hostfile",
+                                    "--num_nodes",
+                                    std::to_string(plan.nnodes),
+                                    "--num_gpus",
+                                    std::to_string(plan.nproc_per_node),
+                                    "--master_addr",
+                                    plan.master_addr,
+                                    "--master_port",
+                                    std::to_string(plan.master_port),
+                                    opt.script.empty() ? "train.py" : opt.script,
+                                    "--deepspeed",
+                                    "--deepspeed_config",
                                     "ds_config.json"};
     cmd.insert(cmd.end(), opt.script_args.begin(), opt.script_args.end());
     sh << join_shell(cmd) << "\n";
@@ -139,4 +158,4 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -19,10 +19,11 @@ FormatOutput export_k8s(const Project& p, const ExportOptions& opt) {
     out.findings = plan.findings;
     for (const auto& n : plan.nodes)
         if (!n.devices.empty()) {
-            out.findings.push_back(finding(Severity::Warning, "export.k8s.rank_order",
-                                           "Kubernetes places the pods and their GPUs itself; the canvas rank order is not "
-                                           "carried into the PyTorchJob.",
-                                           {"/cluster/rank_order"}));
+            out.findings.push_back(
+                finding(Severity::Warning, "export.k8s.rank_order",
+                        "Kubernetes places the pods and their GPUs itself; the canvas rank order is not "
+                        "carried into the PyTorchJob.",
+                        {"/cluster/rank_order"}));
             break;
         }
     const LaunchProgram prog = launch_program(p, opt, out.findings);
@@ -38,9 +39,19 @@ FormatOutput export_k8s(const Project& p, const ExportOptions& opt) {
     while (!name.empty() && name.back() == '-') name.pop_back();
     name = "paraplan" + (name.empty() ? std::string() : "-" + name);
 
-    std::vector<std::string> cmd = {"torchrun", "--nnodes", std::to_string(plan.nnodes), "--nproc_per_node",
-                                    std::to_string(plan.nproc_per_node), "--node_rank", "$(RANK)", "--rdzv_backend", "static",
-                                    "--master_addr", "$(MASTER_ADDR)", "--master_port", "$(MASTER_PORT)"};
+    std::vector<std::string> cmd = {"torchrun",
+                                    "--nnodes",
+                                    std::to_string(plan.nnodes),
+                                    "--nproc_per_node",
+                                    std::to_string(plan.nproc_per_node),
+                                    "--node_rank",
+                                    "$(RANK)",
+                                    "--rdzv_backend",
+                                    "static",
+                                    "--master_addr",
+                                    "$(MASTER_ADDR)",
+                                    "--master_port",
+                                    "$(MASTER_PORT)"};
     cmd.insert(cmd.end(), prog.words.begin(), prog.words.end());
 
     auto replica = [&](const char* role, int replicas) {
@@ -58,7 +69,8 @@ FormatOutput export_k8s(const Project& p, const ExportOptions& opt) {
         if (!prog.env.empty()) {
             y << "              env:\n";
             for (const auto& [k, v] : prog.env)
-                y << "                - name: " << yaml_string(k) << "\n                  value: " << yaml_string(v) << "\n";
+                y << "                - name: " << yaml_string(k) << "\n                  value: " << yaml_string(v)
+                  << "\n";
         }
         y << "              resources:\n"
           << "                limits:\n"
@@ -84,4 +96,4 @@ FormatOutput export_k8s(const Project& p, const ExportOptions& opt) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -31,7 +31,7 @@ void add(std::vector<std::string>& v, const std::string& flag, const std::string
     v.push_back(flag);
     v.push_back(value);
 }
-}  // namespace
+}   // namespace
 
 MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) {
     MegatronArgs a;
@@ -58,9 +58,10 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     add(a.model, "--max-position-embeddings", std::max(m.max_seq, t.seq_len));
     if (m.activation == "swiglu") add(a.model, "--swiglu");
     else if (m.activation != "gelu")
-        findings.push_back(finding(Severity::Warning, "export.megatron.activation",
-                                   "Megatron's GPT has no \"" + m.activation + "\" switch; the script keeps its default (gelu).",
-                                   {"/model/activation"}));
+        findings.push_back(
+            finding(Severity::Warning, "export.megatron.activation",
+                    "Megatron's GPT has no \"" + m.activation + "\" switch; the script keeps its default (gelu).",
+                    {"/model/activation"}));
     if (m.norm == "rmsnorm") add(a.model, "--normalization", "RMSNorm");
     if (m.position == "rope") add(a.model, "--position-embedding-type", "rope");
     else if (m.position == "relative") add(a.model, "--position-embedding-type", "relative");
@@ -104,21 +105,27 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     if (l.etp > 0) add(a.parallel, "--expert-tensor-parallel-size", l.etp);
     if (l.chunks > 1) add(a.parallel, "--num-virtual-stages-per-pipeline-rank", l.chunks);
     // The embedding / loss counted as a layer each in the pipeline split (core 0.11+, arguments.py).
-    if (l.pp > 1 && l.account_for_embedding_in_pipeline_split) add(a.parallel, "--account-for-embedding-in-pipeline-split");
+    if (l.pp > 1 && l.account_for_embedding_in_pipeline_split)
+        add(a.parallel, "--account-for-embedding-in-pipeline-split");
     if (l.pp > 1 && l.account_for_loss_in_pipeline_split) add(a.parallel, "--account-for-loss-in-pipeline-split");
     const std::string sched = canonical_schedule(l.schedule);
     if (l.pp > 1 && !(sched == "1f1b" || sched == "interleaved"))
-        fail("the pipeline schedule \"" + l.schedule + "\" (Megatron runs 1F1B, interleaved when chunks > 1)", {"/layout/schedule"});
-    if (sched == "interleaved" && l.chunks < 2) fail("an interleaved schedule with one chunk per stage", {"/layout/chunks"});
+        fail("the pipeline schedule \"" + l.schedule + "\" (Megatron runs 1F1B, interleaved when chunks > 1)",
+             {"/layout/schedule"});
+    if (sched == "interleaved" && l.chunks < 2)
+        fail("an interleaved schedule with one chunk per stage", {"/layout/chunks"});
     if (!l.num_layers_per_stage.empty())
-        fail("an explicit per-stage layer list (Megatron splits evenly, or via --decoder-first/last-pipeline-num-layers)",
-             {"/layout/num_layers_per_stage"});
+        fail(
+            "an explicit per-stage layer list (Megatron splits evenly, or via "
+            "--decoder-first/last-pipeline-num-layers)",
+            {"/layout/num_layers_per_stage"});
     // Sequence parallelism in Megatron lives inside the TP group; it is required
     // with MoE when both EP and TP are > 1 (arguments.py validate_args).
     const bool sp_in_tp = l.sp_mode == "split_gather" || l.sp_mode == "ring";
     if ((sp_in_tp && l.tp > 1) || (l.ep > 1 && l.tp > 1)) add(a.parallel, "--sequence-parallel");
     if (l.sp > 1 || l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")
-        fail("sequence parallelism \"" + l.sp_mode + "\" with sp > 1 (Megatron shards sequences through cp)", {"/layout/sp", "/layout/sp_mode"});
+        fail("sequence parallelism \"" + l.sp_mode + "\" with sp > 1 (Megatron shards sequences through cp)",
+             {"/layout/sp", "/layout/sp_mode"});
     if (l.order == "tp-cp-ep-pp-dp" || l.order == "tp-pp-dp") add(a.parallel, "--use-tp-pp-dp-mapping");
     else if (!l.order.empty() && l.order != "tp-cp-ep-dp-pp" && l.order != "tp-dp-pp" && l.order != "tp-cp-dp-pp")
         fail("the rank order \"" + l.order + "\" (only tp-cp-ep-dp-pp and tp-cp-ep-pp-dp)", {"/layout/order"});
@@ -147,8 +154,8 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
         add(a.training, "--fp8-format", "hybrid");
         if (l.fp8_recipe == "rowwise") {
             findings.push_back(finding(Severity::Warning, "export.megatron.fp8_recipe",
-                                           "Megatron-LM has no row-wise FP8 recipe; written as --fp8-recipe tensorwise.",
-                                           {"/layout/fp8_recipe"}));
+                                       "Megatron-LM has no row-wise FP8 recipe; written as --fp8-recipe tensorwise.",
+                                       {"/layout/fp8_recipe"}));
             add(a.training, "--fp8-recipe", "tensorwise");
         } else {
             add(a.training, "--fp8-recipe", l.fp8_recipe);
@@ -224,11 +231,13 @@ FormatOutput export_megatron(const Project& p, const ExportOptions& opt) {
         sh << "case \"$NODE_RANK\" in\n";
         for (std::size_t k = 0; k < plan.nodes.size(); ++k)
             if (!plan.nodes[k].devices.empty())
-                sh << "    " << k << ") export CUDA_VISIBLE_DEVICES=" << plan.nodes[k].cuda_visible_devices() << " ;;\n";
+                sh << "    " << k << ") export CUDA_VISIBLE_DEVICES=" << plan.nodes[k].cuda_visible_devices()
+                   << " ;;\n";
         sh << "esac\n";
     }
     sh << "\nDISTRIBUTED_ARGS=(\n    --nproc_per_node " << plan.nproc_per_node << "\n    --nnodes " << plan.nnodes
-       << "\n    --node_rank \"$NODE_RANK\"\n    --master_addr \"$MASTER_ADDR\"\n    --master_port \"$MASTER_PORT\"\n)\n";
+       << "\n    --node_rank \"$NODE_RANK\"\n    --master_addr \"$MASTER_ADDR\"\n    --master_port "
+          "\"$MASTER_PORT\"\n)\n";
     auto group = [&](const char* name, const std::vector<std::string>& v, const char* comment) {
         sh << "\n";
         if (comment) sh << "# " << comment << "\n";
@@ -242,8 +251,10 @@ FormatOutput export_megatron(const Project& p, const ExportOptions& opt) {
     group("MODEL_ARGS", args.model, nullptr);
     group("MOE_ARGS", args.moe, nullptr);
     group("MODEL_PARALLEL_ARGS", args.parallel, nullptr);
-    group("TRAINING_ARGS", args.training, "Learning rates and --train-iters are starting points, not part of the layout.");
-    group("DATA_ARGS", args.data, "Mock data so that the script runs as written; use --data-path and a real tokenizer to train.");
+    group("TRAINING_ARGS", args.training,
+          "Learning rates and --train-iters are starting points, not part of the layout.");
+    group("DATA_ARGS", args.data,
+          "Mock data so that the script runs as written; use --data-path and a real tokenizer to train.");
     std::vector<std::string> script = {opt.script.empty() ? "pretrain_gpt.py" : opt.script};
     sh << "\ntorchrun \"${DISTRIBUTED_ARGS[@]}\" " << join_shell(script)
        << " \\\n    \"${MODEL_ARGS[@]}\" \"${MOE_ARGS[@]}\" \"${MODEL_PARALLEL_ARGS[@]}\" \\\n"
@@ -254,4 +265,4 @@ FormatOutput export_megatron(const Project& p, const ExportOptions& opt) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -26,7 +26,7 @@ std::string gpu_request(const Project& p, int gpus_per_node) {
     return "#SBATCH --gpus-per-node=" + std::to_string(gpus_per_node) + "\n";
 }
 
-}  // namespace
+}   // namespace
 
 FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
     FormatOutput out;
@@ -34,10 +34,11 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
     out.findings = plan.findings;
     for (const auto& n : plan.nodes)
         if (!n.devices.empty() || n.node != static_cast<int>(&n - plan.nodes.data())) {
-            out.findings.push_back(finding(Severity::Warning, "export.slurm.rank_order",
-                                           "SLURM orders nodes by its allocation and GPUs by id; the canvas rank order is "
-                                           "not carried into the sbatch script.",
-                                           {"/cluster/rank_order"}));
+            out.findings.push_back(
+                finding(Severity::Warning, "export.slurm.rank_order",
+                        "SLURM orders nodes by its allocation and GPUs by id; the canvas rank order is "
+                        "not carried into the sbatch script.",
+                        {"/cluster/rank_order"}));
             break;
         }
     const LaunchProgram prog = launch_program(p, opt, out.findings);
@@ -51,8 +52,7 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
        << "#SBATCH --job-name=" << job << "\n"
        << "#SBATCH --nodes=" << plan.nnodes << "\n"
        << "#SBATCH --ntasks-per-node=1\n"
-       << gpu_request(p, plan.nproc_per_node)
-       << "#SBATCH --exclusive\n"
+       << gpu_request(p, plan.nproc_per_node) << "#SBATCH --exclusive\n"
        << "# " << header_line(p, "slurm") << "\n"
        << "# One torchrun per node (srun task); torchrun starts " << plan.nproc_per_node << " processes on its node.\n"
        << "set -euo pipefail\n"
@@ -73,4 +73,4 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

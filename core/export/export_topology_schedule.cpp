@@ -36,7 +36,7 @@ std::optional<schedule::Schedule> pipeline_schedule(const Project& p, std::vecto
     findings.insert(findings.end(), g.diagnostics.begin(), g.diagnostics.end());
     return g.schedule;
 }
-}  // namespace
+}   // namespace
 
 FormatOutput export_trace(const Project& p, const ExportOptions&) {
     FormatOutput out;
@@ -57,4 +57,4 @@ FormatOutput export_pipeline_csv(const Project& p, const ExportOptions&) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

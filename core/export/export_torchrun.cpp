@@ -18,7 +18,8 @@ FormatOutput export_torchrun(const Project& p, const ExportOptions& opt) {
     const LaunchProgram prog = launch_program(p, opt, out.findings);
     std::ostringstream sh;
     sh << "#!/usr/bin/env bash\n# " << header_line(p, "torchrun") << "\n"
-       << "# One torchrun per node, static rendezvous: run `NODE_RANK=<k> bash launch.sh` (or `bash launch.sh <k>`) on node k.\n"
+       << "# One torchrun per node, static rendezvous: run `NODE_RANK=<k> bash launch.sh` (or `bash launch.sh <k>`) on "
+          "node k.\n"
        << "set -euo pipefail\n";
     for (const auto& [k, v] : prog.env) sh << "export " << k << "=" << shell_quote(v) << "\n";
     sh << "NODE_RANK=${NODE_RANK:-${1:-0}}\n"
@@ -27,9 +28,19 @@ FormatOutput export_torchrun(const Project& p, const ExportOptions& opt) {
         const LaunchNode& n = plan.nodes[k];
         sh << "    " << k << ")  # " << n.host << "\n        ";
         if (!n.devices.empty()) sh << "CUDA_VISIBLE_DEVICES=" << n.cuda_visible_devices() << " ";
-        std::vector<std::string> cmd = {"torchrun", "--nnodes", std::to_string(plan.nnodes), "--node_rank", std::to_string(k),
-                                        "--nproc_per_node", std::to_string(plan.nproc_per_node), "--rdzv_backend", "static",
-                                        "--master_addr", plan.master_addr, "--master_port", std::to_string(plan.master_port)};
+        std::vector<std::string> cmd = {"torchrun",
+                                        "--nnodes",
+                                        std::to_string(plan.nnodes),
+                                        "--node_rank",
+                                        std::to_string(k),
+                                        "--nproc_per_node",
+                                        std::to_string(plan.nproc_per_node),
+                                        "--rdzv_backend",
+                                        "static",
+                                        "--master_addr",
+                                        plan.master_addr,
+                                        "--master_port",
+                                        std::to_string(plan.master_port)};
         cmd.insert(cmd.end(), prog.words.begin(), prog.words.end());
         sh << join_shell(cmd) << "\n        ;;\n";
     }
@@ -39,4 +50,4 @@ FormatOutput export_torchrun(const Project& p, const ExportOptions& opt) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

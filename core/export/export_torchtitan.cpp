@@ -36,9 +36,12 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         out.findings.push_back(unsupported("torchtitan", what, std::move(fields)));
     };
     if (l.sp > 1 || l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")
-        fail("sequence parallelism \"" + l.sp_mode + "\" with sp > 1 (torchtitan shards sequences through cp; "
-             "sequence parallelism inside TP is implied)", {"/layout/sp", "/layout/sp_mode"});
-    if (l.etp > 0 && l.etp != 1 && l.etp != l.tp) fail("an expert tensor-parallel size other than 1 or tp", {"/layout/etp"});
+        fail("sequence parallelism \"" + l.sp_mode +
+                 "\" with sp > 1 (torchtitan shards sequences through cp; "
+                 "sequence parallelism inside TP is implied)",
+             {"/layout/sp", "/layout/sp_mode"});
+    if (l.etp > 0 && l.etp != 1 && l.etp != l.tp)
+        fail("an expert tensor-parallel size other than 1 or tp", {"/layout/etp"});
     if (l.offload != "none") fail("optimizer offload", {"/layout/offload"});
     if (l.tp_mode != "1d") fail("the " + l.tp_mode + " tensor mode", {"/layout/tp_mode"});
 
@@ -53,16 +56,17 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         const auto dash = m.id.rfind('-');
         if (m.id.rfind("llama3", 0) == 0 && dash != std::string::npos) {
             name = "llama3";
-            for (char c : m.id.substr(dash + 1)) flavor += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            for (char c : m.id.substr(dash + 1))
+                flavor += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
         }
     }
     if (name.empty()) {
         name = m.family.empty() ? "custom" : m.family;
         flavor = m.id.empty() ? m.name : m.id;
         out.findings.push_back(finding(Severity::Warning, "export.torchtitan.model",
-                                       "torchtitan has no flavor known to Paraplan for model \"" + (m.id.empty() ? m.name : m.id) +
-                                           "\"; job.toml names it " + name + "/" + flavor +
-                                           ", register that model with torchtitan or edit [model].",
+                                       "torchtitan has no flavor known to Paraplan for model \"" +
+                                           (m.id.empty() ? m.name : m.id) + "\"; job.toml names it " + name + "/" +
+                                           flavor + ", register that model with torchtitan or edit [model].",
                                        {"/model"}));
     }
     // FP8 linear layers (layout.fp8): torchtitan v0.2 applies them as model converters
@@ -79,7 +83,9 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
          << "\nseq_len = " << t.seq_len << "\n";
     if (t.precision == "bf16" || t.precision == "fp8") toml << "mixed_precision_param = \"bfloat16\"\n";
     else if (t.precision == "fp32" || t.precision == "tf32") toml << "mixed_precision_param = \"float32\"\n";
-    else fail("the precision \"" + t.precision + "\" (mixed_precision_param is bfloat16 or float32)", {"/training/precision"});
+    else
+        fail("the precision \"" + t.precision + "\" (mixed_precision_param is bfloat16 or float32)",
+             {"/training/precision"});
     toml << "\n";
 
     // FSDP2 over dp_shard shards parameters, gradients and optimizer state; keeping
@@ -123,13 +129,14 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
              << "pipeline_parallel_microbatch_size = " << mbs << "\n";
         const bool multi = sched != "1F1B" && sched != "GPipe";
         if (multi != (l.chunks > 1))
-            fail("schedule " + sched + " with " + std::to_string(l.chunks) + " stage(s) per rank", {"/layout/schedule", "/layout/chunks"});
+            fail("schedule " + sched + " with " + std::to_string(l.chunks) + " stage(s) per rank",
+                 {"/layout/schedule", "/layout/chunks"});
         if (l.chunks > 1) {
             const int stages = l.pp * l.chunks;
             if (m.layers % stages != 0)
-                fail(std::to_string(m.layers) + " layers over " + std::to_string(stages) + " virtual stages (uneven)", {"/layout/chunks"});
-            else
-                toml << "pipeline_parallel_layers_per_stage = " << m.layers / stages << "\n";
+                fail(std::to_string(m.layers) + " layers over " + std::to_string(stages) + " virtual stages (uneven)",
+                     {"/layout/chunks"});
+            else toml << "pipeline_parallel_layers_per_stage = " << m.layers / stages << "\n";
         }
     }
     if (l.ep > 1 || m.is_moe()) {
@@ -142,13 +149,14 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         toml << "\n[quantize.linear.mx]\nrecipe_name = \"mxfp8_cublas\"\n";
     } else if (use_fp8) {
         // Float8Linear.recipe_name: tensorwise (dynamic per-tensor scaling, the default) or rowwise.
-        toml << "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = " << (l.fp8_all_gather ? "true" : "false") << "\n";
+        toml << "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = " << (l.fp8_all_gather ? "true" : "false")
+             << "\n";
         if (l.fp8_all_gather) toml << "precompute_float8_dynamic_scale_for_fsdp = true\n";
         if (l.fp8_recipe == "rowwise") toml << "recipe_name = \"rowwise\"\n";
         if (l.fp8_recipe == "delayed" || l.fp8_recipe == "blockwise")
             out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_recipe",
-                                           "torchtitan's Float8Linear scales per tensor or per row; the " + l.fp8_recipe +
-                                               " recipe is written as tensorwise.",
+                                           "torchtitan's Float8Linear scales per tensor or per row; the " +
+                                               l.fp8_recipe + " recipe is written as tensorwise.",
                                            {"/layout/fp8_recipe"}));
     }
     out.files["job.toml"] = {toml.str(), FileSyntax::Toml};
@@ -158,7 +166,8 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     std::ostringstream sh;
     sh << "#!/usr/bin/env bash\n# " << header_line(p, "torchtitan") << "\n"
        << "# Run once on every node, from a torchtitan checkout: NODE_RANK=<k> bash run.sh\n";
-    for (std::size_t k = 0; k < plan.nodes.size(); ++k) sh << "#   node rank " << k << ": " << plan.nodes[k].host << "\n";
+    for (std::size_t k = 0; k < plan.nodes.size(); ++k)
+        sh << "#   node rank " << k << ": " << plan.nodes[k].host << "\n";
     sh << "set -euo pipefail\nNODE_RANK=${NODE_RANK:-0}\n"
        << "MASTER_ADDR=${MASTER_ADDR:-" << shell_quote(plan.master_addr) << "}\n"
        << "MASTER_PORT=${MASTER_PORT:-" << plan.master_port << "}\n";
@@ -168,7 +177,8 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         sh << "case \"$NODE_RANK\" in\n";
         for (std::size_t k = 0; k < plan.nodes.size(); ++k)
             if (!plan.nodes[k].devices.empty())
-                sh << "    " << k << ") export CUDA_VISIBLE_DEVICES=" << plan.nodes[k].cuda_visible_devices() << " ;;\n";
+                sh << "    " << k << ") export CUDA_VISIBLE_DEVICES=" << plan.nodes[k].cuda_visible_devices()
+                   << " ;;\n";
         sh << "esac\n";
     }
     std::vector<std::string> tail = {"-m", "torchtitan.train", "--job.config_file", "job.toml"};
@@ -180,4 +190,4 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -13,11 +13,13 @@ struct Importer {
     ImportResult (*fn)(std::string_view, const Project&);
 };
 const std::vector<Importer>& importers() {
-    static const std::vector<Importer> t = {
-        {"colossalai", import_colossalai}, {"megatron", import_megatron}, {"deepspeed", import_deepspeed}, {"torchtitan", import_torchtitan}};
+    static const std::vector<Importer> t = {{"colossalai", import_colossalai},
+                                            {"megatron", import_megatron},
+                                            {"deepspeed", import_deepspeed},
+                                            {"torchtitan", import_torchtitan}};
     return t;
 }
-}  // namespace
+}   // namespace
 
 const std::vector<std::string>& import_formats() {
     static const std::vector<std::string> f = [] {
@@ -32,7 +34,7 @@ namespace {
 bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-}  // namespace
+}   // namespace
 
 std::string detect_import_format(const std::string& path, std::string_view text) {
     const std::string t(text);
@@ -49,7 +51,8 @@ std::string detect_import_format(const std::string& path, std::string_view text)
         t.find("GeminiPlugin(") != std::string::npos)
         return "colossalai";
     if (t.find("[parallelism]") != std::string::npos) return "torchtitan";
-    if (t.find("train_micro_batch_size_per_gpu") != std::string::npos || t.find("zero_optimization") != std::string::npos)
+    if (t.find("train_micro_batch_size_per_gpu") != std::string::npos ||
+        t.find("zero_optimization") != std::string::npos)
         return "deepspeed";
     return "";
 }
@@ -60,11 +63,12 @@ Cluster default_cluster(int world) {
     const std::string gpu = catalog::find_gpu("h100-sxm") ? "h100-sxm" : catalog::gpu_ids().at(0);
     const int per = world >= 8 ? 8 : std::max(1, world);
     const int nodes = std::max(1, (world + per - 1) / per);
-    for (int i = 0; i < nodes; ++i) c.nodes.push_back(Node{"node" + std::to_string(i), "", gpu, per, "", 0, "", {}, nlohmann::json::object()});
+    for (int i = 0; i < nodes; ++i)
+        c.nodes.push_back(Node{"node" + std::to_string(i), "", gpu, per, "", 0, "", {}, nlohmann::json::object()});
     c.short_form = true;
     return c;
 }
-}  // namespace
+}   // namespace
 
 Project default_import_base(int world) {
     Project p;
@@ -77,9 +81,11 @@ Project default_import_base(int world) {
     return p;
 }
 
-ImportResult import_config(std::string_view text, const std::string& format, const Project& base, bool base_is_default) {
+ImportResult import_config(std::string_view text, const std::string& format, const Project& base,
+                           bool base_is_default) {
     ImportResult r;
-    const auto it = std::find_if(importers().begin(), importers().end(), [&](const Importer& i) { return format == i.id; });
+    const auto it = std::find_if(importers().begin(), importers().end(),
+                                 [&](const Importer& i) { return format == i.id; });
     if (it != importers().end()) {
         r = it->fn(text, base);
     } else {
@@ -91,17 +97,19 @@ ImportResult import_config(std::string_view text, const std::string& format, con
     const int world = r.project.world_size();
     if (base_is_default) {
         if (r.implied_world > 0 && r.implied_world != world) r.project.cluster = default_cluster(r.implied_world);
-        r.notes.push_back("no base project given: the cluster is " + std::to_string(r.project.cluster.nodes.size()) + " × " +
-                          std::to_string(r.project.cluster.gpus_per_node()) + " " + r.project.cluster.nodes.front().gpu +
-                          " GPUs" + (r.implied_world > 0 ? " (the world size the config implies)" : " (a default)") +
+        r.notes.push_back("no base project given: the cluster is " + std::to_string(r.project.cluster.nodes.size()) +
+                          " × " + std::to_string(r.project.cluster.gpus_per_node()) + " " +
+                          r.project.cluster.nodes.front().gpu + " GPUs" +
+                          (r.implied_world > 0 ? " (the world size the config implies)" : " (a default)") +
                           "; pass --project BASE to import onto your own cluster");
         if (r.project.model_preset == base.model_preset && !base.model_preset.empty())
             r.notes.push_back("no base project given: the model is the default preset " + base.model_preset);
     } else if (r.implied_world > 0 && r.implied_world != world) {
-        r.warnings.push_back("the config implies " + std::to_string(r.implied_world) + " GPUs but the base project's cluster has " +
-                             std::to_string(world) + "; the layout is kept as read");
+        r.warnings.push_back("the config implies " + std::to_string(r.implied_world) +
+                             " GPUs but the base project's cluster has " + std::to_string(world) +
+                             "; the layout is kept as read");
     }
     return r;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

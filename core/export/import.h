@@ -41,4 +41,4 @@ ImportResult import_megatron(std::string_view text, const Project& base);
 ImportResult import_torchtitan(std::string_view text, const Project& base);
 ImportResult import_colossalai(std::string_view text, const Project& base);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -14,10 +14,12 @@ namespace paraplan {
 using nlohmann::json;
 
 ImportResult import_colossalai(std::string_view text, const Project& base) {
-    const auto call = pycall::find_call(text, {"HybridParallelPlugin", "MoeHybridParallelPlugin", "GeminiPlugin", "LowLevelZeroPlugin"});
+    const auto call = pycall::find_call(
+        text, {"HybridParallelPlugin", "MoeHybridParallelPlugin", "GeminiPlugin", "LowLevelZeroPlugin"});
     if (!call)
-        throw InputError("", "no HybridParallelPlugin(...), MoeHybridParallelPlugin(...), GeminiPlugin(...) or "
-                             "LowLevelZeroPlugin(...) call found");
+        throw InputError("",
+                         "no HybridParallelPlugin(...), MoeHybridParallelPlugin(...), GeminiPlugin(...) or "
+                         "LowLevelZeroPlugin(...) call found");
     ImportResult r;
     r.project = base;
     Project& p = r.project;
@@ -28,7 +30,8 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
     l.framework = traits(framework_for_plugin(cls).value_or(Framework::colossalai)).name;
     std::vector<std::string> positional;
     if (cls == "HybridParallelPlugin") positional = {"tp_size", "pp_size", "sp_size", "precision", "zero_stage"};
-    else if (cls == "MoeHybridParallelPlugin") positional = {"tp_size", "pp_size", "ep_size", "sp_size", "precision", "zero_stage"};
+    else if (cls == "MoeHybridParallelPlugin")
+        positional = {"tp_size", "pp_size", "ep_size", "sp_size", "precision", "zero_stage"};
     else if (cls == "LowLevelZeroPlugin") positional = {"stage", "precision"};
 
     std::string sp_mode;
@@ -40,7 +43,8 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         std::string key = arg.key;
         if (key.empty()) {
             if (pos_index >= positional.size()) {
-                w.push_back(cls + " positional argument " + std::to_string(pos_index + 1) + " '" + arg.source + "' not read" + at);
+                w.push_back(cls + " positional argument " + std::to_string(pos_index + 1) + " '" + arg.source +
+                            "' not read" + at);
                 ++pos_index;
                 continue;
             }
@@ -49,7 +53,8 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         const std::string shown = key + "=" + arg.source;
         const json* v = arg.literal ? &*arg.literal : nullptr;
         auto as_int = [&](int min, int& out) {
-            if (v && v->is_number_integer() && v->get<long long>() >= min && v->get<long long>() < (1LL << 31)) out = v->get<int>();
+            if (v && v->is_number_integer() && v->get<long long>() >= min && v->get<long long>() < (1LL << 31))
+                out = v->get<int>();
             else if (v && v->is_null()) {
             } else w.push_back(shown + " not read (expected an integer literal)" + at);
         };
@@ -63,7 +68,8 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         else if (key == "ep_size") as_int(1, l.ep);
         else if (key == "zero_stage" || key == "stage") as_int(0, l.zero_stage);
         else if (key == "precision") {
-            if (v && v->is_string() && (*v == "bf16" || *v == "fp16" || *v == "fp32")) p.training.precision = v->get<std::string>();
+            if (v && v->is_string() && (*v == "bf16" || *v == "fp16" || *v == "fp32"))
+                p.training.precision = v->get<std::string>();
             else w.push_back(shown + " not read" + at);
         } else if (key == "enable_sequence_parallelism") as_bool(sp_on);
         else if (key == "sequence_parallelism_mode") {
@@ -74,26 +80,37 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         else if (key == "enable_jit_fused") as_bool(l.jit_fused);
         else if (key == "use_fp8") as_bool(l.fp8);
         else if (key == "pp_style") {
-            if (v && v->is_string() && (*v == "1f1b" || *v == "interleaved" || *v == "zbv")) l.schedule = v->get<std::string>();
+            if (v && v->is_string() && (*v == "1f1b" || *v == "interleaved" || *v == "zbv"))
+                l.schedule = v->get<std::string>();
             else w.push_back(shown + " not read" + at);
         } else if (key == "num_model_chunks") as_int(1, l.chunks);
         else if (key == "num_microbatches") as_int(1, l.num_microbatches);
         else if (key == "microbatch_size") as_int(1, p.training.micro_batch_size);
         else if (key == "scheduler_nodes") {
-            r.notes.push_back("scheduler_nodes (" + arg.source.substr(0, 40) + ") is the zero-bubble V schedule; Paraplan rebuilds it");
+            r.notes.push_back("scheduler_nodes (" + arg.source.substr(0, 40) +
+                              ") is the zero-bubble V schedule; Paraplan rebuilds it");
         } else if (key == "num_layers_per_stage") {
-            if (v && v->is_array() && std::all_of(v->begin(), v->end(), [](const json& e) { return e.is_number_integer() && e.get<long long>() >= 0; }))
+            if (v && v->is_array() && std::all_of(v->begin(), v->end(), [](const json& e) {
+                    return e.is_number_integer() && e.get<long long>() >= 0;
+                }))
                 l.num_layers_per_stage = v->get<std::vector<int>>();
             else if (!(v && v->is_null())) w.push_back(shown + " not read (expected a list of integers)" + at);
         } else if (key == "gradient_checkpoint_config") {
-            const auto inner = pycall::find_call(arg.source, {"GradientCheckpointConfig", "PipelineGradientCheckpointConfig"});
+            const auto inner = pycall::find_call(arg.source,
+                                                 {"GradientCheckpointConfig", "PipelineGradientCheckpointConfig"});
             bool read = false;
             if (inner)
                 for (const auto& a : inner->args)
-                    if ((a.key == "gradient_checkpointing_ratio" || a.key.empty()) && a.literal && a.literal->is_number()) {
+                    if ((a.key == "gradient_checkpointing_ratio" || a.key.empty()) && a.literal &&
+                        a.literal->is_number()) {
                         const double ratio = a.literal->get<double>();
-                        if (ratio >= 1.0) { l.recompute = "full"; read = true; }
-                        else if (ratio <= 0.0) { l.recompute = "none"; read = true; }
+                        if (ratio >= 1.0) {
+                            l.recompute = "full";
+                            read = true;
+                        } else if (ratio <= 0.0) {
+                            l.recompute = "none";
+                            read = true;
+                        }
                     }
             if (!read) w.push_back(shown + " not read (Paraplan models a checkpointing ratio of 0 or 1)" + at);
         } else if (key == "cpu_offload") {
@@ -108,7 +125,8 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         } else if (key == "placement_policy") {
             if (!(v && *v == "static")) w.push_back(shown + " not read (Paraplan models the static placement)" + at);
         } else if (key == "shard_param_frac") {
-            if (!(v && v->is_number() && v->get<double>() == 1.0)) w.push_back(shown + " not read (Paraplan models full sharding)" + at);
+            if (!(v && v->is_number() && v->get<double>() == 1.0))
+                w.push_back(shown + " not read (Paraplan models full sharding)" + at);
         } else {
             w.push_back(shown + " not read" + at);
         }
@@ -116,8 +134,10 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
     if (sp_on) {
         // Left unset, the plugin builds all_to_all groups (hybrid_parallel_plugin.py).
         l.sp_mode = sp_mode.empty() ? "all_to_all" : sp_mode;
-        if (sp_mode.empty()) w.push_back("enable_sequence_parallelism=True without sequence_parallelism_mode: read as all_to_all, "
-                                         "which the plugin uses while ShardConfig shards as split_gather");
+        if (sp_mode.empty())
+            w.push_back(
+                "enable_sequence_parallelism=True without sequence_parallelism_mode: read as all_to_all, "
+                "which the plugin uses while ShardConfig shards as split_gather");
     } else if (!sp_mode.empty()) {
         w.push_back("sequence_parallelism_mode=\"" + sp_mode + "\" with sequence parallelism off not read");
     }
@@ -129,9 +149,10 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         }
     }
     if (l.pp == 1) l.num_microbatches = 0;
-    r.notes.push_back("the global batch size, sequence length, cluster and model come from the base project "
-                      "(a plugin call does not carry them)");
+    r.notes.push_back(
+        "the global batch size, sequence length, cluster and model come from the base project "
+        "(a plugin call does not carry them)");
     return r;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

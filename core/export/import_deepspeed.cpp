@@ -37,11 +37,12 @@ bool enabled(const json& o, const char* key, const std::string& ptr, std::vector
         if (it.key() != "enabled") warnings.push_back(ptr + "/" + key + "/" + it.key() + " not read");
     if (!sec.contains("enabled")) return false;
     if (sec.at("enabled").is_boolean()) return sec.at("enabled").get<bool>();
-    warnings.push_back(ptr + "/" + key + "/enabled = " + sec.at("enabled").dump() + " not read (expected true or false)");
+    warnings.push_back(ptr + "/" + key + "/enabled = " + sec.at("enabled").dump() +
+                       " not read (expected true or false)");
     return false;
 }
 
-}  // namespace
+}   // namespace
 
 ImportResult import_deepspeed(std::string_view text, const Project& base) {
     const json c = json_read::parse(text);
@@ -54,9 +55,16 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
     auto& w = r.warnings;
 
     for (auto it = c.begin(); it != c.end(); ++it) {
-        static const std::vector<std::string> known = {"train_batch_size", "train_micro_batch_size_per_gpu",
-                                                       "gradient_accumulation_steps", "bf16", "fp16", "zero_optimization",
-                                                       "tensor_parallel", "pipeline", "_paraplan_warnings", "optimizer"};
+        static const std::vector<std::string> known = {"train_batch_size",
+                                                       "train_micro_batch_size_per_gpu",
+                                                       "gradient_accumulation_steps",
+                                                       "bf16",
+                                                       "fp16",
+                                                       "zero_optimization",
+                                                       "tensor_parallel",
+                                                       "pipeline",
+                                                       "_paraplan_warnings",
+                                                       "optimizer"};
         if (std::find(known.begin(), known.end(), it.key()) == known.end()) w.push_back("/" + it.key() + " not read");
     }
     // Parallel sizes first: dp depends on them.
@@ -75,14 +83,16 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
         if (pl.is_object()) {
             for (auto it = pl.begin(); it != pl.end(); ++it) {
                 if (it.key() == "stages") {
-                    if (it.value().is_string()) w.push_back("/pipeline/stages = " + it.value().dump() +
-                                                            " not read: the stage count comes from PipelineModule(num_stages=...)");
+                    if (it.value().is_string())
+                        w.push_back("/pipeline/stages = " + it.value().dump() +
+                                    " not read: the stage count comes from PipelineModule(num_stages=...)");
                     else p.layout.pp = read_int(pl, "stages", "/pipeline", w, 1);
                 } else if (it.key() == "activation_checkpoint_interval") {
                     const int k = read_int(pl, "activation_checkpoint_interval", "/pipeline", w, 0);
                     if (k == 1) p.layout.recompute = "full";
-                    else if (k > 1) w.push_back("/pipeline/activation_checkpoint_interval = " + std::to_string(k) +
-                                                " read as no recomputation (Paraplan models every layer or none)");
+                    else if (k > 1)
+                        w.push_back("/pipeline/activation_checkpoint_interval = " + std::to_string(k) +
+                                    " read as no recomputation (Paraplan models every layer or none)");
                 } else {
                     w.push_back("/pipeline/" + it.key() + " not read");
                 }
@@ -98,8 +108,8 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
     if (train && micro && gas_given) {
         const long long per = 1LL * micro * gas_given;
         if (train % per != 0)
-            w.push_back("train_batch_size " + std::to_string(train) + " is not a multiple of micro × gas = " + std::to_string(per) +
-                        " (DeepSpeed asserts train = micro × gas × dp)");
+            w.push_back("train_batch_size " + std::to_string(train) + " is not a multiple of micro × gas = " +
+                        std::to_string(per) + " (DeepSpeed asserts train = micro × gas × dp)");
         const int dp = static_cast<int>(std::max<long long>(1, train / per));
         r.implied_world = dp * model_parallel;
         p.training.global_batch_size = train;
@@ -112,7 +122,8 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
         const int dp = std::max(1, base.world_size() / std::max(1, model_parallel));
         p.training.micro_batch_size = micro;
         p.training.global_batch_size = micro * gas_given * dp;
-        r.notes.push_back("train_batch_size = micro × gas × dp with dp " + std::to_string(dp) + " from the base cluster");
+        r.notes.push_back("train_batch_size = micro × gas × dp with dp " + std::to_string(dp) +
+                          " from the base cluster");
     } else if (micro) {
         const int dp = std::max(1, base.world_size() / std::max(1, model_parallel));
         p.training.micro_batch_size = micro;
@@ -124,7 +135,9 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
         p.training.micro_batch_size = std::max(1, train / dp);
         r.notes.push_back("no micro batch: micro = train_batch_size / dp, as DeepSpeed derives it");
     } else {
-        w.push_back("neither train_batch_size nor train_micro_batch_size_per_gpu is set; batch sizes come from the base project");
+        w.push_back(
+            "neither train_batch_size nor train_micro_batch_size_per_gpu is set; batch sizes come from the base "
+            "project");
     }
 
     const bool bf16 = enabled(c, "bf16", "", w);
@@ -132,12 +145,15 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
     p.training.precision = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
     if (c.contains("optimizer")) {
         const json& o = c.at("optimizer");
-        const std::string type = o.is_object() && o.contains("type") && o.at("type").is_string() ? o.at("type").get<std::string>() : "";
+        const std::string type = o.is_object() && o.contains("type") && o.at("type").is_string()
+                                     ? o.at("type").get<std::string>()
+                                     : "";
         std::string lower;
         for (char ch : type) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         if (lower == "adamw" || lower == "adam" || lower == "sgd" || lower == "lion") p.training.optimizer = lower;
         else w.push_back("/optimizer/type = \"" + type + "\" not read");
-        if (o.is_object() && o.contains("params")) w.push_back("/optimizer/params not read (hyper-parameters are not part of a layout)");
+        if (o.is_object() && o.contains("params"))
+            w.push_back("/optimizer/params not read (hyper-parameters are not part of a layout)");
     }
 
     if (c.contains("zero_optimization")) {
@@ -149,7 +165,8 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
                 const std::string& k = it.key();
                 if (k == "stage") {
                     const json& s = it.value();
-                    if (s.is_number_integer() && s.get<int>() >= 0 && s.get<int>() <= 3) p.layout.zero_stage = s.get<int>();
+                    if (s.is_number_integer() && s.get<int>() >= 0 && s.get<int>() <= 3)
+                        p.layout.zero_stage = s.get<int>();
                     else w.push_back("/zero_optimization/stage = " + s.dump() + " not read (expected 0..3)");
                 } else if (k == "offload_optimizer" || k == "offload_param") {
                     const json& o = it.value();
@@ -167,7 +184,8 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
                                 w.push_back(ptr + " = " + jt.value().dump() + " not read");
                             }
                         } else if (jt.key() == "ratio" && k == "offload_optimizer") {
-                            if (jt.value().is_number() && jt.value().get<double>() >= 0 && jt.value().get<double>() <= 1) {
+                            if (jt.value().is_number() && jt.value().get<double>() >= 0 &&
+                                jt.value().get<double>() <= 1) {
                                 const double f = jt.value().get<double>();
                                 p.layout.offload_fraction = f < 1 ? f : 0;
                             } else {
@@ -183,8 +201,9 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
             }
         }
     }
-    if (r.implied_world == 0) r.notes.push_back("the config does not fix the world size; dp comes from the base cluster");
+    if (r.implied_world == 0)
+        r.notes.push_back("the config does not fix the world size; dp comes from the base cluster");
     return r;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -86,12 +86,11 @@ std::optional<int> to_int(const std::string& s) {
         std::size_t used = 0;
         const long long v = std::stoll(s, &used);
         if (used == s.size() && v > -(1LL << 31) && v < (1LL << 31)) return static_cast<int>(v);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     return std::nullopt;
 }
 
-}  // namespace
+}   // namespace
 
 ImportResult import_megatron(std::string_view text, const Project& base) {
     ImportResult r;
@@ -129,11 +128,24 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
     bool use_fsdp = false;
     int nnodes = 0, nproc = 0;
     bool gqa = false, heads_given = false;
-    const std::set<std::string> not_layout = {"--train-iters", "--lr", "--min-lr", "--weight-decay", "--mock-data",
-                                              "--tokenizer-type", "--recompute-method", "--recompute-num-layers",
-                                              "--moe-token-dispatcher-type", "--moe-grouped-gemm", "--rdzv-backend",
-                                              "--rdzv_backend", "--node-rank", "--node_rank", "--master-addr",
-                                              "--master_addr", "--master-port", "--master_port"};
+    const std::set<std::string> not_layout = {"--train-iters",
+                                              "--lr",
+                                              "--min-lr",
+                                              "--weight-decay",
+                                              "--mock-data",
+                                              "--tokenizer-type",
+                                              "--recompute-method",
+                                              "--recompute-num-layers",
+                                              "--moe-token-dispatcher-type",
+                                              "--moe-grouped-gemm",
+                                              "--rdzv-backend",
+                                              "--rdzv_backend",
+                                              "--node-rank",
+                                              "--node_rank",
+                                              "--master-addr",
+                                              "--master_addr",
+                                              "--master-port",
+                                              "--master_port"};
 
     for (const auto& [flag, values] : flags) {
         const std::string shown = flag + (values.empty() ? "" : " " + values.front());
@@ -144,8 +156,9 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             }
             auto v = to_int(values.front());
             if (!v || *v < min) {
-                w.push_back(shown + " not read (expected an integer" +
-                            (values.front().find('$') != std::string::npos ? "; shell variables are not expanded" : "") + ")");
+                w.push_back(
+                    shown + " not read (expected an integer" +
+                    (values.front().find('$') != std::string::npos ? "; shell variables are not expanded" : "") + ")");
                 return std::nullopt;
             }
             return v;
@@ -167,78 +180,140 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             }
         };
         Layout& l = p.layout;
-        if (flag == "--tensor-model-parallel-size") { if (auto v = need_int(1)) l.tp = *v; }
-        else if (flag == "--pipeline-model-parallel-size") { if (auto v = need_int(1)) l.pp = *v; }
-        else if (flag == "--context-parallel-size") { if (auto v = need_int(1)) l.cp = *v; }
-        else if (flag == "--expert-model-parallel-size") { if (auto v = need_int(1)) l.ep = *v; }
-        else if (flag == "--expert-tensor-parallel-size") { if (auto v = need_int(1)) l.etp = *v; }
-        else if (flag == "--num-virtual-stages-per-pipeline-rank") { if (auto v = need_int(1)) l.chunks = *v; }
-        else if (flag == "--num-layers-per-virtual-pipeline-stage") { if (auto v = need_int(1)) layers_per_virtual_stage = *v; }
-        else if (flag == "--sequence-parallel") { no_value(); l.sp_mode = "split_gather"; }
-        else if (flag == "--use-tp-pp-dp-mapping") { no_value(); l.order = "tp-cp-ep-pp-dp"; }
-        else if (flag == "--micro-batch-size") { if (auto v = need_int(1)) p.training.micro_batch_size = *v; }
-        else if (flag == "--global-batch-size") { if (auto v = need_int(1)) p.training.global_batch_size = *v; }
-        else if (flag == "--use-distributed-optimizer") { no_value(); l.distributed_optimizer = true; }
-        else if (flag == "--use-megatron-fsdp") { no_value(); use_fsdp = true; }
-        else if (flag == "--data-parallel-sharding-strategy") { if (auto v = need_str()) fsdp_strategy = *v; }
-        else if (flag == "--optimizer-cpu-offload") { no_value(); l.offload = "cpu"; }
-        else if (flag == "--optimizer-offload-fraction") {
+        if (flag == "--tensor-model-parallel-size") {
+            if (auto v = need_int(1)) l.tp = *v;
+        } else if (flag == "--pipeline-model-parallel-size") {
+            if (auto v = need_int(1)) l.pp = *v;
+        } else if (flag == "--context-parallel-size") {
+            if (auto v = need_int(1)) l.cp = *v;
+        } else if (flag == "--expert-model-parallel-size") {
+            if (auto v = need_int(1)) l.ep = *v;
+        } else if (flag == "--expert-tensor-parallel-size") {
+            if (auto v = need_int(1)) l.etp = *v;
+        } else if (flag == "--num-virtual-stages-per-pipeline-rank") {
+            if (auto v = need_int(1)) l.chunks = *v;
+        } else if (flag == "--num-layers-per-virtual-pipeline-stage") {
+            if (auto v = need_int(1)) layers_per_virtual_stage = *v;
+        } else if (flag == "--sequence-parallel") {
+            no_value();
+            l.sp_mode = "split_gather";
+        } else if (flag == "--use-tp-pp-dp-mapping") {
+            no_value();
+            l.order = "tp-cp-ep-pp-dp";
+        } else if (flag == "--micro-batch-size") {
+            if (auto v = need_int(1)) p.training.micro_batch_size = *v;
+        } else if (flag == "--global-batch-size") {
+            if (auto v = need_int(1)) p.training.global_batch_size = *v;
+        } else if (flag == "--use-distributed-optimizer") {
+            no_value();
+            l.distributed_optimizer = true;
+        } else if (flag == "--use-megatron-fsdp") {
+            no_value();
+            use_fsdp = true;
+        } else if (flag == "--data-parallel-sharding-strategy") {
+            if (auto v = need_str()) fsdp_strategy = *v;
+        } else if (flag == "--optimizer-cpu-offload") {
+            no_value();
+            l.offload = "cpu";
+        } else if (flag == "--optimizer-offload-fraction") {
             if (auto v = need_str()) {
-                try { const double f = std::stod(*v); l.offload_fraction = f >= 1 ? 0 : f; } catch (const std::exception&) { w.push_back(shown + " not read"); }
+                try {
+                    const double f = std::stod(*v);
+                    l.offload_fraction = f >= 1 ? 0 : f;
+                } catch (const std::exception&) {
+                    w.push_back(shown + " not read");
+                }
             }
-        }
-        else if (flag == "--recompute-granularity") {
-            if (auto v = need_str()) { if (*v == "full" || *v == "selective") l.recompute = *v; else w.push_back(shown + " not read"); }
-        }
-        else if (flag == "--recompute-activations") { no_value(); l.recompute = "selective"; }
-        else if (flag == "--bf16") { no_value(); p.training.precision = "bf16"; }
-        else if (flag == "--fp16") { no_value(); p.training.precision = "fp16"; }
-        else if (flag == "--fp8-format") { if (need_str()) l.fp8 = true; }
-        else if (flag == "--fp8-recipe") {
+        } else if (flag == "--recompute-granularity") {
+            if (auto v = need_str()) {
+                if (*v == "full" || *v == "selective") l.recompute = *v;
+                else w.push_back(shown + " not read");
+            }
+        } else if (flag == "--recompute-activations") {
+            no_value();
+            l.recompute = "selective";
+        } else if (flag == "--bf16") {
+            no_value();
+            p.training.precision = "bf16";
+        } else if (flag == "--fp16") {
+            no_value();
+            p.training.precision = "fp16";
+        } else if (flag == "--fp8-format") {
+            if (need_str()) l.fp8 = true;
+        } else if (flag == "--fp8-recipe") {
             if (auto v = need_str()) {
                 if (*v == "tensorwise" || *v == "delayed" || *v == "mxfp8" || *v == "blockwise") l.fp8_recipe = *v;
                 else w.push_back(shown + " not read");
             }
-        }
-        else if (flag == "--fp8-param-gather") { no_value(); l.fp8_all_gather = true; }
-        else if (flag == "--attention-backend") { if (auto v = need_str()) l.flash_attention = *v != "unfused" && *v != "local"; }
-        else if (flag == "--optimizer") {
+        } else if (flag == "--fp8-param-gather") {
+            no_value();
+            l.fp8_all_gather = true;
+        } else if (flag == "--attention-backend") {
+            if (auto v = need_str()) l.flash_attention = *v != "unfused" && *v != "local";
+        } else if (flag == "--optimizer") {
             if (auto v = need_str()) {
                 if (*v == "sgd") p.training.optimizer = "sgd";
-                else if (*v == "adam") { if (p.training.optimizer != "adam" && p.training.optimizer != "adamw") p.training.optimizer = "adamw"; }
-                else w.push_back(shown + " not read");
+                else if (*v == "adam") {
+                    if (p.training.optimizer != "adam" && p.training.optimizer != "adamw")
+                        p.training.optimizer = "adamw";
+                } else w.push_back(shown + " not read");
             }
         }
         // Model shape.
-        else if (flag == "--num-layers") set_model(m.layers, 1);
+        else if (flag == "--num-layers")
+            set_model(m.layers, 1);
         else if (flag == "--hidden-size") set_model(m.hidden, 1);
-        else if (flag == "--num-attention-heads") { set_model(m.heads, 1); heads_given = true; }
-        else if (flag == "--ffn-hidden-size") set_model(m.ffn_hidden, 1);
+        else if (flag == "--num-attention-heads") {
+            set_model(m.heads, 1);
+            heads_given = true;
+        } else if (flag == "--ffn-hidden-size") set_model(m.ffn_hidden, 1);
         else if (flag == "--num-query-groups") set_model(m.kv_heads, 1);
-        else if (flag == "--group-query-attention") { no_value(); gqa = true; }
-        else if (flag == "--kv-channels") set_model(m.head_dim, 1);
-        else if (flag == "--seq-length") { if (auto v = need_int(1)) p.training.seq_len = *v; }
-        else if (flag == "--max-position-embeddings") set_model(m.max_seq, 1);
+        else if (flag == "--group-query-attention") {
+            no_value();
+            gqa = true;
+        } else if (flag == "--kv-channels") set_model(m.head_dim, 1);
+        else if (flag == "--seq-length") {
+            if (auto v = need_int(1)) p.training.seq_len = *v;
+        } else if (flag == "--max-position-embeddings") set_model(m.max_seq, 1);
         else if (flag == "--vocab-size") set_model(m.vocab, 1);
-        else if (flag == "--swiglu") { no_value(); model_changed = model_changed || m.activation != "swiglu"; m.activation = "swiglu"; }
-        else if (flag == "--normalization") {
+        else if (flag == "--swiglu") {
+            no_value();
+            model_changed = model_changed || m.activation != "swiglu";
+            m.activation = "swiglu";
+        } else if (flag == "--normalization") {
             if (auto v = need_str()) {
                 const std::string n = *v == "RMSNorm" ? "rmsnorm" : *v == "LayerNorm" ? "layernorm" : "";
                 if (n.empty()) w.push_back(shown + " not read");
-                else { model_changed = model_changed || m.norm != n; m.norm = n; }
+                else {
+                    model_changed = model_changed || m.norm != n;
+                    m.norm = n;
+                }
             }
-        }
-        else if (flag == "--position-embedding-type") {
+        } else if (flag == "--position-embedding-type") {
             if (auto v = need_str()) {
-                const std::string n = *v == "rope" ? "rope" : *v == "learned_absolute" ? "learned" : *v == "relative" ? "relative" : "";
+                const std::string n = *v == "rope"               ? "rope"
+                                      : *v == "learned_absolute" ? "learned"
+                                      : *v == "relative"         ? "relative"
+                                                                 : "";
                 if (n.empty()) w.push_back(shown + " not read");
-                else { model_changed = model_changed || m.position != n; m.position = n; }
+                else {
+                    model_changed = model_changed || m.position != n;
+                    m.position = n;
+                }
             }
-        }
-        else if (flag == "--untie-embeddings-and-output-weights") { no_value(); model_changed = model_changed || m.tied_embeddings; m.tied_embeddings = false; }
-        else if (flag == "--disable-bias-linear") { no_value(); model_changed = model_changed || m.attn_bias || m.mlp_bias; m.attn_bias = m.mlp_bias = false; }
-        else if (flag == "--add-qkv-bias") { no_value(); m.attn_bias = true; m.qkv_bias_only = true; }
-        else if (flag == "--num-experts") set_model(m.experts, 1);
+        } else if (flag == "--untie-embeddings-and-output-weights") {
+            no_value();
+            model_changed = model_changed || m.tied_embeddings;
+            m.tied_embeddings = false;
+        } else if (flag == "--disable-bias-linear") {
+            no_value();
+            model_changed = model_changed || m.attn_bias || m.mlp_bias;
+            m.attn_bias = m.mlp_bias = false;
+        } else if (flag == "--add-qkv-bias") {
+            no_value();
+            m.attn_bias = true;
+            m.qkv_bias_only = true;
+        } else if (flag == "--num-experts") set_model(m.experts, 1);
         else if (flag == "--moe-router-topk") set_model(m.top_k, 1);
         else if (flag == "--moe-ffn-hidden-size") set_model(m.expert_ffn_hidden, 1);
         else if (flag == "--moe-shared-expert-intermediate-size") set_model(m.shared_expert_ffn_hidden, 1);
@@ -258,17 +333,18 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
                     w.push_back(shown + " not read (expected an integer or a [0/1, ...] list)");
                 }
             }
-        }
-        else if (flag == "--multi-latent-attention") no_value();
+        } else if (flag == "--multi-latent-attention") no_value();
         else if (flag == "--q-lora-rank") set_model(m.q_lora_rank, 1);
         else if (flag == "--kv-lora-rank") set_model(m.kv_lora_rank, 1);
         else if (flag == "--qk-head-dim") set_model(m.qk_nope_head_dim, 1);
         else if (flag == "--qk-pos-emb-head-dim") set_model(m.qk_rope_head_dim, 1);
         else if (flag == "--v-head-dim") set_model(m.v_head_dim, 1);
         // torchrun.
-        else if (flag == "--nproc-per-node" || flag == "--nproc_per_node") { if (auto v = need_int(1)) nproc = *v; }
-        else if (flag == "--nnodes") { if (auto v = need_int(1)) nnodes = *v; }
-        else if (not_layout.count(flag)) r.notes.push_back(shown + ": read, not part of a layout");
+        else if (flag == "--nproc-per-node" || flag == "--nproc_per_node") {
+            if (auto v = need_int(1)) nproc = *v;
+        } else if (flag == "--nnodes") {
+            if (auto v = need_int(1)) nnodes = *v;
+        } else if (not_layout.count(flag)) r.notes.push_back(shown + ": read, not part of a layout");
         else w.push_back(shown + " not read");
     }
     // Without --group-query-attention Megatron uses one query group per head.
@@ -280,9 +356,9 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         const int stages = m.layers / *layers_per_virtual_stage;
         if (m.layers % *layers_per_virtual_stage != 0 || stages % p.layout.pp != 0)
             w.push_back("--num-layers-per-virtual-pipeline-stage " + std::to_string(*layers_per_virtual_stage) +
-                        " does not split " + std::to_string(m.layers) + " layers evenly over pp " + std::to_string(p.layout.pp));
-        else
-            p.layout.chunks = stages / p.layout.pp;
+                        " does not split " + std::to_string(m.layers) + " layers evenly over pp " +
+                        std::to_string(p.layout.pp));
+        else p.layout.chunks = stages / p.layout.pp;
     }
     if (p.layout.chunks > 1) p.layout.schedule = "interleaved";
     if (use_fsdp) {
@@ -297,7 +373,8 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
     }
     if (p.layout.sp_mode == "split_gather" && p.layout.tp == 1) {
         p.layout.sp_mode = "none";
-        r.notes.push_back("--sequence-parallel with tensor-model-parallel size 1 is switched off by Megatron; read as off");
+        r.notes.push_back(
+            "--sequence-parallel with tensor-model-parallel size 1 is switched off by Megatron; read as off");
     }
     if (model_changed) {
         m.id.clear();
@@ -305,13 +382,16 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         m.source = "megatron import";
         p.model = m;
         p.model_preset.clear();
-        r.notes.push_back("the model shape comes from the Megatron flags (an inline model spec; fields Megatron does not "
-                          "name come from the base model " + (base.model.id.empty() ? base.model.name : base.model.id) + ")");
+        r.notes.push_back(
+            "the model shape comes from the Megatron flags (an inline model spec; fields Megatron does not "
+            "name come from the base model " +
+            (base.model.id.empty() ? base.model.name : base.model.id) + ")");
     } else {
-        r.notes.push_back("the model flags match the base model " + (base.model.id.empty() ? base.model.name : base.model.id));
+        r.notes.push_back("the model flags match the base model " +
+                          (base.model.id.empty() ? base.model.name : base.model.id));
     }
     if (nnodes > 0 && nproc > 0) r.implied_world = nnodes * nproc;
     return r;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

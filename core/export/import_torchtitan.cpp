@@ -31,7 +31,7 @@ std::string schedule_from_pytorch(const std::string& name, int& default_chunks) 
     return "";
 }
 
-}  // namespace
+}   // namespace
 
 ImportResult import_torchtitan(std::string_view text, const Project& base) {
     const json t = toml::parse(text);
@@ -50,7 +50,8 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
             out = v.get<int>();
             return true;
         }
-        w.push_back(table + "." + key + " = " + v.dump() + " not read (expected an integer >= " + std::to_string(min) + ")");
+        w.push_back(table + "." + key + " = " + v.dump() + " not read (expected an integer >= " + std::to_string(min) +
+                    ")");
         return false;
     };
 
@@ -68,7 +69,8 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
             const std::string full = table + "." + key;
             int dummy = 0;
             if (table == "parallelism") {
-                if (key == "data_parallel_replicate_degree") get_int(sec, table, "data_parallel_replicate_degree", 1, l.dp_replicate);
+                if (key == "data_parallel_replicate_degree")
+                    get_int(sec, table, "data_parallel_replicate_degree", 1, l.dp_replicate);
                 else if (key == "data_parallel_shard_degree") {
                     if (get_int(sec, table, "data_parallel_shard_degree", -1, dummy)) {
                         if (dummy == 0) w.push_back(full + " = 0 not read (-1 or >= 1)");
@@ -78,18 +80,21 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 else if (key == "context_parallel_degree") get_int(sec, table, "context_parallel_degree", 1, l.cp);
                 else if (key == "pipeline_parallel_degree") get_int(sec, table, "pipeline_parallel_degree", 1, l.pp);
                 else if (key == "expert_parallel_degree") get_int(sec, table, "expert_parallel_degree", 1, l.ep);
-                else if (key == "expert_tensor_parallel_degree") get_int(sec, table, "expert_tensor_parallel_degree", 1, l.etp);
-                else if (key == "pipeline_parallel_microbatch_size") get_int(sec, table, "pipeline_parallel_microbatch_size", 1, pp_mbs);
-                else if (key == "pipeline_parallel_layers_per_stage") get_int(sec, table, "pipeline_parallel_layers_per_stage", 1, layers_per_stage);
-                else if (key == "pipeline_parallel_schedule" && kt.value().is_string()) schedule_name = kt.value().get<std::string>();
+                else if (key == "expert_tensor_parallel_degree")
+                    get_int(sec, table, "expert_tensor_parallel_degree", 1, l.etp);
+                else if (key == "pipeline_parallel_microbatch_size")
+                    get_int(sec, table, "pipeline_parallel_microbatch_size", 1, pp_mbs);
+                else if (key == "pipeline_parallel_layers_per_stage")
+                    get_int(sec, table, "pipeline_parallel_layers_per_stage", 1, layers_per_stage);
+                else if (key == "pipeline_parallel_schedule" && kt.value().is_string())
+                    schedule_name = kt.value().get<std::string>();
                 else if (key == "fsdp_reshard_after_forward" && kt.value().is_string()) {
                     const std::string v = kt.value().get<std::string>();
                     if (v == "always") l.zero_stage = 3;
                     else if (v == "never") l.zero_stage = 2;
                     else if (v == "default") l.zero_stage = 0;
                     else w.push_back(full + " = \"" + v + "\" not read");
-                }
-                else w.push_back(full + " not read");
+                } else w.push_back(full + " not read");
             } else if (table == "training") {
                 if (key == "local_batch_size" || key == "batch_size") get_int(sec, table, key.c_str(), 1, local);
                 else if (key == "global_batch_size") get_int(sec, table, "global_batch_size", -1, global);
@@ -128,10 +133,12 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                     if (!q.value().is_object()) continue;
                     const json& f = q.value();
                     if (q.key() == "float8") {
-                        if (f.contains("enable_fsdp_float8_all_gather") && f["enable_fsdp_float8_all_gather"].is_boolean())
+                        if (f.contains("enable_fsdp_float8_all_gather") &&
+                            f["enable_fsdp_float8_all_gather"].is_boolean())
                             l.fp8_all_gather = f["enable_fsdp_float8_all_gather"].get<bool>();
                         if (f.contains("recipe_name") && f["recipe_name"].is_string())
-                            l.fp8_recipe = f["recipe_name"].get<std::string>().rfind("rowwise", 0) == 0 ? "rowwise" : "tensorwise";
+                            l.fp8_recipe = f["recipe_name"].get<std::string>().rfind("rowwise", 0) == 0 ? "rowwise"
+                                                                                                        : "tensorwise";
                     } else if (q.key() == "mx") {
                         l.fp8_recipe = "mxfp8";
                     } else {
@@ -140,7 +147,8 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 }
             } else if (table == "float8") {
                 l.fp8 = true;
-                if (key == "enable_fsdp_float8_all_gather" && kt.value().is_boolean()) l.fp8_all_gather = kt.value().get<bool>();
+                if (key == "enable_fsdp_float8_all_gather" && kt.value().is_boolean())
+                    l.fp8_all_gather = kt.value().get<bool>();
                 else if (key == "recipe_name" && kt.value().is_string())
                     l.fp8_recipe = kt.value().get<std::string>().rfind("rowwise", 0) == 0 ? "rowwise" : "tensorwise";
                 else if (key != "enable_fsdp_float8_all_gather" && key != "enable_float8_linear" &&
@@ -165,9 +173,11 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 p.model = *spec;
                 p.model_preset = spec->id;
             }
-            r.notes.push_back("model " + name + "/" + m.value("flavor", std::string()) + " read as catalog model " + spec->id);
+            r.notes.push_back("model " + name + "/" + m.value("flavor", std::string()) + " read as catalog model " +
+                              spec->id);
         } else if (!name.empty()) {
-            w.push_back("model " + name + "/" + m.value("flavor", std::string()) + " has no catalog match; the model is the base project's " +
+            w.push_back("model " + name + "/" + m.value("flavor", std::string()) +
+                        " has no catalog match; the model is the base project's " +
                         (base.model.id.empty() ? base.model.name : base.model.id));
         }
     }
@@ -183,11 +193,12 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 const int stages = p.model.layers / layers_per_stage;
                 if (p.model.layers % layers_per_stage != 0 || stages % l.pp != 0)
                     w.push_back("parallelism.pipeline_parallel_layers_per_stage = " + std::to_string(layers_per_stage) +
-                                " does not split " + std::to_string(p.model.layers) + " layers evenly over pp " + std::to_string(l.pp));
-                else
-                    l.chunks = stages / l.pp;
+                                " does not split " + std::to_string(p.model.layers) + " layers evenly over pp " +
+                                std::to_string(l.pp));
+                else l.chunks = stages / l.pp;
             } else if (chunks == 0) {
-                w.push_back("schedule " + schedule_name + " without pipeline_parallel_layers_per_stage: the stages per rank "
+                w.push_back("schedule " + schedule_name +
+                            " without pipeline_parallel_layers_per_stage: the stages per rank "
                             "are not in the file; read as 2");
                 l.chunks = 2;
             }
@@ -195,13 +206,15 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
     }
     // Sizes: torchtitan's dp = dp_replicate * dp_shard.
     const long long non_dp = 1LL * l.tp * l.cp * l.pp;
-    const int dp_shard = l.dp_shard > 0 ? l.dp_shard : std::max<long long>(1, p.world_size() / (non_dp * l.dp_replicate));
+    const int dp_shard = l.dp_shard > 0 ? l.dp_shard
+                                        : std::max<long long>(1, p.world_size() / (non_dp * l.dp_replicate));
     const int dp = l.dp_replicate * dp_shard;
     if (l.dp_shard > 0) r.implied_world = static_cast<int>(non_dp * dp);
     if (local > 0) {
         if (l.pp > 1) {
             p.training.micro_batch_size = pp_mbs;
-            if (local % pp_mbs != 0) w.push_back("training.local_batch_size is not a multiple of the pipeline microbatch size");
+            if (local % pp_mbs != 0)
+                w.push_back("training.local_batch_size is not a multiple of the pipeline microbatch size");
             l.num_microbatches = std::max(1, local / pp_mbs);
         } else {
             p.training.micro_batch_size = local;
@@ -214,4 +227,4 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
     return r;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -25,17 +25,21 @@ LaunchPlan launch_plan(const Project& p, const ExportOptions& opt) {
     plan.nnodes = static_cast<int>(c.nodes.size());
     plan.nproc_per_node = c.gpus_per_node();
     if (c.nodes.empty()) {
-        plan.findings.push_back({Severity::Error, "export.launch.no_nodes", "The cluster has no nodes.", "", {"/cluster/nodes"}, {}});
+        plan.findings.push_back(
+            {Severity::Error, "export.launch.no_nodes", "The cluster has no nodes.", "", {"/cluster/nodes"}, {}});
         return plan;
     }
     for (const auto& n : c.nodes)
         if (n.gpus != plan.nproc_per_node) {
             plan.findings.push_back(
-                {Severity::Error, "export.launch.uneven_nodes",
-                 "Node " + n.name + " has " + std::to_string(n.gpus) + " GPUs but node " + c.nodes.front().name + " has " +
-                     std::to_string(plan.nproc_per_node) +
+                {Severity::Error,
+                 "export.launch.uneven_nodes",
+                 "Node " + n.name + " has " + std::to_string(n.gpus) + " GPUs but node " + c.nodes.front().name +
+                     " has " + std::to_string(plan.nproc_per_node) +
                      "; torchrun and the launchers built on it start the same number of processes on every node.",
-                 "", {"/cluster/nodes"}, {}});
+                 "",
+                 {"/cluster/nodes"},
+                 {}});
             return plan;
         }
     const auto slots = c.placement();
@@ -46,12 +50,15 @@ LaunchPlan launch_plan(const Project& p, const ExportOptions& opt) {
         for (int i = 0; i < nproc; ++i) {
             const GpuSlot& s = slots[static_cast<std::size_t>(k * nproc + i)];
             if (s.node != ln.node) {
-                plan.findings.push_back(
-                    {Severity::Error, "export.launch.rank_order",
-                     "The rank order puts ranks " + std::to_string(k * nproc) + ".." + std::to_string((k + 1) * nproc - 1) +
-                         " on more than one node; torchrun gives each node a contiguous block of " + std::to_string(nproc) +
-                         " ranks, so this order cannot be launched.",
-                     "", {"/cluster/rank_order"}, {}});
+                plan.findings.push_back({Severity::Error,
+                                         "export.launch.rank_order",
+                                         "The rank order puts ranks " + std::to_string(k * nproc) + ".." +
+                                             std::to_string((k + 1) * nproc - 1) +
+                                             " on more than one node; torchrun gives each node a contiguous block of " +
+                                             std::to_string(nproc) + " ranks, so this order cannot be launched.",
+                                         "",
+                                         {"/cluster/rank_order"},
+                                         {}});
                 return plan;
             }
             ln.devices.push_back(s.local_rank);
@@ -63,11 +70,13 @@ LaunchPlan launch_plan(const Project& p, const ExportOptions& opt) {
         ln.host = node.host.empty() ? node.name : node.host;
         plan.nodes.push_back(ln);
     }
-    plan.master_addr = !opt.master_addr.empty() ? opt.master_addr : plan.nnodes == 1 ? "127.0.0.1" : plan.nodes.front().host;
+    plan.master_addr = !opt.master_addr.empty() ? opt.master_addr
+                       : plan.nnodes == 1       ? "127.0.0.1"
+                                                : plan.nodes.front().host;
     return plan;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan
 
 namespace paraplan {
 
@@ -83,7 +92,8 @@ LaunchProgram launch_program(const Project& p, const ExportOptions& opt, std::ve
     } else if (fw == Framework::torchtitan && opt.script.empty()) {
         prog.words = {"-m", "torchtitan.train", "--job.config_file", "job.toml"};
     } else if (fw == Framework::deepspeed) {
-        prog.words = {opt.script.empty() ? "train.py" : opt.script, "--deepspeed", "--deepspeed_config", "ds_config.json"};
+        prog.words = {opt.script.empty() ? "train.py" : opt.script, "--deepspeed", "--deepspeed_config",
+                      "ds_config.json"};
     } else {
         prog.words.push_back(opt.script.empty() ? "train.py" : opt.script);
     }
@@ -91,4 +101,4 @@ LaunchProgram launch_program(const Project& p, const ExportOptions& opt, std::ve
     return prog;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

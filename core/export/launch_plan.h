@@ -12,19 +12,19 @@
 namespace paraplan {
 
 struct LaunchNode {
-    int node = 0;                       // index into Cluster::nodes
-    std::string host;                   // Node::host, or its name
-    std::vector<int> devices;           // GPU for local rank i; empty = identity
+    int node = 0;                               // index into Cluster::nodes
+    std::string host;                           // Node::host, or its name
+    std::vector<int> devices;                   // GPU for local rank i; empty = identity
     std::string cuda_visible_devices() const;   // "2,0,1,3" or ""
 };
 
 struct LaunchPlan {
     int nnodes = 0;
     int nproc_per_node = 0;
-    std::vector<LaunchNode> nodes;      // in node-rank order
+    std::vector<LaunchNode> nodes;   // in node-rank order
     std::string master_addr;
     int master_port = 29500;
-    std::vector<Diagnostic> findings;   // what the launchers cannot express
+    std::vector<Diagnostic> findings;       // what the launchers cannot express
     bool same_devices_everywhere() const;   // one CUDA_VISIBLE_DEVICES fits all nodes
 };
 
@@ -40,4 +40,4 @@ struct LaunchProgram {
 };
 LaunchProgram launch_program(const Project& p, const ExportOptions& opt, std::vector<Diagnostic>& findings);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -110,7 +110,7 @@ std::string strip_comments(std::string_view s) {
     return out;
 }
 
-}  // namespace
+}   // namespace
 
 static std::optional<json> literal_at(std::string_view expr, int depth);
 
@@ -160,8 +160,7 @@ static std::optional<json> literal_at(std::string_view expr, int depth) {
             std::size_t used = 0;
             const double d = std::stod(num, &used);
             if (used == num.size()) return d;
-        } catch (const std::exception&) {
-        }
+        } catch (const std::exception&) {}
     }
     return std::nullopt;
 }
@@ -215,7 +214,8 @@ std::optional<Call> find_call(std::string_view src, const std::vector<std::strin
         call.callee = word;
         call.line = 1;
         for (std::size_t q = 0; q < i; ++q) call.line += src[q] == '\n';
-        if (m >= src.size()) throw InputError("", "line " + std::to_string(call.line) + ": the call " + word + "( is not closed");
+        if (m >= src.size())
+            throw InputError("", "line " + std::to_string(call.line) + ": the call " + word + "( is not closed");
         const std::string body = strip_comments(src.substr(k + 1, m - k - 1));
         for (auto part : split_top(body)) {
             std::string_view a = trim(part);
@@ -239,4 +239,4 @@ std::optional<Call> find_call(std::string_view src, const std::vector<std::strin
     return std::nullopt;
 }
 
-}  // namespace paraplan::pycall
+}   // namespace paraplan::pycall

@@ -29,4 +29,4 @@ std::optional<Call> find_call(std::string_view source, const std::vector<std::st
 // Parses one literal expression; nullopt when it is not a literal.
 std::optional<nlohmann::json> literal(std::string_view expr);
 
-}  // namespace paraplan::pycall
+}   // namespace paraplan::pycall

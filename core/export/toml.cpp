@@ -73,7 +73,8 @@ private:
         explicit Nest(Parser& parser, int n = 1) : p(parser), levels(n) {
             p.depth_ += levels;
             if (p.depth_ > json_read::kMaxJsonDepth)
-                p.fail("tables and arrays nested more than " + std::to_string(json_read::kMaxJsonDepth) + " levels deep");
+                p.fail("tables and arrays nested more than " + std::to_string(json_read::kMaxJsonDepth) +
+                       " levels deep");
         }
         ~Nest() { p.depth_ -= levels; }
         Nest(const Nest&) = delete;
@@ -93,7 +94,8 @@ private:
                 ++col;
             }
         }
-        throw InputError("", "TOML line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + msg, line, col);
+        throw InputError("", "TOML line " + std::to_string(line) + ", column " + std::to_string(col) + ": " + msg, line,
+                         col);
     }
     void expect(char c) {
         if (peek() != c) fail(std::string("expected '") + c + "'" + (eof() ? " before the end of the file" : ""));
@@ -125,7 +127,8 @@ private:
         if (peek() == '"') return basic_string();
         if (peek() == '\'') return literal_string();
         std::string k;
-        while (!eof() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '-')) k += s_[pos_++];
+        while (!eof() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '-'))
+            k += s_[pos_++];
         if (k.empty()) fail("expected a key");
         return k;
     }
@@ -184,40 +187,41 @@ private:
                 if (eof()) fail("unterminated escape");
                 char e = s_[pos_++];
                 switch (e) {
-                    case 'n': out += '\n'; break;
-                    case 't': out += '\t'; break;
-                    case 'r': out += '\r'; break;
-                    case 'b': out += '\b'; break;
-                    case 'f': out += '\f'; break;
-                    case '"': out += '"'; break;
-                    case '\\': out += '\\'; break;
-                    case 'u':
-                    case 'U': {
-                        const int n = e == 'u' ? 4 : 8;
-                        if (pos_ + static_cast<std::size_t>(n) > s_.size()) fail("short \\u escape");
-                        unsigned long cp = std::stoul(std::string(s_.substr(pos_, static_cast<std::size_t>(n))), nullptr, 16);
-                        pos_ += static_cast<std::size_t>(n);
-                        if (cp < 0x80) out += static_cast<char>(cp);
-                        else if (cp < 0x800) {
-                            out += static_cast<char>(0xC0 | (cp >> 6));
-                            out += static_cast<char>(0x80 | (cp & 0x3F));
-                        } else if (cp < 0x10000) {
-                            out += static_cast<char>(0xE0 | (cp >> 12));
-                            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-                            out += static_cast<char>(0x80 | (cp & 0x3F));
-                        } else {
-                            out += static_cast<char>(0xF0 | (cp >> 18));
-                            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-                            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-                            out += static_cast<char>(0x80 | (cp & 0x3F));
-                        }
-                        break;
+                case 'n': out += '\n'; break;
+                case 't': out += '\t'; break;
+                case 'r': out += '\r'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case '"': out += '"'; break;
+                case '\\': out += '\\'; break;
+                case 'u':
+                case 'U': {
+                    const int n = e == 'u' ? 4 : 8;
+                    if (pos_ + static_cast<std::size_t>(n) > s_.size()) fail("short \\u escape");
+                    unsigned long cp = std::stoul(std::string(s_.substr(pos_, static_cast<std::size_t>(n))), nullptr,
+                                                  16);
+                    pos_ += static_cast<std::size_t>(n);
+                    if (cp < 0x80) out += static_cast<char>(cp);
+                    else if (cp < 0x800) {
+                        out += static_cast<char>(0xC0 | (cp >> 6));
+                        out += static_cast<char>(0x80 | (cp & 0x3F));
+                    } else if (cp < 0x10000) {
+                        out += static_cast<char>(0xE0 | (cp >> 12));
+                        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+                        out += static_cast<char>(0x80 | (cp & 0x3F));
+                    } else {
+                        out += static_cast<char>(0xF0 | (cp >> 18));
+                        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+                        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+                        out += static_cast<char>(0x80 | (cp & 0x3F));
                     }
-                    case '\n':
-                        if (!multi) fail("bad escape");
-                        while (!eof() && std::isspace(static_cast<unsigned char>(peek()))) ++pos_;
-                        break;
-                    default: fail(std::string("unknown escape \\") + e);
+                    break;
+                }
+                case '\n':
+                    if (!multi) fail("bad escape");
+                    while (!eof() && std::isspace(static_cast<unsigned char>(peek()))) ++pos_;
+                    break;
+                default: fail(std::string("unknown escape \\") + e);
                 }
                 continue;
             }
@@ -290,8 +294,8 @@ private:
 
     json number_or_bool() {
         std::string tok;
-        while (!eof() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '+' || peek() == '-' ||
-                          peek() == '.'))
+        while (!eof() && (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '+' ||
+                          peek() == '-' || peek() == '.'))
             tok += s_[pos_++];
         if (tok == "true") return true;
         if (tok == "false") return false;
@@ -339,17 +343,23 @@ private:
 
     json value() {
         switch (peek()) {
-            case '"': return basic_string();
-            case '\'': return literal_string();
-            case '[': { Nest n(*this); return array(); }
-            case '{': { Nest n(*this); return inline_table(); }
-            default: return number_or_bool();
+        case '"': return basic_string();
+        case '\'': return literal_string();
+        case '[': {
+            Nest n(*this);
+            return array();
+        }
+        case '{': {
+            Nest n(*this);
+            return inline_table();
+        }
+        default: return number_or_bool();
         }
     }
 };
 
-}  // namespace
+}   // namespace
 
 json parse(std::string_view text) { return Parser(text).run(); }
 
-}  // namespace paraplan::toml
+}   // namespace paraplan::toml

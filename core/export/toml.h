@@ -11,4 +11,4 @@ namespace paraplan::toml {
 
 nlohmann::json parse(std::string_view text);
 
-}  // namespace paraplan::toml
+}   // namespace paraplan::toml

@@ -27,4 +27,4 @@ std::string LineBuffer::take_rest() {
     return r;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -17,4 +17,4 @@ private:
     std::string pending_;
 };
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

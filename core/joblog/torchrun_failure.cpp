@@ -8,4 +8,4 @@ std::optional<std::string> torchrun_worker_failure(std::string_view line) {
     return std::string(line.substr(at));
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -12,4 +12,4 @@ namespace paraplan::runtime {
 // local_rank), else nullopt.
 std::optional<std::string> torchrun_worker_failure(std::string_view line);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -21,7 +21,7 @@ bool starts_with(std::string_view line, const std::string& prefix) {
     return !prefix.empty() && line.substr(0, prefix.size()) == prefix;
 }
 
-}  // namespace
+}   // namespace
 
 WrapperMarkers wrapper_markers(std::string_view token) {
     if (token.empty()) return {kStartedMarker, kExitMarker, kErrorMarker};
@@ -47,4 +47,4 @@ MarkerLine parse_marker_line(const WrapperMarkers& markers, std::string_view lin
     return m;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -32,9 +32,9 @@ struct MarkerLine {
         Error,     // the error marker; message holds the wrapper's text after the marker
     };
     Kind kind = Kind::Output;
-    std::optional<long long> pgid;   // Started: a positive integer, else nullopt
-    std::optional<int> exit_status;  // Exited: an integer in 0..255, else nullopt
-    std::string message;             // Error
+    std::optional<long long> pgid;    // Started: a positive integer, else nullopt
+    std::optional<int> exit_status;   // Exited: an integer in 0..255, else nullopt
+    std::string message;              // Error
 };
 
 // Reads one complete output line (without its line end) of a wrapped process. The start and
@@ -42,4 +42,4 @@ struct MarkerLine {
 // start of the line; the number after a marker may have blanks around it (and a trailing \r).
 MarkerLine parse_marker_line(const WrapperMarkers& markers, std::string_view line, bool is_stderr);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

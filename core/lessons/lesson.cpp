@@ -42,8 +42,8 @@ std::vector<FixChange> read_changes(const Obj& o, std::string_view key) {
     for (auto it = c->begin(); it != c->end(); ++it) {
         const std::string& ptr = it.key();
         if (ptr.rfind("/layout/", 0) != 0 && ptr.rfind("/training/", 0) != 0 && ptr.rfind("/cluster/", 0) != 0)
-            json_read::fail(o.at(key) + "/" + json_read::pointer_token(ptr), "a /layout/, /training/ or /cluster/ pointer",
-                            json(ptr));
+            json_read::fail(o.at(key) + "/" + json_read::pointer_token(ptr),
+                            "a /layout/, /training/ or /cluster/ pointer", json(ptr));
         out.push_back({ptr, it.value()});
     }
     return out;
@@ -52,13 +52,15 @@ std::vector<FixChange> read_changes(const Obj& o, std::string_view key) {
 Step read_step(const Obj& o) {
     Step s;
     s.title = o.string("title");
-    s.view = o.one_of("view", {"canvas", "layout", "explain", "grid", "history", "diagnostics", "timeline", "memory",
-                               "planner", "shardformer", "compare"},
+    s.view = o.one_of("view",
+                      {"canvas", "layout", "explain", "grid", "history", "diagnostics", "timeline", "memory", "planner",
+                       "shardformer", "compare"},
                       "canvas");
     s.look = o.string("look");
     s.predict = o.string("predict");
     s.change = read_changes(o, "change");
-    if (s.change.empty()) json_read::fail(o.at("change"), "at least one change", o.get("change") ? *o.get("change") : json());
+    if (s.change.empty())
+        json_read::fail(o.at("change"), "at least one change", o.get("change") ? *o.get("change") : json());
     s.change_label = o.string("change_label", "");
     s.explain = o.string("explain");
     const json& figs = o.array("figures");
@@ -73,11 +75,14 @@ Step read_step(const Obj& o) {
     }
     if (s.figures.empty()) json_read::fail(o.at("figures"), "at least one figure", figs);
     if (const json* e = o.get("expect")) {
-        if (!e->is_object()) json_read::fail(o.at("expect"), "an object of figure paths to increases/decreases/same", *e);
+        if (!e->is_object())
+            json_read::fail(o.at("expect"), "an object of figure paths to increases/decreases/same", *e);
         const Obj eo(*e, o.at("expect"));
         for (auto it = e->begin(); it != e->end(); ++it) {
             const std::string t = eo.one_of(it.key(), {"increases", "decreases", "same"}, "same");
-            s.expect.push_back({it.key(), t == "increases" ? Trend::Increases : t == "decreases" ? Trend::Decreases : Trend::Same});
+            s.expect.push_back({it.key(), t == "increases"   ? Trend::Increases
+                                          : t == "decreases" ? Trend::Decreases
+                                                             : Trend::Same});
         }
     }
     return s;
@@ -91,7 +96,7 @@ std::string read_text_file(const std::string& path) {
     return ss.str();
 }
 
-}  // namespace
+}   // namespace
 
 Lesson lesson_from_json(const json& j, const std::string& id, const std::string& where) {
     try {
@@ -104,7 +109,8 @@ Lesson lesson_from_json(const json& j, const std::string& id, const std::string&
         l.example = o.string("example");
         l.setup = read_changes(o, "setup");
         const json& steps = o.array("steps");
-        for (std::size_t i = 0; i < steps.size(); ++i) l.steps.push_back(read_step(Obj(steps[i], "/steps/" + std::to_string(i))));
+        for (std::size_t i = 0; i < steps.size(); ++i)
+            l.steps.push_back(read_step(Obj(steps[i], "/steps/" + std::to_string(i))));
         if (l.steps.empty()) json_read::fail("/steps", "at least one step", steps);
         return l;
     } catch (const InputError& e) {
@@ -220,14 +226,15 @@ StepOutcome run_step(const Project& before, const Step& s, Project* after) {
             continue;
         }
         const double tol = 1e-9 * std::max(std::abs(*a), std::abs(*b));
-        const bool ok = e.trend == Trend::Increases ? *a > *b + tol : e.trend == Trend::Decreases ? *a < *b - tol
-                                                                                                  : std::abs(*a - *b) <= tol;
+        const bool ok = e.trend == Trend::Increases   ? *a > *b + tol
+                        : e.trend == Trend::Decreases ? *a < *b - tol
+                                                      : std::abs(*a - *b) <= tol;
         if (!ok)
-            o.failed.push_back(e.path + " should be " + to_string(e.trend) + " but goes from " + std::to_string(*b) + " to " +
-                               std::to_string(*a));
+            o.failed.push_back(e.path + " should be " + to_string(e.trend) + " but goes from " + std::to_string(*b) +
+                               " to " + std::to_string(*a));
     }
     if (after) *after = next;
     return o;
 }
 
-}  // namespace paraplan::lessons
+}   // namespace paraplan::lessons

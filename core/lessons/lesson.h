@@ -33,14 +33,14 @@ struct Expectation {
 
 struct Step {
     std::string title;
-    std::string view;        // the main window's view id (canvas, grid, timeline, memory, ...)
-    std::string look;        // what to look at, before the change
-    std::string predict;     // the question to answer before making the change
+    std::string view;                // the main window's view id (canvas, grid, timeline, memory, ...)
+    std::string look;                // what to look at, before the change
+    std::string predict;             // the question to answer before making the change
     std::vector<FixChange> change;   // the knob (and any field it drags along), as project-file pointers
     std::string change_label;        // "Set ZeRO stage to 1"
     std::vector<Figure> figures;
     std::vector<Expectation> expect;
-    std::string explain;     // shown with the numbers after the change
+    std::string explain;   // shown with the numbers after the change
 };
 
 // The expectation the learner predicts: the one on the earliest listed figure (the
@@ -48,20 +48,20 @@ struct Step {
 const Expectation* headline(const Step& s);
 
 struct Lesson {
-    std::string id;          // the file name without .json
+    std::string id;   // the file name without .json
     std::string title;
     std::string summary;
-    std::string topic;       // anchor in docs/concepts.md
-    std::string example;     // built-in example project it starts from
+    std::string topic;              // anchor in docs/concepts.md
+    std::string example;            // built-in example project it starts from
     std::vector<FixChange> setup;   // changes applied to the example first
     std::vector<Step> steps;
 };
 
 // Throws InputError naming `where` and the JSON pointer of a bad or missing field.
 Lesson lesson_from_json(const nlohmann::json& j, const std::string& id, const std::string& where);
-std::vector<std::string> lesson_ids();            // built-in (resources/lessons/*.json), sorted
-Lesson load_lesson(const std::string& id);        // built-in by id
-Lesson load_lesson_file(const std::string& path); // a teacher's own file
+std::vector<std::string> lesson_ids();              // built-in (resources/lessons/*.json), sorted
+Lesson load_lesson(const std::string& id);          // built-in by id
+Lesson load_lesson_file(const std::string& path);   // a teacher's own file
 
 // The lesson's starting project: the example with `setup` applied.
 Project start_project(const Lesson& l);
@@ -81,4 +81,4 @@ struct StepOutcome {
 // Runs the step from `before`: the figures before and after its change, and which expectations fail.
 StepOutcome run_step(const Project& before, const Step& s, Project* after = nullptr);
 
-}  // namespace paraplan::lessons
+}   // namespace paraplan::lessons

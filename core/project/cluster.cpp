@@ -25,4 +25,4 @@ std::vector<GpuSlot> Cluster::placement() const {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

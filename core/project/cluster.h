@@ -9,14 +9,14 @@
 namespace paraplan {
 
 struct Node {
-    std::string name;       // "node0"
-    std::string host;       // SSH host or ~/.ssh/config alias ("" = same as name)
-    std::string gpu;        // GPU catalog id
+    std::string name;   // "node0"
+    std::string host;   // SSH host or ~/.ssh/config alias ("" = same as name)
+    std::string gpu;    // GPU catalog id
     int gpus = 8;
-    std::string user;       // SSH user ("" = default)
-    int port = 0;           // SSH port (0 = default)
-    std::string identity;   // SSH identity file ("" = default)
-    std::optional<double> intra_node_gbps;   // override of the GPU's link bandwidth, GB/s
+    std::string user;                                  // SSH user ("" = default)
+    int port = 0;                                      // SSH port (0 = default)
+    std::string identity;                              // SSH identity file ("" = default)
+    std::optional<double> intra_node_gbps;             // override of the GPU's link bandwidth, GB/s
     nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
 
     bool operator==(const Node&) const = default;
@@ -32,8 +32,8 @@ struct Network {
 
 // Where one global rank runs.
 struct GpuSlot {
-    int node = 0;          // index into Cluster::nodes
-    int local_rank = 0;    // GPU index inside the node
+    int node = 0;         // index into Cluster::nodes
+    int local_rank = 0;   // GPU index inside the node
 
     bool operator==(const GpuSlot&) const = default;
 };
@@ -44,14 +44,14 @@ struct Cluster {
     // Optional explicit rank order from the canvas: rank_order[r] is where rank r
     // runs. Empty: ranks fill nodes in order (node 0 local 0..g-1, node 1, ...).
     std::vector<GpuSlot> rank_order;
-    bool short_form = false;     // loaded from {"gpu","nodes":N,"gpus_per_node"}; saved the same way if still uniform
+    bool short_form = false;   // loaded from {"gpu","nodes":N,"gpus_per_node"}; saved the same way if still uniform
 
     int world_size() const;
-    bool uniform() const;               // same GPU type and count on every node
-    int gpus_per_node() const;          // of node 0 (0 when empty)
+    bool uniform() const;                     // same GPU type and count on every node
+    int gpus_per_node() const;                // of node 0 (0 when empty)
     std::vector<GpuSlot> placement() const;   // rank -> slot, rank_order or fill order
 
     bool operator==(const Cluster&) const = default;
 };
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -8,7 +8,7 @@ namespace paraplan {
 
 namespace {
 bool sp_axis_mode(const std::string& mode) { return mode == "all_to_all" || mode == "ring_attn"; }
-}  // namespace
+}   // namespace
 
 long long microbatches_from_batch(long long global_batch, long long micro_batch, long long dp) {
     if (micro_batch <= 0 || dp <= 0 || global_batch % (micro_batch * dp) != 0) return 0;
@@ -44,4 +44,4 @@ DerivedSizes derived_sizes(const Layout& l, const Training& t, int world) {
     return s;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -18,13 +18,13 @@ namespace paraplan {
 struct DerivedSizes {
     int world = 0;
     int tp = 1, pp = 1, cp = 1, ep = 1;   // as the framework reads them (an axis it lacks is 1)
-    int sp = 1;                  // a separate sequence-parallel axis (ColossalAI all_to_all / ring_attn, DeviceMesh)
-    long long model = 1;         // product of the axes that multiply into the world
-    int dp = 0;                  // world / model when exact (0 when it does not divide)
-    int batch_dp = 0;            // replicas reading distinct samples
+    int sp = 1;            // a separate sequence-parallel axis (ColossalAI all_to_all / ring_attn, DeviceMesh)
+    long long model = 1;   // product of the axes that multiply into the world
+    int dp = 0;            // world / model when exact (0 when it does not divide)
+    int batch_dp = 0;      // replicas reading distinct samples
     long long batch_microbatches = 0;   // global / (micro x batch_dp) when exact, else 0
-    long long microbatches = 0;  // per optimizer step per replica: layout.num_microbatches, else batch_microbatches
-    long long grad_accum = 0;    // global / (micro x microbatches x batch_dp) when exact, else 0
+    long long microbatches = 0;   // per optimizer step per replica: layout.num_microbatches, else batch_microbatches
+    long long grad_accum = 0;     // global / (micro x microbatches x batch_dp) when exact, else 0
 };
 
 // global_batch / (micro_batch x dp) when that is a whole number, else 0: the microbatches per
@@ -34,4 +34,4 @@ long long microbatches_from_batch(long long global_batch, long long micro_batch,
 // Unknown frameworks count every axis (tp pp sp cp), as a plain DeviceMesh does.
 DerivedSizes derived_sizes(const Layout& l, const Training& t, int world);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -208,7 +208,7 @@ std::vector<FrameworkTraits> make_table() {
     return t;
 }
 
-}  // namespace
+}   // namespace
 
 const std::vector<FrameworkTraits>& framework_table() {
     static const std::vector<FrameworkTraits> t = make_table();
@@ -257,6 +257,8 @@ bool is_colossalai(const std::string& id) {
     return t && t->family == FrameworkFamily::colossalai;
 }
 
-const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp) { return pp > 1 ? t.zero_stages_pp : t.zero_stages; }
+const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp) {
+    return pp > 1 ? t.zero_stages_pp : t.zero_stages;
+}
 
-}  // namespace paraplan
+}   // namespace paraplan

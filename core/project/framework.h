@@ -22,7 +22,7 @@ enum class Framework {
     megatron,
     torchtitan,
     deepspeed,
-    devicemesh,          // a plain torch.distributed DeviceMesh
+    devicemesh,   // a plain torch.distributed DeviceMesh
 };
 
 // The framework family: whose process-group builder, launcher and files the id belongs to.
@@ -73,44 +73,44 @@ struct FrameworkTraits {
     const char* name;           // the id in project files and on the CLI
     const char* display_name;   // for people
     FrameworkFamily family;
-    const char* plugin;         // ColossalAI plugin class ("" elsewhere)
-    const char* exporter;       // the export format that writes its files ("torchrun" when none of its own)
+    const char* plugin;     // ColossalAI plugin class ("" elsewhere)
+    const char* exporter;   // the export format that writes its files ("torchrun" when none of its own)
     WorldAxes world;
-    std::vector<std::string> axes;   // the axes one can set (advisor search order): tp pp sp cp ep
-    bool ep = false;                 // mixture-of-experts expert parallelism
-    bool ep_from_dp = false;         // ColossalAI carves ep out of dp; otherwise an expert grid (etp, ep, edp)
-    bool etp = false;                // honours layout.etp (Megatron expert-tensor-parallel size)
-    bool moe_etp_one = false;        // experts are not tensor-parallel (torchtitan default ETP = 1)
-    bool dp_shard_replicate = false; // dp = dp_replicate x dp_shard (torchtitan)
+    std::vector<std::string> axes;     // the axes one can set (advisor search order): tp pp sp cp ep
+    bool ep = false;                   // mixture-of-experts expert parallelism
+    bool ep_from_dp = false;           // ColossalAI carves ep out of dp; otherwise an expert grid (etp, ep, edp)
+    bool etp = false;                  // honours layout.etp (Megatron expert-tensor-parallel size)
+    bool moe_etp_one = false;          // experts are not tensor-parallel (torchtitan default ETP = 1)
+    bool dp_shard_replicate = false;   // dp = dp_replicate x dp_shard (torchtitan)
     RankOrder rank_order;
     std::vector<std::string> sp_modes;   // accepted sp_mode values
     TpSequenceParallel tp_sequence_parallel;
-    bool seq_split_by_sp = false;        // long sequences split by the sp axis (ColossalAI) rather than cp
-    bool sp_axis_with_pp = true;         // the sp axis combines with pipeline parallelism
-    bool context_parallel = false;       // cp: load-balanced ring attention (Megatron --context-parallel-size, torchtitan)
-    std::vector<std::string> schedules;  // schedule names it runs (with pp > 1)
+    bool seq_split_by_sp = false;    // long sequences split by the sp axis (ColossalAI) rather than cp
+    bool sp_axis_with_pp = true;     // the sp axis combines with pipeline parallelism
+    bool context_parallel = false;   // cp: load-balanced ring attention (Megatron --context-parallel-size, torchtitan)
+    std::vector<std::string> schedules;   // schedule names it runs (with pp > 1)
     InterleavedFlavor interleaved;
-    bool zbv = false;                    // runs ZBV (ColossalAI ZeroBubbleVPipeScheduler)
+    bool zbv = false;                                        // runs ZBV (ColossalAI ZeroBubbleVPipeScheduler)
     bool one_f_one_b_needs_stages_of_microbatches = false;   // ColossalAI 1F1B: microbatches >= pp
     bool layers_divisible_by_stages = false;                 // Megatron's even layer split
     bool kv_heads_divisible_by_tp = false;                   // planner: query groups split over tp
     ZeroSemantics zero;
-    std::vector<int> zero_stages;        // accepted without pipeline parallelism
-    std::vector<int> zero_stages_pp;     // accepted with pp > 1
+    std::vector<int> zero_stages;           // accepted without pipeline parallelism
+    std::vector<int> zero_stages_pp;        // accepted with pp > 1
     bool offload_params_at_zero3 = false;   // DeepSpeed offload_param
     OptimizerBytes optimizer_bytes;
     bool overlap_grad_reduce = true;
-    bool overlap_param_gather = false;   // besides ZeRO-3, which always prefetches
-    bool overlap_p2p = false;            // always (torchtitan)
-    bool overlap_p2p_interleaved = false;   // with the interleaved schedule (Megatron)
-    const char* kernels;                 // kernel stack by default ("te" or "eager")
-    bool fused_switches_mean_te = false; // fused_norm + jit_fused run the fused (TE-like) stack
-    bool shardformer = false;            // runs ColossalAI ShardFormer policies
-    bool op_sac = false;                 // selective recomputation is op-level SAC (torchtitan)
-    bool fsdp2 = false;                  // FSDP2 fully_shard holds the parameters (its allocator pattern)
-    bool fsdp_reshard_off_with_pp = false;   // parameters stay gathered between forward and backward with pp
-    bool fused_vocab_parallel_loss = false;  // the loss never materialises fp32 logits (Megatron)
-    bool reports_degrees_itself = false; // checks degrees >= 1 with its own message (torchtitan ParallelDims)
+    bool overlap_param_gather = false;        // besides ZeRO-3, which always prefetches
+    bool overlap_p2p = false;                 // always (torchtitan)
+    bool overlap_p2p_interleaved = false;     // with the interleaved schedule (Megatron)
+    const char* kernels;                      // kernel stack by default ("te" or "eager")
+    bool fused_switches_mean_te = false;      // fused_norm + jit_fused run the fused (TE-like) stack
+    bool shardformer = false;                 // runs ColossalAI ShardFormer policies
+    bool op_sac = false;                      // selective recomputation is op-level SAC (torchtitan)
+    bool fsdp2 = false;                       // FSDP2 fully_shard holds the parameters (its allocator pattern)
+    bool fsdp_reshard_off_with_pp = false;    // parameters stay gathered between forward and backward with pp
+    bool fused_vocab_parallel_loss = false;   // the loss never materialises fp32 logits (Megatron)
+    bool reports_degrees_itself = false;      // checks degrees >= 1 with its own message (torchtitan ParallelDims)
 };
 
 // Every framework, in the order project files and menus list them.
@@ -132,4 +132,4 @@ bool is_colossalai(const std::string& id);   // one of the ColossalAI plugins
 // The ZeRO stages the framework accepts with this pipeline size.
 const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp);
 
-}  // namespace paraplan
+}   // namespace paraplan

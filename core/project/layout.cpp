@@ -30,4 +30,4 @@ std::string kernel_stack(const Layout& l) {
     return t->kernels;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

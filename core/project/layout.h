@@ -12,13 +12,13 @@ namespace paraplan {
 // "colossalai-gemini" (GeminiPlugin), "colossalai-zero" (LowLevelZeroPlugin),
 // "megatron", "torchtitan", "deepspeed", "devicemesh".
 extern const std::vector<std::string> kFrameworks;
-extern const std::vector<std::string> kSpModes;       // none split_gather ring all_to_all ring_attn
-extern const std::vector<std::string> kRecompute;     // none selective full
-extern const std::vector<std::string> kOffload;       // none cpu nvme
-extern const std::vector<std::string> kPrecisions;    // fp32 tf32 fp16 bf16 fp8
-extern const std::vector<std::string> kOptimizers;    // adamw adam sgd lion adafactor
-extern const std::vector<std::string> kFp8Recipes;    // tensorwise delayed rowwise mxfp8 blockwise
-extern const std::vector<std::string> kKernelStacks;  // auto te compile eager
+extern const std::vector<std::string> kSpModes;        // none split_gather ring all_to_all ring_attn
+extern const std::vector<std::string> kRecompute;      // none selective full
+extern const std::vector<std::string> kOffload;        // none cpu nvme
+extern const std::vector<std::string> kPrecisions;     // fp32 tf32 fp16 bf16 fp8
+extern const std::vector<std::string> kOptimizers;     // adamw adam sgd lion adafactor
+extern const std::vector<std::string> kFp8Recipes;     // tensorwise delayed rowwise mxfp8 blockwise
+extern const std::vector<std::string> kKernelStacks;   // auto te compile eager
 
 struct Layout {
     std::string framework = "colossalai";
@@ -28,15 +28,15 @@ struct Layout {
     std::string sp_mode = "none";
     int cp = 1;
     int ep = 1;
-    int etp = 0;                 // Megatron expert-tensor-parallel size (0 = same as tp)
-    int dp = 0;                  // 0 = derived from the world size
+    int etp = 0;   // Megatron expert-tensor-parallel size (0 = same as tp)
+    int dp = 0;    // 0 = derived from the world size
     int zero_stage = 0;
     std::string schedule = "1f1b";
-    int chunks = 1;              // model chunks per pipeline stage (virtual stages)
-    int num_microbatches = 0;    // 0 = derived from batch sizes
+    int chunks = 1;             // model chunks per pipeline stage (virtual stages)
+    int num_microbatches = 0;   // 0 = derived from batch sizes
     std::string recompute = "none";
     std::string offload = "none";
-    double offload_fraction = 0;      // Gemini offload_optim_frac / DeepSpeed ratio
+    double offload_fraction = 0;   // Gemini offload_optim_frac / DeepSpeed ratio
     // Kernel switches.
     bool flash_attention = true;
     bool fused_norm = false;
@@ -50,20 +50,20 @@ struct Layout {
     // auto = the framework's default (Megatron, DeepSpeed, ColossalAI: te; torchtitan: eager).
     std::string kernels = "auto";
     // Framework-specific knobs.
-    std::string order;                // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
-    bool dp_outside = true;           // ColossalAI dp_outside / moe_dp_outside
-    int inner_ring_size = 0;          // ColossalAI ring_attn (0 = default)
-    int dp_shard = -1;                // torchtitan data_parallel_shard_degree (-1 = infer)
-    int dp_replicate = 1;             // torchtitan data_parallel_replicate_degree
-    std::string tp_mode = "1d";       // ColossalAI legacy tensor modes: 1d 2d 2.5d 3d
-    int tp_depth = 1;                 // 2.5D depth d
+    std::string order;                       // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
+    bool dp_outside = true;                  // ColossalAI dp_outside / moe_dp_outside
+    int inner_ring_size = 0;                 // ColossalAI ring_attn (0 = default)
+    int dp_shard = -1;                       // torchtitan data_parallel_shard_degree (-1 = infer)
+    int dp_replicate = 1;                    // torchtitan data_parallel_replicate_degree
+    std::string tp_mode = "1d";              // ColossalAI legacy tensor modes: 1d 2d 2.5d 3d
+    int tp_depth = 1;                        // 2.5D depth d
     std::vector<int> num_layers_per_stage;   // explicit layer split (ColossalAI)
     bool distributed_optimizer = false;      // Megatron --use-distributed-optimizer
     // Mixture of experts: how the framework routes and moves tokens (docs/project-format.md).
-    std::string moe_dispatcher = "alltoall";  // alltoall | allgather | deepep
-    double moe_capacity_factor = 0;           // 0: dropless; > 0: tokens per expert capped at C x average
-    double moe_imbalance = 0;                 // busiest EP rank's routed tokens / average (1: forced balance); 0: default
-    bool moe_overlap = false;                 // EP all-to-alls overlapped with another microbatch's compute
+    std::string moe_dispatcher = "alltoall";   // alltoall | allgather | deepep
+    double moe_capacity_factor = 0;            // 0: dropless; > 0: tokens per expert capped at C x average
+    double moe_imbalance = 0;   // busiest EP rank's routed tokens / average (1: forced balance); 0: default
+    bool moe_overlap = false;   // EP all-to-alls overlapped with another microbatch's compute
     // Megatron (core 0.11+) --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
     // the embedding / the loss count as one layer each when the layers are split over pipeline stages.
     bool account_for_embedding_in_pipeline_split = false;
@@ -79,7 +79,7 @@ struct Training {
     int seq_len = 2048;
     std::string precision = "bf16";   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8" loads as bf16 + layout.fp8)
     std::string optimizer = "adamw";
-    long long train_tokens = 0;      // for "time to train" (0 = unset)
+    long long train_tokens = 0;   // for "time to train" (0 = unset)
     nlohmann::json extra = nlohmann::json::object();
 
     bool operator==(const Training&) const = default;
@@ -92,4 +92,4 @@ void normalize_precision(Training& t, Layout& l);
 // The kernel stack a framework runs by default ("auto" resolved).
 std::string kernel_stack(const Layout& l);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -77,7 +77,8 @@ Node read_node(const Obj& o) {
 Cluster read_cluster(const Obj& o) {
     Cluster c;
     const json* nodes = o.get("nodes");
-    if (!nodes) throw InputError(o.at("nodes"), "required field is missing (expected an array of nodes or a node count)");
+    if (!nodes)
+        throw InputError(o.at("nodes"), "required field is missing (expected an array of nodes or a node count)");
     if (nodes->is_array()) {
         if (nodes->empty()) throw InputError(o.at("nodes"), "a cluster needs at least one node");
         std::set<std::string> names;
@@ -94,14 +95,15 @@ Cluster read_cluster(const Obj& o) {
         check_gpu(gpu, o.at("gpu"));
         const int per = o.positive_int("gpus_per_node");
         if (count > 100'000) json_read::fail(o.at("nodes"), "at most 100000 nodes", *nodes);
-        for (int i = 0; i < count; ++i) c.nodes.push_back(Node{"node" + std::to_string(i), "", gpu, per, "", 0, "", {}, json::object()});
+        for (int i = 0; i < count; ++i)
+            c.nodes.push_back(Node{"node" + std::to_string(i), "", gpu, per, "", 0, "", {}, json::object()});
         c.short_form = true;
     }
     long long world = 0;
     for (const auto& n : c.nodes) world += n.gpus;
     if (world > (1LL << 22))
-        throw InputError(o.at("nodes"), "the cluster has " + std::to_string(world) +
-                                            " GPUs; Paraplan plans up to 4194304 GPUs");
+        throw InputError(o.at("nodes"),
+                         "the cluster has " + std::to_string(world) + " GPUs; Paraplan plans up to 4194304 GPUs");
     if (o.has("network")) {
         Obj n = o.object("network");
         c.network.inter_node_gbps = n.positive_number("inter_node_gbps", c.network.inter_node_gbps);
@@ -130,7 +132,8 @@ Cluster read_cluster(const Obj& o) {
         }
         if (static_cast<int>(c.rank_order.size()) != c.world_size())
             throw InputError(o.at("rank_order"), "lists " + std::to_string(c.rank_order.size()) +
-                                                     " ranks but the cluster has " + std::to_string(c.world_size()) + " GPUs");
+                                                     " ranks but the cluster has " + std::to_string(c.world_size()) +
+                                                     " GPUs");
     }
     return c;
 }
@@ -141,8 +144,8 @@ ModelSpec read_model(const json& j, std::string& preset) {
         preset = o.string("preset");
         const ModelSpec* m = catalog::find_model(preset);
         if (!m)
-            throw InputError(o.at("preset"), "unknown model preset \"" + preset + "\" (known: " +
-                                                 join_ids(catalog::model_ids()) + ")");
+            throw InputError(o.at("preset"),
+                             "unknown model preset \"" + preset + "\" (known: " + join_ids(catalog::model_ids()) + ")");
         if (j.size() == 1) return *m;
         // A preset with overrides: {"preset": "llama3.1-8b", "layers": 16}
         json merged = to_json(*m);
@@ -164,7 +167,8 @@ Training read_training(const Obj& o) {
     t.optimizer = one_of_strings(o, "optimizer", kOptimizers, t.optimizer);
     t.train_tokens = o.int64("train_tokens", 0);
     if (t.train_tokens < 0) json_read::fail(o.at("train_tokens"), "a non-negative integer", *o.get("train_tokens"));
-    t.extra = unknown_keys(o.raw(), {"global_batch_size", "micro_batch_size", "seq_len", "precision", "optimizer", "train_tokens"});
+    t.extra = unknown_keys(
+        o.raw(), {"global_batch_size", "micro_batch_size", "seq_len", "precision", "optimizer", "train_tokens"});
     return t;
 }
 
@@ -182,13 +186,15 @@ Layout read_layout(const Obj& o) {
     l.zero_stage = o.non_negative_int("zero_stage", 0);
     if (l.zero_stage > 3) json_read::fail(o.at("zero_stage"), "0, 1, 2 or 3", *o.get("zero_stage"));
     l.schedule = o.string("schedule", l.schedule);
-    if (l.schedule.empty()) json_read::fail(o.at("schedule"), "a pipeline schedule name such as \"1f1b\"", *o.get("schedule"));
+    if (l.schedule.empty())
+        json_read::fail(o.at("schedule"), "a pipeline schedule name such as \"1f1b\"", *o.get("schedule"));
     l.chunks = o.positive_int("chunks", 1);
     l.num_microbatches = o.non_negative_int("num_microbatches", 0);
     l.recompute = one_of_strings(o, "recompute", kRecompute, l.recompute);
     l.offload = one_of_strings(o, "offload", kOffload, l.offload);
     l.offload_fraction = o.non_negative_number("offload_fraction", 0);
-    if (l.offload_fraction > 1) json_read::fail(o.at("offload_fraction"), "a fraction between 0 and 1", *o.get("offload_fraction"));
+    if (l.offload_fraction > 1)
+        json_read::fail(o.at("offload_fraction"), "a fraction between 0 and 1", *o.get("offload_fraction"));
     l.flash_attention = o.boolean("flash_attention", l.flash_attention);
     l.fused_norm = o.boolean("fused_norm", l.fused_norm);
     l.jit_fused = o.boolean("jit_fused", l.jit_fused);
@@ -200,7 +206,8 @@ Layout read_layout(const Obj& o) {
     l.dp_outside = o.boolean("dp_outside", true);
     l.inner_ring_size = o.non_negative_int("inner_ring_size", 0);
     l.dp_shard = o.integer("dp_shard", -1);
-    if (l.dp_shard == 0 || l.dp_shard < -1) json_read::fail(o.at("dp_shard"), "a positive integer or -1 (infer)", *o.get("dp_shard"));
+    if (l.dp_shard == 0 || l.dp_shard < -1)
+        json_read::fail(o.at("dp_shard"), "a positive integer or -1 (infer)", *o.get("dp_shard"));
     l.dp_replicate = o.positive_int("dp_replicate", 1);
     l.tp_mode = o.one_of("tp_mode", {"1d", "2d", "2.5d", "3d"}, "1d");
     l.tp_depth = o.positive_int("tp_depth", 1);
@@ -214,27 +221,59 @@ Layout read_layout(const Obj& o) {
     l.moe_capacity_factor = o.non_negative_number("moe_capacity_factor", 0);
     l.moe_imbalance = o.non_negative_number("moe_imbalance", 0);
     if (l.moe_imbalance > 0 && l.moe_imbalance < 1)
-        json_read::fail(o.at("moe_imbalance"), "0 (the default) or a load factor of at least 1", *o.get("moe_imbalance"));
+        json_read::fail(o.at("moe_imbalance"), "0 (the default) or a load factor of at least 1",
+                        *o.get("moe_imbalance"));
     l.moe_overlap = o.boolean("moe_overlap", false);
     l.account_for_embedding_in_pipeline_split = o.boolean("account_for_embedding_in_pipeline_split", false);
     l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
-    l.extra = unknown_keys(o.raw(), {"framework", "tp", "pp", "sp", "sp_mode", "cp", "ep", "etp", "dp", "zero_stage",
-                                     "schedule", "chunks", "num_microbatches", "recompute", "offload", "offload_fraction",
-                                     "flash_attention", "fused_norm", "jit_fused", "fp8", "fp8_recipe", "fp8_all_gather",
-                                     "kernels", "order", "dp_outside",
-                                     "inner_ring_size", "dp_shard", "dp_replicate", "tp_mode", "tp_depth",
-                                     "num_layers_per_stage", "distributed_optimizer", "moe_dispatcher",
-                                     "moe_capacity_factor", "moe_imbalance", "moe_overlap", "account_for_embedding_in_pipeline_split",
+    l.extra = unknown_keys(o.raw(), {"framework",
+                                     "tp",
+                                     "pp",
+                                     "sp",
+                                     "sp_mode",
+                                     "cp",
+                                     "ep",
+                                     "etp",
+                                     "dp",
+                                     "zero_stage",
+                                     "schedule",
+                                     "chunks",
+                                     "num_microbatches",
+                                     "recompute",
+                                     "offload",
+                                     "offload_fraction",
+                                     "flash_attention",
+                                     "fused_norm",
+                                     "jit_fused",
+                                     "fp8",
+                                     "fp8_recipe",
+                                     "fp8_all_gather",
+                                     "kernels",
+                                     "order",
+                                     "dp_outside",
+                                     "inner_ring_size",
+                                     "dp_shard",
+                                     "dp_replicate",
+                                     "tp_mode",
+                                     "tp_depth",
+                                     "num_layers_per_stage",
+                                     "distributed_optimizer",
+                                     "moe_dispatcher",
+                                     "moe_capacity_factor",
+                                     "moe_imbalance",
+                                     "moe_overlap",
+                                     "account_for_embedding_in_pipeline_split",
                                      "account_for_loss_in_pipeline_split"});
     return l;
 }
 
-}  // namespace
+}   // namespace
 
 Project project_from_json(const json& j) {
     Obj root(j, "");
     const json* ver = root.get("paraplan");
-    if (!ver) throw InputError("/paraplan", "required field is missing: not a Paraplan project (expected \"paraplan\": 1)");
+    if (!ver)
+        throw InputError("/paraplan", "required field is missing: not a Paraplan project (expected \"paraplan\": 1)");
     if (!ver->is_number_integer() || ver->get<long long>() < 1)
         json_read::fail("/paraplan", "the schema version 1", *ver);
     if (ver->get<long long>() > kProjectSchemaVersion)
@@ -244,7 +283,8 @@ Project project_from_json(const json& j) {
     Project p;
     p.name = root.string("name", "Untitled");
     p.cluster = read_cluster(root.object("cluster"));
-    if (!root.has("model")) throw InputError("/model", "required field is missing (expected {\"preset\": ID} or a model spec)");
+    if (!root.has("model"))
+        throw InputError("/model", "required field is missing (expected {\"preset\": ID} or a model spec)");
     p.model = read_model(*root.get("model"), p.model_preset);
     p.training = root.has("training") ? read_training(root.object("training")) : Training{};
     p.layout = root.has("layout") ? read_layout(root.object("layout")) : Layout{};
@@ -275,14 +315,14 @@ bool plain_nodes(const Cluster& c) {
     // Short form round-trips only nodes that carry nothing but the defaults.
     for (std::size_t i = 0; i < c.nodes.size(); ++i) {
         const Node& n = c.nodes[i];
-        if (n.name != "node" + std::to_string(i) || !n.host.empty() || !n.user.empty() || n.port || !n.identity.empty() ||
-            n.intra_node_gbps || !n.extra.empty())
+        if (n.name != "node" + std::to_string(i) || !n.host.empty() || !n.user.empty() || n.port ||
+            !n.identity.empty() || n.intra_node_gbps || !n.extra.empty())
             return false;
     }
     return true;
 }
 
-}  // namespace
+}   // namespace
 
 json project_to_json(const Project& p) {
     json j = p.extra;
@@ -374,7 +414,8 @@ json project_to_json(const Project& p) {
     if (l.moe_overlap != d.moe_overlap) la["moe_overlap"] = l.moe_overlap;
     if (l.account_for_embedding_in_pipeline_split)
         la["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
-    if (l.account_for_loss_in_pipeline_split) la["account_for_loss_in_pipeline_split"] = l.account_for_loss_in_pipeline_split;
+    if (l.account_for_loss_in_pipeline_split)
+        la["account_for_loss_in_pipeline_split"] = l.account_for_loss_in_pipeline_split;
     j["layout"] = la;
     if (!p.runtime.empty()) j["runtime"] = p.runtime;
     return j;
@@ -443,10 +484,11 @@ std::vector<std::string> example_names() {
 Project load_example(const std::string& name) {
     std::string n = name;
     const std::string ext = ".paraplan.json";
-    if (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0) n.resize(n.size() - ext.size());
+    if (n.size() > ext.size() && n.compare(n.size() - ext.size(), ext.size(), ext) == 0)
+        n.resize(n.size() - ext.size());
     auto data = resources::find("examples/" + n + ext);
     if (!data) throw InputError("", "no built-in example named '" + name + "'");
     return project_from_text(*data);
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -18,8 +18,8 @@ inline constexpr int kProjectSchemaVersion = 1;
 struct Project {
     std::string name;
     Cluster cluster;
-    std::string model_preset;    // catalog id when the file says {"preset": ...}
-    ModelSpec model;             // resolved spec (from the preset or inline)
+    std::string model_preset;   // catalog id when the file says {"preset": ...}
+    ModelSpec model;            // resolved spec (from the preset or inline)
     Training training;
     Layout layout;
     nlohmann::json runtime = nlohmann::json::object();   // launch settings (runtime issue)
@@ -47,4 +47,4 @@ void save_project(const Project& p, const std::string& path);
 std::vector<std::string> example_names();
 Project load_example(const std::string& name);   // by file name, with or without extension
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -14,12 +14,12 @@ void check_index(const Cluster& c, int index, const char* what) {
     if (index >= 0 && index < count) return;
     const std::string range = count == 0 ? std::string("the cluster has no nodes")
                                          : "the cluster has " + std::to_string(count) +
-                                               (count == 1 ? " node (index 0)" : " nodes (indices 0 to " +
-                                                                                     std::to_string(count - 1) + ")");
+                                               (count == 1 ? " node (index 0)"
+                                                           : " nodes (indices 0 to " + std::to_string(count - 1) + ")");
     throw InputError("/cluster/nodes/" + std::to_string(index),
                      std::string("cannot move a node ") + what + " index " + std::to_string(index) + ": " + range);
 }
-}  // namespace
+}   // namespace
 
 bool reorder_nodes(Cluster& cluster, int from, int to) {
     check_index(cluster, from, "from");
@@ -44,4 +44,4 @@ bool reorder_nodes(Cluster& cluster, int from, int to) {
     return true;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -12,4 +12,4 @@ namespace paraplan {
 // "/cluster/nodes/<index>" when `from` or `to` is not an index of cluster.nodes.
 bool reorder_nodes(Cluster& cluster, int from, int to);
 
-}  // namespace paraplan
+}   // namespace paraplan

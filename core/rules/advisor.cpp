@@ -15,8 +15,9 @@ namespace paraplan {
 namespace {
 
 bool split_field(const std::string& f) {
-    static const std::set<std::string> s = {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp", "/layout/ep",
-                                            "/layout/dp", "/layout/etp", "/layout/dp_shard", "/layout/dp_replicate"};
+    static const std::set<std::string> s = {"/layout/tp",  "/layout/pp",       "/layout/sp",
+                                            "/layout/cp",  "/layout/ep",       "/layout/dp",
+                                            "/layout/etp", "/layout/dp_shard", "/layout/dp_replicate"};
     return s.count(f) > 0;
 }
 
@@ -49,7 +50,8 @@ void apply_split(Project& p, const Split& s) {
         if (s.sp == 1 && rules::sp_axis_mode(l.sp_mode)) l.sp_mode = "none";
     }
     if (l.pp <= 1) l.num_layers_per_stage.clear();
-    if (!l.num_layers_per_stage.empty() && static_cast<int>(l.num_layers_per_stage.size()) != l.pp) l.num_layers_per_stage.clear();
+    if (!l.num_layers_per_stage.empty() && static_cast<int>(l.num_layers_per_stage.size()) != l.pp)
+        l.num_layers_per_stage.clear();
 }
 
 // Enumerate axis values (divisors of the world) with the product of the
@@ -76,7 +78,7 @@ void for_each_candidate(int world, const std::vector<std::string>& axes, const s
     rec(0);
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<std::string> advisor_axes(const std::string& f) {
     if (const FrameworkTraits* t = find_traits(f)) return t->axes;
@@ -157,7 +159,7 @@ std::vector<NearestLayout> nearest_layouts(const Project& p, std::size_t max) {
             if (d.severity != Severity::Error) continue;
             if (!before.count(d.rule)) return;   // a new error
             for (const auto& f : d.fields)
-                if (split_field(f)) return;       // still a parallel-size problem
+                if (split_field(f)) return;   // still a parallel-size problem
         }
         NearestLayout n;
         n.split = s;
@@ -193,4 +195,4 @@ nlohmann::json to_json(const NearestLayout& n) {
     return j;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

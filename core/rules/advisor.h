@@ -19,11 +19,11 @@ struct Split {
 struct AdvisorQuery {
     int world = 0;
     std::string framework = "colossalai";
-    int gpus_per_node = 0;                 // 0: one node with all GPUs
-    std::optional<ModelSpec> model;        // model rules apply when given
+    int gpus_per_node = 0;            // 0: one node with all GPUs
+    std::optional<ModelSpec> model;   // model rules apply when given
     int seq_len = 4096;
-    std::map<std::string, int> fixed;      // "tp" -> 4: only that value
-    std::map<std::string, int> max;        // "tp" -> 8: at most
+    std::map<std::string, int> fixed;   // "tp" -> 4: only that value
+    std::map<std::string, int> max;     // "tp" -> 8: at most
 };
 
 // Which axes a framework splits over (others stay 1): subset of tp pp sp cp ep.
@@ -37,8 +37,8 @@ std::vector<Split> enumerate_splits(const AdvisorQuery& q);
 
 struct NearestLayout {
     Split split;
-    int changed = 0;         // knobs that differ from the project
-    double distance = 0;     // changed + sum |log2(new / old)|
+    int changed = 0;       // knobs that differ from the project
+    double distance = 0;   // changed + sum |log2(new / old)|
 };
 
 // Valid splits nearest to the project's own layout (other settings kept): a split
@@ -50,4 +50,4 @@ Split split_of(const Project& p);
 nlohmann::json to_json(const Split& s);
 nlohmann::json to_json(const NearestLayout& n);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -28,16 +28,43 @@ const std::map<std::string, Accessor>& accessors() {
         std::map<std::string, Accessor> t;
 #define PARAPLAN_L(f) t["/layout/" #f] = member(&Layout::f, &lay, &clay)
 #define PARAPLAN_T(f) t["/training/" #f] = member(&Training::f, &tr, &ctr)
-        PARAPLAN_L(framework); PARAPLAN_L(tp); PARAPLAN_L(pp); PARAPLAN_L(sp); PARAPLAN_L(sp_mode);
-        PARAPLAN_L(cp); PARAPLAN_L(ep); PARAPLAN_L(etp); PARAPLAN_L(dp); PARAPLAN_L(zero_stage);
-        PARAPLAN_L(schedule); PARAPLAN_L(chunks); PARAPLAN_L(num_microbatches); PARAPLAN_L(recompute);
-        PARAPLAN_L(offload); PARAPLAN_L(offload_fraction); PARAPLAN_L(flash_attention); PARAPLAN_L(fused_norm);
-        PARAPLAN_L(jit_fused); PARAPLAN_L(fp8); PARAPLAN_L(order); PARAPLAN_L(dp_outside);
-        PARAPLAN_L(inner_ring_size); PARAPLAN_L(dp_shard); PARAPLAN_L(dp_replicate); PARAPLAN_L(tp_mode);
-        PARAPLAN_L(tp_depth); PARAPLAN_L(num_layers_per_stage); PARAPLAN_L(distributed_optimizer);
-        PARAPLAN_L(account_for_embedding_in_pipeline_split); PARAPLAN_L(account_for_loss_in_pipeline_split);
-        PARAPLAN_T(global_batch_size); PARAPLAN_T(micro_batch_size); PARAPLAN_T(seq_len); PARAPLAN_T(precision);
-        PARAPLAN_T(optimizer); PARAPLAN_T(train_tokens);
+        PARAPLAN_L(framework);
+        PARAPLAN_L(tp);
+        PARAPLAN_L(pp);
+        PARAPLAN_L(sp);
+        PARAPLAN_L(sp_mode);
+        PARAPLAN_L(cp);
+        PARAPLAN_L(ep);
+        PARAPLAN_L(etp);
+        PARAPLAN_L(dp);
+        PARAPLAN_L(zero_stage);
+        PARAPLAN_L(schedule);
+        PARAPLAN_L(chunks);
+        PARAPLAN_L(num_microbatches);
+        PARAPLAN_L(recompute);
+        PARAPLAN_L(offload);
+        PARAPLAN_L(offload_fraction);
+        PARAPLAN_L(flash_attention);
+        PARAPLAN_L(fused_norm);
+        PARAPLAN_L(jit_fused);
+        PARAPLAN_L(fp8);
+        PARAPLAN_L(order);
+        PARAPLAN_L(dp_outside);
+        PARAPLAN_L(inner_ring_size);
+        PARAPLAN_L(dp_shard);
+        PARAPLAN_L(dp_replicate);
+        PARAPLAN_L(tp_mode);
+        PARAPLAN_L(tp_depth);
+        PARAPLAN_L(num_layers_per_stage);
+        PARAPLAN_L(distributed_optimizer);
+        PARAPLAN_L(account_for_embedding_in_pipeline_split);
+        PARAPLAN_L(account_for_loss_in_pipeline_split);
+        PARAPLAN_T(global_batch_size);
+        PARAPLAN_T(micro_batch_size);
+        PARAPLAN_T(seq_len);
+        PARAPLAN_T(precision);
+        PARAPLAN_T(optimizer);
+        PARAPLAN_T(train_tokens);
 #undef PARAPLAN_L
 #undef PARAPLAN_T
         return t;
@@ -58,7 +85,7 @@ bool node_field(const std::string& ptr, std::size_t& index, std::string& key) {
     return key == "gpu" || key == "gpus";
 }
 
-}  // namespace
+}   // namespace
 
 void set_field(Project& p, const std::string& pointer, const nlohmann::json& value) {
     std::size_t i = 0;
@@ -102,4 +129,4 @@ Project with_fix(Project p, const Fix& f) {
     return p;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -16,4 +16,4 @@ nlohmann::json get_field(const Project& p, const std::string& pointer);
 void apply_fix(Project& p, const Fix& f);
 Project with_fix(Project p, const Fix& f);
 
-}  // namespace paraplan
+}   // namespace paraplan

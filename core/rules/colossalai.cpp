@@ -32,11 +32,12 @@ std::vector<int> world_divisors(const Project& p) { return divisors(std::max(1, 
 void world_divisible(const Project& p, Out& out) {
     const int w = p.world_size(), tp = p.layout.tp, pp = p.layout.pp;
     if (w <= 0 || tp <= 0 || pp <= 0 || w % (tp * pp) == 0) return;
-    auto d = diag(Severity::Error, "colossalai.world_divisible",
-                  "The world size " + str(w) + " is not divisible by tp × pp = " + str(tp) + " × " + str(pp) + " = " +
-                      str(tp * pp) + ", so the GPUs cannot be split into whole pipeline/tensor groups.",
-                  "AssertionError: World size " + str(w) + " is not divisible by tp_size " + str(tp) + " * pp_size " + str(pp),
-                  {"/layout/tp", "/layout/pp"});
+    auto d = diag(
+        Severity::Error, "colossalai.world_divisible",
+        "The world size " + str(w) + " is not divisible by tp × pp = " + str(tp) + " × " + str(pp) + " = " +
+            str(tp * pp) + ", so the GPUs cannot be split into whole pipeline/tensor groups.",
+        "AssertionError: World size " + str(w) + " is not divisible by tp_size " + str(tp) + " * pp_size " + str(pp),
+        {"/layout/tp", "/layout/pp"});
     add_fixes(d, &world_divisible, p, knob_candidates(p, {"/layout/tp", "/layout/pp"}, world_divisors(p)));
     out.push_back(d);
 }
@@ -46,26 +47,32 @@ void world_divisible(const Project& p, Out& out) {
 void sp_mode_unset(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (sp_on(l) || l.sp <= 1) return;
-    auto d = diag(Severity::Error, "colossalai.sp_mode_unset",
-                  "sp is " + str(l.sp) + " but sp_mode is none: sequence parallelism is off, and ColossalAI refuses an "
-                  "sp_size without it. Choose a mode explicitly (the plugin and ShardConfig default to different ones).",
-                  "AssertionError: You should not set sp_size when sequence parallelism is not enabled.",
-                  {"/layout/sp", "/layout/sp_mode"});
+    auto d = diag(
+        Severity::Error, "colossalai.sp_mode_unset",
+        "sp is " + str(l.sp) +
+            " but sp_mode is none: sequence parallelism is off, and ColossalAI refuses an "
+            "sp_size without it. Choose a mode explicitly (the plugin and ShardConfig default to different ones).",
+        "AssertionError: You should not set sp_size when sequence parallelism is not enabled.",
+        {"/layout/sp", "/layout/sp_mode"});
     add_fixes(d, &sp_mode_unset, p,
-              {set_value("/layout/sp_mode", "all_to_all", "Use all_to_all (Ulysses) sequence parallelism over sp = " + str(l.sp)),
-               set_value("/layout/sp_mode", "ring_attn", "Use ring attention over sp = " + str(l.sp)), set_int(p, "/layout/sp", 1)});
+              {set_value("/layout/sp_mode", "all_to_all",
+                         "Use all_to_all (Ulysses) sequence parallelism over sp = " + str(l.sp)),
+               set_value("/layout/sp_mode", "ring_attn", "Use ring attention over sp = " + str(l.sp)),
+               set_int(p, "/layout/sp", 1)});
     out.push_back(d);
 }
 
-// 3. split_gather / ring reuse the TP group: "Sequence parallelism mode {mode} must be enabled when using tensor parallelism"
+// 3. split_gather / ring reuse the TP group: "Sequence parallelism mode {mode} must be enabled when using tensor
+// parallelism"
 void sp_mode_needs_tp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!sp_tp_mode(l.sp_mode) || l.tp > 1) return;
-    auto d = diag(Severity::Error, "colossalai.sp_mode_needs_tp",
-                  "Sequence parallelism mode " + l.sp_mode + " splits the sequence over the tensor-parallel group, but tp is " +
-                      str(l.tp) + "; it needs tp > 1.",
-                  "AssertionError: Sequence parallelism mode " + l.sp_mode + " must be enabled when using tensor parallelism",
-                  {"/layout/sp_mode", "/layout/tp"});
+    auto d = diag(
+        Severity::Error, "colossalai.sp_mode_needs_tp",
+        "Sequence parallelism mode " + l.sp_mode + " splits the sequence over the tensor-parallel group, but tp is " +
+            str(l.tp) + "; it needs tp > 1.",
+        "AssertionError: Sequence parallelism mode " + l.sp_mode + " must be enabled when using tensor parallelism",
+        {"/layout/sp_mode", "/layout/tp"});
     std::vector<Fix> c;
     for (int t : {2, 4, 8}) c.push_back(set_int(p, "/layout/tp", t));
     c.push_back(Fix{"Use all_to_all sequence parallelism", {{"/layout/sp_mode", "all_to_all"}}});
@@ -78,8 +85,8 @@ void sp_size_ignored(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!sp_tp_mode(l.sp_mode) || l.sp <= 1 || l.sp == l.tp) return;
     auto d = diag(Severity::Warning, "colossalai.sp_size_ignored",
-                  "In mode " + l.sp_mode + " the sequence is split over the tp group (" + str(l.tp) + " GPUs); sp = " +
-                      str(l.sp) + " is ignored.",
+                  "In mode " + l.sp_mode + " the sequence is split over the tp group (" + str(l.tp) +
+                      " GPUs); sp = " + str(l.sp) + " is ignored.",
                   "The sp_size will be the same as tp_size in sequence parallelism mode " + l.sp_mode +
                       ", will ignore the given sequence parallelism size.",
                   {"/layout/sp"});
@@ -90,10 +97,11 @@ void sp_size_ignored(const Project& p, Out& out) {
 // MoE plugin: ring_attn passes the mode list but never sets dp_size -> AttributeError.
 void moe_ring_attn(const Project& p, Out& out) {
     if (p.layout.sp_mode != "ring_attn") return;
-    auto d = diag(Severity::Error, "colossalai.moe_ring_attn_unsupported",
-                  "MoeHybridParallelPlugin supports only all_to_all (DeepSpeed-Ulysses) among the sp-axis modes; ring_attn "
-                  "crashes while computing dp_size.",
-                  "AttributeError: 'MoeHybridParallelPlugin' object has no attribute 'dp_size'", {"/layout/sp_mode"});
+    auto d = diag(
+        Severity::Error, "colossalai.moe_ring_attn_unsupported",
+        "MoeHybridParallelPlugin supports only all_to_all (DeepSpeed-Ulysses) among the sp-axis modes; ring_attn "
+        "crashes while computing dp_size.",
+        "AttributeError: 'MoeHybridParallelPlugin' object has no attribute 'dp_size'", {"/layout/sp_mode"});
     add_fixes(d, &moe_ring_attn, p,
               {set_value("/layout/sp_mode", "all_to_all", "Use all_to_all sequence parallelism"),
                Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}}});
@@ -112,11 +120,13 @@ void world_divisible_sp(const Project& p, Out& out) {
     const int product = dp * model;
     auto d = diag(Severity::Error, "colossalai.world_divisible_sp",
                   "The world size " + str(w) + " is not divisible by tp × pp × sp = " + str(model) + " (" + l.sp_mode +
-                      " gives sequence parallelism its own mesh axis), so dp = " + str(w) + " // " + str(model) + " = " +
-                      str(w / model) + " leaves ranks out of the mesh.",
-                  "AssertionError: The product of the size(" + str(product) + ") must be equal to the world size(" + str(w) + ").",
+                      " gives sequence parallelism its own mesh axis), so dp = " + str(w) + " // " + str(model) +
+                      " = " + str(w / model) + " leaves ranks out of the mesh.",
+                  "AssertionError: The product of the size(" + str(product) + ") must be equal to the world size(" +
+                      str(w) + ").",
                   {"/layout/sp", "/layout/tp", "/layout/pp"});
-    add_fixes(d, &world_divisible_sp, p, knob_candidates(p, {"/layout/sp", "/layout/tp", "/layout/pp"}, world_divisors(p)));
+    add_fixes(d, &world_divisible_sp, p,
+              knob_candidates(p, {"/layout/sp", "/layout/tp", "/layout/pp"}, world_divisors(p)));
     out.push_back(d);
 }
 
@@ -124,11 +134,12 @@ void world_divisible_sp(const Project& p, Out& out) {
 void moe_dp_divisible_ep(const Project& p, Out& out) {
     const Sizes s = sizes(p);
     if (s.dp <= 0 || s.dp % s.ep == 0) return;
-    auto d = diag(Severity::Error, "colossalai.moe_dp_divisible_ep",
-                  "Expert parallelism is carved out of data parallelism: dp = " + str(s.dp) + " is not divisible by ep = " +
-                      str(s.ep) + ".",
-                  "AssertionError: dp_size should be divisible by ep_size, self.dp_size=" + str(s.dp) + " ep_size=" + str(s.ep),
-                  {"/layout/ep", "/layout/tp", "/layout/pp"});
+    auto d = diag(
+        Severity::Error, "colossalai.moe_dp_divisible_ep",
+        "Expert parallelism is carved out of data parallelism: dp = " + str(s.dp) +
+            " is not divisible by ep = " + str(s.ep) + ".",
+        "AssertionError: dp_size should be divisible by ep_size, self.dp_size=" + str(s.dp) + " ep_size=" + str(s.ep),
+        {"/layout/ep", "/layout/tp", "/layout/pp"});
     add_fixes(d, &moe_dp_divisible_ep, p,
               knob_candidates(p, {"/layout/ep", "/layout/tp", "/layout/pp"}, divisors(std::max(1, p.world_size()))));
     out.push_back(d);
@@ -170,8 +181,9 @@ void model_chunks(const Project& p, Out& out) {
         fe = "AssertionError: num_model_chunks must be 1 when using 1f1b";
         why = "1f1b runs one model chunk per stage";
     } else if (l.schedule == "zbv" && l.chunks != 2) {
-        fe = is_moe_plugin(p) && l.chunks < 2 ? "AssertionError: number of model chunks must be > 1 when using ZerbubbleV"
-                                              : "AssertionError: num_model_chunks must be 2 when using zero bubble pipeline";
+        fe = is_moe_plugin(p) && l.chunks < 2
+                 ? "AssertionError: number of model chunks must be > 1 when using ZerbubbleV"
+                 : "AssertionError: num_model_chunks must be 2 when using zero bubble pipeline";
         why = "the zero-bubble V schedule holds exactly 2 chunks per stage";
     } else if (l.schedule == "interleaved" && l.chunks <= 1) {
         fe = "AssertionError: number of model chunks must be > 1 when using interleaved";
@@ -200,14 +212,16 @@ void model_chunks(const Project& p, Out& out) {
 void zero_stage_with_pp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.pp <= 1 || l.zero_stage <= 1 || l.zero_stage > 2 || is_moe_plugin(p)) return;
-    auto d = diag(Severity::Error, "colossalai.zero_stage_with_pp",
-                  "ZeRO-" + str(l.zero_stage) + " shards gradients, which would need a gradient sync per microbatch with pp = " +
-                      str(l.pp) + "; ColossalAI allows ZeRO 0 or 1 with pipelines.",
-                  "AssertionError: To avoid prohibitive gradient synchronization costs, zero stage must be 0 or 1 when using "
-                  "pipeline parallelism",
-                  {"/layout/zero_stage", "/layout/pp"});
+    auto d = diag(
+        Severity::Error, "colossalai.zero_stage_with_pp",
+        "ZeRO-" + str(l.zero_stage) + " shards gradients, which would need a gradient sync per microbatch with pp = " +
+            str(l.pp) + "; ColossalAI allows ZeRO 0 or 1 with pipelines.",
+        "AssertionError: To avoid prohibitive gradient synchronization costs, zero stage must be 0 or 1 when using "
+        "pipeline parallelism",
+        {"/layout/zero_stage", "/layout/pp"});
     std::vector<Fix> c{set_value("/layout/zero_stage", 1, "Use ZeRO-1")};
-    c.push_back(Fix{"Drop the pipeline (pp 1, tp " + str(l.tp * l.pp) + ")", {{"/layout/pp", 1}, {"/layout/tp", l.tp * l.pp}}});
+    c.push_back(
+        Fix{"Drop the pipeline (pp 1, tp " + str(l.tp * l.pp) + ")", {{"/layout/pp", 1}, {"/layout/tp", l.tp * l.pp}}});
     c.push_back(set_value("/layout/zero_stage", 0, "Turn ZeRO off"));
     add_fixes(d, &zero_stage_with_pp, p, c);
     out.push_back(d);
@@ -230,7 +244,8 @@ void num_layers_per_stage(const Project& p, Out& out) {
         msg = "num_layers_per_stage sums to " + str(sum) + " but the model has " + str(L) + " layers.";
         fe = "AssertionError (assert sum(num_layers_per_stage) == num_layers)";
     } else if (l.schedule != "1f1b") {
-        msg = "A manual layer split has pp entries, but " + l.schedule + " indexes pp × chunks = " + str(l.pp * l.chunks) +
+        msg = "A manual layer split has pp entries, but " + l.schedule +
+              " indexes pp × chunks = " + str(l.pp * l.chunks) +
               " entries; ColossalAI supports num_layers_per_stage with 1f1b only.";
         fe = "IndexError: index " + str(l.pp + 1) + " is out of bounds for axis 0 with size " + str(l.pp + 1);
     } else {
@@ -255,11 +270,12 @@ void empty_stages(const Project& p, Out& out) {
     if (l.pp <= 1 || L <= 0 || !l.num_layers_per_stage.empty()) return;
     const int entries = pipeline_entries(l);
     if (L >= entries) return;
-    auto d = diag(Severity::Warning, "colossalai.empty_stages",
-                  "The model has " + str(L) + " layers for pp × chunks = " + str(entries) +
-                      " pipeline entries, so some stages hold no transformer layer.",
-                  p.model.encoder_layers > 0 ? "The total number of layers can't be smaller than number of stages." : "",
-                  {"/layout/pp", "/layout/chunks"});
+    auto d = diag(
+        Severity::Warning, "colossalai.empty_stages",
+        "The model has " + str(L) + " layers for pp × chunks = " + str(entries) +
+            " pipeline entries, so some stages hold no transformer layer.",
+        p.model.encoder_layers > 0 ? "The total number of layers can't be smaller than number of stages." : "",
+        {"/layout/pp", "/layout/chunks"});
     add_fixes(d, &empty_stages, p, knob_candidates(p, {"/layout/pp"}, divisors(std::max(1, p.world_size()))));
     out.push_back(d);
 }
@@ -280,8 +296,8 @@ void uneven_layers(const Project& p, Out& out) {
     }
     out.push_back(diag(Severity::Info, "colossalai.uneven_layers",
                        str(L) + " layers do not divide into " + str(entries) +
-                           " pipeline entries; ColossalAI gives the extra layers to the middle stages: " + join(per, "/") +
-                           " layers per stage.",
+                           " pipeline entries; ColossalAI gives the extra layers to the middle stages: " +
+                           join(per, "/") + " layers per stage.",
                        "", {"/layout/pp", "/layout/num_layers_per_stage"}));
 }
 
@@ -291,10 +307,12 @@ void precision_rule(const Project& p, Out& out) {
     if (pr == "tf32" || pr == "fp8") {
         auto d = diag(Severity::Error, "colossalai.precision",
                       "ColossalAI plugins take precision fp16, bf16 or fp32, not " + pr +
-                          (pr == "fp8" ? " (FP8 is the separate use_fp8 switch on top of bf16)." : " (tf32 is fp32 with TF32 matmuls)."),
+                          (pr == "fp8" ? " (FP8 is the separate use_fp8 switch on top of bf16)."
+                                       : " (tf32 is fp32 with TF32 matmuls)."),
                       "KeyError: '" + pr + "'", {"/training/precision"});
         std::vector<Fix> c;
-        if (pr == "fp8") c.push_back(Fix{"Train in bf16 with use_fp8", {{"/training/precision", "bf16"}, {"/layout/fp8", true}}});
+        if (pr == "fp8")
+            c.push_back(Fix{"Train in bf16 with use_fp8", {{"/training/precision", "bf16"}, {"/layout/fp8", true}}});
         else c.push_back(set_value("/training/precision", "fp32", "Train in fp32"));
         c.push_back(set_value("/training/precision", "bf16", "Train in bf16"));
         add_fixes(d, &precision_rule, p, c);
@@ -303,12 +321,14 @@ void precision_rule(const Project& p, Out& out) {
     }
     if (pr == "fp32" && p.layout.zero_stage > 0 && plugin(p) == Framework::colossalai) {
         auto d = diag(Severity::Error, "colossalai.zero_precision",
-                      "ZeRO stage " + str(p.layout.zero_stage) + " keeps fp32 master weights of fp16/bf16 parameters; "
-                      "it needs precision fp16 or bf16, not fp32.",
+                      "ZeRO stage " + str(p.layout.zero_stage) +
+                          " keeps fp32 master weights of fp16/bf16 parameters; "
+                          "it needs precision fp16 or bf16, not fp32.",
                       "AssertionError: Please set precision to 'fp16' or 'bf16' when using ZeRO.",
                       {"/training/precision", "/layout/zero_stage"});
         add_fixes(d, &precision_rule, p,
-                  {set_value("/training/precision", "bf16", "Train in bf16"), set_value("/layout/zero_stage", 0, "Turn ZeRO off")});
+                  {set_value("/training/precision", "bf16", "Train in bf16"),
+                   set_value("/layout/zero_stage", 0, "Turn ZeRO off")});
         out.push_back(d);
     }
 }
@@ -318,9 +338,11 @@ void zero_dp1(const Project& p, Out& out) {
     const int zero_group = s.dp * s.sp;
     if (p.layout.zero_stage <= 0 || s.dp <= 0 || zero_group != 1) return;
     auto d = diag(Severity::Warning, "colossalai.zero_dp1",
-                  "ZeRO-" + str(p.layout.zero_stage) + " shards over the data-parallel group, which has 1 rank here: "
-                  "nothing is sharded and the optimizer only adds overhead.",
-                  "Use Zero Optimizer when data parallel size is 1 may introduce unnecessary overhead.", {"/layout/zero_stage"});
+                  "ZeRO-" + str(p.layout.zero_stage) +
+                      " shards over the data-parallel group, which has 1 rank here: "
+                      "nothing is sharded and the optimizer only adds overhead.",
+                  "Use Zero Optimizer when data parallel size is 1 may introduce unnecessary overhead.",
+                  {"/layout/zero_stage"});
     add_fixes(d, &zero_dp1, p, {set_value("/layout/zero_stage", 0, "Turn ZeRO off")});
     out.push_back(d);
 }
@@ -361,10 +383,12 @@ void deepseek_v3_limits(const Project& p, Out& out) {
         return;
     }
     auto d = diag(Severity::Error, "colossalai.deepseek_v3_limits",
-                  "ColossalAI's DeepSeek-V3 policy supports expert, pipeline (not zbv) and data parallelism only.", fe, fields);
+                  "ColossalAI's DeepSeek-V3 policy supports expert, pipeline (not zbv) and data parallelism only.", fe,
+                  fields);
     add_fixes(d, &deepseek_v3_limits, p,
               {Fix{"Move tp into ep", {{"/layout/tp", 1}, {"/layout/ep", std::max(1, l.ep) * std::max(1, l.tp)}}},
-               set_int(p, "/layout/tp", 1), Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}},
+               set_int(p, "/layout/tp", 1),
+               Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}},
                Fix{"Use 1f1b", {{"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}}});
     out.push_back(d);
 }
@@ -392,12 +416,14 @@ void model_sp_support(const Project& p, Out& out) {
     const bool err = s.rfind("error:", 0) == 0;
     const std::string text = s.substr(s.find(':') + 1);
     auto d = diag(err ? Severity::Error : Severity::Warning, "colossalai.model_sp_support",
-                  model_label(p) + (err ? " does not support sequence parallelism mode " : " ignores or converts mode ") + l.sp_mode +
-                      (err ? "." : "; the ranks of the sp axis would duplicate work."),
+                  model_label(p) +
+                      (err ? " does not support sequence parallelism mode " : " ignores or converts mode ") +
+                      l.sp_mode + (err ? "." : "; the ranks of the sp axis would duplicate work."),
                   text, {"/layout/sp_mode"});
     std::vector<Fix> c;
     for (const char* m : {"split_gather", "all_to_all", "ring", "ring_attn"})
-        if (m != l.sp_mode && sp_support(p.model.family, m) == "ok") c.push_back(set_value("/layout/sp_mode", m, std::string("Use ") + m));
+        if (m != l.sp_mode && sp_support(p.model.family, m) == "ok")
+            c.push_back(set_value("/layout/sp_mode", m, std::string("Use ") + m));
     c.push_back(Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}});
     add_fixes(d, &model_sp_support, p, c);
     out.push_back(d);
@@ -408,10 +434,11 @@ void moe_sp_with_pp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const ShardformerPolicy* pol = shardformer_policy(p.model.family);
     if (!sp_on(l) || l.pp <= 1 || !pol || !pol->sp_excludes_pp) return;
-    auto d = diag(Severity::Error, "colossalai.moe_sp_with_pp",
-                  model_label(p) + " cannot combine sequence parallelism with pipeline parallelism (pp = " + str(l.pp) + ").",
-                  "NotImplementedError: Sequence parallelism is not supported with pipeline parallelism.",
-                  {"/layout/sp_mode", "/layout/pp"});
+    auto d = diag(
+        Severity::Error, "colossalai.moe_sp_with_pp",
+        model_label(p) + " cannot combine sequence parallelism with pipeline parallelism (pp = " + str(l.pp) + ").",
+        "NotImplementedError: Sequence parallelism is not supported with pipeline parallelism.",
+        {"/layout/sp_mode", "/layout/pp"});
     add_fixes(d, &moe_sp_with_pp, p,
               {Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}},
                set_int(p, "/layout/pp", 1)});
@@ -444,12 +471,13 @@ void tp_divides_kv_heads(const Project& p, Out& out) {
     const int sp = l.sp_mode == "all_to_all" ? std::max(1, l.sp) : 1;
     const int kv = sp > 1 && KV % sp == 0 ? KV / sp : KV;
     if (kv % l.tp == 0 && kv >= l.tp) return;
-    auto d = diag(Severity::Error, "colossalai.tp_divides_kv_heads",
-                  "tp = " + str(l.tp) + " does not divide the " + str(kv) + " key/value heads (grouped-query attention), so " +
-                      "they cannot be split evenly over the tensor-parallel GPUs.",
-                  "AssertionError: The number of key_value heads must be divisible by, and must not be less than tensor "
-                  "parallel size.",
-                  {"/layout/tp", "/model/kv_heads"});
+    auto d = diag(
+        Severity::Error, "colossalai.tp_divides_kv_heads",
+        "tp = " + str(l.tp) + " does not divide the " + str(kv) + " key/value heads (grouped-query attention), so " +
+            "they cannot be split evenly over the tensor-parallel GPUs.",
+        "AssertionError: The number of key_value heads must be divisible by, and must not be less than tensor "
+        "parallel size.",
+        {"/layout/tp", "/model/kv_heads"});
     add_fixes(d, &tp_divides_kv_heads, p, knob_candidates(p, {"/layout/tp"}, divisors(KV)));
     out.push_back(d);
 }
@@ -462,8 +490,9 @@ void sp_divides_heads(const Project& p, Out& out) {
     if (H % l.sp == 0 && KV % l.sp == 0) return;
     const bool kv_bad = H % l.sp == 0;
     auto d = diag(Severity::Error, "colossalai.sp_divides_heads",
-                  "all_to_all sequence parallelism gives each of the sp = " + str(l.sp) + " GPUs whole attention heads, but the model has " +
-                      str(kv_bad ? KV : H) + (kv_bad ? " key/value heads." : " heads."),
+                  "all_to_all sequence parallelism gives each of the sp = " + str(l.sp) +
+                      " GPUs whole attention heads, but the model has " + str(kv_bad ? KV : H) +
+                      (kv_bad ? " key/value heads." : " heads."),
                   "RuntimeError: shape '[...]' is invalid for input of size ... (heads are floor-divided by sp)",
                   {"/layout/sp", "/model/heads"});
     add_fixes(d, &sp_divides_heads, p, knob_candidates(p, {"/layout/sp"}, divisors(std::gcd(H, KV))));
@@ -500,11 +529,12 @@ void seq_divisible(const Project& p, Out& out) {
     if (seq % k == 0) return;
     auto d = diag(Severity::Error, "colossalai.seq_divisible",
                   "seq_len " + str(seq) + " is not a multiple of " + str(k) + " (" + what + " = " + str(k) + ").",
-                  "AssertionError: The dimension to split (" + str(seq) + ") is not a multiple of world size (" + str(k) +
-                      "), cannot split tensor evenly",
+                  "AssertionError: The dimension to split (" + str(seq) + ") is not a multiple of world size (" +
+                      str(k) + "), cannot split tensor evenly",
                   {"/training/seq_len", field});
     auto c = seq_fixes(p, k);
-    for (auto& f : knob_candidates(p, {field}, divisors(static_cast<int>(std::min<long long>(seq, 1 << 20))))) c.push_back(f);
+    for (auto& f : knob_candidates(p, {field}, divisors(static_cast<int>(std::min<long long>(seq, 1 << 20)))))
+        c.push_back(f);
     add_fixes(d, &seq_divisible, p, c);
     out.push_back(d);
 }
@@ -522,7 +552,8 @@ void seq_divisible_ring(const Project& p, Out& out) {
                   "AssertionError: Bro, the seq length " + str(seq) + " for tensor 0 can't be split by " + str(k) + "!",
                   {"/training/seq_len", "/layout/sp"});
     auto c = seq_fixes(p, k);
-    for (auto& f : knob_candidates(p, {"/layout/sp"}, divisors(static_cast<int>(std::min<long long>(seq, 1 << 20))))) c.push_back(f);
+    for (auto& f : knob_candidates(p, {"/layout/sp"}, divisors(static_cast<int>(std::min<long long>(seq, 1 << 20)))))
+        c.push_back(f);
     add_fixes(d, &seq_divisible_ring, p, c);
     out.push_back(d);
 }
@@ -532,10 +563,12 @@ void inner_ring_size(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.sp_mode != "ring_attn" || l.inner_ring_size <= 0) return;
     if (l.inner_ring_size <= l.sp && l.sp % l.inner_ring_size == 0) return;
-    auto d = diag(Severity::Error, "colossalai.inner_ring_size",
-                  "inner_ring_size " + str(l.inner_ring_size) + " must divide sp = " + str(l.sp) + " (2D ring attention).",
-                  "AssertionError: Error: sp_size " + str(l.sp) + " should be divisible by inner_ring_size " + str(l.inner_ring_size),
-                  {"/layout/inner_ring_size", "/layout/sp"});
+    auto d = diag(
+        Severity::Error, "colossalai.inner_ring_size",
+        "inner_ring_size " + str(l.inner_ring_size) + " must divide sp = " + str(l.sp) + " (2D ring attention).",
+        "AssertionError: Error: sp_size " + str(l.sp) + " should be divisible by inner_ring_size " +
+            str(l.inner_ring_size),
+        {"/layout/inner_ring_size", "/layout/sp"});
     std::vector<Fix> c{set_value("/layout/inner_ring_size", 0, "Use a single ring")};
     for (int v : nearest_first(l.inner_ring_size, divisors(std::max(1, l.sp))))
         c.insert(c.end() - 1, set_value("/layout/inner_ring_size", v, "Set inner_ring_size to " + str(v)));
@@ -559,12 +592,13 @@ void model_flash(const Project& p, Out& out) {
     const SupportCell& c = pol->cell("flash_attention");
     if (c.level == Support::Ignored)
         out.push_back(diag(Severity::Info, "colossalai.model_flash_attention",
-                           pol->name + "'s ShardFormer policy ignores the flash attention flag (" + c.note + ").", c.framework,
-                           {"/layout/flash_attention"}));
+                           pol->name + "'s ShardFormer policy ignores the flash attention flag (" + c.note + ").",
+                           c.framework, {"/layout/flash_attention"}));
     else if (c.level == Support::NoEffect)
-        out.push_back(diag(Severity::Info, "colossalai.model_flash_attention",
-                           model_label(p) + "'s ShardFormer policy has no flash attention replacement; the flag has no effect.",
-                           "", {"/layout/flash_attention"}));
+        out.push_back(
+            diag(Severity::Info, "colossalai.model_flash_attention",
+                 model_label(p) + "'s ShardFormer policy has no flash attention replacement; the flag has no effect.",
+                 "", {"/layout/flash_attention"}));
 }
 
 void model_kernel_flags(const Project& p, Out& out) {
@@ -590,8 +624,8 @@ void vocab_padding(const Project& p, Out& out) {
     if (V % m == 0) return;
     const int padded = (V + m - 1) / m * m;
     out.push_back(diag(Severity::Info, "colossalai.vocab_padding",
-                       "The vocabulary (" + str(V) + ") is padded to " + str(padded) + " (a multiple of 64 × tp = " + str(m) +
-                           "); " + str(padded - V) + " padding rows are added to the embedding and LM head.",
+                       "The vocabulary (" + str(V) + ") is padded to " + str(padded) + " (a multiple of 64 × tp = " +
+                           str(m) + "); " + str(padded - V) + " padding rows are added to the embedding and LM head.",
                        "", {"/model/vocab", "/layout/tp"}));
 }
 
@@ -600,9 +634,11 @@ void moe_experts_divisible(const Project& p, Out& out) {
     const int E = p.model.experts, ep = p.layout.ep;
     if (E <= 0 || ep <= 1 || E % ep == 0) return;
     auto d = diag(Severity::Error, "colossalai.moe_experts_divisible_ep",
-                  "ep = " + str(ep) + " does not divide the " + str(E) + " experts, so the GPUs of an expert group cannot hold equal shares.",
-                  p.model.family == "mixtral" ? "ValueError: The number of experts must be divisible by the number of expert parallel groups."
-                                              : "AssertionError (assert num_experts % ep_size == 0)",
+                  "ep = " + str(ep) + " does not divide the " + str(E) +
+                      " experts, so the GPUs of an expert group cannot hold equal shares.",
+                  p.model.family == "mixtral"
+                      ? "ValueError: The number of experts must be divisible by the number of expert parallel groups."
+                      : "AssertionError (assert num_experts % ep_size == 0)",
                   {"/layout/ep", "/model/experts"});
     add_fixes(d, &moe_experts_divisible, p, knob_candidates(p, {"/layout/ep"}, divisors(E)));
     out.push_back(d);
@@ -610,9 +646,10 @@ void moe_experts_divisible(const Project& p, Out& out) {
 
 void moe_dense_model(const Project& p, Out& out) {
     if (p.model.family.empty() || p.model.is_moe()) return;
-    auto d = diag(Severity::Warning, "colossalai.moe_dense_model",
-                  model_label(p) + " has no experts; MoeHybridParallelPlugin only adds overhead. Use HybridParallelPlugin.",
-                  "", {"/layout/framework"});
+    auto d = diag(
+        Severity::Warning, "colossalai.moe_dense_model",
+        model_label(p) + " has no experts; MoeHybridParallelPlugin only adds overhead. Use HybridParallelPlugin.", "",
+        {"/layout/framework"});
     add_fixes(d, &moe_dense_model, p,
               {Fix{"Use HybridParallelPlugin", {{"/layout/framework", "colossalai"}, {"/layout/ep", 1}}}});
     out.push_back(d);
@@ -620,18 +657,17 @@ void moe_dense_model(const Project& p, Out& out) {
 
 void moe_zero2(const Project& p, Out& out) {
     if (p.layout.zero_stage != 2) return;
-    auto d = diag(Severity::Warning, "colossalai.moe_zero2_downgraded",
-                  "MoeHybridParallelPlugin silently runs ZeRO-2 as ZeRO-1 (ZeRO-2 can hang when some experts get no tokens).",
-                  "overlap_communication and zero_stage are set to False and 1 because ZeRO-2 or comm overlap cause program "
-                  "hang when some experts are not routed.",
-                  {"/layout/zero_stage"});
+    auto d = diag(
+        Severity::Warning, "colossalai.moe_zero2_downgraded",
+        "MoeHybridParallelPlugin silently runs ZeRO-2 as ZeRO-1 (ZeRO-2 can hang when some experts get no tokens).",
+        "overlap_communication and zero_stage are set to False and 1 because ZeRO-2 or comm overlap cause program "
+        "hang when some experts are not routed.",
+        {"/layout/zero_stage"});
     add_fixes(d, &moe_zero2, p, {set_value("/layout/zero_stage", 1, "Use ZeRO-1")});
     out.push_back(d);
 }
 
-int effective_zero(const Project& p) {
-    return is_moe_plugin(p) && p.layout.zero_stage == 2 ? 1 : p.layout.zero_stage;
-}
+int effective_zero(const Project& p) { return is_moe_plugin(p) && p.layout.zero_stage == 2 ? 1 : p.layout.zero_stage; }
 
 // MoeHybridParallelZeroOptimizer: every pipeline stage needs expert parameters.
 void moe_stage_has_experts(const Project& p, Out& out) {
@@ -648,12 +684,14 @@ void moe_stage_has_experts(const Project& p, Out& out) {
         for (const auto& r : split[static_cast<std::size_t>(s)])
             for (int i = r.begin; i < r.end; ++i) has = has || p.model.is_moe_layer(i);
         if (has) continue;
-        auto d = diag(Severity::Error, "colossalai.moe_stage_has_experts",
-                      "Pipeline stage " + str(s) + " holds only dense layers (" + str(split[static_cast<std::size_t>(s)].front().begin) +
-                          "–" + str(split[static_cast<std::size_t>(s)].back().end - 1) +
-                          "), but the MoE ZeRO optimizer needs expert parameters on every stage.",
-                      "ValueError: No parameters found in moe_dp_group, please consider using HybridParallelPlugin instead",
-                      {"/layout/pp", "/layout/num_layers_per_stage", "/layout/zero_stage"});
+        auto d = diag(
+            Severity::Error, "colossalai.moe_stage_has_experts",
+            "Pipeline stage " + str(s) + " holds only dense layers (" +
+                str(split[static_cast<std::size_t>(s)].front().begin) + "–" +
+                str(split[static_cast<std::size_t>(s)].back().end - 1) +
+                "), but the MoE ZeRO optimizer needs expert parameters on every stage.",
+            "ValueError: No parameters found in moe_dp_group, please consider using HybridParallelPlugin instead",
+            {"/layout/pp", "/layout/num_layers_per_stage", "/layout/zero_stage"});
         std::vector<Fix> c;
         // A manual split that moves one MoE layer onto each stage (1f1b only).
         if (l.schedule == "1f1b") {
@@ -665,7 +703,10 @@ void moe_stage_has_experts(const Project& p, Out& out) {
                 int need = first_moe + 1 - per[0];
                 per[0] += need;
                 for (int i = l.pp - 1; i > 0 && need > 0; --i)
-                    while (need > 0 && per[static_cast<std::size_t>(i)] > 1) { --per[static_cast<std::size_t>(i)]; --need; }
+                    while (need > 0 && per[static_cast<std::size_t>(i)] > 1) {
+                        --per[static_cast<std::size_t>(i)];
+                        --need;
+                    }
                 c.push_back(set_value("/layout/num_layers_per_stage", per, "Split the layers " + join(per, "/")));
             }
         }
@@ -683,14 +724,17 @@ void moe_ddp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int sp = sp_axis_mode(l.sp_mode) ? l.sp : 1;
     if (l.zero_stage != 0 || l.pp != 1 || (l.ep <= 1 && sp <= 1)) return;
-    auto d = diag(Severity::Error, "colossalai.moe_ddp_groups",
-                  "With zero_stage 0 and pp 1 the MoE plugin wraps the model in PyTorch DDP, which needs the expert data "
-                  "group to equal the data group: ep and sp must be 1 (here ep = " + str(l.ep) + ", sp = " + str(sp) + ").",
-                  "NameError: name 'dp_group' is not defined (meant: if pytorch DDP is used, dp_group and moe_dp_group are "
-                  "expected to be the same)",
-                  {"/layout/zero_stage", "/layout/ep", "/layout/sp"});
+    auto d = diag(
+        Severity::Error, "colossalai.moe_ddp_groups",
+        "With zero_stage 0 and pp 1 the MoE plugin wraps the model in PyTorch DDP, which needs the expert data "
+        "group to equal the data group: ep and sp must be 1 (here ep = " +
+            str(l.ep) + ", sp = " + str(sp) + ").",
+        "NameError: name 'dp_group' is not defined (meant: if pytorch DDP is used, dp_group and moe_dp_group are "
+        "expected to be the same)",
+        {"/layout/zero_stage", "/layout/ep", "/layout/sp"});
     add_fixes(d, &moe_ddp, p,
-              {set_value("/layout/zero_stage", 1, "Use ZeRO-1"), Fix{"Set ep and sp to 1", {{"/layout/ep", 1}, {"/layout/sp", 1}}}});
+              {set_value("/layout/zero_stage", 1, "Use ZeRO-1"),
+               Fix{"Set ep and sp to 1", {{"/layout/ep", 1}, {"/layout/sp", 1}}}});
     out.push_back(d);
 }
 
@@ -705,8 +749,10 @@ void microbatches(const Project& p, Out& out) {
         msg = "1f1b needs at least pp = " + str(l.pp) + " microbatches to fill the pipeline; there are " + str(m) + ".";
         fe = "AssertionError: Number of microbatch should be larger than number of stages";
     } else if ((l.schedule == "interleaved" || l.schedule == "zbv") && m % l.pp != 0) {
-        msg = l.schedule + " runs microbatches in rounds of pp = " + str(l.pp) + "; " + str(m) + " microbatches is not a multiple.";
-        fe = "AssertionError: Number of microbatch should be an integer multiple of number of pipeline parallel devices";
+        msg = l.schedule + " runs microbatches in rounds of pp = " + str(l.pp) + "; " + str(m) +
+              " microbatches is not a multiple.";
+        fe =
+            "AssertionError: Number of microbatch should be an integer multiple of number of pipeline parallel devices";
     } else {
         return;
     }
@@ -730,7 +776,8 @@ void gemini_axes(const Project& p, Out& out) {
     std::string fe;
     if (l.pp > 1) {
         fields.push_back("/layout/pp");
-        fe = "NotImplementedError: Gemini is not compatible with pipeline. backward_by_grad shoudn't be called in Gemini.";
+        fe = "NotImplementedError: Gemini is not compatible with pipeline. backward_by_grad shoudn't be called in "
+             "Gemini.";
     }
     if (l.ep > 1) fields.push_back("/layout/ep");
     if (l.cp > 1) fields.push_back("/layout/cp");
@@ -743,7 +790,8 @@ void gemini_axes(const Project& p, Out& out) {
     Fix f{"Keep only tp and dp", {}};
     for (const auto& k : fields) f.changes.push_back({k, 1});
     if (sp_axis_mode(l.sp_mode)) f.changes.push_back({"/layout/sp_mode", "none"});
-    add_fixes(d, &gemini_axes, p, {f, Fix{"Use HybridParallelPlugin", {{"/layout/framework", "colossalai"}, {"/layout/zero_stage", 1}}}});
+    add_fixes(d, &gemini_axes, p,
+              {f, Fix{"Use HybridParallelPlugin", {{"/layout/framework", "colossalai"}, {"/layout/zero_stage", 1}}}});
     out.push_back(d);
 }
 
@@ -752,7 +800,8 @@ void gemini_world(const Project& p, Out& out) {
     if (w <= 0 || tp <= 0 || w % tp == 0) return;
     auto d = diag(Severity::Error, "colossalai.gemini_world_divisible",
                   "The world size " + str(w) + " is not divisible by tp = " + str(tp) + ".",
-                  "AssertionError: The global group size can't be evenly divided by the subgroup size.", {"/layout/tp"});
+                  "AssertionError: The global group size can't be evenly divided by the subgroup size.",
+                  {"/layout/tp"});
     add_fixes(d, &gemini_world, p, knob_candidates(p, {"/layout/tp"}, world_divisors(p)));
     out.push_back(d);
 }
@@ -760,19 +809,22 @@ void gemini_world(const Project& p, Out& out) {
 void gemini_precision(const Project& p, Out& out) {
     const std::string& pr = p.training.precision;
     if (pr == "fp16" || pr == "bf16") return;
-    auto d = diag(Severity::Error, "colossalai.gemini_precision", "GeminiPlugin trains in fp16 or bf16 only, not " + pr + ".",
+    auto d = diag(Severity::Error, "colossalai.gemini_precision",
+                  "GeminiPlugin trains in fp16 or bf16 only, not " + pr + ".",
                   "AssertionError: precision " + pr + " is not supported", {"/training/precision"});
-    add_fixes(d, &gemini_precision, p, {set_value("/training/precision", "bf16", "Train in bf16"),
-                                        set_value("/training/precision", "fp16", "Train in fp16")});
+    add_fixes(d, &gemini_precision, p,
+              {set_value("/training/precision", "bf16", "Train in bf16"),
+               set_value("/training/precision", "fp16", "Train in fp16")});
     out.push_back(d);
 }
 
 void gemini_zero(const Project& p, Out& out) {
     if (p.layout.zero_stage == 3 || p.layout.zero_stage == 0) return;
-    out.push_back(diag(Severity::Info, "colossalai.gemini_zero_stage",
-                       "Gemini always shards parameters, gradients and optimizer states (ZeRO-3 with chunks); zero_stage " +
-                           str(p.layout.zero_stage) + " is treated as 3.",
-                       "", {"/layout/zero_stage"}));
+    out.push_back(
+        diag(Severity::Info, "colossalai.gemini_zero_stage",
+             "Gemini always shards parameters, gradients and optimizer states (ZeRO-3 with chunks); zero_stage " +
+                 str(p.layout.zero_stage) + " is treated as 3.",
+             "", {"/layout/zero_stage"}));
 }
 
 // ---- LowLevelZeroPlugin ----
@@ -782,17 +834,22 @@ void zero_plugin(const Project& p, Out& out) {
         auto d = diag(Severity::Error, "colossalai.zero_plugin_stage",
                       "LowLevelZeroPlugin runs ZeRO stage 1 or 2, not " + str(l.zero_stage) + ".",
                       "AssertionError: LowLevelZeroPlugin only supports stage 1/2 training", {"/layout/zero_stage"});
-        add_fixes(d, &zero_plugin, p, {set_value("/layout/zero_stage", 1, "Use ZeRO-1"), set_value("/layout/zero_stage", 2, "Use ZeRO-2")});
+        add_fixes(d, &zero_plugin, p,
+                  {set_value("/layout/zero_stage", 1, "Use ZeRO-1"), set_value("/layout/zero_stage", 2, "Use ZeRO-2")});
         out.push_back(d);
         return;
     }
     std::vector<std::string> fields;
-    for (const auto& [k, v] : std::vector<std::pair<std::string, int>>{{"/layout/tp", l.tp}, {"/layout/pp", l.pp}, {"/layout/sp", l.sp},
-                                                                        {"/layout/cp", l.cp}, {"/layout/ep", l.ep}})
+    for (const auto& [k, v] : std::vector<std::pair<std::string, int>>{{"/layout/tp", l.tp},
+                                                                       {"/layout/pp", l.pp},
+                                                                       {"/layout/sp", l.sp},
+                                                                       {"/layout/cp", l.cp},
+                                                                       {"/layout/ep", l.ep}})
         if (v > 1) fields.push_back(k);
     if (fields.empty()) return;
     auto d = diag(Severity::Error, "colossalai.zero_plugin_axes",
-                  "LowLevelZeroPlugin is pure data parallelism with ZeRO; it has no tensor, pipeline, sequence, context or expert axis.",
+                  "LowLevelZeroPlugin is pure data parallelism with ZeRO; it has no tensor, pipeline, sequence, "
+                  "context or expert axis.",
                   "", fields);
     Fix f{"Use data parallelism only", {}};
     for (const auto& k : fields) f.changes.push_back({k, 1});
@@ -800,7 +857,7 @@ void zero_plugin(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-}  // namespace
+}   // namespace
 
 std::string shardformer_model_name(const std::string& family) {
     const ShardformerPolicy* p = shardformer_policy(family);
@@ -808,37 +865,105 @@ std::string shardformer_model_name(const std::string& family) {
 }
 
 const std::vector<RuleFn>& colossalai_rules() {
-    static const std::vector<RuleFn> r = {
-        &cluster_not_empty, &uniform_gpus, &world_divisible, &sp_mode_unset, &sp_mode_needs_tp, &sp_size_ignored,
-        &world_divisible_sp, &dp_matches, &zero_stage_range, &pp_style, &model_chunks, &zero_stage_with_pp,
-        &num_layers_per_stage, &empty_stages, &uneven_layers, &model_policy, &deepseek_v3_limits, &model_sp_support,
-        &tp_divides_heads, &tp_divides_kv_heads, &sp_divides_heads, &seq_divisible, &seq_divisible_ring, &inner_ring_size,
-        &vocab_padding, &precision_rule, &zero_dp1, &microbatches, &batch, &ring_attn_flash, &model_flash, &model_kernel_flags, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,
+                                          &uniform_gpus,
+                                          &world_divisible,
+                                          &sp_mode_unset,
+                                          &sp_mode_needs_tp,
+                                          &sp_size_ignored,
+                                          &world_divisible_sp,
+                                          &dp_matches,
+                                          &zero_stage_range,
+                                          &pp_style,
+                                          &model_chunks,
+                                          &zero_stage_with_pp,
+                                          &num_layers_per_stage,
+                                          &empty_stages,
+                                          &uneven_layers,
+                                          &model_policy,
+                                          &deepseek_v3_limits,
+                                          &model_sp_support,
+                                          &tp_divides_heads,
+                                          &tp_divides_kv_heads,
+                                          &sp_divides_heads,
+                                          &seq_divisible,
+                                          &seq_divisible_ring,
+                                          &inner_ring_size,
+                                          &vocab_padding,
+                                          &precision_rule,
+                                          &zero_dp1,
+                                          &microbatches,
+                                          &batch,
+                                          &ring_attn_flash,
+                                          &model_flash,
+                                          &model_kernel_flags,
+                                          &bf16_gpu,
+                                          &flash_attention_gpu,
+                                          &flash_attention_dtype,
+                                          &fp8_gpu,
+                                          &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_moe_rules() {
-    static const std::vector<RuleFn> r = {
-        &cluster_not_empty, &uniform_gpus, &moe_zero2, &world_divisible, &sp_mode_unset, &sp_mode_needs_tp,
-        &sp_size_ignored, &moe_ring_attn, &moe_dp_divisible_ep, &world_divisible_sp, &dp_matches, &zero_stage_range,
-        &pp_style, &model_chunks, &num_layers_per_stage, &empty_stages, &uneven_layers, &model_policy, &moe_dense_model,
-        &deepseek_v3_limits, &model_sp_support, &moe_sp_with_pp, &tp_divides_heads, &tp_divides_kv_heads,
-        &sp_divides_heads, &moe_experts_divisible, &moe_ddp, &moe_stage_has_experts, &seq_divisible, &vocab_padding,
-        &precision_rule, &zero_dp1, &microbatches, &batch, &model_flash, &model_kernel_flags, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,
+                                          &uniform_gpus,
+                                          &moe_zero2,
+                                          &world_divisible,
+                                          &sp_mode_unset,
+                                          &sp_mode_needs_tp,
+                                          &sp_size_ignored,
+                                          &moe_ring_attn,
+                                          &moe_dp_divisible_ep,
+                                          &world_divisible_sp,
+                                          &dp_matches,
+                                          &zero_stage_range,
+                                          &pp_style,
+                                          &model_chunks,
+                                          &num_layers_per_stage,
+                                          &empty_stages,
+                                          &uneven_layers,
+                                          &model_policy,
+                                          &moe_dense_model,
+                                          &deepseek_v3_limits,
+                                          &model_sp_support,
+                                          &moe_sp_with_pp,
+                                          &tp_divides_heads,
+                                          &tp_divides_kv_heads,
+                                          &sp_divides_heads,
+                                          &moe_experts_divisible,
+                                          &moe_ddp,
+                                          &moe_stage_has_experts,
+                                          &seq_divisible,
+                                          &vocab_padding,
+                                          &precision_rule,
+                                          &zero_dp1,
+                                          &microbatches,
+                                          &batch,
+                                          &model_flash,
+                                          &model_kernel_flags,
+                                          &bf16_gpu,
+                                          &flash_attention_gpu,
+                                          &flash_attention_dtype,
+                                          &fp8_gpu,
+                                          &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_gemini_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus,    &gemini_precision, &gemini_world,
-                                          &gemini_axes,       &dp_matches,      &gemini_zero,      &model_policy,
-                                          &tp_divides_heads,  &tp_divides_kv_heads, &vocab_padding, &batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {
+        &cluster_not_empty, &uniform_gpus,   &gemini_precision, &gemini_world,        &gemini_axes,
+        &dp_matches,        &gemini_zero,    &model_policy,     &tp_divides_heads,    &tp_divides_kv_heads,
+        &vocab_padding,     &batch,          &bf16_gpu,         &flash_attention_gpu, &flash_attention_dtype,
+        &fp8_gpu,           &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_zero_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &zero_plugin, &dp_matches, &precision_rule,
-                                          &batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,     &uniform_gpus, &zero_plugin,    &dp_matches,
+                                          &precision_rule,        &batch,        &bf16_gpu,       &flash_attention_gpu,
+                                          &flash_attention_dtype, &fp8_gpu,      &fused_norm_apex};
     return r;
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

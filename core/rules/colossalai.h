@@ -15,4 +15,4 @@ const std::vector<RuleFn>& colossalai_zero_rules();
 // ShardFormer policy class name for a model family ("" when ColossalAI has none).
 std::string shardformer_model_name(const std::string& family);
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

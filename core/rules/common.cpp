@@ -20,7 +20,7 @@ bool half_precision(const std::string& precision) {
     return precision == "bf16" || precision == "fp16" || precision == "fp8";
 }
 
-}  // namespace
+}   // namespace
 
 void cluster_not_empty(const Project& p, Out& out) {
     if (p.world_size() > 0) return;
@@ -42,7 +42,8 @@ void uniform_gpus(const Project& p, Out& out) {
                           "", {"/cluster/nodes/" + str(static_cast<long long>(i)) + "/gpus"});
             Fix f{"Use " + str(g0) + " GPUs on every node", {}};
             for (std::size_t j = 1; j < nodes.size(); ++j)
-                if (nodes[j].gpus != g0) f.changes.push_back({"/cluster/nodes/" + str(static_cast<long long>(j)) + "/gpus", g0});
+                if (nodes[j].gpus != g0)
+                    f.changes.push_back({"/cluster/nodes/" + str(static_cast<long long>(j)) + "/gpus", g0});
             add_fixes(d, &uniform_gpus, p, {f});
             out.push_back(d);
             return;
@@ -51,12 +52,13 @@ void uniform_gpus(const Project& p, Out& out) {
     for (std::size_t i = 1; i < nodes.size(); ++i) {
         if (nodes[i].gpu != nodes[0].gpu) {
             auto d = diag(Severity::Warning, "cluster.uniform_gpus",
-                          "Node " + nodes[i].name + " has " + nodes[i].gpu + " GPUs but node " + nodes[0].name + " has " +
-                              nodes[0].gpu + "; every synchronous step waits for the slowest GPU.",
+                          "Node " + nodes[i].name + " has " + nodes[i].gpu + " GPUs but node " + nodes[0].name +
+                              " has " + nodes[0].gpu + "; every synchronous step waits for the slowest GPU.",
                           "", {"/cluster/nodes/" + str(static_cast<long long>(i)) + "/gpu"});
             Fix f{"Use " + nodes[0].gpu + " on every node", {}};
             for (std::size_t j = 1; j < nodes.size(); ++j)
-                if (nodes[j].gpu != nodes[0].gpu) f.changes.push_back({"/cluster/nodes/" + str(static_cast<long long>(j)) + "/gpu", nodes[0].gpu});
+                if (nodes[j].gpu != nodes[0].gpu)
+                    f.changes.push_back({"/cluster/nodes/" + str(static_cast<long long>(j)) + "/gpu", nodes[0].gpu});
             add_fixes(d, &uniform_gpus, p, {f});
             out.push_back(d);
             return;
@@ -103,10 +105,11 @@ void flash_attention_gpu(const Project& p, Out& out) {
     for (const GpuSpec* g : cluster_gpus(p)) {
         if (g->supports_flash_attention()) continue;
         const bool ring = p.layout.sp_mode == "ring_attn";
-        auto d = diag(ring ? Severity::Error : Severity::Warning, "kernel.flash_attention_gpu",
-                      g->name + " (" + g->arch + ") cannot run flash attention kernels (they need Ampere or newer)" +
-                          (ring ? "; ring_attn is built on flash attention." : "; attention falls back to the slower path."),
-                      "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", {"/layout/flash_attention"});
+        auto d = diag(
+            ring ? Severity::Error : Severity::Warning, "kernel.flash_attention_gpu",
+            g->name + " (" + g->arch + ") cannot run flash attention kernels (they need Ampere or newer)" +
+                (ring ? "; ring_attn is built on flash attention." : "; attention falls back to the slower path."),
+            "RuntimeError: FlashAttention only supports Ampere GPUs or newer.", {"/layout/flash_attention"});
         std::vector<Fix> c;
         if (ring) c.push_back(Fix{"Use all_to_all sequence parallelism", {{"/layout/sp_mode", "all_to_all"}}});
         c.push_back(set_value("/layout/flash_attention", false, "Turn flash attention off"));
@@ -122,7 +125,8 @@ void flash_attention_dtype(const Project& p, Out& out) {
     auto d = diag(Severity::Warning, "kernel.flash_attention_dtype",
                   "Flash attention runs in fp16/bf16 only, but training precision is " + p.training.precision +
                       "; the flag has no effect.",
-                  "RuntimeError: FlashAttention only support fp16 and bf16 data type", {"/layout/flash_attention", "/training/precision"});
+                  "RuntimeError: FlashAttention only support fp16 and bf16 data type",
+                  {"/layout/flash_attention", "/training/precision"});
     add_fixes(d, &flash_attention_dtype, p,
               {set_value("/training/precision", "bf16", "Train in bf16"),
                set_value("/layout/flash_attention", false, "Turn flash attention off")});
@@ -137,12 +141,14 @@ void fp8_gpu(const Project& p, Out& out) {
         std::vector<std::string> fields;
         if (p.layout.fp8) fields.push_back("/layout/fp8");
         if (p.training.precision == "fp8") fields.push_back("/training/precision");
-        auto d = diag(Severity::Error, "kernel.fp8_gpu",
-                      g->name + " (" + g->arch + ") has no FP8 tensor cores; FP8 needs Hopper, Ada, Blackwell or MI300.",
-                      "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.", fields);
+        auto d = diag(
+            Severity::Error, "kernel.fp8_gpu",
+            g->name + " (" + g->arch + ") has no FP8 tensor cores; FP8 needs Hopper, Ada, Blackwell or MI300.",
+            "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.", fields);
         Fix f{"Turn FP8 off (train in bf16)", {}};
         if (p.layout.fp8) f.changes.push_back({"/layout/fp8", false});
-        if (p.training.precision == "fp8") f.changes.push_back({"/training/precision", g->supports_bf16() ? "bf16" : "fp16"});
+        if (p.training.precision == "fp8")
+            f.changes.push_back({"/training/precision", g->supports_bf16() ? "bf16" : "fp16"});
         add_fixes(d, &fp8_gpu, p, {f});
         out.push_back(d);
         return;
@@ -158,36 +164,43 @@ void fused_norm_apex(const Project& p, Out& out) {
                        "", {"/layout/fused_norm"}));
 }
 
-void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error) {
+void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string& rule,
+                      const std::string& framework_error) {
     const int H = p.model.heads, tp = p.layout.tp;
     if (H <= 0 || tp <= 1 || H % tp == 0) return;
     auto d = diag(Severity::Error, rule,
-                  "tp = " + str(tp) + " does not divide the " + str(H) + " attention heads, so the heads cannot be split "
-                  "evenly over the tensor-parallel GPUs.",
+                  "tp = " + str(tp) + " does not divide the " + str(H) +
+                      " attention heads, so the heads cannot be split "
+                      "evenly over the tensor-parallel GPUs.",
                   framework_error, {"/layout/tp", "/model/heads"});
     add_fixes(d, self, p, knob_candidates(p, {"/layout/tp"}, divisors(H)));
     out.push_back(d);
 }
 
-void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error) {
+void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule,
+                     const std::string& framework_error) {
     const Sizes s = sizes(p);
     if (s.batch_dp <= 0) return;   // the world-size rule already failed
     const long long gbs = p.training.global_batch_size, mbs = p.training.micro_batch_size;
     if (gbs <= 0 || mbs <= 0) {
-        auto d = diag(Severity::Error, rule, "Batch sizes must be positive (global " + str(gbs) + ", micro " + str(mbs) + ").",
+        auto d = diag(Severity::Error, rule,
+                      "Batch sizes must be positive (global " + str(gbs) + ", micro " + str(mbs) + ").",
                       framework_error, {"/training/global_batch_size", "/training/micro_batch_size"});
-        add_fixes(d, self, p, {set_value("/training/micro_batch_size", 1, "Set micro_batch_size to 1"),
-                               set_value("/training/global_batch_size", s.batch_dp, "Set global_batch_size to " + str(s.batch_dp))});
+        add_fixes(
+            d, self, p,
+            {set_value("/training/micro_batch_size", 1, "Set micro_batch_size to 1"),
+             set_value("/training/global_batch_size", s.batch_dp, "Set global_batch_size to " + str(s.batch_dp))});
         out.push_back(d);
         return;
     }
-    const long long per = mbs * s.batch_dp * (p.layout.num_microbatches > 0 && s.pp > 1 ? p.layout.num_microbatches : 1);
+    const long long per = mbs * s.batch_dp *
+                          (p.layout.num_microbatches > 0 && s.pp > 1 ? p.layout.num_microbatches : 1);
     if (gbs % per == 0) return;
     const bool with_nmb = p.layout.num_microbatches > 0 && s.pp > 1;
     auto d = diag(Severity::Error, rule,
-                  "The global batch " + str(gbs) + " is not a multiple of micro batch " + str(mbs) + " × dp " + str(s.batch_dp) +
-                      (with_nmb ? " × " + str(p.layout.num_microbatches) + " microbatches" : "") + " = " + str(per) +
-                      ", so the steps cannot be split evenly over the data-parallel replicas.",
+                  "The global batch " + str(gbs) + " is not a multiple of micro batch " + str(mbs) + " × dp " +
+                      str(s.batch_dp) + (with_nmb ? " × " + str(p.layout.num_microbatches) + " microbatches" : "") +
+                      " = " + str(per) + ", so the steps cannot be split evenly over the data-parallel replicas.",
                   framework_error, {"/training/global_batch_size", "/training/micro_batch_size", "/layout/dp"});
     std::vector<Fix> c = global_batch_fixes(gbs, per);
     for (auto& f : micro_batch_fixes(mbs, gbs)) c.push_back(std::move(f));
@@ -196,4 +209,4 @@ void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string&
     out.push_back(d);
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

@@ -5,20 +5,22 @@
 
 namespace paraplan::rules {
 
-void cluster_not_empty(const Project& p, Out& out);     // cluster.not_empty
-void uniform_gpus(const Project& p, Out& out);          // cluster.uniform_gpus
-void dp_matches(const Project& p, Out& out);            // layout.dp_matches
-void bf16_gpu(const Project& p, Out& out);              // kernel.bf16_gpu
-void flash_attention_gpu(const Project& p, Out& out);   // kernel.flash_attention_gpu
-void flash_attention_dtype(const Project& p, Out& out); // kernel.flash_attention_dtype
-void fp8_gpu(const Project& p, Out& out);               // kernel.fp8_gpu
-void fused_norm_apex(const Project& p, Out& out);       // kernel.fused_norm_apex (info)
+void cluster_not_empty(const Project& p, Out& out);       // cluster.not_empty
+void uniform_gpus(const Project& p, Out& out);            // cluster.uniform_gpus
+void dp_matches(const Project& p, Out& out);              // layout.dp_matches
+void bf16_gpu(const Project& p, Out& out);                // kernel.bf16_gpu
+void flash_attention_gpu(const Project& p, Out& out);     // kernel.flash_attention_gpu
+void flash_attention_dtype(const Project& p, Out& out);   // kernel.flash_attention_dtype
+void fp8_gpu(const Project& p, Out& out);                 // kernel.fp8_gpu
+void fused_norm_apex(const Project& p, Out& out);         // kernel.fused_norm_apex (info)
 
 // Shared check: tp divides the attention heads (Megatron, torchtitan, DeviceMesh name it `rule`).
-void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error);
+void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string& rule,
+                      const std::string& framework_error);
 
 // Shared check: global batch = micro * dp * (microbatches or accumulation steps).
 // `rule` names it; `framework_error` is the framework's text for the failure.
-void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& framework_error);
+void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule,
+                     const std::string& framework_error);
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

@@ -13,10 +13,12 @@ void ds_world(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int w = p.world_size(), n = l.pp * l.tp;
     if (w <= 0 || n <= 0 || w % n == 0) return;
-    auto d = diag(Severity::Error, "deepspeed.world_divisible",
-                  "The world size " + str(w) + " is not divisible by pp × tp = " + str(n) + ".",
-                  l.tp == 1 ? "AssertionError: num_stages (" + str(l.pp) + ") must divide distributed world size (" + str(w) + ")" : "",
-                  {"/layout/pp", "/layout/tp"});
+    auto d = diag(
+        Severity::Error, "deepspeed.world_divisible",
+        "The world size " + str(w) + " is not divisible by pp × tp = " + str(n) + ".",
+        l.tp == 1 ? "AssertionError: num_stages (" + str(l.pp) + ") must divide distributed world size (" + str(w) + ")"
+                  : "",
+        {"/layout/pp", "/layout/tp"});
     add_fixes(d, &ds_world, p, knob_candidates(p, {"/layout/pp", "/layout/tp"}, world_divisors(p)));
     out.push_back(d);
 }
@@ -34,14 +36,19 @@ void ds_axes(const Project& p, Out& out) {
                   "", fields);
     add_fixes(d, &ds_axes, p,
               {Fix{"Use plain 1f1b without sp/cp",
-                   {{"/layout/sp", 1}, {"/layout/sp_mode", "none"}, {"/layout/cp", 1}, {"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}}});
+                   {{"/layout/sp", 1},
+                    {"/layout/sp_mode", "none"},
+                    {"/layout/cp", 1},
+                    {"/layout/schedule", "1f1b"},
+                    {"/layout/chunks", 1}}}});
     out.push_back(d);
 }
 
 void ds_zero(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.zero_stage > 3 || l.zero_stage < 0) {
-        auto d = diag(Severity::Error, "deepspeed.zero_stage", "DeepSpeed ZeRO stages are 0 to 3, not " + str(l.zero_stage) + ".",
+        auto d = diag(Severity::Error, "deepspeed.zero_stage",
+                      "DeepSpeed ZeRO stages are 0 to 3, not " + str(l.zero_stage) + ".",
                       "AssertionError: Maximum supported ZeRO stage is 3", {"/layout/zero_stage"});
         add_fixes(d, &ds_zero, p, {set_value("/layout/zero_stage", 3, "Use ZeRO-3")});
         out.push_back(d);
@@ -49,17 +56,22 @@ void ds_zero(const Project& p, Out& out) {
     }
     if (l.pp > 1 && l.zero_stage >= 2) {
         auto d = diag(Severity::Error, "deepspeed.zero_with_pp",
-                      "DeepSpeed pipelines accept ZeRO 0 or 1 only; zero_stage is " + str(l.zero_stage) + " with pp = " + str(l.pp) + ".",
-                      "AssertionError: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism", {"/layout/zero_stage", "/layout/pp"});
-        add_fixes(d, &ds_zero, p, {set_value("/layout/zero_stage", 1, "Use ZeRO-1"), Fix{"Drop the pipeline", {{"/layout/pp", 1}}}});
+                      "DeepSpeed pipelines accept ZeRO 0 or 1 only; zero_stage is " + str(l.zero_stage) +
+                          " with pp = " + str(l.pp) + ".",
+                      "AssertionError: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism",
+                      {"/layout/zero_stage", "/layout/pp"});
+        add_fixes(d, &ds_zero, p,
+                  {set_value("/layout/zero_stage", 1, "Use ZeRO-1"), Fix{"Drop the pipeline", {{"/layout/pp", 1}}}});
         out.push_back(d);
         return;
     }
     if (l.offload != "none" && l.zero_stage == 0) {
         auto d = diag(Severity::Error, "deepspeed.offload_needs_zero",
-                      "offload_optimizer works with ZeRO stages 1–3; zero_stage is 0.", "", {"/layout/offload", "/layout/zero_stage"});
-        add_fixes(d, &ds_zero, p, {set_value("/layout/zero_stage", l.pp > 1 ? 1 : 2, "Use ZeRO-" + str(l.pp > 1 ? 1 : 2)),
-                                   set_value("/layout/offload", "none", "Turn offload off")});
+                      "offload_optimizer works with ZeRO stages 1–3; zero_stage is 0.", "",
+                      {"/layout/offload", "/layout/zero_stage"});
+        add_fixes(d, &ds_zero, p,
+                  {set_value("/layout/zero_stage", l.pp > 1 ? 1 : 2, "Use ZeRO-" + str(l.pp > 1 ? 1 : 2)),
+                   set_value("/layout/offload", "none", "Turn offload off")});
         out.push_back(d);
     }
 }
@@ -72,7 +84,8 @@ void ds_experts(const Project& p, Out& out) {
     if (E > 0 && E % l.ep == 0 && s.dp > 0 && s.dp % l.ep == 0) return;
     auto d = diag(Severity::Error, "deepspeed.experts",
                   E <= 0 ? "ep = " + str(l.ep) + " needs a mixture-of-experts model."
-                         : "DeepSpeed-MoE needs ep to divide both the " + str(E) + " experts and dp = " + str(s.dp) + " (ep = " + str(l.ep) + ").",
+                         : "DeepSpeed-MoE needs ep to divide both the " + str(E) + " experts and dp = " + str(s.dp) +
+                               " (ep = " + str(l.ep) + ").",
                   "", {"/layout/ep"});
     add_fixes(d, &ds_experts, p, knob_candidates(p, {"/layout/ep"}, E > 0 ? divisors(E) : std::vector<int>{1}));
     out.push_back(d);
@@ -84,17 +97,30 @@ void ds_batch(const Project& p, Out& out) {
     const long long gbs = p.training.global_batch_size, mbs = p.training.micro_batch_size;
     if (s.dp <= 0 || mbs <= 0 || gbs <= 0 || batch_splits(gbs, mbs, s.dp)) return;
     const long long gas = std::max<long long>(1, gbs / mbs / s.dp);
-    batch_divisible(p, out, &ds_batch, "deepspeed.batch",
-                    "AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
-                    "gradient_acc_step * world_size " + str(gbs) + " != " + str(mbs) + " * " + str(gas) + " * " + str(s.dp));
+    batch_divisible(
+        p, out, &ds_batch, "deepspeed.batch",
+        "AssertionError: Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
+        "gradient_acc_step * world_size " +
+            str(gbs) + " != " + str(mbs) + " * " + str(gas) + " * " + str(s.dp));
 }
 
-}  // namespace
+}   // namespace
 
 const std::vector<RuleFn>& deepspeed_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &ds_world, &ds_axes, &ds_zero,
-                                          &ds_experts,        &dp_matches,   &ds_batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,
+                                          &uniform_gpus,
+                                          &ds_world,
+                                          &ds_axes,
+                                          &ds_zero,
+                                          &ds_experts,
+                                          &dp_matches,
+                                          &ds_batch,
+                                          &bf16_gpu,
+                                          &flash_attention_gpu,
+                                          &flash_attention_dtype,
+                                          &fp8_gpu,
+                                          &fused_norm_apex};
     return r;
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

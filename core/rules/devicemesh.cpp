@@ -13,11 +13,13 @@ void dm_world(const Project& p, Out& out) {
     const int w = p.world_size();
     const long long m = 1LL * l.tp * l.pp * l.sp * l.cp;
     if (w <= 0 || m <= 0 || w % m == 0) return;
-    auto d = diag(Severity::Error, "devicemesh.world_divisible",
-                  "The mesh tp × pp × sp × cp = " + str(m) + " does not divide the world size " + str(w) + ".",
-                  "RuntimeError: ('Mesh should not be bigger than default world size ...' / mesh shape product != world size)",
-                  {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"});
-    add_fixes(d, &dm_world, p, knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"}, world_divisors(p)));
+    auto d = diag(
+        Severity::Error, "devicemesh.world_divisible",
+        "The mesh tp × pp × sp × cp = " + str(m) + " does not divide the world size " + str(w) + ".",
+        "RuntimeError: ('Mesh should not be bigger than default world size ...' / mesh shape product != world size)",
+        {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"});
+    add_fixes(d, &dm_world, p,
+              knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"}, world_divisors(p)));
     out.push_back(d);
 }
 
@@ -25,11 +27,13 @@ void dm_heads(const Project& p, Out& out) { tp_divides_heads(p, out, &dm_heads, 
 
 void dm_batch(const Project& p, Out& out) { batch_divisible(p, out, &dm_batch, "devicemesh.batch_divisible", ""); }
 
-}  // namespace
+}   // namespace
 
 const std::vector<RuleFn>& devicemesh_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &dm_world, &dp_matches, &dm_heads, &dm_batch, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {
+        &cluster_not_empty,   &uniform_gpus,          &dm_world, &dp_matches,     &dm_heads, &dm_batch, &bf16_gpu,
+        &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu,  &fused_norm_apex};
     return r;
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

@@ -12,11 +12,11 @@ namespace paraplan {
 
 struct ErrorExplanation {
     bool matched = false;
-    std::string rule;          // rule id ("colossalai.world_divisible", "nccl.watchdog_timeout", ...)
-    std::string framework;     // colossalai, megatron, torchtitan, deepspeed, pytorch, nccl, cuda
-    std::string explanation;   // plain words, with the numbers from the message where it has them
-    std::string matched_text;  // the part of the input that matched
-    std::vector<Fix> fixes;    // for the project (empty without one)
+    std::string rule;                      // rule id ("colossalai.world_divisible", "nccl.watchdog_timeout", ...)
+    std::string framework;                 // colossalai, megatron, torchtitan, deepspeed, pytorch, nccl, cuda
+    std::string explanation;               // plain words, with the numbers from the message where it has them
+    std::string matched_text;              // the part of the input that matched
+    std::vector<Fix> fixes;                // for the project (empty without one)
     std::vector<Diagnostic> diagnostics;   // the project's findings for this rule (or its errors)
 };
 
@@ -28,4 +28,4 @@ nlohmann::json to_json(const ErrorExplanation& e);
 // Number of known error patterns (for tests and `--help`).
 std::size_t known_error_patterns();
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -32,16 +32,16 @@ int megatron_minor(const Project& p) {
 
 bool megatron_sp(const Layout& l) { return l.sp_mode == "split_gather"; }
 
-
 // validate_args (arguments.py) and initialize_model_parallel: world % (TP*PP*CP) == 0
 void mg_world(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int w = p.world_size(), m = l.tp * l.pp * l.cp;
     if (w <= 0 || m <= 0 || world_splits(w, m)) return;
     auto d = diag(Severity::Error, "megatron.world_divisible",
-                  "The world size " + str(w) + " is not divisible by tp × pp × cp = " + str(l.tp) + " × " + str(l.pp) + " × " +
-                      str(l.cp) + " = " + str(m) + ", so no whole data-parallel size exists.",
-                  "RuntimeError: world_size (" + str(w) + ") is not divisible by " + str(m), {"/layout/tp", "/layout/pp", "/layout/cp"});
+                  "The world size " + str(w) + " is not divisible by tp × pp × cp = " + str(l.tp) + " × " + str(l.pp) +
+                      " × " + str(l.cp) + " = " + str(m) + ", so no whole data-parallel size exists.",
+                  "RuntimeError: world_size (" + str(w) + ") is not divisible by " + str(m),
+                  {"/layout/tp", "/layout/pp", "/layout/cp"});
     add_fixes(d, &mg_world, p, knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp"}, world_divisors(p)));
     out.push_back(d);
 }
@@ -50,16 +50,18 @@ void mg_world(const Project& p, Out& out) {
 void mg_sp_mode(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if ((l.sp_mode == "none" || l.sp_mode == "split_gather") && l.sp <= 1) return;
-    auto d = diag(Severity::Error, "megatron.sp_mode",
-                  "Megatron-LM has --sequence-parallel (the sequence split over the tp group, sp_mode split_gather) and "
-                  "context parallelism (cp); it has no separate " + (l.sp_mode == "none" ? std::string("sp axis") : l.sp_mode + " mode") +
-                      ". Use cp to split long sequences.",
-                  "", {"/layout/sp_mode", "/layout/sp"});
-    add_fixes(d, &mg_sp_mode, p,
-              {Fix{"Use context parallelism cp = " + str(std::max(l.sp, 2)),
-                   {{"/layout/cp", std::max(l.sp, 2) * std::max(1, l.cp)}, {"/layout/sp", 1}, {"/layout/sp_mode", "none"}}},
-               Fix{"Use --sequence-parallel", {{"/layout/sp_mode", "split_gather"}, {"/layout/sp", 1}}},
-               Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}}});
+    auto d = diag(
+        Severity::Error, "megatron.sp_mode",
+        "Megatron-LM has --sequence-parallel (the sequence split over the tp group, sp_mode split_gather) and "
+        "context parallelism (cp); it has no separate " +
+            (l.sp_mode == "none" ? std::string("sp axis") : l.sp_mode + " mode") + ". Use cp to split long sequences.",
+        "", {"/layout/sp_mode", "/layout/sp"});
+    add_fixes(
+        d, &mg_sp_mode, p,
+        {Fix{"Use context parallelism cp = " + str(std::max(l.sp, 2)),
+             {{"/layout/cp", std::max(l.sp, 2) * std::max(1, l.cp)}, {"/layout/sp", 1}, {"/layout/sp_mode", "none"}}},
+         Fix{"Use --sequence-parallel", {{"/layout/sp_mode", "split_gather"}, {"/layout/sp", 1}}},
+         Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}}});
     out.push_back(d);
 }
 
@@ -69,9 +71,11 @@ void mg_sp_needs_tp(const Project& p, Out& out) {
     if (!megatron_sp(l) || l.tp > 1) return;
     auto d = diag(Severity::Warning, "megatron.sequence_parallel_needs_tp",
                   "--sequence-parallel splits activations over the tp group; with tp = 1 Megatron turns it off.",
-                  "Disabling sequence parallelism because tensor model parallelism is disabled", {"/layout/sp_mode", "/layout/tp"});
+                  "Disabling sequence parallelism because tensor model parallelism is disabled",
+                  {"/layout/sp_mode", "/layout/tp"});
     add_fixes(d, &mg_sp_needs_tp, p,
-              {set_value("/layout/sp_mode", "none", "Turn --sequence-parallel off"), set_int(p, "/layout/tp", 2), set_int(p, "/layout/tp", 4)});
+              {set_value("/layout/sp_mode", "none", "Turn --sequence-parallel off"), set_int(p, "/layout/tp", 2),
+               set_int(p, "/layout/tp", 4)});
     out.push_back(d);
 }
 
@@ -82,9 +86,11 @@ void mg_expert_grid(const Project& p, Out& out) {
     const int w = p.world_size(), n = etp * l.ep * l.pp;
     if (w <= 0 || n <= 0 || l.ep <= 1 || w % n == 0) return;
     auto d = diag(Severity::Error, "megatron.expert_grid",
-                  "Experts use their own grid: world " + str(w) + " must be divisible by etp × ep × pp = " + str(etp) + " × " +
-                      str(l.ep) + " × " + str(l.pp) + " = " + str(n) + " (ep is carved out of tp·cp·dp, it does not multiply the world).",
-                  "RuntimeError: world_size (" + str(w) + ") is not divisible by expert_tensor_model_pipeline_parallel size (" + str(n) + ")",
+                  "Experts use their own grid: world " + str(w) + " must be divisible by etp × ep × pp = " + str(etp) +
+                      " × " + str(l.ep) + " × " + str(l.pp) + " = " + str(n) +
+                      " (ep is carved out of tp·cp·dp, it does not multiply the world).",
+                  "RuntimeError: world_size (" + str(w) +
+                      ") is not divisible by expert_tensor_model_pipeline_parallel size (" + str(n) + ")",
                   {"/layout/ep", "/layout/etp", "/layout/pp"});
     add_fixes(d, &mg_expert_grid, p, knob_candidates(p, {"/layout/ep", "/layout/etp"}, world_divisors(p)));
     out.push_back(d);
@@ -113,18 +119,22 @@ void mg_order(const Project& p, Out& out) {
     std::vector<std::string> tokens;
     std::stringstream ss(l.order);
     for (std::string t; std::getline(ss, t, '-');) {
-        std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        std::transform(t.begin(), t.end(), t.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         tokens.push_back(t);
     }
     const int dp = sizes(p).dp;
-    for (const auto& [name, size] : std::vector<std::pair<std::string, int>>{{"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep}, {"dp", dp}}) {
+    for (const auto& [name, size] :
+         std::vector<std::pair<std::string, int>>{{"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep}, {"dp", dp}}) {
         if (size <= 1 || std::find(tokens.begin(), tokens.end(), name) != tokens.end()) continue;
         auto d = diag(Severity::Error, "megatron.order",
                       "The rank order '" + l.order + "' has no " + name + " although " + name + " = " + str(size) + ".",
-                      "RuntimeError: The size of (" + name + ") is (" + str(size) + "), but you haven'tspecified the order (" + l.order + ").",
+                      "RuntimeError: The size of (" + name + ") is (" + str(size) +
+                          "), but you haven'tspecified the order (" + l.order + ").",
                       {"/layout/order"});
-        add_fixes(d, &mg_order, p, {set_value("/layout/order", "tp-cp-ep-dp-pp", "Use the default order tp-cp-ep-dp-pp"),
-                                    set_value("/layout/order", "", "Use Megatron's default order")});
+        add_fixes(d, &mg_order, p,
+                  {set_value("/layout/order", "tp-cp-ep-dp-pp", "Use the default order tp-cp-ep-dp-pp"),
+                   set_value("/layout/order", "", "Use Megatron's default order")});
         out.push_back(d);
         return;
     }
@@ -136,10 +146,11 @@ void mg_layers(const Project& p, Out& out) {
     const int L = p.model.layers;
     if (L <= 0 || l.pp < 1) return;
     if (l.chunks > 1 && l.pp <= 1) {
-        auto d = diag(Severity::Error, "megatron.virtual_stages_need_pp",
-                      "chunks = " + str(l.chunks) + " (virtual pipeline stages) needs pipeline parallelism, but pp is 1.",
-                      "AssertionError: pipeline-model-parallel size should be greater than 1 with interleaved schedule",
-                      {"/layout/chunks", "/layout/pp"});
+        auto d = diag(
+            Severity::Error, "megatron.virtual_stages_need_pp",
+            "chunks = " + str(l.chunks) + " (virtual pipeline stages) needs pipeline parallelism, but pp is 1.",
+            "AssertionError: pipeline-model-parallel size should be greater than 1 with interleaved schedule",
+            {"/layout/chunks", "/layout/pp"});
         add_fixes(d, &mg_layers, p, {set_value("/layout/chunks", 1, "Set chunks to 1"), set_int(p, "/layout/pp", 2)});
         out.push_back(d);
         return;
@@ -150,45 +161,59 @@ void mg_layers(const Project& p, Out& out) {
     // (megatron/training/arguments.py) and TransformerConfig.__post_init__
     // (megatron/core/transformer/transformer_config.py, core_v0.12.0) require
     // (num_layers + those) % pp == 0, and with virtual stages that per-stage count % vp == 0.
-    const int accounted = (l.account_for_embedding_in_pipeline_split ? 1 : 0) + (l.account_for_loss_in_pipeline_split ? 1 : 0);
+    const int accounted = (l.account_for_embedding_in_pipeline_split ? 1 : 0) +
+                          (l.account_for_loss_in_pipeline_split ? 1 : 0);
     const int split = L + accounted;
     if (accounted > 0 && megatron_minor(p) < 11) {
-        auto d = diag(Severity::Error, "megatron.account_for_in_split_version",
-                      "Counting the embedding or the loss as pipeline layers needs Megatron core 0.11 or later "
-                      "(this project targets " + version(p) + ").",
-                      "error: unrecognized arguments: --account-for-embedding-in-pipeline-split",
-                      {"/layout/account_for_embedding_in_pipeline_split", "/layout/account_for_loss_in_pipeline_split"});
-        add_fixes(d, &mg_layers, p, {Fix{"Split only the transformer layers", {{"/layout/account_for_embedding_in_pipeline_split", false},
-                                                                                 {"/layout/account_for_loss_in_pipeline_split", false}}}});
+        auto d = diag(
+            Severity::Error, "megatron.account_for_in_split_version",
+            "Counting the embedding or the loss as pipeline layers needs Megatron core 0.11 or later "
+            "(this project targets " +
+                version(p) + ").",
+            "error: unrecognized arguments: --account-for-embedding-in-pipeline-split",
+            {"/layout/account_for_embedding_in_pipeline_split", "/layout/account_for_loss_in_pipeline_split"});
+        add_fixes(d, &mg_layers, p,
+                  {Fix{"Split only the transformer layers",
+                       {{"/layout/account_for_embedding_in_pipeline_split", false},
+                        {"/layout/account_for_loss_in_pipeline_split", false}}}});
         out.push_back(d);
         return;
     }
     const std::string split_words = accounted == 0 ? str(L) + " layers"
                                                    : str(L) + " layers + " + str(accounted) + " (" +
                                                          (accounted == 2 ? std::string("embedding and loss")
-                                                          : l.account_for_embedding_in_pipeline_split ? "embedding" : "loss") +
+                                                          : l.account_for_embedding_in_pipeline_split ? "embedding"
+                                                                                                      : "loss") +
                                                          ") = " + str(split);
     if (!stages_split_layers(split, l.pp)) {
-        auto d = diag(Severity::Error, "megatron.layers_divisible_pp",
-                      split_words + " do not divide evenly over pp = " + str(l.pp) + " stages" +
-                          (megatron_minor(p) < 10 ? " (Megatron before core 0.10 silently dropped the remainder)." : "."),
-                      "AssertionError: Number of layers should be divisible by the pipeline-model-parallel size",
-                      {"/layout/pp", "/model/layers"});
+        auto d = diag(
+            Severity::Error, "megatron.layers_divisible_pp",
+            split_words + " do not divide evenly over pp = " + str(l.pp) + " stages" +
+                (megatron_minor(p) < 10 ? " (Megatron before core 0.10 silently dropped the remainder)." : "."),
+            "AssertionError: Number of layers should be divisible by the pipeline-model-parallel size",
+            {"/layout/pp", "/model/layers"});
         std::vector<Fix> c;
         // Keep pp: count the embedding and/or the loss as layers where that makes the split even.
         if (megatron_minor(p) >= 11) {
-            struct Acc { bool emb, loss; const char* label; };
-            for (const Acc& a : {Acc{true, true, "Count the embedding and the loss as pipeline layers "
-                                                 "(--account-for-embedding-in-pipeline-split "
-                                                 "--account-for-loss-in-pipeline-split)"},
-                                 Acc{true, false, "Count the embedding as a pipeline layer "
-                                                  "(--account-for-embedding-in-pipeline-split)"},
-                                 Acc{false, true, "Count the loss as a pipeline layer "
-                                                  "(--account-for-loss-in-pipeline-split)"}}) {
+            struct Acc {
+                bool emb, loss;
+                const char* label;
+            };
+            for (const Acc& a : {Acc{true, true,
+                                     "Count the embedding and the loss as pipeline layers "
+                                     "(--account-for-embedding-in-pipeline-split "
+                                     "--account-for-loss-in-pipeline-split)"},
+                                 Acc{true, false,
+                                     "Count the embedding as a pipeline layer "
+                                     "(--account-for-embedding-in-pipeline-split)"},
+                                 Acc{false, true,
+                                     "Count the loss as a pipeline layer "
+                                     "(--account-for-loss-in-pipeline-split)"}}) {
                 const int n = L + (a.emb ? 1 : 0) + (a.loss ? 1 : 0);
                 if (n % l.pp != 0 || (l.chunks > 1 && (n / l.pp) % l.chunks != 0)) continue;
-                c.push_back(Fix{a.label, {{"/layout/account_for_embedding_in_pipeline_split", a.emb},
-                                          {"/layout/account_for_loss_in_pipeline_split", a.loss}}});
+                c.push_back(Fix{a.label,
+                                {{"/layout/account_for_embedding_in_pipeline_split", a.emb},
+                                 {"/layout/account_for_loss_in_pipeline_split", a.loss}}});
             }
         }
         for (auto& f : knob_candidates(p, {"/layout/pp"}, divisors(split))) c.push_back(std::move(f));
@@ -197,15 +222,17 @@ void mg_layers(const Project& p, Out& out) {
         return;
     }
     if (l.chunks > 1 && !stages_split_layers(split, l.pp, l.chunks)) {
-        auto d = diag(Severity::Error, "megatron.layers_divisible_vp",
-                      str(split / l.pp) + " layers per pipeline stage do not split into chunks = " + str(l.chunks) +
-                          " virtual stages (" + (accounted ? split_words : str(L) + " layers") +
-                          " must be divisible by pp × vp = " + str(l.pp * l.chunks) + ").",
-                      "AssertionError: number of layers per pipeline stage must be divisible number of layers per virtual "
-                      "pipeline stage",
-                      {"/layout/chunks", "/layout/pp"});
+        auto d = diag(
+            Severity::Error, "megatron.layers_divisible_vp",
+            str(split / l.pp) + " layers per pipeline stage do not split into chunks = " + str(l.chunks) +
+                " virtual stages (" + (accounted ? split_words : str(L) + " layers") +
+                " must be divisible by pp × vp = " + str(l.pp * l.chunks) + ").",
+            "AssertionError: number of layers per pipeline stage must be divisible number of layers per virtual "
+            "pipeline stage",
+            {"/layout/chunks", "/layout/pp"});
         std::vector<Fix> c;
-        for (int v : nearest_first(l.chunks, divisors(split / l.pp))) c.push_back(set_value("/layout/chunks", v, "Set chunks to " + str(v)));
+        for (int v : nearest_first(l.chunks, divisors(split / l.pp)))
+            c.push_back(set_value("/layout/chunks", v, "Set chunks to " + str(v)));
         add_fixes(d, &mg_layers, p, c);
         out.push_back(d);
     }
@@ -218,8 +245,10 @@ void mg_vpp_pp2(const Project& p, Out& out) {
     const bool old = megatron_minor(p) < 10;
     auto d = diag(old ? Severity::Error : Severity::Info, "megatron.virtual_stages_pp2",
                   "Interleaved stages with pp = 2 need overlapping p2p communication" +
-                      std::string(old ? " (older Megatron releases require pp > 2)." : "; with --no-overlap-p2p-communication pp must be > 2."),
-                  "AssertionError: pipeline-model-parallel size should be greater than 2 to avoid having multiple p2p sends and recvs "
+                      std::string(old ? " (older Megatron releases require pp > 2)."
+                                      : "; with --no-overlap-p2p-communication pp must be > 2."),
+                  "AssertionError: pipeline-model-parallel size should be greater than 2 to avoid having multiple p2p "
+                  "sends and recvs "
                   "between same 2 ranks per communication batch",
                   {"/layout/pp", "/layout/chunks"});
     add_fixes(d, &mg_vpp_pp2, p, {set_int(p, "/layout/pp", 4), set_value("/layout/chunks", 1, "Set chunks to 1")});
@@ -228,8 +257,8 @@ void mg_vpp_pp2(const Project& p, Out& out) {
 
 void mg_heads(const Project& p, Out& out) {
     tp_divides_heads(p, out, &mg_heads, "megatron.heads_divisible_tp",
-               "AssertionError: num_attention_heads (" + str(p.model.heads) + ") must be a multiple of tensor_model_parallel_size (" +
-                   str(p.layout.tp) + ").");
+                     "AssertionError: num_attention_heads (" + str(p.model.heads) +
+                         ") must be a multiple of tensor_model_parallel_size (" + str(p.layout.tp) + ").");
 }
 
 // TransformerConfig.__post_init__: query groups % TP (<= 0.14), or a multiple or divisor (>= 0.16).
@@ -239,12 +268,16 @@ void mg_query_groups(const Project& p, Out& out) {
     const bool new_rule = megatron_minor(p) >= 16;
     if (new_rule && tp % G == 0) return;
     const bool only_new = tp % G == 0;
-    auto d = diag(only_new ? Severity::Warning : Severity::Error, "megatron.query_groups_divisible_tp",
-                  "tp = " + str(tp) + " does not divide the " + str(G) + " query groups (kv heads)" +
-                      (only_new ? "; only Megatron core 0.16+ accepts tp as a multiple of the groups (set megatron_version)." : "."),
-                  only_new ? "AssertionError: num_query_groups (" + str(G) + ") must be a multiple of tensor_model_parallel_size (" + str(tp) + ")."
-                           : "AssertionError: num_query_groups (" + str(G) + ") must be a multiple or divisor of tensor_model_parallel_size (" + str(tp) + ").",
-                  {"/layout/tp", "/model/kv_heads"});
+    auto d = diag(
+        only_new ? Severity::Warning : Severity::Error, "megatron.query_groups_divisible_tp",
+        "tp = " + str(tp) + " does not divide the " + str(G) + " query groups (kv heads)" +
+            (only_new ? "; only Megatron core 0.16+ accepts tp as a multiple of the groups (set megatron_version)."
+                      : "."),
+        only_new ? "AssertionError: num_query_groups (" + str(G) +
+                       ") must be a multiple of tensor_model_parallel_size (" + str(tp) + ")."
+                 : "AssertionError: num_query_groups (" + str(G) +
+                       ") must be a multiple or divisor of tensor_model_parallel_size (" + str(tp) + ").",
+        {"/layout/tp", "/model/kv_heads"});
     add_fixes(d, &mg_query_groups, p, knob_candidates(p, {"/layout/tp"}, divisors(G)));
     out.push_back(d);
 }
@@ -255,8 +288,10 @@ void mg_ffn(const Project& p, Out& out) {
     const int ffn = p.model.is_moe() && p.model.ffn_hidden <= 0 ? p.model.expert_ffn_hidden : p.model.ffn_hidden;
     if (tp <= 1 || ffn <= 0 || ffn % tp == 0) return;
     auto d = diag(Severity::Error, "megatron.ffn_divisible_tp",
-                  "The MLP width " + str(ffn) + " is not divisible by tp = " + str(tp) + ", so the column-parallel linear cannot be split.",
-                  "AssertionError: " + str(ffn) + " is not divisible by " + str(tp), {"/layout/tp", "/model/ffn_hidden"});
+                  "The MLP width " + str(ffn) + " is not divisible by tp = " + str(tp) +
+                      ", so the column-parallel linear cannot be split.",
+                  "AssertionError: " + str(ffn) + " is not divisible by " + str(tp),
+                  {"/layout/tp", "/model/ffn_hidden"});
     add_fixes(d, &mg_ffn, p, knob_candidates(p, {"/layout/tp"}, divisors(ffn)));
     out.push_back(d);
 }
@@ -267,11 +302,12 @@ void mg_seq_cp(const Project& p, Out& out) {
     const long long seq = p.training.seq_len;
     if (seq <= 0 || cp_splits_sequence(seq, l.cp)) return;
     const long long k = 2LL * l.cp;
-    auto d = diag(Severity::Error, "megatron.seq_divisible_cp",
-                  "Context parallelism splits each sequence into 2 × cp = " + str(k) + " load-balanced chunks; seq_len " + str(seq) +
-                      " is not a multiple of " + str(k) + ".",
-                  "AssertionError: seq-length should be a multiple of 2 * context-parallel-size if context-parallel-size > 1.",
-                  {"/training/seq_len", "/layout/cp"});
+    auto d = diag(
+        Severity::Error, "megatron.seq_divisible_cp",
+        "Context parallelism splits each sequence into 2 × cp = " + str(k) + " load-balanced chunks; seq_len " +
+            str(seq) + " is not a multiple of " + str(k) + ".",
+        "AssertionError: seq-length should be a multiple of 2 * context-parallel-size if context-parallel-size > 1.",
+        {"/training/seq_len", "/layout/cp"});
     std::vector<Fix> c = seq_len_fixes(seq, k);
     for (auto& f : knob_candidates(p, {"/layout/cp"}, world_divisors(p))) c.push_back(f);
     add_fixes(d, &mg_seq_cp, p, c);
@@ -284,8 +320,8 @@ void mg_seq_tp(const Project& p, Out& out) {
     const long long seq = p.training.seq_len / std::max(1, l.cp);
     if (!megatron_sp(l) || l.tp <= 1 || seq <= 0 || seq % l.tp == 0) return;
     auto d = diag(Severity::Error, "megatron.seq_divisible_tp",
-                  "--sequence-parallel splits the " + str(seq) + " tokens of each sequence (per cp rank) over tp = " + str(l.tp) +
-                      "; they do not divide evenly.",
+                  "--sequence-parallel splits the " + str(seq) +
+                      " tokens of each sequence (per cp rank) over tp = " + str(l.tp) + "; they do not divide evenly.",
                   "AssertionError: First dimension of the tensor should be divisible by tensor parallel size",
                   {"/training/seq_len", "/layout/tp"});
     const long long k = 1LL * l.tp * std::max(1, l.cp) * (l.cp > 1 ? 2 : 1);
@@ -298,12 +334,15 @@ void mg_seq_tp(const Project& p, Out& out) {
 void mg_moe_sp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!p.model.is_moe() || l.tp <= 1 || megatron_sp(l)) return;
-    auto d = diag(Severity::Error, "megatron.moe_tp_needs_sp",
-                  "MoE layers with tp = " + str(l.tp) + " need --sequence-parallel; Megatron stops at the first training forward.",
-                  "During training, performance may degrade if MoE and tensor parallelismare enabled without also enabling "
-                  "sequence parallelism.",
-                  {"/layout/sp_mode", "/layout/tp"});
-    add_fixes(d, &mg_moe_sp, p, {Fix{"Turn --sequence-parallel on", {{"/layout/sp_mode", "split_gather"}, {"/layout/sp", 1}}}});
+    auto d = diag(
+        Severity::Error, "megatron.moe_tp_needs_sp",
+        "MoE layers with tp = " + str(l.tp) +
+            " need --sequence-parallel; Megatron stops at the first training forward.",
+        "During training, performance may degrade if MoE and tensor parallelismare enabled without also enabling "
+        "sequence parallelism.",
+        {"/layout/sp_mode", "/layout/tp"});
+    add_fixes(d, &mg_moe_sp, p,
+              {Fix{"Turn --sequence-parallel on", {{"/layout/sp_mode", "split_gather"}, {"/layout/sp", 1}}}});
     out.push_back(d);
 }
 
@@ -324,7 +363,8 @@ void mg_schedule(const Project& p, Out& out) {
     if (ok) return;
     auto d = diag(Severity::Error, "megatron.schedule",
                   "Megatron runs 1f1b (one chunk per stage) or the interleaved schedule (chunks > 1 via "
-                  "--num-virtual-stages-per-pipeline-rank); schedule " + l.schedule + " with chunks = " + str(l.chunks) + " is not one of them.",
+                  "--num-virtual-stages-per-pipeline-rank); schedule " +
+                      l.schedule + " with chunks = " + str(l.chunks) + " is not one of them.",
                   "", {"/layout/schedule", "/layout/chunks"});
     add_fixes(d, &mg_schedule, p,
               {Fix{"Use 1f1b", {{"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}},
@@ -339,9 +379,10 @@ void mg_batch(const Project& p, Out& out) {
     if (s.dp <= 0 || mbs <= 0 || gbs <= 0 || batch_splits(gbs, mbs, s.dp)) return;
     const long long per = mbs * s.dp;
     auto d = diag(Severity::Error, "megatron.global_batch",
-                  "The global batch " + str(gbs) + " is not a multiple of micro batch " + str(mbs) + " × dp " + str(s.dp) + " = " + str(per) + ".",
-                  "AssertionError: global batch size (" + str(gbs) + ") is not divisible by micro batch size (" + str(mbs) +
-                      ") times data parallel size (" + str(s.dp) + ")",
+                  "The global batch " + str(gbs) + " is not a multiple of micro batch " + str(mbs) + " × dp " +
+                      str(s.dp) + " = " + str(per) + ".",
+                  "AssertionError: global batch size (" + str(gbs) + ") is not divisible by micro batch size (" +
+                      str(mbs) + ") times data parallel size (" + str(s.dp) + ")",
                   {"/training/global_batch_size", "/training/micro_batch_size"});
     std::vector<Fix> c = global_batch_fixes(gbs, per);
     for (auto& f : micro_batch_fixes(mbs, gbs)) c.push_back(std::move(f));
@@ -362,11 +403,11 @@ void mg_vpp_microbatches(const Project& p, Out& out) {
     std::string fe;
     if (old) {
         if (M % l.pp == 0) return;
-        fe = "AssertionError: number of microbatches (" + str(M) + ") is not divisible by pipeline-model-parallel-size (" + str(l.pp) +
-             ") when using interleaved schedule";
+        fe = "AssertionError: number of microbatches (" + str(M) +
+             ") is not divisible by pipeline-model-parallel-size (" + str(l.pp) + ") when using interleaved schedule";
     } else if (M < l.pp) {
-        fe = "AssertionError: The number of contiguous micro-batches in a virtual pipeline stageshould range in [PP=" + str(l.pp) +
-             " , M=" + str(M) + "]";
+        fe = "AssertionError: The number of contiguous micro-batches in a virtual pipeline stageshould range in [PP=" +
+             str(l.pp) + " , M=" + str(M) + "]";
     } else if (M % l.pp != 0) {
         fe = "AssertionError: The remainder of M (" + str(M) + ") divided by N (" + str(l.pp) +
              ") should be 0, or larger than or equal to the pipeline-parallel size, but it is " + str(M % l.pp) + ".";
@@ -374,8 +415,9 @@ void mg_vpp_microbatches(const Project& p, Out& out) {
         return;
     }
     auto d = diag(Severity::Error, "megatron.interleaved_microbatches",
-                  "The interleaved schedule runs microbatches in groups of pp = " + str(l.pp) + "; gbs / (mbs × dp) = " + str(M) +
-                      " microbatches " + (M < l.pp ? "is fewer than pp." : "is not a multiple of pp."),
+                  "The interleaved schedule runs microbatches in groups of pp = " + str(l.pp) +
+                      "; gbs / (mbs × dp) = " + str(M) + " microbatches " +
+                      (M < l.pp ? "is fewer than pp." : "is not a multiple of pp."),
                   fe, {"/training/global_batch_size", "/layout/pp", "/layout/chunks"});
     const long long step = mbs * s.dp * l.pp;
     std::vector<Fix> c = global_batch_fixes(gbs, step);
@@ -390,19 +432,42 @@ void mg_zero(const Project& p, Out& out) {
                   "Megatron's --use-distributed-optimizer shards optimizer states only (ZeRO-1); zero_stage " +
                       str(p.layout.zero_stage) + " needs Megatron-FSDP.",
                   "", {"/layout/zero_stage"});
-    add_fixes(d, &mg_zero, p, {Fix{"Use the distributed optimizer (ZeRO-1)", {{"/layout/zero_stage", 1}, {"/layout/distributed_optimizer", true}}}});
+    add_fixes(d, &mg_zero, p,
+              {Fix{"Use the distributed optimizer (ZeRO-1)",
+                   {{"/layout/zero_stage", 1}, {"/layout/distributed_optimizer", true}}}});
     out.push_back(d);
 }
 
-}  // namespace
+}   // namespace
 
 const std::vector<RuleFn>& megatron_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &mg_world,   &mg_sp_mode, &mg_sp_needs_tp,
-                                          &mg_expert_grid,    &mg_experts,   &mg_order,   &dp_matches, &mg_layers,
-                                          &mg_vpp_pp2,        &mg_schedule,  &mg_heads,   &mg_query_groups, &mg_ffn,
-                                          &mg_seq_cp,         &mg_seq_tp,    &mg_moe_sp,  &mg_batch,   &mg_vpp_microbatches,
-                                          &mg_zero,           &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,
+                                          &uniform_gpus,
+                                          &mg_world,
+                                          &mg_sp_mode,
+                                          &mg_sp_needs_tp,
+                                          &mg_expert_grid,
+                                          &mg_experts,
+                                          &mg_order,
+                                          &dp_matches,
+                                          &mg_layers,
+                                          &mg_vpp_pp2,
+                                          &mg_schedule,
+                                          &mg_heads,
+                                          &mg_query_groups,
+                                          &mg_ffn,
+                                          &mg_seq_cp,
+                                          &mg_seq_tp,
+                                          &mg_moe_sp,
+                                          &mg_batch,
+                                          &mg_vpp_microbatches,
+                                          &mg_zero,
+                                          &bf16_gpu,
+                                          &flash_attention_gpu,
+                                          &flash_attention_dtype,
+                                          &fp8_gpu,
+                                          &fused_norm_apex};
     return r;
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

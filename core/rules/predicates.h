@@ -21,6 +21,8 @@ inline bool batch_splits(long long global_batch, long long micro_batch, long lon
     return micro_batch > 0 && dp > 0 && global_batch % (micro_batch * dp) == 0;
 }
 // Interleaved and V schedules run microbatches in groups of pp.
-inline bool microbatches_fill_pp_groups(long long microbatches, long long pp) { return pp > 0 && microbatches % pp == 0; }
+inline bool microbatches_fill_pp_groups(long long microbatches, long long pp) {
+    return pp > 0 && microbatches % pp == 0;
+}
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

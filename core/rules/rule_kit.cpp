@@ -45,7 +45,7 @@ std::set<std::string> error_rules(const Project& p) {
         if (d.severity == Severity::Error) r.insert(d.rule);
     return r;
 }
-}  // namespace
+}   // namespace
 
 bool searching_fixes() { return g_fix_depth > 0; }
 
@@ -153,7 +153,8 @@ std::vector<Fix> micro_batch_fixes(long long mbs, long long gbs) {
 
 std::vector<Fix> seq_len_fixes(long long seq, long long multiple) {
     const long long down = seq / multiple * multiple;
-    std::vector<Fix> c{set_value("/training/seq_len", down + multiple, "Pad the sequence length to " + str(down + multiple))};
+    std::vector<Fix> c{
+        set_value("/training/seq_len", down + multiple, "Pad the sequence length to " + str(down + multiple))};
     if (down > 0) c.push_back(set_value("/training/seq_len", down, "Cut the sequence length to " + str(down)));
     return c;
 }
@@ -164,7 +165,8 @@ std::vector<int> range_values(int lo, int hi) {
     return v;
 }
 
-std::vector<Fix> knob_candidates(const Project& p, const std::vector<std::string>& fields, const std::vector<int>& values) {
+std::vector<Fix> knob_candidates(const Project& p, const std::vector<std::string>& fields,
+                                 const std::vector<int>& values) {
     struct Cand {
         double dist;
         int order;
@@ -186,4 +188,4 @@ std::vector<Fix> knob_candidates(const Project& p, const std::vector<std::string
     return out;
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

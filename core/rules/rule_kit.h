@@ -19,8 +19,8 @@ using Sizes = DerivedSizes;
 Sizes sizes(const Project& p);
 
 // Colossal's effective sp axis for a mode.
-bool sp_axis_mode(const std::string& mode);     // all_to_all, ring_attn
-bool sp_tp_mode(const std::string& mode);       // split_gather, ring (reuse the TP group)
+bool sp_axis_mode(const std::string& mode);   // all_to_all, ring_attn
+bool sp_tp_mode(const std::string& mode);     // split_gather, ring (reuse the TP group)
 
 Diagnostic diag(Severity s, std::string rule, std::string message, std::string framework_error,
                 std::vector<std::string> fields);
@@ -56,7 +56,8 @@ std::vector<int> world_divisors(const Project& p);   // divisors of the world si
 std::vector<int> range_values(int lo, int hi);
 
 // One-knob candidates: every value of every field, merged nearest first.
-std::vector<Fix> knob_candidates(const Project& p, const std::vector<std::string>& fields, const std::vector<int>& values);
+std::vector<Fix> knob_candidates(const Project& p, const std::vector<std::string>& fields,
+                                 const std::vector<int>& values);
 
 // The fixes every batch and sequence rule offers, in this order and with these labels:
 // the global batch rounded down (when > 0) and up to a multiple of `per`.
@@ -73,4 +74,4 @@ std::string short_field(const std::string& pointer);   // "/layout/tp" -> "tp"
 std::string str(long long v);
 std::string join(const std::vector<int>& v, const std::string& sep = ", ");
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

@@ -24,15 +24,22 @@ std::string to_string(Support s) {
 }
 
 const std::vector<std::string>& shardformer_features() {
-    static const std::vector<std::string> f = {"tp",        "pp",           "sp_split_gather", "sp_ring",
-                                               "sp_all_to_all", "sp_ring_attn", "flash_attention", "fused_norm",
-                                               "jit_fused", "fp8"};
+    static const std::vector<std::string> f = {"tp",
+                                               "pp",
+                                               "sp_split_gather",
+                                               "sp_ring",
+                                               "sp_all_to_all",
+                                               "sp_ring_attn",
+                                               "flash_attention",
+                                               "fused_norm",
+                                               "jit_fused",
+                                               "fp8"};
     return f;
 }
 
 const std::vector<std::string>& shardformer_feature_titles() {
-    static const std::vector<std::string> t = {"Tensor parallel", "Pipeline",          "SP split_gather", "SP ring",
-                                               "SP all_to_all",   "SP ring_attn",      "Flash attention", "Fused norm",
+    static const std::vector<std::string> t = {"Tensor parallel", "Pipeline",     "SP split_gather", "SP ring",
+                                               "SP all_to_all",   "SP ring_attn", "Flash attention", "Fused norm",
                                                "JIT fused",       "FP8 (use_fp8)"};
     return t;
 }
@@ -58,8 +65,9 @@ SupportCell sp_ignored(const std::string& name) {
                    name + " doesn't support sequence parallelism now, will ignore the sequence parallelism flag.");
 }
 SupportCell ring_to_split_gather(const std::string& name) {
-    return converted("ring is replaced by split_gather",
-                     "For " + name + ", sequence parallelism is currently not support mode ring, will set to be split_gather");
+    return converted(
+        "ring is replaced by split_gather",
+        "For " + name + ", sequence parallelism is currently not support mode ring, will set to be split_gather");
 }
 SupportCell no_all_to_all(const std::string& name) {
     return error("no Ulysses path in the policy", "all_to_all sequence parallelism is not supported for " + name);
@@ -68,7 +76,9 @@ SupportCell invalid_ring_attn() {
     return error("the modeling code accepts only all_to_all, split_gather and ring (raised at the first forward)",
                  "AssertionError: Invalid sp_mode");
 }
-SupportCell no_flash(const std::string& name) { return no_effect(name + "'s policy has no flash attention replacement"); }
+SupportCell no_flash(const std::string& name) {
+    return no_effect(name + "'s policy has no flash attention replacement");
+}
 SupportCell no_jit() { return no_effect("the policy has no JIT-fused kernels"); }
 SupportCell fp8() { return yes("plugin-level FP8Hook on the linear layers (needs an FP8 GPU)"); }
 
@@ -77,8 +87,8 @@ constexpr const char* kRelease = "v0.5.1";
 
 ShardformerPolicy row(std::string family, std::string name, std::string file, C cells, bool sp_excludes_pp = false,
                       std::string release = kRelease) {
-    return {std::move(family), std::move(name), "colossalai/shardformer/policies/" + file + ".py", std::move(release),
-            sp_excludes_pp, std::move(cells)};
+    return {std::move(family),  std::move(name), "colossalai/shardformer/policies/" + file + ".py",
+            std::move(release), sp_excludes_pp,  std::move(cells)};
 }
 
 std::vector<ShardformerPolicy> build() {
@@ -112,18 +122,19 @@ std::vector<ShardformerPolicy> build() {
                     C{yes(), pp, yes(), ring_to_split_gather("BLOOM"), no_all_to_all("BLOOM"),
                       no_effect("BLOOM has no ring attention path; the mode has no effect"), no_flash("BLOOM"),
                       yes("FusedLayerNorm"), yes("fused dropout+add"), fp8()}));
-    r.push_back(row("whisper", "Whisper", "whisper",
-                    C{yes(), yes("encoder/decoder split"), sp_ignored("Whisper"), sp_ignored("Whisper"),
-                      sp_ignored("Whisper"), sp_ignored("Whisper"), yes(), yes("FusedLayerNorm"),
-                      ignored("the policy turns JIT fusion off",
-                              "Whisper doesn't support jit fused operator now, will ignore the jit fused operator flag."),
-                      fp8()}));
-    r.push_back(row("chatglm", "ChatGLM", "chatglm2",
-                    C{yes(), pp, yes(),
-                      converted("ring is replaced by split_gather",
-                                "For ChatGLM2, sequence parallelism doesn't support mode ring yet, will set to be split_gather"),
-                      yes(), invalid_ring_attn(), yes(), yes("FusedRMSNorm or FusedLayerNorm"), yes("fused dropout+add"),
-                      fp8()}));
+    r.push_back(
+        row("whisper", "Whisper", "whisper",
+            C{yes(), yes("encoder/decoder split"), sp_ignored("Whisper"), sp_ignored("Whisper"), sp_ignored("Whisper"),
+              sp_ignored("Whisper"), yes(), yes("FusedLayerNorm"),
+              ignored("the policy turns JIT fusion off",
+                      "Whisper doesn't support jit fused operator now, will ignore the jit fused operator flag."),
+              fp8()}));
+    r.push_back(row(
+        "chatglm", "ChatGLM", "chatglm2",
+        C{yes(), pp, yes(),
+          converted("ring is replaced by split_gather",
+                    "For ChatGLM2, sequence parallelism doesn't support mode ring yet, will set to be split_gather"),
+          yes(), invalid_ring_attn(), yes(), yes("FusedRMSNorm or FusedLayerNorm"), yes("fused dropout+add"), fp8()}));
     r.push_back(row("falcon", "Falcon", "falcon",
                     C{yes("off for multi-query models without new_decoder_architecture"), pp, sp_ignored("Falcon"),
                       sp_ignored("Falcon"), sp_ignored("Falcon"), sp_ignored("Falcon"),
@@ -140,20 +151,22 @@ std::vector<ShardformerPolicy> build() {
                               "Flash attention is natively supported in transformers, will ignore the flag."),
                       yes("FusedRMSNorm"), no_jit(), fp8()},
                     true));
-    r.push_back(row("qwen2", "Qwen2", "qwen2",
-                    C{yes(), pp, yes(), yes(), yes(), invalid_ring_attn(), yes(), yes("FusedRMSNorm"), no_jit(), fp8()}));
+    r.push_back(
+        row("qwen2", "Qwen2", "qwen2",
+            C{yes(), pp, yes(), yes(), yes(), invalid_ring_attn(), yes(), yes("FusedRMSNorm"), no_jit(), fp8()}));
     r.push_back(row("qwen3", "Qwen3", "qwen3",
                     C{yes(), pp, yes(), yes(), yes(), invalid_ring_attn(), yes(), yes("FusedRMSNorm"), no_jit(), fp8()},
                     false, "4f9953be (after v0.5.1)"));
     r.push_back(row("cohere", "Command", "command",
                     C{yes(), pp, yes(), yes(), yes(), yes("causal LM only (CohereModel raises)"), yes(),
                       no_effect("Command's policy keeps CohereLayerNorm"), no_jit(), fp8()}));
-    r.push_back(row("deepseek", "Deepseek", "deepseek",
-                    C{yes(), yes("not together with sequence parallelism"), yes("not with pp > 1"),
-                      yes("not with pp > 1"), yes("not with pp > 1"), invalid_ring_attn(), yes(), yes("FusedRMSNorm"),
-                      no_jit(), fp8()},
-                    true));
-    const SupportCell v3_sp = error("config_sanity_check", "AssertionError: DeepSeekV3 does not support sequence parallelism");
+    r.push_back(
+        row("deepseek", "Deepseek", "deepseek",
+            C{yes(), yes("not together with sequence parallelism"), yes("not with pp > 1"), yes("not with pp > 1"),
+              yes("not with pp > 1"), invalid_ring_attn(), yes(), yes("FusedRMSNorm"), no_jit(), fp8()},
+            true));
+    const SupportCell v3_sp = error("config_sanity_check",
+                                    "AssertionError: DeepSeekV3 does not support sequence parallelism");
     r.push_back(row("deepseek_v3", "DeepseekV3", "deepseek_v3",
                     C{error("config_sanity_check; use expert parallelism instead",
                             "AssertionError: DeepSeekV3 does not support tensor parallelism"),
@@ -162,7 +175,7 @@ std::vector<ShardformerPolicy> build() {
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 const std::vector<ShardformerPolicy>& shardformer_policies() {
     static const std::vector<ShardformerPolicy> t = build();
@@ -186,7 +199,7 @@ nlohmann::json cell_json(const SupportCell& c) {
     if (!c.framework.empty()) j["framework"] = c.framework;
     return j;
 }
-}  // namespace
+}   // namespace
 
 nlohmann::json shardformer_checklist_json(const std::vector<std::string>& extra_families) {
     using nlohmann::json;
@@ -212,9 +225,10 @@ nlohmann::json shardformer_checklist_json(const std::vector<std::string>& extra_
                             {"policy", false},
                             {"framework", "NotImplementedError: Auto policy for " + fam + " is not implemented"}});
     }
-    return {{"source", "hpcaitech/ColossalAI v0.5.1: colossalai/shardformer/policies/auto_policy.py and the model policy files"},
+    return {{"source",
+             "hpcaitech/ColossalAI v0.5.1: colossalai/shardformer/policies/auto_policy.py and the model policy files"},
             {"features", feats},
             {"families", families}};
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

@@ -15,11 +15,11 @@
 namespace paraplan::rules {
 
 enum class Support {
-    Yes,        // the policy implements it
-    Converted,  // the policy warns and uses another mode instead (ring -> split_gather)
-    Ignored,    // the policy warns and switches the feature off
-    NoEffect,   // the flag does nothing for this model (no replacement, no warning)
-    Error,      // the policy or its modeling code raises
+    Yes,         // the policy implements it
+    Converted,   // the policy warns and uses another mode instead (ring -> split_gather)
+    Ignored,     // the policy warns and switches the feature off
+    NoEffect,    // the flag does nothing for this model (no replacement, no warning)
+    Error,       // the policy or its modeling code raises
 };
 std::string to_string(Support s);   // "yes" "converted" "ignored" "no_effect" "error"
 
@@ -35,11 +35,11 @@ const std::vector<std::string>& shardformer_features();
 const std::vector<std::string>& shardformer_feature_titles();
 
 struct ShardformerPolicy {
-    std::string family;        // Paraplan's model family (catalog "family", HF model_type)
-    std::string name;          // ColossalAI's model name ("Llama", "GPT2")
-    std::string policy_file;   // colossalai/shardformer/policies/<file>.py
-    std::string release;       // the ColossalAI release the row was read at
-    bool sp_excludes_pp = false;   // MoE policies: sequence parallelism and pipeline cannot combine
+    std::string family;               // Paraplan's model family (catalog "family", HF model_type)
+    std::string name;                 // ColossalAI's model name ("Llama", "GPT2")
+    std::string policy_file;          // colossalai/shardformer/policies/<file>.py
+    std::string release;              // the ColossalAI release the row was read at
+    bool sp_excludes_pp = false;      // MoE policies: sequence parallelism and pipeline cannot combine
     std::vector<SupportCell> cells;   // one per shardformer_features()
 
     const SupportCell& cell(const std::string& feature) const;   // throws std::out_of_range
@@ -57,4 +57,4 @@ const SupportCell& shardformer_sp_cell(const ShardformerPolicy& p, const std::st
 // `extra_families` (e.g. the catalog's) are listed too, with "policy": false, when no row has them.
 nlohmann::json shardformer_checklist_json(const std::vector<std::string>& extra_families = {});
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

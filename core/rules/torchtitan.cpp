@@ -13,7 +13,8 @@ namespace {
 void tt_degrees(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.dp_shard == 0 || l.dp_shard < -1) {
-        auto d = diag(Severity::Error, "torchtitan.degrees", "data_parallel_shard_degree is " + str(l.dp_shard) + "; it must be -1 (infer) or >= 1.",
+        auto d = diag(Severity::Error, "torchtitan.degrees",
+                      "data_parallel_shard_degree is " + str(l.dp_shard) + "; it must be -1 (infer) or >= 1.",
                       "AssertionError: dp_shard must -1 or >=1.", {"/layout/dp_shard"});
         add_fixes(d, &tt_degrees, p, {set_value("/layout/dp_shard", -1, "Infer dp_shard")});
         out.push_back(d);
@@ -21,10 +22,14 @@ void tt_degrees(const Project& p, Out& out) {
     }
     if (l.dp_replicate < 1 || l.cp < 1 || l.tp < 1 || l.pp < 1 || l.ep < 1) {
         auto d = diag(Severity::Error, "torchtitan.degrees", "Every parallel degree except dp_shard must be >= 1.",
-                      "AssertionError: Parallelism degree should be >= 1, except for dp_shard", {"/layout/dp_replicate"});
+                      "AssertionError: Parallelism degree should be >= 1, except for dp_shard",
+                      {"/layout/dp_replicate"});
         Fix f{"Set degrees below 1 to 1", {}};
-        for (const auto& [k, v] : std::vector<std::pair<std::string, int>>{{"/layout/dp_replicate", l.dp_replicate}, {"/layout/cp", l.cp},
-                                                                            {"/layout/tp", l.tp}, {"/layout/pp", l.pp}, {"/layout/ep", l.ep}})
+        for (const auto& [k, v] : std::vector<std::pair<std::string, int>>{{"/layout/dp_replicate", l.dp_replicate},
+                                                                           {"/layout/cp", l.cp},
+                                                                           {"/layout/tp", l.tp},
+                                                                           {"/layout/pp", l.pp},
+                                                                           {"/layout/ep", l.ep}})
             if (v < 1) f.changes.push_back({k, 1});
         add_fixes(d, &tt_degrees, p, {f});
         out.push_back(d);
@@ -35,19 +40,22 @@ void tt_degrees(const Project& p, Out& out) {
 void tt_world(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int w = p.world_size();
-    if (w <= 0 || l.dp_replicate < 1 || l.cp < 1 || l.tp < 1 || l.pp < 1 || (l.dp_shard < 1 && l.dp_shard != -1)) return;
+    if (w <= 0 || l.dp_replicate < 1 || l.cp < 1 || l.tp < 1 || l.pp < 1 || (l.dp_shard < 1 && l.dp_shard != -1))
+        return;
     const long long rest = 1LL * l.dp_replicate * l.cp * l.tp * l.pp;
     const long long shard = l.dp_shard == -1 ? w / rest : l.dp_shard;
     if (shard >= 1 && shard * rest == w) return;
-    auto d = diag(Severity::Error, "torchtitan.world_product",
-                  "dp_replicate × dp_shard × cp × tp × pp = " + str(l.dp_replicate) + " × " + str(shard) + " × " + str(l.cp) + " × " +
-                      str(l.tp) + " × " + str(l.pp) + " = " + str(shard * rest) + ", not the world size " + str(w) + ".",
-                  "AssertionError: Invalid parallel dims: dp_replicate(" + str(l.dp_replicate) + ") * dp_shard(" + str(shard) + ") * cp(" +
-                      str(l.cp) + ") * tp(" + str(l.tp) + ") * pp(" + str(l.pp) + ") != WORLD_SIZE(" + str(w) + ")",
-                  {"/layout/dp_shard", "/layout/tp", "/layout/pp", "/layout/cp"});
+    auto d = diag(
+        Severity::Error, "torchtitan.world_product",
+        "dp_replicate × dp_shard × cp × tp × pp = " + str(l.dp_replicate) + " × " + str(shard) + " × " + str(l.cp) +
+            " × " + str(l.tp) + " × " + str(l.pp) + " = " + str(shard * rest) + ", not the world size " + str(w) + ".",
+        "AssertionError: Invalid parallel dims: dp_replicate(" + str(l.dp_replicate) + ") * dp_shard(" + str(shard) +
+            ") * cp(" + str(l.cp) + ") * tp(" + str(l.tp) + ") * pp(" + str(l.pp) + ") != WORLD_SIZE(" + str(w) + ")",
+        {"/layout/dp_shard", "/layout/tp", "/layout/pp", "/layout/cp"});
     std::vector<Fix> c;
     if (l.dp_shard != -1) c.push_back(set_value("/layout/dp_shard", -1, "Infer dp_shard from the world size"));
-    for (auto f : knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp", "/layout/dp_replicate"}, world_divisors(p))) {
+    for (auto f :
+         knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp", "/layout/dp_replicate"}, world_divisors(p))) {
         if (l.dp_shard != -1) {
             f.changes.push_back({"/layout/dp_shard", -1});
             f.label += ", infer dp_shard";
@@ -61,14 +69,16 @@ void tt_world(const Project& p, Out& out) {
 void tt_sp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if ((l.sp_mode == "none" || l.sp_mode == "split_gather") && l.sp <= 1) return;
-    auto d = diag(Severity::Error, "torchtitan.sp_mode",
-                  "torchtitan applies sequence parallelism inside tp automatically and splits long sequences with cp; it "
-                  "has no separate sp axis.",
-                  "", {"/layout/sp", "/layout/sp_mode"});
-    add_fixes(d, &tt_sp, p,
-              {Fix{"Use context parallelism cp = " + str(std::max(2, l.sp)),
-                   {{"/layout/cp", std::max(2, l.sp) * std::max(1, l.cp)}, {"/layout/sp", 1}, {"/layout/sp_mode", "none"}}},
-               Fix{"Turn the sp axis off", {{"/layout/sp", 1}, {"/layout/sp_mode", "none"}}}});
+    auto d = diag(
+        Severity::Error, "torchtitan.sp_mode",
+        "torchtitan applies sequence parallelism inside tp automatically and splits long sequences with cp; it "
+        "has no separate sp axis.",
+        "", {"/layout/sp", "/layout/sp_mode"});
+    add_fixes(
+        d, &tt_sp, p,
+        {Fix{"Use context parallelism cp = " + str(std::max(2, l.sp)),
+             {{"/layout/cp", std::max(2, l.sp) * std::max(1, l.cp)}, {"/layout/sp", 1}, {"/layout/sp_mode", "none"}}},
+         Fix{"Turn the sp axis off", {{"/layout/sp", 1}, {"/layout/sp_mode", "none"}}}});
     out.push_back(d);
 }
 
@@ -80,10 +90,12 @@ void tt_ep(const Project& p, Out& out) {
     const int shard = s.dp / std::max(1, l.dp_replicate);
     const int pool = shard * l.cp * l.tp;
     if (pool % l.ep == 0) return;
-    auto d = diag(Severity::Error, "torchtitan.ep_divides",
-                  "Expert parallelism borrows the dp_shard × cp × tp = " + str(pool) + " ranks; ep = " + str(l.ep) + " does not divide them.",
-                  "ValueError: expert_parallel_degree (" + str(l.ep) + ") must divide dp_shard * cp * tp (" + str(pool) + ")",
-                  {"/layout/ep"});
+    auto d = diag(
+        Severity::Error, "torchtitan.ep_divides",
+        "Expert parallelism borrows the dp_shard × cp × tp = " + str(pool) + " ranks; ep = " + str(l.ep) +
+            " does not divide them.",
+        "ValueError: expert_parallel_degree (" + str(l.ep) + ") must divide dp_shard * cp * tp (" + str(pool) + ")",
+        {"/layout/ep"});
     add_fixes(d, &tt_ep, p, knob_candidates(p, {"/layout/ep"}, divisors(std::max(1, pool))));
     out.push_back(d);
 }
@@ -94,28 +106,29 @@ void tt_experts(const Project& p, Out& out) {
     const int E = p.model.experts;
     if (E > 0 && E % l.ep == 0 && (l.etp <= 1 || l.etp == l.tp)) return;
     std::string msg = E <= 0 ? "ep = " + str(l.ep) + " needs a mixture-of-experts model, but the model has no experts."
-                             : E % l.ep ? "ep = " + str(l.ep) + " does not divide the " + str(E) + " experts."
-                                        : "expert tensor parallel degree " + str(l.etp) + " must equal tp (" + str(l.tp) + ") or 1.";
+                      : E % l.ep
+                          ? "ep = " + str(l.ep) + " does not divide the " + str(E) + " experts."
+                          : "expert tensor parallel degree " + str(l.etp) + " must equal tp (" + str(l.tp) + ") or 1.";
     auto d = diag(Severity::Error, "torchtitan.experts", msg,
-                  E > 0 && E % l.ep == 0 ? "Currently we only support ETP=TP or ETP=1" : "", {"/layout/ep", "/layout/etp"});
+                  E > 0 && E % l.ep == 0 ? "Currently we only support ETP=TP or ETP=1" : "",
+                  {"/layout/ep", "/layout/etp"});
     std::vector<Fix> c{set_value("/layout/etp", 0, "Use etp = tp"), set_value("/layout/etp", 1, "Use etp = 1")};
     for (auto& f : knob_candidates(p, {"/layout/ep"}, E > 0 ? divisors(E) : std::vector<int>{1})) c.push_back(f);
     add_fixes(d, &tt_experts, p, c);
     out.push_back(d);
 }
 
-void tt_heads(const Project& p, Out& out) {
-    tp_divides_heads(p, out, &tt_heads, "torchtitan.tp_divides_heads", "");
-}
+void tt_heads(const Project& p, Out& out) { tp_divides_heads(p, out, &tt_heads, "torchtitan.tp_divides_heads", ""); }
 
 // HEAD validates n_kv_heads % tp at config time (torchtitan PR #2577).
 void tt_kv_heads(const Project& p, Out& out) {
     const int KV = p.model.kv_heads, tp = p.layout.tp;
     if (KV <= 0 || tp <= 1 || KV % tp == 0 || p.model.heads % tp != 0) return;
-    auto d = diag(Severity::Error, "torchtitan.tp_divides_kv_heads",
-                  "tp = " + str(tp) + " does not divide the " + str(KV) + " key/value heads.",
-                  "ValueError: n_kv_heads (" + str(KV) + ") must be divisible by tensor parallel degree (" + str(tp) + ")",
-                  {"/layout/tp", "/model/kv_heads"});
+    auto d = diag(
+        Severity::Error, "torchtitan.tp_divides_kv_heads",
+        "tp = " + str(tp) + " does not divide the " + str(KV) + " key/value heads.",
+        "ValueError: n_kv_heads (" + str(KV) + ") must be divisible by tensor parallel degree (" + str(tp) + ")",
+        {"/layout/tp", "/model/kv_heads"});
     add_fixes(d, &tt_kv_heads, p, knob_candidates(p, {"/layout/tp"}, divisors(KV)));
     out.push_back(d);
 }
@@ -127,9 +140,10 @@ void tt_seq(const Project& p, Out& out) {
     const long long k = 1LL * l.tp * 2 * l.cp;
     if (l.cp <= 1 || seq <= 0 || seq % k == 0) return;
     auto d = diag(Severity::Error, "torchtitan.seq_divisible",
-                  "seq_len " + str(seq) + " must be a multiple of tp × 2 × cp = " + str(k) + " (context parallel load balancing).",
-                  "ValueError: Sequence length " + str(seq) + " must be divisible by the product of TP degree (" + str(l.tp) +
-                      ") and 2 * CP degree (" + str(2 * l.cp) + ").",
+                  "seq_len " + str(seq) + " must be a multiple of tp × 2 × cp = " + str(k) +
+                      " (context parallel load balancing).",
+                  "ValueError: Sequence length " + str(seq) + " must be divisible by the product of TP degree (" +
+                      str(l.tp) + ") and 2 * CP degree (" + str(2 * l.cp) + ").",
                   {"/training/seq_len", "/layout/cp", "/layout/tp"});
     std::vector<Fix> c = seq_len_fixes(seq, k);
     add_fixes(d, &tt_seq, p, c);
@@ -141,15 +155,18 @@ void tt_pp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.pp <= 1) return;
     std::string fe;
-    if (l.schedule == "1f1b" && l.chunks != 1) fe = "ValueError: Single stage schedule requires exactly 1 stage per rank";
-    else if (l.schedule == "interleaved" && l.chunks < 2) fe = "ValueError: Multi-stage schedule requires at least 2 stages per rank";
+    if (l.schedule == "1f1b" && l.chunks != 1)
+        fe = "ValueError: Single stage schedule requires exactly 1 stage per rank";
+    else if (l.schedule == "interleaved" && l.chunks < 2)
+        fe = "ValueError: Multi-stage schedule requires at least 2 stages per rank";
     else if (l.schedule == "zbv" && l.chunks != 2) fe = "ValueError: v schedules assume 2 stages per rank";
     if (!fe.empty()) {
         auto d = diag(Severity::Error, "torchtitan.pp_stages",
                       "Schedule " + l.schedule + " cannot run chunks = " + str(l.chunks) + " stages per rank.", fe,
                       {"/layout/chunks", "/layout/schedule"});
         add_fixes(d, &tt_pp, p,
-                  {set_value("/layout/chunks", l.schedule == "1f1b" ? 1 : 2, "Set chunks to " + str(l.schedule == "1f1b" ? 1 : 2)),
+                  {set_value("/layout/chunks", l.schedule == "1f1b" ? 1 : 2,
+                             "Set chunks to " + str(l.schedule == "1f1b" ? 1 : 2)),
                    Fix{"Use 1f1b", {{"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}}});
         out.push_back(d);
         return;
@@ -157,7 +174,8 @@ void tt_pp(const Project& p, Out& out) {
     const int stages = l.pp * std::max(1, l.chunks);
     if (p.model.layers > 0 && p.model.layers < stages) {
         auto d = diag(Severity::Error, "torchtitan.pp_stages",
-                      "pp × chunks = " + str(stages) + " stages but the model has only " + str(p.model.layers) + " layers; a stage would be empty.",
+                      "pp × chunks = " + str(stages) + " stages but the model has only " + str(p.model.layers) +
+                          " layers; a stage would be empty.",
                       "", {"/layout/pp", "/layout/chunks"});
         add_fixes(d, &tt_pp, p, knob_candidates(p, {"/layout/pp"}, world_divisors(p)));
         out.push_back(d);
@@ -169,11 +187,13 @@ void tt_batch(const Project& p, Out& out) {
     const long long gbs = p.training.global_batch_size, mbs = p.training.micro_batch_size;
     if (s.dp <= 0 || mbs <= 0 || gbs <= 0 || batch_splits(gbs, mbs, s.dp)) return;
     const long long per = mbs * s.dp;
-    auto d = diag(Severity::Error, "torchtitan.global_batch",
-                  "The global batch " + str(gbs) + " is not a multiple of local batch " + str(mbs) + " × dp " + str(s.dp) + " = " + str(per) + ".",
-                  "AssertionError: global batch size must be multiple of local batch size times data-parallel degree (" + str(per) + " != " +
-                      str(gbs) + ")",
-                  {"/training/global_batch_size", "/training/micro_batch_size"});
+    auto d = diag(
+        Severity::Error, "torchtitan.global_batch",
+        "The global batch " + str(gbs) + " is not a multiple of local batch " + str(mbs) + " × dp " + str(s.dp) +
+            " = " + str(per) + ".",
+        "AssertionError: global batch size must be multiple of local batch size times data-parallel degree (" +
+            str(per) + " != " + str(gbs) + ")",
+        {"/training/global_batch_size", "/training/micro_batch_size"});
     std::vector<Fix> c = global_batch_fixes(gbs, per);
     add_fixes(d, &tt_batch, p, c);
     out.push_back(d);
@@ -186,20 +206,37 @@ void tt_microbatches(const Project& p, Out& out) {
     if (l.pp <= 1 || s.microbatches <= 0 || s.microbatches >= stages) return;
     auto d = diag(Severity::Warning, "torchtitan.microbatches",
                   str(s.microbatches) + " microbatches for " + str(stages) + " pipeline stages leave a large bubble.",
-                  "Number of microbatches (" + str(s.microbatches) + ") is less than the total number of stages (" + str(stages) +
-                      ") which may result in a bubble in the pipeline.",
+                  "Number of microbatches (" + str(s.microbatches) + ") is less than the total number of stages (" +
+                      str(stages) + ") which may result in a bubble in the pipeline.",
                   {"/layout/num_microbatches"});
-    add_fixes(d, &tt_microbatches, p, {set_value("/layout/num_microbatches", stages, "Use " + str(stages) + " microbatches")});
+    add_fixes(d, &tt_microbatches, p,
+              {set_value("/layout/num_microbatches", stages, "Use " + str(stages) + " microbatches")});
     out.push_back(d);
 }
 
-}  // namespace
+}   // namespace
 
 const std::vector<RuleFn>& torchtitan_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty, &uniform_gpus, &tt_degrees, &tt_world,   &tt_sp,
-                                          &tt_ep,             &tt_experts,   &dp_matches, &tt_heads,   &tt_kv_heads,
-                                          &tt_seq,            &tt_pp,        &tt_batch,   &tt_microbatches, &bf16_gpu, &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,
+                                          &uniform_gpus,
+                                          &tt_degrees,
+                                          &tt_world,
+                                          &tt_sp,
+                                          &tt_ep,
+                                          &tt_experts,
+                                          &dp_matches,
+                                          &tt_heads,
+                                          &tt_kv_heads,
+                                          &tt_seq,
+                                          &tt_pp,
+                                          &tt_batch,
+                                          &tt_microbatches,
+                                          &bf16_gpu,
+                                          &flash_attention_gpu,
+                                          &flash_attention_dtype,
+                                          &fp8_gpu,
+                                          &fused_norm_apex};
     return r;
 }
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

@@ -6,4 +6,4 @@ namespace paraplan::rules {
 
 const std::vector<RuleFn>& torchtitan_rules();
 
-}  // namespace paraplan::rules
+}   // namespace paraplan::rules

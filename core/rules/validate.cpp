@@ -12,13 +12,14 @@ namespace paraplan {
 namespace rules {
 namespace {
 void unknown_framework(const Project& p, Out& out) {
-    out.push_back(diag(Severity::Error, "layout.framework",
-                       "Unknown framework '" + p.layout.framework +
-                           "': expected colossalai, colossalai-moe, colossalai-gemini, colossalai-zero, megatron, torchtitan, "
-                           "deepspeed or devicemesh.",
-                       "", {"/layout/framework"}));
+    out.push_back(
+        diag(Severity::Error, "layout.framework",
+             "Unknown framework '" + p.layout.framework +
+                 "': expected colossalai, colossalai-moe, colossalai-gemini, colossalai-zero, megatron, torchtitan, "
+                 "deepspeed or devicemesh.",
+             "", {"/layout/framework"}));
 }
-}  // namespace
+}   // namespace
 
 const std::vector<RuleFn>& rules_for(const std::string& framework) {
     static const std::vector<RuleFn> unknown = {&unknown_framework};
@@ -36,7 +37,7 @@ const std::vector<RuleFn>& rules_for(const std::string& framework) {
     }
     return unknown;
 }
-}  // namespace rules
+}   // namespace rules
 
 std::vector<Diagnostic> validate(const Project& p) {
     rules::Out out;
@@ -44,4 +45,4 @@ std::vector<Diagnostic> validate(const Project& p) {
     return out;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -10,4 +10,4 @@ namespace paraplan {
 
 std::vector<Diagnostic> validate(const Project& p);
 
-}  // namespace paraplan
+}   // namespace paraplan

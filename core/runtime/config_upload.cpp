@@ -42,4 +42,4 @@ void add_config_uploads(LaunchPlan& plan, const Project& p, const RuntimeConfig&
         for (const auto& [name, file] : r.files) plan.uploads.push_back({n, dir + name, file.content});
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

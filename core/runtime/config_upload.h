@@ -19,4 +19,4 @@ std::string config_export_format(const Project& p, const RuntimeConfig& rc);
 // layout field when the export refuses the layout (it would not run as planned).
 void add_config_uploads(LaunchPlan& plan, const Project& p, const RuntimeConfig& rc);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -27,7 +27,7 @@ std::string launcher_of(const RuntimeConfig& rc) {
     if (!rc.launcher.empty()) return rc.launcher;
     return rc.mode;   // torchrun, colossalai, deepspeed
 }
-}  // namespace
+}   // namespace
 
 std::string check_script(const RuntimeConfig& rc) {
     std::string s;
@@ -61,8 +61,10 @@ void parse_check_output(const std::string& out, NodeCheck& c) {
             return v;
         };
         if (auto v = value("__PP_HOST__")) c.hostname = *v;
-        else if (auto v = value("__PP_SMI__")) { c.nvidia_smi = *v == "yes"; smi_seen = true; }
-        else if (auto v = value("__PP_GPU__")) {
+        else if (auto v = value("__PP_SMI__")) {
+            c.nvidia_smi = *v == "yes";
+            smi_seen = true;
+        } else if (auto v = value("__PP_GPU__")) {
             if (v->rfind("GPU ", 0) == 0) c.gpus.push_back(*v);
             else if (!v->empty()) c.problems.push_back("nvidia-smi -L: " + *v);
         } else if (auto v = value("__PP_PY__")) c.python = *v;
@@ -117,15 +119,26 @@ std::vector<NodeCheck> test_connections(const Cluster& cluster, const RuntimeCon
 }
 
 nlohmann::json to_json(const NodeCheck& c) {
-    nlohmann::json j = {{"node", c.node},          {"host", c.host},         {"ok", c.ok()},
-                        {"reachable", c.reachable}, {"hostname", c.hostname}, {"nvidia_smi", c.nvidia_smi},
-                        {"gpus", c.gpus},           {"planned_gpus", c.planned_gpus}, {"python", c.python},
-                        {"launcher", c.launcher},   {"launcher_path", c.launcher_path}, {"problems", c.problems},
+    nlohmann::json j = {{"node", c.node},
+                        {"host", c.host},
+                        {"ok", c.ok()},
+                        {"reachable", c.reachable},
+                        {"hostname", c.hostname},
+                        {"nvidia_smi", c.nvidia_smi},
+                        {"gpus", c.gpus},
+                        {"planned_gpus", c.planned_gpus},
+                        {"python", c.python},
+                        {"launcher", c.launcher},
+                        {"launcher_path", c.launcher_path},
+                        {"problems", c.problems},
                         {"seconds", c.seconds}};
     if (c.error.kind != SshErrorKind::None)
-        j["error"] = {{"kind", to_string(c.error.kind)}, {"message", c.error.message}, {"fix", c.error.fix},
-                      {"raw", c.error.raw}, {"exit_code", c.error.exit_code}};
+        j["error"] = {{"kind", to_string(c.error.kind)},
+                      {"message", c.error.message},
+                      {"fix", c.error.fix},
+                      {"raw", c.error.raw},
+                      {"exit_code", c.error.exit_code}};
     return j;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -16,14 +16,14 @@ struct NodeCheck {
     std::string node;
     std::string host;
     bool reachable = false;
-    SshError error;                 // why not reachable
-    std::string hostname;           // remote `hostname`
+    SshError error;         // why not reachable
+    std::string hostname;   // remote `hostname`
     bool nvidia_smi = false;
-    std::vector<std::string> gpus;  // nvidia-smi -L lines
+    std::vector<std::string> gpus;   // nvidia-smi -L lines
     int planned_gpus = 0;
-    std::string python;             // "Python 3.11.2" or "" when missing
-    std::string launcher;           // program checked (python, torchrun, ...)
-    std::string launcher_path;      // "" when missing
+    std::string python;          // "Python 3.11.2" or "" when missing
+    std::string launcher;        // program checked (python, torchrun, ...)
+    std::string launcher_path;   // "" when missing
     double seconds = 0;
     std::vector<std::string> problems;   // one line each, empty when all is well
 
@@ -43,4 +43,4 @@ std::vector<NodeCheck> test_connections(const Cluster& cluster, const RuntimeCon
 nlohmann::json to_json(const NodeCheck& c);
 SshOptions ssh_options_from(const RuntimeConfig& rc);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

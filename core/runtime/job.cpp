@@ -15,25 +15,30 @@ namespace {
 std::string iso(long long ms) {
     return ms ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString(Qt::ISODateWithMs).toStdString() : std::string();
 }
-}  // namespace
+}   // namespace
 
 std::string Job::to_string(State s) {
     switch (s) {
-        case State::Pending: return "pending";
-        case State::Connecting: return "connecting";
-        case State::Running: return "running";
-        case State::Stopping: return "stopping";
-        case State::Succeeded: return "succeeded";
-        case State::Failed: return "failed";
-        case State::Stopped: return "stopped";
+    case State::Pending: return "pending";
+    case State::Connecting: return "connecting";
+    case State::Running: return "running";
+    case State::Stopping: return "stopping";
+    case State::Succeeded: return "succeeded";
+    case State::Failed: return "failed";
+    case State::Stopped: return "stopped";
     }
     return "unknown";
 }
 
 Job::Job(Cluster cluster, LaunchPlan plan, SshOptions ssh, std::string folder, nlohmann::json snapshot,
          std::string on_failure, QObject* parent)
-    : QObject(parent), cluster_(std::move(cluster)), plan_(std::move(plan)), ssh_(std::move(ssh)),
-      folder_(std::move(folder)), snapshot_(std::move(snapshot)), on_failure_(std::move(on_failure)) {
+    : QObject(parent),
+      cluster_(std::move(cluster)),
+      plan_(std::move(plan)),
+      ssh_(std::move(ssh)),
+      folder_(std::move(folder)),
+      snapshot_(std::move(snapshot)),
+      on_failure_(std::move(on_failure)) {
     nodes_.resize(cluster_.nodes.size());
     for (const auto& spec : plan_.processes) {
         auto p = std::make_unique<Process>();
@@ -241,9 +246,9 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
         if (p.error.empty()) {
             const SshError e = classify_ssh_failure(p.host, ssh_code == 0 ? 255 : ssh_code, "");
             p.error_kind = runtime::to_string(ssh_code == 255 || ssh_code == 0 ? SshErrorKind::ConnectionLost : e.kind);
-            p.error = ssh_code == 255 || ssh_code == 0 ? "the connection to \"" + p.host + "\" was lost while " +
-                                                             p.spec.label + " ran"
-                                                       : e.message;
+            p.error = ssh_code == 255 || ssh_code == 0
+                          ? "the connection to \"" + p.host + "\" was lost while " + p.spec.label + " ran"
+                          : e.message;
         } else if (p.error_kind.empty()) {
             p.error_kind = ssh_code == 127 ? "remote_command_missing" : "launch_failed";
         }
@@ -252,7 +257,8 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
     const bool bad = (p.exit_code && *p.exit_code != 0) || (!p.exit_code && !user_stop_);
     if (bad && !user_stop_ && !(failed_ && state_ == State::Stopping)) {
         std::string why = p.spec.label + " on " + p.host + " " +
-                          (p.error.empty() ? "exited with status " + std::to_string(p.exit_code.value_or(-1)) : p.error);
+                          (p.error.empty() ? "exited with status " + std::to_string(p.exit_code.value_or(-1))
+                                           : p.error);
         if (p.log) p.log->write(("paraplan: " + why + "\n").c_str());
         fail(why);
         if (on_failure_ == "stop_all") stop_processes();
@@ -339,8 +345,8 @@ nlohmann::json Job::to_json() const {
         if (!p->error.empty()) j["error"] = p->error;
         if (!p->error_kind.empty()) j["error_kind"] = p->error_kind;
         const auto& node = cluster_.nodes[static_cast<std::size_t>(p->spec.node)];
-        j["ssh"] = {{"host", ssh_target(node).host}, {"user", node.user}, {"port", node.port},
-                    {"identity", node.identity}};
+        j["ssh"] = {
+            {"host", ssh_target(node).host}, {"user", node.user}, {"port", node.port}, {"identity", node.identity}};
         procs.push_back(std::move(j));
     }
     nlohmann::json j = {{"paraplan_job", 1},
@@ -406,4 +412,4 @@ void Job::setSlurmPollInterval(int ms) { backend_->set_poll_interval(ms); }
 
 std::optional<long long> Job::slurmJobId() const { return backend_->batch_job_id(); }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -42,13 +42,13 @@ public:
         QProcess* proc = nullptr;
         std::unique_ptr<QFile> log;
         LineBuffer out, err;
-        std::optional<long long> pgid;       // remote process group (from the wrapper's marker)
-        std::optional<int> exit_code;        // the remote command's status
+        std::optional<long long> pgid;   // remote process group (from the wrapper's marker)
+        std::optional<int> exit_code;    // the remote command's status
         bool finished = false;
         std::string error;
         std::string error_kind;
-        std::string last_out;                // last stdout line (sbatch prints the job id)
-        std::string last_err;                // last stderr line (sbatch's "error: ...")
+        std::string last_out;   // last stdout line (sbatch prints the job id)
+        std::string last_err;   // last stderr line (sbatch's "error: ...")
     };
 
     // snapshot: the project as JSON (stored in job.json). folder: where logs go
@@ -58,7 +58,7 @@ public:
     ~Job() override;
 
     void start();
-    void stop();   // user request: ends as Stopped (unless it already failed)
+    void stop();                         // user request: ends as Stopped (unless it already failed)
     bool waitFinished(int timeout_ms);   // runs the event loop
 
     State state() const { return state_; }
@@ -70,7 +70,8 @@ public:
     nlohmann::json to_json() const;
     // The connection to cluster node `node` (null when the job runs nothing there).
     const SshNode* node(int node) const {
-        return node >= 0 && node < static_cast<int>(nodes_.size()) ? nodes_[static_cast<std::size_t>(node)].get() : nullptr;
+        return node >= 0 && node < static_cast<int>(nodes_.size()) ? nodes_[static_cast<std::size_t>(node)].get()
+                                                                   : nullptr;
     }
 
     // Slurm mode: how often squeue is polled after submission (default 5000 ms), and the
@@ -118,7 +119,7 @@ private:
     long long started_ms_ = 0, ended_ms_ = 0;
     int uploads_pending_ = 0;
     std::string upload_error_;
-    std::string json_error_;                             // the last job.json write failure (said once)
+    std::string json_error_;   // the last job.json write failure (said once)
 };
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

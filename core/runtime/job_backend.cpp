@@ -10,4 +10,4 @@ std::unique_ptr<JobBackend> JobBackend::for_plan(Job& job) {
     return std::make_unique<SshJobBackend>(job);   // direct, torchrun, colossalai, deepspeed
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

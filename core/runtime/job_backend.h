@@ -74,4 +74,4 @@ private:
     Job& job_;
 };
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

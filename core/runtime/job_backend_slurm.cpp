@@ -133,13 +133,16 @@ void SlurmJobBackend::poll() {
             const std::string sid = std::to_string(*slurm_id_);
             if (!fin) {
                 slurm_note("Slurm job " + sid + " left the queue; neither scontrol nor sacct knows how it ended");
-                fail("Slurm job " + sid + " ended in an unknown state (not in squeue, scontrol or sacct; "
+                fail("Slurm job " + sid +
+                     " ended in an unknown state (not in squeue, scontrol or sacct; "
                      "the controller forgot it and accounting is off)");
             } else {
-                slurm_note("Slurm job " + sid + " ended " + fin->state + " (exit " + std::to_string(*p.exit_code) + ")");
+                slurm_note("Slurm job " + sid + " ended " + fin->state + " (exit " + std::to_string(*p.exit_code) +
+                           ")");
                 if (fin->state == "CANCELLED") {
                     // Stop, Ctrl-C, `paraplan-cli stop` or someone's scancel: a stop, not a failure.
-                    if (!user_stopped()) slurm_note("Slurm job " + sid + " was cancelled outside this launch (scancel)");
+                    if (!user_stopped())
+                        slurm_note("Slurm job " + sid + " was cancelled outside this launch (scancel)");
                     set_user_stopped(true);
                     cancelled_ = true;
                 } else if (!fin->succeeded()) {
@@ -160,7 +163,8 @@ void SlurmJobBackend::follow_output() {
     auto take = [this](QProcess* from) {
         const QByteArray chunk = from->readAllStandardOutput();
         tail_bytes_ += chunk.size();
-        for (const auto& l : tail_buf_.append(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))))
+        for (const auto& l :
+             tail_buf_.append(std::string_view(chunk.constData(), static_cast<std::size_t>(chunk.size()))))
             output_line(l);
     };
     connect(tail_, &QProcess::readyReadStandardOutput, this, [this, take] { take(tail_); });
@@ -198,8 +202,8 @@ void SlurmJobBackend::output_line(const std::string& text) {
         f = std::make_unique<QFile>(
             QString::fromStdString(job().folder() + "/rank-" + std::to_string(labelled->task) + ".log"));
         if (!f->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered))
-            note(0, "cannot write " + f->fileName().toStdString() + ": " + f->errorString().toStdString() +
-                        " (rank " + std::to_string(labelled->task) + "'s lines go to sbatch.log)");
+            note(0, "cannot write " + f->fileName().toStdString() + ": " + f->errorString().toStdString() + " (rank " +
+                        std::to_string(labelled->task) + "'s lines go to sbatch.log)");
     }
     if (!f->isOpen()) return say(0, shown, false);
     const std::string line = labelled->text + "\n";
@@ -222,4 +226,4 @@ void SlurmJobBackend::finish() {
     });
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

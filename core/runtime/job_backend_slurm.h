@@ -54,4 +54,4 @@ private:
     static constexpr int kDrainMs = 1500;               // tail -F polls once a second
 };
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

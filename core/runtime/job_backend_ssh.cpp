@@ -69,8 +69,9 @@ void SshJobBackend::torchrun_worker_failed(int i, const std::string& failure) {
         stop_processes();
         return;
     }
-    note(i, what + "; torchrun reports it only after its exit barrier (up to 300 s while the other nodes "
-                   "run on); set runtime.fail_fast to stop the job at the first failure");
+    note(i, what +
+                "; torchrun reports it only after its exit barrier (up to 300 s while the other nodes "
+                "run on); set runtime.fail_fast to stop the job at the first failure");
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

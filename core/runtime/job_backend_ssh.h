@@ -24,4 +24,4 @@ private:
     bool torch_worker_failed_ = false;   // said once per job
 };
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

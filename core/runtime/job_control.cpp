@@ -90,4 +90,4 @@ std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int time
     return out;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -20,4 +20,4 @@ struct StopOutcome {
 // Blocking; one ssh command per running process (bounded by timeout_ms each).
 std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int timeout_ms = 60000);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

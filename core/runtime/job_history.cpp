@@ -27,7 +27,8 @@ std::optional<JobRecord> read_record(const fs::path& folder, std::string* proble
     const auto parsed = json_read::try_parse(ss.str(), &why);   // nesting bounded, never throws
     if (!parsed || !parsed->is_object() || !parsed->contains("paraplan_job")) {
         if (problem)
-            *problem = (folder / "job.json").string() + ": not a Paraplan job record" + (why.empty() ? "" : " (" + why + ")");
+            *problem = (folder / "job.json").string() + ": not a Paraplan job record" +
+                       (why.empty() ? "" : " (" + why + ")");
         return std::nullopt;
     }
     const nlohmann::json& j = *parsed;
@@ -44,7 +45,7 @@ std::optional<JobRecord> read_record(const fs::path& folder, std::string* proble
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::string>* problems) {
     std::vector<JobRecord> out;
@@ -67,8 +68,9 @@ std::string claim_job_folder(const std::string& job_dir, const std::string& base
         const std::string id = n == 1 ? base_id : base_id + "-" + std::to_string(n);
         ec.clear();
         if (fs::create_directory(fs::path(job_dir) / id, ec)) return id;   // false: it already exists
-        if (ec) throw std::runtime_error("cannot create the job folder " + (fs::path(job_dir) / id).string() + ": " +
-                                         ec.message());
+        if (ec)
+            throw std::runtime_error("cannot create the job folder " + (fs::path(job_dir) / id).string() + ": " +
+                                     ec.message());
     }
     throw std::runtime_error("no free job folder for " + base_id + " in " + job_dir);
 }
@@ -85,12 +87,17 @@ std::optional<JobRecord> find_job(const std::string& job_dir, const std::string&
 std::string remote_stop_script(const std::string& job_id, long long pgid, int grace_s) {
     const std::string pg = std::to_string(pgid);
     const std::string tag = sh_quote("PARAPLAN_JOB=" + job_id);
-    return "pg=" + pg + "\n"
+    return "pg=" + pg +
+           "\n"
            "if ! kill -0 -$pg 2>/dev/null; then echo gone; exit 0; fi\n"
-           "if ! tr '\\0' '\\n' </proc/$pg/environ 2>/dev/null | grep -qxF " + tag + "; then echo not-this-job; exit 3; fi\n"
+           "if ! tr '\\0' '\\n' </proc/$pg/environ 2>/dev/null | grep -qxF " +
+           tag +
+           "; then echo not-this-job; exit 3; fi\n"
            "kill -TERM -$pg 2>/dev/null; n=0\n"
-           "while kill -0 -$pg 2>/dev/null && [ $n -lt " + std::to_string(grace_s) + " ]; do sleep 1; n=$((n+1)); done\n"
+           "while kill -0 -$pg 2>/dev/null && [ $n -lt " +
+           std::to_string(grace_s) +
+           " ]; do sleep 1; n=$((n+1)); done\n"
            "kill -KILL -$pg 2>/dev/null; echo stopped\n";
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -11,7 +11,7 @@ namespace paraplan::runtime {
 struct JobRecord {
     std::string id;
     std::string folder;
-    std::string state;     // pending connecting running stopping succeeded failed stopped
+    std::string state;   // pending connecting running stopping succeeded failed stopped
     std::string mode;
     std::string started, ended;
     std::string error;
@@ -38,4 +38,4 @@ std::optional<JobRecord> find_job(const std::string& job_dir, const std::string&
 // TERM, up to grace_s seconds, then KILL. Prints "stopped", "gone" or "not-this-job".
 std::string remote_stop_script(const std::string& job_id, long long pgid, int grace_s);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

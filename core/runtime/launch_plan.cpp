@@ -16,8 +16,9 @@ namespace paraplan::runtime {
 namespace {
 
 // Variables Paraplan derives from the placement; the project may not set them.
-const std::vector<std::string> kReserved{"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
-                                         "MASTER_PORT", "CUDA_VISIBLE_DEVICES", "PARAPLAN_JOB", "GROUP_RANK"};
+const std::vector<std::string> kReserved{"RANK",        "LOCAL_RANK",  "WORLD_SIZE",           "LOCAL_WORLD_SIZE",
+                                         "MASTER_ADDR", "MASTER_PORT", "CUDA_VISIBLE_DEVICES", "PARAPLAN_JOB",
+                                         "GROUP_RANK"};
 
 std::string host_of(const Node& n) { return n.host.empty() ? n.name : n.host; }
 
@@ -33,7 +34,7 @@ EnvList base_env(const LaunchPlan& plan, const RuntimeConfig& rc) {
     return env;
 }
 
-}  // namespace
+}   // namespace
 
 std::string random_token() {
     std::random_device rd;
@@ -99,10 +100,12 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
 
     // Ranks of each node, in rank order, and their GPU indices.
     std::vector<std::vector<int>> node_ranks(static_cast<std::size_t>(N));
-    for (int r = 0; r < plan.world_size; ++r) node_ranks[static_cast<std::size_t>(placement[static_cast<std::size_t>(r)].node)].push_back(r);
+    for (int r = 0; r < plan.world_size; ++r)
+        node_ranks[static_cast<std::size_t>(placement[static_cast<std::size_t>(r)].node)].push_back(r);
     auto gpus_of = [&](int node) {
         std::vector<int> g;
-        for (int r : node_ranks[static_cast<std::size_t>(node)]) g.push_back(placement[static_cast<std::size_t>(r)].local_rank);
+        for (int r : node_ranks[static_cast<std::size_t>(node)])
+            g.push_back(placement[static_cast<std::size_t>(r)].local_rank);
         return g;
     };
     const EnvList env0 = base_env(plan, rc);
@@ -124,9 +127,12 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
             p.env = env0;
             // One GPU per process: CUDA_VISIBLE_DEVICES names the slot, so the
             // process sees it as cuda:0; LOCAL_RANK is the rank's place on its node.
-            EnvList dist{{"RANK", std::to_string(r)}, {"LOCAL_RANK", std::to_string(local)},
-                         {"WORLD_SIZE", W}, {"LOCAL_WORLD_SIZE", std::to_string(on_node.size())},
-                         {"MASTER_ADDR", plan.master_addr}, {"MASTER_PORT", P},
+            EnvList dist{{"RANK", std::to_string(r)},
+                         {"LOCAL_RANK", std::to_string(local)},
+                         {"WORLD_SIZE", W},
+                         {"LOCAL_WORLD_SIZE", std::to_string(on_node.size())},
+                         {"MASTER_ADDR", plan.master_addr},
+                         {"MASTER_PORT", P},
                          {"CUDA_VISIBLE_DEVICES", std::to_string(s.local_rank)}};
             p.env.insert(p.env.end(), dist.begin(), dist.end());
             p.argv = script_argv({rc.python});
@@ -139,7 +145,8 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         // consecutive ranks; CUDA_VISIBLE_DEVICES lists its GPUs in rank order.
         const int G = static_cast<int>(node_ranks[static_cast<std::size_t>(placement[0].node)].size());
         std::vector<int> node_order;
-        for (int r = 0; r < plan.world_size; r += std::max(G, 1)) node_order.push_back(placement[static_cast<std::size_t>(r)].node);
+        for (int r = 0; r < plan.world_size; r += std::max(G, 1))
+            node_order.push_back(placement[static_cast<std::size_t>(r)].node);
         for (int k = 0; k < static_cast<int>(node_order.size()); ++k) {
             const auto& ranks = node_ranks[static_cast<std::size_t>(node_order[static_cast<std::size_t>(k)])];
             bool ok = static_cast<int>(ranks.size()) == G;
@@ -190,8 +197,8 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         for (int r = 0; r < plan.world_size; ++r) p.ranks.push_back(r);
         p.env = env0;
         p.argv = script_argv({rc.launcher.empty() ? "colossalai" : rc.launcher, "run", "--nproc_per_node",
-                              std::to_string(node_ranks[static_cast<std::size_t>(order.front())].size()), "--host", hosts,
-                              "--master_addr", plan.master_addr, "--master_port", P});
+                              std::to_string(node_ranks[static_cast<std::size_t>(order.front())].size()), "--host",
+                              hosts, "--master_addr", plan.master_addr, "--master_port", P});
         plan.processes.push_back(std::move(p));
     } else if (rc.mode == "slurm") {
         // One task per GPU; each task derives its rank from Slurm (srun(1) OUTPUT ENVIRONMENT
@@ -204,11 +211,11 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
                     host_of(cluster.nodes[static_cast<std::size_t>(n)]) == rc.slurm.login_node)
                     login = n;
             if (login < 0)
-                throw InputError("/runtime/slurm/login_node", "\"" + rc.slurm.login_node + "\" is not a node of the cluster");
+                throw InputError("/runtime/slurm/login_node",
+                                 "\"" + rc.slurm.login_node + "\" is not a node of the cluster");
         }
         const int G = cluster.gpus_per_node();
-        if (!cluster.uniform())
-            throw InputError("/runtime/mode", "slurm mode needs the same GPU count on every node");
+        if (!cluster.uniform()) throw InputError("/runtime/mode", "slurm mode needs the same GPU count on every node");
         std::string s = "#!/bin/sh\n";
         s += "#SBATCH --job-name=" + sh_quote("paraplan-" + job_id) + "\n";
         s += "#SBATCH --nodes=" + std::to_string(N) + "\n";
@@ -225,7 +232,8 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         // A backslash in the working dir disables the output pattern and is dropped from
         // the path (slurm/slurm.h): the script then writes its own output file there.
         const bool backslash = rc.workdir.find('\\') != std::string::npos;
-        s += "#SBATCH --output=" + (backslash ? std::string("/dev/null") : sh_quote(slurm_output_pattern(job_id))) + "\n";
+        s += "#SBATCH --output=" + (backslash ? std::string("/dev/null") : sh_quote(slurm_output_pattern(job_id))) +
+             "\n";
         for (const auto& a : rc.slurm.sbatch_args) s += "#SBATCH " + a + "\n";
         for (const auto& [k, v] : env0) s += k + "=" + sh_quote(v) + "; export " + k + "\n";
         if (!rc.path_prepend.empty()) {
@@ -241,9 +249,10 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         // --label prefixes every output line with its task id (= RANK), which is how the
         // followed output file is split back into rank logs (slurm/slurm.h).
         s += "srun --kill-on-bad-exit=1 --label /bin/sh -c " +
-             sh_quote("RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
-                      "LOCAL_WORLD_SIZE=$SLURM_NTASKS_PER_NODE; export RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE; "
-                      "exec \"$@\"") +
+             sh_quote(
+                 "RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS "
+                 "LOCAL_WORLD_SIZE=$SLURM_NTASKS_PER_NODE; export RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE; "
+                 "exec \"$@\"") +
              " paraplan " + sh_join(script_argv({rc.python})) + "\n";
         plan.sbatch_script = s;
         plan.master_addr = "(first node of the allocation)";
@@ -268,8 +277,8 @@ std::string wrapper_script(const LaunchPlan& plan, const RemoteProcess& p) {
     for (const auto& [k, v] : p.env) s += k + "=" + sh_quote(v) + "; export " + k + "\n";
     const std::string started = started_marker(plan), exited = exit_marker(plan), error = error_marker(plan);
     if (!plan.workdir.empty())
-        s += "cd " + sh_quote(plan.workdir) + " || { echo \"" + error +
-             "cannot enter the working directory \"" + sh_quote(plan.workdir) + "\" on $(hostname)\" >&2; exit 126; }\n";
+        s += "cd " + sh_quote(plan.workdir) + " || { echo \"" + error + "cannot enter the working directory \"" +
+             sh_quote(plan.workdir) + "\" on $(hostname)\" >&2; exit 126; }\n";
     s += "command -v setsid >/dev/null 2>&1 || { echo \"" + error +
          "setsid not found on $(hostname) (util-linux)\" >&2; exit 127; }\n";
     const std::string prog = p.argv.empty() ? std::string("true") : p.argv.front();
@@ -284,19 +293,23 @@ std::string wrapper_script(const LaunchPlan& plan, const RemoteProcess& p) {
     // The watchdog waits for stdin's EOF; with heartbeats it also gives up when no byte
     // has come for lost_after_s (coreutils timeout around a one-byte dd; without timeout
     // on the node, EOF alone).
-    const std::string wait_stdin =
-        plan.heartbeat_s > 0 && plan.lost_after_s > 0
-            ? "if command -v timeout >/dev/null 2>&1; then while [ \"$(timeout $3 dd bs=1 count=1 2>/dev/null | wc -c)\" "
-              "-eq 1 ]; do :; done; else cat >/dev/null; fi"
-            : "cat >/dev/null";
-    s += "setsid /bin/sh -c '" + wait_stdin + "; kill -TERM -$1 2>/dev/null; sleep $2; kill -KILL -$1 2>/dev/null' "
-         "paraplan-watchdog \"$pg\" " + g + " " + std::to_string(plan.lost_after_s) + " <&3 3<&- >/dev/null 2>&1 &\n";
+    const std::string wait_stdin = plan.heartbeat_s > 0 && plan.lost_after_s > 0
+                                       ? "if command -v timeout >/dev/null 2>&1; then while [ \"$(timeout $3 dd bs=1 "
+                                         "count=1 2>/dev/null | wc -c)\" "
+                                         "-eq 1 ]; do :; done; else cat >/dev/null; fi"
+                                       : "cat >/dev/null";
+    s += "setsid /bin/sh -c '" + wait_stdin +
+         "; kill -TERM -$1 2>/dev/null; sleep $2; kill -KILL -$1 2>/dev/null' "
+         "paraplan-watchdog \"$pg\" " +
+         g + " " + std::to_string(plan.lost_after_s) + " <&3 3<&- >/dev/null 2>&1 &\n";
     s += "w=$!\n";
     s += "exec 3<&-\n";
     s += "wait \"$pg\"; rc=$?\n";
     // Whatever is left of the job's process group goes too: TERM, grace, KILL.
     s += "if kill -0 -$pg 2>/dev/null; then kill -TERM -$pg 2>/dev/null; n=0; "
-         "while kill -0 -$pg 2>/dev/null && [ $n -lt " + g + " ]; do sleep 1; n=$((n+1)); done; "
+         "while kill -0 -$pg 2>/dev/null && [ $n -lt " +
+         g +
+         " ]; do sleep 1; n=$((n+1)); done; "
          "kill -KILL -$pg 2>/dev/null; fi\n";
     s += "kill -TERM -$w 2>/dev/null\n";
     s += "echo \"" + exited + "$rc\"\n";
@@ -330,11 +343,17 @@ std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p
         if (!plan.workdir.empty()) s += "cd " + sh_quote(plan.workdir) + " || exit 1\n";
         if (plan.slurm_gpus == "auto" && plan.slurm_gpus_per_node > 0) {
             const std::string G = std::to_string(plan.slurm_gpus_per_node);
-            const std::string where = plan.slurm_partition.empty() ? "the default partition" : "partition " + plan.slurm_partition;
+            const std::string where = plan.slurm_partition.empty() ? "the default partition"
+                                                                   : "partition " + plan.slurm_partition;
             s += "set --\n"
-                 "if " + sinfo_gres_command(plan.slurm_partition) + " 2>/dev/null | grep -Eq '(^|,)gpu(:|$)'; then "
-                 "set -- --gpus-per-node=" + G + "; echo " + sh_quote("paraplan: " + where + " has gpu gres: asking --gpus-per-node=" + G) + " >&2; "
-                 "else echo " + sh_quote("paraplan: " + where + " has no gpu gres (sinfo -o %G): not asking for GPUs") + " >&2; fi\n";
+                 "if " +
+                 sinfo_gres_command(plan.slurm_partition) +
+                 " 2>/dev/null | grep -Eq '(^|,)gpu(:|$)'; then "
+                 "set -- --gpus-per-node=" +
+                 G + "; echo " + sh_quote("paraplan: " + where + " has gpu gres: asking --gpus-per-node=" + G) +
+                 " >&2; "
+                 "else echo " +
+                 sh_quote("paraplan: " + where + " has no gpu gres (sinfo -o %G): not asking for GPUs") + " >&2; fi\n";
             return remote_sh(s + sh_join(p.argv) + " \"$@\"");
         }
         return remote_sh(s + sh_join(p.argv));
@@ -342,4 +361,4 @@ std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p
     return remote_sh(wrapper_script(plan, p));
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -15,18 +15,18 @@ namespace paraplan::runtime {
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
 struct RemoteProcess {
-    int node = 0;                 // index into Cluster::nodes
-    std::string label;            // "rank-3", "node-1", "launcher", "sbatch"; the log file name
-    std::vector<int> ranks;       // global ranks this process runs
-    EnvList env;                  // exported before the command, in order
+    int node = 0;             // index into Cluster::nodes
+    std::string label;        // "rank-3", "node-1", "launcher", "sbatch"; the log file name
+    std::vector<int> ranks;   // global ranks this process runs
+    EnvList env;              // exported before the command, in order
     std::vector<std::string> argv;
-    std::string stdin_text;       // not used by the wrapper; for commands fed on stdin
+    std::string stdin_text;   // not used by the wrapper; for commands fed on stdin
 };
 
 // A file written on a node before any process starts (the exported config files).
 struct FileUpload {
-    int node = 0;                 // index into Cluster::nodes
-    std::string path;             // remote path; relative = inside the plan's workdir
+    int node = 0;       // index into Cluster::nodes
+    std::string path;   // remote path; relative = inside the plan's workdir
     std::string content;
 };
 
@@ -39,9 +39,9 @@ struct LaunchPlan {
     std::string workdir;
     std::vector<std::string> path_prepend;
     int stop_grace_s = 5;
-    bool fail_fast = false;       // torchrun: fail at the first failed worker (RuntimeConfig)
+    bool fail_fast = false;   // torchrun: fail at the first failed worker (RuntimeConfig)
     std::vector<RemoteProcess> processes;
-    std::string sbatch_script;    // slurm mode: the batch script submitted on processes[0]'s node
+    std::string sbatch_script;         // slurm mode: the batch script submitted on processes[0]'s node
     std::vector<FileUpload> uploads;   // written (node by node, over its connection) before launching
     // Random per job: the wrapper's markers carry it, so a rank's own output cannot end
     // its process in Paraplan's eyes (a line "__PARAPLAN_EXIT__ 0" is just output).
@@ -86,4 +86,4 @@ std::string error_marker(const LaunchPlan& plan);
 // 16 hex digits from the system's random device.
 std::string random_token();
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

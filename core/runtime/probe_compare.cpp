@@ -19,7 +19,7 @@ std::string num(double v) {
     std::snprintf(buf, sizeof buf, "%g", v);
     return buf;
 }
-}  // namespace
+}   // namespace
 
 std::vector<ProbeGroupCheck> compare_probe(const ProbeResult& result, const Cluster& cluster,
                                            const estimate::Hardware& hw, double slow_ratio) {
@@ -34,7 +34,8 @@ std::vector<ProbeGroupCheck> compare_probe(const ProbeResult& result, const Clus
         // Nodes the group spans and its members per node, from the plan's placement.
         std::map<int, int> per_node;
         for (int r : g.ranks)
-            if (r >= 0 && r < static_cast<int>(placement.size())) ++per_node[placement[static_cast<std::size_t>(r)].node];
+            if (r >= 0 && r < static_cast<int>(placement.size()))
+                ++per_node[placement[static_cast<std::size_t>(r)].node];
         c.nodes_spanned = static_cast<int>(per_node.size());
         int members = 0;
         for (const auto& [node, n] : per_node) members = std::max(members, n);
@@ -54,18 +55,17 @@ std::vector<ProbeGroupCheck> compare_probe(const ProbeResult& result, const Clus
         c.slow = c.measured_gbps && c.assumed_gbps > 0 && *c.measured_gbps < slow_ratio * c.assumed_gbps;
         std::string m = c.kind + " group " + std::to_string(c.index);
         if (!c.membership_ok)
-            m += ": membership check failed (all-reduce of the rank ids gave " + num(g.allreduce_sum) +
-                 ", expected " + num(g.expected_sum) + ")";
+            m += ": membership check failed (all-reduce of the rank ids gave " + num(g.allreduce_sum) + ", expected " +
+                 num(g.expected_sum) + ")";
         else if (c.measured_gbps)
             m += ": " + gbps(*c.measured_gbps) + " measured (" + c.measured_op + " busbw, " +
                  std::to_string(c.measured_bytes) + " B) vs " + gbps(c.assumed_gbps) + " assumed" +
                  (c.slow ? " — slow" : "");
-        else
-            m += ": no bandwidth measured (one rank)";
+        else m += ": no bandwidth measured (one rank)";
         c.message = m;
         out.push_back(std::move(c));
     }
     return out;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -25,14 +25,14 @@ struct ProbeGroupCheck {
     std::optional<double> measured_gbps;   // busbw of the largest all_reduce (else all_gather)
     std::string measured_op;
     long long measured_bytes = 0;
-    double assumed_gbps = 0;               // the cost model's bandwidth for this group
+    double assumed_gbps = 0;   // the cost model's bandwidth for this group
     int nodes_spanned = 0;
-    bool slow = false;                     // measured < slow_ratio * assumed
-    std::string message;                   // plain words for a tooltip or a log
+    bool slow = false;     // measured < slow_ratio * assumed
+    std::string message;   // plain words for a tooltip or a log
 };
 
 // slow_ratio: below this share of the assumed bandwidth a group is slow.
 std::vector<ProbeGroupCheck> compare_probe(const ProbeResult& result, const Cluster& cluster,
                                            const estimate::Hardware& hw, double slow_ratio = 0.5);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

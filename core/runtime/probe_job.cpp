@@ -22,7 +22,7 @@ std::string upload_probe(const SshNode& node, const std::string& remote_dir, con
     // One command per file: `cat > file` reads stdin until EOF.
     const std::string dir = sh_quote(remote_dir);
     const std::pair<std::string, std::string> files[] = {{"paraplan_probe.py", probe_script_text()},
-                                                        {"layout.json", layout_json}};
+                                                         {"layout.json", layout_json}};
     for (const auto& [name, text] : files) {
         const auto r = node.run(remote_sh("umask 077 && mkdir -p " + dir + " && cat > " + dir + "/" + name), timeout_ms,
                                 text.empty() ? std::string("\n") : text);
@@ -53,4 +53,4 @@ std::optional<ProbeResult> probe_result_from_log(const std::string& log_path) {
     return std::nullopt;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -33,4 +33,4 @@ RuntimeConfig probe_runtime(const RuntimeConfig& base, const std::string& remote
 // line is there but malformed.
 std::optional<ProbeResult> probe_result_from_log(const std::string& log_path);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

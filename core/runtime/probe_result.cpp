@@ -16,7 +16,7 @@ double number(const Obj& o, std::string_view key) {
     return v->get<double>();
 }
 
-}  // namespace
+}   // namespace
 
 int ProbeResult::failed_groups() const {
     int n = 0;
@@ -61,8 +61,8 @@ ProbeResult probe_result_from_json(const json& j) {
         for (std::size_t i = 0; i < ps.size(); ++i) {
             const Obj p(ps[i], o.at("p2p") + "/" + std::to_string(i));
             r.p2p.push_back({p.non_negative_int("group", 0), p.non_negative_int("src", 0), p.non_negative_int("dst", 0),
-                             p.non_negative_int("src_stage", 0), p.non_negative_int("dst_stage", 0), p.int64("bytes", 0),
-                             number(p, "time_ms"), number(p, "gbps")});
+                             p.non_negative_int("src_stage", 0), p.non_negative_int("dst_stage", 0),
+                             p.int64("bytes", 0), number(p, "time_ms"), number(p, "gbps")});
         }
     }
     if (o.has("errors")) {
@@ -84,4 +84,4 @@ std::string find_probe_result_line(std::string_view line) {
     return std::string(line.substr(at + m.size()));
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

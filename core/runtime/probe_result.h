@@ -67,4 +67,4 @@ ProbeResult probe_result_from_text(std::string_view text);
 // The probe result in a stream of output lines (the line after the marker), or "".
 std::string find_probe_result_line(std::string_view line);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -40,14 +40,14 @@ void no_unknown_keys(const Obj& o, std::initializer_list<const char*> known) {
     }
 }
 
-}  // namespace
+}   // namespace
 
 RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
     RuntimeConfig c;
     const Obj o(runtime, "/runtime");
     no_unknown_keys(o, {"mode", "workdir", "python", "script", "args", "env", "path_prepend", "master_addr",
-                        "master_port", "job_dir", "on_failure", "fail_fast", "stop_grace_s", "launcher", "ssh", "telemetry",
-                        "slurm", "upload_configs", "upload_dir"});
+                        "master_port", "job_dir", "on_failure", "fail_fast", "stop_grace_s", "launcher", "ssh",
+                        "telemetry", "slurm", "upload_configs", "upload_dir"});
     c.mode = o.one_of("mode", {"direct", "torchrun", "slurm", "colossalai", "deepspeed"}, c.mode);
     c.workdir = o.plain_string("workdir", c.workdir);
     c.upload_configs = o.boolean("upload_configs", c.upload_configs);
@@ -60,20 +60,21 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
         const Obj e(*env, o.at("env"));
         for (auto it = env->begin(); it != env->end(); ++it) {
             if (!is_env_name(it.key()))
-                throw InputError(e.at(it.key()), "\"" + it.key() + "\" is not a valid environment variable name "
-                                                 "(letters, digits and _, not starting with a digit)");
+                throw InputError(e.at(it.key()), "\"" + it.key() +
+                                                     "\" is not a valid environment variable name "
+                                                     "(letters, digits and _, not starting with a digit)");
             if (!it.value().is_string() && !it.value().is_number() && !it.value().is_boolean())
                 json_read::fail(e.at(it.key()), "a string or number", it.value());
-            c.env.emplace_back(it.key(), json_read::no_control_chars(
-                                             e.at(it.key()), it.value().is_string() ? it.value().get<std::string>()
-                                                                                    : it.value().dump()));
+            c.env.emplace_back(it.key(), json_read::no_control_chars(e.at(it.key()), it.value().is_string()
+                                                                                         ? it.value().get<std::string>()
+                                                                                         : it.value().dump()));
         }
     }
     c.path_prepend = string_list(o, "path_prepend");
     c.master_addr = o.plain_string("master_addr", c.master_addr);
     c.master_port = o.positive_int("master_port", c.master_port);
-    if (c.master_port > 65535) throw InputError(o.at("master_port"), "expected a port number 1-65535, got " +
-                                                                         std::to_string(c.master_port));
+    if (c.master_port > 65535)
+        throw InputError(o.at("master_port"), "expected a port number 1-65535, got " + std::to_string(c.master_port));
     c.job_dir = o.plain_string("job_dir", c.job_dir);
     if (c.job_dir.empty()) throw InputError(o.at("job_dir"), "must not be empty");
     c.on_failure = o.one_of("on_failure", {"stop_all", "continue"}, c.on_failure);
@@ -135,11 +136,22 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
 nlohmann::json to_json(const RuntimeConfig& c) {
     nlohmann::json env = nlohmann::json::object();
     for (const auto& [k, v] : c.env) env[k] = v;
-    return {{"mode", c.mode}, {"workdir", c.workdir}, {"python", c.python}, {"script", c.script}, {"args", c.args},
-            {"env", env}, {"path_prepend", c.path_prepend}, {"master_addr", c.master_addr},
-            {"master_port", c.master_port}, {"job_dir", c.job_dir}, {"on_failure", c.on_failure},
-            {"fail_fast", c.fail_fast}, {"stop_grace_s", c.stop_grace_s}, {"launcher", c.launcher}, {"upload_configs", c.upload_configs},
+    return {{"mode", c.mode},
+            {"workdir", c.workdir},
+            {"python", c.python},
+            {"script", c.script},
+            {"args", c.args},
+            {"env", env},
+            {"path_prepend", c.path_prepend},
+            {"master_addr", c.master_addr},
+            {"master_port", c.master_port},
+            {"job_dir", c.job_dir},
+            {"on_failure", c.on_failure},
+            {"fail_fast", c.fail_fast},
+            {"stop_grace_s", c.stop_grace_s},
+            {"launcher", c.launcher},
+            {"upload_configs", c.upload_configs},
             {"upload_dir", c.upload_dir}};
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -28,7 +28,7 @@ struct SlurmConfig {
     std::string login_node;   // node name or host ("" = the first node)
     std::string partition;
     std::string account;
-    std::string time;         // sbatch --time, e.g. "01:00:00"
+    std::string time;   // sbatch --time, e.g. "01:00:00"
     std::vector<std::string> sbatch_args;
     // How GPUs are asked for: "auto" (--gpus-per-node only when `sinfo -o %G` shows gpu
     // gres, checked on the login node just before sbatch), "gres" (always), "none" (never).
@@ -37,24 +37,24 @@ struct SlurmConfig {
 
 struct RuntimeConfig {
     std::string mode = "direct";
-    std::string workdir;                 // remote working dir ("" = login dir)
+    std::string workdir;   // remote working dir ("" = login dir)
     std::string python = "python3";
-    std::string script;                  // required to launch
+    std::string script;   // required to launch
     std::vector<std::string> args;
     std::vector<std::pair<std::string, std::string>> env;   // sorted by name
     std::vector<std::string> path_prepend;                  // remote PATH prefixes
-    std::string master_addr;             // "" = the host of rank 0's node
+    std::string master_addr;                                // "" = the host of rank 0's node
     int master_port = 29500;
-    std::string job_dir = "jobs";        // local folder for logs and job.json
+    std::string job_dir = "jobs";   // local folder for logs and job.json
     std::string on_failure = "stop_all";
     // torchrun: end the job at the first failed worker (torch's agent line "failed
     // (exitcode: N) local_rank: L"), not when every node's torchrun has left its exit
     // barrier (up to 300 s later when the other nodes' workers do not notice).
     bool fail_fast = false;
     int stop_grace_s = 5;
-    std::string launcher;                // program for torchrun/colossalai/deepspeed ("" = that name)
-    bool upload_configs = true;          // copy the exported config files to the nodes before launching
-    std::string upload_dir;              // their folder ("" = workdir; relative = inside workdir)
+    std::string launcher;         // program for torchrun/colossalai/deepspeed ("" = that name)
+    bool upload_configs = true;   // copy the exported config files to the nodes before launching
+    std::string upload_dir;       // their folder ("" = workdir; relative = inside workdir)
     // ssh
     int connect_timeout_s = 10;
     int server_alive_interval_s = 15;
@@ -71,4 +71,4 @@ struct RuntimeConfig {
 RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime);
 nlohmann::json to_json(const RuntimeConfig& c);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

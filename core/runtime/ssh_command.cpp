@@ -15,30 +15,36 @@ SshTarget ssh_target(const Node& node) {
 
 std::string check_target(const SshTarget& t) {
     if (t.host.empty()) return "the SSH host is empty";
-    if (t.host.front() == '-') return "the SSH host \"" + t.host + "\" starts with '-' (it would be read as an ssh option)";
+    if (t.host.front() == '-')
+        return "the SSH host \"" + t.host + "\" starts with '-' (it would be read as an ssh option)";
     for (unsigned char c : t.host)
         if (c <= ' ' || c == 0x7f) return "the SSH host \"" + t.host + "\" contains whitespace or control characters";
     for (unsigned char c : t.user)
-        if (c <= ' ' || c == 0x7f || c == '@') return "the SSH user \"" + t.user + "\" contains whitespace, '@' or control characters";
+        if (c <= ' ' || c == 0x7f || c == '@')
+            return "the SSH user \"" + t.user + "\" contains whitespace, '@' or control characters";
     if (!t.user.empty() && t.user.front() == '-') return "the SSH user \"" + t.user + "\" starts with '-'";
     if (t.port < 0 || t.port > 65535) return "the SSH port " + std::to_string(t.port) + " is out of range (1-65535)";
     return "";
 }
 
-std::string control_path(const SshOptions& o) {
-    return o.control_dir.empty() ? std::string() : o.control_dir + "/%C";
-}
+std::string control_path(const SshOptions& o) { return o.control_dir.empty() ? std::string() : o.control_dir + "/%C"; }
 
 std::vector<std::string> ssh_common_args(const SshTarget& t, const SshOptions& o) {
     std::vector<std::string> a;
-    auto opt = [&a](const std::string& kv) { a.push_back("-o"); a.push_back(kv); };
-    if (!o.config_file.empty()) { a.push_back("-F"); a.push_back(o.config_file); }
+    auto opt = [&a](const std::string& kv) {
+        a.push_back("-o");
+        a.push_back(kv);
+    };
+    if (!o.config_file.empty()) {
+        a.push_back("-F");
+        a.push_back(o.config_file);
+    }
     opt("BatchMode=yes");
     opt("ConnectTimeout=" + std::to_string(o.connect_timeout_s));
     opt("ServerAliveInterval=" + std::to_string(o.server_alive_interval_s));
     opt("ServerAliveCountMax=" + std::to_string(o.server_alive_count_max));
-    opt("StrictHostKeyChecking=" + (o.strict_host_key_checking == "accept-new" ? std::string("accept-new")
-                                                                               : std::string("yes")));
+    opt("StrictHostKeyChecking=" +
+        (o.strict_host_key_checking == "accept-new" ? std::string("accept-new") : std::string("yes")));
     if (!o.known_hosts_file.empty()) opt("UserKnownHostsFile=" + o.known_hosts_file);
     opt("LogLevel=ERROR");
     for (const auto& e : o.extra_options) opt(e);
@@ -60,7 +66,10 @@ std::vector<std::string> ssh_master_argv(const SshTarget& t, const SshOptions& o
         a.push_back("-o");
         a.push_back(kv);
     }
-    if (!o.control_dir.empty()) { a.push_back("-o"); a.push_back("ControlPath=" + control_path(o)); }
+    if (!o.control_dir.empty()) {
+        a.push_back("-o");
+        a.push_back("ControlPath=" + control_path(o));
+    }
     a.push_back("-N");
     a.push_back("--");
     a.push_back(t.host);
@@ -73,8 +82,10 @@ std::vector<std::string> ssh_command_argv(const SshTarget& t, const SshOptions& 
     a.insert(a.end(), common.begin(), common.end());
     if (!o.control_dir.empty()) {
         // Use the node's master when it runs; without one, connect directly.
-        a.push_back("-o"); a.push_back("ControlMaster=no");
-        a.push_back("-o"); a.push_back("ControlPath=" + control_path(o));
+        a.push_back("-o");
+        a.push_back("ControlMaster=no");
+        a.push_back("-o");
+        a.push_back("ControlPath=" + control_path(o));
     }
     a.push_back("-T");
     a.push_back("--");
@@ -87,8 +98,10 @@ std::vector<std::string> ssh_exit_argv(const SshTarget& t, const SshOptions& o) 
     std::vector<std::string> a{o.ssh_program};
     auto common = ssh_common_args(t, o);
     a.insert(a.end(), common.begin(), common.end());
-    a.push_back("-o"); a.push_back("ControlPath=" + control_path(o));
-    a.push_back("-O"); a.push_back("exit");
+    a.push_back("-o");
+    a.push_back("ControlPath=" + control_path(o));
+    a.push_back("-O");
+    a.push_back("exit");
     a.push_back("--");
     a.push_back(t.host);
     return a;
@@ -100,4 +113,4 @@ std::string remote_sh(const std::string& script, const std::vector<std::string>&
     return out;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

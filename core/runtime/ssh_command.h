@@ -27,14 +27,14 @@ std::string check_target(const SshTarget& t);
 
 struct SshOptions {
     std::string ssh_program = "ssh";
-    std::string config_file;                // -F FILE ("" = the user's ~/.ssh/config)
+    std::string config_file;   // -F FILE ("" = the user's ~/.ssh/config)
     int connect_timeout_s = 10;
     int server_alive_interval_s = 15;
     int server_alive_count_max = 3;
     std::string strict_host_key_checking = "yes";   // "yes" or "accept-new"; never "no"
-    std::string known_hosts_file;           // app-owned UserKnownHostsFile ("" = the user's)
-    std::string control_dir;                // private folder for ControlPath sockets ("" = no sharing)
-    std::vector<std::string> extra_options; // more "-o Key=Value" values, e.g. "ProxyJump=bastion"
+    std::string known_hosts_file;                   // app-owned UserKnownHostsFile ("" = the user's)
+    std::string control_dir;                        // private folder for ControlPath sockets ("" = no sharing)
+    std::vector<std::string> extra_options;         // more "-o Key=Value" values, e.g. "ProxyJump=bastion"
 };
 
 // "-o ..." options and target flags common to every ssh invocation (without the host).
@@ -49,8 +49,7 @@ std::vector<std::string> ssh_master_argv(const SshTarget& t, const SshOptions& o
 
 // One remote command over the master (if any). `remote_command` is shell text for the
 // remote login shell, built with sh_quote/sh_join.
-std::vector<std::string> ssh_command_argv(const SshTarget& t, const SshOptions& o,
-                                          const std::string& remote_command);
+std::vector<std::string> ssh_command_argv(const SshTarget& t, const SshOptions& o, const std::string& remote_command);
 
 // Asks a running master to exit.
 std::vector<std::string> ssh_exit_argv(const SshTarget& t, const SshOptions& o);
@@ -59,4 +58,4 @@ std::vector<std::string> ssh_exit_argv(const SshTarget& t, const SshOptions& o);
 // exec /bin/sh -c '<script>' [name args...].
 std::string remote_sh(const std::string& script, const std::vector<std::string>& args = {});
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -81,7 +81,8 @@ void SshNode::connectToHost() {
             emit connected();
         }
     });
-    connect(master_, &QProcess::readyReadStandardError, this, [this] { master_err_ += master_->readAllStandardError(); });
+    connect(master_, &QProcess::readyReadStandardError, this,
+            [this] { master_err_ += master_->readAllStandardError(); });
     connect(master_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus st) {
         master_err_ += master_->readAllStandardError();
         const auto err = master_err_.toStdString();
@@ -204,4 +205,4 @@ SshNode::Result SshNode::run(const std::string& remote_command, int timeout_ms, 
     return r;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

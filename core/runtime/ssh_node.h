@@ -76,4 +76,4 @@ void end_with_parent(QProcess* p);
 // QStringList from std argv (UTF-8).
 QStringList to_qt(const std::vector<std::string>& argv);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -81,8 +81,12 @@ void SmiStreamParser::line(TelemetryStore& store, int node, const std::string& l
 
 TelemetryMonitor::TelemetryMonitor(const Cluster& cluster, SshOptions ssh, int interval_ms,
                                    std::vector<std::string> path_prepend, QObject* parent)
-    : QObject(parent), cluster_(cluster), ssh_(std::move(ssh)), interval_ms_(interval_ms),
-      path_prepend_(std::move(path_prepend)), store_(cluster) {
+    : QObject(parent),
+      cluster_(cluster),
+      ssh_(std::move(ssh)),
+      interval_ms_(interval_ms),
+      path_prepend_(std::move(path_prepend)),
+      store_(cluster) {
     clock_.start();
 }
 
@@ -124,8 +128,9 @@ void TelemetryMonitor::start() {
                 auto& st = status_[static_cast<std::size_t>(idx)];
                 st.state = code == 0 ? NodeState::Ended : NodeState::Failed;
                 const auto& nd = cluster_.nodes[static_cast<std::size_t>(idx)];
-                st.message = code == 127 ? std::string(smi_tool_name(smi_tool_for(nd))) + " not found on " + nd.name
-                                         : classify_ssh_failure(nd.name, code, err, {nd.port, ssh_.known_hosts_file}).message;
+                st.message = code == 127
+                                 ? std::string(smi_tool_name(smi_tool_for(nd))) + " not found on " + nd.name
+                                 : classify_ssh_failure(nd.name, code, err, {nd.port, ssh_.known_hosts_file}).message;
                 emit nodeStateChanged(idx);
             });
         });
@@ -154,4 +159,4 @@ void TelemetryMonitor::stop() {
     nodes_.clear();
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

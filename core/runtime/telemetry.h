@@ -60,7 +60,7 @@ public:
     double now_s() const;
 
 signals:
-    void sampled(int node);          // new lines parsed for node
+    void sampled(int node);   // new lines parsed for node
     void nodeStateChanged(int node);
 
 private:
@@ -79,4 +79,4 @@ private:
     QElapsedTimer clock_;
 };
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -47,7 +47,7 @@ struct Latest {
     double age_s = -1;
 };
 
-}  // namespace
+}   // namespace
 
 HeatMap telemetry_heat(const TelemetryStore& store, const topology::RankMap& map, HeatMetric metric,
                        const HeatOptions& o) {
@@ -176,4 +176,4 @@ std::vector<std::optional<double>> expected_mib_by_stage(const topology::RankMap
     return out;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

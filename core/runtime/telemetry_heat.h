@@ -17,12 +17,12 @@ enum class HeatMetric { Utilization, Memory };
 std::string to_string(HeatMetric m);   // "utilization", "memory"
 
 struct RankHeat {
-    std::optional<double> value;      // % (utilization) or MiB used (memory)
-    std::optional<double> fraction;   // value on [0, 1]: utilization / 100, used / total
+    std::optional<double> value;          // % (utilization) or MiB used (memory)
+    std::optional<double> fraction;       // value on [0, 1]: utilization / 100, used / total
     std::optional<double> expected_mib;   // the estimate for this rank (memory), if given
-    double age_s = -1;                // age of the sample used (-1: none)
-    std::string missing;              // why there is no value ("" when there is one)
-    std::vector<std::string> flags;   // messages of the flags on this rank
+    double age_s = -1;                    // age of the sample used (-1: none)
+    std::string missing;                  // why there is no value ("" when there is one)
+    std::vector<std::string> flags;       // messages of the flags on this rank
 };
 
 // Mean over the members that have a value; `missing` counts the others.
@@ -36,25 +36,25 @@ struct GroupHeat {
 };
 
 struct HeatOptions {
-    double now_s = 0;              // the store's clock (TelemetryMonitor::now_s())
-    double stale_s = 5;            // a latest sample older than this is missing
+    double now_s = 0;     // the store's clock (TelemetryMonitor::now_s())
+    double stale_s = 5;   // a latest sample older than this is missing
     // Memory the estimate expects per rank (MiB, index = rank; empty or nullopt: unknown).
     std::vector<std::optional<double>> expected_mib;
     // Headroom over the estimate before flagging: the CUDA context and NCCL buffers that
     // nvidia-smi counts but the memory model does not (about 0.5-1.5 GiB per process).
     double memory_margin_mib = 1536;
-    double idle_pct = 5;           // "near zero" utilization ...
-    double busy_pct = 30;          // ... while the group's mean is at least this
-    std::size_t window = 3;        // over the last `window` samples
+    double idle_pct = 5;      // "near zero" utilization ...
+    double busy_pct = 30;     // ... while the group's mean is at least this
+    std::size_t window = 3;   // over the last `window` samples
 };
 
 struct HeatMap {
     HeatMetric metric = HeatMetric::Utilization;
-    std::vector<RankHeat> ranks;      // index = rank (map.world_size entries)
-    std::vector<GroupHeat> stages;    // one per pipeline stage (empty without a "pp" coordinate)
-    std::vector<GroupHeat> groups;    // every group of every kind of the rank map
-    std::vector<TelemetryFlag> flags; // memory_above_estimate, idle_while_group_works, gpu_missing
-    int missing = 0;                  // ranks without a value
+    std::vector<RankHeat> ranks;        // index = rank (map.world_size entries)
+    std::vector<GroupHeat> stages;      // one per pipeline stage (empty without a "pp" coordinate)
+    std::vector<GroupHeat> groups;      // every group of every kind of the rank map
+    std::vector<TelemetryFlag> flags;   // memory_above_estimate, idle_while_group_works, gpu_missing
+    int missing = 0;                    // ranks without a value
 
     // The group of `kind` holding `rank` (nullptr when none).
     const GroupHeat* group_of(const std::string& kind, int rank) const;
@@ -68,4 +68,4 @@ HeatMap telemetry_heat(const TelemetryStore& store, const topology::RankMap& map
 std::vector<std::optional<double>> expected_mib_by_stage(const topology::RankMap& map,
                                                          const std::vector<double>& stage_bytes);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

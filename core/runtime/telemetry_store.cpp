@@ -93,7 +93,8 @@ std::vector<TelemetryFlag> TelemetryStore::flags(std::optional<double> expected_
                 if (idle)
                     out.push_back({"idle_while_group_works", s->node, s->gpu, r,
                                    "rank " + std::to_string(r) + " is near 0 % utilisation while its " + kind +
-                                       " group averages " + std::to_string(static_cast<int>(std::lround(*mean))) + " %"});
+                                       " group averages " + std::to_string(static_cast<int>(std::lround(*mean))) +
+                                       " %"});
             }
         }
     }
@@ -103,10 +104,10 @@ std::vector<TelemetryFlag> TelemetryStore::flags(std::optional<double> expected_
     for (const auto& [slot, rank] : rank_of_) {
         if (series_.count(slot) || !seen_per_node.count(slot.first)) continue;
         out.push_back({"gpu_missing", slot.first, slot.second, rank,
-                       node_names_[static_cast<std::size_t>(slot.first)] + " reports no GPU " + std::to_string(slot.second) +
-                           " but the plan puts rank " + std::to_string(rank) + " there"});
+                       node_names_[static_cast<std::size_t>(slot.first)] + " reports no GPU " +
+                           std::to_string(slot.second) + " but the plan puts rank " + std::to_string(rank) + " there"});
     }
     return out;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -16,8 +16,8 @@ namespace paraplan::runtime {
 
 struct GpuSeries {
     int node = 0;
-    int gpu = 0;       // nvidia-smi index
-    int rank = -1;     // planned rank on this GPU, -1 when none
+    int gpu = 0;                                        // nvidia-smi index
+    int rank = -1;                                      // planned rank on this GPU, -1 when none
     std::deque<std::pair<double, GpuSample>> samples;   // (time in s, sample), oldest first
 };
 
@@ -65,4 +65,4 @@ private:
     std::deque<std::string> diagnostics_;
 };
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

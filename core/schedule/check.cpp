@@ -19,7 +19,7 @@ std::string where(int stage, int chunk, int mb) {
     return "stage " + std::to_string(stage) + ", chunk " + std::to_string(chunk) + ", microbatch " + std::to_string(mb);
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<paraplan::Diagnostic> check_structure(const Schedule& sch) {
     std::vector<paraplan::Diagnostic> ds;
@@ -56,7 +56,8 @@ std::vector<paraplan::Diagnostic> check_structure(const Schedule& sch) {
         }
         for (int c = 0; c < v; ++c)
             for (int mb = 0; mb < m; ++mb) {
-                const std::size_t k = static_cast<std::size_t>(c) * static_cast<std::size_t>(m) + static_cast<std::size_t>(mb);
+                const std::size_t k = static_cast<std::size_t>(c) * static_cast<std::size_t>(m) +
+                                      static_cast<std::size_t>(mb);
                 const std::string at = where(s, c, mb);
                 if (f[k] == kNone) ds.push_back(invalid("No forward for " + at + "."));
                 if (b[k] == kNone) ds.push_back(invalid("No backward for " + at + "."));
@@ -83,4 +84,4 @@ std::vector<paraplan::Diagnostic> check_schedule(const Schedule& sch) {
     return ds;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -15,4 +15,4 @@ namespace paraplan::schedule {
 std::vector<paraplan::Diagnostic> check_structure(const Schedule& schedule);
 std::vector<paraplan::Diagnostic> check_schedule(const Schedule& schedule);
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

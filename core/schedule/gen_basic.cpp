@@ -20,7 +20,7 @@ Schedule blank(const char* name, int pp, int m, int v) {
 
 Action act(OpKind k, int mb, int chunk = 0) { return Action{k, mb, chunk, false}; }
 
-}  // namespace
+}   // namespace
 
 // GPipe (Huang et al. 2019; PyTorch ScheduleGPipe._step_microbatches): every stage
 // runs all forwards, then all backwards in microbatch order.
@@ -77,4 +77,4 @@ Schedule make_looped_bfs(int pp, int m, int v) {
     return s;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -50,8 +50,7 @@ std::vector<int> pytorch_interleaved_warmup(int pp, int m, int v, int multiply_f
     return w;
 }
 
-Schedule make_interleaved(const std::string& name, int pp, int m, int v, int group,
-                          const std::vector<int>& warmup) {
+Schedule make_interleaved(const std::string& name, int pp, int m, int v, int group, const std::vector<int>& warmup) {
     Schedule s;
     s.name = name;
     s.pp = pp;
@@ -92,4 +91,4 @@ Schedule make_interleaved(const std::string& name, int pp, int m, int v, int gro
     return s;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

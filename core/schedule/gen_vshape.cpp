@@ -21,7 +21,7 @@ Schedule blank_v(const char* name, int pp, int m) {
     return s;
 }
 
-}  // namespace
+}   // namespace
 
 // ZB-V (Qi et al. §6), in the order of PyTorch ScheduleZBVZeroBubble
 // ._calculate_single_rank_operations: rank r runs 2(pp - r) - 1 forwards of chunk 0,
@@ -81,11 +81,9 @@ Schedule make_dualpipev(int pp, int m) {
         auto& ops = s.stages[static_cast<std::size_t>(rank)];
         ops.reserve(static_cast<std::size_t>(6 * m));
         int fwd[2] = {0, 0};
-        int bwd[2] = {0, 0};                // next backward (input or full) per chunk
-        std::deque<std::pair<int, int>> wq;  // pending W: (chunk, microbatch)
-        auto forward = [&](int c, bool overlap = false) {
-            ops.push_back({OpKind::Forward, fwd[c]++, c, overlap});
-        };
+        int bwd[2] = {0, 0};                  // next backward (input or full) per chunk
+        std::deque<std::pair<int, int>> wq;   // pending W: (chunk, microbatch)
+        auto forward = [&](int c, bool overlap = false) { ops.push_back({OpKind::Forward, fwd[c]++, c, overlap}); };
         auto backward = [&](int c, bool split) {
             const int mb = bwd[c]++;
             ops.push_back({split ? OpKind::BackwardInput : OpKind::FullBackward, mb, c, false});
@@ -118,7 +116,7 @@ Schedule make_dualpipev(int pp, int m) {
         const int step4 = m - 2 * pp + rank + 1;
         for (int i = 0; i < step4; ++i) {
             if (i == 0 && rank == pp - 1) {
-                forward(0);  // not overlapped, to shrink the bubble (PyTorch note)
+                forward(0);   // not overlapped, to shrink the bubble (PyTorch note)
                 backward(1, false);
             } else {
                 overlap_f_b(0, 1);
@@ -150,4 +148,4 @@ Schedule make_dualpipev(int pp, int m) {
     return s;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -31,7 +31,7 @@ Schedule make_interleaved_zb(const std::string& name, int pp, int m, int v) {
         ops.reserve(static_cast<std::size_t>(3 * total));
         const int warmup = warmups[static_cast<std::size_t>(rank)];
         std::vector<int> f_mb(static_cast<std::size_t>(v), 0), b_mb(static_cast<std::size_t>(v), 0);
-        std::deque<std::pair<int, int>> pending_w;  // (microbatch, chunk) in B order
+        std::deque<std::pair<int, int>> pending_w;   // (microbatch, chunk) in B order
         auto fwd_chunk = [&](int step) { return (step / mpr) % v; };
         auto bwd_chunk = [&](int step) { return v - 1 - ((step - warmup) / mpr) % v; };
         auto emit_f = [&](int step) {
@@ -88,7 +88,7 @@ Schedule make_zbh2(int pp, int m) {
     std::vector<std::deque<int>> pending_w(P);
     std::vector<int> left(P, 3 * m);
     int remaining = 3 * m * pp;
-    const int step_limit = 8 * (m + pp) + 16;  // generous: the schedule needs ~3m + 2pp steps
+    const int step_limit = 8 * (m + pp) + 16;   // generous: the schedule needs ~3m + 2pp steps
     for (int t = 0; remaining > 0 && t < step_limit; ++t) {
         for (int st = 0; st < pp; ++st) {
             const auto S = static_cast<std::size_t>(st);
@@ -127,4 +127,4 @@ Schedule make_zbh2(int pp, int m) {
     return s;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

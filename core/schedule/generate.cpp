@@ -34,14 +34,16 @@ const char* kPp = "/pp";
 const char* kM = "/microbatches";
 const char* kV = "/chunks";
 
-}  // namespace
+}   // namespace
 
 const std::vector<ScheduleInfo>& schedule_infos() {
     static const std::vector<ScheduleInfo> infos = {
         {"gpipe", "GPipe", "PyTorch ScheduleGPipe", false, false},
-        {"1f1b", "1F1B (PipeDream-flush)", "Megatron, ColossalAI OneForwardOneBackwardSchedule, PyTorch Schedule1F1B", false, false},
+        {"1f1b", "1F1B (PipeDream-flush)", "Megatron, ColossalAI OneForwardOneBackwardSchedule, PyTorch Schedule1F1B",
+         false, false},
         {"interleaved", "Interleaved 1F1B (ColossalAI)", "ColossalAI InterleavedSchedule", false, true},
-        {"interleaved-megatron", "Interleaved 1F1B (Megatron)", "Megatron forward_backward_pipelining_with_interleaving", false, true},
+        {"interleaved-megatron", "Interleaved 1F1B (Megatron)",
+         "Megatron forward_backward_pipelining_with_interleaving", false, true},
         {"interleaved-pytorch", "Interleaved 1F1B (PyTorch)", "PyTorch ScheduleInterleaved1F1B", false, true},
         {"looped-bfs", "Looped BFS", "PyTorch ScheduleLoopedBFS", false, true},
         {"zbh1", "ZB-H1", "Qi et al. 2023 (PyTorch ScheduleInterleavedZeroBubble with one chunk)", true, false},
@@ -90,16 +92,18 @@ GenerateResult generate(const ScheduleRequest& req) {
                              "A step needs at least one microbatch (microbatches = " + std::to_string(m) + ").", "",
                              {kM}));
     if (req.chunks < 0)
-        ds.push_back(finding(Severity::Error, "schedule.chunks_positive",
-                             "The number of model chunks per stage must be at least 1 (chunks = " +
-                                 std::to_string(req.chunks) + ").", "", {kV}));
+        ds.push_back(finding(
+            Severity::Error, "schedule.chunks_positive",
+            "The number of model chunks per stage must be at least 1 (chunks = " + std::to_string(req.chunks) + ").",
+            "", {kV}));
     if (has_errors(ds)) return r;
     // Keep requests within what a desktop tool can hold (~10^8 ops, a few GB).
     constexpr long long kMaxMicrobatchChunks = 30'000'000;
     if (static_cast<long long>(pp) * m * std::max(v, 2) > kMaxMicrobatchChunks) {
         ds.push_back(finding(Severity::Error, "schedule.too_large",
                              "pp x microbatches x chunks = " + std::to_string(static_cast<long long>(pp) * m * v) +
-                                 " is beyond what Paraplan simulates (" + std::to_string(kMaxMicrobatchChunks / 2) + ").",
+                                 " is beyond what Paraplan simulates (" + std::to_string(kMaxMicrobatchChunks / 2) +
+                                 ").",
                              "", {kPp, kM, kV}));
         return r;
     }
@@ -115,10 +119,10 @@ GenerateResult generate(const ScheduleRequest& req) {
     if (v_shape && v != 2) {
         // PyTorch ScheduleZBVZeroBubble / ScheduleDualPipeV constructors (DualPipeV reuses the ZBV text);
         // ColossalAI zbv hard-codes two chunks.
-        ds.push_back(finding(Severity::Error, "schedule." + name + ".two_chunks",
-                             info->title + " places exactly two model chunks per stage in a V; got chunks = " +
-                                 std::to_string(v) + ".",
-                             "ZBV requires exactly 2 stages per rank, but got " + std::to_string(v) + ".", {kV}));
+        ds.push_back(finding(
+            Severity::Error, "schedule." + name + ".two_chunks",
+            info->title + " places exactly two model chunks per stage in a V; got chunks = " + std::to_string(v) + ".",
+            "ZBV requires exactly 2 stages per rank, but got " + std::to_string(v) + ".", {kV}));
         ds.back().fixes.push_back(set_field("Use two chunks per stage", kV, 2));
     }
     if (has_errors(ds)) return r;
@@ -132,9 +136,10 @@ GenerateResult generate(const ScheduleRequest& req) {
                 Severity::Warning, "schedule." + name + ".microbatches_vs_stages",
                 "Fewer microbatches (" + std::to_string(m) + ") than pipeline stages (" + std::to_string(pp) +
                     "): the pipeline never fills. Megatron runs it; ColossalAI and PyTorch refuse it.",
-                name == "1f1b" ? "Number of microbatch should be larger than number of stages"
-                               : "Number of microbatches (" + std::to_string(m) +
-                                     ") must be greater than or equal to the number of stages (" + std::to_string(pp) + ").",
+                name == "1f1b"
+                    ? "Number of microbatch should be larger than number of stages"
+                    : "Number of microbatches (" + std::to_string(m) +
+                          ") must be greater than or equal to the number of stages (" + std::to_string(pp) + ").",
                 {kM});
             d.fixes.push_back(set_field("Use " + std::to_string(pp) + " microbatches", kM, pp));
             ds.push_back(std::move(d));
@@ -146,12 +151,13 @@ GenerateResult generate(const ScheduleRequest& req) {
     if (name == "interleaved") {
         // ColossalAI InterleavedSchedule.load_batch: nmb % stage_manager.num_stages == 0.
         if (m % pp != 0) {
-            Diagnostic d = finding(Severity::Error, "schedule.interleaved.microbatches_multiple_of_pp",
-                                   "ColossalAI's interleaved schedule needs the number of microbatches (" +
-                                       std::to_string(m) + ") to be a multiple of pp (" + std::to_string(pp) + ").",
-                                   "Number of microbatch should be an integer multiple of number of pipeline parallel devices",
-                                   {kM, kPp});
-            d.fixes.push_back(set_field("Use " + std::to_string(round_up(m, pp)) + " microbatches", kM, round_up(m, pp)));
+            Diagnostic d = finding(
+                Severity::Error, "schedule.interleaved.microbatches_multiple_of_pp",
+                "ColossalAI's interleaved schedule needs the number of microbatches (" + std::to_string(m) +
+                    ") to be a multiple of pp (" + std::to_string(pp) + ").",
+                "Number of microbatch should be an integer multiple of number of pipeline parallel devices", {kM, kPp});
+            d.fixes.push_back(
+                set_field("Use " + std::to_string(round_up(m, pp)) + " microbatches", kM, round_up(m, pp)));
             ds.push_back(std::move(d));
             return r;
         }
@@ -161,7 +167,7 @@ GenerateResult generate(const ScheduleRequest& req) {
 
     if (name == "interleaved-megatron") {
         if (req.megatron_rule == MegatronRule::Legacy) {
-            group = pp;  // microbatch groups did not exist before core v0.10
+            group = pp;   // microbatch groups did not exist before core v0.10
             if (m % pp != 0) {
                 Diagnostic d = finding(Severity::Error, "schedule.interleaved-megatron.microbatches_multiple_of_pp",
                                        "Megatron core <= v0.9 needs the number of microbatches (" + std::to_string(m) +
@@ -171,20 +177,21 @@ GenerateResult generate(const ScheduleRequest& req) {
                                            ") is not divisible by pipeline-model-parallel-size (" + std::to_string(pp) +
                                            ") when using interleaved schedule",
                                        {kM, kPp});
-                d.fixes.push_back(set_field("Use " + std::to_string(round_up(m, pp)) + " microbatches", kM, round_up(m, pp)));
+                d.fixes.push_back(
+                    set_field("Use " + std::to_string(round_up(m, pp)) + " microbatches", kM, round_up(m, pp)));
                 ds.push_back(std::move(d));
                 return r;
             }
         } else {
             // Megatron forward_backward_pipelining_with_interleaving (core >= v0.10).
             if (group > m || group < pp) {
-                Diagnostic d = finding(Severity::Error, "schedule.interleaved-megatron.group_range",
-                                       "Megatron's microbatch group size N (" + std::to_string(group) +
-                                           ") must lie in [pp, microbatches] = [" + std::to_string(pp) + ", " +
-                                           std::to_string(m) + "].",
-                                       "The number of contiguous micro-batches in a virtual pipeline stageshould range in [PP=" +
-                                           std::to_string(pp) + " , M=" + std::to_string(m) + "]",
-                                       {kM, "/microbatch_group_size"});
+                Diagnostic d = finding(
+                    Severity::Error, "schedule.interleaved-megatron.group_range",
+                    "Megatron's microbatch group size N (" + std::to_string(group) +
+                        ") must lie in [pp, microbatches] = [" + std::to_string(pp) + ", " + std::to_string(m) + "].",
+                    "The number of contiguous micro-batches in a virtual pipeline stageshould range in [PP=" +
+                        std::to_string(pp) + " , M=" + std::to_string(m) + "]",
+                    {kM, "/microbatch_group_size"});
                 if (m < pp) d.fixes.push_back(set_field("Use " + std::to_string(pp) + " microbatches", kM, pp));
                 ds.push_back(std::move(d));
                 return r;
@@ -196,13 +203,15 @@ GenerateResult generate(const ScheduleRequest& req) {
                     "The last microbatch group would hold " + std::to_string(final_group) + " microbatches (" +
                         std::to_string(m) + " mod N = " + std::to_string(group) + "), fewer than pp (" +
                         std::to_string(pp) + ").",
-                    "The remainder of M (the total micro-batches) divided by N (number of contiguous micro-batches in a "
-                    "virtual pipeline stage) should be 0, or larger than or equal to the pipeline-parallel size, but it is " +
+                    "The remainder of M (the total micro-batches) divided by N (number of contiguous micro-batches in "
+                    "a "
+                    "virtual pipeline stage) should be 0, or larger than or equal to the pipeline-parallel size, but "
+                    "it is " +
                         std::to_string(final_group) +
                         ". Otherwise, it introduces dependency bubbles in the pipeline and reduces throughput.",
                     {kM, "/microbatch_group_size"});
-                d.fixes.push_back(set_field("Use " + std::to_string(round_up(m, group)) + " microbatches", kM,
-                                            round_up(m, group)));
+                d.fixes.push_back(
+                    set_field("Use " + std::to_string(round_up(m, group)) + " microbatches", kM, round_up(m, group)));
                 ds.push_back(std::move(d));
                 return r;
             }
@@ -216,21 +225,20 @@ GenerateResult generate(const ScheduleRequest& req) {
         const int rounds = std::max(1, m / pp);
         if (m % rounds != 0) {
             const bool zb = name == "interleaved-zb";
-            Diagnostic d = finding(Severity::Error, "schedule." + name + ".microbatches_multiple_of_rounds",
-                                   "PyTorch runs max(1, m // pp) = " + std::to_string(rounds) +
-                                       " rounds and needs the number of microbatches (" + std::to_string(m) +
-                                       ") to be a multiple of it.",
-                                   std::string(zb ? "Zero bubble" : "Interleaved 1F1B") +
-                                       " requires the number of microbatches to be a multiple of the number of rounds (" +
-                                       std::to_string(rounds) + "), but got " + std::to_string(m) + ".",
-                                   {kM, kPp});
-            d.fixes.push_back(set_field("Use " + std::to_string(round_up(m, rounds)) + " microbatches", kM,
-                                        round_up(m, rounds)));
+            Diagnostic d = finding(
+                Severity::Error, "schedule." + name + ".microbatches_multiple_of_rounds",
+                "PyTorch runs max(1, m // pp) = " + std::to_string(rounds) +
+                    " rounds and needs the number of microbatches (" + std::to_string(m) + ") to be a multiple of it.",
+                std::string(zb ? "Zero bubble" : "Interleaved 1F1B") +
+                    " requires the number of microbatches to be a multiple of the number of rounds (" +
+                    std::to_string(rounds) + "), but got " + std::to_string(m) + ".",
+                {kM, kPp});
+            d.fixes.push_back(
+                set_field("Use " + std::to_string(round_up(m, rounds)) + " microbatches", kM, round_up(m, rounds)));
             ds.push_back(std::move(d));
             return r;
         }
-        if (name == "interleaved-zb")
-            r.schedule = make_interleaved_zb("interleaved-zb", pp, m, v);
+        if (name == "interleaved-zb") r.schedule = make_interleaved_zb("interleaved-zb", pp, m, v);
         else
             r.schedule = make_interleaved("interleaved-pytorch", pp, m, v, pytorch_microbatches_per_round(pp, m),
                                           pytorch_interleaved_warmup(pp, m, v, 2));
@@ -252,13 +260,13 @@ GenerateResult generate(const ScheduleRequest& req) {
     if (name == "zbv") {
         if (m % pp != 0) {
             // ColossalAI ZeroBubbleVPipeScheduler.load_batch; PyTorch pads internally and accepts it.
-            Diagnostic d = finding(Severity::Warning, "schedule.zbv.microbatches_multiple_of_pp",
-                                   "ColossalAI's zbv needs the number of microbatches (" + std::to_string(m) +
-                                       ") to be a multiple of pp (" + std::to_string(pp) +
-                                       "); PyTorch's ZBVZeroBubble accepts it.",
-                                   "Number of microbatch should be an integer multiple of number of pipeline parallel devices",
-                                   {kM, kPp});
-            d.fixes.push_back(set_field("Use " + std::to_string(round_up(m, pp)) + " microbatches", kM, round_up(m, pp)));
+            Diagnostic d = finding(
+                Severity::Warning, "schedule.zbv.microbatches_multiple_of_pp",
+                "ColossalAI's zbv needs the number of microbatches (" + std::to_string(m) +
+                    ") to be a multiple of pp (" + std::to_string(pp) + "); PyTorch's ZBVZeroBubble accepts it.",
+                "Number of microbatch should be an integer multiple of number of pipeline parallel devices", {kM, kPp});
+            d.fixes.push_back(
+                set_field("Use " + std::to_string(round_up(m, pp)) + " microbatches", kM, round_up(m, pp)));
             ds.push_back(std::move(d));
         }
         r.schedule = make_zbv(pp, m);
@@ -280,8 +288,9 @@ GenerateResult generate(const ScheduleRequest& req) {
         r.schedule = make_dualpipev(pp, m);
         return r;
     }
-    ds.push_back(finding(Severity::Error, "schedule.unknown", "Schedule '" + name + "' has no generator.", "", {"/schedule"}));
+    ds.push_back(
+        finding(Severity::Error, "schedule.unknown", "Schedule '" + name + "' has no generator.", "", {"/schedule"}));
     return r;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

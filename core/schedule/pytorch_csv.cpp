@@ -27,8 +27,8 @@ bool parse_action(const std::string& s, ParsedAction& out) {
     while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
     if (i == 0 || i > 6) return false;
     out.stage_index = std::atoi(s.substr(0, i).c_str());
-    static const char* kTypes[] = {"UNSHARD", "RESHARD", "REDUCE_GRAD", "SEND_F", "RECV_F", "SEND_B", "RECV_B",
-                                   "F", "I", "B", "W"};
+    static const char* kTypes[] = {"UNSHARD", "RESHARD", "REDUCE_GRAD", "SEND_F", "RECV_F", "SEND_B",
+                                   "RECV_B",  "F",       "I",           "B",      "W"};
     out.type.clear();
     for (const char* t : kTypes) {
         const std::string ts = t;
@@ -98,7 +98,7 @@ paraplan::Diagnostic bad(int row, int col, const std::string& why) {
     return d;
 }
 
-}  // namespace
+}   // namespace
 
 std::string pytorch_action(const Schedule& sch, int stage, const Action& a) {
     return std::to_string(sch.virtual_stage(stage, a.chunk)) + pytorch_letter(a.kind) + std::to_string(a.microbatch);
@@ -117,7 +117,7 @@ std::string to_pytorch_csv(const Schedule& sch) {
                 out += pytorch_action(sch, s, ops[i]);
             }
         }
-        out += "\r\n";  // Python's csv.writer line terminator
+        out += "\r\n";   // Python's csv.writer line terminator
     }
     return out;
 }
@@ -159,7 +159,8 @@ CsvImport from_pytorch_csv(const std::string& text) {
                 std::size_t start = 0;
                 while (start <= inner.size()) {
                     const auto semi = inner.find(';', start);
-                    parts.push_back(trim(inner.substr(start, semi == std::string::npos ? std::string::npos : semi - start)));
+                    parts.push_back(
+                        trim(inner.substr(start, semi == std::string::npos ? std::string::npos : semi - start)));
                     if (semi == std::string::npos) break;
                     start = semi + 1;
                 }
@@ -170,8 +171,9 @@ CsvImport from_pytorch_csv(const std::string& text) {
             for (std::size_t k = 0; k < parts.size(); ++k) {
                 ParsedAction pa;
                 if (!parse_action(parts[k], pa)) {
-                    ds.push_back(bad(rank + 1, static_cast<int>(col) + 1,
-                                     "'" + parts[k] + "' is not an action; expected [stage][F|I|B|W][microbatch], e.g. 2F0"));
+                    ds.push_back(
+                        bad(rank + 1, static_cast<int>(col) + 1,
+                            "'" + parts[k] + "' is not an action; expected [stage][F|I|B|W][microbatch], e.g. 2F0"));
                     return r;
                 }
                 OpKind kind;
@@ -179,12 +181,14 @@ CsvImport from_pytorch_csv(const std::string& text) {
                 else if (pa.type == "I") kind = OpKind::BackwardInput;
                 else if (pa.type == "W") kind = OpKind::BackwardWeight;
                 else if (pa.type == "B") kind = OpKind::FullBackward;
-                else continue;  // communication / FSDP actions: the compute order is what we read
+                else continue;   // communication / FSDP actions: the compute order is what we read
                 if (pa.microbatch < 0) {
-                    ds.push_back(bad(rank + 1, static_cast<int>(col) + 1, "'" + parts[k] + "' has no microbatch index"));
+                    ds.push_back(
+                        bad(rank + 1, static_cast<int>(col) + 1, "'" + parts[k] + "' has no microbatch index"));
                     return r;
                 }
-                raw[static_cast<std::size_t>(rank)].push_back({pa.stage_index, kind, pa.microbatch, overlap && k + 1 < parts.size()});
+                raw[static_cast<std::size_t>(rank)].push_back(
+                    {pa.stage_index, kind, pa.microbatch, overlap && k + 1 < parts.size()});
                 max_stage = std::max(max_stage, pa.stage_index);
                 max_mb = std::max(max_mb, pa.microbatch);
             }
@@ -196,9 +200,10 @@ CsvImport from_pytorch_csv(const std::string& text) {
     }
     const int V = max_stage + 1;
     if (V % pp != 0) {
-        ds.push_back(bad(0, 0, "The highest stage index is " + std::to_string(max_stage) + ", so there are " +
-                                   std::to_string(V) + " stages, not a multiple of the " + std::to_string(pp) +
-                                   " rows (ranks)."));
+        ds.push_back(bad(0, 0,
+                         "The highest stage index is " + std::to_string(max_stage) + ", so there are " +
+                             std::to_string(V) + " stages, not a multiple of the " + std::to_string(pp) +
+                             " rows (ranks)."));
         return r;
     }
     Schedule s;
@@ -214,16 +219,18 @@ CsvImport from_pytorch_csv(const std::string& text) {
             vee = vee && (a.stage_index == rank || a.stage_index == 2 * pp - 1 - rank);
         }
     if (!loop && !vee) {
-        ds.push_back(bad(0, 0, "The rows' stage indices fit neither the loop mapping (stage % ranks) nor the V mapping."));
+        ds.push_back(
+            bad(0, 0, "The rows' stage indices fit neither the loop mapping (stage % ranks) nor the V mapping."));
         return r;
     }
     s.placement = loop ? Placement::Loop : Placement::V;
     s.stages.resize(static_cast<std::size_t>(pp));
     for (int rank = 0; rank < pp; ++rank)
         for (const auto& a : raw[static_cast<std::size_t>(rank)])
-            s.stages[static_cast<std::size_t>(rank)].push_back({a.kind, a.mb, s.chunk_of(a.stage_index), a.overlap_next});
+            s.stages[static_cast<std::size_t>(rank)].push_back(
+                {a.kind, a.mb, s.chunk_of(a.stage_index), a.overlap_next});
     r.schedule = std::move(s);
     return r;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -20,7 +20,7 @@ std::string to_pytorch_csv(const Schedule& schedule);
 
 struct CsvImport {
     std::optional<Schedule> schedule;
-    std::vector<paraplan::Diagnostic> diagnostics;  // where (row, column) and why
+    std::vector<paraplan::Diagnostic> diagnostics;   // where (row, column) and why
 };
 
 // Reads a compute-only CSV. The rank count is the row count; the chunk count and the
@@ -28,4 +28,4 @@ struct CsvImport {
 // and FSDP actions (SEND_F, RECV_B, UNSHARD, ...) are skipped.
 CsvImport from_pytorch_csv(const std::string& text);
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -45,4 +45,4 @@ const char* pytorch_letter(OpKind k) {
 
 bool is_backward(OpKind k) { return k == OpKind::BackwardInput || k == OpKind::FullBackward; }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

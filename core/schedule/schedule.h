@@ -20,10 +20,10 @@
 namespace paraplan::schedule {
 
 enum class OpKind : std::uint8_t {
-    Forward,         // F
-    BackwardInput,   // B (input grad only; a W for the same microbatch follows)
-    BackwardWeight,  // W
-    FullBackward,    // B + W in one pass
+    Forward,          // F
+    BackwardInput,    // B (input grad only; a W for the same microbatch follows)
+    BackwardWeight,   // W
+    FullBackward,     // B + W in one pass
 };
 
 // How virtual stages map onto ranks (PyTorch generate_stage_to_rank_mapping styles).
@@ -45,12 +45,12 @@ struct Action {
 };
 
 struct Schedule {
-    std::string name;        // our id, e.g. "1f1b", "interleaved-megatron", "zbv"
+    std::string name;   // our id, e.g. "1f1b", "interleaved-megatron", "zbv"
     int pp = 1;
     int microbatches = 1;
     int chunks = 1;
     Placement placement = Placement::Loop;
-    std::vector<std::vector<Action>> stages;  // stages[s] = rank s's actions in order
+    std::vector<std::vector<Action>> stages;   // stages[s] = rank s's actions in order
 
     int virtual_stages() const { return pp * chunks; }
     int virtual_stage(int stage, int chunk) const;
@@ -63,6 +63,6 @@ struct Schedule {
 const char* kind_letter(OpKind k);
 // PyTorch's action letter: F, I, W, B (torch.distributed.pipelining _ComputationType).
 const char* pytorch_letter(OpKind k);
-bool is_backward(OpKind k);  // BackwardInput or FullBackward
+bool is_backward(OpKind k);   // BackwardInput or FullBackward
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -27,7 +27,7 @@ paraplan::Diagnostic error(std::string rule, std::string message, std::vector<st
     return d;
 }
 
-}  // namespace
+}   // namespace
 
 SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
     SimulationResult res;
@@ -46,27 +46,30 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
     }
     if (!valid_cost(cfg.cost) || !std::isfinite(cfg.comm) || cfg.comm < 0 || !std::isfinite(cfg.fb_overlap_factor) ||
         cfg.fb_overlap_factor <= 0) {
-        ds.push_back(error("schedule.costs", "Durations and latency must be finite and not negative (the F&B "
-                                             "overlap factor positive).",
+        ds.push_back(error("schedule.costs",
+                           "Durations and latency must be finite and not negative (the F&B "
+                           "overlap factor positive).",
                            {"/costs"}));
         return res;
     }
     if (!cfg.stage_scale.empty() && static_cast<int>(cfg.stage_scale.size()) != pp) {
-        ds.push_back(error("schedule.costs", "Per-stage costs list " + std::to_string(cfg.stage_scale.size()) +
-                                                 " stages, the pipeline has " + std::to_string(pp) + ".",
+        ds.push_back(error("schedule.costs",
+                           "Per-stage costs list " + std::to_string(cfg.stage_scale.size()) +
+                               " stages, the pipeline has " + std::to_string(pp) + ".",
                            {"/stage_costs"}));
         return res;
     }
     if (!cfg.virtual_stage_cost.empty() && static_cast<int>(cfg.virtual_stage_cost.size()) != V) {
-        ds.push_back(error("schedule.costs", "Per-virtual-stage costs list " +
-                                                 std::to_string(cfg.virtual_stage_cost.size()) + " entries, expected pp * chunks = " +
-                                                 std::to_string(V) + ".",
+        ds.push_back(error("schedule.costs",
+                           "Per-virtual-stage costs list " + std::to_string(cfg.virtual_stage_cost.size()) +
+                               " entries, expected pp * chunks = " + std::to_string(V) + ".",
                            {"/virtual_stage_costs"}));
         return res;
     }
     for (const auto& c : cfg.stage_scale)
         if (!valid_cost(c)) {
-            ds.push_back(error("schedule.costs", "Per-stage cost factors must be finite and not negative.", {"/stage_costs"}));
+            ds.push_back(
+                error("schedule.costs", "Per-stage cost factors must be finite and not negative.", {"/stage_costs"}));
             return res;
         }
     for (const auto& c : cfg.virtual_stage_cost)
@@ -103,8 +106,8 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
         for (const auto& a : sch.stages[static_cast<std::size_t>(s)])
             if (a.microbatch < 0 || a.microbatch >= m || a.chunk < 0 || a.chunk >= v) {
                 ds.push_back(error("schedule.action_range", "Stage " + std::to_string(s) + " lists " + op_name(a) +
-                                                                 ", outside microbatches [0, " + std::to_string(m) +
-                                                                 ") or chunks [0, " + std::to_string(v) + ")."));
+                                                                ", outside microbatches [0, " + std::to_string(m) +
+                                                                ") or chunks [0, " + std::to_string(v) + ")."));
                 return res;
             }
 
@@ -115,18 +118,20 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
     tl.chunks = v;
     tl.stage_begin.resize(static_cast<std::size_t>(pp) + 1, 0);
     for (int s = 0; s < pp; ++s)
-        tl.stage_begin[static_cast<std::size_t>(s) + 1] =
-            tl.stage_begin[static_cast<std::size_t>(s)] + sch.stages[static_cast<std::size_t>(s)].size();
+        tl.stage_begin[static_cast<std::size_t>(s) + 1] = tl.stage_begin[static_cast<std::size_t>(s)] +
+                                                          sch.stages[static_cast<std::size_t>(s)].size();
     tl.ops.resize(tl.stage_begin.back());
     tl.stages.resize(static_cast<std::size_t>(pp));
 
     const auto M = static_cast<std::size_t>(m);
-    std::vector<double> f_end(static_cast<std::size_t>(V) * M, kNotYet), b_end(static_cast<std::size_t>(V) * M, kNotYet);
+    std::vector<double> f_end(static_cast<std::size_t>(V) * M, kNotYet),
+        b_end(static_cast<std::size_t>(V) * M, kNotYet);
     std::vector<std::size_t> ptr(static_cast<std::size_t>(pp), 0);
     std::vector<double> free_at(static_cast<std::size_t>(pp), 0.0);
     std::vector<int> inflight(static_cast<std::size_t>(pp) * static_cast<std::size_t>(v), 0);
     std::vector<int> inflight_total(static_cast<std::size_t>(pp), 0), pending_w(static_cast<std::size_t>(pp), 0);
-    for (int s = 0; s < pp; ++s) tl.stages[static_cast<std::size_t>(s)].peak_inflight_per_chunk.assign(static_cast<std::size_t>(v), 0);
+    for (int s = 0; s < pp; ++s)
+        tl.stages[static_cast<std::size_t>(s)].peak_inflight_per_chunk.assign(static_cast<std::size_t>(v), 0);
 
     // Rank of each virtual stage, looked up for every op.
     std::vector<int> owner(static_cast<std::size_t>(V));
@@ -167,7 +172,8 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
 
     auto account = [&](int s, const Action& a, int vs) {
         auto& st = tl.stages[static_cast<std::size_t>(s)];
-        const std::size_t ci = static_cast<std::size_t>(s) * static_cast<std::size_t>(v) + static_cast<std::size_t>(a.chunk);
+        const std::size_t ci = static_cast<std::size_t>(s) * static_cast<std::size_t>(v) +
+                               static_cast<std::size_t>(a.chunk);
         if (a.kind == OpKind::Forward) {
             ++inflight[ci];
             ++inflight_total[static_cast<std::size_t>(s)];
@@ -246,10 +252,10 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
         }
     }
     if (n_stuck > 0) {
-        ds.push_back(error("schedule.deadlock",
-                           "The schedule cannot finish: " + std::to_string(n_stuck) +
-                               " stage(s) wait for an input that is never produced (" + stuck +
-                               "). Their orders wait on each other in a cycle, or an op is missing."));
+        ds.push_back(
+            error("schedule.deadlock", "The schedule cannot finish: " + std::to_string(n_stuck) +
+                                           " stage(s) wait for an input that is never produced (" + stuck +
+                                           "). Their orders wait on each other in a cycle, or an op is missing."));
         return res;
     }
 
@@ -272,4 +278,4 @@ SimulationResult simulate(const Schedule& sch, const SimConfig& cfg) {
     return res;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -17,14 +17,14 @@ namespace paraplan::schedule {
 
 // Durations of one microbatch on one chunk.
 struct OpCost {
-    double f = 1;  // forward
-    double b = 1;  // backward for inputs
-    double w = 1;  // backward for weights; a full backward takes b + w
+    double f = 1;   // forward
+    double b = 1;   // backward for inputs
+    double w = 1;   // backward for weights; a full backward takes b + w
 };
 
 struct SimConfig {
-    OpCost cost;        // per chunk, every stage alike unless overridden below
-    double comm = 0;    // point-to-point latency between different ranks
+    OpCost cost;       // per chunk, every stage alike unless overridden below
+    double comm = 0;   // point-to-point latency between different ranks
     // Optional per-stage multipliers of `cost` (size pp), e.g. the first stage with
     // the embedding, the last with the loss head.
     std::vector<OpCost> stage_scale;
@@ -35,11 +35,11 @@ struct SimConfig {
 };
 
 struct SimulationResult {
-    Timeline timeline;  // complete when diagnostics has no error
+    Timeline timeline;   // complete when diagnostics has no error
     std::vector<paraplan::Diagnostic> diagnostics;
     bool ok() const { return !paraplan::has_errors(diagnostics); }
 };
 
 SimulationResult simulate(const Schedule& schedule, const SimConfig& config);
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -13,13 +13,13 @@ namespace paraplan::schedule {
 // One operation placed in time. `kind` is F, B (input grad, or the full backward
 // when kind == FullBackward) or W.
 struct TimelineOp {
-    int stage = 0;       // pipeline stage (rank in the pipeline group)
+    int stage = 0;   // pipeline stage (rank in the pipeline group)
     OpKind kind = OpKind::Forward;
     int microbatch = 0;
-    int chunk = 0;       // model chunk on this stage (0 when one chunk per stage)
+    int chunk = 0;   // model chunk on this stage (0 when one chunk per stage)
     double start = 0;
     double end = 0;
-    bool overlapped = false;  // runs together with the neighbouring op (DualPipe F&B)
+    bool overlapped = false;   // runs together with the neighbouring op (DualPipe F&B)
 };
 
 struct StageStats {
@@ -54,4 +54,4 @@ struct Timeline {
     std::vector<StageStats> stages;
 };
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

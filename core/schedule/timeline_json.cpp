@@ -41,4 +41,4 @@ nlohmann::ordered_json to_json(const Timeline& tl) {
     return j;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -11,4 +11,4 @@ namespace paraplan::schedule {
 
 nlohmann::ordered_json to_json(const Timeline& timeline);
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

@@ -15,20 +15,26 @@ const char* category(OpKind k) {
     return "compute";
 }
 
-}  // namespace
+}   // namespace
 
 nlohmann::ordered_json to_chrome_trace(const Timeline& tl, double us_per_unit) {
     auto events = nlohmann::ordered_json::array();
     for (int s = 0; s < tl.pp; ++s) {
-        events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", s}, {"tid", 0},
+        events.push_back({{"name", "process_name"},
+                          {"ph", "M"},
+                          {"pid", s},
+                          {"tid", 0},
                           {"args", {{"name", "stage " + std::to_string(s)}}}});
-        events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", s}, {"tid", 0},
-                          {"args", {{"sort_index", s}}}});
+        events.push_back(
+            {{"name", "process_sort_index"}, {"ph", "M"}, {"pid", s}, {"tid", 0}, {"args", {{"sort_index", s}}}});
         for (int c = 0; c < tl.chunks; ++c) {
-            events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", c},
+            events.push_back({{"name", "thread_name"},
+                              {"ph", "M"},
+                              {"pid", s},
+                              {"tid", c},
                               {"args", {{"name", "chunk " + std::to_string(c)}}}});
-            events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", s}, {"tid", c},
-                              {"args", {{"sort_index", c}}}});
+            events.push_back(
+                {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", s}, {"tid", c}, {"args", {{"sort_index", c}}}});
         }
     }
     for (const auto& o : tl.ops) {
@@ -60,4 +66,4 @@ nlohmann::ordered_json to_chrome_trace(const Timeline& tl, double us_per_unit) {
     return j;
 }
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

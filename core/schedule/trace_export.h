@@ -13,4 +13,4 @@ namespace paraplan::schedule {
 // `us_per_unit`: microseconds per time unit of the timeline (1000 when the unit is ms).
 nlohmann::ordered_json to_chrome_trace(const Timeline& timeline, double us_per_unit = 1000.0);
 
-}  // namespace paraplan::schedule
+}   // namespace paraplan::schedule

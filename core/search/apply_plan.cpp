@@ -30,4 +30,4 @@ std::string describe(const PlanEntry& e) {
     return s.str();
 }
 
-}  // namespace paraplan::search
+}   // namespace paraplan::search

@@ -13,4 +13,4 @@ void apply_entry(const PlanEntry& e, Project& p);
 // A short name for the change ("megatron: tp 8 · pp 4 · dp 2 · 1f1b · mbs 1"), for undo steps.
 std::string describe(const PlanEntry& e);
 
-}  // namespace paraplan::search
+}   // namespace paraplan::search

@@ -30,11 +30,12 @@ std::string canonical(std::string k) {
 }
 
 bool is_int_knob(const std::string& k) {
-    static const char* kInts[] = {"tp", "pp", "cp", "sp", "ep", "dp", "zero_stage", "micro_batch_size", "chunks", "num_microbatches"};
+    static const char* kInts[] = {
+        "tp", "pp", "cp", "sp", "ep", "dp", "zero_stage", "micro_batch_size", "chunks", "num_microbatches"};
     return std::find_if(std::begin(kInts), std::end(kInts), [&](const char* s) { return k == s; }) != std::end(kInts);
 }
 
-}  // namespace
+}   // namespace
 
 Constraints Constraints::parse(const std::string& text) {
     Constraints c;
@@ -46,7 +47,8 @@ Constraints Constraints::parse(const std::string& text) {
         pos = end + 1;
         if (item.empty()) continue;
         const std::size_t eq = item.find('=');
-        if (eq == std::string::npos || eq == 0) throw std::invalid_argument("constraint '" + item + "' is not KNOB=VALUE");
+        if (eq == std::string::npos || eq == 0)
+            throw std::invalid_argument("constraint '" + item + "' is not KNOB=VALUE");
         const std::string key = canonical(item.substr(0, eq));
         const std::string val = item.substr(eq + 1);
         if (is_int_knob(key)) {
@@ -59,7 +61,8 @@ Constraints Constraints::parse(const std::string& text) {
                 } catch (const std::exception&) {
                     used = 0;
                 }
-                if (used != s.size()) throw std::invalid_argument("constraint '" + item + "': '" + s + "' is not an integer");
+                if (used != s.size())
+                    throw std::invalid_argument("constraint '" + item + "': '" + s + "' is not an integer");
                 return v;
             };
             const std::size_t dots = val.find("..");
@@ -69,7 +72,8 @@ Constraints Constraints::parse(const std::string& text) {
             } else {
                 c.bounds[key] = {num(val.substr(0, dots), 0), num(val.substr(dots + 2), 1 << 30)};
             }
-        } else if (key == "framework" || key == "schedule" || key == "recompute" || key == "offload" || key == "sp_mode") {
+        } else if (key == "framework" || key == "schedule" || key == "recompute" || key == "offload" ||
+                   key == "sp_mode") {
             c.fixed[key] = val;
         } else {
             throw std::invalid_argument("constraint '" + item + "': unknown knob '" + key + "'");
@@ -95,16 +99,17 @@ namespace {
 struct Knobs {
     short fw = 0;
     int tp = 1, pp = 1, cp = 1, ep = 1, dp = 1, zero = 0, mbs = 1, chunks = 1, m = 1;
-    short schedule = 0;   // index into kSchedules
-    short recompute = 0;  // index into kRecompute
-    short sp_mode = 0;    // index into kSpModes
-    short offload = 0;    // index into kOffload
+    short schedule = 0;    // index into kSchedules
+    short recompute = 0;   // index into kRecompute
+    short sp_mode = 0;     // index into kSpModes
+    short offload = 0;     // index into kOffload
 };
 
 // The first three are searched by default; the others (every schedule core/schedule
 // generates) only when --fix names one.
-const char* kSchedules[] = {"1f1b", "interleaved", "zbv", "gpipe", "interleaved-megatron", "interleaved-pytorch",
-                            "looped-bfs", "zbh1", "zbh2", "interleaved-zb", "dualpipev"};
+const char* kSchedules[] = {
+    "1f1b", "interleaved",    "zbv",      "gpipe", "interleaved-megatron", "interleaved-pytorch", "looped-bfs", "zbh1",
+    "zbh2", "interleaved-zb", "dualpipev"};
 constexpr int kDefaultSchedules = 3;
 constexpr int kAllSchedules = int(sizeof(kSchedules) / sizeof(kSchedules[0]));
 
@@ -132,7 +137,9 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
     const Constraints& cons = req.constraints;
     const bool seq_by_sp = ft.seq_split_by_sp;   // ColossalAI: sp axis / modes; else cp
     const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-    auto accepts = [&](const char* mode) { return std::find(ft.sp_modes.begin(), ft.sp_modes.end(), mode) != ft.sp_modes.end(); };
+    auto accepts = [&](const char* mode) {
+        return std::find(ft.sp_modes.begin(), ft.sp_modes.end(), mode) != ft.sp_modes.end();
+    };
 
     for (int tp : divisors(gpn)) {
         if (!cons.allows("tp", tp)) continue;
@@ -148,11 +155,13 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
             std::vector<std::pair<std::string, int>> splits;
             if (seq_by_sp) {
                 if (cons.allows("sp_mode", "none")) splits.push_back({"none", 1});
-                if (tp > 1 && cons.allows("sp_mode", "split_gather") && accepts("split_gather")) splits.push_back({"split_gather", 1});
+                if (tp > 1 && cons.allows("sp_mode", "split_gather") && accepts("split_gather"))
+                    splits.push_back({"split_gather", 1});
                 if (ft.world.sp && accepts("all_to_all"))
                     for (int sp = 2; sp <= 64; sp *= 2)
                         if (cons.allows("sp_mode", "all_to_all") && tp_splits_heads(m.heads, 1LL * tp * sp) &&
-                            sp_splits_sequence(t.seq_len, sp) && world_splits(world / tp / pp, sp) && (ft.sp_axis_with_pp || pp == 1))
+                            sp_splits_sequence(t.seq_len, sp) && world_splits(world / tp / pp, sp) &&
+                            (ft.sp_axis_with_pp || pp == 1))
                             splits.push_back({"all_to_all", sp});
             } else if (ft.context_parallel) {
                 const std::string mode = tp > 1 ? "split_gather" : "none";
@@ -202,16 +211,20 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
                             if (is_v_shape(kind)) chunk_opts = {2};
                             for (int v : chunk_opts) {
                                 if (!cons.allows("chunks", v)) continue;
-                                if ((is_multi_chunk(kind) || is_v_shape(kind)) && !microbatches_fill_pp_groups(nmb, pp)) continue;
+                                if ((is_multi_chunk(kind) || is_v_shape(kind)) && !microbatches_fill_pp_groups(nmb, pp))
+                                    continue;
                                 if (m.layers < pp * v) continue;
-                                if (ft.layers_divisible_by_stages && is_multi_chunk(kind) && !stages_split_layers(m.layers, pp, v)) continue;
+                                if (ft.layers_divisible_by_stages && is_multi_chunk(kind) &&
+                                    !stages_split_layers(m.layers, pp, v))
+                                    continue;
                                 for (int zero : zeros) {
                                     if (!cons.allows("zero_stage", zero)) continue;
                                     for (int r = 0; r < 3; ++r) {
                                         if (!cons.allows("recompute", kRecompute[r])) continue;
                                         for (int off = 0; off < 3; ++off) {
                                             // Offload only when asked for (it is never faster).
-                                            const bool asked = cons.fixed.count("offload") && cons.fixed.at("offload") == kOffload[off];
+                                            const bool asked = cons.fixed.count("offload") &&
+                                                               cons.fixed.at("offload") == kOffload[off];
                                             if (off > 0 && !asked) continue;
                                             if (!cons.allows("offload", kOffload[off])) continue;
                                             if (off > 0 && zero == 0) continue;
@@ -320,14 +333,16 @@ struct Scored {
     double step_s = 0, mfu = 0, hfu = 0, peak = 0, tps = 0;
 };
 
-}  // namespace
+}   // namespace
 
 PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
                 const std::function<void(long long, long long)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();
     PlanResult res;
     std::vector<std::string> fws = req.frameworks;
-    if (fws.empty()) fws.push_back(req.constraints.fixed.count("framework") ? req.constraints.fixed.at("framework") : req.base.layout.framework);
+    if (fws.empty())
+        fws.push_back(req.constraints.fixed.count("framework") ? req.constraints.fixed.at("framework")
+                                                               : req.base.layout.framework);
     std::vector<Knobs> cands;
     for (std::size_t i = 0; i < fws.size(); ++i) {
         const FrameworkTraits* ft = find_traits(fws[i]);
@@ -366,7 +381,8 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
                 const Estimate e = evaluate(p.model, shapes, c, req.hardware);
                 if (!e.memory.fits) continue;
                 fitting.fetch_add(1, std::memory_order_relaxed);
-                local.push_back({i, e.time.step_s, e.time.mfu, e.time.hfu, e.memory.peak_bytes / kGiB, e.time.tokens_per_s});
+                local.push_back(
+                    {i, e.time.step_s, e.time.mfu, e.time.hfu, e.memory.peak_bytes / kGiB, e.time.tokens_per_s});
             } catch (const InputError&) {
                 continue;
             }
@@ -462,25 +478,35 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
 
 nlohmann::json to_json(const PlanEntry& e) {
     const Layout& l = e.layout;
-    nlohmann::json layout = {{"framework", l.framework}, {"tp", l.tp},         {"pp", l.pp},
-                             {"sp", l.sp},               {"sp_mode", l.sp_mode}, {"cp", l.cp},
-                             {"ep", l.ep},               {"zero_stage", l.zero_stage},
-                             {"schedule", l.schedule},   {"chunks", l.chunks}, {"num_microbatches", l.num_microbatches},
-                             {"micro_batch_size", e.micro_batch_size}, {"dp", e.dp},           {"recompute", l.recompute},
+    nlohmann::json layout = {{"framework", l.framework},
+                             {"tp", l.tp},
+                             {"pp", l.pp},
+                             {"sp", l.sp},
+                             {"sp_mode", l.sp_mode},
+                             {"cp", l.cp},
+                             {"ep", l.ep},
+                             {"zero_stage", l.zero_stage},
+                             {"schedule", l.schedule},
+                             {"chunks", l.chunks},
+                             {"num_microbatches", l.num_microbatches},
+                             {"micro_batch_size", e.micro_batch_size},
+                             {"dp", e.dp},
+                             {"recompute", l.recompute},
                              {"offload", l.offload}};
     const FrameworkTraits* ft = find_traits(l.framework);
-    if (ft && ft->zero == ZeroSemantics::distributed_optimizer) layout["distributed_optimizer"] = l.distributed_optimizer;
-    return {{"layout", layout}, {"step_s", e.step_s}, {"mfu", e.mfu}, {"hfu", e.hfu},
-            {"peak_gib", e.peak_gib}, {"tokens_per_s", e.tokens_per_s}};
+    if (ft && ft->zero == ZeroSemantics::distributed_optimizer)
+        layout["distributed_optimizer"] = l.distributed_optimizer;
+    return {{"layout", layout}, {"step_s", e.step_s},     {"mfu", e.mfu},
+            {"hfu", e.hfu},     {"peak_gib", e.peak_gib}, {"tokens_per_s", e.tokens_per_s}};
 }
 
 nlohmann::json to_json(const PlanResult& r) {
     nlohmann::json results = nlohmann::json::array(), pareto = nlohmann::json::array();
     for (const auto& e : r.results) results.push_back(to_json(e));
     for (const auto& e : r.pareto) pareto.push_back(to_json(e));
-    return {{"evaluated", r.evaluated}, {"valid", r.valid}, {"fitting", r.fitting}, {"seconds", r.seconds},
-            {"rules_checked", r.rules_checked},
-            {"cancelled", r.cancelled}, {"results", results}, {"pareto", pareto}};
+    return {
+        {"evaluated", r.evaluated},         {"valid", r.valid},         {"fitting", r.fitting}, {"seconds", r.seconds},
+        {"rules_checked", r.rules_checked}, {"cancelled", r.cancelled}, {"results", results},   {"pareto", pareto}};
 }
 
-}  // namespace paraplan::search
+}   // namespace paraplan::search

@@ -31,14 +31,14 @@ struct Constraints {
 };
 
 struct PlanRequest {
-    Project base;                       // model, cluster, training (global batch, seq, precision, optimizer)
-    estimate::Hardware hardware;        // of the cluster's GPU
+    Project base;                          // model, cluster, training (global batch, seq, precision, optimizer)
+    estimate::Hardware hardware;           // of the cluster's GPU
     std::vector<std::string> frameworks;   // empty: the base project's framework
     Constraints constraints;
     Objective objective = Objective::time;
     int top = 10;
-    int threads = 0;                    // 0: std::thread::hardware_concurrency()
-    bool use_rules = true;              // also filter with rules/validate()
+    int threads = 0;         // 0: std::thread::hardware_concurrency()
+    bool use_rules = true;   // also filter with rules/validate()
     // Re-estimate the returned layouts as a single project is estimated (placement-aware
     // communication over the rank map, the simulated schedule), so their figures are the
     // ones the app shows once a layout is applied; the ranking is then redone on them.
@@ -46,17 +46,17 @@ struct PlanRequest {
 };
 
 struct PlanEntry {
-    Layout layout;                      // the whole layout to apply (search/apply_plan.h)
+    Layout layout;   // the whole layout to apply (search/apply_plan.h)
     int micro_batch_size = 1;
-    int dp = 1;                         // the derived data-parallel size
+    int dp = 1;   // the derived data-parallel size
     double step_s = 0, mfu = 0, hfu = 0, peak_gib = 0, tokens_per_s = 0;
 };
 
 struct PlanResult {
-    long long evaluated = 0;   // layouts considered (after the cheap divisibility pruning)
-    long long valid = 0;       // passed the frameworks' size rules (make_config), less those
-                               // rules/validate rejected among the ones it checked
-    long long fitting = 0;     // of those, fit in GPU memory
+    long long evaluated = 0;       // layouts considered (after the cheap divisibility pruning)
+    long long valid = 0;           // passed the frameworks' size rules (make_config), less those
+                                   // rules/validate rejected among the ones it checked
+    long long fitting = 0;         // of those, fit in GPU memory
     long long rules_checked = 0;   // layouts run through rules/validate (the returned candidates)
     double seconds = 0;
     bool cancelled = false;
@@ -73,4 +73,4 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel = nullpt
 nlohmann::json to_json(const PlanEntry& e);
 nlohmann::json to_json(const PlanResult& r);
 
-}  // namespace paraplan::search
+}   // namespace paraplan::search

@@ -6,13 +6,20 @@ namespace {
 bool plain_char(char c) {
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
     switch (c) {
-        case '_': case '@': case '%': case '+': case '=': case ':': case ',': case '.': case '/': case '-':
-            return true;
-        default:
-            return false;
+    case '_':
+    case '@':
+    case '%':
+    case '+':
+    case '=':
+    case ':':
+    case ',':
+    case '.':
+    case '/':
+    case '-': return true;
+    default: return false;
     }
 }
-}  // namespace
+}   // namespace
 
 std::string sh_quote(std::string_view word) {
     bool plain = !word.empty();
@@ -47,4 +54,4 @@ bool is_env_name(std::string_view name) {
     return true;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -17,4 +17,4 @@ std::string sh_join(const std::vector<std::string>& argv);
 // A valid environment variable name: [A-Za-z_][A-Za-z0-9_]*.
 bool is_env_name(std::string_view name);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -70,7 +70,8 @@ std::optional<SlurmFinal> parse_final_state(std::string_view out) {
     std::size_t start = 0;
     while (start < out.size()) {
         const auto nl = out.find('\n', start);
-        const std::string_view line = out.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+        const std::string_view line = out.substr(start,
+                                                 nl == std::string_view::npos ? std::string_view::npos : nl - start);
         if (line.find('|') != std::string_view::npos) return parse_sacct(line);
         if (nl == std::string_view::npos) break;
         start = nl + 1;
@@ -91,7 +92,6 @@ std::string sinfo_gres_command(const std::string& partition) {
     if (!partition.empty()) return "sinfo -h -p " + sh_quote(partition) + " -o '%P %G' | awk '{ print $2 }'";
     return "sinfo -h -o '%P %G' | awk '$1 ~ /[*]$/ { print $2 }'";
 }
-
 
 std::string slurm_output_pattern(const std::string& job_id) { return "paraplan-" + job_id + "-%j.out"; }
 
@@ -116,4 +116,4 @@ std::optional<LabelledLine> parse_srun_label(std::string_view line) {
     return LabelledLine{task, std::string(line.substr(i))};
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -63,4 +63,4 @@ struct LabelledLine {
 };
 std::optional<LabelledLine> parse_srun_label(std::string_view line);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

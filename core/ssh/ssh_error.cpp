@@ -8,17 +8,17 @@ namespace paraplan::runtime {
 
 std::string to_string(SshErrorKind k) {
     switch (k) {
-        case SshErrorKind::None: return "none";
-        case SshErrorKind::UnknownHostKey: return "unknown_host_key";
-        case SshErrorKind::ChangedHostKey: return "changed_host_key";
-        case SshErrorKind::AuthFailed: return "auth_failed";
-        case SshErrorKind::Unresolvable: return "unresolvable_host";
-        case SshErrorKind::ConnectionRefused: return "connection_refused";
-        case SshErrorKind::Timeout: return "timeout";
-        case SshErrorKind::Unreachable: return "unreachable";
-        case SshErrorKind::ConnectionLost: return "connection_lost";
-        case SshErrorKind::RemoteCommandMissing: return "remote_command_missing";
-        case SshErrorKind::Other: return "other";
+    case SshErrorKind::None: return "none";
+    case SshErrorKind::UnknownHostKey: return "unknown_host_key";
+    case SshErrorKind::ChangedHostKey: return "changed_host_key";
+    case SshErrorKind::AuthFailed: return "auth_failed";
+    case SshErrorKind::Unresolvable: return "unresolvable_host";
+    case SshErrorKind::ConnectionRefused: return "connection_refused";
+    case SshErrorKind::Timeout: return "timeout";
+    case SshErrorKind::Unreachable: return "unreachable";
+    case SshErrorKind::ConnectionLost: return "connection_lost";
+    case SshErrorKind::RemoteCommandMissing: return "remote_command_missing";
+    case SshErrorKind::Other: return "other";
     }
     return "other";
 }
@@ -45,7 +45,7 @@ std::string last_line(std::string_view text) {
     return lines.empty() ? std::string() : lines.back();
 }
 
-}  // namespace
+}   // namespace
 
 SshError classify_ssh_failure(const std::string& host, int exit_code, std::string_view err, const HostKeyPlace& place) {
     SshError e;
@@ -65,23 +65,28 @@ SshError classify_ssh_failure(const std::string& host, int exit_code, std::strin
                                                                : sh_quote(place.known_hosts_file);
     const std::string kh_name = place.known_hosts_file.empty() ? std::string("known_hosts") : place.known_hosts_file;
     const std::string port_flag = custom_port ? " -p " + std::to_string(place.port) : std::string();
-    const std::string kh_opt = place.known_hosts_file.empty() ? std::string()
-                                                              : " -o UserKnownHostsFile=" + sh_quote(place.known_hosts_file);
+    const std::string kh_opt = place.known_hosts_file.empty()
+                                   ? std::string()
+                                   : " -o UserKnownHostsFile=" + sh_quote(place.known_hosts_file);
     if (has(err, "REMOTE HOST IDENTIFICATION HAS CHANGED") || (has(err, "Host key for") && has(err, "has changed"))) {
-        set(SshErrorKind::ChangedHostKey, "the host key of " + h + " has CHANGED since it was recorded in " + kh_name +
-                                          " (the machine was reinstalled, or someone is intercepting the connection)",
+        set(SshErrorKind::ChangedHostKey,
+            "the host key of " + h + " has CHANGED since it was recorded in " + kh_name +
+                " (the machine was reinstalled, or someone is intercepting the connection)",
             "verify the new key with the administrator, then remove the old entry with `ssh-keygen -R " +
                 sh_quote(entry) + (place.known_hosts_file.empty() ? std::string() : " -f " + kh_file) + "`");
     } else if (has(err, "host key is known for") || has(err, "Host key verification failed")) {
-        set(SshErrorKind::UnknownHostKey, "the host key of " + h + (custom_port ? " (port " + std::to_string(place.port) + ")" : std::string()) +
-                                          " is not in " + kh_name + ", and Paraplan never accepts an unknown key on its own",
-            "check the key fingerprint and add it: `ssh-keyscan -H" + port_flag + " " + sh_quote(host) + " >> " + kh_file +
-                "`, or connect once with `ssh" + port_flag + kh_opt + " " + sh_quote(host) + "` and answer yes");
+        set(SshErrorKind::UnknownHostKey,
+            "the host key of " + h + (custom_port ? " (port " + std::to_string(place.port) + ")" : std::string()) +
+                " is not in " + kh_name + ", and Paraplan never accepts an unknown key on its own",
+            "check the key fingerprint and add it: `ssh-keyscan -H" + port_flag + " " + sh_quote(host) + " >> " +
+                kh_file + "`, or connect once with `ssh" + port_flag + kh_opt + " " + sh_quote(host) +
+                "` and answer yes");
     } else if (has(err, "Permission denied") || has(err, "Too many authentication failures") ||
                has(err, "No more authentication methods")) {
         set(SshErrorKind::AuthFailed, "the SSH key was refused by " + h + " (permission denied)",
             "check the node's user and identity file, that the public key is in the remote ~/.ssh/authorized_keys, "
-            "and that ssh-agent holds the key if it has a passphrase (Paraplan runs ssh in batch mode: no password prompts)");
+            "and that ssh-agent holds the key if it has a passphrase (Paraplan runs ssh in batch mode: no password "
+            "prompts)");
     } else if (has(err, "Could not resolve hostname") || has(err, "Name or service not known") ||
                has(err, "Temporary failure in name resolution")) {
         set(SshErrorKind::Unresolvable, "the host name " + h + " cannot be resolved",
@@ -97,19 +102,21 @@ SshError classify_ssh_failure(const std::string& host, int exit_code, std::strin
         set(SshErrorKind::Unreachable, h + " is unreachable (no route to host)",
             "check the network path to the node (VPN, firewall, ProxyJump)");
     } else if (has(err, "not responding") || has(err, "Connection closed by") || has(err, "Connection reset") ||
-               has(err, "Broken pipe") || has(err, "closed by remote host") || (has(err, "Connection to") && has(err, "closed"))) {
+               has(err, "Broken pipe") || has(err, "closed by remote host") ||
+               (has(err, "Connection to") && has(err, "closed"))) {
         set(SshErrorKind::ConnectionLost, "the connection to " + h + " was lost",
             "check the node and the network; the job's processes on that node were stopped by the watchdog");
     } else if (exit_code == 127) {
-        set(SshErrorKind::RemoteCommandMissing, "a command was not found on " + h + " (exit 127)" +
-                                                    (e.raw.empty() ? std::string() : ": " + e.raw),
+        set(SshErrorKind::RemoteCommandMissing,
+            "a command was not found on " + h + " (exit 127)" + (e.raw.empty() ? std::string() : ": " + e.raw),
             "install it on the node or put it on the PATH of non-interactive SSH sessions");
     } else if (exit_code == 255) {
         set(SshErrorKind::Other, "ssh to " + h + " failed" + (e.raw.empty() ? std::string() : ": " + e.raw),
             "run the same ssh command in a terminal to see the full error");
     } else {
-        set(SshErrorKind::Other, "the remote command on " + h + " exited with status " + std::to_string(exit_code) +
-                                     (e.raw.empty() ? std::string() : ": " + e.raw),
+        set(SshErrorKind::Other,
+            "the remote command on " + h + " exited with status " + std::to_string(exit_code) +
+                (e.raw.empty() ? std::string() : ": " + e.raw),
             "see the command's output");
     }
     return e;
@@ -124,9 +131,10 @@ SshError connection_lost(const std::string& host, int exit_code, int signal, std
                 (signal > 0 ? "was killed (signal " + std::to_string(signal) + ")"
                             : "ended (ssh exit status " + std::to_string(exit_code) + ")") +
                 (e.raw.empty() ? std::string() : ": " + e.raw);
-    e.fix = "check the node and the network (and that nothing on this computer kills ssh processes); the job's "
-            "processes on that node are stopped by their watchdog when the connection goes";
+    e.fix =
+        "check the node and the network (and that nothing on this computer kills ssh processes); the job's "
+        "processes on that node are stopped by their watchdog when the connection goes";
     return e;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -9,24 +9,24 @@ namespace paraplan::runtime {
 
 enum class SshErrorKind {
     None,
-    UnknownHostKey,        // not in known_hosts and StrictHostKeyChecking=yes
-    ChangedHostKey,        // known_hosts holds a different key
-    AuthFailed,            // Permission denied (publickey, ...)
-    Unresolvable,          // Could not resolve hostname
-    ConnectionRefused,     // nothing listens on the port
-    Timeout,               // connect timed out
-    Unreachable,           // no route / network unreachable
-    ConnectionLost,        // the connection dropped while running
-    RemoteCommandMissing,  // exit 127: the remote shell found no such command
+    UnknownHostKey,         // not in known_hosts and StrictHostKeyChecking=yes
+    ChangedHostKey,         // known_hosts holds a different key
+    AuthFailed,             // Permission denied (publickey, ...)
+    Unresolvable,           // Could not resolve hostname
+    ConnectionRefused,      // nothing listens on the port
+    Timeout,                // connect timed out
+    Unreachable,            // no route / network unreachable
+    ConnectionLost,         // the connection dropped while running
+    RemoteCommandMissing,   // exit 127: the remote shell found no such command
     Other,
 };
 
 struct SshError {
     SshErrorKind kind = SshErrorKind::None;
     int exit_code = 0;
-    std::string message;    // what happened, naming the host
-    std::string fix;        // what the user can do
-    std::string raw;        // the last meaningful stderr line, as ssh printed it
+    std::string message;   // what happened, naming the host
+    std::string fix;       // what the user can do
+    std::string raw;       // the last meaningful stderr line, as ssh printed it
 };
 
 // "unknown_host_key", "changed_host_key", ... (stable ids for JSON).
@@ -51,4 +51,4 @@ SshError classify_ssh_failure(const std::string& host, int exit_code, std::strin
 // message says so instead of reading the status as a remote command's.
 SshError connection_lost(const std::string& host, int exit_code, int signal, std::string_view stderr_text);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -66,9 +66,10 @@ const Managed kManaged[] = {
 };
 
 // Options that make ssh run a program or load code on this computer.
-const char* const kRunsPrograms[] = {"ProxyCommand", "LocalCommand", "PermitLocalCommand", "KnownHostsCommand",
-                                     "RemoteCommand", "PKCS11Provider", "SecurityKeyProvider", "XAuthLocation",
-                                     "ProxyUseFdpass", "Include", "Match", "SmartcardDevice", "EnableSSHKeysign"};
+const char* const kRunsPrograms[] = {
+    "ProxyCommand",   "LocalCommand",        "PermitLocalCommand", "KnownHostsCommand", "RemoteCommand",
+    "PKCS11Provider", "SecurityKeyProvider", "XAuthLocation",      "ProxyUseFdpass",    "Include",
+    "Match",          "SmartcardDevice",     "EnableSSHKeysign"};
 
 bool same(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -99,7 +100,8 @@ bool is_jump_list(std::string_view s) {
     std::size_t start = 0;
     while (true) {
         const std::size_t comma = s.find(',', start);
-        std::string_view hop = s.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+        std::string_view hop = s.substr(start,
+                                        comma == std::string_view::npos ? std::string_view::npos : comma - start);
         if (const auto at = hop.find('@'); at != std::string_view::npos) {
             if (!is_name(hop.substr(0, at))) return false;
             hop.remove_prefix(at + 1);
@@ -120,27 +122,42 @@ std::string check_value(const Allowed& a, const std::string& value) {
     bool ok = true;
     std::string want;
     switch (a.kind) {
-        case Kind::YesNo: ok = same(value, "yes") || same(value, "no"); want = "yes or no"; break;
-        case Kind::Port: ok = is_number_in(value, 1, 65535); want = "a port number 1-65535"; break;
-        case Kind::Count: ok = is_number_in(value, 1, 100); want = "a count 1-100"; break;
-        case Kind::User:
-            ok = is_name(value);
-            want = "a user name (letters, digits, '.', '_', '-'; not starting with '-')";
-            break;
-        case Kind::Path: ok = !value.empty(); want = "a file path"; break;
-        case Kind::AlgoList:
-            ok = all_of(value, algo_char);
-            want = "a comma-separated list of names (letters, digits, . _ - @ + ^)";
-            break;
-        case Kind::Name: ok = is_name(value); want = "a host name (letters, digits, '.', '_', '-')"; break;
-        case Kind::AddressFamily:
-            ok = same(value, "any") || same(value, "inet") || same(value, "inet6");
-            want = "any, inet or inet6";
-            break;
-        case Kind::ProxyJump:
-            ok = is_jump_list(value);
-            want = "[user@]host[:port] hops separated by commas, or none (host and user of letters, digits, . _ -)";
-            break;
+    case Kind::YesNo:
+        ok = same(value, "yes") || same(value, "no");
+        want = "yes or no";
+        break;
+    case Kind::Port:
+        ok = is_number_in(value, 1, 65535);
+        want = "a port number 1-65535";
+        break;
+    case Kind::Count:
+        ok = is_number_in(value, 1, 100);
+        want = "a count 1-100";
+        break;
+    case Kind::User:
+        ok = is_name(value);
+        want = "a user name (letters, digits, '.', '_', '-'; not starting with '-')";
+        break;
+    case Kind::Path:
+        ok = !value.empty();
+        want = "a file path";
+        break;
+    case Kind::AlgoList:
+        ok = all_of(value, algo_char);
+        want = "a comma-separated list of names (letters, digits, . _ - @ + ^)";
+        break;
+    case Kind::Name:
+        ok = is_name(value);
+        want = "a host name (letters, digits, '.', '_', '-')";
+        break;
+    case Kind::AddressFamily:
+        ok = same(value, "any") || same(value, "inet") || same(value, "inet6");
+        want = "any, inet or inet6";
+        break;
+    case Kind::ProxyJump:
+        ok = is_jump_list(value);
+        want = "[user@]host[:port] hops separated by commas, or none (host and user of letters, digits, . _ -)";
+        break;
     }
     return ok ? std::string() : std::string(a.key) + "=" + value + ": expected " + want;
 }
@@ -161,16 +178,19 @@ std::string check_key(const std::string& key, const std::string& value, bool man
             return std::string(m.key) + " is managed by Paraplan and cannot be overridden here" +
                    (m.instead ? std::string(" (set ") + m.instead + " instead)" : std::string());
         }
-    const std::string own = "; if you need it, put it in your own ~/.ssh/config (a Host block for this node), "
-                            "which ssh reads for every connection";
+    const std::string own =
+        "; if you need it, put it in your own ~/.ssh/config (a Host block for this node), "
+        "which ssh reads for every connection";
     for (const char* r : kRunsPrograms)
         if (same(key, r))
-            return std::string(r) + " is refused in a project file: it makes ssh run a program or load code on this "
-                                    "computer, so opening someone else's project would run their command" + own;
+            return std::string(r) +
+                   " is refused in a project file: it makes ssh run a program or load code on this "
+                   "computer, so opening someone else's project would run their command" +
+                   own;
     return "\"" + key + "\" is not one of the ssh options a project file may set (" + allowed_list() + ")" + own;
 }
 
-}  // namespace
+}   // namespace
 
 const std::vector<std::string>& allowed_project_ssh_options() {
     static const std::vector<std::string> list = [] {
@@ -214,8 +234,9 @@ std::string check_project_ssh_config(const std::string& text) {
             std::string lower = value;
             for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             if (lower.find("exec") != std::string::npos)
-                return where + "Match exec runs a command on this computer and is refused in a config file a "
-                                   "project names; put it in your own ~/.ssh/config";
+                return where +
+                       "Match exec runs a command on this computer and is refused in a config file a "
+                       "project names; put it in your own ~/.ssh/config";
             continue;
         }
         const std::string why = check_key(key, value, true);
@@ -224,4 +245,4 @@ std::string check_project_ssh_config(const std::string& text) {
     return "";
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

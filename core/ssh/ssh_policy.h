@@ -22,4 +22,4 @@ std::string check_project_ssh_option(const std::string& key_value);
 // appear. Returns "" when fine, else "line N: reason".
 std::string check_project_ssh_config(const std::string& text);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

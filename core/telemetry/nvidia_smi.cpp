@@ -10,7 +10,8 @@ namespace {
 
 std::string_view trim(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -30,7 +31,7 @@ bool number(std::string_view field, std::optional<double>& out, std::string& err
     return true;
 }
 
-}  // namespace
+}   // namespace
 
 NvidiaSmiLine parse_nvidia_smi_line(std::string_view line) {
     NvidiaSmiLine r;
@@ -74,4 +75,4 @@ std::vector<std::string> nvidia_smi_argv(int interval_ms) {
             std::to_string(interval_ms < 250 ? 250 : interval_ms)};
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

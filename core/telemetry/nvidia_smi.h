@@ -17,11 +17,11 @@ struct GpuSample {
     int index = -1;
     std::string uuid;
     std::string name;
-    std::optional<double> utilization_gpu;   // %
-    std::optional<double> memory_used_mib;   // MiB
-    std::optional<double> memory_total_mib;  // MiB
-    std::optional<double> temperature_gpu;   // degrees C
-    std::optional<double> power_draw_w;      // W
+    std::optional<double> utilization_gpu;    // %
+    std::optional<double> memory_used_mib;    // MiB
+    std::optional<double> memory_total_mib;   // MiB
+    std::optional<double> temperature_gpu;    // degrees C
+    std::optional<double> power_draw_w;       // W
 };
 
 struct NvidiaSmiLine {
@@ -34,4 +34,4 @@ NvidiaSmiLine parse_nvidia_smi_line(std::string_view line);
 // The streaming command: nvidia-smi --query-gpu=... --format=csv,noheader,nounits -lms <ms>.
 std::vector<std::string> nvidia_smi_argv(int interval_ms);
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

@@ -48,11 +48,11 @@ std::string text(const nlohmann::json& card, std::initializer_list<const char*> 
     return {};
 }
 
-}  // namespace
+}   // namespace
 
 std::vector<std::string> rocm_smi_args() {
-    return {"--showuse", "--showmeminfo", "vram", "--showtemp", "--showpower", "--showproductname", "--showuniqueid",
-            "--json"};
+    return {"--showuse",   "--showmeminfo",     "vram",           "--showtemp",
+            "--showpower", "--showproductname", "--showuniqueid", "--json"};
 }
 
 RocmSmiParse parse_rocm_smi_json(std::string_view text_in) {
@@ -87,7 +87,8 @@ RocmSmiParse parse_rocm_smi_json(std::string_view text_in) {
         if (total) s.memory_total_mib = *total / (1024.0 * 1024.0);
         s.temperature_gpu = first(card, {"Temperature (Sensor edge) (C)", "Temperature (Sensor junction) (C)"});
         if (!s.temperature_gpu) s.temperature_gpu = containing(card, "Temperature");
-        s.power_draw_w = first(card, {"Average Graphics Package Power (W)", "Current Socket Graphics Package Power (W)"});
+        s.power_draw_w = first(card,
+                               {"Average Graphics Package Power (W)", "Current Socket Graphics Package Power (W)"});
         if (!s.power_draw_w) s.power_draw_w = containing(card, "Power (W)");
         out.samples.push_back(std::move(s));
     }
@@ -95,4 +96,4 @@ RocmSmiParse parse_rocm_smi_json(std::string_view text_in) {
     return out;
 }
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

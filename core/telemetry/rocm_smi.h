@@ -27,4 +27,4 @@ std::vector<std::string> rocm_smi_args();
 // A line the streaming loop prints after each JSON document.
 inline constexpr const char* kRocmSmiEndMarker = "__PARAPLAN_ROCM_SMI_END__";
 
-}  // namespace paraplan::runtime
+}   // namespace paraplan::runtime

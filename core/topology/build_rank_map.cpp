@@ -16,10 +16,10 @@ constexpr int kMaxWorld = 1 << 22;
 // builders' int products from overflowing.
 bool check_sizes(const MeshRequest& r, RankMap& m) {
     if (r.world < 1 || r.world > kMaxWorld) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.world_size_valid",
-                                          "world size " + std::to_string(r.world) + " must be between 1 and " +
-                                              std::to_string(kMaxWorld),
-                                          "", {"/cluster"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "topology.world_size_valid",
+                      "world size " + std::to_string(r.world) + " must be between 1 and " + std::to_string(kMaxWorld),
+                      "", {"/cluster"}));
         return false;
     }
     struct Named {
@@ -28,13 +28,19 @@ bool check_sizes(const MeshRequest& r, RankMap& m) {
     };
     const FrameworkTraits* ft = find_traits(r.framework);
     const bool titan = ft && ft->reports_degrees_itself;   // ParallelDims reports its own message
-    const Named sizes[] = {{"tp", r.tp}, {"pp", r.pp}, {"sp", r.sp}, {"cp", r.cp}, {"ep", r.ep},
-                           {"dp_replicate", r.dp_replicate}, {"tp_depth", r.tp_depth}};
+    const Named sizes[] = {{"tp", r.tp},
+                           {"pp", r.pp},
+                           {"sp", r.sp},
+                           {"cp", r.cp},
+                           {"ep", r.ep},
+                           {"dp_replicate", r.dp_replicate},
+                           {"tp_depth", r.tp_depth}};
     for (const auto& s : sizes) {
         if (s.value < 1 && !titan) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "topology.degree_positive",
-                                              std::string(s.field) + " is " + std::to_string(s.value) + "; it must be at least 1",
-                                              "", {std::string("/layout/") + s.field}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "topology.degree_positive",
+                          std::string(s.field) + " is " + std::to_string(s.value) + "; it must be at least 1", "",
+                          {std::string("/layout/") + s.field}));
             return false;
         }
         if (s.value > r.world) {
@@ -46,21 +52,23 @@ bool check_sizes(const MeshRequest& r, RankMap& m) {
         }
     }
     if (r.extra_dp < 1 || r.extra_dp > r.world) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.degree_positive",
-                                          "extra_dp_size is " + std::to_string(r.extra_dp) + "; it must be 1.." +
-                                              std::to_string(r.world),
-                                          "", {"/layout/extra/extra_dp_size"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "topology.degree_positive",
+                      "extra_dp_size is " + std::to_string(r.extra_dp) + "; it must be 1.." + std::to_string(r.world),
+                      "", {"/layout/extra/extra_dp_size"}));
         return false;
     }
     if (r.etp < 0 || r.etp > r.world || r.dp < 0 || r.dp > r.world || r.dp_shard > r.world || r.inner_ring_size < 0 ||
         r.inner_ring_size > r.world) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.degree_fits_world",
-                                          "etp, dp, dp_shard and inner_ring_size must lie between 0 and the world size", "",
-                                          {"/layout/etp", "/layout/dp", "/layout/dp_shard", "/layout/inner_ring_size"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "topology.degree_fits_world",
+                      "etp, dp, dp_shard and inner_ring_size must lie between 0 and the world size", "",
+                      {"/layout/etp", "/layout/dp", "/layout/dp_shard", "/layout/inner_ring_size"}));
         return false;
     }
     // Products the builders form must stay within the world (else they cannot divide it).
-    const bool sp_axis = r.sp_mode == "all_to_all" || r.sp_mode == "ring_attn" || (ft && ft->world.sp && !ft->world.sp_only_in_axis_mode);
+    const bool sp_axis = r.sp_mode == "all_to_all" || r.sp_mode == "ring_attn" ||
+                         (ft && ft->world.sp && !ft->world.sp_only_in_axis_mode);
     const long long etp = r.etp > 0 ? r.etp : r.tp;
     const long long products[] = {
         1LL * r.tp * r.pp * r.cp * (sp_axis ? r.sp : 1),
@@ -71,9 +79,10 @@ bool check_sizes(const MeshRequest& r, RankMap& m) {
     for (long long p : products) {
         if (p > r.world) {
             m.diagnostics.push_back(make_diag(Severity::Error, "topology.degree_fits_world",
-                                              "the parallel sizes multiply to " + std::to_string(p) + ", more than the world size " +
-                                                  std::to_string(r.world),
-                                              "", {"/layout/tp", "/layout/pp", "/layout/cp", "/layout/sp", "/layout/ep"}));
+                                              "the parallel sizes multiply to " + std::to_string(p) +
+                                                  ", more than the world size " + std::to_string(r.world),
+                                              "",
+                                              {"/layout/tp", "/layout/pp", "/layout/cp", "/layout/sp", "/layout/ep"}));
             return false;
         }
     }
@@ -86,11 +95,11 @@ void place(const MeshRequest& r, const Cluster* cluster, RankMap& m) {
         m.placement = cluster->placement();
     } else {
         if (cluster && !cluster->nodes.empty())
-            m.diagnostics.push_back(make_diag(Severity::Warning, "topology.cluster_world_mismatch",
-                                              "the cluster has " + std::to_string(cluster->world_size()) +
-                                                  " GPUs but the layout asks for " + std::to_string(W) +
-                                                  "; ranks are placed on uniform nodes of " + std::to_string(r.gpus_per_node),
-                                              "", {"/cluster"}));
+            m.diagnostics.push_back(make_diag(
+                Severity::Warning, "topology.cluster_world_mismatch",
+                "the cluster has " + std::to_string(cluster->world_size()) + " GPUs but the layout asks for " +
+                    std::to_string(W) + "; ranks are placed on uniform nodes of " + std::to_string(r.gpus_per_node),
+                "", {"/cluster"}));
         const int g = r.gpus_per_node > 0 ? r.gpus_per_node : W;
         m.placement.resize(static_cast<std::size_t>(W));
         for (int rk = 0; rk < W; ++rk) m.placement[static_cast<std::size_t>(rk)] = {rk / g, rk % g};
@@ -141,7 +150,7 @@ void pipeline_neighbours(RankMap& m) {
     }
 }
 
-}  // namespace
+}   // namespace
 
 RankMap build_rank_map(const MeshRequest& req, const Cluster* cluster) {
     RankMap m;
@@ -150,11 +159,12 @@ RankMap build_rank_map(const MeshRequest& req, const Cluster* cluster) {
     if (!check_sizes(req, m)) return m;
     const std::optional<Framework> f = parse_framework(req.framework);
     if (!f) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.framework_supported",
-                                          "unknown framework '" + req.framework +
-                                              "' (colossalai, colossalai-moe, colossalai-gemini, colossalai-zero, megatron, "
-                                              "torchtitan, deepspeed, devicemesh)",
-                                          "", {"/layout/framework"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "topology.framework_supported",
+                      "unknown framework '" + req.framework +
+                          "' (colossalai, colossalai-moe, colossalai-gemini, colossalai-zero, megatron, "
+                          "torchtitan, deepspeed, devicemesh)",
+                      "", {"/layout/framework"}));
     } else {
         switch (*f) {
         case Framework::colossalai: detail::build_colossalai(req, m); break;
@@ -182,4 +192,4 @@ RankMap build_rank_map(const MeshRequest& req, const Cluster* cluster) {
     return m;
 }
 
-}  // namespace paraplan::topology
+}   // namespace paraplan::topology

@@ -20,4 +20,4 @@ namespace paraplan::topology {
 // uniform nodes of req.gpus_per_node; with one, Cluster::placement() decides.
 RankMap build_rank_map(const MeshRequest& req, const Cluster* cluster = nullptr);
 
-}  // namespace paraplan::topology
+}   // namespace paraplan::topology

@@ -11,4 +11,4 @@ bool check_colossalai_world_tp_pp(const MeshRequest& r, RankMap& m);
 // split_gather and ring reuse the TP group, so they need tp_size > 1.
 bool check_colossalai_sp_mode_tp(const MeshRequest& r, RankMap& m);
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

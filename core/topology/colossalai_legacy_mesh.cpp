@@ -25,8 +25,8 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
     }
     if (r.sp_mode != "none" && !r.sp_mode.empty()) {
         m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.legacy_tp_mode_no_sp",
-                                          "the legacy " + mode + " tensor mode cannot be combined with sp_mode " + r.sp_mode +
-                                              " (HybridParallelPlugin uses 1D tensor parallelism)",
+                                          "the legacy " + mode + " tensor mode cannot be combined with sp_mode " +
+                                              r.sp_mode + " (HybridParallelPlugin uses 1D tensor parallelism)",
                                           "", {"/layout/tp_mode", "/layout/sp_mode"}));
         return;
     }
@@ -35,45 +35,48 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
     if (mode == "2d") {
         q = static_cast<int>(std::lround(std::sqrt(static_cast<double>(tp))));
         if (q * q != tp) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.legacy_2d_tp_square",
-                                              "2D tensor parallelism needs tp = q^2; " + std::to_string(tp) + " is not a square",
-                                              "2D summa dim should equal to tensor parallel size ^ 0.5", {"/layout/tp"}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "colossalai.legacy_2d_tp_square",
+                          "2D tensor parallelism needs tp = q^2; " + std::to_string(tp) + " is not a square",
+                          "2D summa dim should equal to tensor parallel size ^ 0.5", {"/layout/tp"}));
             return;
         }
     } else if (mode == "2.5d") {
         d = r.tp_depth;
         if (d >= 1 && tp % d == 0) q = static_cast<int>(std::lround(std::sqrt(static_cast<double>(tp / d))));
         if (d < 1 || tp % d != 0 || q * q * d != tp) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.legacy_2p5d_tp_size",
-                                              "2.5D tensor parallelism needs tp = depth*q^2; tp " + std::to_string(tp) +
-                                                  " with depth " + std::to_string(r.tp_depth) + " does not fit",
-                                              "2.5D tesseract dim should equal to (tensor parallel size / tesseract dep) ^ 0.5",
-                                              {"/layout/tp", "/layout/tp_depth"}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "colossalai.legacy_2p5d_tp_size",
+                          "2.5D tensor parallelism needs tp = depth*q^2; tp " + std::to_string(tp) + " with depth " +
+                              std::to_string(r.tp_depth) + " does not fit",
+                          "2.5D tesseract dim should equal to (tensor parallel size / tesseract dep) ^ 0.5",
+                          {"/layout/tp", "/layout/tp_depth"}));
             return;
         }
     } else {
         d = static_cast<int>(std::lround(std::cbrt(static_cast<double>(tp))));
         if (d * d * d != tp) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.legacy_3d_tp_cube",
-                                              "3D tensor parallelism needs tp = d^3; " + std::to_string(tp) + " is not a cube",
-                                              "3D depth (" + std::to_string(d) + ") if not cube root of tensor parallel size (" +
-                                                  std::to_string(tp) + ")",
-                                              {"/layout/tp"}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "colossalai.legacy_3d_tp_cube",
+                          "3D tensor parallelism needs tp = d^3; " + std::to_string(tp) + " is not a cube",
+                          "3D depth (" + std::to_string(d) + ") if not cube root of tensor parallel size (" +
+                              std::to_string(tp) + ")",
+                          {"/layout/tp"}));
             return;
         }
     }
     if (W % (tp * r.pp) != 0) {
         m.diagnostics.push_back(make_diag(
             Severity::Error, "colossalai.world_size_divisible",
-            "world size " + std::to_string(W) + " is not divisible by tp_size*pp_size = " + std::to_string(tp * r.pp), "",
-            {"/layout/tp", "/layout/pp"}));
+            "world size " + std::to_string(W) + " is not divisible by tp_size*pp_size = " + std::to_string(tp * r.pp),
+            "", {"/layout/tp", "/layout/pp"}));
         return;
     }
     const int dp = W / (tp * r.pp);
     if (r.dp > 0 && r.dp != dp) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
-                                          "dp is " + std::to_string(r.dp) + " but world/(tp*pp) gives " + std::to_string(dp), "",
-                                          {"/layout/dp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "topology.dp_matches_world",
+            "dp is " + std::to_string(r.dp) + " but world/(tp*pp) gives " + std::to_string(dp), "", {"/layout/dp"}));
         return;
     }
 
@@ -150,4 +153,4 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
     m.tensor_grid = std::move(grid);
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

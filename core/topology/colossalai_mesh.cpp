@@ -18,12 +18,12 @@ void add_ring_groups(const MeshRequest& r, const Mesh& mesh, int sp_axis, int sp
     const int inner = r.inner_ring_size;
     if (inner <= 0) return;
     if (inner > sp || sp % inner != 0) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.inner_ring_size_divides_sp",
-                                          "inner_ring_size " + std::to_string(inner) + " must be at most sp_size " +
-                                              std::to_string(sp) + " and divide it",
-                                          "Error: sp_size " + std::to_string(sp) + " should be divisible by inner_ring_size " +
-                                              std::to_string(inner),
-                                          {"/layout/inner_ring_size", "/layout/sp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "colossalai.inner_ring_size_divides_sp",
+            "inner_ring_size " + std::to_string(inner) + " must be at most sp_size " + std::to_string(sp) +
+                " and divide it",
+            "Error: sp_size " + std::to_string(sp) + " should be divisible by inner_ring_size " + std::to_string(inner),
+            {"/layout/inner_ring_size", "/layout/sp"}));
         return;
     }
     if (inner == sp) {   // one ring: both groups are the SP group
@@ -56,15 +56,15 @@ void add_ring_groups(const MeshRequest& r, const Mesh& mesh, int sp_axis, int sp
     m.groups["sp_inner_ring"] = groups_along_subsets(mesh, sp_axis, inner_sets);
     m.groups["sp_inter_ring"] = groups_along_subsets(mesh, sp_axis, inter_sets);
     if (inner < num_rings)
-        m.diagnostics.push_back(make_diag(
-            Severity::Warning, "colossalai.inner_ring_size_incomplete",
-            "inner_ring_size " + std::to_string(inner) + " with sp_size " + std::to_string(sp) +
-                ": inner rings cover only SP ranks 0.." + std::to_string(inner * inner - 1) +
-                "; the other ranks fall back to a single ring over the whole SP group",
-            "", {"/layout/inner_ring_size", "/layout/sp"}));
+        m.diagnostics.push_back(make_diag(Severity::Warning, "colossalai.inner_ring_size_incomplete",
+                                          "inner_ring_size " + std::to_string(inner) + " with sp_size " +
+                                              std::to_string(sp) + ": inner rings cover only SP ranks 0.." +
+                                              std::to_string(inner * inner - 1) +
+                                              "; the other ranks fall back to a single ring over the whole SP group",
+                                          "", {"/layout/inner_ring_size", "/layout/sp"}));
 }
 
-}  // namespace
+}   // namespace
 
 void build_colossalai(const MeshRequest& r, RankMap& m) {
     if (r.tp_mode != "1d" && !r.tp_mode.empty()) {
@@ -83,20 +83,20 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
         if (r.sp > 1)
             m.diagnostics.push_back(make_diag(Severity::Warning, "colossalai.sp_size_ignored",
                                               "sp_size is ignored in mode " + mode + ": the SP group is the TP group",
-                                              "The sp_size will be the same as tp_size in sequence parallelism mode " + mode +
-                                                  ", will ignore the given sequence parallelism size.",
+                                              "The sp_size will be the same as tp_size in sequence parallelism mode " +
+                                                  mode + ", will ignore the given sequence parallelism size.",
                                               {"/layout/sp"}));
         dp = W / (r.tp * r.pp);
     } else if (mode == "all_to_all" || mode == "ring_attn") {
         sp = r.sp;
         if (W % (r.tp * r.pp * sp) != 0) {
             const int d = W / (sp * r.pp * r.tp);
-            m.diagnostics.push_back(make_diag(
-                Severity::Error, "colossalai.world_size_divisible_sp",
-                "world size " + std::to_string(W) + " is not divisible by tp*pp*sp = " + std::to_string(r.tp * r.pp * sp),
-                "The product of the size(" + std::to_string(d * r.pp * r.tp * sp) + ") must be equal to the world size(" +
-                    std::to_string(W) + ").",
-                {"/layout/tp", "/layout/pp", "/layout/sp"}));
+            m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.world_size_divisible_sp",
+                                              "world size " + std::to_string(W) +
+                                                  " is not divisible by tp*pp*sp = " + std::to_string(r.tp * r.pp * sp),
+                                              "The product of the size(" + std::to_string(d * r.pp * r.tp * sp) +
+                                                  ") must be equal to the world size(" + std::to_string(W) + ").",
+                                              {"/layout/tp", "/layout/pp", "/layout/sp"}));
             return;
         }
         dp = W / (r.tp * r.pp * sp);
@@ -112,14 +112,15 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
     } else {
         m.diagnostics.push_back(make_diag(
             Severity::Error, "colossalai.sp_mode_supported", "unknown sequence parallelism mode '" + mode + "'",
-            "Sequence parallelism mode " + mode + " is not in the supported list ['split_gather', 'ring', 'all_to_all', 'ring_attn']",
+            "Sequence parallelism mode " + mode +
+                " is not in the supported list ['split_gather', 'ring', 'all_to_all', 'ring_attn']",
             {"/layout/sp_mode"}));
         return;
     }
     if (r.dp > 0 && r.dp != dp) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
-                                          "dp is " + std::to_string(r.dp) + " but world/(tp*pp*sp) gives " + std::to_string(dp),
-                                          "", {"/layout/dp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "topology.dp_matches_world",
+            "dp is " + std::to_string(r.dp) + " but world/(tp*pp*sp) gives " + std::to_string(dp), "", {"/layout/dp"}));
         return;
     }
 
@@ -153,15 +154,11 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
     m.groups["pp"] = groups_along(mesh, {ax("pp")});
     m.groups["dp"] = groups_along(mesh, {ax("dp")});
     // SP group: the TP group for split_gather/ring, else the SP axis (size 1 when off).
-    if (mode == "split_gather" || mode == "ring")
-        m.groups["sp"] = m.groups["tp"];
-    else
-        m.groups["sp"] = groups_along(mesh, {ax("sp")});
+    if (mode == "split_gather" || mode == "ring") m.groups["sp"] = m.groups["tp"];
+    else m.groups["sp"] = groups_along(mesh, {ax("sp")});
     // mixed_dp_group: DP x SP for all_to_all / ring_attn (plugin.dp_size = dp*sp), else DP.
-    if (mode == "all_to_all" || mode == "ring_attn")
-        m.groups["mixed_dp"] = groups_along(mesh, {ax("dp"), ax("sp")});
-    else
-        m.groups["mixed_dp"] = m.groups["dp"];
+    if (mode == "all_to_all" || mode == "ring_attn") m.groups["mixed_dp"] = groups_along(mesh, {ax("dp"), ax("sp")});
+    else m.groups["mixed_dp"] = m.groups["dp"];
     if (ring_attn) add_ring_groups(r, mesh, ax("sp"), sp, m);
     if (r.tp > 1) {
         // 1D tensor parallelism (Linear1D_Col, colossalai/shardformer/layer/linear.py):
@@ -177,4 +174,4 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
     }
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

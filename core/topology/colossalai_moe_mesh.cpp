@@ -21,10 +21,10 @@ void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
         dp = W / (r.tp * r.pp * sp);
     } else if (mode == "ring_attn") {
         // The plugin's SP branch only handles all_to_all: ring_attn never sets dp_size.
-        m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.moe_sp_mode_supported",
-                                          "MoeHybridParallelPlugin does not support ring_attn (only all_to_all, split_gather, ring)",
-                                          "AttributeError: 'MoeHybridParallelPlugin' object has no attribute 'dp_size'",
-                                          {"/layout/sp_mode"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "colossalai.moe_sp_mode_supported",
+            "MoeHybridParallelPlugin does not support ring_attn (only all_to_all, split_gather, ring)",
+            "AttributeError: 'MoeHybridParallelPlugin' object has no attribute 'dp_size'", {"/layout/sp_mode"}));
         return;
     } else if (mode == "none" || mode.empty()) {
         if (r.sp != 1) {
@@ -38,16 +38,18 @@ void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
     } else {
         m.diagnostics.push_back(make_diag(
             Severity::Error, "colossalai.sp_mode_supported", "unknown sequence parallelism mode '" + mode + "'",
-            "Sequence parallelism mode " + mode + " is not in the supported list ['split_gather', 'ring', 'all_to_all', 'ring_attn']",
+            "Sequence parallelism mode " + mode +
+                " is not in the supported list ['split_gather', 'ring', 'all_to_all', 'ring_attn']",
             {"/layout/sp_mode"}));
         return;
     }
     if (dp % r.ep != 0) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.moe_dp_divisible_by_ep",
-                                          "dp_size " + std::to_string(dp) + " is not divisible by ep_size " + std::to_string(r.ep),
-                                          "dp_size should be divisible by ep_size, self.dp_size=" + std::to_string(dp) +
-                                              " ep_size=" + std::to_string(r.ep),
-                                          {"/layout/ep"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "colossalai.moe_dp_divisible_by_ep",
+                      "dp_size " + std::to_string(dp) + " is not divisible by ep_size " + std::to_string(r.ep),
+                      "dp_size should be divisible by ep_size, self.dp_size=" + std::to_string(dp) +
+                          " ep_size=" + std::to_string(r.ep),
+                      {"/layout/ep"}));
         return;
     }
     const int moe_dp = dp / r.ep;
@@ -61,9 +63,9 @@ void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
         return;
     }
     if (r.dp > 0 && r.dp != dp) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
-                                          "dp is " + std::to_string(r.dp) + " but world/(tp*pp*sp) gives " + std::to_string(dp),
-                                          "", {"/layout/dp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "topology.dp_matches_world",
+            "dp is " + std::to_string(r.dp) + " but world/(tp*pp*sp) gives " + std::to_string(dp), "", {"/layout/dp"}));
         return;
     }
     std::vector<std::string> names;
@@ -84,14 +86,10 @@ void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
     m.groups["ep"] = groups_along(mesh, {EP});
     m.groups["moe_dp"] = groups_along(mesh, {MOE_DP});
     m.groups["dp"] = groups_along(mesh, {MOE_DP, EP});   // non-expert parameters sync here
-    if (mode == "split_gather" || mode == "ring")
-        m.groups["sp"] = m.groups["tp"];
-    else
-        m.groups["sp"] = groups_along(mesh, {SP});
-    if (mode == "all_to_all")
-        m.groups["mixed_dp"] = groups_along(mesh, {MOE_DP, EP, SP});
-    else
-        m.groups["mixed_dp"] = m.groups["dp"];
+    if (mode == "split_gather" || mode == "ring") m.groups["sp"] = m.groups["tp"];
+    else m.groups["sp"] = groups_along(mesh, {SP});
+    if (mode == "all_to_all") m.groups["mixed_dp"] = groups_along(mesh, {MOE_DP, EP, SP});
+    else m.groups["mixed_dp"] = m.groups["dp"];
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

@@ -9,25 +9,26 @@ namespace paraplan::topology::detail {
 void build_colossalai_gemini(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
     if (r.pp > 1) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.gemini_no_pipeline",
-                                          "GeminiPlugin has no pipeline parallelism (pp must be 1)",
-                                          "Gemini is not compatible with pipeline. backward_by_grad shoudn't be called in Gemini.",
-                                          {"/layout/pp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "colossalai.gemini_no_pipeline", "GeminiPlugin has no pipeline parallelism (pp must be 1)",
+            "Gemini is not compatible with pipeline. backward_by_grad shoudn't be called in Gemini.", {"/layout/pp"}));
         return;
     }
     if (W % (r.tp * r.extra_dp) != 0) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.gemini_world_size_divisible",
-                                          "world size " + std::to_string(W) + " is not divisible by tp_size*extra_dp_size = " +
-                                              std::to_string(r.tp * r.extra_dp),
-                                          "The global group size can't be evenly divided by the subgroup size.",
-                                          {"/layout/tp", "/layout/extra/extra_dp_size"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "colossalai.gemini_world_size_divisible",
+                      "world size " + std::to_string(W) +
+                          " is not divisible by tp_size*extra_dp_size = " + std::to_string(r.tp * r.extra_dp),
+                      "The global group size can't be evenly divided by the subgroup size.",
+                      {"/layout/tp", "/layout/extra/extra_dp_size"}));
         return;
     }
     const int zero = W / (r.tp * r.extra_dp);
     if (r.dp > 0 && r.dp != zero * r.extra_dp) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
-                                          "dp is " + std::to_string(r.dp) + " but world/tp gives " + std::to_string(zero * r.extra_dp),
-                                          "", {"/layout/dp"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "topology.dp_matches_world",
+                      "dp is " + std::to_string(r.dp) + " but world/tp gives " + std::to_string(zero * r.extra_dp), "",
+                      {"/layout/dp"}));
         return;
     }
     const std::vector<std::string> names = {"zero", "extra_dp", "tp"};
@@ -35,7 +36,7 @@ void build_colossalai_gemini(const MeshRequest& r, RankMap& m) {
     const Mesh mesh = make_mesh(sizes);
     m.axes = make_axes(names, sizes);
     add_coords(m, mesh, names);
-    m.groups["zero"] = groups_along(mesh, {0});       // ZeRO-3 chunk shard group
+    m.groups["zero"] = groups_along(mesh, {0});   // ZeRO-3 chunk shard group
     m.groups["extra_dp"] = groups_along(mesh, {1});
     m.groups["tp"] = groups_along(mesh, {2});
     // No group spans both data axes: dp_size = zero * extra_dp only sizes the sampler.
@@ -52,19 +53,18 @@ void build_colossalai_zero(const MeshRequest& r, RankMap& m) {
         return;
     }
     if (r.extra_dp < 1 || W % r.extra_dp != 0) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.zero_extra_dp_divides_world",
-                                          "extra_dp_size " + std::to_string(r.extra_dp) + " does not divide world size " +
-                                              std::to_string(W),
-                                          "extra_dp_size should be a factor of world_size",
-                                          {"/layout/extra/extra_dp_size"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "colossalai.zero_extra_dp_divides_world",
+            "extra_dp_size " + std::to_string(r.extra_dp) + " does not divide world size " + std::to_string(W),
+            "extra_dp_size should be a factor of world_size", {"/layout/extra/extra_dp_size"}));
         return;
     }
     const int inner = W / r.extra_dp;
     if (r.dp > 0 && r.dp != W) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
-                                          "dp is " + std::to_string(r.dp) + " but LowLevelZeroPlugin uses every rank (" +
-                                              std::to_string(W) + ")",
-                                          "", {"/layout/dp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "topology.dp_matches_world",
+            "dp is " + std::to_string(r.dp) + " but LowLevelZeroPlugin uses every rank (" + std::to_string(W) + ")", "",
+            {"/layout/dp"}));
         return;
     }
     if (r.extra_dp > 1) {
@@ -81,4 +81,4 @@ void build_colossalai_zero(const MeshRequest& r, RankMap& m) {
     }
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

@@ -11,19 +11,18 @@ namespace paraplan::topology::detail {
 void build_deepspeed(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
     if (W % (r.pp * r.tp) != 0) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "deepspeed.world_size_divisible",
-                                          "world size " + std::to_string(W) + " is not divisible by pp*tp = " +
-                                              std::to_string(r.pp * r.tp),
-                                          "num_stages (" + std::to_string(r.pp) + ") must divide distributed world size (" +
-                                              std::to_string(W) + ")",
-                                          {"/layout/pp", "/layout/tp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "deepspeed.world_size_divisible",
+            "world size " + std::to_string(W) + " is not divisible by pp*tp = " + std::to_string(r.pp * r.tp),
+            "num_stages (" + std::to_string(r.pp) + ") must divide distributed world size (" + std::to_string(W) + ")",
+            {"/layout/pp", "/layout/tp"}));
         return;
     }
     const int dp = W / (r.pp * r.tp);
     if (r.dp > 0 && r.dp != dp) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
-                                          "dp is " + std::to_string(r.dp) + " but world/(pp*tp) gives " + std::to_string(dp), "",
-                                          {"/layout/dp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "topology.dp_matches_world",
+            "dp is " + std::to_string(r.dp) + " but world/(pp*tp) gives " + std::to_string(dp), "", {"/layout/dp"}));
         return;
     }
     const Mesh mesh = make_mesh({r.pp, dp, r.tp});
@@ -34,4 +33,4 @@ void build_deepspeed(const MeshRequest& r, RankMap& m) {
     m.groups["tp"] = groups_along(mesh, {2});
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

@@ -26,7 +26,7 @@ int size_for(const MeshRequest& r, const std::string& name) {
     return 0;
 }
 
-}  // namespace
+}   // namespace
 
 void build_devicemesh(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
@@ -37,7 +37,8 @@ void build_devicemesh(const MeshRequest& r, RankMap& m) {
     auto flush = [&]() -> bool {
         if (tok.empty()) {
             m.diagnostics.push_back(make_diag(Severity::Error, "devicemesh.dim_names_valid",
-                                              "mesh dim order '" + order + "' has an empty dim name", "", {"/layout/order"}));
+                                              "mesh dim order '" + order + "' has an empty dim name", "",
+                                              {"/layout/order"}));
             return false;
         }
         std::string name = tok;
@@ -46,12 +47,13 @@ void build_devicemesh(const MeshRequest& r, RankMap& m) {
         if (sep != std::string::npos) {
             name = tok.substr(0, sep);
             const std::string num = tok.substr(sep + 1);
-            const bool digits = !num.empty() && (std::all_of(num.begin(), num.end(), [](unsigned char c) { return std::isdigit(c); }) ||
-                                                 num == "-1");
+            const bool digits = !num.empty() &&
+                                (std::all_of(num.begin(), num.end(), [](unsigned char c) { return std::isdigit(c); }) ||
+                                 num == "-1");
             if (!digits || num.size() > 9) {
-                m.diagnostics.push_back(make_diag(Severity::Error, "devicemesh.dim_names_valid",
-                                                  "dim '" + tok + "': the size after '" + tok[sep] + "' is not a number", "",
-                                                  {"/layout/order"}));
+                m.diagnostics.push_back(make_diag(
+                    Severity::Error, "devicemesh.dim_names_valid",
+                    "dim '" + tok + "': the size after '" + tok[sep] + "' is not a number", "", {"/layout/order"}));
                 return false;
             }
             size = std::stoi(num);
@@ -60,7 +62,8 @@ void build_devicemesh(const MeshRequest& r, RankMap& m) {
         }
         if (size == 0 || size < -1) {
             m.diagnostics.push_back(make_diag(Severity::Error, "devicemesh.dim_size_known",
-                                              "dim '" + name + "' has no size: write it as " + name + ":N", "", {"/layout/order"}));
+                                              "dim '" + name + "' has no size: write it as " + name + ":N", "",
+                                              {"/layout/order"}));
             return false;
         }
         if (std::find(names.begin(), names.end(), name) != names.end()) {
@@ -89,8 +92,8 @@ void build_devicemesh(const MeshRequest& r, RankMap& m) {
         if (sizes[i] == -1) {
             if (infer >= 0) {
                 m.diagnostics.push_back(make_diag(Severity::Error, "devicemesh.dim_size_known",
-                                                  "more than one mesh dim is left to infer ('" + names[static_cast<std::size_t>(infer)] +
-                                                      "', '" + names[i] + "')",
+                                                  "more than one mesh dim is left to infer ('" +
+                                                      names[static_cast<std::size_t>(infer)] + "', '" + names[i] + "')",
                                                   "", {"/layout/order"}));
                 return;
             }
@@ -102,8 +105,8 @@ void build_devicemesh(const MeshRequest& r, RankMap& m) {
     if (infer >= 0) {
         if (known > W || W % known != 0) {
             m.diagnostics.push_back(make_diag(Severity::Error, "devicemesh.mesh_size_matches_world",
-                                              "world size " + std::to_string(W) + " is not divisible by the other dims (" +
-                                                  std::to_string(known) + ")",
+                                              "world size " + std::to_string(W) +
+                                                  " is not divisible by the other dims (" + std::to_string(known) + ")",
                                               "", {"/layout/order"}));
             return;
         }
@@ -111,12 +114,13 @@ void build_devicemesh(const MeshRequest& r, RankMap& m) {
         known = W;
     }
     if (known != W) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "devicemesh.mesh_size_matches_world",
-                                          "the mesh has " + std::to_string(known) + " ranks but the world has " + std::to_string(W),
-                                          known > W ? "Mesh should not be bigger than default world size " + std::to_string(W) +
-                                                          ", but found " + std::to_string(known) + " ranks!"
-                                                    : std::string(),
-                                          {"/layout/order"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "devicemesh.mesh_size_matches_world",
+                      "the mesh has " + std::to_string(known) + " ranks but the world has " + std::to_string(W),
+                      known > W ? "Mesh should not be bigger than default world size " + std::to_string(W) +
+                                      ", but found " + std::to_string(known) + " ranks!"
+                                : std::string(),
+                      {"/layout/order"}));
         return;
     }
     const Mesh mesh = make_mesh(sizes);
@@ -125,4 +129,4 @@ void build_devicemesh(const MeshRequest& r, RankMap& m) {
     for (std::size_t i = 0; i < names.size(); ++i) m.groups[names[i]] = groups_along(mesh, {static_cast<int>(i)});
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

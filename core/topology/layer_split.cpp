@@ -7,8 +7,7 @@ namespace paraplan {
 
 std::vector<int> colossalai_distribute_layers(int num_layers, int pp_size, int num_model_chunks) {
     if (num_layers < 0) throw std::invalid_argument("num_layers must be >= 0, got " + std::to_string(num_layers));
-    if (pp_size < 1 || num_model_chunks < 1)
-        throw std::invalid_argument("pp_size and num_model_chunks must be >= 1");
+    if (pp_size < 1 || num_model_chunks < 1) throw std::invalid_argument("pp_size and num_model_chunks must be >= 1");
     const int entries = pp_size * num_model_chunks;
     std::vector<int> out(static_cast<std::size_t>(entries), num_layers / entries);
     const int remainder = num_layers % entries;
@@ -37,15 +36,18 @@ StageLayers colossalai_stage_layers(int num_layers, int pp_size, const std::stri
             throw std::invalid_argument("num_layers_per_stage sums to " + std::to_string(sum) + " but the model has " +
                                         std::to_string(num_layers) + " layers");
         if (chunks != 1)
-            throw std::invalid_argument("num_layers_per_stage has pp_size entries but " + pp_style + " indexes pp_size * " +
-                                        std::to_string(chunks) + " entries (IndexError in ColossalAI)");
+            throw std::invalid_argument("num_layers_per_stage has pp_size entries but " + pp_style +
+                                        " indexes pp_size * " + std::to_string(chunks) +
+                                        " entries (IndexError in ColossalAI)");
         entries = num_layers_per_stage;
     } else {
         entries = colossalai_distribute_layers(num_layers, pp_size, chunks);
     }
     std::vector<int> acc(entries.size() + 1, 0);
     for (std::size_t i = 0; i < entries.size(); ++i) acc[i + 1] = acc[i] + entries[i];
-    auto range = [&](int e) { return LayerRange{acc[static_cast<std::size_t>(e)], acc[static_cast<std::size_t>(e) + 1]}; };
+    auto range = [&](int e) {
+        return LayerRange{acc[static_cast<std::size_t>(e)], acc[static_cast<std::size_t>(e) + 1]};
+    };
 
     StageLayers out(static_cast<std::size_t>(pp_size));
     for (int s = 0; s < pp_size; ++s) {
@@ -64,8 +66,8 @@ StageLayers megatron_stage_layers(int num_layers, int pp_size, int vp_size) {
     if (pp_size < 1 || vp_size < 1) throw std::invalid_argument("pp and vp sizes must be >= 1");
     const int chunks_total = pp_size * vp_size;
     if (num_layers % chunks_total != 0)
-        throw std::invalid_argument("num_layers " + std::to_string(num_layers) + " is not divisible by pp * vp = " +
-                                    std::to_string(chunks_total));
+        throw std::invalid_argument("num_layers " + std::to_string(num_layers) +
+                                    " is not divisible by pp * vp = " + std::to_string(chunks_total));
     const int per_chunk = num_layers / chunks_total;
     StageLayers out(static_cast<std::size_t>(pp_size));
     for (int r = 0; r < pp_size; ++r)
@@ -82,4 +84,4 @@ int layers_on_stage(const StageLayers& split, int stage) {
     return n;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

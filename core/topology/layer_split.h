@@ -32,8 +32,8 @@ std::vector<int> colossalai_distribute_layers(int num_layers, int pp_size, int n
 // num_layers_per_stage (optional) is the manual split; like ColossalAI it needs
 // pp_size entries summing to num_layers, which works for 1f1b only.
 // Throws std::invalid_argument (message says why) for impossible inputs.
-StageLayers colossalai_stage_layers(int num_layers, int pp_size, const std::string& pp_style,
-                                    int num_model_chunks, const std::vector<int>& num_layers_per_stage = {});
+StageLayers colossalai_stage_layers(int num_layers, int pp_size, const std::string& pp_style, int num_model_chunks,
+                                    const std::vector<int>& num_layers_per_stage = {});
 
 // Megatron's even split with vp virtual stages (model chunks) per pipeline rank.
 // Throws std::invalid_argument when num_layers % (pp * vp) != 0, which
@@ -43,4 +43,4 @@ StageLayers megatron_stage_layers(int num_layers, int pp_size, int vp_size);
 // Total layers held by stage s (all chunks).
 int layers_on_stage(const StageLayers& split, int stage);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -31,8 +31,8 @@ struct Generator {
 
 // Mirrors RankGenerator.__init__: an axis of size > 1 missing from the order is an
 // error, one of size 1 is appended; unknown or repeated tokens fail.
-bool make_generator(const std::string& order, const std::map<std::string, int>& size, const char* grid,
-                    Generator& g, RankMap& m) {
+bool make_generator(const std::string& order, const std::map<std::string, int>& size, const char* grid, Generator& g,
+                    RankMap& m) {
     std::string lower = order;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
     std::vector<std::string> tokens;
@@ -41,15 +41,16 @@ bool make_generator(const std::string& order, const std::map<std::string, int>& 
         const std::size_t dash = lower.find('-', start);
         const std::string tok = lower.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
         if (!size.count(tok)) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "megatron.order_valid",
-                                              "order '" + order + "' has an unknown token '" + tok +
-                                                  "' (tokens: tp, cp, ep, dp, pp)",
-                                              "KeyError: '" + tok + "'", {"/layout/order"}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "megatron.order_valid",
+                          "order '" + order + "' has an unknown token '" + tok + "' (tokens: tp, cp, ep, dp, pp)",
+                          "KeyError: '" + tok + "'", {"/layout/order"}));
             return false;
         }
         if (std::find(tokens.begin(), tokens.end(), tok) != tokens.end()) {
             m.diagnostics.push_back(make_diag(Severity::Error, "megatron.order_valid",
-                                              "order '" + order + "' names '" + tok + "' twice", "", {"/layout/order"}));
+                                              "order '" + order + "' names '" + tok + "' twice", "",
+                                              {"/layout/order"}));
             return false;
         }
         tokens.push_back(tok);
@@ -60,13 +61,12 @@ bool make_generator(const std::string& order, const std::map<std::string, int>& 
         if (std::find(tokens.begin(), tokens.end(), name) != tokens.end()) continue;
         const int s = size.at(name);
         if (s != 1) {
-            m.diagnostics.push_back(make_diag(
-                Severity::Error, "megatron.order_missing_axis",
-                std::string(grid) + " grid: " + name + " has size " + std::to_string(s) + " but the order '" + order +
-                    "' does not name it",
-                "The size of (" + std::string(name) + ") is (" + std::to_string(s) +
-                    "), but you haven'tspecified the order (" + lower + ").",
-                {"/layout/order"}));
+            m.diagnostics.push_back(make_diag(Severity::Error, "megatron.order_missing_axis",
+                                              std::string(grid) + " grid: " + name + " has size " + std::to_string(s) +
+                                                  " but the order '" + order + "' does not name it",
+                                              "The size of (" + std::string(name) + ") is (" + std::to_string(s) +
+                                                  "), but you haven'tspecified the order (" + lower + ").",
+                                              {"/layout/order"}));
             return false;
         }
         tokens.push_back(name);
@@ -78,63 +78,65 @@ bool make_generator(const std::string& order, const std::map<std::string, int>& 
     return true;
 }
 
-}  // namespace
+}   // namespace
 
 void build_megatron(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
     const std::string order = r.order.empty() ? std::string("tp-cp-ep-dp-pp") : r.order;
     const int model = r.tp * r.pp * r.cp;
     if (W % model != 0) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "megatron.world_size_divisible",
-                                          "world size " + std::to_string(W) + " is not divisible by tp*pp*cp = " +
-                                              std::to_string(model),
-                                          "world_size (" + std::to_string(W) + ") is not divisible by " + std::to_string(model),
-                                          {"/layout/tp", "/layout/pp", "/layout/cp"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "megatron.world_size_divisible",
+                      "world size " + std::to_string(W) + " is not divisible by tp*pp*cp = " + std::to_string(model),
+                      "world_size (" + std::to_string(W) + ") is not divisible by " + std::to_string(model),
+                      {"/layout/tp", "/layout/pp", "/layout/cp"}));
         return;
     }
     const int dp = W / model;
     if (r.dp > 0 && r.dp != dp) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "topology.dp_matches_world",
-                                          "dp is " + std::to_string(r.dp) + " but world/(tp*pp*cp) gives " + std::to_string(dp), "",
-                                          {"/layout/dp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "topology.dp_matches_world",
+            "dp is " + std::to_string(r.dp) + " but world/(tp*pp*cp) gives " + std::to_string(dp), "", {"/layout/dp"}));
         return;
     }
     const int etp = r.etp > 0 ? r.etp : r.tp;
     const int expert_model = etp * r.ep * r.pp;
     if (W % expert_model != 0) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "megatron.expert_world_size_divisible",
-                                          "world size " + std::to_string(W) + " is not divisible by etp*ep*pp = " +
-                                              std::to_string(expert_model),
-                                          "world_size (" + std::to_string(W) +
-                                              ") is not divisible by expert_tensor_model_pipeline_parallel size (" +
-                                              std::to_string(expert_model) + ")",
-                                          {"/layout/etp", "/layout/ep", "/layout/pp"}));
+        m.diagnostics.push_back(make_diag(
+            Severity::Error, "megatron.expert_world_size_divisible",
+            "world size " + std::to_string(W) + " is not divisible by etp*ep*pp = " + std::to_string(expert_model),
+            "world_size (" + std::to_string(W) + ") is not divisible by expert_tensor_model_pipeline_parallel size (" +
+                std::to_string(expert_model) + ")",
+            {"/layout/etp", "/layout/ep", "/layout/pp"}));
         return;
     }
     const int edp = W / expert_model;
 
     Generator dense, expert;
-    if (!make_generator(order, {{"tp", r.tp}, {"pp", r.pp}, {"dp", dp}, {"ep", 1}, {"cp", r.cp}}, "dense", dense, m)) return;
+    if (!make_generator(order, {{"tp", r.tp}, {"pp", r.pp}, {"dp", dp}, {"ep", 1}, {"cp", r.cp}}, "dense", dense, m))
+        return;
     if (!make_generator(order, {{"tp", etp}, {"pp", r.pp}, {"dp", edp}, {"ep", r.ep}, {"cp", 1}}, "expert", expert, m))
         return;
     // initialize_model_parallel: EDP must equal DP unless pp is the last (slowest) axis.
     const bool pp_last = order.size() >= 2 && order.compare(order.size() - 2, 2, "pp") == 0;
     if (!pp_last && r.pp > 1 && edp != dp) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "megatron.expert_dp_matches_dp",
-                                          "with order '" + order + "' (pp not last) the expert data parallel size " +
-                                              std::to_string(edp) + " must equal the data parallel size " + std::to_string(dp),
-                                          "When not using pp-last rank ordering, the data parallel size of the attention and "
-                                          "moe layers must be the same",
-                                          {"/layout/order", "/layout/ep", "/layout/etp"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "megatron.expert_dp_matches_dp",
+                      "with order '" + order + "' (pp not last) the expert data parallel size " + std::to_string(edp) +
+                          " must equal the data parallel size " + std::to_string(dp),
+                      "When not using pp-last rank ordering, the data parallel size of the attention and "
+                      "moe layers must be the same",
+                      {"/layout/order", "/layout/ep", "/layout/etp"}));
         return;
     }
     GroupSet pp = groups_along(dense.mesh, {dense.axis("pp")});
     const GroupSet epp = groups_along(expert.mesh, {expert.axis("pp")});
     if (pp.members != epp.members) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "megatron.expert_pp_groups_match",
-                                          "the dense and expert grids give different pipeline groups for order '" + order + "'",
-                                          "Pipeline parallel groups are expected to be the same for Non-Expert and Expert part",
-                                          {"/layout/order", "/layout/ep", "/layout/etp"}));
+        m.diagnostics.push_back(
+            make_diag(Severity::Error, "megatron.expert_pp_groups_match",
+                      "the dense and expert grids give different pipeline groups for order '" + order + "'",
+                      "Pipeline parallel groups are expected to be the same for Non-Expert and Expert part",
+                      {"/layout/order", "/layout/ep", "/layout/etp"}));
         return;
     }
 
@@ -195,4 +197,4 @@ void build_megatron(const MeshRequest& r, RankMap& m) {
     m.groups["etp_ep_pp"] = groups_along(expert.mesh, expert.axes({"tp", "ep", "pp"}));
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

@@ -44,10 +44,8 @@ GroupSet groups_along(const Mesh& mesh, const std::vector<int>& vary) {
         const int* c = mesh.coords.data() + static_cast<std::size_t>(r) * n;
         long long gid = 0, pos = 0;
         for (std::size_t k = 0; k < n; ++k) {
-            if (masked[k])
-                pos = pos * mesh.sizes[k] + c[k];
-            else
-                gid = gid * mesh.sizes[k] + c[k];
+            if (masked[k]) pos = pos * mesh.sizes[k] + c[k];
+            else gid = gid * mesh.sizes[k] + c[k];
         }
         g.members[static_cast<std::size_t>(gid * gsize + pos)] = r;
         g.group_index[static_cast<std::size_t>(r)] = static_cast<int>(gid);
@@ -71,7 +69,8 @@ GroupSet groups_along_subsets(const Mesh& mesh, int axis, const std::vector<std:
     const int bases = mesh.world / axis_size;
     GroupSet g;
     g.group_size = gsize;
-    g.members.assign(static_cast<std::size_t>(bases) * static_cast<std::size_t>(nsub) * static_cast<std::size_t>(gsize), -1);
+    g.members.assign(static_cast<std::size_t>(bases) * static_cast<std::size_t>(nsub) * static_cast<std::size_t>(gsize),
+                     -1);
     g.group_index.assign(static_cast<std::size_t>(mesh.world), -1);
     for (int r = 0; r < mesh.world; ++r) {
         const int* c = mesh.coords.data() + static_cast<std::size_t>(r) * n;
@@ -99,16 +98,19 @@ void normalize(GroupSet& g, int world) {
     }
     bool sorted = true;
     for (int i = 1; i < ng && sorted; ++i)
-        if (g.members[static_cast<std::size_t>(i) * gs] < g.members[static_cast<std::size_t>(i - 1) * gs]) sorted = false;
+        if (g.members[static_cast<std::size_t>(i) * gs] < g.members[static_cast<std::size_t>(i - 1) * gs])
+            sorted = false;
     if (!sorted) {
         std::vector<int> order(static_cast<std::size_t>(ng));
         std::iota(order.begin(), order.end(), 0);
-        std::sort(order.begin(), order.end(),
-                  [&](int a, int b) { return g.members[static_cast<std::size_t>(a) * gs] < g.members[static_cast<std::size_t>(b) * gs]; });
+        std::sort(order.begin(), order.end(), [&](int a, int b) {
+            return g.members[static_cast<std::size_t>(a) * gs] < g.members[static_cast<std::size_t>(b) * gs];
+        });
         std::vector<int> out(g.members.size());
         for (int i = 0; i < ng; ++i)
-            std::copy_n(g.members.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(order[static_cast<std::size_t>(i)]) * gs), gs,
-                        out.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * gs));
+            std::copy_n(g.members.begin() + static_cast<std::ptrdiff_t>(
+                                                static_cast<std::size_t>(order[static_cast<std::size_t>(i)]) * gs),
+                        gs, out.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(i) * gs));
         g.members.swap(out);
     }
     g.group_index.assign(static_cast<std::size_t>(world), -1);
@@ -158,4 +160,4 @@ Diagnostic make_diag(Severity s, std::string rule, std::string message, std::str
     return d;
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

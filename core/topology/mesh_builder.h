@@ -57,4 +57,4 @@ void build_torchtitan(const MeshRequest& r, RankMap& m);
 void build_deepspeed(const MeshRequest& r, RankMap& m);
 void build_devicemesh(const MeshRequest& r, RankMap& m);
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

@@ -30,4 +30,4 @@ MeshRequest from_project(const Project& p) {
     return r;
 }
 
-}  // namespace paraplan::topology
+}   // namespace paraplan::topology

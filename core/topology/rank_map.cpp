@@ -81,7 +81,7 @@ nlohmann::json axes_json(const std::vector<Axis>& axes) {
     return a;
 }
 
-}  // namespace
+}   // namespace
 
 nlohmann::json to_json(const RankMap& m) {
     if (!m.valid()) return {{"valid", false}, {"diagnostics", paraplan::to_json(m.diagnostics)}};
@@ -124,13 +124,18 @@ nlohmann::json to_json(const RankMap& m) {
         const TensorGrid& t = *m.tensor_grid;
         nlohmann::json blocks = nlohmann::json::array();
         for (const auto& b : t.blocks)
-            blocks.push_back({{"rank", b.rank}, {"in_block", b.in_block}, {"out_block", b.out_block}, {"replica", b.replica}});
-        out["tensor_grid"] = {{"mode", t.mode},           {"tp_size", t.tp_size},       {"dim", t.dim},
-                              {"depth", t.depth},         {"in_blocks", t.in_blocks},   {"out_blocks", t.out_blocks},
+            blocks.push_back(
+                {{"rank", b.rank}, {"in_block", b.in_block}, {"out_block", b.out_block}, {"replica", b.replica}});
+        out["tensor_grid"] = {{"mode", t.mode},
+                              {"tp_size", t.tp_size},
+                              {"dim", t.dim},
+                              {"depth", t.depth},
+                              {"in_blocks", t.in_blocks},
+                              {"out_blocks", t.out_blocks},
                               {"blocks", std::move(blocks)}};
     }
     out["diagnostics"] = paraplan::to_json(m.diagnostics);
     return out;
 }
 
-}  // namespace paraplan::topology
+}   // namespace paraplan::topology

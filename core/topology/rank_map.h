@@ -39,9 +39,9 @@ struct GroupSpan {
 // same size. A rank may belong to no group of a kind (e.g. incomplete ring groups).
 struct GroupSet {
     int group_size = 0;
-    std::vector<int> members;        // num_groups() * group_size
-    std::vector<int> group_index;    // rank -> group index, -1 = in none
-    std::vector<int> nodes_spanned;  // per group, filled by build_rank_map
+    std::vector<int> members;         // num_groups() * group_size
+    std::vector<int> group_index;     // rank -> group index, -1 = in none
+    std::vector<int> nodes_spanned;   // per group, filled by build_rank_map
 
     int num_groups() const { return group_size > 0 ? static_cast<int>(members.size()) / group_size : 0; }
     std::span<const int> group(int g) const {
@@ -71,10 +71,10 @@ struct TensorBlock {
 };
 
 struct TensorGrid {
-    std::string mode;          // "1d" "2d" "2.5d" "3d"
+    std::string mode;   // "1d" "2d" "2.5d" "3d"
     int tp_size = 1;
-    int dim = 1;               // 1d: tp, 2d/2.5d: q (summa/tesseract dim), 3d: depth d
-    int depth = 1;             // 2.5d depth; 1 otherwise
+    int dim = 1;     // 1d: tp, 2d/2.5d: q (summa/tesseract dim), 3d: depth d
+    int depth = 1;   // 2.5d depth; 1 otherwise
     int in_blocks = 1;
     int out_blocks = 1;
     std::vector<TensorBlock> blocks;   // one per rank, rank order
@@ -83,17 +83,17 @@ struct TensorGrid {
 struct RankMap {
     std::string framework;
     int world_size = 0;
-    std::vector<Axis> axes;          // the framework's mesh, outer -> inner (product = world)
-    std::vector<Axis> expert_axes;   // second grid over the same ranks (Megatron expert grid,
-                                     // torchtitan EP mesh), outer -> inner; empty if none
+    std::vector<Axis> axes;                 // the framework's mesh, outer -> inner (product = world)
+    std::vector<Axis> expert_axes;          // second grid over the same ranks (Megatron expert grid,
+                                            // torchtitan EP mesh), outer -> inner; empty if none
     std::vector<std::string> coord_names;   // every coordinate a rank has (axes, then extras)
     std::vector<int> coords_flat;           // world_size x coord_names.size()
-    std::vector<GpuSlot> placement;             // rank -> (node, local_rank)
+    std::vector<GpuSlot> placement;         // rank -> (node, local_rank)
     int num_nodes = 0;
     std::map<std::string, GroupSet> groups;
-    std::vector<int> pp_prev, pp_next;      // pipeline neighbours with wrap; empty without "pp"
-    std::optional<TensorGrid> tensor_grid;  // ColossalAI legacy tensor modes
-    std::vector<Diagnostic> diagnostics;    // errors make the map invalid (then nothing else is filled)
+    std::vector<int> pp_prev, pp_next;       // pipeline neighbours with wrap; empty without "pp"
+    std::optional<TensorGrid> tensor_grid;   // ColossalAI legacy tensor modes
+    std::vector<Diagnostic> diagnostics;     // errors make the map invalid (then nothing else is filled)
 
     bool valid() const { return !has_errors(diagnostics); }
 
@@ -121,4 +121,4 @@ struct RankMap {
 // {"valid": false, "diagnostics": [...]} for an invalid one.
 nlohmann::json to_json(const RankMap& m);
 
-}  // namespace paraplan::topology
+}   // namespace paraplan::topology

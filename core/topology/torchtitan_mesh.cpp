@@ -11,10 +11,11 @@ void build_torchtitan(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
     for (int d : {r.dp_replicate, r.cp, r.tp, r.pp, r.ep}) {
         if (d < 1) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "torchtitan.degree_positive",
-                                              "every parallel degree except dp_shard must be at least 1",
-                                              "Parallelism degree should be >= 1, except for dp_shard",
-                                              {"/layout/dp_replicate", "/layout/cp", "/layout/tp", "/layout/pp", "/layout/ep"}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "torchtitan.degree_positive",
+                          "every parallel degree except dp_shard must be at least 1",
+                          "Parallelism degree should be >= 1, except for dp_shard",
+                          {"/layout/dp_replicate", "/layout/cp", "/layout/tp", "/layout/pp", "/layout/ep"}));
             return;
         }
     }
@@ -29,20 +30,22 @@ void build_torchtitan(const MeshRequest& r, RankMap& m) {
     if (dp_shard < 0) {
         dp_shard = W / others;
         if (dp_shard < 1) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "torchtitan.dp_shard_inference",
-                                              "dp_shard = -1 cannot be inferred: dp_replicate*cp*tp*pp = " +
-                                                  std::to_string(others) + " exceeds the world size " + std::to_string(W),
-                                              "AssertionError (dp_shard >= 1)", {"/layout/dp_shard"}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "torchtitan.dp_shard_inference",
+                          "dp_shard = -1 cannot be inferred: dp_replicate*cp*tp*pp = " + std::to_string(others) +
+                              " exceeds the world size " + std::to_string(W),
+                          "AssertionError (dp_shard >= 1)", {"/layout/dp_shard"}));
             return;
         }
     }
     if (others * dp_shard != W) {
         m.diagnostics.push_back(make_diag(
             Severity::Error, "torchtitan.world_size_matches",
-            "dp_replicate*dp_shard*cp*tp*pp = " + std::to_string(others * dp_shard) + " is not the world size " + std::to_string(W),
-            "Invalid parallel dims: dp_replicate(" + std::to_string(r.dp_replicate) + ") * dp_shard(" + std::to_string(dp_shard) +
-                ") * cp(" + std::to_string(r.cp) + ") * tp(" + std::to_string(r.tp) + ") * pp(" + std::to_string(r.pp) +
-                ") != WORLD_SIZE(" + std::to_string(W) + ")",
+            "dp_replicate*dp_shard*cp*tp*pp = " + std::to_string(others * dp_shard) + " is not the world size " +
+                std::to_string(W),
+            "Invalid parallel dims: dp_replicate(" + std::to_string(r.dp_replicate) + ") * dp_shard(" +
+                std::to_string(dp_shard) + ") * cp(" + std::to_string(r.cp) + ") * tp(" + std::to_string(r.tp) +
+                ") * pp(" + std::to_string(r.pp) + ") != WORLD_SIZE(" + std::to_string(W) + ")",
             {"/layout/dp_shard", "/layout/dp_replicate", "/layout/cp", "/layout/tp", "/layout/pp"}));
         return;
     }
@@ -65,14 +68,14 @@ void build_torchtitan(const MeshRequest& r, RankMap& m) {
     if (r.ep > 1) {
         const int borrow = etp_is_tp ? dp_shard * r.cp : dp_shard * r.cp * r.tp;
         if (borrow % r.ep != 0 || (etp_is_tp && r.ep % r.cp != 0)) {
-            m.diagnostics.push_back(make_diag(
-                Severity::Error, "torchtitan.ep_divides",
-                "expert_parallel_degree " + std::to_string(r.ep) + " must divide " +
-                    (etp_is_tp ? "dp_shard*cp" : "dp_shard*cp*tp") + " = " + std::to_string(borrow) +
-                    (etp_is_tp ? " and be a multiple of cp" : ""),
-                "expert_parallel_degree (" + std::to_string(r.ep) + ") must divide dp_shard * cp * tp (" +
-                    std::to_string(dp_shard * r.cp * r.tp) + ")",
-                {"/layout/ep"}));
+            m.diagnostics.push_back(
+                make_diag(Severity::Error, "torchtitan.ep_divides",
+                          "expert_parallel_degree " + std::to_string(r.ep) + " must divide " +
+                              (etp_is_tp ? "dp_shard*cp" : "dp_shard*cp*tp") + " = " + std::to_string(borrow) +
+                              (etp_is_tp ? " and be a multiple of cp" : ""),
+                          "expert_parallel_degree (" + std::to_string(r.ep) + ") must divide dp_shard * cp * tp (" +
+                              std::to_string(dp_shard * r.cp * r.tp) + ")",
+                          {"/layout/ep"}));
             return;
         }
         efsdp = borrow / r.ep;
@@ -109,4 +112,4 @@ void build_torchtitan(const MeshRequest& r, RankMap& m) {
     }
 }
 
-}  // namespace paraplan::topology::detail
+}   // namespace paraplan::topology::detail

@@ -20,12 +20,8 @@ nlohmann::json to_json(const Fix& f) {
 nlohmann::json to_json(const Diagnostic& d) {
     nlohmann::json fixes = nlohmann::json::array();
     for (const auto& f : d.fixes) fixes.push_back(to_json(f));
-    return {{"severity", to_string(d.severity)},
-            {"rule", d.rule},
-            {"message", d.message},
-            {"framework_error", d.framework_error},
-            {"fields", d.fields},
-            {"fixes", fixes}};
+    return {{"severity", to_string(d.severity)},    {"rule", d.rule},     {"message", d.message},
+            {"framework_error", d.framework_error}, {"fields", d.fields}, {"fixes", fixes}};
 }
 
 nlohmann::json to_json(const std::vector<Diagnostic>& ds) {
@@ -62,4 +58,4 @@ bool has_errors(const std::vector<Diagnostic>& ds) {
     return false;
 }
 
-}  // namespace paraplan
+}   // namespace paraplan

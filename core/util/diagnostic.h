@@ -28,11 +28,11 @@ struct Fix {
 
 struct Diagnostic {
     Severity severity = Severity::Error;
-    std::string rule;              // stable id, e.g. "colossalai.tp_divides_heads"
-    std::string message;           // plain words: what and why
-    std::string framework_error;   // the framework's own error text, where it would fail
-    std::vector<std::string> fields;  // JSON pointers involved, e.g. "/layout/tp"
-    std::vector<Fix> fixes;           // nearest first
+    std::string rule;                  // stable id, e.g. "colossalai.tp_divides_heads"
+    std::string message;               // plain words: what and why
+    std::string framework_error;       // the framework's own error text, where it would fail
+    std::vector<std::string> fields;   // JSON pointers involved, e.g. "/layout/tp"
+    std::vector<Fix> fixes;            // nearest first
 };
 
 nlohmann::json to_json(const Fix& f);
@@ -43,4 +43,4 @@ Diagnostic diagnostic_from_json(const nlohmann::json& j);
 
 bool has_errors(const std::vector<Diagnostic>& ds);
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -9,10 +9,13 @@ std::string compose(const std::string& pointer, const std::string& message, int 
     if (!pointer.empty()) s += pointer + ": ";
     return s + message;
 }
-}  // namespace
+}   // namespace
 
 InputError::InputError(std::string pointer, std::string message, int line, int column)
     : std::runtime_error(compose(pointer, message, line, column)),
-      pointer_(std::move(pointer)), message_(std::move(message)), line_(line), column_(column) {}
+      pointer_(std::move(pointer)),
+      message_(std::move(message)),
+      line_(line),
+      column_(column) {}
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -23,4 +23,4 @@ private:
     int column_;
 };
 
-}  // namespace paraplan
+}   // namespace paraplan

@@ -20,18 +20,18 @@ void line_column(std::string_view text, std::size_t pos, int& line, int& column)
 
 std::string control_name(unsigned char c) {
     switch (c) {
-        case '\n': return "a newline";
-        case '\r': return "a carriage return";
-        case '\t': return "a tab";
-        case 0: return "a NUL byte";
-        case 0x7f: return "a DEL character";
-        default: {
-            static const char* hex = "0123456789ABCDEF";
-            return std::string("a control character (U+00") + hex[c >> 4] + hex[c & 15] + ")";
-        }
+    case '\n': return "a newline";
+    case '\r': return "a carriage return";
+    case '\t': return "a tab";
+    case 0: return "a NUL byte";
+    case 0x7f: return "a DEL character";
+    default: {
+        static const char* hex = "0123456789ABCDEF";
+        return std::string("a control character (U+00") + hex[c >> 4] + hex[c & 15] + ")";
+    }
     }
 }
-}  // namespace
+}   // namespace
 
 void check_nesting(std::string_view text, int max_depth) {
     int depth = 0;
@@ -49,9 +49,10 @@ void check_nesting(std::string_view text, int max_depth) {
             if (++depth > max_depth) {
                 int line = 0, column = 0;
                 line_column(text, i, line, column);
-                throw InputError("", "JSON nested more than " + std::to_string(max_depth) +
-                                         " levels deep (arrays and objects inside each other); "
-                                         "no Paraplan input needs that many, so the file is refused",
+                throw InputError("",
+                                 "JSON nested more than " + std::to_string(max_depth) +
+                                     " levels deep (arrays and objects inside each other); "
+                                     "no Paraplan input needs that many, so the file is refused",
                                  line, column);
             }
         } else if (c == ']' || c == '}') {
@@ -91,7 +92,8 @@ json parse(std::string_view text) {
         int line = 1, column = 1;
         line_column(text, pos, line, column);
         std::string what = e.what();
-        // nlohmann's text: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error while parsing ..."
+        // nlohmann's text: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error while
+        // parsing ..."
         auto p = what.find("syntax error");
         std::string msg = p != std::string::npos ? what.substr(p) : std::string("invalid JSON");
         throw InputError("", "JSON " + msg, line, column);
@@ -152,7 +154,7 @@ bool is_integral(const json& v) {
     }
     return false;
 }
-}  // namespace
+}   // namespace
 
 int Obj::positive_int(std::string_view key) const {
     const json* v = get(key);
@@ -198,9 +200,7 @@ double Obj::positive_number(std::string_view key) const {
     return v->get<double>();
 }
 
-double Obj::positive_number(std::string_view key, double def) const {
-    return has(key) ? positive_number(key) : def;
-}
+double Obj::positive_number(std::string_view key, double def) const { return has(key) ? positive_number(key) : def; }
 
 double Obj::non_negative_number(std::string_view key, double def) const {
     const json* v = get(key);
@@ -217,9 +217,7 @@ std::string Obj::string(std::string_view key) const {
     return v->get<std::string>();
 }
 
-std::string Obj::string(std::string_view key, const std::string& def) const {
-    return has(key) ? string(key) : def;
-}
+std::string Obj::string(std::string_view key, const std::string& def) const { return has(key) ? string(key) : def; }
 
 std::string Obj::plain_string(std::string_view key, const std::string& def) const {
     return no_control_chars(at(key), string(key, def));
@@ -274,4 +272,4 @@ const json& Obj::array(std::string_view key) const {
     return *v;
 }
 
-}  // namespace paraplan::json_read
+}   // namespace paraplan::json_read

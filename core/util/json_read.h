@@ -49,18 +49,18 @@ std::string pointer_token(std::string_view key);
 // An object being read; every getter names `pointer/key` in its errors.
 class Obj {
 public:
-    Obj(const json& j, std::string pointer);  // throws unless j is an object
+    Obj(const json& j, std::string pointer);   // throws unless j is an object
 
     const json& raw() const { return j_; }
     const std::string& pointer() const { return ptr_; }
     std::string at(std::string_view key) const { return ptr_ + "/" + pointer_token(key); }
-    bool has(std::string_view key) const;   // present and not null
-    const json* get(std::string_view key) const;  // nullptr if absent or null
+    bool has(std::string_view key) const;          // present and not null
+    const json* get(std::string_view key) const;   // nullptr if absent or null
 
     int positive_int(std::string_view key) const;
     int positive_int(std::string_view key, int def) const;
     int non_negative_int(std::string_view key, int def) const;
-    int integer(std::string_view key, int def) const;  // any integer (e.g. -1 for "infer")
+    int integer(std::string_view key, int def) const;   // any integer (e.g. -1 for "infer")
     long long int64(std::string_view key, long long def) const;
     double positive_number(std::string_view key) const;
     double positive_number(std::string_view key, double def) const;
@@ -69,16 +69,15 @@ public:
     std::string string(std::string_view key, const std::string& def) const;
     // string() refused when it holds a control character (see no_control_chars).
     std::string plain_string(std::string_view key, const std::string& def) const;
-    std::string one_of(std::string_view key, std::initializer_list<const char*> allowed,
-                       const std::string& def) const;
+    std::string one_of(std::string_view key, std::initializer_list<const char*> allowed, const std::string& def) const;
     bool boolean(std::string_view key, bool def) const;
-    std::vector<int> int_list(std::string_view key) const;  // empty if absent
+    std::vector<int> int_list(std::string_view key) const;   // empty if absent
     Obj object(std::string_view key) const;
-    const json& array(std::string_view key) const;  // throws unless an array
+    const json& array(std::string_view key) const;   // throws unless an array
 
 private:
     const json& j_;
     std::string ptr_;
 };
 
-}  // namespace paraplan::json_read
+}   // namespace paraplan::json_read

@@ -20,4 +20,4 @@ std::vector<std::string> list(std::string_view prefix) {
     return out;
 }
 
-}  // namespace paraplan::resources
+}   // namespace paraplan::resources

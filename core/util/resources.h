@@ -9,7 +9,7 @@
 namespace paraplan::resources {
 
 struct Entry {
-    const char* path;        // relative to resources/, e.g. "catalog/gpus.json"
+    const char* path;   // relative to resources/, e.g. "catalog/gpus.json"
     std::string_view data;
 };
 
@@ -22,4 +22,4 @@ namespace detail {
 const std::vector<Entry>& entries();
 }
 
-}  // namespace paraplan::resources
+}   // namespace paraplan::resources

@@ -28,7 +28,7 @@ const char* detailName(ClusterOverviewItem::Detail d) {
     }
     return "?";
 }
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
         vp->repaint();   // once to settle
         std::vector<double> t;
         for (int i = 0; i < iterations; ++i) t.push_back(ms([&] { vp->repaint(); }));
-        std::printf("%-34s scale %.4f, %-15s median %6.1f ms (max %.1f), %d blocks\n", what, c->view()->transform().m11(),
-                    detailName(c->overview()->lastPaintDetail()), median(t), worst(t), c->overview()->lastPaintBlocks());
+        std::printf("%-34s scale %.4f, %-15s median %6.1f ms (max %.1f), %d blocks\n", what,
+                    c->view()->transform().m11(), detailName(c->overview()->lastPaintDetail()), median(t), worst(t),
+                    c->overview()->lastPaintBlocks());
     };
     std::printf("GPUs %d on %d nodes, canvas %dx%d, iterations %d\n", w.project().world_size(), nodes, vp->width(),
                 vp->height(), iterations);
@@ -61,13 +62,15 @@ int main(int argc, char** argv) {
         c->setColourAxis(i % 2 ? QStringLiteral("pp") : QStringLiteral("dp"));
         first.push_back(ms([&] { vp->repaint(); }));
     }
-    std::printf("%-34s median %6.1f ms (max %.1f)\n", "fitted, first repaint after recolour", median(first), worst(first));
+    std::printf("%-34s median %6.1f ms (max %.1f)\n", "fitted, first repaint after recolour", median(first),
+                worst(first));
     std::vector<double> rebuild;
     for (int i = 0; i < std::min(iterations, 5); ++i) {
         c->overview()->invalidate();
         rebuild.push_back(ms([&] { (void)c->overview()->nodeBlocks(); }));
     }
-    std::printf("%-34s median %6.1f ms (max %.1f)\n", "blocks recomputed (part of that)", median(rebuild), worst(rebuild));
+    std::printf("%-34s median %6.1f ms (max %.1f)\n", "blocks recomputed (part of that)", median(rebuild),
+                worst(rebuild));
     const QPointF middle = c->scene()->sceneRect().center();
     for (double scale : {0.05, 0.01, 0.3, 1.0}) {
         c->view()->zoomBy(scale / c->view()->transform().m11());   // as the user zooms

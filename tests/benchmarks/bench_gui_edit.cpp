@@ -50,7 +50,7 @@ public:
         return QObject::eventFilter(o, e);
     }
 };
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
         QTimer::singleShot(20, [&] {
             tEdit = now();
             ticks.push_back(tEdit);   // the GUI thread's last moment free before the edit
-            doc->applyChanges(QStringLiteral("Set tp"), {{"/layout/tp", tp}, {"/training/global_batch_size", 256 * dp}});
+            doc->applyChanges(QStringLiteral("Set tp"),
+                              {{"/layout/tp", tp}, {"/training/global_batch_size", 256 * dp}});
             tEdited = now();
         });
         QTimer::singleShot(60000, &loop, &QEventLoop::quit);   // never hang
@@ -140,10 +141,11 @@ int main(int argc, char** argv) {
         timeline_ms.push_back(ms([&] { plot->replot(QCustomPlot::rpImmediateRefresh); }));
     }
     const auto& tl = w.timeline()->timeline();
-    std::printf("GPUs %d, pipeline stages %d, microbatches %d, timeline ops %zu, iterations %d, analyses %d started, "
-                "%d dropped as stale\n",
-                w.project().world_size(), w.project().layout.pp, w.project().layout.num_microbatches,
-                tl ? tl->ops.size() : std::size_t(0), iterations, doc->analysesStarted(), doc->analysesDropped());
+    std::printf(
+        "GPUs %d, pipeline stages %d, microbatches %d, timeline ops %zu, iterations %d, analyses %d started, "
+        "%d dropped as stale\n",
+        w.project().world_size(), w.project().layout.pp, w.project().layout.num_microbatches,
+        tl ? tl->ops.size() : std::size_t(0), iterations, doc->analysesStarted(), doc->analysesDropped());
     if (edit_ms.empty()) {
         std::printf("no frame followed an edit (%d lost)\n", lostFrames);
         return 1;

@@ -78,14 +78,16 @@ void run_search(const char* name, const PlanRequest& r) {
                 res.evaluated, res.valid, res.fitting, res.seconds, res.evaluated / res.seconds);
     if (!res.results.empty()) {
         const auto& b = res.results.front();
-        std::printf("  best: %s tp=%d pp=%d cp=%d sp=%d mbs=%d m=%d %s v=%d zero=%d recompute=%s: step %.2f s, MFU %.1f%%, peak %.1f GiB\n",
-                    b.layout.framework.c_str(), b.layout.tp, b.layout.pp, b.layout.cp, b.layout.sp, b.micro_batch_size,
-                    b.layout.num_microbatches, b.layout.schedule.c_str(), b.layout.chunks, b.layout.zero_stage,
-                    b.layout.recompute.c_str(), b.step_s, 100 * b.mfu, b.peak_gib);
+        std::printf(
+            "  best: %s tp=%d pp=%d cp=%d sp=%d mbs=%d m=%d %s v=%d zero=%d recompute=%s: step %.2f s, MFU %.1f%%, "
+            "peak %.1f GiB\n",
+            b.layout.framework.c_str(), b.layout.tp, b.layout.pp, b.layout.cp, b.layout.sp, b.micro_batch_size,
+            b.layout.num_microbatches, b.layout.schedule.c_str(), b.layout.chunks, b.layout.zero_stage,
+            b.layout.recompute.c_str(), b.step_s, 100 * b.mfu, b.peak_gib);
     }
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
@@ -113,8 +115,8 @@ int main(int argc, char** argv) {
             sink += evaluate(m, s, c, hw).time.step_s;
         }
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::printf("one layout (Llama-3.1-405B, 16,384 H100): %.2f us per estimate (%.0f/s) [%g]\n", 1e6 * sec / n, n / sec,
-                    sink / n);
+        std::printf("one layout (Llama-3.1-405B, 16,384 H100): %.2f us per estimate (%.0f/s) [%g]\n", 1e6 * sec / n,
+                    n / sec, sink / n);
     }
     run_search("MT-NLG 530B on 5,120 A100", request(mtnlg(), paper_a100(), 640, 1920, 2048, threads));
     run_search("Llama-3.1-405B on 16,384 H100", request(llama405(), h100(), 2048, 2048, 8192, threads));

@@ -19,7 +19,7 @@ double time_us(int reps, const std::function<void()>& f) {
     const auto t1 = std::chrono::steady_clock::now();
     return std::chrono::duration<double, std::micro>(t1 - t0).count() / reps;
 }
-}  // namespace
+}   // namespace
 
 int main() {
     const Project valid = load_example("llama3.1-405b-128nodes");
@@ -28,10 +28,13 @@ int main() {
     invalid.layout.zero_stage = 2;     // with pp
     invalid.training.seq_len = 8191;   // split_gather over tp 8
     std::size_t sink = 0;
-    std::printf("validate, valid 1024-GPU project:        %8.1f us\n", time_us(2000, [&] { sink += validate(valid).size(); }));
-    std::printf("validate, invalid (3 errors + fixes):    %8.1f us\n", time_us(50, [&] { sink += validate(invalid).size(); }));
-    std::printf("explain_error (last pattern, NCCL):      %8.1f us\n",
-                time_us(200, [&] { sink += explain_error("no kernel image is available for execution on the device").matched; }));
+    std::printf("validate, valid 1024-GPU project:        %8.1f us\n",
+                time_us(2000, [&] { sink += validate(valid).size(); }));
+    std::printf("validate, invalid (3 errors + fixes):    %8.1f us\n",
+                time_us(50, [&] { sink += validate(invalid).size(); }));
+    std::printf("explain_error (last pattern, NCCL):      %8.1f us\n", time_us(200, [&] {
+                    sink += explain_error("no kernel image is available for execution on the device").matched;
+                }));
     for (const char* fw : {"colossalai", "megatron", "colossalai-moe"}) {
         AdvisorQuery q;
         q.world = 1024;
@@ -42,6 +45,7 @@ int main() {
         const double us = time_us(1, [&] { n = enumerate_splits(q).size(); });
         std::printf("advise 1024 GPUs, %-15s %6zu splits in %8.1f ms\n", fw, n, us / 1000);
     }
-    std::printf("nearest_layouts of the invalid project:  %8.1f ms\n", time_us(5, [&] { sink += nearest_layouts(invalid).size(); }) / 1000);
+    std::printf("nearest_layouts of the invalid project:  %8.1f ms\n",
+                time_us(5, [&] { sink += nearest_layouts(invalid).size(); }) / 1000);
     return sink == 0 ? 1 : 0;
 }

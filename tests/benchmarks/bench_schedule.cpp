@@ -19,11 +19,18 @@ int main(int argc, char** argv) {
         int pp, m, v;
     };
     const Case cases[] = {
-        {"1f1b", 64, 1024, 1},        {"interleaved", 64, 1024, 2}, {"interleaved-megatron", 64, 1024, 2},
-        {"interleaved-pytorch", 64, 1024, 2}, {"interleaved-zb", 64, 1024, 2}, {"zbh1", 64, 1024, 1},
-        {"zbh2", 64, 1024, 1},        {"zbv", 64, 1024, 2},         {"dualpipev", 64, 1024, 2},
+        {"1f1b", 64, 1024, 1},
+        {"interleaved", 64, 1024, 2},
+        {"interleaved-megatron", 64, 1024, 2},
+        {"interleaved-pytorch", 64, 1024, 2},
+        {"interleaved-zb", 64, 1024, 2},
+        {"zbh1", 64, 1024, 1},
+        {"zbh2", 64, 1024, 1},
+        {"zbv", 64, 1024, 2},
+        {"dualpipev", 64, 1024, 2},
     };
-    std::printf("%-22s %4s %5s %2s %9s %10s %10s %10s\n", "schedule", "pp", "m", "v", "ops", "gen ms", "sim ms", "total ms");
+    std::printf("%-22s %4s %5s %2s %9s %10s %10s %10s\n", "schedule", "pp", "m", "v", "ops", "gen ms", "sim ms",
+                "total ms");
     for (const auto& c : cases) {
         double best_gen = 1e30, best_sim = 1e30, best_total = 1e30;
         std::size_t ops = 0;
@@ -58,8 +65,8 @@ int main(int argc, char** argv) {
             best_sim = std::min(best_sim, sm);
             best_total = std::min(best_total, gen + sm);
         }
-        std::printf("%-22s %4d %5d %2d %9zu %10.2f %10.2f %10.2f  (makespan %.1f)\n", c.name, c.pp, c.m, c.v, ops, best_gen,
-                    best_sim, best_total, makespan);
+        std::printf("%-22s %4d %5d %2d %9zu %10.2f %10.2f %10.2f  (makespan %.1f)\n", c.name, c.pp, c.m, c.v, ops,
+                    best_gen, best_sim, best_total, makespan);
     }
     return 0;
 }

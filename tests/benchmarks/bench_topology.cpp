@@ -39,7 +39,6 @@ MeshRequest request(const char* framework, int world) {
     return r;
 }
 
-
 void bench(const char* title) {
     const int runs = 9;
     std::printf("%s\n", title);
@@ -64,12 +63,13 @@ void bench(const char* title) {
                 for (const auto& [k, g] : m.groups) groups += g.num_groups();
             }
             std::sort(ms.begin(), ms.end());
-            std::printf("%-16s %8d %8zu %10lld %10.2f %10.2f\n", f, world, kinds, groups, ms[ms.size() / 2], ms.front());
+            std::printf("%-16s %8d %8zu %10lld %10.2f %10.2f\n", f, world, kinds, groups, ms[ms.size() / 2],
+                        ms.front());
         }
     }
 }
 
-}  // namespace
+}   // namespace
 
 int main() {
     // Default glibc malloc: vectors over the mmap threshold (128 KiB, i.e. beyond

@@ -8,9 +8,7 @@
 
 #include "clitest.h"
 
-namespace {
-
-}  // namespace
+namespace {}   // namespace
 
 class TestCliBasic : public QObject {
     Q_OBJECT
@@ -131,7 +129,8 @@ private slots:
         auto r = cli({QStringLiteral("import-hf"), cfg, QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         const auto o = parseObject(r.out);
-        QCOMPARE(o.value(QStringLiteral("model")).toObject().value(QStringLiteral("family")).toString(), QStringLiteral("llama"));
+        QCOMPARE(o.value(QStringLiteral("model")).toObject().value(QStringLiteral("family")).toString(),
+                 QStringLiteral("llama"));
         QVERIFY(o.value(QStringLiteral("parameters")).toDouble() > 1e9);
 
         QTemporaryDir dir;

@@ -17,7 +17,7 @@ QJsonObject groupChange(const QJsonArray& groups, const char* kind) {
     return {};
 }
 
-}  // namespace
+}   // namespace
 
 class TestCliCompare : public QObject {
     Q_OBJECT
@@ -87,7 +87,8 @@ private slots:
         QTemporaryDir dir;
         const QString a = example("llama3.1-70b-4nodes");
         const QString b = write_variant(dir, "llama3.1-70b-4nodes", {{"tp", 16}, {"pp", 2}}, "tp16.paraplan.json");
-        const QString c = write_variant(dir, "llama3.1-70b-4nodes", {{"schedule", "interleaved"}, {"chunks", 2}}, "vpp.paraplan.json");
+        const QString c = write_variant(dir, "llama3.1-70b-4nodes", {{"schedule", "interleaved"}, {"chunks", 2}},
+                                        "vpp.paraplan.json");
         const Run r = cli({"compare", a, b, c, "--json"});
         QVERIFY2(r.code == 0 || r.code == 1, r.err.constData());
         const QJsonObject j = parseObject(r.out);

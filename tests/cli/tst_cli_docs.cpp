@@ -32,7 +32,7 @@ QStringList helpCommands() {
     return names;
 }
 
-}  // namespace
+}   // namespace
 
 class TestCliDocs : public QObject {
     Q_OBJECT
@@ -69,8 +69,9 @@ private slots:
 
     void docsCliMdIsCurrent() {
         QFile f(QStringLiteral(PARAPLAN_SOURCE_DIR "/docs/cli.md"));
-        QVERIFY2(f.open(QIODevice::ReadOnly), "docs/cli.md is missing: run "
-                                              "`build/dev/app/paraplan-cli --markdown > docs/cli.md`");
+        QVERIFY2(f.open(QIODevice::ReadOnly),
+                 "docs/cli.md is missing: run "
+                 "`build/dev/app/paraplan-cli --markdown > docs/cli.md`");
         const QByteArray committed = f.readAll();
         const QByteArray generated = cliOut({QStringLiteral("--markdown")});
         QVERIFY2(committed == generated,

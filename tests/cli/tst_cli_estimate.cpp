@@ -21,7 +21,8 @@ private slots:
         QCOMPARE(stages.size(), 4);   // pp = 4
         for (const auto& sv : stages) {
             const QJsonObject s = sv.toObject();
-            for (const char* k : {"stage", "params_gib", "grads_gib", "optimizer_gib", "activations_gib", "other_gib", "total_gib"})
+            for (const char* k :
+                 {"stage", "params_gib", "grads_gib", "optimizer_gib", "activations_gib", "other_gib", "total_gib"})
                 QVERIFY2(s.contains(k), k);
             const double sum = s["params_gib"].toDouble() + s["grads_gib"].toDouble() + s["optimizer_gib"].toDouble() +
                                s["activations_gib"].toDouble() + s["other_gib"].toDouble();
@@ -39,10 +40,12 @@ private slots:
         QVERIFY(comm["tp"].toDouble() > 0);   // tp = 8
         // 6 x 70B x tokens, roughly, per step.
         const double tokens = 256.0 * 4096;
-        QVERIFY(j["flops_per_step"].toDouble() > 6 * 65e9 * tokens && j["flops_per_step"].toDouble() < 6 * 90e9 * tokens);
+        QVERIFY(j["flops_per_step"].toDouble() > 6 * 65e9 * tokens &&
+                j["flops_per_step"].toDouble() < 6 * 90e9 * tokens);
         QVERIFY(j["mfu"].toDouble() > 0.1 && j["mfu"].toDouble() < 0.8);
         QVERIFY(j["hfu"].toDouble() >= j["mfu"].toDouble());
-        QVERIFY(qAbs(j["tokens_per_s"].toDouble() - tokens / time["step_s"].toDouble()) < 1e-6 * j["tokens_per_s"].toDouble());
+        QVERIFY(qAbs(j["tokens_per_s"].toDouble() - tokens / time["step_s"].toDouble()) <
+                1e-6 * j["tokens_per_s"].toDouble());
     }
 
     // Mixture of experts in --json: dispatcher, capacity factor, imbalance, overlap, the rows each
@@ -73,14 +76,16 @@ private slots:
 
         // A capacity factor below the imbalance drops tokens: the busiest rank's load is C.
         QTemporaryDir dir;
-        const QString capped = write_variant(dir, "mixtral-8x7b-2nodes-ep", {{"moe_capacity_factor", 1.25}}, "cap.paraplan.json");
+        const QString capped = write_variant(dir, "mixtral-8x7b-2nodes-ep", {{"moe_capacity_factor", 1.25}},
+                                             "cap.paraplan.json");
         r = cli({"estimate", capped, "--json"});
         moe = parseObject(r.out)["moe"].toObject();
         QCOMPARE(moe["capacity_factor"].toDouble(), 1.25);
         QCOMPARE(moe["dropless"].toBool(), false);
         QCOMPARE(moe["load"].toDouble(), 1.25);
         // Forced balance and overlap as the layout says.
-        const QString balanced = write_variant(dir, "mixtral-8x7b-2nodes-ep", {{"moe_imbalance", 1.0}, {"moe_overlap", true}}, "bal.paraplan.json");
+        const QString balanced = write_variant(dir, "mixtral-8x7b-2nodes-ep",
+                                               {{"moe_imbalance", 1.0}, {"moe_overlap", true}}, "bal.paraplan.json");
         r = cli({"estimate", balanced, "--json"});
         moe = parseObject(r.out)["moe"].toObject();
         QCOMPARE(moe["load"].toDouble(), 1.0);
@@ -105,9 +110,10 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY(parseObject(r.out).contains("error"));
         // 70B with no model parallelism and no ZeRO does not fit 80 GB.
-        const QString big = write_variant(dir, "llama3.1-70b-4nodes",
-                                          {{"tp", 1}, {"pp", 1}, {"sp_mode", "none"}, {"zero_stage", 0}, {"num_microbatches", 8}},
-                                          "big.paraplan.json");
+        const QString big = write_variant(
+            dir, "llama3.1-70b-4nodes",
+            {{"tp", 1}, {"pp", 1}, {"sp_mode", "none"}, {"zero_stage", 0}, {"num_microbatches", 8}},
+            "big.paraplan.json");
         r = cli({"estimate", big, "--json"});
         QCOMPARE(r.code, 1);
         const QJsonObject j = parseObject(r.out);
@@ -116,8 +122,8 @@ private slots:
     }
 
     void plan_contract() {
-        const Run r = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "4", "--gpus-per-node", "8",
-                           "--global-batch", "64", "--seq", "4096", "--top", "3", "--fix", "tp=2..8", "--json"});
+        const Run r = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "4", "--gpus-per-node",
+                           "8", "--global-batch", "64", "--seq", "4096", "--top", "3", "--fix", "tp=2..8", "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject j = parseObject(r.out);
         for (const char* k : {"evaluated", "valid", "fitting", "seconds"}) QVERIFY2(j.contains(k), k);
@@ -140,8 +146,8 @@ private slots:
         Run p = cli({"plan", "--project", example("gpt2-1node"), "--top", "2", "--json"});
         QCOMPARE(p.code, 0);
         QCOMPARE(parseObject(p.out)["results"].toArray().size(), 2);
-        p = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq", "2048",
-                 "--fix", "tp=eight"});
+        p = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq",
+                 "2048", "--fix", "tp=eight"});
         QCOMPARE(p.code, 2);
         p = cli({"plan", "--gpu", "h100-sxm"});
         QCOMPARE(p.code, 2);
@@ -151,7 +157,8 @@ private slots:
     void plan_apply() {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("best.paraplan.json"));
-        const Run r = cli({"plan", "--project", example("llama3.1-70b-4nodes"), "--top", "1", "--apply", out, "--json"});
+        const Run r = cli(
+            {"plan", "--project", example("llama3.1-70b-4nodes"), "--top", "1", "--apply", out, "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject best = parseObject(r.out)["results"].toArray().first().toObject();
         QVERIFY2(r.err.contains("wrote"), r.err.constData());

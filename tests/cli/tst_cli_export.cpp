@@ -24,7 +24,7 @@ QByteArray read(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-}  // namespace
+}   // namespace
 
 class TestCliExport : public QObject {
     Q_OBJECT
@@ -116,10 +116,14 @@ private slots:
     void importRoundTrip_data() {
         QTest::addColumn<QString>("format");
         QTest::addColumn<QString>("file");
-        QTest::newRow("deepspeed") << "deepspeed" << "ds_config.json";
-        QTest::newRow("megatron") << "megatron" << "train_megatron.sh";
-        QTest::newRow("torchtitan") << "torchtitan" << "job.toml";
-        QTest::newRow("colossalai") << "colossalai" << "plugin.py";
+        QTest::newRow("deepspeed") << "deepspeed"
+                                   << "ds_config.json";
+        QTest::newRow("megatron") << "megatron"
+                                  << "train_megatron.sh";
+        QTest::newRow("torchtitan") << "torchtitan"
+                                    << "job.toml";
+        QTest::newRow("colossalai") << "colossalai"
+                                    << "plugin.py";
     }
     void importRoundTrip() {
         QFETCH(QString, format);
@@ -127,7 +131,10 @@ private slots:
         const QString base = example("llama3.1-70b-4nodes");
         const QString dir = tmp_.filePath("rt-" + format);
         QDir().mkpath(dir);
-        QCOMPARE(cli({"export", base, "--format", format, "-o", format == "megatron" ? dir + "/" + file : dir, "--force"}).code, 0);
+        QCOMPARE(
+            cli({"export", base, "--format", format, "-o", format == "megatron" ? dir + "/" + file : dir, "--force"})
+                .code,
+            0);
         const QString project = tmp_.filePath("rt-" + format + ".paraplan.json");
         const Run r = cli({"import", dir + "/" + file, "--project", base, "-o", project});
         QVERIFY2(r.code == 0, r.err.constData());

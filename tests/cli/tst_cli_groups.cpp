@@ -22,15 +22,15 @@ QJsonArray groups(std::initializer_list<std::initializer_list<int>> gs) {
     return a;
 }
 
-}  // namespace
+}   // namespace
 
 class TestCliGroups : public QObject {
     Q_OBJECT
 private slots:
     // ColossalAI worked example of docs/topology.md: W=16 tp2 pp2 sp2 all_to_all.
     void colossalaiExample() {
-        const Run r = groups_cli({"--framework", "colossalai", "--world", "16", "--tp", "2", "--pp", "2", "--sp", "2", "--sp-mode",
-                           "all_to_all", "--json"});
+        const Run r = groups_cli({"--framework", "colossalai", "--world", "16", "--tp", "2", "--pp", "2", "--sp", "2",
+                                  "--sp-mode", "all_to_all", "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject j = parseObject(r.out);
         QCOMPARE(j["framework"].toString(), QStringLiteral("colossalai"));
@@ -59,8 +59,8 @@ private slots:
     }
 
     void megatronOrderAndNodes() {
-        const Run r = groups_cli({"--framework", "megatron", "--world", "16", "--gpus-per-node", "4", "--tp", "2", "--pp", "2",
-                           "--cp", "2", "--ep", "4", "--etp", "1", "--json"});
+        const Run r = groups_cli({"--framework", "megatron", "--world", "16", "--gpus-per-node", "4", "--tp", "2",
+                                  "--pp", "2", "--cp", "2", "--ep", "4", "--etp", "1", "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject j = parseObject(r.out);
         const QJsonObject g = j["groups"].toObject();
@@ -72,15 +72,15 @@ private slots:
         QCOMPARE(spans["pp"].toObject()["groups_crossing_nodes"].toInt(), 8);
         QCOMPARE(spans["tp_cp"].toObject()["max_nodes_spanned"].toInt(), 1);
         // --use-tp-pp-dp-mapping order with CP 1
-        const Run o = groups_cli({"--framework", "megatron", "--world", "16", "--tp", "2", "--pp", "2", "--order", "tp-cp-ep-pp-dp",
-                           "--json"});
+        const Run o = groups_cli({"--framework", "megatron", "--world", "16", "--tp", "2", "--pp", "2", "--order",
+                                  "tp-cp-ep-pp-dp", "--json"});
         QCOMPARE(o.code, 0);
         QCOMPARE(parseObject(o.out)["groups"].toObject()["pp"].toArray()[0].toArray(), groups({{0, 2}})[0].toArray());
     }
 
     void torchtitanAndDeepspeed() {
-        const Run t = groups_cli({"--framework", "torchtitan", "--world", "16", "--pp", "2", "--dp-shard", "-1", "--cp", "2",
-                           "--tp", "2", "--json"});
+        const Run t = groups_cli({"--framework", "torchtitan", "--world", "16", "--pp", "2", "--dp-shard", "-1", "--cp",
+                                  "2", "--tp", "2", "--json"});
         QCOMPARE(t.code, 0);
         const QJsonObject tj = parseObject(t.out);
         QCOMPARE(tj["axes"].toArray()[2].toObject()["name"].toString(), QStringLiteral("dp_shard"));
@@ -109,8 +109,8 @@ private slots:
     }
 
     void usageErrors() {
-        QCOMPARE(groups_cli({"--framework", "colossalai", "--json"}).code, 2);                       // no --world
-        QCOMPARE(groups_cli({"--framework", "jax", "--world", "8", "--json"}).code, 2);              // unknown framework
+        QCOMPARE(groups_cli({"--framework", "colossalai", "--json"}).code, 2);            // no --world
+        QCOMPARE(groups_cli({"--framework", "jax", "--world", "8", "--json"}).code, 2);   // unknown framework
         QCOMPARE(groups_cli({"--framework", "megatron", "--world", "8", "--tp", "x", "--json"}).code, 2);
         QCOMPARE(groups_cli({"--framework", "megatron", "--world", "8", "--bogus", "1"}).code, 2);
         QCOMPARE(groups_cli({"--project", "/nonexistent/file.paraplan.json", "--json"}).code, 2);
@@ -125,7 +125,8 @@ private slots:
 
     // --project: the project's cluster and layout are defaults, flags override.
     void projectDefaults() {
-        const QString file = QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3.1-70b-4nodes.paraplan.json");
+        const QString file = QStringLiteral(PARAPLAN_SOURCE_DIR
+                                            "/resources/examples/llama3.1-70b-4nodes.paraplan.json");
         const Run r = groups_cli({"--project", file, "--json"});
         QCOMPARE(r.code, 0);
         const QJsonObject j = parseObject(r.out);

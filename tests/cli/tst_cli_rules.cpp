@@ -24,7 +24,7 @@ const QByteArray kBad = R"({"paraplan": 1, "cluster": {"gpu": "h100-sxm", "nodes
   "training": {"global_batch_size": 64, "micro_batch_size": 1, "seq_len": 4096, "precision": "bf16"},
   "layout": {"framework": "colossalai", "tp": 2, "pp": 3, "zero_stage": 1}})";
 
-}  // namespace
+}   // namespace
 
 class TestCliRules : public QObject {
     Q_OBJECT
@@ -38,7 +38,9 @@ private slots:
         QCOMPARE(o.value(QStringLiteral("valid")).toBool(), false);
         const auto d = o.value(QStringLiteral("diagnostics")).toArray().first().toObject();
         QCOMPARE(d.value(QStringLiteral("rule")).toString(), QStringLiteral("colossalai.world_divisible"));
-        QVERIFY(d.value(QStringLiteral("framework_error")).toString().contains(QStringLiteral("World size 16 is not divisible by tp_size 2 * pp_size 3")));
+        QVERIFY(d.value(QStringLiteral("framework_error"))
+                    .toString()
+                    .contains(QStringLiteral("World size 16 is not divisible by tp_size 2 * pp_size 3")));
         const auto fix = d.value(QStringLiteral("fixes")).toArray().first().toObject();
         // The Fix contract: {"label", "changes": {pointer: value}}; the nearest is pp 4 (16 % (2*4) == 0).
         const auto changes = fix.value(QStringLiteral("changes")).toObject();
@@ -51,7 +53,8 @@ private slots:
 
     void explainError() {
         // Matched, without project.
-        auto r = cli({QStringLiteral("explain-error"), QStringLiteral("AssertionError: World size 16 is not divisible by tp_size 2 * pp_size 3"),
+        auto r = cli({QStringLiteral("explain-error"),
+                      QStringLiteral("AssertionError: World size 16 is not divisible by tp_size 2 * pp_size 3"),
                       QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         auto o = parseObject(r.out);
@@ -63,17 +66,24 @@ private slots:
         // With the project: the fixes for it.
         QTemporaryDir dir;
         const QString bad = write(dir, QStringLiteral("bad.paraplan.json"), kBad);
-        r = cli({QStringLiteral("explain-error"), QStringLiteral("World size 16 is not divisible by tp_size 2 * pp_size 3"),
-                 QStringLiteral("--project"), bad, QStringLiteral("--json")});
+        r = cli({QStringLiteral("explain-error"),
+                 QStringLiteral("World size 16 is not divisible by tp_size 2 * pp_size 3"), QStringLiteral("--project"),
+                 bad, QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         o = parseObject(r.out);
         QVERIFY(!o.value(QStringLiteral("fixes")).toArray().isEmpty());
-        QCOMPARE(o.value(QStringLiteral("diagnostics")).toArray().first().toObject().value(QStringLiteral("rule")).toString(),
+        QCOMPARE(o.value(QStringLiteral("diagnostics"))
+                     .toArray()
+                     .first()
+                     .toObject()
+                     .value(QStringLiteral("rule"))
+                     .toString(),
                  QStringLiteral("colossalai.world_divisible"));
 
         // NCCL from stdin, text output.
-        r = cli({QStringLiteral("explain-error"), QStringLiteral("-")},
-                "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version 2.18.1\n");
+        r = cli(
+            {QStringLiteral("explain-error"), QStringLiteral("-")},
+            "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version 2.18.1\n");
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains("nccl.unhandled_system_error"), r.out);
 
@@ -84,13 +94,17 @@ private slots:
 
         // Usage errors: no text; an unreadable project.
         QCOMPARE(cli({QStringLiteral("explain-error")}).code, 2);
-        QCOMPARE(cli({QStringLiteral("explain-error"), QStringLiteral("x"), QStringLiteral("--project"), dir.filePath(QStringLiteral("none.json"))}).code, 2);
+        QCOMPARE(cli({QStringLiteral("explain-error"), QStringLiteral("x"), QStringLiteral("--project"),
+                      dir.filePath(QStringLiteral("none.json"))})
+                     .code,
+                 2);
     }
 
     void advise() {
         // 8 GPUs, tp <= 2, GPT-2 (12 heads): brute force of HybridParallelPlugin's rules.
-        auto r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--heads"), QStringLiteral("12"),
-                      QStringLiteral("--layers"), QStringLiteral("12"), QStringLiteral("--max-tp"), QStringLiteral("2"), QStringLiteral("--json")});
+        auto r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"),
+                      QStringLiteral("--heads"), QStringLiteral("12"), QStringLiteral("--layers"), QStringLiteral("12"),
+                      QStringLiteral("--max-tp"), QStringLiteral("2"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
         auto o = parseObject(r.out);
         QCOMPARE(o.value(QStringLiteral("world_size")).toInt(), 8);
@@ -105,16 +119,18 @@ private slots:
         for (const auto& s : splits) {
             const auto x = s.toObject();
             for (const char* k : {"tp", "pp", "sp", "cp", "ep", "dp"}) QVERIFY2(x.contains(QLatin1String(k)), k);
-            QCOMPARE(x.value(QStringLiteral("tp")).toInt() * x.value(QStringLiteral("pp")).toInt() * x.value(QStringLiteral("sp")).toInt() *
-                         x.value(QStringLiteral("dp")).toInt(),
+            QCOMPARE(x.value(QStringLiteral("tp")).toInt() * x.value(QStringLiteral("pp")).toInt() *
+                         x.value(QStringLiteral("sp")).toInt() * x.value(QStringLiteral("dp")).toInt(),
                      8);
         }
 
         // A catalog model and a fixed axis.
-        r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("16"), QStringLiteral("--framework"), QStringLiteral("megatron"),
-                 QStringLiteral("--model"), QStringLiteral("llama3.1-8b"), QStringLiteral("--tp"), QStringLiteral("4"), QStringLiteral("--json")});
+        r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("16"),
+                 QStringLiteral("--framework"), QStringLiteral("megatron"), QStringLiteral("--model"),
+                 QStringLiteral("llama3.1-8b"), QStringLiteral("--tp"), QStringLiteral("4"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
-        for (const auto& s : parseObject(r.out).value(QStringLiteral("splits")).toArray()) QCOMPARE(s.toObject().value(QStringLiteral("tp")).toInt(), 4);
+        for (const auto& s : parseObject(r.out).value(QStringLiteral("splits")).toArray())
+            QCOMPARE(s.toObject().value(QStringLiteral("tp")).toInt(), 4);
 
         // Nearest valid layouts of an invalid project.
         QTemporaryDir dir;
@@ -129,13 +145,23 @@ private slots:
         QVERIFY(first.value(QStringLiteral("pp")).toInt() == 2 || first.value(QStringLiteral("pp")).toInt() == 4);
 
         // No valid split: exit 1. Usage: exit 2.
-        r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--tp"), QStringLiteral("3"), QStringLiteral("--json")});
+        r = cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--tp"),
+                 QStringLiteral("3"), QStringLiteral("--json")});
         QCOMPARE(r.code, 1);
         QCOMPARE(parseObject(r.out).value(QStringLiteral("splits")).toArray().size(), 0);
         QCOMPARE(cli({QStringLiteral("advise")}).code, 2);
-        QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--framework"), QStringLiteral("jax")}).code, 2);
-        QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--model"), QStringLiteral("nope")}).code, 2);
-        QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"), QStringLiteral("--bogus"), QStringLiteral("1")}).code, 2);
+        QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"),
+                      QStringLiteral("--framework"), QStringLiteral("jax")})
+                     .code,
+                 2);
+        QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"),
+                      QStringLiteral("--model"), QStringLiteral("nope")})
+                     .code,
+                 2);
+        QCOMPARE(cli({QStringLiteral("advise"), QStringLiteral("--world"), QStringLiteral("8"),
+                      QStringLiteral("--bogus"), QStringLiteral("1")})
+                     .code,
+                 2);
     }
 };
 

@@ -36,11 +36,16 @@ class TestCliRuntime : public QObject {
     QString write_project(const nlohmann::json& runtime, const QString& name = "p.paraplan.json") {
         nlohmann::json nodes = nlohmann::json::array();
         for (int n = 0; n < 2; ++n)
-            nodes.push_back({{"name", "node" + std::to_string(n)}, {"host", "127.0.0." + std::to_string(n + 2)},
-                             {"port", sshd.port}, {"user", "root"}, {"identity", sshd.user_key.toStdString()},
-                             {"gpu", "a100-80g"}, {"gpus", 2}});
+            nodes.push_back({{"name", "node" + std::to_string(n)},
+                             {"host", "127.0.0." + std::to_string(n + 2)},
+                             {"port", sshd.port},
+                             {"user", "root"},
+                             {"identity", sshd.user_key.toStdString()},
+                             {"gpu", "a100-80g"},
+                             {"gpus", 2}});
         nlohmann::json rt = runtime;
-        rt["ssh"] = {{"known_hosts_file", sshd.known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}};
+        rt["ssh"] = {{"known_hosts_file", sshd.known_hosts.toStdString()},
+                     {"config_file", sshd.client_config.toStdString()}};
         rt["path_prepend"] = {stub_bin(work.path()).toStdString()};
         if (!rt.contains("workdir")) rt["workdir"] = (work.path() + "/run").toStdString();   // the config files go here
         const nlohmann::json p = {{"paraplan", 1},
@@ -57,7 +62,8 @@ class TestCliRuntime : public QObject {
 private slots:
     void initTestCase() {
         if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
-        project = write_project({{"python", "/bin/sh"}, {"script", "-c"},
+        project = write_project({{"python", "/bin/sh"},
+                                 {"script", "-c"},
                                  {"args", {"echo \"rank $RANK/$WORLD_SIZE X=$X\"; [ \"$RANK\" != 9 ]"}},
                                  {"env", {{"X", "a b; $(touch /tmp/pp-pwned)"}}}});
     }
@@ -127,9 +133,11 @@ private slots:
         const QString hang = work.path() + "/hang-bin";
         QDir().mkpath(hang);
         const QString stub = stub_bin(work.path());
-        SshdFixture::write(hang + "/nvidia-smi",
-                           "#!/bin/sh\ncase \"$SSH_CONNECTION\" in *' 127.0.0.3 '*) while :; do sleep 0.2; done ;; esac\n"
-                           "exec " + stub + "/nvidia-smi \"$@\"\n");
+        SshdFixture::write(
+            hang + "/nvidia-smi",
+            "#!/bin/sh\ncase \"$SSH_CONNECTION\" in *' 127.0.0.3 '*) while :; do sleep 0.2; done ;; esac\n"
+            "exec " +
+                stub + "/nvidia-smi \"$@\"\n");
         QFile::setPermissions(hang + "/nvidia-smi", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
         auto doc = nlohmann::json::parse(SshdFixture::read(project).toStdString());
         doc["runtime"]["path_prepend"] = {hang.toStdString()};
@@ -172,7 +180,8 @@ private slots:
         std::map<int, std::pair<double, double>> by_rank;   // rank -> (util, memory)
         for (const auto& n : doc["nodes"])
             for (const auto& gpu : n["gpus"])
-                by_rank[gpu["rank"].get<int>()] = {gpu["utilization.gpu"].get<double>(), gpu["memory.used"].get<double>()};
+                by_rank[gpu["rank"].get<int>()] = {gpu["utilization.gpu"].get<double>(),
+                                                   gpu["memory.used"].get<double>()};
         QCOMPARE(doc["stages"].size(), std::size_t(2));   // pp = 2
         bool over = false;
         for (const auto& st : doc["stages"]) {

@@ -38,8 +38,11 @@ class TestCliSecurity : public QObject {
     json project(const json& runtime, const std::string& host1 = "127.0.0.3") const {
         json nodes = json::array();
         for (const std::string& h : {std::string("127.0.0.2"), host1})
-            nodes.push_back({{"name", "n" + std::to_string(nodes.size())}, {"host", h}, {"port", 1},
-                             {"gpu", "a100-80g"}, {"gpus", 2}});
+            nodes.push_back({{"name", "n" + std::to_string(nodes.size())},
+                             {"host", h},
+                             {"port", 1},
+                             {"gpu", "a100-80g"},
+                             {"gpus", 2}});
         return {{"paraplan", 1},
                 {"name", "hostile"},
                 {"cluster", {{"nodes", nodes}}},
@@ -60,7 +63,8 @@ private slots:
     void payloadIsReal() {
         const QString m = marker("control");
         QProcess ssh;
-        ssh.start("ssh", {"-F", "/dev/null", "-o", "BatchMode=yes", "-o", "ProxyCommand=touch " + m, "nohost.invalid", "true"});
+        ssh.start("ssh", {"-F", "/dev/null", "-o", "BatchMode=yes", "-o", "ProxyCommand=touch " + m, "nohost.invalid",
+                          "true"});
         QVERIFY(ssh.waitForFinished(30000));
         QVERIFY2(QFile::exists(m), "ssh did not run the ProxyCommand: the refusal tests below would prove nothing");
         QFile::remove(m);
@@ -69,12 +73,18 @@ private slots:
     void hostileSshSettingsRunNothing_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("pointer");
-        QTest::newRow("ProxyCommand") << "proxy" << "/runtime/ssh/options/0";
-        QTest::newRow("LocalCommand") << "local" << "/runtime/ssh/options/0";
-        QTest::newRow("KnownHostsCommand") << "khc" << "/runtime/ssh/options/0";
-        QTest::newRow("config file ProxyCommand") << "cfgproxy" << "/runtime/ssh/config_file";
-        QTest::newRow("config file Match exec") << "cfgexec" << "/runtime/ssh/config_file";
-        QTest::newRow("config file Include") << "cfginclude" << "/runtime/ssh/config_file";
+        QTest::newRow("ProxyCommand") << "proxy"
+                                      << "/runtime/ssh/options/0";
+        QTest::newRow("LocalCommand") << "local"
+                                      << "/runtime/ssh/options/0";
+        QTest::newRow("KnownHostsCommand") << "khc"
+                                           << "/runtime/ssh/options/0";
+        QTest::newRow("config file ProxyCommand") << "cfgproxy"
+                                                  << "/runtime/ssh/config_file";
+        QTest::newRow("config file Match exec") << "cfgexec"
+                                                << "/runtime/ssh/config_file";
+        QTest::newRow("config file Include") << "cfginclude"
+                                             << "/runtime/ssh/config_file";
     }
     void hostileSshSettingsRunNothing() {
         QFETCH(QString, name);
@@ -89,15 +99,17 @@ private slots:
             const QString cfg = work.path() + "/ssh_config-" + name;
             const QString included = work.path() + "/included-" + name;
             write(included, QByteArray::fromStdString("ProxyCommand " + touch + "\n"));
-            if (name == "cfgproxy") write(cfg, QByteArray::fromStdString("Host *\n  Port 22\n  ProxyCommand " + touch + "\n"));
+            if (name == "cfgproxy")
+                write(cfg, QByteArray::fromStdString("Host *\n  Port 22\n  ProxyCommand " + touch + "\n"));
             if (name == "cfgexec") write(cfg, QByteArray::fromStdString("Match exec \"" + touch + "\"\n  Port 22\n"));
             if (name == "cfginclude") write(cfg, ("Include " + included + "\n").toUtf8());
             ssh["config_file"] = cfg.toStdString();
         }
-        const QString file = save(project({{"ssh", ssh}, {"script", "train.py"}, {"workdir", work.path().toStdString()}}), name);
-        for (const QStringList& args : {QStringList{"launch", file, "--dry-run"}, QStringList{"launch", file, "--check"},
-                                        QStringList{"launch", file}, QStringList{"monitor", file, "--once"},
-                                        QStringList{"probe", file}}) {
+        const QString file = save(
+            project({{"ssh", ssh}, {"script", "train.py"}, {"workdir", work.path().toStdString()}}), name);
+        for (const QStringList& args :
+             {QStringList{"launch", file, "--dry-run"}, QStringList{"launch", file, "--check"},
+              QStringList{"launch", file}, QStringList{"monitor", file, "--once"}, QStringList{"probe", file}}) {
             const Out o = run(args);
             QVERIFY2(o.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(o.code) + "\n" + o.out + o.err));
             QVERIFY2(o.err.contains(pointer), qPrintable(args.join(' ') + ": " + o.err));
@@ -112,11 +124,16 @@ private slots:
     void controlCharactersRefused_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("pointer");
-        QTest::newRow("sbatch_args") << "sbatch" << "/runtime/slurm/sbatch_args/1";
-        QTest::newRow("args") << "args" << "/runtime/args/0";
-        QTest::newRow("env") << "env" << "/runtime/env/X";
-        QTest::newRow("workdir") << "workdir" << "/runtime/workdir";
-        QTest::newRow("node host") << "host" << "/cluster/nodes/1/host";
+        QTest::newRow("sbatch_args") << "sbatch"
+                                     << "/runtime/slurm/sbatch_args/1";
+        QTest::newRow("args") << "args"
+                              << "/runtime/args/0";
+        QTest::newRow("env") << "env"
+                             << "/runtime/env/X";
+        QTest::newRow("workdir") << "workdir"
+                                 << "/runtime/workdir";
+        QTest::newRow("node host") << "host"
+                                   << "/cluster/nodes/1/host";
     }
     void controlCharactersRefused() {
         QFETCH(QString, name);
@@ -145,12 +162,15 @@ private slots:
         const int depth = 100000;
         std::string args(depth, '[');
         args += std::string(depth, ']');
-        const std::string text = R"({"paraplan": 1, "name": "deep", "cluster": {"nodes": [{"name": "n", "gpu": "a100-80g", "gpus": 8}]},
- "model": {"preset": "gpt2"}, "layout": {"tp": 2}, "runtime": {"script": "t.py", "args": )" + args + "}}\n";
+        const std::string text =
+            R"({"paraplan": 1, "name": "deep", "cluster": {"nodes": [{"name": "n", "gpu": "a100-80g", "gpus": 8}]},
+ "model": {"preset": "gpt2"}, "layout": {"tp": 2}, "runtime": {"script": "t.py", "args": )" +
+            args + "}}\n";
         const QString file = work.path() + "/deep.paraplan.json";
         write(file, QByteArray::fromStdString(text));
-        for (const QStringList& a : {QStringList{"validate", file}, QStringList{"launch", file, "--dry-run"},
-                                     QStringList{"export", file, "--format", "torchrun", "-o", work.path() + "/deep-out"}}) {
+        for (const QStringList& a :
+             {QStringList{"validate", file}, QStringList{"launch", file, "--dry-run"},
+              QStringList{"export", file, "--format", "torchrun", "-o", work.path() + "/deep-out"}}) {
             const Out o = run(a);
             QVERIFY2(o.code == 2, qPrintable(a.join(' ') + " -> " + QString::number(o.code) + "\n" + o.err));
             QVERIFY2(o.err.contains("nested more than 256 levels"), qPrintable(o.err));

@@ -21,7 +21,7 @@ QString support(const QJsonObject& fam, const char* feature) {
     return fam["features"].toObject()[QLatin1String(feature)].toObject()["support"].toString();
 }
 
-}  // namespace
+}   // namespace
 
 class TestCliShardformer : public QObject {
     Q_OBJECT
@@ -40,7 +40,8 @@ private slots:
         QCOMPARE(llama["policy"].toBool(), true);
         QCOMPARE(llama["policy_file"].toString(), QStringLiteral("colossalai/shardformer/policies/llama.py"));
         QCOMPARE(llama["release"].toString(), QStringLiteral("v0.5.1"));
-        for (const char* f : {"tp", "pp", "sp_split_gather", "sp_ring", "sp_all_to_all", "sp_ring_attn", "flash_attention", "fused_norm", "fp8"})
+        for (const char* f : {"tp", "pp", "sp_split_gather", "sp_ring", "sp_all_to_all", "sp_ring_attn",
+                              "flash_attention", "fused_norm", "fp8"})
             QCOMPARE(support(llama, f), QStringLiteral("yes"));
         QCOMPARE(support(llama, "jit_fused"), QStringLiteral("no_effect"));
 

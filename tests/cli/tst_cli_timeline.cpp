@@ -16,11 +16,11 @@ namespace {
 Run timeline_cli(const QStringList& args) { return cli(QStringList{QStringLiteral("timeline")} + args); }
 
 QStringList args(const char* schedule, int pp, int m) {
-    return {QStringLiteral("--schedule"), QString::fromLatin1(schedule), QStringLiteral("--pp"), QString::number(pp),
-            QStringLiteral("--microbatches"), QString::number(m)};
+    return {QStringLiteral("--schedule"), QString::fromLatin1(schedule),    QStringLiteral("--pp"),
+            QString::number(pp),          QStringLiteral("--microbatches"), QString::number(m)};
 }
 
-}  // namespace
+}   // namespace
 
 class TestCliTimeline : public QObject {
     Q_OBJECT
@@ -52,7 +52,8 @@ private slots:
         QCOMPARE(f0["end"].toDouble(), 1.0);
         // Ops in execution order: stage 0 runs F0 F1 F2 F3 B0 F4 ...
         QStringList seq;
-        for (const auto& op : ops) seq << op.toObject()["kind"].toString() + QString::number(op.toObject()["microbatch"].toInt());
+        for (const auto& op : ops)
+            seq << op.toObject()["kind"].toString() + QString::number(op.toObject()["microbatch"].toInt());
         QCOMPARE(seq.mid(0, 6).join(' '), QStringLiteral("F0 F1 F2 F3 B0 F4"));
         QCOMPARE(stages[3].toObject()["peak_inflight"].toInt(), 1);
     }
@@ -60,9 +61,10 @@ private slots:
         auto r = timeline_cli(args("zbh1", 4, 8) + QStringList{"--f", "1", "--b", "1.5", "--w", "0.5", "--json"});
         QCOMPARE(r.code, 0);
         auto o = parseObject(r.out);
-        QCOMPARE(o["makespan"].toDouble(), 30.0);  // 8 * 3 + (4 - 1)(1 + 1.5 - 0.5)
+        QCOMPARE(o["makespan"].toDouble(), 30.0);   // 8 * 3 + (4 - 1)(1 + 1.5 - 0.5)
         bool sawW = false;
-        for (const auto& op : o["stages"].toArray()[0].toObject()["ops"].toArray()) sawW = sawW || op.toObject()["kind"] == "W";
+        for (const auto& op : o["stages"].toArray()[0].toObject()["ops"].toArray())
+            sawW = sawW || op.toObject()["kind"] == "W";
         QVERIFY(sawW);
         r = timeline_cli(args("interleaved-megatron", 4, 8) + QStringList{"--chunks", "2", "--json"});
         QCOMPARE(r.code, 0);
@@ -91,7 +93,7 @@ private slots:
         QVERIFY(r.err.contains("integer multiple of number of pipeline parallel devices"));
     }
     void usageErrors_exit2() {
-        QCOMPARE(timeline_cli({"--pp", "4", "--microbatches", "8"}).code, 2);                        // no schedule
+        QCOMPARE(timeline_cli({"--pp", "4", "--microbatches", "8"}).code, 2);                       // no schedule
         QCOMPARE(timeline_cli(args("1f1b", 4, 8) + QStringList{"--f", "abc"}).code, 2);             // not a number
         QCOMPARE(timeline_cli(args("1f1b", 4, 8) + QStringList{"--stage-scale", "1:1"}).code, 2);   // not F:B:W
         QCOMPARE(timeline_cli({"--import-csv", "/nonexistent/file.csv"}).code, 2);
@@ -136,7 +138,8 @@ private slots:
         bad.close();
         r = timeline_cli({"--import-csv", bad.fileName(), "--json"});
         QCOMPARE(r.code, 1);
-        QVERIFY(parseObject(r.out)["diagnostics"].toArray()[0].toObject()["message"].toString().contains("row 1, column 2"));
+        QVERIFY(parseObject(r.out)["diagnostics"].toArray()[0].toObject()["message"].toString().contains(
+            "row 1, column 2"));
     }
 };
 

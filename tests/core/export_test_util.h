@@ -62,20 +62,20 @@ inline std::string check_syntax(const std::filesystem::path& file, paraplan::Fil
     const QString parse = QStringLiteral(PARAPLAN_TEST_DATA "/export/parse_back.py");
     Proc r;
     switch (syntax) {
-        case FileSyntax::Python: r = run(kPython, {parse, "python", f}); break;
-        case FileSyntax::Shell: r = run("bash", {"-n", f}); break;
-        case FileSyntax::Toml: r = run(kPython, {parse, "toml", f}); break;
-        case FileSyntax::Yaml: r = run(kPython, {parse, "yaml", f}); break;
-        case FileSyntax::Json: r = run(kPython, {parse, "json", f}); break;
-        default: return "";
+    case FileSyntax::Python: r = run(kPython, {parse, "python", f}); break;
+    case FileSyntax::Shell: r = run("bash", {"-n", f}); break;
+    case FileSyntax::Toml: r = run(kPython, {parse, "toml", f}); break;
+    case FileSyntax::Yaml: r = run(kPython, {parse, "yaml", f}); break;
+    case FileSyntax::Json: r = run(kPython, {parse, "json", f}); break;
+    default: return "";
     }
     return r.code == 0 ? "" : file.string() + ": " + r.err + r.out;
 }
 
 // Parsed structure of a file as JSON (python plugin call, toml, yaml, json).
 inline nlohmann::json parse_back(const std::string& mode, const std::filesystem::path& file) {
-    const Proc r = run(kPython, {QStringLiteral(PARAPLAN_TEST_DATA "/export/parse_back.py"), QString::fromStdString(mode),
-                                 QString::fromStdString(file.string())});
+    const Proc r = run(kPython, {QStringLiteral(PARAPLAN_TEST_DATA "/export/parse_back.py"),
+                                 QString::fromStdString(mode), QString::fromStdString(file.string())});
     if (r.code != 0) return {{"_error", r.err}};
     return nlohmann::json::parse(r.out);
 }
@@ -86,14 +86,18 @@ inline std::filesystem::path make_stubs(const std::filesystem::path& dir) {
     std::filesystem::create_directories(bin);
     const std::string printer =
         "#!/bin/bash\nprintf 'ENV CUDA_DEVICE_MAX_CONNECTIONS=%s\\n' \"${CUDA_DEVICE_MAX_CONNECTIONS-}\"\n"
-        "printf 'ENV CUDA_VISIBLE_DEVICES=%s\\n' \"${CUDA_VISIBLE_DEVICES-}\"\nprintf 'ARG %s\\n' \"$(basename \"$0\")\" \"$@\"\n";
+        "printf 'ENV CUDA_VISIBLE_DEVICES=%s\\n' \"${CUDA_VISIBLE_DEVICES-}\"\nprintf 'ARG %s\\n' \"$(basename "
+        "\"$0\")\" \"$@\"\n";
     for (const char* name : {"torchrun", "colossalai", "deepspeed"}) {
         write_file(bin / name, printer);
         std::filesystem::permissions(bin / name, std::filesystem::perms::owner_all);
     }
-    write_file(bin / "srun", "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\nexport SLURM_NNODES=$STUB_NNODES SLURM_NODEID=$STUB_NODEID\nexec \"$@\"\n");
+    write_file(bin / "srun",
+               "#!/bin/bash\nwhile [[ $1 == --* ]]; do shift; done\nexport SLURM_NNODES=$STUB_NNODES "
+               "SLURM_NODEID=$STUB_NODEID\nexec \"$@\"\n");
     write_file(bin / "scontrol", "#!/bin/bash\necho stub-head-node\necho stub-other-node\n");
-    for (const char* name : {"srun", "scontrol"}) std::filesystem::permissions(bin / name, std::filesystem::perms::owner_all);
+    for (const char* name : {"srun", "scontrol"})
+        std::filesystem::permissions(bin / name, std::filesystem::perms::owner_all);
     return bin;
 }
 
@@ -105,7 +109,8 @@ struct Launch {
 };
 
 // Runs a shell script with the stubs first on PATH.
-inline Launch run_script(const std::filesystem::path& script, const std::filesystem::path& stubs, const QStringList& env = {}) {
+inline Launch run_script(const std::filesystem::path& script, const std::filesystem::path& stubs,
+                         const QStringList& env = {}) {
     QProcess p;
     auto pe = QProcessEnvironment::systemEnvironment();
     pe.remove("CUDA_DEVICE_MAX_CONNECTIONS");
@@ -150,4 +155,4 @@ inline std::set<std::string> megatron_flags() {
     return s;
 }
 
-}  // namespace exporttest
+}   // namespace exporttest

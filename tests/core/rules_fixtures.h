@@ -14,30 +14,68 @@ namespace paraplan::test {
 
 inline ModelSpec llama3_8b() {
     ModelSpec m;
-    m.id = "llama3.1-8b"; m.family = "llama"; m.layers = 32; m.hidden = 4096; m.heads = 32; m.kv_heads = 8;
-    m.ffn_hidden = 14336; m.vocab = 128256; m.max_seq = 131072; m.activation = "swiglu"; m.norm = "rmsnorm";
+    m.id = "llama3.1-8b";
+    m.family = "llama";
+    m.layers = 32;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.ffn_hidden = 14336;
+    m.vocab = 128256;
+    m.max_seq = 131072;
+    m.activation = "swiglu";
+    m.norm = "rmsnorm";
     return m;
 }
 
 inline ModelSpec gpt2_small() {
     ModelSpec m;
-    m.id = "gpt2"; m.family = "gpt2"; m.layers = 12; m.hidden = 768; m.heads = 12; m.kv_heads = 12;
-    m.ffn_hidden = 3072; m.vocab = 50257; m.max_seq = 1024; m.tied_embeddings = true; m.position = "learned";
+    m.id = "gpt2";
+    m.family = "gpt2";
+    m.layers = 12;
+    m.hidden = 768;
+    m.heads = 12;
+    m.kv_heads = 12;
+    m.ffn_hidden = 3072;
+    m.vocab = 50257;
+    m.max_seq = 1024;
+    m.tied_embeddings = true;
+    m.position = "learned";
     return m;
 }
 
 inline ModelSpec mixtral_8x7b() {
     ModelSpec m;
-    m.id = "mixtral-8x7b"; m.family = "mixtral"; m.layers = 32; m.hidden = 4096; m.heads = 32; m.kv_heads = 8;
-    m.ffn_hidden = 14336; m.vocab = 32000; m.experts = 8; m.top_k = 2; m.expert_ffn_hidden = 14336; m.activation = "swiglu";
+    m.id = "mixtral-8x7b";
+    m.family = "mixtral";
+    m.layers = 32;
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 8;
+    m.ffn_hidden = 14336;
+    m.vocab = 32000;
+    m.experts = 8;
+    m.top_k = 2;
+    m.expert_ffn_hidden = 14336;
+    m.activation = "swiglu";
     return m;
 }
 
 // DeepSeek-V3: 61 layers, the first 3 dense (first_k_dense_replace = 3), 256 routed experts.
 inline ModelSpec deepseek_v3() {
     ModelSpec m;
-    m.id = "deepseek-v3"; m.family = "deepseek_v3"; m.layers = 61; m.hidden = 7168; m.heads = 128; m.kv_heads = 128;
-    m.ffn_hidden = 18432; m.vocab = 129280; m.experts = 256; m.top_k = 8; m.expert_ffn_hidden = 2048; m.shared_experts = 1;
+    m.id = "deepseek-v3";
+    m.family = "deepseek_v3";
+    m.layers = 61;
+    m.hidden = 7168;
+    m.heads = 128;
+    m.kv_heads = 128;
+    m.ffn_hidden = 18432;
+    m.vocab = 129280;
+    m.experts = 256;
+    m.top_k = 8;
+    m.expert_ffn_hidden = 2048;
+    m.shared_experts = 1;
     m.dense_layers = {0, 1, 2};
     return m;
 }
@@ -94,7 +132,8 @@ inline void check_case(const RuleCase& c) {
     QVERIFY2(d, (c.name + ": rule " + c.rule + " not reported; got " + rule_list(ds)).c_str());
     QVERIFY2(d->severity == c.severity, (c.name + ": wrong severity " + to_string(d->severity)).c_str());
     for (const auto& n : c.numbers)
-        QVERIFY2(d->message.find(n) != std::string::npos, (c.name + ": message lacks '" + n + "': " + d->message).c_str());
+        QVERIFY2(d->message.find(n) != std::string::npos,
+                 (c.name + ": message lacks '" + n + "': " + d->message).c_str());
     if (!c.framework_text.empty())
         QVERIFY2(d->framework_error.find(c.framework_text) != std::string::npos,
                  (c.name + ": framework_error lacks '" + c.framework_text + "': " + d->framework_error).c_str());
@@ -112,4 +151,4 @@ inline void check_case(const RuleCase& c) {
     QVERIFY2(!find_rule(good, c.rule), (c.name + ": good project still reports " + c.rule).c_str());
 }
 
-}  // namespace paraplan::test
+}   // namespace paraplan::test

@@ -32,4 +32,4 @@ inline paraplan::schedule::Schedule make(const std::string& name, int pp, int m,
     return g.schedule ? *g.schedule : paraplan::schedule::Schedule{};
 }
 
-}  // namespace schedule_test
+}   // namespace schedule_test

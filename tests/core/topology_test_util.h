@@ -48,13 +48,13 @@ inline bool has_rule(const paraplan::topology::RankMap& m, const std::string& ru
     return false;
 }
 
-}  // namespace topo_test
+}   // namespace topo_test
 
-#define CHECK_GROUPS(map, kind, ...)                                 \
-    do {                                                             \
-        std::string why_;                                            \
+#define CHECK_GROUPS(map, kind, ...)                                    \
+    do {                                                                \
+        std::string why_;                                               \
         const bool ok_ = topo_test::same(map, kind, __VA_ARGS__, why_); \
-        QVERIFY2(ok_, why_.c_str());                                 \
+        QVERIFY2(ok_, why_.c_str());                                    \
     } while (0)
 
 #define CHECK_VALID(map) QVERIFY2((map).valid(), topo_test::rules(map).c_str())

@@ -55,7 +55,8 @@ Project megatron(int nodes, int tp, int pp, int gbs, const std::string& schedule
 std::string megatron_line(int it, double ms, int gbs) {
     char b[512];
     std::snprintf(b, sizeof b,
-                  " [2025-06-01 12:00:00.000000] iteration %8d/%8d | consumed samples: %12d | elapsed time per iteration (ms): %.1f |"
+                  " [2025-06-01 12:00:00.000000] iteration %8d/%8d | consumed samples: %12d | elapsed time per "
+                  "iteration (ms): %.1f |"
                   " throughput per GPU (TFLOP/s/GPU): 0.0 | learning rate: 3.000000E-04 | global batch size: %5d |"
                   " lm loss: 7.000000E+00 | loss scale: 1.0 | grad norm: 1.000 | number of skipped iterations:   0 |"
                   " number of nan iterations:   0 |",
@@ -69,7 +70,7 @@ std::string write(const QTemporaryDir& d, const std::string& name, const std::st
     return path;
 }
 
-}  // namespace
+}   // namespace
 
 class TestCalibrate : public QObject {
     Q_OBJECT
@@ -83,8 +84,9 @@ private slots:
         QCOMPARE(x->step_s, 12.3456);
         QCOMPARE(x->global_batch, 512.0);
         // report_memory(): MB are 1024^2 bytes.
-        const auto m = parse_log_line("[Rank 0] (after 10 iterations) memory (MB) | allocated: 20480.00 | max allocated: 61440.00 | "
-                                      "reserved: 65536.00 | max reserved: 71680.00");
+        const auto m = parse_log_line(
+            "[Rank 0] (after 10 iterations) memory (MB) | allocated: 20480.00 | max allocated: 61440.00 | "
+            "reserved: 65536.00 | max reserved: 71680.00");
         QVERIFY(m);
         QCOMPARE(m->peak_allocated_gib, 60.0);
         QCOMPARE(m->peak_reserved_gib, 70.0);
@@ -93,9 +95,10 @@ private slots:
 
     void torchtitan_lines() {
         // MetricsProcessor.log() with its ANSI colours (torchtitan/components/metrics.py).
-        const std::string line = "[rank0]:[titan] 2025-06-01 12:00:00,000 - root - INFO - \x1b[31mstep: 90  \x1b[32mloss:  3.12345  "
-                                 "\x1b[38;2;180;60;0mgrad_norm:  0.5000  \x1b[36mmemory: 82.40GiB(86.61%)  \x1b[34mtps: 5,762  "
-                                 "\x1b[36mtflops: 333.63  \x1b[35mmfu: 33.73%\x1b[39m";
+        const std::string line =
+            "[rank0]:[titan] 2025-06-01 12:00:00,000 - root - INFO - \x1b[31mstep: 90  \x1b[32mloss:  3.12345  "
+            "\x1b[38;2;180;60;0mgrad_norm:  0.5000  \x1b[36mmemory: 82.40GiB(86.61%)  \x1b[34mtps: 5,762  "
+            "\x1b[36mtflops: 333.63  \x1b[35mmfu: 33.73%\x1b[39m";
         const auto x = parse_log_line(line);
         QVERIFY(x);
         QCOMPARE(x->format, LogFormat::torchtitan);
@@ -104,12 +107,15 @@ private slots:
         QCOMPARE(x->tflops_per_gpu, 333.63);
         QCOMPARE(x->peak_reserved_gib, 82.40);
         // The validation line carries tps too but no training step.
-        QVERIFY(!parse_log_line("\x1b[33mvalidate step: 90  \x1b[32mloss:  3.1000  \x1b[36mmemory: 80.00GiB(84.00%)  \x1b[34mtps: 9,000\x1b[39m"));
+        QVERIFY(
+            !parse_log_line("\x1b[33mvalidate step: 90  \x1b[32mloss:  3.1000  \x1b[36mmemory: 80.00GiB(84.00%)  "
+                            "\x1b[34mtps: 9,000\x1b[39m"));
     }
 
     void deepspeed_lines() {
-        const auto t = parse_log_line("[2025-06-01 12:00:00,000] [INFO] [timer.py:264:stop] epoch=0/micro_step=400/global_step=100, "
-                                      "RunningAvgSamplesPerSec=63.9, CurrSamplesPerSec=64.0, MemAllocated=20.5GB, MaxMemAllocated=41.25GB");
+        const auto t = parse_log_line(
+            "[2025-06-01 12:00:00,000] [INFO] [timer.py:264:stop] epoch=0/micro_step=400/global_step=100, "
+            "RunningAvgSamplesPerSec=63.9, CurrSamplesPerSec=64.0, MemAllocated=20.5GB, MaxMemAllocated=41.25GB");
         QVERIFY(t);
         QCOMPARE(t->format, LogFormat::deepspeed);
         QCOMPARE(t->step, 100LL);
@@ -125,7 +131,8 @@ private slots:
     }
 
     void colossalai_lines() {
-        const auto x = parse_log_line("Throughput: 12.34 samples/sec, TFLOPS per GPU by Megatron: 150.12, TFLOPS per GPU: 140.55");
+        const auto x = parse_log_line(
+            "Throughput: 12.34 samples/sec, TFLOPS per GPU by Megatron: 150.12, TFLOPS per GPU: 140.55");
         QVERIFY(x);
         QCOMPARE(x->format, LogFormat::colossalai);
         QCOMPARE(x->samples_per_s, 12.34);
@@ -161,7 +168,8 @@ private slots:
         QCOMPARE(m->memory_kind, std::string("reserved"));
 
         // ColossalAI and DeepSpeed print global samples per second.
-        m = measured_step(parse_log("Throughput: 8.00 samples/sec, TFLOPS per GPU by Megatron: 1.00, TFLOPS per GPU: 1.00\n"), p);
+        m = measured_step(
+            parse_log("Throughput: 8.00 samples/sec, TFLOPS per GPU by Megatron: 1.00, TFLOPS per GPU: 1.00\n"), p);
         QVERIFY(m);
         QCOMPARE(m->step_s, 8.0);
         std::string why;
@@ -176,8 +184,11 @@ private slots:
         estimate::Profile truth;
         truth.gemm = 0.85;
         truth.network = 0.5;
-        struct L { int nodes, tp, pp, gbs; };
-        const std::vector<L> fit_layouts = {{2, 8, 2, 64}, {4, 8, 1, 128}, {4, 4, 4, 64}, {2, 8, 1, 32}, {8, 8, 1, 256}};
+        struct L {
+            int nodes, tp, pp, gbs;
+        };
+        const std::vector<L> fit_layouts = {
+            {2, 8, 2, 64}, {4, 8, 1, 128}, {4, 4, 4, 64}, {2, 8, 1, 32}, {8, 8, 1, 256}};
         const std::vector<L> other_layouts = {{4, 8, 2, 128}, {8, 4, 2, 128}, {2, 4, 4, 32}};
         QTemporaryDir dir;
         auto make_runs = [&](const std::vector<L>& ls, const std::string& table) {
@@ -190,7 +201,8 @@ private slots:
                 const std::string base = table + std::to_string(i++);
                 save_project(r.project, dir.path().toStdString() + "/" + base + ".paraplan.json");
                 std::string log;
-                for (int it = 1; it <= 5; ++it) log += megatron_line(it * 10, 1000 * t * (it == 1 ? 3 : 1), l.gbs) + "\n";
+                for (int it = 1; it <= 5; ++it)
+                    log += megatron_line(it * 10, 1000 * t * (it == 1 ? 3 : 1), l.gbs) + "\n";
                 write(dir, base + ".log", log);
                 csv += base + ".paraplan.json," + base + ".log," + base + "\n";
             }
@@ -202,12 +214,13 @@ private slots:
         const FitResult f = fit_profile(fit_runs, {"gemm", "network"}, estimate::Profile{});
         QVERIFY2(f.ok, f.refusal.c_str());
         QVERIFY2(std::abs(f.profile.gemm / truth.gemm - 1) < 0.01, qPrintable(QString::number(f.profile.gemm)));
-        QVERIFY2(std::abs(f.profile.network / truth.network - 1) < 0.02, qPrintable(QString::number(f.profile.network)));
+        QVERIFY2(std::abs(f.profile.network / truth.network - 1) < 0.02,
+                 qPrintable(QString::number(f.profile.network)));
         QVERIFY(f.mean_abs_before > 0.05);
         QVERIFY(f.mean_abs_after < 0.002);
         const auto held = compare(other, estimate::Profile{}, f.profile);
-        qInfo("synthetic cluster: fitted gemm %.4f network %.4f; held-out mean |error| %.1f%% -> %.2f%%", f.profile.gemm,
-              f.profile.network, 100 * mean_abs_error(held, false), 100 * mean_abs_error(held, true));
+        qInfo("synthetic cluster: fitted gemm %.4f network %.4f; held-out mean |error| %.1f%% -> %.2f%%",
+              f.profile.gemm, f.profile.network, 100 * mean_abs_error(held, false), 100 * mean_abs_error(held, true));
         QVERIFY(mean_abs_error(held, false) > 0.05);
         QVERIFY(mean_abs_error(held, true) < 0.005);
     }
@@ -254,8 +267,8 @@ private slots:
     // One run and one parameter: the fit is exact on that run, so only the held-out run is
     // evidence, and it is a single run of a similar layout (same model, FSDP at 16x the scale).
     void published_runs_held_out() {
-        for (const auto& [fit_table, check_table] :
-             {std::pair{"runs-fit.csv", "runs-check.csv"}, std::pair{"runs-compile-fit.csv", "runs-compile-check.csv"}}) {
+        for (const auto& [fit_table, check_table] : {std::pair{"runs-fit.csv", "runs-check.csv"},
+                                                     std::pair{"runs-compile-fit.csv", "runs-compile-check.csv"}}) {
             const auto fit_runs = load_runs(kData + fit_table);
             const auto check = load_runs(kData + check_table);
             const FitResult f = fit_profile(fit_runs, {"gemm"}, estimate::Profile{});
@@ -263,8 +276,8 @@ private slots:
             QVERIFY(f.exactly_determined);
             const auto held = compare(check, estimate::Profile{}, f.profile);
             const double before = mean_abs_error(held, false), after = mean_abs_error(held, true);
-            qInfo("%s: gemm x%.3f; fitted run %+.1f%% -> %+.1f%%; held-out %s %+.1f%% -> %+.1f%%", fit_table, f.profile.gemm,
-                  100 * f.runs[0].error_before(), 100 * f.runs[0].error_after(), held[0].name.c_str(),
+            qInfo("%s: gemm x%.3f; fitted run %+.1f%% -> %+.1f%%; held-out %s %+.1f%% -> %+.1f%%", fit_table,
+                  f.profile.gemm, 100 * f.runs[0].error_before(), 100 * f.runs[0].error_after(), held[0].name.c_str(),
                   100 * held[0].error_before(), 100 * held[0].error_after());
             QVERIFY(std::abs(f.runs[0].error_after()) < 0.005);
             if (before > 0.05) QVERIFY2(after < before, qPrintable(QString("%1 -> %2").arg(before).arg(after)));
@@ -313,7 +326,8 @@ private slots:
     void job_folder() {
         QTemporaryDir dir;
         const Project p = megatron(2, 8, 2, 64);
-        const nlohmann::json job = {{"id", "20261201T120000Z-ab12"}, {"state", "succeeded"}, {"project", project_to_json(p)}};
+        const nlohmann::json job = {
+            {"id", "20261201T120000Z-ab12"}, {"state", "succeeded"}, {"project", project_to_json(p)}};
         write(dir, "job.json", job.dump(2));
         write(dir, "node0.log", " > compiling dataset index builder ...\n");
         std::string log;

@@ -53,7 +53,7 @@ std::string gpu_catalog_with(const std::string& key, const json& value) {
     return json{{"gpus", json::array({good, g})}}.dump();
 }
 
-}  // namespace
+}   // namespace
 
 class TestCatalog : public QObject {
     Q_OBJECT
@@ -174,19 +174,25 @@ private slots:
                                     << R"(/gpus/1/tflops_bf16: expected a non-negative number, got "fast")";
         QTest::newRow("missing") << qs(gpu_catalog_with("memory_gib", json(json::value_t::discarded)))
                                  << "/gpus/1/memory_gib: required field is missing (expected a positive number)";
-        QTest::newRow("zero") << qs(gpu_catalog_with("hbm_gbps", 0)) << "/gpus/1/hbm_gbps: expected a positive number, got 0";
+        QTest::newRow("zero") << qs(gpu_catalog_with("hbm_gbps", 0))
+                              << "/gpus/1/hbm_gbps: expected a positive number, got 0";
         QTest::newRow("vendor") << qs(gpu_catalog_with("vendor", "intel"))
                                 << R"(/gpus/1/vendor: expected one of "nvidia", "amd", got "intel")";
-        QTest::newRow("arch") << qs(gpu_catalog_with("arch", "cdna3"))
-                              << R"(/gpus/1/arch: expected an NVIDIA architecture (one of "volta", "turing", "ampere", "ada", "hopper", "blackwell"), got "cdna3")";
+        QTest::newRow("arch")
+            << qs(gpu_catalog_with("arch", "cdna3"))
+            << R"(/gpus/1/arch: expected an NVIDIA architecture (one of "volta", "turing", "ampere", "ada", "hopper", "blackwell"), got "cdna3")";
         QTest::newRow("duplicate") << qs(gpu_catalog_with("id", "y")) << R"(/gpus/1/id: duplicate id "y")";
-        QTest::newRow("empty id") << qs(gpu_catalog_with("id", "")) << R"(/gpus/1/id: expected a non-empty string, got "")";
+        QTest::newRow("empty id") << qs(gpu_catalog_with("id", ""))
+                                  << R"(/gpus/1/id: expected a non-empty string, got "")";
         QTest::newRow("no source") << qs(gpu_catalog_with("source", json(json::value_t::discarded)))
                                    << "/gpus/1/source: required field is missing (expected a string)";
-        QTest::newRow("no array") << R"({"gpu": []})" << "/gpus: required field is missing (expected an array)";
-        QTest::newRow("entry type") << R"({"gpus": [3]})" << "/gpus/0: expected an object, got 3";
+        QTest::newRow("no array") << R"({"gpu": []})"
+                                  << "/gpus: required field is missing (expected an array)";
+        QTest::newRow("entry type") << R"({"gpus": [3]})"
+                                    << "/gpus/0: expected an object, got 3";
         QTest::newRow("syntax") << "{\"gpus\": [\n  {\"id\": }\n]}"
-                                << "line 2, column 10: JSON syntax error while parsing value - unexpected '}'; expected '[', '{', or a literal";
+                                << "line 2, column 10: JSON syntax error while parsing value - unexpected '}'; "
+                                   "expected '[', '{', or a literal";
     }
     void gpuErrors() {
         QFETCH(QString, text);
@@ -252,8 +258,9 @@ private slots:
             QVERIFY(!m->is_moe());
         } else {
             QVERIFY(m->is_moe());
-            QVERIFY2(std::abs(a - active) <= 0.02 * active,
-                     qPrintable(QString("%1 active: %2 vs published %3").arg(id).arg(a, 0, 'g', 6).arg(active, 0, 'g', 6)));
+            QVERIFY2(
+                std::abs(a - active) <= 0.02 * active,
+                qPrintable(QString("%1 active: %2 vs published %3").arg(id).arg(a, 0, 'g', 6).arg(active, 0, 'g', 6)));
         }
     }
 
@@ -304,8 +311,7 @@ private slots:
 
         // Qwen2.5: biases on q, k, v only.
         const ParamBreakdown q = count_params(*catalog::find_model("qwen2.5-7b"));
-        QCOMPARE(q.attention_per_layer,
-                 std::int64_t{2} * 3584 * 3584 + std::int64_t{2} * 3584 * 512 + 3584 + 2 * 512);
+        QCOMPARE(q.attention_per_layer, std::int64_t{2} * 3584 * 3584 + std::int64_t{2} * 3584 * 512 + 3584 + 2 * 512);
 
         // BERT: token types + embedding LayerNorm, pooler in `other`, no final norm.
         const ParamBreakdown b = count_params(*catalog::find_model("bert-large"));
@@ -350,7 +356,8 @@ private slots:
                                  "experts": 4, "top_k": 1, "dense_layers": [0], "moe_layer_freq": 2})");
         const ModelSpec m = model_from_json(j);
         QCOMPARE(m.moe_layer_count(), 3);   // 2, 4, 6
-        QVERIFY(!m.is_moe_layer(0) && !m.is_moe_layer(1) && m.is_moe_layer(2) && !m.is_moe_layer(3) && m.is_moe_layer(6));
+        QVERIFY(!m.is_moe_layer(0) && !m.is_moe_layer(1) && m.is_moe_layer(2) && !m.is_moe_layer(3) &&
+                m.is_moe_layer(6));
         const ParamBreakdown p = count_params(m);
         QCOMPARE(p.total, p.embedding + 8 * (p.attention_per_layer + p.norms_per_layer) + 5 * p.dense_mlp_per_layer +
                               3 * p.moe_mlp_per_layer + p.final_norm + p.lm_head);
@@ -460,19 +467,23 @@ private slots:
                                         << "/model/family: required field is missing (expected a string)";
         QTest::newRow("family number") << qs(spec_with("family", 2)) << "/model/family: expected a string, got 2";
         QTest::newRow("vocab zero") << qs(spec_with("vocab", 0)) << "/model/vocab: expected a positive integer, got 0";
-        QTest::newRow("layers float") << qs(spec_with("layers", 9.5)) << "/model/layers: expected a positive integer, got 9.5";
-        QTest::newRow("activation") << qs(spec_with("activation", "swish"))
-                                    << R"(/model/activation: expected one of "gelu", "swiglu", "relu", "geglu", got "swish")";
+        QTest::newRow("layers float") << qs(spec_with("layers", 9.5))
+                                      << "/model/layers: expected a positive integer, got 9.5";
+        QTest::newRow("activation")
+            << qs(spec_with("activation", "swish"))
+            << R"(/model/activation: expected one of "gelu", "swiglu", "relu", "geglu", got "swish")";
         QTest::newRow("norm") << qs(spec_with("norm", "batchnorm"))
                               << R"(/model/norm: expected one of "layernorm", "rmsnorm", got "batchnorm")";
-        QTest::newRow("kv divisor") << qs(spec_with("kv_heads", 5)) << "/model/kv_heads: expected a divisor of heads (96), got 5";
-        QTest::newRow("heads divisor") << qs(spec_with("hidden", 1000))
-                                       << "/model/heads: expected a divisor of hidden (1000) or an explicit head_dim, got 96";
+        QTest::newRow("kv divisor") << qs(spec_with("kv_heads", 5))
+                                    << "/model/kv_heads: expected a divisor of heads (96), got 5";
+        QTest::newRow("heads divisor")
+            << qs(spec_with("hidden", 1000))
+            << "/model/heads: expected a divisor of hidden (1000) or an explicit head_dim, got 96";
         QTest::newRow("tied") << qs(spec_with("tied_embeddings", "yes"))
                               << R"(/model/tied_embeddings: expected true or false, got "yes")";
-        QTest::newRow("learned no max_seq")
-            << qs(spec_with("max_seq", gone))
-            << "/model/max_seq: required field is missing (expected a positive integer: learned position embeddings need it)";
+        QTest::newRow("learned no max_seq") << qs(spec_with("max_seq", gone))
+                                            << "/model/max_seq: required field is missing (expected a positive "
+                                               "integer: learned position embeddings need it)";
         QTest::newRow("top_k missing") << qs(spec_with("experts", 8))
                                        << "/model/top_k: required field is missing (expected a positive integer)";
         {
@@ -482,20 +493,22 @@ private slots:
             QTest::newRow("top_k too big") << qs(j.dump()) << "/model/top_k: expected at most experts (2), got 3";
             j["top_k"] = 1;
             j["dense_layers"] = {0, 99};
-            QTest::newRow("dense layer range") << qs(j.dump())
-                                               << "/model/dense_layers/1: expected a layer index in [0, 96), got 99";
+            QTest::newRow("dense layer range")
+                << qs(j.dump()) << "/model/dense_layers/1: expected a layer index in [0, 96), got 99";
         }
         {
             json j = json::parse(kInlineGpt3);
             j["encoder_layers"] = 40;
             j["decoder_layers"] = 40;
-            QTest::newRow("enc+dec") << qs(j.dump()) << "/model/layers: expected encoder_layers + decoder_layers (80), got 96";
+            QTest::newRow("enc+dec") << qs(j.dump())
+                                     << "/model/layers: expected encoder_layers + decoder_layers (80), got 96";
             j = json::parse(kInlineGpt3);
             j["kv_lora_rank"] = 512;
             QTest::newRow("mla") << qs(j.dump())
                                  << "/model/qk_nope_head_dim: required field is missing (expected a positive integer)";
         }
-        QTest::newRow("not an object") << "[1, 2]" << "/model: expected an object, got an array";
+        QTest::newRow("not an object") << "[1, 2]"
+                                       << "/model: expected an object, got an array";
     }
     void modelErrors() {
         QFETCH(QString, text);
@@ -521,13 +534,19 @@ private slots:
         json a = good;
         a["id"] = "a";
         json b = a;
-        QCOMPARE(error_of([&] { (void)catalog::parse_model_catalog(json{{"models", json::array({a, b})}}.dump()); }),
+        QCOMPARE(error_of([&] {
+                     (void)catalog::parse_model_catalog(json{{"models", json::array({a, b})}}.dump());
+                 }),
                  QString(R"(/models/1/id: duplicate id "a")"));
         b["id"] = "b";
         b["heads"] = "x";
-        QCOMPARE(error_of([&] { (void)catalog::parse_model_catalog(json{{"models", json::array({a, b})}}.dump()); }),
+        QCOMPARE(error_of([&] {
+                     (void)catalog::parse_model_catalog(json{{"models", json::array({a, b})}}.dump());
+                 }),
                  QString(R"(/models/1/heads: expected a positive integer, got "x")"));
-        QCOMPARE(error_of([&] { (void)catalog::parse_model_catalog(json{{"models", json::array({good})}}.dump()); }),
+        QCOMPARE(error_of([&] {
+                     (void)catalog::parse_model_catalog(json{{"models", json::array({good})}}.dump());
+                 }),
                  QString("/models/0/id: required field is missing (expected a string)"));
         QCOMPARE(catalog::parse_model_catalog(json{{"models", json::array({a})}}.dump()).size(), std::size_t{1});
     }

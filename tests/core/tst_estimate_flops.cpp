@@ -123,14 +123,17 @@ private slots:
 
     // ColossalAI distribute_layers test vectors (remainder to the middle; V shape for zbv).
     void layer_split() {
-        auto split = [](int L, int S, int C, Schedule s) { return split_layers(paper_gpt(L, 64, 1), S, C, s, {}).layers; };
+        auto split = [](int L, int S, int C, Schedule s) {
+            return split_layers(paper_gpt(L, 64, 1), S, C, s, {}).layers;
+        };
         QCOMPARE(split(30, 4, 1, Schedule::one_f_one_b), (std::vector<int>{7, 8, 8, 7}));
         QCOMPARE(split(32, 3, 1, Schedule::one_f_one_b), (std::vector<int>{11, 11, 10}));
         QCOMPARE(split(7, 4, 1, Schedule::one_f_one_b), (std::vector<int>{1, 2, 2, 2}));
         QCOMPARE(split(30, 4, 2, Schedule::interleaved), (std::vector<int>{3 + 4, 4 + 4, 4 + 4, 4 + 3}));
         QCOMPARE(split(26, 4, 2, Schedule::zbv), (std::vector<int>{6, 6, 6, 8}));
         QCOMPARE(split_layers(paper_gpt(8, 64, 1), 4, 2, Schedule::zbv, {}).head_stage, 0);
-        QCOMPARE(split_layers(paper_gpt(10, 64, 1), 2, 1, Schedule::one_f_one_b, {3, 7}).layers, (std::vector<int>{3, 7}));
+        QCOMPARE(split_layers(paper_gpt(10, 64, 1), 2, 1, Schedule::one_f_one_b, {3, 7}).layers,
+                 (std::vector<int>{3, 7}));
     }
 
     // Megatron --account-for-embedding/loss-in-pipeline-split (transformer_block.py

@@ -46,7 +46,7 @@ double korthikanti(double s, double b, double h, double a, double t, const char*
     return sbh * 2;   // full
 }
 
-}  // namespace
+}   // namespace
 
 class TestEstimateMemory : public QObject {
     Q_OBJECT
@@ -136,7 +136,8 @@ private slots:
         QTest::addColumn<double>("sp_sel");
         QTest::newRow("22B") << 48 << 6144 << 64 << 8 << 1 << 4 << 4 << 1 << 45.5625 << 59.25 << 9.5625;
         QTest::newRow("175B") << 96 << 12288 << 96 << 8 << 8 << 1 << 64 << 3 << 45.5625 << 66.84375 << 12.3515625;
-        QTest::newRow("530B") << 105 << 20480 << 128 << 8 << 35 << 1 << 280 << 3 << 31.640625 << 114.0234375 << 23.076171875;
+        QTest::newRow("530B") << 105 << 20480 << 128 << 8 << 35 << 1 << 280 << 3 << 31.640625 << 114.0234375
+                              << 23.076171875;
         QTest::newRow("1T") << 128 << 25600 << 160 << 8 << 64 << 1 << 512 << 1 << 32.958984375 << 131.25 << 26.5625;
     }
     void korthikanti_figure1() {
@@ -193,8 +194,8 @@ private slots:
         Hardware hw;
         const MemoryResult r = estimate_memory(s, c, hw, inflight);
         QCOMPARE(int(r.stages.size()), 4);
-        QVERIFY(r.stages[0].params > r.stages[1].params);     // embedding
-        QVERIFY(r.stages[3].params > r.stages[1].params);     // tied copy of the embedding + final norm
+        QVERIFY(r.stages[0].params > r.stages[1].params);   // embedding
+        QVERIFY(r.stages[3].params > r.stages[1].params);   // tied copy of the embedding + final norm
         QVERIFY(r.stages[0].activations > 3.9 * (r.stages[3].activations - 4 * 2048.0 * (s.h + s.vocab) / 2));
         QCOMPARE(r.peak_stage, 0);
         QVERIFY(r.fits);
@@ -204,7 +205,8 @@ private slots:
         c.distributed_optimizer = true;
         c.bytes = {2, 4, 12};
         const MemoryResult d = estimate_memory(s, c, hw, inflight);
-        const double per_param = (d.stages[1].params + d.stages[1].grads + d.stages[1].optimizer) / d.stages[1].params_count;
+        const double per_param = (d.stages[1].params + d.stages[1].grads + d.stages[1].optimizer) /
+                                 d.stages[1].params_count;
         QVERIFY(qAbs(per_param - (6 + 12.0 / 8)) < 1e-9);
     }
 
@@ -223,8 +225,8 @@ private slots:
             const auto p = stage_params(s, c);
             const double ours = p[0].dense + p[0].expert;
             const double theirs = double(count_params(m).total);
-            QVERIFY2(qAbs(ours / theirs - 1) < 0.01, qPrintable(QString("%1: ours %2, catalog %3")
-                                                                 .arg(m.id.c_str()).arg(ours).arg(theirs)));
+            QVERIFY2(qAbs(ours / theirs - 1) < 0.01,
+                     qPrintable(QString("%1: ours %2, catalog %3").arg(m.id.c_str()).arg(ours).arg(theirs)));
             ++checked;
         }
         QVERIFY(checked >= 10);

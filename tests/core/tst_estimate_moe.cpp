@@ -81,9 +81,11 @@ Config moe_config(int tp, int ep, int etp, int mb, int seq) {
     return c;
 }
 
-bool near(double a, double b, double rel = 1e-12) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+bool near(double a, double b, double rel = 1e-12) {
+    return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b));
+}
 
-}  // namespace
+}   // namespace
 
 class TestEstimateMoe : public QObject {
     Q_OBJECT
@@ -419,10 +421,12 @@ private slots:
         const Hardware hw = h100();
         l.moe_imbalance = 1;
         const Config cb = make_config(m, t, l, hw, 256);
-        const double forced = evaluate(m, layer_shapes(m), cb, hw, simulated_pipeline(cb.link[kPp].latency_s)).time.step_s;
+        const double forced =
+            evaluate(m, layer_shapes(m), cb, hw, simulated_pipeline(cb.link[kPp].latency_s)).time.step_s;
         l.moe_imbalance = 0;
         const Config cd = make_config(m, t, l, hw, 256);
-        const double dropless = evaluate(m, layer_shapes(m), cd, hw, simulated_pipeline(cd.link[kPp].latency_s)).time.step_s;
+        const double dropless =
+            evaluate(m, layer_shapes(m), cd, hw, simulated_pipeline(cd.link[kPp].latency_s)).time.step_s;
         const double ratio = dropless / forced;
         qInfo("seq %d cp %d: dropless / forced balance step %.3f (published %.3f)", seq, cp, ratio, published);
         QVERIFY2(std::abs(ratio / published - 1) <= (fitted ? 0.03 : 0.08),

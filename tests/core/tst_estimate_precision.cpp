@@ -14,15 +14,19 @@ using namespace paraplan::estimate;
 
 namespace {
 
-nlohmann::json project_json(const std::string& framework, const nlohmann::json& training, const nlohmann::json& layout_extra,
-                            const std::string& gpu = "h100-sxm") {
+nlohmann::json project_json(const std::string& framework, const nlohmann::json& training,
+                            const nlohmann::json& layout_extra, const std::string& gpu = "h100-sxm") {
     nlohmann::json layout = {{"framework", framework}, {"tp", 1}, {"pp", 1}, {"recompute", "full"}};
     for (auto it = layout_extra.begin(); it != layout_extra.end(); ++it) layout[it.key()] = it.value();
     nlohmann::json t = {{"global_batch_size", 16}, {"micro_batch_size", 2}, {"seq_len", 8192}, {"precision", "bf16"}};
     for (auto it = training.begin(); it != training.end(); ++it) t[it.key()] = it.value();
     return {{"paraplan", 1},
             {"name", "precision test"},
-            {"cluster", {{"gpu", gpu}, {"nodes", 1}, {"gpus_per_node", 8}, {"network", {{"inter_node_gbps", 3200}, {"latency_us", 5}}}}},
+            {"cluster",
+             {{"gpu", gpu},
+              {"nodes", 1},
+              {"gpus_per_node", 8},
+              {"network", {{"inter_node_gbps", 3200}, {"latency_us", 5}}}}},
             {"model", {{"preset", "llama3.1-8b"}}},
             {"training", t},
             {"layout", layout}};
@@ -35,7 +39,7 @@ std::string file_text(const FormatOutput& out, const std::string& name) {
     return it == out.files.end() ? std::string() : it->second.content;
 }
 
-}  // namespace
+}   // namespace
 
 class TestEstimatePrecision : public QObject {
     Q_OBJECT
@@ -57,8 +61,9 @@ private slots:
     }
 
     void new_fields_round_trip_and_are_checked() {
-        const Project p = project_from_json(project_json(
-            "torchtitan", nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "rowwise"}, {"fp8_all_gather", true}, {"kernels", "compile"}}));
+        const Project p = project_from_json(
+            project_json("torchtitan", nlohmann::json::object(),
+                         {{"fp8", true}, {"fp8_recipe", "rowwise"}, {"fp8_all_gather", true}, {"kernels", "compile"}}));
         QCOMPARE(p.layout.fp8_recipe, std::string("rowwise"));
         QVERIFY(p.layout.fp8_all_gather);
         QCOMPARE(p.layout.kernels, std::string("compile"));
@@ -97,11 +102,14 @@ private slots:
         const double extra = f8.memory.stages[0].buffers - bf.memory.stages[0].buffers;
         QVERIFY2(extra > 1.5 * params && extra < 2.0 * params, qPrintable(QString("%1 vs %2").arg(extra).arg(params)));
         // Delayed scaling moves fewer cast bytes than current (tensorwise) scaling.
-        const Estimate dl = estimate_of(project_json("megatron", nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "delayed"}}));
+        const Estimate dl = estimate_of(
+            project_json("megatron", nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "delayed"}}));
         QVERIFY(dl.time.step_s < f8.time.step_s);
         // A GPU without FP8 tensor cores estimates in 16-bit and says so.
-        const Estimate a100 = estimate_of(project_json("megatron", nlohmann::json::object(), {{"fp8", true}}, "a100-80g"));
-        const Estimate a100bf = estimate_of(project_json("megatron", nlohmann::json::object(), nlohmann::json::object(), "a100-80g"));
+        const Estimate a100 = estimate_of(
+            project_json("megatron", nlohmann::json::object(), {{"fp8", true}}, "a100-80g"));
+        const Estimate a100bf = estimate_of(
+            project_json("megatron", nlohmann::json::object(), nlohmann::json::object(), "a100-80g"));
         QCOMPARE(a100.time.step_s, a100bf.time.step_s);
         bool noted = false;
         for (const auto& n : a100.notes) noted = noted || n.find("no FP8 tensor cores") != std::string::npos;
@@ -128,7 +136,8 @@ private slots:
         QCOMPARE(sxm->power_derate(), 1.0);
         QCOMPARE(capped->power_limit_w, 500.0);
         // Linear between the SXM (700 W, 989.4) and NVL (400 W, 835.5) datasheet points.
-        QVERIFY(std::abs(capped->power_derate() - (1 - (1 - 835.5 / 989.4) / (1 - 400.0 / 700.0) * (1 - 500.0 / 700.0))) < 1e-12);
+        QVERIFY(std::abs(capped->power_derate() -
+                         (1 - (1 - 835.5 / 989.4) / (1 - 400.0 / 700.0) * (1 - 500.0 / 700.0))) < 1e-12);
         GpuSpec nvl_like = *sxm;
         nvl_like.power_limit_w = 400;
         QVERIFY(std::abs(nvl_like.power_derate() * 989.4 - 835.5) < 1e-6);
@@ -157,15 +166,17 @@ private slots:
             QVERIFY(s.other >= s.buffers + s.fragmentation);
         }
         // FSDP2 (dp_shard 8): gathered layer buffers are counted; FP8 all-gather halves them.
-        const Estimate ag = estimate_of(project_json("torchtitan", nlohmann::json::object(),
-                                                     {{"kernels", "compile"}, {"fp8", true}, {"fp8_all_gather", true}}));
+        const Estimate ag = estimate_of(project_json(
+            "torchtitan", nlohmann::json::object(), {{"kernels", "compile"}, {"fp8", true}, {"fp8_all_gather", true}}));
         QVERIFY(m.stages[0].buffers > 0);
         QVERIFY(ag.memory.stages[0].buffers < m.stages[0].buffers);
         // The JSON keeps every old field and adds the new figures.
         const nlohmann::json j = to_json(e);
-        for (const char* k : {"peak_gib", "peak_stage", "capacity_gib", "fits", "allocated_peak_gib", "reserved_peak_gib"})
+        for (const char* k :
+             {"peak_gib", "peak_stage", "capacity_gib", "fits", "allocated_peak_gib", "reserved_peak_gib"})
             QVERIFY2(j["memory"].contains(k), k);
-        for (const char* k : {"total_gib", "other_gib", "allocated_gib", "reserved_gib", "buffers_gib", "fragmentation_gib"})
+        for (const char* k :
+             {"total_gib", "other_gib", "allocated_gib", "reserved_gib", "buffers_gib", "fragmentation_gib"})
             QVERIFY2(j["memory"]["stages"][0].contains(k), k);
         QCOMPARE(j["layout"]["kernels"].get<std::string>(), std::string("compile"));
         QCOMPARE(j["layout"]["fp8_recipe"].get<std::string>(), std::string("none"));
@@ -174,7 +185,8 @@ private slots:
     void exporters_write_the_recipe() {
         ExportOptions opt;
         Project meg = project_from_json(project_json("megatron", nlohmann::json::object(),
-                                                     {{"fp8", true}, {"fp8_recipe", "mxfp8"}, {"fp8_all_gather", true}}, "b200"));
+                                                     {{"fp8", true}, {"fp8_recipe", "mxfp8"}, {"fp8_all_gather", true}},
+                                                     "b200"));
         std::vector<Diagnostic> findings;
         const MegatronArgs a = megatron_args(meg, findings);
         std::string flat;
@@ -184,8 +196,9 @@ private slots:
         QVERIFY2(flat.find("--fp8-param-gather") != std::string::npos, flat.c_str());
         QVERIFY2(flat.find("--bf16") != std::string::npos, flat.c_str());
 
-        Project tt = project_from_json(project_json("torchtitan", nlohmann::json::object(),
-                                                    {{"fp8", true}, {"fp8_recipe", "rowwise"}, {"kernels", "compile"}}));
+        Project tt = project_from_json(
+            project_json("torchtitan", nlohmann::json::object(),
+                         {{"fp8", true}, {"fp8_recipe", "rowwise"}, {"kernels", "compile"}}));
         const std::string toml = file_text(export_torchtitan(tt, opt), "job.toml");
         QVERIFY2(toml.find("converters = [\"quantize.linear.float8\"]") != std::string::npos, toml.c_str());
         QVERIFY2(toml.find("[quantize.linear.float8]") != std::string::npos, toml.c_str());

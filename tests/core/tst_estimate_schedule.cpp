@@ -82,7 +82,7 @@ void check_equal(const Case& k, const std::string& name) {
     QVERIFY(k.e.time.bubble_s > 0 && k.e.time.bubble_s < pr.makespan_s);
 }
 
-}  // namespace
+}   // namespace
 
 class TestEstimateSchedule : public QObject {
     Q_OBJECT
@@ -136,7 +136,8 @@ private slots:
             // The planner's closed form against the simulator on the same per-stage costs.
             std::vector<StageCost> costs;
             for (const auto& st : k.e.time.stages) costs.push_back(st.cost());
-            const PipelineResult cf = simulate_closed_form(k.c.schedule, k.c.pp, k.c.num_microbatches, k.c.chunks, costs);
+            const PipelineResult cf = simulate_closed_form(k.c.schedule, k.c.pp, k.c.num_microbatches, k.c.chunks,
+                                                           costs);
             const double rel = cf.makespan_s / k.e.time.pipeline.makespan_s - 1;
             qInfo("%-22s simulated %.4f s (bubble %.4f), closed form %.4f s (%+.1f%%), peak in-flight %.2f / %.2f",
                   name.c_str(), k.e.time.pipeline.makespan_s, k.e.time.pipeline.bubble_s, cf.makespan_s, 100 * rel,
@@ -152,7 +153,8 @@ private slots:
         const Case u = run("pipedream-2bw", 1, &notes);
         QCOMPARE(u.c.schedule, Schedule::one_f_one_b);
         bool said = false;
-        for (const auto& n : notes) said = said || n.find("'pipedream-2bw' is not one Paraplan models") != std::string::npos;
+        for (const auto& n : notes)
+            said = said || n.find("'pipedream-2bw' is not one Paraplan models") != std::string::npos;
         QVERIFY(said);
     }
 
@@ -207,7 +209,8 @@ private slots:
         QVERIFY(sim.ok());
         QCOMPARE(sim.timeline.makespan, makespan);
         const std::vector<StageCost> costs(p, StageCost{F, B + W, W});
-        const PipelineResult cf = simulate_closed_form(schedule_from_string(name.toStdString(), "colossalai"), p, m, v, costs);
+        const PipelineResult cf = simulate_closed_form(schedule_from_string(name.toStdString(), "colossalai"), p, m, v,
+                                                       costs);
         QCOMPARE(cf.makespan_s, makespan);
     }
 
@@ -229,17 +232,19 @@ private slots:
             l.schedule = sched;
             l.chunks = v;
             const Config c = make_config(m, t, l, hw, 8);
-            const Estimate e = simulated ? evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s))
-                                         : evaluate(m, layer_shapes(m), c, hw);
+            const Estimate e = simulated
+                                   ? evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s))
+                                   : evaluate(m, layer_shapes(m), c, hw);
             return e.time.step_s;
         };
         for (bool simulated : {true, false})
-            for (const auto& [fw, sched] : {std::pair{"megatron", "interleaved"}, std::pair{"megatron", "interleaved-megatron"},
-                                            std::pair{"torchtitan", "interleaved-pytorch"}, std::pair{"torchtitan", "interleaved"},
-                                            std::pair{"colossalai", "interleaved"}, std::pair{"torchtitan", "looped-bfs"}}) {
+            for (const auto& [fw, sched] :
+                 {std::pair{"megatron", "interleaved"}, std::pair{"megatron", "interleaved-megatron"},
+                  std::pair{"torchtitan", "interleaved-pytorch"}, std::pair{"torchtitan", "interleaved"},
+                  std::pair{"colossalai", "interleaved"}, std::pair{"torchtitan", "looped-bfs"}}) {
                 const double one = step(fw, "1f1b", 1, simulated), two = step(fw, sched, 2, simulated);
-                qInfo("%-10s %-22s %s: 1F1B %.3f s, v = 2 %.3f s (%+.1f%%)", fw, sched, simulated ? "simulated  " : "closed form",
-                      one, two, 100 * (two / one - 1));
+                qInfo("%-10s %-22s %s: 1F1B %.3f s, v = 2 %.3f s (%+.1f%%)", fw, sched,
+                      simulated ? "simulated  " : "closed form", one, two, 100 * (two / one - 1));
                 QVERIFY2(two < 0.8 * one, qPrintable(QString("%1 %2: %3 vs %4").arg(fw, sched).arg(two).arg(one)));
             }
     }

@@ -12,9 +12,7 @@
 using namespace paraplan;
 using namespace paraplan::estimate;
 
-namespace {
-
-}  // namespace
+namespace {}   // namespace
 
 class TestEstimateTime : public QObject {
     Q_OBJECT
@@ -56,7 +54,7 @@ private slots:
         const auto params = stage_params(s, c);
         const auto st = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
         const double bytes_per_layer = 8.0 * 2 * 2048 * 4096 * 7 / 8 * 2;   // elements x 2 bytes
-        const double latency = 8 * 4 * 2 * 7 * 1e-6;   // 1 us per ring step inside a node
+        const double latency = 8 * 4 * 2 * 7 * 1e-6;                        // 1 us per ring step inside a node
         QVERIFY(qAbs(st[0].tp - 8 * bytes_per_layer / 300e9 - latency) < 1e-9);
         c.sequence_parallel = true;
         const auto sp = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
@@ -126,8 +124,8 @@ private slots:
         QCOMPARE(c.num_microbatches, 32);
         const Estimate e = evaluate(m, layer_shapes(m), c, hw);
         const auto& x = e.time;
-        const double sum = x.compute_s + x.bubble_s + x.comm_tp_s + x.comm_cp_s + x.comm_ep_s + x.comm_pp_s + x.comm_dp_s +
-                           x.optimizer_s + x.offload_s;
+        const double sum = x.compute_s + x.bubble_s + x.comm_tp_s + x.comm_cp_s + x.comm_ep_s + x.comm_pp_s +
+                           x.comm_dp_s + x.optimizer_s + x.offload_s;
         QVERIFY(qAbs(sum - x.step_s) < 1e-9 * x.step_s);
         QVERIFY(x.bubble_s > 0 && x.comm_tp_s > 0);
         QVERIFY(qAbs(x.bubble_s / (x.compute_s + x.comm_tp_s + x.comm_pp_s) - 3.0 / 32) < 0.02);
@@ -157,7 +155,8 @@ private slots:
         m.activation = "swiglu";
         m.norm = "rmsnorm";
         const LayerShapes s = layer_shapes(m);
-        const double total = m.layers * (s.attn_params + s.experts * s.expert_params + s.router_params + s.norm_params) +
+        const double total = m.layers *
+                                 (s.attn_params + s.experts * s.expert_params + s.router_params + s.norm_params) +
                              s.embedding_params + s.head_params + s.final_norm_params;
         const double active = m.layers * (s.attn_params + s.top_k * s.expert_params + s.router_params + s.norm_params) +
                               s.embedding_params + s.head_params + s.final_norm_params;

@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kFormats = {"colossalai", "megatron", "deepspeed", "torchtitan", "torchrun", "slurm", "k8s",
-                                           "layout-json", "trace", "pipeline-csv"};
+const std::vector<std::string> kFormats = {"colossalai", "megatron", "deepspeed",   "torchtitan", "torchrun",
+                                           "slurm",      "k8s",      "layout-json", "trace",      "pipeline-csv"};
 
 // Goldens for every format over every example; the largest is the 405B example's
 // trace.json (~0.8 MB; its layout.json is ~0.4 MB), all under the ~1 MB limit.
@@ -32,7 +32,7 @@ int dp_of(const Project& p) {
 
 Project example(const std::string& name) { return load_example(name); }
 
-}  // namespace
+}   // namespace
 
 class TestExportFormats : public QObject {
     Q_OBJECT
@@ -57,7 +57,8 @@ private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         stubs_ = make_stubs(tmp_.path().toStdString());
-        QVERIFY2(run(kPython, {"-c", "import tomllib, yaml"}).code == 0, "/usr/bin/python3 needs tomllib and python3-yaml");
+        QVERIFY2(run(kPython, {"-c", "import tomllib, yaml"}).code == 0,
+                 "/usr/bin/python3 needs tomllib and python3-yaml");
     }
 
     void goldenAndSyntax_data() {
@@ -89,7 +90,8 @@ private slots:
             write_files(r.files, golden);
             return;
         }
-        QVERIFY2(fs::is_directory(golden), ("missing golden folder " + golden.string() + " (run with PARAPLAN_UPDATE_GOLDEN=1)").c_str());
+        QVERIFY2(fs::is_directory(golden),
+                 ("missing golden folder " + golden.string() + " (run with PARAPLAN_UPDATE_GOLDEN=1)").c_str());
         std::set<std::string> on_disk;
         for (const auto& e : fs::recursive_directory_iterator(golden))
             if (e.is_regular_file()) on_disk.insert(fs::relative(e.path(), golden).string());
@@ -114,7 +116,8 @@ private slots:
         QVERIFY2(!call.contains("_error"), call.dump().c_str());
         const auto& kw = call["kwargs"];
         const Layout& l = p.layout;
-        QCOMPARE(call["callee"].get<std::string>(), std::string(l.framework == "colossalai-moe" ? "MoeHybridParallelPlugin" : "HybridParallelPlugin"));
+        QCOMPARE(call["callee"].get<std::string>(),
+                 std::string(l.framework == "colossalai-moe" ? "MoeHybridParallelPlugin" : "HybridParallelPlugin"));
         QCOMPARE(kw["tp_size"].get<int>(), l.tp);
         QCOMPARE(kw["pp_size"].get<int>(), l.pp);
         QCOMPARE(kw["zero_stage"].get<int>(), l.zero_stage);
@@ -129,7 +132,9 @@ private slots:
             QCOMPARE(kw["num_microbatches"].get<int>(), l.num_microbatches);
             QCOMPARE(kw["microbatch_size"].get<int>(), p.training.micro_batch_size);
             // The global batch is whole steps of microbatches × microbatch size per data-parallel rank.
-            QCOMPARE(p.training.global_batch_size % (kw["num_microbatches"].get<int>() * kw["microbatch_size"].get<int>() * dp_of(p)), 0);
+            QCOMPARE(p.training.global_batch_size %
+                         (kw["num_microbatches"].get<int>() * kw["microbatch_size"].get<int>() * dp_of(p)),
+                     0);
         }
         QCOMPARE(kw["cpu_offload"].get<bool>(), l.offload != "none");
         // hostfile: one host per line, in node-rank order, no slots= and no comments.
@@ -245,14 +250,16 @@ private slots:
         QVERIFY(!d->fixes.empty());
         const Fix& fix = d->fixes.front();
         QVERIFY2(fix.label.find("--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split") !=
-                     std::string::npos, fix.label.c_str());
+                     std::string::npos,
+                 fix.label.c_str());
         const Project fixed = with_fix(p, fix);
         QCOMPARE(fixed.layout.pp, 8);
         for (const auto& x : validate(fixed))
             QVERIFY2(x.severity != Severity::Error, (x.rule + ": " + x.message).c_str());
         // The project file keeps the two switches.
         const Project reloaded = project_from_text(project_to_text(fixed));
-        QVERIFY(reloaded.layout.account_for_embedding_in_pipeline_split && reloaded.layout.account_for_loss_in_pipeline_split);
+        QVERIFY(reloaded.layout.account_for_embedding_in_pipeline_split &&
+                reloaded.layout.account_for_loss_in_pipeline_split);
         const ExportResult r = export_project(fixed, "megatron");
         QVERIFY(!r.refused);
         write_files(r.files, dir("meg-405b-account"));
@@ -272,7 +279,8 @@ private slots:
         old.layout.extra["megatron_version"] = "core_v0.10.0";
         for (const auto& x : validate(old))
             if (x.rule == "megatron.layers_divisible_pp")
-                for (const auto& f : x.fixes) QVERIFY2(f.label.find("account-for") == std::string::npos, f.label.c_str());
+                for (const auto& f : x.fixes)
+                    QVERIFY2(f.label.find("account-for") == std::string::npos, f.label.c_str());
     }
 
     void megatronBlackwellNeedsNoMaxConnections() {
@@ -371,7 +379,8 @@ private slots:
             QCOMPARE(par["pipeline_parallel_schedule"].get<std::string>(), std::string("1F1B"));
             QCOMPARE(par["pipeline_parallel_microbatch_size"].get<int>(), p.training.micro_batch_size);
             // n_microbatches = local_batch_size / pipeline_parallel_microbatch_size
-            QCOMPARE(t["training"]["local_batch_size"].get<int>() / par["pipeline_parallel_microbatch_size"].get<int>(), l.num_microbatches);
+            QCOMPARE(t["training"]["local_batch_size"].get<int>() / par["pipeline_parallel_microbatch_size"].get<int>(),
+                     l.num_microbatches);
         }
         if (l.ep > 1) QCOMPARE(par["expert_parallel_degree"].get<int>(), l.ep);
         QCOMPARE(t["training"]["global_batch_size"].get<int>(), p.training.global_batch_size);
@@ -446,8 +455,10 @@ private slots:
         std::vector<Case> cases;
         auto launched = [&](const std::string& what, const Launch& run, int nnodes, int node_rank, int nproc,
                             const std::string& addr) {
-            QVERIFY2(run.code == 0 && !run.argv.empty() && run.argv.at(0) == "torchrun", (what + ": " + run.err).c_str());
-            cases.push_back({what, std::vector<std::string>(run.argv.begin() + 1, run.argv.end()), nnodes, node_rank, nproc, addr});
+            QVERIFY2(run.code == 0 && !run.argv.empty() && run.argv.at(0) == "torchrun",
+                     (what + ": " + run.err).c_str());
+            cases.push_back(
+                {what, std::vector<std::string>(run.argv.begin() + 1, run.argv.end()), nnodes, node_rank, nproc, addr});
         };
         Project p = example("llama3.1-70b-4nodes");
         exported(p, "torchrun", "tp-trun");
@@ -455,16 +466,18 @@ private slots:
         Project meg = p;
         meg.layout.framework = "megatron";
         exported(meg, "slurm", "tp-slurm");
-        launched("slurm", run_script(dir("tp-slurm") / "job.sbatch", stubs_,
-                                     {"SLURM_JOB_NODELIST=stub[0-3]", "STUB_NNODES=4", "STUB_NODEID=3"}),
+        launched("slurm",
+                 run_script(dir("tp-slurm") / "job.sbatch", stubs_,
+                            {"SLURM_JOB_NODELIST=stub[0-3]", "STUB_NNODES=4", "STUB_NODEID=3"}),
                  4, 3, 8, "stub-head-node");
         exported(meg, "megatron", "tp-meg");
-        launched("megatron", run_script(dir("tp-meg") / "train_megatron.sh", stubs_,
-                                        {"NODE_RANK=1", "MASTER_ADDR=head", "MASTER_PORT=6000"}),
+        launched("megatron",
+                 run_script(dir("tp-meg") / "train_megatron.sh", stubs_,
+                            {"NODE_RANK=1", "MASTER_ADDR=head", "MASTER_PORT=6000"}),
                  4, 1, 8, "head");
         exported(p, "torchtitan", "tp-tt");
-        launched("torchtitan", run_script(dir("tp-tt") / "run.sh", stubs_,
-                                          {"NODE_RANK=3", "MASTER_ADDR=head", "MASTER_PORT=6000"}),
+        launched("torchtitan",
+                 run_script(dir("tp-tt") / "run.sh", stubs_, {"NODE_RANK=3", "MASTER_ADDR=head", "MASTER_PORT=6000"}),
                  4, 3, 8, "head");
         exported(p, "k8s", "tp-k8s");
         const auto y = parse_back("yaml", dir("tp-k8s") / "pytorchjob.yaml");
@@ -487,8 +500,9 @@ private slots:
                                      QString::fromStdString(in.string())});
         QVERIFY2(r.code == 0, r.err.c_str());
         const auto out = nlohmann::json::parse(r.out);
-        QVERIFY2(out["torch"].get<std::string>().rfind("1.", 0) == 0 || out["torch"].get<std::string>().rfind("2.", 0) == 0,
-                 out.dump().c_str());
+        QVERIFY2(
+            out["torch"].get<std::string>().rfind("1.", 0) == 0 || out["torch"].get<std::string>().rfind("2.", 0) == 0,
+            out.dump().c_str());
         for (std::size_t i = 0; i < cases.size(); ++i) {
             const auto& got = out["parsed"][i];
             const auto& c = cases[i];
@@ -562,7 +576,9 @@ private slots:
         // The name is a DNS-1123 label.
         const std::string name = y["metadata"]["name"].get<std::string>();
         QVERIFY(name.size() <= 63);
-        for (char ch : name) QVERIFY(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '-');
+        for (char ch : name)
+            QVERIFY(std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) ||
+                    ch == '-');
     }
 
     void invalidIsRefusedUnlessForced() {
@@ -606,7 +622,8 @@ private slots:
         const ExportResult r = export_project(p, "colossalai");
         QVERIFY(r.refused);
         bool found = false;
-        for (const auto& d : r.diagnostics) found = found || (d.rule == "export.colossalai.unsupported" && d.fields.at(0) == "/layout/cp");
+        for (const auto& d : r.diagnostics)
+            found = found || (d.rule == "export.colossalai.unsupported" && d.fields.at(0) == "/layout/cp");
         QVERIFY(found);
         Project q = example("gpt2-1node");
         q.layout.schedule = "zbv";
@@ -690,7 +707,8 @@ private slots:
         // A built-in schedule writes no CSV.
         const auto plain = exported(example("llama3.1-70b-4nodes"), "torchtitan", "tt-csv-none");
         QVERIFY(!plain.count("schedule.csv"));
-        QVERIFY(!parse_back("toml", dir("tt-csv-none") / "job.toml")["parallelism"].contains("pipeline_parallel_schedule_csv"));
+        QVERIFY(!parse_back("toml", dir("tt-csv-none") / "job.toml")["parallelism"].contains(
+            "pipeline_parallel_schedule_csv"));
     }
 
 private:
@@ -709,7 +727,8 @@ private:
             QVERIFY2(x > 0, "no complete (ph \"X\") events");
         } else if (format == "pipeline-csv") {
             const std::string& csv = files.at("schedule.csv").content;
-            QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')), p.layout.pp);   // one row per pipeline stage
+            QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')),
+                     p.layout.pp);   // one row per pipeline stage
         }
     }
 };

@@ -17,8 +17,10 @@ using nlohmann::json;
 
 namespace {
 
-const std::map<std::string, std::string> kMainFile = {
-    {"colossalai", "plugin.py"}, {"megatron", "train_megatron.sh"}, {"deepspeed", "ds_config.json"}, {"torchtitan", "job.toml"}};
+const std::map<std::string, std::string> kMainFile = {{"colossalai", "plugin.py"},
+                                                      {"megatron", "train_megatron.sh"},
+                                                      {"deepspeed", "ds_config.json"},
+                                                      {"torchtitan", "job.toml"}};
 
 // What a format carries of a layout, normalised the way the format states it.
 json summary(const Project& p, const std::string& format) {
@@ -45,7 +47,8 @@ json summary(const Project& p, const std::string& format) {
     if (format == "torchtitan" && l.tp > 1) s["sp_mode"] = "split_gather";               // implied by torchtitan's TP
     if (format == "megatron" || format == "deepspeed") s.erase("microbatches");          // derived from the batch sizes
     if (format == "megatron" && l.tp == 1) s["sp_mode"] = "none";
-    if (format == "deepspeed" && l.pp == 1 && l.recompute == "full") s["recompute"] = "none";   // model code, not ds_config
+    if (format == "deepspeed" && l.pp == 1 && l.recompute == "full")
+        s["recompute"] = "none";                                            // model code, not ds_config
     if (format == "torchtitan" && l.zero_stage == 1) s["zero_stage"] = 2;   // FSDP has no optimizer-only mode
     return s;
 }
@@ -74,7 +77,7 @@ bool contains(const std::vector<std::string>& v, const std::string& needle) {
     return false;
 }
 
-}  // namespace
+}   // namespace
 
 class TestExportImport : public QObject {
     Q_OBJECT
@@ -86,7 +89,8 @@ private slots:
         for (const auto& e : example_names())
             for (const auto& [f, file] : kMainFile)
                 for (const char* v : {"as-is", "vpp", "zero-offload", "sp"})
-                    QTest::newRow((e + "/" + f + "/" + v).c_str()) << QString::fromStdString(e) << QString::fromStdString(f) << v;
+                    QTest::newRow((e + "/" + f + "/" + v).c_str())
+                        << QString::fromStdString(e) << QString::fromStdString(f) << v;
     }
     void roundTrip() {
         QFETCH(QString, example);
@@ -231,7 +235,8 @@ def make():
         QCOMPARE(call->args[6].source, std::string("MyPolicy(a=(1, 2))"));
         QCOMPARE(*call->args[7].literal, json("it's"));
         QVERIFY(!pycall::find_call("x = 1\n", {"HybridParallelPlugin"}));
-        QVERIFY_THROWS_EXCEPTION(InputError, pycall::find_call("p = HybridParallelPlugin(tp_size=2,\n", {"HybridParallelPlugin"}));
+        QVERIFY_THROWS_EXCEPTION(InputError,
+                                 pycall::find_call("p = HybridParallelPlugin(tp_size=2,\n", {"HybridParallelPlugin"}));
         QCOMPARE(*pycall::literal("-3"), json(-3));
         QCOMPARE(*pycall::literal("1_024"), json(1024));
         QCOMPARE(*pycall::literal("0.5"), json(0.5));
@@ -369,8 +374,8 @@ torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \
         QCOMPARE(on_base.project.world_size(), 16);
         QVERIFY(contains(on_base.warnings, "implies 8 GPUs"));
         // HF-integration "auto" values are named, not guessed.
-        const ImportResult a = import_config(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": 4})", "deepspeed",
-                                             load_example("gpt2-1node"));
+        const ImportResult a = import_config(R"({"train_batch_size": "auto", "train_micro_batch_size_per_gpu": 4})",
+                                             "deepspeed", load_example("gpt2-1node"));
         QVERIFY(contains(a.warnings, "/train_batch_size = \"auto\" not read"));
         QCOMPARE(a.project.training.global_batch_size, 4 * 8);
         QVERIFY_THROWS_EXCEPTION(InputError, import_config("{ not json", "deepspeed", load_example("gpt2-1node")));

@@ -31,7 +31,7 @@ Training batch(int global, int micro) {
     return t;
 }
 
-}  // namespace
+}   // namespace
 
 class TestFrameworkTraits : public QObject {
     Q_OBJECT
@@ -106,15 +106,15 @@ private slots:
         // Narayanan et al. 2021, Table 1: 529.6B on 2,520 GPUs, tp 8, pp 35, batch 2,520.
         DerivedSizes s = derived_sizes(layout("megatron", 8, 35), batch(2520, 1), 2520);
         QCOMPARE(s.model, 280LL);
-        QCOMPARE(s.dp, 9);                        // 2520 / (8 * 35)
-        QCOMPARE(s.batch_microbatches, 280LL);    // 2520 / (1 * 9)
+        QCOMPARE(s.dp, 9);                       // 2520 / (8 * 35)
+        QCOMPARE(s.batch_microbatches, 280LL);   // 2520 / (1 * 9)
         QCOMPARE(s.microbatches, 280LL);
         QCOMPARE(s.grad_accum, 1LL);
         // Dubey et al. 2024 (Llama 3), Table 4: 405B on 16,384 GPUs, tp 8, pp 16, cp 1, dp 128,
         // 2,048 sequences of 8,192 tokens per step (16M tokens).
         s = derived_sizes(layout("megatron", 8, 16, 1), batch(2048, 1), 16384);
         QCOMPARE(s.dp, 128);
-        QCOMPARE(s.microbatches, 16LL);           // 2048 / (1 * 128): the table's batch size per DP
+        QCOMPARE(s.microbatches, 16LL);   // 2048 / (1 * 128): the table's batch size per DP
         // The same table's 128K-context row: cp 16 leaves dp 8; 64 sequences per step.
         s = derived_sizes(layout("megatron", 8, 16, 16), batch(64, 1), 16384);
         QCOMPARE(s.dp, 8);
@@ -135,7 +135,7 @@ private slots:
         // ColossalAI: sp is an axis only in all_to_all / ring_attn (ProcessGroupMesh(dp, pp, sp, tp)).
         DerivedSizes s = derived_sizes(layout("colossalai", 2, 2, 1, 4, "all_to_all"), batch(64, 1), 64);
         QCOMPARE(s.sp, 4);
-        QCOMPARE(s.dp, 4);                        // 64 / (2 * 2 * 4)
+        QCOMPARE(s.dp, 4);   // 64 / (2 * 2 * 4)
         QCOMPARE(s.microbatches, 16LL);
         s = derived_sizes(layout("colossalai", 2, 2, 1, 4, "split_gather"), batch(64, 1), 64);
         QCOMPARE(s.sp, 1);
@@ -151,9 +151,9 @@ private slots:
         tt.dp_replicate = 2;
         tt.dp_shard = -1;
         s = derived_sizes(tt, batch(64, 2), 64);
-        QCOMPARE(s.dp, 8);                        // 2 x (64 / (2 * 2 * 2) / 2)
-        QCOMPARE(s.microbatches, 4LL);            // 64 / (2 * 8)
-        tt.dp_shard = 3;                          // 2 x 3 x 8 != 64
+        QCOMPARE(s.dp, 8);               // 2 x (64 / (2 * 2 * 2) / 2)
+        QCOMPARE(s.microbatches, 4LL);   // 64 / (2 * 8)
+        tt.dp_shard = 3;                 // 2 x 3 x 8 != 64
         QCOMPARE(derived_sizes(tt, batch(64, 2), 64).dp, 0);
     }
 
@@ -165,7 +165,7 @@ private slots:
         QCOMPARE(s.dp, 4);
         QCOMPARE(s.batch_microbatches, 8LL);
         QCOMPARE(s.microbatches, 4LL);
-        QCOMPARE(s.grad_accum, 2LL);             // 64 / (2 * 4 * 4)
+        QCOMPARE(s.grad_accum, 2LL);   // 64 / (2 * 4 * 4)
     }
 };
 

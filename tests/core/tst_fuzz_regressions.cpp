@@ -71,7 +71,8 @@ private slots:
         auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
         auto project = [&](int depth) {
             return R"({"paraplan": 1, "cluster": {"nodes": [{"name": "n", "gpu": "a100-80g", "gpus": 8}]},
-"model": {"preset": "gpt2"}, "runtime": {"args": )" + nested(depth) + "}}";
+"model": {"preset": "gpt2"}, "runtime": {"args": )" +
+                   nested(depth) + "}}";
         };
         auto refusal = [](auto&& load) -> std::string {
             try {
@@ -92,19 +93,23 @@ private slots:
         // Brackets inside strings do not count.
         QVERIFY(json_read::parse("[\"" + std::string(1000, '[') + "\"]").is_array());
         // Hugging Face config.json.
-        const std::string hf = refusal([&] { import_hf_config(std::string_view(R"({"model_type": "llama", "x": )" + nested(100000) + "}")); });
+        const std::string hf = refusal(
+            [&] { import_hf_config(std::string_view(R"({"model_type": "llama", "x": )" + nested(100000) + "}")); });
         QVERIFY2(hf.find("nested more than 256 levels") != std::string::npos, hf.c_str());
         // Imported framework configs: DeepSpeed JSON and torchtitan TOML (arrays, inline
         // tables and dotted keys all nest).
         const Project base = project_from_text(project(1));   // a cluster to import onto
-        const std::string ds = refusal([&] { import_config(R"({"train_batch_size": 8, "x": )" + nested(100000) + "}", "deepspeed", base, true); });
+        const std::string ds = refusal(
+            [&] { import_config(R"({"train_batch_size": 8, "x": )" + nested(100000) + "}", "deepspeed", base, true); });
         QVERIFY2(ds.find("nested more than 256 levels") != std::string::npos, ds.c_str());
-        const std::string tt = refusal([&] { import_config("[job]\nx = " + nested(100000) + "\n", "torchtitan", base, true); });
+        const std::string tt = refusal(
+            [&] { import_config("[job]\nx = " + nested(100000) + "\n", "torchtitan", base, true); });
         QVERIFY2(tt.find("nested more than 256 levels") != std::string::npos, tt.c_str());
         // ColossalAI's Python: a list literal that deep is kept as unread source, not recursed into.
         try {
-            const ImportResult r = import_config("plugin = HybridParallelPlugin(tp_size=2, pp_size=1, x=" + nested(100000) + ")\n",
-                                                 "colossalai", base, true);
+            const ImportResult r = import_config(
+                "plugin = HybridParallelPlugin(tp_size=2, pp_size=1, x=" + nested(100000) + ")\n", "colossalai", base,
+                true);
             QCOMPARE(r.project.layout.tp, 2);
         } catch (const InputError& e) {
             QVERIFY(std::string(e.what()).size() > 0);

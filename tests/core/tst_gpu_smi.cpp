@@ -24,7 +24,7 @@ std::string reading() {
 }
 nlohmann::json card(int i) { return nlohmann::json::parse(reading()).at("card" + std::to_string(i)); }
 double bytes(const nlohmann::json& c, const char* key) { return std::stod(c.at(key).get<std::string>()); }
-}  // namespace
+}   // namespace
 
 class TestGpuSmi : public QObject {
     Q_OBJECT
@@ -102,7 +102,8 @@ private slots:
         QCOMPARE(*g0.memory_total_mib, bytes(card(0), "VRAM Total Memory (B)") / (1024.0 * 1024.0));
         // Edge temperature is "N/A" on MI300X: the junction sensor is read instead.
         QCOMPARE(*g0.temperature_gpu, std::stod(card(0).at("Temperature (Sensor junction) (C)").get<std::string>()));
-        QCOMPARE(*g0.power_draw_w, std::stod(card(0).at("Current Socket Graphics Package Power (W)").get<std::string>()));
+        QCOMPARE(*g0.power_draw_w,
+                 std::stod(card(0).at("Current Socket Graphics Package Power (W)").get<std::string>()));
         // Card 1: utilization and power "N/A" are unknown, not zero; its memory is read.
         const GpuSample& g1 = r.samples[1];
         QCOMPARE(g1.index, 1);

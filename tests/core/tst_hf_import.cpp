@@ -48,12 +48,11 @@ QString patched(const std::string& file, const std::string& key, const json& val
     return qs(j.dump(2));
 }
 
-const char* kFamilies =
-    "llama, mistral, mixtral, qwen2, qwen2_moe, gpt2, gpt_neox, bert, t5, deepseek_v3";
+const char* kFamilies = "llama, mistral, mixtral, qwen2, qwen2_moe, gpt2, gpt_neox, bert, t5, deepseek_v3";
 
 bool near(double got, double want, double tol = 0.02) { return std::abs(got - want) <= tol * want; }
 
-}  // namespace
+}   // namespace
 
 class TestHfImport : public QObject {
     Q_OBJECT
@@ -74,28 +73,39 @@ private slots:
         QTest::addColumn<double>("total");
         QTest::addColumn<double>("active");
         QTest::addColumn<QString>("catalog_id");   // same model in the built-in catalog, or empty
-        QTest::newRow("llama") << "llama.json" << "llama" << 32 << 4096 << 32 << 32 << 11008 << 32000 << 4096 << "swiglu"
-                               << false << 6.74e9 << 0.0 << "llama2-7b";
-        QTest::newRow("mistral") << "mistral.json" << "mistral" << 32 << 4096 << 32 << 8 << 14336 << 32000 << 32768
-                                 << "swiglu" << false << 7.24e9 << 0.0 << "mistral-7b";
-        QTest::newRow("mixtral") << "mixtral.json" << "mixtral" << 32 << 4096 << 32 << 8 << 14336 << 32000 << 32768
-                                 << "swiglu" << false << 46.7e9 << 12.9e9 << "mixtral-8x7b";
-        QTest::newRow("qwen2") << "qwen2.json" << "qwen2" << 28 << 3584 << 28 << 4 << 18944 << 152064 << 131072
-                               << "swiglu" << false << 7.61e9 << 0.0 << "qwen2.5-7b";
-        QTest::newRow("qwen2_moe") << "qwen2_moe.json" << "qwen2_moe" << 24 << 2048 << 16 << 16 << 5632 << 151936 << 8192
-                                   << "swiglu" << false << 14.3e9 << 2.7e9 << "qwen1.5-moe-a2.7b";
-        QTest::newRow("gpt2") << "gpt2.json" << "gpt2" << 12 << 768 << 12 << 12 << 3072 << 50257 << 1024 << "gelu" << true
-                              << 124e6 << 0.0 << "gpt2";
-        QTest::newRow("gpt_neox") << "gpt_neox.json" << "gpt_neox" << 44 << 6144 << 64 << 64 << 24576 << 50432 << 2048
-                                  << "gelu" << false << 20.55e9 << 0.0 << "gpt-neox-20b";
-        QTest::newRow("bert") << "bert.json" << "bert" << 12 << 768 << 12 << 12 << 3072 << 30522 << 512 << "gelu" << true
-                              << 110e6 << 0.0 << "";
-        QTest::newRow("t5 (flan-t5-large)") << "t5.json" << "t5" << 48 << 1024 << 16 << 16 << 2816 << 32128 << 512
-                                            << "geglu" << false << 783e6 << 0.0 << "";
-        QTest::newRow("t5-11b") << "t5-11b.json" << "t5" << 48 << 1024 << 128 << 128 << 65536 << 32128 << 512 << "relu"
-                                << true << 11.3e9 << 0.0 << "t5-11b";
-        QTest::newRow("deepseek_v3") << "deepseek_v3.json" << "deepseek_v3" << 61 << 7168 << 128 << 128 << 18432 << 129280
-                                     << 163840 << "swiglu" << false << 671e9 << 37e9 << "deepseek-v3";
+        QTest::newRow("llama") << "llama.json"
+                               << "llama" << 32 << 4096 << 32 << 32 << 11008 << 32000 << 4096 << "swiglu" << false
+                               << 6.74e9 << 0.0 << "llama2-7b";
+        QTest::newRow("mistral") << "mistral.json"
+                                 << "mistral" << 32 << 4096 << 32 << 8 << 14336 << 32000 << 32768 << "swiglu" << false
+                                 << 7.24e9 << 0.0 << "mistral-7b";
+        QTest::newRow("mixtral") << "mixtral.json"
+                                 << "mixtral" << 32 << 4096 << 32 << 8 << 14336 << 32000 << 32768 << "swiglu" << false
+                                 << 46.7e9 << 12.9e9 << "mixtral-8x7b";
+        QTest::newRow("qwen2") << "qwen2.json"
+                               << "qwen2" << 28 << 3584 << 28 << 4 << 18944 << 152064 << 131072 << "swiglu" << false
+                               << 7.61e9 << 0.0 << "qwen2.5-7b";
+        QTest::newRow("qwen2_moe") << "qwen2_moe.json"
+                                   << "qwen2_moe" << 24 << 2048 << 16 << 16 << 5632 << 151936 << 8192 << "swiglu"
+                                   << false << 14.3e9 << 2.7e9 << "qwen1.5-moe-a2.7b";
+        QTest::newRow("gpt2") << "gpt2.json"
+                              << "gpt2" << 12 << 768 << 12 << 12 << 3072 << 50257 << 1024 << "gelu" << true << 124e6
+                              << 0.0 << "gpt2";
+        QTest::newRow("gpt_neox") << "gpt_neox.json"
+                                  << "gpt_neox" << 44 << 6144 << 64 << 64 << 24576 << 50432 << 2048 << "gelu" << false
+                                  << 20.55e9 << 0.0 << "gpt-neox-20b";
+        QTest::newRow("bert") << "bert.json"
+                              << "bert" << 12 << 768 << 12 << 12 << 3072 << 30522 << 512 << "gelu" << true << 110e6
+                              << 0.0 << "";
+        QTest::newRow("t5 (flan-t5-large)")
+            << "t5.json"
+            << "t5" << 48 << 1024 << 16 << 16 << 2816 << 32128 << 512 << "geglu" << false << 783e6 << 0.0 << "";
+        QTest::newRow("t5-11b") << "t5-11b.json"
+                                << "t5" << 48 << 1024 << 128 << 128 << 65536 << 32128 << 512 << "relu" << true << 11.3e9
+                                << 0.0 << "t5-11b";
+        QTest::newRow("deepseek_v3") << "deepseek_v3.json"
+                                     << "deepseek_v3" << 61 << 7168 << 128 << 128 << 18432 << 129280 << 163840
+                                     << "swiglu" << false << 671e9 << 37e9 << "deepseek-v3";
     }
     void families() {
         QFETCH(QString, file);
@@ -196,7 +206,8 @@ private slots:
         QVERIFY(m.attn_bias && m.qkv_bias_only);
         const ParamBreakdown p = count_params(m);
         // 60 experts + shared expert + router + shared_expert_gate.
-        QCOMPARE(p.moe_mlp_per_layer, 60 * std::int64_t{3} * 2048 * 1408 + std::int64_t{3} * 2048 * 5632 + 2048 * 60 + 2048);
+        QCOMPARE(p.moe_mlp_per_layer,
+                 60 * std::int64_t{3} * 2048 * 1408 + std::int64_t{3} * 2048 * 5632 + 2048 * 60 + 2048);
         QCOMPARE(p.total, std::int64_t{14315784192});
 
         // decoder_sparse_step 2: layers 1, 3, 5... are MoE ((i + 1) % 2 == 0); mlp_only_layers adds dense ones.
@@ -205,7 +216,8 @@ private slots:
         j["mlp_only_layers"] = {1, 23};
         m = import_hf_config(j);
         QCOMPARE(m.moe_layer_count(), 10);
-        QVERIFY(!m.is_moe_layer(0) && !m.is_moe_layer(1) && m.is_moe_layer(3) && !m.is_moe_layer(4) && !m.is_moe_layer(23));
+        QVERIFY(!m.is_moe_layer(0) && !m.is_moe_layer(1) && m.is_moe_layer(3) && !m.is_moe_layer(4) &&
+                !m.is_moe_layer(23));
         QCOMPARE(static_cast<int>(m.dense_layers.size()), 14);
     }
 
@@ -241,7 +253,7 @@ private slots:
         QCOMPARE(m.type_vocab, 2);
         QCOMPARE(qs(m.position), QString("learned"));
         const ParamBreakdown p = count_params(m);
-        QCOMPARE(p.total, std::int64_t{109482240});   // bert-base-uncased BertModel
+        QCOMPARE(p.total, std::int64_t{109482240});         // bert-base-uncased BertModel
         QCOMPARE(p.other, std::int64_t{768} * 768 + 768);   // pooler
     }
 
@@ -282,9 +294,9 @@ private slots:
         j["q_lora_rank"] = nullptr;
         const ModelSpec lite = import_hf_config(j);
         QCOMPARE(lite.q_lora_rank, 0);
-        QCOMPARE(count_params(lite).attention_per_layer,
-                 std::int64_t{7168} * 128 * 192 + std::int64_t{7168} * 576 + 512 + std::int64_t{512} * 128 * 256 +
-                     std::int64_t{128} * 128 * 7168);
+        QCOMPARE(count_params(lite).attention_per_layer, std::int64_t{7168} * 128 * 192 + std::int64_t{7168} * 576 +
+                                                             512 + std::int64_t{512} * 128 * 256 +
+                                                             std::int64_t{128} * 128 * 7168);
     }
 
     void malformed_data() {
@@ -301,43 +313,52 @@ private slots:
         QTest::newRow("missing model_type")
             << patched("llama.json", "model_type", gone)
             << QString("/model_type: required field is missing (expected one of: %1)").arg(kFamilies);
-        QTest::newRow("model_type number") << patched("llama.json", "model_type", 42)
-                                           << QString("/model_type: expected a string (one of: %1), got 42").arg(kFamilies);
-        QTest::newRow("syntax error")
-            << "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,,\n}"
-            << "line 3, column 23: JSON syntax error while parsing object key - unexpected ','; expected string literal";
-        QTest::newRow("empty text")
-            << ""
-            << "line 1, column 1: JSON syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal";
-        QTest::newRow("not an object") << "[1, 2]" << "/: expected an object, got an array";
+        QTest::newRow("model_type number")
+            << patched("llama.json", "model_type", 42)
+            << QString("/model_type: expected a string (one of: %1), got 42").arg(kFamilies);
+        QTest::newRow("syntax error") << "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 4096,,\n}"
+                                      << "line 3, column 23: JSON syntax error while parsing object key - unexpected "
+                                         "','; expected string literal";
+        QTest::newRow("empty text") << ""
+                                    << "line 1, column 1: JSON syntax error while parsing value - unexpected end of "
+                                       "input; expected '[', '{', or a literal";
+        QTest::newRow("not an object") << "[1, 2]"
+                                       << "/: expected an object, got an array";
         QTest::newRow("tie_word_embeddings text") << patched("llama.json", "tie_word_embeddings", "no")
                                                   << R"(/tie_word_embeddings: expected true or false, got "no")";
-        QTest::newRow("hidden_act number") << patched("llama.json", "hidden_act", 1)
-                                           << "/hidden_act: expected a string, got 1";
+        QTest::newRow("hidden_act number")
+            << patched("llama.json", "hidden_act", 1) << "/hidden_act: expected a string, got 1";
         QTest::newRow("intermediate_size float") << patched("llama.json", "intermediate_size", 11008.5)
                                                  << "/intermediate_size: expected a positive integer, got 11008.5";
-        QTest::newRow("kv heads not a divisor") << patched("mistral.json", "num_key_value_heads", 5)
-                                                << "/num_key_value_heads: expected a divisor of num_attention_heads (32), got 5";
-        QTest::newRow("heads not a divisor") << patched("llama.json", "num_attention_heads", 33)
-                                             << "/num_attention_heads: expected a divisor of hidden_size (4096), got 33";
+        QTest::newRow("kv heads not a divisor")
+            << patched("mistral.json", "num_key_value_heads", 5)
+            << "/num_key_value_heads: expected a divisor of num_attention_heads (32), got 5";
+        QTest::newRow("heads not a divisor")
+            << patched("llama.json", "num_attention_heads", 33)
+            << "/num_attention_heads: expected a divisor of hidden_size (4096), got 33";
         QTest::newRow("too many layers") << patched("llama.json", "num_hidden_layers", 1000000)
                                          << "/num_hidden_layers: expected a positive integer up to 100000, got 1000000";
-        QTest::newRow("mixtral without experts") << patched("mixtral.json", "num_local_experts", gone)
-                                                 << "/num_local_experts: required field is missing (expected a positive integer)";
-        QTest::newRow("top_k above experts") << patched("mixtral.json", "num_experts_per_tok", 9)
-                                             << "/num_experts_per_tok: expected at most the number of experts (8), got 9";
+        QTest::newRow("mixtral without experts")
+            << patched("mixtral.json", "num_local_experts", gone)
+            << "/num_local_experts: required field is missing (expected a positive integer)";
+        QTest::newRow("top_k above experts")
+            << patched("mixtral.json", "num_experts_per_tok", 9)
+            << "/num_experts_per_tok: expected at most the number of experts (8), got 9";
         QTest::newRow("qwen2_moe layer range") << patched("qwen2_moe.json", "mlp_only_layers", json::array({30}))
                                                << "/mlp_only_layers/0: expected a layer index in [0, 24), got 30";
-        QTest::newRow("qwen2_moe shared size") << patched("qwen2_moe.json", "moe_intermediate_size", gone)
-                                               << "/moe_intermediate_size: required field is missing (expected a positive integer)";
-        QTest::newRow("deepseek dense layers") << patched("deepseek_v3.json", "first_k_dense_replace", 62)
-                                               << "/first_k_dense_replace: expected at most num_hidden_layers (61), got 62";
-        QTest::newRow("deepseek kv_lora_rank") << patched("deepseek_v3.json", "kv_lora_rank", gone)
-                                               << "/kv_lora_rank: required field is missing (expected a positive integer)";
-        QTest::newRow("gpt2 negative n_embd") << patched("gpt2.json", "n_embd", -768)
-                                              << "/n_embd: expected a positive integer, got -768";
-        QTest::newRow("gpt2 n_inner text") << patched("gpt2.json", "n_inner", "4x")
-                                           << R"(/n_inner: expected a positive integer, got "4x")";
+        QTest::newRow("qwen2_moe shared size")
+            << patched("qwen2_moe.json", "moe_intermediate_size", gone)
+            << "/moe_intermediate_size: required field is missing (expected a positive integer)";
+        QTest::newRow("deepseek dense layers")
+            << patched("deepseek_v3.json", "first_k_dense_replace", 62)
+            << "/first_k_dense_replace: expected at most num_hidden_layers (61), got 62";
+        QTest::newRow("deepseek kv_lora_rank")
+            << patched("deepseek_v3.json", "kv_lora_rank", gone)
+            << "/kv_lora_rank: required field is missing (expected a positive integer)";
+        QTest::newRow("gpt2 negative n_embd")
+            << patched("gpt2.json", "n_embd", -768) << "/n_embd: expected a positive integer, got -768";
+        QTest::newRow("gpt2 n_inner text")
+            << patched("gpt2.json", "n_inner", "4x") << R"(/n_inner: expected a positive integer, got "4x")";
         QTest::newRow("t5 d_kv zero") << patched("t5.json", "d_kv", 0) << "/d_kv: expected a positive integer, got 0";
         QTest::newRow("t5 feed_forward_proj") << patched("t5.json", "feed_forward_proj", json::array())
                                               << "/feed_forward_proj: expected a string, got an array";

@@ -21,7 +21,7 @@ std::string show(const StageLayers& s) {
     }
     return out;
 }
-}  // namespace
+}   // namespace
 
 class TestLayerSplit : public QObject {
     Q_OBJECT
@@ -59,11 +59,14 @@ private slots:
         QTest::addColumn<int>("chunks");
         QTest::addColumn<QString>("expected");
         QTest::newRow("30 1f1b") << 30 << 4 << "1f1b" << 1 << "0:[0,7) 1:[7,15) 2:[15,23) 3:[23,30) ";
-        QTest::newRow("32 interleaved") << 32 << 4 << "interleaved" << 2 << "0:[0,4)[16,20) 1:[4,8)[20,24) 2:[8,12)[24,28) 3:[12,16)[28,32) ";
-        QTest::newRow("30 interleaved") << 30 << 4 << "interleaved" << 2 << "0:[0,3)[15,19) 1:[3,7)[19,23) 2:[7,11)[23,27) 3:[11,15)[27,30) ";
+        QTest::newRow("32 interleaved") << 32 << 4 << "interleaved" << 2
+                                        << "0:[0,4)[16,20) 1:[4,8)[20,24) 2:[8,12)[24,28) 3:[12,16)[28,32) ";
+        QTest::newRow("30 interleaved") << 30 << 4 << "interleaved" << 2
+                                        << "0:[0,3)[15,19) 1:[3,7)[19,23) 2:[7,11)[23,27) 3:[11,15)[27,30) ";
         QTest::newRow("8 zbv") << 8 << 4 << "zbv" << 2 << "0:[0,1)[7,8) 1:[1,2)[6,7) 2:[2,3)[5,6) 3:[3,4)[4,5) ";
         QTest::newRow("28 zbv") << 28 << 2 << "zbv" << 2 << "0:[0,7)[21,28) 1:[7,14)[14,21) ";
-        QTest::newRow("26 zbv") << 26 << 4 << "zbv" << 2 << "0:[0,3)[23,26) 1:[3,6)[20,23) 2:[6,9)[17,20) 3:[9,13)[13,17) ";
+        QTest::newRow("26 zbv") << 26 << 4 << "zbv" << 2
+                                << "0:[0,3)[23,26) 1:[3,6)[20,23) 2:[6,9)[17,20) 3:[9,13)[13,17) ";
     }
     void stageRanges() {
         QFETCH(int, layers);
@@ -71,15 +74,18 @@ private slots:
         QFETCH(QString, style);
         QFETCH(int, chunks);
         QFETCH(QString, expected);
-        QCOMPARE(QString::fromStdString(show(colossalai_stage_layers(layers, stages, style.toStdString(), chunks))), expected);
+        QCOMPARE(QString::fromStdString(show(colossalai_stage_layers(layers, stages, style.toStdString(), chunks))),
+                 expected);
     }
 
     void manualSplit() {
         const auto s = colossalai_stage_layers(32, 4, "1f1b", 1, {4, 10, 10, 8});
         QCOMPARE(QString::fromStdString(show(s)), QString("0:[0,4) 1:[4,14) 2:[14,24) 3:[24,32) "));
         QCOMPARE(layers_on_stage(s, 1), 10);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "1f1b", 1, {8, 8, 16}));      // len != pp
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "1f1b", 1, {8, 8, 8, 7}));    // sum != L
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 colossalai_stage_layers(32, 4, "1f1b", 1, {8, 8, 16}));   // len != pp
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 colossalai_stage_layers(32, 4, "1f1b", 1, {8, 8, 8, 7}));   // sum != L
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "interleaved", 2, {8, 8, 8, 8}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "gpipe", 1));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "zbv", 3));
@@ -88,8 +94,10 @@ private slots:
     // Megatron docstring: L=16, PP=4, v=2 (1-based) GPU0 [1,2] [9,10]; GPU1 [3,4] [11,12]; ...
     void megatronVirtual() {
         const auto s = megatron_stage_layers(16, 4, 2);
-        QCOMPARE(QString::fromStdString(show(s)), QString("0:[0,2)[8,10) 1:[2,4)[10,12) 2:[4,6)[12,14) 3:[6,8)[14,16) "));
-        QCOMPARE(QString::fromStdString(show(megatron_stage_layers(32, 4, 1))), QString("0:[0,8) 1:[8,16) 2:[16,24) 3:[24,32) "));
+        QCOMPARE(QString::fromStdString(show(s)),
+                 QString("0:[0,2)[8,10) 1:[2,4)[10,12) 2:[4,6)[12,14) 3:[6,8)[14,16) "));
+        QCOMPARE(QString::fromStdString(show(megatron_stage_layers(32, 4, 1))),
+                 QString("0:[0,8) 1:[8,16) 2:[16,24) 3:[24,32) "));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, megatron_stage_layers(30, 4, 1));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, megatron_stage_layers(32, 4, 3));
     }

@@ -92,12 +92,14 @@ private slots:
         auto [ptr, what] = message(noSteps);
         QCOMPARE(ptr, std::string("/steps"));
         QVERIFY2(what.find("a.json") != std::string::npos, what.c_str());
-        const std::string badTrend = write("b.json", R"({"title": "t", "summary": "s", "example": "gpt2-1node", "steps": [
+        const std::string badTrend = write("b.json",
+                                           R"({"title": "t", "summary": "s", "example": "gpt2-1node", "steps": [
             {"title": "x", "look": "l", "predict": "p", "explain": "e", "change": {"/layout/tp": 1},
              "figures": ["time.step_s"], "expect": {"time.step_s": "sideways"}}]})");
         std::tie(ptr, what) = message(badTrend);
         QCOMPARE(ptr, std::string("/steps/0/expect/time.step_s"));
-        const std::string badPointer = write("c.json", R"({"title": "t", "summary": "s", "example": "gpt2-1node", "steps": [
+        const std::string badPointer = write("c.json",
+                                             R"({"title": "t", "summary": "s", "example": "gpt2-1node", "steps": [
             {"title": "x", "look": "l", "predict": "p", "explain": "e", "change": {"/model/layers": 1}, "figures": ["mfu"]}]})");
         std::tie(ptr, what) = message(badPointer);
         QCOMPARE(ptr, std::string("/steps/0/change/~1model~1layers"));

@@ -37,7 +37,7 @@ std::string without(const std::string& pointer) {
     return j.dump();
 }
 
-}  // namespace
+}   // namespace
 
 class TestProject : public QObject {
     Q_OBJECT
@@ -178,41 +178,54 @@ private slots:
         auto row = [](const char* name, const std::string& text, const char* msg) {
             QTest::newRow(name) << QString::fromStdString(text) << QString::fromUtf8(msg);
         };
-        row("empty", "", "line 1, column 1: JSON syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal");
+        row("empty", "",
+            "line 1, column 1: JSON syntax error while parsing value - unexpected end of input; expected '[', '{', or "
+            "a literal");
         row("syntax-line-col", "{\n  \"paraplan\": 1,\n  \"name\": \"x\"\n  \"cluster\": {}\n}",
             "line 4, column 11: JSON syntax error while parsing object - unexpected string literal; expected '}'");
-        row("trailing-comma", "{\"paraplan\": 1,}", "line 1, column 16: JSON syntax error while parsing object key - unexpected '}'; expected string literal");
+        row("trailing-comma", "{\"paraplan\": 1,}",
+            "line 1, column 16: JSON syntax error while parsing object key - unexpected '}'; expected string literal");
         row("not-object", "[1, 2]", "/: expected an object, got an array");
-        row("no-version", without("/paraplan"), "/paraplan: required field is missing: not a Paraplan project (expected \"paraplan\": 1)");
+        row("no-version", without("/paraplan"),
+            "/paraplan: required field is missing: not a Paraplan project (expected \"paraplan\": 1)");
         row("version-string", with("/paraplan", "1"), "/paraplan: expected the schema version 1, got \"1\"");
         row("newer-version", with("/paraplan", 2),
-            "/paraplan: this project was written by a newer Paraplan (schema version 2); this version reads version 1. Update Paraplan to open it.");
+            "/paraplan: this project was written by a newer Paraplan (schema version 2); this version reads version 1. "
+            "Update Paraplan to open it.");
         row("tp-string", with("/layout/tp", "two"), "/layout/tp: expected a positive integer, got \"two\"");
         row("tp-zero", with("/layout/tp", 0), "/layout/tp: expected a positive integer, got 0");
         row("pp-negative", with("/layout/pp", -4), "/layout/pp: expected a positive integer, got -4");
         row("pp-fraction", with("/layout/pp", 2.5), "/layout/pp: expected a positive integer, got 2.5");
         row("sp-mode", with("/layout/sp_mode", "ulysses"),
-            "/layout/sp_mode: expected one of \"none\", \"split_gather\", \"ring\", \"all_to_all\", \"ring_attn\", got \"ulysses\"");
+            "/layout/sp_mode: expected one of \"none\", \"split_gather\", \"ring\", \"all_to_all\", \"ring_attn\", got "
+            "\"ulysses\"");
         row("framework", with("/layout/framework", "jax"),
-            "/layout/framework: expected one of \"colossalai\", \"colossalai-moe\", \"colossalai-gemini\", \"colossalai-zero\", \"megatron\", \"torchtitan\", \"deepspeed\", \"devicemesh\", got \"jax\"");
+            "/layout/framework: expected one of \"colossalai\", \"colossalai-moe\", \"colossalai-gemini\", "
+            "\"colossalai-zero\", \"megatron\", \"torchtitan\", \"deepspeed\", \"devicemesh\", got \"jax\"");
         row("zero-stage", with("/layout/zero_stage", 4), "/layout/zero_stage: expected 0, 1, 2 or 3, got 4");
         row("recompute", with("/layout/recompute", true),
             "/layout/recompute: expected one of \"none\", \"selective\", \"full\", got true");
-        row("flash-bool", with("/layout/flash_attention", "yes"), "/layout/flash_attention: expected true or false, got \"yes\"");
+        row("flash-bool", with("/layout/flash_attention", "yes"),
+            "/layout/flash_attention: expected true or false, got \"yes\"");
         row("layout-array", with("/layout", nlohmann::json::array()), "/layout: expected an object, got an array");
         row("no-cluster", without("/cluster"), "/cluster: required field is missing (expected an object)");
         row("no-nodes", without("/cluster/nodes"),
             "/cluster/nodes: required field is missing (expected an array of nodes or a node count)");
-        row("empty-nodes", with("/cluster/nodes", nlohmann::json::array()), "/cluster/nodes: a cluster needs at least one node");
-        row("unknown-gpu", with("/cluster/nodes/0/gpu", "h900"),
-            "/cluster/nodes/0/gpu: unknown GPU \"h900\" (known: ");
-        row("node-gpus", with("/cluster/nodes/0/gpus", "8"), "/cluster/nodes/0/gpus: expected a positive integer, got \"8\"");
-        row("node-name", without("/cluster/nodes/0/name"), "/cluster/nodes/0/name: required field is missing (expected a string)");
-        row("node-port", with("/cluster/nodes/0/port", 70000), "/cluster/nodes/0/port: expected a port number (1-65535), got 70000");
+        row("empty-nodes", with("/cluster/nodes", nlohmann::json::array()),
+            "/cluster/nodes: a cluster needs at least one node");
+        row("unknown-gpu", with("/cluster/nodes/0/gpu", "h900"), "/cluster/nodes/0/gpu: unknown GPU \"h900\" (known: ");
+        row("node-gpus", with("/cluster/nodes/0/gpus", "8"),
+            "/cluster/nodes/0/gpus: expected a positive integer, got \"8\"");
+        row("node-name", without("/cluster/nodes/0/name"),
+            "/cluster/nodes/0/name: required field is missing (expected a string)");
+        row("node-port", with("/cluster/nodes/0/port", 70000),
+            "/cluster/nodes/0/port: expected a port number (1-65535), got 70000");
         row("network-bw", with("/cluster/network/inter_node_gbps", -1),
             "/cluster/network/inter_node_gbps: expected a positive number, got -1");
-        row("no-model", without("/model"), "/model: required field is missing (expected {\"preset\": ID} or a model spec)");
-        row("unknown-preset", with("/model/preset", "llama9"), "/model/preset: unknown model preset \"llama9\" (known: ");
+        row("no-model", without("/model"),
+            "/model: required field is missing (expected {\"preset\": ID} or a model spec)");
+        row("unknown-preset", with("/model/preset", "llama9"),
+            "/model/preset: unknown model preset \"llama9\" (known: ");
         row("model-string", with("/model", "llama3.1-70b"), "/model: expected an object, got \"llama3.1-70b\"");
         row("batch-string", with("/training/global_batch_size", "1k"),
             "/training/global_batch_size: expected a positive integer, got \"1k\"");
@@ -220,7 +233,8 @@ private slots:
             "/training/precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"fp8\", got \"int4\"");
         row("layers-per-stage", with("/layout/num_layers_per_stage", nlohmann::json({20, "x"})),
             "/layout/num_layers_per_stage/1: expected an integer, got \"x\"");
-        row("dp-shard-zero", with("/layout/dp_shard", 0), "/layout/dp_shard: expected a positive integer or -1 (infer), got 0");
+        row("dp-shard-zero", with("/layout/dp_shard", 0),
+            "/layout/dp_shard: expected a positive integer or -1 (infer), got 0");
         row("rank-order-shape", with("/cluster/rank_order", nlohmann::json({{0}})),
             "/cluster/rank_order/0: expected a [node, gpu] pair of integers, got an array");
         row("rank-order-count", with("/cluster/rank_order", nlohmann::json({{0, 0}})),
@@ -228,7 +242,8 @@ private slots:
         row("rank-order-range", with("/cluster/rank_order", nlohmann::json({{0, 9}})),
             "/cluster/rank_order/0: GPU index 9 is out of range (node node0 has 8 GPUs)");
         row("number-overflow", "{\"paraplan\": 1e400}", "invalid JSON: number overflow parsing '1e400'");
-        row("huge-cluster", R"({"paraplan":1,"cluster":{"gpu":"h100-sxm","nodes":100000,"gpus_per_node":100},"model":{"preset":"gpt2"}})",
+        row("huge-cluster",
+            R"({"paraplan":1,"cluster":{"gpu":"h100-sxm","nodes":100000,"gpus_per_node":100},"model":{"preset":"gpt2"}})",
             "/cluster/nodes: the cluster has 10000000 GPUs; Paraplan plans up to 4194304 GPUs");
     }
     void malformed() {
@@ -259,7 +274,8 @@ private slots:
         const Project p = load_example("gpt2-1node");
         save_project(p, path);
         // Saving into a folder that does not exist fails without touching the original.
-        QVERIFY_THROWS_EXCEPTION(InputError, save_project(p, dir.filePath(QStringLiteral("missing/x.json")).toStdString()));
+        QVERIFY_THROWS_EXCEPTION(InputError,
+                                 save_project(p, dir.filePath(QStringLiteral("missing/x.json")).toStdString()));
         QCOMPARE(project_to_json(load_project(path)), project_to_json(p));
     }
 };

@@ -32,7 +32,7 @@ std::vector<std::string> names(const Cluster& c) {
     return out;
 }
 using Names = std::vector<std::string>;
-}  // namespace
+}   // namespace
 
 class TestReorderNodes : public QObject {
     Q_OBJECT
@@ -92,7 +92,8 @@ private slots:
             QFAIL("index 4 of 4 nodes was accepted");
         } catch (const InputError& e) {
             QCOMPARE(e.pointer(), std::string("/cluster/nodes/4"));
-            QCOMPARE(e.message(), std::string("cannot move a node from index 4: the cluster has 4 nodes (indices 0 to 3)"));
+            QCOMPARE(e.message(),
+                     std::string("cannot move a node from index 4: the cluster has 4 nodes (indices 0 to 3)"));
         }
         try {
             reorder_nodes(c, 1, -1);

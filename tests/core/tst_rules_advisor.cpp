@@ -9,7 +9,7 @@ using namespace paraplan::test;
 
 namespace {
 bool divides(int a, int b) { return a > 0 && b % a == 0; }
-}  // namespace
+}   // namespace
 
 class TestRulesAdvisor : public QObject {
     Q_OBJECT

@@ -34,7 +34,8 @@ private slots:
         const Diagnostic* d = find_rule(ds, "colossalai.moe_stage_has_experts");
         QVERIFY2(d, rule_list(ds).c_str());
         QVERIFY(!d->fixes.empty());
-        for (const auto& f : d->fixes) QVERIFY(!find_rule(validate(with_fix(p, f)), "colossalai.moe_stage_has_experts"));
+        for (const auto& f : d->fixes)
+            QVERIFY(!find_rule(validate(with_fix(p, f)), "colossalai.moe_stage_has_experts"));
     }
 
     // Every catalog GPU: the kernel rules agree with the catalog's capability flags.

@@ -51,7 +51,7 @@ void run_cases(const std::vector<RuleCase>& cases) {
     }
 }
 
-}  // namespace
+}   // namespace
 
 class TestRulesOthers : public QObject {
     Q_OBJECT
@@ -74,74 +74,272 @@ private slots:
         vpp.training.global_batch_size = 32;   // dp 4 -> M = 8
         run_cases({
             // world 12, TP2 PP4 -> 12 % 8
-            {"world", edit(make_project("megatron", 3, 4, llama3_8b()), [](Project& p) { p.layout.tp = 2; p.layout.pp = 4; }),
-             edit(make_project("megatron", 3, 4, llama3_8b()), [](Project& p) { p.layout.tp = 2; p.layout.pp = 2; p.training.global_batch_size = 63; }),
-             "megatron.world_divisible", Severity::Error, {"12", "8"}, "world_size (12) is not divisible by 8"},
-            {"sp mode", edit(b, [](Project& p) { p.layout.sp_mode = "all_to_all"; p.layout.sp = 2; }), b, "megatron.sp_mode",
-             Severity::Error, {"all_to_all"}, ""},
-            {"sp needs tp", edit(b, [](Project& p) { p.layout.tp = 1; }), b, "megatron.sequence_parallel_needs_tp", Severity::Warning,
-             {"tp = 1"}, "Disabling sequence parallelism because tensor model parallelism is disabled"},
-            {"expert grid", edit(moe, [](Project& p) { p.layout.etp = 4; }), moe, "megatron.expert_grid", Severity::Error,
-             {"16", "32"}, "expert_tensor_model_pipeline_parallel size (32)"},
+            {"world",
+             edit(make_project("megatron", 3, 4, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 2;
+                      p.layout.pp = 4;
+                  }),
+             edit(make_project("megatron", 3, 4, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 2;
+                      p.layout.pp = 2;
+                      p.training.global_batch_size = 63;
+                  }),
+             "megatron.world_divisible",
+             Severity::Error,
+             {"12", "8"},
+             "world_size (12) is not divisible by 8"},
+            {"sp mode",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.sp_mode = "all_to_all";
+                      p.layout.sp = 2;
+                  }),
+             b,
+             "megatron.sp_mode",
+             Severity::Error,
+             {"all_to_all"},
+             ""},
+            {"sp needs tp",
+             edit(b, [](Project& p) { p.layout.tp = 1; }),
+             b,
+             "megatron.sequence_parallel_needs_tp",
+             Severity::Warning,
+             {"tp = 1"},
+             "Disabling sequence parallelism because tensor model parallelism is disabled"},
+            {"expert grid",
+             edit(moe, [](Project& p) { p.layout.etp = 4; }),
+             moe,
+             "megatron.expert_grid",
+             Severity::Error,
+             {"16", "32"},
+             "expert_tensor_model_pipeline_parallel size (32)"},
             // EP4 with 6 experts
-            {"experts", edit(moe, [](Project& p) { p.model.experts = 6; p.layout.ep = 4; }), moe, "megatron.experts_divisible",
-             Severity::Error, {"ep = 4", "6 experts"}, "Number of experts should be a multiple of expert model parallel_size."},
-            {"order", edit(b, [](Project& p) { p.layout.order = "tp-dp"; }), edit(b, [](Project& p) { p.layout.order = "tp-pp-dp"; }),
-             "megatron.order", Severity::Error, {"pp"}, "haven'tspecified the order"},
+            {"experts",
+             edit(moe,
+                  [](Project& p) {
+                      p.model.experts = 6;
+                      p.layout.ep = 4;
+                  }),
+             moe,
+             "megatron.experts_divisible",
+             Severity::Error,
+             {"ep = 4", "6 experts"},
+             "Number of experts should be a multiple of expert model parallel_size."},
+            {"order",
+             edit(b, [](Project& p) { p.layout.order = "tp-dp"; }),
+             edit(b, [](Project& p) { p.layout.order = "tp-pp-dp"; }),
+             "megatron.order",
+             Severity::Error,
+             {"pp"},
+             "haven'tspecified the order"},
             // num_layers 30, PP4
-            {"layers % pp", edit(b, [](Project& p) { p.model.layers = 30; p.layout.pp = 4; p.layout.tp = 1; }),
-             edit(b, [](Project& p) { p.layout.pp = 4; p.layout.tp = 1; }), "megatron.layers_divisible_pp", Severity::Error,
-             {"30", "pp = 4"}, "Number of layers should be divisible by the pipeline-model-parallel size"},
+            {"layers % pp",
+             edit(b,
+                  [](Project& p) {
+                      p.model.layers = 30;
+                      p.layout.pp = 4;
+                      p.layout.tp = 1;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 4;
+                      p.layout.tp = 1;
+                  }),
+             "megatron.layers_divisible_pp",
+             Severity::Error,
+             {"30", "pp = 4"},
+             "Number of layers should be divisible by the pipeline-model-parallel size"},
             // 32 layers + embedding + loss on PP4 -> 34 % 4 (validate_args, core 0.11+)
             {"layers + embedding + loss % pp",
-             edit(b, [](Project& p) { p.layout.pp = 4; p.layout.tp = 1; p.layout.account_for_embedding_in_pipeline_split = true;
-                                      p.layout.account_for_loss_in_pipeline_split = true; }),
-             edit(b, [](Project& p) { p.layout.pp = 4; p.layout.tp = 1; }), "megatron.layers_divisible_pp", Severity::Error,
-             {"32 layers + 2 (embedding and loss) = 34", "pp = 4"}, "Number of layers should be divisible by the pipeline-model-parallel size"},
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 4;
+                      p.layout.tp = 1;
+                      p.layout.account_for_embedding_in_pipeline_split = true;
+                      p.layout.account_for_loss_in_pipeline_split = true;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 4;
+                      p.layout.tp = 1;
+                  }),
+             "megatron.layers_divisible_pp",
+             Severity::Error,
+             {"32 layers + 2 (embedding and loss) = 34", "pp = 4"},
+             "Number of layers should be divisible by the pipeline-model-parallel size"},
             // 30 layers + 2 on PP4 with vp 2 -> 32 / 4 = 8 per stage, 8 % 2 == 0: both flags are a fix.
-            {"account-for fix", edit(vpp, [](Project& p) { p.model.layers = 30; }), vpp, "megatron.layers_divisible_pp",
-             Severity::Error, {"30 layers", "pp = 4"}, ""},
+            {"account-for fix",
+             edit(vpp, [](Project& p) { p.model.layers = 30; }),
+             vpp,
+             "megatron.layers_divisible_pp",
+             Severity::Error,
+             {"30 layers", "pp = 4"},
+             ""},
             {"account-for needs core 0.11",
-             edit(b, [](Project& p) { p.layout.account_for_loss_in_pipeline_split = true;
-                                      p.layout.extra["megatron_version"] = "core_v0.10.0"; }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.account_for_loss_in_pipeline_split = true;
+                      p.layout.extra["megatron_version"] = "core_v0.10.0";
+                  }),
              edit(b, [](Project& p) { p.layout.extra["megatron_version"] = "core_v0.10.0"; }),
-             "megatron.account_for_in_split_version", Severity::Error, {"0.11", "core_v0.10.0"}, "unrecognized arguments"},
+             "megatron.account_for_in_split_version",
+             Severity::Error,
+             {"0.11", "core_v0.10.0"},
+             "unrecognized arguments"},
             // 32 layers, PP4, vp 3 -> 8 % 3
-            {"layers % vp", edit(vpp, [](Project& p) { p.layout.chunks = 3; }), vpp, "megatron.layers_divisible_vp", Severity::Error,
-             {"8 layers", "chunks = 3"}, "divisible number of layers per virtual pipeline stage"},
-            {"vp needs pp", edit(b, [](Project& p) { p.layout.pp = 1; p.layout.chunks = 2; }), b, "megatron.virtual_stages_need_pp",
-             Severity::Error, {"chunks = 2"}, "greater than 1 with interleaved schedule"},
+            {"layers % vp",
+             edit(vpp, [](Project& p) { p.layout.chunks = 3; }),
+             vpp,
+             "megatron.layers_divisible_vp",
+             Severity::Error,
+             {"8 layers", "chunks = 3"},
+             "divisible number of layers per virtual pipeline stage"},
+            {"vp needs pp",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 1;
+                      p.layout.chunks = 2;
+                  }),
+             b,
+             "megatron.virtual_stages_need_pp",
+             Severity::Error,
+             {"chunks = 2"},
+             "greater than 1 with interleaved schedule"},
             // heads 30, TP4
-            {"heads", edit(b, [](Project& p) { p.model.heads = 30; p.model.kv_heads = 30; p.layout.tp = 4; p.layout.pp = 1; }),
-             edit(b, [](Project& p) { p.layout.tp = 4; p.layout.pp = 1; }), "megatron.heads_divisible_tp", Severity::Error,
-             {"tp = 4", "30"}, "num_attention_heads (30) must be a multiple of tensor_model_parallel_size (4)."},
+            {"heads",
+             edit(b,
+                  [](Project& p) {
+                      p.model.heads = 30;
+                      p.model.kv_heads = 30;
+                      p.layout.tp = 4;
+                      p.layout.pp = 1;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.tp = 4;
+                      p.layout.pp = 1;
+                  }),
+             "megatron.heads_divisible_tp",
+             Severity::Error,
+             {"tp = 4", "30"},
+             "num_attention_heads (30) must be a multiple of tensor_model_parallel_size (4)."},
             // query groups 8, TP16: fails on <= 0.14
-            {"query groups old", edit(make_project("megatron", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 16; p.layout.sp_mode = "split_gather"; p.layout.extra["megatron_version"] = "core_v0.14"; p.training.global_batch_size = 8; }),
-             edit(make_project("megatron", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 16; p.layout.sp_mode = "split_gather"; p.layout.extra["megatron_version"] = "core_v0.16"; p.training.global_batch_size = 8; }),
-             "megatron.query_groups_divisible_tp", Severity::Warning, {"tp = 16", "8 query groups"}, "num_query_groups (8)"},
-            {"ffn", edit(b, [](Project& p) { p.model.ffn_hidden = 4097; }), b, "megatron.ffn_divisible_tp", Severity::Error,
-             {"4097", "tp = 2"}, "4097 is not divisible by 2"},
+            {"query groups old",
+             edit(make_project("megatron", 2, 8, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 16;
+                      p.layout.sp_mode = "split_gather";
+                      p.layout.extra["megatron_version"] = "core_v0.14";
+                      p.training.global_batch_size = 8;
+                  }),
+             edit(make_project("megatron", 2, 8, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 16;
+                      p.layout.sp_mode = "split_gather";
+                      p.layout.extra["megatron_version"] = "core_v0.16";
+                      p.training.global_batch_size = 8;
+                  }),
+             "megatron.query_groups_divisible_tp",
+             Severity::Warning,
+             {"tp = 16", "8 query groups"},
+             "num_query_groups (8)"},
+            {"ffn",
+             edit(b, [](Project& p) { p.model.ffn_hidden = 4097; }),
+             b,
+             "megatron.ffn_divisible_tp",
+             Severity::Error,
+             {"4097", "tp = 2"},
+             "4097 is not divisible by 2"},
             // seq 4095, CP2
-            {"seq cp", edit(b, [](Project& p) { p.layout.cp = 2; p.layout.tp = 1; p.layout.sp_mode = "none"; p.training.seq_len = 4095; }),
-             edit(b, [](Project& p) { p.layout.cp = 2; p.layout.tp = 1; p.layout.sp_mode = "none"; }), "megatron.seq_divisible_cp",
-             Severity::Error, {"4095", "4"}, "seq-length should be a multiple of 2 * context-parallel-size"},
-            {"seq tp", edit(b, [](Project& p) { p.training.seq_len = 4095; }), b, "megatron.seq_divisible_tp", Severity::Error,
-             {"4095", "tp = 2"}, "divisible by tensor parallel size"},
-            {"moe tp sp", edit(moe, [](Project& p) { p.layout.tp = 2; }), edit(moe, [](Project& p) { p.layout.tp = 2; p.layout.sp_mode = "split_gather"; }),
-             "megatron.moe_tp_needs_sp", Severity::Error, {"tp = 2"}, "tensor parallelismare enabled"},
+            {"seq cp",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.cp = 2;
+                      p.layout.tp = 1;
+                      p.layout.sp_mode = "none";
+                      p.training.seq_len = 4095;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.cp = 2;
+                      p.layout.tp = 1;
+                      p.layout.sp_mode = "none";
+                  }),
+             "megatron.seq_divisible_cp",
+             Severity::Error,
+             {"4095", "4"},
+             "seq-length should be a multiple of 2 * context-parallel-size"},
+            {"seq tp",
+             edit(b, [](Project& p) { p.training.seq_len = 4095; }),
+             b,
+             "megatron.seq_divisible_tp",
+             Severity::Error,
+             {"4095", "tp = 2"},
+             "divisible by tensor parallel size"},
+            {"moe tp sp",
+             edit(moe, [](Project& p) { p.layout.tp = 2; }),
+             edit(moe,
+                  [](Project& p) {
+                      p.layout.tp = 2;
+                      p.layout.sp_mode = "split_gather";
+                  }),
+             "megatron.moe_tp_needs_sp",
+             Severity::Error,
+             {"tp = 2"},
+             "tensor parallelismare enabled"},
             // world 16, TP2 PP2 CP2, MBS2 GBS6
-            {"global batch", edit(b, [](Project& p) { p.layout.cp = 2; p.training.micro_batch_size = 2; p.training.global_batch_size = 6; }),
-             edit(b, [](Project& p) { p.layout.cp = 2; p.training.micro_batch_size = 2; p.training.global_batch_size = 8; }),
-             "megatron.global_batch", Severity::Error, {"6", "4"},
+            {"global batch",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.cp = 2;
+                      p.training.micro_batch_size = 2;
+                      p.training.global_batch_size = 6;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.cp = 2;
+                      p.training.micro_batch_size = 2;
+                      p.training.global_batch_size = 8;
+                  }),
+             "megatron.global_batch",
+             Severity::Error,
+             {"6", "4"},
              "global batch size (6) is not divisible by micro batch size (2) times data parallel size (2)"},
             // VPP with M=6, PP=4 (remainder 2 < 4); M=3 < PP
-            {"vpp M=6", edit(vpp, [](Project& p) { p.training.global_batch_size = 24; }), vpp, "megatron.interleaved_microbatches",
-             Severity::Error, {"6"}, "The remainder of M (6) divided by N (4)"},
-            {"vpp M=3", edit(vpp, [](Project& p) { p.training.global_batch_size = 12; }), vpp, "megatron.interleaved_microbatches",
-             Severity::Error, {"3"}, "should range in [PP=4"},
-            {"vpp old", edit(vpp, [](Project& p) { p.training.global_batch_size = 24; p.layout.extra["megatron_version"] = "core_v0.9"; }),
-             vpp, "megatron.interleaved_microbatches", Severity::Error, {"6"}, "number of microbatches (6) is not divisible by pipeline-model-parallel-size (4)"},
-            {"zero", edit(b, [](Project& p) { p.layout.zero_stage = 3; }), b, "megatron.zero_stage", Severity::Warning, {"zero_stage 3"}, ""},
+            {"vpp M=6",
+             edit(vpp, [](Project& p) { p.training.global_batch_size = 24; }),
+             vpp,
+             "megatron.interleaved_microbatches",
+             Severity::Error,
+             {"6"},
+             "The remainder of M (6) divided by N (4)"},
+            {"vpp M=3",
+             edit(vpp, [](Project& p) { p.training.global_batch_size = 12; }),
+             vpp,
+             "megatron.interleaved_microbatches",
+             Severity::Error,
+             {"3"},
+             "should range in [PP=4"},
+            {"vpp old",
+             edit(vpp,
+                  [](Project& p) {
+                      p.training.global_batch_size = 24;
+                      p.layout.extra["megatron_version"] = "core_v0.9";
+                  }),
+             vpp,
+             "megatron.interleaved_microbatches",
+             Severity::Error,
+             {"6"},
+             "number of microbatches (6) is not divisible by pipeline-model-parallel-size (4)"},
+            {"zero",
+             edit(b, [](Project& p) { p.layout.zero_stage = 3; }),
+             b,
+             "megatron.zero_stage",
+             Severity::Warning,
+             {"zero_stage 3"},
+             ""},
         });
         // Megatron's interleaved schedule under the name the schedule catalogue and the planner
         // give it is accepted like "interleaved"; PyTorch's interleaved schedule is not Megatron's.
@@ -154,7 +352,11 @@ private slots:
             flagged = flagged || x.rule == "megatron.schedule";
         QVERIFY(flagged);
         // Query groups 8 with tp 16 pass without a version pin only as a warning (core >= 0.16 rule).
-        const auto d = validate(edit(make_project("megatron", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 16; p.layout.sp_mode = "split_gather"; p.training.global_batch_size = 8; }));
+        const auto d = validate(edit(make_project("megatron", 2, 8, llama3_8b()), [](Project& p) {
+            p.layout.tp = 16;
+            p.layout.sp_mode = "split_gather";
+            p.training.global_batch_size = 8;
+        }));
         QVERIFY2(!has_errors(d), rule_list(d).c_str());
     }
 
@@ -173,7 +375,8 @@ private slots:
         QCOMPARE(d->fixes.front().changes.size(), std::size_t(2));
         QCOMPARE(d->fixes.front().changes[0].field, std::string("/layout/account_for_embedding_in_pipeline_split"));
         const Project fixed = with_fix(p, d->fixes.front());
-        QVERIFY(fixed.layout.account_for_embedding_in_pipeline_split && fixed.layout.account_for_loss_in_pipeline_split);
+        QVERIFY(fixed.layout.account_for_embedding_in_pipeline_split &&
+                fixed.layout.account_for_loss_in_pipeline_split);
         QVERIFY2(!has_errors(validate(fixed)), rule_list(validate(fixed)).c_str());
         // 31 + 1 (the loss alone) = 32 also divides: offered, and clean too.
         p.model.layers = 31;
@@ -182,7 +385,8 @@ private slots:
         QVERIFY(d31 && !d31->fixes.empty());
         bool loss_only = false;
         for (const auto& f : d31->fixes)
-            if (f.label.find("--account-for-loss-in-pipeline-split)") != std::string::npos && f.label.find("embedding") == std::string::npos) {
+            if (f.label.find("--account-for-loss-in-pipeline-split)") != std::string::npos &&
+                f.label.find("embedding") == std::string::npos) {
                 loss_only = true;
                 QVERIFY(!has_errors(validate(with_fix(p, f))));
             }
@@ -201,28 +405,104 @@ private slots:
         moe.training.global_batch_size = 32;
         run_cases({
             // (2, 2, 1, 2, 1, world 10)
-            {"world product", edit(make_project("torchtitan", 1, 10, llama3_8b()), [](Project& p) { p.layout.dp_replicate = 2; p.layout.dp_shard = 2; p.layout.tp = 2; }),
-             inferred, "torchtitan.world_product", Severity::Error, {"8", "10"},
+            {"world product",
+             edit(make_project("torchtitan", 1, 10, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.dp_replicate = 2;
+                      p.layout.dp_shard = 2;
+                      p.layout.tp = 2;
+                  }),
+             inferred,
+             "torchtitan.world_product",
+             Severity::Error,
+             {"8", "10"},
              "Invalid parallel dims: dp_replicate(2) * dp_shard(2) * cp(1) * tp(2) * pp(1) != WORLD_SIZE(10)"},
             // (2, 2, 1, 1, 1, ep 3, world 4)
-            {"ep", edit(moe, [](Project& p) { p.layout.ep = 3; }), edit(moe, [](Project& p) { p.layout.ep = 2; }), "torchtitan.ep_divides",
-             Severity::Error, {"ep = 3", "2"}, "expert_parallel_degree (3) must divide dp_shard * cp * tp (2)"},
-            {"dp_shard 0", edit(b, [](Project& p) { p.layout.dp_shard = 0; }), b, "torchtitan.degrees", Severity::Error, {"0"},
+            {"ep",
+             edit(moe, [](Project& p) { p.layout.ep = 3; }),
+             edit(moe, [](Project& p) { p.layout.ep = 2; }),
+             "torchtitan.ep_divides",
+             Severity::Error,
+             {"ep = 3", "2"},
+             "expert_parallel_degree (3) must divide dp_shard * cp * tp (2)"},
+            {"dp_shard 0",
+             edit(b, [](Project& p) { p.layout.dp_shard = 0; }),
+             b,
+             "torchtitan.degrees",
+             Severity::Error,
+             {"0"},
              "dp_shard must -1 or >=1."},
             // tp 4, cp 2 -> divisor 16
-            {"seq", edit(make_project("torchtitan", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 4; p.layout.cp = 2; p.layout.dp_replicate = 2; p.training.seq_len = 4100; }),
-             edit(make_project("torchtitan", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 4; p.layout.cp = 2; p.layout.dp_replicate = 2; }),
-             "torchtitan.seq_divisible", Severity::Error, {"4100", "16"}, "Sequence length 4100"},
-            {"kv heads", edit(make_project("torchtitan", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 16; p.training.global_batch_size = 8; }),
-             edit(make_project("torchtitan", 2, 8, llama3_8b()), [](Project& p) { p.layout.tp = 8; p.training.global_batch_size = 8; }),
-             "torchtitan.tp_divides_kv_heads", Severity::Error, {"tp = 16", "8"}, "n_kv_heads (8)"},
-            {"zbv stages", edit(b, [](Project& p) { p.layout.tp = 1; p.layout.pp = 2; p.layout.schedule = "zbv"; p.layout.chunks = 3; }),
-             edit(b, [](Project& p) { p.layout.tp = 1; p.layout.pp = 2; p.layout.schedule = "zbv"; p.layout.chunks = 2; }),
-             "torchtitan.pp_stages", Severity::Error, {"chunks = 3"}, "v schedules assume 2 stages per rank"},
-            {"global batch", edit(b, [](Project& p) { p.training.global_batch_size = 30; }), b, "torchtitan.global_batch",
-             Severity::Error, {"30", "4"}, "global batch size must be multiple of local batch size times data-parallel degree"},
-            {"sp axis", edit(b, [](Project& p) { p.layout.sp = 2; p.layout.sp_mode = "all_to_all"; }), b, "torchtitan.sp_mode",
-             Severity::Error, {"cp"}, ""},
+            {"seq",
+             edit(make_project("torchtitan", 2, 8, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 4;
+                      p.layout.cp = 2;
+                      p.layout.dp_replicate = 2;
+                      p.training.seq_len = 4100;
+                  }),
+             edit(make_project("torchtitan", 2, 8, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 4;
+                      p.layout.cp = 2;
+                      p.layout.dp_replicate = 2;
+                  }),
+             "torchtitan.seq_divisible",
+             Severity::Error,
+             {"4100", "16"},
+             "Sequence length 4100"},
+            {"kv heads",
+             edit(make_project("torchtitan", 2, 8, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 16;
+                      p.training.global_batch_size = 8;
+                  }),
+             edit(make_project("torchtitan", 2, 8, llama3_8b()),
+                  [](Project& p) {
+                      p.layout.tp = 8;
+                      p.training.global_batch_size = 8;
+                  }),
+             "torchtitan.tp_divides_kv_heads",
+             Severity::Error,
+             {"tp = 16", "8"},
+             "n_kv_heads (8)"},
+            {"zbv stages",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.tp = 1;
+                      p.layout.pp = 2;
+                      p.layout.schedule = "zbv";
+                      p.layout.chunks = 3;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.tp = 1;
+                      p.layout.pp = 2;
+                      p.layout.schedule = "zbv";
+                      p.layout.chunks = 2;
+                  }),
+             "torchtitan.pp_stages",
+             Severity::Error,
+             {"chunks = 3"},
+             "v schedules assume 2 stages per rank"},
+            {"global batch",
+             edit(b, [](Project& p) { p.training.global_batch_size = 30; }),
+             b,
+             "torchtitan.global_batch",
+             Severity::Error,
+             {"30", "4"},
+             "global batch size must be multiple of local batch size times data-parallel degree"},
+            {"sp axis",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.sp = 2;
+                      p.layout.sp_mode = "all_to_all";
+                  }),
+             b,
+             "torchtitan.sp_mode",
+             Severity::Error,
+             {"cp"},
+             ""},
         });
     }
 
@@ -230,14 +510,49 @@ private slots:
         const Project b = ds();
         run_cases({
             // (train 10, micro 3, world 1): gas 3, "10 != 3 * 3 * 1"
-            {"batch", edit(make_project("deepspeed", 1, 1, llama3_8b()), [](Project& p) { p.training.global_batch_size = 10; p.training.micro_batch_size = 3; }),
-             edit(make_project("deepspeed", 1, 1, llama3_8b()), [](Project& p) { p.training.global_batch_size = 9; p.training.micro_batch_size = 3; }),
-             "deepspeed.batch", Severity::Error, {"10", "3"}, "10 != 3 * 3 * 1"},
-            {"zero with pp", edit(b, [](Project& p) { p.layout.pp = 2; }), edit(b, [](Project& p) { p.layout.pp = 2; p.layout.zero_stage = 1; }),
-             "deepspeed.zero_with_pp", Severity::Error, {"pp = 2"}, "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"},
-            {"world", edit(b, [](Project& p) { p.layout.pp = 3; p.layout.zero_stage = 1; }), b, "deepspeed.world_divisible",
-             Severity::Error, {"8", "3"}, "num_stages (3) must divide distributed world size (8)"},
-            {"zero 4", edit(b, [](Project& p) { p.layout.zero_stage = 4; }), b, "deepspeed.zero_stage", Severity::Error, {"4"},
+            {"batch",
+             edit(make_project("deepspeed", 1, 1, llama3_8b()),
+                  [](Project& p) {
+                      p.training.global_batch_size = 10;
+                      p.training.micro_batch_size = 3;
+                  }),
+             edit(make_project("deepspeed", 1, 1, llama3_8b()),
+                  [](Project& p) {
+                      p.training.global_batch_size = 9;
+                      p.training.micro_batch_size = 3;
+                  }),
+             "deepspeed.batch",
+             Severity::Error,
+             {"10", "3"},
+             "10 != 3 * 3 * 1"},
+            {"zero with pp",
+             edit(b, [](Project& p) { p.layout.pp = 2; }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 2;
+                      p.layout.zero_stage = 1;
+                  }),
+             "deepspeed.zero_with_pp",
+             Severity::Error,
+             {"pp = 2"},
+             "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"},
+            {"world",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 3;
+                      p.layout.zero_stage = 1;
+                  }),
+             b,
+             "deepspeed.world_divisible",
+             Severity::Error,
+             {"8", "3"},
+             "num_stages (3) must divide distributed world size (8)"},
+            {"zero 4",
+             edit(b, [](Project& p) { p.layout.zero_stage = 4; }),
+             b,
+             "deepspeed.zero_stage",
+             Severity::Error,
+             {"4"},
              "Maximum supported ZeRO stage is 3"},
         });
     }
@@ -246,27 +561,63 @@ private slots:
         Project b = make_project("devicemesh", 1, 8, llama3_8b());
         b.layout.tp = 2;
         QVERIFY(!has_errors(validate(b)));
-        run_cases({{"world", edit(b, [](Project& p) { p.layout.tp = 3; }), b, "devicemesh.world_divisible", Severity::Error, {"3", "8"}, ""}});
+        run_cases({{"world",
+                    edit(b, [](Project& p) { p.layout.tp = 3; }),
+                    b,
+                    "devicemesh.world_divisible",
+                    Severity::Error,
+                    {"3", "8"},
+                    ""}});
     }
 
     void clusterAndKernels() {
         Project b = make_project("colossalai", 2, 8, llama3_8b());
         b.layout.tp = 2;
         run_cases({
-            {"uneven nodes", edit(b, [](Project& p) { p.cluster.nodes[1].gpus = 4; }), b, "cluster.uniform_gpus", Severity::Error,
-             {"4", "8"}, ""},
-            {"mixed gpus", edit(b, [](Project& p) { p.cluster.nodes[1].gpu = "a100-80g"; }), b, "cluster.uniform_gpus", Severity::Warning,
-             {"a100-80g"}, ""},
-            {"fp8 on a100", edit(make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"), [](Project& p) { p.layout.fp8 = true; }),
-             edit(make_project("colossalai", 1, 8, llama3_8b(), "h100-sxm"), [](Project& p) { p.layout.fp8 = true; }), "kernel.fp8_gpu",
-             Severity::Error, {"ampere"}, ""},
-            {"flash on v100", edit(make_project("colossalai", 1, 8, llama3_8b(), "v100-32g"), [](Project& p) { p.training.precision = "fp16"; }),
-             make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"), "kernel.flash_attention_gpu", Severity::Warning, {"volta"},
+            {"uneven nodes",
+             edit(b, [](Project& p) { p.cluster.nodes[1].gpus = 4; }),
+             b,
+             "cluster.uniform_gpus",
+             Severity::Error,
+             {"4", "8"},
+             ""},
+            {"mixed gpus",
+             edit(b, [](Project& p) { p.cluster.nodes[1].gpu = "a100-80g"; }),
+             b,
+             "cluster.uniform_gpus",
+             Severity::Warning,
+             {"a100-80g"},
+             ""},
+            {"fp8 on a100",
+             edit(make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"), [](Project& p) { p.layout.fp8 = true; }),
+             edit(make_project("colossalai", 1, 8, llama3_8b(), "h100-sxm"), [](Project& p) { p.layout.fp8 = true; }),
+             "kernel.fp8_gpu",
+             Severity::Error,
+             {"ampere"},
+             ""},
+            {"flash on v100",
+             edit(make_project("colossalai", 1, 8, llama3_8b(), "v100-32g"),
+                  [](Project& p) { p.training.precision = "fp16"; }),
+             make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"),
+             "kernel.flash_attention_gpu",
+             Severity::Warning,
+             {"volta"},
              "FlashAttention only supports Ampere GPUs or newer."},
-            {"bf16 on v100", edit(make_project("colossalai", 1, 8, llama3_8b(), "v100-32g"), [](Project& p) { p.layout.flash_attention = false; }),
-             make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"), "kernel.bf16_gpu", Severity::Error, {"volta"}, "bfloat16"},
-            {"flash fp32", edit(b, [](Project& p) { p.training.precision = "fp32"; }), b, "kernel.flash_attention_dtype",
-             Severity::Warning, {"fp32"}, "FlashAttention only support fp16 and bf16 data type"},
+            {"bf16 on v100",
+             edit(make_project("colossalai", 1, 8, llama3_8b(), "v100-32g"),
+                  [](Project& p) { p.layout.flash_attention = false; }),
+             make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"),
+             "kernel.bf16_gpu",
+             Severity::Error,
+             {"volta"},
+             "bfloat16"},
+            {"flash fp32",
+             edit(b, [](Project& p) { p.training.precision = "fp32"; }),
+             b,
+             "kernel.flash_attention_dtype",
+             Severity::Warning,
+             {"fp32"},
+             "FlashAttention only support fp16 and bf16 data type"},
         });
         Project fused = b;
         fused.layout.fused_norm = true;

@@ -21,7 +21,7 @@ Project with_family(const std::string& family) {
 
 Severity expected_sp_severity(Support s) { return s == Support::Error ? Severity::Error : Severity::Warning; }
 
-}  // namespace
+}   // namespace
 
 class TestRulesShardformer : public QObject {
     Q_OBJECT
@@ -37,7 +37,8 @@ private slots:
             QCOMPARE(shardformer_model_name(p.family), p.name);
             // A cell that warns or fails carries the framework's words.
             for (const auto& c : p.cells)
-                if (c.level == Support::Error || c.level == Support::Converted) QVERIFY2(!c.framework.empty(), p.family.c_str());
+                if (c.level == Support::Error || c.level == Support::Converted)
+                    QVERIFY2(!c.framework.empty(), p.family.c_str());
         }
         QVERIFY(shardformer_policy("gpt_neox") == nullptr);
         QCOMPARE(shardformer_sp_cell(*shardformer_policy("gpt2"), "all_to_all").level, Support::Error);
@@ -71,7 +72,8 @@ private slots:
                 } else {
                     QVERIFY2(d, what.c_str());
                     QCOMPARE(d->severity, expected_sp_severity(c.level));
-                    if (!c.framework.empty()) QVERIFY2(d->framework_error.find(c.framework) != std::string::npos, what.c_str());
+                    if (!c.framework.empty())
+                        QVERIFY2(d->framework_error.find(c.framework) != std::string::npos, what.c_str());
                 }
             }
         }

@@ -21,7 +21,7 @@ Timeline run(const Schedule& s, OpCost c = {1, 1, 1}) {
     return simulate(s, cfg).timeline;
 }
 
-}  // namespace
+}   // namespace
 
 class TestScheduleExport : public QObject {
     Q_OBJECT
@@ -43,12 +43,13 @@ private slots:
             QCOMPARE(e["ph"].get<std::string>(), std::string("X"));
             QVERIFY(e.contains("ts") && e.contains("dur") && e["dur"].get<double>() > 0);
             QVERIFY(e["args"].contains("microbatch"));
-            lanes[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back({e["ts"].get<double>(), e["dur"].get<double>()});
+            lanes[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back(
+                {e["ts"].get<double>(), e["dur"].get<double>()});
             ++x;
         }
         QCOMPARE(x, tl.ops.size());
         QCOMPARE(process_names.size(), std::size_t(2));
-        for (const auto& [pid, n] : thread_names) QCOMPARE(n, 2);  // a thread per chunk
+        for (const auto& [pid, n] : thread_names) QCOMPARE(n, 2);   // a thread per chunk
         // Perfetto needs the slices on one thread to nest; ours must not overlap at all.
         for (auto& [lane, slices] : lanes) {
             std::sort(slices.begin(), slices.end());

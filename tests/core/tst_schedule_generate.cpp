@@ -25,7 +25,7 @@ const paraplan::Diagnostic* find_rule(const std::vector<paraplan::Diagnostic>& d
     return nullptr;
 }
 
-}  // namespace
+}   // namespace
 
 class TestScheduleGenerate : public QObject {
     Q_OBJECT
@@ -45,7 +45,7 @@ private slots:
     }
     void oneFOneB_warmup() {
         QCOMPARE(megatron_1f1b_warmup(4, 8), (std::vector<int>{3, 2, 1, 0}));
-        QCOMPARE(megatron_1f1b_warmup(4, 2), (std::vector<int>{2, 2, 1, 0}));  // min(pp - s - 1, m)
+        QCOMPARE(megatron_1f1b_warmup(4, 2), (std::vector<int>{2, 2, 1, 0}));   // min(pp - s - 1, m)
     }
     void gpipe_allForwardsThenBackwards() {
         const auto s = make("gpipe", 3, 3);
@@ -55,8 +55,10 @@ private slots:
         // InterleavedSchedule (colossalai/pipeline/schedule/interleaved_pp.py, v0.5.1), S=2, C=2, M=4,
         // derived by hand from its chunk and warmup rules.
         const auto s = make("interleaved", 2, 4, 2);
-        QCOMPARE(order(s, 0), std::string("F0c0 F1c0 F0c1 F1c1 F2c0 B0c1 F3c0 B1c1 F2c1 B0c0 F3c1 B1c0 B2c1 B3c1 B2c0 B3c0"));
-        QCOMPARE(order(s, 1), std::string("F0c0 F1c0 F0c1 B0c1 F1c1 B1c1 F2c0 B0c0 F3c0 B1c0 F2c1 B2c1 F3c1 B3c1 B2c0 B3c0"));
+        QCOMPARE(order(s, 0),
+                 std::string("F0c0 F1c0 F0c1 F1c1 F2c0 B0c1 F3c0 B1c1 F2c1 B0c0 F3c1 B1c0 B2c1 B3c1 B2c0 B3c0"));
+        QCOMPARE(order(s, 1),
+                 std::string("F0c0 F1c0 F0c1 B0c1 F1c1 B1c1 F2c0 B0c0 F3c0 B1c0 F2c1 B2c1 F3c1 B3c1 B2c0 B3c0"));
     }
     void interleaved_warmups() {
         // Derived by hand from Megatron get_pp_rank_microbatches (schedules.py, core_v0.19.0) and
@@ -164,7 +166,8 @@ private slots:
         QVERIFY(!g.schedule);
         const auto* d = find_rule(g.diagnostics, "schedule.interleaved-megatron.final_group");
         QVERIFY(d);
-        QVERIFY(d->framework_error.find("should be 0, or larger than or equal to the pipeline-parallel size, but it is 2") !=
+        QVERIFY(d->framework_error.find(
+                    "should be 0, or larger than or equal to the pipeline-parallel size, but it is 2") !=
                 std::string::npos);
         QVERIFY(!d->fixes.empty());
         QCOMPARE(d->fixes[0].changes[0].value.get<int>(), 8);
@@ -193,8 +196,9 @@ private slots:
         QVERIFY(!g.schedule);
         const auto* d = find_rule(g.diagnostics, "schedule.interleaved.microbatches_multiple_of_pp");
         QVERIFY(d);
-        QCOMPARE(d->framework_error,
-                 std::string("Number of microbatch should be an integer multiple of number of pipeline parallel devices"));
+        QCOMPARE(
+            d->framework_error,
+            std::string("Number of microbatch should be an integer multiple of number of pipeline parallel devices"));
     }
     void requirement_pytorchRounds() {
         // n = 9, pp = 4: rounds = 2 and 9 % 2 != 0.
@@ -202,10 +206,11 @@ private slots:
         QVERIFY(!g.schedule);
         const auto* d = find_rule(g.diagnostics, "schedule.interleaved-pytorch.microbatches_multiple_of_rounds");
         QVERIFY(d);
-        QCOMPARE(d->framework_error, std::string("Interleaved 1F1B requires the number of microbatches to be a multiple of "
-                                                 "the number of rounds (2), but got 9."));
+        QCOMPARE(d->framework_error,
+                 std::string("Interleaved 1F1B requires the number of microbatches to be a multiple of "
+                             "the number of rounds (2), but got 9."));
         QVERIFY(generate(request("interleaved-pytorch", 4, 10, 2)).schedule);
-        QVERIFY(generate(request("interleaved-pytorch", 4, 3, 2)).schedule);  // rounds = 1
+        QVERIFY(generate(request("interleaved-pytorch", 4, 3, 2)).schedule);   // rounds = 1
     }
     void requirement_vSchedulesNeedTwoChunks() {
         auto g = generate(request("zbv", 4, 8, 3));
@@ -219,8 +224,10 @@ private slots:
         QVERIFY(!g.schedule);
         const auto* d = find_rule(g.diagnostics, "schedule.dualpipev.microbatches_vs_stages");
         QVERIFY(d);
-        QCOMPARE(d->framework_error,
-                 std::string("DualPipeV requires at least as many microbatches as stages, but got 7 microbatches and 8 stages."));
+        QCOMPARE(
+            d->framework_error,
+            std::string(
+                "DualPipeV requires at least as many microbatches as stages, but got 7 microbatches and 8 stages."));
         QVERIFY(generate(request("dualpipev", 4, 8)).schedule);
     }
     void requirement_singleChunkSchedules() {
@@ -230,7 +237,7 @@ private slots:
     }
     void requirement_fewMicrobatchesIsAWarning() {
         auto g = generate(request("1f1b", 4, 2));
-        QVERIFY(g.schedule);  // Megatron runs it
+        QVERIFY(g.schedule);   // Megatron runs it
         const auto* d = find_rule(g.diagnostics, "schedule.1f1b.microbatches_vs_stages");
         QVERIFY(d);
         QCOMPARE(d->severity, paraplan::Severity::Warning);

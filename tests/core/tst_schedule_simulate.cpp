@@ -24,7 +24,7 @@ Timeline run(const Schedule& s, OpCost c = {1, 1, 1}, double comm = 0) {
 
 bool near(double a, double b, double eps = 1e-9) { return std::fabs(a - b) <= eps; }
 
-}  // namespace
+}   // namespace
 
 class TestScheduleSimulate : public QObject {
     Q_OBJECT
@@ -61,7 +61,8 @@ private slots:
                         const int m = k * pp;
                         const auto tl = run(make(name, pp, m, v), {1, 1, 1});
                         QVERIFY2(near(tl.makespan, m * v * 3.0 + (pp - 1) * 3.0),
-                                 qPrintable(QString("%1 pp%2 m%3 v%4: %5").arg(name).arg(pp).arg(m).arg(v).arg(tl.makespan)));
+                                 qPrintable(
+                                     QString("%1 pp%2 m%3 v%4: %5").arg(name).arg(pp).arg(m).arg(v).arg(tl.makespan)));
                     }
         // Per chunk the bubble is (p - 1)/v of the non-interleaved one (bubble fraction (1/v)(p-1)/m of ideal).
         const auto i2 = run(make("interleaved", 4, 8, 2), {0.5, 0.5, 0.5});
@@ -87,7 +88,7 @@ private slots:
             for (int m : {2 * pp, 3 * pp}) {
                 const auto tl = run(make("zbh2", pp, m));
                 QVERIFY2(near(tl.span_bubble_rate, 0.0), qPrintable(QString("pp%1 m%2").arg(pp).arg(m)));
-                QVERIFY(near(tl.makespan, m * 3.0 + (pp - 1)));  // only the fill offset of the parallelogram
+                QVERIFY(near(tl.makespan, m * 3.0 + (pp - 1)));   // only the fill offset of the parallelogram
                 // Peak activations (2p - 1) M_B on the first worker.
                 QCOMPARE(tl.stages[0].peak_inflight, 2 * pp - 1);
             }
@@ -104,7 +105,7 @@ private slots:
                 // ZB-V holds 2 pp chunk activations (= pp full-stage ones, 1x of 1F1B).
                 QCOMPARE(tl.stages[0].peak_inflight, 2 * pp);
             }
-        QVERIFY(near(run(make("zbv", 4, 16)).bubble_fraction, 3.0 / 99.0));  // 1 - 96/99
+        QVERIFY(near(run(make("zbv", 4, 16)).bubble_fraction, 3.0 / 99.0));   // 1 - 96/99
         QVERIFY(run(make("1f1b", 4, 16)).bubble_fraction > 0.15);
     }
     void dualpipev_bubble() {
@@ -139,7 +140,8 @@ private slots:
         // Interleaved counts per chunk: chunk totals add up to the stage's peak or more.
         const auto i = run(make("interleaved", 4, 8, 2));
         QCOMPARE(i.stages[0].peak_inflight_per_chunk.size(), std::size_t(2));
-        QVERIFY(i.stages[0].peak_inflight <= i.stages[0].peak_inflight_per_chunk[0] + i.stages[0].peak_inflight_per_chunk[1]);
+        QVERIFY(i.stages[0].peak_inflight <=
+                i.stages[0].peak_inflight_per_chunk[0] + i.stages[0].peak_inflight_per_chunk[1]);
         // ZB-H1 worker i keeps (i - 1) weight passes pending (Qi et al. §3).
         const auto z = run(make("zbh1", 4, 12));
         for (int s = 0; s < 4; ++s) QCOMPARE(z.stages[static_cast<std::size_t>(s)].peak_pending_w, s + 1);
@@ -159,12 +161,14 @@ private slots:
         s.microbatches = 1;
         s.chunks = 2;
         s.placement = Placement::V;
-        const std::vector<Action> ops = {{OpKind::Forward, 0, 0, false}, {OpKind::Forward, 0, 1, false},
-                                         {OpKind::FullBackward, 0, 1, false}, {OpKind::FullBackward, 0, 0, false}};
+        const std::vector<Action> ops = {{OpKind::Forward, 0, 0, false},
+                                         {OpKind::Forward, 0, 1, false},
+                                         {OpKind::FullBackward, 0, 1, false},
+                                         {OpKind::FullBackward, 0, 0, false}};
         s.stages = {ops, ops};
         const auto tl = run(s, {1, 1, 1}, 0.5);
         QCOMPARE(tl.makespan, 14.0);
-        QCOMPARE(tl.ops[tl.stage_begin[1] + 1].start, 2.5);  // rank 1, chunk 1 F: no latency from chunk 0
+        QCOMPARE(tl.ops[tl.stage_begin[1] + 1].start, 2.5);   // rank 1, chunk 1 F: no latency from chunk 0
         QCOMPARE(tl.ops[tl.stage_begin[0] + 1].start, 4.0);
     }
     void perStageCosts() {
@@ -196,11 +200,15 @@ private slots:
         s.name = "cyclic";
         s.pp = 2;
         s.microbatches = 2;
-        s.stages = {{{OpKind::Forward, 0, 0, false}, {OpKind::FullBackward, 0, 0, false}, {OpKind::Forward, 1, 0, false},
+        s.stages = {{{OpKind::Forward, 0, 0, false},
+                     {OpKind::FullBackward, 0, 0, false},
+                     {OpKind::Forward, 1, 0, false},
                      {OpKind::FullBackward, 1, 0, false}},
-                    {{OpKind::Forward, 1, 0, false}, {OpKind::FullBackward, 1, 0, false}, {OpKind::Forward, 0, 0, false},
+                    {{OpKind::Forward, 1, 0, false},
+                     {OpKind::FullBackward, 1, 0, false},
+                     {OpKind::Forward, 0, 0, false},
                      {OpKind::FullBackward, 0, 0, false}}};
-        QVERIFY(check_structure(s).empty());  // every op is there, in F-before-B order
+        QVERIFY(check_structure(s).empty());   // every op is there, in F-before-B order
         const auto r = simulate(s, SimConfig{});
         QVERIFY(!r.ok());
         QCOMPARE(r.diagnostics.front().rule, std::string("schedule.deadlock"));
@@ -211,7 +219,8 @@ private slots:
         const auto tl = run(make("interleaved-zb", 4, 8, 2), {1, 1.3, 0.6}, 0.1);
         QCOMPARE(tl.ops.size(), std::size_t(4 * 8 * 2 * 3));
         for (int s = 0; s < 4; ++s)
-            for (std::size_t i = tl.stage_begin[static_cast<std::size_t>(s)] + 1; i < tl.stage_begin[static_cast<std::size_t>(s) + 1]; ++i) {
+            for (std::size_t i = tl.stage_begin[static_cast<std::size_t>(s)] + 1;
+                 i < tl.stage_begin[static_cast<std::size_t>(s) + 1]; ++i) {
                 QCOMPARE(tl.ops[i].stage, s);
                 QVERIFY(tl.ops[i].start >= tl.ops[i - 1].end - 1e-12);
             }

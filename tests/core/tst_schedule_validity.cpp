@@ -38,7 +38,9 @@ private slots:
                             QCOMPARE(s.pp, pp);
                             QCOMPARE(s.microbatches, m);
                             const auto ds = check_schedule(s);
-                            QVERIFY2(!paraplan::has_errors(ds), qPrintable(at + ": " + QString::fromStdString(ds.empty() ? "" : ds.front().message)));
+                            QVERIFY2(
+                                !paraplan::has_errors(ds),
+                                qPrintable(at + ": " + QString::fromStdString(ds.empty() ? "" : ds.front().message)));
                             SimConfig cfg;
                             cfg.cost = {1.0, 1.7, 0.6};
                             cfg.comm = 0.05;

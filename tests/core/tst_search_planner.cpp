@@ -37,7 +37,7 @@ PlanRequest request(const ModelSpec& m, int nodes, int gbs, int seq, const std::
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 class TestSearchPlanner : public QObject {
     Q_OBJECT
@@ -70,7 +70,8 @@ private slots:
         QVERIFY(!rr.results.empty());
         Project rp = req.base;
         apply_entry(rr.results.front(), rp);
-        const Estimate rc = evaluate(m, layer_shapes(m), make_config(m, rp.training, rp.layout, req.hardware, 32), req.hardware);
+        const Estimate rc = evaluate(m, layer_shapes(m), make_config(m, rp.training, rp.layout, req.hardware, 32),
+                                     req.hardware);
         QVERIFY(qAbs(rc.time.step_s - rr.results.front().step_s) < 1e-12 * rc.time.step_s);
         // And it beats pure data parallelism with full recomputation (which does fit).
         Layout naive;
@@ -106,7 +107,8 @@ private slots:
         // Memory objective: smallest peak first.
         req.objective = Objective::memory;
         const PlanResult rm = plan(req);
-        for (std::size_t i = 1; i < rm.results.size(); ++i) QVERIFY(rm.results[i - 1].peak_gib <= rm.results[i].peak_gib);
+        for (std::size_t i = 1; i < rm.results.size(); ++i)
+            QVERIFY(rm.results[i - 1].peak_gib <= rm.results[i].peak_gib);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Constraints::parse("tp=eight"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Constraints::parse("colour=blue"));
     }
@@ -216,8 +218,7 @@ private slots:
             const auto& zs = zero_stages(t, e.layout.pp);
             if (t.zero != ZeroSemantics::distributed_optimizer)
                 QVERIFY2(std::find(zs.begin(), zs.end(), e.layout.zero_stage) != zs.end(), e.layout.framework.c_str());
-            else
-                QCOMPARE(e.layout.zero_stage, 0);
+            else QCOMPARE(e.layout.zero_stage, 0);
             saw_dist_opt = saw_dist_opt || e.layout.distributed_optimizer;
             if (e.layout.schedule == "zbv") {
                 QVERIFY(t.zbv);
@@ -261,7 +262,8 @@ private slots:
             const Estimate est = estimate_project(q);   // what the app shows once applied
             QVERIFY(qAbs(est.time.step_s - e.step_s) < 1e-9 * e.step_s);
             const std::string d = describe(e);
-            QVERIFY(d.rfind("megatron: tp " + std::to_string(e.layout.tp) + " · pp " + std::to_string(e.layout.pp), 0) == 0);
+            QVERIFY(d.rfind("megatron: tp " + std::to_string(e.layout.tp) + " · pp " + std::to_string(e.layout.pp),
+                            0) == 0);
             QVERIFY(d.find("dp " + std::to_string(e.dp)) != std::string::npos);
         }
         // Changing framework drops the order string (it belongs to Megatron).

@@ -29,9 +29,10 @@ private slots:
     }
     void scontrolLines() {
         // `scontrol -o show job` as Slurm 22.05 prints it (one line, Key=Value words).
-        const std::string failed = "JobId=7 JobName=x UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=1 "
-                                   "JobState=FAILED Reason=NonZeroExitCode Dependency=(null) Requeue=1 Restarts=0 "
-                                   "BatchFlag=1 Reboot=0 ExitCode=3:0 DerivedExitCode=0:0 RunTime=00:00:01\n";
+        const std::string failed =
+            "JobId=7 JobName=x UserId=root(0) GroupId=root(0) MCS_label=N/A Priority=1 "
+            "JobState=FAILED Reason=NonZeroExitCode Dependency=(null) Requeue=1 Restarts=0 "
+            "BatchFlag=1 Reboot=0 ExitCode=3:0 DerivedExitCode=0:0 RunTime=00:00:01\n";
         auto f = parse_scontrol_job(failed);
         QCOMPARE(f->state, std::string("FAILED"));
         QCOMPARE(f->exit_code, 3);
@@ -43,7 +44,8 @@ private slots:
         // DerivedExitCode is not ExitCode.
         QCOMPARE(parse_scontrol_job("JobState=FAILED DerivedExitCode=9:0 ExitCode=2:0")->exit_code, 2);
         // final_state_command's output: scontrol first, sacct when the controller forgot it.
-        QCOMPARE(parse_final_state("JobId=7 JobState=TIMEOUT ExitCode=0:0\nTIMEOUT|0:0\n")->state, std::string("TIMEOUT"));
+        QCOMPARE(parse_final_state("JobId=7 JobState=TIMEOUT ExitCode=0:0\nTIMEOUT|0:0\n")->state,
+                 std::string("TIMEOUT"));
         QCOMPARE(parse_final_state("FAILED|4:0\n")->exit_code, 4);
         QVERIFY(!parse_final_state(""));
     }
@@ -51,8 +53,9 @@ private slots:
         QCOMPARE(squeue_command(7), std::string("squeue -h -j 7 -o %T"));
         QCOMPARE(sacct_command(7), std::string("sacct -n -P -X -j 7 -o State,ExitCode"));
         QCOMPARE(scancel_command(7), std::string("scancel 7"));
-        QCOMPARE(final_state_command(7),
-                 std::string("scontrol -o show job 7 2>/dev/null; sacct -n -P -X -j 7 -o State,ExitCode 2>/dev/null; true"));
+        QCOMPARE(
+            final_state_command(7),
+            std::string("scontrol -o show job 7 2>/dev/null; sacct -n -P -X -j 7 -o State,ExitCode 2>/dev/null; true"));
         // Without a partition only the default one (marked '*') counts.
         QCOMPARE(sinfo_gres_command(""), std::string("sinfo -h -o '%P %G' | awk '$1 ~ /[*]$/ { print $2 }'"));
         QCOMPARE(sinfo_gres_command("a b"), std::string("sinfo -h -p 'a b' -o '%P %G' | awk '{ print $2 }'"));

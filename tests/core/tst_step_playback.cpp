@@ -34,7 +34,7 @@ Project variant(const std::string& schedule, int chunks, const std::string& fram
 
 using OpKey = std::tuple<int, int, int, int>;   // stage, kind, microbatch, chunk
 
-}  // namespace
+}   // namespace
 
 class TestStepPlayback : public QObject {
     Q_OBJECT
@@ -149,7 +149,8 @@ void TestStepPlayback::commMatchesEstimateTerms() {
             if (pb.timeline.ops[i].stage != s) continue;
             for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k) {
                 const auto& x = pb.comms[k];
-                if (x.end > x.start && x.start >= pb.op_compute_end[i] - 1e-15) exposed[std::size_t(x.group)] += x.end - x.start;
+                if (x.end > x.start && x.start >= pb.op_compute_end[i] - 1e-15)
+                    exposed[std::size_t(x.group)] += x.end - x.start;
             }
         }
         const StageTimes& st = e.time.stages[std::size_t(s)];
@@ -333,7 +334,8 @@ void TestStepPlayback::expertBytesFromMoeModel() {
         int ep_blocks = 0;
         for (const auto& x : pb.comms)
             if (x.group == kEp && x.stage == s) {
-                QCOMPARE(x.op, dispatcher == QLatin1String("allgather") ? CollectiveOp::all_gather : CollectiveOp::all_to_all);
+                QCOMPARE(x.op, dispatcher == QLatin1String("allgather") ? CollectiveOp::all_gather
+                                                                        : CollectiveOp::all_to_all);
                 bytes += x.bytes;
                 wire += x.wire_s;
                 ++ep_blocks;
@@ -344,7 +346,8 @@ void TestStepPlayback::expertBytesFromMoeModel() {
         const double want = c.num_microbatches * layers * (mb.fwd() + mb.bwd());
         QVERIFY2(std::abs(bytes - want) <= 1e-9 * want, qPrintable(QStringLiteral("%1 vs %2").arg(bytes).arg(want)));
         const double want_s = c.num_microbatches * layers * (mt.fwd_s + mt.bwd_s);
-        QVERIFY2(std::abs(wire - want_s) <= 1e-9 * want_s, qPrintable(QStringLiteral("%1 vs %2").arg(wire).arg(want_s)));
+        QVERIFY2(std::abs(wire - want_s) <= 1e-9 * want_s,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(wire).arg(want_s)));
     }
 }
 

@@ -19,7 +19,7 @@ MeshRequest hybrid(int world, int tp, int pp, int sp, const std::string& mode) {
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 class TstTopologyColossalai : public QObject {
     Q_OBJECT
@@ -102,7 +102,7 @@ private slots:
         const RankMap m = build_rank_map(hybrid(16, 2, 2, 2, "split_gather"));
         CHECK_VALID(m);
         QVERIFY(topo_test::has_rule(m, "colossalai.sp_size_ignored"));   // warning: sp given but ignored
-        QCOMPARE(m.axes[0].size, 4);   // mesh (4, 2, 2, 1)
+        QCOMPARE(m.axes[0].size, 4);                                     // mesh (4, 2, 2, 1)
         QCOMPARE(m.axes[3].size, 1);
         const Groups tp{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}};
         CHECK_GROUPS(m, "tp", tp);
@@ -189,7 +189,8 @@ private slots:
         QVERIFY(topo_test::has_rule(b, "colossalai.world_size_divisible_sp"));
         QCOMPARE(b.diagnostics.front().framework_error,
                  std::string("The product of the size(6) must be equal to the world size(8)."));
-        QVERIFY(topo_test::has_rule(build_rank_map(hybrid(8, 1, 1, 1, "split_gather")), "colossalai.sp_mode_requires_tp"));
+        QVERIFY(
+            topo_test::has_rule(build_rank_map(hybrid(8, 1, 1, 1, "split_gather")), "colossalai.sp_mode_requires_tp"));
         QVERIFY(topo_test::has_rule(build_rank_map(hybrid(8, 2, 1, 2, "none")), "colossalai.sp_size_without_sp"));
         QVERIFY(topo_test::has_rule(build_rank_map(hybrid(8, 2, 1, 2, "zigzag")), "colossalai.sp_mode_supported"));
         QVERIFY(topo_test::has_rule(build_rank_map(hybrid(8, 0, 1, 1, "none")), "topology.degree_positive"));
@@ -249,7 +250,8 @@ private slots:
         r.ep = 3;
         const RankMap e = build_rank_map(r);
         QVERIFY(topo_test::has_rule(e, "colossalai.moe_dp_divisible_by_ep"));
-        QCOMPARE(e.diagnostics.front().framework_error, std::string("dp_size should be divisible by ep_size, self.dp_size=4 ep_size=3"));
+        QCOMPARE(e.diagnostics.front().framework_error,
+                 std::string("dp_size should be divisible by ep_size, self.dp_size=4 ep_size=3"));
         MeshRequest ra = hybrid(16, 1, 1, 2, "ring_attn");
         ra.framework = "colossalai-moe";
         QVERIFY(topo_test::has_rule(build_rank_map(ra), "colossalai.moe_sp_mode_supported"));
@@ -354,7 +356,8 @@ private slots:
         QCOMPARE(m.tensor_grid->blocks[6].out_block, 1);
         // Every (in, out) block is held by exactly one rank of a TP group.
         std::set<std::pair<int, int>> seen;
-        for (int rk = 0; rk < 8; ++rk) seen.insert({m.tensor_grid->blocks[rk].in_block, m.tensor_grid->blocks[rk].out_block});
+        for (int rk = 0; rk < 8; ++rk)
+            seen.insert({m.tensor_grid->blocks[rk].in_block, m.tensor_grid->blocks[rk].out_block});
         QCOMPARE(seen.size(), std::size_t(8));
         r.tp = 4;
         QVERIFY(topo_test::has_rule(build_rank_map(r), "colossalai.legacy_3d_tp_cube"));

@@ -36,7 +36,7 @@ Groups sorted(Groups g) {
     return g;
 }
 
-}  // namespace
+}   // namespace
 
 class TstTopologyMegatron : public QObject {
     Q_OBJECT
@@ -65,7 +65,8 @@ private slots:
         CHECK_GROUPS(m, "embedding", Groups{{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
         CHECK_GROUPS(m, "position_embedding", Groups{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}});
         // EP = 1, ETP = TP: expert groups.
-        CHECK_GROUPS(m, "ep", Groups{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}});
+        CHECK_GROUPS(m, "ep",
+                     Groups{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}});
         CHECK_GROUPS(m, "etp", Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}});
         CHECK_GROUPS(m, "edp", Groups{{0, 2, 4, 6}, {1, 3, 5, 7}, {8, 10, 12, 14}, {9, 11, 13, 15}});
         // On 2 nodes x 8 GPUs, PP crosses nodes and everything else stays inside.
@@ -113,7 +114,8 @@ private slots:
         const RankMap m = build_rank_map(r);
         CHECK_VALID(m);
         CHECK_GROUPS(m, "ep", Groups{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9, 10, 11}, {12, 13, 14, 15}});
-        CHECK_GROUPS(m, "etp", Groups{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}});
+        CHECK_GROUPS(m, "etp",
+                     Groups{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}, {11}, {12}, {13}, {14}, {15}});
         CHECK_GROUPS(m, "edp", Groups{{0, 4}, {1, 5}, {2, 6}, {3, 7}, {8, 12}, {9, 13}, {10, 14}, {11, 15}});
         CHECK_GROUPS(m, "pp", Groups{{0, 8}, {1, 9}, {2, 10}, {3, 11}, {4, 12}, {5, 13}, {6, 14}, {7, 15}});
         std::vector<std::string> e;
@@ -164,10 +166,10 @@ private slots:
     // test_rank_generator_for_tp_dp_pp tuples (nodes, gpus/node, tp, pp, cp, ep), cp = 1
     // ones, against the old hand-written group code (order tp-dp-pp / tp-ep-dp-pp).
     void goldenPastCode() {
-        const int tuples[][6] = {{1, 1, 1, 1, 1, 1}, {1, 8, 8, 1, 1, 1},  {1, 8, 2, 2, 1, 1},  {1, 8, 2, 4, 1, 1},
-                                 {3, 8, 8, 3, 1, 1}, {4, 8, 2, 4, 1, 1},  {8, 8, 8, 8, 1, 1},  {8, 8, 2, 1, 1, 4},
-                                 {16, 8, 4, 8, 1, 1}, {16, 8, 4, 8, 1, 4}, {16, 8, 8, 8, 1, 1}, {32, 8, 4, 8, 1, 1},
-                                 {32, 8, 8, 8, 1, 1}, {32, 8, 4, 8, 1, 4}, {64, 8, 4, 8, 1, 1}, {96, 8, 4, 8, 1, 1},
+        const int tuples[][6] = {{1, 1, 1, 1, 1, 1},   {1, 8, 8, 1, 1, 1},   {1, 8, 2, 2, 1, 1},  {1, 8, 2, 4, 1, 1},
+                                 {3, 8, 8, 3, 1, 1},   {4, 8, 2, 4, 1, 1},   {8, 8, 8, 8, 1, 1},  {8, 8, 2, 1, 1, 4},
+                                 {16, 8, 4, 8, 1, 1},  {16, 8, 4, 8, 1, 4},  {16, 8, 8, 8, 1, 1}, {32, 8, 4, 8, 1, 1},
+                                 {32, 8, 8, 8, 1, 1},  {32, 8, 4, 8, 1, 4},  {64, 8, 4, 8, 1, 1}, {96, 8, 4, 8, 1, 1},
                                  {128, 8, 4, 8, 1, 1}, {316, 8, 4, 8, 1, 1}, {384, 8, 4, 8, 1, 1}};
         for (const auto& t : tuples) {
             const int world = t[0] * t[1], tp = t[2], pp = t[3], ep = t[5];

@@ -31,7 +31,7 @@ MeshRequest megatron16() {
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 class TstTopologyPlacement : public QObject {
     Q_OBJECT

@@ -34,12 +34,16 @@ MeshRequest random_request(Gen& g) {
         MeshRequest r;
         r.framework = frameworks[g.pick({0, 1, 2, 3, 4, 4, 5, 5, 6, 7})];
         r.gpus_per_node = g.pick({1, 2, 4, 8, 8, 16});
-        const int tp = g.factor(), pp = g.factor(), dp = g.factor() * g.pick({1, 2, 4}), sp = g.factor(), cp = g.factor();
+        const int tp = g.factor(), pp = g.factor(), dp = g.factor() * g.pick({1, 2, 4}), sp = g.factor(),
+                  cp = g.factor();
         r.tp = tp;
         r.pp = pp;
         long long world = 1LL * tp * pp * dp;
         if (r.framework == "colossalai") {
-            r.sp_mode = g.pick({0, 1, 2, 3, 4}) == 0 ? "none" : std::vector<std::string>{"none", "split_gather", "ring", "all_to_all", "ring_attn"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
+            r.sp_mode = g.pick({0, 1, 2, 3, 4}) == 0
+                            ? "none"
+                            : std::vector<std::string>{"none", "split_gather", "ring", "all_to_all",
+                                                       "ring_attn"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
             if ((r.sp_mode == "split_gather" || r.sp_mode == "ring") && tp == 1) r.sp_mode = "none";
             if (r.sp_mode == "all_to_all" || r.sp_mode == "ring_attn") {
                 r.sp = sp;
@@ -67,7 +71,11 @@ MeshRequest random_request(Gen& g) {
         } else if (r.framework == "megatron") {
             r.cp = cp;
             world *= cp;
-            r.order = std::vector<std::string>{"", "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp", "tp-cp-pp-ep-dp", "tp-ep-dp-pp",
+            r.order = std::vector<std::string>{"",
+                                               "tp-cp-ep-dp-pp",
+                                               "tp-cp-ep-pp-dp",
+                                               "tp-cp-pp-ep-dp",
+                                               "tp-ep-dp-pp",
                                                "tp-pp-ep-dp"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4, 5}))];
             r.ep = g.factor();
             r.etp = g.pick({0, 1, tp});
@@ -96,9 +104,9 @@ MeshRequest random_request(Gen& g) {
 std::string check(const MeshRequest& req, const RankMap& m) {
     const int W = m.world_size;
     auto fail = [&](const std::string& what) {
-        return req.framework + " W=" + std::to_string(W) + " tp=" + std::to_string(req.tp) + " pp=" + std::to_string(req.pp) +
-               " sp=" + std::to_string(req.sp) + "(" + req.sp_mode + ") cp=" + std::to_string(req.cp) + " ep=" +
-               std::to_string(req.ep) + " order=" + req.order + ": " + what;
+        return req.framework + " W=" + std::to_string(W) + " tp=" + std::to_string(req.tp) +
+               " pp=" + std::to_string(req.pp) + " sp=" + std::to_string(req.sp) + "(" + req.sp_mode +
+               ") cp=" + std::to_string(req.cp) + " ep=" + std::to_string(req.ep) + " order=" + req.order + ": " + what;
     };
     if (static_cast<int>(m.placement.size()) != W) return fail("slots");
     // Every kind: sorted groups, consistent index, distinct members.
@@ -112,7 +120,8 @@ std::string check(const MeshRequest& req, const RankMap& m) {
             prev_first = grp.front();
             for (std::size_t k = 0; k < grp.size(); ++k) {
                 if (k && grp[k] <= grp[k - 1]) return fail(kind + ": group not ascending");
-                if (gs.group_index[static_cast<std::size_t>(grp[k])] != gi) return fail(kind + ": group_index mismatch");
+                if (gs.group_index[static_cast<std::size_t>(grp[k])] != gi)
+                    return fail(kind + ": group_index mismatch");
             }
             const int span = gs.nodes_spanned[static_cast<std::size_t>(gi)];
             std::set<int> nodes;
@@ -175,12 +184,13 @@ std::string check(const MeshRequest& req, const RankMap& m) {
     }
     if (!m.pp_prev.empty()) {
         for (int r = 0; r < W; ++r)
-            if (m.pp_next[static_cast<std::size_t>(m.pp_prev[static_cast<std::size_t>(r)])] != r) return fail("pp neighbours");
+            if (m.pp_next[static_cast<std::size_t>(m.pp_prev[static_cast<std::size_t>(r)])] != r)
+                return fail("pp neighbours");
     }
     return {};
 }
 
-}  // namespace
+}   // namespace
 
 class TstTopologyProperties : public QObject {
     Q_OBJECT
@@ -212,19 +222,24 @@ private slots:
         Gen g;
         for (int i = 0; i < 400; ++i) {
             MeshRequest r;
-            r.framework = std::vector<std::string>{"colossalai", "colossalai-moe", "megatron", "torchtitan", "deepspeed",
-                                                   "devicemesh", "colossalai-gemini", "colossalai-zero"}[static_cast<std::size_t>(i % 8)];
+            r.framework = std::vector<std::string>{"colossalai",        "colossalai-moe", "megatron",
+                                                   "torchtitan",        "deepspeed",      "devicemesh",
+                                                   "colossalai-gemini", "colossalai-zero"}[static_cast<std::size_t>(i %
+                                                                                                                    8)];
             r.world = g.pick({-1, 0, 1, 7, 16, 1 << 23});
             r.tp = g.pick({-3, 0, 1, 2, 5, 1 << 30});
             r.pp = g.pick({-1, 0, 1, 3, 1 << 30});
             r.sp = g.pick({0, 1, 2, 1 << 30});
-            r.sp_mode = std::vector<std::string>{"none", "ring", "all_to_all", "ring_attn", "bogus"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
+            r.sp_mode = std::vector<std::string>{"none", "ring", "all_to_all", "ring_attn",
+                                                 "bogus"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
             r.cp = g.pick({0, 1, 2, 1 << 30});
             r.ep = g.pick({0, 1, 2, 1 << 30});
             r.etp = g.pick({-1, 0, 2, 1 << 30});
             r.dp_shard = g.pick({-5, -1, 0, 2, 1 << 30});
             r.inner_ring_size = g.pick({-1, 0, 2, 3});
-            r.order = std::vector<std::string>{"", "tp-pp", "x-y", "pp:0-dp", "tp:-1-dp:-1", "--"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4, 5}))];
+            r.order =
+                std::vector<std::string>{"", "tp-pp", "x-y", "pp:0-dp", "tp:-1-dp:-1", "--"}[static_cast<std::size_t>(
+                    g.pick({0, 1, 2, 3, 4, 5}))];
             const RankMap m = build_rank_map(r);
             if (!m.valid()) QVERIFY(!m.diagnostics.empty());
             else QVERIFY(check(r, m).empty());

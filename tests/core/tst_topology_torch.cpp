@@ -20,7 +20,7 @@ MeshRequest titan(int world, int pp, int dp_rep, int dp_shard, int cp, int tp, i
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 class TstTopologyTorch : public QObject {
     Q_OBJECT
@@ -78,10 +78,12 @@ private slots:
         const RankMap b = build_rank_map(titan(10, 1, 2, 2, 1, 2));
         QVERIFY(topo_test::has_rule(b, "torchtitan.world_size_matches"));
         QCOMPARE(b.diagnostics.front().framework_error,
-                 std::string("Invalid parallel dims: dp_replicate(2) * dp_shard(2) * cp(1) * tp(2) * pp(1) != WORLD_SIZE(10)"));
+                 std::string(
+                     "Invalid parallel dims: dp_replicate(2) * dp_shard(2) * cp(1) * tp(2) * pp(1) != WORLD_SIZE(10)"));
         const RankMap c = build_rank_map(titan(4, 1, 2, 2, 1, 1, 3));
         QVERIFY(topo_test::has_rule(c, "torchtitan.ep_divides"));
-        QCOMPARE(c.diagnostics.front().framework_error, std::string("expert_parallel_degree (3) must divide dp_shard * cp * tp (2)"));
+        QCOMPARE(c.diagnostics.front().framework_error,
+                 std::string("expert_parallel_degree (3) must divide dp_shard * cp * tp (2)"));
         QVERIFY(topo_test::has_rule(build_rank_map(titan(8, 1, 2, -1, 1, 8)), "topology.degree_fits_world"));
         QVERIFY(topo_test::has_rule(build_rank_map(titan(8, 1, 0, -1, 1, 2)), "torchtitan.degree_positive"));
         QVERIFY(topo_test::has_rule(build_rank_map(titan(8, 1, 1, 0, 1, 2)), "torchtitan.dp_shard_valid"));

@@ -10,7 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         auto m = paraplan::import_hf_config(std::string_view(reinterpret_cast<const char*>(data), size));
         (void)paraplan::count_params(m);
-    } catch (const paraplan::InputError&) {
-    }
+    } catch (const paraplan::InputError&) {}
     return 0;
 }

@@ -12,7 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // A loaded project must save and load again.
         auto again = paraplan::project_from_text(paraplan::project_to_text(p));
         (void)again;
-    } catch (const paraplan::InputError&) {
-    }
+    } catch (const paraplan::InputError&) {}
     return 0;
 }

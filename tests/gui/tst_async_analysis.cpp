@@ -32,7 +32,7 @@ std::vector<paraplan::FixChange> setTp(int nodes, int tp) {
     const int dp = nodes * 8 / (tp * 64);
     return {{"/layout/tp", tp}, {"/training/global_batch_size", 256 * dp}};
 }
-}  // namespace
+}   // namespace
 
 class TestAsyncAnalysis : public QObject {
     Q_OBJECT
@@ -55,13 +55,15 @@ class TestAsyncAnalysis : public QObject {
         const QComboBox* kinds = w.rankGrid()->groupCombo();
         const int tpRow = kinds->findData(QStringLiteral("tp"));
         QVERIFY(tpRow >= 0);
-        QVERIFY2(kinds->itemText(tpRow).endsWith(QStringLiteral("× %1)").arg(p.layout.tp)), qPrintable(kinds->itemText(tpRow)));
+        QVERIFY2(kinds->itemText(tpRow).endsWith(QStringLiteral("× %1)").arg(p.layout.tp)),
+                 qPrintable(kinds->itemText(tpRow)));
         // The canvas colours tiles by tp group: ranks r and r+1 share a colour exactly when
         // the map puts them in one tp group.
         const auto& tiles = w.canvas()->nodeItems().front()->tiles();
         const auto* tpSet = map.group_set("tp");
         for (int i = 0; i + 1 < tiles.size(); ++i) {
-            const bool same = tpSet->group_index[std::size_t(tiles[i].rank)] == tpSet->group_index[std::size_t(tiles[i + 1].rank)];
+            const bool same = tpSet->group_index[std::size_t(tiles[i].rank)] ==
+                              tpSet->group_index[std::size_t(tiles[i + 1].rank)];
             QCOMPARE(tiles[i].fill == tiles[i + 1].fill, same);
         }
         QCOMPARE(w.diagnosticsPanel()->diagnostics().size(), paraplan::validate(p).size());

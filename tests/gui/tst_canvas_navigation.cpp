@@ -110,7 +110,8 @@ private slots:
         QCOMPARE(ov->nodeBlocks().size(), std::size_t(512));
         // Coloured by node: each block shows its node's colour; the node items drew no tiles.
         for (int n : {7, 20, 21, 300})
-            QCOMPARE(ov->nodeBlocks()[std::size_t(n)].colour.rgba(), c->nodeItems()[std::size_t(n)]->tiles()[0].fill.rgba());
+            QCOMPARE(ov->nodeBlocks()[std::size_t(n)].colour.rgba(),
+                     c->nodeItems()[std::size_t(n)]->tiles()[0].fill.rgba());
         QVERIFY(ov->nodeBlocks()[20].colour.rgba() != ov->nodeBlocks()[21].colour.rgba());
         QVERIFY(!c->nodeItems()[7]->drawn());
         // The blocks still find their node: under the mouse (drops, tooltips), and for a rubber band.
@@ -197,10 +198,15 @@ private slots:
         QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, at);
         const double mapPixel = c->scene()->sceneRect().width() / map->mapArea().width();
         QVERIFY2(QLineF(viewCentre(c), target).length() < 2 * mapPixel,
-                 qPrintable(QStringLiteral("centre %1,%2 target %3,%4").arg(viewCentre(c).x()).arg(viewCentre(c).y())
-                                .arg(target.x()).arg(target.y())));
-        QVERIFY(c->view()->mapToScene(c->view()->viewport()->rect()).boundingRect().contains(
-            c->nodeItems()[300]->sceneBoundingRect()));
+                 qPrintable(QStringLiteral("centre %1,%2 target %3,%4")
+                                .arg(viewCentre(c).x())
+                                .arg(viewCentre(c).y())
+                                .arg(target.x())
+                                .arg(target.y())));
+        QVERIFY(c->view()
+                    ->mapToScene(c->view()->viewport()->rect())
+                    .boundingRect()
+                    .contains(c->nodeItems()[300]->sceneBoundingRect()));
         // The outlined part of the map follows the view.
         QVERIFY(map->viewportOnMap().contains(at));
         // A drag moves it on.
@@ -335,8 +341,9 @@ int main(int argc, char** argv) {
     const QString config = screenDir.filePath(QStringLiteral("screen.json"));
     QFile f(config);
     if (!f.open(QIODevice::WriteOnly)) return 1;
-    f.write("{\"screens\": [{\"name\": \"desktop\", \"x\": 0, \"y\": 0, \"width\": 1920, \"height\": 1080, "
-            "\"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}");
+    f.write(
+        "{\"screens\": [{\"name\": \"desktop\", \"x\": 0, \"y\": 0, \"width\": 1920, \"height\": 1080, "
+        "\"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}");
     f.close();
     qputenv("QT_QPA_PLATFORM", QByteArray("offscreen:configfile=") + config.toUtf8());
     QApplication app(argc, argv);

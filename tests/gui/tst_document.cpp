@@ -169,7 +169,8 @@ private slots:
     void openMalformedFileKeepsProject_data() {
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("syntax") << QByteArray("{\n  \"paraplan\": 1,\n  \"name\": oops\n}\n") << QStringLiteral("line 3");
+        QTest::newRow("syntax") << QByteArray("{\n  \"paraplan\": 1,\n  \"name\": oops\n}\n")
+                                << QStringLiteral("line 3");
         QByteArray schema = paraplan::project_to_text(paraplan::load_example("gpt2-1node")).c_str();
         schema.replace("\"tp\": 2", "\"tp\": \"two\"");
         QTest::newRow("schema") << schema << QStringLiteral("/layout/tp");
@@ -227,7 +228,7 @@ private slots:
             w.setProject(paraplan::load_example("gpt2-1node"), QString());
             QVERIFY(w.document()->applyChanges(QStringLiteral("Set pp to 4"), {{"/layout/pp", 4}}));
             QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
-            w.recovery()->writeNow();   // what the one-minute timer does
+            w.recovery()->writeNow();                   // what the one-minute timer does
             QVERIFY(QFile::exists(w.recovery()->recoveryFile()));
             // The window goes away without a clean close: like a crash.
         }

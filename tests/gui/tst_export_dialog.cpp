@@ -54,7 +54,8 @@ private slots:
             const int at = int(b.text().indexOf(QStringLiteral("--tensor-model-parallel-size")));
             if (at < 0) continue;
             for (const auto& r : b.layout()->formats())
-                flagColoured = flagColoured || (r.start <= at && at < r.start + r.length && r.format.foreground().style() != Qt::NoBrush);
+                flagColoured = flagColoured || (r.start <= at && at < r.start + r.length &&
+                                                r.format.foreground().style() != Qt::NoBrush);
         }
         QVERIFY(flagColoured);
 
@@ -83,7 +84,8 @@ private slots:
         QVERIFY(!d.diagnosticsPanel()->diagnostics().empty());
         // The findings are written into the script.
         bool warned = false;
-        for (const QString& n : d.fileNames()) warned = warned || d.fileText(n).contains(QStringLiteral("PARAPLAN WARNING"));
+        for (const QString& n : d.fileNames())
+            warned = warned || d.fileText(n).contains(QStringLiteral("PARAPLAN WARNING"));
         QVERIFY(warned);
     }
 };

@@ -82,7 +82,7 @@ std::unique_ptr<MainWindow> shownWindow(const QTemporaryDir& dir, const char* ex
 
 // The Layout panel's scroll area (its fields scroll in it).
 QScrollArea* fieldsScroll(LayoutPanel* p) { return p->findChild<QScrollArea*>(); }
-}  // namespace
+}   // namespace
 
 class TestFirstUse : public QObject {
     Q_OBJECT
@@ -104,14 +104,15 @@ private slots:
         QString widths;   // what holds the window wide, if it is too wide
         for (QDockWidget* d : w->findChildren<QDockWidget*>())
             widths += QStringLiteral(" %1:%2").arg(d->objectName()).arg(d->minimumSizeHint().width());
-        widths += QStringLiteral(" canvas:%1 window:%2").arg(w->canvas()->minimumSizeHint().width()).arg(w->minimumSizeHint().width());
+        widths += QStringLiteral(" canvas:%1 window:%2")
+                      .arg(w->canvas()->minimumSizeHint().width())
+                      .arg(w->minimumSizeHint().width());
         for (QToolBar* t : w->findChildren<QToolBar*>())
             widths += QStringLiteral(" %1:%2").arg(t->objectName()).arg(t->minimumSizeHint().width());
-        QVERIFY2(avail.contains(w->frameGeometry()),
-                 qPrintable(QStringLiteral("%1×%2;%3")
-                                .arg(w->frameGeometry().width())
-                                .arg(w->frameGeometry().height())
-                                .arg(widths)));
+        QVERIFY2(avail.contains(w->frameGeometry()), qPrintable(QStringLiteral("%1×%2;%3")
+                                                                    .arg(w->frameGeometry().width())
+                                                                    .arg(w->frameGeometry().height())
+                                                                    .arg(widths)));
     }
 
     void savedGeometryLargerThanTheScreenIsFitted() {
@@ -181,7 +182,8 @@ private slots:
         auto* saveAs = w->findChild<QAction*>(QStringLiteral("saveAsAction"));
         QVERIFY(redo && saveAs);
         const QList<QKeySequence> keys = redo->shortcuts();
-        for (const QKeySequence& k : {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
+        for (const QKeySequence& k :
+             {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
             QCOMPARE(keys.count(k), 1);
         QVERIFY(!saveAs->shortcuts().isEmpty());
     }
@@ -236,7 +238,7 @@ private slots:
         QVERIFY(!planner->isStale());
 
         // A layout edit leaves the rows applicable (they are layouts for this model and cluster).
-        QVERIFY(w->document()->applyChanges(QStringLiteral("zero"), {{"/layout/zero_stage", 0}}) );
+        QVERIFY(w->document()->applyChanges(QStringLiteral("zero"), {{"/layout/zero_stage", 0}}));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!planner->isStale());
         QVERIFY(planner->resultsFitProject());
@@ -290,7 +292,10 @@ private slots:
         QVERIFY(!d->result().refused);
         QVERIFY(!d->fileNames().isEmpty());
         QVERIFY(!paraplan::has_errors(w->document()->diagnostics()));   // the project itself was fixed
-        QVERIFY(w->document()->undoStack()->text(w->document()->undoStack()->count() - 1).startsWith(QStringLiteral("Apply fix")));
+        QVERIFY(w->document()
+                    ->undoStack()
+                    ->text(w->document()->undoStack()->count() - 1)
+                    .startsWith(QStringLiteral("Apply fix")));
         d->close();
         QApplication::processEvents();
 
@@ -309,15 +314,16 @@ private slots:
         for (QComboBox* c : w->layoutPanel()->findChildren<QComboBox*>()) {
             if (!c->isVisibleTo(w->layoutPanel())) continue;
             const int right = c->mapTo(port, QPoint(c->width(), 0)).x();
-            QVERIFY2(right <= port->width(),
-                     qPrintable(c->objectName() + QStringLiteral(" is cut off: its right edge at %1 in a viewport %2 wide "
-                                                                 "(fields %3 wide, need %4; panel %5, minimum %6)")
-                                                      .arg(right)
-                                                      .arg(port->width())
-                                                      .arg(scroll->widget()->width())
-                                                      .arg(scroll->widget()->minimumSizeHint().width())
-                                                      .arg(w->layoutPanel()->width())
-                                                      .arg(w->layoutPanel()->minimumWidth())));
+            QVERIFY2(
+                right <= port->width(),
+                qPrintable(c->objectName() + QStringLiteral(" is cut off: its right edge at %1 in a viewport %2 wide "
+                                                            "(fields %3 wide, need %4; panel %5, minimum %6)")
+                                                 .arg(right)
+                                                 .arg(port->width())
+                                                 .arg(scroll->widget()->width())
+                                                 .arg(scroll->widget()->minimumSizeHint().width())
+                                                 .arg(w->layoutPanel()->width())
+                                                 .arg(w->layoutPanel()->minimumWidth())));
             QVERIFY2(c->width() >= c->minimumSizeHint().width(), qPrintable(c->objectName()));
         }
         QWidget* first = w->layoutPanel()->fieldWidget(QStringLiteral("/layout/framework"));
@@ -380,7 +386,8 @@ private slots:
         QVERIFY(w->openExample(QStringLiteral("mixtral-8x7b-2nodes-ep")));
         QVERIFY(w->document()->path().isEmpty());
         // The bundled file itself, opened by path, also becomes an untitled copy.
-        const QString bundled = QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3.1-8b-pp4-1node.paraplan.json");
+        const QString bundled = QStringLiteral(PARAPLAN_SOURCE_DIR
+                                               "/resources/examples/llama3.1-8b-pp4-1node.paraplan.json");
         QVERIFY(w->openFile(bundled));
         QVERIFY(w->document()->path().isEmpty());
         QCOMPARE(w->project().name, paraplan::load_project(bundled.toStdString()).name);
@@ -472,8 +479,8 @@ private slots:
         const QString out = tmp_.filePath(QStringLiteral("nodisplay.png"));
         QProcess shot;
         shot.setProcessEnvironment(env);
-        shot.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--screenshot"), out, QStringLiteral("--size"),
-                                                  QStringLiteral("1400x900")});
+        shot.start(QStringLiteral(PARAPLAN_GUI),
+                   {QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("1400x900")});
         QVERIFY(shot.waitForFinished(120000));
         QCOMPARE(shot.exitCode(), 0);
         QCOMPARE(QImage(out).size(), QSize(1400, 900));
@@ -596,7 +603,8 @@ private slots:
         QVERIFY(w->document()->applyChanges(QStringLiteral("tp 3"), {{"/layout/tp", 3}}));   // invalid on 8 GPUs
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(w->canvas()->colourFallbackNote().contains(QStringLiteral("invalid")));
-        QVERIFY(w->canvas()->findChild<QLabel*>(QStringLiteral("canvasInfo"))->text().contains(QStringLiteral("invalid")));
+        QVERIFY(
+            w->canvas()->findChild<QLabel*>(QStringLiteral("canvasInfo"))->text().contains(QStringLiteral("invalid")));
         w->document()->undoStack()->undo();
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(w->canvas()->colourFallbackNote().isEmpty());

@@ -53,7 +53,7 @@ runtime::TelemetryStore recorded_store(const Cluster& c) {
 QColor pixel(QWidget* w, const QPoint& at) { return w->grab().toImage().pixelColor(at); }
 QWidget* canvasOf(RankGrid* g) { return g->findChild<QWidget*>(QStringLiteral("rankGridCanvas")); }
 bool grey(const QColor& c) { return c.red() == c.green() && c.green() == c.blue(); }
-}  // namespace
+}   // namespace
 
 class TestHeatmap : public QObject {
     Q_OBJECT
@@ -240,7 +240,8 @@ private slots:
         QVERIFY(grid->cellHeat(3)->failed);
         QVERIFY(!grid->cellHeat(0)->failed);
         QVERIFY(grid->rankToolTip(2).contains("membership check failed"));
-        QCOMPARE(pixel(canvasOf(grid), grid->cellRect(2).bottomRight() - QPoint(6, 6)).name(), heat::failedColour().name());
+        QCOMPARE(pixel(canvasOf(grid), grid->cellRect(2).bottomRight() - QPoint(6, 6)).name(),
+                 heat::failedColour().name());
         QVERIFY(grid->infoText().contains("1 failed the membership check"));
         // Bad input: a message, no crash, the grid keeps the last result.
         const QString bad = tmp_.filePath("bad.json");
@@ -269,9 +270,13 @@ private slots:
         p.layout.framework = "megatron";
         p.layout.tp = 2;
         const auto rc = loopback_runtime(sshd_, stub_bin(tmp_.path()));
-        p.runtime = {{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"sleep 60"}},
+        p.runtime = {{"python", "/bin/sh"},
+                     {"script", "-c"},
+                     {"args", {"sleep 60"}},
                      {"ssh", {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}}},
-                     {"path_prepend", rc.path_prepend}, {"stop_grace_s", 2}, {"telemetry", {{"interval_ms", 250}}},
+                     {"path_prepend", rc.path_prepend},
+                     {"stop_grace_s", 2},
+                     {"telemetry", {{"interval_ms", 250}}},
                      {"workdir", tmp_.filePath("run-live").toStdString()}};
         MainWindow w(nullptr, tmp_.filePath("rec-live"));
         w.setProject(p, QString());
@@ -319,7 +324,12 @@ private slots:
         for (int n = 0; n < 512; ++n)
             for (int g = 0; g < 8; ++g)
                 for (int t = 0; t < 3; ++t)
-                    store.ingest(n, QString("%1, GPU-x, NVIDIA H100 80GB HBM3, %2, 70000, 81559, 60, 600").arg(g).arg((n * 8 + g) % 101).toStdString(), t);
+                    store.ingest(n,
+                                 QString("%1, GPU-x, NVIDIA H100 80GB HBM3, %2, 70000, 81559, 60, 600")
+                                     .arg(g)
+                                     .arg((n * 8 + g) % 101)
+                                     .toStdString(),
+                                 t);
         ClusterCanvas canvas(&doc);
         RankGrid grid(&doc);
         canvas.resize(1200, 800);
@@ -369,7 +379,8 @@ private slots:
         p.runtime = {{"python", "/usr/bin/python3"},
                      {"master_port", 29000 + static_cast<int>(QDateTime::currentSecsSinceEpoch() % 5000)},
                      {"ssh", {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}}},
-                     {"path_prepend", rc.path_prepend}, {"stop_grace_s", 2}};
+                     {"path_prepend", rc.path_prepend},
+                     {"stop_grace_s", 2}};
         MainWindow w(nullptr, tmp_.filePath("rec-probe-run"));
         w.setProject(p, QString());
         w.show();

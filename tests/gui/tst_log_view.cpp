@@ -34,12 +34,14 @@ private slots:
         QCOMPARE(v.visibleLineCount(), 65);
 
         QVERIFY(v.setFilter(QStringLiteral("rank 13")));
-        QCOMPARE(lines(v), (QStringList{QStringLiteral("paraplan: job started"), QStringLiteral("[rank-13] step 1 loss 2.5"),
-                                        QStringLiteral("[rank-13] NCCL INFO ring")}));
+        QCOMPARE(lines(v),
+                 (QStringList{QStringLiteral("paraplan: job started"), QStringLiteral("[rank-13] step 1 loss 2.5"),
+                              QStringLiteral("[rank-13] NCCL INFO ring")}));
 
         QVERIFY(v.setFilter(QStringLiteral("node node2")));   // ranks 16..23
         QCOMPARE(v.visibleLineCount(), 1 + 16);
-        QVERIFY(v.visibleText().contains(QStringLiteral("[rank-16]")) && v.visibleText().contains(QStringLiteral("[rank-23]")));
+        QVERIFY(v.visibleText().contains(QStringLiteral("[rank-16]")) &&
+                v.visibleText().contains(QStringLiteral("[rank-23]")));
         QVERIFY(!v.visibleText().contains(QStringLiteral("[rank-24]")));
 
         // A pipeline group: the ranks the framework's rank map puts in pp group 5.
@@ -55,7 +57,8 @@ private slots:
         for (const QString& l : lines(v)) QVERIFY(l.contains(QStringLiteral("NCCL")));
         // New lines follow the filter and the search as they arrive.
         v.append({QStringLiteral("[rank-%1] NCCL WARN slow").arg(pp5.front()), {pp5.front()}, pp5.front() / 8});
-        v.append({QStringLiteral("[rank-%1] NCCL WARN slow").arg(pp5.front() == 0 ? 1 : 0), {pp5.front() == 0 ? 1 : 0}, 0});
+        v.append(
+            {QStringLiteral("[rank-%1] NCCL WARN slow").arg(pp5.front() == 0 ? 1 : 0), {pp5.front() == 0 ? 1 : 0}, 0});
         QCOMPARE(v.visibleLineCount(), int(pp5.size()) + 1);
         QVERIFY(!v.setFilter(QStringLiteral("no such scope")));
         QVERIFY(v.setFilter(QStringLiteral("All")));

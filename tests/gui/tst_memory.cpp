@@ -70,7 +70,8 @@ private slots:
 
         const double stage0Before = stackedAt(v->memoryPlot(), 0);
         QString err;
-        QVERIFY2(w->document()->edit(QStringLiteral("pp 2"), [](paraplan::Project& p) { p.layout.pp = 2; }, &err),
+        QVERIFY2(w->document()->edit(
+                     QStringLiteral("pp 2"), [](paraplan::Project& p) { p.layout.pp = 2; }, &err),
                  qPrintable(err));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY2(v->estimate().has_value(), qPrintable(v->errorText()));

@@ -30,7 +30,8 @@ private slots:
 
     void everyViewInEveryFormat_data() {
         QTest::addColumn<QString>("view");
-        for (const char* v : {"canvas", "grid", "timeline", "memory", "planner", "explain"}) QTest::newRow(v) << QString::fromLatin1(v);
+        for (const char* v : {"canvas", "grid", "timeline", "memory", "planner", "explain"})
+            QTest::newRow(v) << QString::fromLatin1(v);
     }
     void everyViewInEveryFormat() {
         QFETCH(QString, view);
@@ -47,7 +48,8 @@ private slots:
         QVERIFY2(w->exportPicture(view, png, &err), qPrintable(err));
         const QImage img(png);
         QVERIFY(!img.isNull());
-        QVERIFY2(img.width() >= 200 && img.height() >= 100, qPrintable(QStringLiteral("%1x%2").arg(img.width()).arg(img.height())));
+        QVERIFY2(img.width() >= 200 && img.height() >= 100,
+                 qPrintable(QStringLiteral("%1x%2").arg(img.width()).arg(img.height())));
         QVERIFY2(distinctColours(img) >= 4, qPrintable(QString::number(distinctColours(img))));
 
         const QString svg = tmp_.filePath(view + QStringLiteral(".svg"));

@@ -72,14 +72,15 @@ private slots:
         for (int i = 0; i < t->model()->rowCount(); ++i)
             peaks.push_back(t->model()->index(i, PlanModel::PeakMemory).data(PlanModel::SortRole).toDouble());
         const bool ascending = h->sortIndicatorOrder() == Qt::AscendingOrder;
-        for (std::size_t i = 1; i < peaks.size(); ++i) QVERIFY(ascending ? peaks[i - 1] <= peaks[i] : peaks[i - 1] >= peaks[i]);
+        for (std::size_t i = 1; i < peaks.size(); ++i)
+            QVERIFY(ascending ? peaks[i - 1] <= peaks[i] : peaks[i - 1] >= peaks[i]);
 
         // Pick the second row of the sorted table with the mouse, then Apply.
         const int row = 1;
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, cellCenter(t, row, PlanModel::Framework));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
-        const paraplan::search::PlanEntry chosen =
-            p->model()->entry(p->proxy()->mapToSource(t->model()->index(row, 0)).row());
+        const paraplan::search::PlanEntry chosen = p->model()->entry(
+            p->proxy()->mapToSource(t->model()->index(row, 0)).row());
         const nlohmann::json before = paraplan::project_to_json(w->project());
         auto* apply = p->findChild<QPushButton*>(QStringLiteral("plannerApply"));
         QVERIFY(apply->isEnabled());
@@ -107,7 +108,8 @@ private slots:
 
         // Double-clicking another row applies it too.
         const int other = 0;
-        const paraplan::search::PlanEntry e0 = p->model()->entry(p->proxy()->mapToSource(t->model()->index(other, 0)).row());
+        const paraplan::search::PlanEntry e0 = p->model()->entry(
+            p->proxy()->mapToSource(t->model()->index(other, 0)).row());
         const QPoint c = cellCenter(t, other, PlanModel::Tp);
         QTest::mouseClick(t->viewport(), Qt::LeftButton, {}, c);
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
@@ -122,7 +124,8 @@ private slots:
         QVERIFY(runAndWait(p));
         QVERIFY(!p->isStale());
         QVERIFY(!p->findChild<QLabel*>(QStringLiteral("plannerStale"))->isVisibleTo(p));
-        QVERIFY(w->document()->edit(QStringLiteral("batch"), [](paraplan::Project& pr) { pr.training.global_batch_size *= 2; }));
+        QVERIFY(w->document()->edit(QStringLiteral("batch"),
+                                    [](paraplan::Project& pr) { pr.training.global_batch_size *= 2; }));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(p->isStale());
         QVERIFY(p->findChild<QLabel*>(QStringLiteral("plannerStale"))->isVisibleTo(p));

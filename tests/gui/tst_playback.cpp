@@ -69,7 +69,7 @@ QString expectedText(const StepPlayback& pb, const ActiveSet& a, int stage) {
     }
     return parts.join(QStringLiteral("+"));
 }
-}  // namespace
+}   // namespace
 
 void TestPlayback::playStepScrub() {
     auto w = exampleWindow(dir_, "llama3.1-8b-pp4-1node");
@@ -173,14 +173,17 @@ void TestPlayback::linkTrafficTable() {
     QVERIFY(t->rowCount() > 4);   // 4 nodes inside, pp hops between
     int crossing = 0;
     for (int r = 0; r < t->rowCount(); ++r) {
-        QCOMPARE(t->item(r, 2)->data(Qt::DisplayRole).toDouble(), pb.links[std::size_t(r)].bytes / (1024.0 * 1024 * 1024));
+        QCOMPARE(t->item(r, 2)->data(Qt::DisplayRole).toDouble(),
+                 pb.links[std::size_t(r)].bytes / (1024.0 * 1024 * 1024));
         const bool cross = t->item(r, 0)->data(Qt::UserRole).toBool();
         QCOMPARE(cross, pb.links[std::size_t(r)].cross_node);
         if (cross) {
             ++crossing;
             QVERIFY(t->item(r, 0)->font().bold());
         }
-        if (r > 0) QVERIFY(t->item(r - 1, 2)->data(Qt::DisplayRole).toDouble() >= t->item(r, 2)->data(Qt::DisplayRole).toDouble());
+        if (r > 0)
+            QVERIFY(t->item(r - 1, 2)->data(Qt::DisplayRole).toDouble() >=
+                    t->item(r, 2)->data(Qt::DisplayRole).toDouble());
     }
     QVERIFY(crossing > 0);
     QVERIFY(w->linkTraffic()->summaryText().contains(QStringLiteral("cross nodes")));
@@ -227,10 +230,11 @@ void TestPlayback::exportMp4() {
     QCOMPARE(files.filter(QStringLiteral(".mp4")), QStringList{QDir(dir).filePath(QStringLiteral("playback.mp4"))});
     const QImage first(files.first());
     QProcess probe;
-    probe.start(ffprobe, {QStringLiteral("-v"), QStringLiteral("error"), QStringLiteral("-count_frames"),
-                          QStringLiteral("-select_streams"), QStringLiteral("v:0"), QStringLiteral("-show_entries"),
-                          QStringLiteral("stream=codec_name,pix_fmt,width,height,nb_read_frames,r_frame_rate:format=duration"),
-                          QStringLiteral("-of"), QStringLiteral("json"), files.last()});
+    probe.start(ffprobe,
+                {QStringLiteral("-v"), QStringLiteral("error"), QStringLiteral("-count_frames"),
+                 QStringLiteral("-select_streams"), QStringLiteral("v:0"), QStringLiteral("-show_entries"),
+                 QStringLiteral("stream=codec_name,pix_fmt,width,height,nb_read_frames,r_frame_rate:format=duration"),
+                 QStringLiteral("-of"), QStringLiteral("json"), files.last()});
     QVERIFY(probe.waitForFinished(60000));
     QCOMPARE(probe.exitCode(), 0);
     const QJsonObject info = QJsonDocument::fromJson(probe.readAllStandardOutput()).object();
@@ -242,7 +246,8 @@ void TestPlayback::exportMp4() {
     // The frames' size, rounded down to even (yuv420p needs it).
     QCOMPARE(stream.value(QStringLiteral("width")).toInt(), first.width() / 2 * 2);
     QCOMPARE(stream.value(QStringLiteral("height")).toInt(), first.height() / 2 * 2);
-    const double duration = info.value(QStringLiteral("format")).toObject().value(QStringLiteral("duration")).toString().toDouble();
+    const double duration =
+        info.value(QStringLiteral("format")).toObject().value(QStringLiteral("duration")).toString().toDouble();
     QVERIFY2(std::abs(duration - frames / 10.0) < 0.05, qPrintable(QString::number(duration)));
 }
 
@@ -318,12 +323,14 @@ void TestPlayback::commandLineFrames() {
     QTemporaryDir out;
     const QString dir = out.filePath(QStringLiteral("f"));
     QProcess p;
-    p.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--playback-frames"), dir, QStringLiteral("--frames"), QStringLiteral("3"),
-                                           QStringLiteral("--example"), QStringLiteral("llama3.1-8b-pp4-1node"),
-                                           QStringLiteral("--size"), QStringLiteral("1800x1000")});
+    p.start(QStringLiteral(PARAPLAN_GUI),
+            {QStringLiteral("--playback-frames"), dir, QStringLiteral("--frames"), QStringLiteral("3"),
+             QStringLiteral("--example"), QStringLiteral("llama3.1-8b-pp4-1node"), QStringLiteral("--size"),
+             QStringLiteral("1800x1000")});
     QVERIFY(p.waitForFinished(120000));
     QCOMPARE(p.exitCode(), 0);
-    const QStringList lines = QString::fromLocal8Bit(p.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList lines =
+        QString::fromLocal8Bit(p.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.filter(QStringLiteral(".png")).size(), 3);
     for (int i = 0; i < 3; ++i) {
         const QImage img(QDir(dir).filePath(QStringLiteral("frame_%1.png").arg(i, 4, 10, QLatin1Char('0'))));
@@ -334,9 +341,9 @@ void TestPlayback::commandLineFrames() {
     QCOMPARE(QFileInfo::exists(QDir(dir).filePath(QStringLiteral("playback.mp4"))), ffmpeg);
     // A project that cannot be estimated: a clear message, exit 2.
     QProcess bad;
-    bad.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--playback-frames"), dir, QStringLiteral("--example"),
-                                             QStringLiteral("llama3.1-8b-pp4-1node"), QStringLiteral("--set"),
-                                             QStringLiteral("/layout/tp=3")});
+    bad.start(QStringLiteral(PARAPLAN_GUI),
+              {QStringLiteral("--playback-frames"), dir, QStringLiteral("--example"),
+               QStringLiteral("llama3.1-8b-pp4-1node"), QStringLiteral("--set"), QStringLiteral("/layout/tp=3")});
     QVERIFY(bad.waitForFinished(120000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(QString::fromLocal8Bit(bad.readAllStandardError()).contains(QStringLiteral("--playback-frames")));

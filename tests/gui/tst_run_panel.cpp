@@ -38,13 +38,12 @@ private slots:
         if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
     }
 
-    void stripAnsi() {
-        QCOMPARE(widgets::strip_ansi("\x1b[1;31merror\x1b[0m: x"), QString("error: x"));
-    }
+    void stripAnsi() { QCOMPARE(widgets::strip_ansi("\x1b[1;31merror\x1b[0m: x"), QString("error: x")); }
 
     void launchShowsLogsThenStop() {
         widgets::RunPanel panel;
-        panel.setProject(project({{"python", "/bin/sh"}, {"script", "-c"},
+        panel.setProject(project({{"python", "/bin/sh"},
+                                  {"script", "-c"},
                                   // The colour codes come from printf: a raw ESC in a project value is refused
                                   // (control characters never reach a command line).
                                   {"args", {"printf '\\033[32mhello\\033[0m from %s\\n' \"$RANK\"; sleep 60"}}}),
@@ -69,9 +68,13 @@ private slots:
     // panel shows the measured step time (median after the first line) as the job runs.
     void showsMeasuredStepTime() {
         widgets::RunPanel panel;
-        Project p = project({{"python", "/bin/sh"}, {"script", "-c"},
-                             {"args", {"for ms in 9000.0 1500.0 1500.0 1700.0; do echo \" iteration       10/     100 | consumed samples:"
-                                       "          640 | elapsed time per iteration (ms): $ms | global batch size:    64 |\"; done; sleep 60"}}});
+        Project p = project(
+            {{"python", "/bin/sh"},
+             {"script", "-c"},
+             {"args",
+              {"for ms in 9000.0 1500.0 1500.0 1700.0; do echo \" iteration       10/     100 | consumed samples:"
+               "          640 | elapsed time per iteration (ms): $ms | global batch size:    64 |\"; done; sleep "
+               "60"}}});
         p.model = load_example("llama3.1-8b-pp4-1node").model;
         for (auto& n : p.cluster.nodes) n.gpu = "h100-sxm";
         panel.setProject(p, work.path() + "/jobs-step");
@@ -94,7 +97,8 @@ private slots:
         QTemporaryDir settings;
         isolateSettings(settings);
         MainWindow w(nullptr, settings.filePath(QStringLiteral("rec")));
-        w.setProject(project({{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"echo up $RANK; sleep 60"}}}), QString());
+        w.setProject(project({{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"echo up $RANK; sleep 60"}}}),
+                     QString());
         w.runPanel()->setProject(w.project(), work.path() + "/jobs-close");
         w.runPanel()->launch();
         QVERIFY(w.runPanel()->job());

@@ -1,7 +1,8 @@
 // `paraplan --screenshot out.png [--view v]` renders the window offscreen: each
 // image has the requested size and is not blank (its pixels vary). The options the
 // documentation pictures use (--grab-view, --set, --colour, --group, --select-rank,
-// --dry-run, --no-palette, --export-format, --invoke, --wait, --compare) change what is drawn, and bad values are usage errors (exit 2).
+// --dry-run, --no-palette, --export-format, --invoke, --wait, --compare) change what is drawn, and bad values are usage
+// errors (exit 2).
 #include <QFile>
 #include <QImage>
 #include <QProcess>
@@ -50,14 +51,16 @@ private slots:
     // --grab-view renders one view alone at exactly --size.
     void grabView_data() {
         QTest::addColumn<QString>("view");
-        for (const char* v : {"canvas", "grid", "timeline", "memory", "diagnostics", "layout", "explain", "run", "gpus"})
+        for (const char* v :
+             {"canvas", "grid", "timeline", "memory", "diagnostics", "layout", "explain", "run", "gpus"})
             QTest::newRow(v) << QString::fromLatin1(v);
     }
     void grabView() {
         QFETCH(QString, view);
-        const Shot s = shot(QStringLiteral("grab-") + view,
-                            {QStringLiteral("--view"), view, QStringLiteral("--grab-view"), QStringLiteral("--example"),
-                             QStringLiteral("llama3.1-70b-4nodes"), QStringLiteral("--size"), QStringLiteral("700x450")});
+        const Shot s = shot(
+            QStringLiteral("grab-") + view,
+            {QStringLiteral("--view"), view, QStringLiteral("--grab-view"), QStringLiteral("--example"),
+             QStringLiteral("llama3.1-70b-4nodes"), QStringLiteral("--size"), QStringLiteral("700x450")});
         QCOMPARE(s.code, 0);
         QVERIFY(!s.img.isNull());
         QCOMPARE(s.img.size(), QSize(700, 450));
@@ -66,32 +69,40 @@ private slots:
 
     // The same view with different options draws different pictures.
     void optionsChangeThePicture() {
-        const QStringList grid{QStringLiteral("--view"), QStringLiteral("grid"), QStringLiteral("--grab-view"),
-                               QStringLiteral("--example"), QStringLiteral("llama3.1-70b-4nodes"), QStringLiteral("--size"),
+        const QStringList grid{QStringLiteral("--view"),
+                               QStringLiteral("grid"),
+                               QStringLiteral("--grab-view"),
+                               QStringLiteral("--example"),
+                               QStringLiteral("llama3.1-70b-4nodes"),
+                               QStringLiteral("--size"),
                                QStringLiteral("600x400")};
-        const Shot byTp = shot(QStringLiteral("grid-tp"), grid + QStringList{QStringLiteral("--colour"), QStringLiteral("tp")});
-        const Shot byPp = shot(QStringLiteral("grid-pp"), grid + QStringList{QStringLiteral("--colour"), QStringLiteral("pp")});
-        const Shot sel = shot(QStringLiteral("grid-sel"), grid + QStringList{QStringLiteral("--colour"), QStringLiteral("tp"),
-                                                                             QStringLiteral("--group"), QStringLiteral("pp"),
-                                                                             QStringLiteral("--select-rank"), QStringLiteral("3")});
+        const Shot byTp = shot(QStringLiteral("grid-tp"),
+                               grid + QStringList{QStringLiteral("--colour"), QStringLiteral("tp")});
+        const Shot byPp = shot(QStringLiteral("grid-pp"),
+                               grid + QStringList{QStringLiteral("--colour"), QStringLiteral("pp")});
+        const Shot sel = shot(
+            QStringLiteral("grid-sel"),
+            grid + QStringList{QStringLiteral("--colour"), QStringLiteral("tp"), QStringLiteral("--group"),
+                               QStringLiteral("pp"), QStringLiteral("--select-rank"), QStringLiteral("3")});
         QCOMPARE(byTp.code, 0);
         QCOMPARE(byPp.code, 0);
         QCOMPARE(sel.code, 0);
         QVERIFY(byTp.img != byPp.img);
         QVERIFY(byTp.img != sel.img);
 
-        const QStringList tl{QStringLiteral("--view"), QStringLiteral("timeline"), QStringLiteral("--grab-view"),
+        const QStringList tl{QStringLiteral("--view"),    QStringLiteral("timeline"),   QStringLiteral("--grab-view"),
                              QStringLiteral("--example"), QStringLiteral("gpt2-1node"), QStringLiteral("--size"),
                              QStringLiteral("800x300")};
         const Shot f1b = shot(QStringLiteral("tl-1f1b"), tl);
-        const Shot zbv = shot(QStringLiteral("tl-zbv"), tl + QStringList{QStringLiteral("--set"), QStringLiteral("/layout/schedule=zbv"),
-                                                                          QStringLiteral("--set"), QStringLiteral("/layout/chunks=2")});
+        const Shot zbv = shot(QStringLiteral("tl-zbv"),
+                              tl + QStringList{QStringLiteral("--set"), QStringLiteral("/layout/schedule=zbv"),
+                                               QStringLiteral("--set"), QStringLiteral("/layout/chunks=2")});
         QCOMPARE(f1b.code, 0);
         QCOMPARE(zbv.code, 0);
         QCOMPARE(zbv.img.size(), QSize(800, 300));
         QVERIFY(f1b.img != zbv.img);
 
-        const QStringList run{QStringLiteral("--view"), QStringLiteral("run"), QStringLiteral("--grab-view"),
+        const QStringList run{QStringLiteral("--view"),    QStringLiteral("run"),        QStringLiteral("--grab-view"),
                               QStringLiteral("--example"), QStringLiteral("gpt2-1node"), QStringLiteral("--size"),
                               QStringLiteral("800x300")};
         const Shot idle = shot(QStringLiteral("run-idle"), run);
@@ -99,16 +110,19 @@ private slots:
         QCOMPARE(dry.code, 0);
         QVERIFY(idle.img != dry.img);
         // --invoke calls a slot of the view's widget: the Run panel's dryRun draws what --dry-run draws.
-        const Shot invoked = shot(QStringLiteral("run-invoke"), run + QStringList{QStringLiteral("--invoke"), QStringLiteral("dryRun"),
-                                                                                  QStringLiteral("--wait"), QStringLiteral("100")});
+        const Shot invoked = shot(QStringLiteral("run-invoke"),
+                                  run + QStringList{QStringLiteral("--invoke"), QStringLiteral("dryRun"),
+                                                    QStringLiteral("--wait"), QStringLiteral("100")});
         QCOMPARE(invoked.code, 0);
         QVERIFY(invoked.img != idle.img);
 
-        const QStringList canvas{QStringLiteral("--view"), QStringLiteral("canvas"), QStringLiteral("--grab-view"),
-                                 QStringLiteral("--example"), QStringLiteral("gpt2-1node"), QStringLiteral("--size"),
+        const QStringList canvas{QStringLiteral("--view"),      QStringLiteral("canvas"),
+                                 QStringLiteral("--grab-view"), QStringLiteral("--example"),
+                                 QStringLiteral("gpt2-1node"),  QStringLiteral("--size"),
                                  QStringLiteral("800x300")};
         const Shot withPalette = shot(QStringLiteral("canvas-palette"), canvas);
-        const Shot noPalette = shot(QStringLiteral("canvas-nopalette"), canvas + QStringList{QStringLiteral("--no-palette")});
+        const Shot noPalette = shot(QStringLiteral("canvas-nopalette"),
+                                    canvas + QStringList{QStringLiteral("--no-palette")});
         QCOMPARE(noPalette.code, 0);
         QCOMPARE(noPalette.img.size(), QSize(800, 300));
         QVERIFY(withPalette.img != noPalette.img);
@@ -116,8 +130,8 @@ private slots:
 
     // --export-format renders the Export dialog at --size, and the format changes the preview.
     void exportDialog() {
-        const QStringList base{QStringLiteral("--example"), QStringLiteral("llama3.1-70b-4nodes"), QStringLiteral("--size"),
-                               QStringLiteral("900x500"), QStringLiteral("--export-format")};
+        const QStringList base{QStringLiteral("--example"), QStringLiteral("llama3.1-70b-4nodes"),
+                               QStringLiteral("--size"), QStringLiteral("900x500"), QStringLiteral("--export-format")};
         const Shot meg = shot(QStringLiteral("export-megatron"), base + QStringList{QStringLiteral("megatron")});
         const Shot cai = shot(QStringLiteral("export-colossalai"), base + QStringList{QStringLiteral("colossalai")});
         QCOMPARE(meg.code, 0);
@@ -134,9 +148,11 @@ private slots:
     // view draws its columns (different from the empty view); a file that does not load is a
     // usage error naming it.
     void compareCandidates() {
-        const QString example = QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples/llama3.1-70b-4nodes.paraplan.json");
-        const QStringList view{QStringLiteral("--example"), QStringLiteral("llama3.1-70b-4nodes"), QStringLiteral("--view"),
-                               QStringLiteral("compare"), QStringLiteral("--grab-view"), QStringLiteral("--size"),
+        const QString example = QStringLiteral(PARAPLAN_SOURCE_DIR
+                                               "/resources/examples/llama3.1-70b-4nodes.paraplan.json");
+        const QStringList view{QStringLiteral("--example"),   QStringLiteral("llama3.1-70b-4nodes"),
+                               QStringLiteral("--view"),      QStringLiteral("compare"),
+                               QStringLiteral("--grab-view"), QStringLiteral("--size"),
                                QStringLiteral("900x500")};
         const Shot empty = shot(QStringLiteral("compare0"), view);
         QCOMPARE(empty.code, 0);
@@ -145,7 +161,9 @@ private slots:
         QCOMPARE(two.img.size(), QSize(900, 500));
         QVERIFY(two.img != empty.img);
         QVERIFY2(variance(two.img) > 100, qPrintable(QString::number(variance(two.img))));
-        const Shot bad = shot(QStringLiteral("compare-bad"), view + QStringList{QStringLiteral("--compare"), tmp_.filePath(QStringLiteral("nosuch.json"))});
+        const Shot bad = shot(
+            QStringLiteral("compare-bad"),
+            view + QStringList{QStringLiteral("--compare"), tmp_.filePath(QStringLiteral("nosuch.json"))});
         QCOMPARE(bad.code, 2);
         QVERIFY2(bad.err.contains("--compare") && bad.err.contains("nosuch.json"), bad.err.constData());
         QVERIFY(bad.img.isNull());
@@ -153,23 +171,28 @@ private slots:
 
     void badOptionsAreUsageErrors() {
         const QString ex = QStringLiteral("gpt2-1node");
-        Shot s = shot(QStringLiteral("bad1"), {QStringLiteral("--example"), ex, QStringLiteral("--set"), QStringLiteral("/layout/nosuch/x=1")});
+        Shot s = shot(QStringLiteral("bad1"),
+                      {QStringLiteral("--example"), ex, QStringLiteral("--set"), QStringLiteral("/layout/nosuch/x=1")});
         QCOMPARE(s.code, 2);
         QVERIFY2(s.err.contains("/layout/nosuch/x"), s.err.constData());
-        s = shot(QStringLiteral("bad2"), {QStringLiteral("--example"), ex, QStringLiteral("--set"), QStringLiteral("layout.tp")});
+        s = shot(QStringLiteral("bad2"),
+                 {QStringLiteral("--example"), ex, QStringLiteral("--set"), QStringLiteral("layout.tp")});
         QCOMPARE(s.code, 2);
         QVERIFY(s.err.contains("expected /json/pointer=value"));
-        s = shot(QStringLiteral("bad3"), {QStringLiteral("--example"), ex, QStringLiteral("--set"), QStringLiteral("/layout/tp=\"two\"")});
+        s = shot(QStringLiteral("bad3"),
+                 {QStringLiteral("--example"), ex, QStringLiteral("--set"), QStringLiteral("/layout/tp=\"two\"")});
         QCOMPARE(s.code, 2);
         QVERIFY2(s.err.contains("/layout/tp"), s.err.constData());
         s = shot(QStringLiteral("bad4"), {QStringLiteral("--example"), ex, QStringLiteral("--grab-view")});
         QCOMPARE(s.code, 2);
         QVERIFY(s.err.contains("--grab-view needs --view"));
-        s = shot(QStringLiteral("bad5"), {QStringLiteral("--example"), ex, QStringLiteral("--select-rank"), QStringLiteral("8")});
+        s = shot(QStringLiteral("bad5"),
+                 {QStringLiteral("--example"), ex, QStringLiteral("--select-rank"), QStringLiteral("8")});
         QCOMPARE(s.code, 2);   // gpt2-1node has ranks 0..7
         QVERIFY(s.err.contains("0..7"));
-        s = shot(QStringLiteral("bad6"), {QStringLiteral("--example"), ex, QStringLiteral("--view"), QStringLiteral("run"),
-                                          QStringLiteral("--invoke"), QStringLiteral("noSuchSlot")});
+        s = shot(QStringLiteral("bad6"),
+                 {QStringLiteral("--example"), ex, QStringLiteral("--view"), QStringLiteral("run"),
+                  QStringLiteral("--invoke"), QStringLiteral("noSuchSlot")});
         QCOMPARE(s.code, 2);
         QVERIFY(s.err.contains("noSuchSlot"));
         QVERIFY(s.img.isNull());
@@ -178,8 +201,8 @@ private slots:
     void views_data() {
         QTest::addColumn<QString>("view");
         QTest::addColumn<QString>("example");
-        for (const char* v : {"canvas", "layout", "diagnostics", "grid", "timeline", "explain", "history", "memory",
-                              "planner"})
+        for (const char* v :
+             {"canvas", "layout", "diagnostics", "grid", "timeline", "explain", "history", "memory", "planner"})
             QTest::newRow(v) << QString::fromLatin1(v) << QStringLiteral("llama3.1-70b-4nodes");
         QTest::newRow("canvas-1024") << QStringLiteral("canvas") << QStringLiteral("llama3.1-405b-128nodes");
     }
@@ -189,9 +212,9 @@ private slots:
         const QString out = tmp_.filePath(view + example + QStringLiteral(".png"));
         QProcess p;
         p.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        p.start(QStringLiteral(PARAPLAN_GUI), {QStringLiteral("--screenshot"), out, QStringLiteral("--view"), view,
-                                               QStringLiteral("--example"), example, QStringLiteral("--size"),
-                                               QStringLiteral("1600x1000")});
+        p.start(QStringLiteral(PARAPLAN_GUI),
+                {QStringLiteral("--screenshot"), out, QStringLiteral("--view"), view, QStringLiteral("--example"),
+                 example, QStringLiteral("--size"), QStringLiteral("1600x1000")});
         QVERIFY(p.waitForFinished(120'000));
         QCOMPARE(p.exitCode(), 0);
         const QImage img(out);

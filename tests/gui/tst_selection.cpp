@@ -82,8 +82,7 @@ private slots:
         const auto& m2 = w.document()->rankMap();
         if (!c->selectedGroup().empty())
             QCOMPARE(gantt->highlightedStages(), std::vector<int>{m2.coord(c->selectedGroup().front(), "pp")});
-        else
-            QVERIFY(gantt->highlightedStages().empty());
+        else QVERIFY(gantt->highlightedStages().empty());
     }
 };
 

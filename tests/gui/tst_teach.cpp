@@ -59,14 +59,16 @@ private slots:
         // tp 2 and pp 2 are in use: their rows are marked; all_to_all is not.
         auto marked = [&](const char* f) {
             for (int r = 0; r < t->rowCount(); ++r)
-                if (t->item(r, 0)->data(Qt::UserRole).toString() == QLatin1String(f)) return t->item(r, 0)->font().bold();
+                if (t->item(r, 0)->data(Qt::UserRole).toString() == QLatin1String(f))
+                    return t->item(r, 0)->font().bold();
             return false;
         };
         QVERIFY(marked("tp"));
         QVERIFY(marked("pp"));
         QVERIFY(!marked("sp_all_to_all"));
         // Under LowLevelZeroPlugin ShardFormer does not run: nothing is marked as used.
-        QVERIFY(w->document()->edit(QStringLiteral("zero plugin"), [](paraplan::Project& p) { p.layout.framework = "colossalai-zero"; }));
+        QVERIFY(w->document()->edit(QStringLiteral("zero plugin"),
+                                    [](paraplan::Project& p) { p.layout.framework = "colossalai-zero"; }));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!marked("tp"));
         QVERIFY(c->header()->text().contains(QStringLiteral("applies under")));
@@ -75,13 +77,15 @@ private slots:
         QVERIFY(marked("tp"));
 
         // Switching the model family follows the document: Mistral ignores every sp mode.
-        QVERIFY(w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "mistral"; }));
+        QVERIFY(
+            w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "mistral"; }));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(c->family(), QStringLiteral("mistral"));
         for (const char* f : {"sp_split_gather", "sp_ring", "sp_all_to_all", "sp_ring_attn"})
             QCOMPARE(c->supportOf(QLatin1String(f)), QStringLiteral("ignored"));
         // A family without a policy says so and lists nothing.
-        QVERIFY(w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "gpt_neox"; }));
+        QVERIFY(
+            w->document()->edit(QStringLiteral("family"), [](paraplan::Project& p) { p.model.family = "gpt_neox"; }));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(t->rowCount(), 0);
         QVERIFY(c->header()->text().contains(QStringLiteral("no policy")));
@@ -181,7 +185,7 @@ private slots:
         QVERIFY(panel->startLesson(id));
         const auto* h = paraplan::lessons::headline(panel->lesson()->steps.front());
         panel->predict(h->trend == paraplan::lessons::Trend::Increases ? paraplan::lessons::Trend::Decreases
-                                                                      : paraplan::lessons::Trend::Increases);
+                                                                       : paraplan::lessons::Trend::Increases);
         QVERIFY(panel->applyStep());
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY2(panel->resultText().startsWith(QStringLiteral("Not quite:")), qPrintable(panel->resultText()));
@@ -241,7 +245,8 @@ private slots:
                 // The verdict names the headline figure, the first listed one that has an expectation.
                 const auto* h = paraplan::lessons::headline(step);
                 for (const auto& f : step.figures)
-                    if (f.path == h->path) QVERIFY2(panel->resultText().contains(QString::fromStdString(f.label)), where.c_str());
+                    if (f.path == h->path)
+                        QVERIFY2(panel->resultText().contains(QString::fromStdString(f.label)), where.c_str());
                 // One undoable step per change.
                 QVERIFY(w->document()->undoStack()->count() >= 1);
                 if (i + 1 < panel->stepCount()) QVERIFY(panel->next());
@@ -251,7 +256,8 @@ private slots:
             QVERIFY(panel->back());
             paraplan::lessons::Lesson l = lesson;
             paraplan::Project expected = paraplan::lessons::start_project(l);
-            for (int i = 0; i < panel->stepIndex(); ++i) expected = paraplan::lessons::apply_step(expected, l.steps[std::size_t(i)]);
+            for (int i = 0; i < panel->stepIndex(); ++i)
+                expected = paraplan::lessons::apply_step(expected, l.steps[std::size_t(i)]);
             QCOMPARE(paraplan::project_to_json(w->project()), paraplan::project_to_json(expected));
         }
     }

@@ -22,7 +22,7 @@ std::size_t heapInUse() {
     malloc_trim(0);
     return mallinfo2().uordblks;
 }
-}  // namespace
+}   // namespace
 
 class TestUndoMemory : public QObject {
     Q_OBJECT

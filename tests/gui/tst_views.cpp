@@ -90,7 +90,8 @@ private slots:
         t->resize(900, 300);
         t->plot()->replot();
         const auto& op = tl.ops.front();
-        const QPointF px(t->plot()->xAxis->coordToPixel((op.start + op.end) / 2), t->plot()->yAxis->coordToPixel(op.stage));
+        const QPointF px(t->plot()->xAxis->coordToPixel((op.start + op.end) / 2),
+                         t->plot()->yAxis->coordToPixel(op.stage));
         const auto* hit = t->gantt()->opAt(px);
         QVERIFY(hit);
         QCOMPARE(hit->microbatch, op.microbatch);
@@ -113,7 +114,8 @@ private slots:
 
     void impossibleScheduleShowsWhyInsteadOfATimeline() {
         auto w = window("gpt2-1node");
-        QVERIFY(w->document()->applyChanges(QStringLiteral("Set schedule"), {{"/layout/schedule", "no-such-schedule"}}));
+        QVERIFY(
+            w->document()->applyChanges(QStringLiteral("Set schedule"), {{"/layout/schedule", "no-such-schedule"}}));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!w->timeline()->timeline().has_value());
         QVERIFY(w->timeline()->summaryText().contains(QStringLiteral("No timeline")));
@@ -158,7 +160,8 @@ private slots:
         pp->setFocus();
         QTRY_COMPARE(w->explainPanel()->topic(), QStringLiteral("pp"));
         const auto s = w->document()->rankMap().summary("pp");
-        QVERIFY(w->explainPanel()->text().contains(QStringLiteral("%1 groups of %2 GPUs").arg(s.num_groups).arg(s.group_size)));
+        QVERIFY(w->explainPanel()->text().contains(
+            QStringLiteral("%1 groups of %2 GPUs").arg(s.num_groups).arg(s.group_size)));
     }
 };
 

@@ -50,8 +50,9 @@ class TestConfigUpload : public QObject {
     std::unique_ptr<Job> run(const Project& p, const RuntimeConfig& r, const std::string& id) const {
         LaunchPlan plan = plan_launch(p.cluster, r, id);
         add_config_uploads(plan, p, r);
-        auto job = std::make_unique<Job>(p.cluster, plan, ssh_options_from(r), work.path().toStdString() + "/jobs/" + id,
-                                         nlohmann::json::object(), r.on_failure);
+        auto job = std::make_unique<Job>(p.cluster, plan, ssh_options_from(r),
+                                         work.path().toStdString() + "/jobs/" + id, nlohmann::json::object(),
+                                         r.on_failure);
         job->start();
         job->waitFinished(60000);
         return job;

@@ -81,7 +81,7 @@ void signal_sshd(qint64 listener, int sig) {
         if (pi.comm == "sshd") ::kill(static_cast<pid_t>(pi.pid), sig);
 }
 
-}  // namespace
+}   // namespace
 
 class TestFaultsE2E : public QObject {
     Q_OBJECT
@@ -258,13 +258,15 @@ private slots:
         // with that one bug fixed (tests/runtime/stub/torchrun-py311 says how).
         const std::string launcher = std::string(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/torchrun-py311";
         const QString script = work.path() + "/worker.py";
-        SshdFixture::write(script, "import os, sys, time\nif os.environ['RANK'] == '2':\n    sys.exit(3)\ntime.sleep(120)\n");
+        SshdFixture::write(script,
+                           "import os, sys, time\nif os.environ['RANK'] == '2':\n    sys.exit(3)\ntime.sleep(120)\n");
         // torch 1.13 spells the flags with underscores only; the tweak leaves a plan that
         // already does so unchanged.
         auto underscores = [](LaunchPlan& p) {
             for (auto& proc : p.processes)
                 for (auto& a : proc.argv)
-                    for (const char* f : {"--nproc-per-node", "--node-rank", "--rdzv-backend", "--master-addr", "--master-port"})
+                    for (const char* f :
+                         {"--nproc-per-node", "--node-rank", "--rdzv-backend", "--master-addr", "--master-port"})
                         if (a.rfind(f, 0) == 0) {
                             std::string u = f;
                             std::replace(u.begin() + 2, u.end(), '-', '_');
@@ -310,8 +312,13 @@ private slots:
         nlohmann::json nodes = nlohmann::json::array();
         const Cluster c = split_cluster();
         for (const auto& n : c.nodes)
-            nodes.push_back({{"name", n.name}, {"host", n.host}, {"port", n.port}, {"user", n.user},
-                             {"identity", n.identity}, {"gpu", "a100-80g"}, {"gpus", n.gpus}});
+            nodes.push_back({{"name", n.name},
+                             {"host", n.host},
+                             {"port", n.port},
+                             {"user", n.user},
+                             {"identity", n.identity},
+                             {"gpu", "a100-80g"},
+                             {"gpus", n.gpus}});
         const nlohmann::json project = {
             {"paraplan", 1},
             {"name", "killed cli"},
@@ -319,9 +326,14 @@ private slots:
             {"model", {{"preset", "gpt2"}}},
             {"layout", {{"framework", "colossalai"}, {"tp", 2}, {"pp", 2}}},
             {"runtime",
-             {{"mode", "direct"}, {"python", "/bin/sh"}, {"script", "-c"}, {"args", {"while :; do sleep 0.2; done"}},
-              {"upload_configs", false}, {"stop_grace_s", 1},
-              {"ssh", {{"known_hosts_file", known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}}}}}};
+             {{"mode", "direct"},
+              {"python", "/bin/sh"},
+              {"script", "-c"},
+              {"args", {"while :; do sleep 0.2; done"}},
+              {"upload_configs", false},
+              {"stop_grace_s", 1},
+              {"ssh",
+               {{"known_hosts_file", known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}}}}}};
         const QString file = work.path() + "/killed.paraplan.json";
         SshdFixture::write(file, QString::fromStdString(project.dump(2)));
         QProcess cli;

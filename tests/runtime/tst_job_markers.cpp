@@ -31,7 +31,8 @@ std::vector<std::string> lines_of(const QByteArray& bytes) {
 }
 
 // A one-node plan whose single rank runs `/bin/sh -c script`, run through its wrapper.
-WrapperRun run_wrapped(const std::string& script, LaunchPlan* plan_out = nullptr, const std::string& python = "/bin/sh") {
+WrapperRun run_wrapped(const std::string& script, LaunchPlan* plan_out = nullptr,
+                       const std::string& python = "/bin/sh") {
     Cluster c;
     Node n;
     n.name = "node0";
@@ -55,7 +56,7 @@ WrapperRun run_wrapped(const std::string& script, LaunchPlan* plan_out = nullptr
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 class TstJobMarkers : public QObject {
     Q_OBJECT
@@ -77,10 +78,16 @@ private slots:
         for (const auto& l : r.out) {
             const MarkerLine ml = parse_marker_line(m, l, false);
             switch (ml.kind) {
-                case MarkerLine::Kind::Started: ++started; pgid = ml.pgid; break;
-                case MarkerLine::Kind::Exited: ++exited; status = ml.exit_status; break;
-                case MarkerLine::Kind::Output: output.push_back(l); break;
-                case MarkerLine::Kind::Error: QFAIL("an error marker on stdout");
+            case MarkerLine::Kind::Started:
+                ++started;
+                pgid = ml.pgid;
+                break;
+            case MarkerLine::Kind::Exited:
+                ++exited;
+                status = ml.exit_status;
+                break;
+            case MarkerLine::Kind::Output: output.push_back(l); break;
+            case MarkerLine::Kind::Error: QFAIL("an error marker on stdout");
             }
         }
         QCOMPARE(started, 1);
@@ -129,7 +136,9 @@ private slots:
 
     void numbersAfterMarkers() {
         const WrapperMarkers m = wrapper_markers("00ff00ff00ff00ff");
-        auto exit_of = [&](const std::string& rest) { return parse_marker_line(m, m.exited + rest, false).exit_status; };
+        auto exit_of = [&](const std::string& rest) {
+            return parse_marker_line(m, m.exited + rest, false).exit_status;
+        };
         auto pgid_of = [&](const std::string& rest) { return parse_marker_line(m, m.started + rest, false).pgid; };
         QCOMPARE(exit_of("0"), std::optional<int>(0));
         QCOMPARE(exit_of("  137 \r"), std::optional<int>(137));
@@ -158,10 +167,12 @@ private slots:
 
     void torchrunFailedWorker() {
         // The agent's log line (PyTorch 1.13's logging format: LEVEL:logger:message).
-        const std::string l = "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 "
-                              "(pid: 52117) of binary: /usr/bin/python3";
-        QCOMPARE(torchrun_worker_failure(l),
-                 std::optional<std::string>("failed (exitcode: 3) local_rank: 1 (pid: 52117) of binary: /usr/bin/python3"));
+        const std::string l =
+            "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 3) local_rank: 1 "
+            "(pid: 52117) of binary: /usr/bin/python3";
+        QCOMPARE(
+            torchrun_worker_failure(l),
+            std::optional<std::string>("failed (exitcode: 3) local_rank: 1 (pid: 52117) of binary: /usr/bin/python3"));
         QVERIFY(!torchrun_worker_failure("failed (exitcode: 3) of binary: x"));   // no local_rank
         QVERIFY(!torchrun_worker_failure("step 10 local_rank: 0 loss 2.1"));
         QVERIFY(!torchrun_worker_failure(""));

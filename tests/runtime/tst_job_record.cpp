@@ -43,7 +43,7 @@ private slots:
         QVERIFY(job.waitFinished(30000));
         QCOMPARE(job.state(), Job::State::Failed);   // the connection was refused
         const QStringList notes = said.filter("cannot write " + folder + "/job.json");
-        QCOMPARE(notes.size(), 1);                    // said once, though every state change retried
+        QCOMPARE(notes.size(), 1);   // said once, though every state change retried
         QFile log(folder + "/node-0.log");
         QVERIFY(log.open(QIODevice::ReadOnly));
         QVERIFY(log.readAll().contains("paraplan: cannot write " + (folder + "/job.json").toUtf8()));

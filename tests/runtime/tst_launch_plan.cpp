@@ -61,7 +61,7 @@ Ran run_wrapper(const LaunchPlan& plan, const RemoteProcess& p, int close_stdin_
     return r;
 }
 
-}  // namespace
+}   // namespace
 
 class TestLaunchPlan : public QObject {
     Q_OBJECT
@@ -242,8 +242,12 @@ private slots:
         // Racing claims (two threads, 50 each, one base id) all get distinct folders.
         const std::string base2 = make_job_id("race", 1767225601);
         std::vector<std::string> got[2];
-        std::thread t0([&] { for (int i = 0; i < 50; ++i) got[0].push_back(claim_job_folder(jobs, base2)); });
-        std::thread t1([&] { for (int i = 0; i < 50; ++i) got[1].push_back(claim_job_folder(jobs, base2)); });
+        std::thread t0([&] {
+            for (int i = 0; i < 50; ++i) got[0].push_back(claim_job_folder(jobs, base2));
+        });
+        std::thread t1([&] {
+            for (int i = 0; i < 50; ++i) got[1].push_back(claim_job_folder(jobs, base2));
+        });
         t0.join();
         t1.join();
         std::set<std::string> all(got[0].begin(), got[0].end());
@@ -266,8 +270,9 @@ private slots:
         const auto plan = plan_launch(c, rc, "20260101-000000-wrap");
         const Ran r = run_wrapper(plan, plan.processes[0]);
         QCOMPARE(r.exit_code, 3);
-        QVERIFY2(r.out.contains("$(id) `id` ; a'b\"c|v; $(touch /tmp/paraplan-pwned) 'q' \"d\" `x`|" + dir.path() + "\n"),
-                 qPrintable(r.out + r.err));
+        QVERIFY2(
+            r.out.contains("$(id) `id` ; a'b\"c|v; $(touch /tmp/paraplan-pwned) 'q' \"d\" `x`|" + dir.path() + "\n"),
+            qPrintable(r.out + r.err));
         // The markers carry the plan's random token, never the plain forms a job could print.
         QCOMPARE(plan.marker_token.size(), std::size_t(16));
         QVERIFY(r.out.contains(QString::fromStdString(started_marker(plan))));

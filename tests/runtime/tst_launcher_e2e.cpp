@@ -34,7 +34,8 @@ class TestLauncherE2E : public QObject {
         static int n = 0;
         const std::string id = make_job_id(name, QDateTime::currentSecsSinceEpoch()) + "-" + std::to_string(++n);
         return std::make_unique<Job>(c, plan_launch(c, r, id), ssh_options_from(r),
-                                     (work.path() + "/jobs/").toStdString() + id, nlohmann::json::object(), r.on_failure);
+                                     (work.path() + "/jobs/").toStdString() + id, nlohmann::json::object(),
+                                     r.on_failure);
     }
 
     // The argv lines and the env/pwd lines a stub launcher recorded.
@@ -75,12 +76,16 @@ private slots:
             QVERIFY(env.contains("CUDA_VISIBLE_DEVICES=0,1"));
             QVERIFY(env.contains("pwd=" + work.path()));
             // Its ranks ran with the world deepspeed's launch.py gives them.
-            const QString log = SshdFixture::read(QString::fromStdString(job->folder()) + "/node-" + QString::number(k) + ".log");
+            const QString log = SshdFixture::read(QString::fromStdString(job->folder()) + "/node-" +
+                                                  QString::number(k) + ".log");
             for (int i = 0; i < 2; ++i) {
                 const int rank = k * 2 + i;
-                QVERIFY2(log.contains(QString("rank %1 local %2 world 4 master 127.0.0.2:29100 host - args --local_rank=%2 "
-                                              "--steps 2").arg(rank).arg(i)),
-                         qPrintable(log));
+                QVERIFY2(
+                    log.contains(QString("rank %1 local %2 world 4 master 127.0.0.2:29100 host - args --local_rank=%2 "
+                                         "--steps 2")
+                                     .arg(rank)
+                                     .arg(i)),
+                    qPrintable(log));
                 QVERIFY(log.contains(QString("step %1 1").arg(rank)));
             }
         }
@@ -102,11 +107,12 @@ private slots:
         QVERIFY(env.contains("PARAPLAN_JOB=" + QString::fromStdString(job->plan().job_id)));
         const QString log = SshdFixture::read(QString::fromStdString(job->folder()) + "/launcher.log");
         for (int rank = 0; rank < 4; ++rank)
-            QVERIFY2(log.contains(QString("rank %1 local %2 world 4 master 127.0.0.2:29100 host 127.0.0.%3 args --steps 2")
-                                      .arg(rank)
-                                      .arg(rank % 2)
-                                      .arg(2 + rank / 2)),
-                     qPrintable(log));
+            QVERIFY2(
+                log.contains(QString("rank %1 local %2 world 4 master 127.0.0.2:29100 host 127.0.0.%3 args --steps 2")
+                                 .arg(rank)
+                                 .arg(rank % 2)
+                                 .arg(2 + rank / 2)),
+                qPrintable(log));
     }
 
     void stopEndsEveryLauncherTree_data() {
@@ -123,7 +129,8 @@ private slots:
         auto job = make_job(c, rc(mode.toStdString(), {"--steps", "0"}), "stop " + mode.toStdString());
         const std::string id = job->plan().job_id;
         job->start();
-        const QString log = QString::fromStdString(job->folder()) + (mode == "deepspeed" ? "/node-1.log" : "/launcher.log");
+        const QString log = QString::fromStdString(job->folder()) +
+                            (mode == "deepspeed" ? "/node-1.log" : "/launcher.log");
         QTRY_VERIFY_WITH_TIMEOUT(SshdFixture::read(log).contains("step 3 2"), 30000);
         // Launchers and ranks all carry the job's tag.
         QVERIFY(processes_with_tag(id).size() >= ranks_plus_launchers);

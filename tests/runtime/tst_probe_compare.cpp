@@ -34,7 +34,7 @@ estimate::Hardware hardware(double intra_gbps) {
     hw.gpus_per_node = 2;
     return hw;
 }
-}  // namespace
+}   // namespace
 
 class TestProbeCompare : public QObject {
     Q_OBJECT

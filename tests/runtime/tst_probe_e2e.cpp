@@ -47,14 +47,16 @@ private slots:
             const std::string err = upload_probe(n, dir, layout);
             QVERIFY2(err.empty(), err.c_str());
         }
-        const RuntimeConfig rc = probe_runtime(base, dir, {"--sizes", "4096,65536", "--iters", "2", "--timeout-s", "120"});
+        const RuntimeConfig rc = probe_runtime(base, dir,
+                                               {"--sizes", "4096,65536", "--iters", "2", "--timeout-s", "120"});
         const auto plan = plan_launch(c, rc, id);
         Job job(c, plan, ssh_options_from(rc), (work.path() + "/jobs/" + QString::fromStdString(id)).toStdString(),
                 nlohmann::json::object());
         job.start();
         QVERIFY(job.waitFinished(240000));
         const QString log0 = SshdFixture::read(QString::fromStdString(job.folder()) + "/rank-0.log");
-        QVERIFY2(Job::to_string(job.state()) == "succeeded", qPrintable(QString::fromStdString(job.error()) + "\n" + log0));
+        QVERIFY2(Job::to_string(job.state()) == "succeeded",
+                 qPrintable(QString::fromStdString(job.error()) + "\n" + log0));
         const auto result = probe_result_from_log(job.folder() + "/rank-0.log");
         QVERIFY2(result, qPrintable(log0));
         QVERIFY(result->ok);

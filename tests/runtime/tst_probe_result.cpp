@@ -63,15 +63,19 @@ private slots:
     void malformed_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("pointer");
-        QTest::newRow("not a probe") << R"({"ok": true})" << "/paraplan_probe";
-        QTest::newRow("world") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": "4"})" << "/world_size";
-        QTest::newRow("group kind") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 4, "groups": [{"ranks": [0]}]})"
-                                    << "/groups/0/kind";
+        QTest::newRow("not a probe") << R"({"ok": true})"
+                                     << "/paraplan_probe";
+        QTest::newRow("world") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": "4"})"
+                               << "/world_size";
+        QTest::newRow("group kind")
+            << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 4, "groups": [{"ranks": [0]}]})"
+            << "/groups/0/kind";
         QTest::newRow("bw op") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 4, "groups": [{"kind": "tp",
             "bandwidth": [{"op": "broadcast", "time_ms": 1, "algbw_gbps": 1, "busbw_gbps": 1}]}]})"
                                << "/groups/0/bandwidth/0/op";
-        QTest::newRow("p2p") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 4, "p2p": [{"time_ms": "x"}]})"
-                             << "/p2p/0/time_ms";
+        QTest::newRow("p2p")
+            << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 4, "p2p": [{"time_ms": "x"}]})"
+            << "/p2p/0/time_ms";
     }
     void malformed() {
         QFETCH(QString, text);

@@ -19,7 +19,7 @@ std::string reading() {
     return f.readAll().toStdString();
 }
 nlohmann::json card(int i) { return nlohmann::json::parse(reading()).at("card" + std::to_string(i)); }
-}  // namespace
+}   // namespace
 
 class TestRocmSmi : public QObject {
     Q_OBJECT

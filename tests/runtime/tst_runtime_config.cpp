@@ -56,65 +56,114 @@ private slots:
     void errorsNameTheField_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("pointer");
-        QTest::newRow("mode") << R"({"mode": "mpirun"})" << "/runtime/mode";
-        QTest::newRow("env name") << R"({"env": {"A B": "x"}})" << "/runtime/env/A B";
-        QTest::newRow("env value") << R"({"env": {"A": [1]}})" << "/runtime/env/A";
-        QTest::newRow("args") << R"({"args": "--lr 1"})" << "/runtime/args";
-        QTest::newRow("args item") << R"({"args": ["a", 3]})" << "/runtime/args/1";
-        QTest::newRow("port") << R"({"master_port": 70000})" << "/runtime/master_port";
-        QTest::newRow("on_failure") << R"({"on_failure": "retry"})" << "/runtime/on_failure";
-        QTest::newRow("unknown") << R"({"scirpt": "x.py"})" << "/runtime/scirpt";
+        QTest::newRow("mode") << R"({"mode": "mpirun"})"
+                              << "/runtime/mode";
+        QTest::newRow("env name") << R"({"env": {"A B": "x"}})"
+                                  << "/runtime/env/A B";
+        QTest::newRow("env value") << R"({"env": {"A": [1]}})"
+                                   << "/runtime/env/A";
+        QTest::newRow("args") << R"({"args": "--lr 1"})"
+                              << "/runtime/args";
+        QTest::newRow("args item") << R"({"args": ["a", 3]})"
+                                   << "/runtime/args/1";
+        QTest::newRow("port") << R"({"master_port": 70000})"
+                              << "/runtime/master_port";
+        QTest::newRow("on_failure") << R"({"on_failure": "retry"})"
+                                    << "/runtime/on_failure";
+        QTest::newRow("unknown") << R"({"scirpt": "x.py"})"
+                                 << "/runtime/scirpt";
         QTest::newRow("strict no") << R"({"ssh": {"strict_host_key_checking": "no"}})"
                                    << "/runtime/ssh/strict_host_key_checking";
         QTest::newRow("managed option") << R"({"ssh": {"options": ["StrictHostKeyChecking=no"]}})"
                                         << "/runtime/ssh/options/0";
-        QTest::newRow("slurm gpus") << R"({"slurm": {"gpus": "yes"}})" << "/runtime/slurm/gpus";
-        QTest::newRow("fail_fast") << R"({"fail_fast": "yes"})" << "/runtime/fail_fast";
-        QTest::newRow("interval") << R"({"telemetry": {"interval_ms": 100}})" << "/runtime/telemetry/interval_ms";
+        QTest::newRow("slurm gpus") << R"({"slurm": {"gpus": "yes"}})"
+                                    << "/runtime/slurm/gpus";
+        QTest::newRow("fail_fast") << R"({"fail_fast": "yes"})"
+                                   << "/runtime/fail_fast";
+        QTest::newRow("interval") << R"({"telemetry": {"interval_ms": 100}})"
+                                  << "/runtime/telemetry/interval_ms";
         // Options that would make ssh run a command on this computer (ssh_config(5)).
         QTest::newRow("ProxyCommand") << R"({"ssh": {"options": ["Port=22", "ProxyCommand=touch /tmp/x"]}})"
                                       << "/runtime/ssh/options/1";
-        QTest::newRow("LocalCommand") << R"({"ssh": {"options": ["LocalCommand=touch /tmp/x"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("PermitLocalCommand") << R"({"ssh": {"options": ["PermitLocalCommand=yes"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("KnownHostsCommand") << R"({"ssh": {"options": ["KnownHostsCommand=/bin/id"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("proxycommand lower case") << R"({"ssh": {"options": ["proxycommand=id"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("PKCS11Provider") << R"({"ssh": {"options": ["PKCS11Provider=/tmp/evil.so"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("SecurityKeyProvider") << R"({"ssh": {"options": ["SecurityKeyProvider=/tmp/e.so"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("XAuthLocation") << R"({"ssh": {"options": ["XAuthLocation=/tmp/x"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("RemoteCommand") << R"({"ssh": {"options": ["RemoteCommand=id"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("Include") << R"({"ssh": {"options": ["Include=/tmp/cfg"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("ControlPersist") << R"({"ssh": {"options": ["ControlPersist=yes"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("ForwardAgent") << R"({"ssh": {"options": ["ForwardAgent=yes"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("RemoteForward") << R"({"ssh": {"options": ["RemoteForward=2222 localhost:22"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("key with space") << R"({"ssh": {"options": ["Proxy Command=x"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("ProxyJump shell") << R"({"ssh": {"options": ["ProxyJump=b;touch /tmp/x"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("ProxyJump dash") << R"({"ssh": {"options": ["ProxyJump=-oProxyCommand=x"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("Port text") << R"({"ssh": {"options": ["Port=22;id"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("User dash") << R"({"ssh": {"options": ["User=-oProxyCommand=x"]}})" << "/runtime/ssh/options/0";
+        QTest::newRow("LocalCommand") << R"({"ssh": {"options": ["LocalCommand=touch /tmp/x"]}})"
+                                      << "/runtime/ssh/options/0";
+        QTest::newRow("PermitLocalCommand") << R"({"ssh": {"options": ["PermitLocalCommand=yes"]}})"
+                                            << "/runtime/ssh/options/0";
+        QTest::newRow("KnownHostsCommand") << R"({"ssh": {"options": ["KnownHostsCommand=/bin/id"]}})"
+                                           << "/runtime/ssh/options/0";
+        QTest::newRow("proxycommand lower case") << R"({"ssh": {"options": ["proxycommand=id"]}})"
+                                                 << "/runtime/ssh/options/0";
+        QTest::newRow("PKCS11Provider") << R"({"ssh": {"options": ["PKCS11Provider=/tmp/evil.so"]}})"
+                                        << "/runtime/ssh/options/0";
+        QTest::newRow("SecurityKeyProvider") << R"({"ssh": {"options": ["SecurityKeyProvider=/tmp/e.so"]}})"
+                                             << "/runtime/ssh/options/0";
+        QTest::newRow("XAuthLocation") << R"({"ssh": {"options": ["XAuthLocation=/tmp/x"]}})"
+                                       << "/runtime/ssh/options/0";
+        QTest::newRow("RemoteCommand") << R"({"ssh": {"options": ["RemoteCommand=id"]}})"
+                                       << "/runtime/ssh/options/0";
+        QTest::newRow("Include") << R"({"ssh": {"options": ["Include=/tmp/cfg"]}})"
+                                 << "/runtime/ssh/options/0";
+        QTest::newRow("ControlPersist") << R"({"ssh": {"options": ["ControlPersist=yes"]}})"
+                                        << "/runtime/ssh/options/0";
+        QTest::newRow("ForwardAgent") << R"({"ssh": {"options": ["ForwardAgent=yes"]}})"
+                                      << "/runtime/ssh/options/0";
+        QTest::newRow("RemoteForward") << R"({"ssh": {"options": ["RemoteForward=2222 localhost:22"]}})"
+                                       << "/runtime/ssh/options/0";
+        QTest::newRow("key with space") << R"({"ssh": {"options": ["Proxy Command=x"]}})"
+                                        << "/runtime/ssh/options/0";
+        QTest::newRow("ProxyJump shell") << R"({"ssh": {"options": ["ProxyJump=b;touch /tmp/x"]}})"
+                                         << "/runtime/ssh/options/0";
+        QTest::newRow("ProxyJump dash") << R"({"ssh": {"options": ["ProxyJump=-oProxyCommand=x"]}})"
+                                        << "/runtime/ssh/options/0";
+        QTest::newRow("Port text") << R"({"ssh": {"options": ["Port=22;id"]}})"
+                                   << "/runtime/ssh/options/0";
+        QTest::newRow("User dash") << R"({"ssh": {"options": ["User=-oProxyCommand=x"]}})"
+                                   << "/runtime/ssh/options/0";
         // Control characters in values that reach scripts and command lines.
         QTest::newRow("sbatch newline") << R"({"slurm": {"sbatch_args": ["--exclusive", "--comment=x\ntouch /tmp/x"]}})"
                                         << "/runtime/slurm/sbatch_args/1";
-        QTest::newRow("args newline") << R"({"args": ["--lr", "1\nid"]})" << "/runtime/args/1";
-        QTest::newRow("args CR") << R"({"args": ["a\rb"]})" << "/runtime/args/0";
-        QTest::newRow("args NUL") << R"({"args": ["a\u0000b"]})" << "/runtime/args/0";
-        QTest::newRow("args DEL") << R"({"args": ["a\u007fb"]})" << "/runtime/args/0";
-        QTest::newRow("args tab") << R"({"args": ["a\tb"]})" << "/runtime/args/0";
-        QTest::newRow("env value newline") << R"({"env": {"A": "x\ny"}})" << "/runtime/env/A";
-        QTest::newRow("workdir") << R"({"workdir": "/w\nid"})" << "/runtime/workdir";
-        QTest::newRow("python") << R"({"python": "python3\u001b"})" << "/runtime/python";
-        QTest::newRow("script") << R"({"script": "t.py\n"})" << "/runtime/script";
-        QTest::newRow("launcher") << R"({"launcher": "torchrun\nid"})" << "/runtime/launcher";
-        QTest::newRow("path_prepend") << R"({"path_prepend": ["/opt\n/x"]})" << "/runtime/path_prepend/0";
-        QTest::newRow("master_addr") << R"({"master_addr": "h\n"})" << "/runtime/master_addr";
-        QTest::newRow("upload_dir") << R"({"upload_dir": "c\nd"})" << "/runtime/upload_dir";
-        QTest::newRow("job_dir") << R"({"job_dir": "j\nk"})" << "/runtime/job_dir";
-        QTest::newRow("known_hosts_file") << R"({"ssh": {"known_hosts_file": "/k\n"}})" << "/runtime/ssh/known_hosts_file";
-        QTest::newRow("config_file") << R"({"ssh": {"config_file": "/c\n"}})" << "/runtime/ssh/config_file";
-        QTest::newRow("option value") << R"({"ssh": {"options": ["IdentityFile=/k\nProxyCommand=id"]}})" << "/runtime/ssh/options/0";
-        QTest::newRow("partition") << R"({"slurm": {"partition": "gpu\n#SBATCH --x"}})" << "/runtime/slurm/partition";
-        QTest::newRow("account") << R"({"slurm": {"account": "a\nb"}})" << "/runtime/slurm/account";
-        QTest::newRow("time") << R"({"slurm": {"time": "1:00\nid"}})" << "/runtime/slurm/time";
-        QTest::newRow("login_node") << R"({"slurm": {"login_node": "n\n"}})" << "/runtime/slurm/login_node";
+        QTest::newRow("args newline") << R"({"args": ["--lr", "1\nid"]})"
+                                      << "/runtime/args/1";
+        QTest::newRow("args CR") << R"({"args": ["a\rb"]})"
+                                 << "/runtime/args/0";
+        QTest::newRow("args NUL") << R"({"args": ["a\u0000b"]})"
+                                  << "/runtime/args/0";
+        QTest::newRow("args DEL") << R"({"args": ["a\u007fb"]})"
+                                  << "/runtime/args/0";
+        QTest::newRow("args tab") << R"({"args": ["a\tb"]})"
+                                  << "/runtime/args/0";
+        QTest::newRow("env value newline") << R"({"env": {"A": "x\ny"}})"
+                                           << "/runtime/env/A";
+        QTest::newRow("workdir") << R"({"workdir": "/w\nid"})"
+                                 << "/runtime/workdir";
+        QTest::newRow("python") << R"({"python": "python3\u001b"})"
+                                << "/runtime/python";
+        QTest::newRow("script") << R"({"script": "t.py\n"})"
+                                << "/runtime/script";
+        QTest::newRow("launcher") << R"({"launcher": "torchrun\nid"})"
+                                  << "/runtime/launcher";
+        QTest::newRow("path_prepend") << R"({"path_prepend": ["/opt\n/x"]})"
+                                      << "/runtime/path_prepend/0";
+        QTest::newRow("master_addr") << R"({"master_addr": "h\n"})"
+                                     << "/runtime/master_addr";
+        QTest::newRow("upload_dir") << R"({"upload_dir": "c\nd"})"
+                                    << "/runtime/upload_dir";
+        QTest::newRow("job_dir") << R"({"job_dir": "j\nk"})"
+                                 << "/runtime/job_dir";
+        QTest::newRow("known_hosts_file") << R"({"ssh": {"known_hosts_file": "/k\n"}})"
+                                          << "/runtime/ssh/known_hosts_file";
+        QTest::newRow("config_file") << R"({"ssh": {"config_file": "/c\n"}})"
+                                     << "/runtime/ssh/config_file";
+        QTest::newRow("option value") << R"({"ssh": {"options": ["IdentityFile=/k\nProxyCommand=id"]}})"
+                                      << "/runtime/ssh/options/0";
+        QTest::newRow("partition") << R"({"slurm": {"partition": "gpu\n#SBATCH --x"}})"
+                                   << "/runtime/slurm/partition";
+        QTest::newRow("account") << R"({"slurm": {"account": "a\nb"}})"
+                                 << "/runtime/slurm/account";
+        QTest::newRow("time") << R"({"slurm": {"time": "1:00\nid"}})"
+                              << "/runtime/slurm/time";
+        QTest::newRow("login_node") << R"({"slurm": {"login_node": "n\n"}})"
+                                    << "/runtime/slurm/login_node";
     }
     void errorsNameTheField() {
         QFETCH(QString, text);
@@ -169,9 +218,10 @@ private slots:
 
     // A config file the project names is held to the same list.
     void configFileChecked() {
-        QCOMPARE(check_project_ssh_config("# comment\n\nHost gpu-*\n  Port 2222\n  User=ml\n  IdentityFile \"/k\"\n"
-                                          "Match host a,b user x\n  Hostname a.example.org\n  StrictHostKeyChecking no\n"),
-                 std::string());
+        QCOMPARE(
+            check_project_ssh_config("# comment\n\nHost gpu-*\n  Port 2222\n  User=ml\n  IdentityFile \"/k\"\n"
+                                     "Match host a,b user x\n  Hostname a.example.org\n  StrictHostKeyChecking no\n"),
+            std::string());
         const std::string proxy = check_project_ssh_config("Host *\n  Port 22\n  ProxyCommand touch /tmp/x\n");
         QVERIFY2(proxy.rfind("line 3: ProxyCommand", 0) == 0, proxy.c_str());
         QVERIFY(check_project_ssh_config("Match exec \"touch /tmp/x\"\n").rfind("line 1: Match exec", 0) == 0);
@@ -194,7 +244,8 @@ private slots:
             QVERIFY2(e.message().find("line 2: ProxyCommand") != std::string::npos, e.what());
         }
         // A file that cannot be read is left to ssh (which then refuses to connect).
-        QCOMPARE(runtime_config_from_json({{"ssh", {{"config_file", (dir.path() + "/none").toStdString()}}}}).ssh_config_file,
+        QCOMPARE(runtime_config_from_json({{"ssh", {{"config_file", (dir.path() + "/none").toStdString()}}}})
+                     .ssh_config_file,
                  (dir.path() + "/none").toStdString());
     }
 };

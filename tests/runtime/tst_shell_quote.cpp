@@ -47,7 +47,7 @@ const std::vector<std::string> kHostile{
     "#hash",
     "a=b",
 };
-}  // namespace
+}   // namespace
 
 class TestShellQuote : public QObject {
     Q_OBJECT

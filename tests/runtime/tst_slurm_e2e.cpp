@@ -102,7 +102,8 @@ private slots:
         }
         QVERIFY(lines.contains("rank 2: bye 2"));
         // Accounting is off here: the final state comes from the controller.
-        QVERIFY2(lines.contains(QString("paraplan: Slurm job %1 ended COMPLETED (exit 0)").arg(sid)), qPrintable(lines.join('\n')));
+        QVERIFY2(lines.contains(QString("paraplan: Slurm job %1 ended COMPLETED (exit 0)").arg(sid)),
+                 qPrintable(lines.join('\n')));
         // The cluster's default partition has no gpu gres: no GPU request (it would be refused).
         QVERIFY(log(*job, "sbatch").contains("has no gpu gres (sinfo -o %G): not asking for GPUs"));
         // The output file is where sbatch put it (the working dir), labelled by srun.
@@ -151,19 +152,29 @@ private slots:
         // and the job is reported stopped and cancelled, not failed.
         nlohmann::json nodes = nlohmann::json::array();
         for (const auto& n : loopback_cluster(sshd).nodes)
-            nodes.push_back({{"name", n.name}, {"host", n.host}, {"port", n.port}, {"user", n.user},
-                             {"identity", n.identity}, {"gpu", "a100-80g"}, {"gpus", n.gpus}});
-        const nlohmann::json project = {
-            {"paraplan", 1},
-            {"name", "slurm ctrl c"},
-            {"cluster", {{"nodes", nodes}}},
-            {"model", {{"preset", "gpt2"}}},
-            {"layout", {{"framework", "colossalai"}, {"tp", 2}, {"pp", 2}}},
-            {"runtime",
-             {{"mode", "slurm"}, {"python", "/bin/sh"}, {"script", "-c"},
-              {"args", {"while :; do echo \"tick $RANK\"; sleep 0.3; done"}}, {"upload_configs", false},
-              {"workdir", (work.path() + "/run").toStdString()}, {"slurm", {{"login_node", "node1"}}},
-              {"ssh", {{"known_hosts_file", sshd.known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}}}}}};
+            nodes.push_back({{"name", n.name},
+                             {"host", n.host},
+                             {"port", n.port},
+                             {"user", n.user},
+                             {"identity", n.identity},
+                             {"gpu", "a100-80g"},
+                             {"gpus", n.gpus}});
+        const nlohmann::json project = {{"paraplan", 1},
+                                        {"name", "slurm ctrl c"},
+                                        {"cluster", {{"nodes", nodes}}},
+                                        {"model", {{"preset", "gpt2"}}},
+                                        {"layout", {{"framework", "colossalai"}, {"tp", 2}, {"pp", 2}}},
+                                        {"runtime",
+                                         {{"mode", "slurm"},
+                                          {"python", "/bin/sh"},
+                                          {"script", "-c"},
+                                          {"args", {"while :; do echo \"tick $RANK\"; sleep 0.3; done"}},
+                                          {"upload_configs", false},
+                                          {"workdir", (work.path() + "/run").toStdString()},
+                                          {"slurm", {{"login_node", "node1"}}},
+                                          {"ssh",
+                                           {{"known_hosts_file", sshd.known_hosts.toStdString()},
+                                            {"config_file", sshd.client_config.toStdString()}}}}}};
         const QString file = work.path() + "/ctrlc.paraplan.json";
         SshdFixture::write(file, QString::fromStdString(project.dump(2)));
         QProcess cli;
@@ -247,8 +258,10 @@ private slots:
         QVERIFY(job->waitFinished(90000));
         QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
         const QString dir = work.path() + "/back\\slash dir";
-        for (int r = 0; r < 4; ++r) QCOMPARE(log(*job, QString("rank-%1").arg(r)), QString("in %1 rank %2\n").arg(dir).arg(r));
-        QVERIFY(QFile::exists(dir + "/" + QString::fromStdString(slurm_output_file(job->plan().job_id, *job->slurmJobId()))));
+        for (int r = 0; r < 4; ++r)
+            QCOMPARE(log(*job, QString("rank-%1").arg(r)), QString("in %1 rank %2\n").arg(dir).arg(r));
+        QVERIFY(QFile::exists(dir + "/" +
+                              QString::fromStdString(slurm_output_file(job->plan().job_id, *job->slurmJobId()))));
     }
 };
 

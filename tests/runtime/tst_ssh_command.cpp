@@ -15,7 +15,7 @@ bool has_pair(const std::vector<std::string>& a, const std::string& x, const std
         if (a[i] == x && a[i + 1] == y) return true;
     return false;
 }
-}  // namespace
+}   // namespace
 
 class TestSshCommand : public QObject {
     Q_OBJECT
@@ -80,28 +80,38 @@ private slots:
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("err");
         QTest::addColumn<QString>("kind");
-        QTest::newRow("unknown key") << 255
+        QTest::newRow("unknown key")
+            << 255
             << "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.\n"
-               "Host key verification failed.\n" << "unknown_host_key";
+               "Host key verification failed.\n"
+            << "unknown_host_key";
         QTest::newRow("changed key") << 255
-            << "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
-               "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n"
-               "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
-               "IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n"
-               "Host key verification failed.\n" << "changed_host_key";
-        QTest::newRow("denied") << 255 << "root@127.0.0.1: Permission denied (publickey).\n" << "auth_failed";
+                                     << "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+                                        "@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n"
+                                        "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@\n"
+                                        "IT IS POSSIBLE THAT SOMEONE IS DOING SOMETHING NASTY!\n"
+                                        "Host key verification failed.\n"
+                                     << "changed_host_key";
+        QTest::newRow("denied") << 255 << "root@127.0.0.1: Permission denied (publickey).\n"
+                                << "auth_failed";
         QTest::newRow("dns") << 255 << "ssh: Could not resolve hostname nosuch: Name or service not known\n"
                              << "unresolvable_host";
         QTest::newRow("refused") << 255 << "ssh: connect to host 127.0.0.1 port 2999: Connection refused\n"
                                  << "connection_refused";
         QTest::newRow("timeout") << 255 << "ssh: connect to host 10.255.255.1 port 22: Connection timed out\n"
                                  << "timeout";
-        QTest::newRow("no route") << 255 << "ssh: connect to host 10.0.0.9 port 22: No route to host\n" << "unreachable";
-        QTest::newRow("dropped") << 255 << "Timeout, server 10.0.0.9 not responding.\n" << "connection_lost";
-        QTest::newRow("closed") << 255 << "Connection to 10.0.0.9 closed by remote host.\n" << "connection_lost";
-        QTest::newRow("127") << 127 << "sh: 1: torchrun: not found\n" << "remote_command_missing";
-        QTest::newRow("remote status") << 3 << "" << "other";
-        QTest::newRow("ok") << 0 << "" << "none";
+        QTest::newRow("no route") << 255 << "ssh: connect to host 10.0.0.9 port 22: No route to host\n"
+                                  << "unreachable";
+        QTest::newRow("dropped") << 255 << "Timeout, server 10.0.0.9 not responding.\n"
+                                 << "connection_lost";
+        QTest::newRow("closed") << 255 << "Connection to 10.0.0.9 closed by remote host.\n"
+                                << "connection_lost";
+        QTest::newRow("127") << 127 << "sh: 1: torchrun: not found\n"
+                             << "remote_command_missing";
+        QTest::newRow("remote status") << 3 << ""
+                                       << "other";
+        QTest::newRow("ok") << 0 << ""
+                            << "none";
     }
     void classify() {
         QFETCH(int, exitCode);
@@ -119,20 +129,25 @@ private slots:
     // Host-key fixes name the port (known_hosts records "[host]:port") and the
     // project's own known_hosts file, so the commands fix what ssh actually checks.
     void hostKeyHintsNamePortAndFile() {
-        const std::string unknown = "No ED25519 host key is known for [127.0.0.2]:2222 and you have requested strict checking.\n"
-                                    "Host key verification failed.\n";
+        const std::string unknown =
+            "No ED25519 host key is known for [127.0.0.2]:2222 and you have requested strict checking.\n"
+            "Host key verification failed.\n";
         const auto plain = classify_ssh_failure("gpu-a", 255, unknown);
         QVERIFY2(plain.fix.find("ssh-keyscan -H gpu-a >> ~/.ssh/known_hosts") != std::string::npos, plain.fix.c_str());
         const auto e = classify_ssh_failure("127.0.0.2", 255, unknown, {2222, "/home/u/my known_hosts"});
         QCOMPARE(to_string(e.kind), std::string("unknown_host_key"));
-        QVERIFY2(e.fix.find("ssh-keyscan -H -p 2222 127.0.0.2 >> '/home/u/my known_hosts'") != std::string::npos, e.fix.c_str());
-        QVERIFY2(e.fix.find("ssh -p 2222 -o UserKnownHostsFile='/home/u/my known_hosts' 127.0.0.2") != std::string::npos,
+        QVERIFY2(e.fix.find("ssh-keyscan -H -p 2222 127.0.0.2 >> '/home/u/my known_hosts'") != std::string::npos,
                  e.fix.c_str());
-        QVERIFY2(e.message.find("port 2222") != std::string::npos && e.message.find("/home/u/my known_hosts") != std::string::npos,
+        QVERIFY2(
+            e.fix.find("ssh -p 2222 -o UserKnownHostsFile='/home/u/my known_hosts' 127.0.0.2") != std::string::npos,
+            e.fix.c_str());
+        QVERIFY2(e.message.find("port 2222") != std::string::npos &&
+                     e.message.find("/home/u/my known_hosts") != std::string::npos,
                  e.message.c_str());
-        const auto changed = classify_ssh_failure("127.0.0.2", 255, "WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!\n",
-                                                  {2222, "/k/hosts"});
-        QVERIFY2(changed.fix.find("ssh-keygen -R '[127.0.0.2]:2222' -f /k/hosts") != std::string::npos, changed.fix.c_str());
+        const auto changed = classify_ssh_failure(
+            "127.0.0.2", 255, "WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!\n", {2222, "/k/hosts"});
+        QVERIFY2(changed.fix.find("ssh-keygen -R '[127.0.0.2]:2222' -f /k/hosts") != std::string::npos,
+                 changed.fix.c_str());
         // Port 22 is ssh's default: recorded without brackets.
         QVERIFY(classify_ssh_failure("h", 255, unknown, {22, ""}).fix.find("ssh-keyscan -H h >>") != std::string::npos);
     }

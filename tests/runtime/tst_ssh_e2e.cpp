@@ -77,10 +77,14 @@ private slots:
     void sshFailuresAreClassified_data() {
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("kind");
-        QTest::newRow("unknown host key") << "unknown" << "unknown_host_key";
-        QTest::newRow("changed host key") << "changed" << "changed_host_key";
-        QTest::newRow("wrong key") << "wrongkey" << "auth_failed";
-        QTest::newRow("nothing listening") << "refused" << "connection_refused";
+        QTest::newRow("unknown host key") << "unknown"
+                                          << "unknown_host_key";
+        QTest::newRow("changed host key") << "changed"
+                                          << "changed_host_key";
+        QTest::newRow("wrong key") << "wrongkey"
+                                   << "auth_failed";
+        QTest::newRow("nothing listening") << "refused"
+                                           << "connection_refused";
     }
     void sshFailuresAreClassified() {
         QFETCH(QString, what);
@@ -114,15 +118,17 @@ private slots:
         const std::string& fix = checks[0].error.fix;
         const std::string port = std::to_string(sshd.port);
         if (what == "unknown")
-            QVERIFY2(fix.find("ssh-keyscan -H -p " + port + " 127.0.0.2 >> " + r.known_hosts_file) != std::string::npos, fix.c_str());
+            QVERIFY2(fix.find("ssh-keyscan -H -p " + port + " 127.0.0.2 >> " + r.known_hosts_file) != std::string::npos,
+                     fix.c_str());
         if (what == "changed")
-            QVERIFY2(fix.find("ssh-keygen -R '[127.0.0.2]:" + port + "' -f " + r.known_hosts_file) != std::string::npos, fix.c_str());
+            QVERIFY2(fix.find("ssh-keygen -R '[127.0.0.2]:" + port + "' -f " + r.known_hosts_file) != std::string::npos,
+                     fix.c_str());
     }
 
     void hostileHostNamesNeverRun() {
         QFile::remove("/tmp/pp-pwned");
-        for (const char* host : {"127.0.0.2;touch /tmp/pp-pwned", "$(touch /tmp/pp-pwned)", "-oProxyCommand=touch /tmp/pp-pwned",
-                                 "`touch /tmp/pp-pwned`"}) {
+        for (const char* host : {"127.0.0.2;touch /tmp/pp-pwned", "$(touch /tmp/pp-pwned)",
+                                 "-oProxyCommand=touch /tmp/pp-pwned", "`touch /tmp/pp-pwned`"}) {
             Cluster c = loopback_cluster(sshd, 1);
             c.nodes[0].host = host;
             RuntimeConfig r = rc();
@@ -139,8 +145,10 @@ private slots:
         r.python = "/bin/sh";
         r.script = "-c";
         const std::string hostile = "$(touch /tmp/pp-pwned) `id` ; it's \"q\" $HOME \\ *";
-        r.args = {"printf 'arg=%s\\n' \"$1\"; printf 'env=%s\\n' \"$HOSTILE\"; printf 'rank=%s ws=%s\\n' \"$RANK\" \"$WORLD_SIZE\"",
-                  "sh", hostile};
+        r.args = {
+            "printf 'arg=%s\\n' \"$1\"; printf 'env=%s\\n' \"$HOSTILE\"; printf 'rank=%s ws=%s\\n' \"$RANK\" "
+            "\"$WORLD_SIZE\"",
+            "sh", hostile};
         r.env = {{"HOSTILE", hostile}};
         QFile::remove("/tmp/pp-pwned");
         auto job = make_job(c, r, "hostile args");
@@ -166,8 +174,9 @@ private slots:
         RuntimeConfig r = rc();
         r.python = "/bin/sh";
         r.script = "-c";
-        r.args = {"echo \"rank $RANK on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; "
-                  "if [ \"$RANK\" = 1 ]; then sleep 2; echo failing >&2; exit 1; fi; sleep 60 & sleep 61; wait"};
+        r.args = {
+            "echo \"rank $RANK on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; "
+            "if [ \"$RANK\" = 1 ]; then sleep 2; echo failing >&2; exit 1; fi; sleep 60 & sleep 61; wait"};
         auto job = make_job(c, r, "one rank fails");
         const std::string id = job->plan().job_id;
         QElapsedTimer t;
@@ -198,8 +207,8 @@ private slots:
         const std::string id = job->plan().job_id;
         job->start();
         QTRY_VERIFY_WITH_TIMEOUT(all_started(*job), 30000);
-        QTRY_VERIFY_WITH_TIMEOUT(SshdFixture::read(QString::fromStdString(job->folder()) + "/rank-3.log").contains("tick 3 2"),
-                                 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            SshdFixture::read(QString::fromStdString(job->folder()) + "/rank-3.log").contains("tick 3 2"), 15000);
         QVERIFY(processes_with_tag(id).size() >= 4);
         job->stop();
         QVERIFY(job->waitFinished(30000));

@@ -63,10 +63,9 @@ private slots:
                 QCOMPARE(f.gpu, 4);
             }
         }
-        QCOMPARE(mem, 7);    // every GPU but the idle one is above 70000 MiB
+        QCOMPARE(mem, 7);   // every GPU but the idle one is above 70000 MiB
         QCOMPARE(idle, 1);
     }
-
 };
 
 QTEST_GUILESS_MAIN(TestTelemetry)

@@ -43,7 +43,7 @@ TelemetryStore h100_store(const Cluster& c, int drop) {
     }
     return store;
 }
-}  // namespace
+}   // namespace
 
 class TestTelemetryHeat : public QObject {
     Q_OBJECT
