@@ -147,7 +147,11 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
                                               "--master-port",
                                               "--master_port"};
 
-    for (const auto& [flag, values] : flags) {
+    for (const auto& entry : flags) {
+        // Named references, not a structured binding: the lambdas below capture them (clang 14,
+        // the fuzz build's compiler, does not capture structured bindings).
+        const std::string& flag = entry.first;
+        const auto& values = entry.second;
         const std::string shown = flag + (values.empty() ? "" : " " + values.front());
         auto need_int = [&](int min) -> std::optional<int> {
             if (values.size() != 1) {
