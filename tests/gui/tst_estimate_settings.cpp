@@ -11,6 +11,7 @@
 #include "layoutpanel.h"
 #include "mainwindow.h"
 #include "memoryview.h"
+#include "plannerpanel.h"
 #include "project/project.h"
 #include "projectdocument.h"
 
@@ -22,6 +23,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QApplication>
 #include <QTest>
 
@@ -75,6 +77,33 @@ class TestEstimateSettings : public QObject {
         return w;
     }
 
+    // The project of the cluster the profile was fitted on (128 H100s, Llama 3.1 8B, FSDP).
+    std::unique_ptr<MainWindow> calibratedClusterWindow() {
+        auto w = exampleWindow(tmp_, "gpt2-1node");
+        w->setProject(paraplan::load_project((kCalibrate + "llama3.1-8b-fsdp-128gpu.paraplan.json").toStdString()),
+                      QString());
+        w->show();
+        if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+        return w;
+    }
+    static bool runPlanner(PlannerPanel* p) {
+        QApplication::processEvents();   // the search the panel starts when first shown
+        if (p->isRunning()) {
+            QSignalSpy first(p, &PlannerPanel::finished);
+            if (!first.wait(60'000)) return false;
+        }
+        QSignalSpy started(p, &PlannerPanel::started), done(p, &PlannerPanel::finished);
+        p->run();
+        if (started.isEmpty()) return false;   // refused to start
+        return !done.isEmpty() || done.wait(60'000);
+    }
+    static double bestPlannedStep(const PlannerPanel* p) {
+        double best = -1;
+        for (const auto& e : p->result().results)
+            if (best < 0 || e.step_s < best) best = e.step_s;
+        return best;
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
@@ -82,6 +111,13 @@ private slots:
         // The user's profiles folder (profile_dir()) lies in this test's own config folder.
         qputenv("XDG_CONFIG_HOME", tmp_.filePath(QStringLiteral("config")).toUtf8());
         QVERIFY(QDir().mkpath(QString::fromStdString(paraplan::estimate::profile_dir())));
+        // The profile "titan", fitted by the real calibrate from a recorded torchtitan log.
+        QProcess cal;
+        cal.start(QStringLiteral(PARAPLAN_CLI), {QStringLiteral("calibrate"), kCalibrate + "runs-fit.csv",
+                                                 QStringLiteral("--name"), QStringLiteral("titan")});
+        QVERIFY(cal.waitForFinished(120000));
+        QVERIFY2(cal.exitCode() == 0, cal.readAllStandardError().constData());
+        QVERIFY(QFile::exists(QString::fromStdString(paraplan::estimate::profile_path("titan"))));
     }
 
     void fp8ChangesTheShownStepTime() {
@@ -197,19 +233,8 @@ private slots:
     // A profile fitted by the real `paraplan-cli calibrate` from a recorded torchtitan log,
     // then one written elsewhere and opened as a file.
     void profileFromCalibrateChangesTheEstimate() {
-        QProcess cal;
-        cal.start(QStringLiteral(PARAPLAN_CLI), {QStringLiteral("calibrate"), kCalibrate + "runs-fit.csv",
-                                                 QStringLiteral("--name"), QStringLiteral("titan")});
-        QVERIFY(cal.waitForFinished(120000));
-        QVERIFY2(cal.exitCode() == 0, cal.readAllStandardError().constData());
-        const std::string saved = paraplan::estimate::profile_path("titan");
-        QVERIFY(QFile::exists(QString::fromStdString(saved)));
-
-        auto w = exampleWindow(tmp_, "gpt2-1node");
-        w->setProject(paraplan::load_project((kCalibrate + "llama3.1-8b-fsdp-128gpu.paraplan.json").toStdString()),
-                      QString());
-        w->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto w = calibratedClusterWindow();
+        QVERIFY(w);
         auto* profile = field<QComboBox>(*w, "profile");
         QVERIFY(profile);
         QCOMPARE(profile->currentData().toString(), QString());    // none
@@ -246,6 +271,41 @@ private slots:
         QCOMPARE(shownStep(*w), plain);
         QVERIFY(!paraplan::estimate::project_profile(w->project()));
         QVERIFY(!w->project().extra.contains("estimate"));
+    }
+
+    // The planner searches with the project's profile: its step times follow the choice, a change
+    // of profile makes earlier results stale, and an unreadable profile stops it with the file named.
+    void plannerUsesTheProfile() {
+        auto w = calibratedClusterWindow();
+        QVERIFY(w);
+        PlannerPanel* planner = w->plannerPanel();
+        planner->setConstraints(QStringLiteral("tp=1,pp=1,mbs=2"));
+        QVERIFY2(runPlanner(planner), qPrintable(planner->summaryText()));
+        const double plain = bestPlannedStep(planner);
+        QVERIFY(plain > 0);
+        QVERIFY(!planner->isStale());
+
+        QVERIFY(w->layoutPanel()->setProfile(QStringLiteral("titan")));
+        QVERIFY(w->document()->waitForAnalysis());
+        QVERIFY(planner->isStale());
+        QVERIFY(runPlanner(planner));
+        const double fitted = bestPlannedStep(planner);
+        QVERIFY2(fitted > 1.05 * plain, qPrintable(QStringLiteral("%1 vs %2").arg(fitted).arg(plain)));
+
+        const QString bad = tmp_.filePath(QStringLiteral("planner-bad.json"));
+        {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("{\"gemm\": -2}\n");   // JSON, but not a multiplier
+        }
+        QVERIFY(w->layoutPanel()->setProfile(bad));
+        QVERIFY(w->document()->waitForAnalysis());
+        QVERIFY(!runPlanner(planner));
+        QVERIFY2(planner->summaryText().contains(bad) && planner->summaryText().contains(QStringLiteral("gemm")),
+                 qPrintable(planner->summaryText()));
+        const auto* d = finding(w->document()->diagnostics(), "estimate.profile");
+        QVERIFY(d);
+        QVERIFY2(QString::fromStdString(d->message).contains(bad), d->message.c_str());
     }
 
     void malformedProfileIsAFindingNamingTheFile() {
