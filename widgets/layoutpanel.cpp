@@ -1,12 +1,18 @@
 #include "layoutpanel.h"
 
 #include "catalog/catalog.h"
+#include "estimate/moe.h"
+#include "estimate/profile.h"
 #include "projecteditor.h"
 #include "schedule/generate.h"
 #include "theme.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QIntValidator>
@@ -37,6 +43,8 @@ nlohmann::json toJson(const QVariant& v) {
     default: return v.toString().toStdString();
     }
 }
+
+constexpr int kOpenFileRole = Qt::UserRole + 1;   // the profile field's "Open file..." entry
 
 QString valueText(const QVariant& v) {
     if (v.typeId() == QMetaType::Bool) return v.toBool() ? QStringLiteral("on") : QStringLiteral("off");
@@ -183,8 +191,9 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     auto* tr_ = addGroup(tr("Training"));
     addChoice(tr_, QStringLiteral("/training/precision"), tr("Precision"), QStringLiteral("precision"),
               paraplan::kPrecisions,
-              tr("Number format of the matrix multiplications. bf16 is the usual choice on Ampere and newer; fp16 "
-                 "needs loss scaling; fp8 needs Hopper or newer."),
+              tr("Number format of the training computation. bf16 is the usual choice on Ampere and newer; fp16 "
+                 "needs loss scaling. FP8 is the separate switch below, on top of bf16 or fp16 (choosing fp8 here "
+                 "sets bf16 with that switch on)."),
               [](const Project& p) { return p.training.precision; });
     addInt(tr_, QStringLiteral("/training/global_batch_size"), tr("Global batch"), QStringLiteral("global_batch_size"),
            1, 100'000'000,
@@ -194,6 +203,61 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     addInt(tr_, QStringLiteral("/training/seq_len"), tr("Sequence length"), QStringLiteral("seq_len"), 1, 100'000'000,
            tr("Tokens per sample. Activation memory grows linearly with it (quadratically without flash attention)."),
            [](const Project& p) { return p.training.seq_len; });
+
+    // --- FP8 and kernels -------------------------------------------------------------
+    auto* k = addGroup(tr("FP8 and kernels"));
+    addBool(k, QStringLiteral("/layout/fp8"), tr("FP8 linear layers"), QStringLiteral("fp8"),
+            tr("Run the linear layers' matrix multiplications (QKV, attention output, MLP, experts) in FP8 on top of "
+               "the 16-bit precision. Attention, softmax, norms, the optimizer and gradient communication stay "
+               "16/32-bit, and the FP8 casts and scaling cost time and memory, so a step gains much less than the "
+               "FP8 peak suggests. Needs Hopper (H100, H200), Ada or newer."),
+            [](const Project& p) { return p.layout.fp8; });
+    addChoice(k, QStringLiteral("/layout/fp8_recipe"), tr("FP8 recipe"), QStringLiteral("fp8_recipe"),
+              paraplan::kFp8Recipes,
+              tr("How FP8 tensors are scaled into range. tensorwise: one scale per tensor from its current "
+                 "maximum; delayed: one scale per tensor from a history of maxima (Transformer Engine's classic "
+                 "recipe); rowwise: one scale per row (more accurate, a little slower); mxfp8: one scale per 32 "
+                 "values (Blackwell MX formats); blockwise: 1×128 and 128×128 blocks. Written as Megatron "
+                 "--fp8-recipe or torchtitan recipe_name. Only with FP8 linear layers on."),
+              [](const Project& p) { return p.layout.fp8_recipe; });
+    enableWhen(QStringLiteral("/layout/fp8_recipe"), [](const Project& p) { return p.layout.fp8; });
+    addBool(k, QStringLiteral("/layout/fp8_all_gather"), tr("FP8 all-gather"), QStringLiteral("fp8_all_gather"),
+            tr("Gather sharded parameters in FP8 instead of 16-bit (torchtitan enable_fsdp_float8_all_gather, "
+               "Megatron --fp8-param-gather): half the all-gather traffic when parameters are sharded (FSDP, "
+               "ZeRO-3, the distributed optimizer). Only with FP8 linear layers on."),
+            [](const Project& p) { return p.layout.fp8_all_gather; });
+    enableWhen(QStringLiteral("/layout/fp8_all_gather"), [](const Project& p) { return p.layout.fp8; });
+    addKernelStack(k);
+
+    // --- Mixture of experts ----------------------------------------------------------
+    auto* moe = addGroup(tr("Mixture of experts"));
+    moeGroup_ = qobject_cast<QGroupBox*>(moe->parentWidget());
+    addChoice(moe, QStringLiteral("/layout/moe_dispatcher"), tr("Token dispatcher"), QStringLiteral("moe_dispatcher"),
+              {"alltoall", "allgather", "deepep"},
+              tr("How tokens travel to their experts and back. alltoall: each GPU sends each token to the GPUs "
+                 "holding its experts; allgather: every GPU gathers all tokens and keeps its experts' share "
+                 "(cheaper for a small ep); deepep: DeepEP kernels send one copy per destination node over the "
+                 "network and fan it out over NVLink inside the node."),
+              [](const Project& p) { return p.layout.moe_dispatcher; });
+    addDouble(
+        moe, QStringLiteral("/layout/moe_capacity_factor"), tr("Capacity factor"),
+        QStringLiteral("moe_capacity_factor"), 0, 64, 0.25,
+        tr("An expert takes at most this multiple of its balanced share of tokens and drops the rest "
+           "(Megatron --moe-expert-capacity-factor). dropless: every token is processed, so the busiest "
+           "expert sets the pace."),
+        [](const Project& p) { return p.layout.moe_capacity_factor; }, tr("dropless"));
+    addDouble(
+        moe, QStringLiteral("/layout/moe_imbalance"), tr("Load imbalance"), QStringLiteral("moe_imbalance"), 0.9, 64,
+        0.1,
+        tr("Tokens routed to the busiest expert-parallel GPU over its balanced share; the slowest GPU sets "
+           "the step. 1 is perfectly balanced routing (forced balance); default assumes %1.")
+            .arg(paraplan::estimate::kDefaultMoeImbalance),
+        [](const Project& p) { return p.layout.moe_imbalance; },
+        tr("default (%1)").arg(paraplan::estimate::kDefaultMoeImbalance));
+    addBool(moe, QStringLiteral("/layout/moe_overlap"), tr("Overlap all-to-all"), QStringLiteral("moe_overlap"),
+            tr("Hide the expert-parallel all-to-alls behind another microbatch's computation (Megatron "
+               "--overlap-moe-expert-parallel-comm); only what does not fit under the compute stays on the step."),
+            [](const Project& p) { return p.layout.moe_overlap; });
 
     // --- Hardware and model ---------------------------------------------------------
     auto* hw = addGroup(tr("Model and hardware"));
@@ -252,6 +316,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                 emit editFailed(err);
         });
     }
+    addProfile(hw);
     groups_->addStretch(1);
     // Every combo keeps its arrow in view: a long entry is elided rather than the control cut
     // off, and the panel is at least as wide as its fields need, so nothing lies sideways
@@ -296,7 +361,7 @@ void LayoutPanel::addField(QFormLayout* form, const QString& pointer, const QStr
     w->setToolTip(tooltip);
     w->setWhatsThis(tooltip);
     form->addRow(l, w);
-    fields_.insert(pointer, Field{w, l, std::move(load), tooltip});
+    fields_.insert(pointer, Field{w, l, std::move(load), tooltip, {}});
 }
 
 void LayoutPanel::apply(const QString& label, const QString& pointer, const QVariant& value) {
@@ -377,13 +442,139 @@ void LayoutPanel::addBool(QFormLayout* form, const QString& pointer, const QStri
     connect(check, &QCheckBox::toggled, this, [this, name, pointer](bool v) { apply(name, pointer, v); });
 }
 
+void LayoutPanel::addDouble(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
+                            double min, double max, double step, const QString& tooltip,
+                            const std::function<double(const Project&)>& get, const QString& specialText) {
+    auto* spin = new QDoubleSpinBox(this);
+    spin->setObjectName(name);
+    spin->setRange(min, max);
+    spin->setSingleStep(step);
+    spin->setDecimals(2);
+    spin->setKeyboardTracking(false);   // one undo step per committed value
+    if (!specialText.isEmpty()) spin->setSpecialValueText(specialText);
+    // The minimum shows the special text and stands for the project's 0 ("unset").
+    addField(form, pointer, label, spin, tooltip, [this, spin, get, min] {
+        const double v = get(editor_->project());
+        spin->setValue(v == 0 ? min : v);
+    });
+    connect(spin, &QDoubleSpinBox::valueChanged, this,
+            [this, name, pointer, min](double v) { apply(name, pointer, v <= min + 1e-9 ? 0.0 : v); });
+}
+
+void LayoutPanel::addKernelStack(QFormLayout* form) {
+    auto* combo = new QComboBox(this);
+    combo->setObjectName(QStringLiteral("kernels"));
+    for (const auto& o : paraplan::kKernelStacks) combo->addItem(QString::fromStdString(o), QString::fromStdString(o));
+    addField(form, QStringLiteral("/layout/kernels"), tr("Kernel stack"), combo,
+             tr("Which kernels run the layers. te: Transformer Engine or the framework's fused kernels; compile: "
+                "torch.compile fuses PyTorch's operations; eager: plain PyTorch operations, one kernel each. auto "
+                "is the framework's default (in brackets). Faster kernels reach a larger share of the GPU's peak, "
+                "which the time estimate uses."),
+             [this, combo] {
+                 const Project& p = editor_->project();
+                 paraplan::Layout l = p.layout;
+                 l.kernels = "auto";   // what "auto" means for this framework and these switches
+                 combo->setItemText(0, tr("auto (%1)").arg(QString::fromStdString(paraplan::kernel_stack(l))));
+                 const int i = combo->findData(QString::fromStdString(p.layout.kernels));
+                 combo->setCurrentIndex(std::max(0, i));
+             });
+    connect(combo, &QComboBox::activated, this, [this, combo](int i) {
+        const QString v = combo->itemData(i).toString();
+        if (!v.isEmpty() && v.toStdString() != editor_->project().layout.kernels)
+            apply(QStringLiteral("kernels"), QStringLiteral("/layout/kernels"), v);
+    });
+}
+
+void LayoutPanel::addProfile(QFormLayout* form) {
+    auto* combo = new QComboBox(this);
+    combo->setObjectName(QStringLiteral("profile"));
+    addField(form, QStringLiteral("/estimate/profile"), tr("Cluster profile"), combo,
+             tr("Efficiency multipliers measured on your own cluster by paraplan-cli calibrate (from logged runs), "
+                "applied to every estimate, the memory and timeline views and the planner. none: the built-in "
+                "constants. Profiles are read from %1; Open file... picks any profile file.")
+                 .arg(QDir::toNativeSeparators(QString::fromStdString(paraplan::estimate::profile_dir()))),
+             [this, combo] { loadProfiles(combo); });
+    connect(combo, &QComboBox::activated, this, [this, combo](int i) {
+        if (loading_) return;
+        QString v = combo->itemData(i).toString();
+        if (combo->itemData(i, kOpenFileRole).toBool()) {
+            v = chooseProfileFile_
+                    ? chooseProfileFile_()
+                    : QFileDialog::getOpenFileName(this, tr("Cluster profile"),
+                                                   QString::fromStdString(paraplan::estimate::profile_dir()),
+                                                   tr("Profiles (*.json)"));
+            if (v.isEmpty()) return refresh();   // cancelled: show the project's profile again
+            // A file in the profiles folder is kept by its name, as the CLI's --profile NAME.
+            const QFileInfo fi(v);
+            if (fi.suffix() == QLatin1String("json") &&
+                fi.absoluteDir() == QDir(QString::fromStdString(paraplan::estimate::profile_dir())))
+                v = fi.completeBaseName();
+        }
+        if (!setProfile(v)) refresh();
+    });
+}
+
+void LayoutPanel::loadProfiles(QComboBox* combo) {
+    combo->clear();
+    combo->addItem(tr("none (built-in)"), QString());
+    const QDir dir(QString::fromStdString(paraplan::estimate::profile_dir()));
+    for (const QFileInfo& fi :
+         dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files | QDir::Readable, QDir::Name)) {
+        const QString name = fi.fileName().chopped(5);
+        combo->addItem(name, name);
+        combo->setItemData(combo->count() - 1, QDir::toNativeSeparators(fi.absoluteFilePath()), Qt::ToolTipRole);
+    }
+    const QString current = QString::fromStdString(
+        paraplan::estimate::project_profile(editor_->project()).value_or(""));
+    int at = combo->findData(current);
+    if (at < 0) {
+        // A file elsewhere, or a name whose file is gone (the findings say why it cannot be used).
+        const QString path = QString::fromStdString(paraplan::estimate::profile_path(current.toStdString()));
+        const QString shown = QFileInfo(current).fileName();
+        combo->addItem(QFileInfo::exists(path) ? shown : tr("%1 (missing)").arg(shown), current);
+        at = combo->count() - 1;
+        combo->setItemData(at, QDir::toNativeSeparators(path), Qt::ToolTipRole);
+    }
+    combo->addItem(tr("Open file..."));
+    combo->setItemData(combo->count() - 1, true, kOpenFileRole);
+    combo->setCurrentIndex(at);
+}
+
+bool LayoutPanel::setProfile(const QString& nameOrFile) {
+    const std::string v = nameOrFile.toStdString();
+    if (v == paraplan::estimate::project_profile(editor_->project()).value_or("")) return true;
+    QString err;
+    const bool ok = editor_->edit(
+        v.empty() ? tr("Estimate without a cluster profile")
+                  : tr("Set cluster profile to %1").arg(QFileInfo(nameOrFile).fileName()),
+        [&v](Project& p) {
+            if (v.empty()) paraplan::estimate::clear_project_profile(p);
+            else paraplan::estimate::set_project_profile(p, v);
+        },
+        &err);
+    if (!ok) emit editFailed(err);
+    return ok;
+}
+
+void LayoutPanel::enableWhen(const QString& pointer, std::function<bool(const Project&)> when) {
+    const auto it = fields_.find(pointer);
+    if (it != fields_.end()) it->enabled = std::move(when);
+}
+
 void LayoutPanel::refresh() {
     loading_ = true;
+    const Project& p = editor_->project();
     for (auto it = fields_.begin(); it != fields_.end(); ++it) {
         const QSignalBlocker block(it->widget);
         it->load();
+        if (it->enabled) {
+            const bool on = it->enabled(p);
+            it->widget->setEnabled(on);
+            it->label->setEnabled(on);
+        }
     }
-    const Project& p = editor_->project();
+    // The mixture-of-experts settings only mean something for a model with experts.
+    if (moeGroup_) moeGroup_->setVisible(p.model.is_moe());
     const auto& l = p.layout;
     const int nodes = static_cast<int>(p.cluster.nodes.size());
     summary_->setText(tr("<b>%1</b><br><span>%2 · %3 · tp %4 · pp %5 · sp %6 · cp %7 · ep %8</span>")

@@ -9,7 +9,9 @@
 #include <functional>
 
 class ProjectEditor;
+class QComboBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QVBoxLayout;
 class QScrollArea;
@@ -29,6 +31,12 @@ public:
     // Scrolls to, focuses and briefly highlights the field.
     bool focusField(const QString& pointer);
 
+    // The cluster profile the estimate applies (estimate.profile): a profile name from the
+    // user's profiles folder, a file, or empty for none. One undo step; false when refused.
+    bool setProfile(const QString& nameOrFile);
+    // What "Open file..." of the profile field asks for a file with (tests replace the dialog).
+    void setProfileFileChooser(std::function<QString()> chooser) { chooseProfileFile_ = std::move(chooser); }
+
 signals:
     void editFailed(const QString& message);
 
@@ -41,6 +49,7 @@ private:
         QLabel* label = nullptr;
         std::function<void()> load;   // project -> widget
         QString tooltip;
+        std::function<bool(const paraplan::Project&)> enabled;   // if set: editable only when true
     };
     QFormLayout* addGroup(const QString& title);
     void addField(QFormLayout* form, const QString& pointer, const QString& label, QWidget* w, const QString& tooltip,
@@ -55,6 +64,15 @@ private:
                    const std::function<std::string(const paraplan::Project&)>& get, bool editable = false);
     void addBool(QFormLayout* form, const QString& pointer, const QString& label, const QString& name,
                  const QString& tooltip, const std::function<bool(const paraplan::Project&)>& get);
+    // A number; `specialText` is shown at `min`, which stands for 0 in the project (the field's
+    // "unset" value) when `min` > 0.
+    void addDouble(QFormLayout* form, const QString& pointer, const QString& label, const QString& name, double min,
+                   double max, double step, const QString& tooltip,
+                   const std::function<double(const paraplan::Project&)>& get, const QString& specialText);
+    void addKernelStack(QFormLayout* form);
+    void addProfile(QFormLayout* form);
+    void loadProfiles(QComboBox* combo);
+    void enableWhen(const QString& pointer, std::function<bool(const paraplan::Project&)> when);
     void apply(const QString& label, const QString& pointer, const QVariant& value);
     void markFindings();
     // At least as wide as the fields need, so none is cut off or scrolled sideways.
@@ -64,6 +82,8 @@ private:
     QScrollArea* scroll_ = nullptr;
     QVBoxLayout* groups_ = nullptr;
     QLabel* summary_ = nullptr;
+    QGroupBox* moeGroup_ = nullptr;   // shown for models with experts
+    std::function<QString()> chooseProfileFile_;
     QHash<QString, Field> fields_;
     bool loading_ = false;
 };

@@ -214,7 +214,7 @@ void PlannerPanel::setFrameworks(const QStringList& ids) {
 
 QString PlannerPanel::baseKey() const {
     // What the results depend on: the model, the training settings (but the micro-batch,
-    // which the planner chooses) and the cluster's GPUs and network. The cluster goes in as
+    // which the planner chooses), the cluster's GPUs and network, and its profile. The cluster goes in as
     // runs of (GPU type, GPUs per node), so the key stays small at any cluster size.
     const paraplan::Project& p = editor_->project();
     paraplan::Project q;
@@ -235,6 +235,8 @@ QString PlannerPanel::baseKey() const {
         runs.push_back({n.gpu, n.gpus, 1});
     }
     key["cluster"] = {{"nodes", runs}, {"network", {p.cluster.network.inter_node_gbps, p.cluster.network.latency_us}}};
+    // The cluster profile scales every candidate's step time.
+    key["profile"] = paraplan::estimate::project_profile(p).value_or("");
     return QString::fromStdString(key.dump());
 }
 

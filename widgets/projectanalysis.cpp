@@ -1,10 +1,12 @@
 #include "projectanalysis.h"
 
+#include "estimate/profile.h"
 #include "project/derived_sizes.h"
 #include "rules/validate.h"
 #include "schedule/generate.h"
 #include "schedule/simulate.h"
 #include "topology/build_rank_map.h"
+#include "util/input_error.h"
 
 #include <algorithm>
 
@@ -56,6 +58,19 @@ std::shared_ptr<const ProjectAnalysis> analyse(std::shared_ptr<const Project> pr
     if (stale()) return nullptr;
     try {
         a->estimate = estimate::estimate_project(p, *a->rank_map);
+    } catch (const InputError& e) {
+        a->estimate_error = e.what();
+        // A cluster profile that cannot be read is never replaced by none in silence: the
+        // findings say which file and why, and offer to estimate without one.
+        if (e.pointer() == "/estimate/profile") {
+            Diagnostic d;
+            d.severity = Severity::Warning;
+            d.rule = "estimate.profile";
+            d.message = "No estimate: the cluster profile cannot be used. " + e.message();
+            d.fields = {"/estimate/profile"};
+            d.fixes = {Fix{"Estimate without a cluster profile", {{"/estimate/profile", ""}}}};
+            a->diagnostics.push_back(std::move(d));
+        }
     } catch (const std::exception& e) {
         a->estimate_error = e.what();
     }

@@ -136,4 +136,11 @@ void set_project_profile(Project& p, const std::string& name_or_file) {
     p.extra["estimate"]["profile"] = name_or_file;
 }
 
+void clear_project_profile(Project& p) {
+    const auto it = p.extra.find("estimate");
+    if (it == p.extra.end() || !it->is_object()) return;
+    it->erase("profile");
+    if (it->empty()) p.extra.erase(it);
+}
+
 }   // namespace paraplan::estimate

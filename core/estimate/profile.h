@@ -61,5 +61,7 @@ Hardware project_hardware(const Project& p, const GpuSpec& gpu);
 // The project's estimate.profile (a name or a file), if it names one.
 std::optional<std::string> project_profile(const Project& p);
 void set_project_profile(Project& p, const std::string& name_or_file);
+// Back to the built-in constants: removes estimate.profile (and an "estimate" left empty).
+void clear_project_profile(Project& p);
 
 }   // namespace paraplan::estimate

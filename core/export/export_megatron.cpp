@@ -162,6 +162,27 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
         }
         if (l.fp8_all_gather) add(a.training, "--fp8-param-gather");
     }
+    // Kernel stack (layout.kernels). Megatron-LM builds its layers from Transformer Engine unless
+    // --transformer-impl local (choices local, transformer_engine; arguments.py
+    // _add_transformer_engine_args, and pretrain_gpt.py _get_transformer_layer_spec picks the local
+    // spec from it, core_v0.14.0). FP8 runs through Transformer Engine only; there is no switch
+    // that compiles the model with torch.compile. "auto" is Megatron's default, whichever
+    // framework the project names.
+    Layout as_megatron = l;
+    as_megatron.framework = "megatron";
+    if (const std::string ks = kernel_stack(as_megatron); ks == "eager") {
+        if (t.precision == "fp8" || l.fp8)
+            findings.push_back(finding(Severity::Warning, "export.megatron.kernels",
+                                       "Megatron-LM runs FP8 only through Transformer Engine: written with its "
+                                       "Transformer Engine layers although kernels is \"eager\".",
+                                       {"/layout/kernels", "/layout/fp8"}));
+        else add(a.training, "--transformer-impl", "local");
+    } else if (ks == "compile") {
+        findings.push_back(finding(Severity::Warning, "export.megatron.kernels",
+                                   "Megatron-LM has no torch.compile switch for the model: written with its default "
+                                   "Transformer Engine layers (--transformer-impl transformer_engine).",
+                                   {"/layout/kernels"}));
+    }
     if (l.zero_stage >= 2) {
         add(a.training, "--use-megatron-fsdp");
         add(a.training, "--data-parallel-sharding-strategy", l.zero_stage == 2 ? "optim_grads" : "optim_grads_params");

@@ -147,12 +147,27 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     if (kernel_stack(l) == "compile") toml << "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
     if (mx) {
         toml << "\n[quantize.linear.mx]\nrecipe_name = \"mxfp8_cublas\"\n";
+        // MXLinear (job_config.py, v0.2.0) has no all-gather setting: FSDP gathers 16-bit weights.
+        if (l.fp8_all_gather)
+            out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_all_gather",
+                                           "torchtitan's MX linear layers have no FP8 all-gather; FSDP gathers "
+                                           "the weights in 16-bit.",
+                                           {"/layout/fp8_all_gather"}));
     } else if (use_fp8) {
         // Float8Linear.recipe_name: tensorwise (dynamic per-tensor scaling, the default) or rowwise.
-        toml << "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = " << (l.fp8_all_gather ? "true" : "false")
-             << "\n";
-        if (l.fp8_all_gather) toml << "precompute_float8_dynamic_scale_for_fsdp = true\n";
-        if (l.fp8_recipe == "rowwise") toml << "recipe_name = \"rowwise\"\n";
+        // torchtitan v0.2.0 components/quantization/float8.py asserts that a recipe_name is not
+        // combined with enable_fsdp_float8_all_gather: the FP8 all-gather is tensorwise only.
+        const bool rowwise = l.fp8_recipe == "rowwise";
+        const bool gather = l.fp8_all_gather && !rowwise;
+        toml << "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = " << (gather ? "true" : "false") << "\n";
+        if (gather) toml << "precompute_float8_dynamic_scale_for_fsdp = true\n";
+        if (rowwise) toml << "recipe_name = \"rowwise\"\n";
+        if (rowwise && l.fp8_all_gather)
+            out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_all_gather",
+                                           "torchtitan gathers FP8 weights with the tensorwise recipe only (its "
+                                           "Float8 converter refuses recipe_name with "
+                                           "enable_fsdp_float8_all_gather); the rowwise run gathers in 16-bit.",
+                                           {"/layout/fp8_all_gather", "/layout/fp8_recipe"}));
         if (l.fp8_recipe == "delayed" || l.fp8_recipe == "blockwise")
             out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_recipe",
                                            "torchtitan's Float8Linear scales per tensor or per row; the " +

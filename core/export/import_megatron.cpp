@@ -252,6 +252,12 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         } else if (flag == "--fp8-param-gather") {
             no_value();
             l.fp8_all_gather = true;
+        } else if (flag == "--transformer-impl") {
+            // local: Megatron's own PyTorch modules; transformer_engine is its default ("auto").
+            if (auto v = need_str()) {
+                if (*v == "local") l.kernels = "eager";
+                else if (*v != "transformer_engine") w.push_back(shown + " not read");
+            }
         } else if (flag == "--attention-backend") {
             if (auto v = need_str()) l.flash_attention = *v != "unfused" && *v != "local";
         } else if (flag == "--optimizer") {

@@ -48,6 +48,9 @@ const std::map<std::string, Accessor>& accessors() {
         PARAPLAN_L(fused_norm);
         PARAPLAN_L(jit_fused);
         PARAPLAN_L(fp8);
+        PARAPLAN_L(fp8_recipe);
+        PARAPLAN_L(fp8_all_gather);
+        PARAPLAN_L(kernels);
         PARAPLAN_L(order);
         PARAPLAN_L(dp_outside);
         PARAPLAN_L(inner_ring_size);
@@ -57,6 +60,10 @@ const std::map<std::string, Accessor>& accessors() {
         PARAPLAN_L(tp_depth);
         PARAPLAN_L(num_layers_per_stage);
         PARAPLAN_L(distributed_optimizer);
+        PARAPLAN_L(moe_dispatcher);
+        PARAPLAN_L(moe_capacity_factor);
+        PARAPLAN_L(moe_imbalance);
+        PARAPLAN_L(moe_overlap);
         PARAPLAN_L(account_for_embedding_in_pipeline_split);
         PARAPLAN_L(account_for_loss_in_pipeline_split);
         PARAPLAN_T(global_batch_size);

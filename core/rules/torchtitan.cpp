@@ -214,6 +214,23 @@ void tt_microbatches(const Project& p, Out& out) {
     out.push_back(d);
 }
 
+// components/quantization/float8.py (Float8LinearConverter.__init__): a recipe_name (rowwise)
+// together with enable_fsdp_float8_all_gather is refused; the FP8 all-gather is tensorwise only.
+void tt_fp8_all_gather(const Project& p, Out& out) {
+    const Layout& l = p.layout;
+    if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather || l.fp8_recipe != "rowwise") return;
+    auto d = diag(Severity::Error, "torchtitan.fp8_all_gather",
+                  "torchtitan gathers FP8 weights with the tensorwise recipe only: the rowwise recipe cannot be "
+                  "combined with the FP8 all-gather.",
+                  "AssertionError: using `float8_config.enable_fsdp_float8_all_gather` together with "
+                  "`float8_config.recipe_name` is not supported",
+                  {"/layout/fp8_all_gather", "/layout/fp8_recipe"});
+    add_fixes(d, &tt_fp8_all_gather, p,
+              {set_value("/layout/fp8_all_gather", false, "Gather the weights in 16-bit"),
+               set_value("/layout/fp8_recipe", "tensorwise", "Use the tensorwise recipe")});
+    out.push_back(d);
+}
+
 }   // namespace
 
 const std::vector<RuleFn>& torchtitan_rules() {
@@ -235,6 +252,7 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &tt_fp8_all_gather,
                                           &fused_norm_apex};
     return r;
 }

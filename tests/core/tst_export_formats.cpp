@@ -404,6 +404,46 @@ private slots:
         QCOMPARE(t["parallelism"]["pipeline_parallel_layers_per_stage"].get<int>(), p.model.layers / 8);
     }
 
+    // FP8 settings as torchtitan v0.2.0 reads them (config/job_config.py Float8Linear and MXLinear;
+    // components/quantization/float8.py refuses recipe_name together with
+    // enable_fsdp_float8_all_gather, so the FP8 all-gather goes with tensorwise only).
+    void torchtitanFp8Settings() {
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.framework = "torchtitan";
+        p.layout.fp8 = true;
+        p.layout.fp8_all_gather = true;
+        const auto fp8Findings = [](const ExportResult& r) {
+            int n = 0;
+            for (const auto& d : r.diagnostics) n += d.rule == "export.torchtitan.fp8_all_gather";
+            return n;
+        };
+        ExportOptions o;
+        o.force = true;
+        for (const char* recipe : {"tensorwise", "rowwise", "mxfp8"}) {
+            p.layout.fp8_recipe = recipe;
+            const std::string sub = std::string("tt-fp8-") + recipe;
+            const ExportResult r = export_project(p, "torchtitan", o);
+            write_files(r.files, dir(sub));
+            const auto t = parse_back("toml", dir(sub) / "job.toml");
+            QVERIFY2(!t.contains("_error"), t.dump().c_str());
+            const std::string converter = p.layout.fp8_recipe == "mxfp8" ? "quantize.linear.mx"
+                                                                         : "quantize.linear.float8";
+            QCOMPARE(t["model"]["converters"], nlohmann::json::array({converter}));
+            if (p.layout.fp8_recipe == "mxfp8") {
+                QCOMPARE(t["quantize"]["linear"]["mx"]["recipe_name"].get<std::string>(), std::string("mxfp8_cublas"));
+                QCOMPARE(fp8Findings(r), 1);   // MXLinear has no FP8 all-gather
+                continue;
+            }
+            const auto& f8 = t["quantize"]["linear"]["float8"];
+            const bool rowwise = p.layout.fp8_recipe == "rowwise";
+            QCOMPARE(f8["enable_fsdp_float8_all_gather"].get<bool>(), !rowwise);
+            QCOMPARE(f8.value("precompute_float8_dynamic_scale_for_fsdp", false), !rowwise);
+            QCOMPARE(f8.contains("recipe_name"), rowwise);
+            if (rowwise) QCOMPARE(f8["recipe_name"].get<std::string>(), std::string("rowwise"));
+            QCOMPARE(fp8Findings(r), rowwise ? 1 : 0);
+        }
+    }
+
     void torchrunPerNode() {
         Project p = example("llama3.1-70b-4nodes");
         // Canvas order: node 2 first, GPUs reversed on it; then nodes 0, 1, 3.

@@ -297,6 +297,62 @@ booster = Booster(plugin=plugin)
         QVERIFY_THROWS_EXCEPTION(InputError, import_config("no flags at all", "megatron", base));
     }
 
+    // layout.kernels "eager" is Megatron-LM's own PyTorch modules: --transformer-impl local (a flag
+    // of megatron/training/arguments.py at core_v0.14.0, choices local and transformer_engine), read
+    // back as eager. Transformer Engine is the default, so "auto" and "te" write nothing; FP8 (which
+    // only Transformer Engine runs) and torch.compile (no Megatron switch) are findings.
+    void megatronKernelStack() {
+        Project p = for_format(load_example("llama3.1-70b-4nodes"), "megatron");
+        const auto kernelFinding = [](const std::vector<Diagnostic>& ds) {
+            for (const auto& d : ds)
+                if (d.rule == "export.megatron.kernels") return &d;
+            return static_cast<const Diagnostic*>(nullptr);
+        };
+        QVERIFY(exporttest::megatron_flags().count("--transformer-impl"));
+        p.layout.kernels = "eager";
+        std::vector<Diagnostic> f;
+        std::vector<std::string> args = megatron_args(p, f).all();
+        QCOMPARE(exporttest::arg_value(args, "--transformer-impl"), std::string("local"));
+        QVERIFY(!kernelFinding(f));
+        ImportResult r = round_trip(p, "megatron");
+        QCOMPARE(r.project.layout.kernels, std::string("eager"));
+        QCOMPARE(kernel_stack(r.project.layout), std::string("eager"));
+        QVERIFY(!contains(r.warnings, "--transformer-impl"));
+
+        for (const char* k : {"auto", "te"}) {
+            p.layout.kernels = k;
+            f.clear();
+            args = megatron_args(p, f).all();
+            QVERIFY2(!exporttest::has_arg(args, "--transformer-impl"), k);
+            QVERIFY(!kernelFinding(f));
+            QCOMPARE(kernel_stack(round_trip(p, "megatron").project.layout), std::string("te"));
+        }
+
+        p.layout.kernels = "eager";
+        p.layout.fp8 = true;
+        f.clear();
+        args = megatron_args(p, f).all();
+        QVERIFY(!exporttest::has_arg(args, "--transformer-impl"));
+        QCOMPARE(exporttest::arg_value(args, "--fp8-format"), std::string("hybrid"));
+        QVERIFY(kernelFinding(f));
+        QCOMPARE(kernelFinding(f)->fields, (std::vector<std::string>{"/layout/kernels", "/layout/fp8"}));
+
+        p.layout.fp8 = false;
+        p.layout.kernels = "compile";
+        f.clear();
+        args = megatron_args(p, f).all();
+        QVERIFY(!exporttest::has_arg(args, "--transformer-impl"));
+        QVERIFY(kernelFinding(f));
+        QCOMPARE(kernelFinding(f)->severity, Severity::Warning);
+
+        // Read from a script written by hand: the other value is the default, anything else is named.
+        const Project base = load_example("llama3.1-70b-4nodes");
+        r = import_config("--tensor-model-parallel-size 8 --transformer-impl transformer_engine", "megatron", base);
+        QCOMPARE(r.project.layout.kernels, std::string("auto"));
+        r = import_config("--tensor-model-parallel-size 8 --transformer-impl inductor", "megatron", base);
+        QVERIFY(contains(r.warnings, "--transformer-impl inductor not read"));
+    }
+
     void megatronExampleScript() {
         // Shaped like Megatron-LM's examples/gpt3/train_gpt3_175b_distributed.sh.
         const std::string script = R"(#!/bin/bash

@@ -503,6 +503,23 @@ private slots:
              Severity::Error,
              {"cp"},
              ""},
+            // torchtitan v0.2.2 components/quantization/float8.py: recipe_name with the FP8 all-gather.
+            {"fp8 all-gather with rowwise",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "rowwise";
+                      p.layout.fp8_all_gather = true;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;   // tensorwise
+                  }),
+             "torchtitan.fp8_all_gather",
+             Severity::Error,
+             {"rowwise", "tensorwise"},
+             "together with `float8_config.recipe_name` is not supported"},
         });
     }
 
