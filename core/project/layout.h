@@ -47,7 +47,8 @@ struct Layout {
     std::string fp8_recipe = "tensorwise";   // scaling: tensorwise (current) delayed rowwise mxfp8 blockwise
     bool fp8_all_gather = false;             // FSDP2 float8 all-gather / Megatron --fp8-param-gather
     // Kernel stack: te (Transformer Engine / fused kernels), compile (torch.compile), eager;
-    // auto = the framework's default (Megatron, DeepSpeed, ColossalAI: te; torchtitan: eager).
+    // auto = the framework's default (FrameworkTraits::kernels: Megatron te; the others eager, ColossalAI te
+    // when both fused_norm and jit_fused are on).
     std::string kernels = "auto";
     // Framework-specific knobs.
     std::string order;                       // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
