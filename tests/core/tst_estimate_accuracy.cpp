@@ -250,13 +250,12 @@ private slots:
         const Summary held = summarise(all, "held_out");
         QVERIFY(tune.n > 0 && held.n >= 20);
         QVERIFY(tune.mean_abs <= 0.10);
-        // Known misses (docs/accuracy.md, "Misses"): the Megatron-Bridge 26.04.01 FP8 MoE runs
-        // (Qwen3-30B-A3B / Qwen3-235B-A22B on H100 and B200) come out 24-40% too fast and
-        // torchtitan's 8B run with CP 2 at 64K 33% too slow; every other held-out row is within 23%.
+        // Known miss (docs/accuracy.md, "Misses"): torchtitan's 8B run with CP 2 at 64K (33% too
+        // slow); every other held-out row is within 23%.
         // The worst-row target is kept as an expected failure with the bound the model does meet,
         // so a regression still fails.
         QVERIFY2(held.mean_abs <= 0.10, qPrintable(QString("held-out mean |error| %1").arg(held.mean_abs)));
-        QVERIFY2(std::abs(held.worst) <= 0.41,
+        QVERIFY2(std::abs(held.worst) <= 0.34,
                  qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
         if (std::abs(held.worst) > 0.25)
             QEXPECT_FAIL("", "held-out worst step error beyond the 25% target (docs/accuracy.md)", Continue);
