@@ -423,6 +423,9 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
         const MoeComm mc = moe_comm(s, c, hw);
         x.a2a_fwd_s = mc.fwd_s;
         x.a2a_bwd_s = mc.bwd_s;
+        const MoeKernels mk = moe_expert_kernels(c, s);
+        x.expert_kernels = mk.fwd + mk.bwd;
+        x.expert_kernel_s = mk.fwd_s + mk.bwd_s;
     }
     return e;
 }
@@ -559,6 +562,8 @@ nlohmann::json to_json(const Estimate& e) {
                     {"grouped_gemm_efficiency", x.grouped_gemm_efficiency},
                     {"a2a_fwd_s_per_layer", x.a2a_fwd_s},
                     {"a2a_bwd_s_per_layer", x.a2a_bwd_s},
+                    {"expert_kernels_per_layer", x.expert_kernels},
+                    {"expert_kernel_s_per_layer", x.expert_kernel_s},
                     {"a2a_exposed_s", t.comm_ep_s}};
     }
     if (e.train_tokens > 0) {

@@ -37,6 +37,8 @@ struct MoeSummary {
     double busiest_tokens_per_expert = 0;   // x load
     double grouped_gemm_efficiency = 0;     // share of the expert GEMMs' peak at those rows
     double a2a_fwd_s = 0, a2a_bwd_s = 0;    // dispatch + combine per MoE layer and microbatch (before overlap)
+    double expert_kernels = 0;              // per-expert GEMM + FP8-cast kernels per MoE layer and microbatch
+    double expert_kernel_s = 0;             // the time they add per MoE layer and microbatch (moe.h)
 };
 
 struct Estimate {

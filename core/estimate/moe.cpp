@@ -3,6 +3,7 @@
 #include "estimate/comm.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace paraplan::estimate {
 
@@ -74,6 +75,26 @@ double grouped_gemm_efficiency(const Efficiency& eff, double rows) {
     return eff.gemm_max * rows / (rows + kGroupedGemmHalfRows);
 }
 
+MoeKernels moe_expert_kernels(const Config& c, const LayerShapes& s) {
+    MoeKernels k;
+    if (s.experts <= 0 || c.framework != "megatron") return k;
+    const double local = double(s.experts) / std::max(1, c.ep);
+    double quantize = 0;   // kernels per quantization of one expert's operand
+    switch (c.fp8) {
+    case Fp8Recipe::none: break;
+    case Fp8Recipe::delayed: break;   // one fused multi_cast_transpose for all experts
+    case Fp8Recipe::tensorwise:
+    case Fp8Recipe::rowwise: quantize = 3; break;
+    case Fp8Recipe::mxfp8:
+    case Fp8Recipe::blockwise: quantize = 1; break;
+    }
+    k.fwd = local * (2 + 2 * quantize);   // fc1, fc2 and their inputs' casts
+    k.bwd = local * (4 + 2 * quantize);   // dgrad + wgrad of both, the output gradients' casts
+    k.fwd_s = k.fwd * kMoeKernelS;
+    k.bwd_s = k.bwd * kMoeKernelS;
+    return k;
+}
+
 double nodes_reached(int experts, int top_k, int nodes) {
     if (nodes <= 1 || experts <= 0 || top_k <= 0) return nodes >= 1 ? 1.0 : 0.0;
     const double E = experts, per_node = double(experts) / nodes;
@@ -123,13 +144,20 @@ MoeComm moe_comm(const LayerShapes& s, const Config& c, const Hardware& hw) {
             r.fwd_s = all_gather_s(epl, b.dispatch_fwd) + reduce_scatter_s(epl, b.combine_fwd);
             r.bwd_s = all_gather_s(epl, b.dispatch_bwd) + reduce_scatter_s(epl, b.combine_bwd);
             break;
-        case MoeDispatcher::deepep:
-            // A token crosses the network once per node, not once per expert: 1/top_k of the routed bytes.
-            r.fwd_s = deepep_s(epl, hw, s, b.dispatch_fwd, b.dispatch_fwd / k) +
-                      deepep_s(epl, hw, s, b.combine_fwd, b.combine_fwd / k);
-            r.bwd_s = deepep_s(epl, hw, s, b.dispatch_bwd, b.dispatch_bwd / k) +
-                      deepep_s(epl, hw, s, b.combine_bwd, b.combine_bwd / k);
+        case MoeDispatcher::deepep: {
+            // A token crosses the network once per node, not once per expert: 1/top_k of the routed
+            // bytes. The network leg delivers to a whole node, whose experts' load averages over
+            // its members_per_node ranks: with independent rank loads the excess over the balanced
+            // share shrinks by sqrt(members_per_node) (an assumption, docs/accuracy.md).
+            const double load = moe_load_factor(c.moe);
+            const double node_load = 1 + (load - 1) / std::sqrt(double(std::max(1, epl.members_per_node)));
+            const double net = node_load / (load * k);
+            r.fwd_s = deepep_s(epl, hw, s, b.dispatch_fwd, b.dispatch_fwd * net) +
+                      deepep_s(epl, hw, s, b.combine_fwd, b.combine_fwd * net);
+            r.bwd_s = deepep_s(epl, hw, s, b.dispatch_bwd, b.dispatch_bwd * net) +
+                      deepep_s(epl, hw, s, b.combine_bwd, b.combine_bwd * net);
             break;
+        }
         }
     }
     if (b.etp_gathered > 0) {

@@ -56,6 +56,36 @@ double tokens_per_expert(const LayerShapes& s, const Config& c);
 // load x m rows per expert.
 double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& hw, const Efficiency& eff);
 
+// Per-expert kernels of a Megatron-Core MoE layer (Megatron-LM at 4415119, package version
+// 0.18.0, the commit Megatron-Bridge 26.04.01 pins; Transformer Engine release_v2.16). The grouped GEMMs and
+// FP8 casts are not one kernel per layer but one per local expert:
+//   - 6 GEMMs per expert: TE GroupedLinear's general_grouped_gemm -> nvte_multi_tensor_gemm runs
+//     one cuBLAS GEMM per expert (multi_stream_cublas_gemm in common/gemm/cublaslt_gemm.cu; a
+//     CUTLASS grouped GEMM only on Hopper behind NVTE_USE_CUTLASS_GROUPED_GEMM) for fc1 and fc2,
+//     forward, dgrad and wgrad;
+//   - with FP8, 4 quantizations per expert (fc1 and fc2 inputs forward, their output gradients
+//     backward): tex.split_quantize -> multi_tensor_quantize_impl (csrc/extensions/cast.cpp) fuses
+//     the experts into one multi_cast_transpose only for delayed scaling and otherwise quantizes
+//     each expert's slice on its own: current scaling 3 kernels (compute_amax,
+//     compute_scale_from_amax, quantize; quantizer.cpp Float8CurrentScalingQuantizer), MXFP8 and
+//     blockwise 1.
+// They are not hidden behind other work: dropless routing makes each expert's token count
+// data-dependent and the host waits for it once per MoE layer before launching the dispatch and
+// the experts (MoEAlltoAllTokenDispatcher._maybe_dtoh_and_synchronize at "before_ep_alltoall",
+// _HybridEPManager.dispatch's tokens_per_expert.sum(), TEGroupedMLP.forward's
+// tokens_per_expert.tolist()), so the GPU's queue is drained and the per-expert launches and
+// small-grid tails land on the step. Each costs kMoeKernelS beyond its FLOPs and bytes, fitted on
+// the Megatron MoE tune rows (docs/accuracy.md: mean |error| is flat between 22 and 35 us and
+// lowest at 22.5 us; a separate fixed cost per layer fitted to zero). Megatron only: the other
+// frameworks' MoE layers were not read.
+inline constexpr double kMoeKernelS = 22.5e-6;
+
+struct MoeKernels {
+    double fwd = 0, bwd = 0;       // per-expert kernels of one MoE layer and microbatch
+    double fwd_s = 0, bwd_s = 0;   // the time they add to its forward and backward
+};
+MoeKernels moe_expert_kernels(const Config& c, const LayerShapes& s);
+
 // Expected nodes a token's top_k experts fall on when the E experts are spread evenly over
 // `nodes` nodes and chosen uniformly: nodes x (1 - C(E - E/nodes, k) / C(E, k)).
 double nodes_reached(int experts, int top_k, int nodes);

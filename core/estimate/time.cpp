@@ -81,8 +81,17 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             // inputs (full h; a local shard with SP, all-gathered in FP8), the output-projection
             // and MLP-down inputs (sharded by tp).
             const double h_in = s.h / (c.sequence_parallel ? tp : 1.0);
-            const double down = moe ? std::max(1, s.top_k) * s.expert_ffn / std::max(1, c.etp) : s.ffn / tp;
-            double cast = tokens * (2 * h_in + s.hq / tp + down) * eff.fp8_cast_bytes;
+            double cast = tokens * (2 * h_in + s.hq / tp + s.ffn / tp) * eff.fp8_cast_bytes;
+            if (moe) {
+                // Routed experts: TE GroupedLinear quantizes the permuted rows the rank received
+                // (tex.split_quantize of fc1's input, h wide, and of fc2's, expert_ffn / etp wide;
+                // grouped_linear.py, TE release_v2.16): load x T x top_k x etp / tp rows, not the
+                // layer's T; a shared expert is a dense TP MLP on the layer's own tokens.
+                const double rows = moe_load_factor(c.moe) * tokens * std::max(1, s.top_k) * std::max(1, c.etp) / tp;
+                cast = tokens * (h_in + s.hq / tp) * eff.fp8_cast_bytes +
+                       rows * (s.h + s.expert_ffn / std::max(1, c.etp)) * eff.fp8_cast_bytes;
+                if (s.shared_ffn > 0) cast += tokens * (h_in + s.shared_ffn / tp) * eff.fp8_cast_bytes;
+            }
             // Without TE's per-step weight cache (is_first_microbatch) every microbatch casts
             // the weights again (torchao Float8Linear).
             if (c.kernels != KernelStack::te) {
@@ -95,6 +104,8 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     double dg, da, de, dw, mg = 0, ma = 0, me = 0, mw = 0;
     layer_fwd(false, dg, da, de, dw);
     if (s.experts > 0) layer_fwd(true, mg, ma, me, mw);
+    // Per-expert GEMM and FP8-cast kernels of a MoE layer, exposed by its token-count sync (moe.h).
+    const MoeKernels mk = moe_expert_kernels(c, s);
 
     // Communication per layer per microbatch (comm_terms.h): TP, CP and PP.
     const LayerComm lc = layer_comm(s, c, hw, da);
@@ -120,8 +131,8 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
         const int nd = layers - nmoe;
         const double g = nd * dg + nmoe * mg, a = nd * da + nmoe * ma, e = nd * de + nmoe * me;
-        double f = g + a + e;
-        double b = 2 * g + 2.5 * a + 2 * e;
+        double f = g + a + e + nmoe * mk.fwd_s;
+        double b = 2 * g + 2.5 * a + 2 * e + nmoe * mk.bwd_s;
         if (c.recompute == Recompute::full) b += f;
         if (c.recompute == Recompute::selective) {
             if (const FrameworkTraits* ft = find_traits(c.framework); ft && ft->op_sac)
@@ -149,9 +160,9 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
                 const double proj = tokens * 2 * 2 * s.h * s.h / tp /
                                     (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
                 mtp_layers = c.moe.mtp_layers;
-                const double mf = mtp_layers * (lg + la + le + proj + logit);
+                const double mf = mtp_layers * (lg + la + le + proj + logit + (last_moe ? mk.fwd_s : 0));
                 f += mf;
-                b += mtp_layers * (2 * (lg + proj + logit) + 2.5 * la + 2 * le) +
+                b += mtp_layers * (2 * (lg + proj + logit) + 2.5 * la + 2 * le + (last_moe ? mk.bwd_s : 0)) +
                      (c.recompute == Recompute::full ? mtp_layers * (lg + la + le) : 0);
                 st.compute_w += mtp_layers * (lg + proj + logit);
                 if (last_moe) st.ep += mtp_layers * moe_layer_comm(moe_f, moe_b);

@@ -87,6 +87,9 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     // A manual split the run used (e.g. Megatron-DeepSpeed's partition counting the tied embedding).
     if (r.contains("num_layers_per_stage"))
         l.num_layers_per_stage = r.at("num_layers_per_stage").get<std::vector<int>>();
+    // Megatron's --account-for-embedding/loss-in-pipeline-split, where the run's recipe sets them.
+    l.account_for_embedding_in_pipeline_split = r.value("account_for_embedding_in_pipeline_split", false);
+    l.account_for_loss_in_pipeline_split = r.value("account_for_loss_in_pipeline_split", false);
     l.kernels = r.value("kernels", "auto");
     if (r.contains("fp8")) {
         l.fp8 = true;
@@ -247,11 +250,12 @@ private slots:
         const Summary held = summarise(all, "held_out");
         QVERIFY(tune.n > 0 && held.n >= 20);
         QVERIFY(tune.mean_abs <= 0.10);
-        // Known miss (docs/accuracy.md, "Misses"): torchtitan's 8B run with CP 2 at 64K (too slow)
-        // lies beyond 25%; every other held-out row is within 23%. The worst-row target is kept as
-        // an expected failure with the bound the model does meet, so a regression still fails.
+        // Known miss (docs/accuracy.md, "Misses"): torchtitan's 8B run with CP 2 at 64K (33% too
+        // slow); every other held-out row is within 23%.
+        // The worst-row target is kept as an expected failure with the bound the model does meet,
+        // so a regression still fails.
         QVERIFY2(held.mean_abs <= 0.10, qPrintable(QString("held-out mean |error| %1").arg(held.mean_abs)));
-        QVERIFY2(std::abs(held.worst) <= 0.35,
+        QVERIFY2(std::abs(held.worst) <= 0.34,
                  qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
         if (std::abs(held.worst) > 0.25)
             QEXPECT_FAIL("", "held-out worst step error beyond the 25% target (docs/accuracy.md)", Continue);

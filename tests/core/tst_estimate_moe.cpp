@@ -209,6 +209,83 @@ private slots:
         QVERIFY(plain.fwd_s / deep.fwd_s > 3.5 && plain.fwd_s / deep.fwd_s < 4.5);
     }
 
+    // With dropless routing the busiest rank's load applies to what it receives over NVLink; the
+    // network leg delivers to a whole node, whose excess averages over its members.
+    void deepep_network_leg_at_node_load() {
+        const LayerShapes d = layer_shapes(deepseek_v3());
+        const Hardware hw = h100();
+        Config c = moe_config(1, 32, 1, 1, 4096);   // EP32 over 4 nodes, 8 ranks each
+        c.moe.dispatcher = MoeDispatcher::deepep;
+        c.moe.imbalance = 1.5;
+        c.link[kEp] = make_link(hw, 32, 4, 8);
+        const double lat = c.link[kEp].latency_s;
+        const double nic = 3200.0 / 8 / 8 * 1e9;
+        const double remote = nodes_reached(256, 8, 4) * 3 / 4;
+        const double rdma = 4096.0 * 7168 * 2 * remote * (1 + 0.5 / std::sqrt(8.0)) / nic;
+        const double nvl = 1.5 * 4096.0 * 8 * 7168 * 2 * 7 / 8 / 450e9;
+        QVERIFY(near(moe_comm(d, c, hw).fwd_s, 2 * (std::max(rdma, nvl) + lat)));
+        // Balanced routing: the node's load is the rank's.
+        c.moe.imbalance = 1;
+        const double rdma1 = 4096.0 * 7168 * 2 * remote / nic;
+        const double nvl1 = 4096.0 * 8 * 7168 * 2 * 7 / 8 / 450e9;
+        QVERIFY(near(moe_comm(d, c, hw).fwd_s, 2 * (std::max(rdma1, nvl1) + lat)));
+    }
+
+    // One GEMM per local expert for fc1 and fc2 (forward, dgrad, wgrad) and, with FP8, one
+    // quantization per expert operand (3 kernels under current scaling, 1 for MXFP8, fused over
+    // the experts for delayed scaling), each costing kMoeKernelS on the step (moe.h).
+    void expert_kernels_per_local_expert() {
+        const LayerShapes q = layer_shapes(qwen3_30b());
+        Config c = moe_config(1, 16, 1, 1, 4096);   // 128 / 16 = 8 local experts
+        c.framework = "megatron";
+        MoeKernels k = moe_expert_kernels(c, q);
+        QCOMPARE(k.fwd, 8.0 * 2);
+        QCOMPARE(k.bwd, 8.0 * 4);
+        QVERIFY(near(k.fwd_s, 16 * kMoeKernelS) && near(k.bwd_s, 32 * kMoeKernelS));
+        c.fp8 = Fp8Recipe::tensorwise;
+        k = moe_expert_kernels(c, q);
+        QCOMPARE(k.fwd, 8.0 * (2 + 2 * 3));
+        QCOMPARE(k.bwd, 8.0 * (4 + 2 * 3));
+        c.fp8 = Fp8Recipe::mxfp8;
+        k = moe_expert_kernels(c, q);
+        QCOMPARE(k.fwd, 8.0 * (2 + 2));
+        QCOMPARE(k.bwd, 8.0 * (4 + 2));
+        c.fp8 = Fp8Recipe::delayed;
+        QCOMPARE(moe_expert_kernels(c, q).fwd, 8.0 * 2);
+        c.ep = 8;   // 16 local experts
+        QCOMPARE(moe_expert_kernels(c, q).bwd, 16.0 * 4);
+        // Only Megatron-Core's MoE layer was read; dense models have none.
+        c.framework = "torchtitan";
+        QCOMPARE(moe_expert_kernels(c, q).fwd, 0.0);
+        c.framework = "megatron";
+        ModelSpec dense = qwen3_30b();
+        dense.experts = 0;
+        QCOMPARE(moe_expert_kernels(c, layer_shapes(dense)).fwd, 0.0);
+
+        // The step carries them: 48 MoE layers x microbatches x (fwd + bwd) kernels x kMoeKernelS
+        // over the same configuration without them.
+        ModelSpec m = qwen3_30b();
+        Training t;
+        t.global_batch_size = 64;
+        t.micro_batch_size = 1;
+        t.seq_len = 4096;
+        Layout l;
+        l.framework = "megatron";
+        l.ep = 8;
+        l.etp = 1;
+        const Hardware hw = h100();
+        const Config cm = make_config(m, t, l, hw, 8);
+        const Estimate e = evaluate(m, layer_shapes(m), cm, hw);
+        QCOMPARE(e.moe.expert_kernels, 16.0 * 6);
+        QVERIFY(near(e.moe.expert_kernel_s, 16 * 6 * kMoeKernelS));
+        Config without = cm;
+        without.framework = "torchtitan";
+        const double mb = cm.num_microbatches;
+        QVERIFY(mb >= 1);
+        QVERIFY(near(e.time.compute_s - evaluate(m, layer_shapes(m), without, hw).time.compute_s,
+                     48 * mb * 16 * 6 * kMoeKernelS, 1e-9));
+    }
+
     // Expert TP: all-gather the received tokens over etp and reduce-scatter the outputs.
     void expert_tensor_parallel_gather() {
         const LayerShapes q = layer_shapes(qwen3_30b());
