@@ -86,6 +86,11 @@ private:
     void setContent(paraplan::Project p, bool clusterShared = false);
     void setState(const State& s);
     State stateOf(paraplan::Project p, std::uint64_t revision);
+    // `p` without its cluster, with `changes` applied, through the file form (the loader's
+    // checks); one node of the open cluster stands in for it on the way. Throws InputError.
+    paraplan::Project checkedRest(paraplan::Project p, const std::vector<paraplan::FixChange>& changes) const;
+    // Pushes the undo step to `next` (none when nothing changed).
+    bool push(const QString& label, State next);
     // Starts the current state's analysis on a worker, or (one already running) cancels that
     // one and starts this one when it returns: rapid edits leave one analysis running, the latest.
     void startAnalysis();
