@@ -137,6 +137,11 @@ std::shared_ptr<const ProjectAnalysis> ProjectDocument::analysis() const {
     return analysis_;
 }
 
+void ProjectDocument::deliverNow() {
+    (void)analysis();
+    if (!delivered_) deliver();
+}
+
 bool ProjectDocument::waitForAnalysis(int ms) {
     const auto ready = [this] { return delivered_ && analysisIsCurrent(analysis_); };
     QElapsedTimer t;
@@ -242,10 +247,10 @@ void ProjectDocument::reset(const Project& p, const QString& path) {
     undo_.clear();
     ++projectId_;
     revision_ = ++lastRevision_;
+    // Like an edit: the fields show the project at once, its analysis is worked out on a worker
+    // and announced by analysisReady() (the views refresh then); a result of the project shown
+    // before, or of an edit made meanwhile, is dropped (its project id or revision differs).
     setContent(p);
-    // Another project is shown whole at once: opening waits for its analysis (edits never do).
-    (void)analysis();
-    if (!delivered_) deliver();
     if (path != path_) {
         path_ = path;
         emit pathChanged(path_);
