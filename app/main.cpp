@@ -131,12 +131,21 @@ int main(int argc, char** argv) {
     MainWindow window;
     QString path = parser.value(projectOpt);
     if (path.isEmpty() && !parser.positionalArguments().isEmpty()) path = parser.positionalArguments().constFirst();
+    // The window opens at once with the project; its analysis (rank map, rules, estimate,
+    // schedule) follows from a worker. Pictures, playback frames and the options that act on
+    // the views (a selected rank, a dry run) wait for it.
+    const bool interactive = !parser.isSet(screenshot) && !parser.isSet(playbackOpt) && !parser.isSet(selectOpt) &&
+                             !parser.isSet(dryRunOpt);
+    const auto show = [&](const paraplan::Project& p, const QString& where) {
+        if (interactive) window.openProject(p, where);
+        else window.setProject(p, where);
+    };
     try {
         if (!path.isEmpty()) {
-            window.setProject(paraplan::load_project(path.toStdString()), QFileInfo(path).absoluteFilePath());
+            show(paraplan::load_project(path.toStdString()), QFileInfo(path).absoluteFilePath());
         } else {
             const QString ex = parser.isSet(exampleOpt) ? parser.value(exampleOpt) : QStringLiteral("gpt2-1node");
-            window.setProject(paraplan::load_example(ex.toStdString()), QString());
+            show(paraplan::load_example(ex.toStdString()), QString());
         }
     } catch (const std::exception& e) {
         if (parser.isSet(screenshot)) {

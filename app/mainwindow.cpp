@@ -486,7 +486,12 @@ void MainWindow::createActions() {
     tb->addAction(planA);
 }
 
-void MainWindow::setProject(const paraplan::Project& project, const QString& path) { doc_->reset(project, path); }
+void MainWindow::setProject(const paraplan::Project& project, const QString& path) {
+    doc_->reset(project, path);
+    doc_->deliverNow();
+}
+
+void MainWindow::openProject(const paraplan::Project& project, const QString& path) { doc_->reset(project, path); }
 
 const paraplan::Project& MainWindow::project() const { return doc_->project(); }
 

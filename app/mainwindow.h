@@ -46,8 +46,12 @@ public:
     explicit MainWindow(QWidget* parent = nullptr, const QString& recoveryDir = QString());
     ~MainWindow() override;
 
-    // Shows `project` (a fresh history; `path` may be empty).
+    // Shows `project` (a fresh history; `path` may be empty) with every view refreshed from its
+    // analysis when this returns (worked out here): for scripts, pictures and tests.
     void setProject(const paraplan::Project& project, const QString& path);
+    // Opens `project` as the user's Open does: returns at once (the Layout fields show it), the
+    // analysis runs on a worker and the views follow when it arrives.
+    void openProject(const paraplan::Project& project, const QString& path);
     const paraplan::Project& project() const;
 
     ProjectDocument* document() const { return doc_; }

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 using paraplan::Project;
 
@@ -136,6 +137,11 @@ std::shared_ptr<const ProjectAnalysis> ProjectDocument::analysis() const {
     return analysis_;
 }
 
+void ProjectDocument::deliverNow() {
+    (void)analysis();
+    if (!delivered_) deliver();
+}
+
 bool ProjectDocument::waitForAnalysis(int ms) {
     const auto ready = [this] { return delivered_ && analysisIsCurrent(analysis_); };
     QElapsedTimer t;
@@ -151,8 +157,16 @@ bool ProjectDocument::waitForAnalysis(int ms) {
     return true;
 }
 
+Project ProjectDocument::checkedRest(Project p, const std::vector<paraplan::FixChange>& changes) const {
+    p.cluster = {};
+    p.cluster.nodes = {cluster_->nodes.front()};   // the loader wants one
+    p = changes.empty() ? paraplan::project_from_json(paraplan::project_to_json(p)) : withChanges(p, changes);
+    p.cluster = {};
+    return p;
+}
+
 bool ProjectDocument::edit(const QString& label, const std::function<void(Project&)>& fn, QString* error) {
-    Project after = *project_;
+    Project after = *project_;   // shares the cluster's nodes until `fn` changes them
     State next;
     try {
         fn(after);
@@ -162,12 +176,8 @@ bool ProjectDocument::edit(const QString& label, const std::function<void(Projec
         // it apart from the rest): it sits out the trip and stays shared, since at 131,072
         // GPUs its 16,384 nodes would be most of the edit's work.
         if (!after.cluster.nodes.empty() && after.cluster == *cluster_) {
-            after.cluster = {};
-            after.cluster.nodes = {cluster_->nodes.front()};   // the loader wants one
-            after = paraplan::project_from_json(paraplan::project_to_json(after));
-            after.cluster = {};
             next.cluster = cluster_;
-            next.rest = std::move(after);
+            next.rest = checkedRest(std::move(after), {});
         } else {
             next = stateOf(paraplan::project_from_json(paraplan::project_to_json(after)), 0);
         }
@@ -175,6 +185,10 @@ bool ProjectDocument::edit(const QString& label, const std::function<void(Projec
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
+    return push(label, std::move(next));
+}
+
+bool ProjectDocument::push(const QString& label, State next) {
     if (next.cluster == cluster_ && next.rest == current_.rest) return true;   // nothing to do
     next.revision = ++lastRevision_;
     undo_.push(new SnapshotCommand(this, label, current_, std::move(next)));
@@ -197,27 +211,46 @@ Project ProjectDocument::withChanges(const Project& p, const std::vector<parapla
     return paraplan::project_from_json(j);
 }
 
+namespace {
+// Whether a JSON pointer of `changes` reaches into the cluster (or replaces the whole file).
+bool touchesCluster(const std::vector<paraplan::FixChange>& changes) {
+    const std::string_view cluster = "/cluster";
+    for (const auto& c : changes) {
+        const std::string_view f = c.field;
+        if (f.empty() || (f.starts_with(cluster) && (f.size() == cluster.size() || f[cluster.size()] == '/')))
+            return true;
+    }
+    return false;
+}
+}   // namespace
+
 bool ProjectDocument::applyChanges(const QString& label, const std::vector<paraplan::FixChange>& changes,
                                    QString* error) {
-    Project after;
+    State next;
     try {
-        after = withChanges(*project_, changes);
+        if (!touchesCluster(changes) && !cluster_->nodes.empty()) {
+            // The fields of a layout or training edit: only the rest of the project makes the
+            // trip through the file form (see edit()); the cluster stays shared.
+            next.cluster = cluster_;
+            next.rest = checkedRest(current_.rest, changes);
+        } else {
+            next = stateOf(withChanges(*project_, changes), 0);
+        }
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
         return false;
     }
-    return edit(
-        label, [&after](Project& p) { p = after; }, error);
+    return push(label, std::move(next));
 }
 
 void ProjectDocument::reset(const Project& p, const QString& path) {
     undo_.clear();
     ++projectId_;
     revision_ = ++lastRevision_;
+    // Like an edit: the fields show the project at once, its analysis is worked out on a worker
+    // and announced by analysisReady() (the views refresh then); a result of the project shown
+    // before, or of an edit made meanwhile, is dropped (its project id or revision differs).
     setContent(p);
-    // Another project is shown whole at once: opening waits for its analysis (edits never do).
-    (void)analysis();
-    if (!delivered_) deliver();
     if (path != path_) {
         path_ = path;
         emit pathChanged(path_);

@@ -29,6 +29,9 @@ public:
     // Waits (at most `ms`) until the current state's analysis has been delivered (analysisReady
     // emitted for it); processes events meanwhile. For scripts, pictures and tests.
     bool waitForAnalysis(int ms = 60000);
+    // Works out (or waits for) the current state's analysis here and announces it at once, so
+    // the views show it when this returns. For scripts and tests; the window never waits.
+    void deliverNow();
     // How many analyses were started and how many of those were dropped as stale (tests).
     int analysesStarted() const { return started_; }
     int analysesDropped() const { return dropped_; }
@@ -48,9 +51,10 @@ public:
     bool isModified() const { return !undo_.isClean(); }
     QUndoStack* undoStack() { return &undo_; }
 
-    // Replaces the content and clears the history (New, Open, Import, restore).
+    // Replaces the content and clears the history (New, Open, Import, restore). Returns without
+    // waiting for the new project's analysis, as an edit does (analysisReady() follows).
     void reset(const paraplan::Project& p, const QString& path);
-    // Loads a file; on failure throws InputError and leaves the document unchanged.
+    // Loads a file (as reset()); on failure throws InputError and leaves the document unchanged.
     void open(const QString& path);
     // Saves (atomically); throws InputError on failure. Marks the document clean.
     void saveAs(const QString& path);
@@ -86,6 +90,11 @@ private:
     void setContent(paraplan::Project p, bool clusterShared = false);
     void setState(const State& s);
     State stateOf(paraplan::Project p, std::uint64_t revision);
+    // `p` without its cluster, with `changes` applied, through the file form (the loader's
+    // checks); one node of the open cluster stands in for it on the way. Throws InputError.
+    paraplan::Project checkedRest(paraplan::Project p, const std::vector<paraplan::FixChange>& changes) const;
+    // Pushes the undo step to `next` (none when nothing changed).
+    bool push(const QString& label, State next);
     // Starts the current state's analysis on a worker, or (one already running) cancels that
     // one and starts this one when it returns: rapid edits leave one analysis running, the latest.
     void startAnalysis();

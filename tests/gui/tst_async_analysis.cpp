@@ -145,6 +145,44 @@ private slots:
         QCOMPARE(stepsShown.front(), paraplan::estimate::estimate_project(before).time.step_s);
         checkViewsMatchCore(w);
     }
+
+    // Opening a project (File > Open, the first open) is like an edit: the window shows the
+    // project at once and the views follow when its analysis arrives from the worker; results
+    // of the project shown before, or of the opened one once it was edited, are dropped.
+    void openReturnsBeforeItsAnalysis() {
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec3")));
+        w.setProject(scale_project(32), QString());
+        w.canvas()->setColourAxis(QStringLiteral("tp"));
+        ProjectDocument* doc = w.document();
+        const int nodes = 64;
+        const QString path = tmp_.filePath(QStringLiteral("open.paraplan.json"));
+        paraplan::save_project(scale_project(nodes), path.toStdString());
+        const std::uint64_t firstId = doc->projectId();
+        QSignalSpy ready(doc, &ProjectDocument::analysisReady);
+        QVERIFY(w.openFile(path));
+        // Returned without the analysis: the document and the Layout fields show the new project.
+        QVERIFY(doc->projectId() != firstId);
+        QCOMPARE(w.project().world_size(), nodes * 8);
+        QVERIFY(!doc->analysisCurrent());
+        QCOMPARE(ready.count(), 0);
+        QCOMPARE(w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"))->currentText(), QStringLiteral("4"));
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        QVERIFY(doc->analysisCurrent());
+        checkViewsMatchCore(w);
+
+        // Open, then edit before the opened project's analysis arrives: only the edit's shows.
+        ready.clear();
+        const int dropped = doc->analysesDropped();
+        w.openProject(scale_project(nodes), QString());
+        QVERIFY(doc->applyChanges(QStringLiteral("Set tp"), setTp(nodes, 8)));
+        QTRY_VERIFY_WITH_TIMEOUT(doc->analysisCurrent() && ready.count() >= 1, 30000);
+        QTest::qWait(50);
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(ready.at(0).at(0).toULongLong(), doc->revision());
+        QCOMPARE(doc->analysesDropped(), dropped + 1);
+        QCOMPARE(w.project().layout.tp, 8);
+        checkViewsMatchCore(w);
+    }
 };
 
 QTEST_MAIN(TestAsyncAnalysis)

@@ -245,6 +245,37 @@ private slots:
         QVERIFY(!w2.recovery()->pending().has_value());
     }
 
+    // The one-minute autosave writes on a worker (autosave() returns while it is written) from
+    // the document's snapshot, and writes nothing while the content is what it last wrote.
+    void autosaveWritesOnAWorkerOncePerChange() {
+        const QString dir = recoveryDir("autosave");
+        MainWindow w(nullptr, dir);
+        w.setProject(paraplan::load_example("gpt2-1node"), QString());
+        Recovery* r = w.recovery();
+        r->autosave();
+        QVERIFY(!r->writing());   // clean: nothing to write
+        QVERIFY(w.document()->applyChanges(QStringLiteral("Set pp to 4"), {{"/layout/pp", 4}}));
+        r->autosave();
+        QVERIFY(r->writing());   // on its worker: this thread did not wait for it
+        QTRY_VERIFY_WITH_TIMEOUT(!r->writing(), 30000);
+        QVERIFY(r->pending().has_value());
+        QCOMPARE(paraplan::load_project(r->recoveryFile().toStdString()), w.project());
+
+        // Nothing changed since: the next minute writes nothing.
+        QVERIFY(QFile::remove(r->recoveryFile()));
+        r->autosave();
+        QVERIFY(!r->writing());
+        QVERIFY(!QFile::exists(r->recoveryFile()));
+
+        // An edit, then a save while its autosave is on the worker: no recovery file is left.
+        QVERIFY(w.document()->applyChanges(QStringLiteral("Set pp to 2"), {{"/layout/pp", 2}}));
+        r->autosave();
+        QVERIFY(r->writing());
+        QVERIFY(w.saveFile(tmp_.filePath(QStringLiteral("autosaved.paraplan.json"))));
+        QTRY_VERIFY_WITH_TIMEOUT(!r->writing(), 30000);
+        QVERIFY(!r->pending().has_value());
+    }
+
     void cleanDocumentWritesNoRecovery() {
         const QString dir = recoveryDir("clean");
         MainWindow w(nullptr, dir);

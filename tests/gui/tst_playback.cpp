@@ -28,6 +28,7 @@
 #include <QLabel>
 #include <QSlider>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
@@ -168,22 +169,25 @@ void TestPlayback::viewsFollowActiveSet() {
 void TestPlayback::linkTrafficTable() {
     auto w = exampleWindow(dir_, "llama3.1-70b-4nodes");
     const StepPlayback& pb = *w->stepPlayer()->playback();
-    QTableWidget* t = w->linkTraffic()->table();
+    const QAbstractItemModel* t = w->linkTraffic()->table()->model();
     QCOMPARE(t->rowCount(), int(pb.links.size()));
     QVERIFY(t->rowCount() > 4);   // 4 nodes inside, pp hops between
+    const auto cell = [t](int r, int c, int role = Qt::DisplayRole) { return t->index(r, c).data(role); };
     int crossing = 0;
     for (int r = 0; r < t->rowCount(); ++r) {
-        QCOMPARE(t->item(r, 2)->data(Qt::DisplayRole).toDouble(),
-                 pb.links[std::size_t(r)].bytes / (1024.0 * 1024 * 1024));
-        const bool cross = t->item(r, 0)->data(Qt::UserRole).toBool();
-        QCOMPARE(cross, pb.links[std::size_t(r)].cross_node);
+        const auto& k = pb.links[std::size_t(r)];
+        QCOMPARE(cell(r, 2).toDouble(), k.bytes / (1024.0 * 1024 * 1024));
+        const bool cross = cell(r, 0, Qt::UserRole).toBool();
+        QCOMPARE(cross, k.cross_node);
+        QCOMPARE(cell(r, 0).toString(), cross ? QStringLiteral("⚠ node %1 ↔ node %2").arg(k.node_a).arg(k.node_b)
+                                              : QStringLiteral("inside node %1").arg(k.node_a));
+        QCOMPARE(cell(r, 3).toString(), QString::fromLatin1(group_label(k.top_group())));
+        QVERIFY(cell(r, 4).toString().contains(QString::fromLatin1(group_label(k.top_group()))));
         if (cross) {
             ++crossing;
-            QVERIFY(t->item(r, 0)->font().bold());
+            QVERIFY(cell(r, 0, Qt::FontRole).value<QFont>().bold());
         }
-        if (r > 0)
-            QVERIFY(t->item(r - 1, 2)->data(Qt::DisplayRole).toDouble() >=
-                    t->item(r, 2)->data(Qt::DisplayRole).toDouble());
+        if (r > 0) QVERIFY(cell(r - 1, 2).toDouble() >= cell(r, 2).toDouble());
     }
     QVERIFY(crossing > 0);
     QVERIFY(w->linkTraffic()->summaryText().contains(QStringLiteral("cross nodes")));

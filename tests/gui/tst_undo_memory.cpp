@@ -91,6 +91,34 @@ private slots:
         QCOMPARE(doc.project().training.seq_len, 4096);
     }
 
+    // Field changes (the Layout panel's and the fixes' JSON pointers): those outside the cluster
+    // leave it shared and still go through the loader's checks; those inside it replace it.
+    void fieldChangesOutsideTheClusterLeaveItShared() {
+        ProjectDocument doc;
+        const Project start = largeProject();
+        doc.reset(start, QString());
+        QVERIFY(doc.applyChanges(QStringLiteral("Set tp"), {{"/layout/tp", 8}, {"/training/seq_len", 4096}}));
+        QCOMPARE(doc.project().layout.tp, 8);
+        QCOMPARE(doc.project().training.seq_len, 4096);
+        QVERIFY(doc.project().cluster == start.cluster);
+        QCOMPARE(doc.historyClusters(), 0);
+        // The loader still checks the changed fields, and says where.
+        QString err;
+        QVERIFY(!doc.applyChanges(QStringLiteral("Bad"), {{"/layout/tp", "eight"}}, &err));
+        QVERIFY2(err.contains(QStringLiteral("/layout/tp")), qPrintable(err));
+        QVERIFY(!doc.applyChanges(QStringLiteral("Bad"), {{"/training/nope/x", 1}}, &err));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        // A pointer into the cluster replaces it (checked too), and undo brings the old one back.
+        QVERIFY(doc.applyChanges(QStringLiteral("Network"), {{"/cluster/network/inter_node_gbps", 800.0}}));
+        QCOMPARE(doc.project().cluster.network.inter_node_gbps, 800.0);
+        QCOMPARE(doc.historyClusters(), 1);
+        QVERIFY(!doc.applyChanges(QStringLiteral("Bad"), {{"/cluster/nodes/3/gpus", -1}}, &err));
+        QVERIFY2(err.contains(QStringLiteral("/cluster/nodes/3/gpus")), qPrintable(err));
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QVERIFY(doc.project() == start);
+    }
+
     void noOpEditAddsNoStep() {
         ProjectDocument doc;
         doc.reset(paraplan::load_example("gpt2-1node"), QString());
