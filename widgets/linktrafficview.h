@@ -3,12 +3,17 @@
 // inside each node, the network between each pair of nodes), largest first, with the
 // group that sends most of it; links that cross nodes are flagged. From core's step
 // playback (estimate/step_playback.h), so it follows the estimate's communication model.
+// A cluster of 16,384 nodes has tens of thousands of links: the table reads them through a
+// model, so only the rows on screen are ever turned into text.
 #include "estimate/step_playback.h"
 
 #include <QWidget>
 
+#include <vector>
+
 class QLabel;
-class QTableWidget;
+class QTableView;
+class LinkTrafficModel;
 
 class LinkTrafficView : public QWidget {
     Q_OBJECT
@@ -16,10 +21,16 @@ public:
     explicit LinkTrafficView(QWidget* parent = nullptr);
     // Shows the links of `pb` (null: none, with `problem` as the reason).
     void setPlayback(const paraplan::estimate::StepPlayback* pb, const QString& problem = QString());
-    QTableWidget* table() const { return table_; }
+    // One row per link, in the playback's order (largest first). Column 0 holds the link's
+    // name (Qt::UserRole: whether it crosses nodes), column 2 its GiB per step as a number.
+    QTableView* table() const { return table_; }
     QString summaryText() const;
+    // How many rows have been turned into text since the view was made (tests: a refresh
+    // formats the rows on screen, not every link).
+    long long rowsFormatted() const;
 
 private:
     QLabel* summary_;
-    QTableWidget* table_;
+    QTableView* table_;
+    LinkTrafficModel* model_;
 };
