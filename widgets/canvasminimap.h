@@ -26,6 +26,9 @@ public:
     QRectF viewportOnMap() const;
     // The overview generation its cluster picture was drawn from (it follows edits and recolours).
     quint64 pictureGeneration() const { return pictureGeneration_; }
+    // How many blocks its cluster picture was drawn with: one per node, or one per run of nodes
+    // (ClusterOverviewItem::groupBlocks()) when a node would be under 2.5 pixels wide.
+    int pictureBlocks() const { return pictureBlocks_; }
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -39,4 +42,5 @@ private:
     bool on_ = true;
     QImage picture_;
     quint64 pictureGeneration_ = ~0ULL;
+    int pictureBlocks_ = 0;
 };

@@ -26,6 +26,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <set>
 
 using paraplan::Project;
 
@@ -292,6 +293,34 @@ private slots:
         QVERIFY(!map->isVisible());
         toggle->trigger();
         QVERIFY(map->isVisible());
+    }
+
+    void minimapOfAHugeClusterDrawsRunsOfNodes() {
+        // 16,384 nodes in a minimap at most 220 pixels wide: a node would be about two pixels,
+        // so its picture is drawn from the runs of 32 nodes (a few hundred fills), not one fill
+        // per node.
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec-huge")));
+        w->setProject(scale_project(16384), QString());
+        w->resize(1400, 900);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(w->document()->waitForAnalysis());
+        ClusterCanvas* c = w->canvas();
+        c->setColourAxis(QStringLiteral("node"));
+        zoomTo(c, 1.0, c->nodeItems()[5000]->sceneBoundingRect().center());
+        CanvasMinimap* mm = c->minimap();
+        QVERIFY(mm->isVisible());
+        mm->repaint();
+        const auto& runs = c->overview()->groupBlocks();
+        QCOMPARE(mm->pictureBlocks(), int(runs.size()));
+        QVERIFY(mm->pictureBlocks() < 16384 / 16);
+        // Rows of nodes are under a pixel high here, so the picture is checked as a whole: it
+        // shows the nodes' many colours, not one fill.
+        const QImage img = mm->grab().toImage();
+        std::set<QRgb> colours;
+        for (int y = 4; y < img.height() - 4; y += 3)
+            for (int x = 4; x < img.width() - 4; x += 3) colours.insert(img.pixel(x, y));
+        QVERIFY2(colours.size() > 10, qPrintable(QString::number(colours.size())));
     }
 
     void goToRankCentresAndSelects() {
