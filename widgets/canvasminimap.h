@@ -1,8 +1,9 @@
 #pragma once
-// The canvas's minimap: the whole cluster in small (one block per node, as the far zoom
-// draws it) with the part the view shows outlined. A click or drag centres the view on
-// that point. It sits in the view's lower right corner and shows itself only when it is
-// switched on (View > Minimap) and the view does not already show the whole cluster.
+// The canvas's minimap: the whole cluster in small (one block per node, or per run of nodes
+// when a node would be under 2.5 pixels, as the far zoom draws them) with the part the view
+// shows outlined. A click or drag centres the view on that point. It sits in the view's lower
+// right corner and shows itself only when it is switched on (View > Minimap) and the view does
+// not already show the whole cluster.
 #include <QImage>
 #include <QWidget>
 
