@@ -1,8 +1,9 @@
 #pragma once
-// The canvas's minimap: the whole cluster in small (one block per node, as the far zoom
-// draws it) with the part the view shows outlined. A click or drag centres the view on
-// that point. It sits in the view's lower right corner and shows itself only when it is
-// switched on (View > Minimap) and the view does not already show the whole cluster.
+// The canvas's minimap: the whole cluster in small (one block per node, or per run of nodes
+// when a node would be under 2.5 pixels, as the far zoom draws them) with the part the view
+// shows outlined. A click or drag centres the view on that point. It sits in the view's lower
+// right corner and shows itself only when it is switched on (View > Minimap) and the view does
+// not already show the whole cluster.
 #include <QImage>
 #include <QWidget>
 
@@ -26,6 +27,9 @@ public:
     QRectF viewportOnMap() const;
     // The overview generation its cluster picture was drawn from (it follows edits and recolours).
     quint64 pictureGeneration() const { return pictureGeneration_; }
+    // How many blocks its cluster picture was drawn with: one per node, or one per run of nodes
+    // (ClusterOverviewItem::groupBlocks()) when a node would be under 2.5 pixels wide.
+    int pictureBlocks() const { return pictureBlocks_; }
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -39,4 +43,5 @@ private:
     bool on_ = true;
     QImage picture_;
     quint64 pictureGeneration_ = ~0ULL;
+    int pictureBlocks_ = 0;
 };

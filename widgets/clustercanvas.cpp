@@ -4,6 +4,7 @@
 #include "catalog/catalog.h"
 #include "project/reorder_nodes.h"
 #include "canvasminimap.h"
+#include "canvastiles.h"
 #include "clustermime.h"
 #include "clusteroverviewitem.h"
 #include "clusterpalette.h"
@@ -56,7 +57,8 @@ std::string uniqueName(const Project& p, const std::string& base) {
 }
 }   // namespace
 
-ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
+    : QWidget(parent), editor_(editor), tiles_(std::make_unique<CanvasTiles>()) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->setSpacing(0);
@@ -127,7 +129,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent) : QWidget(p
     scene_->addItem(links_);
     nodeLayer_ = new NodeLayerItem;
     scene_->addItem(nodeLayer_);
-    overview_ = new ClusterOverviewItem;
+    overview_ = new ClusterOverviewItem(tiles_.get());
     scene_->addItem(overview_);
     view_ = new CanvasView(scene_, split);
     view_->setOverview(overview_);
@@ -405,8 +407,8 @@ void ClusterCanvas::updateLiveOverlay(const LiveOverlay& overlay) {
     if (live_.empty() || live_.playback != overlay.playback || colourAxis() != heat::kUtilization ||
         overlay.utilization.cells.size() != live_.utilization.cells.size())
         return setLiveOverlay(overlay);
-    live_ = overlay;
-    for (NodeItem* item : nodes_) item->setTileHeat(live_.utilization);
+    live_ = overlay;   // the tiles read it in place (CanvasTiles::heat): no node item is touched
+    tiles_->touch();
     overview_->invalidate();
     minimap_->update();
     view_->viewport()->update();   // one rectangle, not one per node
@@ -500,20 +502,20 @@ void ClusterCanvas::updateLinks() {
                                                    : QString()));
     }
     links_->setLinks(std::move(links));
+    // The members' tiles are marked in the canvas's tiles (the node items follow when painted).
+    CanvasTiles& t = *tiles_;
     std::vector<char> hi(static_cast<std::size_t>(std::max(0, m.world_size)), 0);
     for (int r : groupMembers_) hi[static_cast<std::size_t>(r)] = 1;
-    for (NodeItem* n : nodes_) {
-        QVector<GpuTile> tiles = n->tiles();
-        bool changed = false;
-        for (auto& t : tiles) {
-            const bool h = t.rank >= 0 && t.rank < static_cast<int>(hi.size()) && hi[static_cast<std::size_t>(t.rank)];
-            changed = changed || h != t.highlighted;
-            t.highlighted = h;
+    t.highlighted.assign(t.rank.size(), 0);
+    if (!groupMembers_.empty())
+        for (std::size_t k = 0; k < t.rank.size(); ++k) {
+            const int r = t.rank[k];
+            t.highlighted[k] = r >= 0 && r < static_cast<int>(hi.size()) && hi[static_cast<std::size_t>(r)];
         }
-        if (changed) n->setTiles(std::move(tiles));
-    }
+    t.touch();
     overview_->invalidate();
     minimap_->update();
+    view_->viewport()->update();
 }
 
 bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {
@@ -539,37 +541,46 @@ bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {
 }
 
 void ClusterCanvas::refresh() {
-    const Project& p = editor_->project();
+    // The project and the rank map of one state (the analysis the views refresh for).
+    const auto analysis = editor_->analysis();
+    const Project& p = *analysis->project;
     const auto& nodes = p.cluster.nodes;
-    // rank of each (node, local GPU), from the project's placement.
-    std::vector<std::vector<int>> rankOf(nodes.size());
-    for (std::size_t n = 0; n < nodes.size(); ++n)
-        rankOf[n].assign(static_cast<std::size_t>(std::max(0, nodes[n].gpus)), -1);
+    updateAxes();
+    const QString axis = colourBy_->currentData().toString();
+    const Heatmap* heatmap = shownHeatmap();
+    const auto& m = *analysis->rank_map;
+    const bool mapOk = m.valid() && m.world_size == p.world_size();
+    const auto* axisGroups = mapOk ? m.group_set(axis.toStdString()) : nullptr;
+    const int axisCoord = mapOk ? m.coord_index(axis.toStdString()) : -1;
+
+    // The tiles of the whole cluster in flat arrays; the node items make theirs from them
+    // when they are painted (only those on screen), the overview its blocks.
+    CanvasTiles& t = *tiles_;
+    t.project = analysis->project;
+    t.heat = heatmap;
+    t.first.assign(nodes.size() + 1, 0);
+    for (std::size_t n = 0; n < nodes.size(); ++n) t.first[n + 1] = t.first[n] + std::max(0, nodes[n].gpus);
+    const auto tileCount = static_cast<std::size_t>(t.first.back());
+    t.rank.assign(tileCount, -1);
     const auto placement = p.cluster.placement();
     for (std::size_t r = 0; r < placement.size(); ++r) {
         const auto& s = placement[r];
         if (s.node >= 0 && s.node < static_cast<int>(nodes.size()) && s.local_rank >= 0 &&
             s.local_rank < nodes[static_cast<std::size_t>(s.node)].gpus)
-            rankOf[static_cast<std::size_t>(s.node)][static_cast<std::size_t>(s.local_rank)] = static_cast<int>(r);
+            t.rank[static_cast<std::size_t>(t.first[static_cast<std::size_t>(s.node)] + s.local_rank)] =
+                static_cast<int>(r);
     }
-    updateAxes();
-    const QString axis = colourBy_->currentData().toString();
-    const Heatmap* heatmap = shownHeatmap();
-    const auto& m = editor_->rankMap();
-    const bool mapOk = m.valid() && m.world_size == p.world_size();
-    const auto* axisGroups = mapOk ? m.group_set(axis.toStdString()) : nullptr;
-    const int axisCoord = mapOk ? m.coord_index(axis.toStdString()) : -1;
-    // Tile captions: the mesh coordinates along axes larger than 1 (at most three).
+    // Tile captions: the mesh coordinates along axes larger than 1 (at most three), made when
+    // a tile is painted from the map this refresh coloured by (kept alive by the provider).
     std::vector<std::pair<QString, int>> captionAxes;
     if (mapOk)
         for (const auto& a : m.axes)
             if (a.size > 1 && captionAxes.size() < 3)
                 captionAxes.push_back({QString::fromStdString(a.name), m.coord_index(a.name)});
-    // Made when a tile is painted, from the map this refresh coloured by (kept alive here).
-    NodeItem::CaptionProvider captions;
+    t.caption.reset();
     if (mapOk && !captionAxes.empty())
-        captions = std::make_shared<const std::function<QString(int)>>(
-            [map = editor_->sharedRankMap(), captionAxes](int rank) {
+        t.caption = std::make_shared<const std::function<QString(int)>>(
+            [map = analysis->rank_map, captionAxes](int rank) {
                 QString s;
                 if (rank < 0 || rank >= map->world_size) return s;
                 for (const auto& [name, idx] : captionAxes)
@@ -577,67 +588,67 @@ void ClusterCanvas::refresh() {
                          QString::number(map->coords(rank)[static_cast<std::size_t>(idx)]);
                 return s;
             });
+    // One colour per group (a group's colour is an HSV conversion), made once; slot 0 is the
+    // colour of a tile without a group.
     const QPalette pal = palette();
-    // One colour per group (a group's colour is an HSV conversion): looked up, not recomputed per tile.
-    std::vector<QColor> groupColours;
-    const auto colourOf = [&](int group) -> const QColor& {
-        if (static_cast<std::size_t>(group) >= groupColours.size())
-            groupColours.resize(static_cast<std::size_t>(group) + 1);
-        QColor& c = groupColours[static_cast<std::size_t>(group)];
-        if (!c.isValid()) c = theme::groupColor(group, pal);
-        return c;
+    t.colours.assign(1, pal.color(QPalette::Button));
+    std::vector<int> slotOfGroup;
+    const auto slotOf = [&](int group) {
+        if (group < 0) return 0;
+        if (static_cast<std::size_t>(group) >= slotOfGroup.size())
+            slotOfGroup.resize(static_cast<std::size_t>(group) + 1, -1);
+        int& slot = slotOfGroup[static_cast<std::size_t>(group)];
+        if (slot < 0) {
+            slot = static_cast<int>(t.colours.size());
+            t.colours.push_back(theme::groupColor(group, pal));
+        }
+        return slot;
     };
-    std::unordered_map<std::string, std::pair<const paraplan::GpuSpec*, QString>> specs;
+    t.colour.assign(tileCount, 0);
     std::vector<std::string> gpuTypes;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        int typeIndex = 0;
+        if (axis == QLatin1String("gpu")) {
+            const auto it = std::find(gpuTypes.begin(), gpuTypes.end(), nodes[n].gpu);
+            typeIndex = static_cast<int>(it - gpuTypes.begin());
+            if (it == gpuTypes.end()) gpuTypes.push_back(nodes[n].gpu);
+        }
+        for (int k = t.first[n]; k < t.first[n + 1]; ++k) {
+            const int rank = t.rank[static_cast<std::size_t>(k)];
+            int group = static_cast<int>(n);
+            if (axis == QLatin1String("gpu")) group = typeIndex;
+            else if (axisGroups && rank >= 0) group = axisGroups->group_index[static_cast<std::size_t>(rank)];
+            else if (axisCoord >= 0 && rank >= 0) group = m.coords(rank)[static_cast<std::size_t>(axisCoord)];
+            t.colour[static_cast<std::size_t>(k)] = slotOf(group);
+        }
+    }
+    t.highlighted.assign(tileCount, 0);   // updateLinks() below marks the selected group
+    t.touch();
 
+    // Node items: only their number and sizes are set here (no per-item tiles or text).
+    bool geometry = nodes_.size() != nodes.size();
     while (nodes_.size() > nodes.size()) {
         delete nodes_.back();
         nodes_.pop_back();
     }
     while (nodes_.size() < nodes.size()) {
-        auto* item = new NodeItem(static_cast<int>(nodes_.size()));
+        auto* item = new NodeItem(static_cast<int>(nodes_.size()), tiles_.get());
         item->setParentItem(nodeLayer_);
-        nodes_.push_back(item);
-    }
-    for (std::size_t n = 0; n < nodes.size(); ++n) {
-        const auto& node = nodes[n];
-        int typeIndex = 0;
-        const auto it = std::find(gpuTypes.begin(), gpuTypes.end(), node.gpu);
-        if (it == gpuTypes.end()) {
-            typeIndex = static_cast<int>(gpuTypes.size());
-            gpuTypes.push_back(node.gpu);
-        } else {
-            typeIndex = static_cast<int>(it - gpuTypes.begin());
-        }
-        QVector<GpuTile> tiles(std::max(0, node.gpus));
-        for (int g = 0; g < node.gpus; ++g) {
-            GpuTile& t = tiles[g];
-            t.rank = rankOf[n][static_cast<std::size_t>(g)];
-            int group = static_cast<int>(n);
-            if (axis == QLatin1String("gpu")) group = typeIndex;
-            else if (axisGroups && t.rank >= 0) group = axisGroups->group_index[static_cast<std::size_t>(t.rank)];
-            else if (axisCoord >= 0 && t.rank >= 0) group = m.coords(t.rank)[static_cast<std::size_t>(axisCoord)];
-            t.fill = group < 0 ? pal.color(QPalette::Button) : colourOf(group);
-            if (heatmap) t.heat = heatmap->cell(t.rank) ? *heatmap->cell(t.rank) : HeatCell{};
-        }
-        auto spec = specs.find(node.gpu);
-        if (spec == specs.end()) {
-            const paraplan::GpuSpec* g = paraplan::catalog::find_gpu(node.gpu);
-            spec = specs.emplace(node.gpu, std::make_pair(g, QString::fromStdString(g ? g->name : node.gpu))).first;
-        }
-        const QString host = QString::fromStdString(node.host.empty() ? node.name : node.host);
-        nodes_[n]->setContent(static_cast<int>(n), QString::fromStdString(node.name),
-                              QStringLiteral("%1 · %2").arg(host, spec->second.second), std::move(tiles));
-        nodes_[n]->setCaptionProvider(captions);
-    }
-    for (NodeItem* item : nodes_)
         item->onTileClicked = [this](int node, int local) {
             const int r = rankAt(node, local);
             if (r < 0) return;
             selectGroupOf(r);
             emit groupSelected(r, groupKind());
         };
-    layoutNodes();
+        nodes_.push_back(item);
+    }
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        const QSizeF before = nodes_[n]->boundingRect().size();
+        nodes_[n]->setGpuCount(nodes[n].gpus);
+        geometry = geometry || nodes_[n]->boundingRect().size() != before;
+    }
+    if (geometry || !laidOut_) layoutNodes();
+    view_->viewport()->update();   // the node items on screen repaint from the new tiles
     info_->setText(tr("%1 · %2 · drag from the palette to add; Delete removes the selection")
                        .arg(nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes.size()),
                             p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size())));
@@ -653,6 +664,7 @@ void ClusterCanvas::refresh() {
 }
 
 void ClusterCanvas::layoutNodes() {
+    laidOut_ = true;
     if (nodes_.empty()) {
         overview_->setNodes(&nodes_);
         return;

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct Project;
 
 class ProjectEditor;
 class CanvasMinimap;
+struct CanvasTiles;
 class ClusterOverviewItem;
 class ClusterPalette;
 class NodeLayerItem;
@@ -127,6 +129,8 @@ private:
     int rankAt(int node, int local) const;
 
     ProjectEditor* editor_;
+    std::unique_ptr<CanvasTiles> tiles_;   // what every tile shows (the node items read it)
+    bool laidOut_ = false;                 // the node items have their places
     ClusterPalette* palette_;
     QGraphicsScene* scene_;
     CanvasView* view_;

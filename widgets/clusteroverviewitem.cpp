@@ -1,5 +1,6 @@
 #include "clusteroverviewitem.h"
 
+#include "canvastiles.h"
 #include "nodeitem.h"
 #include "theme.h"
 
@@ -18,28 +19,15 @@ ClusterOverviewItem::Detail ClusterOverviewItem::detailFor(qreal lod) {
     return Detail::Tiles;
 }
 
-QColor ClusterOverviewItem::aggregate(const GpuTile* const* tiles, int count) {
-    if (count <= 0) return {};
-    if (tiles[0]->heat) {
-        double sum = 0;
-        int sampled = 0;
-        for (int i = 0; i < count; ++i) {
-            const auto& h = tiles[i]->heat;
-            if (!h) continue;
-            if (h->failed) return heat::failedColour();
-            if (h->has) {
-                sum += h->fraction;
-                ++sampled;
-            }
-        }
-        return sampled ? heat::colour(sum / sampled) : QColor();
-    }
-    // The most common fill. Few distinct colours per block, so a short list is enough; colours
-    // compare as they are (no conversion to RGB per tile).
+namespace {
+// The most common of `count` colours (first seen wins a tie; invalid ones skipped). Few
+// distinct colours per block, so a short list is enough; colours compare as they are.
+template <class ColourAt>
+QColor majority(int count, ColourAt colourAt) {
     QVarLengthArray<std::pair<QColor, int>, 32> counts;
     qsizetype best = -1;
     for (int i = 0; i < count; ++i) {
-        const QColor& c = tiles[i]->fill;
+        const QColor& c = colourAt(i);
         if (!c.isValid()) continue;
         qsizetype k = 0;
         while (k < counts.size() && !(counts[k].first == c)) ++k;
@@ -49,7 +37,51 @@ QColor ClusterOverviewItem::aggregate(const GpuTile* const* tiles, int count) {
     return best < 0 ? QColor() : counts[best].first;
 }
 
-ClusterOverviewItem::ClusterOverviewItem() {
+// Mean heat of the sampled cells among `count` (red when any failed; invalid when none has a
+// sample). `heatAt(i)` is null for a cell without a value.
+template <class HeatAt>
+QColor meanHeat(int count, HeatAt heatAt) {
+    double sum = 0;
+    int sampled = 0;
+    for (int i = 0; i < count; ++i) {
+        const HeatCell* h = heatAt(i);
+        if (!h) continue;
+        if (h->failed) return heat::failedColour();
+        if (h->has) {
+            sum += h->fraction;
+            ++sampled;
+        }
+    }
+    return sampled ? heat::colour(sum / sampled) : QColor();
+}
+
+const QColor& colourOf(const CanvasTiles& t, std::size_t k) {
+    static const QColor none;
+    const int c = t.colour[k];
+    return c >= 0 ? t.colours[static_cast<std::size_t>(c)] : none;
+}
+}   // namespace
+
+QColor ClusterOverviewItem::aggregate(const GpuTile* const* tiles, int count) {
+    if (count <= 0) return {};
+    if (tiles[0]->heat) return meanHeat(count, [&](int i) { return tiles[i]->heat ? &*tiles[i]->heat : nullptr; });
+    return majority(count, [&](int i) -> const QColor& { return tiles[i]->fill; });
+}
+
+QColor ClusterOverviewItem::aggregate(const CanvasTiles& t, int first, int end) {
+    if (end <= first) return {};
+    if (t.heat) {
+        static const HeatCell noSample;
+        return meanHeat(end - first, [&](int i) {
+            const HeatCell* h = t.heat->cell(t.rank[static_cast<std::size_t>(first + i)]);
+            return h ? h : &noSample;
+        });
+    }
+    return majority(end - first,
+                    [&](int i) -> const QColor& { return colourOf(t, static_cast<std::size_t>(first + i)); });
+}
+
+ClusterOverviewItem::ClusterOverviewItem(const CanvasTiles* tiles) : tiles_(tiles) {
     setAcceptedMouseButtons(Qt::NoButton);   // presses go to the node items under it
     setFlag(ItemUsesExtendedStyleOption);    // exposedRect: paint only the blocks in view
     setZValue(5);
@@ -87,54 +119,28 @@ void ClusterOverviewItem::rebuild() const {
     dirty_ = false;
     nodeBlocks_.clear();
     groupBlocks_.clear();
-    if (!nodes_) return;
-    const std::size_t count = nodes_->size();
+    if (!nodes_ || !tiles_) return;
+    const CanvasTiles& t = *tiles_;
+    const std::size_t count = std::min(nodes_->size(), static_cast<std::size_t>(t.nodeCount()));
     nodeBlocks_.reserve(count);
-    std::vector<const GpuTile*> tiles;
-    auto marked = [](const NodeItem* n) {
-        if (n->isSelected()) return true;
-        return std::any_of(n->tiles().begin(), n->tiles().end(), [](const GpuTile& t) { return t.highlighted; });
-    };
     for (std::size_t i = 0; i < count; ++i) {
         const NodeItem* n = (*nodes_)[i];
-        tiles.clear();
-        for (const GpuTile& t : n->tiles()) tiles.push_back(&t);
-        nodeBlocks_.push_back({n->sceneBoundingRect(), aggregate(tiles.data(), static_cast<int>(tiles.size())),
-                               marked(n), static_cast<int>(i), 1});
+        const int first = t.first[i], end = t.first[i + 1];
+        bool marked = n->isSelected();
+        for (int k = first; k < end && !marked && static_cast<std::size_t>(k) < t.highlighted.size(); ++k)
+            marked = t.highlighted[static_cast<std::size_t>(k)];
+        nodeBlocks_.push_back({n->sceneBoundingRect(), aggregate(t, first, end), marked, static_cast<int>(i), 1});
     }
     // Groups of kGroupNodes consecutive nodes, one block per row the group covers: the colour
-    // most of its nodes show, or the mean heat of all its sampled tiles.
-    QVarLengthArray<std::pair<QColor, int>, kGroupNodes> counts;
+    // most of its nodes show, or the mean heat of all its tiles.
     for (std::size_t g = 0; g < count; g += kGroupNodes) {
         const std::size_t end = std::min(count, g + kGroupNodes);
-        bool mark = false, heatShown = false, failed = false;
-        double sum = 0;
-        int sampled = 0;
-        counts.clear();
-        qsizetype best = -1;
-        for (std::size_t i = g; i < end; ++i) {
-            mark = mark || nodeBlocks_[i].marked;
-            for (const GpuTile& t : (*nodes_)[i]->tiles()) {
-                if (!t.heat) break;
-                heatShown = true;
-                failed = failed || t.heat->failed;
-                if (t.heat->has) {
-                    sum += t.heat->fraction;
-                    ++sampled;
-                }
-            }
-            const QColor& c = nodeBlocks_[i].colour;
-            if (heatShown || !c.isValid()) continue;
-            qsizetype k = 0;
-            while (k < counts.size() && !(counts[k].first == c)) ++k;
-            if (k == counts.size()) counts.append({c, 0});
-            if (++counts[k].second > (best < 0 ? 0 : counts[best].second)) best = k;
-        }
-        const QColor colour = heatShown   ? (failed    ? heat::failedColour()
-                                             : sampled ? heat::colour(sum / sampled)
-                                                       : QColor())
-                              : best >= 0 ? counts[best].first
-                                          : QColor();
+        bool mark = false;
+        for (std::size_t i = g; i < end; ++i) mark = mark || nodeBlocks_[i].marked;
+        const QColor colour = t.heat ? aggregate(t, t.first[g], t.first[end])
+                                     : majority(static_cast<int>(end - g), [&](int i) -> const QColor& {
+                                           return nodeBlocks_[g + static_cast<std::size_t>(i)].colour;
+                                       });
         for (std::size_t i = g; i < end;) {
             Block b{nodeBlocks_[i].rect, colour, mark, static_cast<int>(i), 1};
             std::size_t j = i + 1;

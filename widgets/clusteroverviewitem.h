@@ -16,6 +16,7 @@
 #include <vector>
 
 class NodeItem;
+struct CanvasTiles;
 struct GpuTile;
 
 // The parent of all node items. Far out the canvas makes it fully transparent: the view then
@@ -43,9 +44,15 @@ public:
     // (red when any failed; invalid when none has a sample). Invalid for no tiles.
     static QColor aggregate(const GpuTile* const* tiles, int count);
 
-    ClusterOverviewItem();
-    // The nodes to summarize (the canvas's items, in node order). The blocks are recomputed
-    // on the next paint; call again (or invalidate()) when tiles, selection or heat change.
+    // The colour of a block from the canvas's tiles [first, end) (same rule as aggregate()).
+    static QColor aggregate(const CanvasTiles& tiles, int first, int end);
+
+    // What the tiles show (the canvas's; it outlives this item): the blocks are made from it,
+    // not from the node items, so a far-zoom repaint makes no node item build its tiles.
+    explicit ClusterOverviewItem(const CanvasTiles* tiles);
+    // The nodes to summarize (the canvas's items, in node order: their places and selection).
+    // The blocks are recomputed on the next paint; call again (or invalidate()) when tiles,
+    // selection or heat change.
     void setNodes(const std::vector<NodeItem*>* nodes);
     void invalidate();
 
@@ -77,6 +84,7 @@ public:
 private:
     void rebuild() const;
 
+    const CanvasTiles* tiles_;
     const std::vector<NodeItem*>* nodes_ = nullptr;
     QRectF bounds_;
     mutable bool dirty_ = true;

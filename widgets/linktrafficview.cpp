@@ -1,9 +1,9 @@
 #include "linktrafficview.h"
 
+#include <QAbstractTableModel>
+#include <QFont>
 #include <QHeaderView>
 #include <QLabel>
-#include <QFont>
-#include <QStringList>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -13,68 +13,81 @@ namespace {
 QString gib(double b) { return QString::number(b / (1024.0 * 1024 * 1024), 'f', 2); }
 }   // namespace
 
-void LinkTrafficModel::setLinks(std::vector<LinkTraffic> links) {
-    beginResetModel();
-    links_ = std::move(links);
-    endResetModel();
-}
+// The links of one playback (a copy: the player replaces its playback on each edit).
+class LinkTrafficModel : public QAbstractTableModel {
+public:
+    using QAbstractTableModel::QAbstractTableModel;
 
-int LinkTrafficModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(links_.size());
-}
-
-int LinkTrafficModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 5; }
-
-QVariant LinkTrafficModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-    switch (section) {
-    case 0: return tr("Link");
-    case 1: return tr("Fabric");
-    case 2: return tr("GiB per step");
-    case 3: return tr("Mostly");
-    case 4: return tr("By group (GiB)");
-    default: return {};
+    void setLinks(std::vector<LinkTraffic> links) {
+        beginResetModel();
+        links_ = std::move(links);
+        endResetModel();
     }
-}
+    const std::vector<LinkTraffic>& links() const { return links_; }
+    mutable long long rowsFormatted = 0;
 
-QVariant LinkTrafficModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount()) return {};
-    const LinkTraffic& k = links_[std::size_t(index.row())];
-    switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case 0:
-            return k.cross_node ? tr("⚠ node %1 ↔ node %2").arg(k.node_a).arg(k.node_b)
-                                : tr("inside node %1").arg(k.node_a);
-        case 1: return k.cross_node ? tr("network") : tr("NVLink / PCIe");
-        case 2: return k.bytes / (1024.0 * 1024 * 1024);
-        case 3: return QString::fromLatin1(group_label(k.top_group()));
-        case 4: {
-            QStringList by;
-            for (int g = 0; g < kGroupKinds; ++g)
-                if (k.by_group[std::size_t(g)] > 0)
-                    by << QStringLiteral("%1 %2").arg(QString::fromLatin1(group_label(GroupKind(g))),
-                                                      gib(k.by_group[std::size_t(g)]));
-            return by.join(QStringLiteral(", "));
-        }
+    int rowCount(const QModelIndex& parent = {}) const override {
+        return parent.isValid() ? 0 : static_cast<int>(links_.size());
+    }
+    int columnCount(const QModelIndex& parent = {}) const override { return parent.isValid() ? 0 : 5; }
+
+    QVariant headerData(int section, Qt::Orientation o, int role) const override {
+        if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
+        switch (section) {
+        case 0: return LinkTrafficView::tr("Link");
+        case 1: return LinkTrafficView::tr("Fabric");
+        case 2: return LinkTrafficView::tr("GiB per step");
+        case 3: return LinkTrafficView::tr("Mostly");
+        case 4: return LinkTrafficView::tr("By group (GiB)");
         default: return {};
         }
-    case Qt::UserRole:
-        if (index.column() == 0) return k.cross_node;
-        return {};
-    case Qt::FontRole:
-        if (k.cross_node) {
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
-        return {};
-    case Qt::ToolTipRole:
-        if (k.cross_node && index.column() == 0) return tr("This traffic crosses the network between two nodes");
-        return {};
-    default: return {};
     }
-}
+
+    QVariant data(const QModelIndex& index, int role) const override {
+        if (!index.isValid() || index.row() >= static_cast<int>(links_.size())) return {};
+        const LinkTraffic& k = links_[static_cast<std::size_t>(index.row())];
+        switch (role) {
+        case Qt::DisplayRole: {
+            if (index.column() == 0) ++rowsFormatted;   // once per row shown
+            switch (index.column()) {
+            case 0:
+                return k.cross_node ? LinkTrafficView::tr("⚠ node %1 ↔ node %2").arg(k.node_a).arg(k.node_b)
+                                    : LinkTrafficView::tr("inside node %1").arg(k.node_a);
+            case 1: return k.cross_node ? LinkTrafficView::tr("network") : LinkTrafficView::tr("NVLink / PCIe");
+            case 2: return k.bytes / (1024.0 * 1024 * 1024);
+            case 3: return QString::fromLatin1(group_label(k.top_group()));
+            case 4: {
+                QStringList by;
+                for (int g = 0; g < kGroupKinds; ++g)
+                    if (k.by_group[std::size_t(g)] > 0)
+                        by << QStringLiteral("%1 %2").arg(QString::fromLatin1(group_label(GroupKind(g))),
+                                                          gib(k.by_group[std::size_t(g)]));
+                return by.join(QStringLiteral(", "));
+            }
+            default: return {};
+            }
+        }
+        case Qt::FontRole:
+            if (k.cross_node) {
+                QFont f;
+                f.setBold(true);
+                return f;
+            }
+            return {};
+        case Qt::ToolTipRole:
+            if (index.column() == 0 && k.cross_node)
+                return LinkTrafficView::tr("This traffic crosses the network between two nodes");
+            return {};
+        case Qt::UserRole:
+            if (index.column() == 0) return k.cross_node;
+            return {};
+        default: return {};
+        }
+    }
+
+private:
+    std::vector<LinkTraffic> links_;
+};
 
 LinkTrafficView::LinkTrafficView(QWidget* parent) : QWidget(parent) {
     auto* l = new QVBoxLayout(this);
@@ -88,9 +101,9 @@ LinkTrafficView::LinkTrafficView(QWidget* parent) : QWidget(parent) {
     table_->setObjectName(QStringLiteral("linkTrafficTable"));
     table_->setModel(model_);
     table_->horizontalHeader()->setStretchLastSection(true);
-    // Column widths from the first rows (the largest links), not from every one of them.
-    table_->horizontalHeader()->setResizeContentsPrecision(64);
+    table_->horizontalHeader()->setResizeContentsPrecision(200);   // columns sized from 200 rows at most
     table_->verticalHeader()->setVisible(false);
+    // Rows of one height: the view places them without asking each row for its size.
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -103,6 +116,7 @@ void LinkTrafficView::setPlayback(const StepPlayback* pb, const QString& problem
         summary_->setText(tr("No link traffic: %1").arg(problem));
         return;
     }
+    model_->setLinks(pb->links);
     double cross = 0, total = 0;
     int crossing = 0;
     for (const LinkTraffic& k : pb->links) {
@@ -112,7 +126,7 @@ void LinkTrafficView::setPlayback(const StepPlayback* pb, const QString& problem
             ++crossing;
         }
     }
-    model_->setLinks(pb->links);
+    // Sized from the rows in view and a bounded number of others (not every link).
     table_->resizeColumnsToContents();
     summary_->setText(tr("%1 links carry %2 GiB per step; %3 links cross nodes with %4 GiB (%5 %).")
                           .arg(pb->links.size())
@@ -123,3 +137,5 @@ void LinkTrafficView::setPlayback(const StepPlayback* pb, const QString& problem
 }
 
 QString LinkTrafficView::summaryText() const { return summary_->text(); }
+
+long long LinkTrafficView::rowsFormatted() const { return model_->rowsFormatted; }

@@ -1,5 +1,7 @@
 #include "nodeitem.h"
 
+#include "canvastiles.h"
+#include "catalog/catalog.h"
 #include "clustermime.h"
 #include "clusteroverviewitem.h"
 #include "theme.h"
@@ -15,9 +17,10 @@
 #include <QStyleOptionGraphicsItem>
 #include <QWidget>
 
-NodeItem::NodeItem(int index) : index_(index) {
+NodeItem::NodeItem(int index, const CanvasTiles* source) : index_(index), source_(source) {
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(false);
+    size_ = sizeFor(0);
 }
 
 QSizeF NodeItem::sizeFor(int gpus) {
@@ -26,24 +29,65 @@ QSizeF NodeItem::sizeFor(int gpus) {
     return {2 * kPad + cols * kTileW + (cols - 1) * kGap, kHeader + kPad + rows * kTileH + (rows - 1) * kGap};
 }
 
-void NodeItem::setContent(int index, const QString& title, const QString& subtitle, QVector<GpuTile> tiles) {
-    const QSizeF s = sizeFor(static_cast<int>(tiles.size()));
+void NodeItem::setGpuCount(int gpus) {
+    gpus = std::max(0, gpus);
+    if (gpus == gpus_) return;
+    const QSizeF s = sizeFor(gpus);
     if (s != size_) prepareGeometryChange();
-    index_ = index;
-    title_ = title;
-    subtitle_ = subtitle;
-    tiles_ = std::move(tiles);
+    gpus_ = gpus;
     size_ = s;
-    update();
 }
 
-void NodeItem::setTileHeat(const Heatmap& h) {
-    for (GpuTile& t : tiles_) t.heat = h.cell(t.rank) ? *h.cell(t.rank) : HeatCell{};
+void NodeItem::sync() const {
+    if (!source_ || synced_ == source_->generation) return;
+    synced_ = source_->generation;
+    ++builds_;
+    const CanvasTiles& src = *source_;
+    const int count = src.tileCount(index_);
+    const std::size_t first = count > 0 ? static_cast<std::size_t>(src.first[static_cast<std::size_t>(index_)]) : 0;
+    tiles_.resize(count);
+    for (int g = 0; g < count; ++g) {
+        GpuTile& t = tiles_[g];
+        const std::size_t k = first + static_cast<std::size_t>(g);
+        t.rank = src.rank[k];
+        const int c = src.colour[k];
+        t.fill = c >= 0 ? src.colours[static_cast<std::size_t>(c)] : QColor();
+        t.highlighted = k < src.highlighted.size() && src.highlighted[k];
+        t.heat.reset();
+        if (src.heat) t.heat = src.heat->cell(t.rank) ? *src.heat->cell(t.rank) : HeatCell{};
+    }
+    title_.clear();
+    subtitle_.clear();
+    if (src.project && index_ >= 0 && index_ < static_cast<int>(src.project->cluster.nodes.size())) {
+        const auto& node = src.project->cluster.nodes[static_cast<std::size_t>(index_)];
+        const paraplan::GpuSpec* spec = paraplan::catalog::find_gpu(node.gpu);
+        title_ = QString::fromStdString(node.name);
+        subtitle_ = QStringLiteral("%1 · %2").arg(QString::fromStdString(node.host.empty() ? node.name : node.host),
+                                                  QString::fromStdString(spec ? spec->name : node.gpu));
+    }
+}
+
+const QVector<GpuTile>& NodeItem::tiles() const {
+    sync();
+    return tiles_;
+}
+
+QString NodeItem::title() const {
+    sync();
+    return title_;
+}
+
+QString NodeItem::subtitle() const {
+    sync();
+    return subtitle_;
 }
 
 QString NodeItem::tileCaption(int local) const {
-    if (local < 0 || local >= tiles_.size() || tiles_[local].rank < 0 || !captions_ || !*captions_) return {};
-    return (*captions_)(tiles_[local].rank);
+    const auto& tiles = this->tiles();
+    if (local < 0 || local >= tiles.size() || tiles[local].rank < 0 || !source_ || !source_->caption ||
+        !*source_->caption)
+        return {};
+    return (*source_->caption)(tiles[local].rank);
 }
 
 QRectF NodeItem::gripRect() const { return {2, 4, 14, kHeader - 8}; }
@@ -62,7 +106,7 @@ QRectF NodeItem::tileRect(int local) const {
 }
 
 int NodeItem::tileAt(const QPointF& pos) const {
-    for (int i = 0; i < tiles_.size(); ++i)
+    for (int i = 0; i < gpus_; ++i)
         if (tileRect(i).contains(pos)) return i;
     return -1;
 }
@@ -79,6 +123,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
     // Too far out to tell tiles apart: the overview item draws this node as one block.
     paintedTiles_ = ClusterOverviewItem::detailFor(lod) == ClusterOverviewItem::Detail::Tiles;
     if (!paintedTiles_) return;
+    sync();
     const bool sel = isSelected();
     if (lod < 0.3) {
         // Far away (thousands of GPUs on screen): flat fills only, no pens or text.
@@ -214,7 +259,8 @@ void NodeItem::mouseMoveEvent(QGraphicsSceneMouseEvent* e) {
     drag->setMimeData(mime);
     const QRectF r = tileRect(pressedTile_);
     QPixmap pm(r.size().toSize());
-    pm.fill(tiles_[pressedTile_].fill.isValid() ? tiles_[pressedTile_].fill : QColor(Qt::gray));
+    const QColor fill = pressedTile_ < tiles().size() ? tiles()[pressedTile_].fill : QColor();
+    pm.fill(fill.isValid() ? fill : QColor(Qt::gray));
     drag->setPixmap(pm);
     pressedTile_ = -1;
     drag->exec(Qt::MoveAction);

@@ -10,7 +10,6 @@
 #include <QVector>
 
 #include <functional>
-#include <memory>
 #include <optional>
 
 struct GpuTile {
@@ -20,6 +19,8 @@ struct GpuTile {
     std::optional<HeatCell> heat;   // set while coloured by a live metric: drawn instead of fill
 };
 
+struct CanvasTiles;
+
 class NodeItem : public QGraphicsItem {
 public:
     static constexpr qreal kTileW = 74, kTileH = 46, kGap = 4, kHeader = 30, kPad = 6;
@@ -27,27 +28,26 @@ public:
     // The header (and its reorder grip) is drawn from this level of detail up.
     static constexpr qreal kHeaderLod = 0.35;
 
-    explicit NodeItem(int index);
+    // Node `index` of the canvas's tiles `source` (which outlives the item).
+    NodeItem(int index, const CanvasTiles* source);
 
-    void setContent(int index, const QString& title, const QString& subtitle, QVector<GpuTile> tiles);
     int index() const { return index_; }
-    const QVector<GpuTile>& tiles() const { return tiles_; }
+    // This node's GPUs as the canvas's tiles show them now. Made from the canvas's tiles
+    // (CanvasTiles) when first needed after they changed: when the node is painted or asked,
+    // not when the canvas refreshes.
+    const QVector<GpuTile>& tiles() const;
+    QString title() const;
+    QString subtitle() const;
+    // How many times this item made its tiles from the canvas's (tests: an edit at far zoom,
+    // where node items are not drawn, makes none).
+    int tileBuilds() const { return builds_; }
     // The caption of each tile (its mesh coordinates, e.g. "tp1 pp0 dp3") is made from its rank
-    // when the tile is painted, so a refresh of 131,072 tiles builds no strings. One provider is
-    // shared by all node items; empty when the coordinates are unknown.
-    using CaptionProvider = std::shared_ptr<const std::function<QString(int rank)>>;
-    void setCaptionProvider(CaptionProvider c) { captions_ = std::move(c); }
+    // when the tile is painted, so a refresh of 131,072 tiles builds no strings.
     QString tileCaption(int local) const;
-    // New heat values for the same tiles (by each tile's rank; a rank without a cell shows
-    // "no sample"). Does not schedule a repaint: the caller repaints the view once for all
-    // nodes (hundreds of item updates make a many-rectangle clip region that slows painting).
-    void setTileHeat(const Heatmap& h);
+    // The number of GPUs (the item's size follows); the canvas sets it when it changes.
+    void setGpuCount(int gpus);
     int tileAt(const QPointF& itemPos) const;   // -1 if none
     QRectF tileRect(int local) const;
-    void setTiles(QVector<GpuTile> tiles) {
-        tiles_ = std::move(tiles);
-        update();
-    }
     void setDropHighlight(bool on);
     static QSizeF sizeFor(int gpus);
     // The reorder handle: a grip at the left of the title bar. Dragging it moves the node in
@@ -79,10 +79,15 @@ protected:
     void mouseReleaseEvent(QGraphicsSceneMouseEvent* e) override;
 
 private:
+    void sync() const;   // makes tiles_, title_ and subtitle_ from the source when it changed
+
     int index_;
-    QString title_, subtitle_;
-    QVector<GpuTile> tiles_;
-    CaptionProvider captions_;
+    const CanvasTiles* source_;
+    int gpus_ = 0;
+    mutable quint64 synced_ = 0;   // the source generation tiles_ was made for
+    mutable int builds_ = 0;
+    mutable QString title_, subtitle_;
+    mutable QVector<GpuTile> tiles_;
     QSizeF size_;
     bool dropHighlight_ = false;
     int pressedTile_ = -1;

@@ -8,11 +8,14 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QToolTip>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using paraplan::topology::RankMap;
 
@@ -32,6 +35,8 @@ public:
     std::vector<int> rowAxes, colAxes;   // indices into map->axes
     int rows = 0, cols = 0;
     std::vector<QPoint> cellOfRank;   // x = column, y = row
+    std::vector<int> rankOfCell;      // row * cols + column -> rank (-1: empty)
+    int paintedCells = 0;             // cells the last paint drew (the exposed ones)
     int cell = 34;
     int headerW = 0, headerH = 0;
     std::vector<int> rowBandX, rowBandW;   // left edge and width of each row axis's header band
@@ -42,6 +47,7 @@ public:
         rowAxes.clear();
         colAxes.clear();
         cellOfRank.clear();
+        rankOfCell.clear();
         rows = cols = 0;
         if (!map || !map->valid() || map->axes.empty()) {
             setMinimumSize(0, 0);
@@ -57,17 +63,26 @@ public:
         for (int a : rowAxes) rows *= map->axes[static_cast<std::size_t>(a)].size;
         for (int a : colAxes) cols *= map->axes[static_cast<std::size_t>(a)].size;
         cellOfRank.assign(static_cast<std::size_t>(map->world_size), QPoint(-1, -1));
+        rankOfCell.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), -1);
+        // Each axis's coordinate column, looked up once (not by name per rank).
+        auto coordIndices = [&](const std::vector<int>& axes) {
+            std::vector<std::pair<int, int>> idx;   // (coordinate index, axis size)
+            for (int a : axes) {
+                const auto& ax = map->axes[static_cast<std::size_t>(a)];
+                idx.push_back({map->coord_index(ax.name), ax.size});
+            }
+            return idx;
+        };
+        const auto rowIdx = coordIndices(rowAxes), colIdx = coordIndices(colAxes);
         for (int r = 0; r < map->world_size; ++r) {
+            const auto& co = map->coords(r);
             int row = 0, col = 0;
-            for (int a : rowAxes) {
-                const auto& ax = map->axes[static_cast<std::size_t>(a)];
-                row = row * ax.size + std::max(0, map->coord(r, ax.name));
-            }
-            for (int a : colAxes) {
-                const auto& ax = map->axes[static_cast<std::size_t>(a)];
-                col = col * ax.size + std::max(0, map->coord(r, ax.name));
-            }
+            for (const auto& [i, size] : rowIdx) row = row * size + (i >= 0 ? std::max(0, co[std::size_t(i)]) : 0);
+            for (const auto& [i, size] : colIdx) col = col * size + (i >= 0 ? std::max(0, co[std::size_t(i)]) : 0);
             cellOfRank[static_cast<std::size_t>(r)] = QPoint(col, row);
+            if (row < rows && col < cols)
+                rankOfCell[static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) +
+                           static_cast<std::size_t>(col)] = r;
         }
         cell = map->world_size > 1024 ? 16 : map->world_size > 256 ? 24 : 42;
         // Each row band is as wide as its longest label ("output 3"), so axis names never clip.
@@ -97,16 +112,16 @@ public:
         if (!map || rows == 0) return -1;
         const int c = (pos.x() - headerW) / cell, r = (pos.y() - headerH) / cell;
         if (pos.x() < headerW || pos.y() < headerH || c >= cols || r >= rows) return -1;
-        for (std::size_t i = 0; i < cellOfRank.size(); ++i)
-            if (cellOfRank[i] == QPoint(c, r)) return static_cast<int>(i);
-        return -1;
+        return rankOfCell[static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)];
     }
 
 protected:
-    void paintEvent(QPaintEvent*) override {
+    void paintEvent(QPaintEvent* e) override {
         QPainter p(this);
         const QPalette& pal = palette();
-        p.fillRect(rect(), pal.color(QPalette::Base));
+        const QRect exposed = e->rect();
+        p.fillRect(exposed, pal.color(QPalette::Base));
+        paintedCells = 0;
         if (!map || rows == 0) return;
         QFont small = font();
         small.setPointSizeF(8);
@@ -124,6 +139,7 @@ protected:
                         QRect r = isRow ? QRect(rowBandX[level], headerH + start * cell, rowBandW[level], span * cell)
                                         : QRect(headerW + start * cell, static_cast<int>(level) * 20 + 2, span * cell,
                                                 18);
+                        if (!r.intersects(exposed)) continue;
                         QColor bg = theme::groupColor(static_cast<int>(level), pal);
                         bg.setAlphaF(0.18f + 0.12f * (i % 2));
                         p.setPen(pal.color(QPalette::WindowText));
@@ -158,11 +174,26 @@ protected:
         rankFont.setPointSizeF(cell >= 30 ? 8.5 : 7);
         p.setFont(rankFont);
         const bool labels = cell >= 24;
-        for (int r = 0; r < map->world_size; ++r) {
+        // Only the cells in the exposed rectangle: the scroll area shows a few hundred of a
+        // 131,072-rank grid, and a repaint draws those.
+        const int col0 = std::clamp((exposed.left() - headerW) / cell, 0, cols - 1);
+        const int col1 = std::clamp((exposed.right() - headerW) / cell, 0, cols - 1);
+        const int row0 = std::clamp((exposed.top() - headerH) / cell, 0, rows - 1);
+        const int row1 = std::clamp((exposed.bottom() - headerH) / cell, 0, rows - 1);
+        std::vector<int> shown;
+        if (exposed.right() >= headerW && exposed.bottom() >= headerH)
+            for (int row = row0; row <= row1; ++row)
+                for (int col = col0; col <= col1; ++col) {
+                    const int r = rankOfCell[static_cast<std::size_t>(row) * static_cast<std::size_t>(cols) +
+                                             static_cast<std::size_t>(col)];
+                    if (r >= 0) shown.push_back(r);
+                }
+        paintedCells = static_cast<int>(shown.size());
+        for (int r : shown) {
             const QPoint c = cellOfRank[static_cast<std::size_t>(r)];
             const QRect box(headerW + c.x() * cell + 1, headerH + c.y() * cell + 1, cell - 2, cell - 2);
             int g = 0;
-            if (colourCoord >= 0) g = map->coord(r, colourAxis.toStdString());
+            if (colourCoord >= 0) g = map->coords(r)[static_cast<std::size_t>(colourCoord)];
             else if (colourSet) g = colourSet->group_index[static_cast<std::size_t>(r)];
             else g = map->placement.empty() ? 0 : map->placement[static_cast<std::size_t>(r)].node;   // by node
             QColor fill = theme::groupColor(std::max(0, g), pal);
@@ -184,7 +215,8 @@ protected:
         // Node boundaries: a thin frame around ranks of the same node would cross
         // cells; instead mark the first rank of each node with a corner tick.
         p.setPen(QPen(pal.color(QPalette::WindowText), 1));
-        for (int r = 0; r < map->world_size && cell >= 16; ++r) {
+        for (int r : shown) {
+            if (cell < 16) break;
             if (map->placement.empty() || map->placement[static_cast<std::size_t>(r)].local_rank != 0) continue;
             const QPoint c = cellOfRank[static_cast<std::size_t>(r)];
             const int x = headerW + c.x() * cell + 1, y = headerH + c.y() * cell + 1;
@@ -424,6 +456,7 @@ QRect RankGrid::cellRect(int rank) const {
 }
 
 QString RankGrid::rankToolTip(int rank) const { return canvas_->toolTipFor(rank); }
+int RankGrid::lastPaintedCells() const { return canvas_->paintedCells; }
 QString RankGrid::infoText() const { return info_->text(); }
 
 void RankGrid::setLiveOverlay(const LiveOverlay& overlay) {

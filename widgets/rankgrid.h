@@ -34,6 +34,9 @@ public:
     // The rectangle rank `r`'s cell is painted in, in canvas() coordinates (null if absent).
     QRect cellRect(int rank) const;
     RankGridCanvas* canvas() const { return canvas_; }
+    // How many rank cells the last repaint of the grid drew: those in the exposed part of the
+    // scroll area, not every rank.
+    int lastPaintedCells() const;
     QComboBox* colourCombo() const { return colourBy_; }
     QComboBox* groupCombo() const { return groupKind_; }
 

@@ -103,7 +103,8 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     watcher_ = new QFutureWatcher<Built>(this);
     connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
         building_ = false;
-        apply(watcher_->result());
+        // Moved out, not copied: at 131,072 GPUs the playback's vectors took 10-20 ms to copy.
+        apply(watcher_->future().takeResult());
         if (stale_ && (showing_ || isVisible())) prepare();   // an edit came meanwhile
     });
     refresh();

@@ -11,6 +11,8 @@
 #include "project/project.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
+#include "theme.h"
+#include "../scale_project.h"
 
 #include <QAction>
 #include <QApplication>
@@ -24,6 +26,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <set>
 
 using paraplan::Project;
 
@@ -173,6 +176,65 @@ private slots:
         QVERIFY(c->nodeItems()[9]->isSelected());   // kept through the zooms
     }
 
+    void editRefreshesOnlyTheNodesOnScreen() {
+        // An edit re-colours the canvas's tiles without touching its node items: far out, where
+        // blocks stand for the nodes, no node item makes its tiles; near, only those on screen
+        // do, when they are painted. (Each refresh used to rebuild the tiles and texts of every
+        // node item: 16,384 of them at 131,072 GPUs.)
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec-edit")));
+        w->setProject(scale_project(256), QString());   // 2,048 GPUs, Megatron tp 4, pp 64
+        w->resize(1400, 900);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(w->document()->waitForAnalysis());
+        ClusterCanvas* c = w->canvas();
+        c->setColourAxis(QStringLiteral("tp"));
+        zoomTo(c, 0.05, c->scene()->sceneRect().center());   // a tile is under 4 x 3 pixels
+        QCOMPARE(c->detailLevel(), int(ClusterOverviewItem::Detail::Nodes));
+        ClusterOverviewItem* ov = c->overview();
+        const QRgb node1Before = ov->nodeBlocks()[1].colour.rgba();
+        const auto builds = [c] {
+            long long b = 0;
+            for (const NodeItem* n : c->nodeItems()) b += n->tileBuilds();
+            return b;
+        };
+        const long long before = builds();
+        QVERIFY(w->document()->applyChanges(QStringLiteral("Set tp"),
+                                            {{"/layout/tp", 8}, {"/training/global_batch_size", 1024}}));
+        QVERIFY(w->document()->waitForAnalysis());
+        QApplication::processEvents();
+        c->view()->viewport()->repaint();
+        QCOMPARE(builds(), before);
+        // The blocks show the new tp groups: node n holds ranks 8n..8n+7, now one tp group.
+        const auto& m = w->document()->rankMap();
+        QCOMPARE(m.group_set("tp")->group_size, 8);
+        for (int n : {0, 1, 100, 255})
+            QCOMPARE(ov->nodeBlocks()[std::size_t(n)].colour.rgba(),
+                     theme::groupColor(m.group_set("tp")->group_index[std::size_t(8 * n)], c->palette()).rgba());
+        QVERIFY(ov->nodeBlocks()[1].colour.rgba() != node1Before);
+
+        // Near: the nodes on screen make their tiles when painted, from the new layout.
+        zoomTo(c, 1.0, c->nodeItems()[100]->sceneBoundingRect().center());
+        const long long near = builds() - before;
+        QVERIFY2(near > 0 && near < 40, qPrintable(QString::number(near)));
+        NodeItem* n100 = c->nodeItems()[100];
+        QVERIFY(n100->paintedTiles());
+        QCOMPARE(n100->tiles()[3].rank, 803);
+        QCOMPARE(n100->tiles()[3].fill.rgba(), ov->nodeBlocks()[100].colour.rgba());
+        QVERIFY2(n100->tileCaption(3).contains(QStringLiteral("tp3")), qPrintable(n100->tileCaption(3)));
+        QCOMPARE(n100->title(), QStringLiteral("n100"));
+        // Undo while near: again only the nodes on screen.
+        const long long beforeUndo = builds();
+        w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());
+        QApplication::processEvents();
+        c->view()->viewport()->repaint();
+        const long long undoBuilds = builds() - beforeUndo;
+        QVERIFY2(undoBuilds > 0 && undoBuilds < 40, qPrintable(QString::number(undoBuilds)));
+        QCOMPARE(n100->tiles()[3].fill.rgba(),
+                 theme::groupColor(w->document()->rankMap().group_set("tp")->group_index[803], c->palette()).rgba());
+    }
+
     void minimapClickMovesTheViewport() {
         auto w = window("gpt2-1node", 512);
         QVERIFY(w);
@@ -231,6 +293,34 @@ private slots:
         QVERIFY(!map->isVisible());
         toggle->trigger();
         QVERIFY(map->isVisible());
+    }
+
+    void minimapOfAHugeClusterDrawsRunsOfNodes() {
+        // 16,384 nodes in a minimap at most 220 pixels wide: a node would be about two pixels,
+        // so its picture is drawn from the runs of 32 nodes (a few hundred fills), not one fill
+        // per node.
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec-huge")));
+        w->setProject(scale_project(16384), QString());
+        w->resize(1400, 900);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(w->document()->waitForAnalysis());
+        ClusterCanvas* c = w->canvas();
+        c->setColourAxis(QStringLiteral("node"));
+        zoomTo(c, 1.0, c->nodeItems()[5000]->sceneBoundingRect().center());
+        CanvasMinimap* mm = c->minimap();
+        QVERIFY(mm->isVisible());
+        mm->repaint();
+        const auto& runs = c->overview()->groupBlocks();
+        QCOMPARE(mm->pictureBlocks(), int(runs.size()));
+        QVERIFY(mm->pictureBlocks() < 16384 / 16);
+        // Rows of nodes are under a pixel high here, so the picture is checked as a whole: it
+        // shows the nodes' many colours, not one fill.
+        const QImage img = mm->grab().toImage();
+        std::set<QRgb> colours;
+        for (int y = 4; y < img.height() - 4; y += 3)
+            for (int x = 4; x < img.width() - 4; x += 3) colours.insert(img.pixel(x, y));
+        QVERIFY2(colours.size() > 10, qPrintable(QString::number(colours.size())));
     }
 
     void goToRankCentresAndSelects() {

@@ -12,13 +12,17 @@
 #include "project/project.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
+#include "theme.h"
 #include "timelineview.h"
+#include "../scale_project.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QTest>
 
 #include <set>
@@ -69,6 +73,42 @@ private slots:
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->document()->rankMap().group_set("tp")->group_size, 2);
         QVERIFY(g->groupCombo()->currentText().contains(QStringLiteral("× 2")));
+    }
+
+    void rankGridPaintsOnlyTheCellsInView() {
+        // 2,048 ranks in a dock a few hundred pixels wide: a repaint draws the cells the scroll
+        // area shows, not every rank (at 131,072 ranks a full repaint took about 0.1 s).
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("grid-rec")));
+        w.setProject(scale_project(256), QString());
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.raiseView(QStringLiteral("grid"));
+        QVERIFY(w.document()->waitForAnalysis());
+        QApplication::processEvents();
+        RankGrid* g = w.rankGrid();
+        const auto& m = w.document()->rankMap();
+        QCOMPARE(m.world_size, 2048);
+        auto* scroll = g->findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QWidget* cells = g->findChild<QWidget*>(QStringLiteral("rankGridCanvas"));
+        QVERIFY(cells->width() > scroll->viewport()->width() || cells->height() > scroll->viewport()->height());
+        scroll->viewport()->repaint();
+        const int painted = g->lastPaintedCells();
+        QVERIFY2(painted > 0 && painted < m.world_size / 2, qPrintable(QString::number(painted)));
+        // A cell's colour is its rank's: tp coordinate (the default "Colour by"), wherever it is.
+        g->setColourAxis(QStringLiteral("tp"));
+        for (int rank : {0, 1, 777, m.world_size - 1}) {
+            const QRect box = g->cellRect(rank);
+            const QImage img = cells->grab(box).toImage();   // paints just that rectangle
+            QVERIFY(g->lastPaintedCells() <= 4);
+            const QColor expected = theme::groupColor(m.coord(rank, "tp"), cells->palette());
+            const QColor got = img.pixelColor(img.width() / 2, 2);   // the top of the cell, above its label
+            QVERIFY2(std::abs(got.red() - expected.red()) + std::abs(got.green() - expected.green()) +
+                             std::abs(got.blue() - expected.blue()) <
+                         12,
+                     qPrintable(QStringLiteral("rank %1: %2 vs %3").arg(rank).arg(got.name(), expected.name())));
+        }
     }
 
     void timelineFollowsEditsAndExports() {
