@@ -141,6 +141,7 @@ struct Config {
     Fp8Recipe fp8 = Fp8Recipe::none;   // FP8 linear-layer GEMMs (attention etc. stay 16-bit)
     bool fp8_all_gather = false;       // FSDP / ZeRO-3 parameter all-gathers in FP8
     KernelStack kernels = KernelStack::te;
+    bool compile_loss = false;            // the loss compiled too (with kernels compile; layout.h)
     std::string framework = "megatron";   // whose allocator and buffers the memory model counts
     bool dropout = false;                 // dropout masks stored (GPT-2/BERT style models)
     StateBytes bytes;

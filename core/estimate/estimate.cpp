@@ -225,6 +225,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.flash_attention = l.flash_attention;
     c.framework = fw;
     c.kernels = kernel_stack_from_string(kernel_stack(l));
+    c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
     if (l.fp8 || t.precision == "fp8") {
         c.fp8 = fp8_recipe_from_string(l.fp8_recipe);
         c.fp8_all_gather = l.fp8_all_gather;
@@ -529,7 +530,8 @@ nlohmann::json to_json(const Estimate& e) {
           {"recompute", to_string(c.recompute)},
           {"fp8_recipe", to_string(c.fp8)},
           {"fp8_all_gather", c.fp8_all_gather},
-          {"kernels", to_string(c.kernels)}}},
+          {"kernels", to_string(c.kernels)},
+          {"compile_loss", c.compile_loss}}},
         {"hardware",
          {{"peak_tflops", e.hardware.peak_tflops},
           {"peak_fp8_tflops", e.hardware.peak_fp8_tflops},

@@ -4,6 +4,7 @@
 #include "project/framework.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace paraplan::estimate {
 
@@ -182,8 +183,23 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // upcast to the reduce dtype (_fsdp_param.py to_accumulated_grad_if_needed: fp32 under
             // torchtitan's MixedPrecisionPolicy), for the whole stage until the last microbatch's
             // backward; one layer's 16-bit gradient exists besides it while it is added in.
-            if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1)
-                live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * (pd + pe) + 2.0 * layer_params;
+            // With several model chunks per rank the accumulation is per chunk: each chunk is its own
+            // FSDP module whose last backward reduce-scatters and frees its gradients
+            // (backward_maybe_with_nosync, last_backward). PyTorch's ScheduleInterleaved1F1B orders a
+            // rank's backwards chunk by chunk within a round of pp microbatches (schedules.py
+            // _calculate_single_rank_operations, backward_stage_index), so with one round
+            // (n_microbatches < 2 pp: number_of_rounds = 1) the last chunk's backwards all run, and
+            // its gradients are freed, before the previous chunk's first; ScheduleLoopedBFS always
+            // runs them chunk by chunk. Then only the largest chunk's gradients exist at once. Both
+            // chunks' parameters are still gathered at the peak (the first backward).
+            if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1) {
+                const int v = std::max(1, c.chunks);
+                const bool chunk_by_chunk = v > 1 && (c.schedule == Schedule::looped_bfs ||
+                                                      (c.schedule == Schedule::interleaved_pytorch &&
+                                                       c.num_microbatches < 2 * c.pp));
+                const double grad_share = chunk_by_chunk ? std::ceil(double(layers) / v) / layers : 1.0;
+                live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * (pd + pe) * grad_share + 2.0 * layer_params;
+            }
             if (c.offload_params) {
                 m.offloaded += m.params;
                 m.params = 0;
@@ -220,15 +236,42 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // Outside Megatron's fused vocab-parallel cross entropy the loss keeps more: bf16
             // logits, their fp32 upcast, log-softmax output and, at the peak, its fp32 gradient
             // (torch.nn.functional.cross_entropy on .float() logits, as torchtitan's loss does);
-            // torch.compile fuses the upcast away.
-            if (!(ft && ft->fused_vocab_parallel_loss))
+            // With compiled transformer blocks and an eager loss (torchtitan 9dec370: train.py leaves
+            // the loss uncompiled) 6 B instead of 10, the eager/compile gap of the T1 tune pair
+            // (docs/accuracy.md). A compiled loss (torchtitan e7c0cae components/loss.py
+            // build_cross_entropy_loss under training.compile) is one fused log-softmax / NLL whose
+            // backward recomputes the softmax from the 16-bit logits and per-row statistics: it keeps
+            // no fp32 copy, so the logits and their 16-bit gradient (the 4 B above) are all it holds.
+            if (!(ft && ft->fused_vocab_parallel_loss) && !c.compile_loss) {
                 act += (c.kernels == KernelStack::compile ? 6.0 : 10.0) * sl * b * s.vocab / t;
+                // Loss parallel (torchtitan with tp > 1) runs DTensor's own, unfused cross entropy
+                // (torch/distributed/tensor/parallel/loss.py, PyTorch 2.6): its backward,
+                // _nll_loss_and_log_softmax_backward, returns (zeros_like(x) + exp(x)) * grad_output,
+                // so besides the saved fp32 log-probabilities three fp32 tensors of the local logits
+                // exist at once (zeros, exp(x) then the sum, the product) where aten's fused
+                // log_softmax backward holds two: 4 B more per local logit.
+                if (ft && ft->decomposed_loss_parallel && c.tp > 1) act += 4.0 * sl * b * s.vocab / t;
+            }
             // PyTorch's pipelining keeps the last stage's output of every microbatch for the
             // step's output merge (stage.py forward_one_chunk: output_chunks.append(output), cleared
             // only when the next step starts; backward_one_chunk detaches but does not free them):
             // torchtitan's bf16 logits, vocabulary-sharded under loss parallelism.
             if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1)
                 act += double(std::max(1, c.num_microbatches)) * 2.0 * sl * b * s.vocab / t;
+        }
+        // PyTorch's pipelining stage (torch/distributed/pipelining/stage.py, PyTorch 2.6) allocates
+        // its P2P buffers for every microbatch up front and keeps them: _prepare_forward_infra one
+        // activation-receive buffer per microbatch for each local stage but the first (in-flight
+        // ones are the first layer's input, counted above), _prepare_backward_infra one
+        // gradient-receive buffer per microbatch for each local stage but the last; and
+        // forward_one_chunk keeps each in-flight microbatch's stage output in fwd_cache until its
+        // backward. Each is the 16-bit hidden state at the stage boundary (sequence-sharded with SP).
+        if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1) {
+            const double io = 2.0 * sl * b * s.h / rep_div;
+            const double v = std::max(1, c.chunks);
+            const double n_mb = std::max(1, c.num_microbatches);
+            const double with_recv = v - (i == 0 ? 1 : 0), with_grad_recv = v - (i == pp - 1 ? 1 : 0);
+            live += io * (with_recv * std::max(0.0, n_mb - m.inflight) + with_grad_recv * (n_mb + m.inflight));
         }
         m.activations = act;
         m.buffers = live;

@@ -126,8 +126,12 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 }
             } else if (table == "compile" && key == "enable" && kt.value().is_boolean()) {
                 if (kt.value().get<bool>()) l.kernels = "compile";
-            } else if (table == "compile" && (key == "components" || key == "backend")) {
-                // the compiled components do not change the estimate
+            } else if (table == "compile" && key == "components" && kt.value().is_array()) {
+                // "loss" among the compiled components: the loss's memory is counted as compiled.
+                for (const auto& c : kt.value())
+                    if (c.is_string() && c.get<std::string>() == "loss") l.compile_loss = true;
+            } else if (table == "compile" && key == "backend") {
+                // the backend does not change the estimate
             } else if (table == "quantize" && key == "linear" && kt.value().is_object()) {
                 for (auto q = kt.value().begin(); q != kt.value().end(); ++q) {
                     if (!q.value().is_object()) continue;

@@ -159,6 +159,7 @@ std::vector<FrameworkTraits> make_table() {
     tt.op_sac = true;
     tt.fsdp2 = true;
     tt.fsdp_reshard_off_with_pp = true;   // parallelize.py apply_fsdp: reshard_after_forward False with pp
+    tt.decomposed_loss_parallel = true;   // train.py: loss_parallel unless training.disable_loss_parallel
     tt.reports_degrees_itself = true;
     t.push_back(tt);
 

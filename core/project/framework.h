@@ -110,6 +110,7 @@ struct FrameworkTraits {
     bool fsdp2 = false;                       // FSDP2 fully_shard holds the parameters (its allocator pattern)
     bool fsdp_reshard_off_with_pp = false;    // parameters stay gathered between forward and backward with pp
     bool fused_vocab_parallel_loss = false;   // the loss never materialises fp32 logits (Megatron)
+    bool decomposed_loss_parallel = false;    // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
     bool reports_degrees_itself = false;      // checks degrees >= 1 with its own message (torchtitan ParallelDims)
 };
 

@@ -50,6 +50,10 @@ struct Layout {
     // auto = the framework's default (FrameworkTraits::kernels: Megatron te; the others eager, ColossalAI te
     // when both fused_norm and jit_fused are on).
     std::string kernels = "auto";
+    // The loss compiled with the model (kernels compile): torchtitan's components/loss.py
+    // build_cross_entropy_loss compiles it under training.compile (e7c0cae, June 2025; the
+    // [compile] components "loss" of later versions); at 9dec370 train.py left it eager.
+    bool compile_loss = false;
     // Framework-specific knobs.
     std::string order;                       // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
     bool dp_outside = true;                  // ColossalAI dp_outside / moe_dp_outside

@@ -91,6 +91,7 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.account_for_embedding_in_pipeline_split = r.value("account_for_embedding_in_pipeline_split", false);
     l.account_for_loss_in_pipeline_split = r.value("account_for_loss_in_pipeline_split", false);
     l.kernels = r.value("kernels", "auto");
+    l.compile_loss = r.value("compile_loss", false);
     if (r.contains("fp8")) {
         l.fp8 = true;
         l.fp8_recipe = r.at("fp8");
@@ -277,11 +278,11 @@ private slots:
         const auto all = run_all();
         const Summary held = summarise(all, "held_out");
         QVERIFY(held.mem_n > 0);
-        // Known misses (docs/accuracy.md): torchtitan's 1F1B 405B runs reserve 15-24% more than
-        // the model counts, the H200 8B runs 27-28% less; mean and worst are kept from regressing.
-        QVERIFY2(held.mem_mean_abs <= 0.15,
+        // Known misses (docs/accuracy.md): torchtitan's 405B pp 8 runs reserve 12-21% more than
+        // the model counts, its 8B CP runs about 10% more; mean and worst are kept from regressing.
+        QVERIFY2(held.mem_mean_abs <= 0.10,
                  qPrintable(QString("held-out memory mean |error| %1").arg(held.mem_mean_abs)));
-        QVERIFY2(held.mem_worst <= 0.30, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));
+        QVERIFY2(held.mem_worst <= 0.22, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));
         if (held.mem_worst > 0.10)
             QEXPECT_FAIL("", "held-out peak memory beyond 10% on some rows (docs/accuracy.md)", Continue);
         QVERIFY2(held.mem_worst <= 0.10, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));

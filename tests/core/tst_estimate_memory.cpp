@@ -259,8 +259,12 @@ private slots:
         const MemoryResult r = estimate_memory(s, c, hw, {2, 1});
         const auto& st = r.stages[0];
         const double layer = st.params_count / 8;   // stage 0: 8 layers + the embedding
-        // 16-bit gathered stage + fp32 accumulated unsharded gradient + one layer's 16-bit gradient.
-        QVERIFY(qAbs(st.buffers - (2.0 * st.params_count + 4.0 * st.params_count + 2.0 * layer)) < 1);
+        // 16-bit gathered stage + fp32 accumulated unsharded gradient + one layer's 16-bit gradient,
+        // and the pipelining stage's buffers of the 16-bit stage boundary (s b h): the first stage
+        // receives no activations, keeps a gradient-receive buffer per microbatch (6) and the
+        // output of each in-flight microbatch (2).
+        const double io = 2.0 * 1024 * 2 * 2048;
+        QVERIFY(qAbs(st.buffers - (2.0 * st.params_count + 4.0 * st.params_count + 2.0 * layer + (6 + 2) * io)) < 1);
         // Last stage: one microbatch's bf16 logits (vocabulary split by tp) per microbatch of the step.
         Config fewer = c;
         fewer.num_microbatches = 1;
@@ -276,6 +280,71 @@ private slots:
         const MemoryResult r1 = estimate_memory(s, one, hw, {1});
         // Without pp FSDP2 reshards after forward and reduce-scatters per layer: no whole-stage buffers.
         QVERIFY(r1.stages[0].buffers < 0.5 * st.buffers);
+    }
+
+    // Interleaved 1F1B with one round of microbatches (n_microbatches < 2 pp) runs a rank's
+    // backwards chunk by chunk, and each chunk's last backward frees its accumulated gradients:
+    // only one chunk's fp32 gradients at a time. With more rounds both chunks accumulate.
+    void torchtitan_interleaved_gradients_per_chunk() {
+        const ModelSpec m = paper_gpt(16, 2048, 16);
+        const LayerShapes s = layer_shapes(m);
+        Config c;
+        c.framework = "torchtitan";
+        c.pp = 2;
+        c.chunks = 2;
+        c.schedule = Schedule::interleaved_pytorch;
+        c.dp = 4;
+        c.zero_stage = 3;
+        c.zero_group = 4;
+        c.bytes = {4, 4, 8};
+        c.grad_reduce_bytes = 4;
+        c.num_microbatches = 2;
+        c.micro_batch = 1;
+        c.seq_len = 1024;
+        c.recompute = Recompute::full;
+        c.layers_per_stage = {8, 8};
+        c.moe_layers_per_stage = {0, 0};
+        Hardware hw;
+        const MemoryResult one_round = estimate_memory(s, c, hw, {2, 2});
+        Config more = c;
+        more.num_microbatches = 4;   // two rounds: both chunks' gradients accumulate together
+        const MemoryResult two_rounds = estimate_memory(s, more, hw, {2, 2});
+        const double p = one_round.stages[1].params_count;
+        const double io = 2.0 * 1024 * 2048;
+        // Stage 1 (last rank): fp32 gradients of 4 of its 8 layers vs all 8; its P2P buffers
+        // differ by the 2 extra microbatches (receive buffers for 2 chunks, gradient-receive for 1).
+        const double diff = two_rounds.stages[1].buffers - one_round.stages[1].buffers;
+        const double expected = 4.0 * p / 2 + io * (2 * 2 + 1 * 2);
+        QVERIFY2(qAbs(diff - expected) < 1, qPrintable(QString("%1 vs %2").arg(diff).arg(expected)));
+    }
+
+    // The loss outside Megatron: eager 10 B per local logit beyond the 4 B of the head, 6 B with
+    // compiled blocks, none with a compiled loss; torchtitan's loss parallel (tp > 1) 4 B more.
+    void loss_memory_by_kernels() {
+        const ModelSpec m = paper_gpt(4, 1024, 16);
+        const LayerShapes s = layer_shapes(m);
+        Config c;
+        c.framework = "torchtitan";
+        c.layers_per_stage = {4};
+        c.moe_layers_per_stage = {0};
+        c.micro_batch = 2;
+        c.seq_len = 512;
+        c.kernels = KernelStack::compile;
+        Hardware hw;
+        const double logits = 2.0 * 512 * s.vocab;
+        const double blocks = estimate_memory(s, c, hw, {1}).stages[0].activations;
+        Config loss = c;
+        loss.compile_loss = true;
+        const double compiled = estimate_memory(s, loss, hw, {1}).stages[0].activations;
+        QVERIFY2(qAbs(blocks - compiled - 6 * logits) < 1, qPrintable(QString::number(blocks - compiled)));
+        Config tp = c;
+        tp.tp = 2;
+        const double tt = estimate_memory(s, tp, hw, {1}).stages[0].activations;
+        Config tp_plain = tp;
+        tp_plain.compile_loss = true;
+        const double tt_compiled = estimate_memory(s, tp_plain, hw, {1}).stages[0].activations;
+        // 6 B (compiled blocks) + 4 B (decomposed loss parallel) per local logit (vocab / 2).
+        QVERIFY2(qAbs(tt - tt_compiled - 10 * logits / 2) < 1, qPrintable(QString::number(tt - tt_compiled)));
     }
 
     // CPU offload moves optimizer states off the GPU; MoE experts are split by ep.

@@ -468,8 +468,15 @@ context_parallel_degree = 1
 [activation_checkpoint]
 mode = "selective"
 selective_ac_option = "op"
+
+[compile]
+enable = true
+components = ["model", "loss"]
 )";
         const ImportResult r = import_config(cfg, "torchtitan", default_import_base(8), true);
+        // The compiled loss is read (the memory estimate counts no fp32 copy of the logits).
+        QCOMPARE(r.project.layout.kernels, std::string("compile"));
+        QVERIFY(r.project.layout.compile_loss);
         QCOMPARE(r.project.name, std::string("Llama 3 8B training"));
         QCOMPARE(r.project.layout.framework, std::string("torchtitan"));
         QCOMPARE(r.project.layout.dp_shard, -1);
