@@ -1,5 +1,5 @@
 // The project's "runtime" section: defaults, every field, and errors naming the field.
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 #include "ssh/ssh_policy.h"
 #include "util/input_error.h"
 

@@ -1,4 +1,4 @@
-#include "runtime/job_history.h"
+#include "joblog/job_history.h"
 
 #include "shell/shell_quote.h"
 #include "util/json_read.h"

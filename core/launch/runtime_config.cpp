@@ -1,4 +1,4 @@
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 
 #include "ssh/ssh_policy.h"
 #include "shell/shell_quote.h"

@@ -1,5 +1,5 @@
 // The probe job's JSON result: a recorded gloo run (2 TP x 2 PP) and malformed inputs.
-#include "runtime/probe_result.h"
+#include "probe/probe_result.h"
 #include "util/input_error.h"
 
 #include <QFile>
