@@ -5,7 +5,7 @@
 // both views get it; when the job ends they return to their layout colours.
 #include "heatmap.h"
 #include "runtime/telemetry.h"
-#include "runtime/telemetry_heat.h"
+#include "telemetry/telemetry_heat.h"
 
 #include <QObject>
 #include <QPointer>

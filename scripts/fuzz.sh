@@ -11,6 +11,8 @@ n=${#targets[@]}
 ((n)) || { echo "no fuzz targets built (cmake --preset fuzz)" >&2; exit 1; }
 per=$(( total / n )); ((per > 0)) || per=1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# Undefined behaviour (an out-of-range cast, an overflow) is a finding too: stop at the first.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 mkdir -p tests/data/fuzz-crashes
 status=0
 for t in "${targets[@]}"; do
@@ -23,6 +25,18 @@ for t in "${targets[@]}"; do
     fuzz_slurm_log) seeds=(tests/data/fuzz/slurm) ;;
     fuzz_job_log) seeds=(tests/data/fuzz/joblog) ;;
     fuzz_ssh_text) seeds=(tests/data/fuzz/ssh) ;;
+    fuzz_runtime_config) seeds=(tests/data/fuzz/runtime) ;;
+    fuzz_probe_result) seeds=(tests/data/probe tests/data/fuzz/probe) ;;
+    fuzz_job_history) seeds=(tests/data/fuzz/jobs) ;;
+    fuzz_smi_stream)
+      # Its first byte picks the tool (bit 0: rocm-smi) and the chunk sizes: the recorded
+      # outputs get one ('@' nvidia-smi, 'A' rocm-smi), and rocm-smi's documents their end marker.
+      smi="$work/smi-seeds"; mkdir -p "$smi"
+      for f in tests/data/nvidia-smi/*.csv; do { printf '@'; cat "$f"; } >"$smi/$(basename "$f")"; done
+      for f in tests/data/rocm-smi/*.json; do
+        { printf 'A'; cat "$f"; printf '\n__PARAPLAN_ROCM_SMI_END__\n'; } >"$smi/$(basename "$f")"
+      done
+      seeds=("$smi" tests/data/fuzz/smi) ;;
     *) seeds=() ;;
   esac
   dirs=()

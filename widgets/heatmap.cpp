@@ -1,8 +1,8 @@
 #include "heatmap.h"
 #include "wording.h"
 
-#include "runtime/probe_compare.h"
-#include "runtime/telemetry_heat.h"
+#include "probe/probe_compare.h"
+#include "telemetry/telemetry_heat.h"
 #include "theme.h"
 
 #include <QLinearGradient>

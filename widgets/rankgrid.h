@@ -5,7 +5,7 @@
 // highlight its group. For ColossalAI's 2D/2.5D/3D tensor modes, also the split of
 // one weight matrix over the tensor-parallel group.
 #include "heatmap.h"
-#include "runtime/probe_compare.h"
+#include "probe/probe_compare.h"
 #include "topology/rank_map.h"
 
 #include <QWidget>

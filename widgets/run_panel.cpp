@@ -3,13 +3,13 @@
 
 #include "log_view.h"
 
-#include "runtime/config_upload.h"
+#include "launch/config_upload.h"
 
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
 #include "runtime/connection_test.h"
-#include "runtime/job_history.h"
-#include "runtime/launch_plan.h"
+#include "joblog/job_history.h"
+#include "launch/launch_plan.h"
 #include "runtime/probe_job.h"
 #include "shell/shell_quote.h"
 #include "topology/build_rank_map.h"

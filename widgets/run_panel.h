@@ -5,7 +5,7 @@
 #include "calibrate/log_parse.h"
 #include "project/project.h"
 #include "runtime/job.h"
-#include "runtime/probe_compare.h"
+#include "probe/probe_compare.h"
 #include "runtime/telemetry.h"
 #include "topology/rank_map.h"
 

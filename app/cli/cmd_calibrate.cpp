@@ -3,7 +3,7 @@
 #include "calibrate/runs.h"
 #include "cli/command.h"
 #include "estimate/profile.h"
-#include "runtime/job_history.h"
+#include "joblog/job_history.h"
 #include "util/input_error.h"
 
 #include <cmath>

@@ -1,11 +1,11 @@
 // paraplan-cli launch FILE [--mode M] [--dry-run] [--check] [--json] [--job-dir DIR]
 #include "cli/command.h"
-#include "runtime/config_upload.h"
+#include "launch/config_upload.h"
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
-#include "runtime/job_history.h"
-#include "runtime/launch_plan.h"
+#include "joblog/job_history.h"
+#include "launch/launch_plan.h"
 #include "shell/shell_quote.h"
 
 #include <QDateTime>

@@ -4,7 +4,7 @@
 #include "runtime/connection_test.h"
 #include "estimate/estimate.h"
 #include "runtime/telemetry.h"
-#include "runtime/telemetry_heat.h"
+#include "telemetry/telemetry_heat.h"
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
 

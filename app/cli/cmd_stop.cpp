@@ -2,7 +2,7 @@
 #include "cli/command.h"
 #include "cli/runtime_common.h"
 #include "runtime/job_control.h"
-#include "runtime/job_history.h"
+#include "joblog/job_history.h"
 
 #include <iostream>
 

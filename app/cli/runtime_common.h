@@ -2,7 +2,7 @@
 // Shared by the runtime commands (launch, monitor, probe, stop): a QCoreApplication for
 // the event loop, Ctrl-C as a "stop" request, and the project's runtime settings.
 #include "project/project.h"
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 
 #include <QCoreApplication>
 

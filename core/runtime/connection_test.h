@@ -2,7 +2,7 @@
 // "Test connection" for every node of a cluster: reachable over ssh (host key, key,
 // network), GPUs seen by nvidia-smi -L (or none), python3 and the launcher present.
 #include "project/cluster.h"
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 #include "runtime/ssh_node.h"
 
 #include <nlohmann/json.hpp>

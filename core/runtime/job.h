@@ -11,7 +11,7 @@
 // scancel, the batch job's output split into rank logs).
 #include "project/cluster.h"
 #include "joblog/line_buffer.h"
-#include "runtime/launch_plan.h"
+#include "launch/launch_plan.h"
 #include "runtime/ssh_node.h"
 
 #include <QFile>

@@ -2,8 +2,8 @@
 // Stopping a job from another process (paraplan-cli stop JOB): reads the process groups
 // recorded in job.json and kills each one on its node over ssh, after checking that the
 // group still carries the job's PARAPLAN_JOB tag.
-#include "runtime/job_history.h"
-#include "runtime/ssh_command.h"
+#include "joblog/job_history.h"
+#include "ssh/ssh_command.h"
 
 #include <string>
 #include <vector>

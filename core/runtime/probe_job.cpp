@@ -1,7 +1,7 @@
 #include "runtime/probe_job.h"
 
 #include "shell/shell_quote.h"
-#include "runtime/ssh_command.h"
+#include "ssh/ssh_command.h"
 #include "util/resources.h"
 
 #include <fstream>

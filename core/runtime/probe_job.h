@@ -3,8 +3,8 @@
 // layout JSON (`paraplan-cli groups --json` shape) are uploaded to every node over ssh,
 // then launched like any training script; rank 0 prints the result line.
 #include "project/cluster.h"
-#include "runtime/probe_result.h"
-#include "runtime/runtime_config.h"
+#include "probe/probe_result.h"
+#include "launch/runtime_config.h"
 #include "runtime/ssh_node.h"
 
 #include <optional>

@@ -1,7 +1,7 @@
 #pragma once
 // One cluster node reached over the system ssh client: a ControlMaster started once
 // (in a private temporary folder) and shared by every command to the node.
-#include "runtime/ssh_command.h"
+#include "ssh/ssh_command.h"
 #include "ssh/ssh_error.h"
 
 #include <QObject>

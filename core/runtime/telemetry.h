@@ -1,10 +1,13 @@
 #pragma once
 // Live GPU telemetry: one long-lived `nvidia-smi ... -lms <ms>` per node (for AMD GPUs a
-// `rocm-smi --json` loop) over the node's shared ssh connection, parsed into a TelemetryStore.
+// `rocm-smi --json` loop) over the node's shared ssh connection, parsed into a TelemetryStore
+// (the command and the parser are Qt-free: telemetry/smi_tool.h, telemetry/smi_stream.h).
 #include "project/cluster.h"
 #include "joblog/line_buffer.h"
 #include "runtime/ssh_node.h"
-#include "runtime/telemetry_store.h"
+#include "telemetry/smi_stream.h"
+#include "telemetry/smi_tool.h"
+#include "telemetry/telemetry_store.h"
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -15,28 +18,6 @@
 #include <vector>
 
 namespace paraplan::runtime {
-
-// Which tool reads a node's GPUs: nvidia-smi, or rocm-smi for AMD GPUs (the catalog's vendor).
-enum class SmiTool { Nvidia, Rocm };
-SmiTool smi_tool_for(const Node& node);
-const char* smi_tool_name(SmiTool tool);
-
-// The remote text that streams the node's tool (PATH prefixes first): `nvidia-smi ... -lms`,
-// or a loop of `rocm-smi ... --json` each followed by kRocmSmiEndMarker. `once`: one reading.
-std::string telemetry_command(int interval_ms, const std::vector<std::string>& path_prepend, bool once = false,
-                              SmiTool tool = SmiTool::Nvidia);
-
-// Turns one node's output lines into samples: nvidia-smi lines one by one, rocm-smi JSON
-// documents whole (at their end marker). Unreadable output becomes a note in the store.
-class SmiStreamParser {
-public:
-    explicit SmiStreamParser(SmiTool tool = SmiTool::Nvidia) : tool_(tool) {}
-    void line(TelemetryStore& store, int node, const std::string& line, double t);
-
-private:
-    SmiTool tool_;
-    std::string doc_;
-};
 
 class TelemetryMonitor : public QObject {
     Q_OBJECT

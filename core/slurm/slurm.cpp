@@ -2,6 +2,7 @@
 
 #include "shell/shell_quote.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace paraplan::runtime {
@@ -34,10 +35,13 @@ std::optional<SlurmFinal> parse_sacct(std::string_view out) {
     f.state = std::string(state);
     std::string_view code = line.substr(bar + 1);
     const auto colon = code.find(':');
+    // Exit status and signal are small; a garbled line's longer digit runs saturate (they
+    // stay non-zero) instead of overflowing int.
     auto num = [](std::string_view s) {
+        constexpr int kSaturate = 1 << 20;
         int v = 0;
         for (char c : s)
-            if (std::isdigit(static_cast<unsigned char>(c))) v = v * 10 + (c - '0');
+            if (std::isdigit(static_cast<unsigned char>(c))) v = std::min(kSaturate, v * 10 + (c - '0'));
             else break;
         return v;
     };

@@ -178,6 +178,10 @@ int Obj::integer(std::string_view key, int def) const {
     const json* v = get(key);
     if (!v) return def;
     if (!is_integral(*v)) fail(at(key), "an integer", *v);
+    // is_integral() takes integers of any size (only floats are bounded): out of int's range
+    // the cast below would be undefined.
+    if (v->get<double>() < -2147483648.0 || v->get<double>() > 2147483647.0)
+        fail(at(key), "an integer from -2147483648 to 2147483647", *v);
     return static_cast<int>(v->get<double>());
 }
 

@@ -3,6 +3,8 @@
 #include "catalog/hf_import.h"
 #include "export/import.h"
 #include "export/toml.h"
+#include "joblog/job_history.h"
+#include "launch/runtime_config.h"
 #include "project/project.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
@@ -62,6 +64,40 @@ private slots:
         } catch (const InputError& e) {
             QVERIFY(std::string(e.what()).size() > 0);
         }
+    }
+
+    // The project's "runtime" section (tests/data/fuzz/runtime/): read, and read again from
+    // its own JSON, or refused with the field's pointer.
+    void runtimeSections_data() {
+        QTest::addColumn<QString>("path");
+        const auto files = inputs("runtime");
+        QVERIFY(!files.isEmpty());
+        for (const auto& f : files) QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+    }
+    void runtimeSections() {
+        QFETCH(QString, path);
+        try {
+            const auto c = runtime::runtime_config_from_json(json_read::parse(read(path)));
+            QCOMPARE(runtime::to_json(runtime::runtime_config_from_json(runtime::to_json(c))), runtime::to_json(c));
+        } catch (const InputError& e) {
+            QVERIFY(e.pointer().rfind("/runtime", 0) == 0 || e.line() > 0);
+        }
+    }
+
+    // job.json records (tests/data/fuzz/jobs/: real ones written by Job): read, or refused
+    // with a reason; never an exception.
+    void jobRecords_data() {
+        QTest::addColumn<QString>("path");
+        const auto files = inputs("jobs");
+        QVERIFY(!files.isEmpty());
+        for (const auto& f : files) QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+    }
+    void jobRecords() {
+        QFETCH(QString, path);
+        std::string problem;
+        const auto r = runtime::job_record_from_text(read(path), "/jobs/x", &problem);
+        QVERIFY(r.has_value() != !problem.empty());
+        if (r) QVERIFY(r->world_size >= 0);
     }
 
     // Nesting is bounded in every reader (json_read::kMaxJsonDepth = 256): deeper input

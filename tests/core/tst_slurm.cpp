@@ -26,6 +26,13 @@ private slots:
         QCOMPARE(f->exit_code, 128 + 15);
         QVERIFY(!parse_sacct(""));
         QVERIFY(!parse_sacct("garbage"));
+        // Found by fuzz_slurm_log once UBSan stopped at the first finding: a long digit run
+        // overflowed int (undefined). It saturates and still reads as a failure.
+        f = parse_sacct("4E y 1|:5512424242;e160\np");
+        QVERIFY(f && !f->succeeded());
+        QCOMPARE(f->exit_code, 128 + (1 << 20));
+        f = parse_sacct("FAILED|99999999999999999999:0\n");
+        QCOMPARE(f->exit_code, 1 << 20);
     }
     void scontrolLines() {
         // `scontrol -o show job` as Slurm 22.05 prints it (one line, Key=Value words).

@@ -13,7 +13,7 @@
 #include "rankgrid.h"
 #include "stepplayer.h"
 #include "timelineview.h"
-#include "runtime/ssh_command.h"
+#include "ssh/ssh_command.h"
 #include "runtime/telemetry.h"
 
 #include <QComboBox>

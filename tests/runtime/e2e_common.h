@@ -3,7 +3,7 @@
 // (127.0.0.2 and 127.0.0.3), runtime settings that use the fixture's keys and
 // known_hosts, and a remote PATH folder holding the stub nvidia-smi.
 #include "project/cluster.h"
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 #include "sshd_fixture.h"
 
 #include <QFile>

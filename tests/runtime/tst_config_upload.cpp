@@ -5,10 +5,10 @@
 #include "e2e_common.h"
 #include "export/export.h"
 #include "rules/validate.h"
-#include "runtime/config_upload.h"
+#include "launch/config_upload.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
-#include "runtime/launch_plan.h"
+#include "launch/launch_plan.h"
 #include "util/input_error.h"
 
 #include <QtTest>

@@ -5,7 +5,7 @@
 #include "proc_tag.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
-#include "runtime/launch_plan.h"
+#include "launch/launch_plan.h"
 #include "runtime/probe_job.h"
 
 #include <QtTest>

@@ -11,8 +11,8 @@
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
 #include "runtime/job_control.h"
-#include "runtime/job_history.h"
-#include "runtime/launch_plan.h"
+#include "joblog/job_history.h"
+#include "launch/launch_plan.h"
 #include "slurm/slurm.h"
 
 #include <QtTest>

@@ -4,7 +4,7 @@
 // and the ranks to flag. A rank whose GPU never reported, reported the field as
 // "[N/A]", or stopped reporting (stale) is *missing*: it has no value and is left out
 // of the means, never counted as 0.
-#include "runtime/telemetry_store.h"
+#include "telemetry/telemetry_store.h"
 #include "topology/rank_map.h"
 
 #include <optional>

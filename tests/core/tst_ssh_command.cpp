@@ -1,5 +1,5 @@
 // ssh argv building and error classification (stderr as OpenSSH 9.2p1 prints it: sshconnect.c, sshconnect2.c).
-#include "runtime/ssh_command.h"
+#include "ssh/ssh_command.h"
 #include "ssh/ssh_error.h"
 
 #include <QtTest>

@@ -1,6 +1,6 @@
 // A recorded probe result (tests/data/probe) held against the cost model's bandwidths.
 #include "estimate/comm.h"
-#include "runtime/probe_compare.h"
+#include "probe/probe_compare.h"
 
 #include <QFile>
 #include <QtTest>

@@ -1,11 +1,13 @@
 // The project's "runtime" section: defaults, every field, and errors naming the field.
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 #include "ssh/ssh_policy.h"
 #include "util/input_error.h"
 
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 using namespace paraplan;
 using namespace paraplan::runtime;
@@ -247,6 +249,36 @@ private slots:
         QCOMPARE(runtime_config_from_json({{"ssh", {{"config_file", (dir.path() + "/none").toStdString()}}}})
                      .ssh_config_file,
                  (dir.path() + "/none").toStdString());
+    }
+
+    // A project naming /dev/zero as its ssh config file made loading it read without end (out
+    // of memory; fuzz_runtime_config on that input); a FIFO would block it, a directory read as
+    // empty. Only a regular file of at most 1 MiB is read.
+    void configFileMustBeARegularFile() {
+        QTemporaryDir dir;
+        const std::string fifo = dir.filePath("fifo").toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        for (const std::string& path : {std::string("/dev/zero"), fifo, dir.path().toStdString()}) {
+            try {
+                runtime_config_from_json({{"ssh", {{"config_file", path}}}});
+                QFAIL(("expected an InputError for " + path).c_str());
+            } catch (const InputError& e) {
+                QCOMPARE(e.pointer(), std::string("/runtime/ssh/config_file"));
+                QVERIFY2(e.message() == path + " is not a regular file (an ssh config file is)", e.what());
+            }
+        }
+        const QString big = dir.filePath("big_config");
+        QFile f(big);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        const QByteArray line("# comment\n");
+        for (int i = 0; i < (2 << 20) / line.size(); ++i) f.write(line);
+        f.close();
+        try {
+            runtime_config_from_json({{"ssh", {{"config_file", big.toStdString()}}}});
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QVERIFY2(e.message().find("too large for an ssh config file") != std::string::npos, e.what());
+        }
     }
 };
 

@@ -1,4 +1,4 @@
-#include "runtime/config_upload.h"
+#include "launch/config_upload.h"
 
 #include "export/export.h"
 #include "project/framework.h"

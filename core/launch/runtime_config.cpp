@@ -1,10 +1,12 @@
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 
 #include "ssh/ssh_policy.h"
 #include "shell/shell_quote.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -38,6 +40,20 @@ void no_unknown_keys(const Obj& o, std::initializer_list<const char*> known) {
             throw InputError(o.at(it.key()), "unknown runtime setting \"" + it.key() + "\" (known: " + list + ")");
         }
     }
+}
+
+// Why the ssh config file a project names cannot be one: not a regular file (/dev/zero, a
+// FIFO or a terminal would be read forever, by us and by ssh -F) or too large. "" when it is
+// one, or when it does not exist (left to ssh).
+std::string config_file_problem(const std::string& path) {
+    constexpr std::uintmax_t kMaxBytes = 1u << 20;   // an ssh config is a few KiB
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);   // follows links
+    if (ec || !std::filesystem::exists(st)) return "";
+    if (!std::filesystem::is_regular_file(st)) return "is not a regular file (an ssh config file is)";
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxBytes) return "is " + std::to_string(size) + " bytes, too large for an ssh config file";
+    return "";
 }
 
 }   // namespace
@@ -98,8 +114,10 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
             if (!why.empty()) throw InputError(s.at("options") + "/" + std::to_string(i), why);
         }
         // A config file the project names is held to the same list (it could hold a ProxyCommand).
-        // One that cannot be read is left to ssh, which then refuses to connect.
+        // One that does not exist or cannot be read is left to ssh, which then refuses to connect.
         if (!c.ssh_config_file.empty()) {
+            const std::string problem = config_file_problem(c.ssh_config_file);
+            if (!problem.empty()) throw InputError(s.at("config_file"), c.ssh_config_file + " " + problem);
             std::ifstream f(c.ssh_config_file);
             if (f) {
                 std::stringstream text;

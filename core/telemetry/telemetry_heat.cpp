@@ -1,4 +1,4 @@
-#include "runtime/telemetry_heat.h"
+#include "telemetry/telemetry_heat.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Quoting: hostile values go through a real /bin/sh and must arrive as the same argv.
-#include "runtime/launch_plan.h"
+#include "launch/launch_plan.h"
 #include "shell/shell_quote.h"
-#include "runtime/ssh_command.h"
+#include "ssh/ssh_command.h"
 
 #include <QProcess>
 #include <QtTest>

@@ -1,6 +1,7 @@
-#include "runtime/job_history.h"
+#include "joblog/job_history.h"
 
 #include "shell/shell_quote.h"
+#include "util/input_error.h"
 #include "util/json_read.h"
 
 #include <algorithm>
@@ -23,29 +24,37 @@ std::optional<JobRecord> read_record(const fs::path& folder, std::string* proble
     }
     std::stringstream ss;
     ss << in.rdbuf();
-    std::string why;
-    const auto parsed = json_read::try_parse(ss.str(), &why);   // nesting bounded, never throws
-    if (!parsed || !parsed->is_object() || !parsed->contains("paraplan_job")) {
-        if (problem)
-            *problem = (folder / "job.json").string() + ": not a Paraplan job record" +
-                       (why.empty() ? "" : " (" + why + ")");
-        return std::nullopt;
-    }
-    const nlohmann::json& j = *parsed;
-    JobRecord r;
-    r.folder = folder.string();
-    r.id = j.value("id", folder.filename().string());
-    r.state = j.value("state", "");
-    r.mode = j.value("mode", "");
-    r.started = j.value("started", "");
-    r.ended = j.value("ended", "");
-    r.error = j.value("error", "");
-    r.world_size = j.value("world_size", 0);
-    r.json = j;
-    return r;
+    return job_record_from_text(ss.str(), folder.string(), problem);
 }
 
 }   // namespace
+
+std::optional<JobRecord> job_record_from_text(std::string_view text, const std::string& folder, std::string* problem) {
+    const std::string file = (fs::path(folder) / "job.json").string();
+    std::string why;
+    const auto parsed = json_read::try_parse(text, &why);   // nesting bounded, never throws
+    if (!parsed || !parsed->is_object() || !parsed->contains("paraplan_job")) {
+        if (problem) *problem = file + ": not a Paraplan job record" + (why.empty() ? "" : " (" + why + ")");
+        return std::nullopt;
+    }
+    try {
+        const json_read::Obj o(*parsed, "");
+        JobRecord r;
+        r.folder = folder;
+        r.id = o.string("id", fs::path(folder).filename().string());
+        r.state = o.string("state", "");
+        r.mode = o.string("mode", "");
+        r.started = o.string("started", "");
+        r.ended = o.string("ended", "");
+        r.error = o.string("error", "");
+        r.world_size = o.non_negative_int("world_size", 0);
+        r.json = *parsed;
+        return r;
+    } catch (const InputError& e) {
+        if (problem) *problem = file + ": " + e.what();
+        return std::nullopt;
+    }
+}
 
 std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::string>* problems) {
     std::vector<JobRecord> out;

@@ -1,6 +1,6 @@
 // The live heat per rank, pipeline stage and group (runtime/telemetry_heat.h) from the
 // recorded nvidia-smi outputs in tests/data/nvidia-smi: missing samples stay missing.
-#include "runtime/telemetry_heat.h"
+#include "telemetry/telemetry_heat.h"
 #include "topology/build_rank_map.h"
 
 #include <QFile>

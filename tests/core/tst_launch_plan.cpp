@@ -1,8 +1,8 @@
 // Launch plans (direct, torchrun, colossalai, deepspeed, slurm) and the remote wrapper,
 // run here through /bin/sh exactly as ssh would hand it to the login shell.
-#include "proc_tag.h"
-#include "runtime/job_history.h"
-#include "runtime/launch_plan.h"
+#include "runtime/proc_tag.h"
+#include "joblog/job_history.h"
+#include "launch/launch_plan.h"
 #include "shell/shell_quote.h"
 #include "util/input_error.h"
 

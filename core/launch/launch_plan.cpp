@@ -1,8 +1,8 @@
-#include "runtime/launch_plan.h"
+#include "launch/launch_plan.h"
 #include "slurm/slurm.h"
 
 #include "shell/shell_quote.h"
-#include "runtime/ssh_command.h"
+#include "ssh/ssh_command.h"
 #include "util/input_error.h"
 
 #include <algorithm>

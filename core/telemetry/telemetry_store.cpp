@@ -1,4 +1,4 @@
-#include "runtime/telemetry_store.h"
+#include "telemetry/telemetry_store.h"
 
 #include <cmath>
 

@@ -4,8 +4,8 @@
 // writes them, become uploads of a launch plan: each node that runs a process (for Slurm,
 // the node that submits) gets them before anything starts.
 #include "project/project.h"
-#include "runtime/launch_plan.h"
-#include "runtime/runtime_config.h"
+#include "launch/launch_plan.h"
+#include "launch/runtime_config.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 // argv, and the POSIX sh wrapper that runs it under a stdin-EOF watchdog.
 #include "joblog/wrapper_markers.h"
 #include "project/cluster.h"
-#include "runtime/runtime_config.h"
+#include "launch/runtime_config.h"
 
 #include <string>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "runtime/ssh_command.h"
+#include "ssh/ssh_command.h"
 
 #include "shell/shell_quote.h"
 

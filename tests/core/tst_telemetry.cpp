@@ -1,6 +1,6 @@
 // The telemetry store against recorded nvidia-smi outputs (tests/data/nvidia-smi); the line
 // parsing itself is tested in tests/core/tst_gpu_smi.cpp.
-#include "runtime/telemetry_store.h"
+#include "telemetry/telemetry_store.h"
 
 #include <QFile>
 #include <QtTest>

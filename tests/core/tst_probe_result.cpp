@@ -1,5 +1,5 @@
 // The probe job's JSON result: a recorded gloo run (2 TP x 2 PP) and malformed inputs.
-#include "runtime/probe_result.h"
+#include "probe/probe_result.h"
 #include "util/input_error.h"
 
 #include <QFile>
@@ -85,6 +85,19 @@ private slots:
             QFAIL("expected an InputError");
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.pointer()), pointer);
+        }
+    }
+
+    // The version field is read as an int: 1e10 (an integer in JSON) used to be cast to int
+    // unchecked (undefined behaviour; on x86 it happened to read as "not a probe result").
+    void versionOutOfIntRange() {
+        try {
+            probe_result_from_text(R"({"paraplan_probe": 10000000000, "backend": "gloo", "world_size": 1})");
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(e.pointer(), std::string("/paraplan_probe"));
+            QVERIFY2(std::string(e.what()).find("an integer from -2147483648 to 2147483647") != std::string::npos,
+                     e.what());
         }
     }
 };

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paraplan::runtime {
@@ -18,6 +19,13 @@ struct JobRecord {
     int world_size = 0;
     nlohmann::json json;   // the whole job.json
 };
+
+// The record in the text of a job.json that lies in `folder` (the folder's name is the id
+// when the record has none). nullopt, with `problem` (if given) saying why, when the text is
+// not a Paraplan job record or one of the fields above has the wrong type (its JSON pointer).
+// Never throws: job.json is read back from disk, and a job folder may hold anything.
+std::optional<JobRecord> job_record_from_text(std::string_view text, const std::string& folder,
+                                              std::string* problem = nullptr);
 
 // Every readable job in job_dir, newest first (ids start with the UTC time). Folders
 // without a readable job.json are skipped; `problems` (if given) says why.

@@ -1,4 +1,4 @@
-#include "runtime/probe_compare.h"
+#include "probe/probe_compare.h"
 
 #include "estimate/comm.h"
 

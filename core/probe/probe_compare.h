@@ -9,7 +9,7 @@
 // same quantity as the model's group bandwidth (all-reduce time = 2(n-1)/n * bytes / bw).
 #include "estimate/config.h"
 #include "project/cluster.h"
-#include "runtime/probe_result.h"
+#include "probe/probe_result.h"
 
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "runtime/probe_result.h"
+#include "probe/probe_result.h"
 
 #include "util/input_error.h"
 #include "util/json_read.h"

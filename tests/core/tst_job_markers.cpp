@@ -5,7 +5,7 @@
 #include "joblog/line_buffer.h"
 #include "joblog/torchrun_failure.h"
 #include "joblog/wrapper_markers.h"
-#include "runtime/launch_plan.h"
+#include "launch/launch_plan.h"
 
 #include <QProcess>
 #include <QtTest>
