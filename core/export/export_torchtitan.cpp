@@ -144,7 +144,11 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
              << "expert_tensor_parallel_degree = " << (l.etp > 0 ? l.etp : l.tp) << "\n";
     }
     toml << "\n[activation_checkpoint]\nmode = " << toml_string(l.recompute) << "\n";
-    if (kernel_stack(l) == "compile") toml << "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n";
+    // The loss is compiled only where the project says so (layout.compile_loss), so that the run
+    // holds what the memory estimate counts (a compiled loss keeps no fp32 copy of the logits).
+    if (kernel_stack(l) == "compile")
+        toml << "\n[compile]\nenable = true\ncomponents = "
+             << (l.compile_loss ? "[\"model\", \"loss\"]" : "[\"model\"]") << "\n";
     if (mx) {
         toml << "\n[quantize.linear.mx]\nrecipe_name = \"mxfp8_cublas\"\n";
         // MXLinear (job_config.py, v0.2.0) has no all-gather setting: FSDP gathers 16-bit weights.

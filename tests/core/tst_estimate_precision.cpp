@@ -4,6 +4,7 @@
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
 #include "export/export.h"
+#include "export/import.h"
 #include "project/project.h"
 #include "util/input_error.h"
 
@@ -203,7 +204,13 @@ private slots:
         QVERIFY2(toml.find("converters = [\"quantize.linear.float8\"]") != std::string::npos, toml.c_str());
         QVERIFY2(toml.find("[quantize.linear.float8]") != std::string::npos, toml.c_str());
         QVERIFY2(toml.find("recipe_name = \"rowwise\"") != std::string::npos, toml.c_str());
-        QVERIFY2(toml.find("[compile]\nenable = true") != std::string::npos, toml.c_str());
+        QVERIFY2(toml.find("[compile]\nenable = true\ncomponents = [\"model\"]\n") != std::string::npos, toml.c_str());
+        // A compiled loss is written only when the project says so, and reads back the same.
+        tt.layout.compile_loss = true;
+        const std::string toml_loss = file_text(export_torchtitan(tt, opt), "job.toml");
+        QVERIFY2(toml_loss.find("components = [\"model\", \"loss\"]") != std::string::npos, toml_loss.c_str());
+        QVERIFY(import_config(toml_loss, "torchtitan", default_import_base(8), true).project.layout.compile_loss);
+        QVERIFY(!import_config(toml, "torchtitan", default_import_base(8), true).project.layout.compile_loss);
         QVERIFY2(toml.find("mixed_precision_param = \"bfloat16\"") != std::string::npos, toml.c_str());
     }
 };
