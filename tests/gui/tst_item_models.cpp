@@ -1,13 +1,17 @@
 // Every item model the app shows, checked by Qt's own QAbstractItemModelTester through the
 // changes the app makes to it: the planner's results (filled by a real search, re-marked on
-// an edit, sorted through the proxy by a header click, emptied by another search).
+// an edit, sorted through the proxy by a header click, emptied by another search) and the link
+// traffic table (filled from a step playback, emptied when the playback has a problem, refilled).
 #include <qcustomplot.h>
 
+#include "estimate/step_playback.h"
 #include "guitest.h"
+#include "linktrafficview.h"
 #include "mainwindow.h"
 #include "planmodel.h"
 #include "plannerpanel.h"
 #include "projectdocument.h"
+#include "stepplayer.h"
 
 #include <QAbstractItemModelTester>
 #include <QHeaderView>
@@ -72,6 +76,35 @@ private slots:
         QVERIFY(p->model()->rowCount() <= 3);
         QVERIFY(p->model()->rowCount() < before);
         QCOMPARE(p->proxy()->rowCount(), p->model()->rowCount());
+    }
+
+    void linkTrafficModel() {
+        auto w = exampleWindow(tmp_, "llama3.1-70b-4nodes");
+        w->show();
+        LinkTrafficView* v = w->linkTraffic();
+        QAbstractItemModel* m = v->table()->model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(w->stepPlayer()->playback());
+        const paraplan::estimate::StepPlayback pb = *w->stepPlayer()->playback();
+        QVERIFY(pb.links.size() > 4);
+
+        v->setPlayback(&pb);
+        QCOMPARE(m->rowCount(), int(pb.links.size()));
+        QCOMPARE(m->columnCount(), 5);
+        v->setPlayback(nullptr, QStringLiteral("no playback"));   // the table empties
+        QCOMPARE(m->rowCount(), 0);
+        v->setPlayback(&pb);
+        QCOMPARE(m->rowCount(), int(pb.links.size()));
+        // Every cell of the first rows answers the roles the view asks for.
+        for (int r = 0; r < std::min(8, m->rowCount()); ++r)
+            for (int c = 0; c < m->columnCount(); ++c) QVERIFY(m->index(r, c).data().isValid());
+
+        // An edit: the player's next playback replaces the table's rows (the tester checks the signals).
+        QVERIFY(w->document()->edit(QStringLiteral("tp"), [](paraplan::Project& pr) { pr.layout.tp = 4; }));
+        QVERIFY(w->document()->waitForAnalysis());
+        QTRY_VERIFY_WITH_TIMEOUT(w->stepPlayer()->playback().has_value(), 30000);
+        v->setPlayback(&*w->stepPlayer()->playback());
+        QCOMPARE(m->rowCount(), int(w->stepPlayer()->playback()->links.size()));
     }
 };
 
