@@ -13,6 +13,8 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QThread>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -111,6 +113,9 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
         frameWindow_ = nullptr;
         prepare();
     });
+    pool_ = new QThreadPool(this);
+    pool_->setMaxThreadCount(1);
+    pool_->setThreadPriority(QThread::IdlePriority);
     watcher_ = new QFutureWatcher<Built>(this);
     connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
         building_ = false;
@@ -164,11 +169,12 @@ void StepPlayer::prepare() {
     if (!editor_->analysisCurrent()) return;
     const auto a = editor_->latestAnalysis();
     if (building_ && buildingProject_ == a->project_id && buildingRevision_ == a->revision) return;
+    if (building_) ++buildsDropped_;   // the watcher lets go of the older build: its result is never applied
     building_ = true;
     buildingProject_ = a->project_id;
     buildingRevision_ = a->revision;
     ++buildsStarted_;
-    watcher_->setFuture(QtConcurrent::run(&StepPlayer::build, a));   // an older build's result is ignored
+    watcher_->setFuture(QtConcurrent::run(pool_, &StepPlayer::build, a));   // an older build's result is ignored
     emit buildStarted(a->revision);
 }
 
@@ -176,6 +182,7 @@ StepPlayer::Built StepPlayer::build(std::shared_ptr<const ProjectAnalysis> a) {
     Built b;
     b.project_id = a->project_id;
     b.revision = a->revision;
+    b.thread_priority = QThread::currentThread()->priority();
     try {
         b.playback = step_playback(*a->project, *a->rank_map);
     } catch (const std::exception& e) {
@@ -213,6 +220,7 @@ void StepPlayer::apply(Built b) {
         return;
     }
     stale_ = false;
+    lastBuildPriority_ = b.thread_priority;
     problem_ = b.problem;
     playback_ = std::move(b.playback);
     if (!playback_) {

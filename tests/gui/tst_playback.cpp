@@ -439,6 +439,8 @@ void TestPlayback::buildWaitsForAnalysisAndFrame() {
     connect(player, &StepPlayer::buildStarted, &frames,
             [&](quint64 rev) { log.append(QStringLiteral("build %1").arg(rev)); });
     const int before = player->buildsStarted();
+    bool applied = false;   // waited for by signal: playback() would build it here if asked first
+    connect(player, &StepPlayer::playbackChanged, &frames, [&] { applied = true; });
     const int mb = microbatchesAfter(doc->project());
     QVERIFY(doc->edit(QStringLiteral("Set microbatches"), [mb](Project& p) { setMicrobatches(p, mb); }));
     const quint64 rev = doc->revision();
@@ -449,7 +451,11 @@ void TestPlayback::buildWaitsForAnalysisAndFrame() {
     QVERIFY2(log.mid(ready, build - ready).contains(QStringLiteral("frame")),
              qPrintable(log.join(QStringLiteral(", "))));
     QCOMPARE(player->buildsStarted(), before + 1);   // one build for the edit, none before its analysis
-    QTRY_VERIFY_WITH_TIMEOUT(player->playback() && player->playback()->timeline.microbatches == mb, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(applied, 30000);
+    QVERIFY(player->playback());
+    QCOMPARE(player->playback()->timeline.microbatches, mb);
+    // Built on the player's own worker at idle priority: the GUI thread gets the cores first.
+    QCOMPARE(player->lastBuildPriority(), int(QThread::IdlePriority));
 }
 
 // A second edit right as the first one's analysis arrives: the first one's pending build never
