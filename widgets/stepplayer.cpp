@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QCoreApplication>
 #include <QThread>
 #include <QThreadPool>
 #include <QTimer>
@@ -115,7 +116,6 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     });
     pool_ = new QThreadPool(this);
     pool_->setMaxThreadCount(1);
-    pool_->setThreadPriority(QThread::IdlePriority);
     watcher_ = new QFutureWatcher<Built>(this);
     connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
         building_ = false;
@@ -170,6 +170,7 @@ void StepPlayer::prepare() {
     const auto a = editor_->latestAnalysis();
     if (building_ && buildingProject_ == a->project_id && buildingRevision_ == a->revision) return;
     if (building_) ++buildsDropped_;   // the watcher lets go of the older build: its result is never applied
+    pool_->clear();                    // and an older build still queued never runs
     building_ = true;
     buildingProject_ = a->project_id;
     buildingRevision_ = a->revision;
@@ -182,7 +183,7 @@ StepPlayer::Built StepPlayer::build(std::shared_ptr<const ProjectAnalysis> a) {
     Built b;
     b.project_id = a->project_id;
     b.revision = a->revision;
-    b.thread_priority = QThread::currentThread()->priority();
+    b.on_worker = QThread::currentThread() != QCoreApplication::instance()->thread();
     try {
         b.playback = step_playback(*a->project, *a->rank_map);
     } catch (const std::exception& e) {
@@ -220,7 +221,7 @@ void StepPlayer::apply(Built b) {
         return;
     }
     stale_ = false;
-    lastBuildPriority_ = b.thread_priority;
+    lastBuildOnWorker_ = b.on_worker;
     problem_ = b.problem;
     playback_ = std::move(b.playback);
     if (!playback_) {

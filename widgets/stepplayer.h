@@ -52,8 +52,8 @@ public:
     // Builds started and build results dropped because another edit came meanwhile.
     int buildsStarted() const { return buildsStarted_; }
     int buildsDropped() const { return buildsDropped_; }
-    // The QThread::Priority the last applied playback was built at (-1: none yet).
-    int lastBuildPriority() const { return lastBuildPriority_; }
+    // Whether the last applied playback was built on the worker (not waited for on the GUI thread).
+    bool lastBuildOnWorker() const { return lastBuildOnWorker_; }
     // The playback of the current project (waited for, or built here, when stale).
     const std::optional<paraplan::estimate::StepPlayback>& playback() const;
     QString problem() const;
@@ -105,7 +105,7 @@ private:
         std::uint64_t project_id = 0, revision = 0;
         std::optional<paraplan::estimate::StepPlayback> playback;
         QString problem;
-        int thread_priority = -1;   // QThread::Priority of the thread that built it
+        bool on_worker = false;   // built off the GUI thread
     };
     static Built build(std::shared_ptr<const ProjectAnalysis> a);
     void apply(Built b);
@@ -121,15 +121,16 @@ private:
     QString problem_;
     bool stale_ = true;
     QFutureWatcher<Built>* watcher_;
-    // The builds' own worker, at idle thread priority: a build is background work the user
-    // may never look at, so the GUI thread and an edit's analysis get the cores first.
+    // The builds' own worker (one thread): a newer build drops the queued older ones. Not at
+    // QThread::IdlePriority: on Linux that is SCHED_IDLE, and under load a stale build then
+    // held the window's close for seconds (the pool waits for a running build).
     QThreadPool* pool_;
     std::uint64_t buildingProject_ = 0, buildingRevision_ = 0;
     bool building_ = false;
     QPointer<QWidget> frameWindow_;   // whose next repaint a deferred prepare() waits for
     QTimer* frameFallback_;           // prepare() anyway if no repaint comes
     int buildsStarted_ = 0, buildsDropped_ = 0;
-    int lastBuildPriority_ = -1;
+    bool lastBuildOnWorker_ = false;
     double t_ = 0;
     double speed_ = 1;
     bool showing_ = false;
