@@ -174,8 +174,9 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     connect(player_, &StepPlayer::playbackChanged, this,
             [this] { links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem()); });
     connect(doc_, &ProjectDocument::analysisReady, player_, [this] {
+        // After the edit's first frame (on a worker; the link view follows playbackChanged).
         player_->refresh();
-        if (links_->isVisible()) player_->prepare();   // on a worker; the view follows playbackChanged
+        if (links_->isVisible()) player_->prepareAfterFrame();
     });
     connect(docks_.value(QStringLiteral("links")), &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible) player_->prepare();

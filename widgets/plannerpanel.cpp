@@ -427,6 +427,8 @@ void PlannerPanel::refresh() {
         updateButtons();
     }
     model_->setCurrent(editor_->project());
+    if (autoRunPending_ && editor_->analysisCurrent())
+        QMetaObject::invokeMethod(this, &PlannerPanel::autoRun, Qt::QueuedConnection);
     if (!isStale()) {
         stale_->hide();
         return;
@@ -473,10 +475,21 @@ bool PlannerPanel::applySelected() {
 void PlannerPanel::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
     // The first time the view is shown, plan the open project so the table is never empty.
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            if (!hasRun_ && !isRunning() && isVisible()) run();
-        },
-        Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, &PlannerPanel::autoRun, Qt::QueuedConnection);
+}
+
+void PlannerPanel::autoRun() {
+    autoRunPending_ = false;
+    if (hasRun_ || isRunning() || !isVisible()) return;
+    const int gpus = editor_->project().world_size();
+    if (gpus > kAutoRunMaxGpus) {
+        summary_->setText(tr("%1 GPUs: press Plan (F5) to search this cluster's layouts.").arg(gpus));
+        return;
+    }
+    // The open state's analysis first (its analysisReady brings refresh(), which comes back here).
+    if (!editor_->analysisCurrent()) {
+        autoRunPending_ = true;
+        return;
+    }
+    run();
 }

@@ -38,6 +38,13 @@ public:
     QCustomPlot* plot() const { return plot_; }
     bool isRunning() const;
     bool hasRun() const { return hasRun_; }
+    // The search the panel starts by itself the first time it is shown (so the table is never
+    // empty) waits until the open state's analysis is at hand, so it never competes for the
+    // cores with an edit's analysis, and is not started at all above this many GPUs (there it
+    // runs on Plan / F5 only).
+    static constexpr int kAutoRunMaxGpus = 16384;
+    // The automatic search waits for the open state's analysis (refresh() starts it).
+    bool autoRunPending() const { return autoRunPending_; }
     // Stale: the model, cluster or batch changed since the search, or another project is
     // open (New, Open): the rows no longer fit and cannot be applied.
     bool isStale() const;
@@ -101,4 +108,6 @@ private:
     std::uint64_t runRevision_ = 0;    // and its state then (ProjectEditor::revision)
     bool hasRun_ = false;
     bool running_ = false;
+    bool autoRunPending_ = false;
+    void autoRun();
 };

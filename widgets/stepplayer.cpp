@@ -8,10 +8,14 @@
 #include <QComboBox>
 #include <QtConcurrent/QtConcurrentRun>
 #include <QDateTime>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QCoreApplication>
+#include <QThread>
+#include <QThreadPool>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -25,6 +29,8 @@ using namespace paraplan::estimate;
 namespace {
 constexpr int kSliderSteps = 10000;
 constexpr int kFrameMs = 33;   // ~30 frames per second
+// A deferred build starts at the latest this long after the analysis arrived, repaint or not.
+constexpr int kFrameFallbackMs = 250;
 
 // Position on the heat scale per activity (viridis: dark = idle, bright = backward).
 double fraction_of(Activity a) {
@@ -100,6 +106,16 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
         advance((now - lastTick_) / 1000.0);
         lastTick_ = now;
     });
+    frameFallback_ = new QTimer(this);
+    frameFallback_->setSingleShot(true);
+    frameFallback_->setInterval(kFrameFallbackMs);
+    connect(frameFallback_, &QTimer::timeout, this, [this] {
+        if (frameWindow_) frameWindow_->removeEventFilter(this);
+        frameWindow_ = nullptr;
+        prepare();
+    });
+    pool_ = new QThreadPool(this);
+    pool_->setMaxThreadCount(1);
     watcher_ = new QFutureWatcher<Built>(this);
     connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
         building_ = false;
@@ -107,12 +123,38 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
         apply(watcher_->future().takeResult());
         if (stale_ && (showing_ || isVisible())) prepare();   // an edit came meanwhile
     });
-    refresh();
+    stale_ = true;
+    if (showing_ || isVisible()) prepare();
 }
 
 void StepPlayer::refresh() {
     stale_ = true;
-    if (showing_ || isVisible()) prepare();
+    if (showing_ || isVisible()) prepareAfterFrame();
+}
+
+void StepPlayer::prepareAfterFrame() {
+    if (!stale_) return;
+    QWidget* w = window();
+    if (!w || !w->isVisible()) return prepare();
+    // The window paints all its dirty widgets in one pass on its UpdateRequest: start the
+    // build once that pass is done (a queued call after the event), so the edit's first
+    // frame gets the cores first.
+    if (frameWindow_ != w) {
+        if (frameWindow_) frameWindow_->removeEventFilter(this);
+        frameWindow_ = w;
+        w->installEventFilter(this);
+    }
+    frameFallback_->start();
+}
+
+bool StepPlayer::eventFilter(QObject* o, QEvent* e) {
+    if (o == frameWindow_ && e->type() == QEvent::UpdateRequest) {
+        frameWindow_->removeEventFilter(this);
+        frameWindow_ = nullptr;
+        frameFallback_->stop();
+        QMetaObject::invokeMethod(this, &StepPlayer::prepare, Qt::QueuedConnection);
+    }
+    return QWidget::eventFilter(o, e);
 }
 
 void StepPlayer::showEvent(QShowEvent* e) {
@@ -122,18 +164,26 @@ void StepPlayer::showEvent(QShowEvent* e) {
 
 void StepPlayer::prepare() {
     if (!stale_) return;
-    const auto a = editor_->analysis();   // current: the document announced it (or waits here)
+    // Never wait for an analysis here: while the current state's is being worked out, its
+    // analysisReady brings refresh() (and this) again.
+    if (!editor_->analysisCurrent()) return;
+    const auto a = editor_->latestAnalysis();
     if (building_ && buildingProject_ == a->project_id && buildingRevision_ == a->revision) return;
+    if (building_) ++buildsDropped_;   // the watcher lets go of the older build: its result is never applied
+    pool_->clear();                    // and an older build still queued never runs
     building_ = true;
     buildingProject_ = a->project_id;
     buildingRevision_ = a->revision;
-    watcher_->setFuture(QtConcurrent::run(&StepPlayer::build, a));   // an older build's result is ignored
+    ++buildsStarted_;
+    watcher_->setFuture(QtConcurrent::run(pool_, &StepPlayer::build, a));   // an older build's result is ignored
+    emit buildStarted(a->revision);
 }
 
 StepPlayer::Built StepPlayer::build(std::shared_ptr<const ProjectAnalysis> a) {
     Built b;
     b.project_id = a->project_id;
     b.revision = a->revision;
+    b.on_worker = QThread::currentThread() != QCoreApplication::instance()->thread();
     try {
         b.playback = step_playback(*a->project, *a->rank_map);
     } catch (const std::exception& e) {
@@ -166,8 +216,12 @@ QString StepPlayer::problem() const {
 }
 
 void StepPlayer::apply(Built b) {
-    if (b.project_id != editor_->projectId() || b.revision != editor_->revision()) return;   // stale
+    if (b.project_id != editor_->projectId() || b.revision != editor_->revision()) {   // stale
+        ++buildsDropped_;
+        return;
+    }
     stale_ = false;
+    lastBuildOnWorker_ = b.on_worker;
     problem_ = b.problem;
     playback_ = std::move(b.playback);
     if (!playback_) {

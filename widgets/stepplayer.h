@@ -23,6 +23,7 @@ class ProjectEditor;
 class QComboBox;
 class QLabel;
 class QSlider;
+class QThreadPool;
 class QTimer;
 class QToolButton;
 class RankGrid;
@@ -38,10 +39,21 @@ public:
     // overlay is shown (keeping the playhead, clamped), else on first use -- building it costs
     // an estimate and a schedule simulation, which edits need not pay for while nobody looks.
     // The build runs on a worker over the analysis's snapshot and rank map; its result is
-    // dropped when another edit came meanwhile.
+    // dropped when another edit came meanwhile. It starts only once the window has painted
+    // the frame that shows the analysis (see prepareAfterFrame), so it never competes for
+    // the cores with the edit's own analysis and first frame.
     void refresh();
-    // Starts building the current project's playback (on a worker) if it is stale.
+    // Starts building the current project's playback (on a worker) if it is stale and the
+    // current state's analysis is at hand (never waits for it: analysisReady brings refresh).
     void prepare();
+    // prepare() once the window's next repaint is done (or at once when it is not shown).
+    // A newer edit before then makes the pending start its own.
+    void prepareAfterFrame();
+    // Builds started and build results dropped because another edit came meanwhile.
+    int buildsStarted() const { return buildsStarted_; }
+    int buildsDropped() const { return buildsDropped_; }
+    // Whether the last applied playback was built on the worker (not waited for on the GUI thread).
+    bool lastBuildOnWorker() const { return lastBuildOnWorker_; }
     // The playback of the current project (waited for, or built here, when stale).
     const std::optional<paraplan::estimate::StepPlayback>& playback() const;
     QString problem() const;
@@ -79,17 +91,21 @@ signals:
     void showingChanged(bool showing);
     // The playback was rebuilt (the link-traffic view follows it).
     void playbackChanged();
+    // A playback build started on a worker for this state (ProjectEditor::revision).
+    void buildStarted(quint64 revision);
     // The panel's Export… button: save the playback as pictures (the main window does it).
     void exportRequested();
 
 protected:
     void showEvent(QShowEvent* e) override;
+    bool eventFilter(QObject* o, QEvent* e) override;
 
 private:
     struct Built {
         std::uint64_t project_id = 0, revision = 0;
         std::optional<paraplan::estimate::StepPlayback> playback;
         QString problem;
+        bool on_worker = false;   // built off the GUI thread
     };
     static Built build(std::shared_ptr<const ProjectAnalysis> a);
     void apply(Built b);
@@ -105,8 +121,16 @@ private:
     QString problem_;
     bool stale_ = true;
     QFutureWatcher<Built>* watcher_;
+    // The builds' own worker (one thread): a newer build drops the queued older ones. Not at
+    // QThread::IdlePriority: on Linux that is SCHED_IDLE, and under load a stale build then
+    // held the window's close for seconds (the pool waits for a running build).
+    QThreadPool* pool_;
     std::uint64_t buildingProject_ = 0, buildingRevision_ = 0;
     bool building_ = false;
+    QPointer<QWidget> frameWindow_;   // whose next repaint a deferred prepare() waits for
+    QTimer* frameFallback_;           // prepare() anyway if no repaint comes
+    int buildsStarted_ = 0, buildsDropped_ = 0;
+    bool lastBuildOnWorker_ = false;
     double t_ = 0;
     double speed_ = 1;
     bool showing_ = false;

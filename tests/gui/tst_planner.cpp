@@ -10,6 +10,7 @@
 #include "project/project.h"
 #include "projectdocument.h"
 #include "rules/validate.h"
+#include "../scale_project.h"
 #include "search/apply_plan.h"
 
 #include <QHeaderView>
@@ -197,6 +198,53 @@ private slots:
         QVERIFY(done.wait(60'000) || !done.isEmpty());
         QVERIFY(w->plannerPanel()->isVisible());
         QVERIFY(w->plannerPanel()->model()->rowCount() > 0);
+    }
+
+    // Shown at start, the panel plans the open project by itself, but only once that project's
+    // analysis has arrived: the search never competes with the analysis for the cores.
+    void autoRunWaitsForAnalysis() {
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec-auto")));
+        ProjectDocument* doc = w->document();
+        // Large enough that its analysis on a worker is still running when the window shows.
+        w->openProject(scale_project(512), QString());
+        QStringList log;
+        connect(doc, &ProjectDocument::analysisReady, this,
+                [&](quint64 rev) { log.append(QStringLiteral("ready %1").arg(rev)); });
+        PlannerPanel* p = w->plannerPanel();
+        connect(p, &PlannerPanel::started, this,
+                [&] { log.append(QStringLiteral("search %1 %2").arg(doc->revision()).arg(doc->analysisCurrent())); });
+        w->show();
+        QVERIFY(p->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(p->isRunning(), 60000);
+        p->cancel();   // the order is what counts here, not the search
+        QTRY_VERIFY_WITH_TIMEOUT(!p->isRunning(), 60000);
+        const int search = log.indexOf(QStringLiteral("search %1 1").arg(doc->revision()));
+        QVERIFY2(search >= 0, qPrintable(log.join(QStringLiteral(", "))));
+        const int ready = log.indexOf(QStringLiteral("ready %1").arg(doc->revision()));
+        QVERIFY2(ready >= 0 && ready < search, qPrintable(log.join(QStringLiteral(", "))));
+        QCOMPARE(log.filter(QStringLiteral("search")).size(), 1);
+    }
+
+    // Above PlannerPanel::kAutoRunMaxGpus the panel does not search by itself (the search would
+    // compete with every edit for the cores); Plan still does.
+    void noAutoRunAtScale() {
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec-scale")));
+        const int nodes = PlannerPanel::kAutoRunMaxGpus / 8 + 32;
+        w->setProject(scale_project(nodes), QString());
+        QVERIFY(w->project().world_size() > PlannerPanel::kAutoRunMaxGpus);
+        PlannerPanel* p = w->plannerPanel();
+        QSignalSpy started(p, &PlannerPanel::started);
+        w->show();
+        QVERIFY(p->isVisible());
+        QVERIFY(w->document()->waitForAnalysis());
+        QTest::qWait(300);
+        QCOMPARE(started.count(), 0);
+        QVERIFY(!p->hasRun() && !p->isRunning() && !p->autoRunPending());
+        QVERIFY2(p->summaryText().contains(QStringLiteral("F5")), qPrintable(p->summaryText()));
+        p->run();   // on request it searches
+        QCOMPARE(started.count(), 1);
+        p->cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!p->isRunning(), 60000);
     }
 };
 

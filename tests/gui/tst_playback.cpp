@@ -50,6 +50,9 @@ private slots:
     void exportMp4();
     void playbackWinsOverLiveColouring();
     void commandLineFrames();
+    void buildWaitsForAnalysisAndFrame();
+    void editBeforeFrameSkipsStaleBuild();
+    void editDuringBuildDropsIt();
 
 private:
     QTemporaryDir dir_;
@@ -385,6 +388,132 @@ void TestPlayback::commandLineFrames() {
     QVERIFY(bad.waitForFinished(120000));
     QCOMPARE(bad.exitCode(), 2);
     QVERIFY(QString::fromLocal8Bit(bad.readAllStandardError()).contains(QStringLiteral("--playback-frames")));
+}
+
+namespace {
+// Records, in order, the window's repaint passes (its UpdateRequest) as "frame".
+class FrameLog : public QObject {
+public:
+    QStringList* log = nullptr;
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::UpdateRequest) log->append(QStringLiteral("frame"));
+        return QObject::eventFilter(o, e);
+    }
+};
+
+// A shown main window with the playback panel in front and its first playback built.
+std::unique_ptr<MainWindow> shownPlayerWindow(const QTemporaryDir& dir) {
+    auto w = exampleWindow(dir, "llama3.1-8b-pp4-1node");
+    w->resize(1200, 800);
+    w->show();
+    w->raiseView(QStringLiteral("playback"));
+    StepPlayer* player = w->stepPlayer();
+    if (!QTest::qWaitFor([&] { return player->isVisible() && player->buildsStarted() > 0; }, 10000)) return nullptr;
+    player->playback();   // waits for the first build
+    QTest::qWait(50);
+    return w;
+}
+
+int microbatchesAfter(const Project& p) { return p.layout.num_microbatches == 8 ? 16 : 8; }
+
+// A valid edit: the global batch follows the number of microbatches.
+void setMicrobatches(Project& p, int mb) {
+    p.training.global_batch_size = p.training.global_batch_size / p.layout.num_microbatches * mb;
+    p.layout.num_microbatches = mb;
+}
+}   // namespace
+
+// The playback of an edit is built only after that edit's analysis arrived and the window
+// painted the frame showing it: it never competes with the analysis or the first frame.
+void TestPlayback::buildWaitsForAnalysisAndFrame() {
+    auto w = shownPlayerWindow(dir_);
+    QVERIFY(w);
+    StepPlayer* player = w->stepPlayer();
+    ProjectDocument* doc = w->document();
+    QStringList log;
+    FrameLog frames;
+    frames.log = &log;
+    w->installEventFilter(&frames);
+    connect(doc, &ProjectDocument::analysisReady, &frames,
+            [&](quint64 rev) { log.append(QStringLiteral("ready %1").arg(rev)); });
+    connect(player, &StepPlayer::buildStarted, &frames,
+            [&](quint64 rev) { log.append(QStringLiteral("build %1").arg(rev)); });
+    const int before = player->buildsStarted();
+    bool applied = false;   // waited for by signal: playback() would build it here if asked first
+    connect(player, &StepPlayer::playbackChanged, &frames, [&] { applied = true; });
+    const int mb = microbatchesAfter(doc->project());
+    QVERIFY(doc->edit(QStringLiteral("Set microbatches"), [mb](Project& p) { setMicrobatches(p, mb); }));
+    const quint64 rev = doc->revision();
+    QTRY_VERIFY_WITH_TIMEOUT(log.contains(QStringLiteral("build %1").arg(rev)), 10000);
+    const int ready = log.indexOf(QStringLiteral("ready %1").arg(rev));
+    const int build = log.indexOf(QStringLiteral("build %1").arg(rev));
+    QVERIFY2(ready >= 0 && ready < build, qPrintable(log.join(QStringLiteral(", "))));
+    QVERIFY2(log.mid(ready, build - ready).contains(QStringLiteral("frame")),
+             qPrintable(log.join(QStringLiteral(", "))));
+    QCOMPARE(player->buildsStarted(), before + 1);   // one build for the edit, none before its analysis
+    QTRY_VERIFY_WITH_TIMEOUT(applied, 30000);
+    QVERIFY(player->playback());
+    QCOMPARE(player->playback()->timeline.microbatches, mb);
+    // Built on a worker, not on the GUI thread (playback() was not asked for it first).
+    QVERIFY(player->lastBuildOnWorker());
+}
+
+// A second edit right as the first one's analysis arrives: the first one's pending build never
+// starts; only the newest state's does.
+void TestPlayback::editBeforeFrameSkipsStaleBuild() {
+    auto w = shownPlayerWindow(dir_);
+    QVERIFY(w);
+    StepPlayer* player = w->stepPlayer();
+    ProjectDocument* doc = w->document();
+    QList<quint64> built;
+    connect(player, &StepPlayer::buildStarted, player, [&](quint64 rev) { built.append(rev); });
+    const int mbA = microbatchesAfter(doc->project());
+    const int mbB = mbA == 8 ? 16 : 8;
+    QVERIFY(doc->edit(QStringLiteral("Set microbatches"), [mbA](Project& p) { setMicrobatches(p, mbA); }));
+    const quint64 revA = doc->revision();
+    bool editedB = false;
+    // Connected after the window's own handler: the player has just been told to refresh.
+    auto once = connect(doc, &ProjectDocument::analysisReady, player, [&](quint64 rev) {
+        if (rev != revA || editedB) return;
+        editedB = true;
+        doc->edit(QStringLiteral("Set microbatches"), [mbB](Project& p) { setMicrobatches(p, mbB); });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(editedB, 10000);
+    disconnect(once);
+    const quint64 revB = doc->revision();
+    QVERIFY(revB != revA);
+    QTRY_VERIFY_WITH_TIMEOUT(built.contains(revB), 10000);
+    QVERIFY2(!built.contains(revA), "a build started for a state already replaced");
+    QTRY_VERIFY_WITH_TIMEOUT(player->playback() && player->playback()->timeline.microbatches == mbB, 10000);
+}
+
+// An edit while a playback build runs: that build's result is dropped, the new state's is built.
+void TestPlayback::editDuringBuildDropsIt() {
+    auto w = shownPlayerWindow(dir_);
+    QVERIFY(w);
+    StepPlayer* player = w->stepPlayer();
+    ProjectDocument* doc = w->document();
+    int changedPlayback = 0;
+    connect(player, &StepPlayer::playbackChanged, player, [&] { ++changedPlayback; });
+    const int mbA = microbatchesAfter(doc->project());
+    const int mbB = mbA == 8 ? 16 : 8;
+    QVERIFY(doc->edit(QStringLiteral("Set microbatches"), [mbA](Project& p) { setMicrobatches(p, mbA); }));
+    const quint64 revA = doc->revision();
+    const int dropped = player->buildsDropped();
+    bool editedB = false;
+    // The build of A has just started on a worker; its result comes back through the event loop.
+    auto once = connect(player, &StepPlayer::buildStarted, player, [&](quint64 rev) {
+        if (rev != revA || editedB) return;
+        editedB = true;
+        doc->edit(QStringLiteral("Set microbatches"), [mbB](Project& p) { setMicrobatches(p, mbB); });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(editedB, 10000);
+    disconnect(once);
+    QTRY_COMPARE_WITH_TIMEOUT(player->buildsDropped(), dropped + 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(changedPlayback == 1, 10000);   // B's, never A's
+    QVERIFY(player->playback());
+    QCOMPARE(player->playback()->timeline.microbatches, mbB);
+    QCOMPARE(changedPlayback, 1);
 }
 
 QTEST_MAIN(TestPlayback)
