@@ -186,9 +186,9 @@ void fp8_gpu(const Project& p, Out& out) {
 // The recipe's scaling must run on every GPU of the cluster (GPUs without FP8 at all are kernel.fp8_gpu's).
 // Transformer Engine v2.9, transformer_engine/pytorch/quantization.py: check_mxfp8_support needs compute
 // capability >= 10.0 (Blackwell; B200 is 10.0); check_fp8_block_scaling_support needs >= 9.0 (Hopper or newer)
-// and CUDA >= 12.9 (v2.4-v2.8 fp8.py: Hopper only, < 10.0). torchao's MX formats (prototype/mx_formats
-// README) also need sm100. ROCm's Transformer Engine (check_mxfp8_support) runs MXFP8 on gfx950 and newer;
-// the MI300X is gfx942.
+// and CUDA >= 12.9 (v2.4-v2.8 fp8.py: Hopper only, < 10.0). torchao's MX training (prototype/mx_formats
+// README) runs its cuBLAS/CUTLASS MXFP8 GEMMs on Blackwell; older GPUs get only the emulated GEMM.
+// AMD parts (CDNA2/3 in the catalog) count as lacking MXFP8; block scaling is checked on NVIDIA parts only.
 void fp8_recipe_gpu(const Project& p, Out& out) {
     const std::string& r = p.layout.fp8_recipe;
     if (!fp8_on(p) || (r != "mxfp8" && r != "blockwise")) return;
