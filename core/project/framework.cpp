@@ -128,6 +128,8 @@ std::vector<FrameworkTraits> make_table() {
     mg.overlap_param_gather = true;
     mg.overlap_p2p_interleaved = true;
     mg.kernels = "te";
+    // arguments.py --fp8-recipe choices (core_v0.14.0): tensorwise delayed mxfp8 blockwise.
+    mg.fp8_recipes = {"tensorwise", "delayed", "mxfp8", "blockwise"};
     mg.fused_vocab_parallel_loss = true;   // tensor_parallel/cross_entropy.py vocab_parallel_cross_entropy
     t.push_back(mg);
 
@@ -156,6 +158,9 @@ std::vector<FrameworkTraits> make_table() {
     tt.overlap_param_gather = true;
     tt.overlap_p2p = true;
     tt.kernels = "eager";
+    // v0.2.2 config/job_config.py: [quantize.linear.float8] recipe_name (tensorwise, rowwise,
+    // rowwise_with_gw_hp); MX formats through the separate converter "quantize.linear.mx".
+    tt.fp8_recipes = {"tensorwise", "rowwise", "mxfp8"};
     tt.op_sac = true;
     tt.fsdp2 = true;
     tt.fsdp_reshard_off_with_pp = true;   // parallelize.py apply_fsdp: reshard_after_forward False with pp

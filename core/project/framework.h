@@ -104,6 +104,7 @@ struct FrameworkTraits {
     bool overlap_p2p = false;                 // always (torchtitan)
     bool overlap_p2p_interleaved = false;     // with the interleaved schedule (Megatron)
     const char* kernels;                      // kernel stack by default ("te" or "eager")
+    std::vector<std::string> fp8_recipes;     // layout.fp8_recipe values it accepts (empty: it has no recipe choice)
     bool fused_switches_mean_te = false;      // fused_norm + jit_fused run the fused (TE-like) stack
     bool shardformer = false;                 // runs ColossalAI ShardFormer policies
     bool op_sac = false;                      // selective recomputation is op-level SAC (torchtitan)

@@ -1,6 +1,7 @@
 #include "rules/common.h"
 
 #include "catalog/catalog.h"
+#include "project/framework.h"
 
 #include <set>
 
@@ -14,6 +15,33 @@ std::vector<const GpuSpec*> cluster_gpus(const Project& p) {
         if (seen.insert(n.gpu).second)
             if (const GpuSpec* g = catalog::find_gpu(n.gpu)) out.push_back(g);
     return out;
+}
+
+bool fp8_on(const Project& p) { return p.layout.fp8 || p.training.precision == "fp8"; }
+
+// The recipes a framework accepts (all of kFp8Recipes where it has no recipe choice).
+const std::vector<std::string>& framework_recipes(const Project& p) {
+    const FrameworkTraits* t = find_traits(p.layout.framework);
+    return t && !t->fp8_recipes.empty() ? t->fp8_recipes : kFp8Recipes;
+}
+
+bool accepted(const std::vector<std::string>& v, const std::string& s) {
+    for (const auto& x : v)
+        if (x == s) return true;
+    return false;
+}
+
+// Fixes for an FP8 recipe: each accepted recipe from `allowed` (in that order), then FP8 off.
+std::vector<Fix> recipe_fixes(const Project& p, const std::vector<std::string>& allowed) {
+    std::vector<Fix> c;
+    for (const auto& r : allowed)
+        if (r != p.layout.fp8_recipe && accepted(framework_recipes(p), r))
+            c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
+    Fix off{"Turn FP8 off (train in bf16)", {}};
+    if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
+    if (p.training.precision == "fp8") off.changes.push_back({"/training/precision", "bf16"});
+    c.push_back(off);
+    return c;
 }
 
 bool half_precision(const std::string& precision) {
@@ -153,6 +181,48 @@ void fp8_gpu(const Project& p, Out& out) {
         out.push_back(d);
         return;
     }
+}
+
+// The recipe's scaling must run on every GPU of the cluster (GPUs without FP8 at all are kernel.fp8_gpu's).
+// Transformer Engine v2.9, transformer_engine/pytorch/quantization.py: check_mxfp8_support needs compute
+// capability >= 10.0 (Blackwell; B200 is 10.0); check_fp8_block_scaling_support needs >= 9.0 (Hopper or newer)
+// and CUDA >= 12.9 (v2.4-v2.8 fp8.py: Hopper only, < 10.0). torchao's MX training (prototype/mx_formats
+// README) runs its cuBLAS/CUTLASS MXFP8 GEMMs on Blackwell; older GPUs get only the emulated GEMM.
+// AMD parts (CDNA2/3 in the catalog) count as lacking MXFP8; block scaling is checked on NVIDIA parts only.
+void fp8_recipe_gpu(const Project& p, Out& out) {
+    const std::string& r = p.layout.fp8_recipe;
+    if (!fp8_on(p) || (r != "mxfp8" && r != "blockwise")) return;
+    for (const GpuSpec* g : cluster_gpus(p)) {
+        if (!g->supports_fp8()) continue;
+        const bool mx = r == "mxfp8";
+        if (mx ? g->arch == "blackwell" : (g->vendor != "nvidia" || g->arch == "hopper" || g->arch == "blackwell"))
+            continue;
+        auto d = diag(Severity::Error, "kernel.fp8_recipe_gpu",
+                      g->name + " (" + g->arch + ") cannot run the " + r + " FP8 recipe: " +
+                          (mx ? "MXFP8 block scaling needs Blackwell tensor cores (compute capability 10.0)."
+                              : "FP8 block-scaled GEMMs need Hopper or newer (compute capability 9.0+)."),
+                      mx ? "Device compute capability 10.0 or higher required for MXFP8 execution."
+                         : "FP8 block scaled GEMM requires compute capability 9.0 or higher and CUDA >= 12.9.",
+                      {"/layout/fp8_recipe"});
+        add_fixes(d, &fp8_recipe_gpu, p, recipe_fixes(p, {"tensorwise", "delayed", "rowwise"}));
+        out.push_back(d);
+        return;
+    }
+}
+
+void fp8_recipe_accepted(const Project& p, Out& out, RuleFn self, const std::string& rule,
+                         const std::string& framework_error) {
+    if (!fp8_on(p)) return;
+    const auto& ok = framework_recipes(p);
+    if (accepted(ok, p.layout.fp8_recipe)) return;
+    std::string list;
+    for (const auto& r : ok) list += (list.empty() ? "" : ", ") + r;
+    auto d = diag(Severity::Error, rule,
+                  traits_of(p.layout).display_name + std::string(" has no ") + p.layout.fp8_recipe +
+                      " FP8 recipe; fp8_recipe must be one of " + list + ".",
+                  framework_error, {"/layout/fp8_recipe"});
+    add_fixes(d, self, p, recipe_fixes(p, ok));
+    out.push_back(d);
 }
 
 // ColossalAI's fused LayerNorm/RMSNorm come from apex (shardformer/layer/normalization.py).

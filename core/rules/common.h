@@ -12,9 +12,14 @@ void bf16_gpu(const Project& p, Out& out);                // kernel.bf16_gpu
 void flash_attention_gpu(const Project& p, Out& out);     // kernel.flash_attention_gpu
 void flash_attention_dtype(const Project& p, Out& out);   // kernel.flash_attention_dtype
 void fp8_gpu(const Project& p, Out& out);                 // kernel.fp8_gpu
+void fp8_recipe_gpu(const Project& p, Out& out);          // kernel.fp8_recipe_gpu
 void fused_norm_apex(const Project& p, Out& out);         // kernel.fused_norm_apex (info)
 
 // Shared check: tp divides the attention heads (Megatron, torchtitan, DeviceMesh name it `rule`).
+// layout.fp8_recipe must be one the framework accepts (FrameworkTraits::fp8_recipes).
+void fp8_recipe_accepted(const Project& p, Out& out, RuleFn self, const std::string& rule,
+                         const std::string& framework_error);
+
 void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string& rule,
                       const std::string& framework_error);
 

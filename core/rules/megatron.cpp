@@ -438,6 +438,32 @@ void mg_zero(const Project& p, Out& out) {
     out.push_back(d);
 }
 
+// arguments.py (core_v0.14.0): --fp8-recipe choices tensorwise, delayed, mxfp8, blockwise.
+void mg_fp8_recipe(const Project& p, Out& out) {
+    fp8_recipe_accepted(p, out, &mg_fp8_recipe, "megatron.fp8_recipe",
+                        "argument --fp8-recipe: invalid choice: '" + p.layout.fp8_recipe +
+                            "' (choose from 'tensorwise', 'delayed', 'mxfp8', 'blockwise')");
+}
+
+// FP8 runs only in Transformer Engine layers: --transformer-impl local (kernels eager) builds the
+// layers from megatron/core/tensor_parallel/layers.py, which have no FP8 path, and
+// get_gpt_layer_local_spec's fp8 argument is deprecated and ignored (gpt_layer_specs.py, core_v0.14.0).
+void mg_fp8_kernels(const Project& p, Out& out) {
+    if (!(p.layout.fp8 || p.training.precision == "fp8") || kernel_stack(p.layout) != "eager") return;
+    std::vector<std::string> fields{"/layout/kernels"};
+    if (p.layout.fp8) fields.push_back("/layout/fp8");
+    auto d = diag(Severity::Error, "megatron.fp8_kernels",
+                  "FP8 needs Megatron's Transformer Engine layers, but kernels \"eager\" is --transformer-impl "
+                  "local, whose layers have no FP8 GEMMs.",
+                  "", fields);
+    Fix off{"Turn FP8 off (train in bf16)", {}};
+    if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
+    if (p.training.precision == "fp8") off.changes.push_back({"/training/precision", "bf16"});
+    add_fixes(d, &mg_fp8_kernels, p,
+              {set_value("/layout/kernels", "te", "Use Transformer Engine layers (kernels te)"), off});
+    out.push_back(d);
+}
+
 }   // namespace
 
 const std::vector<RuleFn>& megatron_rules() {
@@ -466,6 +492,9 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &mg_fp8_recipe,
+                                          &fp8_recipe_gpu,
+                                          &mg_fp8_kernels,
                                           &fused_norm_apex};
     return r;
 }

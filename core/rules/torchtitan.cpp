@@ -231,6 +231,12 @@ void tt_fp8_all_gather(const Project& p, Out& out) {
     out.push_back(d);
 }
 
+// v0.2.2 config/job_config.py: Float8Linear recipe_name tensorwise, rowwise, rowwise_with_gw_hp;
+// MX formats come from the separate converter quantize.linear.mx. No delayed or block-wise scaling.
+void tt_fp8_recipe(const Project& p, Out& out) {
+    fp8_recipe_accepted(p, out, &tt_fp8_recipe, "torchtitan.fp8_recipe", "");
+}
+
 }   // namespace
 
 const std::vector<RuleFn>& torchtitan_rules() {
@@ -252,6 +258,8 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &tt_fp8_recipe,
+                                          &fp8_recipe_gpu,
                                           &tt_fp8_all_gather,
                                           &fused_norm_apex};
     return r;

@@ -24,6 +24,12 @@ const QByteArray kBad = R"({"paraplan": 1, "cluster": {"gpu": "h100-sxm", "nodes
   "training": {"global_batch_size": 64, "micro_batch_size": 1, "seq_len": 4096, "precision": "bf16"},
   "layout": {"framework": "colossalai", "tp": 2, "pp": 3, "zero_stage": 1}})";
 
+// Megatron with MXFP8 on H100 (compute capability 9.0): Transformer Engine's check_mxfp8_support needs 10.0.
+const QByteArray kMxfp8Hopper = R"({"paraplan": 1, "cluster": {"gpu": "h100-sxm", "nodes": 2, "gpus_per_node": 8},
+  "model": {"preset": "llama3.1-8b"},
+  "training": {"global_batch_size": 64, "micro_batch_size": 1, "seq_len": 4096, "precision": "bf16"},
+  "layout": {"framework": "megatron", "tp": 2, "pp": 2, "fp8": true, "fp8_recipe": "mxfp8"}})";
+
 }   // namespace
 
 class TestCliRules : public QObject {
@@ -49,6 +55,31 @@ private slots:
         r = cli({QStringLiteral("validate"), bad});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.out.contains("[colossalai.world_divisible]") && r.out.contains("/layout/pp = "), r.out);
+    }
+
+    void validateReportsFp8RecipeGpu() {
+        QTemporaryDir dir;
+        const QString bad = write(dir, QStringLiteral("mx.paraplan.json"), kMxfp8Hopper);
+        auto r = cli({QStringLiteral("validate"), bad, QStringLiteral("--json")});
+        QCOMPARE(r.code, 1);
+        const auto o = parseObject(r.out);
+        QJsonObject d;
+        for (const auto v : o.value(QStringLiteral("diagnostics")).toArray())
+            if (v.toObject().value(QStringLiteral("rule")).toString() == QStringLiteral("kernel.fp8_recipe_gpu"))
+                d = v.toObject();
+        QVERIFY2(!d.isEmpty(), r.out);
+        QCOMPARE(d.value(QStringLiteral("severity")).toString(), QStringLiteral("error"));
+        QCOMPARE(d.value(QStringLiteral("fields")).toArray().first().toString(), QStringLiteral("/layout/fp8_recipe"));
+        QVERIFY(d.value(QStringLiteral("framework_error"))
+                    .toString()
+                    .contains(QStringLiteral("Device compute capability 10.0 or higher required for MXFP8")));
+        // The first fix keeps FP8 with the tensorwise recipe, which Megatron accepts and Hopper runs.
+        const auto changes =
+            d.value(QStringLiteral("fixes")).toArray().first().toObject().value(QStringLiteral("changes")).toObject();
+        QCOMPARE(changes.value(QStringLiteral("/layout/fp8_recipe")).toString(), QStringLiteral("tensorwise"));
+        // Text output names the rule too.
+        r = cli({QStringLiteral("validate"), bad});
+        QVERIFY2(r.out.contains("[kernel.fp8_recipe_gpu]"), r.out);
     }
 
     void explainError() {

@@ -340,6 +340,52 @@ private slots:
              Severity::Warning,
              {"zero_stage 3"},
              ""},
+            // arguments.py --fp8-recipe choices (core_v0.14.0) have no rowwise.
+            {"fp8 rowwise recipe",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "rowwise";
+                  }),
+             edit(b, [](Project& p) { p.layout.fp8 = true; }),
+             "megatron.fp8_recipe",
+             Severity::Error,
+             {"rowwise", "fp8_recipe must be one of", "tensorwise, delayed, mxfp8, blockwise"},
+             "invalid choice: 'rowwise'"},
+            // --transformer-impl local has no FP8 layers.
+            {"fp8 with eager kernels",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.kernels = "eager";
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.kernels = "te";
+                  }),
+             "megatron.fp8_kernels",
+             Severity::Error,
+             {"eager", "--transformer-impl local"},
+             ""},
+            // Float8BlockScaling on an L40S (Ada, compute capability 8.9): TE v2.9
+            // check_fp8_block_scaling_support needs 9.0; the H100 passes.
+            {"blockwise on ada",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "blockwise";
+                      for (auto& n : p.cluster.nodes) n.gpu = "l40s";
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "blockwise";
+                  }),
+             "kernel.fp8_recipe_gpu",
+             Severity::Error,
+             {"L40S", "ada", "blockwise", "Hopper"},
+             "requires compute capability 9.0 or higher"},
         });
         // Megatron's interleaved schedule under the name the schedule catalogue and the planner
         // give it is accepted like "interleaved"; PyTorch's interleaved schedule is not Megatron's.
@@ -520,6 +566,39 @@ private slots:
              Severity::Error,
              {"rowwise", "tensorwise"},
              "together with `float8_config.recipe_name` is not supported"},
+            // Not a torchtitan recipe_name (v0.2.2 job_config.py) and not the MX converter.
+            {"fp8 delayed recipe",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "delayed";
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "rowwise";
+                  }),
+             "torchtitan.fp8_recipe",
+             Severity::Error,
+             {"delayed", "fp8_recipe must be one of", "tensorwise, rowwise, mxfp8"},
+             ""},
+            // MXFP8 on H100 (compute capability 9.0): TE's check_mxfp8_support needs 10.0; B200 passes.
+            {"mxfp8 on hopper",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "mxfp8";
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "mxfp8";
+                      for (auto& n : p.cluster.nodes) n.gpu = "b200";
+                  }),
+             "kernel.fp8_recipe_gpu",
+             Severity::Error,
+             {"H100", "mxfp8", "Blackwell"},
+             "compute capability 10.0 or higher required for MXFP8"},
         });
     }
 

@@ -276,6 +276,29 @@ private slots:
         QVERIFY(q.layout.order.empty());
         QVERIFY(!has_errors(validate(q)));
     }
+
+    void fp8_recipe_rules_filter_frameworks() {
+        // Row-wise FP8 is a torchtitan recipe_name; Megatron's --fp8-recipe has no rowwise
+        // (megatron.fp8_recipe), so searching both frameworks proposes torchtitan layouts only.
+        Project p = load_example("llama3.1-70b-4nodes");
+        p.layout.fp8 = true;
+        p.layout.fp8_recipe = "rowwise";
+        PlanRequest req;
+        req.base = p;
+        req.hardware = hardware_for(*catalog::find_gpu(p.cluster.nodes[0].gpu), p.cluster, p.training.precision);
+        req.frameworks = {"megatron", "torchtitan"};
+        req.top = 4;
+        req.threads = 2;
+        const PlanResult r = plan(req);
+        QVERIFY(!r.results.empty());
+        for (const PlanEntry& e : r.results) {
+            Project q = p;
+            apply_entry(e, q);
+            QCOMPARE(q.layout.framework, std::string("torchtitan"));
+            QCOMPARE(q.layout.fp8_recipe, std::string("rowwise"));
+            QVERIFY2(!has_errors(validate(q)), describe(e).c_str());
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestSearchPlanner)
