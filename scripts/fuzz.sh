@@ -27,6 +27,7 @@ for t in "${targets[@]}"; do
     fuzz_ssh_text) seeds=(tests/data/fuzz/ssh) ;;
     fuzz_runtime_config) seeds=(tests/data/fuzz/runtime) ;;
     fuzz_probe_result) seeds=(tests/data/probe tests/data/fuzz/probe) ;;
+    fuzz_probe_log) seeds=(tests/data/fuzz/probelog) ;;
     fuzz_job_history) seeds=(tests/data/fuzz/jobs) ;;
     fuzz_smi_stream)
       # Its first byte picks the tool (bit 0: rocm-smi) and the chunk sizes: the recorded

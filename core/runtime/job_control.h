@@ -17,7 +17,9 @@ struct StopOutcome {
     bool ok = false;
 };
 
-// Blocking; one ssh command per running process (bounded by timeout_ms each).
+// Blocking; one ssh command per running process (bounded by timeout_ms each). A job.json
+// that cannot be read (stop_plan_from_record) stops nothing and gives one outcome, labelled
+// "job.json", not ok, whose result names the file and the JSON pointer.
 std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int timeout_ms = 60000);
 
 }   // namespace paraplan::runtime

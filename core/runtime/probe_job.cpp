@@ -2,20 +2,10 @@
 
 #include "shell/shell_quote.h"
 #include "ssh/ssh_command.h"
-#include "util/resources.h"
 
-#include <fstream>
-#include <stdexcept>
+#include <utility>
 
 namespace paraplan::runtime {
-
-std::string probe_remote_dir(const std::string& job_id) { return "/tmp/paraplan-probe-" + job_id; }
-
-std::string probe_script_text() {
-    const auto data = resources::find("probe/paraplan_probe.py");
-    if (!data) throw std::runtime_error("the probe script is not embedded in this build");
-    return std::string(*data);
-}
 
 std::string upload_probe(const SshNode& node, const std::string& remote_dir, const std::string& layout_json,
                          int timeout_ms) {
@@ -31,26 +21,6 @@ std::string upload_probe(const SshNode& node, const std::string& remote_dir, con
                    (r.error.message.empty() ? r.err : r.error.message);
     }
     return "";
-}
-
-RuntimeConfig probe_runtime(const RuntimeConfig& base, const std::string& remote_dir,
-                            const std::vector<std::string>& extra_args) {
-    RuntimeConfig rc = base;
-    if (rc.mode != "torchrun") rc.mode = "direct";
-    rc.script = remote_dir + "/paraplan_probe.py";
-    rc.args = {remote_dir + "/layout.json"};
-    rc.args.insert(rc.args.end(), extra_args.begin(), extra_args.end());
-    return rc;
-}
-
-std::optional<ProbeResult> probe_result_from_log(const std::string& log_path) {
-    std::ifstream in(log_path);
-    std::string line;
-    while (std::getline(in, line)) {
-        const std::string payload = find_probe_result_line(line);
-        if (!payload.empty()) return probe_result_from_text(payload);
-    }
-    return std::nullopt;
 }
 
 }   // namespace paraplan::runtime

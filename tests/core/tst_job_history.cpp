@@ -1,7 +1,9 @@
 // Job records read back from job folders (core/joblog/job_history.h): real job.json files
 // written by Job (tests/data/fuzz/jobs/, from the GUI heatmap test's loopback-ssh jobs) are
 // listed; folders holding anything else are skipped with a reason naming the file and field.
+// What `paraplan-cli stop` reads from a record (core/joblog/job_stop.h) is checked the same way.
 #include "joblog/job_history.h"
+#include "joblog/job_stop.h"
 
 #include <QDir>
 #include <QFile>
@@ -63,6 +65,147 @@ private slots:
         QVERIFY(r);
         QCOMPARE(r->id, std::string("20260101-000000-x"));
         QCOMPARE(r->world_size, 0);
+    }
+
+    // The stop plan of a real record: every process of the loopback-ssh job, with its node.
+    void stopPlanOfARealRecord() {
+        std::string problem;
+        const auto r = job_record_from_text(read(PARAPLAN_TEST_DATA "/fuzz/jobs/live-job-direct.json"),
+                                            "/jobs/20261201-195602-live-job", &problem);
+        QVERIFY2(r.has_value(), problem.c_str());
+        const auto plan = stop_plan_from_record(*r, &problem);
+        QVERIFY2(plan.has_value(), problem.c_str());
+        QCOMPARE(plan->known_hosts_file, std::string("/tmp/pp-sshd-bfHWNt/known_hosts"));
+        QCOMPARE(plan->grace_s, 2);
+        QVERIFY(plan->job_over);   // state "stopped"
+        QVERIFY(!plan->slurm_job_id);
+        QCOMPARE(plan->processes.size(), std::size_t(4));
+        const auto& p0 = plan->processes[0];
+        QCOMPARE(p0.label, std::string("rank-0"));
+        QCOMPARE(p0.target.host, std::string("127.0.0.2"));
+        QCOMPARE(p0.target.user, std::string("root"));
+        QCOMPARE(p0.target.port, 51493);
+        QCOMPARE(p0.target.identity, std::string("/tmp/pp-sshd-bfHWNt/user_key"));
+        QVERIFY(p0.finished);   // exit 143 recorded
+        QCOMPARE(p0.pgid.value_or(0), 3936LL);
+    }
+
+    void stopPlanDefaultsAndSlurm() {
+        JobRecord r;
+        r.folder = "/j/s";
+        r.json = nlohmann::json::parse(R"({"paraplan_job": 1, "state": "running", "slurm_job_id": 42,
+            "path_prepend": ["/opt/slurm/bin"],
+            "processes": [{"label": "sbatch", "host": "login", "finished": true, "exit_code": null},
+                          {"label": "rank-1", "host": "n1", "error_kind": "connection_lost", "finished": true,
+                           "exit_code": 255, "pgid": 77}]})");
+        std::string problem;
+        const auto plan = stop_plan_from_record(r, &problem);
+        QVERIFY2(plan.has_value(), problem.c_str());
+        QCOMPARE(plan->grace_s, 5);
+        QVERIFY(!plan->job_over);
+        QCOMPARE(plan->slurm_job_id.value_or(0), 42LL);
+        QCOMPARE(plan->path_prepend, std::vector<std::string>{"/opt/slurm/bin"});
+        QCOMPARE(plan->processes[0].target.host, std::string("login"));
+        QVERIFY(!plan->processes[0].finished);   // finished without an exit code: not over
+        QVERIFY(plan->processes[1].finished);
+        QVERIFY(plan->processes[1].connection_lost);
+        QCOMPARE(plan->processes[1].pgid.value_or(0), 77LL);
+        // A record without processes stops nothing and is not an error.
+        r.json = nlohmann::json::parse(R"({"paraplan_job": 1})");
+        const auto empty = stop_plan_from_record(r, &problem);
+        QVERIFY(empty);
+        QVERIFY(empty->processes.empty());
+    }
+
+    // stop_job read these fields with nlohmann's value(), which threw type_error out of
+    // `paraplan-cli stop` on a wrong type; `p["exit_code"]` on a process without one was an
+    // out-of-bounds read on a const object. Each is now refused with its pointer.
+    void stopPlanRefusesMalformedRecords_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("grace as text") << R"({"stop_grace_s": "5"})"
+                                       << "/stop_grace_s"
+                                       << "a non-negative integer";
+        QTest::newRow("grace huge") << R"({"stop_grace_s": 1e300})"
+                                    << "/stop_grace_s"
+                                    << "a non-negative integer";
+        QTest::newRow("known_hosts number") << R"({"known_hosts_file": 3})"
+                                            << "/known_hosts_file"
+                                            << "a string";
+        QTest::newRow("processes object") << R"({"processes": {"label": "x"}})"
+                                          << "/processes"
+                                          << "an array";
+        QTest::newRow("process not object") << R"({"processes": [7]})"
+                                            << "/processes/0"
+                                            << "an object";
+        QTest::newRow("label number") << R"({"processes": [{"label": 1}]})"
+                                      << "/processes/0/label"
+                                      << "a string";
+        QTest::newRow("ssh string") << R"({"processes": [{"ssh": "h"}]})"
+                                    << "/processes/0/ssh"
+                                    << "an object";
+        QTest::newRow("ssh host array") << R"({"processes": [{}, {"ssh": {"host": ["h"]}}]})"
+                                        << "/processes/1/ssh/host"
+                                        << "a string";
+        QTest::newRow("port huge") << R"({"processes": [{"ssh": {"port": 99999999999999999999}}]})"
+                                   << "/processes/0/ssh/port"
+                                   << "a non-negative integer";
+        QTest::newRow("port over 65535") << R"({"processes": [{"ssh": {"port": 70000}}]})"
+                                         << "/processes/0/ssh/port"
+                                         << "a port";
+        QTest::newRow("finished string") << R"({"processes": [{"finished": "yes"}]})"
+                                         << "/processes/0/finished"
+                                         << "true or false";
+        QTest::newRow("exit code text") << R"({"processes": [{"exit_code": "1"}]})"
+                                        << "/processes/0/exit_code"
+                                        << "an integer";
+        QTest::newRow("pgid text") << R"({"processes": [{"pgid": "12"}]})"
+                                   << "/processes/0/pgid"
+                                   << "a process group id";
+        // -1 or 1 would reach `kill -TERM -1`: every process the user may signal.
+        QTest::newRow("pgid -1") << R"({"processes": [{"pgid": -1}]})"
+                                 << "/processes/0/pgid"
+                                 << "a process group id";
+        QTest::newRow("pgid 1") << R"({"processes": [{"pgid": 1}]})"
+                                << "/processes/0/pgid"
+                                << "a process group id";
+        QTest::newRow("pgid 2^64-1") << R"({"processes": [{"pgid": 18446744073709551615}]})"
+                                     << "/processes/0/pgid"
+                                     << "a process group id";
+        QTest::newRow("pgid float") << R"({"processes": [{"pgid": 12.5}]})"
+                                    << "/processes/0/pgid"
+                                    << "a process group id";
+        QTest::newRow("slurm id text") << R"({"slurm_job_id": "42"})"
+                                       << "/slurm_job_id"
+                                       << "a Slurm job id";
+        QTest::newRow("slurm id huge") << R"({"slurm_job_id": 9223372036854775807})"
+                                       << "/slurm_job_id"
+                                       << "a Slurm job id";
+        QTest::newRow("path_prepend entry") << R"({"path_prepend": ["/a", 5]})"
+                                            << "/path_prepend/1"
+                                            << "a folder";
+    }
+    void stopPlanRefusesMalformedRecords() {
+        QFETCH(QString, text);
+        QFETCH(QString, pointer);
+        QFETCH(QString, why);
+        auto j = nlohmann::json::parse(text.toStdString());
+        j["paraplan_job"] = 1;
+        std::string problem;
+        const auto r = job_record_from_text(j.dump(), "/j/bad", &problem);
+        QVERIFY2(r.has_value(), problem.c_str());   // the fields job_record_from_text reads are fine
+        QVERIFY(!stop_plan_from_record(*r, &problem));
+        QVERIFY2(problem.rfind("/j/bad/job.json: " + pointer.toStdString() + ": expected " + why.toStdString(), 0) == 0,
+                 problem.c_str());
+    }
+
+    // Truncated job.json never becomes a record, so it never reaches stop_job.
+    void truncatedRecordIsRefused() {
+        const std::string text = read(PARAPLAN_TEST_DATA "/fuzz/jobs/live-job-direct.json");
+        std::string problem;
+        QVERIFY(!job_record_from_text(std::string_view(text).substr(0, text.size() / 2), "/j/t", &problem));
+        QVERIFY2(problem.find("/j/t/job.json: not a Paraplan job record") != std::string::npos, problem.c_str());
     }
 
     void listingSkipsWhatIsNotARecord() {

@@ -1,8 +1,11 @@
-// The probe job's JSON result: a recorded gloo run (2 TP x 2 PP) and malformed inputs.
+// The probe job's JSON result: a recorded gloo run (2 TP x 2 PP) and malformed inputs, read
+// directly and out of rank 0's log (core/probe/probe_launch.h).
+#include "probe/probe_launch.h"
 #include "probe/probe_result.h"
 #include "util/input_error.h"
 
 #include <QFile>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace paraplan;
@@ -82,6 +85,66 @@ private slots:
         QFETCH(QString, pointer);
         try {
             probe_result_from_text(text.toStdString());
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.pointer()), pointer);
+        }
+    }
+
+    // Rank 0's log: torch's own output, then the marker line (the recorded gloo result on one
+    // line); the result is found wherever the marker sits and whatever precedes it.
+    void resultFromLog() {
+        QFile f(QString(PARAPLAN_TEST_DATA) + "/probe/gloo-4ranks-tp2-pp2.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const std::string doc = nlohmann::json::parse(f.readAll().toStdString()).dump();
+        const std::string log =
+            "[W socket.cpp:464] [c10d] The server socket has failed to bind.\n\xff\xfe binary\r\n"
+            "[rank0] " +
+            std::string(kProbeResultMarker) + doc + "\ntrailing line\n";
+        const auto r = probe_result_from_log_text(log);
+        QVERIFY(r.has_value());
+        QCOMPARE(r->world_size, 4);
+        QCOMPARE(r->groups.size(), std::size_t(8));
+        // The same from a file; a missing file (not written yet) is no result.
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString path = tmp.filePath("rank-0.log");
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(log.data(), static_cast<qint64>(log.size()));
+        out.close();
+        const auto fr = probe_result_from_log(path.toStdString());
+        QVERIFY(fr.has_value());
+        QCOMPARE(fr->backend, std::string("gloo"));
+        QVERIFY(!probe_result_from_log(tmp.filePath("absent.log").toStdString()));
+        // No marker, or a marker with nothing after it: no result.
+        QVERIFY(!probe_result_from_log_text("step 1\nstep 2"));
+        QVERIFY(!probe_result_from_log_text(""));
+        QVERIFY(!probe_result_from_log_text(std::string(kProbeResultMarker) + "\n"));
+    }
+
+    void malformedResultInLog_data() {
+        QTest::addColumn<QString>("payload");
+        QTest::addColumn<QString>("pointer");
+        QTest::newRow("truncated") << "{\"paraplan_probe\": 1, \"backend\": \"gloo\", \"world_s"
+                                   << "";
+        QTest::newRow("world_size text") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": "4"})"
+                                         << "/world_size";
+        QTest::newRow("world_size huge") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 1e300})"
+                                         << "/world_size";
+        QTest::newRow("bytes huge")
+            << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 2, "p2p": [{"bytes": 1e300}]})"
+            << "/p2p/0/bytes";
+        QTest::newRow("groups object") << R"({"paraplan_probe": 1, "backend": "gloo", "world_size": 2, "groups": {}})"
+                                       << "/groups";
+    }
+    // A malformed line after the marker is an InputError naming the field, not "no result".
+    void malformedResultInLog() {
+        QFETCH(QString, payload);
+        QFETCH(QString, pointer);
+        const std::string log = "noise\n" + std::string(kProbeResultMarker) + payload.toStdString() + "\n";
+        try {
+            probe_result_from_log_text(log);
             QFAIL("expected an InputError");
         } catch (const InputError& e) {
             QCOMPARE(QString::fromStdString(e.pointer()), pointer);

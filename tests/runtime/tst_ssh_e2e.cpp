@@ -274,6 +274,16 @@ private slots:
         // A second stop finds nothing to do.
         const auto again = stop_job(*find_job(job_dir, id), SshOptions{}, 30000);
         for (const auto& o : again) QVERIFY(o.ok);
+        // A mistyped record (a pgid written as text) stops nothing and says where; it used to
+        // escape as nlohmann's type_error out of `paraplan-cli stop`.
+        JobRecord bad = *rec;
+        bad.json["processes"][1]["pgid"] = "123";
+        const auto refused = stop_job(bad, SshOptions{}, 30000);
+        QCOMPARE(refused.size(), std::size_t(1));
+        QVERIFY(!refused[0].ok);
+        QCOMPARE(refused[0].label, std::string("job.json"));
+        QVERIFY2(refused[0].result.find("/processes/1/pgid: expected a process group id") != std::string::npos,
+                 refused[0].result.c_str());
     }
 
     void telemetryThroughStub() {
