@@ -7,6 +7,7 @@
 #include "export/export.h"
 #include "export/export_common.h"
 #include "export/launch_plan.h"
+#include "project/framework.h"
 
 #include <algorithm>
 #include <sstream>
@@ -152,7 +153,7 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
         // Megatron-LM arguments.py: --fp8-format {e4m3,hybrid}, --fp8-recipe
         // {tensorwise,delayed,mxfp8,blockwise}, --fp8-param-gather (FP8 weights all-gathered).
         add(a.training, "--fp8-format", "hybrid");
-        if (l.fp8_recipe == "rowwise") {
+        if (!accepts_fp8_recipe("megatron", l.fp8_recipe)) {   // rowwise (FrameworkTraits::fp8_recipes)
             findings.push_back(finding(Severity::Warning, "export.megatron.fp8_recipe",
                                        "Megatron-LM has no row-wise FP8 recipe; written as --fp8-recipe tensorwise.",
                                        {"/layout/fp8_recipe"}));

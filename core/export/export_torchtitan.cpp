@@ -6,6 +6,7 @@
 #include "export/export.h"
 #include "export/export_common.h"
 #include "export/launch_plan.h"
+#include "project/framework.h"
 
 #include <cctype>
 #include <sstream>
@@ -172,7 +173,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
                                            "Float8 converter refuses recipe_name with "
                                            "enable_fsdp_float8_all_gather); the rowwise run gathers in 16-bit.",
                                            {"/layout/fp8_all_gather", "/layout/fp8_recipe"}));
-        if (l.fp8_recipe == "delayed" || l.fp8_recipe == "blockwise")
+        if (!accepts_fp8_recipe("torchtitan", l.fp8_recipe))   // delayed, blockwise (FrameworkTraits::fp8_recipes)
             out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_recipe",
                                            "torchtitan's Float8Linear scales per tensor or per row; the " +
                                                l.fp8_recipe + " recipe is written as tensorwise.",

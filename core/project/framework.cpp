@@ -236,6 +236,12 @@ const FrameworkTraits* find_traits(const std::string& id) {
     return nullptr;
 }
 
+bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe) {
+    const FrameworkTraits* t = find_traits(framework);
+    if (!t || t->fp8_recipes.empty()) return true;
+    return std::find(t->fp8_recipes.begin(), t->fp8_recipes.end(), recipe) != t->fp8_recipes.end();
+}
+
 std::optional<Framework> parse_framework(const std::string& id) {
     const FrameworkTraits* t = find_traits(id);
     return t ? std::optional<Framework>(t->id) : std::nullopt;

@@ -131,6 +131,9 @@ const FrameworkTraits& traits_of(const Layout& l);
 std::optional<Framework> framework_for_plugin(const std::string& plugin_class);
 
 bool is_colossalai(const std::string& id);   // one of the ColossalAI plugins
+// Whether the framework accepts this layout.fp8_recipe (any recipe where it has no recipe choice):
+// read by the rules and by the exporters, which write a recipe the framework refuses as tensorwise.
+bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe);
 // The ZeRO stages the framework accepts with this pipeline size.
 const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp);
 

@@ -25,17 +25,11 @@ const std::vector<std::string>& framework_recipes(const Project& p) {
     return t && !t->fp8_recipes.empty() ? t->fp8_recipes : kFp8Recipes;
 }
 
-bool accepted(const std::vector<std::string>& v, const std::string& s) {
-    for (const auto& x : v)
-        if (x == s) return true;
-    return false;
-}
-
 // Fixes for an FP8 recipe: each accepted recipe from `allowed` (in that order), then FP8 off.
 std::vector<Fix> recipe_fixes(const Project& p, const std::vector<std::string>& allowed) {
     std::vector<Fix> c;
     for (const auto& r : allowed)
-        if (r != p.layout.fp8_recipe && accepted(framework_recipes(p), r))
+        if (r != p.layout.fp8_recipe && accepts_fp8_recipe(p.layout.framework, r))
             c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
     Fix off{"Turn FP8 off (train in bf16)", {}};
     if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
@@ -213,8 +207,8 @@ void fp8_recipe_gpu(const Project& p, Out& out) {
 void fp8_recipe_accepted(const Project& p, Out& out, RuleFn self, const std::string& rule,
                          const std::string& framework_error) {
     if (!fp8_on(p)) return;
+    if (accepts_fp8_recipe(p.layout.framework, p.layout.fp8_recipe)) return;
     const auto& ok = framework_recipes(p);
-    if (accepted(ok, p.layout.fp8_recipe)) return;
     std::string list;
     for (const auto& r : ok) list += (list.empty() ? "" : ", ") + r;
     auto d = diag(Severity::Error, rule,
