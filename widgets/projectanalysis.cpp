@@ -19,16 +19,10 @@ PipelineSimulation simulate_pipeline(const Project& p) {
     req.schedule = l.schedule;
     req.pp = l.pp;
     req.chunks = l.chunks > 1 ? l.chunks : 0;
-    req.microbatches = l.num_microbatches;
-    if (req.microbatches <= 0) {
-        // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
-        const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
-        const int dp = std::max(1, s.batch_dp);
-        req.microbatches = s.batch_microbatches > 0 ? int(s.batch_microbatches)
-                                                    : std::max(1, p.training.global_batch_size /
-                                                                      std::max(1, p.training.micro_batch_size * dp));
-        out.derived_dp = dp;
-    }
+    const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
+    const int dp = std::max(1, s.batch_dp);
+    req.microbatches = step_microbatches(l, p.training, dp);
+    if (req.microbatches != l.num_microbatches) out.derived_dp = dp;   // the count came from the batch sizes
     schedule::GenerateResult gen = schedule::generate(req);
     if (gen.schedule) {
         schedule::SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
