@@ -228,7 +228,11 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
     if (l.fp8 || t.precision == "fp8") {
         c.fp8 = fp8_recipe_from_string(l.fp8_recipe);
-        c.fp8_all_gather = l.fp8_all_gather;
+        // FP8 all-gathers only where the framework gathers FP8 weights with this recipe (framework.h).
+        c.fp8_all_gather = l.fp8_all_gather && gathers_fp8_weights(fw, l.fp8_recipe);
+        if (l.fp8_all_gather && !c.fp8_all_gather)
+            note(ft.display_name + std::string(" gathers no FP8 weights with the ") + l.fp8_recipe +
+                 " recipe; fp8_all_gather is ignored and the all-gathers are estimated in 16-bit");
         if (hw.peak_fp8_tflops <= 0) note("FP8 requested but the GPU has no FP8 tensor cores; estimated in 16-bit");
     }
     c.dropout = has_dropout(m);
@@ -311,6 +315,11 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         // dp_shard x cp, so FSDP is on whenever that product exceeds one.
         zero = shard * c.cp > 1 ? 3 : 0;
         c.zero_group = shard * c.cp;
+        if (c.fp8_all_gather && ft.fp8_all_gather_needs_dp_shard && shard <= 1) {
+            c.fp8_all_gather = false;
+            note("fp8_all_gather needs dp_shard > 1 in " + std::string(ft.display_name) +
+                 "; the all-gathers are estimated in 16-bit");
+        }
     }
     if (ft.zero == ZeroSemantics::stage_capped_at_1 && zero == 2) {
         zero = 1;

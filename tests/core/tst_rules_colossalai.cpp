@@ -591,6 +591,26 @@ private slots:
              Severity::Error,
              {"tensor"},
              ""},
+            // booster/plugin/*_plugin.py take no torch.compile switch.
+            {"gemini compile",
+             edit(g, [](Project& p) { p.layout.kernels = "compile"; }),
+             g,
+             "colossalai.kernels",
+             Severity::Warning,
+             {"GeminiPlugin", "torch.compile"},
+             ""},
+            // LowLevelZeroPlugin runs no ShardFormer: no enable_fused_normalization / enable_jit_fused.
+            {"zero fused kernels",
+             edit(z,
+                  [](Project& p) {
+                      p.layout.fused_norm = true;
+                      p.layout.jit_fused = true;   // kernels auto -> te
+                  }),
+             edit(z, [](Project& p) { p.layout.kernels = "eager"; }),
+             "colossalai.kernels",
+             Severity::Warning,
+             {"LowLevelZeroPlugin", "no kernel switches"},
+             ""},
         };
         for (const auto& c : cases) {
             check_case(c);
