@@ -368,6 +368,24 @@ private slots:
              Severity::Error,
              {"eager", "--transformer-impl local"},
              ""},
+            // arguments.py (core_v0.19.0): --fp8-param-gather needs the distributed optimizer.
+            {"fp8 param gather without the distributed optimizer",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;
+                      p.layout.zero_stage = 0;
+                      p.layout.distributed_optimizer = false;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;   // zero_stage 1 + distributed optimizer
+                  }),
+             "megatron.fp8_param_gather",
+             Severity::Error,
+             {"--fp8-param-gather", "distributed"},
+             "--fp8-param-gather only supported with distributed optimizer"},
             // Float8BlockScaling on an L40S (Ada, compute capability 8.9): TE v2.9
             // check_fp8_block_scaling_support needs 9.0; the H100 passes.
             {"blockwise on ada",
