@@ -227,7 +227,13 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.kernels = kernel_stack_from_string(kernel_stack(l));
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
     if (l.fp8 || t.precision == "fp8") {
-        c.fp8 = fp8_recipe_from_string(l.fp8_recipe);
+        // A recipe the framework does not have is written as tensorwise by every exporter (the rules
+        // report it), so it is estimated as tensorwise too.
+        const bool accepted = accepts_fp8_recipe(fw, l.fp8_recipe);
+        c.fp8 = fp8_recipe_from_string(accepted ? l.fp8_recipe : "tensorwise");
+        if (!accepted)
+            note(ft.display_name + std::string(" has no ") + l.fp8_recipe +
+                 " FP8 recipe; estimated as tensorwise, as the exporters write it");
         // FP8 all-gathers only where the framework gathers FP8 weights with this recipe (framework.h).
         c.fp8_all_gather = l.fp8_all_gather && gathers_fp8_weights(fw, l.fp8_recipe);
         if (l.fp8_all_gather && !c.fp8_all_gather)

@@ -96,8 +96,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                         " in FP8; the estimate counts only the parameter all-gathers in FP8.",
                     {"/layout/fp8_all_gather"}));
     // use_fp8 (FP8Hook -> quantization/fp8.py linear_fp8) casts per tensor from the current amax:
-    // ColossalAI has no other FP8 recipe.
-    if (use_fp8 && l.fp8_recipe != "tensorwise")
+    // ColossalAI has no other FP8 recipe (FrameworkTraits::fp8_recipes; rule colossalai.fp8_recipe).
+    if (use_fp8 && !accepts_fp8_recipe(fw, l.fp8_recipe))
         out.findings.push_back(finding(Severity::Warning, "export.colossalai.fp8_recipe",
                                        "ColossalAI's use_fp8 scales per tensor from the current amax; the " +
                                            l.fp8_recipe + " recipe has no ColossalAI switch and runs as tensorwise.",

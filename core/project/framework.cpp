@@ -59,6 +59,9 @@ std::vector<FrameworkTraits> make_table() {
     // Chunk.__gather, all_gather_fp8) and the ZeRO optimizer's parameter all-gathers
     // (zero/low_level/low_level_optim.py) in FP8, cast per tensor whatever the linear layers' recipe.
     hybrid.fp8_all_gather_recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
+    // use_fp8 (quantization/fp8_hook.py FP8Hook -> fp8.py linear_fp8) casts inputs, weights and
+    // gradients with cast_to_fp8's per-tensor scale from the current amax; no recipe argument.
+    hybrid.fp8_recipes = {"tensorwise"};
     hybrid.fused_switches_mean_te = true;
     hybrid.shardformer = true;
     t.push_back(hybrid);

@@ -650,6 +650,19 @@ void kernels(const Project& p, Out& out) {
     }
 }
 
+// use_fp8 scales per tensor from the current amax (quantization/fp8.py linear_fp8 -> cast_to_fp8);
+// the plugins take no recipe, so another fp8_recipe runs as tensorwise (and is estimated so).
+void fp8_recipe(const Project& p, Out& out) {
+    const Layout& l = p.layout;
+    if (!(l.fp8 || p.training.precision == "fp8") || accepts_fp8_recipe(l.framework, l.fp8_recipe)) return;
+    auto d = diag(Severity::Warning, "colossalai.fp8_recipe",
+                  "ColossalAI's use_fp8 scales per tensor from the current amax; the " + l.fp8_recipe +
+                      " recipe has no ColossalAI switch and runs as tensorwise.",
+                  "", {"/layout/fp8_recipe"});
+    add_fixes(d, &fp8_recipe, p, {set_value("/layout/fp8_recipe", "tensorwise", "Use the tensorwise recipe")});
+    out.push_back(d);
+}
+
 // VocabParallelEmbedding1D pads the vocabulary to a multiple of make_vocab_size_divisible_by (64) * tp.
 void vocab_padding(const Project& p, Out& out) {
     const int V = p.model.vocab;
@@ -932,6 +945,7 @@ const std::vector<RuleFn>& colossalai_rules() {
                                           &model_flash,
                                           &model_kernel_flags,
                                           &kernels,
+                                          &fp8_recipe,
                                           &bf16_gpu,
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
@@ -978,6 +992,7 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
                                           &model_flash,
                                           &model_kernel_flags,
                                           &kernels,
+                                          &fp8_recipe,
                                           &bf16_gpu,
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
@@ -991,14 +1006,15 @@ const std::vector<RuleFn>& colossalai_gemini_rules() {
         &cluster_not_empty, &uniform_gpus, &gemini_precision, &gemini_world,        &gemini_axes,
         &dp_matches,        &gemini_zero,  &model_policy,     &tp_divides_heads,    &tp_divides_kv_heads,
         &vocab_padding,     &batch,        &bf16_gpu,         &flash_attention_gpu, &flash_attention_dtype,
-        &fp8_gpu,           &kernels,      &fused_norm_apex};
+        &fp8_gpu,           &kernels,      &fp8_recipe,       &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_zero_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty,     &uniform_gpus, &zero_plugin, &dp_matches,
                                           &precision_rule,        &batch,        &bf16_gpu,    &flash_attention_gpu,
-                                          &flash_attention_dtype, &fp8_gpu,      &kernels,     &fused_norm_apex};
+                                          &flash_attention_dtype, &fp8_gpu,      &kernels,     &fp8_recipe,
+                                          &fused_norm_apex};
     return r;
 }
 

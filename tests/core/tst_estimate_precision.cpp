@@ -244,6 +244,26 @@ private slots:
                  qPrintable(QString("%1 vs %2").arg(cai_on.time.comm_dp_s).arg(cai_off.time.comm_dp_s)));
     }
 
+    // A recipe the framework does not have is written as tensorwise by its exporter (ColossalAI's
+    // use_fp8 has per-tensor scaling only; Megatron has no rowwise), so it is estimated as tensorwise.
+    void refused_recipe_is_estimated_as_written() {
+        for (const char* fw : {"colossalai", "megatron"}) {
+            const Estimate tw = estimate_of(project_json(fw, nlohmann::json::object(), {{"fp8", true}}));
+            const Estimate rw = estimate_of(
+                project_json(fw, nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "rowwise"}}));
+            QCOMPARE(rw.time.step_s, tw.time.step_s);
+            QCOMPARE(rw.memory.peak_bytes, tw.memory.peak_bytes);
+            bool noted = false;
+            for (const auto& n : rw.notes) noted = noted || n.find("estimated as tensorwise") != std::string::npos;
+            QVERIFY2(noted, fw);
+        }
+        // torchtitan has rowwise: estimated as such.
+        const Estimate tw = estimate_of(project_json("torchtitan", nlohmann::json::object(), {{"fp8", true}}));
+        const Estimate rw = estimate_of(
+            project_json("torchtitan", nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "rowwise"}}));
+        QVERIFY(rw.time.step_s != tw.time.step_s);
+    }
+
     void exporters_write_the_recipe() {
         ExportOptions opt;
         Project meg = project_from_json(project_json("megatron", nlohmann::json::object(),

@@ -599,6 +599,18 @@ private slots:
              Severity::Warning,
              {"GeminiPlugin", "torch.compile"},
              ""},
+            // quantization/fp8.py linear_fp8: per-tensor current scaling only.
+            {"gemini rowwise fp8",
+             edit(g,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "rowwise";
+                  }),
+             edit(g, [](Project& p) { p.layout.fp8 = true; }),
+             "colossalai.fp8_recipe",
+             Severity::Warning,
+             {"per tensor", "rowwise", "tensorwise"},
+             ""},
             // LowLevelZeroPlugin runs no ShardFormer: no enable_fused_normalization / enable_jit_fused.
             {"zero fused kernels",
              edit(z,
