@@ -145,14 +145,14 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
              << "expert_tensor_parallel_degree = " << (l.etp > 0 ? l.etp : l.tp) << "\n";
     }
     toml << "\n[activation_checkpoint]\nmode = " << toml_string(l.recompute) << "\n";
-    // The loss is compiled only where the project says so (layout.compile_loss), so that the run
-    // holds what the memory estimate counts (a compiled loss keeps no fp32 copy of the logits).
     // torchtitan has no Transformer Engine path (v0.2.2; rule torchtitan.kernels): job.toml runs eager.
     if (kernel_stack(l) == "te")
         out.findings.push_back(finding(Severity::Warning, "export.torchtitan.kernels",
                                        "torchtitan has no Transformer Engine kernels; job.toml runs eager PyTorch "
                                        "(set kernels \"compile\" for [compile] enable = true).",
                                        {"/layout/kernels"}));
+    // The loss is compiled only where the project says so (layout.compile_loss), so that the run
+    // holds what the memory estimate counts (a compiled loss keeps no fp32 copy of the logits).
     if (kernel_stack(l) == "compile")
         toml << "\n[compile]\nenable = true\ncomponents = "
              << (l.compile_loss ? "[\"model\", \"loss\"]" : "[\"model\"]") << "\n";
@@ -170,8 +170,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         // combined with enable_fsdp_float8_all_gather: the FP8 all-gather is tensorwise only.
         const bool rowwise = l.fp8_recipe == "rowwise";
         // One meaning with the rules and the estimate: FP8 gathers with the tensorwise recipe only
-        // (FrameworkTraits::fp8_all_gather_recipes); a delayed / blockwise project is written as
-        // tensorwise below but estimated with 16-bit gathers, so it is not gathered in FP8 here either.
+        // (gathers_fp8_weights; a delayed / blockwise project runs as the tensorwise it is written as).
         const bool gather = l.fp8_all_gather && gathers_fp8_weights("torchtitan", l.fp8_recipe);
         toml << "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = " << (gather ? "true" : "false") << "\n";
         if (gather) toml << "precompute_float8_dynamic_scale_for_fsdp = true\n";
@@ -181,11 +180,6 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
                                            "torchtitan gathers FP8 weights with the tensorwise recipe only (its "
                                            "Float8 converter refuses recipe_name with "
                                            "enable_fsdp_float8_all_gather); the rowwise run gathers in 16-bit.",
-                                           {"/layout/fp8_all_gather", "/layout/fp8_recipe"}));
-        else if (l.fp8_all_gather && !gather)
-            out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_all_gather",
-                                           "torchtitan gathers FP8 weights with the tensorwise recipe only; the " +
-                                               l.fp8_recipe + " run gathers in 16-bit.",
                                            {"/layout/fp8_all_gather", "/layout/fp8_recipe"}));
         if (!accepts_fp8_recipe("torchtitan", l.fp8_recipe))   // delayed, blockwise (FrameworkTraits::fp8_recipes)
             out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_recipe",

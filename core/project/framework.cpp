@@ -261,11 +261,15 @@ bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe)
     return std::find(t->fp8_recipes.begin(), t->fp8_recipes.end(), recipe) != t->fp8_recipes.end();
 }
 
+std::string fp8_recipe_run(const std::string& framework, const std::string& recipe) {
+    return accepts_fp8_recipe(framework, recipe) ? recipe : "tensorwise";
+}
+
 bool gathers_fp8_weights(const std::string& framework, const std::string& recipe) {
     const FrameworkTraits* t = find_traits(framework);
     if (!t) return false;
     const auto& r = t->fp8_all_gather_recipes;
-    return std::find(r.begin(), r.end(), recipe) != r.end();
+    return std::find(r.begin(), r.end(), fp8_recipe_run(framework, recipe)) != r.end();
 }
 
 std::optional<Framework> parse_framework(const std::string& id) {

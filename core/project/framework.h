@@ -137,8 +137,11 @@ bool is_colossalai(const std::string& id);   // one of the ColossalAI plugins
 // Whether the framework accepts this layout.fp8_recipe (any recipe where it has no recipe choice):
 // read by the rules and by the exporters, which write a recipe the framework refuses as tensorwise.
 bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe);
-// Whether layout.fp8_all_gather makes the framework gather FP8 weights with this recipe
-// (FrameworkTraits::fp8_all_gather_recipes). One meaning for the switch: the estimate counts 1-byte
+// The recipe the framework runs for layout.fp8_recipe: that recipe where it accepts it, else
+// tensorwise, as the exporters write it (the rules report the refused recipe); the estimate reads it.
+std::string fp8_recipe_run(const std::string& framework, const std::string& recipe);
+// Whether layout.fp8_all_gather makes the framework gather FP8 weights with this recipe (as run:
+// fp8_recipe_run; FrameworkTraits::fp8_all_gather_recipes). One meaning for the switch: the estimate counts 1-byte
 // gathers only then, the rules warn where the framework ignores or refuses it, and the exporters
 // write it only there.
 bool gathers_fp8_weights(const std::string& framework, const std::string& recipe);

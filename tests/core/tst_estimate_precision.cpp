@@ -262,6 +262,19 @@ private slots:
         const Estimate rw = estimate_of(
             project_json("torchtitan", nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "rowwise"}}));
         QVERIFY(rw.time.step_s != tw.time.step_s);
+        // Its delayed project runs as the tensorwise job.toml says, FP8 all-gather included.
+        const nlohmann::json delayed = project_json(
+            "torchtitan", nlohmann::json::object(),
+            {{"fp8", true}, {"fp8_recipe", "delayed"}, {"fp8_all_gather", true}});
+        const Estimate dl = estimate_of(delayed);
+        const Estimate tw_ag = estimate_of(
+            project_json("torchtitan", nlohmann::json::object(), {{"fp8", true}, {"fp8_all_gather", true}}));
+        QVERIFY(dl.config.fp8_all_gather);
+        QCOMPARE(dl.memory.peak_bytes, tw_ag.memory.peak_bytes);
+        QCOMPARE(dl.time.step_s, tw_ag.time.step_s);
+        const std::string toml = file_text(export_torchtitan(project_from_json(delayed), ExportOptions{}), "job.toml");
+        QVERIFY2(toml.find("enable_fsdp_float8_all_gather = true") != std::string::npos, toml.c_str());
+        QVERIFY2(toml.find("recipe_name") == std::string::npos, toml.c_str());
     }
 
     void exporters_write_the_recipe() {
