@@ -153,6 +153,7 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
         });
     }
     statusSummary_ = new QLabel(this);
+    statusSummary_->setObjectName(QStringLiteral("statusSummary"));
     statusBar()->addPermanentWidget(statusSummary_);
 
     createActions();
@@ -515,17 +516,21 @@ void MainWindow::refreshViews() {
     run_->setProject(doc_->sharedProject(), doc_->sharedRankMap(),
                      QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/jobs"));
     const auto& p = doc_->project();
-    int errors = 0;
-    for (const auto& d : doc_->diagnostics()) errors += d.severity == paraplan::Severity::Error;
+    // Counted from the list the Diagnostics panel shows (rules and the analysis' own findings, such
+    // as a cluster profile that cannot be used), so the status bar, the dock title and the list agree.
+    const int errors = diagnostics_->count(paraplan::Severity::Error);
+    const int warnings = diagnostics_->count(paraplan::Severity::Warning);
     const int nodes = static_cast<int>(p.cluster.nodes.size());
-    statusSummary_->setText(tr("%1 · %2 · %3")
-                                .arg(p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()),
-                                     nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes),
-                                     errors == 0   ? tr("valid layout")
-                                     : errors == 1 ? tr("1 error")
-                                                   : tr("%1 errors").arg(errors)));
+    QString summary = tr("%1 · %2 · %3")
+                          .arg(p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()),
+                               nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes),
+                               errors == 0   ? tr("valid layout")
+                               : errors == 1 ? tr("1 error")
+                                             : tr("%1 errors").arg(errors));
+    if (warnings) summary += tr(" · %1").arg(warnings == 1 ? tr("1 warning") : tr("%1 warnings").arg(warnings));
+    statusSummary_->setText(summary);
     if (auto* d = docks_.value(QStringLiteral("diagnostics")))
-        d->setWindowTitle(errors ? tr("Diagnostics (%1)").arg(errors) : tr("Diagnostics"));
+        d->setWindowTitle(errors + warnings ? tr("Diagnostics (%1)").arg(errors + warnings) : tr("Diagnostics"));
 }
 
 void MainWindow::refreshView(const QString& id, bool onlyIfStale) {

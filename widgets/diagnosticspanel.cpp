@@ -133,6 +133,10 @@ void DiagnosticsPanel::setDiagnostics(const std::vector<paraplan::Diagnostic>& d
                               count(infos, tr("1 note"), tr("%1 notes"))));
 }
 
+int DiagnosticsPanel::count(paraplan::Severity s) const {
+    return static_cast<int>(std::count_if(ds_.begin(), ds_.end(), [s](const auto& d) { return d.severity == s; }));
+}
+
 void DiagnosticsPanel::onCurrentItemChanged(QTreeWidgetItem* item) {
     if (!item) return;
     const QVariant v = item->data(0, kIndexRole);

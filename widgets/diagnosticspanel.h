@@ -20,6 +20,9 @@ public:
     void setDiagnostics(const std::vector<paraplan::Diagnostic>& ds);
     const std::vector<paraplan::Diagnostic>& diagnostics() const { return ds_; }
     QTreeWidget* tree() const { return tree_; }
+    // How many of the listed findings have this severity (the header's counts; the main window's
+    // status bar and dock title read them, so every count is of this one list).
+    int count(paraplan::Severity s) const;
 
 signals:
     void fieldsActivated(const QStringList& pointers);

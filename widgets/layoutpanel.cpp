@@ -223,8 +223,10 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     enableWhen(QStringLiteral("/layout/fp8_recipe"), [](const Project& p) { return p.layout.fp8; });
     addBool(k, QStringLiteral("/layout/fp8_all_gather"), tr("FP8 all-gather"), QStringLiteral("fp8_all_gather"),
             tr("Gather sharded parameters in FP8 instead of 16-bit (torchtitan enable_fsdp_float8_all_gather, "
-               "Megatron --fp8-param-gather): half the all-gather traffic when parameters are sharded (FSDP, "
-               "ZeRO-3, the distributed optimizer). Only with FP8 linear layers on."),
+               "tensorwise recipe and dp_shard > 1 only; Megatron --fp8-param-gather; ColossalAI "
+               "fp8_communication; DeepSpeed has none): half the all-gather traffic when parameters are sharded "
+               "(FSDP, ZeRO-3, the distributed optimizer). Only with FP8 linear layers on; where the framework "
+               "ignores it the Diagnostics say so and the estimate gathers in 16-bit."),
             [](const Project& p) { return p.layout.fp8_all_gather; });
     enableWhen(QStringLiteral("/layout/fp8_all_gather"), [](const Project& p) { return p.layout.fp8; });
     addKernelStack(k);

@@ -115,8 +115,10 @@ std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c) {
         add(kEdp, CollectiveOp::reduce_scatter, pe * c.grad_reduce_bytes,
             reduce_scatter_s(el, pe * c.grad_reduce_bytes));
         if (!c.overlap_param_gather) {
-            add(kDp, CollectiveOp::all_gather, pd * 2, all_gather_s(dl, pd * 2));
-            add(kEdp, CollectiveOp::all_gather, pe * 2, all_gather_s(el, pe * 2));
+            // The updated parameters gathered in FP8 where the framework does (ColossalAI fp8_communication).
+            const double ab = c.fp8_all_gather && c.fp8 != Fp8Recipe::none ? 1 : 2;
+            add(kDp, CollectiveOp::all_gather, pd * ab, all_gather_s(dl, pd * ab));
+            add(kEdp, CollectiveOp::all_gather, pe * ab, all_gather_s(el, pe * ab));
         }
     } else {
         add(kDp, CollectiveOp::all_reduce, pd * c.grad_reduce_bytes, all_reduce_s(dl, pd * c.grad_reduce_bytes));

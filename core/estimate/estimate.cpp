@@ -231,8 +231,18 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
                     : l.loss_logits == "kept_fp32" ? LossLogits::kept_fp32
                                                    : LossLogits::framework;
     if (l.fp8 || t.precision == "fp8") {
-        c.fp8 = fp8_recipe_from_string(l.fp8_recipe);
-        c.fp8_all_gather = l.fp8_all_gather;
+        // A recipe the framework does not have is written as tensorwise by every exporter (the rules
+        // report it), so it is estimated as tensorwise too.
+        const std::string run = fp8_recipe_run(fw, l.fp8_recipe);
+        c.fp8 = fp8_recipe_from_string(run);
+        if (run != l.fp8_recipe)
+            note(ft.display_name + std::string(" has no ") + l.fp8_recipe +
+                 " FP8 recipe; estimated as tensorwise, as the exporters write it");
+        // FP8 all-gathers only where the framework gathers FP8 weights with this recipe (framework.h).
+        c.fp8_all_gather = l.fp8_all_gather && gathers_fp8_weights(fw, l.fp8_recipe);
+        if (l.fp8_all_gather && !c.fp8_all_gather)
+            note(ft.display_name + std::string(" gathers no FP8 weights with the ") + run +
+                 " recipe; fp8_all_gather is ignored and the all-gathers are estimated in 16-bit");
         if (hw.peak_fp8_tflops <= 0) note("FP8 requested but the GPU has no FP8 tensor cores; estimated in 16-bit");
     }
     c.dropout = has_dropout(m);
@@ -315,6 +325,11 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         // dp_shard x cp, so FSDP is on whenever that product exceeds one.
         zero = shard * c.cp > 1 ? 3 : 0;
         c.zero_group = shard * c.cp;
+        if (c.fp8_all_gather && ft.fp8_all_gather_needs_dp_shard && shard <= 1) {
+            c.fp8_all_gather = false;
+            note("fp8_all_gather needs dp_shard > 1 in " + std::string(ft.display_name) +
+                 "; the all-gathers are estimated in 16-bit");
+        }
     }
     if (ft.zero == ZeroSemantics::stage_capped_at_1 && zero == 2) {
         zero = 1;

@@ -59,6 +59,49 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                                         "from colossalai.booster.plugin import " + cls};
     const std::string precision = precision_arg(p);
     const bool use_fp8 = l.fp8 || p.training.precision == "fp8";
+    // Kernel stack (layout.kernels): the plugins have no Transformer Engine or torch.compile switch.
+    // "te" means ColossalAI's fused kernels, ShardFormer's enable_fused_normalization + enable_jit_fused
+    // (FrameworkTraits::fused_switches_mean_te), so both are written on; LowLevelZeroPlugin has neither.
+    const std::string stack = kernel_stack(l);
+    const bool fused_norm = l.fused_norm || stack == "te";
+    const bool jit_fused = l.jit_fused || stack == "te";
+    if (stack == "te" && !(l.fused_norm && l.jit_fused) && cls != "LowLevelZeroPlugin")
+        out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
+                                       "ColossalAI has no Transformer Engine; kernels \"te\" is written as its fused "
+                                       "kernels: enable_fused_normalization=True, enable_jit_fused=True.",
+                                       {"/layout/kernels"}));
+    if (stack == "compile")
+        out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
+                                       cls + " has no torch.compile switch: plugin.py leaves the model eager; "
+                                             "compile it in the training script (kernels \"compile\").",
+                                       {"/layout/kernels"}));
+    if (stack == "eager" && l.fused_norm && l.jit_fused && cls != "LowLevelZeroPlugin")
+        out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
+                                       "kernels \"eager\" with fused_norm and jit_fused on: plugin.py turns the fused "
+                                       "kernels on, as those fields say, but the estimate counts eager kernels.",
+                                       {"/layout/kernels", "/layout/fused_norm", "/layout/jit_fused"}));
+    // FP8 all-gather (layout.fp8_all_gather): every plugin's fp8_communication. GeminiPlugin's gathers
+    // only the parameter chunks in FP8 (zero/gemini/chunk/chunk.py Chunk.__gather, all_gather_fp8);
+    // the ZeRO optimizer of the other plugins also reduces the gradients in FP8
+    // (zero/low_level/low_level_optim.py: all_reduce_fp8 / reduce_scatter_fp8), and HybridParallelPlugin
+    // passes it to ShardConfig (tensor-parallel collectives) and the 1F1B / interleaved schedules
+    // (pipeline sends), which the estimate keeps 16-bit.
+    const bool fp8_comm = use_fp8 && l.fp8_all_gather && gathers_fp8_weights(fw, l.fp8_recipe);
+    if (fp8_comm && cls != "GeminiPlugin")
+        out.findings.push_back(
+            finding(Severity::Warning, "export.colossalai.fp8_communication",
+                    "fp8_all_gather is written as fp8_communication=True, which in " + cls +
+                        " also sends the gradient reductions" +
+                        (hybrid ? ", tensor-parallel collectives and pipeline activations" : std::string()) +
+                        " in FP8; the estimate counts only the parameter all-gathers in FP8.",
+                    {"/layout/fp8_all_gather"}));
+    // use_fp8 (FP8Hook -> quantization/fp8.py linear_fp8) casts per tensor from the current amax:
+    // ColossalAI has no other FP8 recipe (FrameworkTraits::fp8_recipes; rule colossalai.fp8_recipe).
+    if (use_fp8 && !accepts_fp8_recipe(fw, l.fp8_recipe))
+        out.findings.push_back(finding(Severity::Warning, "export.colossalai.fp8_recipe",
+                                       "ColossalAI's use_fp8 scales per tensor from the current amax; the " +
+                                           l.fp8_recipe + " recipe has no ColossalAI switch and runs as tensorwise.",
+                                       {"/layout/fp8_recipe"}));
 
     if (l.cp > 1)
         fail("context parallelism (cp > 1); ColossalAI's context parallelism is sp_mode \"ring_attn\"", {"/layout/cp"});
@@ -84,8 +127,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"precision", py_string(precision)});
         args.push_back({"zero_stage", std::to_string(l.zero_stage)});
         args.push_back({"enable_flash_attention", py_bool(l.flash_attention)});
-        args.push_back({"enable_fused_normalization", py_bool(l.fused_norm)});
-        args.push_back({"enable_jit_fused", py_bool(l.jit_fused)});
+        args.push_back({"enable_fused_normalization", py_bool(fused_norm)});
+        args.push_back({"enable_jit_fused", py_bool(jit_fused)});
         args.push_back({"enable_sequence_parallelism", py_bool(sp_on)});
         // Always explicit when SP is on: left unset the plugin builds all_to_all
         // groups while ShardConfig shards as split_gather (hybrid_parallel_plugin.py).
@@ -138,6 +181,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         if (moe && l.inner_ring_size > 0)
             fail("inner_ring_size with MoeHybridParallelPlugin", {"/layout/inner_ring_size"});
         if (use_fp8) args.push_back({"use_fp8", "True"});
+        if (fp8_comm) args.push_back({"fp8_communication", "True"});
     } else if (cls == "GeminiPlugin") {
         if (l.pp > 1) fail("pipeline parallelism with GeminiPlugin", {"/layout/pp"});
         if (l.sp > 1 || l.cp > 1) fail("sp or cp > 1 with GeminiPlugin", {"/layout/sp"});
@@ -150,9 +194,10 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"offload_optim_frac", f.str().find('.') == std::string::npos ? f.str() + ".0" : f.str()});
         args.push_back({"tp_size", std::to_string(l.tp)});
         args.push_back({"enable_flash_attention", py_bool(l.flash_attention)});
-        args.push_back({"enable_fused_normalization", py_bool(l.fused_norm)});
-        args.push_back({"enable_jit_fused", py_bool(l.jit_fused)});
+        args.push_back({"enable_fused_normalization", py_bool(fused_norm)});
+        args.push_back({"enable_jit_fused", py_bool(jit_fused)});
         if (use_fp8) args.push_back({"use_fp8", "True"});
+        if (fp8_comm) args.push_back({"fp8_communication", "True"});
     } else {
         if (l.tp > 1 || l.pp > 1 || l.sp > 1)
             fail("tp, pp or sp > 1 with LowLevelZeroPlugin", {"/layout/tp", "/layout/pp"});
@@ -163,6 +208,13 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"precision", py_string(precision)});
         args.push_back({"cpu_offload", py_bool(l.offload != "none")});
         if (use_fp8) args.push_back({"use_fp8", "True"});
+        if (fp8_comm) args.push_back({"fp8_communication", "True"});
+        // No ShardFormer, so no kernel switches (rule colossalai.kernels).
+        if (stack == "te" || l.fused_norm || l.jit_fused)
+            out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
+                                           "LowLevelZeroPlugin has no kernel switches (no enable_fused_normalization "
+                                           "or enable_jit_fused); plugin.py leaves the kernels to the model's code.",
+                                           {"/layout/kernels", "/layout/fused_norm", "/layout/jit_fused"}));
     }
     if (l.offload == "nvme")
         out.findings.push_back(

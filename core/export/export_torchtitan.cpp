@@ -145,6 +145,12 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
              << "expert_tensor_parallel_degree = " << (l.etp > 0 ? l.etp : l.tp) << "\n";
     }
     toml << "\n[activation_checkpoint]\nmode = " << toml_string(l.recompute) << "\n";
+    // torchtitan has no Transformer Engine path (v0.2.2; rule torchtitan.kernels): job.toml runs eager.
+    if (kernel_stack(l) == "te")
+        out.findings.push_back(finding(Severity::Warning, "export.torchtitan.kernels",
+                                       "torchtitan has no Transformer Engine kernels; job.toml runs eager PyTorch "
+                                       "(set kernels \"compile\" for [compile] enable = true).",
+                                       {"/layout/kernels"}));
     // The loss is compiled only where the project says so (layout.compile_loss), so that the run
     // holds what the memory estimate counts (a compiled loss keeps no fp32 copy of the logits).
     if (kernel_stack(l) == "compile")
@@ -163,7 +169,9 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         // torchtitan v0.2.0 components/quantization/float8.py asserts that a recipe_name is not
         // combined with enable_fsdp_float8_all_gather: the FP8 all-gather is tensorwise only.
         const bool rowwise = l.fp8_recipe == "rowwise";
-        const bool gather = l.fp8_all_gather && !rowwise;
+        // One meaning with the rules and the estimate: FP8 gathers with the tensorwise recipe only
+        // (gathers_fp8_weights; a delayed / blockwise project runs as the tensorwise it is written as).
+        const bool gather = l.fp8_all_gather && gathers_fp8_weights("torchtitan", l.fp8_recipe);
         toml << "\n[quantize.linear.float8]\nenable_fsdp_float8_all_gather = " << (gather ? "true" : "false") << "\n";
         if (gather) toml << "precompute_float8_dynamic_scale_for_fsdp = true\n";
         if (rowwise) toml << "recipe_name = \"rowwise\"\n";

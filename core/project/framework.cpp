@@ -55,6 +55,13 @@ std::vector<FrameworkTraits> make_table() {
     hybrid.zero_stages_pp = {0, 1};
     hybrid.optimizer_bytes = OptimizerBytes::mixed;
     hybrid.kernels = "eager";
+    // fp8_communication (every plugin): Gemini's chunk all-gathers (zero/gemini/chunk/chunk.py
+    // Chunk.__gather, all_gather_fp8) and the ZeRO optimizer's parameter all-gathers
+    // (zero/low_level/low_level_optim.py) in FP8, cast per tensor whatever the linear layers' recipe.
+    hybrid.fp8_all_gather_recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
+    // use_fp8 (quantization/fp8_hook.py FP8Hook -> fp8.py linear_fp8) casts inputs, weights and
+    // gradients with cast_to_fp8's per-tensor scale from the current amax; no recipe argument.
+    hybrid.fp8_recipes = {"tensorwise"};
     hybrid.fused_switches_mean_te = true;
     hybrid.shardformer = true;
     t.push_back(hybrid);
@@ -130,6 +137,9 @@ std::vector<FrameworkTraits> make_table() {
     mg.kernels = "te";
     // arguments.py --fp8-recipe choices (core_v0.14.0): tensorwise delayed mxfp8 blockwise.
     mg.fp8_recipes = {"tensorwise", "delayed", "mxfp8", "blockwise"};
+    // --fp8-param-gather with any of them (arguments.py, core_v0.14.0: it needs the distributed
+    // optimizer or FSDP, and delayed scaling only together with the optimizer's CPU offload).
+    mg.fp8_all_gather_recipes = mg.fp8_recipes;
     mg.fused_vocab_parallel_loss = true;   // tensor_parallel/cross_entropy.py vocab_parallel_cross_entropy
     t.push_back(mg);
 
@@ -161,6 +171,12 @@ std::vector<FrameworkTraits> make_table() {
     // v0.2.2 config/job_config.py: [quantize.linear.float8] recipe_name (tensorwise, rowwise,
     // rowwise_with_gw_hp); MX formats through the separate converter "quantize.linear.mx".
     tt.fp8_recipes = {"tensorwise", "rowwise", "mxfp8"};
+    // torchao float8/config.py (v0.13.0 Float8LinearConfig.__post_init__): enable_fsdp_float8_all_gather
+    // "only supports tensorwise scaling granularity"; torchtitan v0.2.2 components/quantization/float8.py
+    // (Float8LinearConverter) refuses it with a recipe_name and turns it on only when
+    // parallel_dims.dp_shard_enabled; mx.py's MXLinear has no all-gather setting.
+    tt.fp8_all_gather_recipes = {"tensorwise"};
+    tt.fp8_all_gather_needs_dp_shard = true;
     tt.op_sac = true;
     tt.fsdp2 = true;
     tt.fsdp_reshard_off_with_pp = true;       // parallelize.py apply_fsdp: reshard_after_forward False with pp
@@ -190,6 +206,9 @@ std::vector<FrameworkTraits> make_table() {
     ds.offload_params_at_zero3 = true;
     ds.optimizer_bytes = OptimizerBytes::fp32_grad_copy;
     ds.kernels = "eager";
+    // No FP8 all-gather: ds_config has no FP8 switch; ZeRO++'s zero_quantized_weights
+    // (runtime/zero/config.py) gathers INT8-quantized blocks, another format.
+    ds.fp8_all_gather_recipes = {};
     t.push_back(ds);
 
     FrameworkTraits dm{};
@@ -241,6 +260,17 @@ bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe)
     const FrameworkTraits* t = find_traits(framework);
     if (!t || t->fp8_recipes.empty()) return true;
     return std::find(t->fp8_recipes.begin(), t->fp8_recipes.end(), recipe) != t->fp8_recipes.end();
+}
+
+std::string fp8_recipe_run(const std::string& framework, const std::string& recipe) {
+    return accepts_fp8_recipe(framework, recipe) ? recipe : "tensorwise";
+}
+
+bool gathers_fp8_weights(const std::string& framework, const std::string& recipe) {
+    const FrameworkTraits* t = find_traits(framework);
+    if (!t) return false;
+    const auto& r = t->fp8_all_gather_recipes;
+    return std::find(r.begin(), r.end(), fp8_recipe_run(framework, recipe)) != r.end();
 }
 
 std::optional<Framework> parse_framework(const std::string& id) {

@@ -100,18 +100,21 @@ struct FrameworkTraits {
     bool offload_params_at_zero3 = false;   // DeepSpeed offload_param
     OptimizerBytes optimizer_bytes;
     bool overlap_grad_reduce = true;
-    bool overlap_param_gather = false;        // besides ZeRO-3, which always prefetches
-    bool overlap_p2p = false;                 // always (torchtitan)
-    bool overlap_p2p_interleaved = false;     // with the interleaved schedule (Megatron)
-    const char* kernels;                      // kernel stack by default ("te" or "eager")
-    std::vector<std::string> fp8_recipes;     // layout.fp8_recipe values it accepts (empty: it has no recipe choice)
-    bool fused_switches_mean_te = false;      // fused_norm + jit_fused run the fused (TE-like) stack
-    bool shardformer = false;                 // runs ColossalAI ShardFormer policies
-    bool op_sac = false;                      // selective recomputation is op-level SAC (torchtitan)
-    bool fsdp2 = false;                       // FSDP2 fully_shard holds the parameters (its allocator pattern)
-    bool fsdp_reshard_off_with_pp = false;    // parameters stay gathered between forward and backward with pp
-    bool fused_vocab_parallel_loss = false;   // the loss never materialises fp32 logits (Megatron)
-    bool decomposed_loss_parallel = false;    // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
+    bool overlap_param_gather = false;      // besides ZeRO-3, which always prefetches
+    bool overlap_p2p = false;               // always (torchtitan)
+    bool overlap_p2p_interleaved = false;   // with the interleaved schedule (Megatron)
+    const char* kernels;                    // kernel stack by default ("te" or "eager")
+    std::vector<std::string> fp8_recipes;   // layout.fp8_recipe values it accepts (empty: it has no recipe choice)
+    // layout.fp8_recipe values with which layout.fp8_all_gather gathers FP8 weights (empty: no FP8 all-gather)
+    std::vector<std::string> fp8_all_gather_recipes;
+    bool fp8_all_gather_needs_dp_shard = false;   // only where the dp_shard degree exceeds 1 (torchtitan)
+    bool fused_switches_mean_te = false;          // fused_norm + jit_fused run the fused (TE-like) stack
+    bool shardformer = false;                     // runs ColossalAI ShardFormer policies
+    bool op_sac = false;                          // selective recomputation is op-level SAC (torchtitan)
+    bool fsdp2 = false;                           // FSDP2 fully_shard holds the parameters (its allocator pattern)
+    bool fsdp_reshard_off_with_pp = false;        // parameters stay gathered between forward and backward with pp
+    bool fused_vocab_parallel_loss = false;       // the loss never materialises fp32 logits (Megatron)
+    bool decomposed_loss_parallel = false;   // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
     bool frees_logits_before_backward = false;   // the loop drops the model's logits before backward (torchtitan)
     bool reports_degrees_itself = false;         // checks degrees >= 1 with its own message (torchtitan ParallelDims)
 };
@@ -135,6 +138,14 @@ bool is_colossalai(const std::string& id);   // one of the ColossalAI plugins
 // Whether the framework accepts this layout.fp8_recipe (any recipe where it has no recipe choice):
 // read by the rules and by the exporters, which write a recipe the framework refuses as tensorwise.
 bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe);
+// The recipe the framework runs for layout.fp8_recipe: that recipe where it accepts it, else
+// tensorwise, as the exporters write it (the rules report the refused recipe); the estimate reads it.
+std::string fp8_recipe_run(const std::string& framework, const std::string& recipe);
+// Whether layout.fp8_all_gather makes the framework gather FP8 weights with this recipe (as run:
+// fp8_recipe_run; FrameworkTraits::fp8_all_gather_recipes). One meaning for the switch: the estimate counts 1-byte
+// gathers only then, the rules warn where the framework ignores or refuses it, and the exporters
+// write it only there.
+bool gathers_fp8_weights(const std::string& framework, const std::string& recipe);
 // The ZeRO stages the framework accepts with this pipeline size.
 const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp);
 

@@ -616,6 +616,53 @@ void model_kernel_flags(const Project& p, Out& out) {
     }
 }
 
+// The kernel stack (layout.kernels) has no plugin argument of its own: booster/plugin/*_plugin.py (v0.5.1)
+// take no Transformer Engine or torch.compile switch. ColossalAI's fused kernels are ShardFormer's
+// enable_fused_normalization + enable_jit_fused (kernels "te" means them; the exporter writes both on),
+// and LowLevelZeroPlugin, which runs no ShardFormer, has none of these switches.
+void kernels(const Project& p, Out& out) {
+    const Layout& l = p.layout;
+    const std::string k = kernel_stack(l);
+    const FrameworkTraits& t = traits_of(l);
+    if (k == "compile") {
+        auto d = diag(Severity::Warning, "colossalai.kernels",
+                      std::string(t.display_name) +
+                          " has no torch.compile switch: plugin.py leaves the model eager (compile it in the "
+                          "training script), while kernels \"compile\" is estimated with compiled kernels.",
+                      "", {"/layout/kernels"});
+        add_fixes(d, &kernels, p, {set_value("/layout/kernels", "eager", "Run eager kernels")});
+        out.push_back(d);
+    } else if (!t.shardformer && (k == "te" || l.fused_norm || l.jit_fused)) {
+        std::vector<std::string> fields;
+        if (l.kernels == "te") fields.push_back("/layout/kernels");
+        if (l.fused_norm) fields.push_back("/layout/fused_norm");
+        if (l.jit_fused) fields.push_back("/layout/jit_fused");
+        auto d = diag(Severity::Warning, "colossalai.kernels",
+                      std::string(t.display_name) +
+                          " has no kernel switches (no ShardFormer: no enable_fused_normalization or "
+                          "enable_jit_fused), so plugin.py cannot turn on fused kernels; the model's own code "
+                          "decides.",
+                      "", fields);
+        add_fixes(d, &kernels, p,
+                  {Fix{"Run eager kernels",
+                       {{"/layout/kernels", "eager"}, {"/layout/fused_norm", false}, {"/layout/jit_fused", false}}}});
+        out.push_back(d);
+    }
+}
+
+// use_fp8 scales per tensor from the current amax (quantization/fp8.py linear_fp8 -> cast_to_fp8);
+// the plugins take no recipe, so another fp8_recipe runs as tensorwise (and is estimated so).
+void fp8_recipe(const Project& p, Out& out) {
+    const Layout& l = p.layout;
+    if (!(l.fp8 || p.training.precision == "fp8") || accepts_fp8_recipe(l.framework, l.fp8_recipe)) return;
+    auto d = diag(Severity::Warning, "colossalai.fp8_recipe",
+                  "ColossalAI's use_fp8 scales per tensor from the current amax; the " + l.fp8_recipe +
+                      " recipe has no ColossalAI switch and runs as tensorwise.",
+                  "", {"/layout/fp8_recipe"});
+    add_fixes(d, &fp8_recipe, p, {set_value("/layout/fp8_recipe", "tensorwise", "Use the tensorwise recipe")});
+    out.push_back(d);
+}
+
 // VocabParallelEmbedding1D pads the vocabulary to a multiple of make_vocab_size_divisible_by (64) * tp.
 void vocab_padding(const Project& p, Out& out) {
     const int V = p.model.vocab;
@@ -897,6 +944,8 @@ const std::vector<RuleFn>& colossalai_rules() {
                                           &ring_attn_flash,
                                           &model_flash,
                                           &model_kernel_flags,
+                                          &kernels,
+                                          &fp8_recipe,
                                           &bf16_gpu,
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
@@ -942,6 +991,8 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
                                           &batch,
                                           &model_flash,
                                           &model_kernel_flags,
+                                          &kernels,
+                                          &fp8_recipe,
                                           &bf16_gpu,
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
@@ -952,17 +1003,18 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
 
 const std::vector<RuleFn>& colossalai_gemini_rules() {
     static const std::vector<RuleFn> r = {
-        &cluster_not_empty, &uniform_gpus,   &gemini_precision, &gemini_world,        &gemini_axes,
-        &dp_matches,        &gemini_zero,    &model_policy,     &tp_divides_heads,    &tp_divides_kv_heads,
-        &vocab_padding,     &batch,          &bf16_gpu,         &flash_attention_gpu, &flash_attention_dtype,
-        &fp8_gpu,           &fused_norm_apex};
+        &cluster_not_empty, &uniform_gpus, &gemini_precision, &gemini_world,        &gemini_axes,
+        &dp_matches,        &gemini_zero,  &model_policy,     &tp_divides_heads,    &tp_divides_kv_heads,
+        &vocab_padding,     &batch,        &bf16_gpu,         &flash_attention_gpu, &flash_attention_dtype,
+        &fp8_gpu,           &kernels,      &fp8_recipe,       &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_zero_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,     &uniform_gpus, &zero_plugin,    &dp_matches,
-                                          &precision_rule,        &batch,        &bf16_gpu,       &flash_attention_gpu,
-                                          &flash_attention_dtype, &fp8_gpu,      &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,     &uniform_gpus, &zero_plugin, &dp_matches,
+                                          &precision_rule,        &batch,        &bf16_gpu,    &flash_attention_gpu,
+                                          &flash_attention_dtype, &fp8_gpu,      &kernels,     &fp8_recipe,
+                                          &fused_norm_apex};
     return r;
 }
 

@@ -219,6 +219,28 @@ void fp8_recipe_accepted(const Project& p, Out& out, RuleFn self, const std::str
     out.push_back(d);
 }
 
+// layout.fp8_all_gather that the framework ignores (FrameworkTraits::fp8_all_gather_recipes, one
+// query with the estimate, which then counts 16-bit all-gathers, and the exporters, which write none).
+void fp8_all_gather_ignored(const Project& p, Out& out) {
+    const Layout& l = p.layout;
+    if (!fp8_on(p) || !l.fp8_all_gather || gathers_fp8_weights(l.framework, l.fp8_recipe)) return;
+    const FrameworkTraits* t = find_traits(l.framework);
+    if (!t) return;
+    const std::string why = t->fp8_all_gather_recipes.empty()
+                                ? std::string(t->display_name) + " has no FP8 all-gather"
+                                : std::string(t->display_name) + " gathers no FP8 weights with the " + l.fp8_recipe +
+                                      " recipe";
+    auto d = diag(Severity::Warning, "kernel.fp8_all_gather",
+                  why + ": fp8_all_gather is ignored, the weights are gathered in 16-bit (and estimated so).", "",
+                  {"/layout/fp8_all_gather"});
+    std::vector<Fix> c{set_value("/layout/fp8_all_gather", false, "Gather the weights in 16-bit")};
+    for (const auto& r : t->fp8_all_gather_recipes)
+        if (accepts_fp8_recipe(l.framework, r))
+            c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
+    add_fixes(d, &fp8_all_gather_ignored, p, c);
+    out.push_back(d);
+}
+
 // ColossalAI's fused LayerNorm/RMSNorm come from apex (shardformer/layer/normalization.py).
 void fused_norm_apex(const Project& p, Out& out) {
     if (!p.layout.fused_norm) return;

@@ -14,6 +14,8 @@ void flash_attention_dtype(const Project& p, Out& out);   // kernel.flash_attent
 void fp8_gpu(const Project& p, Out& out);                 // kernel.fp8_gpu
 void fp8_recipe_gpu(const Project& p, Out& out);          // kernel.fp8_recipe_gpu
 void fused_norm_apex(const Project& p, Out& out);         // kernel.fused_norm_apex (info)
+// layout.fp8_all_gather where the framework gathers no FP8 weights with the recipe (warning).
+void fp8_all_gather_ignored(const Project& p, Out& out);   // kernel.fp8_all_gather
 
 // Shared check: tp divides the attention heads (Megatron, torchtitan, DeviceMesh name it `rule`).
 // layout.fp8_recipe must be one the framework accepts (FrameworkTraits::fp8_recipes).

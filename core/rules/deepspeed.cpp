@@ -119,6 +119,7 @@ const std::vector<RuleFn>& deepspeed_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp8_all_gather_ignored,
                                           &fused_norm_apex};
     return r;
 }

@@ -30,9 +30,18 @@ void dm_batch(const Project& p, Out& out) { batch_divisible(p, out, &dm_batch, "
 }   // namespace
 
 const std::vector<RuleFn>& devicemesh_rules() {
-    static const std::vector<RuleFn> r = {
-        &cluster_not_empty,   &uniform_gpus,          &dm_world, &dp_matches,     &dm_heads, &dm_batch, &bf16_gpu,
-        &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu,  &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,
+                                          &uniform_gpus,
+                                          &dm_world,
+                                          &dp_matches,
+                                          &dm_heads,
+                                          &dm_batch,
+                                          &bf16_gpu,
+                                          &flash_attention_gpu,
+                                          &flash_attention_dtype,
+                                          &fp8_gpu,
+                                          &fp8_all_gather_ignored,
+                                          &fused_norm_apex};
     return r;
 }
 

@@ -464,6 +464,24 @@ void mg_fp8_kernels(const Project& p, Out& out) {
     out.push_back(d);
 }
 
+// arguments.py (core_v0.19.0, validate_args): --fp8-param-gather (layout.fp8_all_gather) asserts
+// "only supported with distributed optimizer, torch fsdp2, megatron fsdp, or inference mode".
+void mg_fp8_param_gather(const Project& p, Out& out) {
+    const Layout& l = p.layout;
+    if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather) return;
+    if (l.distributed_optimizer || l.zero_stage >= 1) return;
+    auto d = diag(Severity::Error, "megatron.fp8_param_gather",
+                  "fp8_all_gather is --fp8-param-gather, which Megatron-LM runs only with the distributed "
+                  "optimizer (--use-distributed-optimizer).",
+                  "AssertionError: --fp8-param-gather only supported with distributed optimizer, torch fsdp2, "
+                  "megatron fsdp, or inference mode",
+                  {"/layout/fp8_all_gather", "/layout/distributed_optimizer"});
+    add_fixes(d, &mg_fp8_param_gather, p,
+              {set_value("/layout/distributed_optimizer", true, "Use the distributed optimizer"),
+               set_value("/layout/fp8_all_gather", false, "Gather the weights in 16-bit")});
+    out.push_back(d);
+}
+
 }   // namespace
 
 const std::vector<RuleFn>& megatron_rules() {
@@ -495,6 +513,7 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &mg_fp8_recipe,
                                           &fp8_recipe_gpu,
                                           &mg_fp8_kernels,
+                                          &mg_fp8_param_gather,
                                           &fused_norm_apex};
     return r;
 }

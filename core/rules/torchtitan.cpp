@@ -3,6 +3,7 @@
 #include "rules/torchtitan.h"
 
 #include "rules/common.h"
+#include "project/framework.h"
 #include "rules/predicates.h"
 
 #include <algorithm>
@@ -216,9 +217,27 @@ void tt_microbatches(const Project& p, Out& out) {
 
 // components/quantization/float8.py (Float8LinearConverter.__init__): a recipe_name (rowwise)
 // together with enable_fsdp_float8_all_gather is refused; the FP8 all-gather is tensorwise only.
+// Other recipes without one (mxfp8: MXLinear has no all-gather setting) and dp_shard 1 (the
+// converter turns it on only when parallel_dims.dp_shard_enabled) are ignored: a warning, as the
+// estimate counts 16-bit all-gathers there (FrameworkTraits::fp8_all_gather_recipes).
 void tt_fp8_all_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather || l.fp8_recipe != "rowwise") return;
+    if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather) return;
+    if (l.fp8_recipe != "rowwise") {
+        if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out);
+        const Sizes s = sizes(p);
+        const int shard = l.dp_shard > 0 ? l.dp_shard : s.dp / std::max(1, l.dp_replicate);
+        if (s.dp <= 0 || shard > 1) return;
+        auto d = diag(Severity::Warning, "torchtitan.fp8_all_gather",
+                      "torchtitan turns the FP8 all-gather on only where FSDP shards over dp_shard > 1; with "
+                      "dp_shard " +
+                          str(shard) + " fp8_all_gather is ignored and the weights are gathered in 16-bit.",
+                      "", {"/layout/fp8_all_gather", "/layout/dp_shard"});
+        add_fixes(d, &tt_fp8_all_gather, p,
+                  {set_value("/layout/fp8_all_gather", false, "Gather the weights in 16-bit")});
+        out.push_back(d);
+        return;
+    }
     auto d = diag(Severity::Error, "torchtitan.fp8_all_gather",
                   "torchtitan gathers FP8 weights with the tensorwise recipe only: the rowwise recipe cannot be "
                   "combined with the FP8 all-gather.",
@@ -228,6 +247,22 @@ void tt_fp8_all_gather(const Project& p, Out& out) {
     add_fixes(d, &tt_fp8_all_gather, p,
               {set_value("/layout/fp8_all_gather", false, "Gather the weights in 16-bit"),
                set_value("/layout/fp8_recipe", "tensorwise", "Use the tensorwise recipe")});
+    out.push_back(d);
+}
+
+// torchtitan builds its models from PyTorch modules (nn.Linear, torchao's Float8Linear / MXLinear
+// converters, SDPA / FlexAttention): v0.2.2 has no Transformer Engine path, nor a switch for one in
+// config/job_config.py; its kernels are eager or torch.compile ([compile] enable).
+void tt_kernels(const Project& p, Out& out) {
+    if (p.layout.kernels != "te") return;
+    auto d = diag(Severity::Warning, "torchtitan.kernels",
+                  "torchtitan has no Transformer Engine kernels: kernels \"te\" cannot be exported (job.toml "
+                  "runs eager PyTorch) and the estimate's fused-kernel figures do not apply. Use \"compile\" "
+                  "([compile] enable) or \"eager\".",
+                  "", {"/layout/kernels"});
+    add_fixes(d, &tt_kernels, p,
+              {set_value("/layout/kernels", "compile", "Compile the model (torch.compile)"),
+               set_value("/layout/kernels", "eager", "Run eager PyTorch kernels")});
     out.push_back(d);
 }
 
@@ -261,6 +296,7 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &tt_fp8_recipe,
                                           &fp8_recipe_gpu,
                                           &tt_fp8_all_gather,
+                                          &tt_kernels,
                                           &fused_norm_apex};
     return r;
 }

@@ -212,6 +212,100 @@ private slots:
         }
     }
 
+    // fp8_all_gather has one meaning (FrameworkTraits::fp8_all_gather_recipes): the estimate counts
+    // FP8 gathers only where the framework gathers FP8 weights. torchtitan's float8 converter
+    // (v0.2.2) and torchao's Float8LinearConfig gather in FP8 with tensorwise scaling only, MXLinear
+    // never, and only with dp_shard > 1.
+    void fp8_all_gather_only_where_the_framework_gathers() {
+        const auto buffers = [](const Estimate& e) { return e.memory.stages.at(0).buffers; };
+        const auto ignored = [](const Estimate& e) {
+            for (const auto& n : e.notes)
+                if (n.find("fp8_all_gather") != std::string::npos) return true;
+            return false;
+        };
+        for (const char* recipe : {"tensorwise", "rowwise", "mxfp8"}) {
+            const nlohmann::json base = {{"kernels", "compile"}, {"fp8", true}, {"fp8_recipe", recipe}};
+            nlohmann::json gather = base;
+            gather["fp8_all_gather"] = true;
+            const Estimate off = estimate_of(project_json("torchtitan", nlohmann::json::object(), base, "b200"));
+            const Estimate on = estimate_of(project_json("torchtitan", nlohmann::json::object(), gather, "b200"));
+            const bool tensorwise = std::string(recipe) == "tensorwise";
+            QCOMPARE(on.config.fp8_all_gather, tensorwise);
+            QCOMPARE(ignored(on), !tensorwise);
+            QVERIFY(!ignored(off));
+            if (tensorwise) QVERIFY(buffers(on) < buffers(off));
+            else QCOMPARE(buffers(on), buffers(off));
+        }
+        // dp_shard 1 with cp 8: FSDP shards over cp, but torchtitan gathers 16-bit weights.
+        const nlohmann::json cp = {{"kernels", "compile"}, {"fp8", true}, {"cp", 8}, {"dp_shard", 1}};
+        nlohmann::json cp_gather = cp;
+        cp_gather["fp8_all_gather"] = true;
+        const Estimate cp_off = estimate_of(project_json("torchtitan", {{"global_batch_size", 2}}, cp));
+        const Estimate cp_on = estimate_of(project_json("torchtitan", {{"global_batch_size", 2}}, cp_gather));
+        QVERIFY(cp_on.config.zero_stage >= 3);
+        QVERIFY(!cp_on.config.fp8_all_gather);
+        QVERIFY(ignored(cp_on));
+        QCOMPARE(buffers(cp_on), buffers(cp_off));
+        QCOMPARE(cp_on.time.step_s, cp_off.time.step_s);
+        // DeepSpeed has no FP8 all-gather: ZeRO-3 gathers stay 16-bit.
+        const nlohmann::json ds = {{"fp8", true}, {"zero_stage", 3}};
+        nlohmann::json ds_gather = ds;
+        ds_gather["fp8_all_gather"] = true;
+        const Estimate ds_off = estimate_of(project_json("deepspeed", nlohmann::json::object(), ds));
+        const Estimate ds_on = estimate_of(project_json("deepspeed", nlohmann::json::object(), ds_gather));
+        QVERIFY(!ds_on.config.fp8_all_gather);
+        QCOMPARE(buffers(ds_on), buffers(ds_off));
+        // ColossalAI's fp8_communication gathers the updated parameters in FP8 after ZeRO-1/2's step,
+        // a gather the plugin does not overlap: its exposed data-parallel time drops (4 nodes on a
+        // slow network, one short microbatch, so that the gradient sync outlasts the backward).
+        const auto cai_json = [&](bool gather) {
+            nlohmann::json j = project_json("colossalai",
+                                            {{"global_batch_size", 32}, {"seq_len", 1024}, {"micro_batch_size", 1}},
+                                            {{"fp8", true}, {"zero_stage", 1}, {"fp8_all_gather", gather}});
+            j["cluster"]["nodes"] = 4;
+            j["cluster"]["network"]["inter_node_gbps"] = 100;
+            return j;
+        };
+        const Estimate cai_off = estimate_of(cai_json(false));
+        const Estimate cai_on = estimate_of(cai_json(true));
+        QVERIFY(cai_on.config.fp8_all_gather);
+        QVERIFY2(cai_on.time.comm_dp_s < cai_off.time.comm_dp_s,
+                 qPrintable(QString("%1 vs %2").arg(cai_on.time.comm_dp_s).arg(cai_off.time.comm_dp_s)));
+    }
+
+    // A recipe the framework does not have is written as tensorwise by its exporter (ColossalAI's
+    // use_fp8 has per-tensor scaling only; Megatron has no rowwise), so it is estimated as tensorwise.
+    void refused_recipe_is_estimated_as_written() {
+        for (const char* fw : {"colossalai", "megatron"}) {
+            const Estimate tw = estimate_of(project_json(fw, nlohmann::json::object(), {{"fp8", true}}));
+            const Estimate rw = estimate_of(
+                project_json(fw, nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "rowwise"}}));
+            QCOMPARE(rw.time.step_s, tw.time.step_s);
+            QCOMPARE(rw.memory.peak_bytes, tw.memory.peak_bytes);
+            bool noted = false;
+            for (const auto& n : rw.notes) noted = noted || n.find("estimated as tensorwise") != std::string::npos;
+            QVERIFY2(noted, fw);
+        }
+        // torchtitan has rowwise: estimated as such.
+        const Estimate tw = estimate_of(project_json("torchtitan", nlohmann::json::object(), {{"fp8", true}}));
+        const Estimate rw = estimate_of(
+            project_json("torchtitan", nlohmann::json::object(), {{"fp8", true}, {"fp8_recipe", "rowwise"}}));
+        QVERIFY(rw.time.step_s != tw.time.step_s);
+        // Its delayed project runs as the tensorwise job.toml says, FP8 all-gather included.
+        const nlohmann::json delayed = project_json(
+            "torchtitan", nlohmann::json::object(),
+            {{"fp8", true}, {"fp8_recipe", "delayed"}, {"fp8_all_gather", true}});
+        const Estimate dl = estimate_of(delayed);
+        const Estimate tw_ag = estimate_of(
+            project_json("torchtitan", nlohmann::json::object(), {{"fp8", true}, {"fp8_all_gather", true}}));
+        QVERIFY(dl.config.fp8_all_gather);
+        QCOMPARE(dl.memory.peak_bytes, tw_ag.memory.peak_bytes);
+        QCOMPARE(dl.time.step_s, tw_ag.time.step_s);
+        const std::string toml = file_text(export_torchtitan(project_from_json(delayed), ExportOptions{}), "job.toml");
+        QVERIFY2(toml.find("enable_fsdp_float8_all_gather = true") != std::string::npos, toml.c_str());
+        QVERIFY2(toml.find("recipe_name") == std::string::npos, toml.c_str());
+    }
+
     void exporters_write_the_recipe() {
         ExportOptions opt;
         Project meg = project_from_json(project_json("megatron", nlohmann::json::object(),

@@ -444,6 +444,96 @@ private slots:
         }
     }
 
+    // ColossalAI's own switches for the FP8 all-gather and the kernel stack (booster/plugin/
+    // {hybrid_parallel,gemini,low_level_zero}_plugin.py, v0.5.1): fp8_all_gather is fp8_communication
+    // (exact for Gemini's chunk gathers, broader elsewhere: a warning), kernels "te" is the fused
+    // ShardFormer kernels, and what has no switch (torch.compile, LowLevelZero's kernels) is a warning.
+    void colossalaiFp8AndKernels() {
+        const auto findings = [](const ExportResult& r, const std::string& rule) {
+            int n = 0;
+            for (const auto& d : r.diagnostics) n += d.rule == rule;
+            return n;
+        };
+        ExportOptions o;
+        o.force = true;
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.fp8 = true;
+        p.layout.fp8_all_gather = true;
+        p.layout.kernels = "te";
+        p.layout.fused_norm = false;
+        p.layout.jit_fused = false;
+        p.layout.zero_stage = 1;
+        for (const char* fw : {"colossalai", "colossalai-gemini", "colossalai-zero"}) {
+            Project q = p;
+            q.layout.framework = fw;
+            if (q.layout.framework != "colossalai") {
+                q.layout.tp = 1;
+                q.layout.pp = 1;
+                q.layout.zero_stage = q.layout.framework == "colossalai-gemini" ? 3 : 2;
+            }
+            const std::string sub = std::string("cai-fp8-") + fw;
+            const ExportResult r = export_project(q, "colossalai", o);
+            write_files(r.files, dir(sub));
+            const auto call = parse_back("python", dir(sub) / "plugin.py");
+            QVERIFY2(!call.contains("_error"), call.dump().c_str());
+            const auto& kw = call["kwargs"];
+            QVERIFY2(kw.value("use_fp8", false), kw.dump().c_str());
+            QVERIFY2(kw.value("fp8_communication", false), kw.dump().c_str());
+            const bool gemini = q.layout.framework == "colossalai-gemini";
+            const bool zero = q.layout.framework == "colossalai-zero";
+            // Gemini's fp8_communication is the parameter gather only; elsewhere it also reduces gradients.
+            QCOMPARE(findings(r, "export.colossalai.fp8_communication"), gemini ? 0 : 1);
+            if (zero) {
+                QVERIFY(!kw.contains("enable_fused_normalization"));
+                QCOMPARE(findings(r, "export.colossalai.kernels"), 1);   // no kernel switches
+            } else {
+                QCOMPARE(kw["enable_fused_normalization"].get<bool>(), true);
+                QCOMPARE(kw["enable_jit_fused"].get<bool>(), true);
+                QCOMPARE(findings(r, "export.colossalai.kernels"), 1);   // te written as the fused kernels
+            }
+        }
+        // Without FP8 the all-gather switch writes nothing; fused switches on and kernels auto: no finding.
+        Project plain = example("llama3.1-70b-4nodes");
+        plain.layout.fp8_all_gather = true;
+        plain.layout.fused_norm = true;
+        plain.layout.jit_fused = true;
+        const ExportResult r0 = export_project(plain, "colossalai", o);
+        write_files(r0.files, dir("cai-plain"));
+        const auto c0 = parse_back("python", dir("cai-plain") / "plugin.py");
+        QVERIFY(!c0["kwargs"].contains("fp8_communication"));
+        QCOMPARE(findings(r0, "export.colossalai.kernels"), 0);
+        // torch.compile has no plugin switch: a warning, nothing written.
+        plain.layout.kernels = "compile";
+        const ExportResult rc = export_project(plain, "colossalai", o);
+        QCOMPARE(findings(rc, "export.colossalai.kernels"), 1);
+        // A recipe ColossalAI's per-tensor use_fp8 does not have is a warning.
+        plain.layout.kernels = "auto";
+        plain.layout.fp8 = true;
+        plain.layout.fp8_recipe = "rowwise";
+        QCOMPARE(findings(export_project(plain, "colossalai", o), "export.colossalai.fp8_recipe"), 1);
+    }
+
+    // torchtitan has no Transformer Engine path: kernels "te" exports eager PyTorch with a warning.
+    void torchtitanKernelsTe() {
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.framework = "torchtitan";
+        p.layout.kernels = "te";
+        ExportOptions o;
+        o.force = true;
+        const ExportResult r = export_project(p, "torchtitan", o);
+        write_files(r.files, dir("tt-te"));
+        const auto t = parse_back("toml", dir("tt-te") / "job.toml");
+        QVERIFY2(!t.contains("_error"), t.dump().c_str());
+        QVERIFY(!t.contains("compile"));
+        int warned = 0, rule = 0;
+        for (const auto& d : r.diagnostics) {
+            warned += d.rule == "export.torchtitan.kernels";
+            rule += d.rule == "torchtitan.kernels";
+        }
+        QCOMPARE(warned, 1);
+        QCOMPARE(rule, 1);
+    }
+
     void torchrunPerNode() {
         Project p = example("llama3.1-70b-4nodes");
         // Canvas order: node 2 first, GPUs reversed on it; then nodes 0, 1, 3.

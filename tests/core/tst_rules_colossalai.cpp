@@ -591,6 +591,38 @@ private slots:
              Severity::Error,
              {"tensor"},
              ""},
+            // booster/plugin/*_plugin.py take no torch.compile switch.
+            {"gemini compile",
+             edit(g, [](Project& p) { p.layout.kernels = "compile"; }),
+             g,
+             "colossalai.kernels",
+             Severity::Warning,
+             {"GeminiPlugin", "torch.compile"},
+             ""},
+            // quantization/fp8.py linear_fp8: per-tensor current scaling only.
+            {"gemini rowwise fp8",
+             edit(g,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "rowwise";
+                  }),
+             edit(g, [](Project& p) { p.layout.fp8 = true; }),
+             "colossalai.fp8_recipe",
+             Severity::Warning,
+             {"per tensor", "rowwise", "tensorwise"},
+             ""},
+            // LowLevelZeroPlugin runs no ShardFormer: no enable_fused_normalization / enable_jit_fused.
+            {"zero fused kernels",
+             edit(z,
+                  [](Project& p) {
+                      p.layout.fused_norm = true;
+                      p.layout.jit_fused = true;   // kernels auto -> te
+                  }),
+             edit(z, [](Project& p) { p.layout.kernels = "eager"; }),
+             "colossalai.kernels",
+             Severity::Warning,
+             {"LowLevelZeroPlugin", "no kernel switches"},
+             ""},
         };
         for (const auto& c : cases) {
             check_case(c);

@@ -368,6 +368,24 @@ private slots:
              Severity::Error,
              {"eager", "--transformer-impl local"},
              ""},
+            // arguments.py (core_v0.19.0): --fp8-param-gather needs the distributed optimizer.
+            {"fp8 param gather without the distributed optimizer",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;
+                      p.layout.zero_stage = 0;
+                      p.layout.distributed_optimizer = false;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;   // zero_stage 1 + distributed optimizer
+                  }),
+             "megatron.fp8_param_gather",
+             Severity::Error,
+             {"--fp8-param-gather", "distributed"},
+             "--fp8-param-gather only supported with distributed optimizer"},
             // Float8BlockScaling on an L40S (Ada, compute capability 8.9): TE v2.9
             // check_fp8_block_scaling_support needs 9.0; the H100 passes.
             {"blockwise on ada",
@@ -599,6 +617,54 @@ private slots:
              Severity::Error,
              {"H100", "mxfp8", "Blackwell"},
              "compute capability 10.0 or higher required for MXFP8"},
+            // v0.2.2 components/quantization/mx.py: MXLinear has no all-gather setting, so the switch
+            // is ignored (the estimate counts 16-bit gathers): a warning, not the rowwise refusal.
+            {"fp8 all-gather with mxfp8",
+             edit(b,
+                  [](Project& p) {
+                      for (auto& n : p.cluster.nodes) n.gpu = "b200";
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "mxfp8";
+                      p.layout.fp8_all_gather = true;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      for (auto& n : p.cluster.nodes) n.gpu = "b200";
+                      p.layout.fp8 = true;
+                      p.layout.fp8_recipe = "mxfp8";
+                  }),
+             "kernel.fp8_all_gather",
+             Severity::Warning,
+             {"torchtitan", "mxfp8", "16-bit"},
+             ""},
+            // float8.py: enable_fsdp_float8_all_gather only when parallel_dims.dp_shard_enabled.
+            {"fp8 all-gather without dp_shard",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.tp = 1;
+                      p.layout.cp = 8;
+                      p.layout.dp_shard = 1;
+                      p.training.global_batch_size = 4;
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;   // tp 2: dp_shard 4
+                  }),
+             "torchtitan.fp8_all_gather",
+             Severity::Warning,
+             {"dp_shard 1", "16-bit"},
+             ""},
+            // torchtitan builds PyTorch modules only: no Transformer Engine path at v0.2.2.
+            {"kernels te",
+             edit(b, [](Project& p) { p.layout.kernels = "te"; }),
+             edit(b, [](Project& p) { p.layout.kernels = "compile"; }),
+             "torchtitan.kernels",
+             Severity::Warning,
+             {"Transformer Engine", "compile"},
+             ""},
         });
     }
 
@@ -650,6 +716,23 @@ private slots:
              Severity::Error,
              {"4"},
              "Maximum supported ZeRO stage is 3"},
+            // ds_config has no FP8 all-gather (ZeRO++ quantizes weights to INT8).
+            {"fp8 all-gather",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.zero_stage = 3;
+                      p.layout.fp8 = true;
+                      p.layout.fp8_all_gather = true;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.zero_stage = 3;
+                      p.layout.fp8 = true;
+                  }),
+             "kernel.fp8_all_gather",
+             Severity::Warning,
+             {"DeepSpeed has no FP8 all-gather"},
+             ""},
         });
     }
 

@@ -18,10 +18,12 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QApplication>
@@ -318,6 +320,14 @@ private slots:
         auto w = shown("llama3.1-70b-4nodes");
         QVERIFY(w);
         const double plain = shownStep(*w);
+        const auto* summary = w->findChild<QLabel*>(QStringLiteral("statusSummary"));
+        const auto* dock = w->findChild<QDockWidget*>(QStringLiteral("diagnosticsDock"));
+        QVERIFY(summary && dock);
+        const auto warnings = [](int n) {
+            return n == 1 ? QStringLiteral("1 warning") : QStringLiteral("%1 warnings").arg(n);
+        };
+        const int errors = w->diagnosticsPanel()->count(paraplan::Severity::Error);
+        const int before = w->diagnosticsPanel()->count(paraplan::Severity::Warning);
         w->layoutPanel()->setProfileFileChooser([bad] { return bad; });
         QVERIFY(choose(field<QComboBox>(*w, "profile"), QStringLiteral("Open file...")));
         QVERIFY(w->document()->waitForAnalysis());
@@ -332,6 +342,10 @@ private slots:
                      QString::fromStdString(d->message).contains(QStringLiteral("not JSON")),
                  d->message.c_str());
         QCOMPARE(d->fields, std::vector<std::string>{"/estimate/profile"});
+        // The status bar and the dock title count the finding the list shows.
+        QCOMPARE(w->diagnosticsPanel()->count(paraplan::Severity::Warning), before + 1);
+        QVERIFY2(summary->text().endsWith(QStringLiteral(" · ") + warnings(before + 1)), qPrintable(summary->text()));
+        QCOMPARE(dock->windowTitle(), QStringLiteral("Diagnostics (%1)").arg(errors + before + 1));
         QVERIFY(w->layoutPanel()->fieldWidget(QStringLiteral("/estimate/profile"))->property("invalid").toBool());
         w->memoryView()->refresh();
         QVERIFY(!w->memoryView()->estimate());
@@ -352,6 +366,8 @@ private slots:
         QVERIFY(w->document()->applyChanges(QString::fromStdString(d->fixes[0].label), d->fixes[0].changes));
         QCOMPARE(shownStep(*w), plain);
         QVERIFY(!finding(w->document()->diagnostics(), "estimate.profile"));
+        QCOMPARE(w->diagnosticsPanel()->count(paraplan::Severity::Warning), before);
+        QCOMPARE(summary->text().contains(QStringLiteral("warning")), before > 0);
     }
 };
 
