@@ -302,6 +302,7 @@ void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     auto* newA = makeAction(this, tr("&New…"), QKeySequence::New,
                             tr("Start a new project: GPUs, nodes, model and framework"));
+    newA->setObjectName(QStringLiteral("newAction"));
     newA->setIcon(st->standardIcon(QStyle::SP_FileIcon));
     connect(newA, &QAction::triggered, this, &MainWindow::newProject);
     QMenu* examplesMenu = new QMenu(tr("Open E&xample"), this);
