@@ -15,6 +15,7 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
             a->setTickLabelColor(fg);
             a->setLabelColor(fg);
             a->grid()->setPen(QPen(theme::subtle(pal), 1, Qt::DotLine));
+            a->grid()->setZeroLinePen(QPen(theme::subtle(pal)));   // QCustomPlot's own is light grey
         }
     }
     if (plot->legend) {
