@@ -86,6 +86,16 @@ std::unique_ptr<MainWindow> shownWindow(const QTemporaryDir& dir, const char* ex
 // The colour a chart is drawn on (its corner, outside the axes).
 QColor plotBackground(QCustomPlot* plot) { return QColor(plot->toPixmap(200, 120).toImage().pixel(1, 1)); }
 
+// The colour an action's icon is drawn in (its most opaque pixel).
+QColor iconInk(const QAction* a) {
+    const QImage img = a ? a->icon().pixmap(32, 32).toImage() : QImage();
+    QColor ink;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            if (QColor c = img.pixelColor(x, y); c.alpha() > ink.alpha() || !ink.isValid()) ink = c;
+    return ink;
+}
+
 // The Layout panel's scroll area (its fields scroll in it).
 QScrollArea* fieldsScroll(LayoutPanel* p) { return p->findChild<QScrollArea*>(); }
 }   // namespace
@@ -518,6 +528,9 @@ private slots:
         QApplication::processEvents();
         QVERIFY(theme::isDark(w->palette()));
         QVERIFY(dark->isChecked());
+        // Plan Layouts' icon stays visible on the dark tool bar (the style's is a black glyph).
+        QVERIFY2(iconInk(w->findChild<QAction*>(QStringLiteral("planAction"))).lightness() >= 128,
+                 qPrintable(iconInk(w->findChild<QAction*>(QStringLiteral("planAction"))).name()));
         // The charts follow (QCustomPlot keeps white unless told): the visible ones at once,
         // the others when shown.
         w->raiseView(QStringLiteral("memory"));
@@ -538,6 +551,7 @@ private slots:
         QCOMPARE(QApplication::palette().color(QPalette::Window), start.color(QPalette::Window));
         QVERIFY(!theme::isDark(w->palette()));
         QVERIFY(plotBackground(w->memoryView()->memoryPlot()).lightness() >= 128);
+        QVERIFY(iconInk(w->findChild<QAction*>(QStringLiteral("planAction"))).lightness() < 128);
     }
 
     void helpOpensTheGuidesAndListsShortcuts() {
