@@ -11,6 +11,7 @@
 #include "util/json_read.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QCommandLineParser>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
                                                 "(tp, pp, dp, node, ...)."),
                                  QStringLiteral("axis"));
     QCommandLineOption groupOpt(QStringLiteral("group"),
-                                QStringLiteral("The group kind the rank grid highlights (tp, pp, dp, ...)."),
+                                QStringLiteral("The group kind the rank grid highlights (tp, pp, dp, ...); "
+                                               "default: the --colour kind."),
                                 QStringLiteral("kind"));
     QCommandLineOption selectOpt(QStringLiteral("select-rank"),
                                  QStringLiteral("Highlight the group of this rank in the rank grid and on the canvas."),
@@ -171,7 +173,14 @@ int main(int argc, char** argv) {
         window.rankGrid()->setColourAxis(parser.value(colourOpt));
         window.canvas()->setColourAxis(parser.value(colourOpt));
     }
-    if (parser.isSet(groupOpt)) window.rankGrid()->setGroupKind(parser.value(groupOpt));
+    if (parser.isSet(groupOpt)) {
+        window.rankGrid()->setGroupKind(parser.value(groupOpt));
+    } else if (parser.isSet(colourOpt) && window.rankGrid()->groupCombo()->findData(parser.value(colourOpt)) >= 0) {
+        // A rank selected in the rank grid highlights the grid's group kind on the canvas too,
+        // and colours the canvas by it: without --group that kind is the one --colour names
+        // (else `--colour ep --select-rank 0` showed tp groups).
+        window.rankGrid()->setGroupKind(parser.value(colourOpt));
+    }
     if (parser.isSet(selectOpt)) {
         bool ok = false;
         const int rank = parser.value(selectOpt).toInt(&ok);

@@ -43,6 +43,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QPainter>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -74,6 +75,19 @@ QString keysText(const QList<QKeySequence>& keys) {
     QStringList t;
     for (const auto& k : keys) t << k.toString(QKeySequence::NativeText);
     return t.join(QStringLiteral(", "));
+}
+
+// Plan Layouts' "run" triangle in the palette's button text colour: the style's media icon
+// is a black glyph, lost on the dark scheme's toolbar.
+QIcon playIcon(const QPalette& pal) {
+    QPixmap pm(32, 32);
+    pm.fill(Qt::transparent);
+    QPainter p(&pm);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(pal.color(QPalette::ButtonText));
+    p.drawPolygon(QPolygonF{QPointF(8, 5), QPointF(27, 16), QPointF(8, 27)});
+    return QIcon(pm);
 }
 
 QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& key, const QString& tip) {
@@ -303,6 +317,7 @@ void MainWindow::createActions() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     auto* newA = makeAction(this, tr("&New…"), QKeySequence::New,
                             tr("Start a new project: GPUs, nodes, model and framework"));
+    newA->setObjectName(QStringLiteral("newAction"));
     newA->setIcon(st->standardIcon(QStyle::SP_FileIcon));
     connect(newA, &QAction::triggered, this, &MainWindow::newProject);
     QMenu* examplesMenu = new QMenu(tr("Open E&xample"), this);
@@ -443,7 +458,8 @@ void MainWindow::createActions() {
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     auto* planA = makeAction(this, tr("&Plan Layouts"), QKeySequence(Qt::Key_F5),
                              tr("Search every valid layout of this model on this cluster and rank them"));
-    planA->setIcon(st->standardIcon(QStyle::SP_MediaPlay));
+    planA->setObjectName(QStringLiteral("planAction"));
+    planA->setIcon(playIcon(palette()));
     connect(planA, &QAction::triggered, this, [this] {
         raiseView(QStringLiteral("planner"));
         planner_->run();
@@ -1159,6 +1175,7 @@ void MainWindow::changeEvent(QEvent* e) {
             this,
             [this] {
                 recolourQueued_ = false;
+                if (auto* plan = findChild<QAction*>(QStringLiteral("planAction"))) plan->setIcon(playIcon(palette()));
                 refreshViews();
             },
             Qt::QueuedConnection);

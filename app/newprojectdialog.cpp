@@ -52,7 +52,11 @@ NewProjectDialog::NewProjectDialog(QWidget* parent) : QDialog(parent) {
     sizes->addWidget(gpusPerNode_);
     sizes->addWidget(new QLabel(tr("GPUs per node"), this));
     sizes->addStretch(1);
-    form->addRow(tr("&Cluster:"), sizes);
+    // A row of several fields gets a label of its own with a buddy: a label without one shows
+    // its "&" instead of underlining the key.
+    auto* clusterLabel = new QLabel(tr("&Cluster:"), this);
+    clusterLabel->setBuddy(nodes_);
+    form->addRow(clusterLabel, sizes);
 
     auto* modelRow = new QHBoxLayout;
     model_ = new QComboBox(this);
@@ -66,7 +70,9 @@ NewProjectDialog::NewProjectDialog(QWidget* parent) : QDialog(parent) {
     hf->setToolTip(tr("Use the model a Hugging Face config.json describes"));
     modelRow->addWidget(model_, 1);
     modelRow->addWidget(hf);
-    form->addRow(tr("&Model:"), modelRow);
+    auto* modelLabel = new QLabel(tr("&Model:"), this);
+    modelLabel->setBuddy(model_);
+    form->addRow(modelLabel, modelRow);
 
     framework_ = new QComboBox(this);
     framework_->setObjectName(QStringLiteral("newFramework"));

@@ -2,6 +2,7 @@
 
 #include "memoryview.h"
 
+#include "plotpalette.h"
 #include "projecteditor.h"
 #include "theme.h"
 
@@ -136,12 +137,14 @@ void MemoryView::drawMemory() {
     }
     memPlot_->xAxis->setRange(keys.isEmpty() ? -0.5 : keys.first() - 0.6, keys.isEmpty() ? 0.5 : keys.last() + 0.6);
     memPlot_->yAxis->setRange(0, top * 1.1);
+    applyPlotPalette(memPlot_, pal);
     memPlot_->replot();
 }
 
 void MemoryView::drawTime() {
     const QPalette pal = palette();
     timePlot_->clearPlottables();
+    applyPlotPalette(timePlot_, pal);
     if (!estimate_) {
         timePlot_->replot();
         return;

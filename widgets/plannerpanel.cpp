@@ -6,6 +6,7 @@
 #include "estimate/estimate.h"
 #include "estimate/profile.h"
 #include "planmodel.h"
+#include "plotpalette.h"
 #include "projecteditor.h"
 #include "search/apply_plan.h"
 #include "theme.h"
@@ -402,17 +403,7 @@ void PlannerPanel::updatePlot() {
         plot_->xAxis->scaleRange(1.08, plot_->xAxis->range().center());
         plot_->xAxis->setRangeLower(0);
     }
-    const QColor fg = pal.color(QPalette::WindowText);
-    for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
-        a->setBasePen(QPen(fg));
-        a->setTickPen(QPen(fg));
-        a->setSubTickPen(QPen(fg));
-        a->setTickLabelColor(fg);
-        a->setLabelColor(fg);
-    }
-    plot_->setBackground(pal.color(QPalette::Base));
-    plot_->legend->setBrush(pal.color(QPalette::Base));
-    plot_->legend->setTextColor(fg);
+    applyPlotPalette(plot_, pal);
     plot_->replot();
 }
 
@@ -476,6 +467,12 @@ void PlannerPanel::showEvent(QShowEvent* e) {
     QWidget::showEvent(e);
     // The first time the view is shown, plan the open project so the table is never empty.
     QMetaObject::invokeMethod(this, &PlannerPanel::autoRun, Qt::QueuedConnection);
+}
+
+void PlannerPanel::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    // A light/dark switch: the chart keeps the colours it was drawn with until redrawn.
+    if (e->type() == QEvent::PaletteChange) updatePlot();
 }
 
 void PlannerPanel::autoRun() {

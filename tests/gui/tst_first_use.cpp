@@ -26,8 +26,10 @@
 #include <QDialog>
 #include <QDir>
 #include <QDockWidget>
+#include <QDrag>
 #include <QFile>
 #include <QGraphicsView>
+#include <QInputDialog>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QLabel>
@@ -45,6 +47,7 @@
 #include <QTableWidget>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -78,6 +81,19 @@ std::unique_ptr<MainWindow> shownWindow(const QTemporaryDir& dir, const char* ex
     if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
     QApplication::processEvents();
     return w;
+}
+
+// The colour a chart is drawn on (its corner, outside the axes).
+QColor plotBackground(QCustomPlot* plot) { return QColor(plot->toPixmap(200, 120).toImage().pixel(1, 1)); }
+
+// The colour an action's icon is drawn in (its most opaque pixel).
+QColor iconInk(const QAction* a) {
+    const QImage img = a ? a->icon().pixmap(32, 32).toImage() : QImage();
+    QColor ink;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x)
+            if (QColor c = img.pixelColor(x, y); c.alpha() > ink.alpha() || !ink.isValid()) ink = c;
+    return ink;
 }
 
 // The Layout panel's scroll area (its fields scroll in it).
@@ -341,6 +357,25 @@ private slots:
     // --- New, rename, examples as untitled copies -----------------------------------------
     void newProjectFlowBuildsWhatItSays() {
         auto w = exampleWindow(tmp_, "gpt2-1node");
+        // File > New asks what to build (it used to load the GPT-2 example); nothing is
+        // replaced until Create.
+        auto* newAction = w->findChild<QAction*>(QStringLiteral("newAction"));
+        QVERIFY(newAction);
+        const std::string before = w->project().name;
+        newAction->trigger();
+        auto* asked = w->findChild<NewProjectDialog*>();
+        QVERIFY(asked);
+        QVERIFY(asked->isVisible());
+        QCOMPARE(w->project().name, before);
+        // Every label's key is underlined: a label without a buddy shows "&Cluster:" as it is.
+        for (QLabel* l : asked->findChildren<QLabel*>()) {
+            const bool mnemonic = QString(l->text()).remove(QStringLiteral("&&")).contains(QLatin1Char('&'));
+            QVERIFY2(!mnemonic || l->buddy(), qPrintable(l->text() + QStringLiteral(" shows its '&'")));
+        }
+        asked->reject();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        QCOMPARE(w->project().name, before);
+
         NewProjectDialog* d = w->newProjectDialog();
         d->nameEdit()->setText(QStringLiteral("Llama on two small nodes"));
         d->gpuCombo()->setCurrentIndex(d->gpuCombo()->findData(QStringLiteral("h100-sxm")));
@@ -375,10 +410,33 @@ private slots:
 
     void renameAndExamplesAsUntitledCopies() {
         auto w = exampleWindow(tmp_, "gpt2-1node");
+        // Edit > Rename Project… asks for the name (a modal question: answered from the event loop).
+        auto* renameAction = w->findChild<QAction*>(QStringLiteral("renameProjectAction"));
+        QVERIFY(renameAction);
+        bool asked = false;
+        QTimer::singleShot(0, w.get(), [&] {
+            auto* in = w->findChild<QInputDialog*>();
+            asked = in && in->textValue() == QString::fromStdString(w->project().name);
+            if (in) {
+                in->setTextValue(QStringLiteral("Renamed from the menu"));
+                in->accept();
+            } else if (QWidget* modal = QApplication::activeModalWidget()) {
+                modal->close();
+            }
+        });
+        renameAction->trigger();
+        QVERIFY(asked);
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
+        QCOMPARE(w->project().name, std::string("Renamed from the menu"));
+        QVERIFY(w->windowTitle().contains(QStringLiteral("Renamed from the menu")));
+
         QVERIFY(w->renameProject(QStringLiteral("My GPT-2")));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().name, std::string("My GPT-2"));
         QVERIFY(w->windowTitle().contains(QStringLiteral("My GPT-2")));
+        w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
+        QCOMPARE(w->project().name, std::string("Renamed from the menu"));
         w->document()->undoStack()->undo();
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().name, paraplan::load_example("gpt2-1node").name);
@@ -412,6 +470,49 @@ private slots:
         QVERIFY(w->canvas()->moveNode(0, 2));
         QVERIFY(!said.isEmpty());
         QVERIFY(said.last().first().toString().contains(QStringLiteral("rank order")));
+        QVERIFY(w->statusBar()->currentMessage().contains(QStringLiteral("rank order")));
+    }
+
+    // The same with the mouse, on the shown canvas: a left press and a drag `dist` pixels to
+    // the right. A reorder drag is a QDrag of the viewport (offscreen, it ends at once).
+    void reorderByMouseNeedsTheGripAndADistance() {
+        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");
+        QVERIFY(w);
+        QGraphicsView* view = w->canvas()->view();
+        QWidget* port = view->viewport();
+        const auto order = [&] {
+            QStringList names;
+            for (const auto& n : w->project().cluster.nodes) names << QString::fromStdString(n.name);
+            return names;
+        };
+        const QStringList before = order();
+        const auto dragStarts = [&](const QPointF& itemPos, int dist) {
+            const NodeItem* node = w->canvas()->nodeItems().front();
+            const QPoint at = view->mapFromScene(node->mapToScene(itemPos));
+            QTest::mousePress(port, Qt::LeftButton, {}, at);
+            for (int step = 1; step <= dist; ++step) QTest::mouseMove(port, at + QPoint(step, 0));
+            const bool started = port->findChild<QDrag*>() != nullptr;
+            QTest::mouseRelease(port, Qt::LeftButton, {}, at + QPoint(dist, 0));
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+            QApplication::processEvents();
+            return started;
+        };
+        const NodeItem* first = w->canvas()->nodeItems().front();
+        const QPointF grip = first->gripRect().center();
+        const QPointF title(first->boundingRect().width() / 2, NodeItem::kHeader / 2.0);
+        const auto lod = [&] { return view->transform().m11(); };   // node items have no transform
+        QVERIFY2(lod() > NodeItem::kHeaderLod, qPrintable(QString::number(lod())));
+        const int threshold = NodeItem::reorderDragDistance();
+        QVERIFY(!dragStarts(grip, threshold - 2));   // a twitch is a click
+        QVERIFY(dragStarts(grip, threshold + 4));
+        QVERIFY(!dragStarts(title, threshold + 4));   // the rest of the title bar selects
+        // Far out (the grip is not drawn, the tiles still are): a drag from there reorders nothing.
+        view->setTransform(QTransform::fromScale(0.2, 0.2));
+        QApplication::processEvents();
+        QVERIFY(lod() < NodeItem::kHeaderLod);
+        QVERIFY(w->canvas()->nodeItems().front()->isVisible());
+        QVERIFY(!dragStarts(grip, threshold * 4));
+        QCOMPARE(order(), before);
     }
 
     // --- View > Colours, Help ------------------------------------------------------------
@@ -427,6 +528,19 @@ private slots:
         QApplication::processEvents();
         QVERIFY(theme::isDark(w->palette()));
         QVERIFY(dark->isChecked());
+        // Plan Layouts' icon stays visible on the dark tool bar (the style's is a black glyph).
+        QVERIFY2(iconInk(w->findChild<QAction*>(QStringLiteral("planAction"))).lightness() >= 128,
+                 qPrintable(iconInk(w->findChild<QAction*>(QStringLiteral("planAction"))).name()));
+        // The charts follow (QCustomPlot keeps white unless told): the visible ones at once,
+        // the others when shown.
+        w->raiseView(QStringLiteral("memory"));
+        QApplication::processEvents();
+        for (QCustomPlot* plot :
+             {w->memoryView()->memoryPlot(), w->memoryView()->timePlot(), w->plannerPanel()->plot()}) {
+            const QColor corner = plotBackground(plot);
+            QVERIFY2(corner.lightness() < 128, qPrintable(plot->objectName() + QLatin1Char(' ') + corner.name()));
+            QCOMPARE(plot->xAxis->tickLabelColor(), w->palette().color(QPalette::WindowText));
+        }
         QCOMPARE(AppSettings::open()->value(AppSettings::Key::kColourScheme).toString(), QStringLiteral("dark"));
         {
             auto again = exampleWindow(tmp_, "gpt2-1node");   // the choice is kept
@@ -436,6 +550,8 @@ private slots:
         QApplication::processEvents();
         QCOMPARE(QApplication::palette().color(QPalette::Window), start.color(QPalette::Window));
         QVERIFY(!theme::isDark(w->palette()));
+        QVERIFY(plotBackground(w->memoryView()->memoryPlot()).lightness() >= 128);
+        QVERIFY(iconInk(w->findChild<QAction*>(QStringLiteral("planAction"))).lightness() < 128);
     }
 
     void helpOpensTheGuidesAndListsShortcuts() {

@@ -128,6 +128,29 @@ private slots:
         QVERIFY(withPalette.img != noPalette.img);
     }
 
+    // --colour names the group a --select-rank highlights, unless --group names another: the
+    // rank grid's selection recolours the canvas by the grid's group kind, which was tp (the
+    // concepts guide's ep, pp and sp pictures showed tp groups under their captions).
+    void colourNamesTheSelectedGroup() {
+        const QStringList canvas{QStringLiteral("--view"),        QStringLiteral("canvas"),
+                                 QStringLiteral("--grab-view"),   QStringLiteral("--no-palette"),
+                                 QStringLiteral("--example"),     QStringLiteral("mixtral-8x7b-2nodes-ep"),
+                                 QStringLiteral("--size"),        QStringLiteral("860x280"),
+                                 QStringLiteral("--select-rank"), QStringLiteral("0"),
+                                 QStringLiteral("--colour"),      QStringLiteral("ep")};
+        const Shot byColour = shot(QStringLiteral("select-ep"), canvas);
+        const Shot epGroup = shot(QStringLiteral("select-ep-group"),
+                                  canvas + QStringList{QStringLiteral("--group"), QStringLiteral("ep")});
+        const Shot tpGroup = shot(QStringLiteral("select-tp-group"),
+                                  canvas + QStringList{QStringLiteral("--group"), QStringLiteral("tp")});
+        for (const Shot* s : {&byColour, &epGroup, &tpGroup}) {
+            QCOMPARE(s->code, 0);
+            QCOMPARE(s->img.size(), QSize(860, 280));
+        }
+        QVERIFY2(byColour.img == epGroup.img, "--colour ep --select-rank 0 does not show the ep group");
+        QVERIFY(byColour.img != tpGroup.img);   // an explicit --group still wins
+    }
+
     // --export-format renders the Export dialog at --size, and the format changes the preview.
     void exportDialog() {
         const QStringList base{QStringLiteral("--example"), QStringLiteral("llama3.1-70b-4nodes"),
