@@ -1,6 +1,8 @@
 # Shared by scripts/run.sh and scripts/test.sh: install missing Debian packages,
 # configure and build with CMake presets (Ninja + ccache).
-set -euo pipefail
+# It leaves the caller's shell options alone (no set -e here): each script sets its own, so
+# that sourcing it in an interactive shell to get the ccache settings does not make a later
+# failing command (a grep that matches nothing) end that shell.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

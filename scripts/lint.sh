@@ -13,6 +13,7 @@
 # of CPU per widgets/ source, so test.sh keeps clang-tidy to the changed ones.
 # Needs the dev preset configured; builds the moc/uic output the sources include.
 # JOBS sets the parallelism (default: the core count).
+set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 BUILD="${BUILD:-$ROOT/build/dev}"

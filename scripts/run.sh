@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and opens Paraplan on a built-in example project.
 # Extra arguments go to the app (e.g. a project file, or --screenshot out.png).
+set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 install_packages "${PARAPLAN_BUILD_PACKAGES[@]}"

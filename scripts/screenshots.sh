@@ -8,6 +8,7 @@
 #   scripts/screenshots.sh NAME...      # only the pictures whose names contain one of NAME
 #
 # A view the app does not know (e.g. before a dock is merged) is skipped with a warning.
+set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 build=1

@@ -2,6 +2,7 @@
 # Installs what is missing, builds, and runs every test: the full suite (dev preset),
 # the core suite under AddressSanitizer + UBSan, a bounded libFuzzer run, the format check
 # (scripts/format-check.sh) and the static checks of the Qt code (scripts/lint.sh).
+set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 scripts/check-sources.sh   # comments and docs cite public sources only (docs/hacking.md)
 

@@ -21,17 +21,11 @@ schedule::ScheduleRequest pipeline_request(const Project& p, int* derived_dp) {
     req.schedule = l.schedule;
     req.pp = l.pp;
     req.chunks = l.chunks > 1 ? l.chunks : 0;
-    req.microbatches = l.num_microbatches;
-    *derived_dp = 0;
-    if (req.microbatches <= 0) {
-        // num_microbatches = 0 means "from the batch sizes": global / (micro x dp).
-        const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
-        const int dp = std::max(1, s.batch_dp);
-        req.microbatches = s.batch_microbatches > 0 ? int(s.batch_microbatches)
-                                                    : std::max(1, p.training.global_batch_size /
-                                                                      std::max(1, p.training.micro_batch_size * dp));
-        *derived_dp = dp;
-    }
+    const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
+    const int dp = std::max(1, s.batch_dp);
+    req.microbatches = step_microbatches(l, p.training, dp);
+    // > 0 when the count came from the batch sizes
+    *derived_dp = req.microbatches != l.num_microbatches ? dp : 0;
     return req;
 }
 

@@ -23,7 +23,8 @@ struct PipelineSimulation {
     paraplan::schedule::ScheduleRequest request;   // what was simulated
     std::optional<paraplan::schedule::Timeline> timeline;
     std::string problem;   // why there is no timeline (an error of the simulation, else of the generator)
-    int derived_dp = 0;    // > 0: num_microbatches was 0 and came from the batch sizes with this dp
+    int derived_dp =
+        0;   // > 0: the microbatch count came from the batch sizes (not layout.num_microbatches) with this dp
 };
 
 struct ProjectAnalysis {

@@ -35,9 +35,11 @@ struct Efficiency {
     // FP8 copy and its transpose (Hopper FP8 GEMMs take K-major operands only), plus a
     // separate amax pass where the scale comes from the current tensor.
     double fp8_cast_bytes = 6;
-    // Share of the attention kernel's rate that PyTorch's SDPA-based ring attention keeps
-    // (chunked calls plus eager output/LSE merges); fitted on the torchtitan 8B CP 4 tune row.
-    double ring_sdpa = 0.6;
+    // Share of the attention kernel's rate that the cp - 1 later steps of PyTorch's SDPA-based
+    // ring attention keep (half-size non-causal calls plus eager fp32 output/LSE merges and
+    // k/v-gradient accumulation; step 0, the local causal call, runs at the plain rate);
+    // fitted on the torchtitan 8B CP 4 tune row.
+    double ring_sdpa = 0.53;
 };
 
 // Transformer Engine / fused kernels (the calibration the A100/H100 Megatron rows were fitted with).

@@ -58,9 +58,15 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         attn_s = c.flash_attention ? eff.causal_attention * attn_flops / (peak * eff.attention)
                                    : attn_flops / (peak * gemm_efficiency(eff, s.hq / std::max(1, s.heads)));
         // PyTorch's ring attention (torch.distributed.tensor.experimental.context_parallel, which
-        // torchtitan uses) runs 2 cp load-balanced SDPA calls per layer and merges their outputs
-        // and log-sum-exps in eager ops; TE's CP keeps one fused kernel per step.
-        if (c.cp > 1 && c.seq_split == SeqSplit::ring && c.kernels != KernelStack::te) attn_s /= eff.ring_sdpa;
+        // torchtitan uses; _templated_ring_attention in _attention.py, the same from late-2024
+        // builds to main) with its round-robin load balance: step 0 is the ordinary causal SDPA
+        // call on the rank's own q/k/v (the call a cp 1 run makes; 1/cp of the rank's attention
+        // work); each of the cp - 1 later steps is one non-causal call on half the local queries
+        // or half the received keys/values, whose output and log-sum-exp are merged in eager
+        // fp32 ops (forward) and whose k/v gradients are accumulated in fp32 and passed on
+        // (backward). Only those steps run at the ring rate; TE's CP keeps one fused kernel.
+        if (c.cp > 1 && c.seq_split == SeqSplit::ring && c.kernels != KernelStack::te)
+            attn_s *= 1 / cp + (cp - 1) / cp / eff.ring_sdpa;
         ActivationInputs ai;
         ai.seq = seq;
         ai.micro_batch = c.micro_batch;

@@ -16,10 +16,7 @@ int data_parallel(const Project& p) {
         std::max<long long>(1, p.world_size() / std::max<long long>(1, s.model)));   // the rules report it
 }
 
-int microbatches(const Project& p) {
-    if (p.layout.num_microbatches > 0) return p.layout.num_microbatches;
-    return grad_accum_steps(p);
-}
+int microbatches(const Project& p) { return step_microbatches(p.layout, p.training, data_parallel(p)); }
 
 int grad_accum_steps(const Project& p) {
     const long long per = 1LL * p.training.micro_batch_size * data_parallel(p);

@@ -15,6 +15,13 @@ long long microbatches_from_batch(long long global_batch, long long micro_batch,
     return global_batch / (micro_batch * dp);
 }
 
+int step_microbatches(const Layout& l, const Training& t, int dp) {
+    const long long mbs = std::max(1, t.micro_batch_size);
+    const long long replicas = std::max(1, dp);
+    if (l.num_microbatches > 0) return l.num_microbatches;
+    return int(std::max<long long>(1, t.global_batch_size / (mbs * replicas)));
+}
+
 DerivedSizes derived_sizes(const Layout& l, const Training& t, int world) {
     DerivedSizes s;
     s.world = world;

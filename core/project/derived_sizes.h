@@ -31,6 +31,13 @@ struct DerivedSizes {
 // optimizer step per data-parallel replica (Megatron's ConstantNumMicroBatchesCalculator).
 long long microbatches_from_batch(long long global_batch, long long micro_batch, long long dp);
 
+// The microbatches per step per replica that the timeline and the exporters use, given the
+// caller's data-parallel size: layout.num_microbatches when set (ColossalAI's plugin takes it as
+// its own knob), else global / (micro x dp) when exact, else its floor and at least 1 (an
+// inexact batch, which the rules report). The estimate lets an exact batch win over a
+// disagreeing layout count and notes it.
+int step_microbatches(const Layout& l, const Training& t, int dp);
+
 // Unknown frameworks count every axis (tp pp sp cp), as a plain DeviceMesh does.
 DerivedSizes derived_sizes(const Layout& l, const Training& t, int world);
 

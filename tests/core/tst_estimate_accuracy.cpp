@@ -251,15 +251,10 @@ private slots:
         const Summary held = summarise(all, "held_out");
         QVERIFY(tune.n > 0 && held.n >= 20);
         QVERIFY(tune.mean_abs <= 0.10);
-        // Known miss (docs/accuracy.md, "Misses"): torchtitan's 8B run with CP 2 at 64K (33% too
-        // slow); every other held-out row is within 23%.
-        // The worst-row target is kept as an expected failure with the bound the model does meet,
-        // so a regression still fails.
+        // The worst held-out row (torchtitan 8B TP 8 rowwise FP8, -23%) is inside the target;
+        // the torchtitan 8B CP 2 run, which no mechanism found explains, sits at +19%
+        // (docs/accuracy.md, "Misses").
         QVERIFY2(held.mean_abs <= 0.10, qPrintable(QString("held-out mean |error| %1").arg(held.mean_abs)));
-        QVERIFY2(std::abs(held.worst) <= 0.34,
-                 qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
-        if (std::abs(held.worst) > 0.25)
-            QEXPECT_FAIL("", "held-out worst step error beyond the 25% target (docs/accuracy.md)", Continue);
         QVERIFY2(std::abs(held.worst) <= 0.25,
                  qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
     }

@@ -77,6 +77,49 @@ private slots:
         QCOMPARE(layer_comm(s, c, hw, 0).tp_bwd_count, 2);
     }
 
+    // PyTorch's ring attention (torchtitan CP): step 0 is the rank's own causal SDPA call at
+    // the plain attention rate, the cp - 1 later steps (the rest of the rank's work) run at
+    // ring_sdpa of it; Transformer Engine's CP and cp 1 pay nothing extra.
+    void ring_attention_steps() {
+        const ModelSpec m = paper_gpt(4, 4096, 32);
+        const LayerShapes s = layer_shapes(m);
+        const Hardware hw = paper_a100(0);
+        Config c;
+        c.framework = "torchtitan";
+        c.kernels = KernelStack::compile;
+        c.flash_attention = true;
+        c.cp = 4;
+        c.seq_split = SeqSplit::ring;
+        c.micro_batch = 1;
+        c.seq_len = 4 * 8192;
+        c.layers_per_stage = {4};
+        c.moe_layers_per_stage = {0};
+        c.link[kCp] = strided_link(hw, 4, 1);
+        const auto params = stage_params(s, c);
+        Efficiency plain = efficiency_for(hw.arch, KernelStack::compile);
+        plain.ring_sdpa = 1;
+        // The attention forward time of the 4 layers: doubling the attention rate halves it.
+        Efficiency fast = plain;
+        fast.attention *= 2;
+        const double attn = 2 * (stage_times(m, s, c, hw, plain, params)[0].compute_f -
+                                 stage_times(m, s, c, hw, fast, params)[0].compute_f);
+        QVERIFY(attn > 0);
+        Efficiency ring = plain;
+        ring.ring_sdpa = 0.5;
+        const double extra = stage_times(m, s, c, hw, ring, params)[0].compute_f -
+                             stage_times(m, s, c, hw, plain, params)[0].compute_f;
+        // 3 of the 4 steps at half the rate: 3/4 of the attention time once more.
+        QVERIFY(qAbs(extra - 0.75 * attn) < 1e-9 * attn);
+        c.kernels = KernelStack::te;
+        QCOMPARE(stage_times(m, s, c, hw, ring, params)[0].compute_f,
+                 stage_times(m, s, c, hw, plain, params)[0].compute_f);
+        c.kernels = KernelStack::compile;
+        c.cp = 1;
+        c.seq_len = 8192;
+        QCOMPARE(stage_times(m, s, c, hw, ring, params)[0].compute_f,
+                 stage_times(m, s, c, hw, plain, params)[0].compute_f);
+    }
+
     // DP: all-reduce of the gradients (ZeRO-1/2 and plain DP move 2 Psi), hidden behind the
     // last backward when overlapped; ZeRO-3 moves 3 Psi (ZeRO Sec. 7) every microbatch.
     void dp_volume_and_overlap() {

@@ -131,6 +131,20 @@ private slots:
         QCOMPARE(s.microbatches, 0LL);
     }
 
+    void step_microbatches_layout_then_batch_then_floor() {
+        // Narayanan et al. 2021 Table 1 (global batch 2520, dp 9): 280 from the batch.
+        Layout l = layout("megatron", 8, 35);
+        QCOMPARE(step_microbatches(l, batch(2520, 1), 9), 280);
+        QCOMPARE(step_microbatches(l, batch(2520, 2), 9), 140);
+        // An inexact batch: its floor (an error the rules report), at least 1.
+        QCOMPARE(step_microbatches(l, batch(2521, 1), 9), 280);
+        QCOMPARE(step_microbatches(l, batch(4, 1), 9), 1);
+        QCOMPARE(step_microbatches(l, batch(2520, 2), 0), 1260);   // no dp yet: one replica
+        // A stated count is used as stated (ColossalAI's num_microbatches).
+        l.num_microbatches = 64;
+        QCOMPARE(step_microbatches(l, batch(2520, 1), 9), 64);
+    }
+
     void other_frameworks_read_their_own_axes() {
         // ColossalAI: sp is an axis only in all_to_all / ring_attn (ProcessGroupMesh(dp, pp, sp, tp)).
         DerivedSizes s = derived_sizes(layout("colossalai", 2, 2, 1, 4, "all_to_all"), batch(64, 1), 64);
