@@ -343,6 +343,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     }
     for (double t : {0.0, pb.makespan_s, pb.grad_sync_end_s, pb.optimizer_end_s, pb.step_s})
         pb.event_times.push_back(t);
+    if (stop()) return pb;   // (the sort of some 200,000 instants cannot be stopped halfway)
     std::sort(pb.event_times.begin(), pb.event_times.end());
     pb.event_times.erase(
         std::unique(pb.event_times.begin(), pb.event_times.end(),
