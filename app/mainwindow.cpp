@@ -188,6 +188,8 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     // Built when one of the two panels is looked at (or playing), not on every edit.
     connect(player_, &StepPlayer::playbackChanged, this,
             [this] { links_->setPlayback(player_->playback() ? &*player_->playback() : nullptr, player_->problem()); });
+    // An edit stops a playback build of the state before it (it would be dropped anyway).
+    connect(doc_, &ProjectDocument::changed, player_, &StepPlayer::documentChanged);
     connect(doc_, &ProjectDocument::analysisReady, player_, [this] {
         // After the edit's first frame (on a worker; the link view follows playbackChanged).
         player_->refresh();

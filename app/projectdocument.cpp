@@ -95,8 +95,10 @@ void ProjectDocument::startAnalysis() {
     runningProjectId_ = projectId_;
     inFlight_ = true;
     ++started_;
-    running_ = QtConcurrent::run(
-        [p = project_, pid = projectId_, rev = revision_, cancel] { return analyse(p, pid, rev, cancel.get()); });
+    // The newest analysis at hand lends what the edit did not change (see analyse()).
+    running_ = QtConcurrent::run([p = project_, pid = projectId_, rev = revision_, cancel, prev = analysis_] {
+        return analyse(p, pid, rev, cancel.get(), prev);
+    });
     watcher_.setFuture(running_);
 }
 
@@ -126,7 +128,7 @@ std::shared_ptr<const ProjectAnalysis> ProjectDocument::analysis() const {
         f.waitForFinished();
         if (analysisIsCurrent(f.result())) return analysis_ = f.result();
     }
-    analysis_ = analyse(project_, projectId_, revision_);
+    analysis_ = analyse(project_, projectId_, revision_, nullptr, analysis_);
     auto* self = const_cast<ProjectDocument*>(this);
     QMetaObject::invokeMethod(
         self,

@@ -28,10 +28,15 @@ using paraplan::Project;
 
 namespace {
 
+// Ascending; pairs (i, n / i) up to the square root, so 131,072 GPUs cost 362 steps, not 131,072.
 std::vector<int> divisors(int n) {
-    std::vector<int> d;
-    for (int i = 1; i <= n; ++i)
-        if (n % i == 0) d.push_back(i);
+    std::vector<int> d, high;
+    for (int i = 1; static_cast<long long>(i) * i <= n; ++i) {
+        if (n % i != 0) continue;
+        d.push_back(i);
+        if (i != n / i) high.push_back(n / i);
+    }
+    d.insert(d.end(), high.rbegin(), high.rend());
     return d;
 }
 
@@ -398,10 +403,14 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
     combo->lineEdit()->setValidator(new QIntValidator(1, 1'000'000, combo));
     addField(form, pointer, label, combo, tooltip, [this, combo, get] {
         const Project& p = editor_->project();
-        combo->clear();
         // Offer the sizes that divide the world size; any other value can be typed
-        // and is then reported by the rules.
-        for (int d : divisors(std::max(1, p.world_size()))) combo->addItem(QString::number(d), d);
+        // and is then reported by the rules. Refilled only when the world size changed.
+        const int world = std::max(1, p.world_size());
+        if (combo->property("world").toInt() != world) {
+            combo->clear();
+            for (int d : divisors(world)) combo->addItem(QString::number(d), d);
+            combo->setProperty("world", world);
+        }
         const int v = get(p);
         const int i = combo->findData(v);
         if (i >= 0) combo->setCurrentIndex(i);

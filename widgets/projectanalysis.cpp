@@ -12,8 +12,10 @@
 
 using namespace paraplan;
 
-PipelineSimulation simulate_pipeline(const Project& p) {
-    PipelineSimulation out;
+namespace {
+// The schedule request of `p` (microbatches from derived_sizes() when the layout leaves them to
+// the batch sizes; then *derived_dp is the dp they came from, else 0).
+schedule::ScheduleRequest pipeline_request(const Project& p, int* derived_dp) {
     const auto& l = p.layout;
     schedule::ScheduleRequest req;
     req.schedule = l.schedule;
@@ -22,7 +24,20 @@ PipelineSimulation simulate_pipeline(const Project& p) {
     const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
     const int dp = std::max(1, s.batch_dp);
     req.microbatches = step_microbatches(l, p.training, dp);
-    if (req.microbatches != l.num_microbatches) out.derived_dp = dp;   // the count came from the batch sizes
+    // > 0 when the count came from the batch sizes
+    *derived_dp = req.microbatches != l.num_microbatches ? dp : 0;
+    return req;
+}
+
+bool same_request(const schedule::ScheduleRequest& a, const schedule::ScheduleRequest& b) {
+    return a.schedule == b.schedule && a.pp == b.pp && a.microbatches == b.microbatches && a.chunks == b.chunks &&
+           a.microbatch_group_size == b.microbatch_group_size && a.megatron_rule == b.megatron_rule;
+}
+
+PipelineSimulation simulate_request(const schedule::ScheduleRequest& req, int derived_dp) {
+    PipelineSimulation out;
+    out.request = req;
+    out.derived_dp = derived_dp;
     schedule::GenerateResult gen = schedule::generate(req);
     if (gen.schedule) {
         schedule::SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
@@ -35,9 +50,17 @@ PipelineSimulation simulate_pipeline(const Project& p) {
         if (d.severity == Severity::Error && out.problem.empty()) out.problem = d.message;
     return out;
 }
+}   // namespace
+
+PipelineSimulation simulate_pipeline(const Project& p) {
+    int derived_dp = 0;
+    const schedule::ScheduleRequest req = pipeline_request(p, &derived_dp);
+    return simulate_request(req, derived_dp);
+}
 
 std::shared_ptr<const ProjectAnalysis> analyse(std::shared_ptr<const Project> project, std::uint64_t project_id,
-                                               std::uint64_t revision, const std::atomic<bool>* cancel) {
+                                               std::uint64_t revision, const std::atomic<bool>* cancel,
+                                               std::shared_ptr<const ProjectAnalysis> previous) {
     const auto stale = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
     auto a = std::make_shared<ProjectAnalysis>();
     a->project_id = project_id;
@@ -69,6 +92,11 @@ std::shared_ptr<const ProjectAnalysis> analyse(std::shared_ptr<const Project> pr
         a->estimate_error = e.what();
     }
     if (stale()) return nullptr;
-    a->pipeline = simulate_pipeline(p);
+    int derived_dp = 0;
+    const schedule::ScheduleRequest req = pipeline_request(p, &derived_dp);
+    if (previous && previous->pipeline && same_request(previous->pipeline->request, req) &&
+        previous->pipeline->derived_dp == derived_dp)
+        a->pipeline = previous->pipeline;   // the edit left the schedule as it was
+    else a->pipeline = std::make_shared<const PipelineSimulation>(simulate_request(req, derived_dp));
     return a;
 }

@@ -169,23 +169,43 @@ void StepPlayer::prepare() {
     if (!editor_->analysisCurrent()) return;
     const auto a = editor_->latestAnalysis();
     if (building_ && buildingProject_ == a->project_id && buildingRevision_ == a->revision) return;
-    if (building_) ++buildsDropped_;   // the watcher lets go of the older build: its result is never applied
-    pool_->clear();                    // and an older build still queued never runs
+    if (building_) {
+        ++buildsDropped_;   // the watcher lets go of the older build: its result is never applied
+        cancelRunning();    // and it stops at its next step
+    }
+    pool_->clear();   // an older build still queued never runs
     building_ = true;
     buildingProject_ = a->project_id;
     buildingRevision_ = a->revision;
+    buildCancel_ = std::make_shared<std::atomic<bool>>(false);
     ++buildsStarted_;
-    watcher_->setFuture(QtConcurrent::run(pool_, &StepPlayer::build, a));   // an older build's result is ignored
+    watcher_->setFuture(
+        QtConcurrent::run(pool_, &StepPlayer::build, a, buildCancel_));   // an older build's result is ignored
     emit buildStarted(a->revision);
 }
 
-StepPlayer::Built StepPlayer::build(std::shared_ptr<const ProjectAnalysis> a) {
+void StepPlayer::cancelRunning() {
+    if (buildCancel_) buildCancel_->store(true);
+}
+
+void StepPlayer::documentChanged() {
+    // Undo back to the state being built keeps the build.
+    if (building_ && (buildingProject_ != editor_->projectId() || buildingRevision_ != editor_->revision()))
+        cancelRunning();
+}
+
+StepPlayer::Built StepPlayer::build(std::shared_ptr<const ProjectAnalysis> a,
+                                    std::shared_ptr<std::atomic<bool>> cancel) {
     Built b;
     b.project_id = a->project_id;
     b.revision = a->revision;
     b.on_worker = QThread::currentThread() != QCoreApplication::instance()->thread();
     try {
-        b.playback = step_playback(*a->project, *a->rank_map);
+        b.playback = step_playback(*a->project, *a->rank_map, cancel.get());
+        if (b.playback->cancelled) {
+            b.playback.reset();
+            b.cancelled = true;
+        }
     } catch (const std::exception& e) {
         b.problem = QString::fromStdString(e.what());
     }
@@ -195,7 +215,8 @@ StepPlayer::Built StepPlayer::build(std::shared_ptr<const ProjectAnalysis> a) {
 void StepPlayer::ensure() const {
     if (!stale_) return;
     auto* self = const_cast<StepPlayer*>(this);
-    if (building_ && buildingProject_ == editor_->projectId() && buildingRevision_ == editor_->revision()) {
+    if (building_ && buildingProject_ == editor_->projectId() && buildingRevision_ == editor_->revision() &&
+        !(buildCancel_ && buildCancel_->load())) {
         auto f = watcher_->future();
         f.waitForFinished();
         self->building_ = false;
@@ -216,7 +237,8 @@ QString StepPlayer::problem() const {
 }
 
 void StepPlayer::apply(Built b) {
-    if (b.project_id != editor_->projectId() || b.revision != editor_->revision()) {   // stale
+    if (b.cancelled) ++buildsCancelled_;
+    if (b.cancelled || b.project_id != editor_->projectId() || b.revision != editor_->revision()) {   // stale
         ++buildsDropped_;
         return;
     }

@@ -14,6 +14,7 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -49,9 +50,14 @@ public:
     // prepare() once the window's next repaint is done (or at once when it is not shown).
     // A newer edit before then makes the pending start its own.
     void prepareAfterFrame();
-    // Builds started and build results dropped because another edit came meanwhile.
+    // The document now shows another state: a build running for the one before stops early
+    // (its cancel flag is set), so it leaves the cores to the new state's analysis and frame.
+    void documentChanged();
+    // Builds started and build results dropped because another edit came meanwhile; of the
+    // results dropped, how many came back stopped early by their cancel flag.
     int buildsStarted() const { return buildsStarted_; }
     int buildsDropped() const { return buildsDropped_; }
+    int buildsCancelled() const { return buildsCancelled_; }
     // Whether the last applied playback was built on the worker (not waited for on the GUI thread).
     bool lastBuildOnWorker() const { return lastBuildOnWorker_; }
     // The playback of the current project (waited for, or built here, when stale).
@@ -106,8 +112,10 @@ private:
         std::optional<paraplan::estimate::StepPlayback> playback;
         QString problem;
         bool on_worker = false;   // built off the GUI thread
+        bool cancelled = false;   // stopped early: nothing in it is complete
     };
-    static Built build(std::shared_ptr<const ProjectAnalysis> a);
+    static Built build(std::shared_ptr<const ProjectAnalysis> a, std::shared_ptr<std::atomic<bool>> cancel = nullptr);
+    void cancelRunning();
     void apply(Built b);
     void ensure() const;
     void show(bool on);
@@ -127,9 +135,10 @@ private:
     QThreadPool* pool_;
     std::uint64_t buildingProject_ = 0, buildingRevision_ = 0;
     bool building_ = false;
-    QPointer<QWidget> frameWindow_;   // whose next repaint a deferred prepare() waits for
-    QTimer* frameFallback_;           // prepare() anyway if no repaint comes
-    int buildsStarted_ = 0, buildsDropped_ = 0;
+    std::shared_ptr<std::atomic<bool>> buildCancel_;   // the running build's
+    QPointer<QWidget> frameWindow_;                    // whose next repaint a deferred prepare() waits for
+    QTimer* frameFallback_;                            // prepare() anyway if no repaint comes
+    int buildsStarted_ = 0, buildsDropped_ = 0, buildsCancelled_ = 0;
     bool lastBuildOnWorker_ = false;
     double t_ = 0;
     double speed_ = 1;

@@ -90,18 +90,25 @@ void TimelineView::refresh() {
     const auto& p = editor_->project();
     // Simulated with the rest of the edit's analysis, off the GUI thread.
     const auto a = editor_->analysis();
-    const PipelineSimulation& sim = a->pipeline;
-    timeline_ = sim.timeline;
+    const PipelineSimulation& sim = *a->pipeline;
     QString note;
     if (sim.derived_dp > 0)
         note = tr(" (derived: global batch %1 / (microbatch %2 × dp %3))")
                    .arg(p.training.global_batch_size)
                    .arg(p.training.micro_batch_size)
                    .arg(sim.derived_dp);
+    const QPalette pal = palette();
+    // The same simulation (an edit that left the schedule alone shares it), note and colours:
+    // the chart already shows it, so it is not replotted (32,768 blocks at 64 stages x 256
+    // microbatches).
+    if (!playback_ && a->pipeline == sim_ && note == note_ && pal == palette_) return;
+    sim_ = a->pipeline;
+    note_ = note;
+    palette_ = pal;
+    const auto& tl = sim.timeline;
     const QString problem = QString::fromStdString(sim.problem);
 
-    gantt_->setTimeline(playback_ ? &*playback_ : timeline_ ? &*timeline_ : nullptr);
-    const QPalette pal = palette();
+    gantt_->setTimeline(playback_ ? &*playback_ : tl ? &*tl : nullptr);
     plot_->setBackground(pal.color(QPalette::Base));
     for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
         a->setBasePen(QPen(pal.color(QPalette::WindowText)));
@@ -111,8 +118,8 @@ void TimelineView::refresh() {
         a->setLabelColor(pal.color(QPalette::WindowText));
         a->grid()->setPen(QPen(theme::subtle(pal), 1, Qt::DotLine));
     }
-    if (timeline_) {
-        const auto& t = *timeline_;
+    if (tl) {
+        const auto& t = *tl;
         int peak = 0;
         for (const auto& s : t.stages) peak = std::max(peak, s.peak_inflight);
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
@@ -145,6 +152,7 @@ void TimelineView::setPlayback(const Timeline* estimated) {
     if (!estimated) {
         playback_.reset();
         setPlayhead(-1);
+        sim_.reset();   // the chart showed the playback: draw the schedule again
         refresh();
         return;
     }
@@ -190,19 +198,25 @@ void TimelineView::highlightStages(const std::vector<int>& stages) {
 
 QString TimelineView::summaryText() const { return summary_->text(); }
 
+const std::optional<Timeline>& TimelineView::timeline() const {
+    static const std::optional<Timeline> none;
+    return sim_ ? sim_->timeline : none;
+}
+
 bool TimelineView::exportTo(const QString& path, QString* error) {
     const QString ext = QFileInfo(path).suffix().toLower();
     bool ok = false;
     if (picture::isPictureFormat(path)) {
         return picture::savePlot(plot_, path, tr("Pipeline timeline"), error);
     } else if (ext == QLatin1String("json")) {
-        if (!timeline_) {
+        const auto& tl = timeline();
+        if (!tl) {
             if (error) *error = tr("there is no timeline to export");
             return false;
         }
         QFile f(path);
         ok = f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-             f.write(QByteArray::fromStdString(to_chrome_trace(*timeline_, 1000.0).dump())) >= 0;
+             f.write(QByteArray::fromStdString(to_chrome_trace(*tl, 1000.0).dump())) >= 0;
     } else {
         if (error) *error = tr("unknown export format \"%1\" (png, svg, pdf or json)").arg(ext);
         return false;

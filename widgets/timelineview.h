@@ -3,10 +3,14 @@
 // drawn as a Gantt chart (one lane per pipeline stage). Zoom and pan along time,
 // hover for the op, bubble fraction and peak in-flight microbatches, export as
 // PNG/SVG/PDF or a Perfetto trace.
+#include "projectanalysis.h"
 #include "schedule/timeline.h"
 #include "util/diagnostic.h"
 
+#include <QPalette>
 #include <QWidget>
+
+#include <memory>
 
 #include <optional>
 
@@ -24,7 +28,7 @@ public:
     void refresh();
     // Marks the lanes of these pipeline stages (empty: none) and replots.
     void highlightStages(const std::vector<int>& stages);
-    const std::optional<paraplan::schedule::Timeline>& timeline() const { return timeline_; }
+    const std::optional<paraplan::schedule::Timeline>& timeline() const;
     QCustomPlot* plot() const { return plot_; }
     GanttPlottable* gantt() const { return gantt_; }
     QString summaryText() const;
@@ -48,7 +52,11 @@ private:
     QCustomPlot* plot_;
     GanttPlottable* gantt_;
     QLabel* summary_;
-    std::optional<paraplan::schedule::Timeline> timeline_;
+    // The simulation shown (the analysis's, shared: not copied), with the note and palette it
+    // was drawn with: a refresh that finds all three unchanged leaves the chart as it is.
+    std::shared_ptr<const PipelineSimulation> sim_;
+    QString note_;
+    QPalette palette_;
     std::optional<paraplan::schedule::Timeline> playback_;   // in ms
     QCPItemStraightLine* playhead_ = nullptr;
     double playheadS_ = -1;

@@ -124,13 +124,22 @@ StepPlayback step_playback(const Project& p) {
     return step_playback(p, e.hardware);
 }
 
-StepPlayback step_playback(const Project& p, const topology::RankMap& map) {
-    return step_playback(p, estimate_project(p, map).hardware, &map);
+StepPlayback step_playback(const Project& p, const topology::RankMap& map, const std::atomic<bool>* cancel) {
+    return step_playback(p, estimate_project(p, map).hardware, &map, cancel);
 }
 
-StepPlayback step_playback(const Project& p, const Hardware& hw, const topology::RankMap* map) {
+StepPlayback step_playback(const Project& p, const Hardware& hw, const topology::RankMap* map,
+                           const std::atomic<bool>* cancel) {
     StepPlayback pb;
+    // Checked between the steps below and every few thousand items inside the long loops.
+    const auto stop = [&] {
+        if (!cancel || !cancel->load(std::memory_order_relaxed)) return false;
+        pb.cancelled = true;
+        return true;
+    };
+    if (stop()) return pb;
     pb.estimate = estimate_project(p, hw, map);
+    if (stop()) return pb;
     const Estimate& e = pb.estimate;
     const Config& c = e.config;
     const int pp = std::max(1, c.pp);
@@ -183,6 +192,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     pb.op_comm_begin.reserve(tl.ops.size() + 1);
     pb.op_compute_end.reserve(tl.ops.size());
     for (std::size_t i = 0; i < tl.ops.size(); ++i) {
+        if (i % 4096 == 0 && stop()) return pb;
         const schedule::TimelineOp& op = tl.ops[i];
         pb.op_comm_begin.push_back(pb.comms.size());
         const bool fwd = op.kind == schedule::OpKind::Forward;
@@ -314,6 +324,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     pb.optimizer_end_s = pb.grad_sync_end_s + e.time.optimizer_s;
     pb.step_s = pb.optimizer_end_s + e.time.offload_s;
 
+    if (stop()) return pb;
     // Ops by start per stage, and every event instant.
     pb.by_start.assign(std::size_t(pp), {});
     for (std::size_t i = 0; i < tl.ops.size(); ++i)
@@ -332,12 +343,14 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     }
     for (double t : {0.0, pb.makespan_s, pb.grad_sync_end_s, pb.optimizer_end_s, pb.step_s})
         pb.event_times.push_back(t);
+    if (stop()) return pb;   // (the sort of some 200,000 instants cannot be stopped halfway)
     std::sort(pb.event_times.begin(), pb.event_times.end());
     pb.event_times.erase(
         std::unique(pb.event_times.begin(), pb.event_times.end(),
                     [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }),
         pb.event_times.end());
 
+    if (stop()) return pb;
     // Where the ranks are, and the bytes each link carries per step.
     std::optional<topology::RankMap> own;
     if (!map) own = topology::build_rank_map(topology::from_project(p), &p.cluster);
@@ -376,6 +389,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         l.by_group[std::size_t(g)] += bytes;
     };
     for (const auto& [key, bytes] : buffer) {
+        if (stop()) return pb;
         const auto [gi, stage, opi] = key;
         const GroupKind g = GroupKind(gi);
         const CollectiveOp op = CollectiveOp(opi);
@@ -407,6 +421,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
             }
         }
     }
+    if (stop()) return pb;
     for (auto& [key, l] : links) pb.links.push_back(l);
     std::stable_sort(pb.links.begin(), pb.links.end(),
                      [](const LinkTraffic& a, const LinkTraffic& b) { return a.bytes > b.bytes; });

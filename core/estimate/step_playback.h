@@ -14,6 +14,7 @@
 #include "estimate/estimate.h"
 #include "schedule/timeline.h"
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -86,14 +87,21 @@ struct StepPlayback {
     std::vector<double> event_times;
     double next_event(double t) const;   // first event time > t (step_s at the end)
     double prev_event(double t) const;   // last event time < t (0 at the start)
+
+    // The build stopped early because its cancel flag was set: everything above is
+    // incomplete, use none of it.
+    bool cancelled = false;
 };
 
 // Throws what estimate_project throws (InputError on a bad layout).
 StepPlayback step_playback(const Project& p);
-StepPlayback step_playback(const Project& p, const Hardware& hw, const topology::RankMap* map = nullptr);
+// Setting *cancel (from any thread) stops the build at its next step: it returns at once with
+// cancelled = true (the GUI cancels the build of a state an edit has replaced).
+StepPlayback step_playback(const Project& p, const Hardware& hw, const topology::RankMap* map = nullptr,
+                           const std::atomic<bool>* cancel = nullptr);
 // Over the project's rank map already built (build_rank_map(from_project(p), &p.cluster)):
 // the same playback without building it again (the GUI builds it once per edit).
-StepPlayback step_playback(const Project& p, const topology::RankMap& map);
+StepPlayback step_playback(const Project& p, const topology::RankMap& map, const std::atomic<bool>* cancel = nullptr);
 
 ActiveSet active_at(const StepPlayback& pb, double t);
 

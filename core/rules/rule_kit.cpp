@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 namespace paraplan::rules {
@@ -62,22 +63,39 @@ void add_fixes(Diagnostic& d, RuleFn fn, const Project& p, const std::vector<Fix
     std::set<std::string> seen;
     std::vector<Fix> clean, other;
     std::size_t examined = 0;
+    // One copy of the project for all candidates, each applied to it and then undone: a copy
+    // per candidate copied every node of the cluster (at 131,072 GPUs most of validate()'s time).
+    std::optional<Project> q;
     for (const auto& c : candidates) {
         if (clean.size() >= max || examined >= 400) break;
         if (!seen.insert(to_json(c)["changes"].dump()).second) continue;
         ++examined;
-        Project q;
+        if (!q) q = p;
+        bool applied = true;
         try {
-            q = with_fix(p, c);
+            apply_fix(*q, c);
         } catch (const std::exception&) {
-            continue;
+            applied = false;
         }
-        if (fires(fn, q, d.rule)) continue;
-        // Prefer fixes that break no rule the project passed before.
-        bool adds_error = false;
-        for (const auto& r : error_rules(q))
-            if (!before.count(r)) adds_error = true;
-        (adds_error ? other : clean).push_back(c);
+        if (applied && !fires(fn, *q, d.rule)) {
+            // Prefer fixes that break no rule the project passed before.
+            bool adds_error = false;
+            for (const auto& r : error_rules(*q))
+                if (!before.count(r)) adds_error = true;
+            (adds_error ? other : clean).push_back(c);
+        }
+        // Undone: a fix changes only layout and training fields and the GPUs of nodes.
+        q->layout = p.layout;
+        q->training = p.training;
+        for (const auto& ch : c.changes) {
+            if (ch.field.rfind("/cluster/", 0) != 0) continue;
+            try {
+                set_field(*q, ch.field, get_field(p, ch.field));
+            } catch (const std::exception&) {
+                // not a field of p: applying it failed before changing anything
+            }
+        }
+        q->cluster.short_form = p.cluster.short_form;
     }
     for (auto& f : clean) d.fixes.push_back(std::move(f));
     for (auto& f : other)
@@ -104,10 +122,22 @@ Fix set_value(const std::string& field, const nlohmann::json& value, const std::
 Fix set_int(const Project& p, const std::string& field, int value, const std::string& label) {
     Fix f{label.empty() ? "Set " + short_field(field) + " to " + std::to_string(value) : label, {{field, value}}};
     if (p.layout.dp > 0 && field != "/layout/dp") {
-        Project q = p;
-        set_field(q, field, value);
-        q.layout.dp = 0;
-        const int dp = sizes(q).dp;
+        // dp with the new value: from the layout, training and world size (a layout or training
+        // field leaves the cluster as it is, so it is not copied; a node's GPUs change the world).
+        int dp = 0;
+        if (field.rfind("/cluster/", 0) == 0) {
+            Project q = p;
+            set_field(q, field, value);
+            q.layout.dp = 0;
+            dp = sizes(q).dp;
+        } else {
+            Project q;
+            q.layout = p.layout;
+            q.training = p.training;
+            set_field(q, field, value);
+            q.layout.dp = 0;
+            dp = derived_sizes(q.layout, q.training, p.world_size()).dp;
+        }
         if (dp > 0 && dp != p.layout.dp) {
             f.changes.push_back({"/layout/dp", dp});
             f.label += " (dp " + std::to_string(dp) + ")";
@@ -127,10 +157,15 @@ std::vector<int> nearest_first(int current, std::vector<int> values) {
     return values;
 }
 
+// Ascending; pairs (i, n / i) up to the square root (a world of 131,072 GPUs costs 362 steps).
 std::vector<int> divisors(int n) {
-    std::vector<int> d;
-    for (int i = 1; i <= n; ++i)
-        if (n % i == 0) d.push_back(i);
+    std::vector<int> d, high;
+    for (int i = 1; static_cast<long long>(i) * i <= n; ++i) {
+        if (n % i != 0) continue;
+        d.push_back(i);
+        if (i != n / i) high.push_back(n / i);
+    }
+    d.insert(d.end(), high.rbegin(), high.rend());
     return d;
 }
 

@@ -113,15 +113,22 @@ void place(const MeshRequest& r, const Cluster* cluster, RankMap& m) {
 }
 
 void compute_spans(RankMap& m) {
+    // Node of each rank in one flat array (the placement's slots are twice as wide).
+    std::vector<int> node_of(m.placement.size());
+    for (std::size_t r = 0; r < node_of.size(); ++r) node_of[r] = m.placement[r].node;
     std::vector<int> stamp(static_cast<std::size_t>(m.num_nodes), -1);
     int tick = 0;
     for (auto& [kind, gs] : m.groups) {
         const int ng = gs.num_groups();
+        if (gs.group_size == 1) {   // one rank: one node
+            gs.nodes_spanned.assign(static_cast<std::size_t>(ng), 1);
+            continue;
+        }
         gs.nodes_spanned.assign(static_cast<std::size_t>(ng), 0);
         for (int g = 0; g < ng; ++g, ++tick) {
             int n = 0;
             for (int rk : gs.group(g)) {
-                const int node = m.placement[static_cast<std::size_t>(rk)].node;
+                const int node = node_of[static_cast<std::size_t>(rk)];
                 if (stamp[static_cast<std::size_t>(node)] != tick) {
                     stamp[static_cast<std::size_t>(node)] = tick;
                     ++n;

@@ -5,6 +5,31 @@
 
 namespace paraplan::topology::detail {
 
+namespace {
+// Row-major strides: rank = sum of coordinate x stride over the axes.
+std::vector<long long> strides_of(const std::vector<int>& sizes) {
+    std::vector<long long> st(sizes.size(), 1);
+    for (std::size_t k = sizes.size(); k-- > 1;) st[k - 1] = st[k] * sizes[k];
+    return st;
+}
+
+// The ranks at coordinate 0 on every axis but `axes`, which take every combination of
+// their values in C order (the last of `axes` fastest): sum of coordinate x stride.
+std::vector<int> offsets_over(const std::vector<int>& axes, const std::vector<int>& sizes,
+                              const std::vector<long long>& strides) {
+    std::vector<int> out{0};
+    for (int a : axes) {   // outer axes first: each later axis varies faster
+        const auto k = static_cast<std::size_t>(a);
+        std::vector<int> next;
+        next.reserve(out.size() * static_cast<std::size_t>(sizes[k]));
+        for (int base : out)
+            for (int v = 0; v < sizes[k]; ++v) next.push_back(base + static_cast<int>(v * strides[k]));
+        out.swap(next);
+    }
+    return out;
+}
+}   // namespace
+
 Mesh make_mesh(const std::vector<int>& sizes) {
     Mesh m;
     m.sizes = sizes;
@@ -14,14 +39,15 @@ Mesh make_mesh(const std::vector<int>& sizes) {
     const std::size_t n = sizes.size();
     m.coords.assign(static_cast<std::size_t>(m.world) * n, 0);
     if (n == 0 || m.world == 0) return m;
-    // Odometer over C order: rank r+1 is rank r with the last axis incremented.
-    std::vector<int> c(n, 0);
-    for (int r = 0; r < m.world; ++r) {
-        std::copy(c.begin(), c.end(), m.coords.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r) * n));
-        for (std::size_t k = n; k-- > 0;) {
-            if (++c[k] < sizes[k]) break;
-            c[k] = 0;
-        }
+    // C order: axis k's coordinate of rank r is (r / stride_k) % size_k, which is runs of
+    // stride_k equal values; filled run by run, axis by axis (no division per rank).
+    const std::vector<long long> st = strides_of(sizes);
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto run = static_cast<std::size_t>(st[k]);
+        std::size_t r = 0;
+        while (r < static_cast<std::size_t>(m.world))
+            for (int v = 0; v < sizes[k]; ++v)
+                for (std::size_t j = 0; j < run; ++j, ++r) m.coords[r * n + k] = v;
     }
     return m;
 }
@@ -30,26 +56,27 @@ GroupSet groups_along(const Mesh& mesh, const std::vector<int>& vary) {
     const std::size_t n = mesh.sizes.size();
     std::vector<char> masked(n, 0);
     for (int a : vary) masked[static_cast<std::size_t>(a)] = 1;
-    int gsize = 1;
-    for (std::size_t k = 0; k < n; ++k)
-        if (masked[k]) gsize *= mesh.sizes[k];
+    std::vector<int> in, out;   // the varied axes and the others, outer -> inner
+    for (std::size_t k = 0; k < n; ++k) (masked[k] ? in : out).push_back(static_cast<int>(k));
+    // Group id = the other axes' coordinates in C order, position = the varied axes'
+    // coordinates in C order. Row-major strides make both orders agree with rank order, so
+    // the groups come out sorted by first rank and ascending inside. Rank of (group g,
+    // position i) = first[g] + offset[i]: the rank is a sum of coordinate x stride.
+    const std::vector<long long> st = strides_of(mesh.sizes);
+    const std::vector<int> offset = offsets_over(in, mesh.sizes, st);
+    const std::vector<int> first = offsets_over(out, mesh.sizes, st);
     GroupSet g;
-    g.group_size = gsize;
-    g.members.assign(static_cast<std::size_t>(mesh.world), 0);
-    g.group_index.assign(static_cast<std::size_t>(mesh.world), 0);
-    // Group id = unmasked coordinates in C order, position = masked coordinates in C
-    // order. Row-major strides make both orders agree with rank order, so the groups
-    // come out sorted by first rank and ascending inside.
-    for (int r = 0; r < mesh.world; ++r) {
-        const int* c = mesh.coords.data() + static_cast<std::size_t>(r) * n;
-        long long gid = 0, pos = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-            if (masked[k]) pos = pos * mesh.sizes[k] + c[k];
-            else gid = gid * mesh.sizes[k] + c[k];
+    g.group_size = static_cast<int>(offset.size());
+    g.members.resize(static_cast<std::size_t>(mesh.world));
+    g.group_index.resize(static_cast<std::size_t>(mesh.world));
+    if (mesh.world == 0) return g;
+    std::size_t i = 0;
+    for (std::size_t gid = 0; gid < first.size(); ++gid)
+        for (int off : offset) {
+            const int r = first[gid] + off;
+            g.members[i++] = r;
+            g.group_index[static_cast<std::size_t>(r)] = static_cast<int>(gid);
         }
-        g.members[static_cast<std::size_t>(gid * gsize + pos)] = r;
-        g.group_index[static_cast<std::size_t>(r)] = static_cast<int>(gid);
-    }
     return g;
 }
 

@@ -15,8 +15,13 @@
 //   GUI CPU          the GUI thread's own CPU time from the edit to that frame (what the edit
 //                    costs it when it has a core; the wall times above include waiting for one)
 // then, as before, a synchronous repaint of the canvas, the rank grid and the timeline, each
-// timed alone. NODES 2048 = 16,384 GPUs, 16384 = 131,072. Run offscreen:
-//   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_edit [iterations] [nodes]
+// timed alone. NODES 2048 = 16,384 GPUs, 16384 = 131,072.
+// A tp edit leaves the pipeline schedule (stages, microbatches) as it was: its analysis shares
+// the previous schedule simulation and the timeline, already showing it, is not replotted. With
+// "schedule" as third argument every edit also flips the microbatches (256 <-> 128, the global
+// batch following), so each one simulates the schedule anew and the first frame replots the
+// timeline's blocks. Run offscreen:
+//   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_edit [iterations] [nodes] [schedule]
 #include <qcustomplot.h>
 
 #include "clustercanvas.h"
@@ -41,6 +46,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace {
@@ -60,6 +66,7 @@ int main(int argc, char** argv) {
     QStandardPaths::setTestModeEnabled(true);
     const int iterations = argc > 1 ? std::max(1, std::atoi(argv[1])) : 20;
     const int nodes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 512;
+    const bool scheduleEdits = argc > 3 && std::string(argv[3]) == "schedule";
     QTemporaryDir tmp;
     MainWindow w(nullptr, tmp.path());
     paraplan::Project p = scale_project(nodes);
@@ -127,6 +134,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < iterations; ++i) {
         const int tp = i % 2 ? 4 : 8;
         const int dp = nodes * 8 / (tp * 64);
+        const int microbatches = scheduleEdits && i % 2 == 0 ? 128 : 256;
         ticks.clear();
         tFrame = 0;
         waitingFrame = false;
@@ -135,8 +143,10 @@ int main(int argc, char** argv) {
             tEdit = now();
             cpuEdit = thread_cpu_ms();
             ticks.push_back(tEdit);   // the GUI thread's last moment free before the edit
-            doc->applyChanges(QStringLiteral("Set tp"),
-                              {{"/layout/tp", tp}, {"/training/global_batch_size", 256 * dp}});
+            std::vector<paraplan::FixChange> changes{{"/layout/tp", tp},
+                                                     {"/training/global_batch_size", microbatches * dp}};
+            if (scheduleEdits) changes.push_back({"/layout/num_microbatches", microbatches});
+            doc->applyChanges(QStringLiteral("Set tp"), changes);
             tEdited = now();
         });
         QTimer::singleShot(60000, &loop, &QEventLoop::quit);   // never hang

@@ -13,9 +13,12 @@
 #include "project/project.h"
 #include "schedule/generate.h"
 #include "schedule/simulate.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
 
 #include <QtTest>
 
+#include <atomic>
 #include <set>
 #include <tuple>
 
@@ -48,6 +51,7 @@ private slots:
     void expertBytesFromMoeModel();
     void events();
     void zero3SingleStage();
+    void cancelStopsTheBuild();
 };
 
 void TestStepPlayback::activeOpsMatchSimulator_data() {
@@ -406,6 +410,33 @@ void TestStepPlayback::zero3SingleStage() {
     double links = 0;
     for (const auto& l : pb.links) links += l.by_group[kDp];
     QVERIFY(std::abs(links - wire) <= 1e-9 * wire);
+}
+
+// A set cancel flag stops the build before any of its work and says so; a clear one changes
+// nothing (the GUI sets it when an edit replaces the state being built).
+void TestStepPlayback::cancelStopsTheBuild() {
+    const Project p = load_example("llama3.1-70b-4nodes");
+    const topology::RankMap map = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    const StepPlayback plain = step_playback(p, map);
+    std::atomic<bool> flag{false};
+    const StepPlayback kept = step_playback(p, map, &flag);
+    QVERIFY(!plain.cancelled);
+    QVERIFY(!kept.cancelled);
+    QVERIFY(!kept.timeline.ops.empty());
+    QVERIFY(!kept.links.empty());
+    QCOMPARE(kept.step_s, plain.step_s);
+    QCOMPARE(kept.comms.size(), plain.comms.size());
+    QCOMPARE(kept.links.size(), plain.links.size());
+    QCOMPARE(kept.event_times, plain.event_times);
+
+    flag = true;
+    const StepPlayback stopped = step_playback(p, map, &flag);
+    QVERIFY(stopped.cancelled);
+    QVERIFY(stopped.timeline.ops.empty());
+    QVERIFY(stopped.comms.empty());
+    QVERIFY(stopped.links.empty());
+    QVERIFY(stopped.event_times.empty());
+    QCOMPARE(stopped.step_s, 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestStepPlayback)

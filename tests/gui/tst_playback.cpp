@@ -7,6 +7,7 @@
 
 #include "clustercanvas.h"
 #include "guitest.h"
+#include "../scale_project.h"
 #include "linktrafficview.h"
 #include "live_overlay.h"
 #include "projectdocument.h"
@@ -53,6 +54,7 @@ private slots:
     void buildWaitsForAnalysisAndFrame();
     void editBeforeFrameSkipsStaleBuild();
     void editDuringBuildDropsIt();
+    void editCancelsRunningBuild();
 
 private:
     QTemporaryDir dir_;
@@ -514,6 +516,49 @@ void TestPlayback::editDuringBuildDropsIt() {
     QVERIFY(player->playback());
     QCOMPARE(player->playback()->timeline.microbatches, mbB);
     QCOMPARE(changedPlayback, 1);
+}
+
+// An edit stops the playback build of the state it replaced (its cancel flag), so the build
+// does not hold a core while the new state's analysis and first frame need it. At 16,384 GPUs a
+// build takes about 0.1 s on one core: the edit, made as soon as the build starts, comes first.
+void TestPlayback::editCancelsRunningBuild() {
+    auto w = std::make_unique<MainWindow>(nullptr, dir_.filePath(QStringLiteral("rec")));
+    w->setProject(scale_project(2048), QString());
+    w->resize(1200, 800);
+    w->show();
+    w->raiseView(QStringLiteral("playback"));
+    StepPlayer* player = w->stepPlayer();
+    ProjectDocument* doc = w->document();
+    QVERIFY(QTest::qWaitFor([&] { return player->isVisible() && player->buildsStarted() > 0; }, 20000));
+    QVERIFY(player->playback());   // waits for the first build
+    QTest::qWait(50);              // (whose watcher then reports it, as shownPlayerWindow() lets it)
+    const int cancelled = player->buildsCancelled(), dropped = player->buildsDropped();
+    int tp = doc->project().layout.tp;
+    const auto flipTp = [&] {
+        tp = tp == 4 ? 2 : 4;
+        const int dp = doc->project().world_size() / (tp * doc->project().layout.pp);
+        QString error;
+        QVERIFY2(doc->applyChanges(
+                     QStringLiteral("Set tp"),
+                     {{"/layout/tp", tp}, {"/training/global_batch_size", doc->project().layout.num_microbatches * dp}},
+                     &error),
+                 qPrintable(error));
+    };
+    flipTp();
+    const quint64 revA = doc->revision();
+    bool editedB = false;
+    auto once = connect(player, &StepPlayer::buildStarted, player, [&](quint64 rev) {
+        if (rev != revA || editedB) return;
+        editedB = true;
+        flipTp();   // A's build has just started on the player's worker
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(editedB, 20000);
+    disconnect(once);
+    // A's build came back stopped early, and was not applied; B's was.
+    QTRY_COMPARE_WITH_TIMEOUT(player->buildsCancelled(), cancelled + 1, 20000);
+    QCOMPARE(player->buildsDropped(), dropped + 1);
+    QTRY_VERIFY_WITH_TIMEOUT(player->playback().has_value(), 20000);
+    QCOMPARE(player->playback()->estimate.config.tp, tp);
 }
 
 QTEST_MAIN(TestPlayback)
