@@ -307,6 +307,16 @@ private slots:
              Severity::Error,
              {"6", "4"},
              "global batch size (6) is not divisible by micro batch size (2) times data parallel size (2)"},
+            // Megatron has no microbatch-count flag: GBS 64 / (MBS 1 x DP 4) = 16 microbatches in one
+            // flush per iteration (training.py train_step), whatever layout.num_microbatches says.
+            // The estimate counts the same 16 (tst_estimate_time gradientAccumulation).
+            {"layout microbatch count",
+             edit(b, [](Project& p) { p.layout.num_microbatches = 4; }),
+             edit(b, [](Project& p) { p.layout.num_microbatches = 16; }),
+             "megatron.num_microbatches",
+             Severity::Warning,
+             {"64", "= 16 microbatches", "num_microbatches = 4"},
+             ""},
             // VPP with M=6, PP=4 (remainder 2 < 4); M=3 < PP
             {"vpp M=6",
              edit(vpp, [](Project& p) { p.training.global_batch_size = 24; }),
@@ -650,6 +660,14 @@ private slots:
              Severity::Error,
              {"4"},
              "Maximum supported ZeRO stage is 3"},
+            // The pipeline engine runs gradient_accumulation_steps = 32 / (4 x 8) = 1 microbatch.
+            {"layout microbatch count",
+             edit(b, [](Project& p) { p.layout.num_microbatches = 4; }),
+             edit(b, [](Project& p) { p.layout.num_microbatches = 0; }),
+             "deepspeed.num_microbatches",
+             Severity::Warning,
+             {"32", "= 1 microbatches", "num_microbatches = 4"},
+             ""},
         });
     }
 
