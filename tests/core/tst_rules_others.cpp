@@ -548,6 +548,23 @@ private slots:
              Severity::Error,
              {"30", "4"},
              "global batch size must be multiple of local batch size times data-parallel degree"},
+            // With pp 2 (dp 2) the local batch is micro 1 x 3 microbatches: 32 % (3 x 2) != 0, while
+            // 4 microbatches give 32 = 4 flushes x 4 x 2 (train.py gradient_accumulation_steps 4).
+            {"local batch of a pipeline",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 2;
+                      p.layout.num_microbatches = 3;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 2;
+                      p.layout.num_microbatches = 4;
+                  }),
+             "torchtitan.global_batch",
+             Severity::Error,
+             {"32", "local batch 3", "= 6"},
+             "global batch size must be multiple of local batch size times data-parallel degree"},
             {"sp axis",
              edit(b,
                   [](Project& p) {
