@@ -33,6 +33,8 @@ const char* to_string(Fp8Recipe r);
 
 // Kernel stack (layout.kernels): Transformer Engine / fused kernels, torch.compile, eager PyTorch.
 enum class KernelStack { te, compile, eager };
+// layout.loss_logits: framework = "auto" (the framework's own loop, else by the kernel stack).
+enum class LossLogits { framework, freed, kept, kept_fp32 };
 KernelStack kernel_stack_from_string(const std::string& s);   // unknown -> te
 const char* to_string(KernelStack k);
 
@@ -151,7 +153,9 @@ struct Config {
     Fp8Recipe fp8 = Fp8Recipe::none;   // FP8 linear-layer GEMMs (attention etc. stay 16-bit)
     bool fp8_all_gather = false;       // FSDP / ZeRO-3 parameter all-gathers in FP8
     KernelStack kernels = KernelStack::te;
-    bool compile_loss = false;            // the loss compiled too (with kernels compile; layout.h)
+    bool compile_loss = false;   // the loss compiled too (with kernels compile; layout.h)
+    // What the loop holds of the logits through the eager loss's backward (layout.h loss_logits).
+    LossLogits loss_logits = LossLogits::framework;
     std::string framework = "megatron";   // whose allocator and buffers the memory model counts
     bool dropout = false;                 // dropout masks stored (GPT-2/BERT style models)
     StateBytes bytes;

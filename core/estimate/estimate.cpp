@@ -226,6 +226,10 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.framework = fw;
     c.kernels = kernel_stack_from_string(kernel_stack(l));
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
+    c.loss_logits = l.loss_logits == "freed"       ? LossLogits::freed
+                    : l.loss_logits == "kept"      ? LossLogits::kept
+                    : l.loss_logits == "kept_fp32" ? LossLogits::kept_fp32
+                                                   : LossLogits::framework;
     if (l.fp8 || t.precision == "fp8") {
         c.fp8 = fp8_recipe_from_string(l.fp8_recipe);
         c.fp8_all_gather = l.fp8_all_gather;
@@ -557,7 +561,11 @@ nlohmann::json to_json(const Estimate& e) {
           {"fp8_recipe", to_string(c.fp8)},
           {"fp8_all_gather", c.fp8_all_gather},
           {"kernels", to_string(c.kernels)},
-          {"compile_loss", c.compile_loss}}},
+          {"compile_loss", c.compile_loss},
+          {"loss_logits", c.loss_logits == LossLogits::freed       ? "freed"
+                          : c.loss_logits == LossLogits::kept      ? "kept"
+                          : c.loss_logits == LossLogits::kept_fp32 ? "kept_fp32"
+                                                                   : "auto"}}},
         {"hardware",
          {{"peak_tflops", e.hardware.peak_tflops},
           {"peak_fp8_tflops", e.hardware.peak_fp8_tflops},

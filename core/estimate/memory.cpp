@@ -74,6 +74,22 @@ int groups_in_use(const Config& c) {
     return n;
 }
 
+// Parameters of stage i outside its transformer layers (per GPU): the vocabulary-parallel
+// embedding on the first stage, the final norm and output layer (or the tied copy) on the last,
+// as stage_params() places them.
+double non_layer_params(const LayerShapes& s, const Config& c, int i) {
+    double n = 0;
+    const double t = std::max(1, c.tp);
+    const int head = head_stage_of(c);
+    if (i == c.embedding_stage) n += s.embedding_params / t;
+    if (i == head) {
+        n += s.final_norm_params;
+        if (s.head_params > 0) n += s.head_params / t;
+        else if (head != c.embedding_stage) n += s.vocab * s.h / t;
+    }
+    return n;
+}
+
 }   // namespace
 
 std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c) {
@@ -170,9 +186,19 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // gradient of one layer before its reduce-scatter, in the reduce dtype (torchtitan
             // MixedPrecisionPolicy reduce_dtype float32; DeepSpeed 16-bit).
             const int layers = std::max(1, i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 1);
-            const double layer_params = (pd + pe) / layers;
+            const double outside = std::min(pd, non_layer_params(s, c, i));
+            const double layer_params = (pd + pe - outside) / layers;
             const double gathered_bytes = c.fp8_all_gather && fp8 ? 1.0 : 2.0;
             live = gathered_bytes * layer_params * 2.0 + c.grad_reduce_bytes * layer_params;
+            // FSDP2's root module (torchtitan: fully_shard(model) over the embedding, final norm and
+            // output layer) is not resharded after forward: FSDPState._lazy_init sets the root group's
+            // post_forward_mesh_info = None "since for training, the parameters would be freed and
+            // all-gathered immediately" (torch/distributed/fsdp/_fully_shard/_fsdp_state.py, PyTorch
+            // 2.6), so those parameters stay gathered from the forward through the backward. They are
+            // 16-bit even with FP8 all-gathers: the embedding is no linear layer and torchtitan's float8
+            // converter skips the output layer (9dec370 torchtitan/float8.py, module_filter_fn
+            // fqn != "output").
+            if (ft && ft->fsdp2) live += 2.0 * outside;
             // torchtitan with pipeline parallelism does not reshard after forward
             // (torchtitan 9dec370 parallelize_llama.py apply_fsdp: reshard_after_forward = False when
             // pp is enabled), so the stage's parameters stay gathered across its microbatches. Nor
@@ -198,7 +224,8 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
                                                       (c.schedule == Schedule::interleaved_pytorch &&
                                                        c.num_microbatches < 2 * c.pp));
                 const double grad_share = chunk_by_chunk ? std::ceil(double(layers) / v) / layers : 1.0;
-                live = gathered_bytes * (pd + pe) + c.grad_reduce_bytes * (pd + pe) * grad_share + 2.0 * layer_params;
+                live = gathered_bytes * (pd + pe - outside) + 2.0 * outside +
+                       c.grad_reduce_bytes * (pd + pe) * grad_share + 2.0 * layer_params;
             }
             if (c.offload_params) {
                 m.offloaded += m.params;
@@ -221,36 +248,60 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         m.inflight = i < int(inflight.size()) ? inflight[i] : 1.0;
         double act = per_mb * m.inflight;
         // Full recomputation rebuilds one layer's activations during its backward.
-        if (c.recompute == Recompute::full && layers > 0) act += nmoe > 0 ? moe_full : dense_full;
+        const double recompute_peak = c.recompute == Recompute::full && layers > 0 ? (nmoe > 0 ? moe_full : dense_full)
+                                                                                   : 0.0;
         if (i == c.embedding_stage) {
             // Token ids (int64) and the embedding-dropout mask per in-flight microbatch (Megatron).
             act += m.inflight * (8 * sl * b + (c.dropout ? sl * b * s.h / rep_div : 0));
         }
+        // What the head and the loss hold only while one microbatch's loss runs (its forward and
+        // backward): freed before the backward reaches the last layer.
+        double loss_peak = 0;
         if (i == head) {
             // Final norm and output-layer inputs plus fp32 logits for the loss: 4sbh/t (1 + V/h).
-            act += 4 * sl * b * (s.h + s.vocab) / t;
+            loss_peak += 4 * sl * b * (s.h + s.vocab) / t;
             // Each MTP module: one more layer held per in-flight microbatch, and its own logits.
-            if (c.moe.mtp_layers > 0)
-                act += c.moe.mtp_layers *
-                       ((s.experts > 0 ? moe_act : dense_act) * m.inflight + 4 * sl * b * (s.h + s.vocab) / t);
-            // Outside Megatron's fused vocab-parallel cross entropy the loss keeps more: bf16
-            // logits, their fp32 upcast, log-softmax output and, at the peak, its fp32 gradient
-            // (torch.nn.functional.cross_entropy on .float() logits, as torchtitan's loss does);
-            // With compiled transformer blocks and an eager loss (torchtitan 9dec370: train.py leaves
-            // the loss uncompiled) 6 B instead of 10, the eager/compile gap of the T1 tune pair
-            // (docs/accuracy.md). A compiled loss (torchtitan e7c0cae components/loss.py
-            // build_cross_entropy_loss under training.compile) is one fused log-softmax / NLL whose
-            // backward recomputes the softmax from the 16-bit logits and per-row statistics: it keeps
-            // no fp32 copy, so the logits and their 16-bit gradient (the 4 B above) are all it holds.
+            if (c.moe.mtp_layers > 0) {
+                act += c.moe.mtp_layers * (s.experts > 0 ? moe_act : dense_act) * m.inflight;
+                loss_peak += c.moe.mtp_layers * 4 * sl * b * (s.h + s.vocab) / t;
+            }
+            // Outside Megatron's fused vocab-parallel cross entropy the loss keeps more. An eager
+            // cross entropy on .float() logits (torchtitan's loss_fn; transformers' LlamaForCausalLM)
+            // peaks in the log-softmax backward: the NLL gradient, the saved log-probabilities and the
+            // gradient of the fp32 logits, 4 B each, 8 B beyond the 4 B above, plus whatever copy of
+            // the logits the training loop still holds (layout.loss_logits):
+            //  - freed: none (torchtitan 9dec370 train.py `del pred` before loss.backward(), "need to
+            //    free to before bwd to avoid peaking memory"; ColossalAI e5fdefa6c
+            //    examples/language/llama/benchmark.py `del outputs  # free memory`): 8 B;
+            //  - kept: the model's 16-bit logits: 10 B;
+            //  - kept_fp32: the fp32 logits the model returns (transformers modeling_llama.py
+            //    LlamaForCausalLM.forward, 0022728: `logits = logits.float()` before the loss, returned in
+            //    CausalLMOutputWithPast; its loss takes a contiguous shifted copy, freed after the
+            //    forward) when the loop keeps the output (ColossalAI 4c4482f3a examples/language/llama2/
+            //    benchmark.py: `outputs = model(**batch)` alive through booster.backward): 12 B.
+            // auto: torchtitan frees them; elsewhere eager 10 B, and with compiled transformer blocks
+            // 6 B, the eager/compile gap of the T1 tune pair (docs/accuracy.md).
+            // A compiled loss (torchtitan e7c0cae components/loss.py build_cross_entropy_loss under
+            // training.compile) is one fused log-softmax / NLL whose backward recomputes the softmax
+            // from the 16-bit logits and per-row statistics: it keeps no fp32 copy, so the logits and
+            // their 16-bit gradient (the 4 B above) are all it holds.
             if (!(ft && ft->fused_vocab_parallel_loss) && !c.compile_loss) {
-                act += (c.kernels == KernelStack::compile ? 6.0 : 10.0) * sl * b * s.vocab / t;
+                const LossLogits held = c.loss_logits != LossLogits::framework   ? c.loss_logits
+                                        : ft && ft->frees_logits_before_backward ? LossLogits::freed
+                                                                                 : LossLogits::framework;
+                const double extra = held == LossLogits::freed           ? 8.0
+                                     : held == LossLogits::kept          ? 10.0
+                                     : held == LossLogits::kept_fp32     ? 12.0
+                                     : c.kernels == KernelStack::compile ? 6.0
+                                                                         : 10.0;
+                loss_peak += extra * sl * b * s.vocab / t;
                 // Loss parallel (torchtitan with tp > 1) runs DTensor's own, unfused cross entropy
                 // (torch/distributed/tensor/parallel/loss.py, PyTorch 2.6): its backward,
                 // _nll_loss_and_log_softmax_backward, returns (zeros_like(x) + exp(x)) * grad_output,
                 // so besides the saved fp32 log-probabilities three fp32 tensors of the local logits
                 // exist at once (zeros, exp(x) then the sum, the product) where aten's fused
                 // log_softmax backward holds two: 4 B more per local logit.
-                if (ft && ft->decomposed_loss_parallel && c.tp > 1) act += 4.0 * sl * b * s.vocab / t;
+                if (ft && ft->decomposed_loss_parallel && c.tp > 1) loss_peak += 4.0 * sl * b * s.vocab / t;
             }
             // PyTorch's pipelining keeps the last stage's output of every microbatch for the
             // step's output merge (stage.py forward_one_chunk: output_chunks.append(output), cleared
@@ -259,6 +310,11 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             if (ft && ft->fsdp_reshard_off_with_pp && c.pp > 1)
                 act += double(std::max(1, c.num_microbatches)) * 2.0 * sl * b * s.vocab / t;
         }
+        // The loss's temporaries and a recomputed layer never coexist: autograd frees the loss's
+        // and the output layer's saved tensors once their backward nodes have run, before the last
+        // layer's checkpointed forward is replayed (torch/utils/checkpoint.py, recomputation on the
+        // first unpack of a saved tensor in backward); so the stage holds the larger of the two.
+        act += std::max(loss_peak, recompute_peak);
         // PyTorch's pipelining stage (torch/distributed/pipelining/stage.py, PyTorch 2.6) allocates
         // its P2P buffers for every microbatch up front and keeps them: _prepare_forward_infra one
         // activation-receive buffer per microbatch for each local stage but the first (in-flight

@@ -163,8 +163,9 @@ std::vector<FrameworkTraits> make_table() {
     tt.fp8_recipes = {"tensorwise", "rowwise", "mxfp8"};
     tt.op_sac = true;
     tt.fsdp2 = true;
-    tt.fsdp_reshard_off_with_pp = true;   // parallelize.py apply_fsdp: reshard_after_forward False with pp
-    tt.decomposed_loss_parallel = true;   // train.py: loss_parallel unless training.disable_loss_parallel
+    tt.fsdp_reshard_off_with_pp = true;       // parallelize.py apply_fsdp: reshard_after_forward False with pp
+    tt.decomposed_loss_parallel = true;       // train.py: loss_parallel unless training.disable_loss_parallel
+    tt.frees_logits_before_backward = true;   // 9dec370 train.py: del pred before loss.backward()
     tt.reports_degrees_itself = true;
     t.push_back(tt);
 

@@ -112,7 +112,8 @@ struct FrameworkTraits {
     bool fsdp_reshard_off_with_pp = false;    // parameters stay gathered between forward and backward with pp
     bool fused_vocab_parallel_loss = false;   // the loss never materialises fp32 logits (Megatron)
     bool decomposed_loss_parallel = false;    // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
-    bool reports_degrees_itself = false;      // checks degrees >= 1 with its own message (torchtitan ParallelDims)
+    bool frees_logits_before_backward = false;   // the loop drops the model's logits before backward (torchtitan)
+    bool reports_degrees_itself = false;         // checks degrees >= 1 with its own message (torchtitan ParallelDims)
 };
 
 // Every framework, in the order project files and menus list them.

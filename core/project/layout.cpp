@@ -12,6 +12,7 @@ const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "f
 const std::vector<std::string> kOptimizers = {"adamw", "adam", "sgd", "lion", "adafactor"};
 const std::vector<std::string> kFp8Recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
 const std::vector<std::string> kKernelStacks = {"auto", "te", "compile", "eager"};
+const std::vector<std::string> kLossLogits = {"auto", "freed", "kept", "kept_fp32"};
 
 void normalize_precision(Training& t, Layout& l) {
     if (t.precision != "fp8") return;

@@ -19,6 +19,7 @@ extern const std::vector<std::string> kPrecisions;     // fp32 tf32 fp16 bf16 fp
 extern const std::vector<std::string> kOptimizers;     // adamw adam sgd lion adafactor
 extern const std::vector<std::string> kFp8Recipes;     // tensorwise delayed rowwise mxfp8 blockwise
 extern const std::vector<std::string> kKernelStacks;   // auto te compile eager
+extern const std::vector<std::string> kLossLogits;     // auto freed kept kept_fp32
 
 struct Layout {
     std::string framework = "colossalai";
@@ -54,6 +55,13 @@ struct Layout {
     // build_cross_entropy_loss compiles it under training.compile (e7c0cae, June 2025; the
     // [compile] components "loss" of later versions); at 9dec370 train.py left it eager.
     bool compile_loss = false;
+    // What the training loop holds of the model's logits while the eager loss runs its backward
+    // (the memory estimate's loss peak): freed (the loop drops the model output before backward:
+    // torchtitan 9dec370 train.py `del pred`, ColossalAI's llama benchmark `del outputs`), kept
+    // (it keeps the output, whose logits are 16-bit), kept_fp32 (the model upcasts the logits and
+    // returns them in fp32, as Hugging Face LlamaForCausalLM.forward's `logits = logits.float()`, and
+    // the loop keeps them); auto: freed for torchtitan, else by the kernel stack (docs/accuracy.md).
+    std::string loss_logits = "auto";
     // Framework-specific knobs.
     std::string order;                       // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
     bool dp_outside = true;                  // ColossalAI dp_outside / moe_dp_outside

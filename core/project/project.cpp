@@ -203,6 +203,7 @@ Layout read_layout(const Obj& o) {
     l.fp8_all_gather = o.boolean("fp8_all_gather", l.fp8_all_gather);
     l.kernels = one_of_strings(o, "kernels", kKernelStacks, l.kernels);
     l.compile_loss = o.boolean("compile_loss", l.compile_loss);
+    l.loss_logits = one_of_strings(o, "loss_logits", kLossLogits, l.loss_logits);
     l.order = o.string("order", "");
     l.dp_outside = o.boolean("dp_outside", true);
     l.inner_ring_size = o.non_negative_int("inner_ring_size", 0);
@@ -251,6 +252,7 @@ Layout read_layout(const Obj& o) {
                                      "fp8_all_gather",
                                      "kernels",
                                      "compile_loss",
+                                     "loss_logits",
                                      "order",
                                      "dp_outside",
                                      "inner_ring_size",
@@ -402,6 +404,7 @@ json project_to_json(const Project& p) {
     if (l.fp8_all_gather != d.fp8_all_gather) la["fp8_all_gather"] = l.fp8_all_gather;
     if (l.kernels != d.kernels) la["kernels"] = l.kernels;
     if (l.compile_loss != d.compile_loss) la["compile_loss"] = l.compile_loss;
+    if (l.loss_logits != d.loss_logits) la["loss_logits"] = l.loss_logits;
     if (l.order != d.order) la["order"] = l.order;
     if (l.dp_outside != d.dp_outside) la["dp_outside"] = l.dp_outside;
     if (l.inner_ring_size != d.inner_ring_size) la["inner_ring_size"] = l.inner_ring_size;

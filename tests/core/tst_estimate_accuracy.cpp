@@ -92,6 +92,7 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.account_for_loss_in_pipeline_split = r.value("account_for_loss_in_pipeline_split", false);
     l.kernels = r.value("kernels", "auto");
     l.compile_loss = r.value("compile_loss", false);
+    l.loss_logits = r.value("loss_logits", std::string("auto"));
     if (r.contains("fp8")) {
         l.fp8 = true;
         l.fp8_recipe = r.at("fp8");
@@ -167,7 +168,7 @@ struct Summary {
     int n = 0;
     double mean_abs = 0, worst = 0;
     std::string worst_name;
-    int mem_n = 0;
+    int mem_n = 0, mem_within = 0;   // rows with a published peak memory; of which within 10%
     double mem_mean_abs = 0, mem_worst = 0;
 };
 
@@ -186,6 +187,7 @@ Summary summarise(const std::vector<Outcome>& all, const std::string& set) {
             ++s.mem_n;
             s.mem_mean_abs += std::abs(me);
             s.mem_worst = std::max(s.mem_worst, std::abs(me));
+            s.mem_within += std::abs(me) <= 0.10;
         }
     }
     if (s.n) s.mean_abs /= s.n;
@@ -274,10 +276,13 @@ private slots:
         const Summary held = summarise(all, "held_out");
         QVERIFY(held.mem_n > 0);
         // Known misses (docs/accuracy.md): torchtitan's 405B pp 8 runs reserve 12-21% more than
-        // the model counts, its 8B CP runs about 10% more; mean and worst are kept from regressing.
-        QVERIFY2(held.mem_mean_abs <= 0.10,
+        // the model counts; every other held-out row (10 of 16) is within 10%. Mean, worst and that
+        // count are kept from regressing.
+        QVERIFY2(held.mem_mean_abs <= 0.085,
                  qPrintable(QString("held-out memory mean |error| %1").arg(held.mem_mean_abs)));
         QVERIFY2(held.mem_worst <= 0.22, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));
+        QVERIFY2(held.mem_within >= 10,
+                 qPrintable(QString("held-out memory rows within 10%: %1").arg(held.mem_within)));
         if (held.mem_worst > 0.10)
             QEXPECT_FAIL("", "held-out peak memory beyond 10% on some rows (docs/accuracy.md)", Continue);
         QVERIFY2(held.mem_worst <= 0.10, qPrintable(QString("held-out memory worst |error| %1").arg(held.mem_worst)));

@@ -183,6 +183,35 @@ private slots:
         QCOMPARE(j["layout"]["fp8_recipe"].get<std::string>(), std::string("none"));
     }
 
+    // layout.loss_logits: what the training loop holds of the logits through the eager loss's
+    // backward. kept_fp32 (fp32 logits returned and kept) holds 4 B per logit more than freed, and
+    // the field is saved and read back; an unknown value is refused at its JSON pointer.
+    void loss_logits_field() {
+        const auto with = [](const char* v) {
+            return project_json("colossalai", nlohmann::json::object(), {{"loss_logits", v}});
+        };
+        const Project kept = project_from_json(with("kept_fp32"));
+        QCOMPARE(kept.layout.loss_logits, std::string("kept_fp32"));
+        QCOMPARE(project_to_json(kept)["layout"]["loss_logits"].get<std::string>(), std::string("kept_fp32"));
+        QVERIFY(!project_to_json(project_from_json(with("auto")))["layout"].contains("loss_logits"));
+        const Estimate k = estimate_project(kept);
+        const Estimate f = estimate_of(with("freed"));
+        const Estimate b = estimate_of(with("kept"));
+        // Local batch 2 x 8192 tokens, Llama 3.1 8B's vocabulary 128256 (no tp).
+        const double logits = 2.0 * 8192 * 128256;
+        QVERIFY2(qAbs(k.memory.allocated_peak_bytes - f.memory.allocated_peak_bytes - 4 * logits) < 1e3,
+                 qPrintable(QString::number(k.memory.allocated_peak_bytes - f.memory.allocated_peak_bytes)));
+        QVERIFY2(qAbs(b.memory.allocated_peak_bytes - f.memory.allocated_peak_bytes - 2 * logits) < 1e3,
+                 qPrintable(QString::number(b.memory.allocated_peak_bytes - f.memory.allocated_peak_bytes)));
+        QCOMPARE(to_json(k)["layout"]["loss_logits"].get<std::string>(), std::string("kept_fp32"));
+        try {
+            project_from_json(with("gone"));
+            QFAIL("an unknown loss_logits was accepted");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("/layout/loss_logits") != std::string::npos, e.what());
+        }
+    }
+
     void exporters_write_the_recipe() {
         ExportOptions opt;
         Project meg = project_from_json(project_json("megatron", nlohmann::json::object(),
