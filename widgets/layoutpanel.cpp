@@ -166,8 +166,10 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     addInt(
         pipe, QStringLiteral("/layout/num_microbatches"), tr("Microbatches"), QStringLiteral("num_microbatches"), 0,
         1'000'000,
-        tr("num_microbatches: how many microbatches flow through the pipeline per step. More microbatches make "
-           "the bubble a smaller share of the step. 0 = derived from the batch sizes."),
+        tr("num_microbatches: how many microbatches flow through the pipeline in one flush. More microbatches "
+           "make the bubble a smaller share of the flush. A global batch of several flushes is gradient "
+           "accumulation, each flush with its own bubble (ColossalAI, torchtitan; Megatron-LM and DeepSpeed "
+           "always run the whole batch in one flush). 0 = derived from the batch sizes."),
         [](const Project& p) { return p.layout.num_microbatches; }, tr("auto"));
     addInt(pipe, QStringLiteral("/training/micro_batch_size"), tr("Microbatch size"),
            QStringLiteral("micro_batch_size"), 1, 1'000'000,

@@ -134,7 +134,17 @@ struct Config {
     int expert_dp = 1;                    // expert data-parallel size (gradient sync of expert weights)
     bool distributed_optimizer = false;   // Megatron: optimizer sharded over DP x CP (6 + 12/dp)
     int micro_batch = 1;
-    int num_microbatches = 1;
+    int num_microbatches = 1;   // per pipeline flush
+    // Pipeline flushes per optimizer step: global / (micro x dp x num_microbatches) where the
+    // framework takes num_microbatches as its per-flush knob (project/derived_sizes.h), else 1.
+    int grad_accum_steps = 1;
+    // The data-parallel gradient reduction runs after every flush rather than once per step:
+    // torch.distributed.pipelining reduces at the end of each schedule step (PyTorch v2.10.0
+    // torch/distributed/pipelining/stage.py: backward_maybe_with_nosync defers the DDP/FSDP sync
+    // to the step's last backward, _post_backward re-enables it) and torchtitan v0.2.2
+    // train_step has no no_sync around its accumulation steps. ColossalAI's execute_pipeline
+    // skips sync_dp_grads inside booster.no_sync(), so an accumulating loop reduces once.
+    bool grad_sync_each_flush = false;
     int seq_len = 2048;
     Schedule schedule = Schedule::one_f_one_b;
     int chunks = 1;   // model chunks per pipeline rank

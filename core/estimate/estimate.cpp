@@ -277,14 +277,36 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     need(1LL * c.dp * model_size == world, "/layout/dp",
          "dp (" + std::to_string(c.dp) + ") x tp x pp x cp does not equal the world size " + std::to_string(world));
     const long long per_replica = 1LL * t.micro_batch_size * c.dp;
-    // The training section's global batch is what a step processes; a layout microbatch
-    // count that disagrees with it is noted (the rules report it) and the batch wins.
-    if (const long long from_batch = microbatches_from_batch(t.global_batch_size, t.micro_batch_size, c.dp)) {
+    // The training section's global batch is what an optimizer step processes. Where the
+    // framework reads layout.num_microbatches as one pipeline flush (layout_microbatches,
+    // project/derived_sizes.h) and the batch holds k whole flushes, the step is k flushes of
+    // that many microbatches (gradient accumulation), as the rules accept it; otherwise the
+    // batch gives the count (the rules report a count the framework does not run).
+    const long long from_batch = microbatches_from_batch(t.global_batch_size, t.micro_batch_size, c.dp);
+    const long long per_flush = layout_microbatches(l);
+    if (from_batch && per_flush > 0 && from_batch % per_flush == 0) {
+        c.num_microbatches = int(per_flush);
+        c.grad_accum_steps = int(from_batch / per_flush);
+        c.grad_sync_each_flush = ft.family == FrameworkFamily::torchtitan || ft.family == FrameworkFamily::pytorch;
+        if (c.grad_accum_steps > 1)
+            note("global_batch_size / (micro_batch_size x dp x num_microbatches) = " +
+                 std::to_string(c.grad_accum_steps) + ": each optimizer step runs " +
+                 std::to_string(c.grad_accum_steps) + " pipeline flushes of " + std::to_string(per_flush) +
+                 " microbatches (gradient accumulation), each with its own bubble; the gradient reduction runs " +
+                 (c.grad_sync_each_flush ? "after every flush" : "once, after the last flush"));
+    } else if (from_batch) {
         c.num_microbatches = int(from_batch);
-        if (l.num_microbatches > 0 && l.num_microbatches != c.num_microbatches)
-            note("layout.num_microbatches (" + std::to_string(l.num_microbatches) +
-                 ") disagrees with global_batch_size / (micro_batch_size x dp) = " +
-                 std::to_string(c.num_microbatches) + "; using the latter");
+        if (l.num_microbatches > 0 && l.num_microbatches != c.num_microbatches) {
+            const std::string why =
+                per_flush > 0 ? "is not a whole number of flushes in global_batch_size / (micro_batch_size x dp) = "
+                : l.pp > 1    ? "is not read by " + std::string(ft.display_name) +
+                                 ", which runs global_batch_size / (micro_batch_size x dp) = "
+                           : "is not read without a pipeline (pp 1); the step runs global_batch_size / "
+                             "(micro_batch_size x dp) = ";
+            note("layout.num_microbatches (" + std::to_string(l.num_microbatches) + ") " + why +
+                 std::to_string(c.num_microbatches) + " microbatches per step; estimated with " +
+                 std::to_string(c.num_microbatches));
+        }
     } else if (l.num_microbatches > 0) {
         c.num_microbatches = l.num_microbatches;
         note("global_batch_size is not divisible by micro_batch_size x dp; using layout.num_microbatches");
@@ -518,6 +540,8 @@ nlohmann::json to_json(const Estimate& e) {
          {{"step_s", t.step_s},
           {"compute_s", t.compute_s},
           {"bubble_s", t.bubble_s},
+          {"flush_s", t.pipeline.makespan_s},
+          {"flushes", c.grad_accum_steps},
           {"optimizer_s", t.optimizer_s},
           {"offload_s", t.offload_s},
           {"comm_s",
@@ -543,6 +567,8 @@ nlohmann::json to_json(const Estimate& e) {
           {"sequence_parallel", c.sequence_parallel},
           {"micro_batch_size", c.micro_batch},
           {"num_microbatches", c.num_microbatches},
+          {"grad_accum_steps", c.grad_accum_steps},
+          {"grad_sync_each_flush", c.grad_sync_each_flush},
           {"schedule", to_string(c.schedule)},
           {"schedule_simulated", simulator_name(c.schedule)},
           {"chunks", c.chunks},

@@ -117,6 +117,39 @@ schedule::Timeline single_stage(int m, const StageCost& c) {
     return tl;
 }
 
+// A step of k pipeline flushes (gradient accumulation, Config::grad_accum_steps): the flush's
+// ops k times, back to back, `gap` apart (the gradient reduction a framework exposes after
+// every flush), microbatches numbered on across flushes. Per stage the ops stay in order.
+schedule::Timeline repeat_flushes(const schedule::Timeline& one, int k, double gap) {
+    schedule::Timeline tl = one;
+    const double every = one.makespan + gap;
+    const int pp = int(one.stages.size());
+    tl.microbatches = one.microbatches * k;
+    tl.makespan = k * one.makespan + (k - 1) * gap;
+    tl.ops.clear();
+    tl.stage_begin.clear();
+    for (int st = 0; st < pp; ++st) {
+        tl.stage_begin.push_back(tl.ops.size());
+        for (int j = 0; j < k; ++j)
+            for (std::size_t i = one.stage_begin[std::size_t(st)]; i < one.stage_begin[std::size_t(st) + 1]; ++i) {
+                schedule::TimelineOp op = one.ops[i];
+                op.start += j * every;
+                op.end += j * every;
+                op.microbatch += j * one.microbatches;
+                tl.ops.push_back(op);
+            }
+        schedule::StageStats& x = tl.stages[std::size_t(st)];
+        x.busy = k * one.stages[std::size_t(st)].busy;
+        x.bubble = tl.makespan - x.busy;
+        x.last_end += (k - 1) * every;
+    }
+    tl.stage_begin.push_back(tl.ops.size());
+    double busy = 0;
+    for (const auto& x : tl.stages) busy += x.busy;
+    if (pp > 0 && tl.makespan > 0) tl.bubble_fraction = 1 - busy / (pp * tl.makespan);
+    return tl;
+}
+
 }   // namespace
 
 StepPlayback step_playback(const Project& p) {
@@ -159,6 +192,19 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     } else {
         pb.notes.push_back("no simulated ops (the estimate used the closed form): " + why);
     }
+    const LayerShapes shapes = layer_shapes(p.model);
+    const auto params = stage_params(shapes, c);
+    // The gradient reduction each stage leaves exposed after a flush, ending `window` after
+    // the pipeline's last op at the earliest (grad_sync_window_s), as estimate_time() charges it.
+    double sync_exposed = 0;
+    for (int s = 0; s < pp; ++s) {
+        double total = 0;
+        for (const auto& k : grad_sync(params[std::size_t(s)], c)) total += k.seconds;
+        sync_exposed = std::max(sync_exposed, total - grad_sync_window_s(c, costs[std::size_t(s)], s));
+    }
+    const int flushes = std::max(1, c.grad_accum_steps);
+    const double gap = c.grad_sync_each_flush ? sync_exposed : 0;   // between flushes
+    if (flushes > 1 && !tl.ops.empty()) tl = repeat_flushes(tl, flushes, gap);
     pb.timeline = tl;
     const int chunks = std::max(1, tl.chunks);
     const bool v_shape = c.schedule == Schedule::zbv || c.schedule == Schedule::dualpipev;
@@ -172,9 +218,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         return vs % pp;
     };
 
-    const LayerShapes shapes = layer_shapes(p.model);
     const LayerComm lc = layer_comm(shapes, c, hw, 0);
-    const auto params = stage_params(shapes, c);
     // Dispatch/combine bytes and times of one MoE layer: the estimate's own MoE model (moe.h).
     const MoeBytes ep_bytes = moe_bytes(shapes, c);
     const MoeComm ep_time = shapes.experts > 0 ? moe_comm(shapes, c, hw) : MoeComm{};
@@ -289,37 +333,38 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         }
     }
     pb.op_comm_begin.push_back(pb.comms.size());
-    pb.makespan_s = tl.ops.empty() ? e.time.pipeline.makespan_s : tl.makespan;
+    pb.makespan_s = tl.ops.empty() ? flushes * e.time.pipeline.makespan_s + (flushes - 1) * gap : tl.makespan;
 
-    // The gradient reduction of each stage, ending `window` after the pipeline's last op at the
-    // earliest (grad_sync_window_s), as estimate_time() charges it.
-    double dp_exposed = 0;
-    for (int s = 0; s < pp; ++s) {
-        const std::vector<CommCall> calls = grad_sync(params[std::size_t(s)], c);
-        double total = 0;
-        for (const auto& k : calls) total += k.seconds;
-        const double window = grad_sync_window_s(c, costs[std::size_t(s)], s);
-        dp_exposed = std::max(dp_exposed, total - window);
-        double t = std::max(0.0, pb.makespan_s - window);
-        for (const auto& k : calls) {
-            PlaybackComm pc;
-            pc.group = k.group;
-            pc.op = k.op;
-            pc.label = std::string(k.group == kEdp                                ? "EDP "
-                                   : c.zero_stage >= 1 || c.distributed_optimizer ? "DP/ZeRO "
-                                                                                  : "DP ") +
-                       to_string(k.op) + (k.op == CollectiveOp::all_gather ? " (parameters)" : " (gradients)");
-            pc.stage = s;
-            pc.bytes = k.bytes * k.count;
-            pc.count = k.count;
-            pc.start = t;
-            pc.end = t + k.seconds;
-            pc.link = c.link[k.group];
-            pc.wire_s = k.seconds;
-            t = pc.end;
-            pb.comms.push_back(std::move(pc));
+    // The gradient reduction of each stage after the last flush (after every flush where the
+    // framework reduces then), ending `window` after the flush's last op at the earliest.
+    const double dp_exposed = std::max(0.0, sync_exposed);
+    const int syncs = c.grad_sync_each_flush ? flushes : 1;
+    const double flush_s = flushes > 1 ? (pb.makespan_s - (flushes - 1) * gap) / flushes : pb.makespan_s;
+    for (int j = flushes - syncs; j < flushes; ++j)
+        for (int s = 0; s < pp; ++s) {
+            const std::vector<CommCall> calls = grad_sync(params[std::size_t(s)], c);
+            const double window = grad_sync_window_s(c, costs[std::size_t(s)], s);
+            const double flush_end = (j + 1) * flush_s + j * gap;
+            double t = std::max(0.0, flush_end - window);
+            for (const auto& k : calls) {
+                PlaybackComm pc;
+                pc.group = k.group;
+                pc.op = k.op;
+                pc.label = std::string(k.group == kEdp                                ? "EDP "
+                                       : c.zero_stage >= 1 || c.distributed_optimizer ? "DP/ZeRO "
+                                                                                      : "DP ") +
+                           to_string(k.op) + (k.op == CollectiveOp::all_gather ? " (parameters)" : " (gradients)");
+                pc.stage = s;
+                pc.bytes = k.bytes * k.count;
+                pc.count = k.count;
+                pc.start = t;
+                pc.end = t + k.seconds;
+                pc.link = c.link[k.group];
+                pc.wire_s = k.seconds;
+                t = pc.end;
+                pb.comms.push_back(std::move(pc));
+            }
         }
-    }
     pb.grad_sync_end_s = pb.makespan_s + dp_exposed;
     pb.optimizer_end_s = pb.grad_sync_end_s + e.time.optimizer_s;
     pb.step_s = pb.optimizer_end_s + e.time.offload_s;

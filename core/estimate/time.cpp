@@ -191,6 +191,12 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     TimeResult r;
     const int pp = std::max(1, c.pp);
     const int mb = std::max(1, c.num_microbatches);
+    // Gradient accumulation over pipeline flushes (Config::grad_accum_steps): each flush is the
+    // schedule's own makespan with its own fill and drain, back to back (ColossalAI's
+    // execute_pipeline and torchtitan's pp_schedule.step each run one flush to completion), so
+    // a step of k flushes of m microbatches takes k x makespan(m) -- for 1F1B k bubbles of
+    // (p - 1)/m of the flush's work rather than one of (p - 1)/(k m).
+    const int flushes = std::max(1, c.grad_accum_steps);
     const auto params = stage_params(s, c);
     r.stages = stage_times(m, s, c, hw, eff, params);
     std::vector<StageCost> costs;
@@ -207,14 +213,16 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
         }
     }
     const StageTimes& w = r.stages[r.bottleneck_stage];
-    r.compute_s = mb * (w.compute_f + w.compute_b);
-    r.comm_tp_s = mb * w.tp;
-    r.comm_cp_s = mb * w.cp;
-    r.comm_ep_s = mb * w.ep;
-    r.comm_pp_s = mb * w.pp;
-    r.comm_dp_s = mb * w.dp;
+    const double step_mb = double(flushes) * mb;   // microbatches per optimizer step per replica
+    const double flushes_s = flushes * r.pipeline.makespan_s;
+    r.compute_s = step_mb * (w.compute_f + w.compute_b);
+    r.comm_tp_s = step_mb * w.tp;
+    r.comm_cp_s = step_mb * w.cp;
+    r.comm_ep_s = step_mb * w.ep;
+    r.comm_pp_s = step_mb * w.pp;
+    r.comm_dp_s = step_mb * w.dp;
     r.bubble_s = std::max(
-        0.0, r.pipeline.makespan_s - r.compute_s - r.comm_tp_s - r.comm_cp_s - r.comm_ep_s - r.comm_pp_s - r.comm_dp_s);
+        0.0, flushes_s - r.compute_s - r.comm_tp_s - r.comm_cp_s - r.comm_ep_s - r.comm_pp_s - r.comm_dp_s);
 
     // Gradient reduction (and parameter all-gather after a sharded optimizer step).
     double dp_exposed = 0, opt_s = 0, off_s = 0;
@@ -238,12 +246,14 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
             off_s = std::max(off_s, o);
         }
     }
-    r.comm_dp_s += std::max(0.0, dp_exposed);
+    // Once per step, after the last flush; after every flush where the framework reduces then.
+    dp_exposed = std::max(0.0, dp_exposed) * (c.grad_sync_each_flush ? flushes : 1);
+    r.comm_dp_s += dp_exposed;
     r.optimizer_s = opt_s;
     r.offload_s = off_s;
-    r.step_s = r.pipeline.makespan_s + std::max(0.0, dp_exposed) + opt_s + off_s;
+    r.step_s = flushes_s + dp_exposed + opt_s + off_s;
 
-    const double sequences = double(c.micro_batch) * mb * std::max(1, c.dp);
+    const double sequences = double(c.micro_batch) * step_mb * std::max(1, c.dp);
     r.flops = step_flops(m, s, sequences, c.seq_len, c.recompute, c.moe.mtp_layers);
     const double world = double(c.tp) * c.pp * c.cp * c.dp;
     const double peak_all = world * hw.peak_tflops * 1e12;

@@ -228,6 +228,20 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     py << "# " << header_line(p, "colossalai") << "\n"
        << "# Build the plugin and booster, then in the training script:\n"
        << "#   model, optimizer, criterion, dataloader, lr_scheduler = booster.boost(model, optimizer, ...)\n";
+    if (l.pp > 1) {
+        // The plugin's num_microbatches is one execute_pipeline call (one flush); a global batch of
+        // k flushes per replica is k calls per optimizer step, the first k - 1 under
+        // booster.no_sync(), where HybridParallelPlugin.execute_pipeline skips sync_dp_grads (v0.5.1).
+        const long long per_flush = 1LL * p.training.micro_batch_size * microbatches(p) * data_parallel(p);
+        const long long k = per_flush > 0 && p.training.global_batch_size % per_flush == 0
+                                ? p.training.global_batch_size / per_flush
+                                : 0;
+        if (k > 1)
+            py << "# Gradient accumulation: global batch " << p.training.global_batch_size << " = " << k
+               << " flushes x " << per_flush << " per step; per optimizer step run booster.execute_pipeline " << k
+               << " times on per-rank batches of " << 1LL * p.training.micro_batch_size * microbatches(p)
+               << " samples, the first " << k - 1 << " inside booster.no_sync(model, optimizer).\n";
+    }
     if (p.training.precision == "tf32") py << "import torch\n";
     for (const auto& i : imports) py << i << "\n";
     py << "\n";

@@ -15,10 +15,19 @@ long long microbatches_from_batch(long long global_batch, long long micro_batch,
     return global_batch / (micro_batch * dp);
 }
 
+bool has_microbatch_knob(const std::string& framework) {
+    const FrameworkTraits* tr = find_traits(framework);
+    return !tr || (tr->family != FrameworkFamily::megatron && tr->family != FrameworkFamily::deepspeed);
+}
+
+int layout_microbatches(const Layout& l) {
+    return l.num_microbatches > 0 && l.pp > 1 && has_microbatch_knob(l.framework) ? l.num_microbatches : 0;
+}
+
 int step_microbatches(const Layout& l, const Training& t, int dp) {
     const long long mbs = std::max(1, t.micro_batch_size);
     const long long replicas = std::max(1, dp);
-    if (l.num_microbatches > 0) return l.num_microbatches;
+    if (const int n = layout_microbatches(l)) return n;
     return int(std::max<long long>(1, t.global_batch_size / (mbs * replicas)));
 }
 
@@ -43,7 +52,8 @@ DerivedSizes derived_sizes(const Layout& l, const Training& t, int world) {
     const long long gbs = t.global_batch_size;
     const long long mbs = std::max(1, t.micro_batch_size);
     s.batch_microbatches = microbatches_from_batch(gbs, mbs, s.batch_dp);
-    s.microbatches = l.num_microbatches > 0 ? l.num_microbatches : s.batch_microbatches;
+    const long long from_layout = layout_microbatches(l);
+    s.microbatches = from_layout > 0 ? from_layout : s.batch_microbatches;
     if (s.batch_dp > 0 && s.microbatches > 0) {
         const long long per_step = mbs * s.microbatches * s.batch_dp;
         s.grad_accum = gbs % per_step == 0 ? gbs / per_step : 0;

@@ -279,10 +279,12 @@ void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string&
         out.push_back(d);
         return;
     }
-    const long long per = mbs * s.batch_dp *
-                          (p.layout.num_microbatches > 0 && s.pp > 1 ? p.layout.num_microbatches : 1);
+    // With a per-flush count (layout_microbatches) the batch must hold whole flushes: k = global /
+    // (micro x dp x num_microbatches) gradient-accumulation steps of one flush each.
+    const long long nmb = layout_microbatches(p.layout);
+    const long long per = mbs * s.batch_dp * (nmb > 0 ? nmb : 1);
     if (gbs % per == 0) return;
-    const bool with_nmb = p.layout.num_microbatches > 0 && s.pp > 1;
+    const bool with_nmb = nmb > 0;
     auto d = diag(Severity::Error, rule,
                   "The global batch " + str(gbs) + " is not a multiple of micro batch " + str(mbs) + " × dp " +
                       str(s.batch_dp) + (with_nmb ? " × " + str(p.layout.num_microbatches) + " microbatches" : "") +
@@ -291,6 +293,24 @@ void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string&
     std::vector<Fix> c = global_batch_fixes(gbs, per);
     for (auto& f : micro_batch_fixes(mbs, gbs)) c.push_back(std::move(f));
     if (with_nmb) c.push_back(set_value("/layout/num_microbatches", 0, "Derive num_microbatches from the batch sizes"));
+    add_fixes(d, self, p, c);
+    out.push_back(d);
+}
+
+void microbatches_not_a_knob(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& who) {
+    const Sizes s = sizes(p);
+    const long long set = p.layout.num_microbatches, runs = s.batch_microbatches;
+    if (set <= 0 || runs <= 0 || set == runs) return;   // unset, agreeing, or the batch rule reports it
+    auto d = diag(Severity::Warning, rule,
+                  who + " has no microbatch-count setting: it runs global batch " + str(p.training.global_batch_size) +
+                      " / (micro batch " + str(p.training.micro_batch_size) + " × dp " + str(s.batch_dp) +
+                      ") = " + str(runs) + " microbatches per step" + (s.pp > 1 ? " in one pipeline flush" : "") +
+                      ", so num_microbatches = " + str(set) + " is not used (the estimate counts " + str(runs) + ").",
+                  "", {"/layout/num_microbatches", "/training/global_batch_size"});
+    std::vector<Fix> c = {set_value("/layout/num_microbatches", 0, "Derive num_microbatches from the batch sizes")};
+    const long long gbs = set * p.training.micro_batch_size * s.batch_dp;
+    c.push_back(set_value("/training/global_batch_size", gbs,
+                          "Set global_batch_size to " + str(gbs) + " (" + str(set) + " microbatches per step)"));
     add_fixes(d, self, p, c);
     out.push_back(d);
 }

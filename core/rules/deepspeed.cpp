@@ -104,6 +104,13 @@ void ds_batch(const Project& p, Out& out) {
             str(gbs) + " != " + str(mbs) + " * " + str(gas) + " * " + str(s.dp));
 }
 
+// The pipeline engine's microbatches per train_batch are gradient_accumulation_steps
+// (PipelineEngine.__init__: self.micro_batches = self.gradient_accumulation_steps(), v0.19.5
+// runtime/pipe/engine.py); without pp the engine accumulates the same count.
+void ds_num_microbatches(const Project& p, Out& out) {
+    microbatches_not_a_knob(p, out, &ds_num_microbatches, "deepspeed.num_microbatches", "DeepSpeed");
+}
+
 }   // namespace
 
 const std::vector<RuleFn>& deepspeed_rules() {
@@ -115,6 +122,7 @@ const std::vector<RuleFn>& deepspeed_rules() {
                                           &ds_experts,
                                           &dp_matches,
                                           &ds_batch,
+                                          &ds_num_microbatches,
                                           &bf16_gpu,
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,

@@ -390,6 +390,12 @@ void mg_batch(const Project& p, Out& out) {
     out.push_back(d);
 }
 
+// Megatron has no --num-microbatches: train_step calls forward_backward_func once per iteration
+// with num_microbatches=get_num_microbatches() (core_v0.19.0 megatron/training/training.py).
+void mg_num_microbatches(const Project& p, Out& out) {
+    microbatches_not_a_knob(p, out, &mg_num_microbatches, "megatron.num_microbatches", "Megatron-LM");
+}
+
 // forward_backward_pipelining_with_interleaving (schedules.py), core >= 0.10: M in [PP, ...] and
 // M % N in {0} U [PP, N) with N = PP; core <= 0.9 (before commit 4295be1a): M % PP == 0.
 void mg_vpp_microbatches(const Project& p, Out& out) {
@@ -504,6 +510,7 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &mg_seq_tp,
                                           &mg_moe_sp,
                                           &mg_batch,
+                                          &mg_num_microbatches,
                                           &mg_vpp_microbatches,
                                           &mg_zero,
                                           &bf16_gpu,

@@ -186,16 +186,23 @@ void tt_pp(const Project& p, Out& out) {
 void tt_batch(const Project& p, Out& out) {
     const Sizes s = sizes(p);
     const long long gbs = p.training.global_batch_size, mbs = p.training.micro_batch_size;
-    if (s.dp <= 0 || mbs <= 0 || gbs <= 0 || batch_splits(gbs, mbs, s.dp)) return;
-    const long long per = mbs * s.dp;
-    auto d = diag(
-        Severity::Error, "torchtitan.global_batch",
-        "The global batch " + str(gbs) + " is not a multiple of local batch " + str(mbs) + " × dp " + str(s.dp) +
-            " = " + str(per) + ".",
-        "AssertionError: global batch size must be multiple of local batch size times data-parallel degree (" +
-            str(per) + " != " + str(gbs) + ")",
-        {"/training/global_batch_size", "/training/micro_batch_size"});
+    // With pp > 1 the local batch is pipeline_parallel_microbatch_size x the flush's microbatches
+    // (the exporter writes local_batch_size = micro x num_microbatches); train.py asserts
+    // global % (local_batch_size x dp) == 0 and accumulates global / (local x dp) flushes (v0.2.2).
+    const long long nmb = layout_microbatches(p.layout);
+    const long long local = mbs * (nmb > 0 ? nmb : 1);
+    if (s.dp <= 0 || mbs <= 0 || gbs <= 0 || gbs % (local * s.dp) == 0) return;
+    const long long per = local * s.dp;
+    auto d = diag(Severity::Error, "torchtitan.global_batch",
+                  "The global batch " + str(gbs) + " is not a multiple of local batch " + str(local) +
+                      (nmb > 0 ? " (micro batch " + str(mbs) + " × " + str(nmb) + " microbatches)" : "") + " × dp " +
+                      str(s.dp) + " = " + str(per) + ".",
+                  "AssertionError: global batch size must be multiple of local batch size times data-parallel "
+                  "degree (" +
+                      str(per) + " != " + str(gbs) + ")",
+                  {"/training/global_batch_size", "/training/micro_batch_size"});
     std::vector<Fix> c = global_batch_fixes(gbs, per);
+    if (nmb > 0) c.push_back(set_value("/layout/num_microbatches", 0, "Derive num_microbatches from the batch sizes"));
     add_fixes(d, &tt_batch, p, c);
     out.push_back(d);
 }

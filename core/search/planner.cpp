@@ -195,8 +195,19 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
                     for (int mbs : {1, 2, 4, 8, 16}) {
                         if (!cons.allows("micro_batch_size", mbs)) continue;
                         if (!batch_splits(t.global_batch_size, mbs, dp)) continue;
-                        const int nmb = int(microbatches_from_batch(t.global_batch_size, mbs, dp));
-                        if (!cons.allows("num_microbatches", nmb)) continue;
+                        int nmb = int(microbatches_from_batch(t.global_batch_size, mbs, dp));
+                        if (!cons.allows("num_microbatches", nmb)) {
+                            // Bounds below the batch's count: where the framework runs
+                            // num_microbatches per pipeline flush, the largest count in bounds
+                            // that divides it, the rest as gradient accumulation over flushes
+                            // (project/derived_sizes.h; the estimate counts every flush).
+                            if (pp <= 1 || !has_microbatch_knob(ft.name)) continue;
+                            int fit = 0;
+                            for (int d = nmb - 1; d >= 1 && !fit; --d)
+                                if (nmb % d == 0 && cons.allows("num_microbatches", d)) fit = d;
+                            if (!fit) continue;
+                            nmb = fit;
+                        }
                         for (int si = 0; si < kAllSchedules; ++si) {
                             const std::string sched = kSchedules[si];
                             if (pp == 1 && si > 0) continue;

@@ -46,6 +46,19 @@ private slots:
         QVERIFY(j["hfu"].toDouble() >= j["mfu"].toDouble());
         QVERIFY(qAbs(j["tokens_per_s"].toDouble() - tokens / time["step_s"].toDouble()) <
                 1e-6 * j["tokens_per_s"].toDouble());
+        // ColossalAI, global 256 / (micro 1 x dp 1 x num_microbatches 32): 8 flushes of 32 per step,
+        // as the rules accept it, each with its own bubble; the layout's 32 is not overridden.
+        const QJsonObject layout = j["layout"].toObject();
+        QCOMPARE(layout["num_microbatches"].toInt(), 32);
+        QCOMPARE(layout["grad_accum_steps"].toInt(), 8);
+        QCOMPARE(time["flushes"].toInt(), 8);
+        QVERIFY(time["step_s"].toDouble() > 8 * time["flush_s"].toDouble());
+        bool accumulation_noted = false;
+        for (const auto& n : j["notes"].toArray()) {
+            QVERIFY2(!n.toString().contains("using the latter"), qPrintable(n.toString()));
+            accumulation_noted = accumulation_noted || n.toString().contains("8 pipeline flushes of 32 microbatches");
+        }
+        QVERIFY(accumulation_noted);
     }
 
     // Mixture of experts in --json: dispatcher, capacity factor, imbalance, overlap, the rows each

@@ -181,6 +181,107 @@ private slots:
         QCOMPARE(e.time.tokens_per_s, 64 * 2048 / e.time.step_s);
     }
 
+    // Gradient accumulation over pipeline flushes. ColossalAI reads num_microbatches as one flush
+    // (OneForwardOneBackwardSchedule.load_batch splits the per-rank batch of one execute_pipeline
+    // call); a global batch of k flushes is k execute_pipeline calls, the first k - 1 under
+    // booster.no_sync(), so one gradient reduction and one optimizer step. Worked by hand with
+    // the closed-form 1F1B: a flush of m microbatches takes m x t_max plus (f + b) of every other
+    // stage, a bubble of (p - 1)/m of the busy time for equal stages -- per flush.
+    void gradient_accumulation() {
+        const ModelSpec m = paper_gpt(32, 4096, 32);
+        Hardware hw = paper_a100(0);
+        Training t;
+        t.global_batch_size = 64;
+        t.micro_batch_size = 1;
+        t.seq_len = 2048;
+        Layout l;
+        l.framework = "colossalai";
+        l.tp = 4;
+        l.pp = 4;
+        l.schedule = "1f1b";
+        l.num_microbatches = 8;
+        std::vector<std::string> notes;
+        const Config c = make_config(m, t, l, hw, 32, &notes);
+        QCOMPARE(c.dp, 2);
+        QCOMPARE(c.num_microbatches, 8);
+        QCOMPARE(c.grad_accum_steps, 4);   // 64 / (1 x 2 x 8)
+        QVERIFY(!c.grad_sync_each_flush);
+        auto noted = [&](const std::string& what) {
+            for (const auto& n : notes)
+                if (n.find(what) != std::string::npos) return true;
+            return false;
+        };
+        QVERIFY(noted("4 pipeline flushes of 8 microbatches"));
+        QVERIFY(!noted("using the latter"));
+
+        const Estimate e = evaluate(m, layer_shapes(m), c, hw);
+        const TimeResult& x = e.time;
+        double tmax = 0, all = 0;
+        for (const auto& st : x.stages) {
+            const StageCost k = st.cost();
+            all += k.f + k.b;
+            tmax = std::max(tmax, k.f + k.b);
+        }
+        const double other = all - tmax;   // (p - 1) x (f + b) for equal stages
+        QVERIFY(qAbs(x.pipeline.makespan_s - (8 * tmax + other)) < 1e-9 * x.pipeline.makespan_s);
+        QVERIFY(qAbs(x.bubble_s - 4 * other) < 1e-9 * x.bubble_s);   // four bubbles, one per flush
+        // (p - 1)/m = 3/8 of the busy time, not the 3/32 of a single 32-microbatch flush.
+        const double busy = x.compute_s + x.comm_tp_s + x.comm_pp_s;
+        QVERIFY(qAbs(x.bubble_s / busy - 3.0 / 8) < 0.05);
+        // The step: four flushes, then one gradient reduction and one optimizer step.
+        Config one = c;
+        one.grad_accum_steps = 1;
+        const Estimate e1 = evaluate(m, layer_shapes(m), one, hw);
+        const double once = e1.time.step_s - e1.time.pipeline.makespan_s;
+        QVERIFY(once > 0);
+        QVERIFY(qAbs(x.step_s - (4 * e1.time.pipeline.makespan_s + once)) < 1e-9 * x.step_s);
+        QVERIFY(qAbs(x.comm_dp_s - e1.time.comm_dp_s) < 1e-12);
+        QVERIFY(qAbs(x.optimizer_s - e1.time.optimizer_s) < 1e-12);
+        const double sum = x.compute_s + x.bubble_s + x.comm_tp_s + x.comm_cp_s + x.comm_ep_s + x.comm_pp_s +
+                           x.comm_dp_s + x.optimizer_s + x.offload_s;
+        QVERIFY(qAbs(sum - x.step_s) < 1e-9 * x.step_s);
+        QVERIFY(qAbs(x.tokens_per_s - 64 * 2048 / x.step_s) < 1e-9 * x.tokens_per_s);
+        // In-flight activations are those of one flush of 8 (1F1B: min(p - s, m) on stage s).
+        QCOMPARE(e.memory.peak_bytes, e1.memory.peak_bytes);
+        QCOMPARE(x.pipeline.inflight[0], 4);
+        const auto j = to_json(e);
+        QCOMPARE(j["layout"]["grad_accum_steps"].get<int>(), 4);
+        QCOMPARE(j["layout"]["num_microbatches"].get<int>(), 8);
+        QCOMPARE(j["time"]["flushes"].get<int>(), 4);
+
+        // The same single flush of 32 (k = 1) has one bubble: a quarter of the accumulated ones.
+        l.num_microbatches = 32;
+        const Estimate e32 = evaluate(m, layer_shapes(m), make_config(m, t, l, hw, 32), hw);
+        QCOMPARE(e32.config.grad_accum_steps, 1);
+        QVERIFY(qAbs(e32.time.bubble_s - other) < 1e-9 * other);
+        QVERIFY(e32.time.step_s < x.step_s);
+
+        // Megatron has no such knob: one flush of 64 / (1 x 2) = 32, the layout's 8 noted as unread
+        // (the rules warn: megatron.num_microbatches).
+        l.framework = "megatron";
+        l.num_microbatches = 8;
+        notes.clear();
+        const Config mc = make_config(m, t, l, hw, 32, &notes);
+        QCOMPARE(mc.num_microbatches, 32);
+        QCOMPARE(mc.grad_accum_steps, 1);
+        QVERIFY(noted("is not read by Megatron-LM"));
+
+        // A DeviceMesh pipeline (torch.distributed.pipelining) reduces after every flush: with the
+        // reduction not overlapped, four flushes expose four all-reduces.
+        l.framework = "devicemesh";
+        Config dm = make_config(m, t, l, hw, 32);
+        QCOMPARE(dm.grad_accum_steps, 4);
+        QVERIFY(dm.grad_sync_each_flush);
+        dm.overlap_grad_reduce = false;
+        Config dm1 = dm;
+        dm1.grad_accum_steps = 1;
+        const Estimate d4 = evaluate(m, layer_shapes(m), dm, hw), d1 = evaluate(m, layer_shapes(m), dm1, hw);
+        QVERIFY(d1.time.comm_dp_s > 0);
+        QVERIFY(qAbs(d4.time.comm_dp_s - 4 * d1.time.comm_dp_s) < 1e-9 * d4.time.comm_dp_s);
+        QVERIFY(qAbs(d4.time.step_s - (4 * (d1.time.pipeline.makespan_s + d1.time.comm_dp_s) + d1.time.optimizer_s +
+                                       d1.time.offload_s)) < 1e-9 * d4.time.step_s);
+    }
+
     // Mixtral 8x7B (Jiang et al. 2024): 46.7B parameters, 12.9B active per token; the
     // model FLOPs are about 6 x active x tokens plus attention; experts split by ep.
     void moe_counts() {

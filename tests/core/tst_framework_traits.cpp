@@ -140,9 +140,21 @@ private slots:
         QCOMPARE(step_microbatches(l, batch(2521, 1), 9), 280);
         QCOMPARE(step_microbatches(l, batch(4, 1), 9), 1);
         QCOMPARE(step_microbatches(l, batch(2520, 2), 0), 1260);   // no dp yet: one replica
-        // A stated count is used as stated (ColossalAI's num_microbatches).
+        // A stated count is one pipeline flush where the framework has that knob (ColossalAI's
+        // num_microbatches, with pp > 1); Megatron has none and runs the batch's 280 regardless.
         l.num_microbatches = 64;
-        QCOMPARE(step_microbatches(l, batch(2520, 1), 9), 64);
+        QCOMPARE(step_microbatches(l, batch(2520, 1), 9), 280);
+        Layout c = layout("colossalai", 8, 35);
+        c.num_microbatches = 70;
+        QCOMPARE(step_microbatches(c, batch(2520, 1), 9), 70);   // 4 flushes of 70 per step
+        DerivedSizes s = derived_sizes(c, batch(2520, 1), 8 * 35 * 9);
+        QCOMPARE(s.microbatches, 70LL);
+        QCOMPARE(s.grad_accum, 4LL);
+        s = derived_sizes(l, batch(2520, 1), 8 * 35 * 9);
+        QCOMPARE(s.microbatches, 280LL);
+        QCOMPARE(s.grad_accum, 1LL);
+        c.pp = 1;   // ColossalAI reads num_microbatches only with a pipeline
+        QCOMPARE(step_microbatches(c, batch(2520, 1), 9 * 35), 8);
     }
 
     void other_frameworks_read_their_own_axes() {

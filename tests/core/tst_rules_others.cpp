@@ -307,6 +307,16 @@ private slots:
              Severity::Error,
              {"6", "4"},
              "global batch size (6) is not divisible by micro batch size (2) times data parallel size (2)"},
+            // Megatron has no microbatch-count flag: GBS 64 / (MBS 1 x DP 4) = 16 microbatches in one
+            // flush per iteration (training.py train_step), whatever layout.num_microbatches says.
+            // The estimate counts the same 16 (tst_estimate_time gradientAccumulation).
+            {"layout microbatch count",
+             edit(b, [](Project& p) { p.layout.num_microbatches = 4; }),
+             edit(b, [](Project& p) { p.layout.num_microbatches = 16; }),
+             "megatron.num_microbatches",
+             Severity::Warning,
+             {"64", "= 16 microbatches", "num_microbatches = 4"},
+             ""},
             // VPP with M=6, PP=4 (remainder 2 < 4); M=3 < PP
             {"vpp M=6",
              edit(vpp, [](Project& p) { p.training.global_batch_size = 24; }),
@@ -556,6 +566,23 @@ private slots:
              Severity::Error,
              {"30", "4"},
              "global batch size must be multiple of local batch size times data-parallel degree"},
+            // With pp 2 (dp 2) the local batch is micro 1 x 3 microbatches: 32 % (3 x 2) != 0, while
+            // 4 microbatches give 32 = 4 flushes x 4 x 2 (train.py gradient_accumulation_steps 4).
+            {"local batch of a pipeline",
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 2;
+                      p.layout.num_microbatches = 3;
+                  }),
+             edit(b,
+                  [](Project& p) {
+                      p.layout.pp = 2;
+                      p.layout.num_microbatches = 4;
+                  }),
+             "torchtitan.global_batch",
+             Severity::Error,
+             {"32", "local batch 3", "= 6"},
+             "global batch size must be multiple of local batch size times data-parallel degree"},
             {"sp axis",
              edit(b,
                   [](Project& p) {
@@ -732,6 +759,14 @@ private slots:
              "kernel.fp8_all_gather",
              Severity::Warning,
              {"DeepSpeed has no FP8 all-gather"},
+             ""},
+            // The pipeline engine runs gradient_accumulation_steps = 32 / (4 x 8) = 1 microbatch.
+            {"layout microbatch count",
+             edit(b, [](Project& p) { p.layout.num_microbatches = 4; }),
+             edit(b, [](Project& p) { p.layout.num_microbatches = 0; }),
+             "deepspeed.num_microbatches",
+             Severity::Warning,
+             {"32", "= 1 microbatches", "num_microbatches = 4"},
              ""},
         });
     }

@@ -113,6 +113,27 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, Constraints::parse("colour=blue"));
     }
 
+    // A microbatch bound below global / (micro x dp) plans gradient accumulation where the
+    // framework runs num_microbatches per pipeline flush (ColossalAI), and nothing where it has
+    // no such knob (Megatron); the entry estimates as the project does, flushes and all.
+    void microbatch_bound_plans_accumulation() {
+        const ModelSpec m = paper_gpt(24, 2304, 24);
+        PlanRequest req = request(m, 2, 64, 2048, "colossalai");
+        req.constraints = Constraints::parse("tp=2,pp=4,mbs=1,m=..4,recompute=selective");
+        const PlanResult r = plan(req);
+        QVERIFY(!r.results.empty());
+        for (const auto& e : r.results) QCOMPARE(e.layout.num_microbatches, 4);   // 64 / (1 x dp 2) = 32 = 8 x 4
+        Project bp = req.base;
+        apply_entry(r.results.front(), bp);
+        const Estimate e = estimate_project(bp, req.hardware);
+        QCOMPARE(e.config.num_microbatches, 4);
+        QCOMPARE(e.config.grad_accum_steps, 8);
+        QVERIFY(qAbs(e.time.step_s - r.results.front().step_s) < 1e-12 * e.time.step_s);
+        for (const auto& d : validate(bp)) QVERIFY2(d.severity != Severity::Error, d.message.c_str());
+        req.base.layout.framework = "megatron";
+        QVERIFY(plan(req).results.empty());
+    }
+
     // A schedule outside the default search (1F1B, interleaved, zbv) is searched when the
     // constraints name it, with its own bubble: PyTorch's interleaved 1F1B beats 1F1B on a
     // bubble-bound batch, and every returned row carries it with several chunks.

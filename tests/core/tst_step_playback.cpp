@@ -212,6 +212,14 @@ void TestStepPlayback::linkTrafficAddsUp() {
     QCOMPARE(c.tp, 8);
     QCOMPARE(c.pp, 4);
     QVERIFY(std::abs(pb.step_s - pb.estimate.time.step_s) <= 1e-9 * pb.estimate.time.step_s);
+    // ColossalAI, global 256 / (micro 1 x dp 1 x num_microbatches 32): eight flushes of 32 per
+    // step, played back to back (OneForwardOneBackwardSchedule: F and B per microbatch and stage).
+    QCOMPARE(c.num_microbatches, 32);
+    QCOMPARE(c.grad_accum_steps, 8);
+    QCOMPARE(int(pb.timeline.ops.size()), 8 * 2 * 32 * c.pp);
+    QCOMPARE(pb.timeline.microbatches, 256);
+    QVERIFY(std::abs(pb.makespan_s - 8 * pb.estimate.time.pipeline.makespan_s) <= 1e-9 * pb.makespan_s);
+    for (const auto& n : pb.estimate.notes) QVERIFY2(n.find("using the latter") == std::string::npos, n.c_str());
     const int world = p.world_size();
     QCOMPARE(int(pb.stage_of_rank.size()), world);
     // Expected per kind: every GPU of stage s sends wire_factor x its per-step buffer bytes.
@@ -243,7 +251,8 @@ void TestStepPlayback::linkTrafficAddsUp() {
     const double bsh2 = 4096.0 * 8192 * 2;
     double hand = 0;
     for (int s = 0; s < c.pp; ++s)
-        hand += 8.0 * c.num_microbatches * c.layers_per_stage[std::size_t(s)] * 4 * 2 * bsh2 * 7.0 / 8.0;
+        hand += 8.0 * c.num_microbatches * c.grad_accum_steps * c.layers_per_stage[std::size_t(s)] * 4 * 2 * bsh2 *
+                7.0 / 8.0;
     QVERIFY(std::abs(got[kTp] - hand) <= 1e-9 * got[kTp]);
     // Sorted, largest first; the sum over links is the sum over kinds.
     for (std::size_t i = 1; i < pb.links.size(); ++i) QVERIFY(pb.links[i - 1].bytes >= pb.links[i].bytes);
