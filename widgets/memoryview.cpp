@@ -180,5 +180,6 @@ void MemoryView::drawTime() {
     for (double v : values) top = std::max(top, v);
     timePlot_->xAxis->setRange(0, top > 0 ? top * 1.1 : 1);
     timePlot_->xAxis->setLabel(tr("seconds per step (total %1 s)").arg(t.step_s, 0, 'f', 3));
+    applyPlotPalette(timePlot_, pal);   // again, now that the term axis has its text ticker
     timePlot_->replot();
 }

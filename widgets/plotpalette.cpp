@@ -15,7 +15,10 @@ void applyPlotPalette(QCustomPlot* plot, const QPalette& pal) {
             a->setTickLabelColor(fg);
             a->setLabelColor(fg);
             a->grid()->setPen(QPen(theme::subtle(pal), 1, Qt::DotLine));
-            a->grid()->setZeroLinePen(QPen(theme::subtle(pal)));   // QCustomPlot's own is light grey
+            // QCustomPlot's own zero line is light grey. A category axis (text ticker: pipeline
+            // stages, time terms) has no zero: its line would run through the first bar.
+            const bool categories = dynamic_cast<QCPAxisTickerText*>(a->ticker().data()) != nullptr;
+            a->grid()->setZeroLinePen(categories ? QPen(Qt::NoPen) : QPen(theme::subtle(pal)));
         }
     }
     if (plot->legend) {

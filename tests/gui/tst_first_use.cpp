@@ -661,6 +661,13 @@ private slots:
         plot->replot();
         QVERIFY(plot->legend->visible());
         QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()), "the legend lies over the bars");
+        // Category axes (pipeline stages; the time terms) have no zero line running through
+        // their first bar; the value axes keep theirs.
+        QCOMPARE(plot->xAxis->grid()->zeroLinePen().style(), Qt::NoPen);
+        QVERIFY(plot->yAxis->grid()->zeroLinePen().style() != Qt::NoPen);
+        QCustomPlot* time = w->memoryView()->timePlot();
+        QCOMPARE(time->yAxis->grid()->zeroLinePen().style(), Qt::NoPen);
+        QVERIFY(time->xAxis->grid()->zeroLinePen().style() != Qt::NoPen);
     }
 
     void groupLinksAreLinesNotABlob() {
