@@ -433,7 +433,7 @@ private slots:
         c.fp8_all_gather = true;
         c.kernels = KernelStack::compile;
         Hardware hw;
-        const auto& st = estimate_memory(s, c, hw, {1}).stages[0];
+        const auto st = estimate_memory(s, c, hw, {1}).stages[0];   // a copy: the estimate is a temporary
         const double root = s.embedding_params + s.head_params + s.final_norm_params;
         const double layer = (st.params_count - root) / 8;
         // Two layers gathered in FP8 + one layer's fp32 unsharded gradient + the 16-bit root.
@@ -443,7 +443,7 @@ private slots:
         Config ds = c;
         ds.framework = "deepspeed";
         ds.fp8 = Fp8Recipe::none;
-        const auto& d = estimate_memory(s, ds, hw, {1}).stages[0];
+        const auto d = estimate_memory(s, ds, hw, {1}).stages[0];
         QVERIFY2(qAbs(d.buffers - (2.0 * 2 * layer + 4.0 * layer)) < 1, qPrintable(QString::number(d.buffers)));
     }
 
