@@ -33,10 +33,12 @@ const char* to_string(Fp8Recipe r);
 
 // Kernel stack (layout.kernels): Transformer Engine / fused kernels, torch.compile, eager PyTorch.
 enum class KernelStack { te, compile, eager };
-// layout.loss_logits: framework = "auto" (the framework's own loop, else by the kernel stack).
-enum class LossLogits { framework, freed, kept, kept_fp32 };
 KernelStack kernel_stack_from_string(const std::string& s);   // unknown -> te
 const char* to_string(KernelStack k);
+// layout.loss_logits: framework = "auto" (the framework's own loop, else by the kernel stack).
+enum class LossLogits { framework, freed, kept, kept_fp32 };
+LossLogits loss_logits_from_string(const std::string& s);   // unknown -> framework
+const char* to_string(LossLogits l);                        // framework -> "auto"
 
 // Pipeline schedules, one per schedule core/schedule/ generates (schedule_names()): the
 // closed forms in pipeline.h model each, the simulator runs each for a single project.

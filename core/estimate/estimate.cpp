@@ -101,6 +101,23 @@ const char* to_string(KernelStack k) {
     return "te";
 }
 
+LossLogits loss_logits_from_string(const std::string& s) {
+    if (s == "freed") return LossLogits::freed;
+    if (s == "kept") return LossLogits::kept;
+    if (s == "kept_fp32") return LossLogits::kept_fp32;
+    return LossLogits::framework;
+}
+
+const char* to_string(LossLogits l) {
+    switch (l) {
+    case LossLogits::framework: return "auto";
+    case LossLogits::freed: return "freed";
+    case LossLogits::kept: return "kept";
+    case LossLogits::kept_fp32: return "kept_fp32";
+    }
+    return "auto";
+}
+
 std::optional<Schedule> parse_schedule(const std::string& raw, const std::string& framework) {
     std::string s;
     for (char ch : raw)
@@ -226,10 +243,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.framework = fw;
     c.kernels = kernel_stack_from_string(kernel_stack(l));
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
-    c.loss_logits = l.loss_logits == "freed"       ? LossLogits::freed
-                    : l.loss_logits == "kept"      ? LossLogits::kept
-                    : l.loss_logits == "kept_fp32" ? LossLogits::kept_fp32
-                                                   : LossLogits::framework;
+    c.loss_logits = loss_logits_from_string(l.loss_logits);
     if (l.fp8 || t.precision == "fp8") {
         // A recipe the framework does not have is written as tensorwise by every exporter (the rules
         // report it), so it is estimated as tensorwise too.
@@ -577,10 +591,7 @@ nlohmann::json to_json(const Estimate& e) {
           {"fp8_all_gather", c.fp8_all_gather},
           {"kernels", to_string(c.kernels)},
           {"compile_loss", c.compile_loss},
-          {"loss_logits", c.loss_logits == LossLogits::freed       ? "freed"
-                          : c.loss_logits == LossLogits::kept      ? "kept"
-                          : c.loss_logits == LossLogits::kept_fp32 ? "kept_fp32"
-                                                                   : "auto"}}},
+          {"loss_logits", to_string(c.loss_logits)}}},
         {"hardware",
          {{"peak_tflops", e.hardware.peak_tflops},
           {"peak_fp8_tflops", e.hardware.peak_fp8_tflops},
