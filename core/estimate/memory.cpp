@@ -29,7 +29,9 @@ LayerActivation layer_activation(const LayerShapes& s, bool moe, const Activatio
     }
     const double drop = in.dropout ? 1.0 : 0.0;
     // Two LayerNorm inputs (4sbh), attention and MLP block inputs (2sbh each), two dropout masks.
-    a.replicated = (4 + 2 + 2 + 2 * drop) * sbh / rep_div;
+    // Where the linears save their all-gathered input, the two block inputs are whole sequences.
+    const bool gathered = in.sequence_parallel && in.gathered_input_bytes > 0;
+    a.replicated = (4 + 2 * drop) * sbh / rep_div + (gathered ? 2 * in.gathered_input_bytes * sbh : 4 * sbh / rep_div);
     // Q, K, V (Korthikanti: 4sbh + 2sbh; GQA shrinks K and V) and the output-projection input.
     a.sharded = 2 * sl * b * (s.hq + 2 * s.hkv) / t + 2 * sl * b * s.hq / t;
     // MLA (DeepSeek-V2 Sec. 2.1.2/2.1.3): the compressed query and key-value latents are
@@ -141,6 +143,12 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     ai.moe_load = s.experts > 0 ? moe_load_factor(c.moe) : 1.0;
     const FrameworkTraits* ft = find_traits(c.framework);
     ai.op_sac = ft && ft->op_sac;
+    // torchao's PrepareFloat8ModuleInput casts to FP8 before the all-gather and Float8Linear saves
+    // the FP8 input (eab345c float8_tensor_parallel.py; float8_linear.py
+    // manual_float8_matmul_with_args_in_float8); torchtitan uses the Float8 TP styles with
+    // tensorwise scaling only, rowwise linears save the 16-bit input.
+    const bool sp_gathers = ft && ft->tp_saves_gathered_input && c.sequence_parallel && c.tp > 1;
+    if (sp_gathers) ai.gathered_input_bytes = c.fp8 == Fp8Recipe::tensorwise ? 1.0 : 2.0;
     const double dense_act = layer_activation(s, false, ai).total();
     const double moe_act = s.experts > 0 ? layer_activation(s, true, ai).total() : dense_act;
     ActivationInputs full_ai = ai;
@@ -258,8 +266,11 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         // backward): freed before the backward reaches the last layer.
         double loss_peak = 0;
         if (i == head) {
-            // Final norm and output-layer inputs plus fp32 logits for the loss: 4sbh/t (1 + V/h).
-            loss_peak += 4 * sl * b * (s.h + s.vocab) / t;
+            // Final norm and output-layer inputs plus fp32 logits for the loss: 4sbh/t (1 + V/h). The
+            // output layer stays 16-bit (torchtitan's float8 filter skips it); with DTensor SP it
+            // saves its all-gathered input, the whole sequence.
+            loss_peak += 2 * sl * b * s.h / t + (sp_gathers ? 2 * sl * b * s.h : 2 * sl * b * s.h / t) +
+                         4 * sl * b * s.vocab / t;
             // Each MTP module: one more layer held per in-flight microbatch, and its own logits.
             if (c.moe.mtp_layers > 0) {
                 act += c.moe.mtp_layers * (s.experts > 0 ? moe_act : dense_act) * m.inflight;

@@ -50,6 +50,10 @@ struct ActivationInputs {
     // attention scores (Korthikanti), it saves only the outputs of every other matmul, the
     // attention kernel's output and the TP reduce-scatters, and recomputes the rest.
     bool op_sac = false;
+    // Bytes per element of the all-gathered inputs the column-parallel linears save with sequence
+    // parallelism (FrameworkTraits::tp_saves_gathered_input: 2, or 1 where they are gathered in
+    // FP8); 0 where the linears save the sequence shard and gather again in backward (Korthikanti).
+    double gathered_input_bytes = 0;
 };
 
 // Without recomputation and with dense GPT shapes (hq = hkv = h, ffn = 4h, GeLU,

@@ -182,6 +182,13 @@ std::vector<FrameworkTraits> make_table() {
     tt.fsdp_reshard_off_with_pp = true;       // parallelize.py apply_fsdp: reshard_after_forward False with pp
     tt.decomposed_loss_parallel = true;       // train.py: loss_parallel unless training.disable_loss_parallel
     tt.frees_logits_before_backward = true;   // 9dec370 train.py: del pred before loss.backward()
+    // DTensor tensor parallelism (9dec370 apply_tp): PrepareModuleInput redistributes the
+    // sequence-sharded norm output to Replicate before wq/wk/wv and w1/w3, and ColwiseParallel on
+    // the output layer all-gathers its Shard(1) input; the linear's autograd then saves that
+    // gathered input. Megatron (tensor_parallel/layers.py LinearWithGradAccumulationAndAsync-
+    // Communication) and ColossalAI (shardformer/layer/_operation.py _LinearWithGatherForward-
+    // ReduceScatterBackward, v0.4.9) save the shard and gather again in backward.
+    tt.tp_saves_gathered_input = true;
     tt.reports_degrees_itself = true;
     t.push_back(tt);
 

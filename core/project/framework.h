@@ -116,7 +116,8 @@ struct FrameworkTraits {
     bool fused_vocab_parallel_loss = false;       // the loss never materialises fp32 logits (Megatron)
     bool decomposed_loss_parallel = false;   // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
     bool frees_logits_before_backward = false;   // the loop drops the model's logits before backward (torchtitan)
-    bool reports_degrees_itself = false;         // checks degrees >= 1 with its own message (torchtitan ParallelDims)
+    bool tp_saves_gathered_input = false;   // with SP, column-parallel linears save the all-gathered input (DTensor)
+    bool reports_degrees_itself = false;    // checks degrees >= 1 with its own message (torchtitan ParallelDims)
 };
 
 // Every framework, in the order project files and menus list them.

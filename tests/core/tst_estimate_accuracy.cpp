@@ -11,6 +11,7 @@
 
 #include <QtTest>
 
+#include <cstdlib>
 #include <fstream>
 
 using namespace paraplan;
@@ -137,6 +138,14 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
         else if (which == "total") o.mem_predicted = e.memory.peak_bytes / kGiB;
         else throw std::runtime_error("memory_metric must be reserved, allocated or total, not " + which);
     }
+    // PARAPLAN_ACCURACY_STAGES=1: each pipeline stage's memory terms (GiB), to see where a row's peak is.
+    if (std::getenv("PARAPLAN_ACCURACY_STAGES"))
+        for (const auto& st : e.memory.stages)
+            qInfo(
+                "  stage %d inflight %.1f params %.2f grads %.2f opt %.2f act %.2f buffers %.2f frag %.2f alloc %.2f "
+                "reserved %.2f",
+                st.stage, st.inflight, st.params / kGiB, st.grads / kGiB, st.optimizer / kGiB, st.activations / kGiB,
+                st.buffers / kGiB, st.fragmentation / kGiB, st.allocated() / kGiB, st.reserved() / kGiB);
     o.fits = e.memory.fits;
     o.fit_check = r.value("fit_check", true);
     o.tolerance = r.value("tolerance", 0.15);

@@ -413,6 +413,76 @@ private slots:
         QVERIFY2(qAbs(with_layer - (4 * kept + ids + layer)) < 1, qPrintable(QString::number(with_layer)));
     }
 
+    // DTensor tensor parallelism with sequence parallelism (torchtitan apply_tp) all-gathers the
+    // sequence-sharded inputs of the column-parallel linears and their autograd saves the gathered
+    // tensor: the attention and MLP block inputs are whole sequences (2 B, or 1 B where torchao's
+    // Float8 TP styles gather in FP8), and so is the output layer's input at the loss. Megatron saves
+    // the shard and gathers again in backward (Korthikanti's 2sbh/t each).
+    void dtensor_sp_saves_gathered_inputs() {
+        const ModelSpec m = paper_gpt(4, 1024, 16);
+        const LayerShapes s = layer_shapes(m);
+        const double tokens = 512.0 * 2, t = 4;
+        const double sbh = tokens * s.h;
+        ActivationInputs in;
+        in.seq = 512;
+        in.micro_batch = 2;
+        in.tp = int(t);
+        in.sequence_parallel = true;
+        in.flash_attention = true;
+        in.dropout = false;
+        const double sharded = layer_activation(s, false, in).total();
+        in.gathered_input_bytes = 2;
+        QVERIFY2(qAbs(layer_activation(s, false, in).total() - sharded - (4 * sbh - 4 * sbh / t)) < 1, "16-bit");
+        in.gathered_input_bytes = 1;
+        QVERIFY2(qAbs(layer_activation(s, false, in).total() - sharded - (2 * sbh - 4 * sbh / t)) < 1, "FP8");
+        in.sequence_parallel = false;   // without SP the inputs are whole sequences either way
+        const double no_sp = layer_activation(s, false, in).total();
+        in.gathered_input_bytes = 0;
+        QCOMPARE(layer_activation(s, false, in).total(), no_sp);
+
+        Config c;
+        c.layers_per_stage = {4};
+        c.moe_layers_per_stage = {0};
+        c.micro_batch = 2;
+        c.seq_len = 512;
+        c.tp = int(t);
+        c.sequence_parallel = true;
+        c.flash_attention = true;
+        c.dropout = false;
+        c.recompute = Recompute::full;
+        c.kernels = KernelStack::compile;
+        Hardware hw;
+        const auto act = [&](const std::string& framework, Fp8Recipe fp8) {
+            Config x = c;
+            x.framework = framework;
+            x.fp8 = fp8;
+            return estimate_memory(s, x, hw, {1}).stages[0].activations;
+        };
+        // The head stage's peak is the loss here (vocabulary >> one layer): torchtitan's output layer
+        // saves its 16-bit gathered input, 2sbh instead of 2sbh/t, FP8 or not (the output layer is no
+        // Float8Linear).
+        ActivationInputs full;
+        full.seq = 512;
+        full.micro_batch = 2;
+        full.tp = int(t);
+        full.sequence_parallel = true;
+        full.flash_attention = true;
+        full.dropout = false;
+        full.recompute = Recompute::full;
+        const double kept = layer_activation(s, false, full).total();
+        const double ids = 8 * tokens;
+        const double loss = 2 * sbh / t + 2 * sbh + 4 * tokens * s.vocab / t + 12 * tokens * s.vocab / t;
+        for (const Fp8Recipe r : {Fp8Recipe::none, Fp8Recipe::tensorwise}) {
+            const double got = act("torchtitan", r);
+            QVERIFY2(qAbs(got - (4 * kept + ids + loss)) < 1,
+                     qPrintable(QString::number(got - (4 * kept + ids + loss))));
+        }
+        // Megatron: the fused vocab-parallel loss and sharded saves: 4sbh/t + 4 B per local logit.
+        const double megatron = act("megatron", Fp8Recipe::none);
+        QVERIFY2(qAbs(megatron - (4 * kept + ids + 4 * sbh / t + 4 * tokens * s.vocab / t)) < 1,
+                 qPrintable(QString::number(megatron)));
+    }
+
     // FSDP2 keeps its root module (torchtitan: the embedding, final norm and output layer) gathered
     // from the forward through the backward, in 16 bits even with FP8 all-gathers; the layers'
     // gathered buffers count only the layers' own parameters.
