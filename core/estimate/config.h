@@ -146,6 +146,7 @@ struct Config {
     // to the step's last backward, _post_backward re-enables it) and torchtitan v0.2.2
     // train_step has no no_sync around its accumulation steps. ColossalAI's execute_pipeline
     // skips sync_dp_grads inside booster.no_sync(), so an accumulating loop reduces once.
+    // The framework's FrameworkTraits::grad_sync_each_flush row (project/framework.h).
     bool grad_sync_each_flush = false;
     int seq_len = 2048;
     Schedule schedule = Schedule::one_f_one_b;

@@ -301,7 +301,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     if (from_batch && per_flush > 0 && from_batch % per_flush == 0) {
         c.num_microbatches = int(per_flush);
         c.grad_accum_steps = int(from_batch / per_flush);
-        c.grad_sync_each_flush = ft.family == FrameworkFamily::torchtitan || ft.family == FrameworkFamily::pytorch;
+        c.grad_sync_each_flush = ft.grad_sync_each_flush;
         if (c.grad_accum_steps > 1)
             note("global_batch_size / (micro_batch_size x dp x num_microbatches) = " +
                  std::to_string(c.grad_accum_steps) + ": each optimizer step runs " +

@@ -17,7 +17,7 @@ long long microbatches_from_batch(long long global_batch, long long micro_batch,
 
 bool has_microbatch_knob(const std::string& framework) {
     const FrameworkTraits* tr = find_traits(framework);
-    return !tr || (tr->family != FrameworkFamily::megatron && tr->family != FrameworkFamily::deepspeed);
+    return !tr || tr->num_microbatches_knob;
 }
 
 int layout_microbatches(const Layout& l) {

@@ -31,6 +31,7 @@
 // train_step), DeepSpeed's PipelineEngine sets micro_batches = gradient_accumulation_steps()
 // and runs one TrainSchedule per train_batch (v0.19.5 runtime/pipe/engine.py). For them the
 // count is always global / (micro x dp) and a layout count is not read (rules: *.num_microbatches).
+// Which frameworks have the knob is the FrameworkTraits::num_microbatches_knob row.
 #include "project/layout.h"
 
 namespace paraplan {
@@ -48,9 +49,9 @@ struct DerivedSizes {
         0;   // flushes per optimizer step: global / (micro x microbatches x batch_dp) when exact, else 0
 };
 
-// Whether the framework reads layout.num_microbatches as its per-flush microbatch count
-// (ColossalAI HybridParallelPlugin / MoeHybridParallelPlugin, torchtitan, DeviceMesh, an
-// unknown framework); false for Megatron-LM and DeepSpeed, which derive it from the batch.
+// Whether the framework reads layout.num_microbatches as its per-flush microbatch count: its
+// FrameworkTraits::num_microbatches_knob row (project/framework.h), true for an unknown framework
+// (run as a plain DeviceMesh).
 bool has_microbatch_knob(const std::string& framework);
 
 // layout.num_microbatches where the framework reads it (has_microbatch_knob and pp > 1), else 0.

@@ -14,7 +14,8 @@
 // - DeepSpeed v0.16 deepspeed/runtime/pipe/topology.py (PipeModelDataParallelTopology axes
 //   pipe, data, model), runtime/pipe/engine.py (ZeRO 2/3 incompatible with pipelines),
 //   runtime/zero/stage3.py (offload_param), runtime/zero/stage_1_and_2.py (fp32 gradient partition).
-// - PyTorch v2.4 torch/distributed/device_mesh.py (a mesh of the named dims, product == world).
+// - PyTorch v2.4 torch/distributed/device_mesh.py (a mesh of the named dims, product == world);
+//   v2.10.0 torch/distributed/pipelining/stage.py (gradients reduced at each schedule step's last backward).
 #include "project/framework.h"
 
 #include "project/layout.h"
@@ -50,6 +51,11 @@ std::vector<FrameworkTraits> make_table() {
     hybrid.interleaved = InterleavedFlavor::colossalai;
     hybrid.zbv = true;
     hybrid.one_f_one_b_needs_stages_of_microbatches = true;
+    // v0.5.1 booster/plugin/hybrid_parallel_plugin.py HybridParallelPlugin(num_microbatches=...): one
+    // execute_pipeline call is one flush of that many microbatches; execute_pipeline returns before
+    // sync_dp_grads inside booster.no_sync(), so a loop accumulating k flushes reduces gradients once.
+    hybrid.num_microbatches_knob = true;
+    hybrid.grad_sync_each_flush = false;
     hybrid.zero = ZeroSemantics::stage;
     hybrid.zero_stages = {0, 1, 2};
     hybrid.zero_stages_pp = {0, 1};
@@ -128,6 +134,12 @@ std::vector<FrameworkTraits> make_table() {
     mg.interleaved = InterleavedFlavor::megatron;
     mg.layers_divisible_by_stages = true;
     mg.kv_heads_divisible_by_tp = true;
+    // No --num-microbatches (core_v0.19.0): num_microbatches_calculator.py
+    // ConstantNumMicroBatchesCalculator derives global / (micro x dp), and training.py train_step runs
+    // them in one forward_backward_func call (pipeline_parallel/schedules.py: no_sync_func until the
+    // last microbatch, then finalize_model_grads once).
+    mg.num_microbatches_knob = false;
+    mg.grad_sync_each_flush = false;
     mg.zero = ZeroSemantics::distributed_optimizer;
     mg.zero_stages = {0, 1};
     mg.zero_stages_pp = {0, 1};
@@ -161,6 +173,13 @@ std::vector<FrameworkTraits> make_table() {
     tt.tp_sequence_parallel = TpSequenceParallel::always;
     tt.schedules = {"1f1b", "interleaved", "zbv"};
     tt.interleaved = InterleavedFlavor::pytorch;
+    // v0.2.2 train.py Trainer.__init__: gradient_accumulation_steps = global_batch_size //
+    // (local_batch_size x dp); train_step runs pp_schedule.step once per step on a local batch split into
+    // local_batch_size / pipeline_parallel_microbatch_size microbatches, with no no_sync around the
+    // steps, and each schedule step reduces gradients at its last backward (PyTorch v2.10.0
+    // torch/distributed/pipelining/stage.py backward_maybe_with_nosync).
+    tt.num_microbatches_knob = true;
+    tt.grad_sync_each_flush = true;
     tt.zero = ZeroSemantics::fsdp;
     tt.zero_stages = {0, 3};
     tt.zero_stages_pp = {0, 3};
@@ -207,6 +226,12 @@ std::vector<FrameworkTraits> make_table() {
     ds.tp_sequence_parallel = TpSequenceParallel::none;
     ds.schedules = {"1f1b"};
     ds.interleaved = InterleavedFlavor::megatron;
+    // No microbatch-count key (v0.19.5): runtime/config.py _set_batch_related_parameters derives
+    // gradient_accumulation_steps = train_batch_size / (micro batch x dp), and runtime/pipe/engine.py
+    // PipelineEngine sets micro_batches = gradient_accumulation_steps() for one TrainSchedule per
+    // train_batch, whose ReduceGrads (runtime/pipe/schedule.py) runs once after the last microbatch.
+    ds.num_microbatches_knob = false;
+    ds.grad_sync_each_flush = false;
     ds.zero = ZeroSemantics::stage;
     ds.zero_stages = {0, 1, 2, 3};
     ds.zero_stages_pp = {0, 1};
@@ -232,6 +257,11 @@ std::vector<FrameworkTraits> make_table() {
     dm.tp_sequence_parallel = TpSequenceParallel::none;
     dm.schedules = {"1f1b", "interleaved", "zbv", "gpipe"};
     dm.interleaved = InterleavedFlavor::megatron;
+    // torch.distributed.pipelining: a schedule's n_microbatches is one step (flush); the training loop
+    // accumulates by calling step again, and each step reduces gradients at its last backward
+    // (PyTorch v2.10.0 torch/distributed/pipelining/stage.py backward_maybe_with_nosync).
+    dm.num_microbatches_knob = true;
+    dm.grad_sync_each_flush = true;
     dm.zero = ZeroSemantics::stage;
     dm.zero_stages = {0, 1, 2};
     dm.zero_stages_pp = {0, 1};

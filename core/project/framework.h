@@ -94,6 +94,13 @@ struct FrameworkTraits {
     bool one_f_one_b_needs_stages_of_microbatches = false;   // ColossalAI 1F1B: microbatches >= pp
     bool layers_divisible_by_stages = false;                 // Megatron's even layer split
     bool kv_heads_divisible_by_tp = false;                   // planner: query groups split over tp
+    // With pp > 1 layout.num_microbatches is the microbatch count of one pipeline flush and a batch of
+    // k such flushes is k gradient-accumulation steps (project/derived_sizes.h); false: the framework
+    // has no such knob and runs global / (micro x dp) microbatches in one flush (Megatron-LM, DeepSpeed).
+    bool num_microbatches_knob = false;
+    // The data-parallel gradient reduction runs after every gradient-accumulation flush rather than
+    // once per optimizer step (torchtitan, PyTorch pipelining); false: once, after the last flush.
+    bool grad_sync_each_flush = false;
     ZeroSemantics zero;
     std::vector<int> zero_stages;           // accepted without pipeline parallelism
     std::vector<int> zero_stages_pp;        // accepted with pp > 1

@@ -1,6 +1,7 @@
 #include "rules/common.h"
 
 #include "catalog/catalog.h"
+#include "project/derived_sizes.h"
 #include "project/framework.h"
 
 #include <set>
@@ -298,6 +299,7 @@ void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string&
 }
 
 void microbatches_not_a_knob(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& who) {
+    if (has_microbatch_knob(p.layout.framework)) return;   // FrameworkTraits::num_microbatches_knob
     const Sizes s = sizes(p);
     const long long set = p.layout.num_microbatches, runs = s.batch_microbatches;
     if (set <= 0 || runs <= 0 || set == runs) return;   // unset, agreeing, or the batch rule reports it

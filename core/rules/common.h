@@ -30,9 +30,10 @@ void tp_divides_heads(const Project& p, Out& out, RuleFn self, const std::string
 void batch_divisible(const Project& p, Out& out, RuleFn self, const std::string& rule,
                      const std::string& framework_error);
 
-// Shared check for frameworks without a microbatch-count knob (Megatron-LM, DeepSpeed): a
-// layout.num_microbatches other than global / (micro x dp) is not what the framework runs
-// (a warning with the fixes that make the project say what runs). `who` names the framework.
+// Shared check for frameworks without a microbatch-count knob (FrameworkTraits::num_microbatches_knob
+// false: Megatron-LM, DeepSpeed): a layout.num_microbatches other than global / (micro x dp) is not
+// what the framework runs (a warning with the fixes that make the project say what runs); silent
+// where the framework's row has the knob. `who` names the framework.
 void microbatches_not_a_knob(const Project& p, Out& out, RuleFn self, const std::string& rule, const std::string& who);
 
 }   // namespace paraplan::rules

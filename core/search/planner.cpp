@@ -201,7 +201,7 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
                             // num_microbatches per pipeline flush, the largest count in bounds
                             // that divides it, the rest as gradient accumulation over flushes
                             // (project/derived_sizes.h; the estimate counts every flush).
-                            if (pp <= 1 || !has_microbatch_knob(ft.name)) continue;
+                            if (pp <= 1 || !ft.num_microbatches_knob) continue;
                             int fit = 0;
                             for (int d = nmb - 1; d >= 1 && !fit; --d)
                                 if (nmb % d == 0 && cons.allows("num_microbatches", d)) fit = d;

@@ -7,6 +7,7 @@
 #include "export/python_call.h"
 #include "export/toml.h"
 #include "export_test_util.h"
+#include "project/framework.h"
 #include "project/project.h"
 #include "util/input_error.h"
 
@@ -45,7 +46,7 @@ json summary(const Project& p, const std::string& format) {
     if (format != "deepspeed") s["ep"] = l.ep;
     if (format == "colossalai" && l.recompute == "selective") s["recompute"] = "none";   // ColossalAI has no selective
     if (format == "torchtitan" && l.tp > 1) s["sp_mode"] = "split_gather";               // implied by torchtitan's TP
-    if (format == "megatron" || format == "deepspeed") s.erase("microbatches");          // derived from the batch sizes
+    if (!traits_of(format).num_microbatches_knob) s.erase("microbatches");               // derived from the batch sizes
     if (format == "megatron" && l.tp == 1) s["sp_mode"] = "none";
     if (format == "deepspeed" && l.pp == 1 && l.recompute == "full")
         s["recompute"] = "none";                                            // model code, not ds_config

@@ -99,6 +99,45 @@ private slots:
         QCOMPARE(traits(Framework::deepspeed).axes, (std::vector<std::string>{"tp", "pp", "ep"}));
     }
 
+    // Two rows per framework: whether layout.num_microbatches is its per-flush count
+    // (num_microbatches_knob) and whether gradients are reduced after every accumulation flush
+    // (grad_sync_each_flush). ColossalAI's HybridParallelPlugin(num_microbatches=...) takes the count
+    // and reduces once (execute_pipeline skips sync_dp_grads under booster.no_sync()); Megatron-LM
+    // (ConstantNumMicroBatchesCalculator) and DeepSpeed (gradient_accumulation_steps) derive it and
+    // run one flush; torchtitan and PyTorch pipelining take it per schedule step and reduce at each
+    // step's last backward. Gemini and LowLevelZero share the ColossalAI row (they run no pipeline).
+    void microbatch_knob_and_grad_sync_rows() {
+        struct Want {
+            Framework id;
+            bool knob, sync_each_flush;
+        };
+        const std::vector<Want> want = {
+            {Framework::colossalai, true, false},        {Framework::colossalai_moe, true, false},
+            {Framework::colossalai_gemini, true, false}, {Framework::colossalai_zero, true, false},
+            {Framework::megatron, false, false},         {Framework::torchtitan, true, true},
+            {Framework::deepspeed, false, false},        {Framework::devicemesh, true, true},
+        };
+        QCOMPARE(want.size(), framework_table().size());
+        for (const Want& w : want) {
+            const FrameworkTraits& t = traits(w.id);
+            QVERIFY2(t.num_microbatches_knob == w.knob, t.name);
+            QVERIFY2(t.grad_sync_each_flush == w.sync_each_flush, t.name);
+            // The readers follow the row: has_microbatch_knob() and the per-flush count with pp > 1.
+            QCOMPARE(has_microbatch_knob(t.name), w.knob);
+            Layout l = layout(t.name, 1, 4);
+            l.num_microbatches = 8;
+            QCOMPARE(layout_microbatches(l), w.knob ? 8 : 0);
+            // 64 / (1 x dp) microbatches per step (dp 2 with pp 4 on 8 GPUs; 8 where pp is no axis):
+            // flushes of 8 with the knob, else all of them in one flush.
+            const DerivedSizes s = derived_sizes(l, batch(64, 1), 8);
+            QVERIFY(s.dp == 2 || (!t.world.pp && s.dp == 8));
+            const long long per_step = 64 / s.dp;
+            QCOMPARE(s.microbatches, w.knob ? 8LL : per_step);
+            QCOMPARE(s.grad_accum, w.knob ? per_step / 8 : 1LL);
+        }
+        QVERIFY(has_microbatch_knob("no-such-framework"));   // unknown: run as a plain DeviceMesh
+    }
+
     // Megatron: dp = world / (tp x pp x cp) (parallel_state.py initialize_model_parallel) and
     // num_microbatches = global / (micro x dp) (num_microbatches_calculator.py
     // ConstantNumMicroBatchesCalculator), on the configurations the papers publish.
