@@ -82,17 +82,10 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                                        {"/layout/kernels", "/layout/fused_norm", "/layout/jit_fused"}));
     // FP8 all-gather (layout.fp8_all_gather): every plugin's fp8_communication. The estimate counts
     // what it casts (core/estimate/comm_terms.cpp fp8_wire_bytes, v0.5.1 quantization/fp8.py):
-    // parameter all-gathers, sequence-parallel all-gathers and Ulysses all-to-alls in FP8 across
-    // nodes, pipeline sends on any link; all_reduce_fp8 / reduce_scatter_fp8 fall back to 16-bit.
-    // Only MoeHybridParallelPlugin's expert all-to-alls (moe/_operation.py AllToAllUneven ->
-    // all_to_all_single_fp8, across nodes) stay 16-bit in the estimate.
+    // parameter all-gathers, sequence-parallel all-gathers, Ulysses and forward expert all-to-alls in
+    // FP8 across nodes, pipeline sends on any link; all_reduce_fp8 / reduce_scatter_fp8 fall back to
+    // 16-bit. So no warning.
     const bool fp8_comm = use_fp8 && l.fp8_all_gather && gathers_fp8_weights(fw, l.fp8_recipe);
-    if (fp8_comm && moe && l.ep > 1)
-        out.findings.push_back(finding(Severity::Warning, "export.colossalai.fp8_communication",
-                                       "fp8_all_gather is written as fp8_communication=True, which in " + cls +
-                                           " also sends the expert all-to-alls across nodes in FP8; the "
-                                           "estimate keeps them 16-bit.",
-                                       {"/layout/fp8_all_gather"}));
     // use_fp8 (FP8Hook -> quantization/fp8.py linear_fp8) casts per tensor from the current amax:
     // ColossalAI has no other FP8 recipe (FrameworkTraits::fp8_recipes; rule colossalai.fp8_recipe).
     if (use_fp8 && !accepts_fp8_recipe(fw, l.fp8_recipe))

@@ -5,6 +5,7 @@
 #include "estimate/comm.h"
 #include "estimate/comm_terms.h"
 #include "estimate/estimate.h"
+#include "estimate/moe.h"
 #include "export/export.h"
 #include "export/import.h"
 #include "project/project.h"
@@ -442,6 +443,30 @@ private slots:
             const double fp8 = all_gather_s(l, a.tp_bytes / 2) + reduce_scatter_s(l, a.tp_bytes);
             QCOMPARE(a.tp_fwd_s, a.tp_fwd_count * full);
             QCOMPARE(b.tp_fwd_s, b.tp_fwd_count * (tp > 8 ? fp8 : full));
+        }
+        // MoeHybridParallelPlugin: the forward dispatch and combine all-to-alls of an EP group spanning
+        // nodes go FP8 (mixtral.py all_to_all_uneven); AllToAllUneven.backward sends 16-bit gradients.
+        for (int gpn : {4, 8}) {
+            const auto moe = [&](bool gather) {
+                nlohmann::json j = project_json(
+                    "colossalai-moe", {{"global_batch_size", 64}, {"seq_len", 1024}},
+                    {{"fp8", true}, {"ep", 8}, {"zero_stage", 1}, {"fp8_all_gather", gather}});
+                j["model"] = {{"preset", "mixtral-8x7b"}};
+                j["cluster"]["nodes"] = 16 / gpn;
+                j["cluster"]["gpus_per_node"] = gpn;
+                return estimate_of(j);
+            };
+            const Estimate off = moe(false), on = moe(true);
+            QCOMPARE(on.config.link[kEp].nodes, 8 / gpn);
+            const LayerShapes mx = layer_shapes(*catalog::find_model("mixtral-8x7b"));
+            const MoeBytes a = moe_bytes(mx, off.config), b = moe_bytes(mx, on.config);
+            QVERIFY(a.dispatch_fwd > 0);
+            const double f = gpn == 4 ? 0.5 : 1.0;
+            QCOMPARE(b.dispatch_fwd, f * a.dispatch_fwd);
+            QCOMPARE(b.combine_fwd, f * a.combine_fwd);
+            QCOMPARE(b.dispatch_bwd, a.dispatch_bwd);
+            QCOMPARE(b.combine_bwd, a.combine_bwd);
+            if (gpn == 4) QVERIFY(on.time.comm_ep_s < off.time.comm_ep_s);
         }
         // Gemini (ZeRO-3) gathers its chunks into 16-bit buffers: the gathered weights stay 2 B.
         const Estimate g_off = cai("colossalai-gemini", 1, nlohmann::json::object(), false);
