@@ -25,6 +25,14 @@ double wire_factor(CollectiveOp op, int n) {
     return op == CollectiveOp::all_reduce ? 2 * f : f;
 }
 
+double fp8_wire_bytes(const Config& c, const GroupLink& l) {
+    // ColossalAI v0.5.1 colossalai/quantization/fp8.py: all_gather_fp8, all_to_all_fp8 and
+    // all_to_all_single_fp8 cast to FP8 only when process_group_is_intranode(group) is false, and
+    // call the plain 16-bit collective inside a node; all_reduce_fp8 and reduce_scatter_fp8 always
+    // fall back to the plain collective ("fall back to default op due to performance issue").
+    return fp8_gather_of(c) == Fp8Gather::wire_casts && l.nodes > 1 ? 1.0 : 2.0;
+}
+
 LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, double da) {
     LayerComm r;
     const int pp = std::max(1, c.pp);
@@ -35,7 +43,11 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     const double act_bytes = tokens * s.h * 2;
     r.tp_bytes = act_bytes;
     r.tp_sequence_parallel = c.sequence_parallel;
-    const double tp_coll = c.sequence_parallel ? all_gather_s(tpl, act_bytes) + reduce_scatter_s(tpl, act_bytes)
+    // ColossalAI's fp8_communication gathers the sequence-parallel activations in FP8 across nodes
+    // (shardformer/layer/_operation.py _gather -> all_gather_fp8); its reduce-scatters and
+    // all-reduces stay 16-bit (fp8_wire_bytes).
+    const double tp_gather = act_bytes * fp8_wire_bytes(c, tpl) / 2;
+    const double tp_coll = c.sequence_parallel ? all_gather_s(tpl, tp_gather) + reduce_scatter_s(tpl, act_bytes)
                                                : all_reduce_s(tpl, act_bytes);
     // Two collectives per layer forward (attention and MLP outputs: all-reduce, or with SP an
     // all-gather + reduce-scatter pair of the same volume), two backward (Narayanan et al.
@@ -67,7 +79,9 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
             r.cp_fwd_s = std::max(0.0, (c.cp - 1) * step - da);   // overlapped with attention
             r.cp_bwd_s = std::max(0.0, 2 * (c.cp - 1) * step - 2.5 * da);
         } else {
-            const double qkvo = tokens * (2 * s.hq + 2 * s.hkv) / tp * 2;   // Ulysses: q, k, v, out
+            // Ulysses: q, k, v, out; FP8 across nodes with ColossalAI's fp8_communication
+            // (shardformer/modeling/llama.py all_to_all_comm(..., fp8_communication), v0.5.1).
+            const double qkvo = tokens * (2 * s.hq + 2 * s.hkv) / tp * fp8_wire_bytes(c, cpl);
             r.cp_bytes = qkvo;
             r.cp_fwd_count = r.cp_bwd_count = 1;
             r.cp_call_s = all_to_all_s(cpl, hw, qkvo);
@@ -78,6 +92,12 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     const GroupLink& ppl = c.link[kPp];
     if (pp > 1) {
         r.pp_bytes = act_bytes / (c.sequence_parallel ? tp : 1.0);
+        // ColossalAI's fp8_communication sends the hidden states and their gradients in FP8 on any
+        // link (pipeline/schedule/one_f_one_b.py and interleaved_pp.py: cast_to_fp8_pipeline before
+        // each send, quantization/fp8.py; v0.5.1); its ZeroBubbleVPipeScheduler takes no such switch.
+        if (fp8_gather_of(c) == Fp8Gather::wire_casts &&
+            (c.schedule == Schedule::one_f_one_b || c.schedule == Schedule::interleaved_colossalai))
+            r.pp_bytes /= 2;
         r.pp_count = is_multi_chunk(c.schedule) ? std::max(1, c.chunks) : 1;
         r.pp_s = !c.overlap_p2p ? send_recv_s(ppl, r.pp_bytes) * r.pp_count : 0;
     }
@@ -88,8 +108,9 @@ Zero3Comm zero3_comm(const ShardedCounts& params, const Config& c, double comput
     Zero3Comm z;
     if (c.zero_stage < 3 || c.link[kDp].size <= 1) return z;
     const GroupLink& dl = c.link[kDp];
-    // FP8 all-gathers (torchao enable_fsdp_float8_all_gather, Megatron --fp8-param-gather) move 1 byte a parameter.
-    const double pbytes = params.dense * (c.fp8_all_gather && c.fp8 != Fp8Recipe::none ? 1 : 2);
+    // FP8 all-gathers (torchao enable_fsdp_float8_all_gather) move 1 byte a parameter; Gemini's
+    // fp8_communication only across nodes (chunk.py Chunk.__gather -> all_gather_fp8, fp8_wire_bytes).
+    const double pbytes = params.dense * (fp8_gather_of(c) == Fp8Gather::fsdp_weights ? 1.0 : fp8_wire_bytes(c, dl));
     const double gbytes = params.dense * c.grad_reduce_bytes;
     z.calls.push_back({kDp, CollectiveOp::all_gather, pbytes, 2, 2 * all_gather_s(dl, pbytes)});
     z.calls.push_back({kDp, CollectiveOp::reduce_scatter, gbytes, 1, reduce_scatter_s(dl, gbytes)});
@@ -99,7 +120,7 @@ Zero3Comm zero3_comm(const ShardedCounts& params, const Config& c, double comput
     return z;
 }
 
-std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c) {
+std::vector<CommCall> grad_sync(const ShardedCounts& params, const ShardedCounts& fp8_weights, const Config& c) {
     std::vector<CommCall> out;
     if (c.zero_stage >= 3) return out;
     const double pd = params.dense, pe = params.expert;
@@ -115,10 +136,23 @@ std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c) {
         add(kEdp, CollectiveOp::reduce_scatter, pe * c.grad_reduce_bytes,
             reduce_scatter_s(el, pe * c.grad_reduce_bytes));
         if (!c.overlap_param_gather) {
-            // The updated parameters gathered in FP8 where the framework does (ColossalAI fp8_communication).
-            const double ab = c.fp8_all_gather && c.fp8 != Fp8Recipe::none ? 1 : 2;
-            add(kDp, CollectiveOp::all_gather, pd * ab, all_gather_s(dl, pd * ab));
-            add(kEdp, CollectiveOp::all_gather, pe * ab, all_gather_s(el, pe * ab));
+            // The updated parameters, 16-bit unless gathered in FP8:
+            //  - FP8 primary weights (Megatron --fp8-param-gather): the uint8 param buffer of the FP8
+            //    linear weights, 1 B each (core_v0.19.0 param_and_grad_buffer.py
+            //    group_params_for_buffers); MXFP8 weights are gathered in BF16 through the grad
+            //    buffer (_ParamAndGradBuffer.__init__, shared_buffer viewed as bfloat16);
+            //  - ColossalAI fp8_communication: across nodes (low_level_optim.py
+            //    LowLevelZeroOptimizer.step / TensorBucket.all_gather -> all_gather_fp8; fp8_wire_bytes).
+            const Fp8Gather g = fp8_gather_of(c);
+            auto gathered = [&](double n, double fp8_n, const GroupLink& l) {
+                if (g == Fp8Gather::fsdp_weights) return n;
+                if (g == Fp8Gather::wire_casts) return n * fp8_wire_bytes(c, l);
+                if (g == Fp8Gather::primary_weights && c.fp8 != Fp8Recipe::mxfp8) return 2 * n - std::min(n, fp8_n);
+                return 2 * n;
+            };
+            const double ad = gathered(pd, fp8_weights.dense, dl), ae = gathered(pe, fp8_weights.expert, el);
+            add(kDp, CollectiveOp::all_gather, ad, all_gather_s(dl, ad));
+            add(kEdp, CollectiveOp::all_gather, ae, all_gather_s(el, ae));
         }
     } else {
         add(kDp, CollectiveOp::all_reduce, pd * c.grad_reduce_bytes, all_reduce_s(dl, pd * c.grad_reduce_bytes));

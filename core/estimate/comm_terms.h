@@ -69,7 +69,14 @@ Zero3Comm zero3_comm(const ShardedCounts& params, const Config& c, double comput
 // The data-parallel gradient reduction of one stage per step (ZeRO < 3): all-reduce, or
 // reduce-scatter (+ all-gather of the updated parameters unless overlapped) when the
 // optimizer is sharded; dense over the dp link, expert weights over the edp link.
-std::vector<CommCall> grad_sync(const ShardedCounts& params, const Config& c);
+// fp8_weights: the stage's FP8 linear weights (stage_fp8_weight_params), which FP8 primary
+// weights (Fp8Gather::primary_weights) gather at 1 B.
+std::vector<CommCall> grad_sync(const ShardedCounts& params, const ShardedCounts& fp8_weights, const Config& c);
+
+// Bytes per element ColossalAI's fp8_communication (Fp8Gather::wire_casts) puts on the wire for an
+// all-gather or all-to-all over link l: FP8 (1) where the group spans nodes, else the 16-bit
+// buffer's 2; 2 without it.
+double fp8_wire_bytes(const Config& c, const GroupLink& l);
 
 // How much of stage `stage`'s gradient reduction hides behind the end of the pipeline:
 // the stage finishes its last backward about `stage` backward steps before stage 0 does,

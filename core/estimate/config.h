@@ -180,4 +180,17 @@ struct Config {
     MoeOptions moe;
 };
 
+// What Config::fp8_all_gather does in the framework that runs it (its family, project/framework.h):
+//   fsdp_weights:    FSDP / ZeRO-3 gathers FP8 weights into FP8 buffers (torchao
+//                    enable_fsdp_float8_all_gather);
+//   primary_weights: the model's linear weights are Transformer Engine FP8 tensors, gathered by the
+//                    distributed optimizer from its uint8 param buffer; the fp32 main params live in
+//                    the optimizer and no 16-bit copy or per-step FP8 weight cache exists (Megatron
+//                    --fp8-param-gather; memory.h fp8_primary_weight_bytes);
+//   wire_casts:      collectives cast to FP8 for the wire and back, buffers stay 16-bit (ColossalAI
+//                    fp8_communication; comm_terms.h).
+enum class Fp8Gather { none, fsdp_weights, primary_weights, wire_casts };
+Fp8Gather fp8_gather_of(const Config& c);
+const char* to_string(Fp8Gather g);
+
 }   // namespace paraplan::estimate

@@ -101,6 +101,27 @@ const char* to_string(KernelStack k) {
     return "te";
 }
 
+const char* to_string(Fp8Gather g) {
+    switch (g) {
+    case Fp8Gather::none: return "none";
+    case Fp8Gather::fsdp_weights: return "fsdp_weights";
+    case Fp8Gather::primary_weights: return "primary_weights";
+    case Fp8Gather::wire_casts: return "wire_casts";
+    }
+    return "none";
+}
+
+Fp8Gather fp8_gather_of(const Config& c) {
+    if (!c.fp8_all_gather || c.fp8 == Fp8Recipe::none) return Fp8Gather::none;
+    const FrameworkTraits* ft = find_traits(c.framework);
+    // Megatron-LM core_v0.19.0 arguments.py (validate_args) runs --fp8-param-gather only with the
+    // distributed optimizer (or FSDP, which Paraplan's Megatron does not model): without it, 16-bit.
+    if (ft && ft->family == FrameworkFamily::megatron)
+        return c.distributed_optimizer ? Fp8Gather::primary_weights : Fp8Gather::none;
+    if (ft && ft->family == FrameworkFamily::colossalai) return Fp8Gather::wire_casts;
+    return Fp8Gather::fsdp_weights;
+}
+
 LossLogits loss_logits_from_string(const std::string& s) {
     if (s == "freed") return LossLogits::freed;
     if (s == "kept") return LossLogits::kept;
@@ -350,6 +371,12 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         c.distributed_optimizer = l.distributed_optimizer || zero >= 1;
         zero = 0;
         c.zero_group = c.dp * c.cp;   // distributed optimizer shards over DP x CP
+        if (c.fp8_all_gather && !c.distributed_optimizer) {
+            c.fp8_all_gather = false;
+            note(
+                "--fp8-param-gather runs only with the distributed optimizer (rule megatron.fp8_param_gather); "
+                "the weights and their all-gathers are estimated in 16-bit");
+        }
     }
     if (ft.zero == ZeroSemantics::always_3) {
         zero = 3;
@@ -589,6 +616,7 @@ nlohmann::json to_json(const Estimate& e) {
           {"recompute", to_string(c.recompute)},
           {"fp8_recipe", to_string(c.fp8)},
           {"fp8_all_gather", c.fp8_all_gather},
+          {"fp8_all_gather_kind", to_string(fp8_gather_of(c))},
           {"kernels", to_string(c.kernels)},
           {"compile_loss", c.compile_loss},
           {"loss_logits", to_string(c.loss_logits)}}},

@@ -124,11 +124,38 @@ std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c) {
     return out;
 }
 
+std::vector<ShardedCounts> stage_fp8_weight_params(const LayerShapes& s, const Config& c) {
+    const int pp = std::max(1, c.pp);
+    std::vector<ShardedCounts> out(pp);
+    const ShardedCounts dl = layer_params_per_gpu(s, false, c.tp, c.ep, c.etp);
+    const ShardedCounts ml = layer_params_per_gpu(s, true, c.tp, c.ep, c.etp);
+    for (int i = 0; i < pp; ++i) {
+        const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
+        const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
+        out[i].dense = (layers - nmoe) * dl.dense + nmoe * ml.dense;
+        out[i].expert = (layers - nmoe) * dl.expert + nmoe * ml.expert;
+    }
+    return out;
+}
+
+double fp8_primary_weight_bytes(Fp8Recipe r, const std::string& arch) {
+    // Megatron-LM core_v0.19.0 param_and_grad_buffer.py group_params_for_buffers: FP8 parameters
+    // live in a torch.uint8 param buffer, 1 B each. After each all-gather, fp8_utils.py
+    // post_all_gather_processing calls Transformer Engine's (TE v2.16 pytorch/tensor/utils.py):
+    // Float8Tensor (tensorwise, delayed) gets _create_transpose() unless is_non_tn_fp8_gemm_supported()
+    // (sm100 and sm110: Blackwell), Float8BlockwiseQTensor its column-wise data; an MXFP8Tensor
+    // keeps row-wise and column-wise data of its own.
+    const bool per_tensor = r == Fp8Recipe::tensorwise || r == Fp8Recipe::delayed;
+    return per_tensor && arch == "blackwell" ? 1.0 : 2.0;
+}
+
 MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardware& hw,
                              const std::vector<double>& inflight) {
     MemoryResult r;
     const int pp = std::max(1, c.pp);
     const auto params = stage_params(s, c);
+    const auto fp8_weights = stage_fp8_weight_params(s, c);
+    const Fp8Gather gather = fp8_gather_of(c);
     ActivationInputs ai;
     ai.seq = c.seq_len;
     ai.micro_batch = c.micro_batch;
@@ -178,6 +205,13 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         const double g_d = c.zero_stage >= 2 ? zg : 1, g_e = c.zero_stage >= 2 ? ezg : 1;
         const double o_d = shard_opt ? zg : 1, o_e = shard_opt ? ezg : 1;
         m.params = c.bytes.weight * (pd / w_d + pe / w_e);
+        // FP8 primary weights (Megatron --fp8-param-gather): the linear weights are FP8 tensors with
+        // no 16-bit copy (fp8_utils.py get_fp8_context(is_init=True) builds the TE modules under
+        // fp8_model_init; distrib_optimizer.py _build_model_and_main_param_groups keeps the fp32 main
+        // params, counted in the optimizer states); norms, embedding and output layer stay 16-bit.
+        if (gather == Fp8Gather::primary_weights)
+            m.params -= (c.bytes.weight - fp8_primary_weight_bytes(c.fp8, hw.arch)) *
+                        (fp8_weights[i].dense / w_d + fp8_weights[i].expert / w_e);
         m.grads = c.bytes.grad * (pd / g_d + pe / g_e);
         m.optimizer = c.bytes.optimizer * (pd / o_d + pe / o_e);
         if (c.offload_optimizer > 0) {
@@ -196,7 +230,10 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             const int layers = std::max(1, i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 1);
             const double outside = std::min(pd, non_layer_params(s, c, i));
             const double layer_params = (pd + pe - outside) / layers;
-            const double gathered_bytes = c.fp8_all_gather && fp8 ? 1.0 : 2.0;
+            // ColossalAI's fp8_communication casts for the wire only: Gemini gathers each chunk
+            // into its 16-bit buffer (zero/gemini/chunk/chunk.py Chunk.__gather, all_gather_fp8
+            // copying back to the input dtype, v0.5.1).
+            const double gathered_bytes = gather == Fp8Gather::fsdp_weights ? 1.0 : 2.0;
             live = gathered_bytes * layer_params * 2.0 + c.grad_reduce_bytes * layer_params;
             // FSDP2's root module (torchtitan: fully_shard(model) over the embedding, final norm and
             // output layer) is not resharded after forward: FSDPState._lazy_init sets the root group's
@@ -241,14 +278,10 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             }
         }
         // Transformer Engine keeps an FP8 copy of each linear weight and its transpose for the
-        // whole step (cached across microbatches): 2 bytes per local linear parameter.
-        if (fp8 && c.kernels == KernelStack::te) {
-            const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
-            const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
-            const ShardedCounts dl = layer_params_per_gpu(s, false, c.tp, c.ep, c.etp);
-            const ShardedCounts ml = layer_params_per_gpu(s, true, c.tp, c.ep, c.etp);
-            live += 2.0 * ((layers - nmoe) * (dl.dense + dl.expert) + nmoe * (ml.dense + ml.expert));
-        }
+        // whole step (cached across microbatches): 2 bytes per local linear parameter. FP8 primary
+        // weights need no such copy: the GEMMs read the parameters themselves.
+        if (fp8 && c.kernels == KernelStack::te && gather != Fp8Gather::primary_weights)
+            live += 2.0 * (fp8_weights[i].dense + fp8_weights[i].expert);
         // Activations: layers held, times in-flight microbatches.
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;

@@ -99,6 +99,16 @@ struct MemoryResult {
 // Per-GPU parameters of each pipeline stage (dense and expert parts).
 std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c);
 
+// Per-GPU parameters of each stage that Transformer Engine runs as FP8 linear weights: the
+// transformer layers' own (the embedding and output layer stay 16-bit).
+std::vector<ShardedCounts> stage_fp8_weight_params(const LayerShapes& s, const Config& c);
+
+// Bytes per parameter of a Transformer Engine FP8 primary weight (Fp8Gather::primary_weights,
+// Megatron --fp8-param-gather): the row-wise FP8 data (1 B, in the distributed optimizer's uint8
+// param buffer) and the column-wise copy the backward GEMMs read (1 B), except for per-tensor
+// scaling on a GPU with non-TN FP8 GEMMs (Blackwell), where no transpose is made.
+double fp8_primary_weight_bytes(Fp8Recipe r, const std::string& arch);
+
 // inflight[i]: peak in-flight microbatches of stage i (pipeline.h).
 MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardware& hw,
                              const std::vector<double>& inflight);

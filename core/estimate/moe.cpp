@@ -1,6 +1,7 @@
 #include "estimate/moe.h"
 
 #include "estimate/comm.h"
+#include "estimate/comm_terms.h"
 
 #include <algorithm>
 #include <cmath>
@@ -120,6 +121,15 @@ MoeBytes moe_bytes(const LayerShapes& s, const Config& c) {
         } else {
             b.dispatch_fwd = routed * (c.moe.fp8_dispatch ? kFp8DispatchBytes : kBf16Bytes);
             b.combine_fwd = b.dispatch_bwd = b.combine_bwd = routed * kBf16Bytes;
+            // ColossalAI's fp8_communication: the forward dispatch and combine in FP8 across nodes
+            // (v0.5.1 shardformer/modeling/mixtral.py all_to_all_uneven(..., fp8_communication) ->
+            // moe/_operation.py _all_to_all -> all_to_all_single_fp8); AllToAllUneven.backward sends
+            // the gradients in 16-bit.
+            if (fp8_gather_of(c) == Fp8Gather::wire_casts) {
+                const double wire = fp8_wire_bytes(c, c.link[kEp]);
+                b.dispatch_fwd = routed * wire;
+                b.combine_fwd = routed * wire;
+            }
         }
     }
     // The received tokens are all-gathered over the expert-TP group (innermost in Megatron's

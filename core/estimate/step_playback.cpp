@@ -194,12 +194,13 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     }
     const LayerShapes shapes = layer_shapes(p.model);
     const auto params = stage_params(shapes, c);
+    const auto fp8_weights = stage_fp8_weight_params(shapes, c);
     // The gradient reduction each stage leaves exposed after a flush, ending `window` after
     // the pipeline's last op at the earliest (grad_sync_window_s), as estimate_time() charges it.
     double sync_exposed = 0;
     for (int s = 0; s < pp; ++s) {
         double total = 0;
-        for (const auto& k : grad_sync(params[std::size_t(s)], c)) total += k.seconds;
+        for (const auto& k : grad_sync(params[std::size_t(s)], fp8_weights[std::size_t(s)], c)) total += k.seconds;
         sync_exposed = std::max(sync_exposed, total - grad_sync_window_s(c, costs[std::size_t(s)], s));
     }
     const int flushes = std::max(1, c.grad_accum_steps);
@@ -342,7 +343,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     const double flush_s = flushes > 1 ? (pb.makespan_s - (flushes - 1) * gap) / flushes : pb.makespan_s;
     for (int j = flushes - syncs; j < flushes; ++j)
         for (int s = 0; s < pp; ++s) {
-            const std::vector<CommCall> calls = grad_sync(params[std::size_t(s)], c);
+            const std::vector<CommCall> calls = grad_sync(params[std::size_t(s)], fp8_weights[std::size_t(s)], c);
             const double window = grad_sync_window_s(c, costs[std::size_t(s)], s);
             const double flush_end = (j + 1) * flush_s + j * gap;
             double t = std::max(0.0, flush_end - window);

@@ -198,6 +198,7 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     // (p - 1)/m of the flush's work rather than one of (p - 1)/(k m).
     const int flushes = std::max(1, c.grad_accum_steps);
     const auto params = stage_params(s, c);
+    const auto fp8_weights = stage_fp8_weight_params(s, c);
     r.stages = stage_times(m, s, c, hw, eff, params);
     std::vector<StageCost> costs;
     costs.reserve(pp);
@@ -230,7 +231,7 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     for (int i = 0; i < pp; ++i) {
         const double pd = params[i].dense, pe = params[i].expert;
         double t = 0;
-        for (const CommCall& k : grad_sync(params[i], c)) t += k.seconds;
+        for (const CommCall& k : grad_sync(params[i], fp8_weights[i], c)) t += k.seconds;
         const double window = grad_sync_window_s(c, costs[i], i);
         dp_exposed = std::max(dp_exposed, t - window);
         // Optimizer step: read and write the local states once (memory bound).

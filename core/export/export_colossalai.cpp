@@ -80,21 +80,12 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                                        "kernels \"eager\" with fused_norm and jit_fused on: plugin.py turns the fused "
                                        "kernels on, as those fields say, but the estimate counts eager kernels.",
                                        {"/layout/kernels", "/layout/fused_norm", "/layout/jit_fused"}));
-    // FP8 all-gather (layout.fp8_all_gather): every plugin's fp8_communication. GeminiPlugin's gathers
-    // only the parameter chunks in FP8 (zero/gemini/chunk/chunk.py Chunk.__gather, all_gather_fp8);
-    // the ZeRO optimizer of the other plugins also reduces the gradients in FP8
-    // (zero/low_level/low_level_optim.py: all_reduce_fp8 / reduce_scatter_fp8), and HybridParallelPlugin
-    // passes it to ShardConfig (tensor-parallel collectives) and the 1F1B / interleaved schedules
-    // (pipeline sends), which the estimate keeps 16-bit.
+    // FP8 all-gather (layout.fp8_all_gather): every plugin's fp8_communication. The estimate counts
+    // what it casts (core/estimate/comm_terms.cpp fp8_wire_bytes, v0.5.1 quantization/fp8.py):
+    // parameter all-gathers, sequence-parallel all-gathers, Ulysses and forward expert all-to-alls in
+    // FP8 across nodes, pipeline sends on any link; all_reduce_fp8 / reduce_scatter_fp8 fall back to
+    // 16-bit. So no warning.
     const bool fp8_comm = use_fp8 && l.fp8_all_gather && gathers_fp8_weights(fw, l.fp8_recipe);
-    if (fp8_comm && cls != "GeminiPlugin")
-        out.findings.push_back(
-            finding(Severity::Warning, "export.colossalai.fp8_communication",
-                    "fp8_all_gather is written as fp8_communication=True, which in " + cls +
-                        " also sends the gradient reductions" +
-                        (hybrid ? ", tensor-parallel collectives and pipeline activations" : std::string()) +
-                        " in FP8; the estimate counts only the parameter all-gathers in FP8.",
-                    {"/layout/fp8_all_gather"}));
     // use_fp8 (FP8Hook -> quantization/fp8.py linear_fp8) casts per tensor from the current amax:
     // ColossalAI has no other FP8 recipe (FrameworkTraits::fp8_recipes; rule colossalai.fp8_recipe).
     if (use_fp8 && !accepts_fp8_recipe(fw, l.fp8_recipe))

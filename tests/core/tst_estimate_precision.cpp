@@ -2,7 +2,10 @@
 // estimate, and the single meaning of FP8 in project files and exporters (docs/accuracy.md,
 // docs/project-format.md).
 #include "catalog/catalog.h"
+#include "estimate/comm.h"
+#include "estimate/comm_terms.h"
 #include "estimate/estimate.h"
+#include "estimate/moe.h"
 #include "export/export.h"
 #include "export/import.h"
 #include "project/project.h"
@@ -304,6 +307,173 @@ private slots:
         const std::string toml = file_text(export_torchtitan(project_from_json(delayed), ExportOptions{}), "job.toml");
         QVERIFY2(toml.find("enable_fsdp_float8_all_gather = true") != std::string::npos, toml.c_str());
         QVERIFY2(toml.find("recipe_name") == std::string::npos, toml.c_str());
+    }
+
+    // Megatron --fp8-param-gather (fp8_all_gather with the distributed optimizer): the linear weights
+    // are Transformer Engine FP8 tensors (fp8_model_init), no 16-bit copy and no per-step FP8 weight
+    // cache. Per linear parameter, Megatron core_v0.19.0 with TE v2.16 keeps on an H100: 2 B bf16 +
+    // 2 B cached FP8 copy and transpose without it; the 1 B FP8 data (uint8 param buffer) + 1 B
+    // transpose (post_all_gather_processing: no non-TN FP8 GEMM below sm100) with it. On a B200
+    // with per-tensor scaling no transpose is made: 1 B; MXFP8 keeps row- and column-wise data: 2 B.
+    // Llama 3.1 8B, tp 1: the 32 layers hold 32 x (4096 x (4096 + 2 x 1024) + 4096 x 4096
+    // + 3 x 4096 x 14336 + 2 x 4096) = 6,979,584,000 linear parameters per GPU.
+    void megatron_fp8_param_gather_weights() {
+        const double h = 4096, kv = 1024, ffn = 14336, layers = 32, vocab = 128256;
+        const double linear = layers * (h * (h + 2 * kv) + h * h + 3 * h * ffn + 2 * h);
+        QCOMPARE(linear, 6979584000.0);
+        const double all = linear + 2 * vocab * h + h;   // untied embedding and output layer, final norm
+        struct Case {
+            const char* gpu;
+            const char* recipe;
+            double fp8_weight_bytes;
+        };
+        for (const Case& k : {Case{"h100-sxm", "delayed", 2}, Case{"h100-sxm", "tensorwise", 2},
+                              Case{"b200", "tensorwise", 1}, Case{"b200", "mxfp8", 2}}) {
+            const auto json = [&](bool gather) {
+                return project_json("megatron", nlohmann::json::object(),
+                                    {{"fp8", true},
+                                     {"fp8_recipe", k.recipe},
+                                     {"distributed_optimizer", true},
+                                     {"fp8_all_gather", gather}},
+                                    k.gpu);
+            };
+            const Estimate off = estimate_of(json(false));
+            const Estimate on = estimate_of(json(true));
+            QCOMPARE(std::string(to_string(fp8_gather_of(on.config))), std::string("primary_weights"));
+            const StageMemory& a = off.memory.stages.at(0);
+            const StageMemory& b = on.memory.stages.at(0);
+            QCOMPARE(a.params_count, all);
+            // Weights: 16-bit everywhere, then the linear ones at the FP8 bytes.
+            QCOMPARE(a.params, 2 * all);
+            QCOMPARE(b.params, 2 * all - (2 - k.fp8_weight_bytes) * linear);
+            // The cached FP8 copy and transpose (2 B per linear parameter) is gone.
+            QCOMPARE(a.buffers - b.buffers, 2 * linear);
+            // So a linear parameter's weight bytes go from 4 to fp8_weight_bytes.
+            QCOMPARE((a.params + a.buffers) - (b.params + b.buffers), (4 - k.fp8_weight_bytes) * linear);
+            QCOMPARE(a.grads, b.grads);           // fp32 main_grad buffer
+            QCOMPARE(a.optimizer, b.optimizer);   // fp32 main params + moments, sharded
+            // The parameter all-gather stays behind the next forward (overlapped): step time unchanged.
+            QCOMPARE(on.time.step_s, off.time.step_s);
+            // Where it is not overlapped it moves 1 B per FP8 linear weight (uint8 param buffer) and
+            // 2 B per other parameter; MXFP8 weights are gathered in BF16 through the grad buffer.
+            Config c_on = on.config, c_off = off.config;
+            c_on.overlap_param_gather = c_off.overlap_param_gather = false;
+            const LayerShapes s = layer_shapes(project_from_json(json(true)).model);
+            const ShardedCounts params = stage_params(s, c_on).at(0);
+            const ShardedCounts fp8w = stage_fp8_weight_params(s, c_on).at(0);
+            QCOMPARE(params.dense, all);
+            QCOMPARE(fp8w.dense, linear);
+            const auto gather_bytes = [&](const Config& c) {
+                for (const CommCall& x : grad_sync(params, fp8w, c))
+                    if (x.op == CollectiveOp::all_gather) return x.bytes;
+                return -1.0;
+            };
+            const bool mx = std::string(k.recipe) == "mxfp8";
+            QCOMPARE(gather_bytes(c_off), 2 * all);
+            QCOMPARE(gather_bytes(c_on), mx ? 2 * all : 2 * all - linear);
+        }
+        // Without the distributed optimizer Megatron refuses --fp8-param-gather: 16-bit, with a note.
+        const Estimate plain = estimate_of(
+            project_json("megatron", nlohmann::json::object(), {{"fp8", true}, {"fp8_all_gather", true}}));
+        QVERIFY(!plain.config.distributed_optimizer);
+        QVERIFY(!plain.config.fp8_all_gather);
+        bool noted = false;
+        for (const auto& n : plain.notes) noted = noted || n.find("--fp8-param-gather") != std::string::npos;
+        QVERIFY(noted);
+    }
+
+    // ColossalAI's fp8_communication (v0.5.1 quantization/fp8.py) casts all-gathers and all-to-alls to
+    // FP8 only over groups that span nodes, keeps all-reduces and reduce-scatters 16-bit, and sends the
+    // pipeline's hidden states in FP8 on any link (1F1B and interleaved, not ZBV). Buffers stay 16-bit.
+    void colossalai_fp8_communication_bytes() {
+        const auto cai = [&](const std::string& fw, int nodes, const nlohmann::json& extra, bool gather) {
+            nlohmann::json layout = {{"fp8", true}, {"fp8_all_gather", gather}};
+            for (auto it = extra.begin(); it != extra.end(); ++it) layout[it.key()] = it.value();
+            nlohmann::json j = project_json(
+                fw, {{"global_batch_size", 256}, {"seq_len", 1024}, {"micro_batch_size", 1}}, layout);
+            j["cluster"]["nodes"] = nodes;
+            j["cluster"]["network"]["inter_node_gbps"] = 100;   // slow enough that the gathers show
+            return estimate_of(j);
+        };
+        const ModelSpec m = project_from_json(project_json("colossalai", nlohmann::json::object(), {})).model;
+        const LayerShapes s = layer_shapes(m);
+        // Bytes per parameter of one data-parallel collective of stage 0 (-1: none).
+        const auto per_param = [&](const Estimate& e, CollectiveOp op) {
+            const ShardedCounts params = stage_params(s, e.config).at(0);
+            const ShardedCounts fp8w = stage_fp8_weight_params(s, e.config).at(0);
+            for (const CommCall& x : grad_sync(params, fp8w, e.config))
+                if (x.op == op) return x.bytes / params.dense;
+            return -1.0;
+        };
+        // ZeRO-1 over 32 GPUs on 4 nodes: the post-step parameter all-gather halves (1 B a parameter);
+        // the gradient reduce-scatter stays 16-bit. Over 8 GPUs of one node it stays 2 B.
+        for (int nodes : {4, 1}) {
+            const Estimate off = cai("colossalai", nodes, {{"zero_stage", 1}}, false);
+            const Estimate on = cai("colossalai", nodes, {{"zero_stage", 1}}, true);
+            QCOMPARE(std::string(to_string(fp8_gather_of(on.config))), std::string("wire_casts"));
+            QCOMPARE(per_param(off, CollectiveOp::all_gather), 2.0);
+            QCOMPARE(per_param(on, CollectiveOp::all_gather), nodes > 1 ? 1.0 : 2.0);
+            QCOMPARE(per_param(on, CollectiveOp::reduce_scatter), 2.0);
+            if (nodes > 1) QVERIFY(on.time.comm_dp_s < off.time.comm_dp_s);
+            else QCOMPARE(on.time.comm_dp_s, off.time.comm_dp_s);
+            // FP8 weights, caches and buffers are untouched: the casts are for the wire.
+            QCOMPARE(on.memory.peak_bytes, off.memory.peak_bytes);
+        }
+        // Pipeline sends: half the bytes with 1F1B, on one node too; ZBV takes no FP8 switch.
+        for (const char* sched : {"1f1b", "zbv"}) {
+            const nlohmann::json pp = {{"pp", 2}, {"schedule", sched}};
+            const Estimate off = cai("colossalai", 1, pp, false);
+            const Estimate on = cai("colossalai", 1, pp, true);
+            const double b_off = layer_comm(s, off.config, off.hardware, 0).pp_bytes;
+            const double b_on = layer_comm(s, on.config, on.hardware, 0).pp_bytes;
+            QCOMPARE(b_off, 2.0 * 1024 * 4096);   // one 16-bit microbatch of hidden states
+            QCOMPARE(b_on, std::string(sched) == "1f1b" ? b_off / 2 : b_off);
+        }
+        // Sequence-parallel all-gathers of tp 16 over two nodes go FP8; tp 8 inside a node does not.
+        for (int tp : {16, 8}) {
+            const nlohmann::json sp = {{"tp", tp}, {"sp_mode", "split_gather"}};
+            const Estimate off = cai("colossalai", 2, sp, false);
+            const Estimate on = cai("colossalai", 2, sp, true);
+            QVERIFY(on.config.sequence_parallel);
+            const LayerComm a = layer_comm(s, off.config, off.hardware, 0);
+            const LayerComm b = layer_comm(s, on.config, on.hardware, 0);
+            const GroupLink& l = on.config.link[kTp];
+            QCOMPARE(l.nodes, tp / 8);
+            const double full = all_gather_s(l, a.tp_bytes) + reduce_scatter_s(l, a.tp_bytes);
+            const double fp8 = all_gather_s(l, a.tp_bytes / 2) + reduce_scatter_s(l, a.tp_bytes);
+            QCOMPARE(a.tp_fwd_s, a.tp_fwd_count * full);
+            QCOMPARE(b.tp_fwd_s, b.tp_fwd_count * (tp > 8 ? fp8 : full));
+        }
+        // MoeHybridParallelPlugin: the forward dispatch and combine all-to-alls of an EP group spanning
+        // nodes go FP8 (mixtral.py all_to_all_uneven); AllToAllUneven.backward sends 16-bit gradients.
+        for (int gpn : {4, 8}) {
+            const auto moe = [&](bool gather) {
+                nlohmann::json j = project_json(
+                    "colossalai-moe", {{"global_batch_size", 64}, {"seq_len", 1024}},
+                    {{"fp8", true}, {"ep", 8}, {"zero_stage", 1}, {"fp8_all_gather", gather}});
+                j["model"] = {{"preset", "mixtral-8x7b"}};
+                j["cluster"]["nodes"] = 16 / gpn;
+                j["cluster"]["gpus_per_node"] = gpn;
+                return estimate_of(j);
+            };
+            const Estimate off = moe(false), on = moe(true);
+            QCOMPARE(on.config.link[kEp].nodes, 8 / gpn);
+            const LayerShapes mx = layer_shapes(*catalog::find_model("mixtral-8x7b"));
+            const MoeBytes a = moe_bytes(mx, off.config), b = moe_bytes(mx, on.config);
+            QVERIFY(a.dispatch_fwd > 0);
+            const double f = gpn == 4 ? 0.5 : 1.0;
+            QCOMPARE(b.dispatch_fwd, f * a.dispatch_fwd);
+            QCOMPARE(b.combine_fwd, f * a.combine_fwd);
+            QCOMPARE(b.dispatch_bwd, a.dispatch_bwd);
+            QCOMPARE(b.combine_bwd, a.combine_bwd);
+            if (gpn == 4) QVERIFY(on.time.comm_ep_s < off.time.comm_ep_s);
+        }
+        // Gemini (ZeRO-3) gathers its chunks into 16-bit buffers: the gathered weights stay 2 B.
+        const Estimate g_off = cai("colossalai-gemini", 1, nlohmann::json::object(), false);
+        const Estimate g_on = cai("colossalai-gemini", 1, nlohmann::json::object(), true);
+        QCOMPARE(g_on.memory.stages.at(0).buffers, g_off.memory.stages.at(0).buffers);
+        const Zero3Comm z = zero3_comm(stage_params(s, g_on.config).at(0), g_on.config, 0);
+        QCOMPARE(z.calls.at(0).bytes, 2 * stage_params(s, g_on.config).at(0).dense);
     }
 
     void exporters_write_the_recipe() {
