@@ -44,6 +44,7 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QPainter>
+#include <QPointer>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -866,6 +867,15 @@ bool MainWindow::exportPicture(const QString& view, const QString& path, QString
 ExportDialog* MainWindow::exportDialog() {
     auto* d = new ExportDialog(doc_, this);   // its Fix buttons edit this project
     d->setAttribute(Qt::WA_DeleteOnClose);
+    // Closed, the dialog hands the keys back: without a window manager nothing re-activates this
+    // window (the X focus falls back to the root), so Ctrl+E and the other window keys did nothing
+    // until the window was clicked. The widget focused before gets its focus back.
+    QPointer<QWidget> focused = QApplication::focusWidget();
+    connect(d, &QDialog::finished, this, [this, focused] {
+        raise();
+        activateWindow();
+        if (focused && focused->window() == this) focused->setFocus(Qt::ActiveWindowFocusReason);
+    });
     d->open();
     return d;
 }
