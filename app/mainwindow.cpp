@@ -939,9 +939,14 @@ void MainWindow::defaultProportions() {
     const bool narrow = width() < 1400;
     resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))},
                 {320, narrow ? 280 : 410}, Qt::Horizontal);
-    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))}, {600, 260},
-                Qt::Vertical);
-    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {height() < 900 ? int(height() * 0.26) : 260},
+    // On a short screen (an 800 px laptop) the left column runs down to the status bar, beside
+    // the bottom docks rather than above them, so the Layout fields keep their height; Explain
+    // (a few lines about the field in focus) takes less of it.
+    const bool shortScreen = height() < 900;
+    setCorner(Qt::BottomLeftCorner, shortScreen ? Qt::LeftDockWidgetArea : Qt::BottomDockWidgetArea);
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))},
+                {600, shortScreen ? 150 : 260}, Qt::Vertical);
+    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {shortScreen ? int(height() * 0.26) : 260},
                 Qt::Vertical);
 }
 
