@@ -44,6 +44,7 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QPainter>
+#include <QPointer>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -866,6 +867,15 @@ bool MainWindow::exportPicture(const QString& view, const QString& path, QString
 ExportDialog* MainWindow::exportDialog() {
     auto* d = new ExportDialog(doc_, this);   // its Fix buttons edit this project
     d->setAttribute(Qt::WA_DeleteOnClose);
+    // Closed, the dialog hands the keys back: without a window manager nothing re-activates this
+    // window (the X focus falls back to the root), so Ctrl+E and the other window keys did nothing
+    // until the window was clicked. The widget focused before gets its focus back.
+    QPointer<QWidget> focused = QApplication::focusWidget();
+    connect(d, &QDialog::finished, this, [this, focused] {
+        raise();
+        activateWindow();
+        if (focused && focused->window() == this) focused->setFocus(Qt::ActiveWindowFocusReason);
+    });
     d->open();
     return d;
 }
@@ -929,9 +939,14 @@ void MainWindow::defaultProportions() {
     const bool narrow = width() < 1400;
     resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("grid"))},
                 {320, narrow ? 280 : 410}, Qt::Horizontal);
-    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))}, {600, 260},
-                Qt::Vertical);
-    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {height() < 900 ? int(height() * 0.26) : 260},
+    // On a short screen (an 800 px laptop) the left column runs down to the status bar, beside
+    // the bottom docks rather than above them, so the Layout fields keep their height; Explain
+    // (a few lines about the field in focus) takes less of it.
+    const bool shortScreen = height() < 900;
+    setCorner(Qt::BottomLeftCorner, shortScreen ? Qt::LeftDockWidgetArea : Qt::BottomDockWidgetArea);
+    resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))},
+                {600, shortScreen ? 150 : 260}, Qt::Vertical);
+    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {shortScreen ? int(height() * 0.26) : 260},
                 Qt::Vertical);
 }
 

@@ -159,10 +159,6 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
            "memory); interleaved: several model chunks per stage (smaller bubble); zero-bubble schedules "
            "split the backward into input (B) and weight (W) gradients to fill the bubbles."),
         [](const Project& p) { return p.layout.schedule; }, true);
-    addInt(pipe, QStringLiteral("/layout/chunks"), tr("Chunks per stage"), QStringLiteral("chunks"), 1, 64,
-           tr("Model chunks (virtual stages) per pipeline stage, for interleaved schedules: each GPU holds several "
-              "non-adjacent slices of layers, which shortens the bubble by this factor."),
-           [](const Project& p) { return p.layout.chunks; });
     addInt(
         pipe, QStringLiteral("/layout/num_microbatches"), tr("Microbatches"), QStringLiteral("num_microbatches"), 0,
         1'000'000,
@@ -176,6 +172,12 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
            tr("micro_batch_size: samples in one microbatch, the unit one pipeline stage processes at a time. "
               "Activation memory grows with it."),
            [](const Project& p) { return p.training.micro_batch_size; });
+    // Chunks (interleaved schedules only) after the batch fields, which every layout uses: on
+    // an 800 px screen those stay in view without scrolling.
+    addInt(pipe, QStringLiteral("/layout/chunks"), tr("Chunks per stage"), QStringLiteral("chunks"), 1, 64,
+           tr("Model chunks (virtual stages) per pipeline stage, for interleaved schedules: each GPU holds several "
+              "non-adjacent slices of layers, which shortens the bubble by this factor."),
+           [](const Project& p) { return p.layout.chunks; });
 
     // --- Memory ----------------------------------------------------------------------
     auto* mem = addGroup(tr("Memory"));
@@ -356,7 +358,7 @@ QFormLayout* LayoutPanel::addGroup(const QString& title) {
     auto* form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    form->setContentsMargins(8, 6, 8, 6);
+    form->setContentsMargins(8, 4, 8, 4);   // compact: the primary fields fit an 800 px screen
     form->setVerticalSpacing(4);
     groups_->addWidget(box);
     return form;

@@ -161,6 +161,13 @@ PlannerPanel::PlannerPanel(ProjectEditor* editor, QWidget* parent)
     plot_->plotLayout()->setRowStretchFactor(1, 0.001);
     plot_->legend->setMargins(QMargins(4, 2, 4, 2));
     plot_->setToolTip(tr("Each dot a layout; the line joins the Pareto front; the ring marks the selected row"));
+    // Without results the chart says so in the middle of its axes instead of plotting nothing.
+    plotEmpty_ = new QCPItemText(plot_);
+    plotEmpty_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    plotEmpty_->position->setCoords(0.5, 0.5);
+    plotEmpty_->setPositionAlignment(Qt::AlignCenter);
+    plotEmpty_->setTextAlignment(Qt::AlignCenter);
+    plotEmpty_->setClipToAxisRect(false);
     split->addWidget(table_);
     split->addWidget(plot_);
     split->setStretchFactor(0, 3);
@@ -185,6 +192,7 @@ PlannerPanel::PlannerPanel(ProjectEditor* editor, QWidget* parent)
     connect(esc, &QAction::triggered, this, &PlannerPanel::cancel);
     addAction(esc);
     updateButtons();
+    updatePlot();   // the empty state, until there are results
 }
 
 PlannerPanel::~PlannerPanel() {
@@ -195,6 +203,8 @@ PlannerPanel::~PlannerPanel() {
 bool PlannerPanel::isRunning() const { return running_; }
 
 QString PlannerPanel::summaryText() const { return summary_->text(); }
+
+QString PlannerPanel::plotEmptyText() const { return plotEmpty_->visible() ? plotEmpty_->text() : QString(); }
 
 bool PlannerPanel::isStale() const { return hasRun_ && !resultsFitProject(); }
 
@@ -375,7 +385,30 @@ void PlannerPanel::updatePlot() {
             QCPScatterStyle(line ? QCPScatterStyle::ssDiamond : QCPScatterStyle::ssCircle, c, line ? 7 : 5));
         return g;
     };
-    if (hasRun_) {
+    // Nothing to plot (not searched yet, or no layout fits): a clean empty chart that says so,
+    // not an empty legend box squeezing the axes and made-up tick numbers.
+    const bool empty = !hasRun_ || (result_.results.empty() && result_.pareto.empty());
+    plotEmpty_->setVisible(empty);
+    plotEmpty_->setText(!hasRun_ ? tr("No layouts yet:\npress Plan (F5)")
+                                 : tr("No layout fits:\nsee the summary above"));
+    plotEmpty_->setColor(pal.color(QPalette::PlaceholderText));
+    // Out of the layout while empty: an item-less legend still caps the column's width, which
+    // squeezed the axes to a sliver of crammed ticks.
+    QCPLayoutGrid* layout = plot_->plotLayout();
+    const bool legendIn = layout->rowCount() > 1 && layout->element(1, 0) == plot_->legend;
+    if (empty && legendIn) {
+        layout->take(plot_->legend);
+        layout->simplify();
+    } else if (!empty && !legendIn) {
+        layout->addElement(1, 0, plot_->legend);
+        layout->setRowStretchFactor(1, 0.001);
+    }
+    plot_->legend->setVisible(!empty);
+    for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) a->setTickLabels(!empty);
+    if (empty) {
+        plot_->xAxis->setRange(0, gpuMemoryGib_ > 0 ? gpuMemoryGib_ : 1);
+        plot_->yAxis->setRange(0, 1);
+    } else {
         scatter(result_.results, tr("best %1").arg(result_.results.size()), theme::groupColor(1, pal), false);
         std::vector<PlanEntry> front = result_.pareto;
         std::sort(front.begin(), front.end(),

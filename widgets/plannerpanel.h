@@ -14,6 +14,7 @@
 class ProjectEditor;
 class PlanModel;
 class QComboBox;
+class QCPItemText;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -36,6 +37,9 @@ public:
     QSortFilterProxyModel* proxy() const { return proxy_; }
     QTableView* table() const { return table_; }
     QCustomPlot* plot() const { return plot_; }
+    // The text the chart shows in place of points when it has none ("No layouts yet: press
+    // Plan"); empty while it shows results.
+    QString plotEmptyText() const;
     bool isRunning() const;
     bool hasRun() const { return hasRun_; }
     // The search the panel starts by itself the first time it is shown (so the table is never
@@ -100,6 +104,7 @@ private:
     QLabel* stale_;
     QTableView* table_;
     QCustomPlot* plot_;
+    QCPItemText* plotEmpty_;   // centred in the axes while there is nothing to plot
     QFutureWatcher<paraplan::search::PlanResult> watcher_;
     std::shared_ptr<std::atomic<bool>> cancelFlag_;
     paraplan::search::PlanResult result_;

@@ -294,14 +294,25 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
     legendRow->addWidget(legend_);
     legendRow->addStretch(1);
     outer->addLayout(legendRow);
+    // The header lines wrap at the view's width (the dock is often narrow): never cut off at
+    // the right edge, never widening the dock.
+    header_ = new QLabel(this);
+    header_->setObjectName(QStringLiteral("gridHeader"));
+    header_->setTextFormat(Qt::RichText);
+    header_->setWordWrap(true);
+    header_->setContentsMargins(8, 2, 8, 2);
+    QSizePolicy hp(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    hp.setHeightForWidth(true);
+    header_->setSizePolicy(hp);
+    outer->addWidget(header_);
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("gridInfo"));
-    info_->setWordWrap(false);   // lines break where the text says; wider text scrolls sideways
+    info_->setWordWrap(false);   // a table: wider than the view, it scrolls sideways
     info_->setContentsMargins(8, 2, 8, 2);
     info_->setTextFormat(Qt::RichText);
     info_->setAlignment(Qt::AlignLeft | Qt::AlignTop);   // room for the scroll bar stays below
-    // The mesh line and the weight-split table scroll sideways rather than widening the dock
-    // (a wide table would squeeze the cluster canvas).
+    // The weight-split table scrolls sideways rather than widening the dock (a wide table
+    // would squeeze the cluster canvas).
     infoScroll_ = new QScrollArea(this);
     infoScroll_->setObjectName(QStringLiteral("gridInfoScroll"));
     infoScroll_->setWidget(info_);
@@ -366,7 +377,8 @@ void RankGrid::refresh() {
     canvas_->groupKind = groupKind_->currentData().toString();
     canvas_->highlighted.clear();
     canvas_->rebuild();
-    meshInfo_.clear();
+    meshHeader_.clear();
+    meshTable_.clear();
     applyColour();
     if (!m.valid()) {
         QString why;
@@ -375,7 +387,7 @@ void RankGrid::refresh() {
                 why = QString::fromStdString(d.message);
                 break;
             }
-        meshInfo_ = tr("<b>No rank map:</b> %1").arg(why.toHtmlEscaped());
+        meshHeader_ = tr("<b>No rank map:</b> %1").arg(why.toHtmlEscaped());
         applyColour();
         return;
     }
@@ -416,9 +428,9 @@ void RankGrid::refresh() {
         }
         if (tg.in_blocks > kBlocks)
             cells << QStringLiteral("<tr>%1</tr>").arg(cell.arg(tr("… +%1 rows").arg(tg.in_blocks - kBlocks)));
-        text += QStringLiteral("<table cellspacing=0>%1</table>").arg(cells.join(QString()));
+        meshTable_ = QStringLiteral("<table cellspacing=0>%1</table>").arg(cells.join(QString()));
     }
-    meshInfo_ = text;
+    meshHeader_ = text;
     applyColour();
 }
 
@@ -430,7 +442,9 @@ void RankGrid::applyColour() {
     canvas_->heat = shownHeatmap();
     legend_->setVisible(canvas_->heat != nullptr);
     if (canvas_->heat) legend_->setHeatmap(*canvas_->heat);
-    info_->setText(canvas_->heat ? meshInfo_ + QStringLiteral("<br>") + canvas_->heat->summary : meshInfo_);
+    header_->setText(canvas_->heat ? meshHeader_ + QStringLiteral("<br>") + canvas_->heat->summary : meshHeader_);
+    info_->setText(meshTable_);
+    infoScroll_->setVisible(!meshTable_.isEmpty());
     infoScroll_->setFixedHeight(info_->sizeHint().height() + infoScroll_->horizontalScrollBar()->sizeHint().height());
     canvas_->update();
 }
@@ -457,7 +471,9 @@ QRect RankGrid::cellRect(int rank) const {
 
 QString RankGrid::rankToolTip(int rank) const { return canvas_->toolTipFor(rank); }
 int RankGrid::lastPaintedCells() const { return canvas_->paintedCells; }
-QString RankGrid::infoText() const { return info_->text(); }
+QString RankGrid::infoText() const { return header_->text() + info_->text(); }
+QString RankGrid::headerText() const { return header_->text(); }
+QRect RankGrid::headerRect() const { return header_->geometry(); }
 
 void RankGrid::setLiveOverlay(const LiveOverlay& overlay) {
     const bool first = live_.empty() || live_.playback != overlay.playback;   // or from the other source

@@ -54,7 +54,12 @@ public:
     const Heatmap* shownHeatmap() const;
     const HeatCell* cellHeat(int rank) const;   // null when not coloured by a heatmap
     QString rankToolTip(int rank) const;
+    // The header and the weight-split table below it, as one text.
     QString infoText() const;
+    // The header above the grid (the mesh, the tensor mode, a heatmap's summary): wrapped to the
+    // view's width, never cut off at its right edge. Its rectangle is in this widget's coordinates.
+    QString headerText() const;
+    QRect headerRect() const;
     HeatLegend* legend() const { return legend_; }
 
 signals:
@@ -64,7 +69,8 @@ private:
     ProjectEditor* editor_;
     QComboBox* colourBy_;
     QComboBox* groupKind_;
-    QLabel* info_;
+    QLabel* header_;   // the mesh line and the like, wrapped
+    QLabel* info_;     // the weight-split table, scrolled sideways
     QScrollArea* scroll_;
     QScrollArea* infoScroll_ = nullptr;
     RankGridCanvas* canvas_;
@@ -75,6 +81,6 @@ private:
     Heatmap probeHeat_;                                        // probe_ for the current group kind
     std::shared_ptr<const paraplan::topology::RankMap> map_;   // the map shown (the document's, shared)
     QString layoutAxis_ = QStringLiteral("tp");
-    QString meshInfo_;
+    QString meshHeader_, meshTable_;
     HeatLegend* legend_ = nullptr;
 };

@@ -7,6 +7,7 @@
 #include "monospace_font.h"
 #include "project/project.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
@@ -66,6 +67,44 @@ private slots:
         QFile f(QDir(out).filePath(script));
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(QString::fromUtf8(f.readAll()), text);
+    }
+
+    // Closing File > Export… gives the main window back its activation and focus, so the
+    // window's keys work at once (without a window manager nothing else re-activates it, and
+    // Ctrl+E did nothing until the window was clicked).
+    void ctrlEWorksAgainAfterClosing() {
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec-keys")));
+        w.setProject(paraplan::load_example("gpt2-1node"), QString());
+        w.show();
+        w.activateWindow();   // as a click on it does
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto shownDialog = [&w]() -> ExportDialog* {
+            for (ExportDialog* d : w.findChildren<ExportDialog*>())
+                if (d->isVisible()) return d;
+            return nullptr;
+        };
+        // Where a key goes: the focused widget of the active window, as a window system sends it.
+        auto pressCtrlE = [] {
+            QWidget* to = QApplication::focusWidget() ? QApplication::focusWidget() : QApplication::activeWindow();
+            if (to) QTest::keyClick(to, Qt::Key_E, Qt::ControlModifier);
+            return to != nullptr;
+        };
+        QWidget* focusBefore = QApplication::focusWidget();
+        for (int round = 0; round < 2; ++round) {
+            QVERIFY2(pressCtrlE(), "no active window to type into");
+            QTRY_VERIFY(shownDialog());
+            ExportDialog* d = shownDialog();
+            QTRY_COMPARE(QApplication::activeWindow(), d);   // a modal dialog takes the keys
+            QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : d, Qt::Key_Escape);
+            QTRY_VERIFY(!shownDialog());
+            // With no click: the main window is active again and its focused widget is the one
+            // focused before the dialog opened.
+            QTRY_COMPARE(QApplication::activeWindow(), &w);
+            QCOMPARE(QApplication::focusWidget(), focusBefore);
+        }
+        QVERIFY(pressCtrlE());   // and the key opens it again
+        QTRY_VERIFY(shownDialog());
+        shownDialog()->reject();
     }
 
     void invalidLayoutShowsFindingsAndForce() {

@@ -162,6 +162,38 @@ private slots:
                                 .arg(bar->width())));
     }
 
+    // At 1280×800 the Layout panel shows its primary fields without scrolling: the left column
+    // runs down to the status bar and the batch fields come before the interleaving chunks (only
+    // the framework, tp and tensor mode were in view).
+    void layoutPrimaryFieldsInViewOnASmallScreen() {
+        for (const char* example : {"gpt2-1node", "mixtral-8x7b-2nodes-ep"}) {
+            auto w = shownWindow(tmp_, example);
+            QVERIFY(w);
+            QTest::qWait(20);   // the docks' proportions for the fitted size (queued after the show)
+            QVERIFY2(w->width() >= kScreenW - 40 && w->height() >= kScreenH - 80,
+                     qPrintable(QStringLiteral("%1×%2").arg(w->width()).arg(w->height())));
+            LayoutPanel* panel = w->layoutPanel();
+            QVERIFY(panel->isVisible());
+            QScrollArea* scroll = fieldsScroll(panel);
+            QVERIFY(scroll);
+            QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+            const QRect view = scroll->viewport()->rect();
+            for (const char* pointer : {"/layout/framework", "/layout/tp", "/layout/pp", "/layout/cp", "/layout/sp",
+                                        "/layout/ep", "/layout/dp", "/layout/zero_stage", "/layout/schedule",
+                                        "/layout/num_microbatches", "/training/micro_batch_size"}) {
+                QWidget* f = panel->fieldWidget(QString::fromLatin1(pointer));
+                QVERIFY2(f && f->isVisible(), pointer);
+                const QRect at(f->mapTo(scroll->viewport(), QPoint(0, 0)), f->size());
+                QVERIFY2(view.contains(at),
+                         qPrintable(QStringLiteral("%1 (%2): at y %3..%4, the view shows 0..%5")
+                                        .arg(QString::fromLatin1(pointer), QString::fromLatin1(example))
+                                        .arg(at.top())
+                                        .arg(at.bottom())
+                                        .arg(view.bottom())));
+            }
+        }
+    }
+
     // --- The canvas is fitted on open, on New and on reopen --------------------------------
     void canvasIsFittedOnOpenNewAndReopen() {
         auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");

@@ -43,6 +43,52 @@ private slots:
         isolateSettings(tmp_);
     }
 
+    // Without results the chart is a clean empty state: the axes keep the plot's width (an
+    // empty legend box used to squeeze them to a sliver of crammed tick numbers), no made-up
+    // tick numbers, and a centred line saying what to do.
+    void emptyChartIsClean() {
+        auto w = window("gpt2-1node");
+        w->setAttribute(Qt::WA_DontShowOnScreen);
+        PlannerPanel* p = w->plannerPanel();
+        p->setConstraints(QStringLiteral("tp=eight"));   // its automatic search is refused: no results
+        w->show();
+        w->resize(1280, 800);
+        QVERIFY(w->raiseView(QStringLiteral("planner")));
+        QVERIFY(w->document()->waitForAnalysis());
+        QTest::qWait(50);
+        QVERIFY(!p->hasRun() && !p->isRunning());
+        QCustomPlot* plot = p->plot();
+        // What is wrong with the chart's empty state (empty if nothing).
+        auto emptyProblem = [&](const QString& text) -> QString {
+            plot->replot();
+            if (p->plotEmptyText() != text) return QStringLiteral("empty-state text: \"%1\"").arg(p->plotEmptyText());
+            if (plot->legend->visible()) return QStringLiteral("an empty legend is shown");
+            if (plot->xAxis->tickLabels() || plot->yAxis->tickLabels()) return QStringLiteral("tick numbers shown");
+            if (plot->axisRect()->width() < plot->width() * 6 / 10)
+                return QStringLiteral("axes squeezed: %1 px of %2").arg(plot->axisRect()->width()).arg(plot->width());
+            const QCPRange x = plot->xAxis->range(), y = plot->yAxis->range();
+            if (x.lower != 0 || x.size() <= 0 || y.lower != 0 || y.size() <= 0)
+                return QStringLiteral("axis ranges %1..%2, %3..%4").arg(x.lower).arg(x.upper).arg(y.lower).arg(y.upper);
+            return {};
+        };
+        const QString before = emptyProblem(QStringLiteral("No layouts yet:\npress Plan (F5)"));
+        QVERIFY2(before.isEmpty(), qPrintable(before));
+        // A search that finds nothing (tp 3 does not divide 8 GPUs) says so the same way.
+        p->setConstraints(QStringLiteral("tp=3"));
+        QVERIFY2(runAndWait(p), qPrintable(p->summaryText()));
+        QVERIFY(p->hasRun() && p->result().results.empty());
+        const QString none = emptyProblem(QStringLiteral("No layout fits:\nsee the summary above"));
+        QVERIFY2(none.isEmpty(), qPrintable(none));
+        // Results: the points, the legend and the tick numbers are back; no empty-state text.
+        p->setConstraints(QString());
+        QVERIFY2(runAndWait(p), qPrintable(p->summaryText()));
+        plot->replot();
+        QVERIFY(!p->result().results.empty());
+        QCOMPARE(p->plotEmptyText(), QString());
+        QVERIFY(plot->legend->visible() && plot->xAxis->tickLabels() && plot->yAxis->tickLabels());
+        QVERIFY(plot->axisRect()->width() >= plot->width() * 6 / 10);
+    }
+
     void planSortApplyUndo() {
         auto w = window("gpt2-1node");
         w->show();

@@ -22,8 +22,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QLabel>
 #include <QScrollArea>
 #include <QTest>
+#include <QTextDocument>
 
 #include <set>
 
@@ -109,6 +111,42 @@ private slots:
                          12,
                      qPrintable(QStringLiteral("rank %1: %2 vs %3").arg(rank).arg(got.name(), expected.name())));
         }
+    }
+
+    // In a narrow dock the rank grid's header (the mesh line, the tensor mode) wraps at the
+    // view's width: every line lies inside the view, none cut off at the right edge.
+    void rankGridHeaderWrapsWhenNarrow() {
+        auto w = window("gpt2-1node");   // colossalai, tp 2 (1d), pp 2 on 8 GPUs
+        RankGrid grid(w->document());
+        grid.setAttribute(Qt::WA_DontShowOnScreen);
+        grid.resize(240, 480);
+        grid.show();
+        QTest::qWait(20);   // the layout pass
+        const QString text = grid.headerText();
+        QVERIFY2(text.contains(QStringLiteral("8 ranks")) && text.contains(QStringLiteral("Tensor mode")),
+                 qPrintable(text));
+        const QRect r = grid.headerRect();
+        QVERIFY2(grid.rect().contains(r), qPrintable(QStringLiteral("header %1,%2 %3x%4 in a %5 px view")
+                                                         .arg(r.x())
+                                                         .arg(r.y())
+                                                         .arg(r.width())
+                                                         .arg(r.height())
+                                                         .arg(grid.width())));
+        // The text laid out at the header's width: no line wider than it, every line within it.
+        auto* label = grid.findChild<QLabel*>(QStringLiteral("gridHeader"));
+        QVERIFY(label);
+        QCOMPARE(label->geometry(), r);
+        const QRect inner = label->contentsRect();
+        QTextDocument doc;
+        doc.setDocumentMargin(0);
+        doc.setDefaultFont(label->font());
+        doc.setHtml(text);
+        doc.setTextWidth(inner.width());
+        QVERIFY2(doc.idealWidth() <= inner.width() + 1,
+                 qPrintable(QStringLiteral("%1 px of text in %2 px").arg(doc.idealWidth()).arg(inner.width())));
+        QVERIFY2(doc.size().height() <= inner.height() + 1,
+                 qPrintable(QStringLiteral("%1 px of text in %2 px").arg(doc.size().height()).arg(inner.height())));
+        QVERIFY(doc.size().height() > 2 * label->fontMetrics().height());   // it did wrap: more than two lines
     }
 
     void timelineFollowsEditsAndExports() {
