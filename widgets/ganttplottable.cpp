@@ -21,8 +21,8 @@ constexpr double kHeader = -1.0;    // a step of several flushes: a row above st
 constexpr int kKinds = 4, kChunkShades = 4;
 // More blocks than this in view and the flushes after the first are stamped from an image of
 // it (on screen; vector exports draw every block).
-constexpr int kDetailBlocks = 60000;
-constexpr double kStampPx = 64;
+constexpr int kDetailBlocks = 8000;
+constexpr double kStampPx = 32;
 }   // namespace
 
 GanttPlottable::GanttPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstractPlottable(keyAxis, valueAxis) {
@@ -138,15 +138,20 @@ void GanttPlottable::draw(QCPPainter* painter) {
         if (a + flush + sync >= visible.lower) inView.push_back(j);
     }
 
-    // Bubbles: each flush's lanes are shaded as idle; blocks are drawn over them.
+    // Bubbles: each flush's lanes are shaded as idle; blocks are drawn over them. Flushes back to
+    // back (no reduction between them) are one stretch.
     QColor idle = theme::errorColor(pal);
     idle.setAlphaF(0.10f);
-    for (int j : inView)
+    const bool gaps = flushes_.sync_each_flush && sync > 0;
+    for (std::size_t i = 0; i < inView.size();) {
+        const std::size_t last = gaps ? i : inView.size() - 1;
         for (int s = 0; s < t_->pp; ++s)
-            painter->fillRect(QRectF(QPointF(px(flushStart(j)), py(s - kHalfLane)),
-                                     QPointF(px(flushStart(j) + flush), py(s + kHalfLane)))
+            painter->fillRect(QRectF(QPointF(px(flushStart(inView[i])), py(s - kHalfLane)),
+                                     QPointF(px(flushStart(inView[last]) + flush), py(s + kHalfLane)))
                                   .normalized(),
                               idle);
+        i = last + 1;
+    }
 
     // The selected group's stages: a band in the highlight colour around their lanes.
     if (!highlighted_.empty()) {
@@ -286,8 +291,8 @@ void GanttPlottable::draw(QCPPainter* painter) {
         painter->setPen(QPen(pal.color(QPalette::WindowText), 1, Qt::DashLine));
         for (int j : inView)
             if (j > 0 && (j % step == 0 || every >= 6))
-                painter->drawLine(QPointF(px(flushStart(j)), py(kHeader)),
-                                  QPointF(px(flushStart(j)), py(t_->pp - 0.5)));
+                painter->drawLine(QPointF(px(flushStart(j)), py(j % step == 0 ? kHeader : -0.5)),
+                                  QPointF(px(flushStart(j)), py(t_->pp - 0.5)));   // up to a label
         painter->setPen(pal.color(QPalette::WindowText));
         for (int j : inView) {
             if (j % step != 0) continue;
