@@ -109,6 +109,18 @@ const TimelineOp* GanttPlottable::opAt(const QPointF& px, int* flush) const {
     return time <= it->end ? &*it : nullptr;
 }
 
+int GanttPlottable::syncAt(const QPointF& px) const {
+    if (!t_ || t_->pp <= 0 || flushes_.sync <= 0) return -1;
+    const double time = keyAxis()->pixelToCoord(px.x()), lane = valueAxis()->pixelToCoord(px.y());
+    if (lane < -kHalfLane || lane > t_->pp - 1 + kHalfLane) return -1;
+    const int k = std::max(1, flushes_.count);
+    for (int j = flushes_.sync_each_flush ? 0 : k - 1; j < k; ++j) {
+        const double a = flushStart(j) + flushLength();
+        if (time >= a && time <= a + flushes_.sync) return j;
+    }
+    return -1;
+}
+
 double GanttPlottable::selectTest(const QPointF& pos, bool onlySelectable, QVariant*) const {
     if (onlySelectable && !selectable()) return -1;
     return opAt(pos) ? 0 : -1;

@@ -46,6 +46,8 @@ public:
     // drawn in (its start and microbatch are the first flush's: add flushStart(flush) and
     // flush x microbatches).
     const paraplan::schedule::TimelineOp* opAt(const QPointF& pixel, int* flush = nullptr) const;
+    // The flush whose gradient reduction is drawn under a point in pixels, or -1.
+    int syncAt(const QPointF& pixel) const;
 
     static QColor opColor(paraplan::schedule::OpKind k, int chunk, const QPalette& pal);
     static QColor syncColor(const QPalette& pal);   // the gradient reduction

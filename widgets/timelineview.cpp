@@ -29,9 +29,10 @@ namespace {
 // seconds; <= 0: relative, the reduction then keeps its share of a flush). One flush and no
 // reduction without an estimate of this schedule.
 GanttPlottable::Flushes flushesOf(const paraplan::estimate::Estimate* e, const Timeline& tl, bool repeat, double unit_s,
-                                  QString* note) {
+                                  QString* note, double* sync_ms) {
     GanttPlottable::Flushes fl;
     note->clear();
+    *sync_ms = 0;
     if (!e || tl.ops.empty() || (repeat && e->config.num_microbatches != tl.microbatches)) return fl;
     const paraplan::estimate::StepFlushes sf = paraplan::estimate::step_flushes(*e);
     if (sf.flush_s <= 0) return fl;
@@ -41,6 +42,7 @@ GanttPlottable::Flushes flushesOf(const paraplan::estimate::Estimate* e, const T
     fl.flush = repeat ? 0 : sf.flush_s * per_s;
     fl.sync = sf.sync_s * per_s;
     fl.sync_each_flush = sf.sync_each_flush;
+    *sync_ms = sf.sync_s * 1e3;
     if (sf.flushes == 1 && sf.sync_s <= 0) return fl;   // the schedule drawn is the whole step
     const auto ms = [](double s) { return QString::number(s * 1e3, 'f', s < 1 ? 1 : 0); };
     *note = sf.flushes > 1 ? QObject::tr("<b>%1 flushes</b> × %2 ms").arg(sf.flushes).arg(ms(sf.flush_s))
@@ -100,7 +102,16 @@ TimelineView::TimelineView(ProjectEditor* editor, QWidget* parent) : QWidget(par
         int flush = 0;
         const TimelineOp* op = gantt_->opAt(e->position(), &flush);
         if (!op) {
-            QToolTip::hideText();
+            const int after = gantt_->syncAt(e->position());
+            if (after >= 0)
+                QToolTip::showText(e->globalPosition().toPoint(),
+                                   tr("<b>gradient sync</b> (data parallel) after flush %1 of %2<br>%3 ms exposed "
+                                      "(estimate)")
+                                       .arg(after + 1)
+                                       .arg(gantt_->flushes().count)
+                                       .arg(syncMs_, 0, 'f', 1),
+                                   plot_);
+            else QToolTip::hideText();
             return;
         }
         const char* what = op->kind == OpKind::Forward          ? "forward (F)"
@@ -140,8 +151,9 @@ void TimelineView::refresh() {
     // The step's flushes and reductions as the estimate prices them (an edit of the batch or dp
     // can change them under the same schedule).
     QString stepNote;
+    double syncMs = 0;
     const GanttPlottable::Flushes fl = sim.timeline ? flushesOf(a->estimate ? &*a->estimate : nullptr, *sim.timeline,
-                                                                true, 0, &stepNote)
+                                                                true, 0, &stepNote, &syncMs)
                                                     : GanttPlottable::Flushes{};
     const auto same = [](const GanttPlottable::Flushes& x, const GanttPlottable::Flushes& y) {
         return x.count == y.count && x.repeat == y.repeat && x.flush == y.flush && x.sync == y.sync &&
@@ -157,6 +169,7 @@ void TimelineView::refresh() {
     note_ = note;
     palette_ = pal;
     stepNote_ = stepNote;
+    if (!playback_) syncMs_ = syncMs;
     const auto& tl = sim.timeline;
     const QString problem = QString::fromStdString(sim.problem);
 
@@ -218,7 +231,7 @@ void TimelineView::setPlayback(const Timeline* estimated, const paraplan::estima
     playback_->makespan *= 1e3;
     gantt_->setTimeline(&*playback_);
     QString stepNote;
-    gantt_->setFlushes(flushesOf(priced, *playback_, false, 1e-3, &stepNote));
+    gantt_->setFlushes(flushesOf(priced, *playback_, false, 1e-3, &stepNote, &syncMs_));
     plot_->xAxis->setLabel(tr("time (ms, estimated)"));
     plot_->xAxis->setRange(0, gantt_->span() * 1.01);
     plot_->yAxis->setRange(gantt_->flushes().count > 1 ? -1.0 : -0.6, playback_->pp - 0.4);

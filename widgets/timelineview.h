@@ -61,7 +61,8 @@ private:
     std::shared_ptr<const PipelineSimulation> sim_;
     QString note_;
     QPalette palette_;
-    QString stepNote_;   // the step's flushes and reductions (the analysis's estimate)
+    QString stepNote_;    // the step's flushes and reductions (the analysis's estimate)
+    double syncMs_ = 0;   // one exposed gradient reduction, as priced
     std::optional<paraplan::schedule::Timeline> playback_;   // in ms
     QCPItemStraightLine* playhead_ = nullptr;
     double playheadS_ = -1;

@@ -123,6 +123,13 @@ private slots:
             QCOMPARE(syncAt(t, img, tl.makespan + sync / 2, 0), each);
             QVERIFY(syncAt(t, img, g->flushStart(7) + tl.makespan + sync / 2, 1));
             QVERIFY(!syncAt(t, img, tl.makespan / 2, 0));
+            // Hovering it names the flush it follows.
+            const auto at = [&](double time, double lane) {
+                return QPointF(t->plot()->xAxis->coordToPixel(time), t->plot()->yAxis->coordToPixel(lane));
+            };
+            QCOMPARE(g->syncAt(at(tl.makespan + sync / 2, 0)), each ? 0 : -1);
+            QCOMPARE(g->syncAt(at(g->flushStart(7) + tl.makespan + sync / 2, 1)), 7);
+            QCOMPARE(g->syncAt(at(tl.makespan / 2, 0)), -1);
             QVERIFY(t->summaryText().contains(each ? QStringLiteral("gradient sync 8 ×")
                                                    : QStringLiteral("gradient sync ")));
         }
