@@ -19,8 +19,8 @@ namespace {
 constexpr double kHalfLane = 0.4;   // a block fills 80% of its stage's lane
 constexpr double kHeader = -1.0;    // a step of several flushes: a row above stage 0 for their labels
 constexpr int kKinds = 4, kChunkShades = 4;
-// More blocks than this in view and the flushes after the first are stamped from an image of
-// it (on screen; vector exports draw every block).
+// More blocks than this in view (several flushes) and the flushes are stamped from an image of
+// a run of them at least kStampPx wide (on screen; vector exports draw every block).
 constexpr int kDetailBlocks = 8000;
 constexpr double kStampPx = 32;
 }   // namespace
