@@ -82,6 +82,7 @@ shot view-explain "${EX70[@]}" --view explain --grab-view --size 460x560
 shot view-diagnostics "${EX70[@]}" --set /layout/tp=3 --view diagnostics --grab-view --size 1400x290
 shot view-grid "${EX70[@]}" --view grid --grab-view --size 660x330 --colour pp --group tp --select-rank 9
 shot view-timeline "${EX8[@]}" --view timeline --grab-view --size 1200x360
+shot view-timeline-flushes "${EX70[@]}" --view timeline --grab-view --size 1200x360
 shot view-memory "${EX70[@]}" --view memory --grab-view --size 1200x420
 shot view-history "${EX70[@]}" --set /layout/tp=4 --set /layout/pp=8 --set /layout/zero_stage=0 \
      --view history --grab-view --size 420x120

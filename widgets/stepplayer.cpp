@@ -255,7 +255,7 @@ void StepPlayer::apply(Built b) {
     }
     t_ = std::clamp(t_, 0.0, playback_->step_s);
     if (showing_) {
-        if (timeline_) timeline_->setPlayback(&playback_->timeline);
+        if (timeline_) timeline_->setPlayback(&playback_->timeline, &playback_->estimate);
         update_views();
     } else {
         status_->setText(tr("One step of %1 ms: %2 ops, %3 collectives. Press play or drag the slider.")
@@ -270,7 +270,7 @@ void StepPlayer::show(bool on) {
     if (on == showing_) return;
     showing_ = on;
     if (on) {
-        if (timeline_ && playback_) timeline_->setPlayback(&playback_->timeline);
+        if (timeline_ && playback_) timeline_->setPlayback(&playback_->timeline, &playback_->estimate);
     } else {
         if (timeline_) timeline_->setPlayback(nullptr);
         if (canvas_) canvas_->clearLiveOverlay();

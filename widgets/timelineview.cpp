@@ -2,8 +2,8 @@
 
 #include "timelineview.h"
 #include "wording.h"
-#include "wording.h"
 
+#include "estimate/step_flushes.h"
 #include "ganttplottable.h"
 #include "projecteditor.h"
 #include "schedule/generate.h"
@@ -13,6 +13,7 @@
 #include "theme.h"
 #include "topology/rank_map.h"
 
+#include <QApplication>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -22,6 +23,41 @@
 #include <QVBoxLayout>
 
 using namespace paraplan::schedule;
+
+namespace {
+// How the step the estimate prices lays out the schedule drawn `tl`, in `tl`'s unit (`unit_s`
+// seconds; <= 0: relative, the reduction then keeps its share of a flush). One flush and no
+// reduction without an estimate of this schedule.
+GanttPlottable::Flushes flushesOf(const paraplan::estimate::Estimate* e, const Timeline& tl, bool repeat, double unit_s,
+                                  QString* note, double* sync_ms) {
+    GanttPlottable::Flushes fl;
+    note->clear();
+    *sync_ms = 0;
+    if (!e || tl.ops.empty() || (repeat && e->config.num_microbatches != tl.microbatches)) return fl;
+    const paraplan::estimate::StepFlushes sf = paraplan::estimate::step_flushes(*e);
+    if (sf.flush_s <= 0) return fl;
+    const double per_s = unit_s > 0 ? 1 / unit_s : tl.makespan / sf.flush_s;
+    fl.count = sf.flushes;
+    fl.repeat = repeat;
+    fl.flush = repeat ? 0 : sf.flush_s * per_s;
+    fl.sync = sf.sync_s * per_s;
+    fl.sync_each_flush = sf.sync_each_flush;
+    *sync_ms = sf.sync_s * 1e3;
+    if (sf.flushes == 1 && sf.sync_s <= 0) return fl;   // the schedule drawn is the whole step
+    const auto ms = [](double s) { return QString::number(s * 1e3, 'f', s < 1 ? 1 : 0); };
+    *note = sf.flushes > 1 ? QObject::tr("<b>%1 flushes</b> × %2 ms").arg(sf.flushes).arg(ms(sf.flush_s))
+                           : QObject::tr("1 flush of %1 ms").arg(ms(sf.flush_s));
+    if (sf.sync_s > 0) {
+        const QString mark = QStringLiteral("<span style='color:%1'>■</span> ")
+                                 .arg(GanttPlottable::syncColor(QApplication::palette()).name());
+        *note += sf.syncs > 1 ? QObject::tr(" + %1gradient sync %2 × %3 ms").arg(mark).arg(sf.syncs).arg(ms(sf.sync_s))
+                              : QObject::tr(" + %1gradient sync %2 ms").arg(mark, ms(sf.sync_s));
+    }
+    *note = QObject::tr("step (estimate): %1 = %2 ms, then the optimizer %3 ms")
+                .arg(*note, ms(sf.pipeline_s()), ms(sf.optimizer_s + sf.offload_s));
+    return fl;
+}
+}   // namespace
 
 TimelineView::TimelineView(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
     auto* outer = new QVBoxLayout(this);
@@ -63,23 +99,37 @@ TimelineView::TimelineView(ProjectEditor* editor, QWidget* parent) : QWidget(par
     });
     connect(exp, &QToolButton::clicked, this, &TimelineView::exportDialog);
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
-        const TimelineOp* op = gantt_->opAt(e->position());
+        int flush = 0;
+        const TimelineOp* op = gantt_->opAt(e->position(), &flush);
         if (!op) {
-            QToolTip::hideText();
+            const int after = gantt_->syncAt(e->position());
+            if (after >= 0)
+                QToolTip::showText(e->globalPosition().toPoint(),
+                                   tr("<b>gradient sync</b> (data parallel) after flush %1 of %2<br>%3 ms exposed "
+                                      "(estimate)")
+                                       .arg(after + 1)
+                                       .arg(gantt_->flushes().count)
+                                       .arg(syncMs_, 0, 'f', 1),
+                                   plot_);
+            else QToolTip::hideText();
             return;
         }
         const char* what = op->kind == OpKind::Forward          ? "forward (F)"
                            : op->kind == OpKind::BackwardInput  ? "backward for inputs (B)"
                            : op->kind == OpKind::BackwardWeight ? "backward for weights (W)"
                                                                 : "backward (B, input + weight)";
+        // A flush drawn from the first: its ops shifted along time, microbatches numbered on.
+        const auto& fl = gantt_->flushes();
+        const bool shifted = fl.repeat && fl.count > 1;
+        const double off = shifted ? gantt_->flushStart(flush) : 0;
+        const int mb = op->microbatch + (shifted && gantt_->timeline() ? flush * gantt_->timeline()->microbatches : 0);
+        QString where = tr("stage %1 · microbatch %2 · chunk %3").arg(op->stage).arg(mb).arg(op->chunk);
+        if (fl.count > 1) where += tr(" · flush %1 of %2").arg(flush + 1).arg(fl.count);
         QToolTip::showText(e->globalPosition().toPoint(),
-                           tr("<b>%1</b><br>stage %2 · microbatch %3 · chunk %4<br>%5 → %6 (%7)")
-                               .arg(QString::fromLatin1(what))
-                               .arg(op->stage)
-                               .arg(op->microbatch)
-                               .arg(op->chunk)
-                               .arg(op->start, 0, 'g', 4)
-                               .arg(op->end, 0, 'g', 4)
+                           tr("<b>%1</b><br>%2<br>%3 → %4 (%5)")
+                               .arg(QString::fromLatin1(what), where)
+                               .arg(op->start + off, 0, 'g', 4)
+                               .arg(op->end + off, 0, 'g', 4)
                                .arg(op->end - op->start, 0, 'g', 3),
                            plot_);
     });
@@ -98,17 +148,33 @@ void TimelineView::refresh() {
                    .arg(p.training.micro_batch_size)
                    .arg(sim.derived_dp);
     const QPalette pal = palette();
+    // The step's flushes and reductions as the estimate prices them (an edit of the batch or dp
+    // can change them under the same schedule).
+    QString stepNote;
+    double syncMs = 0;
+    const GanttPlottable::Flushes fl = sim.timeline ? flushesOf(a->estimate ? &*a->estimate : nullptr, *sim.timeline,
+                                                                true, 0, &stepNote, &syncMs)
+                                                    : GanttPlottable::Flushes{};
+    const auto same = [](const GanttPlottable::Flushes& x, const GanttPlottable::Flushes& y) {
+        return x.count == y.count && x.repeat == y.repeat && x.flush == y.flush && x.sync == y.sync &&
+               x.sync_each_flush == y.sync_each_flush;
+    };
     // The same simulation (an edit that left the schedule alone shares it), note and colours:
     // the chart already shows it, so it is not replotted (32,768 blocks at 64 stages x 256
     // microbatches).
-    if (!playback_ && a->pipeline == sim_ && note == note_ && pal == palette_) return;
+    if (!playback_ && a->pipeline == sim_ && note == note_ && pal == palette_ && same(fl, gantt_->flushes()) &&
+        stepNote == stepNote_)
+        return;
     sim_ = a->pipeline;
     note_ = note;
     palette_ = pal;
+    stepNote_ = stepNote;
+    if (!playback_) syncMs_ = syncMs;
     const auto& tl = sim.timeline;
     const QString problem = QString::fromStdString(sim.problem);
 
     gantt_->setTimeline(playback_ ? &*playback_ : tl ? &*tl : nullptr);
+    if (!playback_) gantt_->setFlushes(fl);
     plot_->setBackground(pal.color(QPalette::Base));
     for (QCPAxis* a : {plot_->xAxis, plot_->yAxis}) {
         a->setBasePen(QPen(pal.color(QPalette::WindowText)));
@@ -126,29 +192,30 @@ void TimelineView::refresh() {
         for (int s = 0; s < t.pp; ++s) ticker->addTick(s, tr("stage %1").arg(s));
         plot_->yAxis->setTicker(ticker);
         plot_->xAxis->setLabel(playback_ ? tr("time (ms, estimated)") : tr("time (one forward = 1)"));
-        plot_->xAxis->setRange(0, (playback_ ? playback_->makespan : t.makespan) * 1.01);
-        plot_->yAxis->setRange(-0.6, t.pp - 0.4);
+        plot_->xAxis->setRange(0, gantt_->span() * 1.01);
+        plot_->yAxis->setRange(gantt_->flushes().count > 1 ? -1.0 : -0.6, t.pp - 0.4);
         const QString f = GanttPlottable::opColor(OpKind::Forward, 0, pal).name();
         const QString b = GanttPlottable::opColor(OpKind::BackwardInput, 0, pal).name();
         const QString w = GanttPlottable::opColor(OpKind::BackwardWeight, 0, pal).name();
-        summary_->setText(tr("<b>%1</b> · pp %2 · %3 microbatches%4 · %5 · "
+        const QString microbatches =
+            (fl.count > 1 ? tr("%1 microbatches per flush") : tr("%1 microbatches")).arg(t.microbatches);
+        summary_->setText(tr("<b>%1</b> · pp %2 · %3%4 · %5 · "
                              "<b>bubble %6%</b> · peak in-flight %7 microbatches · "
                              "<span style='color:%8'>■ F</span> <span style='color:%9'>■ B</span> "
-                             "<span style='color:%10'>■ W</span> · shaded: idle")
+                             "<span style='color:%10'>■ W</span> · shaded: idle%11")
                               .arg(QString::fromStdString(t.schedule))
                               .arg(t.pp)
-                              .arg(t.microbatches)
-                              .arg(note, wording::count(t.chunks, tr("1 chunk"), tr("%1 chunks")))
+                              .arg(microbatches, note, wording::count(t.chunks, tr("1 chunk"), tr("%1 chunks")))
                               .arg(100.0 * t.bubble_fraction, 0, 'f', 1)
                               .arg(peak)
-                              .arg(f, b, w));
+                              .arg(f, b, w, stepNote.isEmpty() ? QString() : QStringLiteral("<br>") + stepNote));
     } else {
         summary_->setText(tr("<b>No timeline:</b> %1").arg(problem.toHtmlEscaped()));
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);   // drawn with the next frame, once
 }
 
-void TimelineView::setPlayback(const Timeline* estimated) {
+void TimelineView::setPlayback(const Timeline* estimated, const paraplan::estimate::Estimate* priced) {
     if (!estimated) {
         playback_.reset();
         setPlayhead(-1);
@@ -163,8 +230,11 @@ void TimelineView::setPlayback(const Timeline* estimated) {
     }
     playback_->makespan *= 1e3;
     gantt_->setTimeline(&*playback_);
+    QString stepNote;
+    gantt_->setFlushes(flushesOf(priced, *playback_, false, 1e-3, &stepNote, &syncMs_));
     plot_->xAxis->setLabel(tr("time (ms, estimated)"));
-    plot_->xAxis->setRange(0, playback_->makespan * 1.01);
+    plot_->xAxis->setRange(0, gantt_->span() * 1.01);
+    plot_->yAxis->setRange(gantt_->flushes().count > 1 ? -1.0 : -0.6, playback_->pp - 0.4);
     plot_->replot();
 }
 

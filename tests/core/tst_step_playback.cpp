@@ -9,6 +9,7 @@
 #include "estimate/estimate.h"
 #include "estimate/layers.h"
 #include "estimate/moe.h"
+#include "estimate/step_flushes.h"
 #include "estimate/step_playback.h"
 #include "project/project.h"
 #include "schedule/generate.h"
@@ -50,6 +51,8 @@ private slots:
     void expertBytesFromMoeModel_data();
     void expertBytesFromMoeModel();
     void events();
+    void stepFlushesMatchPlayback_data();
+    void stepFlushesMatchPlayback();
     void zero3SingleStage();
     void cancelStopsTheBuild();
 };
@@ -382,6 +385,56 @@ void TestStepPlayback::events() {
     // After the pipeline: the optimizer step on every stage.
     const ActiveSet a = active_at(pb, 0.5 * (pb.grad_sync_end_s + pb.optimizer_end_s));
     for (const auto& s : a.stages) QCOMPARE(s.activity, Activity::optimizer);
+}
+
+void TestStepPlayback::stepFlushesMatchPlayback_data() {
+    QTest::addColumn<std::string>("framework");
+    QTest::addColumn<int>("pp");
+    QTest::addColumn<int>("flushes");
+    QTest::addColumn<bool>("each");
+    // Llama 3.1 70B on 32 GPUs, tp 8, global 256: pp 4 leaves dp 1 (8 flushes of 32, nothing to
+    // reduce); pp 2 leaves dp 2 across the nodes (8 flushes of 16, the reduction exposed).
+    QTest::newRow("colossalai dp 1") << std::string("colossalai") << 4 << 8 << false;
+    QTest::newRow("colossalai dp 2") << std::string("colossalai") << 2 << 8 << false;
+    QTest::newRow("devicemesh dp 2") << std::string("devicemesh") << 2 << 8 << true;
+}
+
+// The step as the timeline draws it (step_flushes) is the step the estimate prices and the
+// playback plays: k flushes, the exposed reduction after each (DeviceMesh) or the last
+// (ColossalAI), then the optimizer.
+void TestStepPlayback::stepFlushesMatchPlayback() {
+    QFETCH(std::string, framework);
+    QFETCH(int, pp);
+    QFETCH(int, flushes);
+    QFETCH(bool, each);
+    Project p = load_example("llama3.1-70b-4nodes");
+    p.layout.framework = framework;
+    p.layout.pp = pp;
+    p.layout.num_microbatches = pp == 4 ? 32 : 16;
+    const StepPlayback pb = step_playback(p);
+    const Estimate& e = pb.estimate;
+    const StepFlushes sf = step_flushes(e);
+    QCOMPARE(sf.flushes, flushes);
+    QCOMPARE(sf.flushes, e.config.grad_accum_steps);
+    QCOMPARE(sf.sync_each_flush, each);
+    QCOMPARE(sf.syncs, each ? flushes : 1);
+    QCOMPARE(sf.flush_s, e.time.pipeline.makespan_s);
+    const double tol = 1e-9 * e.time.step_s;
+    QVERIFY(std::abs(sf.step_s() - e.time.step_s) <= tol);
+    if (pp == 4) QCOMPARE(sf.sync_s, 0.0);   // dp 1
+    else QVERIFY(sf.sync_s > 0.01 * sf.flush_s);
+    // The playback: the last flush ends where step_flushes puts it, the reductions after it.
+    QVERIFY(std::abs(pb.makespan_s - (sf.flush_start_s(flushes - 1) + sf.flush_s)) <= tol);
+    QVERIFY(std::abs(pb.grad_sync_end_s - sf.pipeline_s()) <= tol);
+    QVERIFY(std::abs(pb.step_s - sf.step_s()) <= tol);
+    // Its flush j starts at flush_start_s(j): stage 0's first op of each flush.
+    const auto& tl = pb.timeline;
+    const std::size_t per_flush = (tl.stage_begin[1] - tl.stage_begin[0]) / std::size_t(flushes);
+    for (int j = 0; j < flushes; ++j) {
+        const auto& first = tl.ops[tl.stage_begin[0] + std::size_t(j) * per_flush];
+        QVERIFY(std::abs(first.start - sf.flush_start_s(j)) <= tol);
+        QCOMPARE(sf.sync_after(j), each || j == flushes - 1);
+    }
 }
 
 void TestStepPlayback::zero3SingleStage() {
