@@ -137,10 +137,15 @@ void CompareView::clear() {
     recompute();
 }
 
+double CompareView::stepSpan(int i) const {
+    if (i < 0 || i >= int(timelines_.size()) || !timelines_[std::size_t(i)]) return 0;
+    const auto& sf = steps_[std::size_t(i)];
+    return sf.flushes * timelines_[std::size_t(i)]->makespan + sf.syncs * sf.sync_s;
+}
+
 double CompareView::timeAxisUpper() const {
     double upper = 0;
-    for (const auto& t : timelines_)
-        if (t) upper = std::max(upper, t->makespan);
+    for (int i = 0; i < int(timelines_.size()); ++i) upper = std::max(upper, stepSpan(i));
     return upper;
 }
 
@@ -154,13 +159,19 @@ QString CompareView::cellText(const QString& figure, int candidate) const {
 void CompareView::recompute() {
     cmp_ = {};
     timelines_.clear();
+    steps_.clear();
     if (!projects_.empty()) {
         std::vector<std::pair<std::string, paraplan::Project>> in;
         for (std::size_t i = 0; i < projects_.size(); ++i) in.emplace_back(names_[i].toStdString(), projects_[i]);
         cmp_ = paraplan::compare::compare_projects(in);
-        for (const auto& e : cmp_.entries)
+        for (const auto& e : cmp_.entries) {
             timelines_.push_back(e.report.estimate ? paraplan::compare::step_timeline(*e.report.estimate)
                                                    : std::nullopt);
+            // The flush simulated is the estimate's (the same schedule and costs): its step repeats it.
+            steps_.push_back(e.report.estimate && timelines_.back()
+                                 ? paraplan::estimate::step_flushes(*e.report.estimate)
+                                 : paraplan::estimate::StepFlushes{});
+        }
     }
     hint_->setText(count() < 2 ? tr("Add two or more layouts: the open project (after each change you want to keep), "
                                     "project files, or rows of the Planner (select rows, then Compare).")
@@ -361,9 +372,16 @@ void CompareView::fillTimelines() {
         if (timelines_[i]) {
             auto* g = new GanttPlottable(x, y);
             g->setTimeline(&*timelines_[i]);
-            y->setRange(-0.5, timelines_[i]->pp - 0.5);
+            const auto& sf = steps_[i];
+            GanttPlottable::Flushes fl;   // the one flush drawn k times, seconds
+            fl.count = sf.flushes;
+            fl.sync = sf.sync_s;
+            fl.sync_each_flush = sf.sync_each_flush;
+            g->setFlushes(fl);
+            y->setRange(fl.count > 1 ? -1.0 : -0.5, timelines_[i]->pp - 0.5);   // room for the flush labels
         }
-        // One time axis: every candidate on the same scale, 0 to the slowest step's pipeline.
+        // One time axis: every candidate on the same scale, 0 to the slowest step's flushes and
+        // reductions (the optimizer is not drawn, as in the Timeline view).
         x->setRange(0, upper > 0 ? upper * 1.02 : 1);
     }
     for (std::size_t i = 1; i < rects.size(); ++i)

@@ -3,8 +3,11 @@
 // planner rows). One column per candidate with the figures `paraplan-cli compare` prints
 // (core/compare: memory per stage, step-time breakdown, MFU, tokens/s, bubble, time to
 // train), the differences against the first candidate (knobs, process groups that change
-// or now cross nodes) and every candidate's simulated step on one time axis.
+// or now cross nodes) and every candidate's simulated step on one time axis: the whole step
+// as the estimate prices it, its k pipeline flushes back to back with the gradient reductions
+// (estimate/step_flushes.h), as the Timeline view draws it.
 #include "compare/compare.h"
+#include "estimate/step_flushes.h"
 
 #include <QWidget>
 
@@ -39,9 +42,13 @@ public:
     QCustomPlot* plot() const { return plot_; }
     // The table cell of a figure ("step_s", "mfu", "peak_gib", "memory_stage_0", ...) for a candidate.
     QString cellText(const QString& figure, int candidate) const;
-    // The simulated step of each candidate (nullopt where it cannot be simulated), seconds.
+    // The simulated pipeline flush of each candidate (nullopt where it cannot be simulated), seconds.
     const std::vector<std::optional<paraplan::schedule::Timeline>>& timelines() const { return timelines_; }
-    double timeAxisUpper() const;   // the shared time axis' upper bound, seconds
+    // Each candidate's flushes and reductions in its step (one flush where there is no estimate).
+    const std::vector<paraplan::estimate::StepFlushes>& steps() const { return steps_; }
+    // Where candidate i's drawn step ends: its k flushes and reductions, seconds (0: no timeline).
+    double stepSpan(int i) const;
+    double timeAxisUpper() const;   // the shared time axis' upper bound (the longest span), seconds
 
     static constexpr int kMaxCandidates = 8;
 
@@ -59,6 +66,7 @@ private:
     std::vector<paraplan::Project> projects_;
     paraplan::compare::Comparison cmp_;
     std::vector<std::optional<paraplan::schedule::Timeline>> timelines_;
+    std::vector<paraplan::estimate::StepFlushes> steps_;
     QLabel* hint_;
     QTableWidget* table_;
     QTreeWidget* diffs_;

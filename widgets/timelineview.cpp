@@ -284,9 +284,16 @@ bool TimelineView::exportTo(const QString& path, QString* error) {
             if (error) *error = tr("there is no timeline to export");
             return false;
         }
+        // The whole step as drawn: the flushes and reductions the estimate prices (core lays them out).
+        paraplan::estimate::StepLayout step;
+        step.timeline = *tl;
+        const auto a = editor_->analysis();
+        if (a->estimate && a->estimate->config.num_microbatches == tl->microbatches)
+            step = paraplan::estimate::lay_out_step(paraplan::estimate::step_flushes(*a->estimate), *tl);
         QFile f(path);
         ok = f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
-             f.write(QByteArray::fromStdString(to_chrome_trace(*tl, 1000.0).dump())) >= 0;
+             f.write(QByteArray::fromStdString(
+                 to_chrome_trace(step.timeline, 1000.0, step.flushes, step.grad_syncs).dump())) >= 0;
     } else {
         if (error) *error = tr("unknown export format \"%1\" (png, svg, pdf or json)").arg(ext);
         return false;

@@ -6,6 +6,10 @@
 // CPU offload. The views that draw a step in time (the pipeline timeline) take the flush
 // count, the flush length and where the reductions fall from here.
 #include "estimate/estimate.h"
+#include "schedule/timeline.h"
+
+#include <utility>
+#include <vector>
 
 namespace paraplan::estimate {
 
@@ -28,5 +32,21 @@ struct StepFlushes {
 };
 
 StepFlushes step_flushes(const Estimate& e);
+
+// A step of k pipeline flushes: the flush's ops k times, back to back, `gap` apart (the
+// gradient reduction a framework exposes after every flush), microbatches numbered on across
+// flushes. Per stage the ops stay in order.
+schedule::Timeline repeat_flushes(const schedule::Timeline& one, int k, double gap);
+
+// The step `sf` laid over one simulated flush `one`, in `one`'s unit (one.makespan per flush_s:
+// a reduction keeps its share of a flush, as in a relative schedule): the k flushes back to
+// back and where each gradient reduction falls ([start, end), after flush j at
+// flush_start(j) + flush). One flush and no reduction when `one` has no ops or sf no flush time.
+struct StepLayout {
+    int flushes = 1;
+    schedule::Timeline timeline;
+    std::vector<std::pair<double, double>> grad_syncs;   // after every flush, or one after the last
+};
+StepLayout lay_out_step(const StepFlushes& sf, const schedule::Timeline& one);
 
 }   // namespace paraplan::estimate

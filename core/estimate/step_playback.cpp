@@ -4,6 +4,7 @@
 
 #include "estimate/comm.h"
 #include "estimate/simulated_pipeline.h"
+#include "estimate/step_flushes.h"
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
 
@@ -114,39 +115,6 @@ schedule::Timeline single_stage(int m, const StageCost& c) {
     st.busy = t;
     st.last_end = t;
     tl.stages.push_back(st);
-    return tl;
-}
-
-// A step of k pipeline flushes (gradient accumulation, Config::grad_accum_steps): the flush's
-// ops k times, back to back, `gap` apart (the gradient reduction a framework exposes after
-// every flush), microbatches numbered on across flushes. Per stage the ops stay in order.
-schedule::Timeline repeat_flushes(const schedule::Timeline& one, int k, double gap) {
-    schedule::Timeline tl = one;
-    const double every = one.makespan + gap;
-    const int pp = int(one.stages.size());
-    tl.microbatches = one.microbatches * k;
-    tl.makespan = k * one.makespan + (k - 1) * gap;
-    tl.ops.clear();
-    tl.stage_begin.clear();
-    for (int st = 0; st < pp; ++st) {
-        tl.stage_begin.push_back(tl.ops.size());
-        for (int j = 0; j < k; ++j)
-            for (std::size_t i = one.stage_begin[std::size_t(st)]; i < one.stage_begin[std::size_t(st) + 1]; ++i) {
-                schedule::TimelineOp op = one.ops[i];
-                op.start += j * every;
-                op.end += j * every;
-                op.microbatch += j * one.microbatches;
-                tl.ops.push_back(op);
-            }
-        schedule::StageStats& x = tl.stages[std::size_t(st)];
-        x.busy = k * one.stages[std::size_t(st)].busy;
-        x.bubble = tl.makespan - x.busy;
-        x.last_end += (k - 1) * every;
-    }
-    tl.stage_begin.push_back(tl.ops.size());
-    double busy = 0;
-    for (const auto& x : tl.stages) busy += x.busy;
-    if (pp > 0 && tl.makespan > 0) tl.bubble_fraction = 1 - busy / (pp * tl.makespan);
     return tl;
 }
 

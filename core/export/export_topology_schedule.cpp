@@ -1,11 +1,15 @@
 // layout-json (the rank map and every group, the `paraplan-cli groups --json` shape,
 // from core/topology) and trace / pipeline-csv (the pipeline timeline as a
-// Perfetto/Chrome trace and as PyTorch's schedule CSV, from core/schedule).
+// Perfetto/Chrome trace and as PyTorch's schedule CSV, from core/schedule). The trace is the
+// whole step as the estimate prices it (core/estimate/step_flushes.h): its k flushes back to
+// back with the gradient reductions where the estimate places them.
 #include "export/export.h"
 #include "export/export_common.h"
 
+#include <exception>
 #include <optional>
 
+#include "estimate/step_flushes.h"
 #include "schedule/generate.h"
 #include "schedule/pytorch_csv.h"
 #include "schedule/simulate.h"
@@ -45,7 +49,22 @@ FormatOutput export_trace(const Project& p, const ExportOptions&) {
     // Unit costs (F = B = W = 1 ms): the order and the bubbles, not a time estimate.
     const schedule::SimulationResult sim = schedule::simulate(*s, schedule::SimConfig{});
     out.findings.insert(out.findings.end(), sim.diagnostics.begin(), sim.diagnostics.end());
-    out.files["trace.json"] = {schedule::to_chrome_trace(sim.timeline, 1000.0).dump(1) + "\n", FileSyntax::Json};
+    // The flushes and reductions of the step the estimate prices, in the same unit (a reduction
+    // keeps its share of a flush); one flush where the estimate cannot be had.
+    estimate::StepLayout step;
+    step.timeline = sim.timeline;
+    try {
+        const estimate::Estimate e = estimate::estimate_project(p);
+        if (e.config.num_microbatches == sim.timeline.microbatches)
+            step = estimate::lay_out_step(estimate::step_flushes(e), sim.timeline);
+    } catch (const std::exception& ex) {
+        out.findings.push_back(exportutil::finding(
+            Severity::Info, "export.trace_one_flush",
+            std::string("trace: one pipeline flush, no estimate of the step: ") + ex.what(), {"/layout"}));
+    }
+    out.files["trace.json"] = {
+        schedule::to_chrome_trace(step.timeline, 1000.0, step.flushes, step.grad_syncs).dump(1) + "\n",
+        FileSyntax::Json};
     return out;
 }
 

@@ -17,7 +17,8 @@ const char* category(OpKind k) {
 
 }   // namespace
 
-nlohmann::ordered_json to_chrome_trace(const Timeline& tl, double us_per_unit) {
+nlohmann::ordered_json to_chrome_trace(const Timeline& tl, double us_per_unit, int flushes,
+                                       const std::vector<std::pair<double, double>>& grad_syncs) {
     auto events = nlohmann::ordered_json::array();
     for (int s = 0; s < tl.pp; ++s) {
         events.push_back({{"name", "process_name"},
@@ -36,6 +37,18 @@ nlohmann::ordered_json to_chrome_trace(const Timeline& tl, double us_per_unit) {
             events.push_back(
                 {{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", s}, {"tid", c}, {"args", {{"sort_index", c}}}});
         }
+        if (!grad_syncs.empty()) {
+            events.push_back({{"name", "thread_name"},
+                              {"ph", "M"},
+                              {"pid", s},
+                              {"tid", tl.chunks},
+                              {"args", {{"name", "gradient sync"}}}});
+            events.push_back({{"name", "thread_sort_index"},
+                              {"ph", "M"},
+                              {"pid", s},
+                              {"tid", tl.chunks},
+                              {"args", {{"sort_index", tl.chunks}}}});
+        }
     }
     for (const auto& o : tl.ops) {
         nlohmann::ordered_json e;
@@ -52,6 +65,19 @@ nlohmann::ordered_json to_chrome_trace(const Timeline& tl, double us_per_unit) {
         e["args"] = std::move(args);
         events.push_back(std::move(e));
     }
+    const bool each = int(grad_syncs.size()) == flushes;
+    for (int s = 0; s < tl.pp; ++s)
+        for (std::size_t i = 0; i < grad_syncs.size(); ++i) {
+            const auto& [start, end] = grad_syncs[i];
+            events.push_back({{"name", "grad sync"},
+                              {"cat", "grad_sync"},
+                              {"ph", "X"},
+                              {"ts", start * us_per_unit},
+                              {"dur", (end - start) * us_per_unit},
+                              {"pid", s},
+                              {"tid", tl.chunks},
+                              {"args", {{"after_flush", each ? int(i) + 1 : flushes}, {"stage", s}}}});
+        }
     nlohmann::ordered_json j;
     j["traceEvents"] = std::move(events);
     j["displayTimeUnit"] = "ms";
@@ -63,6 +89,11 @@ nlohmann::ordered_json to_chrome_trace(const Timeline& tl, double us_per_unit) {
                       {"us_per_unit", us_per_unit},
                       {"makespan", tl.makespan},
                       {"bubble_fraction", tl.bubble_fraction}};
+    if (flushes > 1 || !grad_syncs.empty()) {
+        j["otherData"]["flushes"] = flushes;
+        j["otherData"]["grad_syncs"] = grad_syncs.size();
+        if (!grad_syncs.empty()) j["otherData"]["step_end"] = grad_syncs.back().second;
+    }
     return j;
 }
 

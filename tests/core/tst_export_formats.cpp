@@ -2,6 +2,7 @@
 // rewrites them), every file parsed by its own language's parser, and the values
 // read back from the parsed files compared with the layout.
 #include "catalog/catalog.h"
+#include "estimate/step_flushes.h"
 #include "export/export.h"
 #include "export_test_util.h"
 #include "project/project.h"
@@ -806,6 +807,92 @@ private slots:
         QCOMPARE(static_cast<int>(std::count(csv.begin(), csv.end(), '\n')), 2);   // one row per rank
         QVERIFY(csv.find("0F0") != std::string::npos);
         QVERIFY(csv.find("1B7") != std::string::npos);
+    }
+
+    // The trace is the whole step as the estimate prices it: the 70B example's 8 flushes (global
+    // batch 256 / (microbatch 1 x dp 1 x 32 microbatches)) back to back, each the one-flush
+    // trace's ops shifted by a flush, the gradient reductions where the estimate places them.
+    void traceWholeStep() {
+        const Project p = example("llama3.1-70b-4nodes");
+        Project one = p;
+        one.training.global_batch_size = 32;   // the same 32 microbatches, one flush
+        const auto sf = estimate::step_flushes(estimate::estimate_project(p));
+        QCOMPARE(sf.flushes, 8);
+        QCOMPARE(estimate::step_flushes(estimate::estimate_project(one)).flushes, 1);
+        const auto trace = [](const Project& q) {
+            return nlohmann::json::parse(export_project(q, "trace").files.at("trace.json").content);
+        };
+        const auto j8 = trace(p), j1 = trace(one);
+        const auto forwards = [](const nlohmann::json& j, int pid) {
+            int n = 0;
+            for (const auto& e : j["traceEvents"]) n += e["ph"] == "X" && e["cat"] == "forward" && e["pid"] == pid;
+            return n;
+        };
+        const auto last_end = [](const nlohmann::json& j) {
+            double end = 0;
+            for (const auto& e : j["traceEvents"])
+                if (e["ph"] == "X") end = std::max(end, e["ts"].get<double>() + e["dur"].get<double>());
+            return end;
+        };
+        QCOMPARE(forwards(j1, 0), 32);
+        QCOMPARE(forwards(j8, 0), 8 * forwards(j1, 0));
+        QCOMPARE(forwards(j8, 3), 8 * 32);
+        QCOMPARE(j8["otherData"]["flushes"].get<int>(), 8);
+        // The trace's unit is one op (1 ms): its step ends where the estimate's pipeline does, the
+        // step time less the optimizer and offload, in flushes of the one-flush trace.
+        const double flush = last_end(j1);
+        QVERIFY(flush > 0);
+        QVERIFY(qAbs(last_end(j8) - flush * sf.pipeline_s() / sf.flush_s) < 1e-9 * last_end(j8));
+        const double step = estimate::estimate_project(p).time.step_s;
+        QVERIFY(qAbs(last_end(j8) / flush * sf.flush_s - (step - sf.optimizer_s - sf.offload_s)) < 1e-9 * step);
+        // Flush 2 (0-based) repeats flush 0 shifted by two flushes, microbatches numbered on.
+        bool found = false;
+        for (const auto& e : j8["traceEvents"])
+            found = found || (e["ph"] == "X" && e["pid"] == 1 && e["name"] == "F64" &&
+                              qAbs(e["ts"].get<double>() - 2 * flush - 1000.0) < 1e-6);   // F0 of stage 1 at 1 ms
+        QVERIFY(found);
+
+        // Data parallel 2 (tp 8, pp 2) over a 10 Gbit/s network, where the reduction is exposed: 4
+        // flushes and a reduction after each one (PyTorch DeviceMesh, grad_sync_each_flush) or one
+        // after the last (ColossalAI).
+        for (const bool each : {true, false}) {
+            Project q = p;
+            q.layout.tp = 8;
+            q.layout.pp = 2;
+            q.cluster.network.inter_node_gbps = 10;
+            q.layout.framework = each ? "devicemesh" : "colossalai";
+            const auto e = estimate::estimate_project(q);
+            QCOMPARE(e.config.grad_sync_each_flush, each);
+            const auto qf = estimate::step_flushes(e);
+            QCOMPARE(qf.flushes, 4);
+            QVERIFY(qf.sync_s > 0);
+            const auto jq = trace(q);
+            std::vector<std::pair<double, double>> syncs;   // stage 0's [ts, ts + dur)
+            int sync_slices = 0;
+            double flush_end = 0;   // the first flush's last op (microbatches 0..31)
+            for (const auto& x : jq["traceEvents"]) {
+                if (x["ph"] != "X") continue;
+                if (x["cat"] == "grad_sync") {
+                    ++sync_slices;
+                    if (x["pid"] == 0)
+                        syncs.emplace_back(x["ts"].get<double>(), x["ts"].get<double>() + x["dur"].get<double>());
+                } else if (x["args"]["microbatch"].get<int>() < 32) {
+                    flush_end = std::max(flush_end, x["ts"].get<double>() + x["dur"].get<double>());
+                }
+            }
+            QCOMPARE(int(syncs.size()), each ? 4 : 1);
+            QCOMPARE(sync_slices, int(syncs.size()) * q.layout.pp);
+            // In the trace's unit a reduction keeps its share of a flush, and sits where the
+            // estimate places it: at the end of its flush, the next flush after it.
+            const double d = flush_end * qf.sync_s / qf.flush_s;
+            for (std::size_t i = 0; i < syncs.size(); ++i) {
+                const double start = each ? i * (flush_end + d) + flush_end : 4 * flush_end;
+                QVERIFY2(qAbs(syncs[i].first - start) < 1e-6 * start, qPrintable(QString::number(i)));
+                QVERIFY(qAbs(syncs[i].second - syncs[i].first - d) < 1e-6 * d);
+            }
+            QVERIFY(qAbs(last_end(jq) - flush_end * qf.pipeline_s() / qf.flush_s) < 1e-6 * last_end(jq));
+            QCOMPARE(last_end(jq), syncs.back().second);
+        }
     }
 
     // torchtitan has no built-in schedule for ZB-H1/ZB-H2: the export writes

@@ -6,6 +6,7 @@
 #include "compare/compare.h"
 #include "compareview.h"
 #include "estimate/estimate.h"
+#include "ganttplottable.h"
 #include "guitest.h"
 #include "lessonpanel.h"
 #include "lessons/lesson.h"
@@ -141,11 +142,34 @@ private slots:
         QVERIFY(tls[0] && tls[1]);
         QCOMPARE(tls[0]->pp, 4);
         QCOMPARE(tls[1]->pp, 2);
-        QCOMPARE(c->timeAxisUpper(), std::max(tls[0]->makespan, tls[1]->makespan));
-        // The pipeline the estimate's bubble comes from: makespan = compute + bubble of the step.
+        // The pipeline the estimate's bubble comes from: makespan = compute + bubble of one flush.
         QVERIFY(qAbs(tls[0]->makespan - ea.time.pipeline.makespan_s) < 1e-9 * ea.time.pipeline.makespan_s);
+        // Each row spans the whole step as the estimate prices it: 8 flushes (global batch 256 /
+        // 32 microbatches of 1, dp 1) and the reductions, the step less the optimizer.
+        for (int i = 0; i < 2; ++i) {
+            const auto& e = i == 0 ? ea : eb;
+            QCOMPARE(c->steps()[std::size_t(i)].flushes, 8);
+            const double pipeline = e.time.step_s - e.time.optimizer_s - e.time.offload_s;
+            QVERIFY2(qAbs(c->stepSpan(i) - pipeline) < 1e-9 * pipeline, qPrintable(QString::number(c->stepSpan(i))));
+            QVERIFY(c->stepSpan(i) > 7.9 * tls[std::size_t(i)]->makespan);
+        }
+        QCOMPARE(c->timeAxisUpper(), std::max(c->stepSpan(0), c->stepSpan(1)));
         const auto rects = c->plot()->axisRects();
         QCOMPARE(rects.size(), 2);
+        QVERIFY(rects[0]->axis(QCPAxis::atBottom)->range().upper >= c->timeAxisUpper());
+        // The 70B row draws its 8 flushes: every forward of stage 0, 8 x 32.
+        GanttPlottable* g0 = nullptr;
+        for (int i = 0; i < c->plot()->plottableCount(); ++i)
+            if (auto* g = qobject_cast<GanttPlottable*>(c->plot()->plottable(i));
+                g && g->keyAxis()->axisRect() == rects[0])
+                g0 = g;
+        QVERIFY(g0);
+        QCOMPARE(g0->flushes().count, 8);
+        QVERIFY(qAbs(g0->span() - c->stepSpan(0)) < 1e-9 * c->stepSpan(0));
+        c->resize(1200, 700);
+        c->plot()->setGeometry(0, 0, 1200, 500);
+        c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(g0->lastDrawnForwards(0), 8 * 32);
         QCOMPARE(rects[0]->axis(QCPAxis::atBottom)->range(), rects[1]->axis(QCPAxis::atBottom)->range());
         rects[0]->axis(QCPAxis::atBottom)->setRange(0, tls[0]->makespan / 2);   // zoom one: both follow
         QCOMPARE(rects[1]->axis(QCPAxis::atBottom)->range().upper, tls[0]->makespan / 2);

@@ -12,6 +12,10 @@
 #include "stepplayer.h"
 #include "timelineview.h"
 
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using paraplan::estimate::StepFlushes;
@@ -75,6 +79,25 @@ private slots:
         QVERIFY(g->lastFlushLabels().contains(QStringLiteral("flush 8 of 8")));
         QVERIFY(t->summaryText().contains(QStringLiteral("<b>8 flushes</b>")));
         QVERIFY(t->summaryText().contains(QStringLiteral("32 microbatches per flush")));
+        // Its Perfetto trace is the step as drawn: 8 x 32 forward slices on stage 0, the last slice
+        // ending at the drawn span (one forward = 1 ms).
+        const QString trace = tmp_.filePath(QStringLiteral("eight.json"));
+        QString err;
+        QVERIFY2(t->exportTo(trace, &err), qPrintable(err));
+        QFile f(trace);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        int forwards = 0;
+        double end = 0;
+        for (const QJsonValue v :
+             QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("traceEvents")).toArray()) {
+            const QJsonObject e = v.toObject();
+            if (e.value(QStringLiteral("ph")).toString() != QLatin1String("X")) continue;
+            forwards += e.value(QStringLiteral("pid")).toInt() == 0 &&
+                        e.value(QStringLiteral("cat")).toString() == QLatin1String("forward");
+            end = std::max(end, e.value(QStringLiteral("ts")).toDouble() + e.value(QStringLiteral("dur")).toDouble());
+        }
+        QCOMPARE(forwards, 8 * 32);
+        QVERIFY(std::abs(end - 1000 * g->span()) < 1e-6 * end);
         // Hovering flush 3 finds its op: the first flush's, in flush index 2 (microbatch 2 x 32 on).
         const auto& op = tl.ops.front();
         const double at = g->flushStart(2) + (op.start + op.end) / 2;
