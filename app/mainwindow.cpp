@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "appsettings.h"
+#include "dialogfocus.h"
 #include "catalog/hf_import.h"
 #include "export/import.h"
 #include "clustercanvas.h"
@@ -44,7 +45,6 @@
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QPainter>
-#include <QPointer>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -294,6 +294,9 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     recovery_->start();
     // Window keys (undo, redo, export, ...) work while a text field has focus (see eventFilter).
     qApp->installEventFilter(this);
+    // Every modal dialog, closed, gives back the activation and focus it took (no window manager
+    // may do it): the window keys work again at once.
+    DialogFocusReturn::install();
 }
 
 MainWindow::~MainWindow() {
@@ -867,16 +870,7 @@ bool MainWindow::exportPicture(const QString& view, const QString& path, QString
 ExportDialog* MainWindow::exportDialog() {
     auto* d = new ExportDialog(doc_, this);   // its Fix buttons edit this project
     d->setAttribute(Qt::WA_DeleteOnClose);
-    // Closed, the dialog hands the keys back: without a window manager nothing re-activates this
-    // window (the X focus falls back to the root), so Ctrl+E and the other window keys did nothing
-    // until the window was clicked. The widget focused before gets its focus back.
-    QPointer<QWidget> focused = QApplication::focusWidget();
-    connect(d, &QDialog::finished, this, [this, focused] {
-        raise();
-        activateWindow();
-        if (focused && focused->window() == this) focused->setFocus(Qt::ActiveWindowFocusReason);
-    });
-    d->open();
+    d->open();   // closed, it gives this window its activation and focus back (DialogFocusReturn)
     return d;
 }
 
