@@ -1,5 +1,7 @@
 #pragma once
 // The machines a job runs on: nodes with GPUs, and the network between them.
+#include "util/cow_vector.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -38,12 +40,14 @@ struct GpuSlot {
     bool operator==(const GpuSlot&) const = default;
 };
 
+// nodes and rank_order are copy-on-write: copies of a Cluster (each undo state, each fix the
+// rules try, each worker's snapshot) share them until one side writes (see util/cow_vector.h).
 struct Cluster {
-    std::vector<Node> nodes;
+    CowVector<Node> nodes;
     Network network;
     // Optional explicit rank order from the canvas: rank_order[r] is where rank r
     // runs. Empty: ranks fill nodes in order (node 0 local 0..g-1, node 1, ...).
-    std::vector<GpuSlot> rank_order;
+    CowVector<GpuSlot> rank_order;
     bool short_form = false;   // loaded from {"gpu","nodes":N,"gpus_per_node"}; saved the same way if still uniform
 
     int world_size() const;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <set>
 
 namespace paraplan::rules {
@@ -63,39 +62,24 @@ void add_fixes(Diagnostic& d, RuleFn fn, const Project& p, const std::vector<Fix
     std::set<std::string> seen;
     std::vector<Fix> clean, other;
     std::size_t examined = 0;
-    // One copy of the project for all candidates, each applied to it and then undone: a copy
-    // per candidate copied every node of the cluster (at 131,072 GPUs most of validate()'s time).
-    std::optional<Project> q;
     for (const auto& c : candidates) {
         if (clean.size() >= max || examined >= 400) break;
         if (!seen.insert(to_json(c)["changes"].dump()).second) continue;
         ++examined;
-        if (!q) q = p;
-        bool applied = true;
+        // A copy per candidate: the cluster's nodes and rank order are shared with p until the
+        // fix writes them (copy-on-write), so this costs the layout and training, not 16,384 nodes.
+        Project q = p;
         try {
-            apply_fix(*q, c);
+            apply_fix(q, c);
         } catch (const std::exception&) {
-            applied = false;
+            continue;
         }
-        if (applied && !fires(fn, *q, d.rule)) {
-            // Prefer fixes that break no rule the project passed before.
-            bool adds_error = false;
-            for (const auto& r : error_rules(*q))
-                if (!before.count(r)) adds_error = true;
-            (adds_error ? other : clean).push_back(c);
-        }
-        // Undone: a fix changes only layout and training fields and the GPUs of nodes.
-        q->layout = p.layout;
-        q->training = p.training;
-        for (const auto& ch : c.changes) {
-            if (ch.field.rfind("/cluster/", 0) != 0) continue;
-            try {
-                set_field(*q, ch.field, get_field(p, ch.field));
-            } catch (const std::exception&) {
-                // not a field of p: applying it failed before changing anything
-            }
-        }
-        q->cluster.short_form = p.cluster.short_form;
+        if (fires(fn, q, d.rule)) continue;
+        // Prefer fixes that break no rule the project passed before.
+        bool adds_error = false;
+        for (const auto& r : error_rules(q))
+            if (!before.count(r)) adds_error = true;
+        (adds_error ? other : clean).push_back(c);
     }
     for (auto& f : clean) d.fixes.push_back(std::move(f));
     for (auto& f : other)

@@ -1,6 +1,7 @@
 // Undo at scale: on 131,072 GPUs (16,384 nodes) an edit that leaves the cluster alone adds
 // well under 1 MB to the undo history (the snapshots share one cluster), and undo/redo still
-// restore each project exactly, including a step that does change the cluster.
+// restore each project exactly, including a step that does change the cluster. The nodes are
+// copy-on-write (core/util/cow_vector.h): every state reads the one copy of them.
 #include "project/project.h"
 #include "projectdocument.h"
 #include "scale_project.h"
@@ -61,6 +62,9 @@ private slots:
         const double perStep = (double(after) - double(before)) / steps;
         qInfo("heap per undo step at 131,072 GPUs: %.1f KiB", perStep / 1024.0);
         QCOMPARE(doc.historyClusters(), 0);   // every state shares the one cluster
+        // ... and the open project its nodes with the project it was opened from: no edit or undo
+        // state copied the 16,384 nodes (they are copy-on-write).
+        QVERIFY(doc.project().cluster.nodes.shares_with(start.cluster.nodes));
         QVERIFY2(perStep < 1024.0 * 1024.0, qPrintable(QStringLiteral("%1 bytes per step").arg(perStep)));
 
         // Undo walks back through every project exactly; redo forward again.
@@ -74,6 +78,7 @@ private slots:
             QCOMPARE(fields(doc.project()), seen[std::size_t(i)]);
             QVERIFY(doc.project().cluster == start.cluster);
         }
+        QVERIFY(doc.project().cluster.nodes.shares_with(start.cluster.nodes));
     }
 
     void clusterEditIsUndoneExactly() {
