@@ -73,12 +73,13 @@ QColor ClusterOverviewItem::aggregate(const CanvasTiles& t, int first, int end) 
     if (t.heat) {
         static const HeatCell noSample;
         return meanHeat(end - first, [&](int i) {
-            const HeatCell* h = t.heat->cell(t.rank[static_cast<std::size_t>(first + i)]);
+            const HeatCell* h = t.heat->cell(t.rank[static_cast<std::size_t>(first) + static_cast<std::size_t>(i)]);
             return h ? h : &noSample;
         });
     }
-    return majority(end - first,
-                    [&](int i) -> const QColor& { return colourOf(t, static_cast<std::size_t>(first + i)); });
+    return majority(end - first, [&](int i) -> const QColor& {
+        return colourOf(t, static_cast<std::size_t>(first) + static_cast<std::size_t>(i));
+    });
 }
 
 ClusterOverviewItem::ClusterOverviewItem(const CanvasTiles* tiles) : tiles_(tiles) {

@@ -28,8 +28,10 @@ QIcon chipIcon(int gpus, const QColor& c) {
         p.setBrush(Qt::NoBrush);
         p.drawRoundedRect(QRectF(1.5, 5.5, 29, 21), 3, 3);
         const int cols = 4, rows = (gpus + cols - 1) / cols;
-        for (int i = 0; i < gpus; ++i)
-            p.fillRect(QRectF(4 + (i % cols) * 6.4, 8 + (i / cols) * (16.0 / rows), 5, 16.0 / rows - 1.5), c);
+        for (int i = 0; i < gpus; ++i) {
+            const int row = i / cols, col = i % cols;
+            p.fillRect(QRectF(4 + col * 6.4, 8 + row * (16.0 / rows), 5, 16.0 / rows - 1.5), c);
+        }
     }
     return QIcon(pm);
 }
