@@ -1,5 +1,6 @@
 #include "telemetry/telemetry_store.h"
 
+#include <cstdio>
 #include <cmath>
 
 namespace paraplan::runtime {
@@ -63,6 +64,16 @@ std::optional<double> TelemetryStore::group_utilization(const std::vector<int>& 
     return sum / n;
 }
 
+namespace {
+// A whole number of MiB as text, for any double a GPU tool may report (a cast to an integer type
+// is undefined beyond its range; fuzz_smi_stream found 7.7e78).
+std::string mib_text(double mib) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", mib);
+    return buf;
+}
+}   // namespace
+
 std::vector<TelemetryFlag> TelemetryStore::flags(std::optional<double> expected_mib,
                                                  const std::map<std::string, std::vector<std::vector<int>>>& groups,
                                                  double idle_pct, double busy_pct, std::size_t window) const {
@@ -74,8 +85,8 @@ std::vector<TelemetryFlag> TelemetryStore::flags(std::optional<double> expected_
             out.push_back({"memory_above_expected", s.node, s.gpu, s.rank,
                            "GPU " + std::to_string(s.gpu) + " on " + node_names_[static_cast<std::size_t>(s.node)] +
                                (s.rank >= 0 ? " (rank " + std::to_string(s.rank) + ")" : std::string()) + " uses " +
-                               std::to_string(static_cast<long long>(*last.memory_used_mib)) + " MiB, more than the " +
-                               std::to_string(static_cast<long long>(*expected_mib)) + " MiB expected"});
+                               mib_text(*last.memory_used_mib) + " MiB, more than the " + mib_text(*expected_mib) +
+                               " MiB expected"});
         }
     }
     for (const auto& [kind, list] : groups) {
