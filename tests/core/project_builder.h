@@ -45,6 +45,10 @@ public:
     ProjectBuilder& model(const ModelSpec& v) { return set(p_.model, v); }
     ProjectBuilder& layers(int v) { return set(p_.model.layers, v); }
     ProjectBuilder& family(const std::string& v) { return set(p_.model.family, v); }
+    ProjectBuilder& heads(int v) { return set(p_.model.heads, v); }
+    ProjectBuilder& kv_heads(int v) { return set(p_.model.kv_heads, v); }
+    ProjectBuilder& ffn_hidden(int v) { return set(p_.model.ffn_hidden, v); }
+    ProjectBuilder& experts(int v) { return set(p_.model.experts, v); }
 
     // Training.
     ProjectBuilder& global_batch_size(int v) { return set(p_.training.global_batch_size, v); }
