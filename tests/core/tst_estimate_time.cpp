@@ -11,6 +11,7 @@
 
 using namespace paraplan;
 using namespace paraplan::estimate;
+using paraplan::test::ProjectBuilder;
 
 namespace {}   // namespace
 
@@ -154,15 +155,8 @@ private slots:
     void breakdown_adds_up() {
         const ModelSpec m = paper_gpt(32, 4096, 32);
         Hardware hw = paper_a100(0);
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 2048;
-        Layout l;
-        l.framework = "megatron";
-        l.tp = 4;
-        l.pp = 4;
-        const Config c = make_config(m, t, l, hw, 32);
+        const Project p = paper_project(m, "megatron", 64).tp(4).pp(4).build();
+        const Config c = make_config(m, p.training, p.layout, hw, 32);
         QCOMPARE(c.dp, 2);
         QCOMPARE(c.num_microbatches, 32);
         const Estimate e = evaluate(m, layer_shapes(m), c, hw);
@@ -172,9 +166,8 @@ private slots:
         QVERIFY(qAbs(sum - x.step_s) < 1e-9 * x.step_s);
         QVERIFY(x.bubble_s > 0 && x.comm_tp_s > 0);
         QVERIFY(qAbs(x.bubble_s / (x.compute_s + x.comm_tp_s + x.comm_pp_s) - 3.0 / 32) < 0.02);
-        l.schedule = "interleaved";
-        l.chunks = 2;
-        const Estimate ei = evaluate(m, layer_shapes(m), make_config(m, t, l, hw, 32), hw);
+        const Project vp = ProjectBuilder(p).schedule("interleaved").chunks(2).build();
+        const Estimate ei = evaluate(m, layer_shapes(m), make_config(m, vp.training, vp.layout, hw, 32), hw);
         QVERIFY(ei.time.bubble_s < 0.6 * x.bubble_s);
         QVERIFY(ei.memory.stages[0].activations > e.memory.stages[0].activations);   // 1 + (p-1)/(pv) > 1 ... x p
         QVERIFY(e.time.mfu > 0.2 && e.time.mfu < 0.7);
@@ -190,16 +183,9 @@ private slots:
     void gradient_accumulation() {
         const ModelSpec m = paper_gpt(32, 4096, 32);
         Hardware hw = paper_a100(0);
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 2048;
-        Layout l;
-        l.framework = "colossalai";
-        l.tp = 4;
-        l.pp = 4;
-        l.schedule = "1f1b";
-        l.num_microbatches = 8;
+        Project p = paper_project(m, "colossalai", 64).tp(4).pp(4).schedule("1f1b").num_microbatches(8).build();
+        const Training& t = p.training;
+        Layout& l = p.layout;
         std::vector<std::string> notes;
         const Config c = make_config(m, t, l, hw, 32, &notes);
         QCOMPARE(c.dp, 2);
