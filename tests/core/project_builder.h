@@ -90,6 +90,10 @@ public:
     ProjectBuilder& account_for_loss_in_pipeline_split(bool v) {
         return set(p_.layout.account_for_loss_in_pipeline_split, v);
     }
+    ProjectBuilder& moe_dispatcher(const std::string& v) { return set(p_.layout.moe_dispatcher, v); }
+    ProjectBuilder& moe_capacity_factor(double v) { return set(p_.layout.moe_capacity_factor, v); }
+    ProjectBuilder& moe_imbalance(double v) { return set(p_.layout.moe_imbalance, v); }
+    ProjectBuilder& moe_overlap(bool v) { return set(p_.layout.moe_overlap, v); }
     // A layout key this version keeps in layout.extra (e.g. "megatron_version").
     ProjectBuilder& layout_extra(const std::string& key, const nlohmann::json& v) {
         p_.layout.extra[key] = v;
