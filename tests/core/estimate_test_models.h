@@ -26,9 +26,9 @@ inline paraplan::ModelSpec paper_gpt(int layers, int hidden, int heads, int voca
     return m;
 }
 
-// A project training `m` as these tests run the papers' models: micro-batch 1 over 2,048-token
-// sequences; the caller adds the layout (ProjectBuilder setters) and passes the world size and
-// hardware to make_config.
+// A project training `m` at micro-batch 1 over 2,048-token sequences, the setting the estimate
+// tests run paper_gpt at; the caller adds the layout (ProjectBuilder setters) and passes the
+// world size and hardware to make_config.
 inline paraplan::test::ProjectBuilder paper_project(const paraplan::ModelSpec& m, const std::string& framework,
                                                     int global_batch_size) {
     return paraplan::test::ProjectBuilder()

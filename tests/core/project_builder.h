@@ -23,8 +23,8 @@ public:
 
     ProjectBuilder& name(const std::string& v) { return set(p_.name, v); }
 
-    // Cluster: `count` nodes "node0".."node<count-1>" of `gpus_per_node` GPUs of catalog type `gpu`,
-    // appended to the nodes already there.
+    // Cluster: `count` more nodes of `gpus_per_node` GPUs of catalog type `gpu`, each named
+    // "node<i>" by its position in the cluster.
     ProjectBuilder& nodes(int count, int gpus_per_node, const std::string& gpu) {
         for (int i = 0; i < count; ++i) {
             Node n;
@@ -70,7 +70,9 @@ public:
     ProjectBuilder& schedule(const std::string& v) { return set(p_.layout.schedule, v); }
     ProjectBuilder& chunks(int v) { return set(p_.layout.chunks, v); }
     ProjectBuilder& num_microbatches(int v) { return set(p_.layout.num_microbatches, v); }
-    ProjectBuilder& num_layers_per_stage(std::vector<int> v) { return set(p_.layout.num_layers_per_stage, v); }
+    ProjectBuilder& num_layers_per_stage(std::vector<int> v) {
+        return set(p_.layout.num_layers_per_stage, std::move(v));
+    }
     ProjectBuilder& recompute(const std::string& v) { return set(p_.layout.recompute, v); }
     ProjectBuilder& flash_attention(bool v) { return set(p_.layout.flash_attention, v); }
     ProjectBuilder& fused_norm(bool v) { return set(p_.layout.fused_norm, v); }
@@ -93,14 +95,13 @@ public:
     ProjectBuilder& moe_dispatcher(const std::string& v) { return set(p_.layout.moe_dispatcher, v); }
     ProjectBuilder& moe_capacity_factor(double v) { return set(p_.layout.moe_capacity_factor, v); }
     ProjectBuilder& moe_imbalance(double v) { return set(p_.layout.moe_imbalance, v); }
-    ProjectBuilder& moe_overlap(bool v) { return set(p_.layout.moe_overlap, v); }
     // A layout key this version keeps in layout.extra (e.g. "megatron_version").
     ProjectBuilder& layout_extra(const std::string& key, const nlohmann::json& v) {
         p_.layout.extra[key] = v;
         return *this;
     }
 
-    // Anything without a setter (one node's GPU count, a model dimension).
+    // Anything without a setter (one node's GPU count or type, another model dimension).
     ProjectBuilder& edit(const std::function<void(Project&)>& f) {
         f(p_);
         return *this;
