@@ -4,6 +4,9 @@
 // embeddings, vocabulary 51,200, dropout.
 #include "catalog/model.h"
 #include "estimate/config.h"
+#include "project_builder.h"
+
+#include <string>
 
 inline paraplan::ModelSpec paper_gpt(int layers, int hidden, int heads, int vocab = 51200, int seq = 2048) {
     paraplan::ModelSpec m;
@@ -21,6 +24,19 @@ inline paraplan::ModelSpec paper_gpt(int layers, int hidden, int heads, int voca
     m.norm = "layernorm";
     m.position = "learned";
     return m;
+}
+
+// A project training `m` at micro-batch 1 over 2,048-token sequences, the setting the estimate
+// tests run paper_gpt at; the caller adds the layout (ProjectBuilder setters) and passes the
+// world size and hardware to make_config.
+inline paraplan::test::ProjectBuilder paper_project(const paraplan::ModelSpec& m, const std::string& framework,
+                                                    int global_batch_size) {
+    return paraplan::test::ProjectBuilder()
+        .model(m)
+        .global_batch_size(global_batch_size)
+        .micro_batch_size(1)
+        .seq_len(2048)
+        .framework(framework);
 }
 
 inline paraplan::ModelSpec llama3_405b() {

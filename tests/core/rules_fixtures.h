@@ -2,6 +2,7 @@
 // Projects and models for the rule tests, built as structs (no catalog needed).
 // Model numbers are the published Hugging Face config.json values.
 #include "project/project.h"
+#include "project_builder.h"
 #include "rules/apply_fix.h"
 #include "rules/validate.h"
 
@@ -80,24 +81,24 @@ inline ModelSpec deepseek_v3() {
     return m;
 }
 
+// The rule tests' starting project as a builder, for the fields a case changes:
+// test_project("colossalai", 2, 8, llama3_8b()).tp(2).pp(2).build().
+inline ProjectBuilder test_project(const std::string& framework, int nodes, int gpus_per_node, const ModelSpec& model,
+                                   const std::string& gpu = "h100-sxm") {
+    return ProjectBuilder()
+        .name("test")
+        .nodes(nodes, gpus_per_node, gpu)
+        .model(model)
+        .framework(framework)
+        .global_batch_size(64)
+        .micro_batch_size(1)
+        .seq_len(4096)
+        .precision("bf16");
+}
+
 inline Project make_project(const std::string& framework, int nodes, int gpus_per_node, const ModelSpec& model,
                             const std::string& gpu = "h100-sxm") {
-    Project p;
-    p.name = "test";
-    for (int i = 0; i < nodes; ++i) {
-        Node n;
-        n.name = "node" + std::to_string(i);
-        n.gpu = gpu;
-        n.gpus = gpus_per_node;
-        p.cluster.nodes.push_back(n);
-    }
-    p.model = model;
-    p.layout.framework = framework;
-    p.training.global_batch_size = 64;
-    p.training.micro_batch_size = 1;
-    p.training.seq_len = 4096;
-    p.training.precision = "bf16";
-    return p;
+    return test_project(framework, nodes, gpus_per_node, model, gpu).build();
 }
 
 inline const Diagnostic* find_rule(const std::vector<Diagnostic>& ds, const std::string& rule) {

@@ -11,6 +11,7 @@
 
 using namespace paraplan;
 using namespace paraplan::estimate;
+using paraplan::test::ProjectBuilder;
 
 class TestEstimateFlops : public QObject {
     Q_OBJECT
@@ -159,20 +160,12 @@ private slots:
 
         // The estimate follows the layout's flags: stage layer counts, parameters and memory per stage.
         const ModelSpec m = paper_gpt(31, 2048, 16);
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 2048;
-        Layout l;
-        l.framework = "megatron";
-        l.tp = 2;
-        l.pp = 4;
-        l.schedule = "1f1b";
+        const Project p = paper_project(m, "megatron", 64).tp(2).pp(4).schedule("1f1b").build();
         Hardware hw;
-        const Config plain = make_config(m, t, l, hw, 8);
+        const Config plain = make_config(m, p.training, p.layout, hw, 8);
         QCOMPARE(plain.layers_per_stage, (std::vector<int>{7, 8, 8, 8}));   // 31 % 4 != 0: distribute_layers
-        l.account_for_loss_in_pipeline_split = true;
-        const Config acc = make_config(m, t, l, hw, 8);
+        const Project loss = ProjectBuilder(p).account_for_loss_in_pipeline_split(true).build();
+        const Config acc = make_config(m, loss.training, loss.layout, hw, 8);
         QCOMPARE(acc.layers_per_stage, (std::vector<int>{8, 8, 8, 7}));   // (31 + 1) / 4, the loss's stage one fewer
         const LayerShapes s = layer_shapes(m);
         const Estimate e = evaluate(m, s, acc, hw, {});

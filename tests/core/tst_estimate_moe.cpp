@@ -7,6 +7,7 @@
 #include "estimate/moe.h"
 #include "estimate/simulated_pipeline.h"
 #include "project/project.h"
+#include "project_builder.h"
 #include "util/input_error.h"
 
 #include <QtTest>
@@ -15,6 +16,7 @@
 
 using namespace paraplan;
 using namespace paraplan::estimate;
+using paraplan::test::ProjectBuilder;
 
 namespace {
 
@@ -68,6 +70,17 @@ Hardware h100() {
     hw.gpus_per_node = 8;
     hw.arch = "hopper";
     return hw;
+}
+
+// A Megatron project at micro-batch 1; the caller adds the layout and passes hardware and world
+// size to make_config.
+ProjectBuilder megatron_project(const ModelSpec& m, int global_batch_size, int seq_len) {
+    return ProjectBuilder()
+        .model(m)
+        .global_batch_size(global_batch_size)
+        .micro_batch_size(1)
+        .seq_len(seq_len)
+        .framework("megatron");
 }
 
 Config moe_config(int tp, int ep, int etp, int mb, int seq) {
@@ -265,16 +278,9 @@ private slots:
         // The step carries them: 48 MoE layers x microbatches x (fwd + bwd) kernels x kMoeKernelS
         // over the same configuration without them.
         ModelSpec m = qwen3_30b();
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 4096;
-        Layout l;
-        l.framework = "megatron";
-        l.ep = 8;
-        l.etp = 1;
+        const Project p = megatron_project(m, 64, 4096).ep(8).etp(1).build();
         const Hardware hw = h100();
-        const Config cm = make_config(m, t, l, hw, 8);
+        const Config cm = make_config(m, p.training, p.layout, hw, 8);
         const Estimate e = evaluate(m, layer_shapes(m), cm, hw);
         QCOMPARE(e.moe.expert_kernels, 16.0 * 6);
         QVERIFY(near(e.moe.expert_kernel_s, 16 * 6 * kMoeKernelS));
@@ -339,21 +345,12 @@ private slots:
     // The estimate carries MTP on the last stage: more compute, parameters and activations there.
     void mtp_on_last_stage() {
         ModelSpec m = deepseek_v3();
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 4096;
-        Layout l;
-        l.framework = "megatron";
-        l.pp = 4;
-        l.ep = 8;
-        l.etp = 1;
-        l.distributed_optimizer = true;
+        const Project p = megatron_project(m, 64, 4096).pp(4).ep(8).etp(1).distributed_optimizer(true).build();
         const Hardware hw = h100();
         m.mtp_layers = 0;
-        const Estimate a = evaluate(m, layer_shapes(m), make_config(m, t, l, hw, 256), hw);
+        const Estimate a = evaluate(m, layer_shapes(m), make_config(m, p.training, p.layout, hw, 256), hw);
         m.mtp_layers = 1;
-        const Config c = make_config(m, t, l, hw, 256);
+        const Config c = make_config(m, p.training, p.layout, hw, 256);
         QCOMPARE(c.moe.mtp_layers, 1);
         const Estimate b = evaluate(m, layer_shapes(m), c, hw);
         QVERIFY(b.time.stages[3].compute_f > a.time.stages[3].compute_f);
@@ -367,18 +364,16 @@ private slots:
     void overlap_hides_dispatch() {
         ModelSpec m = deepseek_v3();
         m.mtp_layers = 0;
-        Training t;
-        t.global_batch_size = 256;
-        t.micro_batch_size = 1;
-        t.seq_len = 4096;
-        Layout l;
-        l.framework = "megatron";
-        l.pp = 4;
-        l.chunks = 2;
-        l.schedule = "interleaved";
-        l.ep = 64;
-        l.etp = 1;
-        l.distributed_optimizer = true;
+        const Project p = megatron_project(m, 256, 4096)
+                              .pp(4)
+                              .chunks(2)
+                              .schedule("interleaved")
+                              .ep(64)
+                              .etp(1)
+                              .distributed_optimizer(true)
+                              .build();
+        const Training& t = p.training;
+        Layout l = p.layout;
         const Hardware hw = h100();
         const Estimate plain = evaluate(m, layer_shapes(m), make_config(m, t, l, hw, 256), hw);
         l.moe_overlap = true;
@@ -402,22 +397,18 @@ private slots:
     // DeepEP FP8 dispatch follows the run's precision; the project fields reach the config.
     void layout_fields_reach_config() {
         const ModelSpec m = qwen3_30b();
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 4096;
-        Layout l;
-        l.framework = "megatron";
-        l.ep = 8;
-        l.moe_dispatcher = "deepep";
-        l.moe_capacity_factor = 1.25;
-        l.moe_imbalance = 1.5;
-        Config c = make_config(m, t, l, h100(), 8);
+        const Project p = megatron_project(m, 64, 4096)
+                              .ep(8)
+                              .moe_dispatcher("deepep")
+                              .moe_capacity_factor(1.25)
+                              .moe_imbalance(1.5)
+                              .build();
+        Config c = make_config(m, p.training, p.layout, h100(), 8);
         QVERIFY(c.moe.dispatcher == MoeDispatcher::deepep);
         QVERIFY(!c.moe.fp8_dispatch);
         QCOMPARE(moe_load_factor(c.moe), 1.25);
-        t.precision = "fp8";
-        QVERIFY(make_config(m, t, l, h100(), 8).moe.fp8_dispatch);
+        const Project fp8 = ProjectBuilder(p).precision("fp8").build();
+        QVERIFY(make_config(m, fp8.training, fp8.layout, h100(), 8).moe.fp8_dispatch);
     }
 
     // The project's layout fields: read, written back only when set, checked with a pointer,
@@ -479,29 +470,25 @@ private slots:
         m.heads = 64;
         m.ffn_hidden = 12288;
         m.expert_ffn_hidden = 1536;
-        Training t;
-        t.global_batch_size = 256;
-        t.micro_batch_size = 1;
-        t.seq_len = seq;
-        Layout l;
-        l.framework = "megatron";
-        l.tp = 4;
-        l.cp = cp;
-        l.pp = 8;
-        l.chunks = 4;
-        l.schedule = "interleaved";
-        l.sp_mode = "split_gather";
-        l.ep = 8;
-        l.etp = 1;
-        l.distributed_optimizer = true;
-        l.moe_dispatcher = "deepep";
+        const Project dropless_run = megatron_project(m, 256, seq)
+                                         .tp(4)
+                                         .cp(cp)
+                                         .pp(8)
+                                         .chunks(4)
+                                         .schedule("interleaved")
+                                         .sp_mode("split_gather")
+                                         .ep(8)
+                                         .etp(1)
+                                         .distributed_optimizer(true)
+                                         .moe_dispatcher("deepep")
+                                         .moe_imbalance(0)
+                                         .build();
+        const Project forced_run = ProjectBuilder(dropless_run).moe_imbalance(1).build();
         const Hardware hw = h100();
-        l.moe_imbalance = 1;
-        const Config cb = make_config(m, t, l, hw, 256);
+        const Config cb = make_config(m, forced_run.training, forced_run.layout, hw, 256);
         const double forced =
             evaluate(m, layer_shapes(m), cb, hw, simulated_pipeline(cb.link[kPp].latency_s)).time.step_s;
-        l.moe_imbalance = 0;
-        const Config cd = make_config(m, t, l, hw, 256);
+        const Config cd = make_config(m, dropless_run.training, dropless_run.layout, hw, 256);
         const double dropless =
             evaluate(m, layer_shapes(m), cd, hw, simulated_pipeline(cd.link[kPp].latency_s)).time.step_s;
         const double ratio = dropless / forced;

@@ -28,17 +28,8 @@ Case run(const std::string& schedule, int chunks, std::vector<std::string>* note
          const std::string& framework = "megatron", int global_batch = 32) {
     const ModelSpec m = paper_gpt(32, 4096, 32);
     const Hardware hw = paper_a100();
-    Training t;
-    t.global_batch_size = global_batch;
-    t.micro_batch_size = 1;
-    t.seq_len = 2048;
-    Layout l;
-    l.framework = framework;
-    l.tp = 2;
-    l.pp = 4;
-    l.schedule = schedule;
-    l.chunks = chunks;
-    const Config c = make_config(m, t, l, hw, 16, notes);
+    const Project p = paper_project(m, framework, global_batch).tp(2).pp(4).schedule(schedule).chunks(chunks).build();
+    const Config c = make_config(m, p.training, p.layout, hw, 16, notes);
     return {c, evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s, notes))};
 }
 
@@ -220,18 +211,9 @@ private slots:
     void interleaving_shortens_a_bubble_bound_step() {
         const ModelSpec m = paper_gpt(32, 4096, 32);
         const Hardware hw = paper_a100();
-        Training t;
-        t.global_batch_size = 8;
-        t.micro_batch_size = 1;
-        t.seq_len = 2048;
         auto step = [&](const std::string& fw, const std::string& sched, int v, bool simulated) {
-            Layout l;
-            l.framework = fw;
-            l.tp = 1;
-            l.pp = 8;
-            l.schedule = sched;
-            l.chunks = v;
-            const Config c = make_config(m, t, l, hw, 8);
+            const Project p = paper_project(m, fw, 8).tp(1).pp(8).schedule(sched).chunks(v).build();
+            const Config c = make_config(m, p.training, p.layout, hw, 8);
             const Estimate e = simulated
                                    ? evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s))
                                    : evaluate(m, layer_shapes(m), c, hw);
@@ -255,17 +237,8 @@ private slots:
         std::vector<std::string> notes;
         const ModelSpec m = paper_gpt(32, 4096, 32);
         const Hardware hw = paper_a100();
-        Training t;
-        t.global_batch_size = 2;
-        t.micro_batch_size = 1;
-        t.seq_len = 2048;
-        Layout l;
-        l.framework = "megatron";
-        l.tp = 2;
-        l.pp = 4;
-        l.schedule = "interleaved";
-        l.chunks = 2;
-        const Config c = make_config(m, t, l, hw, 16);
+        const Project p = paper_project(m, "megatron", 2).tp(2).pp(4).schedule("interleaved").chunks(2).build();
+        const Config c = make_config(m, p.training, p.layout, hw, 16);
         QCOMPARE(c.num_microbatches, 1);
         const Estimate e = evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s, &notes));
         QCOMPARE(int(notes.size()), 1);

@@ -11,6 +11,7 @@
 
 using namespace paraplan;
 using namespace paraplan::estimate;
+using paraplan::test::ProjectBuilder;
 
 namespace {}   // namespace
 
@@ -154,15 +155,8 @@ private slots:
     void breakdown_adds_up() {
         const ModelSpec m = paper_gpt(32, 4096, 32);
         Hardware hw = paper_a100(0);
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 2048;
-        Layout l;
-        l.framework = "megatron";
-        l.tp = 4;
-        l.pp = 4;
-        const Config c = make_config(m, t, l, hw, 32);
+        const Project p = paper_project(m, "megatron", 64).tp(4).pp(4).build();
+        const Config c = make_config(m, p.training, p.layout, hw, 32);
         QCOMPARE(c.dp, 2);
         QCOMPARE(c.num_microbatches, 32);
         const Estimate e = evaluate(m, layer_shapes(m), c, hw);
@@ -172,9 +166,8 @@ private slots:
         QVERIFY(qAbs(sum - x.step_s) < 1e-9 * x.step_s);
         QVERIFY(x.bubble_s > 0 && x.comm_tp_s > 0);
         QVERIFY(qAbs(x.bubble_s / (x.compute_s + x.comm_tp_s + x.comm_pp_s) - 3.0 / 32) < 0.02);
-        l.schedule = "interleaved";
-        l.chunks = 2;
-        const Estimate ei = evaluate(m, layer_shapes(m), make_config(m, t, l, hw, 32), hw);
+        const Project vp = ProjectBuilder(p).schedule("interleaved").chunks(2).build();
+        const Estimate ei = evaluate(m, layer_shapes(m), make_config(m, vp.training, vp.layout, hw, 32), hw);
         QVERIFY(ei.time.bubble_s < 0.6 * x.bubble_s);
         QVERIFY(ei.memory.stages[0].activations > e.memory.stages[0].activations);   // 1 + (p-1)/(pv) > 1 ... x p
         QVERIFY(e.time.mfu > 0.2 && e.time.mfu < 0.7);
@@ -190,16 +183,9 @@ private slots:
     void gradient_accumulation() {
         const ModelSpec m = paper_gpt(32, 4096, 32);
         Hardware hw = paper_a100(0);
-        Training t;
-        t.global_batch_size = 64;
-        t.micro_batch_size = 1;
-        t.seq_len = 2048;
-        Layout l;
-        l.framework = "colossalai";
-        l.tp = 4;
-        l.pp = 4;
-        l.schedule = "1f1b";
-        l.num_microbatches = 8;
+        Project p = paper_project(m, "colossalai", 64).tp(4).pp(4).schedule("1f1b").num_microbatches(8).build();
+        const Training& t = p.training;
+        Layout& l = p.layout;
         std::vector<std::string> notes;
         const Config c = make_config(m, t, l, hw, 32, &notes);
         QCOMPARE(c.dp, 2);
@@ -313,19 +299,20 @@ private slots:
         const double matmul_active = active - s.embedding_params - m.layers * s.norm_params - s.final_norm_params;
         QVERIFY(qAbs(f.model - (6 * matmul_active * tokens + attn)) < 1e-9 * f.model);
         // Per GPU with ep = 8, pp = 2 (ColossalAI MoE, 16 GPUs): one expert per GPU per layer.
-        Training t;
-        t.global_batch_size = 64;
-        t.seq_len = 4096;
-        Layout l;
-        l.framework = "colossalai-moe";
-        l.ep = 8;
-        l.pp = 2;
-        l.zero_stage = 1;
-        l.recompute = "full";
+        const Project p = ProjectBuilder()
+                              .model(m)
+                              .global_batch_size(64)
+                              .seq_len(4096)
+                              .framework("colossalai-moe")
+                              .ep(8)
+                              .pp(2)
+                              .zero_stage(1)
+                              .recompute("full")
+                              .build();
         Hardware hw = paper_a100(0);
         hw.peak_tflops = 989;
         hw.arch = "hopper";
-        const Config c = make_config(m, t, l, hw, 16);
+        const Config c = make_config(m, p.training, p.layout, hw, 16);
         QCOMPARE(c.expert_zero_group, 1);   // moe_dp = dp / ep = 8 / 8
         const Estimate e = evaluate(m, s, c, hw);
         QVERIFY(qAbs(e.memory.stages[0].expert_params_count - 16 * s.expert_params) < 1);
@@ -337,33 +324,23 @@ private slots:
     void framework_mapping() {
         const ModelSpec m = paper_gpt(16, 2048, 16);
         const Hardware hw = paper_a100(0);
-        Training t;
-        t.global_batch_size = 64;
-        t.seq_len = 4096;
-        Layout l;
-        l.framework = "colossalai";
-        l.tp = 2;
-        l.sp = 2;
-        l.sp_mode = "all_to_all";
-        l.zero_stage = 1;
-        Config c = make_config(m, t, l, hw, 16);
+        const Project base = ProjectBuilder().model(m).global_batch_size(64).seq_len(4096).build();
+        const Training& t = base.training;
+        const Project ulysses =
+            ProjectBuilder(base).framework("colossalai").tp(2).sp(2).sp_mode("all_to_all").zero_stage(1).build();
+        Config c = make_config(m, t, ulysses.layout, hw, 16);
         QCOMPARE(c.cp, 2);
         QCOMPARE(c.dp, 4);
         QCOMPARE(c.zero_group, 8);   // mixed_dp_group = DP x SP
         QVERIFY(c.seq_split == SeqSplit::ulysses);
         QCOMPARE(c.bytes.grad, 2.0);
-        l.sp_mode = "split_gather";
-        l.sp = 1;
-        c = make_config(m, t, l, hw, 16);
+        c = make_config(m, t, ProjectBuilder(ulysses).sp_mode("split_gather").sp(1).build().layout, hw, 16);
         QVERIFY(c.sequence_parallel);
         QCOMPARE(c.cp, 1);
         QCOMPARE(c.zero_group, 8);
-        Layout g;
-        g.framework = "megatron";
-        g.tp = 2;
-        g.cp = 2;
-        g.distributed_optimizer = true;
-        c = make_config(m, t, g, hw, 16);
+        const Project megatron =
+            ProjectBuilder(base).framework("megatron").tp(2).cp(2).distributed_optimizer(true).build();
+        c = make_config(m, t, megatron.layout, hw, 16);
         QCOMPARE(c.dp, 4);
         QCOMPARE(c.zero_group, 8);   // distributed optimizer over DP x CP
         QVERIFY(c.distributed_optimizer);
@@ -374,30 +351,23 @@ private slots:
         moe.family = "mixtral";
         moe.experts = 8;
         moe.top_k = 2;
-        Layout cm;
-        cm.framework = "colossalai-moe";
-        cm.ep = 4;
-        cm.zero_stage = 2;
+        const Project cm = ProjectBuilder(base).model(moe).framework("colossalai-moe").ep(4).zero_stage(2).build();
         std::vector<std::string> notes;
-        c = make_config(moe, t, cm, hw, 16, &notes);
+        c = make_config(moe, t, cm.layout, hw, 16, &notes);
         QCOMPARE(c.zero_stage, 1);
         QCOMPARE(c.expert_zero_group, 4);
         QVERIFY(!notes.empty());
         // Sizes that do not divide: InputError naming the field.
-        Layout bad;
-        bad.tp = 3;
         try {
-            make_config(m, t, bad, hw, 16);
+            make_config(m, t, ProjectBuilder(base).tp(3).build().layout, hw, 16);
             QFAIL("expected InputError");
         } catch (const InputError& e) {
             QCOMPARE(e.pointer(), std::string("/layout"));
             QVERIFY(e.message().find("not divisible") != std::string::npos);
         }
-        Training tb = t;
-        tb.global_batch_size = 10;
-        Layout dp16;
+        const Project batch10 = ProjectBuilder(base).global_batch_size(10).build();
         try {
-            make_config(m, tb, dp16, hw, 16);
+            make_config(m, batch10.training, batch10.layout, hw, 16);
             QFAIL("expected InputError");
         } catch (const InputError& e) {
             QCOMPARE(e.pointer(), std::string("/training/global_batch_size"));

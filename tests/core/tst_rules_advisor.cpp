@@ -92,9 +92,7 @@ private slots:
     }
 
     void nearestOfInvalidProject() {
-        Project p = make_project("colossalai", 2, 8, llama3_8b());
-        p.layout.tp = 2;
-        p.layout.pp = 3;   // 16 % 6
+        const Project p = test_project("colossalai", 2, 8, llama3_8b()).tp(2).pp(3).build();   // 16 % 6
         const auto n = nearest_layouts(p, 5);
         QVERIFY(!n.empty());
         // One knob changed by the smallest ratio: pp 3 -> 2 or 4 (tp kept).

@@ -25,11 +25,12 @@ private slots:
     void deepseekCatalogStage() {
         const ModelSpec* m = catalog::find_model("deepseek-v3");
         QVERIFY(m);
-        Project p = make_project("colossalai-moe", 2, 8, *m);
-        p.layout.pp = 16;
-        p.layout.zero_stage = 1;
-        p.training.global_batch_size = 16;
-        p.layout.num_microbatches = 16;
+        const Project p = test_project("colossalai-moe", 2, 8, *m)
+                              .pp(16)
+                              .zero_stage(1)
+                              .global_batch_size(16)
+                              .num_microbatches(16)
+                              .build();
         const auto ds = validate(p);
         const Diagnostic* d = find_rule(ds, "colossalai.moe_stage_has_experts");
         QVERIFY2(d, rule_list(ds).c_str());
@@ -41,9 +42,10 @@ private slots:
     // Every catalog GPU: the kernel rules agree with the catalog's capability flags.
     void kernelRulesFollowCatalog() {
         for (const auto& g : catalog::gpus()) {
-            Project p = make_project("colossalai", 1, 8, llama3_8b(), g.id);
-            p.training.precision = g.supports_bf16() ? "bf16" : "fp16";
-            p.layout.fp8 = true;
+            const Project p = test_project("colossalai", 1, 8, llama3_8b(), g.id)
+                                  .precision(g.supports_bf16() ? "bf16" : "fp16")
+                                  .fp8(true)
+                                  .build();
             const auto ds = validate(p);
             QCOMPARE(find_rule(ds, "kernel.fp8_gpu") != nullptr, !g.supports_fp8());
             QCOMPARE(find_rule(ds, "kernel.flash_attention_gpu") != nullptr, !g.supports_flash_attention());

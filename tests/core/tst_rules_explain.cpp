@@ -130,8 +130,7 @@ private slots:
 
     // With a project that breaks the rule, the fixes are the validator's and clear it.
     void projectFixes() {
-        Project p = make_project("colossalai", 1, 8, llama3_8b());
-        p.layout.pp = 3;
+        const Project p = test_project("colossalai", 1, 8, llama3_8b()).pp(3).build();
         const ErrorExplanation e = explain_error(
             "AssertionError: World size 8 is not divisible by tp_size 1 * pp_size 3", &p);
         QVERIFY(e.matched);
@@ -142,10 +141,8 @@ private slots:
 
     // OOM on a valid project: memory-saving changes that keep it valid.
     void oomFixes() {
-        Project p = make_project("colossalai", 2, 8, llama3_8b());
-        p.layout.tp = 2;
-        p.training.micro_batch_size = 4;
-        p.training.global_batch_size = 128;
+        const Project p =
+            test_project("colossalai", 2, 8, llama3_8b()).tp(2).micro_batch_size(4).global_batch_size(128).build();
         const ErrorExplanation e = explain_error("CUDA out of memory. Tried to allocate 1.00 GiB", &p);
         QVERIFY(e.matched);
         QVERIFY(e.fixes.size() >= 2);
@@ -160,41 +157,15 @@ private slots:
             Project p;
             std::string rule;
         };
-        Project b = make_project("colossalai", 2, 8, llama3_8b());
-        b.layout.tp = 2;
-        b.layout.pp = 2;
-        std::vector<C> cs;
-        {
-            Project p = b;
-            p.layout.pp = 3;
-            cs.push_back({p, "colossalai.world_divisible"});
-        }
-        {
-            Project p = b;
-            p.layout.zero_stage = 2;
-            cs.push_back({p, "colossalai.zero_stage_with_pp"});
-        }
-        {
-            Project p = b;
-            p.layout.sp_mode = "split_gather";
-            p.training.seq_len = 4095;
-            cs.push_back({p, "colossalai.seq_divisible"});
-        }
-        {
-            Project p = b;
-            p.layout.framework = "megatron";
-            p.layout.tp = 4;
-            p.model.heads = 30;
-            p.model.kv_heads = 30;
-            cs.push_back({p, "megatron.heads_divisible_tp"});
-        }
-        {
-            Project p = b;
-            p.layout.framework = "deepspeed";
-            p.layout.pp = 2;
-            p.layout.zero_stage = 2;
-            cs.push_back({p, "deepspeed.zero_with_pp"});
-        }
+        const Project b = test_project("colossalai", 2, 8, llama3_8b()).tp(2).pp(2).build();
+        const std::vector<C> cs = {
+            {ProjectBuilder(b).pp(3).build(), "colossalai.world_divisible"},
+            {ProjectBuilder(b).zero_stage(2).build(), "colossalai.zero_stage_with_pp"},
+            {ProjectBuilder(b).sp_mode("split_gather").seq_len(4095).build(), "colossalai.seq_divisible"},
+            {ProjectBuilder(b).framework("megatron").tp(4).heads(30).kv_heads(30).build(),
+             "megatron.heads_divisible_tp"},
+            {ProjectBuilder(b).framework("deepspeed").pp(2).zero_stage(2).build(), "deepspeed.zero_with_pp"},
+        };
         for (const auto& c : cs) {
             const auto ds = validate(c.p);
             const Diagnostic* d = find_rule(ds, c.rule);

@@ -6,42 +6,26 @@
 
 #include "rules/rule_kit.h"
 
-#include <functional>
-
 using namespace paraplan;
 using namespace paraplan::test;
 
 namespace {
 
-Project edit(Project p, const std::function<void(Project&)>& f) {
-    f(p);
-    return p;
-}
-
 // Llama-3.1-8B, Megatron, 2 x 8 GPUs, tp 2 pp 2 (dp 4) with --sequence-parallel.
 Project mg() {
-    Project p = make_project("megatron", 2, 8, llama3_8b());
-    p.layout.tp = 2;
-    p.layout.pp = 2;
-    p.layout.sp_mode = "split_gather";
-    p.layout.zero_stage = 1;
-    p.layout.distributed_optimizer = true;
-    return p;
+    return test_project("megatron", 2, 8, llama3_8b())
+        .tp(2)
+        .pp(2)
+        .sp_mode("split_gather")
+        .zero_stage(1)
+        .distributed_optimizer(true)
+        .build();
 }
 
-Project tt() {
-    Project p = make_project("torchtitan", 1, 8, llama3_8b());
-    p.layout.tp = 2;
-    p.training.global_batch_size = 32;
-    return p;
-}
+Project tt() { return test_project("torchtitan", 1, 8, llama3_8b()).tp(2).global_batch_size(32).build(); }
 
 Project ds() {
-    Project p = make_project("deepspeed", 1, 8, llama3_8b());
-    p.layout.zero_stage = 2;
-    p.training.global_batch_size = 32;
-    p.training.micro_batch_size = 4;
-    return p;
+    return test_project("deepspeed", 1, 8, llama3_8b()).zero_stage(2).global_batch_size(32).micro_batch_size(4).build();
 }
 
 void run_cases(const std::vector<RuleCase>& cases) {
@@ -65,51 +49,38 @@ private slots:
 
     void megatron() {
         const Project b = mg();
-        Project moe = make_project("megatron", 2, 8, mixtral_8x7b());
-        moe.layout.ep = 8;
-        Project vpp = make_project("megatron", 2, 8, llama3_8b());
-        vpp.layout.pp = 4;
-        vpp.layout.chunks = 2;
-        vpp.layout.schedule = "interleaved";
-        vpp.training.global_batch_size = 32;   // dp 4 -> M = 8
+        const Project moe = test_project("megatron", 2, 8, mixtral_8x7b()).ep(8).build();
+        const Project vpp = test_project("megatron", 2, 8, llama3_8b())
+                                .pp(4)
+                                .chunks(2)
+                                .schedule("interleaved")
+                                .global_batch_size(32)   // dp 4 -> M = 8
+                                .build();
         run_cases({
             // world 12, TP2 PP4 -> 12 % 8
             {"world",
-             edit(make_project("megatron", 3, 4, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 2;
-                      p.layout.pp = 4;
-                  }),
-             edit(make_project("megatron", 3, 4, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 2;
-                      p.layout.pp = 2;
-                      p.training.global_batch_size = 63;
-                  }),
+             test_project("megatron", 3, 4, llama3_8b()).tp(2).pp(4).build(),
+             test_project("megatron", 3, 4, llama3_8b()).tp(2).pp(2).global_batch_size(63).build(),
              "megatron.world_divisible",
              Severity::Error,
              {"12", "8"},
              "world_size (12) is not divisible by 8"},
             {"sp mode",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.sp_mode = "all_to_all";
-                      p.layout.sp = 2;
-                  }),
+             ProjectBuilder(b).sp_mode("all_to_all").sp(2).build(),
              b,
              "megatron.sp_mode",
              Severity::Error,
              {"all_to_all"},
              ""},
             {"sp needs tp",
-             edit(b, [](Project& p) { p.layout.tp = 1; }),
+             ProjectBuilder(b).tp(1).build(),
              b,
              "megatron.sequence_parallel_needs_tp",
              Severity::Warning,
              {"tp = 1"},
              "Disabling sequence parallelism because tensor model parallelism is disabled"},
             {"expert grid",
-             edit(moe, [](Project& p) { p.layout.etp = 4; }),
+             ProjectBuilder(moe).etp(4).build(),
              moe,
              "megatron.expert_grid",
              Severity::Error,
@@ -117,91 +88,68 @@ private slots:
              "expert_tensor_model_pipeline_parallel size (32)"},
             // EP4 with 6 experts
             {"experts",
-             edit(moe,
-                  [](Project& p) {
-                      p.model.experts = 6;
-                      p.layout.ep = 4;
-                  }),
+             ProjectBuilder(moe).experts(6).ep(4).build(),
              moe,
              "megatron.experts_divisible",
              Severity::Error,
              {"ep = 4", "6 experts"},
              "Number of experts should be a multiple of expert model parallel_size."},
             {"order",
-             edit(b, [](Project& p) { p.layout.order = "tp-dp"; }),
-             edit(b, [](Project& p) { p.layout.order = "tp-pp-dp"; }),
+             ProjectBuilder(b).order("tp-dp").build(),
+             ProjectBuilder(b).order("tp-pp-dp").build(),
              "megatron.order",
              Severity::Error,
              {"pp"},
              "haven'tspecified the order"},
             // num_layers 30, PP4
             {"layers % pp",
-             edit(b,
-                  [](Project& p) {
-                      p.model.layers = 30;
-                      p.layout.pp = 4;
-                      p.layout.tp = 1;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 4;
-                      p.layout.tp = 1;
-                  }),
+             ProjectBuilder(b).layers(30).pp(4).tp(1).build(),
+             ProjectBuilder(b).pp(4).tp(1).build(),
              "megatron.layers_divisible_pp",
              Severity::Error,
              {"30", "pp = 4"},
              "Number of layers should be divisible by the pipeline-model-parallel size"},
             // 32 layers + embedding + loss on PP4 -> 34 % 4 (validate_args, core 0.11+)
             {"layers + embedding + loss % pp",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 4;
-                      p.layout.tp = 1;
-                      p.layout.account_for_embedding_in_pipeline_split = true;
-                      p.layout.account_for_loss_in_pipeline_split = true;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 4;
-                      p.layout.tp = 1;
-                  }),
+             ProjectBuilder(b)
+                 .pp(4)
+                 .tp(1)
+                 .account_for_embedding_in_pipeline_split(true)
+                 .account_for_loss_in_pipeline_split(true)
+                 .build(),
+             ProjectBuilder(b).pp(4).tp(1).build(),
              "megatron.layers_divisible_pp",
              Severity::Error,
              {"32 layers + 2 (embedding and loss) = 34", "pp = 4"},
              "Number of layers should be divisible by the pipeline-model-parallel size"},
             // 30 layers + 2 on PP4 with vp 2 -> 32 / 4 = 8 per stage, 8 % 2 == 0: both flags are a fix.
             {"account-for fix",
-             edit(vpp, [](Project& p) { p.model.layers = 30; }),
+             ProjectBuilder(vpp).layers(30).build(),
              vpp,
              "megatron.layers_divisible_pp",
              Severity::Error,
              {"30 layers", "pp = 4"},
              ""},
             {"account-for needs core 0.11",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.account_for_loss_in_pipeline_split = true;
-                      p.layout.extra["megatron_version"] = "core_v0.10.0";
-                  }),
-             edit(b, [](Project& p) { p.layout.extra["megatron_version"] = "core_v0.10.0"; }),
+             ProjectBuilder(b)
+                 .account_for_loss_in_pipeline_split(true)
+                 .layout_extra("megatron_version", "core_v0.10.0")
+                 .build(),
+             ProjectBuilder(b).layout_extra("megatron_version", "core_v0.10.0").build(),
              "megatron.account_for_in_split_version",
              Severity::Error,
              {"0.11", "core_v0.10.0"},
              "unrecognized arguments"},
             // 32 layers, PP4, vp 3 -> 8 % 3
             {"layers % vp",
-             edit(vpp, [](Project& p) { p.layout.chunks = 3; }),
+             ProjectBuilder(vpp).chunks(3).build(),
              vpp,
              "megatron.layers_divisible_vp",
              Severity::Error,
              {"8 layers", "chunks = 3"},
              "divisible number of layers per virtual pipeline stage"},
             {"vp needs pp",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 1;
-                      p.layout.chunks = 2;
-                  }),
+             ProjectBuilder(b).pp(1).chunks(2).build(),
              b,
              "megatron.virtual_stages_need_pp",
              Severity::Error,
@@ -209,44 +157,32 @@ private slots:
              "greater than 1 with interleaved schedule"},
             // heads 30, TP4
             {"heads",
-             edit(b,
-                  [](Project& p) {
-                      p.model.heads = 30;
-                      p.model.kv_heads = 30;
-                      p.layout.tp = 4;
-                      p.layout.pp = 1;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.tp = 4;
-                      p.layout.pp = 1;
-                  }),
+             ProjectBuilder(b).heads(30).kv_heads(30).tp(4).pp(1).build(),
+             ProjectBuilder(b).tp(4).pp(1).build(),
              "megatron.heads_divisible_tp",
              Severity::Error,
              {"tp = 4", "30"},
              "num_attention_heads (30) must be a multiple of tensor_model_parallel_size (4)."},
             // query groups 8, TP16: fails on <= 0.14
             {"query groups old",
-             edit(make_project("megatron", 2, 8, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 16;
-                      p.layout.sp_mode = "split_gather";
-                      p.layout.extra["megatron_version"] = "core_v0.14";
-                      p.training.global_batch_size = 8;
-                  }),
-             edit(make_project("megatron", 2, 8, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 16;
-                      p.layout.sp_mode = "split_gather";
-                      p.layout.extra["megatron_version"] = "core_v0.16";
-                      p.training.global_batch_size = 8;
-                  }),
+             test_project("megatron", 2, 8, llama3_8b())
+                 .tp(16)
+                 .sp_mode("split_gather")
+                 .layout_extra("megatron_version", "core_v0.14")
+                 .global_batch_size(8)
+                 .build(),
+             test_project("megatron", 2, 8, llama3_8b())
+                 .tp(16)
+                 .sp_mode("split_gather")
+                 .layout_extra("megatron_version", "core_v0.16")
+                 .global_batch_size(8)
+                 .build(),
              "megatron.query_groups_divisible_tp",
              Severity::Warning,
              {"tp = 16", "8 query groups"},
              "num_query_groups (8)"},
             {"ffn",
-             edit(b, [](Project& p) { p.model.ffn_hidden = 4097; }),
+             ProjectBuilder(b).ffn_hidden(4097).build(),
              b,
              "megatron.ffn_divisible_tp",
              Severity::Error,
@@ -254,55 +190,30 @@ private slots:
              "4097 is not divisible by 2"},
             // seq 4095, CP2
             {"seq cp",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.cp = 2;
-                      p.layout.tp = 1;
-                      p.layout.sp_mode = "none";
-                      p.training.seq_len = 4095;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.cp = 2;
-                      p.layout.tp = 1;
-                      p.layout.sp_mode = "none";
-                  }),
+             ProjectBuilder(b).cp(2).tp(1).sp_mode("none").seq_len(4095).build(),
+             ProjectBuilder(b).cp(2).tp(1).sp_mode("none").build(),
              "megatron.seq_divisible_cp",
              Severity::Error,
              {"4095", "4"},
              "seq-length should be a multiple of 2 * context-parallel-size"},
             {"seq tp",
-             edit(b, [](Project& p) { p.training.seq_len = 4095; }),
+             ProjectBuilder(b).seq_len(4095).build(),
              b,
              "megatron.seq_divisible_tp",
              Severity::Error,
              {"4095", "tp = 2"},
              "divisible by tensor parallel size"},
             {"moe tp sp",
-             edit(moe, [](Project& p) { p.layout.tp = 2; }),
-             edit(moe,
-                  [](Project& p) {
-                      p.layout.tp = 2;
-                      p.layout.sp_mode = "split_gather";
-                  }),
+             ProjectBuilder(moe).tp(2).build(),
+             ProjectBuilder(moe).tp(2).sp_mode("split_gather").build(),
              "megatron.moe_tp_needs_sp",
              Severity::Error,
              {"tp = 2"},
              "tensor parallelismare enabled"},
             // world 16, TP2 PP2 CP2, MBS2 GBS6
             {"global batch",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.cp = 2;
-                      p.training.micro_batch_size = 2;
-                      p.training.global_batch_size = 6;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.cp = 2;
-                      p.training.micro_batch_size = 2;
-                      p.training.global_batch_size = 8;
-                  }),
+             ProjectBuilder(b).cp(2).micro_batch_size(2).global_batch_size(6).build(),
+             ProjectBuilder(b).cp(2).micro_batch_size(2).global_batch_size(8).build(),
              "megatron.global_batch",
              Severity::Error,
              {"6", "4"},
@@ -311,40 +222,36 @@ private slots:
             // flush per iteration (training.py train_step), whatever layout.num_microbatches says.
             // The estimate counts the same 16 (tst_estimate_time gradientAccumulation).
             {"layout microbatch count",
-             edit(b, [](Project& p) { p.layout.num_microbatches = 4; }),
-             edit(b, [](Project& p) { p.layout.num_microbatches = 16; }),
+             ProjectBuilder(b).num_microbatches(4).build(),
+             ProjectBuilder(b).num_microbatches(16).build(),
              "megatron.num_microbatches",
              Severity::Warning,
              {"64", "= 16 microbatches", "num_microbatches = 4"},
              ""},
             // VPP with M=6, PP=4 (remainder 2 < 4); M=3 < PP
             {"vpp M=6",
-             edit(vpp, [](Project& p) { p.training.global_batch_size = 24; }),
+             ProjectBuilder(vpp).global_batch_size(24).build(),
              vpp,
              "megatron.interleaved_microbatches",
              Severity::Error,
              {"6"},
              "The remainder of M (6) divided by N (4)"},
             {"vpp M=3",
-             edit(vpp, [](Project& p) { p.training.global_batch_size = 12; }),
+             ProjectBuilder(vpp).global_batch_size(12).build(),
              vpp,
              "megatron.interleaved_microbatches",
              Severity::Error,
              {"3"},
              "should range in [PP=4"},
             {"vpp old",
-             edit(vpp,
-                  [](Project& p) {
-                      p.training.global_batch_size = 24;
-                      p.layout.extra["megatron_version"] = "core_v0.9";
-                  }),
+             ProjectBuilder(vpp).global_batch_size(24).layout_extra("megatron_version", "core_v0.9").build(),
              vpp,
              "megatron.interleaved_microbatches",
              Severity::Error,
              {"6"},
              "number of microbatches (6) is not divisible by pipeline-model-parallel-size (4)"},
             {"zero",
-             edit(b, [](Project& p) { p.layout.zero_stage = 3; }),
+             ProjectBuilder(b).zero_stage(3).build(),
              b,
              "megatron.zero_stage",
              Severity::Warning,
@@ -352,46 +259,27 @@ private slots:
              ""},
             // arguments.py --fp8-recipe choices (core_v0.14.0) have no rowwise.
             {"fp8 rowwise recipe",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "rowwise";
-                  }),
-             edit(b, [](Project& p) { p.layout.fp8 = true; }),
+             ProjectBuilder(b).fp8(true).fp8_recipe("rowwise").build(),
+             ProjectBuilder(b).fp8(true).build(),
              "megatron.fp8_recipe",
              Severity::Error,
              {"rowwise", "fp8_recipe must be one of", "tensorwise, delayed, mxfp8, blockwise"},
              "invalid choice: 'rowwise'"},
             // --transformer-impl local has no FP8 layers.
             {"fp8 with eager kernels",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.kernels = "eager";
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.kernels = "te";
-                  }),
+             ProjectBuilder(b).fp8(true).kernels("eager").build(),
+             ProjectBuilder(b).fp8(true).kernels("te").build(),
              "megatron.fp8_kernels",
              Severity::Error,
              {"eager", "--transformer-impl local"},
              ""},
             // arguments.py (core_v0.19.0): --fp8-param-gather needs the distributed optimizer.
             {"fp8 param gather without the distributed optimizer",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_all_gather = true;
-                      p.layout.zero_stage = 0;
-                      p.layout.distributed_optimizer = false;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_all_gather = true;   // zero_stage 1 + distributed optimizer
-                  }),
+             ProjectBuilder(b).fp8(true).fp8_all_gather(true).zero_stage(0).distributed_optimizer(false).build(),
+             ProjectBuilder(b)
+                 .fp8(true)
+                 .fp8_all_gather(true)   // zero_stage 1 + distributed optimizer
+                 .build(),
              "megatron.fp8_param_gather",
              Severity::Error,
              {"--fp8-param-gather", "distributed"},
@@ -399,17 +287,8 @@ private slots:
             // Float8BlockScaling on an L40S (Ada, compute capability 8.9): TE v2.9
             // check_fp8_block_scaling_support needs 9.0; the H100 passes.
             {"blockwise on ada",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "blockwise";
-                      for (auto& n : p.cluster.nodes) n.gpu = "l40s";
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "blockwise";
-                  }),
+             ProjectBuilder(b).fp8(true).fp8_recipe("blockwise").gpu("l40s").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe("blockwise").build(),
              "kernel.fp8_recipe_gpu",
              Severity::Error,
              {"L40S", "ada", "blockwise", "Hopper"},
@@ -418,31 +297,29 @@ private slots:
         // Megatron's interleaved schedule under the name the schedule catalogue and the planner
         // give it is accepted like "interleaved"; PyTorch's interleaved schedule is not Megatron's.
         for (const char* name : {"interleaved-megatron", "interleaved_megatron", "Interleaved"}) {
-            const auto dv = validate(edit(vpp, [&](Project& p) { p.layout.schedule = name; }));
+            const auto dv = validate(ProjectBuilder(vpp).schedule(name).build());
             QVERIFY2(!has_errors(dv), (std::string(name) + ": " + rule_list(dv)).c_str());
         }
         bool flagged = false;
-        for (const auto& x : validate(edit(vpp, [](Project& p) { p.layout.schedule = "interleaved-pytorch"; })))
+        for (const auto& x : validate(ProjectBuilder(vpp).schedule("interleaved-pytorch").build()))
             flagged = flagged || x.rule == "megatron.schedule";
         QVERIFY(flagged);
         // Query groups 8 with tp 16 pass without a version pin only as a warning (core >= 0.16 rule).
-        const auto d = validate(edit(make_project("megatron", 2, 8, llama3_8b()), [](Project& p) {
-            p.layout.tp = 16;
-            p.layout.sp_mode = "split_gather";
-            p.training.global_batch_size = 8;
-        }));
+        const auto d = validate(
+            test_project("megatron", 2, 8, llama3_8b()).tp(16).sp_mode("split_gather").global_batch_size(8).build());
         QVERIFY2(!has_errors(d), rule_list(d).c_str());
     }
 
     // 30 layers on pp 4 with two virtual stages: counting the embedding and the loss
     // (30 + 2 = 32 = 4 × 2 × 4) is the first fix, and applied it validates clean.
     void megatronAccountForSplitFix() {
-        Project p = make_project("megatron", 2, 8, llama3_8b());
-        p.model.layers = 30;
-        p.layout.pp = 4;
-        p.layout.chunks = 2;
-        p.layout.schedule = "interleaved";
-        p.training.global_batch_size = 32;
+        Project p = test_project("megatron", 2, 8, llama3_8b())
+                        .layers(30)
+                        .pp(4)
+                        .chunks(2)
+                        .schedule("interleaved")
+                        .global_batch_size(32)
+                        .build();
         const auto ds = validate(p);
         const Diagnostic* d = find_rule(ds, "megatron.layers_divisible_pp");
         QVERIFY(d && !d->fixes.empty());
@@ -470,22 +347,15 @@ private slots:
     void torchtitan() {
         const Project b = tt();
         // (dp_rep 2, dp_shard -1, tp 2, world 8) -> dp_shard 2, dp 4.
-        Project inferred = edit(b, [](Project& p) { p.layout.dp_replicate = 2; });
+        Project inferred = ProjectBuilder(b).dp_replicate(2).build();
         QCOMPARE(rules::sizes(inferred).dp, 4);
         QVERIFY(!has_errors(validate(inferred)));
-        Project moe = make_project("torchtitan", 1, 4, mixtral_8x7b());
-        moe.layout.dp_replicate = 2;
-        moe.layout.dp_shard = 2;
-        moe.training.global_batch_size = 32;
+        const Project moe =
+            test_project("torchtitan", 1, 4, mixtral_8x7b()).dp_replicate(2).dp_shard(2).global_batch_size(32).build();
         run_cases({
             // (2, 2, 1, 2, 1, world 10)
             {"world product",
-             edit(make_project("torchtitan", 1, 10, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.dp_replicate = 2;
-                      p.layout.dp_shard = 2;
-                      p.layout.tp = 2;
-                  }),
+             test_project("torchtitan", 1, 10, llama3_8b()).dp_replicate(2).dp_shard(2).tp(2).build(),
              inferred,
              "torchtitan.world_product",
              Severity::Error,
@@ -493,14 +363,14 @@ private slots:
              "Invalid parallel dims: dp_replicate(2) * dp_shard(2) * cp(1) * tp(2) * pp(1) != WORLD_SIZE(10)"},
             // (2, 2, 1, 1, 1, ep 3, world 4)
             {"ep",
-             edit(moe, [](Project& p) { p.layout.ep = 3; }),
-             edit(moe, [](Project& p) { p.layout.ep = 2; }),
+             ProjectBuilder(moe).ep(3).build(),
+             ProjectBuilder(moe).ep(2).build(),
              "torchtitan.ep_divides",
              Severity::Error,
              {"ep = 3", "2"},
              "expert_parallel_degree (3) must divide dp_shard * cp * tp (2)"},
             {"dp_shard 0",
-             edit(b, [](Project& p) { p.layout.dp_shard = 0; }),
+             ProjectBuilder(b).dp_shard(0).build(),
              b,
              "torchtitan.degrees",
              Severity::Error,
@@ -508,59 +378,28 @@ private slots:
              "dp_shard must -1 or >=1."},
             // tp 4, cp 2 -> divisor 16
             {"seq",
-             edit(make_project("torchtitan", 2, 8, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 4;
-                      p.layout.cp = 2;
-                      p.layout.dp_replicate = 2;
-                      p.training.seq_len = 4100;
-                  }),
-             edit(make_project("torchtitan", 2, 8, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 4;
-                      p.layout.cp = 2;
-                      p.layout.dp_replicate = 2;
-                  }),
+             test_project("torchtitan", 2, 8, llama3_8b()).tp(4).cp(2).dp_replicate(2).seq_len(4100).build(),
+             test_project("torchtitan", 2, 8, llama3_8b()).tp(4).cp(2).dp_replicate(2).build(),
              "torchtitan.seq_divisible",
              Severity::Error,
              {"4100", "16"},
              "Sequence length 4100"},
             {"kv heads",
-             edit(make_project("torchtitan", 2, 8, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 16;
-                      p.training.global_batch_size = 8;
-                  }),
-             edit(make_project("torchtitan", 2, 8, llama3_8b()),
-                  [](Project& p) {
-                      p.layout.tp = 8;
-                      p.training.global_batch_size = 8;
-                  }),
+             test_project("torchtitan", 2, 8, llama3_8b()).tp(16).global_batch_size(8).build(),
+             test_project("torchtitan", 2, 8, llama3_8b()).tp(8).global_batch_size(8).build(),
              "torchtitan.tp_divides_kv_heads",
              Severity::Error,
              {"tp = 16", "8"},
              "n_kv_heads (8)"},
             {"zbv stages",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.tp = 1;
-                      p.layout.pp = 2;
-                      p.layout.schedule = "zbv";
-                      p.layout.chunks = 3;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.tp = 1;
-                      p.layout.pp = 2;
-                      p.layout.schedule = "zbv";
-                      p.layout.chunks = 2;
-                  }),
+             ProjectBuilder(b).tp(1).pp(2).schedule("zbv").chunks(3).build(),
+             ProjectBuilder(b).tp(1).pp(2).schedule("zbv").chunks(2).build(),
              "torchtitan.pp_stages",
              Severity::Error,
              {"chunks = 3"},
              "v schedules assume 2 stages per rank"},
             {"global batch",
-             edit(b, [](Project& p) { p.training.global_batch_size = 30; }),
+             ProjectBuilder(b).global_batch_size(30).build(),
              b,
              "torchtitan.global_batch",
              Severity::Error,
@@ -569,26 +408,14 @@ private slots:
             // With pp 2 (dp 2) the local batch is micro 1 x 3 microbatches: 32 % (3 x 2) != 0, while
             // 4 microbatches give 32 = 4 flushes x 4 x 2 (train.py gradient_accumulation_steps 4).
             {"local batch of a pipeline",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 2;
-                      p.layout.num_microbatches = 3;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 2;
-                      p.layout.num_microbatches = 4;
-                  }),
+             ProjectBuilder(b).pp(2).num_microbatches(3).build(),
+             ProjectBuilder(b).pp(2).num_microbatches(4).build(),
              "torchtitan.global_batch",
              Severity::Error,
              {"32", "local batch 3", "= 6"},
              "global batch size must be multiple of local batch size times data-parallel degree"},
             {"sp axis",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.sp = 2;
-                      p.layout.sp_mode = "all_to_all";
-                  }),
+             ProjectBuilder(b).sp(2).sp_mode("all_to_all").build(),
              b,
              "torchtitan.sp_mode",
              Severity::Error,
@@ -596,50 +423,27 @@ private slots:
              ""},
             // torchtitan v0.2.2 components/quantization/float8.py: recipe_name with the FP8 all-gather.
             {"fp8 all-gather with rowwise",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "rowwise";
-                      p.layout.fp8_all_gather = true;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_all_gather = true;   // tensorwise
-                  }),
+             ProjectBuilder(b).fp8(true).fp8_recipe("rowwise").fp8_all_gather(true).build(),
+             ProjectBuilder(b)
+                 .fp8(true)
+                 .fp8_all_gather(true)   // tensorwise
+                 .build(),
              "torchtitan.fp8_all_gather",
              Severity::Error,
              {"rowwise", "tensorwise"},
              "together with `float8_config.recipe_name` is not supported"},
             // Not a torchtitan recipe_name (v0.2.2 job_config.py) and not the MX converter.
             {"fp8 delayed recipe",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "delayed";
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "rowwise";
-                  }),
+             ProjectBuilder(b).fp8(true).fp8_recipe("delayed").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe("rowwise").build(),
              "torchtitan.fp8_recipe",
              Severity::Error,
              {"delayed", "fp8_recipe must be one of", "tensorwise, rowwise, mxfp8"},
              ""},
             // MXFP8 on H100 (compute capability 9.0): TE's check_mxfp8_support needs 10.0; B200 passes.
             {"mxfp8 on hopper",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "mxfp8";
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "mxfp8";
-                      for (auto& n : p.cluster.nodes) n.gpu = "b200";
-                  }),
+             ProjectBuilder(b).fp8(true).fp8_recipe("mxfp8").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe("mxfp8").gpu("b200").build(),
              "kernel.fp8_recipe_gpu",
              Severity::Error,
              {"H100", "mxfp8", "Blackwell"},
@@ -647,47 +451,27 @@ private slots:
             // v0.2.2 components/quantization/mx.py: MXLinear has no all-gather setting, so the switch
             // is ignored (the estimate counts 16-bit gathers): a warning, not the rowwise refusal.
             {"fp8 all-gather with mxfp8",
-             edit(b,
-                  [](Project& p) {
-                      for (auto& n : p.cluster.nodes) n.gpu = "b200";
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "mxfp8";
-                      p.layout.fp8_all_gather = true;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      for (auto& n : p.cluster.nodes) n.gpu = "b200";
-                      p.layout.fp8 = true;
-                      p.layout.fp8_recipe = "mxfp8";
-                  }),
+             ProjectBuilder(b).gpu("b200").fp8(true).fp8_recipe("mxfp8").fp8_all_gather(true).build(),
+             ProjectBuilder(b).gpu("b200").fp8(true).fp8_recipe("mxfp8").build(),
              "kernel.fp8_all_gather",
              Severity::Warning,
              {"torchtitan", "mxfp8", "16-bit"},
              ""},
             // float8.py: enable_fsdp_float8_all_gather only when parallel_dims.dp_shard_enabled.
             {"fp8 all-gather without dp_shard",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.tp = 1;
-                      p.layout.cp = 8;
-                      p.layout.dp_shard = 1;
-                      p.training.global_batch_size = 4;
-                      p.layout.fp8 = true;
-                      p.layout.fp8_all_gather = true;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.fp8 = true;
-                      p.layout.fp8_all_gather = true;   // tp 2: dp_shard 4
-                  }),
+             ProjectBuilder(b).tp(1).cp(8).dp_shard(1).global_batch_size(4).fp8(true).fp8_all_gather(true).build(),
+             ProjectBuilder(b)
+                 .fp8(true)
+                 .fp8_all_gather(true)   // tp 2: dp_shard 4
+                 .build(),
              "torchtitan.fp8_all_gather",
              Severity::Warning,
              {"dp_shard 1", "16-bit"},
              ""},
             // torchtitan builds PyTorch modules only: no Transformer Engine path at v0.2.2.
             {"kernels te",
-             edit(b, [](Project& p) { p.layout.kernels = "te"; }),
-             edit(b, [](Project& p) { p.layout.kernels = "compile"; }),
+             ProjectBuilder(b).kernels("te").build(),
+             ProjectBuilder(b).kernels("compile").build(),
              "torchtitan.kernels",
              Severity::Warning,
              {"Transformer Engine", "compile"},
@@ -700,44 +484,28 @@ private slots:
         run_cases({
             // (train 10, micro 3, world 1): gas 3, "10 != 3 * 3 * 1"
             {"batch",
-             edit(make_project("deepspeed", 1, 1, llama3_8b()),
-                  [](Project& p) {
-                      p.training.global_batch_size = 10;
-                      p.training.micro_batch_size = 3;
-                  }),
-             edit(make_project("deepspeed", 1, 1, llama3_8b()),
-                  [](Project& p) {
-                      p.training.global_batch_size = 9;
-                      p.training.micro_batch_size = 3;
-                  }),
+             test_project("deepspeed", 1, 1, llama3_8b()).global_batch_size(10).micro_batch_size(3).build(),
+             test_project("deepspeed", 1, 1, llama3_8b()).global_batch_size(9).micro_batch_size(3).build(),
              "deepspeed.batch",
              Severity::Error,
              {"10", "3"},
              "10 != 3 * 3 * 1"},
             {"zero with pp",
-             edit(b, [](Project& p) { p.layout.pp = 2; }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 2;
-                      p.layout.zero_stage = 1;
-                  }),
+             ProjectBuilder(b).pp(2).build(),
+             ProjectBuilder(b).pp(2).zero_stage(1).build(),
              "deepspeed.zero_with_pp",
              Severity::Error,
              {"pp = 2"},
              "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"},
             {"world",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.pp = 3;
-                      p.layout.zero_stage = 1;
-                  }),
+             ProjectBuilder(b).pp(3).zero_stage(1).build(),
              b,
              "deepspeed.world_divisible",
              Severity::Error,
              {"8", "3"},
              "num_stages (3) must divide distributed world size (8)"},
             {"zero 4",
-             edit(b, [](Project& p) { p.layout.zero_stage = 4; }),
+             ProjectBuilder(b).zero_stage(4).build(),
              b,
              "deepspeed.zero_stage",
              Severity::Error,
@@ -745,25 +513,16 @@ private slots:
              "Maximum supported ZeRO stage is 3"},
             // ds_config has no FP8 all-gather (ZeRO++ quantizes weights to INT8).
             {"fp8 all-gather",
-             edit(b,
-                  [](Project& p) {
-                      p.layout.zero_stage = 3;
-                      p.layout.fp8 = true;
-                      p.layout.fp8_all_gather = true;
-                  }),
-             edit(b,
-                  [](Project& p) {
-                      p.layout.zero_stage = 3;
-                      p.layout.fp8 = true;
-                  }),
+             ProjectBuilder(b).zero_stage(3).fp8(true).fp8_all_gather(true).build(),
+             ProjectBuilder(b).zero_stage(3).fp8(true).build(),
              "kernel.fp8_all_gather",
              Severity::Warning,
              {"DeepSpeed has no FP8 all-gather"},
              ""},
             // The pipeline engine runs gradient_accumulation_steps = 32 / (4 x 8) = 1 microbatch.
             {"layout microbatch count",
-             edit(b, [](Project& p) { p.layout.num_microbatches = 4; }),
-             edit(b, [](Project& p) { p.layout.num_microbatches = 0; }),
+             ProjectBuilder(b).num_microbatches(4).build(),
+             ProjectBuilder(b).num_microbatches(0).build(),
              "deepspeed.num_microbatches",
              Severity::Warning,
              {"32", "= 1 microbatches", "num_microbatches = 4"},
@@ -772,11 +531,10 @@ private slots:
     }
 
     void devicemesh() {
-        Project b = make_project("devicemesh", 1, 8, llama3_8b());
-        b.layout.tp = 2;
+        const Project b = test_project("devicemesh", 1, 8, llama3_8b()).tp(2).build();
         QVERIFY(!has_errors(validate(b)));
         run_cases({{"world",
-                    edit(b, [](Project& p) { p.layout.tp = 3; }),
+                    ProjectBuilder(b).tp(3).build(),
                     b,
                     "devicemesh.world_divisible",
                     Severity::Error,
@@ -785,64 +543,57 @@ private slots:
     }
 
     void clusterAndKernels() {
-        Project b = make_project("colossalai", 2, 8, llama3_8b());
-        b.layout.tp = 2;
+        const Project b = test_project("colossalai", 2, 8, llama3_8b()).tp(2).build();
         run_cases({
             {"uneven nodes",
-             edit(b, [](Project& p) { p.cluster.nodes[1].gpus = 4; }),
+             ProjectBuilder(b).edit([](Project& p) { p.cluster.nodes[1].gpus = 4; }).build(),
              b,
              "cluster.uniform_gpus",
              Severity::Error,
              {"4", "8"},
              ""},
             {"mixed gpus",
-             edit(b, [](Project& p) { p.cluster.nodes[1].gpu = "a100-80g"; }),
+             ProjectBuilder(b).edit([](Project& p) { p.cluster.nodes[1].gpu = "a100-80g"; }).build(),
              b,
              "cluster.uniform_gpus",
              Severity::Warning,
              {"a100-80g"},
              ""},
             {"fp8 on a100",
-             edit(make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"), [](Project& p) { p.layout.fp8 = true; }),
-             edit(make_project("colossalai", 1, 8, llama3_8b(), "h100-sxm"), [](Project& p) { p.layout.fp8 = true; }),
+             test_project("colossalai", 1, 8, llama3_8b(), "a100-80g").fp8(true).build(),
+             test_project("colossalai", 1, 8, llama3_8b(), "h100-sxm").fp8(true).build(),
              "kernel.fp8_gpu",
              Severity::Error,
              {"ampere"},
              ""},
             {"flash on v100",
-             edit(make_project("colossalai", 1, 8, llama3_8b(), "v100-32g"),
-                  [](Project& p) { p.training.precision = "fp16"; }),
+             test_project("colossalai", 1, 8, llama3_8b(), "v100-32g").precision("fp16").build(),
              make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"),
              "kernel.flash_attention_gpu",
              Severity::Warning,
              {"volta"},
              "FlashAttention only supports Ampere GPUs or newer."},
             {"bf16 on v100",
-             edit(make_project("colossalai", 1, 8, llama3_8b(), "v100-32g"),
-                  [](Project& p) { p.layout.flash_attention = false; }),
+             test_project("colossalai", 1, 8, llama3_8b(), "v100-32g").flash_attention(false).build(),
              make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"),
              "kernel.bf16_gpu",
              Severity::Error,
              {"volta"},
              "bfloat16"},
             {"flash fp32",
-             edit(b, [](Project& p) { p.training.precision = "fp32"; }),
+             ProjectBuilder(b).precision("fp32").build(),
              b,
              "kernel.flash_attention_dtype",
              Severity::Warning,
              {"fp32"},
              "FlashAttention only support fp16 and bf16 data type"},
         });
-        Project fused = b;
-        fused.layout.fused_norm = true;
-        const auto d = validate(fused);
+        const auto d = validate(ProjectBuilder(b).fused_norm(true).build());
         const Diagnostic* f = find_rule(d, "kernel.fused_norm_apex");
         QVERIFY(f);
         QCOMPARE(f->severity, Severity::Info);
         // Unknown framework ids are reported, not ignored.
-        Project u = b;
-        u.layout.framework = "jax";
-        const auto du = validate(u);
+        const auto du = validate(ProjectBuilder(b).framework("jax").build());
         QVERIFY(find_rule(du, "layout.framework"));
     }
 };

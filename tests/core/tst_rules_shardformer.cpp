@@ -13,10 +13,7 @@ using namespace paraplan::test;
 namespace {
 
 Project with_family(const std::string& family) {
-    Project p = make_project("colossalai", 1, 8, llama3_8b());
-    p.model.family = family;
-    p.layout.flash_attention = false;
-    return p;
+    return test_project("colossalai", 1, 8, llama3_8b()).family(family).flash_attention(false).build();
 }
 
 Severity expected_sp_severity(Support s) { return s == Support::Error ? Severity::Error : Severity::Warning; }
@@ -82,11 +79,12 @@ private slots:
     void spWithPipeline() {
         for (const auto& pol : shardformer_policies()) {
             if (pol.family == "deepseek_v3") continue;
-            Project p = with_family(pol.family);
-            p.layout.framework = "colossalai-moe";   // the MoE plugin runs the MoE policies
-            p.layout.sp_mode = "split_gather";
-            p.layout.tp = 2;
-            p.layout.pp = 2;
+            const Project p = ProjectBuilder(with_family(pol.family))
+                                  .framework("colossalai-moe")   // the MoE plugin runs the MoE policies
+                                  .sp_mode("split_gather")
+                                  .tp(2)
+                                  .pp(2)
+                                  .build();
             const auto ds = validate(p);
             QCOMPARE(find_rule(ds, "colossalai.moe_sp_with_pp") != nullptr, pol.sp_excludes_pp);
         }
@@ -95,10 +93,8 @@ private slots:
     // Flash attention, fused norm and JIT: a cell other than Yes gives an Info finding on its field.
     void kernelFlags() {
         for (const auto& pol : shardformer_policies()) {
-            Project p = with_family(pol.family);
-            p.layout.flash_attention = true;
-            p.layout.fused_norm = true;
-            p.layout.jit_fused = true;
+            const Project p =
+                ProjectBuilder(with_family(pol.family)).flash_attention(true).fused_norm(true).jit_fused(true).build();
             const auto ds = validate(p);
             const std::string what = pol.family + ": " + rule_list(ds);
             QCOMPARE(find_rule(ds, "colossalai.model_flash_attention") != nullptr,
