@@ -584,6 +584,8 @@ nlohmann::json to_json(const Estimate& e) {
           {"flushes", c.grad_accum_steps},
           {"optimizer_s", t.optimizer_s},
           {"offload_s", t.offload_s},
+          {"grad_sync_exposed_s", t.grad_sync_exposed_s},
+          {"grad_syncs", t.grad_syncs},
           {"comm_s",
            {{"tp", t.comm_tp_s}, {"cp", t.comm_cp_s}, {"ep", t.comm_ep_s}, {"pp", t.comm_pp_s}, {"dp", t.comm_dp_s}}},
           {"bottleneck_stage", t.bottleneck_stage},
