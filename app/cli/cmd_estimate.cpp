@@ -76,7 +76,10 @@ PARAPLAN_CLI_COMMAND(Command{
     "           tokens_per_expert, busiest_tokens_per_expert, a2a_fwd_s_per_layer, a2a_exposed_s, ...}\n"
     "           A step of k pipeline flushes (global batch = micro x dp x num_microbatches x k, where the\n"
     "           framework runs num_microbatches per flush) shows k in layout.grad_accum_steps and\n"
-    "           time.flushes, one flush's makespan in time.flush_s.\n",
+    "           time.flushes, one flush's makespan in time.flush_s; the exposed gradient reductions in\n"
+    "           time.grad_syncs (one after every flush where the framework reduces then, else one) of\n"
+    "           time.grad_sync_exposed_s each: step_s = flushes x flush_s + grad_syncs x\n"
+    "           grad_sync_exposed_s + optimizer_s + offload_s.\n",
     {"json"},
     run_estimate});
 

@@ -3,6 +3,8 @@
 // (sizes, groups, batch, schedule, precision), the hardware it runs on, and the
 // placement of each parallel group. Built from a Project by estimate.cpp; tests
 // and the planner fill it directly so that every formula can be checked alone.
+#include "project/framework.h"
+
 #include <array>
 #include <optional>
 #include <string>
@@ -180,16 +182,12 @@ struct Config {
     MoeOptions moe;
 };
 
-// What Config::fp8_all_gather does in the framework that runs it (its family, project/framework.h):
-//   fsdp_weights:    FSDP / ZeRO-3 gathers FP8 weights into FP8 buffers (torchao
-//                    enable_fsdp_float8_all_gather);
-//   primary_weights: the model's linear weights are Transformer Engine FP8 tensors, gathered by the
-//                    distributed optimizer from its uint8 param buffer; the fp32 main params live in
-//                    the optimizer and no 16-bit copy or per-step FP8 weight cache exists (Megatron
-//                    --fp8-param-gather; memory.h fp8_primary_weight_bytes);
-//   wire_casts:      collectives cast to FP8 for the wire and back, buffers stay 16-bit (ColossalAI
-//                    fp8_communication; comm_terms.h).
-enum class Fp8Gather { none, fsdp_weights, primary_weights, wire_casts };
+// What Config::fp8_all_gather does in the framework that runs it: its FrameworkTraits row
+// fp8_all_gather_kind (project/framework.h, where each kind and its source are described):
+// fsdp_weights (torchtitan FSDP2), primary_weights (Megatron --fp8-param-gather, with the
+// distributed optimizer only; memory.h fp8_primary_weight_bytes) or wire_casts (ColossalAI
+// fp8_communication; comm_terms.h).
+using Fp8Gather = Fp8AllGatherKind;
 Fp8Gather fp8_gather_of(const Config& c);
 const char* to_string(Fp8Gather g);
 

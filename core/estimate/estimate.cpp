@@ -113,13 +113,12 @@ const char* to_string(Fp8Gather g) {
 
 Fp8Gather fp8_gather_of(const Config& c) {
     if (!c.fp8_all_gather || c.fp8 == Fp8Recipe::none) return Fp8Gather::none;
+    // The framework's row (project/framework.h, fp8_all_gather_kind). An id outside the table
+    // (a Config built by hand) gathers FSDP weights, as a plain FSDP would.
     const FrameworkTraits* ft = find_traits(c.framework);
-    // Megatron-LM core_v0.19.0 arguments.py (validate_args) runs --fp8-param-gather only with the
-    // distributed optimizer (or FSDP, which Paraplan's Megatron does not model): without it, 16-bit.
-    if (ft && ft->family == FrameworkFamily::megatron)
-        return c.distributed_optimizer ? Fp8Gather::primary_weights : Fp8Gather::none;
-    if (ft && ft->family == FrameworkFamily::colossalai) return Fp8Gather::wire_casts;
-    return Fp8Gather::fsdp_weights;
+    if (!ft) return Fp8Gather::fsdp_weights;
+    if (ft->fp8_all_gather_needs_distributed_optimizer && !c.distributed_optimizer) return Fp8Gather::none;
+    return ft->fp8_all_gather_kind;
 }
 
 LossLogits loss_logits_from_string(const std::string& s) {
@@ -371,7 +370,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         c.distributed_optimizer = l.distributed_optimizer || zero >= 1;
         zero = 0;
         c.zero_group = c.dp * c.cp;   // distributed optimizer shards over DP x CP
-        if (c.fp8_all_gather && !c.distributed_optimizer) {
+        if (c.fp8_all_gather && ft.fp8_all_gather_needs_distributed_optimizer && !c.distributed_optimizer) {
             c.fp8_all_gather = false;
             note(
                 "--fp8-param-gather runs only with the distributed optimizer (rule megatron.fp8_param_gather); "
@@ -585,6 +584,8 @@ nlohmann::json to_json(const Estimate& e) {
           {"flushes", c.grad_accum_steps},
           {"optimizer_s", t.optimizer_s},
           {"offload_s", t.offload_s},
+          {"grad_sync_exposed_s", t.grad_sync_exposed_s},
+          {"grad_syncs", t.grad_syncs},
           {"comm_s",
            {{"tp", t.comm_tp_s}, {"cp", t.comm_cp_s}, {"ep", t.comm_ep_s}, {"pp", t.comm_pp_s}, {"dp", t.comm_dp_s}}},
           {"bottleneck_stage", t.bottleneck_stage},

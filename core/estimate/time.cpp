@@ -248,11 +248,13 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
         }
     }
     // Once per step, after the last flush; after every flush where the framework reduces then.
-    dp_exposed = std::max(0.0, dp_exposed) * (c.grad_sync_each_flush ? flushes : 1);
-    r.comm_dp_s += dp_exposed;
+    r.grad_sync_exposed_s = std::max(0.0, dp_exposed);
+    r.grad_syncs = c.grad_sync_each_flush ? flushes : 1;
+    const double syncs_s = r.grad_syncs_s();
+    r.comm_dp_s += syncs_s;
     r.optimizer_s = opt_s;
     r.offload_s = off_s;
-    r.step_s = flushes_s + dp_exposed + opt_s + off_s;
+    r.step_s = flushes_s + syncs_s + opt_s + off_s;
 
     const double sequences = double(c.micro_batch) * step_mb * std::max(1, c.dp);
     r.flops = step_flops(m, s, sequences, c.seq_len, c.recompute, c.moe.mtp_layers);

@@ -33,6 +33,14 @@ struct TimeResult {
     double optimizer_s = 0;
     double offload_s = 0;
     double comm_tp_s = 0, comm_cp_s = 0, comm_ep_s = 0, comm_pp_s = 0, comm_dp_s = 0;   // exposed
+    // The data-parallel gradient reductions the step charges (part of comm_dp_s and step_s):
+    // grad_syncs of them, after every pipeline flush where Config::grad_sync_each_flush, else one
+    // after the last, each exposing grad_sync_exposed_s beyond the backward that hides it (0: all
+    // hidden, or nothing to reduce). step_s = flushes x pipeline.makespan_s + grad_syncs_s() +
+    // optimizer_s + offload_s.
+    double grad_sync_exposed_s = 0;
+    int grad_syncs = 1;
+    double grad_syncs_s() const { return grad_sync_exposed_s * grad_syncs; }
     StepFlops flops;
     double mfu = 0, hfu = 0;
     double tokens_per_s = 0;

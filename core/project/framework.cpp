@@ -65,6 +65,10 @@ std::vector<FrameworkTraits> make_table() {
     // Chunk.__gather, all_gather_fp8) and the ZeRO optimizer's parameter all-gathers
     // (zero/low_level/low_level_optim.py) in FP8, cast per tensor whatever the linear layers' recipe.
     hybrid.fp8_all_gather_recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
+    // Wire casts: v0.5.1 zero/gemini/chunk/chunk.py Chunk.__gather casts the 16-bit chunk shard with
+    // all_gather_fp8 and gathers it back into the chunk's 16-bit buffer (likewise the ZeRO optimizer's
+    // parameter all-gathers): the weights stay 16-bit, only the wire is FP8.
+    hybrid.fp8_all_gather_kind = Fp8AllGatherKind::wire_casts;
     // use_fp8 (quantization/fp8_hook.py FP8Hook -> fp8.py linear_fp8) casts inputs, weights and
     // gradients with cast_to_fp8's per-tensor scale from the current amax; no recipe argument.
     hybrid.fp8_recipes = {"tensorwise"};
@@ -152,6 +156,12 @@ std::vector<FrameworkTraits> make_table() {
     // --fp8-param-gather with any of them (arguments.py, core_v0.14.0: it needs the distributed
     // optimizer or FSDP, and delayed scaling only together with the optimizer's CPU offload).
     mg.fp8_all_gather_recipes = mg.fp8_recipes;
+    // Primary weights: --fp8-param-gather keeps the linear weights as Transformer Engine FP8 tensors
+    // that the distributed optimizer gathers from its uint8 parameter buffer; core_v0.19.0
+    // arguments.py validate_args accepts it only with --use-distributed-optimizer (or an FSDP,
+    // which Paraplan's Megatron does not model), so without it the gathers stay 16-bit.
+    mg.fp8_all_gather_kind = Fp8AllGatherKind::primary_weights;
+    mg.fp8_all_gather_needs_distributed_optimizer = true;
     mg.fused_vocab_parallel_loss = true;   // tensor_parallel/cross_entropy.py vocab_parallel_cross_entropy
     t.push_back(mg);
 
@@ -196,6 +206,10 @@ std::vector<FrameworkTraits> make_table() {
     // parallel_dims.dp_shard_enabled; mx.py's MXLinear has no all-gather setting.
     tt.fp8_all_gather_recipes = {"tensorwise"};
     tt.fp8_all_gather_needs_dp_shard = true;
+    // FSDP weights: FSDP2 all-gathers the Float8 weight shards into FP8 buffers (torchao v0.13.0
+    // float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor fsdp_pre_all_gather, switched on by
+    // enable_fsdp_float8_all_gather through torchtitan's Float8LinearConverter).
+    tt.fp8_all_gather_kind = Fp8AllGatherKind::fsdp_weights;
     tt.op_sac = true;
     tt.fsdp2 = true;
     tt.fsdp_reshard_off_with_pp = true;       // parallelize.py apply_fsdp: reshard_after_forward False with pp
@@ -241,6 +255,7 @@ std::vector<FrameworkTraits> make_table() {
     // No FP8 all-gather: ds_config has no FP8 switch; ZeRO++'s zero_quantized_weights
     // (runtime/zero/config.py) gathers INT8-quantized blocks, another format.
     ds.fp8_all_gather_recipes = {};
+    ds.fp8_all_gather_kind = Fp8AllGatherKind::none;
     t.push_back(ds);
 
     FrameworkTraits dm{};
@@ -267,6 +282,9 @@ std::vector<FrameworkTraits> make_table() {
     dm.zero_stages_pp = {0, 1};
     dm.optimizer_bytes = OptimizerBytes::mixed;
     dm.kernels = "eager";
+    // No FP8 all-gather: a plain DeviceMesh job has no float8 converter or FSDP switch of its own.
+    dm.fp8_all_gather_recipes = {};
+    dm.fp8_all_gather_kind = Fp8AllGatherKind::none;
     t.push_back(dm);
     return t;
 }

@@ -59,6 +59,16 @@ enum class TpSequenceParallel {
     none,                  // DeepSpeed, DeviceMesh: a separate mode only
 };
 
+// What layout.fp8_all_gather gathers in FP8 where the framework honours it (fp8_all_gather_recipes):
+enum class Fp8AllGatherKind {
+    none,              // no FP8 all-gather (DeepSpeed, DeviceMesh)
+    fsdp_weights,      // FSDP2 gathers FP8 weights into FP8 buffers (torchao enable_fsdp_float8_all_gather)
+    primary_weights,   // the linear weights are FP8 tensors the distributed optimizer gathers (Megatron
+                       // --fp8-param-gather): no 16-bit copy or per-step FP8 weight cache
+    wire_casts,        // collectives cast to FP8 for the wire and back, buffers stay 16-bit (ColossalAI
+                       // fp8_communication)
+};
+
 // Which interleaved pipeline schedule "interleaved" names.
 enum class InterleavedFlavor { megatron, colossalai, pytorch };
 
@@ -115,13 +125,15 @@ struct FrameworkTraits {
     // layout.fp8_recipe values with which layout.fp8_all_gather gathers FP8 weights (empty: no FP8 all-gather)
     std::vector<std::string> fp8_all_gather_recipes;
     bool fp8_all_gather_needs_dp_shard = false;   // only where the dp_shard degree exceeds 1 (torchtitan)
-    bool fused_switches_mean_te = false;          // fused_norm + jit_fused run the fused (TE-like) stack
-    bool shardformer = false;                     // runs ColossalAI ShardFormer policies
-    bool op_sac = false;                          // selective recomputation is op-level SAC (torchtitan)
-    bool fsdp2 = false;                           // FSDP2 fully_shard holds the parameters (its allocator pattern)
-    bool fsdp_reshard_off_with_pp = false;        // parameters stay gathered between forward and backward with pp
-    bool fused_vocab_parallel_loss = false;       // the loss never materialises fp32 logits (Megatron)
-    bool decomposed_loss_parallel = false;   // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
+    Fp8AllGatherKind fp8_all_gather_kind = Fp8AllGatherKind::none;   // what the FP8 all-gather gathers
+    bool fp8_all_gather_needs_distributed_optimizer = false;   // else 16-bit gathers (Megatron --fp8-param-gather)
+    bool fused_switches_mean_te = false;                       // fused_norm + jit_fused run the fused (TE-like) stack
+    bool shardformer = false;                                  // runs ColossalAI ShardFormer policies
+    bool op_sac = false;                                       // selective recomputation is op-level SAC (torchtitan)
+    bool fsdp2 = false;                       // FSDP2 fully_shard holds the parameters (its allocator pattern)
+    bool fsdp_reshard_off_with_pp = false;    // parameters stay gathered between forward and backward with pp
+    bool fused_vocab_parallel_loss = false;   // the loss never materialises fp32 logits (Megatron)
+    bool decomposed_loss_parallel = false;    // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
     bool frees_logits_before_backward = false;   // the loop drops the model's logits before backward (torchtitan)
     bool tp_saves_gathered_input = false;   // with SP, column-parallel linears save the all-gathered input (DTensor)
     bool reports_degrees_itself = false;    // checks degrees >= 1 with its own message (torchtitan ParallelDims)

@@ -276,6 +276,52 @@ private slots:
                  qPrintable(QString("%1 vs %2").arg(cai_on.time.comm_dp_s).arg(cai_off.time.comm_dp_s)));
     }
 
+    // estimate --json's layout.fp8_all_gather_kind follows the framework's row
+    // (FrameworkTraits::fp8_all_gather_kind): Megatron gathers FP8 primary weights with the
+    // distributed optimizer and nothing without it, ColossalAI casts on the wire, torchtitan's FSDP2
+    // gathers FP8 weights, DeepSpeed has no FP8 all-gather.
+    void fp8_all_gather_kind_in_the_json() {
+        struct Case {
+            const char* framework;
+            nlohmann::json layout;
+            const char* kind;
+        };
+        const std::vector<Case> cases = {
+            {"megatron", {{"fp8", true}, {"distributed_optimizer", true}}, "primary_weights"},
+            {"megatron", {{"fp8", true}}, "none"},
+            {"colossalai", {{"fp8", true}, {"zero_stage", 1}}, "wire_casts"},
+            {"colossalai-gemini", {{"fp8", true}}, "wire_casts"},
+            {"torchtitan", {{"fp8", true}, {"kernels", "compile"}}, "fsdp_weights"},
+            {"deepspeed", {{"fp8", true}, {"zero_stage", 3}}, "none"},
+        };
+        for (const Case& k : cases) {
+            for (const bool gather : {false, true}) {
+                nlohmann::json layout = k.layout;
+                layout["fp8_all_gather"] = gather;
+                const Estimate e = estimate_of(project_json(k.framework, nlohmann::json::object(), layout));
+                const nlohmann::json j = to_json(e);
+                const std::string want = gather ? k.kind : "none";
+                const std::string what = std::string(k.framework) + " " + layout.dump();
+                QVERIFY2(j["layout"]["fp8_all_gather_kind"].get<std::string>() == want, what.c_str());
+                QVERIFY2(std::string(to_string(fp8_gather_of(e.config))) == want, what.c_str());
+                // The switch is on in the estimate exactly where something is gathered in FP8.
+                QVERIFY2(j["layout"]["fp8_all_gather"].get<bool>() == (want != "none"), what.c_str());
+            }
+        }
+        // A Config built by hand: Megatron's row gathers FP8 weights only with the distributed optimizer.
+        Config c;
+        c.framework = "megatron";
+        c.fp8 = Fp8Recipe::tensorwise;
+        c.fp8_all_gather = true;
+        QCOMPARE(std::string(to_string(fp8_gather_of(c))), std::string("none"));
+        c.distributed_optimizer = true;
+        QCOMPARE(std::string(to_string(fp8_gather_of(c))), std::string("primary_weights"));
+        c.framework = "colossalai-zero";
+        QCOMPARE(std::string(to_string(fp8_gather_of(c))), std::string("wire_casts"));
+        c.fp8 = Fp8Recipe::none;   // no FP8, no FP8 gathers
+        QCOMPARE(std::string(to_string(fp8_gather_of(c))), std::string("none"));
+    }
+
     // A recipe the framework does not have is written as tensorwise by its exporter (ColossalAI's
     // use_fp8 has per-tensor scaling only; Megatron has no rowwise), so it is estimated as tensorwise.
     void refused_recipe_is_estimated_as_written() {

@@ -4,6 +4,7 @@
 #include "estimate/comm.h"
 #include "estimate/comm_terms.h"
 #include "estimate/estimate.h"
+#include "estimate/step_flushes.h"
 #include "estimate_test_models.h"
 #include "util/input_error.h"
 
@@ -266,6 +267,86 @@ private slots:
         QVERIFY(qAbs(d4.time.comm_dp_s - 4 * d1.time.comm_dp_s) < 1e-9 * d4.time.comm_dp_s);
         QVERIFY(qAbs(d4.time.step_s - (4 * (d1.time.pipeline.makespan_s + d1.time.comm_dp_s) + d1.time.optimizer_s +
                                        d1.time.offload_s)) < 1e-9 * d4.time.step_s);
+    }
+
+    // The exposed gradient reduction is a named part of the step (TimeResult::grad_sync_exposed_s
+    // x grad_syncs), the one step_flushes() and the timeline lay out. DDP / ZeRO-1 with the reduction
+    // not overlapped: ColossalAI reduces once after the last of 4 flushes, a DeviceMesh pipeline
+    // after every flush. One reduction exposes what the slowest stage's grad_sync() calls leave
+    // past the backward the later stages still run (grad_sync_window_s); with dp 1 nothing.
+    void exposed_grad_sync_is_named() {
+        const ModelSpec m = paper_gpt(32, 4096, 32);
+        Hardware hw = paper_a100(0);
+        Training t;
+        t.global_batch_size = 64;
+        t.micro_batch_size = 1;
+        t.seq_len = 2048;
+        Layout l;
+        l.tp = 4;
+        l.pp = 4;
+        l.schedule = "1f1b";
+        l.num_microbatches = 8;
+        for (const char* fw : {"colossalai", "devicemesh"}) {
+            for (const int zero : {0, 1}) {
+                l.framework = fw;
+                l.zero_stage = zero;
+                Config c = make_config(m, t, l, hw, 32);
+                c.overlap_grad_reduce = false;
+                QCOMPARE(c.grad_accum_steps, 4);
+                QCOMPARE(c.zero_stage, zero);
+                const Estimate e = evaluate(m, layer_shapes(m), c, hw);
+                const TimeResult& x = e.time;
+                const QByteArray what = QByteArray(fw) + " zero " + QByteArray::number(zero);
+                QVERIFY2(x.grad_syncs == (c.grad_sync_each_flush ? 4 : 1), what);
+                // The reduction worked out again from its calls and windows.
+                const auto params = stage_params(layer_shapes(m), c);
+                const auto fp8 = stage_fp8_weight_params(layer_shapes(m), c);
+                double exposed = 0;
+                for (int i = 0; i < c.pp; ++i) {
+                    double calls = 0;
+                    for (const CommCall& k : grad_sync(params[std::size_t(i)], fp8[std::size_t(i)], c))
+                        calls += k.seconds;
+                    exposed = std::max(exposed, calls - grad_sync_window_s(c, x.stages[std::size_t(i)].cost(), i));
+                }
+                QVERIFY2(exposed > 0, what);   // the reduction outlasts what hides it
+                QVERIFY2(x.grad_sync_exposed_s == exposed, what);
+                // It is all of comm_dp_s (no ZeRO-3 traffic per microbatch), and the step decomposes
+                // exactly into flushes, reductions, optimizer and offload.
+                QVERIFY2(x.comm_dp_s == x.grad_syncs_s(), what);
+                QVERIFY2(x.step_s == c.grad_accum_steps * x.pipeline.makespan_s + x.grad_syncs * x.grad_sync_exposed_s +
+                                         x.optimizer_s + x.offload_s,
+                         what);
+                // step_flushes() reports the same reductions, and its step is the estimate's.
+                const StepFlushes sf = step_flushes(e);
+                QCOMPARE(sf.syncs, x.grad_syncs);
+                QCOMPARE(sf.sync_s, x.grad_sync_exposed_s);
+                QCOMPARE(sf.sync_each_flush, c.grad_sync_each_flush);
+                QCOMPARE(sf.step_s(), x.step_s);
+                // And estimate --json carries both (added fields; "comm_s.dp" still holds the total).
+                const auto j = to_json(e);
+                QCOMPARE(j["time"]["grad_sync_exposed_s"].get<double>(), x.grad_sync_exposed_s);
+                QCOMPARE(j["time"]["grad_syncs"].get<int>(), x.grad_syncs);
+                QCOMPARE(j["time"]["comm_s"]["dp"].get<double>(), x.comm_dp_s);
+            }
+        }
+        // Overlapped with the last backward the reduction exposes less (ColossalAI, once per step);
+        // with no data parallelism nothing.
+        l.framework = "colossalai";
+        l.zero_stage = 0;
+        Config overlapped = make_config(m, t, l, hw, 32);
+        Config exposed = overlapped;
+        overlapped.overlap_grad_reduce = true;
+        exposed.overlap_grad_reduce = false;
+        const Estimate h = evaluate(m, layer_shapes(m), overlapped, hw);
+        const Estimate x = evaluate(m, layer_shapes(m), exposed, hw);
+        QVERIFY(h.time.grad_sync_exposed_s < x.time.grad_sync_exposed_s);
+        QCOMPARE(h.time.grad_syncs, 1);
+        QCOMPARE(step_flushes(h).sync_s, h.time.grad_sync_exposed_s);
+        QCOMPARE(x.time.step_s - h.time.step_s, x.time.grad_sync_exposed_s - h.time.grad_sync_exposed_s);
+        const Estimate one = evaluate(m, layer_shapes(m), make_config(m, t, l, hw, 16), hw);   // pp 4 x tp 4: dp 1
+        QCOMPARE(one.config.dp, 1);
+        QCOMPARE(one.time.grad_sync_exposed_s, 0.0);
+        QCOMPARE(step_flushes(one).sync_s, 0.0);
     }
 
     // Mixtral 8x7B (Jiang et al. 2024): 46.7B parameters, 12.9B active per token; the

@@ -138,6 +138,40 @@ private slots:
         QVERIFY(has_microbatch_knob("no-such-framework"));   // unknown: run as a plain DeviceMesh
     }
 
+    // What layout.fp8_all_gather gathers, per framework (fp8_all_gather_kind): ColossalAI's
+    // fp8_communication casts on the wire (v0.5.1 zero/gemini/chunk/chunk.py Chunk.__gather,
+    // all_gather_fp8) for every plugin; Megatron's --fp8-param-gather gathers FP8 primary weights
+    // and only with the distributed optimizer (core_v0.19.0 arguments.py validate_args);
+    // torchtitan's FSDP2 gathers FP8 weights (torchao enable_fsdp_float8_all_gather); DeepSpeed
+    // and a plain DeviceMesh have none. A kind exists exactly where some recipe gathers.
+    void fp8_all_gather_kind_rows() {
+        struct Want {
+            Framework id;
+            Fp8AllGatherKind kind;
+            bool needs_distributed_optimizer;
+        };
+        const std::vector<Want> want = {
+            {Framework::colossalai, Fp8AllGatherKind::wire_casts, false},
+            {Framework::colossalai_moe, Fp8AllGatherKind::wire_casts, false},
+            {Framework::colossalai_gemini, Fp8AllGatherKind::wire_casts, false},
+            {Framework::colossalai_zero, Fp8AllGatherKind::wire_casts, false},
+            {Framework::megatron, Fp8AllGatherKind::primary_weights, true},
+            {Framework::torchtitan, Fp8AllGatherKind::fsdp_weights, false},
+            {Framework::deepspeed, Fp8AllGatherKind::none, false},
+            {Framework::devicemesh, Fp8AllGatherKind::none, false},
+        };
+        QCOMPARE(want.size(), framework_table().size());
+        for (const Want& w : want) {
+            const FrameworkTraits& t = traits(w.id);
+            QVERIFY2(t.fp8_all_gather_kind == w.kind, t.name);
+            QVERIFY2(t.fp8_all_gather_needs_distributed_optimizer == w.needs_distributed_optimizer, t.name);
+            QVERIFY2((t.fp8_all_gather_kind == Fp8AllGatherKind::none) == t.fp8_all_gather_recipes.empty(), t.name);
+            // The switch reader agrees: with tensorwise (every framework's first recipe) it gathers
+            // FP8 weights exactly where the row names a kind.
+            QCOMPARE(gathers_fp8_weights(t.name, "tensorwise"), w.kind != Fp8AllGatherKind::none);
+        }
+    }
+
     // Megatron: dp = world / (tp x pp x cp) (parallel_state.py initialize_model_parallel) and
     // num_microbatches = global / (micro x dp) (num_microbatches_calculator.py
     // ConstantNumMicroBatchesCalculator), on the configurations the papers publish.
