@@ -163,14 +163,11 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     const LayerShapes shapes = layer_shapes(p.model);
     const auto params = stage_params(shapes, c);
     const auto fp8_weights = stage_fp8_weight_params(shapes, c);
-    // The gradient reduction each stage leaves exposed after a flush, ending `window` after
-    // the pipeline's last op at the earliest (grad_sync_window_s), as estimate_time() charges it.
-    double sync_exposed = 0;
-    for (int s = 0; s < pp; ++s) {
-        double total = 0;
-        for (const auto& k : grad_sync(params[std::size_t(s)], fp8_weights[std::size_t(s)], c)) total += k.seconds;
-        sync_exposed = std::max(sync_exposed, total - grad_sync_window_s(c, costs[std::size_t(s)], s));
-    }
+    // The exposed gradient reductions as estimate_time() charged them: grad_syncs of
+    // grad_sync_exposed_s each, after every flush where the framework reduces then, else one
+    // after the last (TimeResult, the one source the step's length and step_flushes() read too).
+    const double sync_exposed = e.time.grad_sync_exposed_s;
+    const int syncs = e.time.grad_syncs;
     const int flushes = std::max(1, c.grad_accum_steps);
     const double gap = c.grad_sync_each_flush ? sync_exposed : 0;   // between flushes
     if (flushes > 1 && !tl.ops.empty()) tl = repeat_flushes(tl, flushes, gap);
@@ -304,10 +301,9 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     pb.op_comm_begin.push_back(pb.comms.size());
     pb.makespan_s = tl.ops.empty() ? flushes * e.time.pipeline.makespan_s + (flushes - 1) * gap : tl.makespan;
 
-    // The gradient reduction of each stage after the last flush (after every flush where the
-    // framework reduces then), ending `window` after the flush's last op at the earliest.
-    const double dp_exposed = std::max(0.0, sync_exposed);
-    const int syncs = c.grad_sync_each_flush ? flushes : 1;
+    // The gradient reduction's collectives of each stage after the last flush (after every flush
+    // where the framework reduces then), one after the other from `window` (grad_sync_window_s)
+    // before the flush's end: the stage that exposes the most ends sync_exposed after it.
     const double flush_s = flushes > 1 ? (pb.makespan_s - (flushes - 1) * gap) / flushes : pb.makespan_s;
     for (int j = flushes - syncs; j < flushes; ++j)
         for (int s = 0; s < pp; ++s) {
@@ -334,7 +330,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
                 pb.comms.push_back(std::move(pc));
             }
         }
-    pb.grad_sync_end_s = pb.makespan_s + dp_exposed;
+    pb.grad_sync_end_s = pb.makespan_s + sync_exposed;
     pb.optimizer_end_s = pb.grad_sync_end_s + e.time.optimizer_s;
     pb.step_s = pb.optimizer_end_s + e.time.offload_s;
 
