@@ -53,6 +53,8 @@ private slots:
     void events();
     void stepFlushesMatchPlayback_data();
     void stepFlushesMatchPlayback();
+    void syncSegmentIsTheExposedReduction_data();
+    void syncSegmentIsTheExposedReduction();
     void zero3SingleStage();
     void cancelStopsTheBuild();
 };
@@ -434,6 +436,83 @@ void TestStepPlayback::stepFlushesMatchPlayback() {
         const auto& first = tl.ops[tl.stage_begin[0] + std::size_t(j) * per_flush];
         QVERIFY(std::abs(first.start - sf.flush_start_s(j)) <= tol);
         QCOMPARE(sf.sync_after(j), each || j == flushes - 1);
+    }
+}
+
+void TestStepPlayback::syncSegmentIsTheExposedReduction_data() {
+    QTest::addColumn<std::string>("framework");
+    QTest::addColumn<int>("flushes");
+    QTest::addColumn<bool>("each");
+    // Llama 3.1 70B on 32 GPUs, tp 8, pp 2, dp 2 across the nodes: the reduction is exposed.
+    // ColossalAI and DeviceMesh run global 256 as 8 flushes of 16 (reducing once after the last,
+    // and after every flush); Megatron runs it as one flush of 128.
+    QTest::newRow("colossalai") << std::string("colossalai") << 8 << false;
+    QTest::newRow("devicemesh") << std::string("devicemesh") << 8 << true;
+    QTest::newRow("megatron") << std::string("megatron") << 1 << false;
+}
+
+// The playback's gradient-sync segments are the reductions the estimate charged
+// (TimeResult::grad_sync_exposed_s, grad_syncs): after the last flush from makespan_s to
+// grad_sync_end_s, and between flushes where the framework reduces after each; the stage's
+// reduction collectives drawn there end exactly where the segment ends.
+void TestStepPlayback::syncSegmentIsTheExposedReduction() {
+    QFETCH(std::string, framework);
+    QFETCH(int, flushes);
+    QFETCH(bool, each);
+    Project p = load_example("llama3.1-70b-4nodes");
+    p.layout.framework = framework;
+    p.layout.pp = 2;
+    p.layout.num_microbatches = 16;
+    const StepPlayback pb = step_playback(p);
+    const TimeResult& t = pb.estimate.time;
+    QCOMPARE(pb.estimate.config.grad_accum_steps, flushes);
+    QCOMPARE(t.grad_syncs, each ? flushes : 1);
+    const double sync = t.grad_sync_exposed_s;
+    QVERIFY2(sync > 0.01 * t.pipeline.makespan_s, qPrintable(QString::number(sync)));
+    const double tol = 1e-12 * t.step_s;
+    // After the last flush.
+    QVERIFY2(std::abs((pb.grad_sync_end_s - pb.makespan_s) - sync) <= tol,
+             qPrintable(QStringLiteral("%1 vs %2").arg(pb.grad_sync_end_s - pb.makespan_s).arg(sync)));
+    const ActiveSet a = active_at(pb, 0.5 * (pb.makespan_s + pb.grad_sync_end_s));
+    QCOMPARE(int(a.stages.size()), 2);
+    for (const auto& s : a.stages) QCOMPARE(s.activity, Activity::grad_sync);
+    // Flush j: its microbatches [j m, (j + 1) m); the segment after it runs to the next flush's start.
+    const auto& tl = pb.timeline;
+    const int m = pb.estimate.config.num_microbatches;
+    std::vector<double> begin(std::size_t(flushes), pb.step_s), end(std::size_t(flushes), 0.0);
+    for (const auto& op : tl.ops) {
+        const std::size_t j = std::size_t(op.microbatch / m);
+        QVERIFY(j < std::size_t(flushes));
+        begin[j] = std::min(begin[j], op.start);
+        end[j] = std::max(end[j], op.end);
+    }
+    QVERIFY(std::abs(end.back() - pb.makespan_s) <= tol);
+    for (int j = 0; j + 1 < flushes; ++j)
+        QVERIFY2(std::abs((begin[std::size_t(j) + 1] - end[std::size_t(j)]) - (each ? sync : 0.0)) <= tol,
+                 qPrintable(QStringLiteral("flush %1: gap %2 vs %3")
+                                .arg(j)
+                                .arg(begin[std::size_t(j) + 1] - end[std::size_t(j)])
+                                .arg(each ? sync : 0.0)));
+    // The reduction collectives (after the ops' communication), the same number after each
+    // flush that reduces: the last of them ends where that flush's segment ends.
+    const std::size_t first = pb.op_comm_begin.back();
+    const std::size_t n = pb.comms.size() - first;
+    QVERIFY(n > 0);
+    QCOMPARE(n % std::size_t(t.grad_syncs), std::size_t(0));
+    const std::size_t per = n / std::size_t(t.grad_syncs);
+    for (int i = 0; i < t.grad_syncs; ++i) {
+        const int j = flushes - t.grad_syncs + i;
+        double last = 0;
+        for (std::size_t k = first + std::size_t(i) * per; k < first + std::size_t(i + 1) * per; ++k) {
+            QCOMPARE(pb.comms[k].op_index, -1);
+            QVERIFY(pb.comms[k].group == kDp || pb.comms[k].group == kEdp);
+            last = std::max(last, pb.comms[k].end);
+        }
+        QVERIFY2(std::abs(last - (end[std::size_t(j)] + sync)) <= tol,
+                 qPrintable(QStringLiteral("flush %1: reduction ends %2, segment %3")
+                                .arg(j)
+                                .arg(last)
+                                .arg(end[std::size_t(j)] + sync)));
     }
 }
 
