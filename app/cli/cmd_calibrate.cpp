@@ -16,12 +16,27 @@ namespace {
 using calibrate::RunError;
 
 void print_errors(const char* title, const std::vector<RunError>& rows, double before, double after) {
+    // Peak memory beside the step time where runs printed it: the estimate of the printed kind
+    // (reserved, allocated; the whole footprint when the kind is not known).
+    const bool mem = calibrate::runs_with_memory(rows) > 0;
     std::printf("%s\n", title);
-    std::printf("  %-36s %10s %10s %8s %10s %8s\n", "run", "measured s", "before s", "error", "after s", "error");
-    for (const auto& e : rows)
-        std::printf("  %-36s %10.3f %10.3f %+7.1f%% %10.3f %+7.1f%%\n", e.name.c_str(), e.measured_s, e.before_s,
+    std::printf("  %-36s %10s %10s %8s %10s %8s", "run", "measured s", "before s", "error", "after s", "error");
+    if (mem) std::printf("  %-9s %8s %8s %8s %8s %8s", "memory", "GiB", "before", "error", "after", "error");
+    std::printf("\n");
+    for (const auto& e : rows) {
+        std::printf("  %-36s %10.3f %10.3f %+7.1f%% %10.3f %+7.1f%%", e.name.c_str(), e.measured_s, e.before_s,
                     100 * e.error_before(), e.after_s, 100 * e.error_after());
-    std::printf("  mean |error|: before %.1f%%, after %.1f%%\n", 100 * before, 100 * after);
+        if (mem && e.has_memory())
+            std::printf("  %-9s %8.1f %8.1f %+7.1f%% %8.1f %+7.1f%%",
+                        e.memory_kind.empty() ? "total" : e.memory_kind.c_str(), e.measured_gib, e.before_gib,
+                        100 * e.memory_error_before(), e.after_gib, 100 * e.memory_error_after());
+        std::printf("\n");
+    }
+    std::printf("  mean |error|: before %.1f%%, after %.1f%%", 100 * before, 100 * after);
+    if (mem)
+        std::printf("; memory: before %.1f%%, after %.1f%%", 100 * calibrate::mean_abs_memory_error(rows, false),
+                    100 * calibrate::mean_abs_memory_error(rows, true));
+    std::printf("\n");
 }
 
 nlohmann::json errors_json(const std::vector<RunError>& rows) {
@@ -35,7 +50,12 @@ nlohmann::json errors_json(const std::vector<RunError>& rows) {
                             {"error_after", e.error_after()},
                             {"before_gib", e.before_gib},
                             {"after_gib", e.after_gib}};
-        if (e.measured_gib > 0) j["measured_gib"] = e.measured_gib;
+        if (e.measured_gib > 0) {
+            j["measured_gib"] = e.measured_gib;
+            j["memory_kind"] = e.memory_kind;
+            j["memory_error_before"] = e.memory_error_before();
+            j["memory_error_after"] = e.memory_error_after();
+        }
         a.push_back(j);
     }
     return a;
@@ -59,9 +79,10 @@ int run_calibrate(const Args& a) {
     if (runs.empty()) throw UsageError("no measured runs: give a runs table, --project FILE --log FILE, or --job ID");
     const std::vector<std::string> params = split_list(a.get("fit", "gemm"));
     for (const auto& p : params)
-        if (std::find(estimate::profile_parameters().begin(), estimate::profile_parameters().end(), p) ==
-            estimate::profile_parameters().end())
-            throw UsageError("--fit: unknown parameter '" + p + "' (gemm, attention, network, nvlink)");
+        if (p != estimate::kMemoryReserveKey &&
+            std::find(estimate::profile_parameters().begin(), estimate::profile_parameters().end(), p) ==
+                estimate::profile_parameters().end())
+            throw UsageError("--fit: unknown parameter '" + p + "' (gemm, attention, network, nvlink, memory_reserve)");
     estimate::Profile start;
     if (auto from = a.get("from")) start = estimate::load_profile(*from);
     const std::string name = a.get("name", start.name);
@@ -91,17 +112,39 @@ int run_calibrate(const Args& a) {
                             {"condition", fit.condition},
                             {"exactly_determined", fit.exactly_determined},
                             {"profile", estimate::profile_to_json(fit.profile)}};
+        if (calibrate::runs_with_memory(fit.runs) > 0) {
+            j["memory_mean_abs_error_before"] = calibrate::mean_abs_memory_error(fit.runs, false);
+            j["memory_mean_abs_error_after"] = calibrate::mean_abs_memory_error(fit.runs, true);
+        }
+        if (fit.memory.attempted) {
+            nlohmann::json m = {{"fitted", fit.memory.ok},
+                                {"runs", fit.memory.runs},
+                                {"mean_abs_error_before", fit.memory.mean_abs_before},
+                                {"mean_abs_error_after", fit.memory.mean_abs_after}};
+            if (fit.memory.ok) m["value"] = fit.memory.reserve;
+            else m["refusal"] = fit.memory.refusal;
+            j["memory_reserve"] = m;
+        }
         if (!fit.ok) j["refusal"] = fit.refusal;
         if (!saved.empty()) j["saved"] = saved;
-        if (!held.empty())
+        if (!held.empty()) {
             j["check"] = {{"runs", errors_json(held)},
                           {"mean_abs_error_before", calibrate::mean_abs_error(held, false)},
                           {"mean_abs_error_after", calibrate::mean_abs_error(held, true)}};
+            if (calibrate::runs_with_memory(held) > 0) {
+                j["check"]["memory_mean_abs_error_before"] = calibrate::mean_abs_memory_error(held, false);
+                j["check"]["memory_mean_abs_error_after"] = calibrate::mean_abs_memory_error(held, true);
+            }
+        }
         print_json(j.dump(2));
         return fit.ok ? kOk : kFindings;
     }
-    for (const auto& r : runs)
-        std::printf("run %s: %.3f s measured (%s)\n", r.name.c_str(), r.step_s, r.source.c_str());
+    for (const auto& r : runs) {
+        std::printf("run %s: %.3f s measured", r.name.c_str(), r.step_s);
+        if (r.peak_gib > 0)
+            std::printf(", %.2f GiB %s", r.peak_gib, r.memory_kind.empty() ? "peak" : r.memory_kind.c_str());
+        std::printf(" (%s)\n", r.source.c_str());
+    }
     print_errors(fit.ok ? "fitted runs:" : "runs:", fit.runs, fit.mean_abs_before, fit.mean_abs_after);
     if (!fit.ok) {
         std::fprintf(stderr, "calibrate: refused: %s\n", fit.refusal.c_str());
@@ -111,7 +154,15 @@ int run_calibrate(const Args& a) {
     for (const auto& k : estimate::profile_parameters())
         std::printf(" %s %.3f%s", k.c_str(), estimate::profile_value(fit.profile, k),
                     std::find(params.begin(), params.end(), k) != params.end() ? " (fitted)" : "");
+    if (fit.profile.memory_reserve)
+        std::printf(" memory_reserve %.3f%s", *fit.profile.memory_reserve, fit.memory.ok ? " (fitted)" : "");
     std::printf("\n");
+    if (fit.memory.ok)
+        std::printf(
+            "memory_reserve %.3f fitted on %d runs with a measured reserved peak: mean |error| %.1f%% -> "
+            "%.1f%%\n",
+            fit.memory.reserve, fit.memory.runs, 100 * fit.memory.mean_abs_before, 100 * fit.memory.mean_abs_after);
+    else if (fit.memory.attempted) std::printf("memory_reserve not fitted: %s\n", fit.memory.refusal.c_str());
     if (fit.exactly_determined)
         std::printf(
             "note: as many runs as parameters, so the fit is exact on them; only --check runs tell how well it "
@@ -137,6 +188,10 @@ PARAPLAN_CLI_COMMAND(Command{
     "Prints every run's error before and after. Refuses (exit 1, nothing written) a fit the\n"
     "runs cannot support: fewer runs than parameters, a parameter the runs do not depend on,\n"
     "parameters they cannot tell apart, or one that ends at its physical bound.\n"
+    "Runs that printed a reserved peak (torchtitan 'memory:', max_memory_reserved) also fit\n"
+    "memory_reserve, the caching allocator's reserve as a share of the allocated peak, in\n"
+    "[0, 0.6] (least mean |error| of the reserved peak); at least 2 such runs, else it is\n"
+    "left out (or, with --fit memory_reserve, the fit is refused). Memory errors print beside.\n"
     "Runs come from:\n"
     "  RUNS        a table, CSV with a header (project,step_s,peak_gib,log,name) or JSON\n"
     "              {\"runs\": [{\"project\": ..., \"step_s\": ..., \"log\": ...}]}; paths relative to it\n"
@@ -146,13 +201,16 @@ PARAPLAN_CLI_COMMAND(Command{
     "DeepSpeed 'CurrSamplesPerSec=' / 'iter time (s):' / flops profiler 'iter latency:',\n"
     "ColossalAI 'Throughput: ... samples/sec'; the median after the first line is used.\n"
     "  --fit LIST     multipliers to fit (default gemm): gemm (GEMM efficiency ceiling),\n"
-    "                 attention (attention kernels), network (inter-node), nvlink (intra-node)\n"
+    "                 attention (attention kernels), network (inter-node), nvlink (intra-node),\n"
+    "                 memory_reserve (required: refuse the fit when it cannot be fitted)\n"
     "  --name NAME    save as the named profile (~/.config/paraplan/profiles/NAME.json)\n"
     "  --out FILE     save to FILE instead\n"
     "  --from PROFILE start from a profile (its other multipliers kept)\n"
     "  --check RUNS   other runs of the same cluster, not fitted on: their error before and after\n"
     "  --json         print {\"ok\", \"runs\": [...], \"mean_abs_error_before\", \"mean_abs_error_after\",\n"
-    "                 \"profile\", \"refusal\", \"check\"}\n"
+    "                 \"profile\", \"refusal\", \"check\"}; runs with a measured peak add memory_kind,\n"
+    "                 measured_gib, memory_error_before/after; \"memory_reserve\": {fitted, value, runs,\n"
+    "                 refusal}, \"memory_mean_abs_error_before\"/\"_after\"\n"
     "Use a profile with: paraplan-cli estimate FILE --profile NAME|FILE, plan --profile, or the\n"
     "project's \"estimate\": {\"profile\": NAME|FILE}. Method: docs/accuracy.md (Calibration).\n",
     {"json"},

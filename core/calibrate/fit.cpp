@@ -105,14 +105,82 @@ Bounds parameter_bounds(const std::string& key, const std::vector<Run>& runs) {
     return {lo, hi};
 }
 
-double estimate_step(const Run& r, const Profile& p, double* peak_gib) {
+double estimate_step(const Run& r, const Profile& p, double* peak_gib, double* allocated_gib) {
     Project proj = r.project;
     proj.extra.erase("estimate");   // the profile under test, not the project's own
     estimate::Hardware hw = estimate::hardware_for(gpu_of(r), proj.cluster, proj.training.precision);
     estimate::apply_profile(p, hw);
     const estimate::Estimate e = estimate::estimate_project(proj, hw);
-    if (peak_gib) *peak_gib = e.memory.peak_bytes / estimate::kGiB;
+    // The figure the run printed: max_memory_reserved, max_memory_allocated, or (kind unknown)
+    // the whole device footprint.
+    if (peak_gib)
+        *peak_gib = (r.memory_kind == "reserved"    ? e.memory.reserved_peak_bytes
+                     : r.memory_kind == "allocated" ? e.memory.allocated_peak_bytes
+                                                    : e.memory.peak_bytes) /
+                    estimate::kGiB;
+    if (allocated_gib) *allocated_gib = e.memory.allocated_peak_bytes / estimate::kGiB;
     return e.time.step_s;
+}
+
+MemoryFit fit_memory_reserve(const std::vector<Run>& runs, const Profile& start) {
+    MemoryFit m;
+    std::vector<double> alloc, meas;
+    double before = 0;
+    for (const auto& r : runs) {
+        if (r.memory_kind != "reserved" || r.peak_gib <= 0) continue;
+        double est = 0, a = 0;
+        estimate_step(r, start, &est, &a);
+        if (a <= 0) continue;
+        alloc.push_back(a);
+        meas.push_back(r.peak_gib);
+        before += std::abs(est / r.peak_gib - 1);
+    }
+    const int n = int(meas.size());
+    m.runs = n;
+    m.attempted = n > 0;
+    if (n == 0) return m;
+    m.mean_abs_before = m.mean_abs_after = before / n;
+    if (n < 2) {
+        m.refusal =
+            "the allocator reserve needs at least 2 runs with a measured reserved peak "
+            "(torch.cuda.max_memory_reserved, torchtitan's 'memory:'); got 1";
+        return m;
+    }
+    // Mean |(1 + f) a_i / M_i - 1| is convex and piecewise linear in f, with its kinks where one
+    // run is met exactly (f_i = M_i / a_i - 1): its minimum over the bounds lies at a kink or a
+    // bound; where several tie, the whole span between them is optimal and its middle is taken.
+    const double lo = estimate::kMinMemoryReserve, hi = estimate::kMaxMemoryReserve;
+    auto cost = [&](double f) {
+        double s = 0;
+        for (int i = 0; i < n; ++i) s += std::abs((1 + f) * alloc[i] / meas[i] - 1);
+        return s / n;
+    };
+    std::vector<double> cand;
+    for (int i = 0; i < n; ++i) cand.push_back(std::clamp(meas[i] / alloc[i] - 1, lo, hi));
+    double best = 1e300;
+    for (double f : cand) best = std::min(best, cost(f));
+    double f_lo = hi, f_hi = lo;
+    for (double f : cand)
+        if (cost(f) <= best + 1e-12) {
+            f_lo = std::min(f_lo, f);
+            f_hi = std::max(f_hi, f);
+        }
+    const double f = (f_lo + f_hi) / 2;
+    if (f <= lo + 1e-9 || f >= hi - 1e-9) {
+        m.refusal = "memory_reserve ends at its " + std::string(f <= lo + 1e-9 ? "lower" : "upper") + " bound (" +
+                    fmt(f) +
+                    (f <= lo + 1e-9
+                         ? "): the estimated allocated peak already exceeds the measured reserved peaks, so the "
+                           "misfit lies in the memory model or the runs' layouts, not in the allocator"
+                         : "): the measured reserved peaks exceed the estimated allocated peak by more than a caching "
+                           "allocator holds, so the misfit lies in the memory model or the runs' layouts") +
+                    "; no reserve is fitted";
+        return m;
+    }
+    m.ok = true;
+    m.reserve = f;
+    m.mean_abs_after = cost(f);
+    return m;
 }
 
 std::vector<RunError> compare(const std::vector<Run>& runs, const Profile& before, const Profile& after) {
@@ -122,6 +190,7 @@ std::vector<RunError> compare(const std::vector<Run>& runs, const Profile& befor
         e.name = r.name;
         e.measured_s = r.step_s;
         e.measured_gib = r.peak_gib;
+        e.memory_kind = r.memory_kind;
         e.before_s = estimate_step(r, before, &e.before_gib);
         e.after_s = estimate_step(r, after, &e.after_gib);
         out.push_back(e);
@@ -136,7 +205,22 @@ double mean_abs_error(const std::vector<RunError>& e, bool after) {
     return s / double(e.size());
 }
 
-FitResult fit_profile(const std::vector<Run>& runs, const std::vector<std::string>& params, const Profile& start) {
+double mean_abs_memory_error(const std::vector<RunError>& e, bool after) {
+    double s = 0;
+    for (const auto& x : e)
+        if (x.has_memory()) s += std::abs(after ? x.memory_error_after() : x.memory_error_before());
+    const int n = runs_with_memory(e);
+    return n ? s / n : 0;
+}
+
+int runs_with_memory(const std::vector<RunError>& e) {
+    return int(std::count_if(e.begin(), e.end(), [](const RunError& x) { return x.has_memory(); }));
+}
+
+namespace {
+
+// The step-time multipliers (Levenberg-Marquardt above).
+FitResult fit_step(const std::vector<Run>& runs, const std::vector<std::string>& params, const Profile& start) {
     FitResult res;
     res.profile = start;
     res.params = params;
@@ -292,15 +376,71 @@ FitResult fit_profile(const std::vector<Run>& runs, const std::vector<std::strin
         }
     }
     res.ok = true;
-    nlohmann::json fit = {{"runs", n},
+    return res;
+}
+
+}   // namespace
+
+FitResult fit_profile(const std::vector<Run>& runs, const std::vector<std::string>& params, const Profile& start) {
+    const bool memory_asked = std::find(params.begin(), params.end(), estimate::kMemoryReserveKey) != params.end();
+    std::vector<std::string> step;
+    for (const auto& p : params)
+        if (p != estimate::kMemoryReserveKey) step.push_back(p);
+    FitResult res;
+    if (memory_asked && step.empty()) {
+        // The reserve alone: the step time is only reported.
+        res.ok = true;
+        res.profile = start;
+        res.runs = compare(runs, start, start);
+        res.mean_abs_before = res.mean_abs_after = mean_abs_error(res.runs, false);
+    } else {
+        res = fit_step(runs, step, start);
+    }
+    res.params = params;
+    if (!res.ok) return res;
+
+    res.memory = fit_memory_reserve(runs, start);
+    if (memory_asked && !res.memory.attempted) {
+        res.memory.attempted = true;
+        res.memory.refusal =
+            "no run carries a measured reserved peak (torch.cuda.max_memory_reserved: a 'peak_gib' column with a "
+            "torchtitan log, or the log's 'memory:'); the allocator reserve cannot be fitted";
+    }
+    if (res.memory.ok) {
+        res.profile.memory_reserve = res.memory.reserve;
+        res.runs = compare(runs, start, res.profile);
+    } else if (memory_asked) {
+        const MemoryFit mf = res.memory;
+        res.ok = false;
+        res.refusal = mf.refusal;
+        res.profile = start;
+        res.runs = compare(runs, start, start);
+        res.mean_abs_before = res.mean_abs_after = mean_abs_error(res.runs, false);
+        res.memory = mf;
+        return res;
+    }
+
+    nlohmann::json fit = {{"runs", int(runs.size())},
                           {"parameters", params},
                           {"mean_abs_error_before", res.mean_abs_before},
                           {"mean_abs_error_after", res.mean_abs_after},
                           {"condition", res.condition}};
+    if (res.memory.ok)
+        fit["memory_reserve"] = {{"runs", res.memory.runs},
+                                 {"mean_abs_error_before", res.memory.mean_abs_before},
+                                 {"mean_abs_error_after", res.memory.mean_abs_after}};
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& e : res.runs)
-        rows.push_back(
-            {{"name", e.name}, {"measured_s", e.measured_s}, {"before_s", e.before_s}, {"after_s", e.after_s}});
+    for (const auto& e : res.runs) {
+        nlohmann::json row = {
+            {"name", e.name}, {"measured_s", e.measured_s}, {"before_s", e.before_s}, {"after_s", e.after_s}};
+        if (e.has_memory()) {
+            row["memory_kind"] = e.memory_kind;
+            row["measured_gib"] = e.measured_gib;
+            row["before_gib"] = e.before_gib;
+            row["after_gib"] = e.after_gib;
+        }
+        rows.push_back(row);
+    }
     fit["errors"] = rows;
     res.profile.fit = fit;
     if (res.profile.gpu.empty() && !runs.empty() && !runs[0].project.cluster.nodes.empty())

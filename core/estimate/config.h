@@ -103,6 +103,9 @@ struct Hardware {
     // A cluster profile's multipliers of the efficiency model (profile.h); 1 = built-in.
     double gemm_scale = 1;
     double attention_scale = 1;
+    // The profile's caching-allocator reserve (a fraction of the allocated peak); < 0: the
+    // framework's built-in share (memory.h kFragmentation, kFragmentationFsdp).
+    double memory_reserve = -1;
 };
 
 // Bytes per parameter by role (before any ZeRO sharding).

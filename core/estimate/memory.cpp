@@ -375,8 +375,10 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         }
         m.activations = act;
         m.buffers = live;
-        m.fragmentation = (ft && ft->fsdp2 ? kFragmentationFsdp * m.allocated()
-                                           : kFragmentation * (m.activations + m.grads));
+        // A cluster profile's measured reserve (profile.h memory_reserve) replaces the built-in share.
+        m.fragmentation = hw.memory_reserve >= 0 ? hw.memory_reserve * m.allocated()
+                          : ft && ft->fsdp2      ? kFragmentationFsdp * m.allocated()
+                                                 : kFragmentation * (m.activations + m.grads);
         m.other = m.buffers + m.fragmentation + kCudaContextGiB * kGiB + kNcclPerGroupGiB * kGiB * groups_in_use(c);
         r.stages.push_back(m);
         if (m.total() > r.peak_bytes) {

@@ -32,12 +32,14 @@ void apply_profile(const Profile& p, Hardware& hw) {
     hw.attention_scale = p.attention;
     hw.inter_node_gbits *= std::min(1.0, p.network);
     hw.intra_node_gbps *= std::min(1.0, p.nvlink);
+    if (p.memory_reserve) hw.memory_reserve = std::clamp(*p.memory_reserve, kMinMemoryReserve, kMaxMemoryReserve);
 }
 
 nlohmann::json profile_to_json(const Profile& p) {
     nlohmann::json j = {{"paraplan_profile", 1}, {"name", p.name}};
     if (!p.gpu.empty()) j["gpu"] = p.gpu;
     for (const auto& k : profile_parameters()) j[k] = profile_value(p, k);
+    if (p.memory_reserve) j[kMemoryReserveKey] = *p.memory_reserve;
     if (!p.fit.empty()) j["fit"] = p.fit;
     return j;
 }
@@ -59,6 +61,20 @@ Profile profile_from_json(const nlohmann::json& j, const std::string& where) {
         if (profile_value(p, k) > 1)
             throw InputError(std::string("/") + k, at + k + " is " + std::to_string(profile_value(p, k)) +
                                                        ": no link runs faster than its line rate (at most 1)");
+    if (j.contains(kMemoryReserveKey)) {
+        const auto& v = j.at(kMemoryReserveKey);
+        if (!v.is_number())
+            throw InputError(std::string("/") + kMemoryReserveKey,
+                             at + "memory_reserve must be a number (the allocator's reserve as a share of the "
+                                  "allocated peak, e.g. 0.15)");
+        const double f = v.get<double>();
+        if (!(f >= kMinMemoryReserve && f <= kMaxMemoryReserve))
+            throw InputError(std::string("/") + kMemoryReserveKey,
+                             at + "memory_reserve is " + std::to_string(f) +
+                                 ": the caching allocator's reserve lies between 0 and 0.6 of the allocated peak "
+                                 "(beyond, it releases its cached blocks and retries)");
+        p.memory_reserve = f;
+    }
     if (j.contains("fit") && j.at("fit").is_object()) p.fit = j.at("fit");
     return p;
 }

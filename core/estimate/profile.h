@@ -8,6 +8,9 @@
 //   attention  multiplies the attention kernels' share of peak
 //   network    multiplies the inter-node bandwidth (cluster.network.inter_node_gbps)
 //   nvlink     multiplies the intra-node link bandwidth
+//   memory_reserve (optional) the caching allocator's reserve on that cluster and stack: the
+//              share of the allocated peak it holds beyond it (max_memory_reserved /
+//              max_memory_allocated - 1); absent = the framework's built-in share (memory.h)
 //
 // Physical bounds hold whatever a file says: a GEMM never runs above 95% of the dense
 // peak, attention kernels above 90%, and no link faster than its line rate (network and
@@ -28,10 +31,20 @@ struct Profile {
     std::string name;
     std::string gpu;   // catalog id of the cluster's GPU when fitted (informative)
     double gemm = 1, attention = 1, network = 1, nvlink = 1;
+    std::optional<double> memory_reserve;            // absent: the built-in per-framework reserve
     nlohmann::json fit = nlohmann::json::object();   // how it was fitted (runs, errors)
 };
 
-// Names of the fittable multipliers, in file order.
+// The allocator reserve's bounds. Above 0.6 of the allocated peak held in cached but unused
+// blocks, the allocator no longer keeps them: when cudaMalloc fails it frees every cached block
+// and retries (PyTorch c10/cuda/CUDACachingAllocator.cpp, release_cached_blocks on a failed
+// alloc_block), so a measured max_memory_reserved this far above max_memory_allocated points at
+// a mismatch of the model (or the layout), not at the allocator.
+inline constexpr double kMinMemoryReserve = 0.0;
+inline constexpr double kMaxMemoryReserve = 0.6;
+inline constexpr const char* kMemoryReserveKey = "memory_reserve";
+
+// Names of the fittable step-time multipliers, in file order (memory_reserve is separate).
 const std::vector<std::string>& profile_parameters();
 double& profile_value(Profile& p, const std::string& key);   // throws std::out_of_range
 double profile_value(const Profile& p, const std::string& key);

@@ -4,7 +4,9 @@
 #include "calibrate/fit.h"
 #include "calibrate/log_parse.h"
 #include "calibrate/runs.h"
+#include "catalog/catalog.h"
 #include "estimate/estimate.h"
+#include "estimate/memory.h"
 #include "estimate/profile.h"
 #include "project/project.h"
 #include "util/input_error.h"
@@ -22,6 +24,8 @@ using namespace paraplan::calibrate;
 namespace {
 
 const std::string kData = PARAPLAN_TEST_DATA "/calibrate/torchtitan-h100-500w/";
+// torchtitan's published Llama 3.1 405B runs on 512 H100 (Tables 5 and 6 of its benchmarks).
+const std::string k405 = PARAPLAN_TEST_DATA "/calibrate/torchtitan-405b-h100/";
 
 // A Megatron project on `nodes` nodes of 8 A100-80GB (GPT-3 style model from the catalog).
 Project megatron(int nodes, int tp, int pp, int gbs, const std::string& schedule = "1f1b", int chunks = 1) {
@@ -319,6 +323,157 @@ private slots:
         }
         // Links cannot be made faster than their line rate.
         QVERIFY_THROWS_EXCEPTION(InputError, estimate::profile_from_json(nlohmann::json{{"network", 1.5}}));
+    }
+
+    // The allocator reserve, fitted on two of torchtitan's published 405B runs (1F1B of Table 5,
+    // CP 1 of Table 6: their max_memory_reserved, read from the logs' "memory:"), lowers the
+    // memory error of the other four (interleaved, CP 2, 4, 8), which it was not fitted on.
+    void memory_reserve_from_published_runs() {
+        const auto fit_runs = load_runs(k405 + "runs-fit.csv");
+        const auto check = load_runs(k405 + "runs-check.csv");
+        QCOMPARE(int(fit_runs.size()), 2);
+        QCOMPARE(int(check.size()), 4);
+        QCOMPARE(fit_runs[0].memory_kind, std::string("reserved"));
+        QCOMPARE(fit_runs[0].peak_gib, 82.5);
+        QCOMPARE(fit_runs[1].peak_gib, 75.3);
+
+        const FitResult f = fit_profile(fit_runs, {"memory_reserve"}, estimate::Profile{});
+        QVERIFY2(f.ok, f.refusal.c_str());
+        QVERIFY(f.memory.ok);
+        QCOMPARE(f.memory.runs, 2);
+        QVERIFY(f.profile.memory_reserve.has_value());
+        const double res = *f.profile.memory_reserve;
+        QCOMPARE(res, f.memory.reserve);
+        // Beyond the built-in FSDP2 share, inside the bounds.
+        QVERIFY2(res > estimate::kFragmentationFsdp && res < estimate::kMaxMemoryReserve,
+                 qPrintable(QString::number(res)));
+        // The step time is not touched by the reserve; the multipliers stay built-in.
+        for (const auto& e : f.runs) QCOMPARE(e.after_s, e.before_s);
+        QCOMPARE(f.profile.gemm, 1.0);
+        // The least mean |error| over the two runs meets one of them exactly (a weighted median),
+        // and no nearby reserve does better.
+        double exact = 1;
+        for (const auto& e : f.runs) exact = std::min(exact, std::abs(e.memory_error_after()));
+        QVERIFY2(exact < 1e-9, qPrintable(QString::number(exact)));
+        QVERIFY(f.memory.mean_abs_after < f.memory.mean_abs_before);
+        QCOMPARE(f.memory.mean_abs_after, mean_abs_memory_error(f.runs, true));
+        for (double d : {-0.01, 0.01}) {
+            estimate::Profile q = f.profile;
+            q.memory_reserve = res + d;
+            QVERIFY(mean_abs_memory_error(compare(fit_runs, f.profile, q), true) > f.memory.mean_abs_after);
+        }
+        qInfo("memory_reserve %.4f; fitted runs mean |memory error| %.1f%% -> %.1f%%", res,
+              100 * f.memory.mean_abs_before, 100 * f.memory.mean_abs_after);
+
+        const auto held = compare(check, estimate::Profile{}, f.profile);
+        for (const auto& e : held) {
+            qInfo("  held out %-22s measured %5.1f GiB, estimate %5.1f (%+.1f%%) -> %5.1f (%+.1f%%)", e.name.c_str(),
+                  e.measured_gib, e.before_gib, 100 * e.memory_error_before(), e.after_gib,
+                  100 * e.memory_error_after());
+            QCOMPARE(e.memory_kind, std::string("reserved"));
+            QVERIFY2(std::abs(e.memory_error_after()) < std::abs(e.memory_error_before()), e.name.c_str());
+            QVERIFY(std::abs(e.memory_error_after()) < 0.05);
+        }
+        const double before = mean_abs_memory_error(held, false), after = mean_abs_memory_error(held, true);
+        qInfo("held-out mean |memory error| %.1f%% -> %.1f%%", 100 * before, 100 * after);
+        QVERIFY(after < before / 2);
+
+        // The estimate itself carries the reserve: reserved = (1 + f) x allocated on every stage,
+        // and the peak that must fit the GPU grows with it.
+        Project proj = fit_runs[0].project;
+        proj.extra.erase("estimate");
+        const GpuSpec* gpu = catalog::find_gpu(proj.cluster.nodes[0].gpu);
+        QVERIFY(gpu);
+        estimate::Hardware hw = estimate::hardware_for(*gpu, proj.cluster, proj.training.precision);
+        const auto plain = estimate::estimate_project(proj, hw);
+        estimate::apply_profile(f.profile, hw);
+        const auto with = estimate::estimate_project(proj, hw);
+        QCOMPARE(with.memory.allocated_peak_bytes, plain.memory.allocated_peak_bytes);
+        QVERIFY(std::abs(with.memory.reserved_peak_bytes / with.memory.allocated_peak_bytes - (1 + res)) < 1e-12);
+        for (const auto& st : with.memory.stages)
+            QVERIFY(std::abs(st.fragmentation - res * st.allocated()) <= 1e-6 * st.allocated());
+        QVERIFY(with.memory.peak_bytes > plain.memory.peak_bytes);
+    }
+
+    // A reserve the runs cannot support is refused, and a step-time fit does not wait for it.
+    void memory_reserve_refusals() {
+        const auto one = load_runs(k405 + "runs-one.csv");
+        QCOMPARE(int(one.size()), 1);
+        // One run with a reserved peak: too few, asked for explicitly -> the whole fit is refused.
+        FitResult f = fit_profile(one, {"memory_reserve"}, estimate::Profile{});
+        QVERIFY(!f.ok);
+        QVERIFY2(QString::fromStdString(f.refusal).contains("at least 2 runs"), f.refusal.c_str());
+        QVERIFY(!f.profile.memory_reserve);
+        // Not asked for: the step-time fit stands, the reserve is left out and says why.
+        f = fit_profile(one, {"gemm"}, estimate::Profile{});
+        QVERIFY2(f.ok, f.refusal.c_str());
+        QVERIFY(f.memory.attempted && !f.memory.ok);
+        QVERIFY(QString::fromStdString(f.memory.refusal).contains("at least 2 runs"));
+        QVERIFY(!f.profile.memory_reserve);
+
+        auto runs = load_runs(k405 + "runs-fit.csv");
+        // Measured peaks twice the estimate: beyond what an allocator holds -> upper bound.
+        auto high = runs;
+        for (auto& r : high) r.peak_gib *= 2;
+        f = fit_profile(high, {"memory_reserve"}, estimate::Profile{});
+        QVERIFY(!f.ok);
+        QVERIFY2(QString::fromStdString(f.refusal).contains("upper bound"), f.refusal.c_str());
+        // Measured peaks below the allocated estimate -> lower bound.
+        auto low = runs;
+        for (auto& r : low) r.peak_gib *= 0.5;
+        f = fit_profile(low, {"memory_reserve"}, estimate::Profile{});
+        QVERIFY(!f.ok);
+        QVERIFY2(QString::fromStdString(f.refusal).contains("lower bound"), f.refusal.c_str());
+        // Allocated peaks (Megatron's report_memory "max allocated") are compared with the
+        // allocated estimate and do not fit the reserve.
+        auto alloc = runs;
+        for (auto& r : alloc) r.memory_kind = "allocated";
+        f = fit_profile(alloc, {"memory_reserve"}, estimate::Profile{});
+        QVERIFY(!f.ok);
+        QVERIFY2(QString::fromStdString(f.refusal).contains("no run carries a measured reserved peak"),
+                 f.refusal.c_str());
+        double a = 0, peak = 0;
+        estimate_step(alloc[0], estimate::Profile{}, &peak, &a);
+        QCOMPARE(peak, a);
+        QCOMPARE(f.runs[0].before_gib, a);
+    }
+
+    // memory_reserve in a profile file: written when set, read back, bad values named by file
+    // and JSON pointer; a project's profile moves its reserved peak and the fits verdict.
+    void memory_reserve_in_profiles() {
+        QTemporaryDir dir;
+        qputenv("XDG_CONFIG_HOME", dir.path().toUtf8());
+        estimate::Profile p;
+        p.name = "roomy";
+        QVERIFY(!estimate::profile_to_json(p).contains("memory_reserve"));
+        p.memory_reserve = 0.6;
+        estimate::save_profile(p, estimate::profile_path("roomy"));
+        const auto q = estimate::load_profile("roomy");
+        QCOMPARE(q.memory_reserve.value_or(-1), 0.6);
+        QCOMPARE(q.gemm, 1.0);
+
+        for (const auto& bad : {std::string(R"({"memory_reserve": 0.8})"), std::string(R"({"memory_reserve": -0.1})"),
+                                std::string(R"({"memory_reserve": "15%"})")}) {
+            const std::string path = write(dir, "bad.json", bad);
+            try {
+                estimate::load_profile(path);
+                QFAIL("no error");
+            } catch (const InputError& e) {
+                QCOMPARE(e.pointer(), std::string("/memory_reserve"));
+                QVERIFY2(QString::fromStdString(e.message()).contains(QString::fromStdString(path)), e.what());
+            }
+        }
+
+        // The 405B 1F1B layout fits the 96 GB part with the built-in reserve; with a 0.6 reserve
+        // of its allocated peak it does not.
+        Project proj = load_runs(k405 + "runs-one.csv")[0].project;
+        proj.extra.erase("estimate");
+        const auto plain = estimate::estimate_project(proj);
+        QVERIFY(plain.memory.fits);
+        estimate::set_project_profile(proj, "roomy");
+        const auto roomy = estimate::estimate_project(proj);
+        QVERIFY(std::abs(roomy.memory.reserved_peak_bytes / roomy.memory.allocated_peak_bytes - 1.6) < 1e-12);
+        QVERIFY(!roomy.memory.fits);
     }
 
     // Paraplan's own job history: job.json holds the project snapshot, the processes'
