@@ -105,6 +105,26 @@ private slots:
         QVERIFY2(alloc > 0 && a1 > a0, qPrintable(QString("%1 vs %2 (allocated %3)").arg(a1).arg(a0).arg(alloc)));
         QVERIFY(std::abs(a1 / alloc - (1 + reserve)) < 1e-3);
 
+        // plan --profile: a 0.6 reserve (the bound) raises every candidate's peak, and the
+        // Planner's memory filter drops those that no longer fit the 96 GB part.
+        const QString roomy = cfg.path() + "/roomy.json";
+        {
+            QFile f(roomy);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"paraplan_profile": 1, "name": "roomy", "memory_reserve": 0.6})");
+        }
+        const QStringList planArgs = {QStringLiteral("plan"),
+                                      QStringLiteral("--project"),
+                                      k405 + "3d-1f1b.paraplan.json",
+                                      QStringLiteral("--fix"),
+                                      QStringLiteral("tp=8,pp=8,cp=1,mbs=4"),
+                                      QStringLiteral("--json")};
+        const QJsonObject p0 = parseObject(cli(planArgs).out);
+        const QJsonObject p1 = parseObject(cli(planArgs + QStringList{QStringLiteral("--profile"), roomy}).out);
+        const int n0 = p0.value("fitting").toInt(), n1 = p1.value("fitting").toInt();
+        QVERIFY2(n1 > 0 && n1 < n0, qPrintable(QString("%1 vs %2").arg(n1).arg(n0)));
+        for (const auto& r : p1.value("results").toArray()) QVERIFY(r.toObject().value("peak_gib").toDouble() <= 96);
+
         // One run with a reserved peak cannot fit it: refused when asked for, left out otherwise.
         const Run r = cli({QStringLiteral("calibrate"), k405 + "runs-one.csv", QStringLiteral("--fit"),
                            QStringLiteral("memory_reserve"), QStringLiteral("--out"), cfg.path() + "/x.json"});
