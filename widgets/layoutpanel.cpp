@@ -405,6 +405,9 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
     combo->setEditable(true);
     combo->setInsertPolicy(QComboBox::NoInsert);
     combo->lineEdit()->setValidator(new QIntValidator(1, 1'000'000, combo));
+    // No inline completion: a typed number is the number (with 32 GPUs, "3" and Enter must set 3,
+    // not complete to the offered 32).
+    combo->setCompleter(nullptr);
     addField(form, pointer, label, combo, tooltip, [this, combo, get] {
         const Project& p = editor_->project();
         // Offer the sizes that divide the world size; any other value can be typed

@@ -82,6 +82,24 @@ private slots:
         QVERIFY(paraplan::has_errors(w.diagnosticsPanel()->diagnostics()));
     }
 
+    void typedSizeIsNotCompletedToAnOfferedOne() {
+        MainWindow w(nullptr, recoveryDir("r1b"));
+        w.setProject(paraplan::load_example("llama3.1-70b-4nodes"), QString());
+        QCOMPARE(w.project().world_size(), 32);
+        w.show();   // completion acts on a field that has the focus, as the user's does
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* tp = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"));
+        QVERIFY(tp);
+        w.activateWindow();
+        tp->setFocus();
+        QVERIFY(tp->findText(QStringLiteral("32")) >= 0);   // offered, and starts with the typed "3"
+        typeInto(tp, QStringLiteral("3"));
+        QVERIFY(w.document()->waitForAnalysis());
+        QCOMPARE(w.project().layout.tp, 3);
+        QCOMPARE(w.document()->undoStack()->text(w.document()->undoStack()->count() - 1),
+                 QStringLiteral("Set tp to 3"));
+    }
+
     void spinBoxEditIsOneNamedStep() {
         MainWindow w(nullptr, recoveryDir("r2"));
         w.setProject(paraplan::load_example("gpt2-1node"), QString());
