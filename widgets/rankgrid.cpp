@@ -283,6 +283,9 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
     groupKind_ = new QComboBox(this);
     groupKind_->setObjectName(QStringLiteral("gridGroups"));
     groupKind_->setToolTip(tr("The process groups to show: click a rank to highlight the group it belongs to."));
+    // Both follow their entries, which change with the project ("tp (4 × 8)"): never cut off.
+    colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    groupKind_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     bar->addWidget(groupKind_);
     bar->addStretch(1);
     outer->addLayout(bar);
