@@ -9,6 +9,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -336,7 +337,16 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(9);
     }
+    // The fields' need is known once their layouts have taken a change in (a longer value, the
+    // mixture-of-experts group shown): fit then, not at the change (the hints are stale there).
+    content->installEventFilter(this);
     refresh();
+}
+
+bool LayoutPanel::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == scroll_->widget() && e->type() == QEvent::LayoutRequest && isVisible())
+        QMetaObject::invokeMethod(this, &LayoutPanel::fitWidthToFields, Qt::QueuedConnection);
+    return QWidget::eventFilter(watched, e);
 }
 
 void LayoutPanel::fitWidthToFields() {
