@@ -1,5 +1,6 @@
 // The window as it first opens on a 1600×1000 desktop screen (settings fresh): the Layout
-// dock shows its fields whole.
+// dock shows its fields whole, the canvas's palette its names.
+#include "clustercanvas.h"
 #include "guitest.h"
 #include "layoutpanel.h"
 #include "mainwindow.h"
@@ -8,6 +9,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QLabel>
+#include <QListWidget>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -55,12 +57,12 @@ private slots:
         QCOMPARE(QGuiApplication::primaryScreen()->geometry().size(), QSize(kScreenW, kScreenH));
     }
 
-    void firstWindowShowsLayoutFieldsWhole_data() {
+    void firstWindowShowsLayoutFieldsAndPaletteNamesWhole_data() {
         QTest::addColumn<QString>("example");
         for (const char* e : {"llama3.1-70b-4nodes", "gpt2-1node", "mixtral-8x7b-2nodes-ep"})
             QTest::newRow(e) << QString::fromLatin1(e);
     }
-    void firstWindowShowsLayoutFieldsWhole() {
+    void firstWindowShowsLayoutFieldsAndPaletteNamesWhole() {
         QFETCH(QString, example);
         // As the app opens a file: the window shows at once, the analysis follows from a worker.
         auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec-") + example));
@@ -74,6 +76,12 @@ private slots:
                  qPrintable(QStringLiteral("panel %1 px, needs %2").arg(panel->width()).arg(panel->minimumWidth())));
         const QString cut = cutFields(panel);
         QVERIFY2(cut.isEmpty(), qPrintable(cut));
+        auto* palette = w->canvas()->findChild<QListWidget*>(QStringLiteral("palette"));
+        QVERIFY(palette);
+        QVERIFY2(!palette->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("palette %1 px, its names need %2")
+                                .arg(palette->viewport()->width())
+                                .arg(palette->sizeHintForColumn(0))));
     }
 };
 
