@@ -630,8 +630,11 @@ bool MainWindow::openFile(const QString& path) {
     try {
         doc_->open(path);
     } catch (const std::exception& e) {
+        // A file's own errors name it ("FILE: line 3, column 12: …"); other failures get it here.
+        const QString what = QString::fromStdString(e.what());
         showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()),
-                  tr("%1\n\n%2\n\nThe current project is unchanged.").arg(path, QString::fromStdString(e.what())));
+                  tr("%1\n\nThe current project is unchanged.")
+                      .arg(what.startsWith(path) ? what : QStringLiteral("%1\n\n%2").arg(path, what)));
         return false;
     }
     AppSettings::addRecentFile(path);

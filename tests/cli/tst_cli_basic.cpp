@@ -75,7 +75,7 @@ private slots:
         auto r = cli({QStringLiteral("validate"), path, QStringLiteral("--json")});
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
-        QVERIFY2(r.err.contains("line 4, column 3"), r.err);
+        QVERIFY2(r.err.contains((path + QStringLiteral(": line 4, column 3")).toUtf8()), r.err);   // which file, where
 
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
         f.write(R"({"paraplan": 1, "cluster": {"gpu": "a100-80g", "nodes": 1, "gpus_per_node": 8},
