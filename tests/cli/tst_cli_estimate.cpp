@@ -164,6 +164,14 @@ private slots:
         QCOMPARE(p.code, 2);
         p = cli({"plan", "--gpu", "h100-sxm"});
         QCOMPARE(p.code, 2);
+        // An empty table says why: nothing to try, or nothing fits.
+        p = cli({"plan", "--project", example("gpt2-1node"), "--fix", "tp=3"});
+        QCOMPARE(p.code, 1);
+        QVERIFY2(p.err.contains("no layout to try") && p.err.contains("divide 8"), p.err);
+        p = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq",
+                 "4096"});
+        QCOMPARE(p.code, 1);
+        QVERIFY2(p.err.contains("valid layouts fits in the 80 GiB of one h100-sxm"), p.err);
     }
 
     // --apply writes the best layout as a project that validates and estimates to the same step time.
