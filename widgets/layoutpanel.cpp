@@ -605,10 +605,12 @@ void LayoutPanel::refresh() {
     if (moeGroup_) moeGroup_->setVisible(p.model.is_moe());
     const auto& l = p.layout;
     const int nodes = static_cast<int>(p.cluster.nodes.size());
-    summary_->setText(tr("<b>%1</b><br><span>%2 · %3 · tp %4 · pp %5 · sp %6 · cp %7 · ep %8</span>")
+    // Non-breaking spaces: a narrow dock wraps between the items, never inside one ("ep" | "1").
+    summary_->setText(tr("<b>%1</b><br><span>%2 · %3 · tp&nbsp;%4 · pp&nbsp;%5 · sp&nbsp;%6 · cp&nbsp;%7 · "
+                         "ep&nbsp;%8</span>")
                           .arg(QString::fromStdString(p.name).toHtmlEscaped(),
-                               p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()),
-                               nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes), QString::number(l.tp),
+                               p.world_size() == 1 ? tr("1&nbsp;GPU") : tr("%1&nbsp;GPUs").arg(p.world_size()),
+                               nodes == 1 ? tr("1&nbsp;node") : tr("%1&nbsp;nodes").arg(nodes), QString::number(l.tp),
                                QString::number(l.pp), QString::number(l.sp), QString::number(l.cp),
                                QString::number(l.ep)));
     if (editor_->analysisCurrent()) markFindings();   // else when the analysis is ready (refresh again)
