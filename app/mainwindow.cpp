@@ -510,12 +510,26 @@ void MainWindow::createActions() {
     tb->addAction(planA);
 }
 
+namespace {
+// A project file shipped with Paraplan (the installed examples, or the source tree's).
+bool isBundledExample(const QString& path) {
+    const QString dir = QFileInfo(QFileInfo(path).canonicalPath()).canonicalFilePath();
+    if (dir.endsWith(QLatin1String("/share/paraplan/examples"))) return true;
+#ifdef PARAPLAN_SOURCE_DIR
+    if (dir == QFileInfo(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples")).canonicalFilePath()) return true;
+#endif
+    return false;
+}
+}   // namespace
+
 void MainWindow::setProject(const paraplan::Project& project, const QString& path) {
     doc_->reset(project, path);
     doc_->deliverNow();
 }
 
-void MainWindow::openProject(const paraplan::Project& project, const QString& path) { doc_->reset(project, path); }
+void MainWindow::openProject(const paraplan::Project& project, const QString& path) {
+    doc_->reset(project, isBundledExample(path) ? QString() : path);
+}
 
 const paraplan::Project& MainWindow::project() const { return doc_->project(); }
 
@@ -601,18 +615,6 @@ void MainWindow::showError(const QString& title, const QString& text) {
     box->setWindowModality(Qt::WindowModal);
     box->open();
 }
-
-namespace {
-// A project file shipped with Paraplan (the installed examples, or the source tree's).
-bool isBundledExample(const QString& path) {
-    const QString dir = QFileInfo(QFileInfo(path).canonicalPath()).canonicalFilePath();
-    if (dir.endsWith(QLatin1String("/share/paraplan/examples"))) return true;
-#ifdef PARAPLAN_SOURCE_DIR
-    if (dir == QFileInfo(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples")).canonicalFilePath()) return true;
-#endif
-    return false;
-}
-}   // namespace
 
 bool MainWindow::openFile(const QString& path) {
     if (isBundledExample(path)) {

@@ -481,6 +481,16 @@ private slots:
         QVERIFY(w->openFile(bundled));
         QVERIFY(w->document()->path().isEmpty());
         QCOMPARE(w->project().name, paraplan::load_project(bundled.toStdString()).name);
+        // So too when it comes from the command line ('paraplan FILE' opens it this way): Save
+        // overwrote the bundled file.
+        w->openProject(paraplan::load_project(bundled.toStdString()), bundled);
+        QVERIFY(w->document()->waitForAnalysis());
+        QVERIFY(w->document()->path().isEmpty());
+        const QString own = tmp_.filePath(QStringLiteral("own.paraplan.json"));
+        QVERIFY(QFile::copy(bundled, own));
+        w->openProject(paraplan::load_project(own.toStdString()), own);   // a file of the user's keeps its path
+        QVERIFY(w->document()->waitForAnalysis());
+        QCOMPARE(w->document()->path(), own);
         auto* examples = w->findChild<QMenu*>(QStringLiteral("examplesMenu"));
         QVERIFY(examples);
         QCOMPARE(examples->actions().size(), int(paraplan::example_names().size()));
