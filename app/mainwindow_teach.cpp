@@ -15,8 +15,22 @@
 #include <QItemSelectionModel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+
+namespace {
+// A view that needs more height than a short screen has scrolls inside its dock, instead of
+// making the window taller than the screen (Compare and Lessons did, on a 700 px screen).
+QWidget* scrolled(QWidget* view) {
+    auto* area = new QScrollArea;
+    area->setObjectName(view->objectName() + QStringLiteral("Scroll"));
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidgetResizable(true);
+    area->setWidget(view);
+    return area;
+}
+}   // namespace
 
 void MainWindow::setupTeachViews() {
     shardformer_ = new ShardformerChecklist(doc_, this);
@@ -25,12 +39,12 @@ void MainWindow::setupTeachViews() {
     docks_.value(QStringLiteral("explain"))->raise();
 
     compare_ = new CompareView(doc_, this);
-    addDock(QStringLiteral("compare"), tr("Compare"), compare_, Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("compare"), tr("Compare"), scrolled(compare_), Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("planner")), docks_.value(QStringLiteral("compare")));
     docks_.value(QStringLiteral("diagnostics"))->raise();
 
     lessons_ = new LessonPanel(doc_, this);
-    addDock(QStringLiteral("lessons"), tr("Lessons"), lessons_, Qt::RightDockWidgetArea);
+    addDock(QStringLiteral("lessons"), tr("Lessons"), scrolled(lessons_), Qt::RightDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("history")), docks_.value(QStringLiteral("lessons")));
     docks_.value(QStringLiteral("grid"))->raise();
     lessons_->setProjectOpener([this](const paraplan::Project& p, bool fresh) {
