@@ -16,16 +16,30 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 
 namespace {
+// Scrolls up and down only: as wide as the view needs beside its scroll bar.
+class VerticalScroll : public QScrollArea {
+public:
+    QSize minimumSizeHint() const override {
+        QSize s = QScrollArea::minimumSizeHint();
+        if (widget())
+            s.setWidth(widget()->minimumSizeHint().width() + verticalScrollBar()->sizeHint().width() +
+                       2 * frameWidth());
+        return s;
+    }
+};
+
 // A view that needs more height than a short screen has scrolls inside its dock, instead of
 // making the window taller than the screen (Compare and Lessons did, on a 700 px screen).
 QWidget* scrolled(QWidget* view) {
-    auto* area = new QScrollArea;
+    auto* area = new VerticalScroll;
     area->setObjectName(view->objectName() + QStringLiteral("Scroll"));
     area->setFrameShape(QFrame::NoFrame);
+    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     area->setWidgetResizable(true);
     area->setWidget(view);
     return area;

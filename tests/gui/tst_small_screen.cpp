@@ -63,6 +63,13 @@ private slots:
             QVERIFY(dock);
             auto* area = qobject_cast<QScrollArea*>(dock->widget());
             QVERIFY(area && area->widget());
+            QApplication::processEvents();
+            // Up and down only: the view is whole across.
+            QVERIFY2(area->widget()->width() <= area->viewport()->width(),
+                     qPrintable(QStringLiteral("%1: %2 px wide in %3")
+                                    .arg(QString::fromLatin1(view))
+                                    .arg(area->widget()->width())
+                                    .arg(area->viewport()->width())));
         }
     }
 };
