@@ -125,7 +125,13 @@ private slots:
         grid.resize(420, 480);
         grid.show();
         QTest::qWait(20);
-        for (const char* next : {"llama3.1-70b-4nodes", "mixtral-8x7b-2nodes-ep", "gpt2-1node"}) {
+        for (const char* next :
+             {"llama3.1-70b-4nodes", "mixtral-8x7b-2nodes-ep", "gpt2-1node", "@280", "llama3.1-405b-128nodes"}) {
+            if (*next == '@') {   // the dock's width on a 1280 px screen: "Groups of" goes below
+                grid.resize(QString::fromLatin1(next + 1).toInt(), 480);
+                QTest::qWait(20);
+                continue;
+            }
             w.setProject(paraplan::load_example(next), QString());
             QVERIFY(w.document()->waitForAnalysis());
             grid.refresh();     // as the main window does for its own grid
@@ -134,6 +140,12 @@ private slots:
                 auto* c = grid.findChild<QComboBox*>(QString::fromLatin1(name));
                 QVERIFY(c);
                 QVERIFY(c->count() > 0);
+                const int right = c->mapTo(&grid, QPoint(c->width(), 0)).x();   // inside the view
+                QVERIFY2(right <= grid.width(),
+                         qPrintable(QStringLiteral("%1 in %2 ends at %3 of %4 px")
+                                        .arg(QString::fromLatin1(name), QString::fromLatin1(next))
+                                        .arg(right)
+                                        .arg(grid.width())));
                 QStyleOptionComboBox opt;
                 opt.initFrom(c);
                 opt.editable = c->isEditable();
