@@ -122,6 +122,11 @@ private slots:
         r = cli({"estimate", bad, "--json"});
         QCOMPARE(r.code, 1);
         QVERIFY(parseObject(r.out).contains("error"));
+        r = cli({"estimate", bad});   // the text says which file, which field, and where to look next
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains((bad + QStringLiteral(": /layout: the world size (8) is not divisible")).toUtf8()) &&
+                     r.err.contains("paraplan-cli validate"),
+                 r.err);
         // 70B with no model parallelism and no ZeRO does not fit 80 GB.
         const QString big = write_variant(
             dir, "llama3.1-70b-4nodes",
