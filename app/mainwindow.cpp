@@ -510,12 +510,26 @@ void MainWindow::createActions() {
     tb->addAction(planA);
 }
 
+namespace {
+// A project file shipped with Paraplan (the installed examples, or the source tree's).
+bool isBundledExample(const QString& path) {
+    const QString dir = QFileInfo(QFileInfo(path).canonicalPath()).canonicalFilePath();
+    if (dir.endsWith(QLatin1String("/share/paraplan/examples"))) return true;
+#ifdef PARAPLAN_SOURCE_DIR
+    if (dir == QFileInfo(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples")).canonicalFilePath()) return true;
+#endif
+    return false;
+}
+}   // namespace
+
 void MainWindow::setProject(const paraplan::Project& project, const QString& path) {
     doc_->reset(project, path);
     doc_->deliverNow();
 }
 
-void MainWindow::openProject(const paraplan::Project& project, const QString& path) { doc_->reset(project, path); }
+void MainWindow::openProject(const paraplan::Project& project, const QString& path) {
+    doc_->reset(project, isBundledExample(path) ? QString() : path);
+}
 
 const paraplan::Project& MainWindow::project() const { return doc_->project(); }
 
@@ -602,18 +616,6 @@ void MainWindow::showError(const QString& title, const QString& text) {
     box->open();
 }
 
-namespace {
-// A project file shipped with Paraplan (the installed examples, or the source tree's).
-bool isBundledExample(const QString& path) {
-    const QString dir = QFileInfo(QFileInfo(path).canonicalPath()).canonicalFilePath();
-    if (dir.endsWith(QLatin1String("/share/paraplan/examples"))) return true;
-#ifdef PARAPLAN_SOURCE_DIR
-    if (dir == QFileInfo(QStringLiteral(PARAPLAN_SOURCE_DIR "/resources/examples")).canonicalFilePath()) return true;
-#endif
-    return false;
-}
-}   // namespace
-
 bool MainWindow::openFile(const QString& path) {
     if (isBundledExample(path)) {
         // Opened as an untitled copy, so Save never overwrites the bundled file.
@@ -630,8 +632,11 @@ bool MainWindow::openFile(const QString& path) {
     try {
         doc_->open(path);
     } catch (const std::exception& e) {
+        // A file's own errors name it ("FILE: line 3, column 12: …"); other failures get it here.
+        const QString what = QString::fromStdString(e.what());
         showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()),
-                  tr("%1\n\n%2\n\nThe current project is unchanged.").arg(path, QString::fromStdString(e.what())));
+                  tr("%1\n\nThe current project is unchanged.")
+                      .arg(what.startsWith(path) ? what : QStringLiteral("%1\n\n%2").arg(path, what)));
         return false;
     }
     AppSettings::addRecentFile(path);

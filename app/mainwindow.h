@@ -50,7 +50,8 @@ public:
     // analysis when this returns (worked out here): for scripts, pictures and tests.
     void setProject(const paraplan::Project& project, const QString& path);
     // Opens `project` as the user's Open does: returns at once (the Layout fields show it), the
-    // analysis runs on a worker and the views follow when it arrives.
+    // analysis runs on a worker and the views follow when it arrives. A bundled example's path
+    // opens it as an untitled copy (as File > Open does), so Save never overwrites it.
     void openProject(const paraplan::Project& project, const QString& path);
     const paraplan::Project& project() const;
 

@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QImage>
 #include <QMetaObject>
+#include <QScrollArea>
 #include <QTimer>
 
 #include <cstdio>
@@ -103,6 +104,8 @@ void ScreenshotHarness::viewRaised() {
             viewWidget_ = window_->canvas();
         } else if (auto* dock = window_->findChild<QDockWidget*>(req_.view + QStringLiteral("Dock"))) {
             viewWidget_ = dock->widget();
+            // A view that scrolls in its dock: the view itself.
+            if (auto* area = qobject_cast<QScrollArea*>(viewWidget_)) viewWidget_ = area->widget();
         }
     }
     if ((req_.grabView || !req_.invoke.isEmpty()) && !viewWidget_) {
@@ -135,6 +138,11 @@ void ScreenshotHarness::viewReady() {
     // --grab-view: the view's widget leaves its dock (or the centre) and is rendered alone.
     if (req_.grabView) {
         alone_ = viewWidget_ == window_->canvas() ? window_->takeCentralWidget() : viewWidget_;
+        // Out of the scroll area it may sit in, or the area keeps sizing it to its viewport.
+        QWidget* port = alone_->parentWidget();
+        if (auto* area = port ? qobject_cast<QScrollArea*>(port->parentWidget()) : nullptr;
+            area && area->widget() == alone_)
+            area->takeWidget();
         alone_->setParent(nullptr);
         alone_->setAttribute(Qt::WA_DontShowOnScreen);
         alone_->resize(req_.size);

@@ -138,7 +138,9 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     split->addWidget(palette_);
     split->addWidget(view_);
     split->setStretchFactor(1, 1);
-    split->setSizes({130, 900});   // the cluster gets the room
+    split_ = split;
+    sizePalette();
+    connect(split, &QSplitter::splitterMoved, this, [this] { paletteMoved_ = true; });
     outer->addWidget(split, 1);
     info_ = new QLabel(this);
     info_->setObjectName(QStringLiteral("canvasInfo"));
@@ -348,6 +350,19 @@ bool ClusterCanvas::setHost(int node, const QString& host) {
                [node, h = host.trimmed().toStdString()](Project& p) {
                    p.cluster.nodes[static_cast<std::size_t>(node)].host = h;
                });
+}
+
+void ClusterCanvas::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    if (!paletteMoved_) sizePalette();
+}
+
+// The palette shows its names whole ("8 × h100-96g-500w") where the canvas can spare the room;
+// on a small screen the cluster keeps 500 px to work in (the names then scroll).
+void ClusterCanvas::sizePalette() {
+    const int total = split_->width() > 0 ? split_->width() : 1030;
+    const int want = std::min(palette_->sizeHint().width(), std::max(palette_->minimumWidth(), total - 500));
+    if (split_->sizes().value(0) != want) split_->setSizes({want, std::max(1, total - want)});
 }
 
 void ClusterCanvas::updateAxes() {

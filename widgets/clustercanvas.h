@@ -117,7 +117,11 @@ signals:
     // The user clicked a tile: the group of `kind` holding `rank` is now selected.
     void groupSelected(int rank, const QString& kind);
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
+    void sizePalette();
     bool run(const QString& label, const std::function<void(paraplan::Project&)>& fn);
     void layoutNodes();
     void centreOn(const QPointF& scenePos);
@@ -132,6 +136,8 @@ private:
     std::unique_ptr<CanvasTiles> tiles_;   // what every tile shows (the node items read it)
     bool laidOut_ = false;                 // the node items have their places
     ClusterPalette* palette_;
+    class QSplitter* split_ = nullptr;
+    bool paletteMoved_ = false;   // the user dragged the palette's edge: its width is theirs
     QGraphicsScene* scene_;
     CanvasView* view_;
     QComboBox* colourBy_;

@@ -8,6 +8,7 @@
 #include <QMimeData>
 #include <QPainter>
 #include <QPixmap>
+#include <QScrollBar>
 
 namespace {
 constexpr int kMimeRole = Qt::UserRole + 1;
@@ -80,6 +81,11 @@ ClusterPalette::ClusterPalette(QWidget* parent) : QListWidget(parent) {
                            .arg(g.memory_gib)
                            .arg(g.tflops_bf16));
     }
+}
+
+QSize ClusterPalette::sizeHint() const {
+    const int width = sizeHintForColumn(0) + 2 * spacing() + 2 * frameWidth() + verticalScrollBar()->sizeHint().width();
+    return {width, QListWidget::sizeHint().height()};
 }
 
 QStringList ClusterPalette::mimeTypes() const { return {clustermime::kNodeTemplate, clustermime::kGpuType}; }

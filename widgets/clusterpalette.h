@@ -7,6 +7,8 @@ class ClusterPalette : public QListWidget {
     Q_OBJECT
 public:
     explicit ClusterPalette(QWidget* parent = nullptr);
+    // As wide as its longest entry ("8 × h100-96g-500w") and a vertical scroll bar.
+    QSize sizeHint() const override;
 
 protected:
     QMimeData* mimeData(const QList<QListWidgetItem*>& items) const override;

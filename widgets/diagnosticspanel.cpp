@@ -127,10 +127,18 @@ void DiagnosticsPanel::setDiagnostics(const std::vector<paraplan::Diagnostic>& d
     }
     const QPalette pal = palette();
     const auto count = [](int n, const QString& one, const QString& many) { return n == 1 ? one : many.arg(n); };
-    header_->setText(tr("<b style='color:%1'>%2</b> · <span style='color:%3'>%4</span> · %5")
-                         .arg(theme::errorColor(pal).name(), count(errors, tr("1 error"), tr("%1 errors")),
-                              theme::warningColor(pal).name(), count(warnings, tr("1 warning"), tr("%1 warnings")),
-                              count(infos, tr("1 note"), tr("%1 notes"))));
+    // Only a count that is not zero is coloured: a red "0 errors" read as an alarm.
+    const auto coloured = [](int n, const QColor& c, const QString& text, bool bold) {
+        if (n == 0) return text;
+        const QString span = QStringLiteral("<span style='color:%1'>%2</span>").arg(c.name(), text);
+        return bold ? QStringLiteral("<b>%1</b>").arg(span) : span;
+    };
+    header_->setText(
+        tr("%1 · %2 · %3")
+            .arg(coloured(errors, theme::errorColor(pal), count(errors, tr("1 error"), tr("%1 errors")), true),
+                 coloured(warnings, theme::warningColor(pal), count(warnings, tr("1 warning"), tr("%1 warnings")),
+                          false),
+                 count(infos, tr("1 note"), tr("%1 notes"))));
 }
 
 int DiagnosticsPanel::count(paraplan::Severity s) const {

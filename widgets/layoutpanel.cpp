@@ -9,6 +9,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -336,7 +337,16 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(9);
     }
+    // The fields' need is known once their layouts have taken a change in (a longer value, the
+    // mixture-of-experts group shown): fit then, not at the change (the hints are stale there).
+    content->installEventFilter(this);
     refresh();
+}
+
+bool LayoutPanel::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == scroll_->widget() && e->type() == QEvent::LayoutRequest && isVisible())
+        QMetaObject::invokeMethod(this, &LayoutPanel::fitWidthToFields, Qt::QueuedConnection);
+    return QWidget::eventFilter(watched, e);
 }
 
 void LayoutPanel::fitWidthToFields() {
@@ -405,6 +415,9 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
     combo->setEditable(true);
     combo->setInsertPolicy(QComboBox::NoInsert);
     combo->lineEdit()->setValidator(new QIntValidator(1, 1'000'000, combo));
+    // No inline completion: a typed number is the number (with 32 GPUs, "3" and Enter must set 3,
+    // not complete to the offered 32).
+    combo->setCompleter(nullptr);
     addField(form, pointer, label, combo, tooltip, [this, combo, get] {
         const Project& p = editor_->project();
         // Offer the sizes that divide the world size; any other value can be typed
@@ -592,10 +605,12 @@ void LayoutPanel::refresh() {
     if (moeGroup_) moeGroup_->setVisible(p.model.is_moe());
     const auto& l = p.layout;
     const int nodes = static_cast<int>(p.cluster.nodes.size());
-    summary_->setText(tr("<b>%1</b><br><span>%2 · %3 · tp %4 · pp %5 · sp %6 · cp %7 · ep %8</span>")
+    // Non-breaking spaces: a narrow dock wraps between the items, never inside one ("ep" | "1").
+    summary_->setText(tr("<b>%1</b><br><span>%2 · %3 · tp&nbsp;%4 · pp&nbsp;%5 · sp&nbsp;%6 · cp&nbsp;%7 · "
+                         "ep&nbsp;%8</span>")
                           .arg(QString::fromStdString(p.name).toHtmlEscaped(),
-                               p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size()),
-                               nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes), QString::number(l.tp),
+                               p.world_size() == 1 ? tr("1&nbsp;GPU") : tr("%1&nbsp;GPUs").arg(p.world_size()),
+                               nodes == 1 ? tr("1&nbsp;node") : tr("%1&nbsp;nodes").arg(nodes), QString::number(l.tp),
                                QString::number(l.pp), QString::number(l.sp), QString::number(l.cp),
                                QString::number(l.ep)));
     if (editor_->analysisCurrent()) markFindings();   // else when the analysis is ready (refresh again)

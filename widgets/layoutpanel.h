@@ -41,6 +41,7 @@ signals:
     void editFailed(const QString& message);
 
 protected:
+    bool eventFilter(QObject* watched, QEvent* e) override;
     void showEvent(QShowEvent* e) override;
 
 private:

@@ -5,6 +5,7 @@
 #include "topology/rank_map.h"
 
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
@@ -271,21 +272,22 @@ public:
 RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    auto* bar = new QHBoxLayout;
-    bar->setContentsMargins(6, 4, 6, 0);
-    bar->addWidget(new QLabel(tr("Colour by"), this));
+    choices_ = new QGridLayout;
+    choices_->setContentsMargins(6, 4, 6, 0);
+    choices_->setVerticalSpacing(4);
+    colourLabel_ = new QLabel(tr("Colour by"), this);
     colourBy_ = new QComboBox(this);
     colourBy_->setObjectName(QStringLiteral("gridColourBy"));
     colourBy_->setToolTip(tr("Colour each rank by its coordinate along this axis (or by node)."));
-    bar->addWidget(colourBy_);
-    bar->addSpacing(12);
-    bar->addWidget(new QLabel(tr("Groups of"), this));
+    groupLabel_ = new QLabel(tr("Groups of"), this);
     groupKind_ = new QComboBox(this);
     groupKind_->setObjectName(QStringLiteral("gridGroups"));
     groupKind_->setToolTip(tr("The process groups to show: click a rank to highlight the group it belongs to."));
-    bar->addWidget(groupKind_);
-    bar->addStretch(1);
-    outer->addLayout(bar);
+    // Both follow their entries, which change with the project ("tp (4 × 8)"): never cut off.
+    colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    groupKind_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    placeChoices();
+    outer->addLayout(choices_);
     // The heatmap legend gets its own row (the grid's dock is often narrow).
     auto* legendRow = new QHBoxLayout;
     legendRow->setContentsMargins(6, 0, 6, 0);
@@ -343,6 +345,34 @@ RankGrid::RankGrid(ProjectEditor* editor, QWidget* parent) : QWidget(parent), ed
     refresh();
 }
 
+void RankGrid::placeChoices() {
+    for (QWidget* w : {static_cast<QWidget*>(colourLabel_), static_cast<QWidget*>(colourBy_),
+                       static_cast<QWidget*>(groupLabel_), static_cast<QWidget*>(groupKind_)})
+        choices_->removeWidget(w);
+    choices_->addWidget(colourLabel_, 0, 0);
+    choices_->addWidget(colourBy_, 0, 1);
+    choices_->addWidget(groupLabel_, twoRows_ ? 1 : 0, twoRows_ ? 0 : 2);
+    choices_->addWidget(groupKind_, twoRows_ ? 1 : 0, twoRows_ ? 1 : 3);
+    for (int c = 0; c < 5; ++c) choices_->setColumnStretch(c, 0);
+    choices_->setColumnStretch(twoRows_ ? 2 : 4, 1);
+}
+
+void RankGrid::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    fitChoices();
+}
+
+void RankGrid::fitChoices() {
+    const int spacing = std::max(6, choices_->horizontalSpacing());
+    const int oneRow = colourLabel_->sizeHint().width() + colourBy_->sizeHint().width() +
+                       groupLabel_->sizeHint().width() + groupKind_->sizeHint().width() + 4 * spacing + 12;
+    const bool two = width() < oneRow;
+    if (two != twoRows_) {
+        twoRows_ = two;
+        placeChoices();
+    }
+}
+
 void RankGrid::refresh() {
     map_ = editor_->sharedRankMap();   // kept: the cells draw from it until the next refresh
     const RankMap& m = *map_;
@@ -374,6 +404,7 @@ void RankGrid::refresh() {
         if (gi < 0) gi = groupKind_->findData(QStringLiteral("tp"));
         groupKind_->setCurrentIndex(std::max(0, gi));
     }
+    fitChoices();   // the entries changed, and with them the width the two need side by side
     canvas_->groupKind = groupKind_->currentData().toString();
     canvas_->highlighted.clear();
     canvas_->rebuild();

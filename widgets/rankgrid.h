@@ -15,6 +15,7 @@
 
 class ProjectEditor;
 class QComboBox;
+class QGridLayout;
 class QLabel;
 class QScrollArea;
 class RankGridCanvas;
@@ -65,10 +66,19 @@ public:
 signals:
     void rankSelected(int rank);
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
+    // "Groups of" goes below "Colour by" when the two do not fit side by side (a narrow dock).
+    void placeChoices();
+    void fitChoices();
     ProjectEditor* editor_;
     QComboBox* colourBy_;
     QComboBox* groupKind_;
+    QGridLayout* choices_;
+    QLabel *colourLabel_, *groupLabel_;
+    bool twoRows_ = false;
     QLabel* header_;   // the mesh line and the like, wrapped
     QLabel* info_;     // the weight-split table, scrolled sideways
     QScrollArea* scroll_;

@@ -27,7 +27,9 @@ int run_estimate(const Args& a) {
     }
     if (!report.estimate) {
         // The layout itself does not divide: a finding, not unreadable input.
-        std::cerr << "paraplan-cli estimate: " << InputError(report.error->field, report.error->message).what() << '\n';
+        std::cerr << "paraplan-cli estimate: "
+                  << InputError(report.error->field, report.error->message, 0, 0, file).what()
+                  << "\n(paraplan-cli validate " << file << " lists the rules it breaks, with fixes)\n";
         return kFindings;
     }
     const estimate::Estimate& e = *report.estimate;

@@ -114,6 +114,26 @@ int run_plan(const Args& a) {
                         e.peak_gib);
         }
     }
+    if (r.results.empty() && !r.cancelled) {
+        // Why the table is empty, and what to change.
+        const int world = base.world_size();
+        if (r.evaluated == 0)
+            std::fprintf(
+                stderr,
+                "plan: no layout to try: the --fix bounds leave no split of the %d GPUs (tp, pp, cp, sp and ep "
+                "must each divide %d; paraplan-cli advise --world %d lists the splits)\n",
+                world, world, world);
+        else if (r.valid == 0)
+            std::fprintf(stderr,
+                         "plan: none of the %lld layouts tried passes the framework's rules (paraplan-cli validate "
+                         "names the rule a layout breaks)\n",
+                         r.evaluated);
+        else
+            std::fprintf(stderr,
+                         "plan: none of the %lld valid layouts fits in the %.0f GiB of one %s; more GPUs, a smaller "
+                         "--seq or microbatch, or --fix recompute=full may make one fit\n",
+                         r.valid, g->memory_gib, g->id.c_str());
+    }
     return r.results.empty() ? kFindings : kOk;
 }
 

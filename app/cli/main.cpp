@@ -2,8 +2,12 @@
 #include "cli/command.h"
 #include "util/input_error.h"
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace paraplan::cli;
 
@@ -125,6 +129,39 @@ Args parse_args(const Command& cmd, int argc, char** argv, int first) {
     return a;
 }
 
+// The command a mistyped or guessed name most likely meant ("vaildate", "check"), or "".
+std::string nearest_command(const std::string& typed) {
+    // Names users reach for that the CLI calls otherwise.
+    static const std::pair<const char*, const char*> kSynonyms[] = {
+        {"check", "validate"}, {"lint", "validate"}, {"verify", "validate"}, {"search", "plan"},
+        {"fit", "calibrate"},  {"diff", "compare"},  {"run", "launch"}};
+    for (const auto& [from, to] : kSynonyms)
+        if (typed == from) return to;
+    // Else the command within two edits (insert, delete, substitute) of it.
+    auto distance = [](const std::string& a, const std::string& b) {
+        std::vector<std::size_t> row(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            std::size_t diag = row[0];
+            row[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                const std::size_t up = row[j];
+                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+                diag = up;
+            }
+        }
+        return row[b.size()];
+    };
+    std::string best;
+    std::size_t best_d = 3;
+    for (const auto& c : commands())
+        if (const std::size_t d = distance(typed, c.name); d < best_d) {
+            best_d = d;
+            best = c.name;
+        }
+    return best;
+}
+
 }   // namespace
 
 int main(int argc, char** argv) {
@@ -155,7 +192,10 @@ int main(int argc, char** argv) {
     for (const auto& c : commands())
         if (c.name == argv[1]) cmd = &c;
     if (!cmd) {
-        std::cerr << "paraplan-cli: unknown command '" << argv[1] << "' (see paraplan-cli --help)\n";
+        std::cerr << "paraplan-cli: unknown command '" << argv[1] << "'";
+        if (const std::string near = nearest_command(argv[1]); !near.empty())
+            std::cerr << "; did you mean '" << near << "'?";
+        std::cerr << " (see paraplan-cli --help)\n";
         return kUsage;
     }
     for (int i = 2; i < argc; ++i)

@@ -447,7 +447,11 @@ Project load_project(const std::string& path) {
     ss << in.rdbuf();
     const std::string text = ss.str();
     if (text.size() > (64u << 20)) throw InputError("", "cannot read '" + path + "': larger than 64 MiB");
-    return project_from_text(text);
+    try {
+        return project_from_text(text);
+    } catch (const InputError& e) {   // where: the file too, not only the line or the field
+        throw InputError(e.pointer(), e.message(), e.line(), e.column(), path);
+    }
 }
 
 void save_project(const Project& p, const std::string& path) {

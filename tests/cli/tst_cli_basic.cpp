@@ -8,6 +8,8 @@
 
 #include "clitest.h"
 
+#include <utility>
+
 namespace {}   // namespace
 
 class TestCliBasic : public QObject {
@@ -75,7 +77,7 @@ private slots:
         auto r = cli({QStringLiteral("validate"), path, QStringLiteral("--json")});
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.isEmpty());
-        QVERIFY2(r.err.contains("line 4, column 3"), r.err);
+        QVERIFY2(r.err.contains((path + QStringLiteral(": line 4, column 3")).toUtf8()), r.err);   // which file, where
 
         QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
         f.write(R"({"paraplan": 1, "cluster": {"gpu": "a100-80g", "nodes": 1, "gpus_per_node": 8},
@@ -92,6 +94,19 @@ private slots:
         r = cli({QStringLiteral("validate")});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("missing project FILE"));
+    }
+
+    // An unknown command names the one it most likely meant.
+    void unknownCommandSuggests() {
+        for (const auto& [typed, meant] : {std::pair{"check", "validate"}, std::pair{"vaildate", "validate"},
+                                           std::pair{"estimat", "estimate"}, std::pair{"exports", "export"}}) {
+            const auto r = cli({QString::fromLatin1(typed), example("gpt2-1node")});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains(QByteArray("did you mean '") + meant + "'"), r.err);
+        }
+        const auto r = cli({QStringLiteral("frobnicate")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("unknown command 'frobnicate'") && !r.err.contains("did you mean"), r.err);
     }
 
     void catalogJson() {

@@ -122,6 +122,11 @@ private slots:
         r = cli({"estimate", bad, "--json"});
         QCOMPARE(r.code, 1);
         QVERIFY(parseObject(r.out).contains("error"));
+        r = cli({"estimate", bad});   // the text says which file, which field, and where to look next
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains((bad + QStringLiteral(": /layout: the world size (8) is not divisible")).toUtf8()) &&
+                     r.err.contains("paraplan-cli validate"),
+                 r.err);
         // 70B with no model parallelism and no ZeRO does not fit 80 GB.
         const QString big = write_variant(
             dir, "llama3.1-70b-4nodes",
@@ -164,6 +169,14 @@ private slots:
         QCOMPARE(p.code, 2);
         p = cli({"plan", "--gpu", "h100-sxm"});
         QCOMPARE(p.code, 2);
+        // An empty table says why: nothing to try, or nothing fits.
+        p = cli({"plan", "--project", example("gpt2-1node"), "--fix", "tp=3"});
+        QCOMPARE(p.code, 1);
+        QVERIFY2(p.err.contains("no layout to try") && p.err.contains("divide 8"), p.err);
+        p = cli({"plan", "--model", "llama3.1-70b", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq",
+                 "4096"});
+        QCOMPARE(p.code, 1);
+        QVERIFY2(p.err.contains("valid layouts fits in the 80 GiB of one h100-sxm"), p.err);
     }
 
     // --apply writes the best layout as a project that validates and estimates to the same step time.

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 using namespace paraplan;
 
@@ -255,6 +257,31 @@ private slots:
         } catch (const InputError& e) {
             const QString what = QString::fromUtf8(e.what());
             QVERIFY2(what.startsWith(message), qPrintable(QStringLiteral("got: ") + what));
+        }
+    }
+
+    // A file's syntax and schema errors say which file, then where in it and why.
+    void malformedFileIsNamed() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("bad.paraplan.json")).toStdString();
+        for (const auto& [text, expected] : std::vector<std::pair<std::string, std::string>>{
+                 {"{\n  \"paraplan\": 1,\n  \"name\": oops\n}\n", ": line 3, column "},
+                 {R"({"paraplan": 1, "cluster": {"gpu": "h100-sxm", "nodes": 1, "gpus_per_node": 8},
+                      "model": {"preset": "gpt2"}, "layout": {"tp": "two"}})",
+                  ": /layout/tp: expected a positive integer"}}) {
+            {
+                std::ofstream out(path, std::ios::binary | std::ios::trunc);
+                out << text;
+            }
+            try {
+                load_project(path);
+                QFAIL("expected an InputError");
+            } catch (const InputError& e) {
+                const QString what = QString::fromUtf8(e.what());
+                QVERIFY2(what.startsWith(QString::fromStdString(path + expected)), qPrintable(what));
+                QCOMPARE(e.file(), path);
+                QVERIFY(!e.message().empty());
+            }
         }
     }
 

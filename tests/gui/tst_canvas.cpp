@@ -15,7 +15,10 @@
 #include <QGraphicsScene>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QListWidget>
 #include <QMimeData>
+#include <QScrollBar>
+#include <QSplitter>
 #include <QTest>
 
 using paraplan::Project;
@@ -57,7 +60,55 @@ class TestCanvas : public QObject {
         return w;
     }
 
+    // The palette's entries it does not show whole (with the width each needs).
+    static QString cutEntries(QListWidget* palette) {
+        QString cut;
+        for (int i = 0; i < palette->count(); ++i) {
+            QListWidgetItem* it = palette->item(i);
+            const int need = palette->visualItemRect(it).x() +
+                             palette->sizeHintForIndex(palette->indexFromItem(it)).width();
+            if (need > palette->viewport()->width())
+                cut +=
+                    QStringLiteral(" \"%1\" (%2 of %3 px)").arg(it->text()).arg(need).arg(palette->viewport()->width());
+        }
+        return cut;
+    }
+
 private slots:
+    // Beside a canvas of ordinary width the palette shows every name whole ("8 × h100-96g-500w");
+    // in a narrow one the cluster keeps 500 px to work in; a width the user dragged stays.
+    void paletteShowsNamesWholeWhereThereIsRoom() {
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec-palette")));
+        w.setProject(paraplan::load_example("llama3.1-70b-4nodes"), QString());
+        ClusterCanvas canvas(w.document());
+        canvas.setAttribute(Qt::WA_DontShowOnScreen);
+        canvas.resize(900, 600);   // the centre of a 1600 px window
+        canvas.show();
+        QTest::qWait(20);   // the layout pass
+        auto* palette = canvas.findChild<QListWidget*>(QStringLiteral("palette"));
+        QVERIFY(palette);
+        QVERIFY(palette->count() > 20);
+        QVERIFY2(cutEntries(palette).isEmpty(), qPrintable(cutEntries(palette)));
+        QVERIFY(!palette->horizontalScrollBar()->isVisible());
+
+        canvas.resize(560, 600);   // a small screen: the cluster comes first
+        QTest::qWait(20);
+        QVERIFY2(palette->width() <= std::max(palette->minimumWidth(), 560 - 500),
+                 qPrintable(QString::number(palette->width())));
+        QVERIFY(!cutEntries(palette).isEmpty());   // the long names scroll now
+
+        auto* split = canvas.findChild<QSplitter*>();
+        QVERIFY(split);
+        QSplitterHandle* handle = split->handle(1);
+        QTest::mousePress(handle, Qt::LeftButton, {}, QPoint(2, 10));
+        QTest::mouseMove(handle, QPoint(42, 10));
+        QTest::mouseRelease(handle, Qt::LeftButton, {}, QPoint(42, 10));
+        const int dragged = palette->width();
+        canvas.resize(900, 600);
+        QTest::qWait(20);
+        QCOMPARE(palette->width(), dragged);
+    }
+
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         isolateSettings(tmp_);

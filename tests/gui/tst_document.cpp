@@ -8,9 +8,11 @@
 #include "projectdocument.h"
 #include "recovery.h"
 #include "rules/validate.h"
+#include "theme.h"
 
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QSignalSpy>
@@ -80,6 +82,43 @@ private slots:
         QVERIFY(w.document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w.project().layout.tp, 3);
         QVERIFY(paraplan::has_errors(w.diagnosticsPanel()->diagnostics()));
+    }
+
+    void typedSizeIsNotCompletedToAnOfferedOne() {
+        MainWindow w(nullptr, recoveryDir("r1b"));
+        w.setProject(paraplan::load_example("llama3.1-70b-4nodes"), QString());
+        QCOMPARE(w.project().world_size(), 32);
+        w.show();   // completion acts on a field that has the focus, as the user's does
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* tp = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"));
+        QVERIFY(tp);
+        w.activateWindow();
+        tp->setFocus();
+        QVERIFY(tp->findText(QStringLiteral("32")) >= 0);   // offered, and starts with the typed "3"
+        typeInto(tp, QStringLiteral("3"));
+        QVERIFY(w.document()->waitForAnalysis());
+        QCOMPARE(w.project().layout.tp, 3);
+        QCOMPARE(w.document()->undoStack()->text(w.document()->undoStack()->count() - 1),
+                 QStringLiteral("Set tp to 3"));
+    }
+
+    // The header colours a count only when there is something to count: "0 errors" is not red.
+    void diagnosticsHeaderColoursOnlyFindings() {
+        MainWindow w(nullptr, recoveryDir("r1c"));
+        w.setProject(paraplan::load_example("gpt2-1node"), QString());
+        auto* header = w.diagnosticsPanel()->findChild<QLabel*>(QStringLiteral("diagnosticsHeader"));
+        QVERIFY(header);
+        const QString red = theme::errorColor(w.diagnosticsPanel()->palette()).name();
+        const QString amber = theme::warningColor(w.diagnosticsPanel()->palette()).name();
+        QCOMPARE(w.diagnosticsPanel()->count(paraplan::Severity::Error), 0);
+        QCOMPARE(w.diagnosticsPanel()->count(paraplan::Severity::Warning), 0);
+        QVERIFY2(header->text().contains(QStringLiteral("0 errors")) && !header->text().contains(red) &&
+                     !header->text().contains(amber),
+                 qPrintable(header->text()));
+        QVERIFY(w.document()->applyChanges(QStringLiteral("Set tp to 3"), {{"/layout/tp", 3}}));
+        QVERIFY(w.document()->waitForAnalysis());
+        QVERIFY(w.diagnosticsPanel()->count(paraplan::Severity::Error) > 0);
+        QVERIFY2(header->text().contains(red), qPrintable(header->text()));
     }
 
     void spinBoxEditIsOneNamedStep() {

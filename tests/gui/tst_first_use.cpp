@@ -481,6 +481,16 @@ private slots:
         QVERIFY(w->openFile(bundled));
         QVERIFY(w->document()->path().isEmpty());
         QCOMPARE(w->project().name, paraplan::load_project(bundled.toStdString()).name);
+        // So too when it comes from the command line ('paraplan FILE' opens it this way): Save
+        // overwrote the bundled file.
+        w->openProject(paraplan::load_project(bundled.toStdString()), bundled);
+        QVERIFY(w->document()->waitForAnalysis());
+        QVERIFY(w->document()->path().isEmpty());
+        const QString own = tmp_.filePath(QStringLiteral("own.paraplan.json"));
+        QVERIFY(QFile::copy(bundled, own));
+        w->openProject(paraplan::load_project(own.toStdString()), own);   // a file of the user's keeps its path
+        QVERIFY(w->document()->waitForAnalysis());
+        QCOMPARE(w->document()->path(), own);
         auto* examples = w->findChild<QMenu*>(QStringLiteral("examplesMenu"));
         QVERIFY(examples);
         QCOMPARE(examples->actions().size(), int(paraplan::example_names().size()));
@@ -642,7 +652,10 @@ private slots:
         QVERIFY(summary);
         QString texts = w->canvas()->findChild<QLabel*>(QStringLiteral("canvasInfo"))->text();
         for (QLabel* l : w->statusBar()->findChildren<QLabel*>()) texts += QLatin1Char('\n') + l->text();
-        texts += QLatin1Char('\n') + w->layoutPanel()->findChild<QLabel*>(QStringLiteral("layoutSummary"))->text();
+        texts += QLatin1Char('\n') + w->layoutPanel()
+                                         ->findChild<QLabel*>(QStringLiteral("layoutSummary"))
+                                         ->text()
+                                         .replace(QStringLiteral("&nbsp;"), QStringLiteral(" "));
         QVERIFY(texts.contains(QStringLiteral("1 node")));
         QVERIFY2(!bad.match(texts).hasMatch(), qPrintable(texts));
         // One error.

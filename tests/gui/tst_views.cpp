@@ -24,6 +24,8 @@
 #include <QLineEdit>
 #include <QLabel>
 #include <QScrollArea>
+#include <QStyle>
+#include <QStyleOptionComboBox>
 #include <QTest>
 #include <QTextDocument>
 
@@ -110,6 +112,54 @@ private slots:
                              std::abs(got.blue() - expected.blue()) <
                          12,
                      qPrintable(QStringLiteral("rank %1: %2 vs %3").arg(rank).arg(got.name(), expected.name())));
+        }
+    }
+
+    // The rank grid's "Colour by" and "Groups of" choices show their whole text ("tp (4 × 8)"),
+    // also after another project brings longer ones.
+    void rankGridChoicesAreWhole() {
+        // Shown before the project's analysis arrives, as when the app opens a file.
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec-choices")));
+        RankGrid grid(w.document());   // at the width of its dock in a 1600 px window
+        grid.setAttribute(Qt::WA_DontShowOnScreen);
+        grid.resize(420, 480);
+        grid.show();
+        QTest::qWait(20);
+        for (const char* next :
+             {"llama3.1-70b-4nodes", "mixtral-8x7b-2nodes-ep", "gpt2-1node", "@280", "llama3.1-405b-128nodes"}) {
+            if (*next == '@') {   // the dock's width on a 1280 px screen: "Groups of" goes below
+                grid.resize(QString::fromLatin1(next + 1).toInt(), 480);
+                QTest::qWait(20);
+                continue;
+            }
+            w.setProject(paraplan::load_example(next), QString());
+            QVERIFY(w.document()->waitForAnalysis());
+            grid.refresh();     // as the main window does for its own grid
+            QTest::qWait(20);   // the layout pass
+            for (const char* name : {"gridColourBy", "gridGroups"}) {
+                auto* c = grid.findChild<QComboBox*>(QString::fromLatin1(name));
+                QVERIFY(c);
+                QVERIFY(c->count() > 0);
+                const int right = c->mapTo(&grid, QPoint(c->width(), 0)).x();   // inside the view
+                QVERIFY2(right <= grid.width(),
+                         qPrintable(QStringLiteral("%1 in %2 ends at %3 of %4 px")
+                                        .arg(QString::fromLatin1(name), QString::fromLatin1(next))
+                                        .arg(right)
+                                        .arg(grid.width())));
+                QStyleOptionComboBox opt;
+                opt.initFrom(c);
+                opt.editable = c->isEditable();
+                const int room =
+                    c->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, c).width();
+                for (int i = 0; i < c->count(); ++i) {
+                    const int need = c->fontMetrics().horizontalAdvance(c->itemText(i));
+                    QVERIFY2(room >= need,
+                             qPrintable(QStringLiteral("%1 in %2: \"%3\" needs %4 px, has %5")
+                                            .arg(QString::fromLatin1(name), QString::fromLatin1(next), c->itemText(i))
+                                            .arg(need)
+                                            .arg(room)));
+                }
+            }
         }
     }
 
