@@ -1,6 +1,7 @@
 #include "estimate/comm_terms.h"
 
 #include "estimate/comm.h"
+#include "estimate/efficiency.h"
 #include "project/framework.h"
 
 #include <algorithm>
@@ -40,15 +41,42 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     const double tokens = double(c.micro_batch) * c.seq_len / std::max(1, c.cp);   // per GPU sequence share
 
     const GroupLink& tpl = c.link[kTp];
+    const FrameworkTraits* ft = find_traits(c.framework);
     const double act_bytes = tokens * s.h * 2;
     r.tp_bytes = act_bytes;
     r.tp_sequence_parallel = c.sequence_parallel;
     // ColossalAI's fp8_communication gathers the sequence-parallel activations in FP8 across nodes
     // (shardformer/layer/_operation.py _gather -> all_gather_fp8); its reduce-scatters and
     // all-reduces stay 16-bit (fp8_wire_bytes).
-    const double tp_gather = act_bytes * fp8_wire_bytes(c, tpl) / 2;
-    const double tp_coll = c.sequence_parallel ? all_gather_s(tpl, tp_gather) + reduce_scatter_s(tpl, act_bytes)
-                                               : all_reduce_s(tpl, act_bytes);
+    double gather_elem = fp8_wire_bytes(c, tpl);
+    // torchao's Float8 TP styles (torchtitan with tensorwise scaling, fp8_tp_gather_recipes) cast
+    // before every SP all-gather: PrepareFloat8ModuleInput and Float8ColwiseParallel cast the
+    // sharded input to FP8 and then redistribute it; Float8RowwiseParallel reduce-scatters its
+    // 16-bit output and then applies NoopFwToFloat8BwDynamic, so in backward the output gradient is
+    // cast first and the all-gather that is the reduce-scatter's backward moves FP8 too. The
+    // reduce-scatters (the output, and the input gradient) stay 16-bit. torchao
+    // float8/float8_tensor_parallel.py at eab345c and at 6243040 (the asyncTP benchmark's).
+    if (ft && c.sequence_parallel && c.fp8 != Fp8Recipe::none) {
+        const auto& rs = ft->fp8_tp_gather_recipes;
+        if (std::find(rs.begin(), rs.end(), to_string(c.fp8)) != rs.end()) gather_elem = 1;
+    }
+    const double tp_gather = act_bytes * gather_elem / 2;
+    r.tp_gather_bytes = c.sequence_parallel ? tp_gather : 0;
+    double ag = all_gather_s(tpl, tp_gather), rs = reduce_scatter_s(tpl, act_bytes);
+    if (ft && ft->sp_collectives_copy && c.sequence_parallel && c.tp > 1) {
+        // funcol all_gather_tensor(gather_dim=1): torch.cat(torch.chunk(res, group_size, dim=0),
+        // dim=1); reduce_scatter_tensor(scatter_dim=1): torch.cat(torch.chunk(x, group_size, dim=1))
+        // before the collective (torch/distributed/_functional_collectives.py). A memory-bound
+        // copy, read + write, at the element-wise passes' share of HBM bandwidth.
+        const double hbm = hw.hbm_gbps * 1e9 * efficiency_for(hw.arch, c.kernels, c.fp8).hbm;
+        if (hbm > 0) {
+            r.tp_gather_copy_s = 2 * tp_gather / hbm;
+            r.tp_scatter_copy_s = 2 * act_bytes / hbm;
+        }
+        ag += r.tp_gather_copy_s;
+        rs += r.tp_scatter_copy_s;
+    }
+    const double tp_coll = c.sequence_parallel ? ag + rs : all_reduce_s(tpl, act_bytes);
     // Two collectives per layer forward (attention and MLP outputs: all-reduce, or with SP an
     // all-gather + reduce-scatter pair of the same volume), two backward (Narayanan et al.
     // Sec. 3.2: 8bsh(t-1)/t bytes per layer); full recomputation runs the forward's two again.
@@ -59,12 +87,11 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
         // the sequence-parallel all-gathers (_save_list in parallelize_llama.py at 9dec370 and
         // 820504e holds mm, SDPA, reduce_scatter_tensor, max), and backward needs the gathered
         // norm outputs again (the recomputed wk / w3 and every weight gradient): the attention
-        // and MLP all-gathers run once more per layer, the volume of one more AG + RS pair.
-        const FrameworkTraits* ft = find_traits(c.framework);
-        if (ft && ft->op_sac && c.recompute == Recompute::selective && c.sequence_parallel) r.tp_bwd_count += 1;
+        // and MLP all-gathers run once more per layer.
+        if (ft && ft->op_sac && c.recompute == Recompute::selective && c.sequence_parallel) r.tp_bwd_regathers = 2;
     }
     r.tp_fwd_s = r.tp_fwd_count * tp_coll;
-    r.tp_bwd_s = r.tp_bwd_count * tp_coll;
+    r.tp_bwd_s = r.tp_bwd_count * tp_coll + r.tp_bwd_regathers * ag;
 
     const GroupLink& cpl = c.link[kCp];
     if (c.cp > 1) {

@@ -29,9 +29,15 @@ struct LayerComm {
     // all-gather + reduce-scatter pair of the same buffer; two forward, two backward
     // (four with full recomputation) per layer.
     double tp_bytes = 0;
+    double tp_gather_bytes = 0;   // one SP all-gather's gathered buffer: tp_bytes, or half where it moves FP8
     bool tp_sequence_parallel = false;
     int tp_fwd_count = 0, tp_bwd_count = 0;   // all-reduces (or AG+RS pairs)
-    double tp_fwd_s = 0, tp_bwd_s = 0;
+    int tp_bwd_regathers = 0;                 // SP all-gathers backward runs again (torchtitan op-level SAC)
+    // The chunk + cat copy of each SP collective on the sequence dim of [b, s, h] (DTensor
+    // Shard(1), FrameworkTraits::sp_collectives_copy): one after an all-gather, one before a
+    // reduce-scatter, a read and a write of the whole tensor at the HBM rate; inside *_s.
+    double tp_gather_copy_s = 0, tp_scatter_copy_s = 0;
+    double tp_fwd_s = 0, tp_bwd_s = 0;   // seconds of all the collectives and their copies
     // CP: ring attention sends the K,V block (cp - 1) times forward and 2 (cp - 1) times
     // backward; Ulysses one all-to-all of q, k, v and the output each way.
     double cp_bytes = 0;

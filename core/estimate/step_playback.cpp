@@ -238,9 +238,11 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         };
         // TP: all-reduce, or the all-gather + reduce-scatter pair with sequence parallelism.
         const double tp_calls = layers * (fwd ? lc.tp_fwd_count : lc.tp_bwd_count);
+        const double regathers = fwd ? 0.0 : layers * lc.tp_bwd_regathers;   // torchtitan op-level SAC
         if (lc.tp_sequence_parallel)
-            add(kTp, CollectiveOp::reduce_scatter, "TP all-gather + reduce-scatter", 2 * tp_calls * lc.tp_bytes,
-                2 * tp_calls, 0.5 * st.tp / chunks, layers * (fwd ? lc.tp_fwd_s : lc.tp_bwd_s));
+            add(kTp, CollectiveOp::reduce_scatter, "TP all-gather + reduce-scatter",
+                tp_calls * (lc.tp_gather_bytes + lc.tp_bytes) + regathers * lc.tp_gather_bytes,
+                2 * tp_calls + regathers, 0.5 * st.tp / chunks, layers * (fwd ? lc.tp_fwd_s : lc.tp_bwd_s));
         else
             add(kTp, CollectiveOp::all_reduce, "TP all-reduce", tp_calls * lc.tp_bytes, tp_calls, 0.5 * st.tp / chunks,
                 layers * (fwd ? lc.tp_fwd_s : lc.tp_bwd_s));

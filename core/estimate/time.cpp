@@ -86,7 +86,14 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             // output-gradient casts come in with backward = 2 x forward): the QKV and MLP-up
             // inputs (full h; a local shard with SP, all-gathered in FP8), the output-projection
             // and MLP-down inputs (sharded by tp).
-            const double h_in = s.h / (c.sequence_parallel ? tp : 1.0);
+            // torchtitan's rowwise recipe gathers the 16-bit input and each Float8Linear casts the
+            // gathered tensor (FrameworkTraits::fp8_linear_casts_gathered_input; 820504e
+            // parallelize_llama.py: "for rowwise recipes ... all-gather happens in high precision").
+            const FrameworkTraits* ft = find_traits(c.framework);
+            const bool gathered_cast = ft && ft->fp8_linear_casts_gathered_input &&
+                                       std::find(ft->fp8_tp_gather_recipes.begin(), ft->fp8_tp_gather_recipes.end(),
+                                                 to_string(c.fp8)) == ft->fp8_tp_gather_recipes.end();
+            const double h_in = s.h / (c.sequence_parallel && !gathered_cast ? tp : 1.0);
             double cast = tokens * (2 * h_in + s.hq / tp + s.ffn / tp) * eff.fp8_cast_bytes;
             if (moe) {
                 // Routed experts: TE GroupedLinear quantizes the permuted rows the rank received

@@ -222,6 +222,23 @@ std::vector<FrameworkTraits> make_table() {
     // Communication) and ColossalAI (shardformer/layer/_operation.py _LinearWithGatherForward-
     // ReduceScatterBackward, v0.4.9) save the shard and gather again in backward.
     tt.tp_saves_gathered_input = true;
+    // DTensor redistributes Shard(1) <-> Replicate / Partial -> Shard(1) through funcol
+    // all_gather_tensor(gather_dim=1) and reduce_scatter_tensor(scatter_dim=1), which gather or
+    // reduce along dim 0 and copy (torch.cat of torch.chunk) after the all-gather and before the
+    // reduce-scatter (torch/distributed/_functional_collectives.py); torchtitan keeps [b, s, h]
+    // (820504e apply_tp: "we can accelerate Sequence Parallel by folding (and unfolding) the batch
+    // dimension and the sequence dimension", torchtitan PR #437: "incurs an extra aten.cat after
+    // each collective").
+    tt.sp_collectives_copy = true;
+    // 820504e parallelize_llama: enable_float8_tensorwise_tp (Float8ColwiseParallel,
+    // Float8RowwiseParallel, PrepareFloat8ModuleInput) for tensorwise only, "for rowwise recipes
+    // ... all-gather happens in high precision"; 9dec370 applies them with every float8 linear
+    // (tensorwise was its only recipe).
+    tt.fp8_tp_gather_recipes = {"tensorwise"};
+    // Rowwise: plain ColwiseParallel / PrepareModuleInput gather the 16-bit norm output and
+    // torchao's Float8Linear.forward casts its input inside the linear (float8_linear.py
+    // matmul_with_hp_or_float8_args, 6243040).
+    tt.fp8_linear_casts_gathered_input = true;
     tt.reports_degrees_itself = true;
     t.push_back(tt);
 

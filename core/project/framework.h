@@ -136,7 +136,16 @@ struct FrameworkTraits {
     bool decomposed_loss_parallel = false;    // with tp > 1 the loss runs DTensor's unfused loss parallel (torchtitan)
     bool frees_logits_before_backward = false;   // the loop drops the model's logits before backward (torchtitan)
     bool tp_saves_gathered_input = false;   // with SP, column-parallel linears save the all-gathered input (DTensor)
-    bool reports_degrees_itself = false;    // checks degrees >= 1 with its own message (torchtitan ParallelDims)
+    // With SP the TP all-gathers and reduce-scatters run on dim 1 (the sequence) of batch-first [b, s, h]
+    // activations (DTensor Shard(1)), so each pays a chunk + cat copy of the whole tensor (torchtitan)
+    bool sp_collectives_copy = false;
+    // layout.fp8_recipe values with which the sequence-parallel TP all-gathers move FP8 (torchao's Float8 TP
+    // styles, torchtitan); reduce-scatters stay 16-bit
+    std::vector<std::string> fp8_tp_gather_recipes;
+    // With another FP8 recipe each FP8 linear casts its own input after the 16-bit all-gather, so
+    // the QKV and MLP-up casts are of the gathered [b, s, h], not the shard (torchao Float8Linear)
+    bool fp8_linear_casts_gathered_input = false;
+    bool reports_degrees_itself = false;   // checks degrees >= 1 with its own message (torchtitan ParallelDims)
 };
 
 // Every framework, in the order project files and menus list them.

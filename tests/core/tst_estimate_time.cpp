@@ -72,11 +72,88 @@ private slots:
         const auto sel = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
         QVERIFY(qAbs(sel[0].tp - st[0].tp) < 1e-12);   // unchanged for Megatron
         c.framework = "torchtitan";
+        const LayerComm tl = layer_comm(s, c, hw, 0);
+        QCOMPARE(tl.tp_bwd_count, 2);
+        QCOMPARE(tl.tp_bwd_regathers, 2);
+        // ... and DTensor's Shard(1) collectives copy the whole [b, s, h] tensor once each (chunk +
+        // cat, read + write): 2 x 33,554,432 B at 80% of 2,039 GB/s = 41.1408 us per collective.
+        const double copy = 2 * (2.0 * 2048 * 4096 * 2) / (2039e9 * 0.8);
+        QVERIFY(qAbs(copy - 41.1408e-6) < 1e-9);
+        QVERIFY(qAbs(tl.tp_gather_copy_s - copy) < 1e-15);
+        QVERIFY(qAbs(tl.tp_scatter_copy_s - copy) < 1e-15);
+        // Per layer: 4 pairs and 2 re-gathers = 10 collectives, each one wire step plus one copy.
+        const double one = st[0].tp / 8 / 8;   // one Megatron collective (8 per layer, 8 layers)
         const auto tt = stage_times(m, s, c, hw, efficiency_for(hw.arch), params);
-        QVERIFY(qAbs(tt[0].tp - 1.25 * st[0].tp) < 1e-12);
-        QCOMPARE(layer_comm(s, c, hw, 0).tp_bwd_count, 3);
-        c.sequence_parallel = false;   // all-reduce TP: nothing gathered to recompute
-        QCOMPARE(layer_comm(s, c, hw, 0).tp_bwd_count, 2);
+        QVERIFY(qAbs(tt[0].tp - 8 * 10 * (one + copy)) < 1e-12);
+        c.sequence_parallel = false;   // all-reduce TP: nothing gathered to recompute, nothing copied
+        QCOMPARE(layer_comm(s, c, hw, 0).tp_bwd_regathers, 0);
+        QCOMPARE(layer_comm(s, c, hw, 0).tp_gather_copy_s, 0.0);
+    }
+
+    // torchtitan's DTensor sequence parallelism at the shape of its 8B TP 8 runs (local batch 12 x
+    // 8,192 tokens, h 4,096) on one node of H100s (NVLink 450 GB/s, HBM 2,400 GB/s): every SP
+    // all-gather and reduce-scatter is on dim 1 of [b, s, h] and pays a chunk + cat copy; with
+    // tensorwise FP8 the all-gathers move FP8 (torchao Float8 TP styles); with rowwise they stay
+    // 16-bit and the linears cast the gathered input.
+    void torchtitan_sp_collectives() {
+        const ModelSpec m = paper_gpt(4, 4096, 32);
+        const LayerShapes s = layer_shapes(m);
+        Hardware hw;
+        hw.peak_tflops = 989.4;
+        hw.peak_fp8_tflops = 1978.9;
+        hw.hbm_gbps = 2400;
+        hw.intra_node_gbps = 450;
+        hw.arch = "hopper";
+        Config c;
+        c.framework = "torchtitan";
+        c.kernels = KernelStack::compile;
+        c.tp = 8;
+        c.micro_batch = 12;
+        c.seq_len = 8192;
+        c.sequence_parallel = true;
+        c.recompute = Recompute::selective;
+        c.flash_attention = true;
+        c.layers_per_stage = {4};
+        c.moe_layers_per_stage = {0};
+        c.link[kTp] = strided_link(hw, 8, 1);
+        // Buffer: 98,304 tokens x 4,096 x 2 B = 805,306,368 B. Wire: 7/8 of it at 450 GB/s plus
+        // 7 ring steps of 1 us = 1.572873 ms for an all-gather or a reduce-scatter. Copy: read +
+        // write at 80% of 2,400 GB/s = 0.8388608 ms.
+        const LayerComm bf = layer_comm(s, c, hw, 0);
+        QCOMPARE(bf.tp_bytes, 805306368.0);
+        QVERIFY(qAbs(bf.tp_gather_copy_s - 0.8388608e-3) < 1e-12);
+        QVERIFY(qAbs(bf.tp_scatter_copy_s - 0.8388608e-3) < 1e-12);
+        // Forward: 2 x (AG + RS) = 2 x 2 x (1.5728735 + 0.8388608) ms = 9.646937 ms; backward the
+        // same pairs plus the two all-gathers op-level SAC runs again: 14.470406 ms.
+        QVERIFY(qAbs(bf.tp_fwd_s - 9.646937e-3) < 1e-8);
+        QVERIFY(qAbs(bf.tp_bwd_s - 14.470406e-3) < 1e-8);
+        // Tensorwise: each all-gather moves and copies 402,653,184 B (0.7899367 + 0.4194304 ms);
+        // the reduce-scatters stay 16-bit. Forward 2 x (1.2093671 + 2.4117343) = 7.242203 ms,
+        // backward that plus 2 x 1.2093671 = 9.660937 ms.
+        c.fp8 = Fp8Recipe::tensorwise;
+        const LayerComm tw = layer_comm(s, c, hw, 0);
+        QCOMPARE(tw.tp_gather_bytes, 402653184.0);
+        QVERIFY(qAbs(tw.tp_gather_copy_s - 0.4194304e-3) < 1e-12);
+        QVERIFY(qAbs(tw.tp_fwd_s - 7.242203e-3) < 1e-8);
+        QVERIFY(qAbs(tw.tp_bwd_s - 9.660937e-3) < 1e-8);
+        // Rowwise: torchtitan's plain TP styles gather 16-bit, as bf16.
+        c.fp8 = Fp8Recipe::rowwise;
+        const LayerComm rw = layer_comm(s, c, hw, 0);
+        QVERIFY(qAbs(rw.tp_fwd_s - bf.tp_fwd_s) < 1e-15);
+        QCOMPARE(rw.tp_gather_bytes, rw.tp_bytes);
+        // ... and each FP8 linear casts the gathered input: the QKV and MLP-up casts cover h, not
+        // h / 8, i.e. 98,304 x 2 x 3,584 more elements per layer at 10 B (x 0.67 under compile) over
+        // 1,920 GB/s: 2.4589107 ms more forward per layer than where the cast precedes the gather.
+        const Efficiency eff = efficiency_for(hw.arch, c.kernels, c.fp8);
+        QVERIFY(qAbs(eff.fp8_cast_bytes - 6.7) < 1e-12);
+        c.recompute = Recompute::none;
+        const auto params = stage_params(s, c);
+        const double tt_f = stage_times(m, s, c, hw, eff, params)[0].compute_f;
+        c.framework = "megatron";   // casts the shard before its FP8 all-gather (TE); same kernels here
+        const double mg_f = stage_times(m, s, c, hw, eff, params)[0].compute_f;
+        QVERIFY(qAbs((tt_f - mg_f) - 4 * 2.4589107e-3) < 1e-9);
+        // No copies for Megatron's dim-0 collectives.
+        QCOMPARE(layer_comm(s, c, hw, 0).tp_gather_copy_s, 0.0);
     }
 
     // PyTorch's ring attention (torchtitan CP): step 0 is the rank's own causal SDPA call at
