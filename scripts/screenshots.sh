@@ -113,9 +113,9 @@ shot concept-grid-tp "${GPT2[@]}" --view grid --grab-view --size 500x340 --colou
 shot concept-grid-dp "${GPT2[@]}" --view grid --grab-view --size 500x340 --colour dp --group dp --select-rank 0
 # ColossalAI's legacy 2D / 2.5D / 3D tensor parallelism: one weight split over the tp group.
 shot concept-tensor-2d "${EX8[@]}" --set /layout/pp=1 --set /layout/tp=4 --set /layout/tp_mode='"2d"' \
-     --view grid --grab-view --size 480x330 --colour tp --group tp --select-rank 0
+     --view grid --grab-view --size 480x350 --colour tp --group tp --select-rank 0
 shot concept-tensor-2p5d "${EX8[@]}" --set /layout/pp=1 --set /layout/tp=8 --set /layout/tp_mode='"2.5d"' \
-     --set /layout/tp_depth=2 --view grid --grab-view --size 600x330 --colour tp --group tp --select-rank 0
+     --set /layout/tp_depth=2 --view grid --grab-view --size 600x370 --colour tp --group tp --select-rank 0
 shot concept-tensor-3d "${EX8[@]}" --set /layout/pp=1 --set /layout/tp=8 --set /layout/tp_mode='"3d"' \
      --view grid --grab-view --size 600x420 --colour tp --group tp --select-rank 0
 # Pipeline parallelism: one stage per node.

@@ -13,6 +13,8 @@
 #include "theme.h"
 #include "topology/rank_map.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QFile>
 #include <QFileDialog>
@@ -44,17 +46,31 @@ GanttPlottable::Flushes flushesOf(const paraplan::estimate::Estimate* e, const T
     fl.sync_each_flush = sf.sync_each_flush;
     *sync_ms = sf.sync_s * 1e3;
     if (sf.flushes == 1 && sf.sync_s <= 0) return fl;   // the schedule drawn is the whole step
-    const auto ms = [](double s) { return QString::number(s * 1e3, 'f', s < 1 ? 1 : 0); };
-    *note = sf.flushes > 1 ? QObject::tr("<b>%1 flushes</b> × %2 ms").arg(sf.flushes).arg(ms(sf.flush_s))
-                           : QObject::tr("1 flush of %1 ms").arg(ms(sf.flush_s));
+    const auto decimals = [](double s) { return s < 1 ? 1 : 0; };
+    const auto ms = [&](double s) { return QString::number(s * 1e3, 'f', decimals(s)); };
+    // The factors are the priced values with enough digits that count x per-flush (+ syncs x per-sync)
+    // rounds to the total as shown (8 flushes x 5200.18 ms = 41601 ms, not 8 x 5200 ms = 41601 ms).
+    const int total_decimals = decimals(sf.pipeline_s());
+    const QString total = ms(sf.pipeline_s());
+    const int syncs = sf.sync_s > 0 ? std::max(1, sf.syncs) : 0;
+    int digits = total_decimals;
+    const auto round_ms = [](double s, int d) { return QString::number(s * 1e3, 'f', d).toDouble(); };
+    while (digits < total_decimals + 4 &&
+           QString::number(sf.flushes * round_ms(sf.flush_s, digits) + syncs * round_ms(sf.sync_s, digits), 'f',
+                           total_decimals) != total)
+        ++digits;
+    const auto factor = [&](double s) { return QString::number(s * 1e3, 'f', digits); };
+    *note = sf.flushes > 1 ? QObject::tr("<b>%1 flushes</b> × %2 ms").arg(sf.flushes).arg(factor(sf.flush_s))
+                           : QObject::tr("1 flush of %1 ms").arg(factor(sf.flush_s));
     if (sf.sync_s > 0) {
         const QString mark = QStringLiteral("<span style='color:%1'>■</span> ")
                                  .arg(GanttPlottable::syncColor(QApplication::palette()).name());
-        *note += sf.syncs > 1 ? QObject::tr(" + %1gradient sync %2 × %3 ms").arg(mark).arg(sf.syncs).arg(ms(sf.sync_s))
-                              : QObject::tr(" + %1gradient sync %2 ms").arg(mark, ms(sf.sync_s));
+        *note += sf.syncs > 1
+                     ? QObject::tr(" + %1gradient sync %2 × %3 ms").arg(mark).arg(sf.syncs).arg(factor(sf.sync_s))
+                     : QObject::tr(" + %1gradient sync %2 ms").arg(mark, factor(sf.sync_s));
     }
     *note = QObject::tr("step (estimate): %1 = %2 ms, then the optimizer %3 ms")
-                .arg(*note, ms(sf.pipeline_s()), ms(sf.optimizer_s + sf.offload_s));
+                .arg(*note, total, ms(sf.optimizer_s + sf.offload_s));
     return fl;
 }
 }   // namespace

@@ -104,14 +104,15 @@ int run_plan(const Args& a) {
         print_json(j.dump(2));
     } else {
         std::printf("%lld layouts, %lld valid, %lld fit, %.3f s\n", r.evaluated, r.valid, r.fitting, r.seconds);
-        std::printf("%-18s %3s %3s %3s %3s %3s %4s %4s %-12s %3s %4s %-9s %9s %6s %8s\n", "framework", "tp", "pp", "cp",
-                    "sp", "ep", "zero", "mbs", "schedule", "v", "m", "recompute", "step s", "MFU%", "peak GiB");
+        std::printf("%-18s %3s %3s %3s %3s %3s %4s %4s %4s %-12s %3s %4s %-9s %9s %6s %8s\n", "framework", "tp", "pp",
+                    "cp", "sp", "ep", "dp", "zero", "mbs", "schedule", "v", "m", "recompute", "step s", "MFU%",
+                    "peak GiB");
         for (const auto& e : r.results) {
             const Layout& l = e.layout;
-            std::printf("%-18s %3d %3d %3d %3d %3d %4d %4d %-12s %3d %4d %-9s %9.3f %6.1f %8.1f\n", l.framework.c_str(),
-                        l.tp, l.pp, l.cp, l.sp, l.ep, l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size,
-                        l.schedule.c_str(), l.chunks, l.num_microbatches, l.recompute.c_str(), e.step_s, 100 * e.mfu,
-                        e.peak_gib);
+            std::printf("%-18s %3d %3d %3d %3d %3d %4d %4d %4d %-12s %3d %4d %-9s %9.3f %6.1f %8.1f\n",
+                        l.framework.c_str(), l.tp, l.pp, l.cp, l.sp, l.ep, e.dp,
+                        l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size, l.schedule.c_str(), l.chunks,
+                        l.num_microbatches, l.recompute.c_str(), e.step_s, 100 * e.mfu, e.peak_gib);
         }
     }
     if (r.results.empty() && !r.cancelled) {

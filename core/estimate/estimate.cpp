@@ -9,6 +9,7 @@
 #include "estimate/simulated_pipeline.h"
 #include "project/derived_sizes.h"
 #include "project/framework.h"
+#include "project/sequence_parallel.h"
 #include "util/input_error.h"
 
 #include <algorithm>
@@ -288,16 +289,14 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // Sequence split and the groups ZeRO shards over.
     int seq_split = 1;
     const bool colossal = ft.seq_split_by_sp;   // ColossalAI: the sequence splits over sp, not cp
+    c.sequence_parallel = tp_sequence_parallel_on(l, ft);
     if (colossal) {
-        if (l.sp_mode == "split_gather" || l.sp_mode == "ring") c.sequence_parallel = l.tp > 1;
         if (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn") {
             seq_split = l.sp;
             c.seq_split = l.sp_mode == "ring_attn" ? SeqSplit::ring : SeqSplit::ulysses;
         }
         if (l.sp_mode == "ring_attn") c.flash_attention = true;
     } else {
-        c.sequence_parallel = (l.sp_mode != "none" && l.tp > 1) ||
-                              (ft.tp_sequence_parallel == TpSequenceParallel::always && l.tp > 1);
         seq_split = l.cp;
         if (l.cp > 1) c.seq_split = (l.sp_mode == "all_to_all") ? SeqSplit::ulysses : SeqSplit::ring;
     }

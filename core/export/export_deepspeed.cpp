@@ -7,6 +7,7 @@
 #include "export/export.h"
 #include "export/export_common.h"
 #include "export/launch_plan.h"
+#include "project/sequence_parallel.h"
 
 #include <sstream>
 
@@ -22,7 +23,14 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     auto fail = [&](const std::string& what, std::vector<std::string> fields) {
         out.findings.push_back(unsupported("deepspeed", what, std::move(fields)));
     };
-    if (l.sp > 1 || l.sp_mode != "none") fail("sequence parallelism", {"/layout/sp", "/layout/sp_mode"});
+    // Only sequence parallelism the layout actually runs (project/framework.h sequence_parallel_in_use):
+    // an sp_mode with tp = 1 and sp = 1 splits nothing and leaves nothing to express.
+    if (l.sp > 1) fail("sequence parallelism (sp = " + std::to_string(l.sp) + ")", {"/layout/sp", "/layout/sp_mode"});
+    else if (tp_sequence_parallel_on(l, traits_of(l)))
+        fail("sequence parallelism (sp_mode \"" + l.sp_mode +
+                 "\" shards activations along the sequence inside the tp = " + std::to_string(l.tp) +
+                 " group, Megatron --sequence-parallel style; set sp_mode to none)",
+             {"/layout/sp_mode", "/layout/tp"});
     if (l.cp > 1) fail("context parallelism", {"/layout/cp"});
     if (l.ep > 1)
         fail("expert parallelism in ds_config.json (DeepSpeed-MoE takes ep_size in model code)", {"/layout/ep"});

@@ -2,6 +2,7 @@
 #include "rules/deepspeed.h"
 
 #include "rules/common.h"
+#include "project/sequence_parallel.h"
 #include "rules/predicates.h"
 
 #include <algorithm>
@@ -26,7 +27,8 @@ void ds_world(const Project& p, Out& out) {
 void ds_axes(const Project& p, Out& out) {
     const Layout& l = p.layout;
     std::vector<std::string> fields;
-    if (l.sp > 1 || l.sp_mode != "none") fields.push_back("/layout/sp");
+    // Only sequence parallelism the layout actually runs (an sp_mode with tp = 1 and sp = 1 splits nothing).
+    if (sequence_parallel_in_use(l, traits_of(l))) fields.push_back("/layout/sp");
     if (l.cp > 1) fields.push_back("/layout/cp");
     if (l.pp > 1 && (l.chunks != 1 || l.schedule != "1f1b")) fields.push_back("/layout/schedule");
     if (fields.empty()) return;

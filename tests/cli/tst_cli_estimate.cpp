@@ -179,6 +179,35 @@ private slots:
         QVERIFY2(p.err.contains("valid layouts fits in the 80 GiB of one h100-sxm"), p.err);
     }
 
+    // The text table shows every parallel size, dp included: the derived dp the --json results carry.
+    void plan_table_shows_dp() {
+        const QStringList args = {"plan", "--project", example("llama3.1-70b-4nodes"), "--top", "5", "--threads", "1"};
+        const Run j = cli(args + QStringList{"--json"});
+        QCOMPARE(j.code, 0);
+        const QJsonArray res = parseObject(j.out)["results"].toArray();
+        QVERIFY(res.size() > 1);
+        const Run t = cli(args);
+        QCOMPARE(t.code, 0);
+        const QStringList lines = QString::fromUtf8(t.out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(lines.size() >= 2 + res.size());
+        const QStringList head = lines[1].split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        const int dpCol = int(head.indexOf(QStringLiteral("dp")));
+        QVERIFY2(dpCol > 0, qPrintable(lines[1]));
+        for (const char* k : {"tp", "pp", "cp", "sp", "ep"}) QVERIFY2(head.contains(QLatin1String(k)), k);
+        bool some_dp_above_one = false;
+        for (int i = 0; i < res.size(); ++i) {
+            const QJsonObject e = res[i].toObject();
+            const QStringList row = lines[2 + i].split(QLatin1Char(' '), Qt::SkipEmptyParts);
+            QCOMPARE(row[0], e["layout"].toObject()["framework"].toString());
+            QCOMPARE(row[int(head.indexOf(QStringLiteral("tp")))].toInt(), e["layout"].toObject()["tp"].toInt());
+            const int dp = e["layout"].toObject()["dp"].toInt();
+            QCOMPARE(row[dpCol].toInt(), dp);
+            QVERIFY(dp >= 1);
+            some_dp_above_one |= dp > 1;
+        }
+        QVERIFY(some_dp_above_one);   // 32 GPUs: the best layouts replicate over dp
+    }
+
     // --apply writes the best layout as a project that validates and estimates to the same step time.
     void plan_apply() {
         QTemporaryDir dir;

@@ -102,6 +102,38 @@ private slots:
         QVERIFY(s.out.startsWith("#!/usr/bin/env bash\n# PARAPLAN WARNING"));
     }
 
+    // DeepSpeed refuses sequence parallelism only where the layout runs it (project/sequence_parallel.h).
+    void deepspeedSequenceParallelInUse() {
+        // The 70B example keeps sp = 1 but runs split_gather inside tp = 8 (Megatron-style SP): refused,
+        // and the message says it is the sp_mode over tp, not the sp size.
+        const Run r = cli({"export", example("llama3.1-70b-4nodes"), "--format", "deepspeed", "--json"});
+        QCOMPARE(r.code, 1);
+        const QJsonObject o = object(r.out);
+        QCOMPARE(o["refused"].toBool(), true);
+        QString msg;
+        for (const auto& d : o["diagnostics"].toArray())
+            if (d.toObject()["rule"].toString() == "export.deepspeed.unsupported")
+                msg += d.toObject()["message"].toString();
+        QVERIFY2(msg.contains("cannot express sequence parallelism"), qPrintable(msg));
+        QVERIFY2(msg.contains("split_gather") && msg.contains("tp = 8"), qPrintable(msg));
+        // The same layout without the mode exports.
+        const QString off = write_variant(tmp_, "llama3.1-70b-4nodes", {{"sp_mode", "none"}}, "ds-off.json");
+        const Run ok = cli({"export", off, "--format", "deepspeed", "-o", tmp_.filePath("ds-off")});
+        QVERIFY2(ok.code == 0, qPrintable(ok.err));
+        QVERIFY(QFileInfo::exists(tmp_.filePath("ds-off/ds_config.json")));
+        // split_gather with tp = 1 and sp = 1 splits nothing: nothing to express, it exports.
+        const QString idle = write_variant(tmp_, "llama3.1-70b-4nodes", {{"tp", 1}}, "ds-idle.json");
+        const Run i = cli({"export", idle, "--format", "deepspeed", "--json"});
+        QVERIFY2(i.code == 0, qPrintable(i.out + i.err));
+        QCOMPARE(object(i.out)["refused"].toBool(), false);
+        // An sp axis is refused whatever the mode.
+        const QString axis = write_variant(tmp_, "llama3.1-70b-4nodes", {{"sp_mode", "none"}, {"sp", 2}},
+                                           "ds-sp2.json");
+        const Run a = cli({"export", axis, "--format", "deepspeed", "--json"});
+        QCOMPARE(a.code, 1);
+        QVERIFY(QJsonDocument(object(a.out)).toJson().contains("cannot express sequence parallelism (sp = 2)"));
+    }
+
     void usageErrors() {
         QCOMPARE(cli({"export", example("gpt2-1node")}).code, 2);
         const Run u = cli({"export", example("gpt2-1node"), "--format", "nonsense"});

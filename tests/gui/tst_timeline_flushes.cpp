@@ -16,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTest>
 
 using paraplan::estimate::StepFlushes;
@@ -159,6 +160,50 @@ private slots:
     }
 
     // One flush (8B example: global 8 = micro 1 x dp 1 x 8 microbatches, dp 1): drawn as before.
+    // The header's arithmetic holds as shown: the factors are the priced values, with enough digits
+    // that count x per-flush (+ syncs x per-sync) rounds to the total printed.
+    static void checkHeaderArithmetic(const QString& text, const StepFlushes& sf) {
+        static const QRegularExpression re(QStringLiteral(
+            R"((\d+) flushes</b> × ([\d.]+) ms(?: \+ .*gradient sync (?:(\d+) × )?([\d.]+) ms)? = ([\d.]+) ms)"));
+        const QRegularExpressionMatch m = re.match(text);
+        QVERIFY2(m.hasMatch(), qPrintable(text));
+        QCOMPARE(m.captured(1).toInt(), sf.flushes);
+        // Each factor is the real value to the digits shown.
+        const auto shownIsReal = [](const QString& shown, double real_ms) {
+            const int dot = shown.indexOf(QLatin1Char('.'));
+            const int digits = dot < 0 ? 0 : int(shown.size()) - dot - 1;
+            return std::abs(shown.toDouble() - real_ms) <= 0.5 * std::pow(10.0, -digits) + 1e-9;
+        };
+        QVERIFY2(shownIsReal(m.captured(2), sf.flush_s * 1e3), qPrintable(text));
+        double sum = sf.flushes * m.captured(2).toDouble();
+        if (!m.captured(4).isEmpty()) {
+            QVERIFY2(shownIsReal(m.captured(4), sf.sync_s * 1e3), qPrintable(text));
+            sum += (m.captured(3).isEmpty() ? 1 : m.captured(3).toInt()) * m.captured(4).toDouble();
+        } else {
+            QCOMPARE(sf.sync_s, 0.0);
+        }
+        const QString total = m.captured(5);
+        QVERIFY2(shownIsReal(total, sf.pipeline_s() * 1e3), qPrintable(text));
+        const int dot = total.indexOf(QLatin1Char('.'));
+        const QString product = QString::number(sum, 'f', dot < 0 ? 0 : int(total.size()) - dot - 1);
+        QVERIFY2(product == total, qPrintable(product + QStringLiteral(" != ") + text));
+    }
+
+    void headerArithmeticAgrees() {
+        auto w = exampleWindow(tmp_, "llama3.1-70b-4nodes");
+        TimelineView* t = w->timeline();
+        checkHeaderArithmetic(t->summaryText(), priced(*w));
+        for (const char* framework : {"devicemesh", "colossalai"}) {
+            QVERIFY(w->document()->applyChanges(
+                QStringLiteral("Layout"),
+                {{"/layout/framework", framework}, {"/layout/pp", 2}, {"/layout/num_microbatches", 16}}));
+            QVERIFY(w->document()->waitForAnalysis());
+            const StepFlushes sf = priced(*w);
+            QVERIFY(sf.sync_s > 0);
+            checkHeaderArithmetic(t->summaryText(), sf);
+        }
+    }
+
     void oneFlushIsUnchanged() {
         auto w = exampleWindow(tmp_, "llama3.1-8b-pp4-1node");
         TimelineView* t = w->timeline();
