@@ -582,8 +582,8 @@ void ClusterCanvas::refresh() {
         const auto& s = placement[r];
         if (s.node >= 0 && s.node < static_cast<int>(nodes.size()) && s.local_rank >= 0 &&
             s.local_rank < nodes[static_cast<std::size_t>(s.node)].gpus)
-            t.rank[static_cast<std::size_t>(t.first[static_cast<std::size_t>(s.node)] + s.local_rank)] =
-                static_cast<int>(r);
+            t.rank[static_cast<std::size_t>(t.first[static_cast<std::size_t>(s.node)]) +
+                   static_cast<std::size_t>(s.local_rank)] = static_cast<int>(r);
     }
     // Tile captions: the mesh coordinates along axes larger than 1 (at most three), made when
     // a tile is painted from the map this refresh coloured by (kept alive by the provider).

@@ -31,7 +31,7 @@ void print_help() {
 
 // troff man page from the same command table as --help (packaging installs it).
 void print_man() {
-    auto esc = [](std::string s) {
+    auto esc = [](const std::string& s) {
         std::string o;
         for (char c : s) {
             if (c == '\\') o += "\\e";
