@@ -5,6 +5,8 @@
 #include "mainwindow.h"
 #include "project/project.h"
 
+#include <QByteArray>
+#include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
@@ -20,4 +22,22 @@ inline std::unique_ptr<MainWindow> exampleWindow(const QTemporaryDir& dir, const
     auto w = std::make_unique<MainWindow>(nullptr, dir.filePath(QStringLiteral("rec")));
     w->setProject(paraplan::load_example(example), QString());
     return w;
+}
+
+// Before the QApplication: the offscreen platform shows one screen of `width` x `height`
+// (logical 96 dpi) instead of its default 800 x 600, described in a file kept in `dir`.
+// False when that file cannot be written.
+inline bool useOffscreenScreen(const QTemporaryDir& dir, const char* name, int width, int height) {
+    const QString config = dir.filePath(QStringLiteral("screen.json"));
+    QFile f(config);
+    if (!f.open(QIODevice::WriteOnly)) return false;
+    f.write(QStringLiteral("{\"screens\": [{\"name\": \"%1\", \"x\": 0, \"y\": 0, \"width\": %2, \"height\": %3, "
+                           "\"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}")
+                .arg(QString::fromLatin1(name))
+                .arg(width)
+                .arg(height)
+                .toUtf8());
+    f.close();
+    qputenv("QT_QPA_PLATFORM", QByteArray("offscreen:configfile=") + config.toUtf8());
+    return true;
 }

@@ -16,7 +16,6 @@
 
 #include <QAction>
 #include <QApplication>
-#include <QFile>
 #include <QGraphicsScene>
 #include <QLineEdit>
 #include <QPainter>
@@ -428,14 +427,7 @@ int main(int argc, char** argv) {
     // A desktop screen, so that the 1400 x 900 window the tests ask for is not cut to the
     // offscreen platform's default 800 x 600 (which leaves the canvas a sliver beside the docks).
     QTemporaryDir screenDir;
-    const QString config = screenDir.filePath(QStringLiteral("screen.json"));
-    QFile f(config);
-    if (!f.open(QIODevice::WriteOnly)) return 1;
-    f.write(
-        "{\"screens\": [{\"name\": \"desktop\", \"x\": 0, \"y\": 0, \"width\": 1920, \"height\": 1080, "
-        "\"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}");
-    f.close();
-    qputenv("QT_QPA_PLATFORM", QByteArray("offscreen:configfile=") + config.toUtf8());
+    if (!useOffscreenScreen(screenDir, "desktop", 1920, 1080)) return 1;
     QApplication app(argc, argv);
     TestCanvasNavigation t;
     QTEST_SET_MAIN_SOURCE_PATH

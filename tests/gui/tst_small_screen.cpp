@@ -6,7 +6,6 @@
 
 #include <QApplication>
 #include <QDockWidget>
-#include <QFile>
 #include <QScreen>
 #include <QScrollArea>
 #include <QStatusBar>
@@ -76,16 +75,7 @@ private slots:
 
 int main(int argc, char** argv) {
     QTemporaryDir screenDir;
-    const QString config = screenDir.filePath(QStringLiteral("screen.json"));
-    QFile f(config);
-    if (!f.open(QIODevice::WriteOnly)) return 1;
-    f.write(QStringLiteral("{\"screens\": [{\"name\": \"small\", \"x\": 0, \"y\": 0, \"width\": %1, \"height\": %2, "
-                           "\"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}")
-                .arg(kScreenW)
-                .arg(kScreenH)
-                .toUtf8());
-    f.close();
-    qputenv("QT_QPA_PLATFORM", QByteArray("offscreen:configfile=") + config.toUtf8());
+    if (!useOffscreenScreen(screenDir, "small", kScreenW, kScreenH)) return 1;
     QApplication app(argc, argv);
     QApplication::setStyle(QStringLiteral("Fusion"));   // as the app
     TestSmallScreen t;

@@ -7,7 +7,6 @@
 #include "projectdocument.h"
 
 #include <QApplication>
-#include <QFile>
 #include <QLabel>
 #include <QListWidget>
 #include <QRegularExpression>
@@ -116,16 +115,7 @@ private slots:
 int main(int argc, char** argv) {
     // A desktop screen: the size the window first opens at there.
     QTemporaryDir screenDir;
-    const QString config = screenDir.filePath(QStringLiteral("screen.json"));
-    QFile f(config);
-    if (!f.open(QIODevice::WriteOnly)) return 1;
-    f.write(QStringLiteral("{\"screens\": [{\"name\": \"desktop\", \"x\": 0, \"y\": 0, \"width\": %1, \"height\": %2, "
-                           "\"logicalDpi\": 96, \"logicalBaseDpi\": 96, \"dpr\": 1}]}")
-                .arg(kScreenW)
-                .arg(kScreenH)
-                .toUtf8());
-    f.close();
-    qputenv("QT_QPA_PLATFORM", QByteArray("offscreen:configfile=") + config.toUtf8());
+    if (!useOffscreenScreen(screenDir, "desktop", kScreenW, kScreenH)) return 1;
     QApplication app(argc, argv);
     QApplication::setStyle(QStringLiteral("Fusion"));   // as the app
     TestWideScreen t;
