@@ -46,20 +46,20 @@ GanttPlottable::Flushes flushesOf(const paraplan::estimate::Estimate* e, const T
     fl.sync_each_flush = sf.sync_each_flush;
     *sync_ms = sf.sync_s * 1e3;
     if (sf.flushes == 1 && sf.sync_s <= 0) return fl;   // the schedule drawn is the whole step
+    const auto ms_at = [](double s, int d) { return QString::number(s * 1e3, 'f', d); };
     const auto decimals = [](double s) { return s < 1 ? 1 : 0; };
-    const auto ms = [&](double s) { return QString::number(s * 1e3, 'f', decimals(s)); };
+    const auto ms = [&](double s) { return ms_at(s, decimals(s)); };
     // The factors are the priced values with enough digits that count x per-flush (+ syncs x per-sync)
     // rounds to the total as shown (8 flushes x 5200.18 ms = 41601 ms, not 8 x 5200 ms = 41601 ms).
     const int total_decimals = decimals(sf.pipeline_s());
     const QString total = ms(sf.pipeline_s());
     const int syncs = sf.sync_s > 0 ? std::max(1, sf.syncs) : 0;
     int digits = total_decimals;
-    const auto round_ms = [](double s, int d) { return QString::number(s * 1e3, 'f', d).toDouble(); };
-    while (digits < total_decimals + 4 &&
-           QString::number(sf.flushes * round_ms(sf.flush_s, digits) + syncs * round_ms(sf.sync_s, digits), 'f',
-                           total_decimals) != total)
+    while (digits < total_decimals + 4 && QString::number(sf.flushes * ms_at(sf.flush_s, digits).toDouble() +
+                                                              syncs * ms_at(sf.sync_s, digits).toDouble(),
+                                                          'f', total_decimals) != total)
         ++digits;
-    const auto factor = [&](double s) { return QString::number(s * 1e3, 'f', digits); };
+    const auto factor = [&](double s) { return ms_at(s, digits); };
     *note = sf.flushes > 1 ? QObject::tr("<b>%1 flushes</b> × %2 ms").arg(sf.flushes).arg(factor(sf.flush_s))
                            : QObject::tr("1 flush of %1 ms").arg(factor(sf.flush_s));
     if (sf.sync_s > 0) {

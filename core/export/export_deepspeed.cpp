@@ -23,7 +23,7 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     auto fail = [&](const std::string& what, std::vector<std::string> fields) {
         out.findings.push_back(unsupported("deepspeed", what, std::move(fields)));
     };
-    // Only sequence parallelism the layout actually runs (project/framework.h sequence_parallel_in_use):
+    // Only sequence parallelism the layout actually runs (project/sequence_parallel.h):
     // an sp_mode with tp = 1 and sp = 1 splits nothing and leaves nothing to express.
     if (l.sp > 1) fail("sequence parallelism (sp = " + std::to_string(l.sp) + ")", {"/layout/sp", "/layout/sp_mode"});
     else if (tp_sequence_parallel_on(l, traits_of(l)))
