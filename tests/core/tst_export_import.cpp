@@ -100,7 +100,10 @@ private slots:
         const std::string fmt = format.toStdString();
         Project p = for_format(load_example(example.toStdString()), fmt);
         if (variant == "vpp") {
-            if (fmt == "deepspeed" || p.layout.pp == 1) QSKIP("no virtual stages here");
+            if (fmt == "deepspeed" || p.layout.pp == 1)
+                QSKIP(fmt == "deepspeed"
+                          ? "DeepSpeed's pipeline engine has no virtual stages (its exporter refuses chunks > 1)"
+                          : "a pp = 1 example has no pipeline stages to split into virtual ones");
             p.layout.chunks = 2;
             p.layout.schedule = fmt == "colossalai" && example.startsWith("llama3.1-70b") ? "zbv" : "interleaved";
         } else if (variant == "zero-offload") {
