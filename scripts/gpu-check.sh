@@ -47,6 +47,38 @@ done
 rc=0
 for p in "${pids[@]}"; do wait "$p" || rc=1; done
 echo "probe exit: $rc"
+# The node's topology as the network issue's importers read it: `nvidia-smi topo -m` text and
+# NCCL's own topology dump (NCCL_TOPO_DUMP_FILE, written during communicator init), with NCCL's
+# INIT/GRAPH/TUNING log of a one-rank all-reduce over a range of sizes.
+nvidia-smi topo -m >"$out/topo-m.txt" 2>&1
+nvidia-smi nvlink -s >"$out/nvlink-s.txt" 2>&1
+NCCL_TOPO_DUMP_FILE="$out/nccl-topo.xml" NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,TUNING \
+  RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29534 timeout 120 python3 - >"$out/nccl-init.log" 2>&1 <<'PY'
+import torch, torch.distributed as dist
+dist.init_process_group("nccl", device_id=torch.device("cuda", 0))
+for n in (1 << 10, 1 << 20, 1 << 26):
+    t = torch.ones(n, device="cuda", dtype=torch.bfloat16)
+    dist.all_reduce(t)
+torch.cuda.synchronize()
+dist.destroy_process_group()
+PY
+# Dense bf16 GEMM throughput at the shapes the step-time estimate prices (TFLOP/s, best of 20).
+timeout 120 python3 - >"$out/gemm.txt" 2>&1 <<'PY'
+import torch
+for m, n, k in ((8192, 8192, 8192), (4096, 4096, 4096), (16384, 8192, 28672), (4096, 28672, 8192), (2048, 2048, 2048)):
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16); b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3): a @ b
+    torch.cuda.synchronize(); best = 1e9
+    for _ in range(20):
+        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+        s.record(); a @ b; e.record(); torch.cuda.synchronize(); best = min(best, s.elapsed_time(e) / 1e3)
+    print(f"bf16 {m}x{n}x{k}: {2*m*n*k/best/1e12:.1f} TFLOP/s ({best*1e3:.3f} ms)")
+x = torch.empty(1 << 30, device="cuda", dtype=torch.uint8); y = torch.empty_like(x)
+for _ in range(3): y.copy_(x)
+torch.cuda.synchronize(); s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
+s.record(); [y.copy_(x) for _ in range(10)]; e.record(); torch.cuda.synchronize()
+print(f"HBM copy 1 GiB: {2*10*(1<<30)/(s.elapsed_time(e)/1e3)/1e9:.0f} GB/s (read + write)")
+PY
 python3 -c "import torch; print('torch', torch.__version__, 'nccl', torch.cuda.nccl.version())" >"$out/versions.txt" 2>&1
 nvidia-smi >"$out/nvidia-smi.txt" 2>&1
 ls -la "$out"
