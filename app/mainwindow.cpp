@@ -1,6 +1,9 @@
 #include "mainwindow.h"
 
+#include "util/local_dirs.h"
+
 #include "appsettings.h"
+#include "sshprofilesdialog.h"
 #include "dialogfocus.h"
 #include "catalog/hf_import.h"
 #include "export/import.h"
@@ -473,6 +476,16 @@ void MainWindow::createActions() {
     tools->addAction(planA);
     tools->addAction(exportA);
     windowKeys_ << planA;
+    tools->addSeparator();
+    auto* sshA = makeAction(
+        this, tr("&SSH Profiles…"), QKeySequence(),
+        tr("Your local ssh settings (identity, known hosts, config file) that projects name by id"));
+    sshA->setObjectName(QStringLiteral("sshProfilesAction"));
+    connect(sshA, &QAction::triggered, this, [this] {
+        SshProfilesDialog d(this);
+        d.exec();
+    });
+    tools->addAction(sshA);
 
     // --- Help -------------------------------------------------------------------------
     QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -549,8 +562,8 @@ void MainWindow::refreshViews() {
     // marks the project's row; the Run panel launches what is open.
     planner_->refresh();
     refreshTeachViews();
-    run_->setProject(doc_->sharedProject(), doc_->sharedRankMap(),
-                     QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/jobs"));
+    // The same jobs folder as paraplan-cli's, so `paraplan-cli jobs` lists what the app launched.
+    run_->setProject(doc_->sharedProject(), doc_->sharedRankMap(), QString::fromStdString(paraplan::jobs_dir()));
     const auto& p = doc_->project();
     // Counted from the list the Diagnostics panel shows (rules and the analysis' own findings, such
     // as a cluster profile that cannot be used), so the status bar, the dock title and the list agree.

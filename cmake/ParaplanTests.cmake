@@ -27,6 +27,6 @@ function(paraplan_add_tests folder lib)
     set_tests_properties(${target} PROPERTIES
       LABELS "${folder}"
       TIMEOUT 300
-      ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${home};XDG_CONFIG_HOME=${home}/.config;XDG_DATA_HOME=${home}/.local/share;QTEST_FUNCTION_TIMEOUT=240000")
+      ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${home};XDG_CONFIG_HOME=${home}/.config;XDG_DATA_HOME=${home}/.local/share;XDG_STATE_HOME=${home}/.local/state;QTEST_FUNCTION_TIMEOUT=240000")
   endforeach()
 endfunction()

@@ -139,15 +139,23 @@ void RunPanel::update_buttons() {
     stop_->setEnabled(running);
 }
 
-void RunPanel::testConnection() {
-    runtime::RuntimeConfig rc;
+std::optional<runtime::LaunchSettings> RunPanel::launchSettings(const QString& failing) {
     try {
-        rc = runtime::runtime_config_from_json(project_->runtime);
+        auto s = runtime::launch_settings(*project_, runtime::load_ssh_profiles());
+        for (const auto& line : s.ignored) append(tr("warning: %1").arg(QString::fromStdString(line)));
+        return s;
     } catch (const InputError& e) {
-        append(tr("runtime settings: %1: %2")
-                   .arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
-        return;
+        const QString where = QString::fromStdString(e.file().empty() ? e.pointer() : e.file());
+        append(failing.arg(where, QString::fromStdString(e.message())));
+        return std::nullopt;
     }
+}
+
+void RunPanel::testConnection() {
+    const auto ls = launchSettings(tr("runtime settings: %1: %2"));
+    if (!ls) return;
+    const runtime::RuntimeConfig rc = ls->rc;
+    const runtime::SshOptions ssh = ls->ssh;
     status_->setText(tr("Testing the connection to every node…"));
     check_->setEnabled(false);
     auto* watcher = new QFutureWatcher<std::vector<runtime::NodeCheck>>(this);
@@ -169,17 +177,18 @@ void RunPanel::testConnection() {
         update_buttons();
     });
     const Cluster cluster = project_->cluster;
-    watcher->setFuture(QtConcurrent::run(
-        [cluster, rc] { return runtime::test_connections(cluster, rc, runtime::ssh_options_from(rc)); }));
+    watcher->setFuture(QtConcurrent::run([cluster, rc, ssh] { return runtime::test_connections(cluster, rc, ssh); }));
 }
 
 void RunPanel::dryRun() {
+    const auto ls = launchSettings(tr("cannot launch: %1: %2"));
+    if (!ls) return;
     try {
-        const auto rc = runtime::runtime_config_from_json(project_->runtime);
+        const auto& rc = ls->rc;
         auto plan = runtime::plan_launch(project_->cluster, rc,
                                          runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()));
         runtime::add_config_uploads(plan, *project_, rc);
-        const auto ssh = runtime::ssh_options_from(rc);
+        const auto& ssh = ls->ssh;
         // First the config files copied to the nodes, then every process, as Launch runs them.
         for (const auto& u : plan.uploads) {
             const auto& node = project_->cluster.nodes[static_cast<std::size_t>(u.node)];
@@ -204,9 +213,10 @@ void RunPanel::dryRun() {
 
 void RunPanel::launch() {
     if (busy()) return;
+    const auto ls = launchSettings(tr("cannot launch: %1: %2"));
+    if (!ls) return;
     try {
-        const auto rc = runtime::runtime_config_from_json(project_->runtime);
-        startJob(rc, runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()), false);
+        startJob(ls->rc, ls->ssh, runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()), false);
     } catch (const InputError& e) {
         append(
             tr("cannot launch: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
@@ -215,15 +225,15 @@ void RunPanel::launch() {
 
 bool RunPanel::busy() const { return probing_ || (job_ && !job_->done()); }
 
-void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe) {
+void RunPanel::startJob(const runtime::RuntimeConfig& rc, const runtime::SshOptions& ssh, const std::string& id,
+                        bool probe) {
     auto plan = runtime::plan_launch(project_->cluster, rc, id);   // throws InputError
     // A folder of its own: a second launch in the same second gets "<id>-2".
     const std::string claimed = runtime::claim_job_folder(job_dir_.toStdString(), id);
     if (claimed != id) plan = runtime::plan_launch(project_->cluster, rc, claimed);
     if (!probe) runtime::add_config_uploads(plan, *project_, rc);   // the framework's config files, copied first
-    job_ = std::make_unique<runtime::Job>(project_->cluster, plan, runtime::ssh_options_from(rc),
-                                          job_dir_.toStdString() + "/" + plan.job_id, project_to_json(*project_),
-                                          rc.on_failure);
+    job_ = std::make_unique<runtime::Job>(project_->cluster, plan, ssh, job_dir_.toStdString() + "/" + plan.job_id,
+                                          project_to_json(*project_), rc.on_failure);
     runtime::Job* job = job_.get();
     // The step time the job reports, beside the estimate (with the project's cluster profile).
     stepSamples_.clear();
@@ -266,8 +276,8 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
     // Live GPU telemetry over the same hosts while the job runs (GPU monitor, heatmaps).
     monitor_.reset();
     if (rc.telemetry_interval_ms > 0) {
-        monitor_ = std::make_unique<runtime::TelemetryMonitor>(project_->cluster, runtime::ssh_options_from(rc),
-                                                               rc.telemetry_interval_ms, rc.path_prepend);
+        monitor_ = std::make_unique<runtime::TelemetryMonitor>(project_->cluster, ssh, rc.telemetry_interval_ms,
+                                                               rc.path_prepend);
         monitor_->start();
     }
     update_buttons();
@@ -276,14 +286,9 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const std::string& id,
 
 void RunPanel::runProbe(const QStringList& extra_args) {
     if (busy()) return;
-    runtime::RuntimeConfig base;
-    try {
-        base = runtime::runtime_config_from_json(project_->runtime);
-    } catch (const InputError& e) {
-        append(
-            tr("cannot probe: %1: %2").arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
-        return;
-    }
+    const auto ls = launchSettings(tr("cannot probe: %1: %2"));
+    if (!ls) return;
+    const runtime::RuntimeConfig base = ls->rc;
     // The groups the project's framework builds (`paraplan-cli groups --json`).
     // The document's map when it is this project's, else built here.
     const auto map = map_ && map_->world_size == project_->world_size()
@@ -303,12 +308,12 @@ void RunPanel::runProbe(const QStringList& extra_args) {
     update_buttons();
     // Uploads block on ssh: run them off the GUI thread (each SshNode lives in that thread).
     const Cluster cluster = project_->cluster;
-    const auto ssh = runtime::ssh_options_from(base);
+    const runtime::SshOptions ssh = ls->ssh;
     const int timeout_ms = (base.connect_timeout_s + 5) * 1000;
     auto* watcher = new QFutureWatcher<std::string>(this);
     std::vector<std::string> extra;
     for (const auto& a : extra_args) extra.push_back(a.toStdString());
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, base, dir, id, extra] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, base, ssh, dir, id, extra] {
         const std::string err = watcher->result();
         watcher->deleteLater();
         probing_ = false;
@@ -318,7 +323,7 @@ void RunPanel::runProbe(const QStringList& extra_args) {
             return;
         }
         try {
-            startJob(runtime::probe_runtime(base, dir, extra), id, true);
+            startJob(runtime::probe_runtime(base, dir, extra), ssh, id, true);
         } catch (const InputError& e) {
             append(tr("cannot probe: %1: %2")
                        .arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));

@@ -3,6 +3,7 @@
 // the live log of every rank (bounded, ANSI escapes stripped) and the list of past jobs.
 // Self-contained (the main window docks it); the logic lives in core/runtime.
 #include "calibrate/log_parse.h"
+#include "launch/launch_settings.h"
 #include "project/project.h"
 #include "runtime/job.h"
 #include "probe/probe_compare.h"
@@ -12,6 +13,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QListWidget;
@@ -71,7 +73,11 @@ signals:
 private:
     bool busy() const;   // a job runs or a probe is being uploaded
     // Plans and starts a job (throws InputError); probe: load the result when it ends.
-    void startJob(const runtime::RuntimeConfig& rc, const std::string& id, bool probe);
+    void startJob(const runtime::RuntimeConfig& rc, const runtime::SshOptions& ssh, const std::string& id, bool probe);
+    // The project's launch settings with the user's ssh profile; every ignored project setting
+    // is listed in the log as a warning. nullopt, with `failing` (%1 where, %2 why) in the log,
+    // when they cannot be read.
+    std::optional<runtime::LaunchSettings> launchSettings(const QString& failing);
     void append(const QString& line);
     void update_buttons();
     void noteStepLine(const QString& text);   // a job's output line that may report a step time

@@ -2,6 +2,7 @@
 #include "calibrate/fit.h"
 #include "calibrate/runs.h"
 #include "cli/command.h"
+#include "cli/runtime_common.h"
 #include "estimate/profile.h"
 #include "joblog/job_history.h"
 #include "util/input_error.h"
@@ -71,9 +72,10 @@ int run_calibrate(const Args& a) {
         throw UsageError("--log and --project go together (the log of that project's run)");
     if (a.has("log")) runs.push_back(calibrate::run_from_log(*a.get("project"), *a.get("log")));
     if (auto job = a.get("job")) {
-        const std::string job_dir = a.get("job-dir", "jobs");
-        const auto rec = runtime::find_job(job_dir, *job);
-        if (!rec) throw UsageError("no job \"" + *job + "\" in " + job_dir + " (give its id or its folder)");
+        const std::string job_dir = job_dir_option(a);
+        std::string problem;
+        const auto rec = runtime::find_job(job_dir, *job, &problem);
+        if (!rec) throw UsageError("no job \"" + *job + "\" in " + job_dir + " (" + problem + ")");
         runs.push_back(calibrate::run_from_job(rec->folder));
     }
     if (runs.empty()) throw UsageError("no measured runs: give a runs table, --project FILE --log FILE, or --job ID");
@@ -196,7 +198,8 @@ PARAPLAN_CLI_COMMAND(Command{
     "  RUNS        a table, CSV with a header (project,step_s,peak_gib,log,name) or JSON\n"
     "              {\"runs\": [{\"project\": ..., \"step_s\": ..., \"log\": ...}]}; paths relative to it\n"
     "  --project FILE --log FILE   one run: the project and its training log\n"
-    "  --job ID|FOLDER             a Paraplan job (its project snapshot and logs); --job-dir DIR (default jobs)\n"
+    "  --job ID|FOLDER             a Paraplan job (its project snapshot and logs); --job-dir DIR (default: Paraplan's "
+    "own)\n"
     "Logs: Megatron-LM 'elapsed time per iteration (ms)', torchtitan 'tps:' (and 'memory:'),\n"
     "DeepSpeed 'CurrSamplesPerSec=' / 'iter time (s):' / flops profiler 'iter latency:',\n"
     "ColossalAI 'Throughput: ... samples/sec'; the median after the first line is used.\n"

@@ -82,10 +82,9 @@ int print_checks(const std::vector<NodeCheck>& checks, bool json_out) {
 
 int run_launch(const Args& a) {
     const std::string file = a.positional_at(0, "project FILE");
-    auto rp = load_runtime_project(file, a.get("mode", ""));
-    if (a.has("job-dir")) rp.job_dir = a.get("job-dir", "");
+    auto rp = load_runtime_project(file, a.get("mode", ""), job_dir_option(a));
     const bool json_out = a.flag("json");
-    const SshOptions ssh = ssh_options_from(rp.rc);
+    const SshOptions& ssh = rp.ssh;
     auto app = ensure_qt_app();
     if (a.flag("check")) return print_checks(test_connections(rp.project.cluster, rp.rc, ssh), json_out);
 
@@ -155,13 +154,16 @@ PARAPLAN_CLI_COMMAND(Command{"launch",
                              "                           [--dry-run] [--check] [--json] [--job-dir DIR]\n\n"
                              "Runs the script of FILE's \"runtime\" section on every node of its cluster through the\n"
                              "system ssh client (one shared connection per node, host keys checked). Output of every\n"
-                             "rank is streamed and written to <job_dir>/<job id>/<rank>.log, with job.json beside it.\n"
+                             "rank is streamed and written to <job-dir>/<job id>/<rank>.log, with job.json beside it.\n"
+                             "ssh settings that name a file on this computer (identity, known hosts, config file)\n"
+                             "come from your ssh profile (paraplan-cli ssh-profile), never from the project.\n"
                              "Ctrl-C stops the job: every remote process group is ended (TERM, grace, KILL).\n"
                              "  --mode      override runtime.mode\n"
                              "  --dry-run   print every remote command exactly as it would run, and exit\n"
                              "  --check     test the connection to every node (reachable, GPUs, python, launcher)\n"
                              "  --json      with --dry-run: the plan; with --check: per-node results; else job.json\n"
-                             "  --job-dir   where job folders go (default: runtime.job_dir next to FILE)\n"
+                             "  --job-dir   where job folders go (default: Paraplan's own folder,\n"
+                             "              $XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)\n"
                              "Exit 0 when the job succeeded (or the dry run/check is fine), 1 when it failed or a\n"
                              "node check found problems, 2 on bad input.\n",
                              {"dry-run", "check", "json"},

@@ -139,7 +139,7 @@ int run_monitor(const Args& a) {
     const bool json_out = a.flag("json");
     const Cluster& c = rp.project.cluster;
     auto app = ensure_qt_app();
-    const SshOptions ssh = ssh_options_from(rp.rc);
+    const SshOptions& ssh = rp.ssh;
     std::vector<std::string> errors(c.nodes.size());
     const HeatContext hc = heat_context(rp.project);
 

@@ -64,7 +64,7 @@ nlohmann::json result_json(const ProbeResult& r) {
 
 int run_probe(const Args& a) {
     const std::string file = a.positional_at(0, "project FILE");
-    auto rp = load_runtime_project(file, a.get("mode", ""));
+    auto rp = load_runtime_project(file, a.get("mode", ""), job_dir_option(a));
     nlohmann::json layout;
     if (a.has("layout")) {
         const std::string layout_path = a.get("layout", "");
@@ -93,7 +93,7 @@ int run_probe(const Args& a) {
                                             " ranks, the cluster has " + std::to_string(rp.project.world_size()));
     const bool json_out = a.flag("json");
     auto app = ensure_qt_app();
-    const SshOptions ssh = ssh_options_from(rp.rc);
+    const SshOptions& ssh = rp.ssh;
     const std::string id = claim_job_folder(
         rp.job_dir, make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch()));
     const std::string dir = probe_remote_dir(id);
@@ -162,7 +162,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "probe",
     "check the planned process groups on the real cluster (PyTorch probe job)",
     "Usage: paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B,...] [--iters N]\n"
-    "                          [--mode direct|torchrun]\n\n"
+    "                          [--mode direct|torchrun] [--job-dir DIR]\n\n"
     "Uploads the probe script and the planned groups (FILE's layout, or GROUPS.json: the\n"
     "`paraplan-cli groups --project FILE --json` document)\n"
     "to every node, runs it on every rank (NCCL on GPUs, gloo otherwise), creates every planned\n"
@@ -170,6 +170,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "all-gather bus bandwidth per group and p2p bandwidth between pipeline stages.\n"
     "  --sizes   message sizes in bytes (default 4096,262144,4194304)\n"
     "  --iters   timed iterations per size (default 3)\n"
+    "  --job-dir where the job folder goes (default: Paraplan's own, as for launch)\n"
     "Exit 0 when every group checks out, 1 when one does not or the job failed.\n",
     {"json"},
     run_probe});

@@ -13,11 +13,12 @@ using namespace paraplan::runtime;
 
 int run_stop(const Args& a) {
     const std::string which = a.positional_at(0, "JOB (a job id or its folder)");
-    const std::string job_dir = a.get("job-dir", "jobs");
-    const auto rec = find_job(job_dir, which);
-    if (!rec) throw UsageError("no job \"" + which + "\" in " + job_dir + " (give its id or its folder)");
+    const std::string job_dir = job_dir_option(a);
+    std::string problem;
+    const auto rec = find_job(job_dir, which, &problem);
+    if (!rec) throw UsageError("no job \"" + which + "\" in " + job_dir + " (" + problem + ")");
     auto app = ensure_qt_app();
-    const auto outcomes = stop_job(*rec, SshOptions{});
+    const auto outcomes = stop_job(*rec, SshOptions{}, load_ssh_profiles());
     bool ok = true;
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& o : outcomes) {
@@ -37,7 +38,10 @@ PARAPLAN_CLI_COMMAND(Command{"stop",
                              "Reads <job-dir>/JOB/job.json (or JOB/job.json when JOB is a folder) and ends each\n"
                              "recorded remote process group over ssh: TERM, a grace period, then KILL, and only if\n"
                              "the group still carries the job's PARAPLAN_JOB tag.\n"
-                             "  --job-dir   folder holding job folders (default: ./jobs)\n"
+                             "  --job-dir   folder holding job folders (default: Paraplan's own,\n"
+                             "              $XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)\n"
+                             "Only a record of yours that nobody else can write is acted on; its ssh settings\n"
+                             "that name local files come from your ssh profile, never from the record.\n"
                              "Exit 0 when every process is stopped or already gone, 1 when one could not be\n"
                              "stopped, 2 when the job is unknown.\n",
                              {"json"},

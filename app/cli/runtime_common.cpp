@@ -2,12 +2,14 @@
 
 #include "cli/command.h"
 #include "util/input_error.h"
+#include "util/local_dirs.h"
 
 #include <QTimer>
 
 #include <atomic>
 #include <csignal>
 #include <filesystem>
+#include <iostream>
 
 namespace paraplan::cli {
 
@@ -38,10 +40,14 @@ void on_interrupt(QObject* context, std::function<void()> fn) {
     t->start();
 }
 
-RuntimeProject load_runtime_project(const std::string& file, const std::string& mode_override) {
+RuntimeProject load_runtime_project(const std::string& file, const std::string& mode_override,
+                                    const std::string& job_dir) {
     RuntimeProject r;
     r.project = load_project(file);
-    r.rc = runtime::runtime_config_from_json(r.project.runtime);
+    auto s = runtime::launch_settings(r.project, runtime::load_ssh_profiles());
+    for (const auto& line : s.ignored) std::cerr << "paraplan: warning: " << file << ": " << line << '\n';
+    r.rc = std::move(s.rc);
+    r.ssh = std::move(s.ssh);
     if (!mode_override.empty()) {
         bool known = false;
         for (const auto& m : runtime::kLaunchModes) known = known || m == mode_override;
@@ -50,10 +56,15 @@ RuntimeProject load_runtime_project(const std::string& file, const std::string& 
                              mode_override + "\")");
         r.rc.mode = mode_override;
     }
-    std::filesystem::path jd(r.rc.job_dir);
-    if (jd.is_relative()) jd = std::filesystem::absolute(std::filesystem::path(file)).parent_path() / jd;
-    r.job_dir = jd.lexically_normal().string();
+    r.job_dir = job_dir.empty() ? jobs_dir() : job_dir;
     return r;
+}
+
+std::string job_dir_option(const Args& a) {
+    if (!a.has("job-dir")) return jobs_dir();
+    const std::string d = a.get("job-dir", "");
+    if (d.empty()) throw UsageError("--job-dir needs a folder");
+    return std::filesystem::absolute(d).lexically_normal().string();
 }
 
 }   // namespace paraplan::cli

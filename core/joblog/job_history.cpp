@@ -3,11 +3,10 @@
 #include "shell/shell_quote.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
+#include "util/local_dirs.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace paraplan::runtime {
@@ -16,15 +15,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A job.json Paraplan wrote: its folder and the file are this user's and nobody else can write
+// them (local_dirs.h), so a record planted or edited by another user is refused, not acted on.
 std::optional<JobRecord> read_record(const fs::path& folder, std::string* problem) {
-    std::ifstream in(folder / "job.json");
-    if (!in) {
-        if (problem) *problem = folder.string() + ": no job.json";
+    constexpr std::size_t kMaxRecordBytes = 64u << 20;   // a job.json of 16k ranks is a few MB
+    if (const std::string why = private_dir_problem(folder.string()); !why.empty()) {
+        if (problem) *problem = why + " (Paraplan acts only on job records it wrote itself)";
         return std::nullopt;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return job_record_from_text(ss.str(), folder.string(), problem);
+    std::string why;
+    bool missing = false;
+    const auto text = read_own_file((folder / "job.json").string(), kMaxRecordBytes, &why, &missing);
+    if (!text) {
+        if (problem)
+            *problem = missing ? folder.string() + ": no job.json"
+                               : why + " (Paraplan acts only on job records it wrote itself)";
+        return std::nullopt;
+    }
+    return job_record_from_text(*text, folder.string(), problem);
 }
 
 }   // namespace
@@ -61,7 +69,7 @@ std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::st
     std::error_code ec;
     if (!fs::is_directory(job_dir, ec)) return out;
     for (const auto& e : fs::directory_iterator(job_dir, ec)) {
-        if (!e.is_directory(ec)) continue;
+        if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
         std::string problem;
         if (auto r = read_record(e.path(), &problem)) out.push_back(std::move(*r));
         else if (problems) problems->push_back(problem);
@@ -71,25 +79,26 @@ std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::st
 }
 
 std::string claim_job_folder(const std::string& job_dir, const std::string& base_id) {
-    std::error_code ec;
-    fs::create_directories(job_dir, ec);
+    if (const std::string why = ensure_private_dir(job_dir); !why.empty())
+        throw std::runtime_error("cannot keep job records in " + job_dir + ": " + why);
     for (int n = 1; n <= 10000; ++n) {
         const std::string id = n == 1 ? base_id : base_id + "-" + std::to_string(n);
-        ec.clear();
-        if (fs::create_directory(fs::path(job_dir) / id, ec)) return id;   // false: it already exists
-        if (ec)
-            throw std::runtime_error("cannot create the job folder " + (fs::path(job_dir) / id).string() + ": " +
-                                     ec.message());
+        std::string problem;
+        const int made = make_private_dir((fs::path(job_dir) / id).string(), &problem);
+        if (made > 0) return id;
+        if (made < 0) throw std::runtime_error("cannot create the job folder: " + problem);
     }
     throw std::runtime_error("no free job folder for " + base_id + " in " + job_dir);
 }
 
-std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder) {
+std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder, std::string* problem) {
     std::error_code ec;
-    if (fs::is_regular_file(fs::path(id_or_folder) / "job.json", ec)) return read_record(id_or_folder, nullptr);
+    if (fs::exists(fs::symlink_status(fs::path(id_or_folder) / "job.json", ec)))
+        return read_record(id_or_folder, problem);
     if (id_or_folder.find('/') == std::string::npos && !id_or_folder.empty() && id_or_folder != "." &&
         id_or_folder != "..")
-        return read_record(fs::path(job_dir) / id_or_folder, nullptr);
+        return read_record(fs::path(job_dir) / id_or_folder, problem);
+    if (problem) *problem = id_or_folder + ": no job.json";
     return std::nullopt;
 }
 

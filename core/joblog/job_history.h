@@ -1,5 +1,7 @@
 #pragma once
-// Past and running jobs, read from <job_dir>/<id>/job.json (written by Job).
+// Past and running jobs, read from <job_dir>/<id>/job.json (written by Job). job_dir is
+// Paraplan's own jobs_dir() unless the user names another; every folder is created 0700 and a
+// record is read only from a folder and file of this user that nobody else can write.
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -31,15 +33,18 @@ std::optional<JobRecord> job_record_from_text(std::string_view text, const std::
 // without a readable job.json are skipped; `problems` (if given) says why.
 std::vector<JobRecord> list_jobs(const std::string& job_dir, std::vector<std::string>* problems = nullptr);
 
-// Creates a new job folder under job_dir (and job_dir itself) and returns its id:
+// Creates a new private job folder (0700) under job_dir (created 0700 too, and refused when
+// another user owns it or can write it) and returns its id:
 // base_id ("<yyyymmdd-hhmmss>-<slug>", make_job_id) when that folder is free, else
 // base_id-2, base_id-3, ... Creating a folder is atomic, so two launches in the same
 // second, even from two processes, never share a folder. Throws std::runtime_error
 // when no folder can be created.
 std::string claim_job_folder(const std::string& job_dir, const std::string& base_id);
 
-// A job by id, or by a folder path holding job.json.
-std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder);
+// A job by id, or by a folder path holding job.json; nullopt with `problem` (if given) saying
+// why (no such job, or a record Paraplan refuses to trust).
+std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder,
+                                  std::string* problem = nullptr);
 
 // Remote text that stops one process group of a job on its node, and only if the
 // group leader still carries PARAPLAN_JOB=<job_id> (a recycled PID is left alone):

@@ -1,5 +1,7 @@
 #include "joblog/job_stop.h"
 
+#include "ssh/ssh_policy.h"
+#include "ssh/ssh_profile.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 
@@ -32,7 +34,6 @@ StopProcess read_process(const Obj& p) {
         s.target.user = t.string("user", "");
         s.target.port = t.non_negative_int("port", 0);
         if (s.target.port > 65535) json_read::fail(t.at("port"), "a port from 0 to 65535", *t.get("port"));
-        s.target.identity = t.string("identity", "");
     } else {
         s.target.host = p.string("host", "");
     }
@@ -42,6 +43,10 @@ StopProcess read_process(const Obj& p) {
     s.finished = p.boolean("finished", false) && has_exit;
     s.connection_lost = p.string("error_kind", "") == "connection_lost";
     if (p.has("pgid")) s.pgid = id_above_one(p, "pgid", "a process group id");
+    // Held to the project's rules before it reaches ssh (a process without a host fails there).
+    if (!s.target.host.empty())
+        if (const std::string why = check_target(s.target); !why.empty())
+            throw InputError(p.at(p.has("ssh") ? "ssh" : "host"), why);
     return s;
 }
 
@@ -52,8 +57,21 @@ std::optional<StopPlan> stop_plan_from_record(const JobRecord& job, std::string*
         if (!job.json.is_object()) json_read::fail("", "a job record (an object)", job.json);
         const Obj j(job.json, "");
         StopPlan plan;
-        plan.known_hosts_file = j.string("known_hosts_file", "");
-        plan.ssh_config_file = j.string("ssh_config_file", "");
+        // Local ssh files an older record may name ("known_hosts_file", "ssh_config_file", a
+        // process's "identity") are never read: they come from the user's profile by id.
+        plan.ssh_profile = j.string("ssh_profile", "");
+        if (!plan.ssh_profile.empty() && !is_ssh_profile_id(plan.ssh_profile))
+            json_read::fail(j.at("ssh_profile"), "a profile id", *j.get("ssh_profile"));
+        if (j.has("ssh_options")) {
+            const auto& opts = j.array("ssh_options");
+            for (std::size_t i = 0; i < opts.size(); ++i) {
+                const std::string at = j.at("ssh_options") + "/" + std::to_string(i);
+                if (!opts[i].is_string()) json_read::fail(at, "an ssh option (a string)", opts[i]);
+                if (const std::string why = check_project_ssh_option(opts[i].get<std::string>()); !why.empty())
+                    throw InputError(at, why);
+                plan.ssh_options.push_back(opts[i].get<std::string>());
+            }
+        }
         plan.grace_s = j.non_negative_int("stop_grace_s", 5);
         const std::string state = j.string("state", "");
         plan.job_over = state == "succeeded" || state == "failed" || state == "stopped";

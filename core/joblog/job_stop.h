@@ -1,8 +1,10 @@
 #pragma once
 // What `paraplan-cli stop` needs from a job's job.json: the ssh settings and, per recorded
 // process, its node, whether it is over and its process group. job.json is read back from
-// disk and written by remote launches, so every field is checked: a wrong type is refused
-// with its JSON pointer instead of an exception escaping from nlohmann.
+// disk, so every field is checked: a wrong type is refused with its JSON pointer instead of an
+// exception escaping from nlohmann, and it carries no local ssh value at all: hosts, users and
+// ports are checked like a project's (check_target), ssh options against the project
+// allow-list (ssh_policy.h), and the local values come from the user's profile named by id.
 #include "joblog/job_history.h"
 #include "ssh/ssh_command.h"
 
@@ -14,15 +16,15 @@ namespace paraplan::runtime {
 
 struct StopProcess {
     std::string label;
-    SshTarget target;                // "ssh": {host, user, port, identity}, else "host"
+    SshTarget target;                // "ssh": {host, user, port}, else "host"
     bool finished = false;           // the process ended and its exit code is recorded
     bool connection_lost = false;    // error_kind == "connection_lost": it may still run
     std::optional<long long> pgid;   // its remote process group, when it started
 };
 
 struct StopPlan {
-    std::string known_hosts_file;
-    std::string ssh_config_file;
+    std::string ssh_profile;                 // the local profile the launch used ("" = none)
+    std::vector<std::string> ssh_options;    // the project's plain connection values
     int grace_s = 5;                         // stop_grace_s: TERM, then KILL after this
     bool job_over = false;                   // state is succeeded, failed or stopped
     std::optional<long long> slurm_job_id;   // a Slurm job: scancel on the "sbatch" process's node

@@ -1,14 +1,12 @@
 #include "launch/runtime_config.h"
 
+#include "project/cluster.h"
 #include "ssh/ssh_policy.h"
+#include "ssh/ssh_profile.h"
+#include "util/local_dirs.h"
 #include "shell/shell_quote.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
-
-#include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace paraplan::runtime {
 
@@ -42,18 +40,49 @@ void no_unknown_keys(const Obj& o, std::initializer_list<const char*> known) {
     }
 }
 
-// Why the ssh config file a project names cannot be one: not a regular file (/dev/zero, a
-// FIFO or a terminal would be read forever, by us and by ssh -F) or too large. "" when it is
-// one, or when it does not exist (left to ssh).
-std::string config_file_problem(const std::string& path) {
-    constexpr std::uintmax_t kMaxBytes = 1u << 20;   // an ssh config is a few KiB
-    std::error_code ec;
-    const auto st = std::filesystem::status(path, ec);   // follows links
-    if (ec || !std::filesystem::exists(st)) return "";
-    if (!std::filesystem::is_regular_file(st)) return "is not a regular file (an ssh config file is)";
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > kMaxBytes) return "is " + std::to_string(size) + " bytes, too large for an ssh config file";
-    return "";
+// An integer setting in [lo, hi] (a huge value would overflow the milliseconds it becomes).
+int int_in(const Obj& o, std::string_view key, int def, int lo, int hi, const char* unit) {
+    if (!o.has(key)) return def;
+    const json& v = *o.get(key);
+    const bool in_range = v.is_number_unsigned() ? v.get<unsigned long long>() <= static_cast<unsigned long long>(hi) &&
+                                                       static_cast<long long>(v.get<unsigned long long>()) >= lo
+                          : v.is_number_integer() ? v.get<long long>() >= lo && v.get<long long>() <= hi
+                                                  : false;
+    if (!in_range)
+        json_read::fail(o.at(key), "an integer from " + std::to_string(lo) + " to " + std::to_string(hi) + " " + unit,
+                        v);
+    return v.get<int>();
+}
+
+const char* const kOwnSettings =
+    "; only you choose it, in your ssh profile (paraplan-cli ssh-profile set ID ...; the project may name the "
+    "profile in /runtime/ssh/profile) or your own ~/.ssh/config";
+
+// The ssh section: plain connection values are read; what names a local file or decides which
+// host keys to trust is listed in c.ignored and never used (ssh_policy.h, ssh_profile.h).
+void read_ssh(const Obj& s, RuntimeConfig& c) {
+    no_unknown_keys(s, {"connect_timeout_s", "server_alive_interval_s", "known_hosts_file", "strict_host_key_checking",
+                        "config_file", "options", "profile"});
+    c.connect_timeout_s = int_in(s, "connect_timeout_s", c.connect_timeout_s, 1, 3600, "seconds");
+    c.server_alive_interval_s = int_in(s, "server_alive_interval_s", c.server_alive_interval_s, 1, 3600, "seconds");
+    for (const char* key : {"config_file", "known_hosts_file"})
+        if (s.has(key))
+            c.ignored.push_back(s.at(key) + ": ignored: a project may not name a file on this computer for ssh" +
+                                kOwnSettings);
+    if (s.one_of("strict_host_key_checking", {"yes", "accept-new"}, "yes") != "yes")
+        c.ignored.push_back(s.at("strict_host_key_checking") +
+                            ": ignored: accepting new host keys is a trust decision a project may not make" +
+                            kOwnSettings);
+    const auto options = string_list(s, "options");
+    for (std::size_t i = 0; i < options.size(); ++i) {
+        const std::string why = check_project_ssh_option(options[i]);
+        if (why.empty()) c.ssh_options.push_back(options[i]);
+        else c.ignored.push_back(s.at("options") + "/" + std::to_string(i) + ": ignored: " + why);
+    }
+    c.ssh_profile = s.plain_string("profile", "");
+    if (!c.ssh_profile.empty() && !is_ssh_profile_id(c.ssh_profile))
+        throw InputError(s.at("profile"),
+                         "\"" + c.ssh_profile + "\" is not a profile id (1-64 letters, digits, '.', '_' or '-')");
 }
 
 }   // namespace
@@ -91,50 +120,18 @@ RuntimeConfig runtime_config_from_json(const nlohmann::json& runtime) {
     c.master_port = o.positive_int("master_port", c.master_port);
     if (c.master_port > 65535)
         throw InputError(o.at("master_port"), "expected a port number 1-65535, got " + std::to_string(c.master_port));
-    c.job_dir = o.plain_string("job_dir", c.job_dir);
-    if (c.job_dir.empty()) throw InputError(o.at("job_dir"), "must not be empty");
+    if (o.has("job_dir"))
+        c.ignored.push_back(o.at("job_dir") + ": ignored: job records live in Paraplan's own folder (" + jobs_dir() +
+                            "); choose another with --job-dir when you launch");
     c.on_failure = o.one_of("on_failure", {"stop_all", "continue"}, c.on_failure);
     c.fail_fast = o.boolean("fail_fast", c.fail_fast);
-    c.stop_grace_s = o.non_negative_int("stop_grace_s", c.stop_grace_s);
+    c.stop_grace_s = int_in(o, "stop_grace_s", c.stop_grace_s, 0, 3600, "seconds");
     c.launcher = o.plain_string("launcher", c.launcher);
-    if (o.has("ssh")) {
-        const Obj s = o.object("ssh");
-        no_unknown_keys(s, {"connect_timeout_s", "server_alive_interval_s", "known_hosts_file",
-                            "strict_host_key_checking", "config_file", "options"});
-        c.connect_timeout_s = s.positive_int("connect_timeout_s", c.connect_timeout_s);
-        c.server_alive_interval_s = s.positive_int("server_alive_interval_s", c.server_alive_interval_s);
-        c.known_hosts_file = s.plain_string("known_hosts_file", c.known_hosts_file);
-        c.strict_host_key_checking = s.one_of("strict_host_key_checking", {"yes", "accept-new"},
-                                              c.strict_host_key_checking);
-        c.ssh_config_file = s.plain_string("config_file", c.ssh_config_file);
-        c.ssh_options = string_list(s, "options");
-        // Only a safe list: a project file must not make ssh run commands here (ssh_policy.h).
-        for (std::size_t i = 0; i < c.ssh_options.size(); ++i) {
-            const std::string why = check_project_ssh_option(c.ssh_options[i]);
-            if (!why.empty()) throw InputError(s.at("options") + "/" + std::to_string(i), why);
-        }
-        // A config file the project names is held to the same list (it could hold a ProxyCommand).
-        // One that does not exist or cannot be read is left to ssh, which then refuses to connect.
-        if (!c.ssh_config_file.empty()) {
-            const std::string problem = config_file_problem(c.ssh_config_file);
-            if (!problem.empty()) throw InputError(s.at("config_file"), c.ssh_config_file + " " + problem);
-            std::ifstream f(c.ssh_config_file);
-            if (f) {
-                std::stringstream text;
-                text << f.rdbuf();
-                const std::string why = check_project_ssh_config(text.str());
-                if (!why.empty())
-                    throw InputError(s.at("config_file"), c.ssh_config_file + ", " + why +
-                                                              " (a config file named by a project may hold only Host, "
-                                                              "Match without exec, and the options allowed in "
-                                                              "/runtime/ssh/options)");
-            }
-        }
-    }
+    if (o.has("ssh")) read_ssh(o.object("ssh"), c);
     if (o.has("telemetry")) {
         const Obj t = o.object("telemetry");
         no_unknown_keys(t, {"interval_ms"});
-        c.telemetry_interval_ms = t.positive_int("interval_ms", c.telemetry_interval_ms);
+        c.telemetry_interval_ms = int_in(t, "interval_ms", c.telemetry_interval_ms, 1, 3600000, "milliseconds");
         if (c.telemetry_interval_ms < 250)
             throw InputError(t.at("interval_ms"), "must be at least 250 ms (faster sampling slows the GPUs down)");
     }
@@ -163,13 +160,21 @@ nlohmann::json to_json(const RuntimeConfig& c) {
             {"path_prepend", c.path_prepend},
             {"master_addr", c.master_addr},
             {"master_port", c.master_port},
-            {"job_dir", c.job_dir},
             {"on_failure", c.on_failure},
             {"fail_fast", c.fail_fast},
             {"stop_grace_s", c.stop_grace_s},
             {"launcher", c.launcher},
             {"upload_configs", c.upload_configs},
             {"upload_dir", c.upload_dir}};
+}
+
+std::vector<std::string> ignored_cluster_settings(const Cluster& cluster) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < cluster.nodes.size(); ++i)
+        if (!cluster.nodes[i].identity.empty())
+            out.push_back("/cluster/nodes/" + std::to_string(i) +
+                          "/identity: ignored: a project may not name a key file on this computer" + kOwnSettings);
+    return out;
 }
 
 }   // namespace paraplan::runtime

@@ -9,17 +9,6 @@
 
 namespace paraplan::runtime {
 
-SshOptions ssh_options_from(const RuntimeConfig& rc) {
-    SshOptions o;
-    o.connect_timeout_s = rc.connect_timeout_s;
-    o.server_alive_interval_s = rc.server_alive_interval_s;
-    o.known_hosts_file = rc.known_hosts_file;
-    o.strict_host_key_checking = rc.strict_host_key_checking;
-    o.config_file = rc.ssh_config_file;
-    o.extra_options = rc.ssh_options;
-    return o;
-}
-
 namespace {
 std::string launcher_of(const RuntimeConfig& rc) {
     if (rc.mode == "direct") return rc.python;

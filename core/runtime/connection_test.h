@@ -4,9 +4,11 @@
 #include "project/cluster.h"
 #include "launch/runtime_config.h"
 #include "runtime/ssh_node.h"
+#include "launch/launch_settings.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,4 @@ std::vector<NodeCheck> test_connections(const Cluster& cluster, const RuntimeCon
                                         int timeout_ms = 30000);
 
 nlohmann::json to_json(const NodeCheck& c);
-SshOptions ssh_options_from(const RuntimeConfig& rc);
-
 }   // namespace paraplan::runtime

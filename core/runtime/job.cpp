@@ -4,6 +4,8 @@
 #include "shell/shell_quote.h"
 
 #include <QDateTime>
+#include "util/local_dirs.h"
+
 #include <QDir>
 #include <QEventLoop>
 #include <QSaveFile>
@@ -73,18 +75,26 @@ void Job::set_state(State s) {
 
 void Job::start() {
     if (state_ != State::Pending) return;
-    QDir().mkpath(QString::fromStdString(folder_));
     started_ms_ = QDateTime::currentMSecsSinceEpoch();
+    // Nothing starts on a node until the job's private folder (0700, this user's: local_dirs.h),
+    // every log and job.json itself can be written: a run that could not be followed or
+    // stopped is not started.
+    auto refuse = [this](const std::string& why) {
+        fail(why);
+        for (auto& q : procs_) q->finished = true;
+        check_done();
+    };
+    if (const std::string why = ensure_private_dir(folder_); !why.empty())
+        return refuse("cannot keep the job's records: " + why);
     for (std::size_t i = 0; i < procs_.size(); ++i) {
         auto& p = *procs_[i];
         p.log = std::make_unique<QFile>(QString::fromStdString(folder_ + "/" + p.spec.label + ".log"));
-        if (!p.log->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered)) {
-            fail("cannot write the log " + p.log->fileName().toStdString() + ": " + p.log->errorString().toStdString());
-            for (auto& q : procs_) q->finished = true;
-            check_done();
-            return;
-        }
+        if (!p.log->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered))
+            return refuse("cannot write the log " + p.log->fileName().toStdString() + ": " +
+                          p.log->errorString().toStdString());
     }
+    write_json();
+    if (!json_error_.empty()) return refuse(json_error_);
     set_state(State::Connecting);
     for (auto& n : nodes_) {
         if (!n) continue;
@@ -345,8 +355,7 @@ nlohmann::json Job::to_json() const {
         if (!p->error.empty()) j["error"] = p->error;
         if (!p->error_kind.empty()) j["error_kind"] = p->error_kind;
         const auto& node = cluster_.nodes[static_cast<std::size_t>(p->spec.node)];
-        j["ssh"] = {
-            {"host", ssh_target(node).host}, {"user", node.user}, {"port", node.port}, {"identity", node.identity}};
+        j["ssh"] = {{"host", ssh_target(node).host}, {"user", node.user}, {"port", node.port}};
         procs.push_back(std::move(j));
     }
     nlohmann::json j = {{"paraplan_job", 1},
@@ -373,8 +382,10 @@ nlohmann::json Job::to_json() const {
     if (!uploads.empty()) j["uploads"] = uploads;
     if (!plan_.path_prepend.empty()) j["path_prepend"] = plan_.path_prepend;
     backend_->describe(j);
-    if (!ssh_.known_hosts_file.empty()) j["known_hosts_file"] = ssh_.known_hosts_file;
-    if (!ssh_.config_file.empty()) j["ssh_config_file"] = ssh_.config_file;
+    // Local ssh values are named by profile id only: `stop` takes them from the user's own
+    // settings, never from this file (ssh_profile.h).
+    if (!ssh_.profile.empty()) j["ssh_profile"] = ssh_.profile;
+    if (!ssh_.extra_options.empty()) j["ssh_options"] = ssh_.extra_options;
     return j;
 }
 

@@ -7,10 +7,15 @@
 
 namespace paraplan::runtime {
 
-std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int timeout_ms) {
+std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, const SshProfiles& profiles, int timeout_ms) {
     std::vector<StopOutcome> out;
     std::string problem;
-    const auto plan = stop_plan_from_record(job, &problem);
+    auto plan = stop_plan_from_record(job, &problem);
+    if (plan && !plan->ssh_profile.empty() && !profiles.count(plan->ssh_profile)) {
+        problem = "the job was launched with the ssh profile \"" + plan->ssh_profile +
+                  "\", which is not defined on this computer (paraplan-cli ssh-profile list)";
+        plan.reset();
+    }
     if (!plan) {
         // Nothing is stopped on a guess: the record says where, and the caller reports it.
         StopOutcome o;
@@ -19,8 +24,8 @@ std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, int time
         out.push_back(o);
         return out;
     }
-    if (ssh.known_hosts_file.empty()) ssh.known_hosts_file = plan->known_hosts_file;
-    if (ssh.config_file.empty()) ssh.config_file = plan->ssh_config_file;
+    if (!plan->ssh_profile.empty()) apply_ssh_profile(ssh, profiles.at(plan->ssh_profile));
+    ssh.extra_options = plan->ssh_options;
     for (const auto& p : plan->processes) {
         StopOutcome o;
         o.label = p.label;

@@ -2,6 +2,8 @@
 
 #include "shell/shell_quote.h"
 
+#include <cctype>
+
 namespace paraplan::runtime {
 
 SshTarget ssh_target(const Node& node) {
@@ -9,7 +11,6 @@ SshTarget ssh_target(const Node& node) {
     t.host = node.host.empty() ? node.name : node.host;
     t.user = node.user;
     t.port = node.port;
-    t.identity = node.identity;
     return t;
 }
 
@@ -19,9 +20,17 @@ std::string check_target(const SshTarget& t) {
         return "the SSH host \"" + t.host + "\" starts with '-' (it would be read as an ssh option)";
     for (unsigned char c : t.host)
         if (c <= ' ' || c == 0x7f) return "the SSH host \"" + t.host + "\" contains whitespace or control characters";
+    for (unsigned char c : t.host)
+        if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == ':'))
+            return "the SSH host \"" + t.host + "\" holds '" + std::string(1, static_cast<char>(c)) +
+                   "' (a host name or address holds only letters, digits, '.', '_', '-' and ':')";
     for (unsigned char c : t.user)
         if (c <= ' ' || c == 0x7f || c == '@')
             return "the SSH user \"" + t.user + "\" contains whitespace, '@' or control characters";
+    for (unsigned char c : t.user)
+        if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-'))
+            return "the SSH user \"" + t.user + "\" holds '" + std::string(1, static_cast<char>(c)) +
+                   "' (a user name holds only letters, digits, '.', '_' and '-')";
     if (!t.user.empty() && t.user.front() == '-') return "the SSH user \"" + t.user + "\" starts with '-'";
     if (t.port < 0 || t.port > 65535) return "the SSH port " + std::to_string(t.port) + " is out of range (1-65535)";
     return "";
@@ -50,11 +59,12 @@ std::vector<std::string> ssh_common_args(const SshTarget& t, const SshOptions& o
     for (const auto& e : o.extra_options) opt(e);
     if (!t.user.empty()) opt("User=" + t.user);
     if (t.port > 0) opt("Port=" + std::to_string(t.port));
-    if (!t.identity.empty()) {
+    if (!o.identity_file.empty()) {
         a.push_back("-i");
-        a.push_back(t.identity);
+        a.push_back(o.identity_file);
         opt("IdentitiesOnly=yes");
     }
+    if (!o.certificate_file.empty()) opt("CertificateFile=" + o.certificate_file);
     return a;
 }
 

@@ -8,23 +8,21 @@ namespace paraplan::runtime {
 
 namespace {
 
-enum class Kind { YesNo, Port, Count, User, Path, AlgoList, Name, AddressFamily, ProxyJump };
+enum class Kind { YesNo, Port, Count, User, AlgoList, Name, AddressFamily, ProxyJump };
 
 struct Allowed {
     const char* key;
     Kind kind;
 };
 
-// Connection options that neither run a program, nor read anything but a key
-// file, nor forward a local resource (ssh_config(5), OpenSSH 9.x).
+// Plain connection values: options that neither run a program, nor name a file on this
+// computer, nor choose which host keys to trust, nor forward a local resource (ssh_config(5),
+// OpenSSH 9.x).
 const Allowed kAllowed[] = {
     {"Port", Kind::Port},
     {"User", Kind::User},
-    {"IdentityFile", Kind::Path},
-    {"CertificateFile", Kind::Path},
     {"IdentitiesOnly", Kind::YesNo},
     {"ProxyJump", Kind::ProxyJump},   // ssh runs itself for each hop: values are checked strictly
-    {"HostKeyAlias", Kind::Name},
     {"Hostname", Kind::Name},
     {"ConnectionAttempts", Kind::Count},
     {"Compression", Kind::YesNo},
@@ -54,8 +52,8 @@ struct Managed {
 // through its own fields.
 const Managed kManaged[] = {
     {"BatchMode", nullptr},
-    {"StrictHostKeyChecking", "/runtime/ssh/strict_host_key_checking"},
-    {"UserKnownHostsFile", "/runtime/ssh/known_hosts_file"},
+    {"StrictHostKeyChecking", "strict_host_key_checking in your local ssh profile (paraplan-cli ssh-profile)"},
+    {"UserKnownHostsFile", "known_hosts_file in your local ssh profile (paraplan-cli ssh-profile)"},
     {"ConnectTimeout", "/runtime/ssh/connect_timeout_s"},
     {"ServerAliveInterval", "/runtime/ssh/server_alive_interval_s"},
     {"ServerAliveCountMax", nullptr},
@@ -70,6 +68,40 @@ const char* const kRunsPrograms[] = {
     "ProxyCommand",   "LocalCommand",        "PermitLocalCommand", "KnownHostsCommand", "RemoteCommand",
     "PKCS11Provider", "SecurityKeyProvider", "XAuthLocation",      "ProxyUseFdpass",    "Include",
     "Match",          "SmartcardDevice",     "EnableSSHKeysign"};
+
+// Options that name a file or socket on this computer, or decide which host keys to trust:
+// they belong to the user's own settings, never to a project.
+const char* const kLocalOnly[] = {"IdentityFile",
+                                  "CertificateFile",
+                                  "GlobalKnownHostsFile",
+                                  "IdentityAgent",
+                                  "RevokedHostKeys",
+                                  "HostKeyAlias",
+                                  "CheckHostIP",
+                                  "UpdateHostKeys",
+                                  "VerifyHostKeyDNS",
+                                  "StreamLocalBindUnlink",
+                                  "ForwardAgent",
+                                  "ForwardX11",
+                                  "ForwardX11Trusted",
+                                  "LocalForward",
+                                  "RemoteForward",
+                                  "DynamicForward",
+                                  "Tunnel",
+                                  "TunnelDevice",
+                                  "GatewayPorts",
+                                  "ExitOnForwardFailure",
+                                  "SessionType",
+                                  "StdinNull",
+                                  "ForkAfterAuthentication",
+                                  "EscapeChar",
+                                  "RequestTTY",
+                                  "SendEnv",
+                                  "SetEnv",
+                                  "AddKeysToAgent",
+                                  "NoHostAuthenticationForLocalhost",
+                                  "CanonicalizeHostname",
+                                  "ObscureKeystrokeTiming"};
 
 bool same(std::string_view a, std::string_view b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -138,10 +170,6 @@ std::string check_value(const Allowed& a, const std::string& value) {
         ok = is_name(value);
         want = "a user name (letters, digits, '.', '_', '-'; not starting with '-')";
         break;
-    case Kind::Path:
-        ok = !value.empty();
-        want = "a file path";
-        break;
     case Kind::AlgoList:
         ok = all_of(value, algo_char);
         want = "a comma-separated list of names (letters, digits, . _ - @ + ^)";
@@ -169,13 +197,12 @@ std::string allowed_list() {
 }
 
 // Why `key` may not come from a project file ("" when it is allowed).
-std::string check_key(const std::string& key, const std::string& value, bool managed_ok) {
+std::string check_key(const std::string& key, const std::string& value) {
     for (const auto& a : kAllowed)
         if (same(key, a.key)) return check_value(a, value);
     for (const auto& m : kManaged)
         if (same(key, m.key)) {
-            if (managed_ok) return "";
-            return std::string(m.key) + " is managed by Paraplan and cannot be overridden here" +
+            return std::string(m.key) + " is managed by Paraplan and cannot be set by a project" +
                    (m.instead ? std::string(" (set ") + m.instead + " instead)" : std::string());
         }
     const std::string own =
@@ -187,6 +214,12 @@ std::string check_key(const std::string& key, const std::string& value, bool man
                    " is refused in a project file: it makes ssh run a program or load code on this "
                    "computer, so opening someone else's project would run their command" +
                    own;
+    for (const char* l : kLocalOnly)
+        if (same(key, l))
+            return std::string(l) +
+                   " is refused in a project file: it names something on this computer or decides which hosts "
+                   "to trust, which only you choose; set it in your ssh profile (paraplan-cli ssh-profile) or " +
+                   "your own ~/.ssh/config";
     return "\"" + key + "\" is not one of the ssh options a project file may set (" + allowed_list() + ")" + own;
 }
 
@@ -207,42 +240,7 @@ std::string check_project_ssh_option(const std::string& kv) {
     const std::string key = kv.substr(0, eq);
     for (unsigned char c : key)
         if (!std::isalnum(c)) return "expected \"Key=Value\" with a key of letters and digits, got \"" + kv + "\"";
-    return check_key(key, kv.substr(eq + 1), false);
-}
-
-std::string check_project_ssh_config(const std::string& text) {
-    std::istringstream in(text);
-    std::string line;
-    int n = 0;
-    while (std::getline(in, line)) {
-        ++n;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        std::size_t i = line.find_first_not_of(" \t");
-        if (i == std::string::npos || line[i] == '#') continue;
-        std::size_t k = i;
-        while (k < line.size() && line[k] != ' ' && line[k] != '\t' && line[k] != '=') ++k;
-        const std::string key = line.substr(i, k - i);
-        std::size_t v = line.find_first_not_of(" \t", k);
-        if (v != std::string::npos && line[v] == '=') v = line.find_first_not_of(" \t", v + 1);
-        std::string value = v == std::string::npos ? std::string() : line.substr(v);
-        while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
-        if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
-        const std::string where = "line " + std::to_string(n) + ": ";
-        if (same(key, "Host")) continue;
-        if (same(key, "Match")) {
-            // Criteria that only compare names pass; `exec` runs a command.
-            std::string lower = value;
-            for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            if (lower.find("exec") != std::string::npos)
-                return where +
-                       "Match exec runs a command on this computer and is refused in a config file a "
-                       "project names; put it in your own ~/.ssh/config";
-            continue;
-        }
-        const std::string why = check_key(key, value, true);
-        if (!why.empty()) return where + why;
-    }
-    return "";
+    return check_key(key, kv.substr(eq + 1));
 }
 
 }   // namespace paraplan::runtime

@@ -40,12 +40,9 @@ class TestCliRuntime : public QObject {
                              {"host", "127.0.0." + std::to_string(n + 2)},
                              {"port", sshd.port},
                              {"user", "root"},
-                             {"identity", sshd.user_key.toStdString()},
                              {"gpu", "a100-80g"},
                              {"gpus", 2}});
         nlohmann::json rt = runtime;
-        rt["ssh"] = {{"known_hosts_file", sshd.known_hosts.toStdString()},
-                     {"config_file", sshd.client_config.toStdString()}};
         rt["path_prepend"] = {stub_bin(work.path()).toStdString()};
         if (!rt.contains("workdir")) rt["workdir"] = (work.path() + "/run").toStdString();   // the config files go here
         const nlohmann::json p = {{"paraplan", 1},
@@ -62,6 +59,8 @@ class TestCliRuntime : public QObject {
 private slots:
     void initTestCase() {
         if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
+        // The key, config and known_hosts come from the user's ssh profile, never the project.
+        use_local_profile(work.path(), loopback_profile(sshd));
         project = write_project({{"python", "/bin/sh"},
                                  {"script", "-c"},
                                  {"args", {"echo \"rank $RANK/$WORLD_SIZE X=$X\"; [ \"$RANK\" != 9 ]"}},
@@ -125,6 +124,41 @@ private slots:
         QCOMPARE(st.code, 0);
         QVERIFY(st.out.contains("already finished"));
         QCOMPARE(cli({"stop", "no-such-job", "--job-dir", work.path() + "/jobs"}).code, 2);
+
+        // `jobs` lists it, `status` shows every process with its exit code and log.
+        const Out js = cli({"jobs", "--job-dir", work.path() + "/jobs", "--json"});
+        QCOMPARE(js.code, 0);
+        const auto list = nlohmann::json::parse(js.out.toStdString());
+        QCOMPARE(list["jobs"].size(), std::size_t(1));
+        QCOMPARE(list["jobs"][0]["id"].get<std::string>(), dirs[0].toStdString());
+        QCOMPARE(list["jobs"][0]["state"].get<std::string>(), std::string("succeeded"));
+        QCOMPARE(list["jobs"][0]["exit_code"].get<int>(), 0);
+        QCOMPARE(list["jobs"][0]["hosts"], nlohmann::json({"127.0.0.2", "127.0.0.3"}));
+        const Out stj = cli({"status", dirs[0], "--job-dir", work.path() + "/jobs", "--json"});
+        QCOMPARE(stj.code, 0);
+        const auto status = nlohmann::json::parse(stj.out.toStdString());
+        QCOMPARE(status["processes"].size(), std::size_t(4));
+        for (const auto& p : status["processes"]) {
+            QCOMPARE(p["exit_code"].get<int>(), 0);
+            QVERIFY(QFile::exists(QString::fromStdString(p["log"].get<std::string>())));
+        }
+        QCOMPARE(cli({"status", "no-such-job", "--job-dir", work.path() + "/jobs"}).code, 2);
+    }
+
+    // Without --job-dir a launch keeps its record in Paraplan's own state folder
+    // ($XDG_STATE_HOME/paraplan/jobs), private to the user, where `jobs` finds it.
+    void defaultJobFolderIsPrivate() {
+        const Out o = cli({"launch", project});
+        QVERIFY2(o.code == 0, qPrintable(o.err));
+        const QString jobs = qEnvironmentVariable("XDG_STATE_HOME") + "/paraplan/jobs";
+        QVERIFY2(o.err.contains("logs in " + jobs + "/"), qPrintable(o.err));
+        QCOMPARE(QFileInfo(jobs).permissions() & (QFile::WriteGroup | QFile::WriteOther | QFile::ReadOther),
+                 QFileDevice::Permissions());
+        const Out js = cli({"jobs", "--json"});
+        const auto list = nlohmann::json::parse(js.out.toStdString());
+        QCOMPARE(list["job_dir"].get<std::string>(), jobs.toStdString());
+        QVERIFY(!list["jobs"].empty());
+        QCOMPARE(list["jobs"][0]["state"].get<std::string>(), std::string("succeeded"));
     }
 
     void monitorOnceHungNode() {

@@ -1,9 +1,11 @@
 // A project file is input from anyone: opening, validating, launching or monitoring
-// someone else's project must not run their command on this computer, add a line to
-// a script, or crash the loader. Each hostile value is refused (exit 2, the field's
-// JSON pointer in the message) before anything runs, and the file its command would
-// have created does not exist afterwards. The first test shows the payloads are real:
-// handed to ssh directly, the same ProxyCommand does create its file.
+// someone else's project must not run their command on this computer, write a file the user
+// never named, add a line to a script, or crash the loader. What a project may not decide
+// (local paths and trust for ssh, the job folder) is loaded, reported as ignored with its JSON
+// pointer, and never used; values that would break a command line are refused (exit 2, the
+// pointer in the message). The file a command would have created never exists afterwards.
+// The first test shows the payloads are real: handed to ssh directly, the same ProxyCommand
+// does create its file.
 #include "clitest.h"
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <unistd.h>
 
 using nlohmann::json;
 
@@ -70,53 +74,150 @@ private slots:
         QFile::remove(m);
     }
 
-    void hostileSshSettingsRunNothing_data() {
-        QTest::addColumn<QString>("name");
-        QTest::addColumn<QString>("pointer");
-        QTest::newRow("ProxyCommand") << "proxy"
-                                      << "/runtime/ssh/options/0";
-        QTest::newRow("LocalCommand") << "local"
-                                      << "/runtime/ssh/options/0";
-        QTest::newRow("KnownHostsCommand") << "khc"
-                                           << "/runtime/ssh/options/0";
-        QTest::newRow("config file ProxyCommand") << "cfgproxy"
-                                                  << "/runtime/ssh/config_file";
-        QTest::newRow("config file Match exec") << "cfgexec"
-                                                << "/runtime/ssh/config_file";
-        QTest::newRow("config file Include") << "cfginclude"
-                                             << "/runtime/ssh/config_file";
-    }
-    void hostileSshSettingsRunNothing() {
-        QFETCH(QString, name);
-        QFETCH(QString, pointer);
-        const QString m = marker(name);
-        const std::string touch = "touch " + m.toStdString();
-        json ssh;
-        if (name == "proxy") ssh["options"] = {"ProxyCommand=" + touch};
-        if (name == "local") ssh["options"] = {"LocalCommand=" + touch, "PermitLocalCommand=yes"};
-        if (name == "khc") ssh["options"] = {"KnownHostsCommand=/bin/sh -c \"" + touch + "\""};
-        if (name.startsWith("cfg")) {
-            const QString cfg = work.path() + "/ssh_config-" + name;
-            const QString included = work.path() + "/included-" + name;
-            write(included, QByteArray::fromStdString("ProxyCommand " + touch + "\n"));
-            if (name == "cfgproxy")
-                write(cfg, QByteArray::fromStdString("Host *\n  Port 22\n  ProxyCommand " + touch + "\n"));
-            if (name == "cfgexec") write(cfg, QByteArray::fromStdString("Match exec \"" + touch + "\"\n  Port 22\n"));
-            if (name == "cfginclude") write(cfg, ("Include " + included + "\n").toUtf8());
-            ssh["config_file"] = cfg.toStdString();
+    // Every ssh_config(5) option that runs a program, names a local path or decides which host
+    // keys to trust, written plainly, with spaces, with '=' and in OpenSSH's quoted forms: a
+    // project's option list is loaded, each such entry is reported as ignored with its pointer,
+    // and nothing runs or is written here, with the real ssh client connecting (or failing to).
+    void hostileSshOptionsRunNothing_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value");
+        const QString touch = "touch " + marker("opt");
+        const QString file = marker("opt");
+        const std::vector<std::pair<QString, QString>> options = {
+            {"ProxyCommand", touch},
+            {"LocalCommand", touch},
+            {"PermitLocalCommand", "yes"},
+            {"KnownHostsCommand", "/bin/sh -c '" + touch + "'"},
+            {"RemoteCommand", touch},
+            {"ProxyUseFdpass", "yes"},
+            {"PKCS11Provider", file},
+            {"SecurityKeyProvider", file},
+            {"XAuthLocation", file},
+            {"Include", file},
+            {"Match", "exec \"" + touch + "\""},
+            {"IdentityFile", file},
+            {"CertificateFile", file},
+            {"UserKnownHostsFile", file},
+            {"GlobalKnownHostsFile", file},
+            {"RevokedHostKeys", file},
+            {"IdentityAgent", file},
+            {"ControlPath", file},
+            {"ControlMaster", "yes"},
+            {"HostKeyAlias", "victim"},
+            {"StrictHostKeyChecking", "accept-new"},
+            {"UpdateHostKeys", "yes"},
+            {"ForwardAgent", "yes"},
+            {"LocalForward", "2222 127.0.0.1:22"},
+            {"SetEnv", "LD_PRELOAD=" + file},
+        };
+        for (const auto& [k, v] : options) {
+            QTest::newRow(qPrintable(k + " =")) << k + "=" << v;
+            QTest::newRow(qPrintable(k + " space")) << k + " " << v;
+            QTest::newRow(qPrintable(k + " quoted key")) << "\"" + k + "\"=" << v;
+            QTest::newRow(qPrintable(k + " half quoted")) << k.left(3) + "\"" + k.mid(3) + "\"=" << v;
+            QTest::newRow(qPrintable(k + " quoted value")) << k + "="
+                                                           << "\"" + v + "\"";
         }
+    }
+    void hostileSshOptionsRunNothing() {
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFile::remove(marker("opt"));
+        const json ssh = {{"options", {"Port=2", (key + value).toStdString()}}, {"connect_timeout_s", 2}};
         const QString file = save(
-            project({{"ssh", ssh}, {"script", "train.py"}, {"workdir", work.path().toStdString()}}), name);
+            project({{"ssh", ssh}, {"script", "train.py"}, {"workdir", work.path().toStdString()}}), "opt");
+        for (const QStringList& args :
+             {QStringList{"launch", file, "--dry-run"}, QStringList{"launch", file, "--check"}}) {
+            const Out o = run(args);
+            QVERIFY2(o.err.contains("/runtime/ssh/options/1: ignored: "), qPrintable(args.join(' ') + ": " + o.err));
+            // Never on an ssh command line (ControlPath, ControlMaster are Paraplan's own there).
+            QVERIFY2(!o.out.contains(marker("opt")) && !o.out.contains(key + value), qPrintable(o.out));
+            QVERIFY2(!QFile::exists(marker("opt")), qPrintable(args.join(' ') + " ran or wrote what the project said"));
+        }
+    }
+
+    // Path-valued and trust settings of a project (a config file full of commands, a known-hosts
+    // file with accept-new, a node's identity file, a job folder) load, are reported, and are
+    // never used: nothing runs and no file appears where they point, through every command.
+    void hostileLocalSettingsIgnored() {
+        const QString m = marker("cfg");
+        const QString cfg = work.path() + "/ssh_config-hostile";
+        write(cfg, QByteArray::fromStdString("Host *\n  ProxyCommand touch " + m.toStdString() +
+                                             "\nMatch ex\"ec\" \"touch " + m.toStdString() + "\"\n"));
+        const QString kh = marker("known_hosts");
+        const QString jobs = marker("jobs");
+        json p = project({{"ssh",
+                           {{"config_file", cfg.toStdString()},
+                            {"known_hosts_file", kh.toStdString()},
+                            {"strict_host_key_checking", "accept-new"},
+                            {"options", {"HostKeyAlias=victim", "ProxyJump=127.0.0.2:1"}},
+                            {"connect_timeout_s", 2}}},
+                          {"job_dir", jobs.toStdString()},
+                          {"script", "train.py"},
+                          {"workdir", work.path().toStdString()}});
+        p["cluster"]["nodes"][0]["identity"] = m.toStdString();
+        const QString file = save(p, "local");
         for (const QStringList& args :
              {QStringList{"launch", file, "--dry-run"}, QStringList{"launch", file, "--check"},
-              QStringList{"launch", file}, QStringList{"monitor", file, "--once"}, QStringList{"probe", file}}) {
+              QStringList{"launch", file}, QStringList{"monitor", file, "--once", "--timeout", "5"},
+              QStringList{"probe", file}}) {
             const Out o = run(args);
-            QVERIFY2(o.code == 2, qPrintable(args.join(' ') + " -> " + QString::number(o.code) + "\n" + o.out + o.err));
-            QVERIFY2(o.err.contains(pointer), qPrintable(args.join(' ') + ": " + o.err));
-            QVERIFY2(!QFile::exists(m), qPrintable(args.join(' ') + " ran the project's command"));
+            for (const char* ptr : {"/runtime/ssh/config_file: ignored", "/runtime/ssh/known_hosts_file: ignored",
+                                    "/runtime/ssh/strict_host_key_checking: ignored", "/runtime/ssh/options/0: ignored",
+                                    "/cluster/nodes/0/identity: ignored"})
+                QVERIFY2(o.err.contains(ptr), qPrintable(args.join(' ') + ": missing " + ptr + "\n" + o.err));
+            QVERIFY2(!o.out.contains(cfg) && !o.out.contains(kh), qPrintable(o.out));
+            QVERIFY2(!QFile::exists(m), qPrintable(args.join(' ') + " ran the config file's command"));
+            QVERIFY2(!QFile::exists(kh), qPrintable(args.join(' ') + " wrote the project's known_hosts file"));
+            QVERIFY2(!QFile::exists(jobs), qPrintable(args.join(' ') + " wrote into the project's job_dir"));
         }
-        // validate reads the project without the runtime section's commands: it runs nothing either.
         run({"validate", file});
+        QVERIFY(!QFile::exists(m));
+    }
+
+    // `stop` on a planted or edited job record: local ssh files and options off the list in it
+    // are never used, and a record another user owns or can write is refused outright.
+    void plantedJobRecordRunsNothing() {
+        const QString m = marker("stop");
+        const QString cfg = work.path() + "/ssh_config-stop";
+        write(cfg, QByteArray::fromStdString("Host *\n  ProxyCommand touch " + m.toStdString() + "\n"));
+        const QString jobs = work.path() + "/planted-jobs";
+        QVERIFY(QDir().mkpath(jobs + "/20261204-000000-x"));
+        const json rec = {{"paraplan_job", 1},
+                          {"id", "20261204-000000-x"},
+                          {"state", "running"},
+                          {"ssh_config_file", cfg.toStdString()},
+                          {"known_hosts_file", marker("stop-kh").toStdString()},
+                          {"ssh_options", {"ProxyCommand=touch " + m.toStdString()}},
+                          {"processes",
+                           {{{"label", "rank-0"},
+                             {"ssh", {{"host", "127.0.0.2"}, {"port", 1}, {"identity", m.toStdString()}}},
+                             {"pgid", 4242}}}}};
+        const QString recfile = jobs + "/20261204-000000-x/job.json";
+        write(recfile, QByteArray::fromStdString(rec.dump()));
+        Out o = run({"stop", "20261204-000000-x", "--job-dir", jobs});
+        QVERIFY2(o.code == 1, qPrintable(QString::number(o.code) + o.out + o.err));
+        QVERIFY2(o.out.contains("/ssh_options/0") && o.out.contains("ProxyCommand is refused"), qPrintable(o.out));
+        QVERIFY(!QFile::exists(m));
+        // Without the hostile option, stop tries the host with the user's own settings only.
+        json clean = rec;
+        clean.erase("ssh_options");
+        write(recfile, QByteArray::fromStdString(clean.dump()));
+        o = run({"stop", "20261204-000000-x", "--job-dir", jobs});
+        QVERIFY(!QFile::exists(m));
+        QVERIFY(!QFile::exists(marker("stop-kh")));
+        // Writable by others, or another user's: refused before anything is read from it.
+        QVERIFY(QFile::setPermissions(recfile, QFile::ReadOwner | QFile::WriteOwner | QFile::WriteOther));
+        o = run({"stop", "20261204-000000-x", "--job-dir", jobs});
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains("can be written by other users"), qPrintable(o.err));
+        if (::geteuid() == 0) {
+            QVERIFY(QFile::setPermissions(recfile, QFile::ReadOwner | QFile::WriteOwner));
+            QCOMPARE(::chown(recfile.toLocal8Bit().constData(), 65534, 65534), 0);
+            o = run({"stop", "20261204-000000-x", "--job-dir", jobs});
+            QCOMPARE(o.code, 2);
+            QVERIFY2(o.err.contains("belongs to user id 65534"), qPrintable(o.err));
+        }
         QVERIFY(!QFile::exists(m));
     }
 

@@ -3,7 +3,6 @@
 #include "ssh/ssh_policy.h"
 #include "util/input_error.h"
 
-#include <QFile>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -22,8 +21,8 @@ private slots:
         QCOMPARE(c.python, std::string("python3"));
         QCOMPARE(c.master_port, 29500);
         QCOMPARE(c.on_failure, std::string("stop_all"));
-        QCOMPARE(c.job_dir, std::string("jobs"));
-        QCOMPARE(c.strict_host_key_checking, std::string("yes"));
+        QCOMPARE(c.ssh_profile, std::string());
+        QVERIFY(c.ignored.empty());
         QCOMPARE(c.slurm.gpus, std::string("auto"));
         QVERIFY(!c.fail_fast);
     }
@@ -47,8 +46,14 @@ private slots:
         QCOMPARE(c.master_port, 29600);
         QCOMPARE(c.on_failure, std::string("continue"));
         QCOMPARE(c.connect_timeout_s, 3);
-        QCOMPARE(c.strict_host_key_checking, std::string("accept-new"));
         QCOMPARE(c.ssh_options.front(), std::string("ProxyJump=bastion"));
+        // What only the user may choose loads, is never used, and is named with the reason.
+        QCOMPARE(c.ignored.size(), std::size_t(3));
+        QVERIFY2(c.ignored[0].rfind("/runtime/job_dir: ignored: job records live in Paraplan's own folder", 0) == 0,
+                 c.ignored[0].c_str());
+        QVERIFY2(c.ignored[1].rfind("/runtime/ssh/known_hosts_file: ignored:", 0) == 0, c.ignored[1].c_str());
+        QVERIFY2(c.ignored[2].rfind("/runtime/ssh/strict_host_key_checking: ignored: accepting new host keys", 0) == 0,
+                 c.ignored[2].c_str());
         QCOMPARE(c.telemetry_interval_ms, 500);
         QCOMPARE(c.slurm.partition, std::string("gpu"));
         QCOMPARE(c.slurm.gpus, std::string("none"));
@@ -76,51 +81,25 @@ private slots:
                                  << "/runtime/scirpt";
         QTest::newRow("strict no") << R"({"ssh": {"strict_host_key_checking": "no"}})"
                                    << "/runtime/ssh/strict_host_key_checking";
-        QTest::newRow("managed option") << R"({"ssh": {"options": ["StrictHostKeyChecking=no"]}})"
-                                        << "/runtime/ssh/options/0";
         QTest::newRow("slurm gpus") << R"({"slurm": {"gpus": "yes"}})"
                                     << "/runtime/slurm/gpus";
         QTest::newRow("fail_fast") << R"({"fail_fast": "yes"})"
                                    << "/runtime/fail_fast";
         QTest::newRow("interval") << R"({"telemetry": {"interval_ms": 100}})"
                                   << "/runtime/telemetry/interval_ms";
-        // Options that would make ssh run a command on this computer (ssh_config(5)).
-        QTest::newRow("ProxyCommand") << R"({"ssh": {"options": ["Port=22", "ProxyCommand=touch /tmp/x"]}})"
-                                      << "/runtime/ssh/options/1";
-        QTest::newRow("LocalCommand") << R"({"ssh": {"options": ["LocalCommand=touch /tmp/x"]}})"
-                                      << "/runtime/ssh/options/0";
-        QTest::newRow("PermitLocalCommand") << R"({"ssh": {"options": ["PermitLocalCommand=yes"]}})"
-                                            << "/runtime/ssh/options/0";
-        QTest::newRow("KnownHostsCommand") << R"({"ssh": {"options": ["KnownHostsCommand=/bin/id"]}})"
-                                           << "/runtime/ssh/options/0";
-        QTest::newRow("proxycommand lower case") << R"({"ssh": {"options": ["proxycommand=id"]}})"
-                                                 << "/runtime/ssh/options/0";
-        QTest::newRow("PKCS11Provider") << R"({"ssh": {"options": ["PKCS11Provider=/tmp/evil.so"]}})"
-                                        << "/runtime/ssh/options/0";
-        QTest::newRow("SecurityKeyProvider") << R"({"ssh": {"options": ["SecurityKeyProvider=/tmp/e.so"]}})"
-                                             << "/runtime/ssh/options/0";
-        QTest::newRow("XAuthLocation") << R"({"ssh": {"options": ["XAuthLocation=/tmp/x"]}})"
-                                       << "/runtime/ssh/options/0";
-        QTest::newRow("RemoteCommand") << R"({"ssh": {"options": ["RemoteCommand=id"]}})"
-                                       << "/runtime/ssh/options/0";
-        QTest::newRow("Include") << R"({"ssh": {"options": ["Include=/tmp/cfg"]}})"
-                                 << "/runtime/ssh/options/0";
-        QTest::newRow("ControlPersist") << R"({"ssh": {"options": ["ControlPersist=yes"]}})"
-                                        << "/runtime/ssh/options/0";
-        QTest::newRow("ForwardAgent") << R"({"ssh": {"options": ["ForwardAgent=yes"]}})"
-                                      << "/runtime/ssh/options/0";
-        QTest::newRow("RemoteForward") << R"({"ssh": {"options": ["RemoteForward=2222 localhost:22"]}})"
-                                       << "/runtime/ssh/options/0";
-        QTest::newRow("key with space") << R"({"ssh": {"options": ["Proxy Command=x"]}})"
-                                        << "/runtime/ssh/options/0";
-        QTest::newRow("ProxyJump shell") << R"({"ssh": {"options": ["ProxyJump=b;touch /tmp/x"]}})"
-                                         << "/runtime/ssh/options/0";
-        QTest::newRow("ProxyJump dash") << R"({"ssh": {"options": ["ProxyJump=-oProxyCommand=x"]}})"
-                                        << "/runtime/ssh/options/0";
-        QTest::newRow("Port text") << R"({"ssh": {"options": ["Port=22;id"]}})"
-                                   << "/runtime/ssh/options/0";
-        QTest::newRow("User dash") << R"({"ssh": {"options": ["User=-oProxyCommand=x"]}})"
-                                   << "/runtime/ssh/options/0";
+        // Numbers that would overflow the milliseconds they become, and a profile id that is not one.
+        QTest::newRow("connect timeout huge") << R"({"ssh": {"connect_timeout_s": 99999999999}})"
+                                              << "/runtime/ssh/connect_timeout_s";
+        QTest::newRow("connect timeout 0") << R"({"ssh": {"connect_timeout_s": 0}})"
+                                           << "/runtime/ssh/connect_timeout_s";
+        QTest::newRow("alive huge") << R"({"ssh": {"server_alive_interval_s": 2147483647}})"
+                                    << "/runtime/ssh/server_alive_interval_s";
+        QTest::newRow("grace huge") << R"({"stop_grace_s": 4294967296})"
+                                    << "/runtime/stop_grace_s";
+        QTest::newRow("interval huge") << R"({"telemetry": {"interval_ms": 3600001}})"
+                                       << "/runtime/telemetry/interval_ms";
+        QTest::newRow("profile id") << R"({"ssh": {"profile": "../etc"}})"
+                                    << "/runtime/ssh/profile";
         // Control characters in values that reach scripts and command lines.
         QTest::newRow("sbatch newline") << R"({"slurm": {"sbatch_args": ["--exclusive", "--comment=x\ntouch /tmp/x"]}})"
                                         << "/runtime/slurm/sbatch_args/1";
@@ -150,14 +129,6 @@ private slots:
                                      << "/runtime/master_addr";
         QTest::newRow("upload_dir") << R"({"upload_dir": "c\nd"})"
                                     << "/runtime/upload_dir";
-        QTest::newRow("job_dir") << R"({"job_dir": "j\nk"})"
-                                 << "/runtime/job_dir";
-        QTest::newRow("known_hosts_file") << R"({"ssh": {"known_hosts_file": "/k\n"}})"
-                                          << "/runtime/ssh/known_hosts_file";
-        QTest::newRow("config_file") << R"({"ssh": {"config_file": "/c\n"}})"
-                                     << "/runtime/ssh/config_file";
-        QTest::newRow("option value") << R"({"ssh": {"options": ["IdentityFile=/k\nProxyCommand=id"]}})"
-                                      << "/runtime/ssh/options/0";
         QTest::newRow("partition") << R"({"slurm": {"partition": "gpu\n#SBATCH --x"}})"
                                    << "/runtime/slurm/partition";
         QTest::newRow("account") << R"({"slurm": {"account": "a\nb"}})"
@@ -179,37 +150,72 @@ private slots:
         }
     }
 
-    // The refusals say why and where the option belongs instead.
-    void refusalsExplain() {
-        auto message = [](const char* text) {
-            try {
-                runtime_config_from_json(json::parse(text));
-            } catch (const InputError& e) {
-                return e.message();
-            }
-            return std::string();
-        };
-        const std::string proxy = message(R"({"ssh": {"options": ["ProxyCommand=nc %h %p"]}})");
-        QVERIFY2(proxy.find("run a program") != std::string::npos, proxy.c_str());
-        QVERIFY2(proxy.find("~/.ssh/config") != std::string::npos, proxy.c_str());
-        const std::string other = message(R"({"ssh": {"options": ["ForwardX11=yes"]}})");
-        QVERIFY2(other.find("not one of the ssh options") != std::string::npos, other.c_str());
-        QVERIFY2(other.find("ProxyJump") != std::string::npos, other.c_str());   // lists what is allowed
-        const std::string managed = message(R"({"ssh": {"options": ["ConnectTimeout=3"]}})");
-        QVERIFY2(managed.find("/runtime/ssh/connect_timeout_s") != std::string::npos, managed.c_str());
-        const std::string nl = message(R"({"slurm": {"sbatch_args": ["a\nb"]}})");
-        QVERIFY2(nl.find("newline") != std::string::npos, nl.c_str());
+    // Options that would make ssh run a command, name a file here or trust a host key: loaded,
+    // never passed to ssh, and listed with their pointer and the reason (ssh_config(5)).
+    void hostileOptionsIgnored_data() {
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("why");
+        const char* const runs = "run a program";
+        const char* const local = "names something on this computer";
+        for (const char* o : {"ProxyCommand=touch /tmp/x", "LocalCommand=touch /tmp/x", "PermitLocalCommand=yes",
+                              "KnownHostsCommand=/bin/id", "proxycommand=id", "PKCS11Provider=/tmp/evil.so",
+                              "SecurityKeyProvider=/tmp/e.so", "XAuthLocation=/tmp/x", "RemoteCommand=id",
+                              "Include=/tmp/cfg", "Match=exec id"})
+            QTest::newRow(o) << o << runs;
+        for (const char* o :
+             {"IdentityFile=/k", "CertificateFile=/k-cert.pub", "HostKeyAlias=gpu-a", "IdentityAgent=/tmp/agent",
+              "GlobalKnownHostsFile=/etc/x", "ForwardAgent=yes", "RemoteForward=2222 localhost:22", "identityfile=/k"})
+            QTest::newRow(o) << o << local;
+        QTest::newRow("managed") << "StrictHostKeyChecking=no"
+                                 << "managed by Paraplan";
+        QTest::newRow("managed known hosts") << "UserKnownHostsFile=/tmp/k"
+                                             << "ssh profile";
+        QTest::newRow("key with space") << "Proxy Command=x"
+                                        << "letters and digits";
+        QTest::newRow("quoted key") << "Proxy\"Command\"=touch /tmp/x"
+                                    << "letters and digits";
+        QTest::newRow("space form") << "ProxyCommand touch /tmp/x"
+                                    << "Key=Value";
+        QTest::newRow("ProxyJump shell") << "ProxyJump=b;touch /tmp/x"
+                                         << "hops";
+        QTest::newRow("ProxyJump dash") << "ProxyJump=-oProxyCommand=x"
+                                        << "hops";
+        QTest::newRow("Port text") << "Port=22;id"
+                                   << "port number";
+        QTest::newRow("User dash") << "User=-oProxyCommand=x"
+                                   << "user name";
+    }
+    void hostileOptionsIgnored() {
+        QFETCH(QString, option);
+        QFETCH(QString, why);
+        const auto c = runtime_config_from_json({{"ssh", {{"options", {"Port=2222", option.toStdString()}}}}});
+        QCOMPARE(c.ssh_options, std::vector<std::string>{"Port=2222"});
+        QCOMPARE(c.ignored.size(), std::size_t(1));
+        QVERIFY2(c.ignored[0].rfind("/runtime/ssh/options/1: ignored: ", 0) == 0, c.ignored[0].c_str());
+        QVERIFY2(c.ignored[0].find(why.toStdString()) != std::string::npos, c.ignored[0].c_str());
+    }
+
+    // A control character in an option is refused outright with its pointer (as in every value
+    // that reaches a command line).
+    void optionNewlineRefused() {
+        try {
+            runtime_config_from_json(json::parse(R"({"ssh": {"options": ["Port=22\nProxyCommand=id"]}})"));
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(e.pointer(), std::string("/runtime/ssh/options/0"));
+        }
     }
 
     // The allowed connection options pass with their values, any letter case.
     void safeOptionsPass() {
         const auto c = runtime_config_from_json(json::parse(R"({"ssh": {"options": [
-            "Port=2222", "User=ml-user", "IdentityFile=~/.ssh/id_ed25519", "IdentitiesOnly=yes",
-            "ProxyJump=alice@bastion.example.org:2222,jump2", "ProxyJump=none", "HostKeyAlias=gpu-a",
+            "Port=2222", "User=ml-user", "IdentitiesOnly=yes",
+            "ProxyJump=alice@bastion.example.org:2222,jump2", "ProxyJump=none",
             "ConnectionAttempts=3", "Compression=yes", "tcpkeepalive=no", "AddressFamily=inet",
             "Ciphers=chacha20-poly1305@openssh.com,aes256-gcm@openssh.com", "KexAlgorithms=+sntrup761x25519-sha512@openssh.com",
-            "PreferredAuthentications=publickey", "CertificateFile=/k-cert.pub"]}})"));
-        QCOMPARE(c.ssh_options.size(), std::size_t(15));
+            "PreferredAuthentications=publickey"]}})"));
+        QCOMPARE(c.ssh_options.size(), std::size_t(12));
+        QVERIFY(c.ignored.empty());
         QCOMPARE(check_project_ssh_option("ProxyJump=bastion"), std::string());
         QVERIFY(!check_project_ssh_option("ProxyJump=user@bas tion").empty());
         QVERIFY(!check_project_ssh_option("ProxyJump=$(id)").empty());
@@ -218,66 +224,19 @@ private slots:
         QVERIFY(!check_project_ssh_option("NoEquals").empty());
     }
 
-    // A config file the project names is held to the same list.
-    void configFileChecked() {
-        QCOMPARE(
-            check_project_ssh_config("# comment\n\nHost gpu-*\n  Port 2222\n  User=ml\n  IdentityFile \"/k\"\n"
-                                     "Match host a,b user x\n  Hostname a.example.org\n  StrictHostKeyChecking no\n"),
-            std::string());
-        const std::string proxy = check_project_ssh_config("Host *\n  Port 22\n  ProxyCommand touch /tmp/x\n");
-        QVERIFY2(proxy.rfind("line 3: ProxyCommand", 0) == 0, proxy.c_str());
-        QVERIFY(check_project_ssh_config("Match exec \"touch /tmp/x\"\n").rfind("line 1: Match exec", 0) == 0);
-        QVERIFY(!check_project_ssh_config("Match host=x exec=\"id\"\n").empty());
-        QVERIFY(!check_project_ssh_config("Include /tmp/other\n").empty());
-        QVERIFY(!check_project_ssh_config("\tLocalCommand=id\n").empty());
-        QVERIFY(!check_project_ssh_config("  knownhostscommand /bin/id\r\n").empty());
-
-        QTemporaryDir dir;
-        const QString path = dir.filePath("ssh_config");
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("Host *\n  ProxyCommand touch /tmp/x\n");
-        f.close();
-        try {
-            runtime_config_from_json({{"ssh", {{"config_file", path.toStdString()}}}});
-            QFAIL("expected an InputError");
-        } catch (const InputError& e) {
-            QCOMPARE(e.pointer(), std::string("/runtime/ssh/config_file"));
-            QVERIFY2(e.message().find("line 2: ProxyCommand") != std::string::npos, e.what());
-        }
-        // A file that cannot be read is left to ssh (which then refuses to connect).
-        QCOMPARE(runtime_config_from_json({{"ssh", {{"config_file", (dir.path() + "/none").toStdString()}}}})
-                     .ssh_config_file,
-                 (dir.path() + "/none").toStdString());
-    }
-
-    // A project naming /dev/zero as its ssh config file made loading it read without end (out
-    // of memory; fuzz_runtime_config on that input); a FIFO would block it, a directory read as
-    // empty. Only a regular file of at most 1 MiB is read.
-    void configFileMustBeARegularFile() {
+    // A project's ssh config file, known-hosts file and job folder are never opened: /dev/zero
+    // or a FIFO named there is only reported as ignored (it once made loading read without end).
+    void localPathsAreNeverRead() {
         QTemporaryDir dir;
         const std::string fifo = dir.filePath("fifo").toStdString();
         QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
-        for (const std::string& path : {std::string("/dev/zero"), fifo, dir.path().toStdString()}) {
-            try {
-                runtime_config_from_json({{"ssh", {{"config_file", path}}}});
-                QFAIL(("expected an InputError for " + path).c_str());
-            } catch (const InputError& e) {
-                QCOMPARE(e.pointer(), std::string("/runtime/ssh/config_file"));
-                QVERIFY2(e.message() == path + " is not a regular file (an ssh config file is)", e.what());
-            }
-        }
-        const QString big = dir.filePath("big_config");
-        QFile f(big);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        const QByteArray line("# comment\n");
-        for (int i = 0; i < (2 << 20) / line.size(); ++i) f.write(line);
-        f.close();
-        try {
-            runtime_config_from_json({{"ssh", {{"config_file", big.toStdString()}}}});
-            QFAIL("expected an InputError");
-        } catch (const InputError& e) {
-            QVERIFY2(e.message().find("too large for an ssh config file") != std::string::npos, e.what());
+        for (const std::string& path : {std::string("/dev/zero"), fifo}) {
+            const auto c = runtime_config_from_json(
+                {{"job_dir", path}, {"ssh", {{"config_file", path}, {"known_hosts_file", path}}}});
+            QCOMPARE(c.ignored.size(), std::size_t(3));
+            QVERIFY2(c.ignored[1].rfind("/runtime/ssh/config_file: ignored: a project may not name a file", 0) == 0,
+                     c.ignored[1].c_str());
+            QVERIFY2(c.ignored[1].find("paraplan-cli ssh-profile") != std::string::npos, c.ignored[1].c_str());
         }
     }
 };

@@ -21,8 +21,10 @@ class TestSshCommand : public QObject {
     Q_OBJECT
 private slots:
     void commandArgv() {
-        SshTarget t{"gpu01", "alice", 2222, "/keys/id ed25519"};
+        SshTarget t{"gpu01", "alice", 2222};
         SshOptions o;
+        o.identity_file = "/keys/id_ed25519";
+        o.certificate_file = "/keys/id_ed25519-cert.pub";
         o.control_dir = "/tmp/pp-ssh-x";
         o.known_hosts_file = "/app/known_hosts";
         o.connect_timeout_s = 7;
@@ -37,7 +39,8 @@ private slots:
         QVERIFY(has_pair(a, "-o", "ControlMaster=no"));
         QVERIFY(has_pair(a, "-o", "User=alice"));
         QVERIFY(has_pair(a, "-o", "Port=2222"));
-        QVERIFY(has_pair(a, "-i", "/keys/id ed25519"));
+        QVERIFY(has_pair(a, "-i", "/keys/id_ed25519"));
+        QVERIFY(has_pair(a, "-o", "CertificateFile=/keys/id_ed25519-cert.pub"));
         QVERIFY(has_pair(a, "-o", "IdentitiesOnly=yes"));
         // The host comes after "--", the remote command is one argument at the end.
         QCOMPARE(a[a.size() - 3], std::string("--"));
@@ -49,7 +52,7 @@ private slots:
     }
 
     void masterArgv() {
-        SshTarget t{"alias-from-config", "", 0, ""};
+        SshTarget t{"alias-from-config", "", 0};
         SshOptions o;
         o.control_dir = "/tmp/d";
         const auto a = ssh_master_argv(t, o);
@@ -66,14 +69,20 @@ private slots:
     }
 
     void targetChecks() {
-        QVERIFY(check_target({"gpu01", "", 0, ""}).empty());
-        QVERIFY(!check_target({"", "", 0, ""}).empty());
-        QVERIFY(!check_target({"-oProxyCommand=id", "", 0, ""}).empty());
-        QVERIFY(!check_target({"a b", "", 0, ""}).empty());
-        QVERIFY(!check_target({"a\nb", "", 0, ""}).empty());
-        QVERIFY(!check_target({"h", "-x", 0, ""}).empty());
-        QVERIFY(!check_target({"h", "u@v", 0, ""}).empty());
-        QVERIFY(!check_target({"h", "", 70000, ""}).empty());
+        QVERIFY(check_target({"gpu01", "", 0}).empty());
+        QVERIFY(!check_target({"", "", 0}).empty());
+        QVERIFY(!check_target({"-oProxyCommand=id", "", 0}).empty());
+        QVERIFY(!check_target({"a b", "", 0}).empty());
+        QVERIFY(!check_target({"a\nb", "", 0}).empty());
+        QVERIFY(!check_target({"h", "-x", 0}).empty());
+        QVERIFY(!check_target({"h", "u@v", 0}).empty());
+        QVERIFY(!check_target({"h", "", 70000}).empty());
+        // Nothing a shell reads: ssh expands the host into the command it runs for a ProxyJump.
+        for (const char* h : {"$(id)", "a;b", "`id`", "a|b", "a'b", "a\"b", "a\\b", "h%h", "a&b", "a@b"})
+            QVERIFY2(!check_target({h, "", 0}).empty(), h);
+        for (const char* u : {"$(id)", "a;b", "u%u", "a b"}) QVERIFY2(!check_target({"h", u, 0}).empty(), u);
+        QVERIFY(check_target({"fe80::1", "ml-user", 22}).empty());
+        QVERIFY(check_target({"gpu-a.example.org", "first.last", 22}).empty());
     }
 
     void classify_data() {

@@ -3,6 +3,7 @@
 // plan `paraplan-cli stop` reads from it (no process group below 2 ever comes out).
 #include "joblog/job_history.h"
 #include "joblog/job_stop.h"
+#include "ssh/ssh_policy.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (plan.has_value() == !why.empty()) std::abort();
         if (plan)
             for (const auto& p : plan->processes)
-                if ((p.pgid && *p.pgid < 2) || p.target.port < 0 || p.target.port > 65535) std::abort();
+                if ((p.pgid && *p.pgid < 2) || p.target.port < 0 || p.target.port > 65535 ||
+                    (!p.target.host.empty() && !check_target(p.target).empty()))
+                    std::abort();
+        if (plan)
+            for (const auto& o : plan->ssh_options)
+                if (!check_project_ssh_option(o).empty()) std::abort();
     }
     return 0;
 }

@@ -2,6 +2,7 @@
 // project file anyone may hand over. Whatever the bytes, it is read or refused with an
 // InputError, and what is read must read again from its own JSON (to_json).
 #include "launch/runtime_config.h"
+#include "ssh/ssh_policy.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 
@@ -18,8 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const runtime::RuntimeConfig c = runtime::runtime_config_from_json(*j);
         const runtime::RuntimeConfig again = runtime::runtime_config_from_json(runtime::to_json(c));
         if (again.mode != c.mode || again.script != c.script || again.args != c.args || again.env != c.env ||
-            again.path_prepend != c.path_prepend || again.master_port != c.master_port || again.job_dir != c.job_dir)
+            again.path_prepend != c.path_prepend || again.master_port != c.master_port)
             std::abort();
+        // Every option that survives is on the allow-list; nothing else reaches ssh.
+        for (const auto& o : c.ssh_options)
+            if (!runtime::check_project_ssh_option(o).empty()) std::abort();
     } catch (const InputError&) {}
     return 0;
 }

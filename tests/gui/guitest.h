@@ -15,6 +15,9 @@
 inline void isolateSettings(const QTemporaryDir& dir) {
     QStandardPaths::setTestModeEnabled(true);   // before any QSettings is created
     AppSettings::setFileOverride(dir.filePath(QStringLiteral("settings.ini")));
+    // Paraplan's own folders (ssh profiles, job records: util/local_dirs.h) inside `dir` too.
+    qputenv("XDG_CONFIG_HOME", dir.filePath(QStringLiteral("xdg-config")).toUtf8());
+    qputenv("XDG_STATE_HOME", dir.filePath(QStringLiteral("xdg-state")).toUtf8());
 }
 
 // A main window (autosaves kept under `dir`) holding a built-in example project.

@@ -61,7 +61,11 @@ class TestHeatmap : public QObject {
     SshdFixture sshd_;
     int sshdState_ = 0;   // 0 not tried, 1 up, -1 failed
     bool sshdUp() {
-        if (sshdState_ == 0) sshdState_ = sshd_.start() ? 1 : -1;
+        if (sshdState_ == 0) {
+            sshdState_ = sshd_.start() ? 1 : -1;
+            // The launches read the user's ssh profile (local values never come from a project).
+            if (sshdState_ == 1) use_local_profile(tmp_.path(), loopback_profile(sshd_));
+        }
         return sshdState_ == 1;
     }
 
@@ -269,11 +273,10 @@ private slots:
         p.cluster = loopback_cluster(sshd_);
         p.layout.framework = "megatron";
         p.layout.tp = 2;
-        const auto rc = loopback_runtime(sshd_, stub_bin(tmp_.path()));
+        const auto rc = loopback_runtime(stub_bin(tmp_.path()));
         p.runtime = {{"python", "/bin/sh"},
                      {"script", "-c"},
                      {"args", {"sleep 60"}},
-                     {"ssh", {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}}},
                      {"path_prepend", rc.path_prepend},
                      {"stop_grace_s", 2},
                      {"telemetry", {{"interval_ms", 250}}},
@@ -375,10 +378,9 @@ private slots:
         p.layout.framework = "megatron";
         p.layout.tp = 2;
         p.layout.pp = 2;
-        const auto rc = loopback_runtime(sshd_, stub_bin(tmp_.path()));
+        const auto rc = loopback_runtime(stub_bin(tmp_.path()));
         p.runtime = {{"python", "/usr/bin/python3"},
                      {"master_port", 29000 + static_cast<int>(QDateTime::currentSecsSinceEpoch() % 5000)},
-                     {"ssh", {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}}},
                      {"path_prepend", rc.path_prepend},
                      {"stop_grace_s", 2}};
         MainWindow w(nullptr, tmp_.filePath("rec-probe-run"));

@@ -23,9 +23,8 @@ class TestRunPanel : public QObject {
         Project p;
         p.name = "gui run";
         p.cluster = loopback_cluster(sshd);
-        const auto rc = loopback_runtime(sshd, stub_bin(work.path()));
+        const auto rc = loopback_runtime(stub_bin(work.path()));
         nlohmann::json rt = extra_runtime;
-        rt["ssh"] = {{"known_hosts_file", rc.known_hosts_file}, {"config_file", rc.ssh_config_file}};
         rt["path_prepend"] = rc.path_prepend;
         rt["workdir"] = (work.path() + "/run").toStdString();   // where the config files are copied
         rt["stop_grace_s"] = 2;
@@ -36,6 +35,7 @@ class TestRunPanel : public QObject {
 private slots:
     void initTestCase() {
         if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
+        use_local_profile(work.path(), loopback_profile(sshd));   // the user's ssh profile, not the project's
     }
 
     void stripAnsi() { QCOMPARE(widgets::strip_ansi("\x1b[1;31merror\x1b[0m: x"), QString("error: x")); }
@@ -62,6 +62,23 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(panel.job()->done(), 30000);
         QCOMPARE(runtime::Job::to_string(panel.job()->state()), std::string("stopped"));
         QCOMPARE(panel.pastJobCount(), 1);
+    }
+
+    // A project naming local ssh files: Dry run lists each as ignored, and the commands carry the
+    // user's profile values instead (the fixture's key), never the project's.
+    void dryRunReportsIgnoredSettings() {
+        widgets::RunPanel panel;
+        Project p = project({{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"true"}}});
+        p.runtime["ssh"] = {{"known_hosts_file", "/tmp/theirs"}, {"options", {"ProxyCommand=touch /tmp/pp-x"}}};
+        p.cluster.nodes[1].identity = "/tmp/their-key";
+        panel.setProject(p, work.path() + "/jobs-dry");
+        panel.dryRun();
+        const QString log = panel.logText();
+        QVERIFY2(log.contains("warning: /runtime/ssh/known_hosts_file: ignored"), qPrintable(log));
+        QVERIFY2(log.contains("warning: /runtime/ssh/options/0: ignored: ProxyCommand is refused"), qPrintable(log));
+        QVERIFY2(log.contains("warning: /cluster/nodes/1/identity: ignored"), qPrintable(log));
+        QVERIFY(log.contains("-i " + sshd.user_key));
+        QVERIFY(!log.contains("/tmp/theirs") && !log.contains("touch /tmp/pp-x") && !log.contains("/tmp/their-key"));
     }
 
     // A job that prints Megatron-LM's training_log line (megatron/training/training.py): the
@@ -96,6 +113,7 @@ private slots:
     void closingAsksBeforeStoppingAJob() {
         QTemporaryDir settings;
         isolateSettings(settings);
+        use_local_profile(settings.path(), loopback_profile(sshd));   // the new settings folder has none yet
         MainWindow w(nullptr, settings.filePath(QStringLiteral("rec")));
         w.setProject(project({{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"echo up $RANK; sleep 60"}}}),
                      QString());
@@ -130,7 +148,8 @@ private slots:
     void gpuMonitorShowsEveryGpu() {
         const Project p = project(nlohmann::json::object());
         const auto rc = runtime::runtime_config_from_json(p.runtime);
-        runtime::TelemetryMonitor mon(p.cluster, runtime::ssh_options_from(rc), 250, rc.path_prepend);
+        runtime::TelemetryMonitor mon(p.cluster, runtime::ssh_options_from(rc, loopback_profile(sshd)), 250,
+                                      rc.path_prepend);
         widgets::GpuMonitor view;
         view.resize(800, 600);
         view.setMonitor(&mon, p.cluster);

@@ -1,9 +1,10 @@
 #pragma once
 // Shared set-up of the end-to-end tests: a two-node cluster on the loopback sshd
-// (127.0.0.2 and 127.0.0.3), runtime settings that use the fixture's keys and
-// known_hosts, and a remote PATH folder holding the stub nvidia-smi.
+// (127.0.0.2 and 127.0.0.3), runtime settings, the user's ssh profile that uses the
+// fixture's key, config and known_hosts (local values never come from a project), and a
+// remote PATH folder holding the stub nvidia-smi.
 #include "project/cluster.h"
-#include "launch/runtime_config.h"
+#include "launch/launch_settings.h"
 #include "sshd_fixture.h"
 
 #include <QFile>
@@ -21,7 +22,6 @@ inline paraplan::Cluster loopback_cluster(const SshdFixture& f, int nodes = 2, i
         node.port = f.port;
         const passwd* pw = getpwuid(getuid());
         node.user = pw ? pw->pw_name : "root";
-        node.identity = f.user_key.toStdString();
         node.gpus = gpus;
         c.nodes.push_back(node);
     }
@@ -49,10 +49,26 @@ inline QString stub_bin(const QString& base, const char* scenario = "h100-2gpu.c
     return bin;
 }
 
-inline paraplan::runtime::RuntimeConfig loopback_runtime(const SshdFixture& f, const QString& stub) {
+// The local ssh settings of the loopback sshd, as the user's profile `id` holds them.
+inline paraplan::runtime::SshProfile loopback_profile(const SshdFixture& f, const std::string& id = "default") {
+    paraplan::runtime::SshProfile p;
+    p.id = id;
+    p.config_file = f.client_config.toStdString();
+    p.known_hosts_file = f.known_hosts.toStdString();
+    p.identity_file = f.user_key.toStdString();
+    return p;
+}
+
+// Points Paraplan's settings and state folders (XDG_CONFIG_HOME, XDG_STATE_HOME) into `base`
+// for this process and the paraplan-cli it starts, and saves `profile` there as the user's.
+inline void use_local_profile(const QString& base, const paraplan::runtime::SshProfile& profile) {
+    qputenv("XDG_CONFIG_HOME", (base + "/xdg-config").toUtf8());
+    qputenv("XDG_STATE_HOME", (base + "/xdg-state").toUtf8());
+    paraplan::runtime::save_ssh_profiles({{profile.id, profile}});
+}
+
+inline paraplan::runtime::RuntimeConfig loopback_runtime(const QString& stub) {
     paraplan::runtime::RuntimeConfig rc;
-    rc.known_hosts_file = f.known_hosts.toStdString();
-    rc.ssh_config_file = f.client_config.toStdString();
     rc.connect_timeout_s = 5;
     rc.python = "/usr/bin/python3";
     rc.path_prepend = {stub.toStdString()};

@@ -38,7 +38,7 @@ class TestConfigUpload : public QObject {
         return p;
     }
     RuntimeConfig rc(const std::string& workdir) const {
-        RuntimeConfig r = loopback_runtime(sshd, stub_bin(work.path()));
+        RuntimeConfig r = loopback_runtime(stub_bin(work.path()));
         r.python = "/bin/sh";
         r.script = "-c";
         r.args = {"test -s ds_config.json && echo found-$RANK-$(wc -c < ds_config.json)"};
@@ -50,7 +50,7 @@ class TestConfigUpload : public QObject {
     std::unique_ptr<Job> run(const Project& p, const RuntimeConfig& r, const std::string& id) const {
         LaunchPlan plan = plan_launch(p.cluster, r, id);
         add_config_uploads(plan, p, r);
-        auto job = std::make_unique<Job>(p.cluster, plan, ssh_options_from(r),
+        auto job = std::make_unique<Job>(p.cluster, plan, ssh_options_from(r, loopback_profile(sshd)),
                                          work.path().toStdString() + "/jobs/" + id, nlohmann::json::object(),
                                          r.on_failure);
         job->start();

@@ -90,9 +90,8 @@ class TestFaultsE2E : public QObject {
     QString known_hosts;
 
     RuntimeConfig rc(const std::string& script) const {
-        RuntimeConfig r = loopback_runtime(sshd, QString());
+        RuntimeConfig r = loopback_runtime(QString());
         r.path_prepend.clear();
-        r.known_hosts_file = known_hosts.toStdString();
         r.python = "/bin/sh";
         r.script = "-c";
         r.args = {script};
@@ -100,11 +99,17 @@ class TestFaultsE2E : public QObject {
         return r;
     }
 
-    // Node 1 on the second sshd (its own key and port).
+    // The user's profile: the first sshd's key (the second accepts it too) and both host keys.
+    SshProfile profile() const {
+        SshProfile p = loopback_profile(sshd);
+        p.known_hosts_file = known_hosts.toStdString();
+        return p;
+    }
+
+    // Node 1 on the second sshd (its own port).
     Cluster split_cluster() const {
         Cluster c = loopback_cluster(sshd);
         c.nodes[1].port = sshd2.port;
-        c.nodes[1].identity = sshd2.user_key.toStdString();
         return c;
     }
 
@@ -114,8 +119,8 @@ class TestFaultsE2E : public QObject {
         const std::string id = make_job_id(name, QDateTime::currentSecsSinceEpoch()) + "-" + std::to_string(++n);
         LaunchPlan plan = plan_launch(c, r, id);
         if (tweak) tweak(plan);
-        return std::make_unique<Job>(c, plan, ssh_options_from(r), (work.path() + "/jobs/").toStdString() + id,
-                                     nlohmann::json::object());
+        return std::make_unique<Job>(c, plan, ssh_options_from(r, profile()),
+                                     (work.path() + "/jobs/").toStdString() + id, nlohmann::json::object());
     }
 
     QStringList left_behind(const std::string& id) const {
@@ -138,6 +143,10 @@ private slots:
         if (!sshd2.start()) QSKIP(qPrintable("a second loopback sshd cannot start here: " + sshd2.error));
         known_hosts = work.path() + "/known_hosts";
         SshdFixture::write(known_hosts, SshdFixture::read(sshd.known_hosts) + SshdFixture::read(sshd2.known_hosts));
+        // One identity per launch (the user's profile): the second sshd authorises the first's key.
+        SshdFixture::write(sshd2.dir + "/authorized_keys", SshdFixture::read(sshd2.dir + "/authorized_keys") +
+                                                               SshdFixture::read(sshd.user_key + ".pub"));
+        use_local_profile(work.path(), profile());
     }
 
     void oneNodeUnreachable() {
@@ -222,7 +231,7 @@ private slots:
         // `stop` still reaches the node whose link was lost (no "already finished").
         const auto rec = find_job((work.path() + "/jobs").toStdString(), id);
         QVERIFY(rec);
-        for (const auto& o : stop_job(*rec, SshOptions{}, 20000)) {
+        for (const auto& o : stop_job(*rec, SshOptions{}, {{"default", profile()}}, 20000)) {
             if (o.host != "127.0.0.3") continue;
             QVERIFY2(o.result.find("already finished") == std::string::npos, o.result.c_str());
             QVERIFY2(o.ok, o.result.c_str());
@@ -316,24 +325,20 @@ private slots:
                              {"host", n.host},
                              {"port", n.port},
                              {"user", n.user},
-                             {"identity", n.identity},
                              {"gpu", "a100-80g"},
                              {"gpus", n.gpus}});
-        const nlohmann::json project = {
-            {"paraplan", 1},
-            {"name", "killed cli"},
-            {"cluster", {{"nodes", nodes}}},
-            {"model", {{"preset", "gpt2"}}},
-            {"layout", {{"framework", "colossalai"}, {"tp", 2}, {"pp", 2}}},
-            {"runtime",
-             {{"mode", "direct"},
-              {"python", "/bin/sh"},
-              {"script", "-c"},
-              {"args", {"while :; do sleep 0.2; done"}},
-              {"upload_configs", false},
-              {"stop_grace_s", 1},
-              {"ssh",
-               {{"known_hosts_file", known_hosts.toStdString()}, {"config_file", sshd.client_config.toStdString()}}}}}};
+        const nlohmann::json project = {{"paraplan", 1},
+                                        {"name", "killed cli"},
+                                        {"cluster", {{"nodes", nodes}}},
+                                        {"model", {{"preset", "gpt2"}}},
+                                        {"layout", {{"framework", "colossalai"}, {"tp", 2}, {"pp", 2}}},
+                                        {"runtime",
+                                         {{"mode", "direct"},
+                                          {"python", "/bin/sh"},
+                                          {"script", "-c"},
+                                          {"args", {"while :; do sleep 0.2; done"}},
+                                          {"upload_configs", false},
+                                          {"stop_grace_s", 1}}}};
         const QString file = work.path() + "/killed.paraplan.json";
         SshdFixture::write(file, QString::fromStdString(project.dump(2)));
         QProcess cli;

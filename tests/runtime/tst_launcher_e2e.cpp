@@ -21,7 +21,7 @@ class TestLauncherE2E : public QObject {
     QString stub, script;
 
     RuntimeConfig rc(const std::string& mode, std::vector<std::string> args) const {
-        RuntimeConfig r = loopback_runtime(sshd, stub);
+        RuntimeConfig r = loopback_runtime(stub);
         r.mode = mode;
         r.script = script.toStdString();
         r.args = std::move(args);
@@ -33,7 +33,7 @@ class TestLauncherE2E : public QObject {
     std::unique_ptr<Job> make_job(const Cluster& c, const RuntimeConfig& r, const std::string& name) {
         static int n = 0;
         const std::string id = make_job_id(name, QDateTime::currentSecsSinceEpoch()) + "-" + std::to_string(++n);
-        return std::make_unique<Job>(c, plan_launch(c, r, id), ssh_options_from(r),
+        return std::make_unique<Job>(c, plan_launch(c, r, id), ssh_options_from(r, loopback_profile(sshd)),
                                      (work.path() + "/jobs/").toStdString() + id, nlohmann::json::object(),
                                      r.on_failure);
     }

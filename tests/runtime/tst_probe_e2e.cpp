@@ -29,7 +29,7 @@ private slots:
 
     void probeTwoNodesTwoRanks() {
         const Cluster c = loopback_cluster(sshd);
-        RuntimeConfig base = loopback_runtime(sshd, stub_bin(work.path()));
+        RuntimeConfig base = loopback_runtime(stub_bin(work.path()));
         base.master_addr = "127.0.0.2";
         base.master_port = 29000 + static_cast<int>(QDateTime::currentSecsSinceEpoch() % 5000);
         // tp=2 inside a node, pp=2 across the nodes (rank = pp * 2 + tp).
@@ -42,7 +42,7 @@ private slots:
         const std::string id = make_job_id("probe", QDateTime::currentSecsSinceEpoch());
         const std::string dir = probe_remote_dir(id);
         for (const auto& node : c.nodes) {
-            SshNode n(ssh_target(node), ssh_options_from(base));
+            SshNode n(ssh_target(node), ssh_options_from(base, loopback_profile(sshd)));
             QVERIFY(n.waitConnected(20000));
             const std::string err = upload_probe(n, dir, layout);
             QVERIFY2(err.empty(), err.c_str());
@@ -50,8 +50,8 @@ private slots:
         const RuntimeConfig rc = probe_runtime(base, dir,
                                                {"--sizes", "4096,65536", "--iters", "2", "--timeout-s", "120"});
         const auto plan = plan_launch(c, rc, id);
-        Job job(c, plan, ssh_options_from(rc), (work.path() + "/jobs/" + QString::fromStdString(id)).toStdString(),
-                nlohmann::json::object());
+        Job job(c, plan, ssh_options_from(rc, loopback_profile(sshd)),
+                (work.path() + "/jobs/" + QString::fromStdString(id)).toStdString(), nlohmann::json::object());
         job.start();
         QVERIFY(job.waitFinished(240000));
         const QString log0 = SshdFixture::read(QString::fromStdString(job.folder()) + "/rank-0.log");

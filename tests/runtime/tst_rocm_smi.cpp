@@ -64,8 +64,8 @@ private slots:
         if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
         Cluster c = loopback_cluster(sshd);
         for (auto& n : c.nodes) n.gpu = "mi300x";
-        RuntimeConfig rc = loopback_runtime(sshd, stub_bin(work.path()));
-        TelemetryMonitor mon(c, ssh_options_from(rc), 300, rc.path_prepend);
+        RuntimeConfig rc = loopback_runtime(stub_bin(work.path()));
+        TelemetryMonitor mon(c, ssh_options_from(rc, loopback_profile(sshd)), 300, rc.path_prepend);
         mon.start();
         QTRY_VERIFY_WITH_TIMEOUT(mon.store().series().size() == 4, 30000);
         const GpuSeries* s = mon.store().find(1, 0);

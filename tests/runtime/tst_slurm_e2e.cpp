@@ -29,7 +29,7 @@ class TestSlurmE2E : public QObject {
     QTemporaryDir work{QDir::tempPath() + "/pp-slurm-XXXXXX"};
 
     RuntimeConfig rc(const std::string& script, const std::string& workdir = "run") const {
-        RuntimeConfig r = loopback_runtime(sshd, QString());
+        RuntimeConfig r = loopback_runtime(QString());
         r.path_prepend.clear();   // the real sbatch, squeue, scontrol, scancel
         r.mode = "slurm";
         r.python = "/bin/sh";
@@ -44,7 +44,7 @@ class TestSlurmE2E : public QObject {
         static int n = 0;
         const Cluster c = loopback_cluster(sshd);
         const std::string id = make_job_id(name, QDateTime::currentSecsSinceEpoch()) + "-" + std::to_string(++n);
-        auto job = std::make_unique<Job>(c, plan_launch(c, r, id), ssh_options_from(r),
+        auto job = std::make_unique<Job>(c, plan_launch(c, r, id), ssh_options_from(r, loopback_profile(sshd)),
                                          (work.path() + "/jobs/").toStdString() + id, nlohmann::json::object());
         job->setSlurmPollInterval(300);
         return job;
@@ -70,6 +70,7 @@ private slots:
         }
         if (!sshd.start()) QSKIP(qPrintable("the loopback sshd cannot start here: " + sshd.error));
         QDir().mkpath(work.path() + "/run");
+        use_local_profile(work.path(), loopback_profile(sshd));   // for the paraplan-cli runs
     }
 
     void labels() {
@@ -156,7 +157,6 @@ private slots:
                              {"host", n.host},
                              {"port", n.port},
                              {"user", n.user},
-                             {"identity", n.identity},
                              {"gpu", "a100-80g"},
                              {"gpus", n.gpus}});
         const nlohmann::json project = {{"paraplan", 1},
@@ -171,10 +171,7 @@ private slots:
                                           {"args", {"while :; do echo \"tick $RANK\"; sleep 0.3; done"}},
                                           {"upload_configs", false},
                                           {"workdir", (work.path() + "/run").toStdString()},
-                                          {"slurm", {{"login_node", "node1"}}},
-                                          {"ssh",
-                                           {{"known_hosts_file", sshd.known_hosts.toStdString()},
-                                            {"config_file", sshd.client_config.toStdString()}}}}}};
+                                          {"slurm", {{"login_node", "node1"}}}}}};
         const QString file = work.path() + "/ctrlc.paraplan.json";
         SshdFixture::write(file, QString::fromStdString(project.dump(2)));
         QProcess cli;
@@ -235,7 +232,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("tick 0"), 60000);
         const auto rec = find_job((work.path() + "/jobs").toStdString(), id);
         QVERIFY(rec);
-        const auto outcomes = stop_job(*rec, SshOptions{}, 30000);
+        const auto outcomes = stop_job(*rec, SshOptions{}, {{"default", loopback_profile(sshd)}}, 30000);
         QCOMPARE(outcomes.size(), std::size_t(1));
         QVERIFY2(outcomes[0].ok, outcomes[0].result.c_str());
         QCOMPARE(outcomes[0].result, "cancelled Slurm job " + std::to_string(*job->slurmJobId()) + " (scancel)");
@@ -245,7 +242,8 @@ private slots:
         const QStringList left = left_behind(id);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
         // Once over, stop says so and runs nothing.
-        const auto again = stop_job(*find_job((work.path() + "/jobs").toStdString(), id), SshOptions{}, 30000);
+        const auto again = stop_job(*find_job((work.path() + "/jobs").toStdString(), id), SshOptions{},
+                                    {{"default", loopback_profile(sshd)}}, 30000);
         QVERIFY(again[0].ok);
         QVERIFY2(again[0].result.find("already finished") != std::string::npos, again[0].result.c_str());
     }

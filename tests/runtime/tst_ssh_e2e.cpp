@@ -24,14 +24,14 @@ class TestSshE2E : public QObject {
     QString stub;
     std::string job_dir;
 
-    RuntimeConfig rc() const { return loopback_runtime(sshd, stub); }
+    RuntimeConfig rc() const { return loopback_runtime(stub); }
 
     std::unique_ptr<Job> make_job(const Cluster& c, const RuntimeConfig& r, const std::string& name) {
         static int n = 0;
         const std::string id = make_job_id(name, QDateTime::currentSecsSinceEpoch()) + "-" + std::to_string(++n);
         auto plan = plan_launch(c, r, id);
-        return std::make_unique<Job>(c, plan, ssh_options_from(r), job_dir + "/" + id, nlohmann::json{{"name", name}},
-                                     r.on_failure);
+        return std::make_unique<Job>(c, plan, ssh_options_from(r, loopback_profile(sshd)), job_dir + "/" + id,
+                                     nlohmann::json{{"name", name}}, r.on_failure);
     }
 
     static bool all_started(const Job& j) {
@@ -50,7 +50,8 @@ private slots:
 
     void testConnectionBothNodes() {
         RuntimeConfig r = rc();
-        const auto checks = test_connections(loopback_cluster(sshd), r, ssh_options_from(r), 30000);
+        const auto checks = test_connections(loopback_cluster(sshd), r, ssh_options_from(r, loopback_profile(sshd)),
+                                             30000);
         QCOMPARE(checks.size(), std::size_t(2));
         for (const auto& c : checks) {
             QVERIFY2(c.reachable, c.error.message.c_str());
@@ -62,14 +63,16 @@ private slots:
         }
         // Without the stub on the PATH: reachable, but no GPUs seen.
         r.path_prepend.clear();
-        const auto bare = test_connections(loopback_cluster(sshd, 1), r, ssh_options_from(r), 30000);
+        const auto bare = test_connections(loopback_cluster(sshd, 1), r, ssh_options_from(r, loopback_profile(sshd)),
+                                           30000);
         QVERIFY(bare[0].reachable);
         QVERIFY(!bare[0].ok());
         QVERIFY(!bare[0].nvidia_smi);
         // torchrun mode needs torchrun: reported missing (not on this PATH).
         r.mode = "torchrun";
         r.launcher = "no-such-launcher";
-        const auto nol = test_connections(loopback_cluster(sshd, 1), r, ssh_options_from(r), 30000);
+        const auto nol = test_connections(loopback_cluster(sshd, 1), r, ssh_options_from(r, loopback_profile(sshd)),
+                                          30000);
         QVERIFY(nol[0].launcher_path.empty());
         QVERIFY(nlohmann::json(to_json(nol[0])).dump().find("no-such-launcher") != std::string::npos);
     }
@@ -91,37 +94,40 @@ private slots:
         QFETCH(QString, kind);
         Cluster c = loopback_cluster(sshd, 1);
         RuntimeConfig r = rc();
+        SshProfile profile = loopback_profile(sshd);
         if (what == "unknown") {
             const QString empty = work.path() + "/empty_known_hosts";
             SshdFixture::write(empty, "");
-            r.known_hosts_file = empty.toStdString();
+            profile.known_hosts_file = empty.toStdString();
         } else if (what == "changed") {
             const QString other = work.path() + "/changed_known_hosts";
             const QString key = SshdFixture::read(sshd.wrong_key + ".pub").section(' ', 0, 1);
             SshdFixture::write(other, QString("[127.0.0.2]:%1 %2\n").arg(sshd.port).arg(key));
-            r.known_hosts_file = other.toStdString();
+            profile.known_hosts_file = other.toStdString();
         } else if (what == "wrongkey") {
-            c.nodes[0].identity = sshd.wrong_key.toStdString();
+            profile.identity_file = sshd.wrong_key.toStdString();
         } else if (what == "refused") {
             c.nodes[0].port = sshd.port == 65000 ? 65001 : 65000;
         }
         QElapsedTimer t;
         t.start();
-        const auto checks = test_connections(c, r, ssh_options_from(r), 20000);
+        const auto checks = test_connections(c, r, ssh_options_from(r, profile), 20000);
         QVERIFY(t.elapsed() < 20000);
         QVERIFY(!checks[0].reachable);
         QCOMPARE(QString::fromStdString(to_string(checks[0].error.kind)), kind);
         QVERIFY(!checks[0].error.fix.empty());
         // Never accepted silently: the known_hosts file is unchanged for the key cases.
-        if (what == "unknown") QCOMPARE(SshdFixture::read(QString::fromStdString(r.known_hosts_file)), QString());
-        // The fix commands name the sshd's port and the project's known_hosts file.
+        if (what == "unknown") QCOMPARE(SshdFixture::read(QString::fromStdString(profile.known_hosts_file)), QString());
+        // The fix commands name the sshd's port and the profile's known_hosts file.
         const std::string& fix = checks[0].error.fix;
         const std::string port = std::to_string(sshd.port);
         if (what == "unknown")
-            QVERIFY2(fix.find("ssh-keyscan -H -p " + port + " 127.0.0.2 >> " + r.known_hosts_file) != std::string::npos,
+            QVERIFY2(fix.find("ssh-keyscan -H -p " + port + " 127.0.0.2 >> " + profile.known_hosts_file) !=
+                         std::string::npos,
                      fix.c_str());
         if (what == "changed")
-            QVERIFY2(fix.find("ssh-keygen -R '[127.0.0.2]:" + port + "' -f " + r.known_hosts_file) != std::string::npos,
+            QVERIFY2(fix.find("ssh-keygen -R '[127.0.0.2]:" + port + "' -f " + profile.known_hosts_file) !=
+                         std::string::npos,
                      fix.c_str());
     }
 
@@ -132,7 +138,7 @@ private slots:
             Cluster c = loopback_cluster(sshd, 1);
             c.nodes[0].host = host;
             RuntimeConfig r = rc();
-            const auto checks = test_connections(c, r, ssh_options_from(r), 10000);
+            const auto checks = test_connections(c, r, ssh_options_from(r, loopback_profile(sshd)), 10000);
             QVERIFY2(!checks[0].reachable, host);
             QVERIFY(!checks[0].error.message.empty());
         }
@@ -265,20 +271,24 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(all_started(*job), 30000);
         const auto rec = find_job(job_dir, id);
         QVERIFY(rec);
-        const auto outcomes = stop_job(*rec, SshOptions{}, 30000);
+        // The local ssh values come from the user's profile the record names, never the record.
+        const SshProfiles mine{{"default", loopback_profile(sshd)}};
+        QCOMPARE(rec->json.value("ssh_profile", ""), std::string("default"));
+        QVERIFY(!rec->json.contains("known_hosts_file") && !rec->json.contains("ssh_config_file"));
+        const auto outcomes = stop_job(*rec, SshOptions{}, mine, 30000);
         QCOMPARE(outcomes.size(), std::size_t(2));
         for (const auto& o : outcomes) QVERIFY2(o.ok && o.result == "stopped", o.result.c_str());
         QVERIFY(job->waitFinished(30000));
         const QStringList left = wait_no_tagged(id, 10000);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
         // A second stop finds nothing to do.
-        const auto again = stop_job(*find_job(job_dir, id), SshOptions{}, 30000);
+        const auto again = stop_job(*find_job(job_dir, id), SshOptions{}, mine, 30000);
         for (const auto& o : again) QVERIFY(o.ok);
         // A mistyped record (a pgid written as text) stops nothing and says where; it used to
         // escape as nlohmann's type_error out of `paraplan-cli stop`.
         JobRecord bad = *rec;
         bad.json["processes"][1]["pgid"] = "123";
-        const auto refused = stop_job(bad, SshOptions{}, 30000);
+        const auto refused = stop_job(bad, SshOptions{}, mine, 30000);
         QCOMPARE(refused.size(), std::size_t(1));
         QVERIFY(!refused[0].ok);
         QCOMPARE(refused[0].label, std::string("job.json"));
@@ -290,7 +300,7 @@ private slots:
         Cluster c = loopback_cluster(sshd);
         c.rank_order = {{1, 0}, {1, 1}, {0, 0}, {0, 1}};
         RuntimeConfig r = rc();
-        TelemetryMonitor mon(c, ssh_options_from(r), 250, r.path_prepend);
+        TelemetryMonitor mon(c, ssh_options_from(r, loopback_profile(sshd)), 250, r.path_prepend);
         mon.start();
         QTRY_VERIFY_WITH_TIMEOUT(mon.store().series().size() == 4, 30000);
         QTRY_VERIFY_WITH_TIMEOUT(mon.store().find(1, 1)->samples.size() >= 3, 15000);
