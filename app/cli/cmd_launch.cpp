@@ -56,9 +56,11 @@ nlohmann::json plan_json(const Cluster& c, const LaunchPlan& plan, const SshOpti
 
 int print_checks(const std::vector<NodeCheck>& checks, bool json_out) {
     bool ok = true;
+    bool unreachable = false;
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& c : checks) {
         ok = ok && c.ok();
+        unreachable = unreachable || !c.reachable;
         arr.push_back(to_json(c));
         if (json_out) continue;
         std::cout << c.node << " (" << c.host << "): "
@@ -77,7 +79,7 @@ int print_checks(const std::vector<NodeCheck>& checks, bool json_out) {
         if (!c.reachable && !c.error.raw.empty()) std::cout << "  ssh said: " << c.error.raw << '\n';
     }
     if (json_out) print_json(nlohmann::json{{"ok", ok}, {"nodes", arr}}.dump(2));
-    return ok ? kOk : kFindings;
+    return unreachable ? kUnreachable : ok ? kOk : kFindings;
 }
 
 int run_launch(const Args& a) {
@@ -143,7 +145,7 @@ int run_launch(const Args& a) {
     while (!job.done()) job.waitFinished(1000);
     if (json_out) print_json(job.to_json().dump(2));
     else if (!job.error().empty()) std::cerr << "paraplan: " << job.error() << std::endl;
-    return job.state() == Job::State::Succeeded ? kOk : kFindings;
+    return run_exit_code(job);
 }
 
 }   // namespace
@@ -164,8 +166,9 @@ PARAPLAN_CLI_COMMAND(Command{"launch",
                              "  --json      with --dry-run: the plan; with --check: per-node results; else job.json\n"
                              "  --job-dir   where job folders go (default: Paraplan's own folder,\n"
                              "              $XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)\n"
-                             "Exit 0 when the job succeeded (or the dry run/check is fine), 1 when it failed or a\n"
-                             "node check found problems, 2 on bad input.\n",
+                             "Exit 0 when the job succeeded (or the dry run/check is fine), 1 when a node check\n"
+                             "found problems, 2 on bad input, 3 when the job failed or was stopped, 4 when a node\n"
+                             "could not be reached (host key, key, name, refused, timeout).\n",
                              {"dry-run", "check", "json"},
                              run_launch});
 

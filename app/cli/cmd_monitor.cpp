@@ -158,9 +158,13 @@ int run_monitor(const Args& a) {
         QElapsedTimer clock;
         clock.start();
         const qint64 connect_ms = (rp.rc.connect_timeout_s + 5) * 1000LL;
+        bool unreachable = false;
         for (std::size_t i = 0; i < nodes.size(); ++i)
-            if (!nodes[i]->waitConnected(static_cast<int>(std::max<qint64>(1, connect_ms - clock.elapsed()))))
+            if (!nodes[i]->waitConnected(static_cast<int>(std::max<qint64>(1, connect_ms - clock.elapsed())))) {
                 errors[i] = nodes[i]->error().message;
+                unreachable = unreachable || is_unreachable(nodes[i]->error().kind) ||
+                              nodes[i]->state() == SshNode::State::Connecting;
+            }
         std::vector<QProcess*> procs(nodes.size(), nullptr);
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             if (!errors[i].empty()) continue;
@@ -198,7 +202,7 @@ int run_monitor(const Args& a) {
             const std::string out = p->readAllStandardOutput().toStdString();
             const std::string err = p->readAllStandardError().toStdString();
             if (timed_out[i])
-                errors[i] = std::string(smi_tool_name(tool)) + " on " + c.nodes[i].name + " gave no reading within " +
+                errors[i] = std::string(smi_tool_name(tool)) + " hung on " + c.nodes[i].name + ": no reading within " +
                             std::to_string(timeout_s) + " s (stopped it there)";
             else if (code == 127)
                 errors[i] = std::string(smi_tool_name(tool)) + " not found on " + c.nodes[i].name + " (no " +
@@ -218,7 +222,7 @@ int run_monitor(const Args& a) {
         for (const auto& e : errors) ok = ok && e.empty();
         if (json_out) print_json(store_json(c, store, errors, hc, 0).dump(2));
         else print_table(c, store, errors);
-        return ok ? kOk : kFindings;
+        return unreachable ? kUnreachable : ok ? kOk : kFindings;
     }
 
     TelemetryMonitor mon(c, ssh, interval, rp.rc.path_prepend);
@@ -252,7 +256,8 @@ PARAPLAN_CLI_COMMAND(Command{
     "Runs one long-lived `nvidia-smi --query-gpu=... -lms MS` per node over ssh and prints\n"
     "a table per interval (GPU, planned rank, util %, memory, temperature, power), with flags\n"
     "for planned GPUs a node does not report. [N/A] values print as n/a. Ctrl-C ends it.\n"
-    "  --once       one sample per node (all nodes at once), then exit (exit 1 if a node failed)\n"
+    "  --once       one sample per node (all nodes at once), then exit (exit 1 if a node gave no reading,\n"
+    "               4 if one could not be reached)\n"
     "  --timeout S  with --once: how long to wait for the readings (default 30); a node still\n"
     "               silent is reported and its nvidia-smi/rocm-smi stopped\n"
     "  --json       with --once: one JSON document; streaming: one JSON document per line\n"

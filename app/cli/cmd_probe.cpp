@@ -102,12 +102,12 @@ int run_probe(const Args& a) {
         if (!node.waitConnected((rp.rc.connect_timeout_s + 5) * 1000)) {
             std::cerr << "paraplan: " << n.name << ": " << node.error().message << "\n  fix: " << node.error().fix
                       << std::endl;
-            return kFindings;
+            return is_unreachable(node.error().kind) ? kUnreachable : kRunFailed;
         }
         const std::string err = upload_probe(node, dir, layout.dump());
         if (!err.empty()) {
             std::cerr << "paraplan: " << err << std::endl;
-            return kFindings;
+            return kRunFailed;
         }
     }
     std::vector<std::string> extra;
@@ -129,7 +129,7 @@ int run_probe(const Args& a) {
     if (!result) {
         std::cerr << "paraplan: the probe produced no result: "
                   << (job.error().empty() ? "see rank-0.log" : job.error()) << std::endl;
-        return kFindings;
+        return job.state() == Job::State::Succeeded ? kRunFailed : run_exit_code(job);
     }
     if (json_out) {
         print_json(result_json(*result).dump(2));
@@ -171,7 +171,8 @@ PARAPLAN_CLI_COMMAND(Command{
     "  --sizes   message sizes in bytes (default 4096,262144,4194304)\n"
     "  --iters   timed iterations per size (default 3)\n"
     "  --job-dir where the job folder goes (default: Paraplan's own, as for launch)\n"
-    "Exit 0 when every group checks out, 1 when one does not or the job failed.\n",
+    "Exit 0 when every group checks out, 1 when one does not, 2 on bad input, 3 when the probe\n"
+    "job failed or gave no result, 4 when a node could not be reached.\n",
     {"json"},
     run_probe});
 

@@ -27,7 +27,7 @@ int run_stop(const Args& a) {
         if (!a.flag("json")) std::cout << o.label << " on " << o.host << ": " << o.result << '\n';
     }
     if (a.flag("json")) print_json(nlohmann::json{{"job", rec->id}, {"ok", ok}, {"processes", arr}}.dump(2));
-    return ok ? kOk : kFindings;
+    return ok ? kOk : kRunFailed;
 }
 
 }   // namespace
@@ -42,8 +42,8 @@ PARAPLAN_CLI_COMMAND(Command{"stop",
                              "              $XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)\n"
                              "Only a record of yours that nobody else can write is acted on; its ssh settings\n"
                              "that name local files come from your ssh profile, never from the record.\n"
-                             "Exit 0 when every process is stopped or already gone, 1 when one could not be\n"
-                             "stopped, 2 when the job is unknown.\n",
+                             "Exit 0 when every process is stopped or already gone, 2 when the job is unknown or its\n"
+                             "record is refused, 3 when a process could not be stopped.\n",
                              {"json"},
                              run_stop});
 

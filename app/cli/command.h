@@ -1,7 +1,8 @@
 #pragma once
 // paraplan-cli subcommands. Each cmd_*.cpp registers itself with
-// PARAPLAN_CLI_COMMAND; main.cpp dispatches. Exit codes: 0 fine, 1 the input has
-// findings, 2 usage error or unreadable input.
+// PARAPLAN_CLI_COMMAND; main.cpp dispatches. Exit codes, the same in every command: 0 fine,
+// 1 the input has findings, 2 usage error or unreadable input, 3 a run (launch, probe) failed or
+// was stopped, or a process could not be stopped, 4 the cluster could not be reached over ssh.
 #include <functional>
 #include <map>
 #include <optional>
@@ -11,7 +12,7 @@
 
 namespace paraplan::cli {
 
-enum Exit { kOk = 0, kFindings = 1, kUsage = 2 };
+enum Exit { kOk = 0, kFindings = 1, kUsage = 2, kRunFailed = 3, kUnreachable = 4 };
 
 class UsageError : public std::runtime_error {
 public:

@@ -25,7 +25,8 @@ void print_help() {
     std::cout << "\nRun 'paraplan-cli <command> --help' for a command's options;\n"
                  "'paraplan-cli --man' and '--markdown' print this reference as a man page or Markdown.\n"
                  "Exit codes: 0 fine, 1 the input has findings (e.g. an invalid layout),\n"
-                 "2 usage error or unreadable input.\n"
+                 "2 usage error or unreadable input, 3 a run failed or was stopped,\n"
+                 "4 the cluster could not be reached (ssh: host key, key, name, refused, timeout).\n"
                  "With --json, stdout holds a single JSON document; messages go to stderr.\n";
 }
 
@@ -84,7 +85,8 @@ void print_markdown() {
                  "With `--json`, standard output holds a single JSON document and every message goes to\n"
                  "standard error, so `paraplan-cli ... --json | jq` always works.\n\n"
                  "**Exit codes:** 0 fine; 1 the input has findings (for example an invalid layout);\n"
-                 "2 usage error or unreadable input.\n\n"
+                 "2 usage error or unreadable input; 3 a run failed or was stopped; 4 the cluster could\n"
+                 "not be reached (ssh: host key, key, name, refused, timeout).\n\n"
                  "| command | what it does |\n| --- | --- |\n";
     for (const auto& c : commands())
         std::cout << "| [`" << c.name << "`](#" << anchor(c.name) << ") | " << c.summary << " |\n";

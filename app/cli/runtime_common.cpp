@@ -60,6 +60,11 @@ RuntimeProject load_runtime_project(const std::string& file, const std::string& 
     return r;
 }
 
+int run_exit_code(const runtime::Job& job) {
+    if (job.state() == runtime::Job::State::Succeeded) return kOk;
+    return job.unreachable() ? kUnreachable : kRunFailed;
+}
+
 std::string job_dir_option(const Args& a) {
     if (!a.has("job-dir")) return jobs_dir();
     const std::string d = a.get("job-dir", "");

@@ -3,6 +3,7 @@
 // the event loop, Ctrl-C as a "stop" request, and the project's runtime settings.
 #include "project/project.h"
 #include "launch/launch_settings.h"
+#include "runtime/job.h"
 
 #include <QCoreApplication>
 
@@ -34,6 +35,10 @@ struct RuntimeProject {
 // as "paraplan: warning: FILE: POINTER: ...".
 RuntimeProject load_runtime_project(const std::string& file, const std::string& mode_override = "",
                                     const std::string& job_dir = "");
+
+// The exit code of a finished run (command.h): 0 succeeded, 4 a node could not be reached,
+// 3 otherwise (failed or stopped).
+int run_exit_code(const runtime::Job& job);
 
 // --job-dir DIR when given (UsageError when it is empty), else Paraplan's own jobs_dir().
 std::string job_dir_option(const Args& a);

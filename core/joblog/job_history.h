@@ -46,6 +46,10 @@ std::string claim_job_folder(const std::string& job_dir, const std::string& base
 std::optional<JobRecord> find_job(const std::string& job_dir, const std::string& id_or_folder,
                                   std::string* problem = nullptr);
 
+// The file `paraplan-cli stop` leaves in a job's folder before it signals the job's processes, so
+// that the launch following them records the job as stopped, not failed by their signal.
+inline constexpr const char* kStopRequestedFile = "stop-requested";
+
 // Remote text that stops one process group of a job on its node, and only if the
 // group leader still carries PARAPLAN_JOB=<job_id> (a recycled PID is left alone):
 // TERM, up to grace_s seconds, then KILL. Prints "stopped", "gone" or "not-this-job".

@@ -26,9 +26,14 @@ std::string check_script(const RuntimeConfig& rc) {
         s += "PATH=" + path + "\"$PATH\"; export PATH\n";
     }
     s += "echo \"__PP_HOST__ $(hostname)\"\n";
+    // A hung nvidia-smi (a wedged driver) is ended after 10 s (KILL 2 s later) and reported as
+    // hung by its status (timeout(1): 124, or 137 after KILL), never read as "0 GPUs".
     s += "if command -v nvidia-smi >/dev/null 2>&1; then echo __PP_SMI__ yes; "
-         "if command -v timeout >/dev/null 2>&1; then t='timeout 20'; else t=; fi; "
-         "$t nvidia-smi -L 2>&1 | sed 's/^/__PP_GPU__ /'; else echo __PP_SMI__ no; fi\n";
+         "if command -v timeout >/dev/null 2>&1; then t='timeout -k 2 " +
+         std::to_string(kSmiCheckTimeoutS) +
+         "'; else t=; fi; "
+         "{ $t nvidia-smi -L 2>&1; echo \"__PP_SMI_RC__ $?\"; } | sed '/^__PP_SMI_RC__/!s/^/__PP_GPU__ /'; "
+         "else echo __PP_SMI__ no; fi\n";
     s += "if command -v " + sh_quote(rc.python) + " >/dev/null 2>&1; then echo \"__PP_PY__ $(" + sh_quote(rc.python) +
          " --version 2>&1)\"; else echo __PP_PY__; fi\n";
     s += "echo \"__PP_LAUNCHER__ $(command -v " + sh_quote(launcher_of(rc)) + ")\"\n";
@@ -41,6 +46,7 @@ void parse_check_output(const std::string& out, NodeCheck& c) {
     std::istringstream in(out);
     std::string l;
     bool smi_seen = false;
+    bool smi_answered = false;
     while (std::getline(in, l)) {
         auto value = [&l](const char* m) -> std::optional<std::string> {
             const std::string mk = m;
@@ -56,6 +62,13 @@ void parse_check_output(const std::string& out, NodeCheck& c) {
         } else if (auto v = value("__PP_GPU__")) {
             if (v->rfind("GPU ", 0) == 0) c.gpus.push_back(*v);
             else if (!v->empty()) c.problems.push_back("nvidia-smi -L: " + *v);
+        } else if (auto v = value("__PP_SMI_RC__")) {
+            if (*v == "124" || *v == "137")
+                c.problems.push_back("nvidia-smi hung on " + c.node + ": `nvidia-smi -L` gave no answer within " +
+                                     std::to_string(kSmiCheckTimeoutS) +
+                                     " s (stopped it there; the GPU driver may be wedged)");
+            else if (*v != "0") c.problems.push_back("nvidia-smi -L failed on " + c.node + " (exit " + *v + ")");
+            else smi_answered = true;
         } else if (auto v = value("__PP_PY__")) c.python = *v;
         else if (auto v = value("__PP_LAUNCHER__")) c.launcher_path = *v;
         else if (auto v = value("__PP_WORKDIR__")) {
@@ -64,7 +77,7 @@ void parse_check_output(const std::string& out, NodeCheck& c) {
     }
     if (!smi_seen) c.problems.push_back("the check script printed nothing (remote shell problem?)");
     else if (!c.nvidia_smi) c.problems.push_back("nvidia-smi not found: no NVIDIA GPUs seen");
-    else if (static_cast<int>(c.gpus.size()) < c.planned_gpus)
+    else if (smi_answered && static_cast<int>(c.gpus.size()) < c.planned_gpus)
         c.problems.push_back("nvidia-smi lists " + std::to_string(c.gpus.size()) + " GPU(s), the plan uses " +
                              std::to_string(c.planned_gpus));
     if (c.python.empty()) c.problems.push_back("python not found on the PATH of non-interactive ssh sessions");

@@ -32,6 +32,9 @@ struct NodeCheck {
     bool ok() const { return reachable && problems.empty(); }
 };
 
+// How long the check waits for `nvidia-smi -L` on a node before it reports it hung.
+inline constexpr int kSmiCheckTimeoutS = 10;
+
 // The remote sh script of the check (prints marker lines).
 std::string check_script(const RuntimeConfig& rc);
 // Parses the script's output into `c`.

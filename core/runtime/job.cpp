@@ -1,11 +1,11 @@
 #include "runtime/job.h"
 
 #include "runtime/job_backend.h"
+#include "joblog/job_history.h"
 #include "shell/shell_quote.h"
-
-#include <QDateTime>
 #include "util/local_dirs.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QEventLoop>
 #include <QSaveFile>
@@ -106,6 +106,7 @@ void Job::start() {
         });
         connect(node, &SshNode::failed, this, [this, node] {
             const auto& e = node->error();
+            unreachable_ = unreachable_ || (state_ == State::Connecting && is_unreachable(e.kind));
             for (auto& p : procs_)
                 if (nodes_[static_cast<std::size_t>(p->spec.node)].get() == node && !p->proc) {
                     p->error = e.message;
@@ -129,6 +130,7 @@ void Job::start() {
         for (auto& n : nodes_)
             if (n && n->state() == SshNode::State::Connecting) slow += (slow.empty() ? "" : ", ") + n->target().host;
         if (slow.empty()) return;
+        unreachable_ = true;
         const std::string why = "could not connect to " + slow + " within " + std::to_string(limit_ms / 1000) +
                                 " s (the host accepts no ssh session; check it is up and that sshd answers)";
         for (auto& p : procs_)
@@ -263,6 +265,11 @@ void Job::on_finished(int i, int code, QProcess::ExitStatus st) {
             p.error_kind = ssh_code == 127 ? "remote_command_missing" : "launch_failed";
         }
         if (!(user_stop_ && state_ == State::Stopping)) p.exit_code = ssh_code == 0 ? 255 : ssh_code;
+    }
+    // `paraplan-cli stop` from another process ends the job's processes by signal: stopped, not failed.
+    if (!user_stop_ && QFile::exists(QString::fromStdString(folder_ + "/" + kStopRequestedFile))) {
+        user_stop_ = true;
+        note(i, "stopped from outside this launch (paraplan-cli stop)");
     }
     const bool bad = (p.exit_code && *p.exit_code != 0) || (!p.exit_code && !user_stop_);
     if (bad && !user_stop_ && !(failed_ && state_ == State::Stopping)) {

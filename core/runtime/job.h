@@ -64,6 +64,9 @@ public:
     State state() const { return state_; }
     bool done() const { return state_ == State::Succeeded || state_ == State::Failed || state_ == State::Stopped; }
     const std::string& error() const { return error_; }
+    // A node could not be reached or refused us while connecting (ssh_error.h is_unreachable):
+    // nothing of the job ran there.
+    bool unreachable() const { return unreachable_; }
     const std::string& folder() const { return folder_; }
     const LaunchPlan& plan() const { return plan_; }
     const std::vector<std::unique_ptr<Process>>& processes() const { return procs_; }
@@ -115,6 +118,7 @@ private:
     State state_ = State::Pending;
     std::string error_;
     bool user_stop_ = false;
+    bool unreachable_ = false;
     bool failed_ = false;
     long long started_ms_ = 0, ended_ms_ = 0;
     int uploads_pending_ = 0;

@@ -1,6 +1,7 @@
 #include "runtime/job_control.h"
 
 #include "joblog/job_stop.h"
+#include "util/local_dirs.h"
 #include "shell/shell_quote.h"
 #include "slurm/slurm.h"
 #include "runtime/ssh_node.h"
@@ -26,6 +27,9 @@ std::vector<StopOutcome> stop_job(const JobRecord& job, SshOptions ssh, const Ss
     }
     if (!plan->ssh_profile.empty()) apply_ssh_profile(ssh, profiles.at(plan->ssh_profile));
     ssh.extra_options = plan->ssh_options;
+    // Tell a launch that follows this job that what ends now was stopped (the folder is this
+    // user's own: find_job checked it); a failure to say so only costs that label.
+    if (!plan->job_over) write_own_file(job.folder + "/" + kStopRequestedFile, "stop requested\n");
     for (const auto& p : plan->processes) {
         StopOutcome o;
         o.label = p.label;

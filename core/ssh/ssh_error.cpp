@@ -137,4 +137,17 @@ SshError connection_lost(const std::string& host, int exit_code, int signal, std
     return e;
 }
 
+bool is_unreachable(SshErrorKind k) {
+    switch (k) {
+    case SshErrorKind::UnknownHostKey:
+    case SshErrorKind::ChangedHostKey:
+    case SshErrorKind::AuthFailed:
+    case SshErrorKind::Unresolvable:
+    case SshErrorKind::ConnectionRefused:
+    case SshErrorKind::Timeout:
+    case SshErrorKind::Unreachable: return true;
+    default: return false;
+    }
+}
+
 }   // namespace paraplan::runtime

@@ -32,6 +32,10 @@ struct SshError {
 // "unknown_host_key", "changed_host_key", ... (stable ids for JSON).
 std::string to_string(SshErrorKind k);
 
+// The host could not be reached or would not let us in (host key, key, name, refused, timeout,
+// no route): nothing ran there. ConnectionLost, a missing remote command and Other are not.
+bool is_unreachable(SshErrorKind k);
+
 // Where the host's key is looked up, for the fix commands of host-key errors: a
 // non-default port is recorded in known_hosts as "[host]:port", and a project may
 // name its own known_hosts file.

@@ -186,7 +186,8 @@ private slots:
         QVERIFY(j["nodes"][0]["ok"].get<bool>());
         QCOMPARE(j["nodes"][0]["gpus"].size(), std::size_t(2));
         QVERIFY(!j["nodes"][1]["ok"].get<bool>());
-        QVERIFY2(j["nodes"][1]["error"].get<std::string>().find("no reading within 3 s") != std::string::npos,
+        QVERIFY2(j["nodes"][1]["error"].get<std::string>().find("nvidia-smi hung on node1: no reading within 3 s") !=
+                     std::string::npos,
                  j["nodes"][1]["error"].get<std::string>().c_str());
         // The hung reader on the node is gone (its process group was ended over the channel).
         QStringList left;
@@ -199,6 +200,39 @@ private slots:
             QThread::msleep(100);
         }
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+
+        // `launch --check` reports the same hang as a hang on node1, not as "0 GPUs", stops it
+        // there, and node0 stays fine.
+        const Out chk = cli({"launch", file, "--check", "--json"});
+        QCOMPARE(chk.code, 1);
+        const auto cj = nlohmann::json::parse(chk.out.toStdString());
+        QVERIFY(cj["nodes"][0]["problems"].empty());
+        const std::string problems = cj["nodes"][1]["problems"].dump();
+        QVERIFY2(problems.find("nvidia-smi hung on node1") != std::string::npos, problems.c_str());
+        QVERIFY2(problems.find("lists 0 GPU") == std::string::npos, problems.c_str());
+        for (int i = 0; i < 50; ++i) {
+            QProcess pg;
+            pg.start("pgrep", {"-f", hang + "/nvidia-smi"});
+            pg.waitForFinished(5000);
+            left = QString::fromUtf8(pg.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+            if (left.isEmpty()) break;
+            QThread::msleep(100);
+        }
+        QVERIFY2(left.isEmpty(), qPrintable("left after --check: " + left.join(' ')));
+    }
+
+    // One exit code per kind of outcome, the same in every command: a node nobody listens on
+    // is "unreachable" (4) for --check, launch, monitor and probe.
+    void unreachableClusterExitCode() {
+        auto doc = nlohmann::json::parse(SshdFixture::read(project).toStdString());
+        for (auto& n : doc["cluster"]["nodes"]) n["port"] = 1;
+        const QString file = work.path() + "/nobody.paraplan.json";
+        SshdFixture::write(file, QString::fromStdString(doc.dump(2)));
+        for (const QStringList& args : {QStringList{"launch", file, "--check"}, QStringList{"launch", file},
+                                        QStringList{"monitor", file, "--once"}, QStringList{"probe", file}}) {
+            const Out o = cli(args);
+            QVERIFY2(o.code == 4, qPrintable(args.join(' ') + " -> " + QString::number(o.code) + "\n" + o.err));
+        }
     }
 
     void monitorOnce() {

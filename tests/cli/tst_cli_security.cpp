@@ -196,7 +196,7 @@ private slots:
         const QString recfile = jobs + "/20261204-000000-x/job.json";
         write(recfile, QByteArray::fromStdString(rec.dump()));
         Out o = run({"stop", "20261204-000000-x", "--job-dir", jobs});
-        QVERIFY2(o.code == 1, qPrintable(QString::number(o.code) + o.out + o.err));
+        QVERIFY2(o.code == 3, qPrintable(QString::number(o.code) + o.out + o.err));
         QVERIFY2(o.out.contains("/ssh_options/0") && o.out.contains("ProxyCommand is refused"), qPrintable(o.out));
         QVERIFY(!QFile::exists(m));
         // Without the hostile option, stop tries the host with the user's own settings only.

@@ -182,7 +182,7 @@ private slots:
         ::kill(static_cast<pid_t>(cli.processId()), SIGINT);
         QVERIFY(cli.waitForFinished(60000));
         const QString err = QString::fromUtf8(cli.readAllStandardError());
-        QCOMPARE(cli.exitCode(), 1);
+        QCOMPARE(cli.exitCode(), 3);   // the run did not succeed: stopped (command.h exit codes)
         QVERIFY2(err.contains(QRegularExpression("job \\S+ stopped\n")), qPrintable(err));
         QVERIFY2(err.contains(QRegularExpression("paraplan: Slurm job \\d+ was cancelled")), qPrintable(err));
         QVERIFY2(!err.contains(" failed"), qPrintable(err));

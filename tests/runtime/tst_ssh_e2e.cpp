@@ -279,6 +279,8 @@ private slots:
         QCOMPARE(outcomes.size(), std::size_t(2));
         for (const auto& o : outcomes) QVERIFY2(o.ok && o.result == "stopped", o.result.c_str());
         QVERIFY(job->waitFinished(30000));
+        // The launch records a job stopped from outside as stopped, not failed by the signal.
+        QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
         const QStringList left = wait_no_tagged(id, 10000);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
         // A second stop finds nothing to do.
