@@ -9,6 +9,7 @@
 #include "estimate/estimate.h"
 #include "runtime/connection_test.h"
 #include "joblog/job_history.h"
+#include "joblog/job_summary.h"
 #include "launch/launch_plan.h"
 #include "runtime/probe_job.h"
 #include "shell/shell_quote.h"
@@ -401,8 +402,13 @@ void RunPanel::stop() {
 
 void RunPanel::refreshJobs() {
     jobs_->clear();
-    for (const auto& j : runtime::list_jobs(job_dir_.toStdString()))
-        jobs_->addItem(QString::fromStdString(j.id + "  " + j.state + (j.error.empty() ? "" : "  (" + j.error + ")")));
+    // The same reading as `paraplan-cli jobs` (job_summary.h), in the same folder.
+    for (const auto& j : runtime::list_jobs(job_dir_.toStdString())) {
+        const auto s = runtime::summarize(j);
+        auto* item = new QListWidgetItem(
+            QString::fromStdString(runtime::summary_line(s) + (j.error.empty() ? "" : "  (" + j.error + ")")), jobs_);
+        item->setToolTip(QString::fromStdString(j.folder));
+    }
 }
 
 }   // namespace paraplan::widgets

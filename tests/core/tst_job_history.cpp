@@ -4,6 +4,7 @@
 // What `paraplan-cli stop` reads from a record (core/joblog/job_stop.h) is checked the same way.
 #include "joblog/job_history.h"
 #include "joblog/job_stop.h"
+#include "joblog/job_summary.h"
 
 #include <QDir>
 #include <QFile>
@@ -94,6 +95,33 @@ private slots:
         QCOMPARE(p0.target.port, 51493);
         QVERIFY(p0.finished);   // exit 143 recorded
         QCOMPARE(p0.pgid.value_or(0), 3936LL);
+    }
+
+    // What `jobs`, `status` and the Run panel show of a real record: hosts once each, the first
+    // non-zero exit, every process's log beside the record.
+    void summaryOfARealRecord() {
+        std::string problem;
+        const auto r = job_record_from_text(read(PARAPLAN_TEST_DATA "/fuzz/jobs/live-job-direct.json"),
+                                            "/jobs/20261201-195602-live-job", &problem);
+        QVERIFY2(r.has_value(), problem.c_str());
+        const auto s = summarize(*r);
+        QCOMPARE(s.processes.size(), std::size_t(4));
+        QCOMPARE(s.hosts, (std::vector<std::string>{"127.0.0.2", "127.0.0.3"}));
+        QCOMPARE(s.processes[0].log, std::string("/jobs/20261201-195602-live-job/rank-0.log"));
+        QVERIFY(s.exit_code.has_value());
+        QCOMPARE(*s.exit_code, *s.processes[0].exit_code);   // all four were stopped alike
+        const auto j = to_json(s, true);
+        QCOMPARE(j["state"].get<std::string>(), std::string("stopped"));
+        QCOMPARE(j["processes"].size(), std::size_t(4));
+        QVERIFY(summary_line(s).rfind("20261201-195602-live-job  stopped  direct  127.0.0.2,127.0.0.3  since ", 0) ==
+                0);
+        // While a job runs it has no exit code yet; a log name with a slash is not followed.
+        JobRecord running = *r;
+        running.state = "running";
+        running.json["processes"][0]["log"] = "../../etc/passwd";
+        const auto rs = summarize(running);
+        QVERIFY(!rs.exit_code);
+        QCOMPARE(rs.processes[0].log, std::string());
     }
 
     void stopPlanDefaultsAndSlurm() {
