@@ -92,6 +92,7 @@ void Job::start() {
         if (!p.log->open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Unbuffered))
             return refuse("cannot write the log " + p.log->fileName().toStdString() + ": " +
                           p.log->errorString().toStdString());
+        p.log->setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);   // whatever the umask
     }
     write_json();
     if (!json_error_.empty()) return refuse(json_error_);
@@ -401,8 +402,9 @@ void Job::write_json() {
     const std::string path = folder_ + "/job.json";
     QSaveFile f(QString::fromStdString(path));
     const std::string text = to_json().dump(2) + "\n";
-    if (f.open(QIODevice::WriteOnly) && f.write(text.data(), static_cast<qint64>(text.size())) == qint64(text.size()) &&
-        f.commit()) {
+    // 0600 whatever the umask: records are read back only when nobody else can write them.
+    if (f.open(QIODevice::WriteOnly) && f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) &&
+        f.write(text.data(), static_cast<qint64>(text.size())) == qint64(text.size()) && f.commit()) {
         json_error_.clear();
         return;
     }

@@ -30,7 +30,8 @@ std::string owner_problem(const struct stat& st, const std::string& what) {
                std::to_string(::geteuid()) + ")";
     if (st.st_mode & (S_IWGRP | S_IWOTH))
         return what + " can be written by other users (mode " + std::to_string((st.st_mode >> 6) & 7) +
-               std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) + ")";
+               std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
+               "; chmod go-w makes it yours alone)";
     return "";
 }
 

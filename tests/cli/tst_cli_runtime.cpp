@@ -148,7 +148,14 @@ private slots:
     // Without --job-dir a launch keeps its record in Paraplan's own state folder
     // ($XDG_STATE_HOME/paraplan/jobs), private to the user, where `jobs` finds it.
     void defaultJobFolderIsPrivate() {
-        const Out o = cli({"launch", project});
+        // Under a umask that lets the group write (Ubuntu's default for users), the records are
+        // still the user's alone, so `jobs` and `status` read them back.
+        QProcess sh;
+        sh.setWorkingDirectory(work.path());
+        sh.start("bash", {"-c", "umask 002; exec \"$0\" launch \"$1\"", PARAPLAN_CLI, project});
+        QVERIFY(sh.waitForFinished(120000));
+        const Out o{sh.exitCode(), QString::fromUtf8(sh.readAllStandardOutput()),
+                    QString::fromUtf8(sh.readAllStandardError())};
         QVERIFY2(o.code == 0, qPrintable(o.err));
         const QString jobs = qEnvironmentVariable("XDG_STATE_HOME") + "/paraplan/jobs";
         QVERIFY2(o.err.contains("logs in " + jobs + "/"), qPrintable(o.err));
@@ -159,6 +166,10 @@ private slots:
         QCOMPARE(list["job_dir"].get<std::string>(), jobs.toStdString());
         QVERIFY(!list["jobs"].empty());
         QCOMPARE(list["jobs"][0]["state"].get<std::string>(), std::string("succeeded"));
+        const QString folder = QString::fromStdString(list["jobs"][0]["folder"].get<std::string>());
+        for (const QString& f : {folder, folder + "/job.json", folder + "/rank-0.log"})
+            QCOMPARE(QFileInfo(f).permissions() & (QFile::WriteGroup | QFile::WriteOther), QFileDevice::Permissions());
+        QCOMPARE(cli({"status", list["jobs"][0]["id"].get<std::string>().c_str()}).code, 0);
     }
 
     void monitorOnceHungNode() {
