@@ -19,6 +19,7 @@ using paraplan::runtime::SshProfile;
 SshProfilesDialog::SshProfilesDialog(QWidget* parent, QString file)
     : QDialog(parent), file_(file.isEmpty() ? paraplan::runtime::ssh_profiles_file() : file.toStdString()) {
     setWindowTitle(tr("SSH Profiles"));
+    setMinimumWidth(560);
     auto* top = new QVBoxLayout(this);
     auto* intro = new QLabel(tr("Local ssh settings that a project names by id (runtime.ssh.profile; \"default\" when "
                                 "it names none). A project never sets these itself: they name files on this "
@@ -51,7 +52,9 @@ SshProfilesDialog::SshProfilesDialog(QWidget* parent, QString file)
         auto* h = new QHBoxLayout;
         h->addWidget(edit, 1);
         h->addWidget(browse);
-        form->addRow(label, h);
+        auto* l = new QLabel(label, this);   // its mnemonic focuses the field, not the row's layout
+        l->setBuddy(edit);
+        form->addRow(l, h);
     };
     path_row(identity_, "identity_file", tr("&Identity file"), tr("ssh's default keys and agent"));
     path_row(known_hosts_, "known_hosts_file", tr("&Known hosts"), QStringLiteral("~/.ssh/known_hosts"));
