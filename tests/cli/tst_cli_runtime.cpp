@@ -33,6 +33,20 @@ class TestCliRuntime : public QObject {
         return o;
     }
 
+    // The processes whose command line holds `pattern`, once they have had up to 5 s to end.
+    static QStringList still_running(const QString& pattern) {
+        QStringList left;
+        for (int i = 0; i < 50; ++i) {
+            QProcess pg;
+            pg.start("pgrep", {"-f", pattern});
+            pg.waitForFinished(5000);
+            left = QString::fromUtf8(pg.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
+            if (left.isEmpty()) break;
+            QThread::msleep(100);
+        }
+        return left;
+    }
+
     QString write_project(const nlohmann::json& runtime, const QString& name = "p.paraplan.json") {
         nlohmann::json nodes = nlohmann::json::array();
         for (int n = 0; n < 2; ++n)
@@ -201,15 +215,7 @@ private slots:
                      std::string::npos,
                  j["nodes"][1]["error"].get<std::string>().c_str());
         // The hung reader on the node is gone (its process group was ended over the channel).
-        QStringList left;
-        for (int i = 0; i < 50; ++i) {
-            QProcess pg;
-            pg.start("pgrep", {"-f", hang + "/nvidia-smi"});
-            pg.waitForFinished(5000);
-            left = QString::fromUtf8(pg.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
-            if (left.isEmpty()) break;
-            QThread::msleep(100);
-        }
+        QStringList left = still_running(hang + "/nvidia-smi");
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
 
         // `launch --check` reports the same hang as a hang on node1, not as "0 GPUs", stops it
@@ -221,14 +227,7 @@ private slots:
         const std::string problems = cj["nodes"][1]["problems"].dump();
         QVERIFY2(problems.find("nvidia-smi hung on node1") != std::string::npos, problems.c_str());
         QVERIFY2(problems.find("lists 0 GPU") == std::string::npos, problems.c_str());
-        for (int i = 0; i < 50; ++i) {
-            QProcess pg;
-            pg.start("pgrep", {"-f", hang + "/nvidia-smi"});
-            pg.waitForFinished(5000);
-            left = QString::fromUtf8(pg.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts);
-            if (left.isEmpty()) break;
-            QThread::msleep(100);
-        }
+        left = still_running(hang + "/nvidia-smi");
         QVERIFY2(left.isEmpty(), qPrintable("left after --check: " + left.join(' ')));
     }
 
