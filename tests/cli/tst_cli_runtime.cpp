@@ -223,7 +223,9 @@ private slots:
         const Out chk = cli({"launch", file, "--check", "--json"});
         QCOMPARE(chk.code, 1);
         const auto cj = nlohmann::json::parse(chk.out.toStdString());
-        QVERIFY(cj["nodes"][0]["problems"].empty());
+        QVERIFY2(cj["nodes"][0]["problems"].dump().find("nvidia-smi") == std::string::npos,
+                 cj["nodes"][0]["problems"].dump().c_str());
+        QCOMPARE(cj["nodes"][0]["gpus"].size(), std::size_t(2));
         const std::string problems = cj["nodes"][1]["problems"].dump();
         QVERIFY2(problems.find("nvidia-smi hung on node1") != std::string::npos, problems.c_str());
         QVERIFY2(problems.find("lists 0 GPU") == std::string::npos, problems.c_str());
