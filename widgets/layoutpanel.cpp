@@ -1,4 +1,5 @@
 #include "layoutpanel.h"
+#include "wheel_guard.h"
 
 #include "catalog/catalog.h"
 #include "estimate/moe.h"
@@ -379,6 +380,7 @@ void LayoutPanel::addField(QFormLayout* form, const QString& pointer, const QStr
     auto* l = new QLabel(label, this);
     l->setToolTip(tooltip);
     l->setBuddy(w);
+    paraplan::widgets::guardWheel(w);   // the wheel scrolls the panel unless the field has focus
     w->setToolTip(tooltip);
     w->setWhatsThis(tooltip);
     form->addRow(l, w);
