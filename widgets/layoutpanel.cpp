@@ -17,11 +17,12 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
-#include <QIntValidator>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QRegularExpression>
+#include <QRegularExpressionValidator>
 #include <QSpinBox>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -416,7 +417,11 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
     combo->setObjectName(name);
     combo->setEditable(true);
     combo->setInsertPolicy(QComboBox::NoInsert);
-    combo->lineEdit()->setValidator(new QIntValidator(1, 1'000'000, combo));
+    // Whatever is typed shows as typed (a validator that drops '-' or 'e' turned "-3" into 3 and
+    // "1e9" into 19); on Enter or leaving the field a value that is not a whole number in range is
+    // refused with the range, and the field shows the project's value again.
+    combo->lineEdit()->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[-+0-9.,eE ]{0,16}")), combo));
     // No inline completion: a typed number is the number (with 32 GPUs, "3" and Enter must set 3,
     // not complete to the offered 32).
     combo->setCompleter(nullptr);
@@ -433,12 +438,19 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
         const int v = get(p);
         const int i = combo->findData(v);
         if (i >= 0) combo->setCurrentIndex(i);
-        else combo->setEditText(QString::number(v));
+        combo->setEditText(QString::number(v));   // also over text typed but refused
     });
     auto commit = [this, combo, name, pointer, get] {
+        constexpr int kMax = 1'000'000;
         bool ok = false;
-        const int v = combo->currentText().toInt(&ok);
-        if (ok && v != get(editor_->project())) apply(name, pointer, v);
+        const QString text = combo->currentText().trimmed();
+        const int v = text.toInt(&ok);
+        if (!ok || v < 1 || v > kMax) {
+            emit editFailed(tr("%1: \"%2\" is not allowed: a whole number from 1 to %3").arg(name, text).arg(kMax));
+            refresh();   // show what the project holds
+            return;
+        }
+        if (v != get(editor_->project())) apply(name, pointer, v);
     };
     connect(combo, &QComboBox::activated, this, commit);
     connect(combo->lineEdit(), &QLineEdit::editingFinished, this, commit);

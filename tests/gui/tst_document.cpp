@@ -11,6 +11,8 @@
 #include "theme.h"
 
 #include <QComboBox>
+#include <QLineEdit>
+#include <QStatusBar>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -100,6 +102,34 @@ private slots:
         QCOMPARE(w.project().layout.tp, 3);
         QCOMPARE(w.document()->undoStack()->text(w.document()->undoStack()->count() - 1),
                  QStringLiteral("Set tp to 3"));
+    }
+
+    // What the field shows is what the project holds: "0", "-3" and "1e9" typed into tp show as
+    // typed, are refused on Enter with the allowed range, and the field shows tp 8 again (they
+    // once showed 0 while tp stayed 8, or became 3 and 19 as the validator dropped '-' and 'e').
+    void refusedSizeIsSaidAndNotKept() {
+        MainWindow w(nullptr, recoveryDir("r1d"));
+        w.setProject(paraplan::load_example("llama3.1-70b-4nodes"), QString());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* tp = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"));
+        QVERIFY(tp);
+        w.activateWindow();
+        tp->setFocus();
+        const int steps = w.document()->undoStack()->count();
+        for (const QString& typed : {QStringLiteral("0"), QStringLiteral("-3"), QStringLiteral("1e9")}) {
+            tp->lineEdit()->selectAll();
+            QTest::keyClicks(tp->lineEdit(), typed);
+            QCOMPARE(tp->currentText(), typed);   // shown as typed, nothing dropped
+            QTest::keyClick(tp->lineEdit(), Qt::Key_Return);
+            QVERIFY(w.document()->waitForAnalysis());
+            QCOMPARE(w.project().layout.tp, 8);
+            QCOMPARE(tp->currentText(), QStringLiteral("8"));
+            const QString said = w.statusBar()->currentMessage();
+            QVERIFY2(said.contains("\"" + typed + "\"") && said.contains(QStringLiteral("from 1 to 1000000")),
+                     qPrintable(said));
+        }
+        QCOMPARE(w.document()->undoStack()->count(), steps);   // nothing was applied
     }
 
     // The header colours a count only when there is something to count: "0 errors" is not red.
