@@ -91,6 +91,9 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     fit_ = mk(tr("Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), tr("Show the whole cluster"));
     bar->addActions({zoomIn_, zoomOut_, fit_});
     bar->addSeparator();
+    addNode_ = mk(tr("Add Node"), QKeySequence(Qt::Key_Insert),
+                  tr("Add a node of the palette's selected template (or like the last node)"));
+    addNode_->setObjectName(QStringLiteral("addNodeAction"));
     duplicate_ = mk(tr("Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D), tr("Duplicate the selected nodes"));
     rename_ = mk(tr("Rename…"), QKeySequence(Qt::Key_F2), tr("Rename the selected node"));
     host_ = mk(tr("Set host…"), QKeySequence(Qt::CTRL | Qt::Key_H), tr("Set the SSH host of the selected node"));
@@ -106,7 +109,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     minimapA_->setToolTip(tr("Show the whole cluster in small in the canvas's corner while zoomed in"));
     // The node edits share one menu button, so the bar fits a narrow canvas (also in Edit).
     auto* nodeMenu = new QMenu(this);
-    nodeMenu->addActions({duplicate_, rename_, host_, delete_});
+    nodeMenu->addActions({addNode_, duplicate_, rename_, host_, delete_});
     auto* nodeButton = new QToolButton(bar);
     nodeButton->setObjectName(QStringLiteral("nodeEdits"));
     nodeButton->setText(tr("Node"));
@@ -186,6 +189,11 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     connect(zoomOut_, &QAction::triggered, this, [this] { view_->zoomBy(0.8); });
     connect(fit_, &QAction::triggered, this, &ClusterCanvas::zoomToFit);
     connect(delete_, &QAction::triggered, this, [this] { deleteNodes(selectedNodes()); });
+    connect(addNode_, &QAction::triggered, this, [this] { addNodeFromPalette(); });
+    // Enter (or a double click) on a node template adds it: the palette works from the keyboard.
+    connect(palette_, &QListWidget::itemActivated, this, [this] {
+        if (palette_->currentTemplate()) addNodeFromPalette();
+    });
     connect(duplicate_, &QAction::triggered, this, [this] { duplicateNodes(selectedNodes()); });
     connect(rename_, &QAction::triggered, this, [this] {
         const auto sel = selectedNodes();
@@ -214,7 +222,18 @@ ClusterCanvas::~ClusterCanvas() {
     scene_->disconnect(this);
 }
 
-QList<QAction*> ClusterCanvas::editActions() const { return {duplicate_, rename_, host_, delete_}; }
+QList<QAction*> ClusterCanvas::editActions() const { return {addNode_, duplicate_, rename_, host_, delete_}; }
+
+bool ClusterCanvas::addNodeFromPalette() {
+    if (const auto t = palette_->currentTemplate()) return addNode(t->first, t->second);
+    const auto& nodes = editor_->project().cluster.nodes;
+    if (!nodes.empty()) return addNode(QString::fromStdString(nodes.back().gpu), nodes.back().gpus);
+    for (int i = 0; i < palette_->count(); ++i) {
+        palette_->setCurrentRow(i);
+        if (const auto t = palette_->currentTemplate()) return addNode(t->first, t->second);
+    }
+    return false;
+}
 
 std::vector<int> ClusterCanvas::selectedNodes() const {
     std::vector<int> out;
@@ -664,9 +683,14 @@ void ClusterCanvas::refresh() {
     }
     if (geometry || !laidOut_) layoutNodes();
     view_->viewport()->update();   // the node items on screen repaint from the new tiles
-    info_->setText(tr("%1 · %2 · drag from the palette to add; Delete removes the selection")
-                       .arg(nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes.size()),
-                            p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size())));
+    if (nodes.empty())
+        info_->setText(
+            tr("No nodes yet: drag a node template from the palette onto the canvas, or press Insert "
+               "(Edit > Add Node) or Enter on a template"));
+    else
+        info_->setText(tr("%1 · %2 · drag from the palette to add (or Insert); Delete removes the selection")
+                           .arg(nodes.size() == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes.size()),
+                                p.world_size() == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(p.world_size())));
     if (!fallbackNote_.isEmpty()) info_->setText(fallbackNote_ + QStringLiteral(" · ") + info_->text());
     if (heatmap) {
         info_->setText(heatmap->summary);

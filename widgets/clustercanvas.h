@@ -47,6 +47,10 @@ public:
 
     // Edits (also reached by drag and drop and the actions).
     bool addNode(const QString& gpu, int gpus);
+    // Edit > Add Node (Insert), or Enter on a palette template: a node of the palette's current
+    // template, else like the last node, else the palette's first template. The path to a first
+    // node for people who do not drag.
+    bool addNodeFromPalette();
     bool addGpu(int node, const QString& gpu);
     bool moveGpu(int fromNode, int toNode);
     // Moves node `from` to place `to` in the node order (which is the order ranks fill nodes in).
@@ -143,7 +147,7 @@ private:
     QComboBox* colourBy_;
     QLabel* info_;
     std::vector<NodeItem*> nodes_;
-    QAction *delete_, *duplicate_, *rename_, *host_, *fit_, *zoomIn_, *zoomOut_;
+    QAction *delete_, *duplicate_, *rename_, *host_, *fit_, *zoomIn_, *zoomOut_, *addNode_;
     bool fitPending_ = true;
     bool autoFit_ = true;
     QString fallbackNote_;

@@ -96,3 +96,10 @@ QMimeData* ClusterPalette::mimeData(const QList<QListWidgetItem*>& items) const 
     mime->setData(items.front()->data(kMimeRole).toString(), items.front()->data(kPayloadRole).toByteArray());
     return mime;
 }
+
+std::optional<std::pair<QString, int>> ClusterPalette::currentTemplate() const {
+    const QListWidgetItem* it = currentItem();
+    if (!it || it->data(kMimeRole).toString() != clustermime::kNodeTemplate) return std::nullopt;
+    const QJsonObject o = QJsonDocument::fromJson(it->data(kPayloadRole).toByteArray()).object();
+    return std::make_pair(o.value(QStringLiteral("gpu")).toString(), o.value(QStringLiteral("gpus")).toInt(8));
+}

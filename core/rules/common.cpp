@@ -48,7 +48,9 @@ bool half_precision(const std::string& precision) {
 void cluster_not_empty(const Project& p, Out& out) {
     if (p.world_size() > 0) return;
     out.push_back(diag(Severity::Error, "cluster.not_empty",
-                       "The cluster has no GPUs (world size 0), so no layout can be placed.", "", {"/cluster/nodes"}));
+                       "The cluster has no GPUs (world size 0), so no layout can be placed: add a node (drag a "
+                       "node template onto the canvas, or Edit > Add Node).",
+                       "", {"/cluster/nodes"}));
 }
 
 // torchrun takes one --nproc_per_node for every node (torch/distributed/run.py),

@@ -1,0 +1,115 @@
+// A cluster built from nothing: an empty project takes a node template dropped anywhere on the
+// canvas (as the palette's drag delivers it to the view), and by a menu action for people who do
+// not drag.
+#include "canvasview.h"
+#include "clustercanvas.h"
+#include "clustermime.h"
+#include "clusterpalette.h"
+#include "guitest.h"
+#include "projectdocument.h"
+
+#include <QAction>
+#include <QDropEvent>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QtTest>
+
+class TestEmptyCluster : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+    static paraplan::Project emptyProject() {
+        paraplan::Project p = paraplan::load_example("gpt2-1node");
+        p.cluster.nodes.clear();
+        p.cluster.rank_order.clear();
+        p.cluster.short_form = false;
+        p.name = "from nothing";
+        return p;
+    }
+
+    // A drop at `at` (view coordinates) as QDrag delivers it: enter, move, drop.
+    static bool dropTemplate(QWidget* viewport, QPoint at, const char* gpu, int gpus) {
+        QMimeData mime;
+        mime.setData(clustermime::kNodeTemplate,
+                     QByteArray("{\"gpu\": \"") + gpu + "\", \"gpus\": " + QByteArray::number(gpus) + "}");
+        QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(viewport, &enter);
+        if (!enter.isAccepted()) return false;
+        QDragMoveEvent move(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(viewport, &move);
+        if (!move.isAccepted()) return false;
+        QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(viewport, &drop);
+        return drop.isAccepted();
+    }
+
+private slots:
+    void initTestCase() { isolateSettings(tmp_); }
+
+    void dropOnAnEmptyCanvasAddsTheFirstNode() {
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec")));
+        w.setProject(emptyProject(), QString());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.document()->waitForAnalysis());
+        QCOMPARE(w.project().cluster.nodes.size(), std::size_t(0));
+        auto* viewport = w.canvas()->view()->viewport();
+        QVERIFY(viewport->isVisible());
+        for (const QPoint at : {QPoint(10, 10), QPoint(viewport->width() / 2, viewport->height() / 2)}) {
+            const std::size_t before = w.project().cluster.nodes.size();
+            QVERIFY2(dropTemplate(viewport, at, "h100-sxm", 8), "the empty canvas refused the drop");
+            QVERIFY(w.document()->waitForAnalysis());
+            QCOMPARE(w.project().cluster.nodes.size(), before + 1);
+        }
+        QCOMPARE(w.project().world_size(), 16);
+        QCOMPARE(w.project().cluster.nodes[0].gpu, std::string("h100-sxm"));
+        w.document()->undoStack()->undo();
+        w.document()->undoStack()->undo();
+        QCOMPARE(w.project().cluster.nodes.size(), std::size_t(0));
+    }
+
+    // Without dragging: Enter on a palette template, then Edit > Add Node (Insert), which adds
+    // another like the last; the empty canvas says how.
+    void keyboardPathAddsNodes() {
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec2")));
+        w.setProject(emptyProject(), QString());
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(w.document()->waitForAnalysis());
+        auto* info = w.canvas()->findChild<QLabel*>();
+        bool told = false;
+        for (auto* l : w.canvas()->findChildren<QLabel*>()) told = told || l->text().contains(QStringLiteral("Insert"));
+        QVERIFY2(told, info ? qPrintable(info->text()) : "no label");
+        auto* palette = w.canvas()->paletteList();
+        palette->setFocus();
+        QTRY_VERIFY(palette->hasFocus());
+        int row = -1;
+        for (int i = 0; i < palette->count(); ++i)
+            if (palette->item(i)->text() == QStringLiteral("4 × a100-80g")) row = i;
+        QVERIFY(row >= 0);
+        palette->setCurrentRow(row);
+        QTest::keyClick(palette, Qt::Key_Return);
+        QVERIFY(w.document()->waitForAnalysis());
+        QCOMPARE(w.project().cluster.nodes.size(), std::size_t(1));
+        QCOMPARE(w.project().world_size(), 4);
+        auto* add = w.findChild<QAction*>(QStringLiteral("addNodeAction"));
+        QVERIFY(add);
+        palette->setCurrentRow(0);   // a heading: the new node is like the last one
+        add->trigger();
+        QVERIFY(w.document()->waitForAnalysis());
+        QCOMPARE(w.project().cluster.nodes.size(), std::size_t(2));
+        QCOMPARE(w.project().cluster.nodes[1].gpu, std::string("a100-80g"));
+        QCOMPARE(w.project().world_size(), 8);
+        bool inEdit = false;
+        for (QAction* top : w.menuBar()->actions())
+            if (top->text().remove(QLatin1Char('&')) == QLatin1String("Edit"))
+                inEdit = top->menu()->actions().contains(add);
+        QVERIFY(inEdit);
+    }
+};
+
+QTEST_MAIN(TestEmptyCluster)
+#include "tst_empty_cluster.moc"
