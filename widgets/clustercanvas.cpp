@@ -177,6 +177,13 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     connect(view_, &CanvasView::resized, goTo_, &GoToBar::place);
     // Selection is drawn on the blocks too (a selected node at far zoom).
     connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
+        if (!refreshing_) {
+            const auto& nodes = editor_->project().cluster.nodes;
+            selectedNames_.clear();
+            for (NodeItem* n : nodes_)
+                if (n->isSelected() && n->index() < static_cast<int>(nodes.size()))
+                    selectedNames_.insert(nodes[static_cast<std::size_t>(n->index())].name);
+        }
         overview_->invalidate();
         minimap_->update();
     });
@@ -681,6 +688,17 @@ void ClusterCanvas::refresh() {
         nodes_[n]->setGpuCount(nodes[n].gpus);
         geometry = geometry || nodes_[n]->boundingRect().size() != before;
     }
+    // The selection stays on the nodes the user chose, wherever they are now (names of deleted
+    // nodes drop out).
+    refreshing_ = true;
+    std::set<std::string> kept;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        const bool sel = !selectedNames_.empty() && selectedNames_.count(nodes[n].name) > 0;
+        if (sel) kept.insert(nodes[n].name);
+        if (nodes_[n]->isSelected() != sel) nodes_[n]->setSelected(sel);
+    }
+    selectedNames_ = std::move(kept);
+    refreshing_ = false;
     if (geometry || !laidOut_) layoutNodes();
     view_->viewport()->update();   // the node items on screen repaint from the new tiles
     if (nodes.empty())

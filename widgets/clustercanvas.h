@@ -10,6 +10,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace paraplan {
@@ -147,6 +149,11 @@ private:
     QComboBox* colourBy_;
     QLabel* info_;
     std::vector<NodeItem*> nodes_;
+    // The nodes the user selected, by name (names are unique): node items are reused by index,
+    // so after an edit that removes or moves nodes the selection is put back on these names,
+    // never left on whatever node slid into a selected item's place.
+    std::set<std::string> selectedNames_;
+    bool refreshing_ = false;
     QAction *delete_, *duplicate_, *rename_, *host_, *fit_, *zoomIn_, *zoomOut_, *addNode_;
     bool fitPending_ = true;
     bool autoFit_ = true;

@@ -1,11 +1,12 @@
-// A cluster built from nothing: an empty project takes a node template dropped anywhere on the
-// canvas (as the palette's drag delivers it to the view), and by a menu action for people who do
-// not drag.
+// Node edits on the canvas as a user makes them: a cluster built from nothing (a node template
+// dropped anywhere on an empty canvas, or Edit > Add Node / Enter for people who do not drag),
+// and a selection that after Delete holds only what the user chose and still exists.
 #include "canvasview.h"
 #include "clustercanvas.h"
 #include "clustermime.h"
 #include "clusterpalette.h"
 #include "guitest.h"
+#include "nodeitem.h"
 #include "projectdocument.h"
 
 #include <QAction>
@@ -108,6 +109,37 @@ private slots:
             if (top->text().remove(QLatin1Char('&')) == QLatin1String("Edit"))
                 inEdit = top->menu()->actions().contains(add);
         QVERIFY(inEdit);
+    }
+
+    // Delete node1 of four with node1 and node3 selected... then only node3 stays selected; a
+    // second Delete removes node3, not the nodes that slid into the freed places (it once removed
+    // whatever sat where the deleted ones had been).
+    void deleteLeavesOnlyTheChosenSelected() {
+        auto w = exampleWindow(tmp_, "llama3.1-70b-4nodes");
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* c = w->canvas();
+        QCOMPARE(c->nodeItems().size(), std::size_t(4));
+        c->nodeItems()[1]->setSelected(true);
+        QVERIFY(c->deleteNodes({1}));
+        QVERIFY(w->document()->waitForAnalysis());
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(3));
+        QVERIFY(c->selectedNodes().empty());    // node2 slid into item 1: not selected
+        c->nodeItems()[2]->setSelected(true);   // node3, now the third
+        QCOMPARE(c->selectedNodes(), std::vector<int>{2});
+        QVERIFY(c->moveNode(2, 0));   // node3 to the front: the selection follows it
+        QVERIFY(w->document()->waitForAnalysis());
+        QCOMPARE(w->project().cluster.nodes[0].name, std::string("node3"));
+        QCOMPARE(c->selectedNodes(), std::vector<int>{0});
+        w->document()->undoStack()->undo();   // node3 back to the end
+        QVERIFY(w->document()->waitForAnalysis());
+        QCOMPARE(c->selectedNodes(), std::vector<int>{2});
+        QVERIFY(c->deleteNodes(c->selectedNodes()));
+        QVERIFY(w->document()->waitForAnalysis());
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(2));
+        QCOMPARE(w->project().cluster.nodes[0].name, std::string("node0"));
+        QCOMPARE(w->project().cluster.nodes[1].name, std::string("node2"));
+        QVERIFY(c->selectedNodes().empty());
     }
 };
 
