@@ -301,46 +301,41 @@ void RunPanel::runProbe(const QStringList& extra_args) {
         return;
     }
     const std::string id = runtime::make_job_id("probe-" + project_->name, QDateTime::currentSecsSinceEpoch());
-    const std::string dir = runtime::probe_remote_dir(id);
     const std::string layout = topology::to_json(map).dump();
     log_->clear();
-    append(tr("[probe] uploading the probe and the layout to %1 on every node…").arg(QString::fromStdString(dir)));
+    append(tr("[probe] uploading the probe and the layout to a private folder on every node…"));
     probing_ = true;
     update_buttons();
     // Uploads block on ssh: run them off the GUI thread (each SshNode lives in that thread).
     const Cluster cluster = project_->cluster;
     const runtime::SshOptions ssh = ls->ssh;
     const int timeout_ms = (base.connect_timeout_s + 5) * 1000;
-    auto* watcher = new QFutureWatcher<std::string>(this);
+    auto* watcher = new QFutureWatcher<runtime::ProbeFolder>(this);
     std::vector<std::string> extra;
     for (const auto& a : extra_args) extra.push_back(a.toStdString());
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, base, ssh, dir, id, extra] {
-        const std::string err = watcher->result();
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, base, ssh, cluster, id, extra] {
+        const runtime::ProbeFolder folder = watcher->result();
         watcher->deleteLater();
         probing_ = false;
-        if (!err.empty()) {
-            append(tr("cannot probe: %1").arg(QString::fromStdString(err)));
+        if (!folder.error.empty()) {
+            append(tr("cannot probe: %1").arg(QString::fromStdString(folder.error)));
             update_buttons();
             return;
         }
+        append(tr("[probe] files in %1").arg(QString::fromStdString(folder.dir)));
         try {
-            startJob(runtime::probe_runtime(base, dir, extra), ssh, id, true);
+            startJob(runtime::probe_runtime(base, folder.dir, extra), ssh, id, true);
+            // The run's folder goes when the job ends (detached ssh: the GUI thread waits on nothing).
+            connect(job_.get(), &runtime::Job::finished, this,
+                    [cluster, ssh, dir = folder.dir] { runtime::remove_probe_folder_detached(cluster, ssh, dir); });
         } catch (const InputError& e) {
             append(tr("cannot probe: %1: %2")
                        .arg(QString::fromStdString(e.pointer()), QString::fromStdString(e.message())));
             update_buttons();
         }
     });
-    watcher->setFuture(QtConcurrent::run([cluster, ssh, dir, layout, timeout_ms]() -> std::string {
-        for (const auto& n : cluster.nodes) {
-            runtime::SshNode node(runtime::ssh_target(n), ssh);
-            if (!node.waitConnected(timeout_ms))
-                return n.name + ": " + node.error().message + " (fix: " + node.error().fix + ")";
-            const std::string err = runtime::upload_probe(node, dir, layout);
-            if (!err.empty()) return err;
-        }
-        return {};
-    }));
+    watcher->setFuture(QtConcurrent::run(
+        [cluster, ssh, layout, timeout_ms] { return runtime::prepare_probe(cluster, ssh, layout, timeout_ms); }));
 }
 
 void RunPanel::showProbeResult() {

@@ -96,20 +96,13 @@ int run_probe(const Args& a) {
     const SshOptions& ssh = rp.ssh;
     const std::string id = claim_job_folder(
         rp.job_dir, make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch()));
-    const std::string dir = probe_remote_dir(id);
-    for (const auto& n : rp.project.cluster.nodes) {
-        SshNode node(ssh_target(n), ssh);
-        if (!node.waitConnected((rp.rc.connect_timeout_s + 5) * 1000)) {
-            std::cerr << "paraplan: " << n.name << ": " << node.error().message << "\n  fix: " << node.error().fix
-                      << std::endl;
-            return is_unreachable(node.error().kind) ? kUnreachable : kRunFailed;
-        }
-        const std::string err = upload_probe(node, dir, layout.dump());
-        if (!err.empty()) {
-            std::cerr << "paraplan: " << err << std::endl;
-            return kRunFailed;
-        }
+    const ProbeFolder folder = prepare_probe(rp.project.cluster, ssh, layout.dump(),
+                                             (rp.rc.connect_timeout_s + 5) * 1000);
+    if (!folder.error.empty()) {
+        std::cerr << "paraplan: " << folder.error << std::endl;
+        return folder.unreachable ? kUnreachable : kRunFailed;
     }
+    const std::string& dir = folder.dir;
     std::vector<std::string> extra;
     if (a.has("sizes")) extra.insert(extra.end(), {"--sizes", a.get("sizes", "")});
     if (a.has("iters")) extra.insert(extra.end(), {"--iters", std::to_string(a.get_int("iters", 3))});
@@ -125,6 +118,7 @@ int run_probe(const Args& a) {
     std::cerr << "paraplan: probe job " << id << ", logs in " << job.folder() << std::endl;
     job.start();
     while (!job.done()) job.waitFinished(1000);
+    remove_probe_folder(rp.project.cluster, ssh, dir);
     const auto result = probe_result_from_log(job.folder() + "/rank-0.log");
     if (!result) {
         std::cerr << "paraplan: the probe produced no result: "

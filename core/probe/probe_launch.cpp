@@ -1,6 +1,9 @@
 #include "probe/probe_launch.h"
 
+#include "ssh/ssh_command.h"
 #include "util/resources.h"
+
+#include <cctype>
 
 #include <fstream>
 #include <sstream>
@@ -8,7 +11,35 @@
 
 namespace paraplan::runtime {
 
-std::string probe_remote_dir(const std::string& job_id) { return "/tmp/paraplan-probe-" + job_id; }
+std::string probe_mktemp_command() {
+    return remote_sh(std::string("umask 077 && mktemp -d ") + kProbeDirPrefix + "XXXXXXXXXX");
+}
+
+std::string probe_dir_from_output(std::string_view out) {
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.remove_suffix(1);
+    const std::string_view prefix = kProbeDirPrefix;
+    if (out.size() != prefix.size() + 10 || out.substr(0, prefix.size()) != prefix) return "";
+    for (char c : out.substr(prefix.size()))
+        if (!std::isalnum(static_cast<unsigned char>(c))) return "";
+    return std::string(out);
+}
+
+std::string probe_claim_command(const std::string& dir) {
+    // mkdir without -p fails on anything already there, a planted link included; a folder that
+    // is there must be this user's own 0700 folder (the same /tmp as a node before).
+    return remote_sh(
+        "d=\"$1\"; umask 077\n"
+        "if mkdir -m 700 -- \"$d\" 2>/dev/null; then exit 0; fi\n"
+        "if [ -d \"$d\" ] && [ ! -L \"$d\" ] && [ -O \"$d\" ] && [ \"$(stat -c %a -- \"$d\")\" = 700 ]; then exit 0; "
+        "fi\n"
+        "echo \"$d exists and is not a private folder of this user (a link, another user's, or open to others)\" >&2\n"
+        "exit 3\n",
+        {dir});
+}
+
+std::string probe_cleanup_command(const std::string& dir) {
+    return remote_sh("d=\"$1\"; [ -d \"$d\" ] && [ ! -L \"$d\" ] && [ -O \"$d\" ] && rm -rf -- \"$d\"; exit 0", {dir});
+}
 
 std::string probe_script_text() {
     const auto data = resources::find("probe/paraplan_probe.py");

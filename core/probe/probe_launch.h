@@ -12,8 +12,27 @@
 
 namespace paraplan::runtime {
 
-// Remote folder for one probe run: /tmp/paraplan-probe-<job id>.
-std::string probe_remote_dir(const std::string& job_id);
+// Where one probe run keeps its files on the nodes: a folder only the user can use, made fresh
+// for the run, never reused by a predictable name. The first node makes it with
+// `mktemp -d /tmp/paraplan-probe.XXXXXXXXXX` (mktemp(1): a new 0700 folder with a random
+// name); every other node makes the same name with an exclusive mkdir, or, where /tmp is shared
+// with a node before it, accepts the folder only when it is that user's own folder (not a link,
+// mode 0700). Files are then written only inside it.
+inline constexpr const char* kProbeDirPrefix = "/tmp/paraplan-probe.";
+
+// Remote text that makes the folder on the first node and prints its path.
+std::string probe_mktemp_command();
+
+// The folder printed by probe_mktemp_command's output, or "" when the output is not one
+// (kProbeDirPrefix and ten letters or digits).
+std::string probe_dir_from_output(std::string_view out);
+
+// Remote text that claims `dir` on another node (exit 0 when it is the user's own, private
+// folder; exit 3, with the reason on stderr, when it is not).
+std::string probe_claim_command(const std::string& dir);
+
+// Remote text that removes the folder after the run.
+std::string probe_cleanup_command(const std::string& dir);
 
 // The embedded probe script (throws std::runtime_error if the build lacks it).
 std::string probe_script_text();

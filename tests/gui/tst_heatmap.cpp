@@ -17,6 +17,8 @@
 #include <QComboBox>
 #include <QFile>
 #include <QSignalSpy>
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QtTest>
 
 using namespace paraplan;
@@ -392,6 +394,11 @@ private slots:
         QTRY_VERIFY2_WITH_TIMEOUT((panel->job() && panel->job()->done()) || panel->logText().contains("cannot probe"),
                                   qPrintable(panel->logText()), 180000);
         QVERIFY2(panel->job() && panel->probeChecks().size() > 0, qPrintable(panel->logText()));
+        // The run's private folder on the nodes goes once the job is over.
+        const QRegularExpression folderLine("files in (/tmp/paraplan-probe\\.[A-Za-z0-9]{10})");
+        const auto m = folderLine.match(panel->logText());
+        QVERIFY2(m.hasMatch(), qPrintable(panel->logText()));
+        QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(m.captured(1)), 30000);
         int tp = 0;
         for (const auto& c : panel->probeChecks()) {
             QVERIFY2(c.membership_ok, c.message.c_str());

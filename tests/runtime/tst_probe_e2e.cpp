@@ -8,6 +8,8 @@
 #include "launch/launch_plan.h"
 #include "runtime/probe_job.h"
 
+#include <QFileInfo>
+#include <QRegularExpression>
 #include <QtTest>
 
 using namespace paraplan;
@@ -40,13 +42,16 @@ private slots:
                      {"rank":3,"coords":{"pp":1,"tp":1},"node":1,"local_rank":1}],
             "groups":{"tp":[[0,1],[2,3]],"pp":[[0,2],[1,3]],"dp":[[0],[1],[2],[3]]}})";
         const std::string id = make_job_id("probe", QDateTime::currentSecsSinceEpoch());
-        const std::string dir = probe_remote_dir(id);
-        for (const auto& node : c.nodes) {
-            SshNode n(ssh_target(node), ssh_options_from(base, loopback_profile(sshd)));
-            QVERIFY(n.waitConnected(20000));
-            const std::string err = upload_probe(n, dir, layout);
-            QVERIFY2(err.empty(), err.c_str());
-        }
+        const auto ssh = ssh_options_from(base, loopback_profile(sshd));
+        const ProbeFolder folder = prepare_probe(c, ssh, layout, 20000);
+        QVERIFY2(folder.error.empty(), folder.error.c_str());
+        const std::string& dir = folder.dir;
+        // A fresh private folder with a random name, the same path on both nodes (one /tmp here).
+        QVERIFY2(QString::fromStdString(dir).contains(QRegularExpression("^/tmp/paraplan-probe\\.[A-Za-z0-9]{10}$")),
+                 dir.c_str());
+        const auto others = QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
+                            QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
+        QCOMPARE(QFileInfo(QString::fromStdString(dir)).permissions() & others, QFileDevice::Permissions());
         const RuntimeConfig rc = probe_runtime(base, dir,
                                                {"--sizes", "4096,65536", "--iters", "2", "--timeout-s", "120"});
         const auto plan = plan_launch(c, rc, id);
@@ -79,6 +84,36 @@ private slots:
         QCOMPARE(result->p2p[0].dst, 2);
         QVERIFY(result->p2p[0].gbps > 0);
         QVERIFY(wait_no_tagged(id, 10000).isEmpty());
+        remove_probe_folder(c, ssh, dir);
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(dir)));
+    }
+
+    // Another local user's planted folder or link at the probe's path is never written through:
+    // a node whose folder of that name is not the user's own private one refuses, and the run
+    // stops there (the link's target stays untouched).
+    void plantedFolderIsRefused() {
+        const Cluster c = loopback_cluster(sshd);
+        const auto ssh = ssh_options_from(loopback_runtime(stub_bin(work.path())), loopback_profile(sshd));
+        SshNode n(ssh_target(c.nodes[1]), ssh);
+        QVERIFY(n.waitConnected(20000));
+        const QString victim = work.path() + "/victim";
+        SshdFixture::write(victim, "keep\n");
+        const std::string planted = std::string(kProbeDirPrefix) + "PlAnTeD0001";
+        QFile::remove(QString::fromStdString(planted));
+        QVERIFY(QFile::link(work.path(), QString::fromStdString(planted)));   // a link to a folder
+        auto r = n.run(probe_claim_command(planted), 20000);
+        QCOMPARE(r.exit_code, 3);
+        QVERIFY2(r.err.find("not a private folder") != std::string::npos, r.err.c_str());
+        QVERIFY(!upload_probe(n, planted, "{}").empty());   // refuses to write through the link
+        QCOMPARE(SshdFixture::read(victim), QString("keep\n"));
+        QVERIFY(!QFileInfo::exists(work.path() + "/layout.json"));
+        QFile::remove(QString::fromStdString(planted));
+        // A real folder open to others (0777) is refused too.
+        QVERIFY(QDir().mkpath(QString::fromStdString(planted)));
+        QFile::setPermissions(QString::fromStdString(planted), QFileDevice::Permissions(0x7777));
+        r = n.run(probe_claim_command(planted), 20000);
+        QCOMPARE(r.exit_code, 3);
+        QDir(QString::fromStdString(planted)).removeRecursively();
     }
 };
 
