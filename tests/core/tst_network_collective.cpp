@@ -87,6 +87,16 @@ private slots:
         QVERIFY(inside.algbw_gbs > 4 * r.algbw_gbs);
     }
 
+    // 32 GPUs exchanging expert tokens: inside one NVL72 rack over NVLink, on four DGX B200 over
+    // one 400 Gb/s NIC per GPU; the same GPUs, several times apart.
+    void allToAllInsideNvl72() {
+        const auto rack = run("gb200-nvl72", 32, Op::AllToAll, kGiB);
+        const auto nodes = run("dgx-b200", 32, Op::AllToAll, kGiB);
+        QCOMPARE(rack.bound_tier, std::string("nvlink"));
+        QCOMPARE(nodes.bound_tier, std::string("infiniband"));
+        QVERIFY(rack.algbw_gbs > 8 * nodes.algbw_gbs);
+    }
+
     void broadcastAndSendRecv() {
         const auto b = run("dgx-h100", 8, Op::Broadcast, kGiB);
         QCOMPARE(algorithm_name(b.algorithm), "ring");
