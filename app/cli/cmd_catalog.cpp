@@ -1,6 +1,7 @@
 // paraplan-cli catalog gpus|models|shardformer [--json]
 #include "catalog/catalog.h"
 #include "cli/command.h"
+#include "network/systems.h"
 #include "rules/shardformer.h"
 
 #include <algorithm>
@@ -57,8 +58,34 @@ int run_shardformer(bool json_out) {
     return kOk;
 }
 
+int run_systems(bool json_out) {
+    if (json_out) {
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& s : network::systems()) arr.push_back(network::to_json(s));
+        print_json(nlohmann::json{{"systems", arr}}.dump(2));
+        return kOk;
+    }
+    std::printf("%-12s %-8s %5s %5s  %s\n", "id", "gpu", "node", "tray", "tiers (GPU outwards)");
+    for (const auto& s : network::systems()) {
+        std::string tiers;
+        for (const auto& t : s.tiers) {
+            if (!tiers.empty()) tiers += " > ";
+            tiers += t.name;
+            if (t.scale_up())
+                tiers += " " + std::to_string(t.domain_gpus) + "x" + std::to_string(static_cast<int>(t.gpu_gbps())) +
+                         "GB/s";
+            else if (t.kind == network::TierKind::ScaleOut)
+                tiers += " " + std::to_string(static_cast<int>(t.nic_gbit)) + "Gb/s";
+            if (!t.reduction.empty()) tiers += " +" + t.reduction;
+        }
+        std::printf("%-12s %-8s %5d %5d  %s\n", s.id.c_str(), s.gpu.c_str(), s.gpus_per_node, s.gpus_per_tray,
+                    tiers.c_str());
+    }
+    return kOk;
+}
+
 int run_catalog(const Args& a) {
-    const std::string what = a.positional_at(0, "what to list (gpus, models or shardformer)");
+    const std::string what = a.positional_at(0, "what to list (gpus, models, systems or shardformer)");
     const bool json_out = a.flag("json");
     if (what == "gpus") {
         if (json_out) {
@@ -95,23 +122,27 @@ int run_catalog(const Args& a) {
         return kOk;
     }
     if (what == "shardformer") return run_shardformer(json_out);
-    throw UsageError("unknown catalog '" + what + "' (expected gpus, models or shardformer)");
+    if (what == "systems") return run_systems(json_out);
+    throw UsageError("unknown catalog '" + what + "' (expected gpus, models, systems or shardformer)");
 }
 
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
     "catalog",
-    "list the built-in GPUs or models, or ColossalAI ShardFormer's support per model family",
-    "Usage: paraplan-cli catalog gpus|models|shardformer [--json]\n\n"
+    "list the built-in GPUs, models or systems, or ColossalAI ShardFormer's support per model family",
+    "Usage: paraplan-cli catalog gpus|models|systems|shardformer [--json]\n\n"
     "  gpus          the GPU catalog\n"
     "  models        the model catalog with parameter counts\n"
+    "  systems       whole systems (DGX, HGX, NVL72 racks, MI300X, PCIe nodes): the GPU, GPUs per\n"
+    "                node and tray, the network tiers from the GPU outwards and their sources\n"
     "  shardformer   per model family: whether ColossalAI's ShardFormer has a policy and which of\n"
     "                tensor parallel, pipeline, each sequence-parallel mode (split_gather, ring,\n"
     "                all_to_all, ring_attn), flash attention, fused norm, JIT fused kernels and\n"
     "                FP8 it supports (yes, converted, ignored, no_effect, error); the same table\n"
     "                the validator checks layouts against\n"
-    "  --json        {\"gpus\": [...]}, {\"models\": [...]} or {\"source\", \"features\", \"families\": [{family,\n"
+    "  --json        {\"gpus\": [...]}, {\"models\": [...]}, {\"systems\": [...]} or {\"source\", \"features\", "
+    "\"families\": [{family,\n"
     "                name, policy, policy_file, release, sp_excludes_pp, features: {tp: {support, note,\n"
     "                framework}, ...}}]}\n",
     {"json"},

@@ -103,8 +103,8 @@ private slots:
             if (g.tflops_tf32 > 0) QVERIFY2(g.tflops_tf32 >= g.tflops_fp32 && g.tflops_tf32 <= g.tflops_bf16, id);
             // FP8 tensor cores run at twice the BF16 rate (datasheets round, e.g. L40S 733 vs 2 x 362.05).
             if (g.supports_fp8()) QVERIFY2(std::abs(g.tflops_fp8 - 2 * g.tflops_bf16) < 0.02 * g.tflops_fp8, id);
-            // Memory in the tens to hundreds of GiB, bandwidths in GB/s.
-            QVERIFY2(g.memory_gib >= 16 && g.memory_gib <= 256, id);
+            // Memory in the tens to hundreds of GiB (GB300: 288), bandwidths in GB/s.
+            QVERIFY2(g.memory_gib >= 16 && g.memory_gib <= 320, id);
             QVERIFY2(g.hbm_gbps >= 500 && g.hbm_gbps <= 10000, id);
         }
     }

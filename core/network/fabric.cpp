@@ -1,0 +1,90 @@
+#include "network/fabric.h"
+
+#include "util/input_error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace paraplan::network {
+
+namespace {
+
+// NCCL's bandwidth for one link of this generation (src/graph/topo.h, v2.27.7-1). xGMI has no
+// NCCL figure; it is taken at PCIe's share of the line rate (12 of 16 GB/s).
+double nccl_link_gbps(const Tier& t) {
+    if (t.generation == "nvlink3") return 20.0;
+    if (t.generation == "nvlink4") return 20.6;
+    if (t.generation == "nvlink5") return 40.1;
+    if (t.generation == "pcie3") return 12.0;
+    if (t.generation == "pcie4") return 24.0;
+    if (t.generation == "pcie5") return 48.0;
+    return t.link_gbps * 0.75;
+}
+
+// The spec bandwidth of one link of NCCL's figure, to scale a link of another width.
+double spec_link_gbps(const Tier& t) {
+    if (t.generation == "nvlink3" || t.generation == "nvlink4") return 25.0;
+    if (t.generation == "nvlink5") return 50.0;
+    if (t.generation == "pcie3") return 16.0;
+    if (t.generation == "pcie4") return 32.0;
+    if (t.generation == "pcie5") return 64.0;
+    return t.link_gbps;
+}
+
+CompCap cap_of(const Tier& t) {
+    if (t.generation == "nvlink4" || t.generation == "nvlink5" || t.generation == "pcie5") return CompCap::Hopper;
+    return CompCap::Ampere;
+}
+
+// Switch tiers a group of `gpus` crosses: the first (leaf) always once it spans domains, each
+// further one when the group is larger than what the tier below joins. Traffic leaving a tier
+// goes through its uplinks, so the tier below's oversubscription divides the bandwidth.
+void switch_tiers(const System& s, int gpus, Fabric& f) {
+    const Tier* below = nullptr;
+    double over = 1;
+    for (const auto& t : s.tiers) {
+        if (t.kind != TierKind::Switch) continue;
+        if (below && (below->gpus == 0 || gpus <= below->gpus)) break;
+        f.latency_inter_us += t.latency_us;
+        if (below) over = std::max(over, below->oversubscription);
+        below = &t;
+    }
+    f.nic_gbps /= over;
+    f.bw_inter /= over;
+}
+
+}   // namespace
+
+Fabric fabric_for(const System& s, int gpus) {
+    if (gpus < 1) throw InputError("--gpus", "needs at least one GPU");
+    const Tier& up = s.domain();
+    Fabric f;
+    f.ranks = gpus;
+    f.ppn = std::min(gpus, up.domain_gpus);
+    f.nodes = (gpus + f.ppn - 1) / f.ppn;
+    f.nvlink = up.kind == TierKind::NvLink || up.kind == TierKind::Xgmi;
+    f.nvls = up.reduction == "nvls" && f.ppn > 1;
+    f.cap = cap_of(up);
+    f.domain_tier = up.name;
+    const double link = nccl_link_gbps(up) * up.link_gbps / spec_link_gbps(up);
+    f.intra_gbps = link * up.links_per_gpu;
+    f.bw_intra = nccl_link_gbps(up);
+    f.channels = std::max(2, static_cast<int>(std::lround(f.intra_gbps / f.bw_intra)));
+    f.bw_intra = f.intra_gbps / f.channels;
+    f.nvls_channels = f.nvls ? std::min(16, f.channels) : 0;
+    if (f.nodes == 1) return f;
+    const Tier* out = s.scale_out();
+    if (!out)
+        throw InputError(
+            "--gpus", "system " + s.id + " has " + std::to_string(up.domain_gpus) + " GPUs and no scale-out network");
+    f.net_tier = out->name;
+    f.sharp = out->reduction == "sharp";
+    f.nics = std::max(1, static_cast<int>(std::lround(out->nics_per_gpu * f.ppn)));
+    f.nic_gbps = out->nics_per_gpu * out->nic_gbytes() * kNetEfficiency;
+    f.bw_inter = std::min(f.bw_intra, f.nic_gbps * f.ppn / f.channels);
+    f.latency_inter_us = out->latency_us;
+    switch_tiers(s, gpus, f);
+    return f;
+}
+
+}   // namespace paraplan::network

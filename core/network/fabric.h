@@ -1,0 +1,49 @@
+#pragma once
+// The first N GPUs of a system (filling trays, domains, then racks) as NCCL's topology
+// search would see them: how many scale-up domains ("nodes" to NCCL: an NVLink domain larger
+// than a tray is one node, as multi-node NVLink is), the channels and per-channel bandwidths
+// of the ring/tree graphs and of NVLS, and the network latency a hop adds.
+//
+// The graph search itself (NVIDIA/nccl src/graph/search.cc) is not re-run. Its result is modelled
+// simply, and documented here: a ring or tree channel runs at NCCL's per-link NVLink figure
+// (src/graph/topo.h, v2.27.7-1: SM80 20.0, SM90 20.6, SM100 40.1 GB/s for a 25/25/50 GB/s link;
+// PCI 12 GB/s per Gen3 x16, doubling per generation), with as many channels as the GPU's links
+// carry; NVLS runs NCCL_NVLS_NCHANNELS (16, src/transport/nvls.cc, v2.23.4-1) channels of the same
+// figure; across domains a channel runs at the NIC speed times kNetEfficiency, the domain's NICs
+// adding up (one ring or tree channel per NIC), and an oversubscribed switch tier the group
+// crosses divides it.
+#include "network/system.h"
+
+#include <string>
+
+namespace paraplan::network {
+
+// Share of a NIC's line rate NCCL's transfers reach. Assumed, not fitted: the tune rows of
+// tests/data/network/nccl_tests.json hold no multi-node case yet.
+inline constexpr double kNetEfficiency = 0.92;
+
+enum class CompCap { Volta, Ampere, Hopper };   // the rows of NCCL's per-architecture tables
+
+struct Fabric {
+    int ranks = 0;
+    int ppn = 0;           // GPUs per domain taking part
+    int nodes = 0;         // domains taking part (NCCL's nNodes)
+    bool nvlink = false;   // scale-up links are NVLink (hwLat NVLINK row, LL128 allowed)
+    bool nvls = false;     // NVSwitch in-network reduction
+    bool sharp = false;    // in-network reduction on the scale-out tier (CollNet)
+    CompCap cap = CompCap::Ampere;
+    int channels = 0;      // ring/tree channels
+    double bw_intra = 0;   // per channel, GB/s
+    double bw_inter = 0;   // per channel across domains, GB/s (0 with one domain)
+    int nvls_channels = 0;
+    double intra_gbps = 0;         // one GPU's scale-up bandwidth as NCCL counts it (channels * bw_intra)
+    int nics = 0;                  // NICs of one domain
+    double nic_gbps = 0;           // one GPU's own NIC share, GB/s, after efficiency and oversubscription
+    double latency_inter_us = 0;   // NCCL's graph latencyInter: the scale-out hop and switch tiers crossed
+    std::string domain_tier, net_tier;
+};
+
+// Throws InputError when gpus < 1, or when they do not fit a system with no scale-out tier.
+Fabric fabric_for(const System& s, int gpus);
+
+}   // namespace paraplan::network

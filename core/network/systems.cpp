@@ -1,0 +1,94 @@
+#include "network/systems.h"
+
+#include "catalog/catalog.h"
+#include "util/input_error.h"
+#include "util/json_read.h"
+#include "util/resources.h"
+
+#include <set>
+
+namespace paraplan::network {
+
+namespace {
+
+// NVLink generation from the GPU catalog's link name; the default two-tier cluster has one link.
+std::string generation_of(const GpuSpec& g) {
+    if (g.intra_node_link.rfind("nvlink", 0) == 0 || g.intra_node_link.rfind("pcie", 0) == 0) return g.intra_node_link;
+    return "xgmi3";
+}
+
+TierKind kind_of(const std::string& generation) {
+    if (generation.rfind("nvlink", 0) == 0) return TierKind::NvLink;
+    if (generation.rfind("pcie", 0) == 0) return TierKind::Pcie;
+    return TierKind::Xgmi;
+}
+
+}   // namespace
+
+std::vector<System> parse_system_catalog(std::string_view json_text) {
+    const auto j = json_read::parse(json_text);
+    const json_read::Obj root(j, "");
+    const auto& arr = root.array("systems");
+    std::vector<System> out;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+        const std::string p = "/systems/" + std::to_string(i);
+        out.push_back(system_from_json(arr[i], p));
+        if (!seen.insert(out.back().id).second) throw InputError(p + "/id", "duplicate id \"" + out.back().id + "\"");
+        if (!catalog::find_gpu(out.back().gpu)) throw InputError(p + "/gpu", "unknown GPU \"" + out.back().gpu + "\"");
+    }
+    return out;
+}
+
+const std::vector<System>& systems() {
+    static const std::vector<System> all = [] {
+        const auto text = resources::find("catalog/systems.json");
+        if (!text) throw InputError("", "built-in resource catalog/systems.json is missing from the library");
+        return parse_system_catalog(*text);
+    }();
+    return all;
+}
+
+const System* find_system(const std::string& id) {
+    for (const auto& s : systems())
+        if (s.id == id) return &s;
+    return nullptr;
+}
+
+std::vector<std::string> system_ids() {
+    std::vector<std::string> ids;
+    for (const auto& s : systems()) ids.push_back(s.id);
+    return ids;
+}
+
+System system_from_cluster(const Cluster& c) {
+    if (c.nodes.empty()) throw InputError("/cluster/nodes", "the cluster has no nodes");
+    const Node& n = c.nodes[0];
+    const GpuSpec* g = catalog::find_gpu(n.gpu);
+    if (!g) throw InputError("/cluster/nodes/0/gpu", "unknown GPU \"" + n.gpu + "\"");
+    System s;
+    s.id = "project";
+    s.name = "the project's cluster";
+    s.gpu = n.gpu;
+    s.gpus_per_node = s.gpus_per_tray = n.gpus;
+    Tier up;
+    up.name = "intra_node";
+    up.generation = generation_of(*g);
+    up.kind = kind_of(up.generation);
+    up.domain_gpus = n.gpus;
+    up.links_per_gpu = 1;
+    up.link_gbps = n.intra_node_gbps.value_or(g->intra_node_gbps);
+    if (up.kind == TierKind::NvLink && g->arch != "volta") up.reduction = g->arch == "ampere" ? "" : "nvls";
+    Tier out;
+    out.name = "inter_node";
+    out.kind = TierKind::ScaleOut;
+    out.nics_per_gpu = 1.0 / n.gpus;   // inter_node_gbps is the node's total: one NIC's worth shared
+    out.nic_gbit = c.network.inter_node_gbps;
+    out.rails = 1;
+    out.latency_us = c.network.latency_us;
+    s.tiers = {up, out};
+    s.source = "the project's cluster and network";
+    return s;
+}
+
+}   // namespace paraplan::network
