@@ -6,6 +6,7 @@
 #include "util/local_dirs.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <stdexcept>
 
@@ -37,6 +38,20 @@ std::optional<JobRecord> read_record(const fs::path& folder, std::string* proble
 
 }   // namespace
 
+bool is_job_id(std::string_view id) {
+    if (id.empty() || id.size() > 200 || id.front() == '-' || id.front() == '.') return false;
+    return std::all_of(id.begin(), id.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    });
+}
+
+std::string printable(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (unsigned char c : text) out += c < 0x20 || c == 0x7f ? ' ' : static_cast<char>(c);
+    return out;
+}
+
 std::optional<JobRecord> job_record_from_text(std::string_view text, const std::string& folder, std::string* problem) {
     const std::string file = (fs::path(folder) / "job.json").string();
     std::string why;
@@ -50,11 +65,19 @@ std::optional<JobRecord> job_record_from_text(std::string_view text, const std::
         JobRecord r;
         r.folder = folder;
         r.id = o.string("id", fs::path(folder).filename().string());
+        // The id is matched on the nodes as PARAPLAN_JOB=<id> (remote_stop_script): only the
+        // characters make_job_id writes, so no line or pattern can be slipped into that check.
+        if (!is_job_id(r.id)) json_read::fail(o.at("id"), "a job id (letters, digits, '.', '_', '-')", *o.get("id"));
         r.state = o.string("state", "");
         r.mode = o.string("mode", "");
         r.started = o.string("started", "");
         r.ended = o.string("ended", "");
         r.error = o.string("error", "");
+        // What `jobs` and `status` print to a terminal carries no control character (an escape
+        // sequence could rewrite the screen or the clipboard).
+        for (const char* key : {"state", "mode", "started", "ended"})
+            if (o.has(key)) json_read::no_control_chars(o.at(key), o.string(key, ""));
+        r.error = printable(r.error);
         r.world_size = o.non_negative_int("world_size", 0);
         r.json = *parsed;
         return r;

@@ -22,6 +22,14 @@ struct JobRecord {
     nlohmann::json json;   // the whole job.json
 };
 
+// A job id as make_job_id writes it: 1-200 letters, digits, '.', '_' or '-', not starting with
+// '-' or '.'. A record with any other id is refused.
+bool is_job_id(std::string_view id);
+
+// `text` with every control character (C0, DEL) replaced by a space: for values read back from a
+// record and printed to a terminal.
+std::string printable(std::string_view text);
+
 // The record in the text of a job.json that lies in `folder` (the folder's name is the id
 // when the record has none). nullopt, with `problem` (if given) saying why, when the text is
 // not a Paraplan job record or one of the fields above has the wrong type (its JSON pointer).

@@ -9,9 +9,10 @@ using nlohmann::json;
 
 namespace {
 
+// The string at `key`, printable (no control character reaches a terminal), or "".
 std::string string_of(const json& o, const char* key) {
     const auto it = o.find(key);
-    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+    return it != o.end() && it->is_string() ? printable(it->get<std::string>()) : std::string();
 }
 
 }   // namespace

@@ -64,6 +64,19 @@ private slots:
         problem.clear();
         QVERIFY(!job_record_from_text(R"({"paraplan_job": 1, "state": ["running"]})", "/j/c", &problem));
         QVERIFY2(problem.find("/state") != std::string::npos, problem.c_str());
+        // An id is only what make_job_id writes: a newline would add a line to the PARAPLAN_JOB
+        // check on the nodes (grep -x matches any line), so `stop` would kill another group.
+        problem.clear();
+        QVERIFY(!job_record_from_text("{\"paraplan_job\": 1, \"id\": \"x\\nSHLVL=1\"}", "/j/n", &problem));
+        QVERIFY2(problem.find("/id: expected a job id") != std::string::npos, problem.c_str());
+        QVERIFY(!job_record_from_text(R"({"paraplan_job": 1, "id": "a b"})", "/j/n", &problem));
+        // Nothing printed from a record carries a terminal escape.
+        QVERIFY(!job_record_from_text("{\"paraplan_job\": 1, \"state\": \"\\u001b[2Jrunning\"}", "/j/e", &problem));
+        QVERIFY2(problem.find("/state") != std::string::npos, problem.c_str());
+        const auto esc = job_record_from_text("{\"paraplan_job\": 1, \"error\": \"bad\\u001b]52;c;x\\u0007\"}", "/j/e",
+                                              &problem);
+        QVERIFY(esc);
+        QCOMPARE(esc->error, std::string("bad ]52;c;x "));
         // Absent or null fields take their defaults (the folder's name for the id).
         const auto r = job_record_from_text(R"({"paraplan_job": 1, "id": null})", "/j/20260101-000000-x", &problem);
         QVERIFY(r);
@@ -163,6 +176,9 @@ private slots:
         QTest::newRow("grace as text") << R"({"stop_grace_s": "5"})"
                                        << "/stop_grace_s"
                                        << "a non-negative integer";
+        QTest::newRow("grace over an hour") << R"({"stop_grace_s": 100000})"
+                                            << "/stop_grace_s"
+                                            << "from 0 to 3600";
         QTest::newRow("grace huge") << R"({"stop_grace_s": 1e300})"
                                     << "/stop_grace_s"
                                     << "a non-negative integer";
