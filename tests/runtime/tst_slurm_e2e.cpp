@@ -324,6 +324,35 @@ private slots:
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
 
+    void requeueIsFollowedToTheEnd() {
+        // `scontrol requeue` (what Slurm does when a node dies under a requeueable job): the
+        // job goes back to the queue and runs again; the launch follows it there and to its
+        // end instead of taking the first run's end as the job's.
+        const QString go = work.path() + "/requeue-go";
+        auto job = make_job(rc("echo \"run $RANK restart ${SLURM_RESTART_COUNT:-0}\"; while [ ! -e '" +
+                               go.toStdString() + "' ]; do sleep 0.3; done; echo \"done $RANK\""),
+                            "slurm requeue");
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains(QString("Slurm job %1 RUNNING").arg(*job->slurmJobId())),
+                                 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("run 0 restart 0"), 60000);
+        const QString sid = QString::number(*job->slurmJobId());
+        QProcess::execute("scontrol", {"requeue", sid});
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("run 0 restart 1"), 300000);
+        QFile(go).open(QIODevice::WriteOnly);
+        QVERIFY(job->waitFinished(120000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        // The notes show it leave RUNNING for the queue and come back.
+        const QString sb = log(*job, "sbatch");
+        const auto first_run = sb.indexOf("Slurm job " + sid + " RUNNING");
+        const auto queued = sb.indexOf(QRegularExpression("Slurm job " + sid + " (REQUEUED|PENDING)"), first_run);
+        QVERIFY2(first_run >= 0 && queued > first_run, qPrintable(sb));
+        QVERIFY2(sb.indexOf("Slurm job " + sid + " RUNNING", queued) > queued, qPrintable(sb));
+        QVERIFY(log(*job, "rank-0").contains("done 0"));
+        const QStringList left = left_behind(job->plan().job_id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
     void backslashInTheWorkingDir() {
         // Slurm drops backslashes from --output paths and stops expanding %j there.
         QDir().mkpath(work.path() + "/back\\slash dir");
