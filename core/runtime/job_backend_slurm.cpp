@@ -74,6 +74,7 @@ void SlurmJobBackend::send_scancel(bool kill) {
         slurm_note("scancel " + sid + " failed" + (err.empty() ? std::string() : ": " + err) +
                    (scancel_tries_ < 5 ? "; trying again" : "; the job may still run: scancel " + sid + " by hand"));
         if (scancel_tries_ < 5) QTimer::singleShot(poll_ms_, this, [this, kill] { send_scancel(kill); });
+        else scancel_owed_ = true;   // sent again once squeue answers (the controller is back)
     });
 }
 
@@ -155,6 +156,10 @@ void SlurmJobBackend::poll() {
             const bool live = info.phase == SlurmPhase::Queued || info.phase == SlurmPhase::Running;
             if (live && cancel_sent_ && !blocked_reason_.empty()) {
                 // cancelled for a blocking reason: just wait for it to leave the queue
+            } else if (live && cancel_sent_ && scancel_owed_) {
+                scancel_owed_ = false;
+                scancel_tries_ = 0;
+                send_scancel(kill_sent_);
             } else if (live && cancel_sent_) {
                 // Stop escalates: scancel, then scancel --signal=KILL, then say what still runs.
                 ++cancel_polls_;
@@ -241,6 +246,11 @@ void SlurmJobBackend::ended(const SlurmFinal& fin) {
         cancelled_ = true;
         break;
     case SlurmPhase::Failed:
+        if (user_stopped() && fin.signal) {
+            // Ended by the signal Stop's escalation sent (scancel --signal=KILL): a stop.
+            cancelled_ = true;
+            break;
+        }
         fail("Slurm job " + sid + " ended " + fin.state + " (" + fin.outcome() +
              "): " + slurm_state_info(fin.state).meaning);
         break;

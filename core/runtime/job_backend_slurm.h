@@ -59,6 +59,7 @@ private:
     int scancel_tries_ = 0;
     bool cancel_sent_ = false;
     bool kill_sent_ = false;
+    bool scancel_owed_ = false;   // every scancel try failed: resent when squeue answers again
     // Slurm keeps a job pending for PartitionTimeLimit and the like until someone changes
     // it; the launch reports the reason at once and cancels it after this many polls (one
     // minute at the default 5 s).

@@ -324,6 +324,33 @@ private slots:
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
 
+    void stopWhileTheControllerIsDown() {
+        // Stop with slurmctld down: scancel fails, the launch says so and tries again; once
+        // the controller is back the job is cancelled and ends stopped, its tasks gone.
+        auto job = make_job(rc("while :; do echo \"tick $RANK\"; sleep 0.3; done"), "slurm stop ctld down");
+        const std::string id = job->plan().job_id;
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("tick 0"), 60000);
+        const QString conf = qEnvironmentVariable("SLURM_CONF");
+        const QString pid = SshdFixture::read(QFileInfo(conf).absolutePath() + "/slurmctld.pid").trimmed();
+        QVERIFY(!pid.isEmpty());
+        QProcess::execute("kill", {pid});
+        const auto restart = qScopeGuard([conf] {
+            if (SlurmFixture::run("scontrol", {"ping"}).contains("UP")) return;
+            QProcess::execute("/usr/sbin/slurmctld", {"-f", conf, "-i"});
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(!SlurmFixture::run("scontrol", {"ping"}).contains("UP"), 30000);
+        job->stop();
+        const QString sid = QString::number(*job->slurmJobId());
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("scancel " + sid + " failed"), 120000);
+        QVERIFY(!job->done());
+        QProcess::execute("/usr/sbin/slurmctld", {"-f", conf, "-i"});
+        QVERIFY(job->waitFinished(240000));
+        QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
+        const QStringList left = left_behind(id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
     void requeueIsFollowedToTheEnd() {
         // `scontrol requeue` (what Slurm does when a node dies under a requeueable job): the
         // job goes back to the queue and runs again; the launch follows it there and to its
