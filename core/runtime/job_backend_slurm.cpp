@@ -67,13 +67,16 @@ void SlurmJobBackend::send_scancel(bool kill) {
     QProcess* q = slurm_call(kill ? scancel_kill_command(*slurm_id_) : scancel_command(*slurm_id_));
     connect(q, &QProcess::finished, this, [this, q, kill, sid](int code, QProcess::ExitStatus st) {
         q->deleteLater();
-        if (st == QProcess::NormalExit && code == 0) return;
+        if ((st == QProcess::NormalExit && code == 0) || process(0).finished) return;
         const std::string err = q->readAllStandardError().trimmed().toStdString();
         // The controller may be down or the link lost: say so, and try again (the poll
         // keeps running and resends it while the job is still queued or running).
         slurm_note("scancel " + sid + " failed" + (err.empty() ? std::string() : ": " + err) +
-                   (scancel_tries_ < 5 ? "; trying again" : "; the job may still run: scancel " + sid + " by hand"));
-        if (scancel_tries_ < 5) QTimer::singleShot(poll_ms_, this, [this, kill] { send_scancel(kill); });
+                   (scancel_tries_ < 5 ? "; trying again" : "; sending it again once squeue answers"));
+        if (scancel_tries_ < 5)
+            QTimer::singleShot(poll_ms_, this, [this, kill] {
+                if (!process(0).finished) send_scancel(kill);
+            });
         else scancel_owed_ = true;   // sent again once squeue answers (the controller is back)
     });
 }
