@@ -2,7 +2,9 @@
 // two slurmd per partition, munge, accounting off) reached over the loopback sshd: the
 // job is submitted with sbatch, followed with squeue and scontrol, its output file is
 // streamed back into rank-<N>.log while it runs, and Stop, `paraplan-cli stop` (stop_job)
-// and an outside scancel end it. Every test counts the job's processes left behind.
+// and an outside scancel end it. The Slurm states: sbatch's own error, PartitionTimeLimit,
+// requeue, slurmctld down (restarted with its saved state, `slurmctld -i` without -c).
+// Every test counts the job's processes left behind.
 // (The stub Slurm of tests/runtime/stub remains only for what this cluster cannot do:
 // sacct with accounting on, in tst_ssh_e2e.)
 #include "e2e_common.h"
