@@ -41,12 +41,44 @@ bool SlurmJobBackend::process_ended(int i, int ssh_code) {
         submitted();
         return true;
     }
-    // sbatch ran and said why it would not queue the job (e.g. a gres the partition lacks).
-    if (!p.exit_code && p.error.empty() && ssh_code != 255 && !p.last_err.empty()) {
+    // sbatch ran and said why it would not queue the job (an invalid partition, a gres the
+    // partition lacks): its own "sbatch: error: ..." whatever the exit status. Without
+    // such a message an exit of 255 is ssh's (the connection), left to the Job to report.
+    if (!p.exit_code && p.error.empty() && !p.last_err.empty() && (is_sbatch_error(p.last_err) || ssh_code != 255)) {
         p.error = "sbatch refused the job: " + p.last_err;
         p.error_kind = "launch_failed";
     }
     return false;
+}
+
+QProcess* SlurmJobBackend::slurm_call(const std::string& cmd) {
+    QProcess* q = node_of(process(0)).start(remote(cmd), this);
+    QTimer::singleShot((kSlurmCallTimeoutS + 20) * 1000, q, [q] {
+        if (q->state() != QProcess::NotRunning) q->kill();
+    });
+    return q;
+}
+
+void SlurmJobBackend::send_scancel(bool kill) {
+    const std::string sid = std::to_string(*slurm_id_);
+    ++scancel_tries_;
+    slurm_note(kill ? "Slurm job " + sid + " still runs after scancel: scancel --signal=KILL " + sid
+                    : "cancelling Slurm job " + sid);
+    QProcess* q = slurm_call(kill ? scancel_kill_command(*slurm_id_) : scancel_command(*slurm_id_));
+    connect(q, &QProcess::finished, this, [this, q, kill, sid](int code, QProcess::ExitStatus st) {
+        q->deleteLater();
+        if ((st == QProcess::NormalExit && code == 0) || process(0).finished) return;
+        const std::string err = q->readAllStandardError().trimmed().toStdString();
+        // The controller may be down or the link lost: say so, and try again (the poll
+        // keeps running and resends it while the job is still queued or running).
+        slurm_note("scancel " + sid + " failed" + (err.empty() ? std::string() : ": " + err) +
+                   (scancel_tries_ < 5 ? "; trying again" : "; sending it again once squeue answers"));
+        if (scancel_tries_ < 5)
+            QTimer::singleShot(poll_ms_, this, [this, kill] {
+                if (!process(0).finished) send_scancel(kill);
+            });
+        else scancel_owed_ = true;   // sent again once squeue answers (the controller is back)
+    });
 }
 
 void SlurmJobBackend::stop() {
@@ -58,9 +90,7 @@ void SlurmJobBackend::stop() {
     }
     if (!cancel_sent_) {
         cancel_sent_ = true;
-        slurm_note("cancelling Slurm job " + std::to_string(*slurm_id_));
-        QProcess* q = node_of(process(0)).start(remote(scancel_command(*slurm_id_)), this);
-        connect(q, &QProcess::finished, q, &QObject::deleteLater);
+        send_scancel(false);
     }
     set_state(Job::State::Stopping);
 }
@@ -73,6 +103,8 @@ void SlurmJobBackend::describe(nlohmann::json& j) const {
     if (!slurm_id_) return;
     j["slurm_job_id"] = *slurm_id_;
     if (!slurm_state_.empty()) j["slurm_state"] = slurm_state_;
+    if (slurm_signal_) j["slurm_signal"] = slurm_signal_;
+    if (!slurm_reason_.empty() && slurm_reason_ != "None") j["slurm_reason"] = slurm_reason_;
     j["slurm_output"] = slurm_output_file(plan().job_id, *slurm_id_);
 }
 
@@ -99,59 +131,135 @@ void SlurmJobBackend::submitted() {
 }
 
 void SlurmJobBackend::poll() {
-    SshNode* node = &node_of(process(0));
-    QProcess* q = node->start(remote(squeue_command(*slurm_id_)), this);
-    connect(q, &QProcess::finished, this, [this, q, node](int code, QProcess::ExitStatus) {
+    QProcess* q = slurm_call(squeue_command(*slurm_id_));
+    connect(q, &QProcess::finished, this, [this, q](int code, QProcess::ExitStatus st) {
         q->deleteLater();
-        std::string out = q->readAllStandardOutput().trimmed().toStdString();
-        if (code != 0 && ++misses_ < 5) {
-            QTimer::singleShot(poll_ms_, this, [this] { poll(); });
-            return;
-        }
-        if (code == 0 && !out.empty()) {
+        const std::string out = q->readAllStandardOutput().trimmed().toStdString();
+        const std::string err = q->readAllStandardError().trimmed().toStdString();
+        const std::string sid = std::to_string(*slurm_id_);
+        auto again = [this] { QTimer::singleShot(poll_ms_, this, [this] { poll(); }); };
+        const bool answered = st == QProcess::NormalExit && code == 0;
+        const auto qs = answered ? parse_squeue(out) : std::nullopt;
+        if (qs) {
+            if (misses_ >= kUnknownAfter) slurm_note("Slurm job " + sid + ": squeue answers again");
             misses_ = 0;
-            if (out != slurm_state_) {
-                slurm_state_ = out;
-                slurm_note("Slurm job " + std::to_string(*slurm_id_) + " " + out);
+            const SlurmStateInfo info = slurm_state_info(qs->state);
+            const SlurmReasonInfo why = slurm_reason_info(qs->reason);
+            if (qs->state != slurm_state_ || qs->reason != slurm_reason_) {
+                slurm_state_ = qs->state;
+                slurm_reason_ = qs->reason;
+                std::string text = "Slurm job " + sid + " " + qs->state;
+                if (qs->reason != "None" && !qs->reason.empty())
+                    text += " (" + qs->reason + (why.advice.empty() ? "" : ": " + why.advice) + ")";
+                else if (info.phase == SlurmPhase::Queued && qs->state != "PENDING")
+                    text += " (" + std::string(info.meaning) + ")";
+                slurm_note(text);
+                write_json();
             }
-            QTimer::singleShot(poll_ms_, this, [this] { poll(); });
-            return;
+            const bool live = info.phase == SlurmPhase::Queued || info.phase == SlurmPhase::Running;
+            if (live && cancel_sent_ && !blocked_reason_.empty()) {
+                // cancelled for a blocking reason: just wait for it to leave the queue
+            } else if (live && cancel_sent_ && scancel_owed_) {
+                scancel_owed_ = false;
+                scancel_tries_ = 0;
+                send_scancel(kill_sent_);
+            } else if (live && cancel_sent_) {
+                // Stop escalates: scancel, then scancel --signal=KILL, then say what still runs.
+                ++cancel_polls_;
+                if (cancel_polls_ == kKillAfterPolls && !kill_sent_) {
+                    kill_sent_ = true;
+                    scancel_tries_ = 0;
+                    send_scancel(true);
+                } else if (cancel_polls_ == kReportAfterPolls) {
+                    slurm_note("Slurm job " + sid + " is still " + qs->state +
+                               " after scancel --signal=KILL (squeue -j " + sid + "; its nodes: scontrol show job " +
+                               sid + ")");
+                }
+            }
+            if (info.phase == SlurmPhase::Queued && why.blocked && !cancel_sent_) {
+                if (++blocked_polls_ >= kBlockedPolls) {
+                    blocked_reason_ = qs->reason + ": " + why.advice;
+                    slurm_note("Slurm job " + sid + " cannot start (" + blocked_reason_ + "); cancelling it");
+                    cancel_sent_ = true;
+                    send_scancel(false);
+                }
+            } else {
+                blocked_polls_ = 0;
+            }
+            return again();
         }
-        // Gone from the queue (or squeue keeps failing): the controller still knows how it
-        // ended for MinJobAge seconds (scontrol); after that only the accounting (sacct).
-        QProcess* a = node->start(remote(final_state_command(*slurm_id_)), this);
-        connect(a, &QProcess::finished, this, [this, a](int, QProcess::ExitStatus) {
+        if (!(answered && out.empty()) && !squeue_says_job_gone(err)) {
+            // Not an answer about the job: the controller is unreachable, squeue hung
+            // (timeout's 124) or ssh failed. The job may well still run: its state is unknown.
+            if (++misses_ == kUnknownAfter) {
+                std::string why = err;
+                if (why.empty())
+                    why = code == 124 ? "squeue gave no answer in " + std::to_string(kSlurmCallTimeoutS) + " s"
+                                      : "squeue exited " + std::to_string(code);
+                slurm_state_ = "UNKNOWN";
+                slurm_note("Slurm job " + sid + " UNKNOWN (" + why + "); asking again every " +
+                           QString::number(poll_ms_ / 1000.0).toStdString() + " s");
+                write_json();
+            }
+            return again();
+        }
+        // Gone from the queue: the controller still knows how it ended for MinJobAge seconds
+        // (scontrol); after that only the accounting (sacct).
+        QProcess* a = slurm_call(final_state_command(*slurm_id_));
+        connect(a, &QProcess::finished, this, [this, a, again, sid](int, QProcess::ExitStatus) {
             a->deleteLater();
             auto& p = process(0);
             const auto fin = parse_final_state(a->readAllStandardOutput().toStdString());
-            if (!fin && ++misses_ < 5) {
-                QTimer::singleShot(poll_ms_, this, [this] { poll(); });
-                return;
-            }
+            if (!fin && ++misses_ < 5) return again();
             p.finished = true;
-            p.exit_code = fin ? fin->exit_code : 255;
-            const std::string sid = std::to_string(*slurm_id_);
             if (!fin) {
+                p.exit_code = 255;
                 slurm_note("Slurm job " + sid + " left the queue; neither scontrol nor sacct knows how it ended");
                 fail("Slurm job " + sid +
                      " ended in an unknown state (not in squeue, scontrol or sacct; "
                      "the controller forgot it and accounting is off)");
-            } else {
-                slurm_note("Slurm job " + sid + " ended " + fin->state + " (exit " + std::to_string(*p.exit_code) +
-                           ")");
-                if (fin->state == "CANCELLED") {
-                    // Stop, Ctrl-C, `paraplan-cli stop` or someone's scancel: a stop, not a failure.
-                    if (!user_stopped())
-                        slurm_note("Slurm job " + sid + " was cancelled outside this launch (scancel)");
-                    set_user_stopped(true);
-                    cancelled_ = true;
-                } else if (!fin->succeeded()) {
-                    fail("Slurm job " + sid + " ended " + fin->state + " (exit " + std::to_string(*p.exit_code) + ")");
-                }
+                return finish();
             }
-            finish();
+            ended(*fin);
         });
     });
+}
+
+void SlurmJobBackend::ended(const SlurmFinal& fin) {
+    auto& p = process(0);
+    // The task's own exit status; a signal is reported as such (describe(): slurm_signal).
+    p.exit_code = fin.exit_code;
+    slurm_state_ = fin.state;
+    slurm_signal_ = fin.signal;
+    const std::string sid = std::to_string(*slurm_id_);
+    slurm_note("Slurm job " + sid + " ended " + fin.state + " (" + fin.outcome() + ")");
+    switch (slurm_state_info(fin.state).phase) {
+    case SlurmPhase::Succeeded:
+        if (!fin.succeeded()) fail("Slurm job " + sid + " ended " + fin.state + " (" + fin.outcome() + ")");
+        break;
+    case SlurmPhase::Cancelled:
+        if (!blocked_reason_.empty()) {
+            fail("Slurm job " + sid + " could not start (" + blocked_reason_ + "); cancelled it after " +
+                 std::to_string(kBlockedPolls) + " polls");
+            break;
+        }
+        // Stop, Ctrl-C, `paraplan-cli stop` or someone's scancel: a stop, not a failure.
+        if (!user_stopped()) slurm_note("Slurm job " + sid + " was cancelled outside this launch (scancel)");
+        set_user_stopped(true);
+        cancelled_ = true;
+        break;
+    case SlurmPhase::Failed:
+        if (user_stopped() && fin.signal) {
+            // Ended by the signal Stop's escalation sent (scancel --signal=KILL): a stop.
+            cancelled_ = true;
+            break;
+        }
+        fail("Slurm job " + sid + " ended " + fin.state + " (" + fin.outcome() +
+             "): " + slurm_state_info(fin.state).meaning);
+        break;
+    default: fail("Slurm job " + sid + " left the queue in state " + fin.state + " (" + fin.outcome() + ")");
+    }
+    finish();
 }
 
 void SlurmJobBackend::follow_output() {

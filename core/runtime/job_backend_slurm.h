@@ -5,6 +5,7 @@
 // task labels into rank-<N>.log. Stop cancels the batch job (scancel).
 #include "joblog/line_buffer.h"
 #include "runtime/job_backend.h"
+#include "slurm/slurm.h"
 
 #include <QFile>
 #include <QProcess>
@@ -40,12 +41,32 @@ private:
     void follow_output();
     void output_line(const std::string& text);
     void finish();
+    // A remote Slurm call, bounded here too (the remote side has `timeout`; this ends the
+    // ssh client should the connection itself hang).
+    QProcess* slurm_call(const std::string& cmd);
+    void send_scancel(bool kill);
+    void ended(const SlurmFinal& fin);
 
     std::optional<long long> slurm_id_;
     std::string slurm_state_;
+    std::string slurm_reason_;
+    int slurm_signal_ = 0;   // ExitCode's signal, once ended
     int poll_ms_ = 5000;
-    int misses_ = 0;
+    int misses_ = 0;               // squeue calls in a row that could not say (controller down, timeout, ssh)
+    int blocked_polls_ = 0;        // polls in a row pending for a reason waiting cannot cure
+    std::string blocked_reason_;   // set when this launch cancelled the job for it
+    int cancel_polls_ = 0;         // polls since scancel with the job still queued or running
+    int scancel_tries_ = 0;
     bool cancel_sent_ = false;
+    bool kill_sent_ = false;
+    bool scancel_owed_ = false;   // every scancel try failed: resent when squeue answers again
+    // Slurm keeps a job pending for PartitionTimeLimit and the like until someone changes
+    // it; the launch reports the reason at once and cancels it after this many polls (one
+    // minute at the default 5 s).
+    static constexpr int kBlockedPolls = 12;
+    static constexpr int kUnknownAfter = 3;      // failed squeue calls before the state is reported unknown
+    static constexpr int kKillAfterPolls = 12;   // scancel, then scancel --signal=KILL
+    static constexpr int kReportAfterPolls = 24;
     bool cancelled_ = false;   // ended CANCELLED (reported as stopped)
     QProcess* tail_ = nullptr;
     LineBuffer tail_buf_;

@@ -47,9 +47,111 @@ std::optional<SlurmFinal> parse_sacct(std::string_view out) {
     };
     const int exit = num(code.substr(0, colon));
     const int sig = colon == std::string_view::npos ? 0 : num(code.substr(colon + 1));
-    f.exit_code = sig ? 128 + sig : exit;
+    f.exit_code = exit;
+    f.signal = sig;
     return f;
 }
+
+std::string SlurmFinal::outcome() const {
+    return signal ? "signal " + std::to_string(signal) : "exit " + std::to_string(exit_code);
+}
+
+SlurmStateInfo slurm_state_info(std::string_view s) {
+    // The state names of squeue(1) "JOB STATE CODES" (job_state_string,
+    // src/common/slurm_protocol_defs.c, slurm-22-05-*).
+    struct Row {
+        std::string_view name;
+        SlurmPhase phase;
+        const char* meaning;
+    };
+    static constexpr Row kStates[] = {
+        {"PENDING", SlurmPhase::Queued, "waiting in the queue"},
+        {"REQUEUED", SlurmPhase::Queued, "requeued (its node failed or it was requeued): it waits to run again"},
+        {"REQUEUE_HOLD", SlurmPhase::Queued, "requeued and held: `scontrol release` lets it run"},
+        {"REQUEUE_FED", SlurmPhase::Queued, "requeued by a federation"},
+        {"RESV_DEL_HOLD", SlurmPhase::Queued, "held because its reservation was deleted"},
+        {"SUSPENDED", SlurmPhase::Queued, "suspended: it resumes when an admin or preemption lets it"},
+        {"RUNNING", SlurmPhase::Running, "running"},
+        {"CONFIGURING", SlurmPhase::Running, "allocated; its nodes are getting ready"},
+        {"COMPLETING", SlurmPhase::Running, "ending: some processes of it still run"},
+        {"STAGE_OUT", SlurmPhase::Running, "staging out its data"},
+        {"SIGNALING", SlurmPhase::Running, "being signalled"},
+        {"RESIZING", SlurmPhase::Running, "changing size"},
+        {"STOPPED", SlurmPhase::Running, "stopped (SIGSTOP); it keeps its nodes"},
+        {"COMPLETED", SlurmPhase::Succeeded, "completed"},
+        {"CANCELLED", SlurmPhase::Cancelled, "cancelled (scancel)"},
+        {"FAILED", SlurmPhase::Failed, "failed: a task exited non-zero"},
+        {"TIMEOUT", SlurmPhase::Failed, "ended by its time limit (runtime.slurm.time)"},
+        {"NODE_FAIL", SlurmPhase::Failed, "ended because a node failed"},
+        {"OUT_OF_MEMORY", SlurmPhase::Failed, "ended out of memory"},
+        {"PREEMPTED", SlurmPhase::Failed, "preempted by another job"},
+        {"BOOT_FAIL", SlurmPhase::Failed, "a node failed to boot"},
+        {"DEADLINE", SlurmPhase::Failed, "ended at its deadline"},
+        {"REVOKED", SlurmPhase::Failed, "revoked (a federation ran it elsewhere)"},
+        {"SPECIAL_EXIT", SlurmPhase::Failed, "ended with a special exit (requeued and held)"},
+    };
+    for (const auto& r : kStates)
+        if (r.name == s) return {r.phase, r.meaning};
+    return {SlurmPhase::Unknown, "a state Paraplan does not know"};
+}
+
+SlurmReasonInfo slurm_reason_info(std::string_view reason) {
+    // squeue's %r: job_reason_string (src/common/slurm_protocol_defs.c, slurm-22-05-*);
+    // "ReqNodeNotAvail, UnavailableNodes:n1" is named by its first word.
+    const std::string_view name = reason.substr(0, reason.find_first_of(", "));
+    struct Row {
+        std::string_view name;
+        bool blocked;
+        const char* advice;
+    };
+    static constexpr Row kReasons[] = {
+        {"None", false, ""},
+        {"Resources", false, "waits for nodes to free up; fewer nodes or GPUs start sooner"},
+        {"Priority", false, "jobs of higher priority are ahead of it; it starts after them"},
+        {"Dependency", false, "waits for the jobs it depends on"},
+        {"BeginTime", false, "waits for its begin time"},
+        {"Reservation", false, "waits for its reservation to start"},
+        {"Licenses", false, "waits for licenses"},
+        {"JobHeldUser", false, "held by you: `scontrol release ID` lets it run"},
+        {"JobHeldAdmin", false, "held by an administrator: ask them to release it"},
+        {"NodeDown", false, "a node it needs is down; it waits for it"},
+        {"ReqNodeNotAvail", false,
+         "a node it needs is down, drained or reserved; another partition (runtime.slurm.partition) or fewer nodes"},
+        {"PartitionDown", false, "the partition is down; another partition (runtime.slurm.partition) starts sooner"},
+        {"PartitionInactive", false,
+         "the partition is inactive; another partition (runtime.slurm.partition) starts sooner"},
+        {"PartitionTimeLimit", true,
+         "runtime.slurm.time exceeds the partition's MaxTime (sinfo -o '%P %l'): lower runtime.slurm.time or choose "
+         "another partition"},
+        {"PartitionNodeLimit", true,
+         "the job asks for more nodes than the partition allows (MaxNodes/MinNodes): fewer nodes or another partition"},
+        {"PartitionConfig", true, "the request does not fit the partition's configuration: check runtime.slurm"},
+        {"BadConstraints", true, "no node of the partition can meet its constraints (GPUs, memory, features)"},
+        {"InvalidAccount", true, "the account (runtime.slurm.account) is invalid or not allowed on the partition"},
+        {"InvalidQOS", true, "the QOS is invalid for this account or partition"},
+        {"DependencyNeverSatisfied", true, "a job it depends on failed: it can never start"},
+        {"QOSMaxWallDurationPerJobLimit", true, "runtime.slurm.time exceeds the QOS's MaxWall: lower it"},
+        {"AssocMaxWallDurationPerJobLimit", true, "runtime.slurm.time exceeds the account's MaxWall: lower it"},
+    };
+    for (const auto& r : kReasons)
+        if (r.name == name) return {r.blocked, r.advice};
+    return {};
+}
+
+std::optional<SlurmQueueState> parse_squeue(std::string_view out) {
+    while (!out.empty() && std::isspace(static_cast<unsigned char>(out.front()))) out.remove_prefix(1);
+    std::string_view line = out.substr(0, out.find('\n'));
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+    const auto bar = line.find('|');
+    if (bar == std::string_view::npos || bar == 0) return std::nullopt;
+    return SlurmQueueState{std::string(line.substr(0, bar)), std::string(line.substr(bar + 1))};
+}
+
+bool squeue_says_job_gone(std::string_view err) {
+    return err.find("Invalid job id specified") != std::string_view::npos;
+}
+
+bool is_sbatch_error(std::string_view err) { return err.find("sbatch: error:") != std::string_view::npos; }
 
 std::optional<SlurmFinal> parse_scontrol_job(std::string_view out) {
     auto field = [&out](std::string_view key) -> std::optional<std::string_view> {
@@ -83,11 +185,18 @@ std::optional<SlurmFinal> parse_final_state(std::string_view out) {
     return std::nullopt;
 }
 
-std::string squeue_command(long long id) { return "squeue -h -j " + std::to_string(id) + " -o %T"; }
-std::string sacct_command(long long id) { return "sacct -n -P -X -j " + std::to_string(id) + " -o State,ExitCode"; }
-std::string scancel_command(long long id) { return "scancel " + std::to_string(id); }
+static std::string bounded(const std::string& cmd) {
+    return "timeout -k 5 " + std::to_string(kSlurmCallTimeoutS) + " " + cmd;
+}
+std::string squeue_command(long long id) { return bounded("squeue -h -j " + std::to_string(id) + " -o '%T|%r'"); }
+std::string sacct_command(long long id) {
+    return bounded("sacct -n -P -X -j " + std::to_string(id) + " -o State,ExitCode");
+}
+std::string scancel_command(long long id) { return bounded("scancel " + std::to_string(id)); }
+std::string scancel_kill_command(long long id) { return bounded("scancel --signal=KILL " + std::to_string(id)); }
 std::string final_state_command(long long id) {
-    return "scontrol -o show job " + std::to_string(id) + " 2>/dev/null; " + sacct_command(id) + " 2>/dev/null; true";
+    return bounded("scontrol -o show job " + std::to_string(id)) + " 2>/dev/null; " + sacct_command(id) +
+           " 2>/dev/null; true";
 }
 
 std::string sinfo_gres_command(const std::string& partition) {

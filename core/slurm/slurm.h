@@ -15,8 +15,13 @@ std::optional<long long> parse_sbatch_job_id(std::string_view out);
 
 struct SlurmFinal {
     std::string state;   // COMPLETED, FAILED, CANCELLED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, ...
-    int exit_code = 0;   // ExitCode "A:S": A, or 128+S when a signal ended it
-    bool succeeded() const { return state == "COMPLETED" && exit_code == 0; }
+    // ExitCode "A:S" as sacct(1) and scontrol record it ("the exit code returned by the job
+    // script or salloc, typically as set by the exit() function. Following the colon is the
+    // signal that caused the process to terminate"): A the task's own status, S the signal.
+    int exit_code = 0;
+    int signal = 0;
+    bool succeeded() const { return state == "COMPLETED" && exit_code == 0 && signal == 0; }
+    std::string outcome() const;   // "exit 3", "signal 15", "exit 0"
 };
 
 // The first line of sacct's -P output; nullopt when it has none (not yet accounted).
@@ -29,10 +34,57 @@ std::optional<SlurmFinal> parse_scontrol_job(std::string_view out);
 // The output of final_state_command: scontrol's line when it has one, else sacct's.
 std::optional<SlurmFinal> parse_final_state(std::string_view out);
 
+// What a job state means for the launch that follows it: one table for every state
+// squeue/scontrol/sacct print (squeue(1) "JOB STATE CODES", Slurm 22.05).
+enum class SlurmPhase {
+    Queued,      // PENDING, REQUEUED, REQUEUE_HOLD, REQUEUE_FED, RESV_DEL_HOLD, SUSPENDED, ...
+    Running,     // RUNNING, CONFIGURING, COMPLETING, STAGE_OUT, SIGNALING, RESIZING, STOPPED
+    Succeeded,   // COMPLETED
+    Cancelled,   // CANCELLED (Stop, `paraplan-cli stop`, anyone's scancel)
+    Failed,      // FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, PREEMPTED, BOOT_FAIL, DEADLINE, REVOKED, SPECIAL_EXIT
+    Unknown      // anything else: not a state this table names
+};
+struct SlurmStateInfo {
+    SlurmPhase phase;
+    const char* meaning;   // one line, for the job's log
+};
+SlurmStateInfo slurm_state_info(std::string_view state);
+
+// Why a pending job waits: squeue's %r (job_reason_string, src/common/slurm_protocol_defs.c
+// at slurm-22-05-*), and what to change. `blocked`: waiting will not help (Slurm keeps
+// such a job pending until someone changes the job or the partition).
+struct SlurmReasonInfo {
+    bool blocked = false;
+    std::string advice;   // empty for reasons this table does not name
+};
+SlurmReasonInfo slurm_reason_info(std::string_view reason);
+
+// One line of squeue_command's output: "STATE|REASON" (%T|%r, squeue(1) -o). nullopt
+// when the line has no '|'.
+struct SlurmQueueState {
+    std::string state;
+    std::string reason;   // "None" while running; "ReqNodeNotAvail, UnavailableNodes:n1" keeps its detail
+};
+std::optional<SlurmQueueState> parse_squeue(std::string_view out);
+
+// What a failed squeue call means: the job is gone (its id is no longer known: "Invalid
+// job id specified", slurm_strerror(ESLURM_INVALID_JOB_ID)) or its state is unknown for
+// now (controller unreachable, timeout, ssh trouble: retry).
+bool squeue_says_job_gone(std::string_view err);
+
+// sbatch's own refusal ("sbatch: error: ...", src/sbatch/sbatch.c error()) in its stderr,
+// as opposed to the ssh connection failing (ssh exits 255 with no sbatch message).
+bool is_sbatch_error(std::string_view err);
+
+// Every call to Slurm on the login node is bounded: `timeout` (coreutils) ends a hung
+// client after this many seconds (exit 124), KILL 5 s later.
+constexpr int kSlurmCallTimeoutS = 30;
+
 // Remote commands (plain words, ids are numbers).
 std::string squeue_command(long long id);
 std::string sacct_command(long long id);
 std::string scancel_command(long long id);
+std::string scancel_kill_command(long long id);   // scancel --signal=KILL (scancel(1) -s)
 // scontrol first, then sacct (its "accounting storage is disabled" goes to /dev/null).
 std::string final_state_command(long long id);
 

@@ -21,16 +21,21 @@ private slots:
         f = parse_sacct("FAILED|3:0\n");
         QCOMPARE(f->state, std::string("FAILED"));
         QCOMPARE(f->exit_code, 3);
+        // sacct(1) ExitCode "A:S": the task's own status, then the signal that ended it.
         f = parse_sacct("CANCELLED by 1000|0:15\n");
         QCOMPARE(f->state, std::string("CANCELLED"));
-        QCOMPARE(f->exit_code, 128 + 15);
+        QCOMPARE(f->exit_code, 0);
+        QCOMPARE(f->signal, 15);
+        QCOMPARE(f->outcome(), std::string("signal 15"));
+        QCOMPARE(parse_sacct("FAILED|3:0\n")->outcome(), std::string("exit 3"));
+        QVERIFY(!parse_sacct("COMPLETED|0:9\n")->succeeded());
         QVERIFY(!parse_sacct(""));
         QVERIFY(!parse_sacct("garbage"));
         // Found by fuzz_slurm_log once UBSan stopped at the first finding: a long digit run
         // overflowed int (undefined). It saturates and still reads as a failure.
         f = parse_sacct("4E y 1|:5512424242;e160\np");
         QVERIFY(f && !f->succeeded());
-        QCOMPARE(f->exit_code, 128 + (1 << 20));
+        QCOMPARE(f->signal, 1 << 20);
         f = parse_sacct("FAILED|99999999999999999999:0\n");
         QCOMPARE(f->exit_code, 1 << 20);
     }
@@ -45,7 +50,7 @@ private slots:
         QCOMPARE(f->exit_code, 3);
         f = parse_scontrol_job("JobId=8 JobState=CANCELLED Reason=None ExitCode=0:15\n");
         QCOMPARE(f->state, std::string("CANCELLED"));
-        QCOMPARE(f->exit_code, 128 + 15);
+        QCOMPARE(f->signal, 15);
         QVERIFY(parse_scontrol_job("JobId=9 JobState=COMPLETED Reason=None ExitCode=0:0")->succeeded());
         QVERIFY(!parse_scontrol_job("slurm_load_jobs error: Invalid job id specified\n"));
         // DerivedExitCode is not ExitCode.
@@ -56,13 +61,65 @@ private slots:
         QCOMPARE(parse_final_state("FAILED|4:0\n")->exit_code, 4);
         QVERIFY(!parse_final_state(""));
     }
+    void squeueLines() {
+        // `squeue -h -j ID -o '%T|%r'` (squeue(1): %T state extended, %r reason) as Slurm 22.05 prints it.
+        auto q = parse_squeue("PENDING|PartitionTimeLimit\n");
+        QCOMPARE(q->state, std::string("PENDING"));
+        QCOMPARE(q->reason, std::string("PartitionTimeLimit"));
+        q = parse_squeue("RUNNING|None\n");
+        QCOMPARE(q->reason, std::string("None"));
+        q = parse_squeue("PENDING|ReqNodeNotAvail, UnavailableNodes:n1\n");
+        QCOMPARE(q->reason, std::string("ReqNodeNotAvail, UnavailableNodes:n1"));
+        QVERIFY(!parse_squeue(""));
+        QVERIFY(!parse_squeue("RUNNING"));
+        QVERIFY(!parse_squeue("|x"));
+        // A job the controller no longer knows (slurm_strerror(ESLURM_INVALID_JOB_ID)) is gone;
+        // an unreachable controller (SLURM_COMMUNICATIONS_CONNECTION_ERROR) says nothing about it.
+        QVERIFY(squeue_says_job_gone("slurm_load_jobs error: Invalid job id specified"));
+        QVERIFY(!squeue_says_job_gone("slurm_load_jobs error: Unable to contact slurm controller (connect failure)"));
+        QVERIFY(!squeue_says_job_gone(""));
+    }
+    void statesAndReasons() {
+        QVERIFY(slurm_state_info("PENDING").phase == SlurmPhase::Queued);
+        QVERIFY(slurm_state_info("REQUEUED").phase == SlurmPhase::Queued);
+        QVERIFY(slurm_state_info("REQUEUE_HOLD").phase == SlurmPhase::Queued);
+        QVERIFY(slurm_state_info("RUNNING").phase == SlurmPhase::Running);
+        QVERIFY(slurm_state_info("COMPLETING").phase == SlurmPhase::Running);
+        QVERIFY(slurm_state_info("COMPLETED").phase == SlurmPhase::Succeeded);
+        QVERIFY(slurm_state_info("CANCELLED").phase == SlurmPhase::Cancelled);
+        for (const char* s : {"FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL", "DEADLINE"})
+            QVERIFY2(slurm_state_info(s).phase == SlurmPhase::Failed, s);
+        QVERIFY(slurm_state_info("UNKNOWN").phase == SlurmPhase::Unknown);
+        QVERIFY(slurm_state_info("").phase == SlurmPhase::Unknown);
+        // Reasons waiting cures, and those it never does (job_reason_string names).
+        QVERIFY(!slurm_reason_info("Resources").blocked);
+        QVERIFY(!slurm_reason_info("Priority").blocked);
+        QVERIFY(!slurm_reason_info("None").blocked);
+        QVERIFY(slurm_reason_info("None").advice.empty());
+        QVERIFY(slurm_reason_info("PartitionTimeLimit").blocked);
+        QVERIFY(slurm_reason_info("PartitionTimeLimit").advice.find("runtime.slurm.time") != std::string::npos);
+        QVERIFY(slurm_reason_info("BadConstraints").blocked);
+        QVERIFY(slurm_reason_info("DependencyNeverSatisfied").blocked);
+        QVERIFY(!slurm_reason_info("ReqNodeNotAvail, UnavailableNodes:n1").blocked);
+        QVERIFY(!slurm_reason_info("ReqNodeNotAvail, UnavailableNodes:n1").advice.empty());
+        QVERIFY(slurm_reason_info("SomethingNew").advice.empty());
+    }
+    void sbatchErrors() {
+        // src/sbatch/sbatch.c reports through error(): "sbatch: error: ..." on stderr.
+        QVERIFY(is_sbatch_error("sbatch: error: invalid partition specified: nosuch"));
+        QVERIFY(is_sbatch_error("sbatch: error: Batch job submission failed: Invalid partition name specified"));
+        QVERIFY(!is_sbatch_error("ssh: connect to host node1 port 22: Connection refused"));
+        QVERIFY(!is_sbatch_error(""));
+    }
     void commands() {
-        QCOMPARE(squeue_command(7), std::string("squeue -h -j 7 -o %T"));
-        QCOMPARE(sacct_command(7), std::string("sacct -n -P -X -j 7 -o State,ExitCode"));
-        QCOMPARE(scancel_command(7), std::string("scancel 7"));
-        QCOMPARE(
-            final_state_command(7),
-            std::string("scontrol -o show job 7 2>/dev/null; sacct -n -P -X -j 7 -o State,ExitCode 2>/dev/null; true"));
+        // Every call is bounded on the login node (coreutils timeout).
+        QCOMPARE(squeue_command(7), std::string("timeout -k 5 30 squeue -h -j 7 -o '%T|%r'"));
+        QCOMPARE(sacct_command(7), std::string("timeout -k 5 30 sacct -n -P -X -j 7 -o State,ExitCode"));
+        QCOMPARE(scancel_command(7), std::string("timeout -k 5 30 scancel 7"));
+        QCOMPARE(scancel_kill_command(7), std::string("timeout -k 5 30 scancel --signal=KILL 7"));
+        QCOMPARE(final_state_command(7),
+                 std::string("timeout -k 5 30 scontrol -o show job 7 2>/dev/null; timeout -k 5 30 sacct -n -P -X -j 7 "
+                             "-o State,ExitCode 2>/dev/null; true"));
         // Without a partition only the default one (marked '*') counts.
         QCOMPARE(sinfo_gres_command(""), std::string("sinfo -h -o '%P %G' | awk '$1 ~ /[*]$/ { print $2 }'"));
         QCOMPARE(sinfo_gres_command("a b"), std::string("sinfo -h -p 'a b' -o '%P %G' | awk '{ print $2 }'"));

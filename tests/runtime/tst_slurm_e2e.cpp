@@ -2,7 +2,9 @@
 // two slurmd per partition, munge, accounting off) reached over the loopback sshd: the
 // job is submitted with sbatch, followed with squeue and scontrol, its output file is
 // streamed back into rank-<N>.log while it runs, and Stop, `paraplan-cli stop` (stop_job)
-// and an outside scancel end it. Every test counts the job's processes left behind.
+// and an outside scancel end it. The Slurm states: sbatch's own error, PartitionTimeLimit,
+// requeue, slurmctld down (restarted with its saved state, `slurmctld -i` without -c).
+// Every test counts the job's processes left behind.
 // (The stub Slurm of tests/runtime/stub remains only for what this cluster cannot do:
 // sacct with accounting on, in tst_ssh_e2e.)
 #include "e2e_common.h"
@@ -15,6 +17,8 @@
 #include "launch/launch_plan.h"
 #include "slurm/slurm.h"
 
+#include <QFileInfo>
+#include <QScopeGuard>
 #include <QtTest>
 
 #include <csignal>
@@ -246,6 +250,136 @@ private slots:
                                     {{"default", loopback_profile(sshd)}}, 30000);
         QVERIFY(again[0].ok);
         QVERIFY2(again[0].result.find("already finished") != std::string::npos, again[0].result.c_str());
+    }
+
+    void invalidPartitionIsSbatchsError() {
+        // sbatch exits 1 with its own "sbatch: error: ..." (not ssh's 255, not a lost link).
+        RuntimeConfig r = rc("echo never");
+        r.slurm.partition = "nosuch";
+        auto job = make_job(r, "slurm bad partition");
+        job->start();
+        QVERIFY(job->waitFinished(60000));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        QVERIFY2(job->error().find("sbatch refused the job: sbatch: error:") != std::string::npos,
+                 job->error().c_str());
+        QVERIFY2(job->error().find("lost") == std::string::npos, job->error().c_str());
+        QVERIFY(!job->slurmJobId());
+    }
+
+    void timeOverPartitionMaxTimeIsReportedAndCancelled() {
+        // A partition MaxTime below runtime.slurm.time: Slurm keeps the job PENDING with
+        // reason PartitionTimeLimit forever (EnforcePartLimits=NO, slurm.conf(5)). The launch
+        // shows the reason and what to change, then cancels it and fails (kBlockedPolls).
+        SlurmFixture::run("scontrol", {"update", "PartitionName=cpu", "MaxTime=1"});
+        const auto restore = qScopeGuard([] {
+            SlurmFixture::run("scontrol", {"update", "PartitionName=cpu", "MaxTime=INFINITE"});
+        });
+        RuntimeConfig r = rc("echo never");
+        r.slurm.time = "00:10:00";
+        auto job = make_job(r, "slurm maxtime");
+        job->start();
+        QVERIFY(job->waitFinished(120000));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        const std::string sid = std::to_string(*job->slurmJobId());
+        QVERIFY2(
+            job->error().find("Slurm job " + sid +
+                              " could not start (PartitionTimeLimit: runtime.slurm.time exceeds") != std::string::npos,
+            job->error().c_str());
+        const QString sb = log(*job, "sbatch");
+        QVERIFY2(sb.contains(
+                     QString::fromStdString("Slurm job " + sid + " PENDING (PartitionTimeLimit: runtime.slurm.time")),
+                 qPrintable(sb));
+        QVERIFY(!QFile::exists(QString::fromStdString(job->folder()) + "/rank-0.log"));   // it never ran
+        QCOMPARE(job->to_json()["slurm_reason"].get<std::string>(), std::string("PartitionTimeLimit"));
+    }
+
+    void controllerDownIsUnknownNotEnded() {
+        // slurmctld stopped while the job runs (its slurmd keep running it): squeue cannot
+        // reach the controller, so the job's state is UNKNOWN, not "left the queue". The
+        // controller comes back with its saved state (no -c) and the job is followed to its end.
+        const QString go = work.path() + "/ctld-go";
+        auto job = make_job(
+            rc("echo \"up $RANK\"; while [ ! -e '" + go.toStdString() + "' ]; do sleep 0.3; done; echo \"down $RANK\""),
+            "slurm ctld down");
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("up 0"), 60000);
+        const QString conf = qEnvironmentVariable("SLURM_CONF");
+        const QString pidfile = QFileInfo(conf).absolutePath() + "/slurmctld.pid";
+        const QString pid = SshdFixture::read(pidfile).trimmed();
+        QVERIFY(!pid.isEmpty());
+        QProcess::execute("kill", {pid});
+        const auto restart = qScopeGuard([conf] {
+            if (SlurmFixture::run("scontrol", {"ping"}).contains("UP")) return;
+            QProcess::execute("/usr/sbin/slurmctld", {"-f", conf, "-i"});
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(
+            log(*job, "sbatch").contains(QString("Slurm job %1 UNKNOWN (").arg(*job->slurmJobId())), 120000);
+        QVERIFY(!job->done());
+        QVERIFY(!log(*job, "sbatch").contains("left the queue"));
+        QProcess::execute("/usr/sbin/slurmctld", {"-f", conf, "-i"});
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("squeue answers again"), 120000);
+        QFile(go).open(QIODevice::WriteOnly);
+        QVERIFY(job->waitFinished(180000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        QCOMPARE(log(*job, "rank-2"), QString("up 2\ndown 2\n"));
+        const QStringList left = left_behind(job->plan().job_id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void stopWhileTheControllerIsDown() {
+        // Stop with slurmctld down: scancel fails, the launch says so and tries again; once
+        // the controller is back the job is cancelled and ends stopped, its tasks gone.
+        auto job = make_job(rc("while :; do echo \"tick $RANK\"; sleep 0.3; done"), "slurm stop ctld down");
+        const std::string id = job->plan().job_id;
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("tick 0"), 60000);
+        const QString conf = qEnvironmentVariable("SLURM_CONF");
+        const QString pid = SshdFixture::read(QFileInfo(conf).absolutePath() + "/slurmctld.pid").trimmed();
+        QVERIFY(!pid.isEmpty());
+        QProcess::execute("kill", {pid});
+        const auto restart = qScopeGuard([conf] {
+            if (SlurmFixture::run("scontrol", {"ping"}).contains("UP")) return;
+            QProcess::execute("/usr/sbin/slurmctld", {"-f", conf, "-i"});
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(!SlurmFixture::run("scontrol", {"ping"}).contains("UP"), 30000);
+        job->stop();
+        const QString sid = QString::number(*job->slurmJobId());
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("scancel " + sid + " failed"), 120000);
+        QVERIFY(!job->done());
+        QProcess::execute("/usr/sbin/slurmctld", {"-f", conf, "-i"});
+        QVERIFY(job->waitFinished(240000));
+        QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
+        const QStringList left = left_behind(id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void requeueIsFollowedToTheEnd() {
+        // `scontrol requeue` (what Slurm does when a node dies under a requeueable job): the
+        // job goes back to the queue and runs again; the launch follows it there and to its
+        // end instead of taking the first run's end as the job's.
+        const QString go = work.path() + "/requeue-go";
+        auto job = make_job(rc("echo \"run $RANK restart ${SLURM_RESTART_COUNT:-0}\"; while [ ! -e '" +
+                               go.toStdString() + "' ]; do sleep 0.3; done; echo \"done $RANK\""),
+                            "slurm requeue");
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains(QString("Slurm job %1 RUNNING").arg(*job->slurmJobId())),
+                                 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("run 0 restart 0"), 60000);
+        const QString sid = QString::number(*job->slurmJobId());
+        QProcess::execute("scontrol", {"requeue", sid});
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("run 0 restart 1"), 300000);
+        QFile(go).open(QIODevice::WriteOnly);
+        QVERIFY(job->waitFinished(120000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        // The notes show it leave RUNNING for the queue and come back.
+        const QString sb = log(*job, "sbatch");
+        const auto first_run = sb.indexOf("Slurm job " + sid + " RUNNING");
+        const auto queued = sb.indexOf(QRegularExpression("Slurm job " + sid + " (REQUEUED|PENDING)"), first_run);
+        QVERIFY2(first_run >= 0 && queued > first_run, qPrintable(sb));
+        QVERIFY2(sb.indexOf("Slurm job " + sid + " RUNNING", queued) > queued, qPrintable(sb));
+        QVERIFY(log(*job, "rank-0").contains("done 0"));
+        const QStringList left = left_behind(job->plan().job_id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
 
     void backslashInTheWorkingDir() {
