@@ -44,9 +44,10 @@ int run_status(const Args& a) {
     if (!rec->error.empty()) std::cout << "  error: " << rec->error << '\n';
     for (const auto& p : s.processes)
         std::cout << "  " << p.label << " on " << p.host << ": "
-                  << (p.exit_code  ? "exit " + std::to_string(*p.exit_code)
-                      : p.finished ? "ended"
-                                   : "running")
+                  << (p.signal      ? "signal " + std::to_string(*p.signal)
+                      : p.exit_code ? "exit " + std::to_string(*p.exit_code)
+                      : p.finished  ? "ended"
+                                    : "running")
                   << (p.log.empty() ? std::string() : "  log " + p.log) << '\n';
     return kOk;
 }
@@ -69,7 +70,7 @@ PARAPLAN_CLI_COMMAND(Command{"status",
                              "Usage: paraplan-cli status JOB [--job-dir DIR] [--json]\n\n"
                              "JOB is a job id (in DIR, default Paraplan's own folder) or a job folder.\n"
                              "--json: the object `jobs --json` lists, plus \"processes\": [{\"label\", \"host\",\n"
-                             "\"log\", \"exit_code\", \"finished\", \"error\"}].\n"
+                             "\"log\", \"exit_code\", \"signal\"?, \"finished\", \"error\"}].\n"
                              "Exit 0 when the job is found, 2 when it is unknown or its record is refused.\n",
                              {"json"},
                              run_status});

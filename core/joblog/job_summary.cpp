@@ -34,6 +34,9 @@ JobSummary summarize(const JobRecord& r) {
             if (code != p.end() && code->is_number_integer() && code->get<long long>() >= -1000000 &&
                 code->get<long long>() <= 1000000)
                 ps.exit_code = code->get<int>();
+            const auto sig = p.find("slurm_signal");
+            if (sig != p.end() && sig->is_number_integer() && sig->get<long long>() > 0 && sig->get<long long>() < 128)
+                ps.signal = sig->get<int>();
             const auto fin = p.find("finished");
             ps.finished = fin != p.end() && fin->is_boolean() && fin->get<bool>();
             ps.error = string_of(p, "error");
@@ -70,6 +73,7 @@ json to_json(const JobSummary& s, bool with_processes) {
                        {"exit_code", p.exit_code ? json(*p.exit_code) : json()},
                        {"finished", p.finished}};
             if (!p.error.empty()) pj["error"] = p.error;
+            if (p.signal) pj["signal"] = *p.signal;
             ps.push_back(pj);
         }
         j["processes"] = ps;

@@ -16,6 +16,7 @@ struct ProcessSummary {
     std::string host;
     std::string log;                // the log's path, "" when the record names none
     std::optional<int> exit_code;   // none while it runs (or when it never started)
+    std::optional<int> signal;      // the signal that ended it, where the record says (Slurm's ExitCode A:S)
     bool finished = false;
     std::string error;
 };

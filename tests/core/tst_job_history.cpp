@@ -135,6 +135,11 @@ private slots:
         const auto rs = summarize(running);
         QVERIFY(!rs.exit_code);
         QCOMPARE(rs.processes[0].log, std::string());
+        // A task Slurm ended by a signal (sacct ExitCode 0:15) shows the signal, not an exit code.
+        running.json["processes"][1]["slurm_signal"] = 15;
+        const auto sg = summarize(running);
+        QCOMPARE(sg.processes[1].signal.value_or(0), 15);
+        QCOMPARE(to_json(sg, true)["processes"][1]["signal"].get<int>(), 15);
     }
 
     void stopPlanDefaultsAndSlurm() {
