@@ -1,5 +1,6 @@
 // paraplan-cli explain-error TEXT [--project FILE] [--json]
 #include "cli/command.h"
+#include "util/read_file.h"
 #include "project/project.h"
 #include "rules/explain_error.h"
 
@@ -13,15 +14,17 @@ namespace {
 
 std::string read_text(const Args& a) {
     if (auto f = a.get("file")) {
-        std::ifstream in(*f, std::ios::binary);
-        if (!in) throw UsageError("cannot read --file " + *f);
-        return std::string(std::istreambuf_iterator<char>(in), {});
+        return read_input_file(*f, "--file", kMaxLogBytes);
     }
     if (a.positional.empty()) throw UsageError("missing error TEXT (or '-' to read standard input)");
     if (a.positional.size() == 1 && a.positional[0] == "-") {
-        std::ostringstream s;
-        s << std::cin.rdbuf();
-        return s.str();
+        // Standard input, up to the log limit (it may be a pipe that never ends).
+        std::string text;
+        char buf[65536];
+        while (text.size() <= kMaxLogBytes && std::cin.read(buf, sizeof buf).gcount() > 0)
+            text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+        if (text.size() > kMaxLogBytes) throw UsageError("standard input is larger than the 512 MiB allowed");
+        return text;
     }
     std::string text;
     for (const auto& p : a.positional) text += (text.empty() ? "" : " ") + p;

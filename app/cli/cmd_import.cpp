@@ -1,5 +1,6 @@
 // paraplan-cli import CONFIG [--format F] [--project BASE] -o PROJECT [--json]
 #include "cli/command.h"
+#include "util/read_file.h"
 #include "export/import.h"
 #include "project/project.h"
 #include "rules/validate.h"
@@ -16,11 +17,7 @@ namespace {
 
 int run_import(const Args& a) {
     const std::string file = a.positional_at(0, "CONFIG");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError("", "cannot read '" + file + "': " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = read_input_file(file, "config");
     std::string format = a.get("format", "");
     if (format.empty()) {
         format = detect_import_format(file, text);

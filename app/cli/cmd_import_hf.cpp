@@ -1,5 +1,6 @@
 // paraplan-cli import-hf CONFIG.json [--json]
 #include "catalog/hf_import.h"
+#include "util/read_file.h"
 #include "cli/command.h"
 #include "util/input_error.h"
 
@@ -14,11 +15,7 @@ namespace {
 
 int run_import_hf(const Args& a) {
     const std::string file = a.positional_at(0, "CONFIG.json");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError("", "cannot read '" + file + "': " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = read_input_file(file, "config");
     const ModelSpec m = import_hf_config(std::string_view(text));
     const ParamBreakdown pc = count_params(m);
     if (a.flag("json")) {

@@ -1,5 +1,6 @@
 // paraplan-cli plan --model ID|FILE --gpu ID --nodes N --gpus-per-node G --global-batch B --seq S ... [--json]
 #include "catalog/catalog.h"
+#include "util/read_file.h"
 #include "catalog/hf_import.h"
 #include "cli/command.h"
 #include "estimate/estimate.h"
@@ -20,13 +21,13 @@ namespace {
 
 ModelSpec model_arg(const std::string& v) {
     if (const ModelSpec* m = catalog::find_model(v)) return *m;
-    std::ifstream f(v);
-    if (!f) throw UsageError("--model '" + v + "' is neither a catalog model id nor a readable file");
-    std::stringstream ss;
-    ss << f.rdbuf();
+    std::error_code ec;
+    if (!std::filesystem::exists(v, ec))
+        throw UsageError("--model '" + v + "' is neither a catalog model id nor a readable file");
+    const std::string text = read_input_file(v, "model");
     nlohmann::json j;
     try {
-        j = json_read::parse(ss.str());   // nesting bounded
+        j = json_read::parse(text);   // nesting bounded
     } catch (const InputError& e) {
         throw InputError("", v + ": not JSON (" + e.message() + ")", e.line(), e.column());
     }

@@ -1,5 +1,6 @@
 // paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B] [--iters N]
 #include "cli/command.h"
+#include "util/read_file.h"
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
@@ -68,11 +69,7 @@ int run_probe(const Args& a) {
     nlohmann::json layout;
     if (a.has("layout")) {
         const std::string layout_path = a.get("layout", "");
-        std::ifstream in(layout_path);
-        if (!in) throw InputError("", "cannot read '" + layout_path + "'");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        layout = json_read::parse(ss.str());
+        layout = json_read::parse(read_input_file(layout_path, "layout"));
     } else {
         // The groups the project's framework builds (the `paraplan-cli groups --project FILE --json` document).
         const auto m = topology::build_rank_map(topology::from_project(rp.project), &rp.project.cluster);

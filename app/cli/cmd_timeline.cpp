@@ -1,5 +1,6 @@
 // paraplan-cli timeline: generate a pipeline schedule, place it in time and show it.
 #include "cli/command.h"
+#include "util/read_file.h"
 #include "schedule/generate.h"
 #include "schedule/pytorch_csv.h"
 #include "schedule/simulate.h"
@@ -23,13 +24,7 @@ void write_file(const std::string& path, const std::string& text) {
     if (!f || !(f << text) || !f.flush()) throw std::runtime_error("cannot write '" + path + "'");
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw std::runtime_error("cannot read '" + path + "'");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string read_file(const std::string& path) { return read_input_file(path, "file"); }
 
 // "--stage-scale 1:1:1,2:1.5:1" -> per-stage multipliers of F:B:W.
 std::vector<OpCost> parse_stage_scale(const std::string& text) {

@@ -1,4 +1,6 @@
 #include "calibrate/runs.h"
+#include "util/json_read.h"
+#include "util/read_file.h"
 
 #include "calibrate/log_parse.h"
 #include "util/input_error.h"
@@ -17,11 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_file(const std::string& path, const std::string& what) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw InputError("", "cannot read " + what + " " + path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return read_input_file(path, what, kMaxLogBytes);
 }
 
 std::string resolve(const fs::path& base, const std::string& p) {
@@ -100,9 +98,9 @@ std::vector<Run> load_runs(const std::string& table_path) {
     if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
         nlohmann::json j;
         try {
-            j = nlohmann::json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw InputError("", table_path + ": not JSON (" + std::string(e.what()) + ")");
+            j = json_read::parse(text);   // nesting bounded: 200,000 '[' crashed the parser's copy
+        } catch (const InputError& e) {
+            throw InputError("", table_path + ": not JSON (" + e.message() + ")", e.line(), e.column(), table_path);
         }
         const nlohmann::json rows = j.is_array() ? j : j.value("runs", nlohmann::json());
         if (!rows.is_array())
@@ -162,9 +160,9 @@ Run run_from_job(const std::string& folder) {
     const std::string jpath = (dir / "job.json").string();
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(read_file(jpath, "job record"));
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError("", jpath + ": not JSON (" + std::string(e.what()) + ")");
+        j = json_read::parse(read_file(jpath, "job record"));
+    } catch (const InputError& e) {
+        throw InputError("", jpath + ": not JSON (" + e.message() + ")", e.line(), e.column(), jpath);
     }
     if (!j.contains("project") || !j.at("project").is_object())
         throw InputError("/project", jpath + ": the job record holds no project snapshot");

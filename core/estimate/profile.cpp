@@ -1,4 +1,6 @@
 #include "estimate/profile.h"
+#include "util/json_read.h"
+#include "util/read_file.h"
 
 #include "estimate/estimate.h"
 #include "util/input_error.h"
@@ -96,16 +98,17 @@ std::string profile_path(const std::string& s) {
 Profile load_profile(const std::string& s) {
     if (s.empty()) throw InputError("/estimate/profile", "the profile name is empty");
     const std::string path = profile_path(s);
-    std::ifstream f(path);
-    if (!f)
-        throw InputError("", "profile '" + s + "': cannot read " + path + " (create it with paraplan-cli calibrate)");
-    std::stringstream ss;
-    ss << f.rdbuf();
+    std::string text;
+    try {
+        text = read_input_file(path, "profile", 1u << 20);
+    } catch (const InputError& e) {
+        throw InputError("", "profile '" + s + "': " + e.message() + " (create it with paraplan-cli calibrate)");
+    }
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(ss.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        throw InputError("", path + ": not JSON (" + std::string(e.what()) + ")");
+        j = json_read::parse(text);   // nesting bounded
+    } catch (const InputError& e) {
+        throw InputError("", path + ": not JSON (" + e.message() + ")");
     }
     Profile p = profile_from_json(j, path);
     if (p.name.empty()) p.name = std::filesystem::path(path).stem().string();

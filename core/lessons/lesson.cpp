@@ -1,4 +1,5 @@
 #include "lessons/lesson.h"
+#include "util/read_file.h"
 
 #include "compare/compare.h"
 #include "rules/apply_fix.h"
@@ -88,13 +89,7 @@ Step read_step(const Obj& o) {
     return s;
 }
 
-std::string read_text_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw InputError("", "cannot read lesson file '" + path + "'");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
+std::string read_text_file(const std::string& path) { return read_input_file(path, "lesson file"); }
 
 }   // namespace
 

@@ -1,4 +1,6 @@
 #include "probe/probe_launch.h"
+#include "util/input_error.h"
+#include "util/read_file.h"
 
 #include "ssh/ssh_command.h"
 #include "util/resources.h"
@@ -70,11 +72,13 @@ std::optional<ProbeResult> probe_result_from_log_text(std::string_view log) {
 }
 
 std::optional<ProbeResult> probe_result_from_log(const std::string& log_path) {
-    std::ifstream in(log_path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return probe_result_from_log_text(ss.str());
+    std::string text;
+    try {
+        text = read_input_file(log_path, "log", kMaxLogBytes);
+    } catch (const InputError&) {
+        return std::nullopt;   // not written yet (or not a log)
+    }
+    return probe_result_from_log_text(text);
 }
 
 }   // namespace paraplan::runtime

@@ -1,4 +1,5 @@
 #include "project/project.h"
+#include "util/read_file.h"
 
 #include "catalog/catalog.h"
 #include "util/input_error.h"
@@ -439,14 +440,7 @@ std::string project_to_text(const Project& p) {
 }
 
 Project load_project(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw InputError("", "cannot read '" + path + "': it is a folder");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("", "cannot read '" + path + "': " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    if (text.size() > (64u << 20)) throw InputError("", "cannot read '" + path + "': larger than 64 MiB");
+    const std::string text = read_input_file(path, "project");
     try {
         return project_from_text(text);
     } catch (const InputError& e) {   // where: the file too, not only the line or the field

@@ -290,8 +290,9 @@ private slots:
             load_project("/nonexistent/dir/x.paraplan.json");
             QFAIL("expected an InputError");
         } catch (const InputError& e) {
-            QCOMPARE(QString::fromUtf8(e.what()),
-                     QStringLiteral("cannot read '/nonexistent/dir/x.paraplan.json': No such file or directory"));
+            QCOMPARE(QString::fromStdString(e.message()),
+                     QStringLiteral("cannot read project: No such file or directory"));
+            QCOMPARE(e.file(), std::string("/nonexistent/dir/x.paraplan.json"));
         }
     }
 

@@ -1,0 +1,43 @@
+#include "util/read_file.h"
+
+#include "util/input_error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace paraplan {
+
+std::string read_input_file(const std::string& path, const std::string& what, std::size_t max_bytes) {
+    auto fail = [&](const std::string& why) { throw InputError("", "cannot read " + what + ": " + why, 0, 0, path); };
+    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) fail(std::strerror(errno));
+    struct stat st {};
+    std::string why;
+    if (::fstat(fd, &st) != 0) why = std::strerror(errno);
+    else if (S_ISDIR(st.st_mode)) why = "it is a folder";
+    else if (!S_ISREG(st.st_mode)) why = "it is not a regular file (a device, FIFO or socket is never read)";
+    else if (static_cast<std::size_t>(st.st_size) > max_bytes)
+        why = "it is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max_bytes >> 20) +
+              " MiB allowed";
+    std::string text;
+    if (why.empty()) {
+        text.resize(static_cast<std::size_t>(st.st_size));
+        std::size_t got = 0;
+        while (got < text.size()) {
+            const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        text.resize(got);
+    }
+    ::close(fd);
+    if (!why.empty()) fail(why);
+    return text;
+}
+
+}   // namespace paraplan
