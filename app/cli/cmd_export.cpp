@@ -1,5 +1,6 @@
 // paraplan-cli export FILE --format F [-o PATH] [--force] [--script S] [--master-port P] [--json]
 #include "cli/command.h"
+#include "util/local_dirs.h"
 #include "export/export.h"
 #include "project/project.h"
 #include "util/input_error.h"
@@ -25,14 +26,10 @@ std::string formats_list() {
 void write_file(const fs::path& path, const std::string& content, bool executable) {
     std::error_code ec;
     if (!path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError("", "cannot write '" + path.string() + "': " + std::strerror(errno));
-    out << content;
-    out.close();
-    if (!out) throw InputError("", "cannot write '" + path.string() + "': " + std::strerror(errno));
-    if (executable)
-        fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                        fs::perm_options::add, ec);
+    // A new file renamed into place: a link already at `path` (an unpacked archive may hold one)
+    // is replaced, never written through.
+    if (const std::string why = write_file_replacing(path.string(), content, executable ? 0755 : 0644); !why.empty())
+        throw InputError("", why);
 }
 
 void print_diagnostics(const std::vector<Diagnostic>& ds) {

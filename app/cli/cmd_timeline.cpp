@@ -1,5 +1,6 @@
 // paraplan-cli timeline: generate a pipeline schedule, place it in time and show it.
 #include "cli/command.h"
+#include "util/local_dirs.h"
 #include "util/read_file.h"
 #include "schedule/generate.h"
 #include "schedule/pytorch_csv.h"
@@ -20,8 +21,7 @@ namespace {
 using namespace paraplan::schedule;
 
 void write_file(const std::string& path, const std::string& text) {
-    std::ofstream f(path, std::ios::binary);
-    if (!f || !(f << text) || !f.flush()) throw std::runtime_error("cannot write '" + path + "'");
+    if (const std::string why = write_file_replacing(path, text); !why.empty()) throw std::runtime_error(why);
 }
 
 std::string read_file(const std::string& path) { return read_input_file(path, "file"); }

@@ -1,5 +1,7 @@
 #include "project/cluster.h"
 
+#include <cctype>
+
 namespace paraplan {
 
 int Cluster::world_size() const {
@@ -24,5 +26,17 @@ std::vector<GpuSlot> Cluster::placement() const {
         for (int g = 0; g < nodes[static_cast<std::size_t>(n)].gpus; ++g) out.push_back({n, g});
     return out;
 }
+
+namespace {
+bool name_chars(std::string_view s, bool colon) {
+    if (s.empty() || s.front() == '-') return false;
+    for (unsigned char c : s)
+        if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || (colon && c == ':'))) return false;
+    return true;
+}
+}   // namespace
+
+bool is_host_name(std::string_view host) { return name_chars(host, true); }
+bool is_user_name(std::string_view user) { return name_chars(user, false); }
 
 }   // namespace paraplan

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace paraplan {
@@ -31,6 +32,13 @@ struct Network {
 
     bool operator==(const Network&) const = default;
 };
+
+// A node's host as a project may name it: a host name, address or ~/.ssh/config alias of letters,
+// digits, '.', '_', '-' and ':' (IPv6), not starting with '-'. It reaches ssh command lines and
+// the exported host files, so nothing a shell or a key file would read passes.
+bool is_host_name(std::string_view host);
+// A user name: letters, digits, '.', '_', '-', not starting with '-'.
+bool is_user_name(std::string_view user);
 
 // Where one global rank runs.
 struct GpuSlot {

@@ -63,10 +63,14 @@ Node read_node(const Obj& o) {
     // control characters (a newline would start a new line there) are refused.
     n.name = json_read::no_control_chars(o.at("name"), o.string("name"));
     n.host = o.plain_string("host", "");
+    if (!n.host.empty() && !is_host_name(n.host))
+        json_read::fail(o.at("host"), "a host name or address (letters, digits, '.', '_', '-', ':')", *o.get("host"));
     n.gpu = o.string("gpu");
     check_gpu(n.gpu, o.at("gpu"));
     n.gpus = o.positive_int("gpus");
     n.user = o.plain_string("user", "");
+    if (!n.user.empty() && !is_user_name(n.user))
+        json_read::fail(o.at("user"), "a user name (letters, digits, '.', '_', '-')", *o.get("user"));
     n.port = o.non_negative_int("port", 0);
     if (n.port > 65535) json_read::fail(o.at("port"), "a port number (1-65535)", *o.get("port"));
     n.identity = o.plain_string("identity", "");

@@ -20,17 +20,14 @@ std::string check_target(const SshTarget& t) {
         return "the SSH host \"" + t.host + "\" starts with '-' (it would be read as an ssh option)";
     for (unsigned char c : t.host)
         if (c <= ' ' || c == 0x7f) return "the SSH host \"" + t.host + "\" contains whitespace or control characters";
-    for (unsigned char c : t.host)
-        if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == ':'))
-            return "the SSH host \"" + t.host + "\" holds '" + std::string(1, static_cast<char>(c)) +
-                   "' (a host name or address holds only letters, digits, '.', '_', '-' and ':')";
+    if (!is_host_name(t.host))
+        return "the SSH host \"" + t.host +
+               "\" is not a host name or address (letters, digits, '.', '_', '-' and ':' only)";
     for (unsigned char c : t.user)
         if (c <= ' ' || c == 0x7f || c == '@')
             return "the SSH user \"" + t.user + "\" contains whitespace, '@' or control characters";
-    for (unsigned char c : t.user)
-        if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-'))
-            return "the SSH user \"" + t.user + "\" holds '" + std::string(1, static_cast<char>(c)) +
-                   "' (a user name holds only letters, digits, '.', '_' and '-')";
+    if (!t.user.empty() && !is_user_name(t.user))
+        return "the SSH user \"" + t.user + "\" is not a user name (letters, digits, '.', '_' and '-' only)";
     if (!t.user.empty() && t.user.front() == '-') return "the SSH user \"" + t.user + "\" starts with '-'";
     if (t.port < 0 || t.port > 65535) return "the SSH port " + std::to_string(t.port) + " is out of range (1-65535)";
     return "";

@@ -110,9 +110,13 @@ std::optional<std::string> read_own_file(const std::string& path, std::size_t ma
 }
 
 std::string write_own_file(const std::string& path, const std::string& text) {
+    return write_file_replacing(path, text, 0600);
+}
+
+std::string write_file_replacing(const std::string& path, const std::string& text, unsigned mode) {
     std::random_device rd;
     const std::string tmp = path + ".new-" + std::to_string(rd()) + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, static_cast<mode_t>(mode));
     if (fd < 0) return "cannot write " + path + ": " + std::strerror(errno);
     std::size_t done = 0;
     while (done < text.size()) {

@@ -39,4 +39,9 @@ std::optional<std::string> read_own_file(const std::string& path, std::size_t ma
 // beside it (O_EXCL, never through a link) renamed over the old one. "" on success, else why.
 std::string write_own_file(const std::string& path, const std::string& text);
 
+// Writes `text` to `path` the same way with `mode` (before the umask): a new file beside it
+// renamed over the old one, so a symbolic link planted at `path` is replaced, never written
+// through. For every file a command writes where the user asked (export, traces).
+std::string write_file_replacing(const std::string& path, const std::string& text, unsigned mode = 0644);
+
 }   // namespace paraplan
