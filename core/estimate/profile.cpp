@@ -102,7 +102,8 @@ Profile load_profile(const std::string& s) {
     try {
         text = read_input_file(path, "profile", 1u << 20);
     } catch (const InputError& e) {
-        throw InputError("", "profile '" + s + "': " + e.message() + " (create it with paraplan-cli calibrate)");
+        throw InputError(
+            "", "profile '" + s + "' (" + path + "): " + e.message() + " (create it with paraplan-cli calibrate)");
     }
     nlohmann::json j;
     try {

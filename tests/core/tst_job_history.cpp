@@ -195,7 +195,7 @@ private slots:
                                              << "ProxyCommand is refused";
         QTest::newRow("host with a shell character") << R"x({"processes": [{"ssh": {"host": "$(id)"}}]})x"
                                                      << "/processes/0/ssh"
-                                                     << "holds '$'";
+                                                     << "is not a host name";
         QTest::newRow("processes object") << R"({"processes": {"label": "x"}})"
                                           << "/processes"
                                           << "an array";
