@@ -1,5 +1,7 @@
 #include "util/local_dirs.h"
 
+#include "util/read_file.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -85,26 +87,9 @@ std::optional<std::string> read_own_file(const std::string& path, std::size_t ma
         if (errno == ELOOP) return fail("is a symbolic link (Paraplan reads only files it wrote itself)");
         return fail(std::strerror(errno));
     }
-    struct stat st {};
     std::string why;
-    if (::fstat(fd, &st) != 0) why = std::strerror(errno);
-    else if (!S_ISREG(st.st_mode)) why = "is not a regular file";
-    else if (static_cast<std::size_t>(st.st_size) > max_bytes)
-        why = "is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max_bytes) + " allowed";
-    else why = owner_problem(st, "the file");
-    std::string text;
-    if (why.empty()) {
-        text.resize(static_cast<std::size_t>(st.st_size));
-        std::size_t got = 0;
-        while (got < text.size()) {
-            const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += static_cast<std::size_t>(n);
-        }
-        text.resize(got);
-    }
-    ::close(fd);
+    std::string text = read_regular_fd(fd, max_bytes, why,
+                                       [](const struct stat& st) { return owner_problem(st, "it"); });
     if (!why.empty()) return fail(why);
     return text;
 }

@@ -10,19 +10,18 @@
 
 namespace paraplan {
 
-std::string read_input_file(const std::string& path, const std::string& what, std::size_t max_bytes) {
-    auto fail = [&](const std::string& why) { throw InputError("", "cannot read " + what + ": " + why, 0, 0, path); };
-    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) fail(std::strerror(errno));
+std::string read_regular_fd(int fd, std::size_t max_bytes, std::string& why, std::string (*check)(const struct stat&)) {
     struct stat st {};
-    std::string why;
+    why.clear();
     if (::fstat(fd, &st) != 0) why = std::strerror(errno);
     else if (S_ISDIR(st.st_mode)) why = "it is a folder";
     else if (!S_ISREG(st.st_mode)) why = "it is not a regular file (a device, FIFO or socket is never read)";
     else if (static_cast<std::size_t>(st.st_size) > max_bytes)
-        why = "it is " + std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max_bytes >> 20) +
-              " MiB allowed";
+        why = "it is " + std::to_string(st.st_size) + " bytes, more than the " +
+              (max_bytes >= (1u << 20) ? std::to_string(max_bytes >> 20) + " MiB"
+                                       : std::to_string(max_bytes) + " bytes") +
+              " allowed";
+    else if (check) why = check(st);
     std::string text;
     if (why.empty()) {
         text.resize(static_cast<std::size_t>(st.st_size));
@@ -36,7 +35,16 @@ std::string read_input_file(const std::string& path, const std::string& what, st
         text.resize(got);
     }
     ::close(fd);
-    if (!why.empty()) fail(why);
+    return text;
+}
+
+std::string read_input_file(const std::string& path, const std::string& what, std::size_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw InputError("", "cannot read " + what + ": " + std::strerror(errno), 0, 0, path);
+    std::string why;
+    std::string text = read_regular_fd(fd, max_bytes, why);
+    if (!why.empty()) throw InputError("", "cannot read " + what + ": " + why, 0, 0, path);
     return text;
 }
 

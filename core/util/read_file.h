@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include <sys/stat.h>
+
 namespace paraplan {
 
 // Default limits: a project or config is kilobytes (64 MiB leaves room for huge clusters'
@@ -16,5 +18,11 @@ inline constexpr std::size_t kMaxLogBytes = 512u << 20;
 // InputError (file = path) when it is missing, not a regular file, or larger than max_bytes.
 std::string read_input_file(const std::string& path, const std::string& what = "file",
                             std::size_t max_bytes = kMaxInputBytes);
+
+// The whole of the regular file open on `fd` (closed here either way), at most max_bytes: ""
+// in `why` on success, else the reason ("is not a regular file", "is N bytes, more than ...", or
+// what `check` says of its stat). The one read loop behind read_input_file and read_own_file.
+std::string read_regular_fd(int fd, std::size_t max_bytes, std::string& why,
+                            std::string (*check)(const struct stat&) = nullptr);
 
 }   // namespace paraplan
