@@ -1,7 +1,6 @@
 // libFuzzer target: what ssh prints on stderr (read into an error kind, message and fix) and
-// the text of an ssh config file a project names (checked against the allow-list) must never
-// crash the readers; a config that ends in a ProxyCommand line is always refused, whatever
-// comes before it.
+// each line taken as a project's "Key=Value" ssh option (checked against the allow-list) must
+// never crash the readers; an option that runs a local program is always refused.
 #include "ssh/ssh_error.h"
 #include "ssh/ssh_policy.h"
 
@@ -24,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (code != 0 && (e.message.empty() || e.fix.empty())) std::abort();
     if (e.raw.find('\n') != std::string::npos) std::abort();
     if (connection_lost("node-1", code, data[0] % 3, text).kind != SshErrorKind::ConnectionLost) std::abort();
-    (void)check_project_ssh_config(text);
-    if (check_project_ssh_config(text + "\nProxyCommand sh -c id\n").empty()) std::abort();
+    if (check_project_ssh_option("ProxyCommand=" + text).empty()) std::abort();
+    if (check_project_ssh_option("LocalCommand=" + text).empty()) std::abort();
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t nl = std::min(text.find('\n', start), text.size());
