@@ -2,6 +2,7 @@
 // [--json] paraplan-cli advise --project FILE [--json]
 #include "catalog/catalog.h"
 #include "cli/command.h"
+#include "project/limits.h"
 #include "project/project.h"
 #include "rules/advisor.h"
 #include "rules/validate.h"
@@ -31,7 +32,7 @@ int run_advise(const Args& a) {
         if (!known.count(k)) throw UsageError("unknown option --" + k);
     if (!a.positional.empty()) throw UsageError("unexpected argument '" + a.positional[0] + "'");
 
-    const int limit = a.get_int("limit", 10);
+    const int limit = a.get_int("limit", 10, 1, 100000);
     if (auto file = a.get("project")) {
         const Project p = load_project(*file);
         const auto ds = validate(p);
@@ -59,16 +60,16 @@ int run_advise(const Args& a) {
     }
 
     AdvisorQuery q;
-    q.world = a.get_int("world", 0);
+    q.world = a.get_int("world", 0, 1, kMaxWorldSize);
     if (q.world <= 0) throw UsageError("--world N (a positive GPU count) or --project FILE is required");
     q.framework = a.get("framework", "colossalai");
     if (std::find(kFrameworks.begin(), kFrameworks.end(), q.framework) == kFrameworks.end())
         throw UsageError("--framework: unknown framework '" + q.framework + "'");
-    q.gpus_per_node = a.get_int("gpus-per-node", 0);
+    q.gpus_per_node = a.get_int("gpus-per-node", 0, 1, kMaxGpusPerNode);
     if (q.gpus_per_node < 0 || (q.gpus_per_node > 0 && q.world % q.gpus_per_node != 0))
         throw UsageError("--gpus-per-node " + std::to_string(q.gpus_per_node) + " does not divide --world " +
                          std::to_string(q.world));
-    q.seq_len = a.get_int("seq-len", 4096);
+    q.seq_len = a.get_int("seq-len", 4096, 1, 1 << 30);
     if (auto id = a.get("model")) {
         const ModelSpec* m = catalog::find_model(*id);
         if (!m) throw UsageError("--model: unknown model '" + *id + "' (see paraplan-cli catalog)");
@@ -83,8 +84,8 @@ int run_advise(const Args& a) {
         q.model = m;
     }
     for (const auto& ax : kAxes) {
-        if (a.has(ax)) q.fixed[ax] = a.get_int(ax, 1);
-        if (a.has("max-" + ax)) q.max[ax] = a.get_int("max-" + ax, 1);
+        if (a.has(ax)) q.fixed[ax] = a.get_int(ax, 1, 1, kMaxWorldSize);
+        if (a.has("max-" + ax)) q.max[ax] = a.get_int("max-" + ax, 1, 1, kMaxWorldSize);
     }
     const auto splits = enumerate_splits(q);
     if (a.flag("json")) {

@@ -51,8 +51,7 @@ int run_export(const Args& a) {
     ExportOptions opt;
     opt.force = a.flag("force");
     opt.script = a.get("script", "");
-    opt.master_port = a.get_int("master-port", 29500);
-    if (opt.master_port < 1 || opt.master_port > 65535) throw UsageError("--master-port: expected 1-65535");
+    opt.master_port = a.get_int("master-port", 29500, 1, 65535);
     opt.master_addr = a.get("master-addr", "");
     const ExportResult r = export_project(p, *format, opt);
 

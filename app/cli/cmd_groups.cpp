@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "project/framework.h"
 #include "project/layout.h"
+#include "project/limits.h"
 #include "project/project.h"
 #include "topology/build_rank_map.h"
 
@@ -81,8 +82,8 @@ int run_groups(const Args& a) {
     req.framework = a.get("framework", req.framework);
     if (!find_traits(req.framework)) throw UsageError("--framework: unknown framework '" + req.framework + "'");
     if (!has_project && !a.has("world")) throw UsageError("--world N (or --project FILE) is required");
-    req.world = a.get_int("world", req.world);
-    req.gpus_per_node = a.get_int("gpus-per-node", req.gpus_per_node);
+    req.world = a.get_int("world", req.world, 1, kMaxWorldSize);
+    req.gpus_per_node = a.get_int("gpus-per-node", req.gpus_per_node, 1, kMaxGpusPerNode);
     req.tp = a.get_int("tp", req.tp);
     req.pp = a.get_int("pp", req.pp);
     req.sp = a.get_int("sp", req.sp);

@@ -5,6 +5,7 @@
 #include "cli/command.h"
 #include "estimate/estimate.h"
 #include "estimate/profile.h"
+#include "project/limits.h"
 #include "project/project.h"
 #include "search/apply_plan.h"
 #include "search/planner.h"
@@ -47,8 +48,12 @@ int run_plan(const Args& a) {
         const std::string gpu = *a.get("gpu");
         if (!catalog::find_gpu(gpu))
             throw UsageError("--gpu '" + gpu + "' is not in the catalog (paraplan-cli catalog gpus)");
-        const int nodes = a.get_int("nodes", 1), gpn = a.get_int("gpus-per-node", 8);
-        if (nodes < 1 || gpn < 1) throw UsageError("--nodes and --gpus-per-node must be positive");
+        // The project file's limits (project/limits.h), checked before any node is made.
+        const int nodes = a.get_int("nodes", 1, 1, kMaxNodes);
+        const int gpn = a.get_int("gpus-per-node", 8, 1, kMaxGpusPerNode);
+        if (static_cast<long long>(nodes) * gpn > kMaxWorldSize)
+            throw UsageError("--nodes x --gpus-per-node: " + std::to_string(static_cast<long long>(nodes) * gpn) +
+                             " GPUs; Paraplan plans up to " + std::to_string(kMaxWorldSize));
         for (int i = 0; i < nodes; ++i) {
             Node n;
             n.name = "node" + std::to_string(i);
@@ -56,7 +61,8 @@ int run_plan(const Args& a) {
             n.gpus = gpn;
             base.cluster.nodes.push_back(n);
         }
-        base.cluster.network.inter_node_gbps = a.get_double("inter-node-gbps", base.cluster.network.inter_node_gbps);
+        base.cluster.network.inter_node_gbps = a.get_double("inter-node-gbps", base.cluster.network.inter_node_gbps,
+                                                            1e-3, 1e9);
         base.training.global_batch_size = a.get_int("global-batch", 0);
         base.training.seq_len = a.get_int("seq", 0);
         if (base.training.global_batch_size < 1 || base.training.seq_len < 1)
@@ -84,8 +90,8 @@ int run_plan(const Args& a) {
     else if (obj == "memory") req.objective = search::Objective::memory;
     else if (obj == "throughput") req.objective = search::Objective::throughput;
     else throw UsageError("--objective must be time, memory or throughput");
-    req.top = a.get_int("top", 10);
-    req.threads = a.get_int("threads", 0);
+    req.top = a.get_int("top", 10, 1, 100000);
+    req.threads = a.get_int("threads", 0, 0, 4096);
     const search::PlanResult r = search::plan(req);
     if (auto out = a.get("apply")) {
         // The best layout written as a project: the base with the entry's layout and microbatch size.

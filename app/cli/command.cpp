@@ -1,6 +1,7 @@
 #include "cli/command.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -51,17 +52,35 @@ int Args::get_int(const std::string& name, int def) const {
     }
 }
 
+int Args::get_int(const std::string& name, int def, int min, int max) const {
+    const int x = get_int(name, def);
+    if (has(name) && (x < min || x > max))
+        throw UsageError("--" + name + ": expected an integer from " + std::to_string(min) + " to " +
+                         std::to_string(max) + ", got " + *get(name));
+    return x;
+}
+
 double Args::get_double(const std::string& name, double def) const {
     auto v = get(name);
     if (!v) return def;
     try {
         std::size_t used = 0;
         double x = std::stod(*v, &used);
-        if (used != v->size()) throw std::invalid_argument("");
+        if (used != v->size() || !std::isfinite(x)) throw std::invalid_argument("");
         return x;
     } catch (const std::exception&) {
         throw UsageError("--" + name + ": expected a number, got '" + *v + "'");
     }
+}
+
+double Args::get_double(const std::string& name, double def, double min, double max) const {
+    const double x = get_double(name, def);
+    if (has(name) && (x < min || x > max)) {
+        std::ostringstream range;
+        range << "--" << name << ": expected a number from " << min << " to " << max << ", got " << *get(name);
+        throw UsageError(range.str());
+    }
+    return x;
 }
 
 bool Args::get_bool(const std::string& name, bool def) const {

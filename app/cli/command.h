@@ -32,7 +32,10 @@ public:
     std::optional<std::string> get(const std::string& name) const;
     std::string get(const std::string& name, const std::string& def) const;
     int get_int(const std::string& name, int def) const;   // UsageError if not an integer
-    double get_double(const std::string& name, double def) const;
+    // The same, refused (UsageError naming the option and the range) outside [min, max].
+    int get_int(const std::string& name, int def, int min, int max) const;
+    double get_double(const std::string& name, double def) const;   // UsageError if not a finite number
+    double get_double(const std::string& name, double def, double min, double max) const;
     bool get_bool(const std::string& name, bool def) const;                    // true/false/1/0/yes/no
     std::string positional_at(std::size_t i, const std::string& what) const;   // UsageError if missing
 };

@@ -38,6 +38,14 @@ void add_config_uploads(LaunchPlan& plan, const Project& p, const RuntimeConfig&
     std::set<int> nodes;
     for (const auto& proc : plan.processes) nodes.insert(proc.node);
     const std::string dir = rc.upload_dir.empty() ? std::string() : rc.upload_dir + "/";
+    long long per_node = 0;
+    for (const auto& [name, file] : r.files) per_node += static_cast<long long>(file.content.size());
+    if (per_node * static_cast<long long>(nodes.size()) > kMaxUploadBytes)
+        throw InputError("/cluster/nodes", "the " + format + " config files (" + std::to_string(per_node) +
+                                               " bytes) on each of " + std::to_string(nodes.size()) + " nodes exceed " +
+                                               std::to_string(kMaxUploadBytes >> 20) +
+                                               " MiB in all; launch on fewer nodes, or set "
+                                               "runtime.upload_configs to false and copy them yourself");
     for (int n : nodes)
         for (const auto& [name, file] : r.files) plan.uploads.push_back({n, dir + name, file.content});
 }

@@ -87,6 +87,10 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
             throw InputError("/runtime/env/" + k, k + " is set by Paraplan from the cluster placement; remove it");
     if (cluster.nodes.empty() || plan.world_size == 0)
         throw InputError("/cluster/nodes", "the cluster has no GPUs to launch on");
+    if (plan.world_size > kMaxLaunchRanks)
+        throw InputError("/cluster/nodes", "the cluster has " + std::to_string(plan.world_size) +
+                                               " GPUs; Paraplan launches jobs of up to " +
+                                               std::to_string(kMaxLaunchRanks) + " GPUs");
     for (std::size_t i = 0; i < cluster.nodes.size(); ++i) {
         const std::string why = check_target(ssh_target(cluster.nodes[i]));
         if (!why.empty()) throw InputError("/cluster/nodes/" + std::to_string(i) + "/host", why);

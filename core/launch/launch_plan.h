@@ -57,8 +57,17 @@ struct LaunchPlan {
     std::string slurm_partition;
 };
 
+// The largest job a launch plans: a plan holds a command, an environment and a wrapper per
+// rank, and one ssh connection per node runs from this machine. Planning, validating and
+// estimating go further (project/limits.h).
+inline constexpr int kMaxLaunchRanks = 131'072;
+// The exported config files are written to every node that runs a process: their total
+// over all nodes is bounded too (a hostfile grows with the node count).
+inline constexpr long long kMaxUploadBytes = 1LL << 30;
+
 // Builds the plan. Throws InputError naming the /runtime field (missing script,
-// an env variable Paraplan sets itself, a placement torchrun cannot express, ...).
+// an env variable Paraplan sets itself, a placement torchrun cannot express, ...), or
+// /cluster/nodes for a cluster larger than kMaxLaunchRanks GPUs.
 LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const std::string& job_id);
 
 // Job ids: "<yyyymmdd-hhmmss>-<slug of name>", safe as a folder name and in a shell.

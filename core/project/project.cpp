@@ -2,6 +2,7 @@
 #include "util/read_file.h"
 
 #include "catalog/catalog.h"
+#include "project/limits.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 #include "util/resources.h"
@@ -57,6 +58,9 @@ void check_gpu(const std::string& id, const std::string& pointer) {
         throw InputError(pointer, "unknown GPU \"" + id + "\" (known: " + join_ids(catalog::gpu_ids()) + ")");
 }
 
+std::string gpus_per_node_limit() { return "at most " + std::to_string(kMaxGpusPerNode) + " GPUs per node"; }
+std::string nodes_limit() { return "at most " + std::to_string(kMaxNodes) + " nodes"; }
+
 Node read_node(const Obj& o) {
     Node n;
     // Names, hosts, users and key files reach ssh command lines and exported scripts:
@@ -68,6 +72,7 @@ Node read_node(const Obj& o) {
     n.gpu = o.string("gpu");
     check_gpu(n.gpu, o.at("gpu"));
     n.gpus = o.positive_int("gpus");
+    if (n.gpus > kMaxGpusPerNode) json_read::fail(o.at("gpus"), gpus_per_node_limit(), *o.get("gpus"));
     n.user = o.plain_string("user", "");
     if (!n.user.empty() && !is_user_name(n.user))
         json_read::fail(o.at("user"), "a user name (letters, digits, '.', '_', '-')", *o.get("user"));
@@ -86,6 +91,9 @@ Cluster read_cluster(const Obj& o) {
         throw InputError(o.at("nodes"), "required field is missing (expected an array of nodes or a node count)");
     if (nodes->is_array()) {
         if (nodes->empty()) throw InputError(o.at("nodes"), "a cluster needs at least one node");
+        if (nodes->size() > static_cast<std::size_t>(kMaxNodes))
+            throw InputError(o.at("nodes"),
+                             "lists " + std::to_string(nodes->size()) + " nodes; Paraplan plans " + nodes_limit());
         std::set<std::string> names;
         for (std::size_t i = 0; i < nodes->size(); ++i) {
             Obj no((*nodes)[i], o.at("nodes") + "/" + std::to_string(i));
@@ -98,17 +106,23 @@ Cluster read_cluster(const Obj& o) {
         const int count = o.positive_int("nodes");
         const std::string gpu = o.string("gpu");
         check_gpu(gpu, o.at("gpu"));
+        if (count > kMaxNodes) json_read::fail(o.at("nodes"), nodes_limit(), *nodes);
         const int per = o.positive_int("gpus_per_node");
-        if (count > 100'000) json_read::fail(o.at("nodes"), "at most 100000 nodes", *nodes);
+        if (per > kMaxGpusPerNode)
+            json_read::fail(o.at("gpus_per_node"), gpus_per_node_limit(), *o.get("gpus_per_node"));
+        if (static_cast<long long>(count) * per > kMaxWorldSize)
+            throw InputError(o.at("nodes"), "the cluster has " + std::to_string(static_cast<long long>(count) * per) +
+                                                " GPUs; Paraplan plans up to " + std::to_string(kMaxWorldSize) +
+                                                " GPUs");
         for (int i = 0; i < count; ++i)
             c.nodes.push_back(Node{"node" + std::to_string(i), "", gpu, per, "", 0, "", {}, json::object()});
         c.short_form = true;
     }
     long long world = 0;
     for (const auto& n : c.nodes) world += n.gpus;
-    if (world > (1LL << 22))
-        throw InputError(o.at("nodes"),
-                         "the cluster has " + std::to_string(world) + " GPUs; Paraplan plans up to 4194304 GPUs");
+    if (world > kMaxWorldSize)
+        throw InputError(o.at("nodes"), "the cluster has " + std::to_string(world) + " GPUs; Paraplan plans up to " +
+                                            std::to_string(kMaxWorldSize) + " GPUs");
     if (o.has("network")) {
         Obj n = o.object("network");
         c.network.inter_node_gbps = n.positive_number("inter_node_gbps", c.network.inter_node_gbps);
