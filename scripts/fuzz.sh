@@ -29,6 +29,11 @@ for t in "${targets[@]}"; do
     fuzz_probe_result) seeds=(tests/data/probe tests/data/fuzz/probe) ;;
     fuzz_probe_log) seeds=(tests/data/fuzz/probelog) ;;
     fuzz_job_history) seeds=(tests/data/fuzz/jobs) ;;
+    fuzz_runs_table) seeds=(tests/data/calibrate tests/data/fuzz/runs) ;;
+    fuzz_pytorch_csv) seeds=(tests/data/fuzz/pipeline-csv) ;;
+    fuzz_python_call) seeds=(tests/data/fuzz/pycall) ;;
+    fuzz_toml) seeds=(tests/data/fuzz/toml) ;;
+    fuzz_ssh_option) seeds=(tests/data/fuzz/ssh-option) ;;
     fuzz_smi_stream)
       # Its first byte picks the tool (bit 0: rocm-smi) and the chunk sizes: the recorded
       # outputs get one ('@' nvidia-smi, 'A' rocm-smi), and rocm-smi's documents their end marker.

@@ -2,6 +2,7 @@
 
 #include "catalog/catalog.h"
 #include "util/input_error.h"
+#include "util/utf8.h"
 
 #include <algorithm>
 
@@ -83,6 +84,9 @@ Project default_import_base(int world) {
 
 ImportResult import_config(std::string_view text, const std::string& format, const Project& base,
                            bool base_is_default) {
+    // Every config is text the results quote back (warnings, kept values): JSON, TOML and
+    // Python 3 source (PEP 3120) are UTF-8, and JSON output cannot carry anything else.
+    utf8::check(text);
     ImportResult r;
     const auto it = std::find_if(importers().begin(), importers().end(),
                                  [&](const Importer& i) { return format == i.id; });

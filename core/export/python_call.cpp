@@ -3,6 +3,7 @@
 #include "util/input_error.h"
 #include "util/json_read.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -21,8 +22,10 @@ std::string_view trim(std::string_view s) {
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Skips a string literal starting at s[i] (a quote, maybe after a prefix); returns
-// the index after it.
-std::size_t skip_string(std::string_view s, std::size_t i) {
+// the index after it (the end of the text, or of the line, when it is not closed; *closed
+// then false).
+std::size_t skip_string(std::string_view s, std::size_t i, bool* closed = nullptr) {
+    if (closed) *closed = true;
     const char q = s[i];
     const bool triple = i + 2 < s.size() && s[i + 1] == q && s[i + 2] == q;
     i += triple ? 3 : 1;
@@ -35,10 +38,11 @@ std::size_t skip_string(std::string_view s, std::size_t i) {
             if (!triple) return i + 1;
             if (i + 2 < s.size() && s[i + 1] == q && s[i + 2] == q) return i + 3;
         }
-        if (s[i] == '\n' && !triple) return i;
+        if (s[i] == '\n' && !triple) break;
         ++i;
     }
-    return i;
+    if (closed) *closed = false;
+    return std::min(i, s.size());
 }
 
 std::optional<json> parse_string(std::string_view e) {
@@ -51,7 +55,8 @@ std::optional<json> parse_string(std::string_view e) {
         ++i;
     }
     if (i >= e.size() || (e[i] != '"' && e[i] != '\'')) return std::nullopt;
-    if (skip_string(e, i) != e.size()) return std::nullopt;
+    bool closed = false;
+    if (skip_string(e, i, &closed) != e.size() || !closed) return std::nullopt;
     const char q = e[i];
     const bool triple = e.size() - i >= 6 && e[i + 1] == q && e[i + 2] == q;
     std::string_view body = e.substr(i + (triple ? 3 : 1), e.size() - i - (triple ? 6 : 2));

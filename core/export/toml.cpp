@@ -2,6 +2,7 @@
 
 #include "util/input_error.h"
 #include "util/json_read.h"
+#include "util/utf8.h"
 
 #include <cctype>
 #include <charconv>
@@ -198,8 +199,17 @@ private:
                 case 'U': {
                     const int n = e == 'u' ? 4 : 8;
                     if (pos_ + static_cast<std::size_t>(n) > s_.size()) fail("short \\u escape");
-                    unsigned long cp = std::stoul(std::string(s_.substr(pos_, static_cast<std::size_t>(n))), nullptr,
-                                                  16);
+                    unsigned long cp = 0;
+                    for (const char h : s_.substr(pos_, static_cast<std::size_t>(n))) {
+                        if (!std::isxdigit(static_cast<unsigned char>(h))) fail("\\u escape with a non-hex digit");
+                        cp = cp * 16 +
+                             static_cast<unsigned long>(std::isdigit(static_cast<unsigned char>(h))
+                                                            ? h - '0'
+                                                            : std::tolower(static_cast<unsigned char>(h)) - 'a' + 10);
+                    }
+                    // A Unicode scalar value (toml.io, "String"): no surrogate, nothing above U+10FFFF.
+                    if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+                        fail("\\u escape that is not a Unicode scalar value");
                     pos_ += static_cast<std::size_t>(n);
                     if (cp < 0x80) out += static_cast<char>(cp);
                     else if (cp < 0x800) {
@@ -360,6 +370,9 @@ private:
 
 }   // namespace
 
-json parse(std::string_view text) { return Parser(text).run(); }
+json parse(std::string_view text) {
+    utf8::check(text);   // a TOML document is UTF-8 (toml.io, "Spec")
+    return Parser(text).run();
+}
 
 }   // namespace paraplan::toml

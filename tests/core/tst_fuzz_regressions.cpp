@@ -1,11 +1,15 @@
 // Every input the fuzzers ever found troublesome (tests/data/fuzz/) is replayed
 // through the loaders: each either loads or is refused with an InputError.
+#include "calibrate/log_parse.h"
+#include "calibrate/runs_table.h"
 #include "catalog/hf_import.h"
 #include "export/import.h"
+#include "export/python_call.h"
 #include "export/toml.h"
 #include "joblog/job_history.h"
 #include "launch/runtime_config.h"
 #include "project/project.h"
+#include "schedule/pytorch_csv.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 
@@ -98,6 +102,61 @@ private slots:
         const auto r = runtime::job_record_from_text(read(path), "/jobs/x", &problem);
         QVERIFY(r.has_value() != !problem.empty());
         if (r) QVERIFY(r->world_size >= 0);
+    }
+
+    // The readers of user-named files that have their own fuzz targets (runs tables and
+    // training logs, PyTorch's schedule CSV, Python calls, TOML): every seed is read or
+    // refused with an InputError or diagnostics, never anything else.
+    void otherReaders_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("reader");
+        for (const char* sub : {"runs", "pipeline-csv", "pycall", "toml"}) {
+            const auto files = inputs(sub);
+            QVERIFY(!files.isEmpty());
+            for (const auto& f : files)
+                QTest::newRow(qPrintable(QString(sub) + "/" + QFileInfo(f).fileName())) << f << QString(sub);
+        }
+    }
+    void otherReaders() {
+        QFETCH(QString, path);
+        QFETCH(QString, reader);
+        const std::string text = read(path);
+        try {
+            if (reader == "runs") {
+                (void)calibrate::parse_log(text);
+                QVERIFY(!calibrate::read_runs_table(text, "t").empty());
+            } else if (reader == "pipeline-csv") {
+                const auto r = schedule::from_pytorch_csv(text);
+                QVERIFY(r.schedule.has_value() || !r.diagnostics.empty());
+            } else if (reader == "pycall") {
+                if (const auto c = pycall::find_call(text, {"HybridParallelPlugin"})) QVERIFY(c->line >= 1);
+            } else {
+                QVERIFY(toml::parse(text).is_object());
+            }
+        } catch (const InputError& e) {
+            QVERIFY(std::string(e.what()).size() > 0);
+        }
+    }
+
+    // Config text that is not UTF-8 is refused with its place (JSON output cannot carry it:
+    // nlohmann's dump threw from `import --json`); TOML escapes must be Unicode scalar values.
+    void nonUtf8Configs() {
+        const Project base = default_import_base(8);
+        for (const char* format : {"colossalai", "torchtitan", "megatron", "deepspeed"}) {
+            try {
+                import_config("plugin = HybridParallelPlugin(tp_size=2, x='a\x9e' 'b')\n", format, base, true);
+                QFAIL(format);
+            } catch (const InputError& e) {
+                QCOMPARE(e.line(), 1);
+                QVERIFY2(std::string(e.what()).find("not UTF-8 text: byte 0x9E") != std::string::npos, e.what());
+            }
+        }
+        for (const char* text : {"a = \"\\uZZZZ\"\n", "a = \"\\uD800\"\n", "a = \"\\U00110000\"\n"})
+            QVERIFY_THROWS_EXCEPTION(InputError, toml::parse(text));
+        QCOMPARE(toml::parse("a = \"\\u00e9\"\n")["a"].get<std::string>(), std::string("\xc3\xa9"));
+        // An unclosed string is not a literal (its last byte was taken for the closing quote).
+        QVERIFY(!pycall::literal("\"M\xd5\xb9"));
+        QCOMPARE(pycall::literal("'ab'")->get<std::string>(), std::string("ab"));
     }
 
     // Nesting is bounded in every reader (json_read::kMaxJsonDepth = 256): deeper input

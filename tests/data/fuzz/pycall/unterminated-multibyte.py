@@ -1,0 +1,1 @@
+p = HybridParallelPlugin(tp_size=2, x="Mչ
