@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "util/read_file.h"
+
 #include "util/local_dirs.h"
 
 #include "appsettings.h"
@@ -769,13 +771,9 @@ void MainWindow::importHfDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Import Hugging Face config.json"), QString(),
                                                       tr("config.json (*.json);;All files (*)"));
     if (path.isEmpty()) return;
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        showError(tr("Cannot import"), tr("%1: %2").arg(path, f.errorString()));
-        return;
-    }
     try {
-        const std::string text = f.readAll().toStdString();
+        // Only a regular file of bounded size: /dev/zero or a FIFO is refused at once, naming it.
+        const std::string text = paraplan::read_input_file(path.toStdString(), "Hugging Face config");
         const paraplan::ModelSpec spec = paraplan::import_hf_config(std::string_view(text));
         const QString name = QString::fromStdString(spec.name.empty() ? spec.family : spec.name);
         QString err;
@@ -793,12 +791,14 @@ void MainWindow::importHfDialog() {
 }
 
 bool MainWindow::importConfigFile(const QString& path, const QString& formatHint) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        showError(tr("Cannot import"), tr("%1: %2").arg(path, f.errorString()));
+    std::string text;
+    try {
+        // Only a regular file of bounded size: /dev/zero or a FIFO is refused at once, naming it.
+        text = paraplan::read_input_file(path.toStdString(), "config");
+    } catch (const std::exception& e) {
+        showError(tr("Cannot import"), QString::fromStdString(e.what()));
         return false;
     }
-    const std::string text = f.readAll().toStdString();
     std::string format = formatHint.toStdString();
     if (format.empty()) format = paraplan::detect_import_format(path.toStdString(), text);
     if (format.empty()) {

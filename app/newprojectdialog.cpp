@@ -1,5 +1,7 @@
 #include "newprojectdialog.h"
 
+#include "util/read_file.h"
+
 #include "catalog/catalog.h"
 #include "catalog/hf_import.h"
 #include "project/layout.h"
@@ -99,13 +101,8 @@ NewProjectDialog::NewProjectDialog(QWidget* parent) : QDialog(parent) {
 }
 
 bool NewProjectDialog::setHfConfig(const QString& path, QString* error) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        if (error) *error = tr("%1: %2").arg(path, f.errorString());
-        return false;
-    }
     try {
-        const std::string text = f.readAll().toStdString();
+        const std::string text = paraplan::read_input_file(path.toStdString(), "Hugging Face config");
         hfModel_ = paraplan::import_hf_config(std::string_view(text));
     } catch (const std::exception& e) {
         if (error) *error = tr("%1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(e.what()));

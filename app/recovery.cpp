@@ -1,6 +1,7 @@
 #include "recovery.h"
 
 #include "projectdocument.h"
+#include "util/local_dirs.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -81,12 +82,12 @@ void Recovery::autosaveFinished() {
 }
 
 void Recovery::writeMeta() {
-    QFile meta(metaFile());
-    if (meta.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-        QJsonObject o{{QStringLiteral("path"), doc_->path()},
-                      {QStringLiteral("saved_at"), QDateTime::currentDateTime().toString(Qt::ISODate)}};
-        meta.write(QJsonDocument(o).toJson());
-    }
+    // A new file renamed into place (util/local_dirs write_own_file, 0600), so a link planted at
+    // the name is replaced rather than written through, as QFile's truncate (or QSaveFile) would.
+    // Best effort, as the recovery copy itself.
+    const QJsonObject o{{QStringLiteral("path"), doc_->path()},
+                        {QStringLiteral("saved_at"), QDateTime::currentDateTime().toString(Qt::ISODate)}};
+    (void)paraplan::write_own_file(metaFile().toStdString(), QJsonDocument(o).toJson().toStdString());
 }
 
 void Recovery::discard() {
@@ -100,9 +101,9 @@ void Recovery::discard() {
 std::optional<Recovery::Saved> Recovery::pending() const {
     if (!QFile::exists(recoveryFile())) return std::nullopt;
     Saved s;
-    QFile meta(metaFile());
-    if (meta.open(QIODevice::ReadOnly)) {
-        const QJsonObject o = QJsonDocument::fromJson(meta.readAll()).object();
+    std::string problem;
+    if (const auto text = paraplan::read_own_file(metaFile().toStdString(), 1u << 20, &problem)) {
+        const QJsonObject o = QJsonDocument::fromJson(QByteArray::fromStdString(*text)).object();
         s.originalPath = o.value(QStringLiteral("path")).toString();
         s.savedAt = o.value(QStringLiteral("saved_at")).toString();
     }

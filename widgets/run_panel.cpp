@@ -1,4 +1,6 @@
 #include "run_panel.h"
+
+#include "util/read_file.h"
 #include "wording.h"
 
 #include "log_view.h"
@@ -347,12 +349,8 @@ void RunPanel::showProbeResult() {
 bool RunPanel::loadProbeResult(const QString& path) {
     std::optional<runtime::ProbeResult> result;
     try {
-        QFile f(path);
-        if (!f.open(QIODevice::ReadOnly)) {
-            append(tr("probe result: cannot read %1: %2").arg(path, f.errorString()));
-            return false;
-        }
-        const QByteArray text = f.readAll().trimmed();
+        const QByteArray text =
+            QByteArray::fromStdString(read_input_file(path.toStdString(), "probe result")).trimmed();
         if (text.startsWith('{')) result = runtime::probe_result_from_text(text.toStdString());
         else result = runtime::probe_result_from_log(path.toStdString());
     } catch (const InputError& e) {

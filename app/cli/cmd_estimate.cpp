@@ -15,7 +15,12 @@ namespace {
 int run_estimate(const Args& a) {
     const std::string file = a.positional_at(0, "project FILE");
     Project p = load_project(file);
-    if (auto prof = a.get("profile")) estimate::set_project_profile(p, *prof);
+    if (auto prof = a.get("profile")) {
+        // A profile named on the command line that cannot be read is bad input (exit 2), not a
+        // finding of the project's.
+        (void)estimate::load_profile(*prof);
+        estimate::set_project_profile(p, *prof);
+    }
     // The report (and its JSON) is shared with `paraplan-cli compare` (core/compare/report.h).
     const compare::ProjectReport report = compare::report_project(p, file);
     const auto& diags = report.diagnostics;

@@ -3,6 +3,7 @@
 #include "util/read_file.h"
 #include "project/project.h"
 #include "rules/explain_error.h"
+#include "util/input_error.h"
 
 #include <fstream>
 #include <iostream>
@@ -12,18 +13,21 @@
 namespace paraplan::cli {
 namespace {
 
+inline constexpr std::size_t kMaxStdinBytes = 16u << 20;
+
 std::string read_text(const Args& a) {
     if (auto f = a.get("file")) {
         return read_input_file(*f, "--file", kMaxLogBytes);
     }
     if (a.positional.empty()) throw UsageError("missing error TEXT (or '-' to read standard input)");
     if (a.positional.size() == 1 && a.positional[0] == "-") {
-        // Standard input, up to the log limit (it may be a pipe that never ends).
+        // Standard input, up to kMaxStdinBytes (it may be a pipe that never ends).
         std::string text;
         char buf[65536];
-        while (text.size() <= kMaxLogBytes && std::cin.read(buf, sizeof buf).gcount() > 0)
+        while (text.size() <= kMaxStdinBytes && std::cin.read(buf, sizeof buf).gcount() > 0)
             text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
-        if (text.size() > kMaxLogBytes) throw UsageError("standard input is larger than the 512 MiB allowed");
+        if (text.size() > kMaxStdinBytes)
+            throw InputError("", "standard input is longer than the limit of 16 MiB (give the log's end, or --file)");
         return text;
     }
     std::string text;
@@ -37,6 +41,9 @@ int run_explain(const Args& a) {
     const std::string text = read_text(a);
     std::optional<Project> project;
     if (auto f = a.get("project")) project = load_project(*f);
+    if (text.size() > kExplainBytes)
+        std::cerr << "paraplan-cli explain-error: searched the last " << (kExplainBytes >> 20) << " MiB of "
+                  << text.size() << " bytes (a run's error is at its end)\n";
     const ErrorExplanation e = explain_error(text, project ? &*project : nullptr);
     if (a.flag("json")) {
         print_json(to_json(e).dump(2));

@@ -33,7 +33,12 @@ int run_import(const Args& a) {
     if (!out_path && !a.flag("json")) throw UsageError("missing -o PROJECT (the project file to write)");
     const auto base_path = a.get("project");
     const Project base = base_path ? load_project(*base_path) : default_import_base(8);
-    ImportResult r = import_config(text, format, base, !base_path);
+    ImportResult r;
+    try {
+        r = import_config(text, format, base, !base_path);
+    } catch (const InputError& e) {
+        throw in_file(e, file);
+    }
     const auto diags = validate(r.project);
     if (out_path) save_project(r.project, *out_path);
     if (a.flag("json")) {

@@ -16,7 +16,12 @@ namespace {
 int run_import_hf(const Args& a) {
     const std::string file = a.positional_at(0, "CONFIG.json");
     const std::string text = read_input_file(file, "config");
-    const ModelSpec m = import_hf_config(std::string_view(text));
+    ModelSpec m;
+    try {
+        m = import_hf_config(std::string_view(text));
+    } catch (const InputError& e) {
+        throw in_file(e, file);
+    }
     const ParamBreakdown pc = count_params(m);
     if (a.flag("json")) {
         nlohmann::json out = {{"model", to_json(m)},

@@ -1,4 +1,5 @@
 #include "calibrate/runs.h"
+#include "calibrate/runs_table.h"
 #include "util/json_read.h"
 #include "util/read_file.h"
 
@@ -39,36 +40,6 @@ void from_log_text(Run& r, const std::string& text, const std::string& where) {
     r.source = where + " (" + m->how + ")";
 }
 
-std::vector<std::string> split_csv(const std::string& line) {
-    std::vector<std::string> out;
-    std::string cur;
-    bool q = false;
-    for (char c : line) {
-        if (c == '"') q = !q;
-        else if (c == ',' && !q) {
-            out.push_back(cur);
-            cur.clear();
-        } else if (c != '\r') cur += c;
-    }
-    out.push_back(cur);
-    for (auto& s : out) {
-        s.erase(0, s.find_first_not_of(" \t"));
-        s.erase(s.find_last_not_of(" \t") + 1);
-    }
-    return out;
-}
-
-double number(const std::string& s, const std::string& where) {
-    try {
-        std::size_t n = 0;
-        const double v = std::stod(s, &n);
-        if (n != s.size() || v < 0) throw std::invalid_argument(s);
-        return v;
-    } catch (const std::exception&) {
-        throw InputError("", where + ": '" + s + "' is not a non-negative number");
-    }
-}
-
 Run make_run(const fs::path& base, const std::string& project, double step_s, double peak, const std::string& log,
              const std::string& name, const std::string& where) {
     if (project.empty()) throw InputError("", where + ": no project file");
@@ -94,60 +65,8 @@ std::vector<Run> load_runs(const std::string& table_path) {
     const std::string text = read_file(table_path, "runs table");
     const fs::path base = fs::path(table_path).parent_path();
     std::vector<Run> runs;
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
-        nlohmann::json j;
-        try {
-            j = json_read::parse(text);   // nesting bounded: 200,000 '[' crashed the parser's copy
-        } catch (const InputError& e) {
-            throw InputError("", table_path + ": not JSON (" + e.message() + ")", e.line(), e.column(), table_path);
-        }
-        const nlohmann::json rows = j.is_array() ? j : j.value("runs", nlohmann::json());
-        if (!rows.is_array())
-            throw InputError("/runs", table_path + ": expected {\"runs\": [...]} or an array of runs");
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const auto& r = rows[i];
-            const std::string where = table_path + " /runs/" + std::to_string(i);
-            if (!r.is_object()) throw InputError("/runs/" + std::to_string(i), where + ": a run is an object");
-            auto num = [&](const char* k) {
-                if (!r.contains(k)) return 0.0;
-                if (!r.at(k).is_number() || r.at(k).get<double>() < 0)
-                    throw InputError("/runs/" + std::to_string(i) + "/" + k,
-                                     where + "/" + k + ": a non-negative number");
-                return r.at(k).get<double>();
-            };
-            runs.push_back(make_run(base, r.value("project", std::string()), num("step_s"), num("peak_gib"),
-                                    r.value("log", std::string()), r.value("name", std::string()), where));
-        }
-    } else {
-        std::stringstream ss(text);
-        std::string line;
-        int n = 0;
-        std::map<std::string, std::size_t> col;
-        while (std::getline(ss, line)) {
-            ++n;
-            const auto t = line.find_first_not_of(" \t\r");
-            if (t == std::string::npos || line[t] == '#') continue;
-            const auto cells = split_csv(line);
-            if (col.empty()) {
-                for (std::size_t i = 0; i < cells.size(); ++i) col[cells[i]] = i;
-                if (!col.count("project") || (!col.count("step_s") && !col.count("log")))
-                    throw InputError("", table_path + ":" + std::to_string(n) +
-                                             ": the header must name the columns project and step_s or log");
-                continue;
-            }
-            auto cell = [&](const char* k) {
-                const auto it = col.find(k);
-                return it != col.end() && it->second < cells.size() ? cells[it->second] : std::string();
-            };
-            const std::string where = table_path + ":" + std::to_string(n);
-            const std::string st = cell("step_s"), pk = cell("peak_gib");
-            runs.push_back(make_run(base, cell("project"), st.empty() ? 0 : number(st, where + " step_s"),
-                                    pk.empty() ? 0 : number(pk, where + " peak_gib"), cell("log"), cell("name"),
-                                    where));
-        }
-    }
-    if (runs.empty()) throw InputError("", table_path + ": no runs");
+    for (const RunRow& row : read_runs_table(text, table_path))
+        runs.push_back(make_run(base, row.project, row.step_s, row.peak_gib, row.log, row.name, row.where));
     return runs;
 }
 

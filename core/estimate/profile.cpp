@@ -1,4 +1,5 @@
 #include "estimate/profile.h"
+#include "util/local_dirs.h"
 #include "util/json_read.h"
 #include "util/read_file.h"
 
@@ -120,14 +121,10 @@ void save_profile(const Profile& p, const std::string& path) {
     namespace fs = std::filesystem;
     const fs::path target(path);
     if (target.has_parent_path()) fs::create_directories(target.parent_path());
-    const fs::path tmp = target.string() + ".tmp";
-    {
-        std::ofstream f(tmp);
-        if (!f) throw InputError("", "cannot write " + tmp.string());
-        f << profile_to_json(p).dump(2) << '\n';
-        if (!f) throw InputError("", "cannot write " + tmp.string());
-    }
-    fs::rename(tmp, target);
+    // A new file renamed into place, never through a link planted at the name (or at a
+    // predictable temporary name beside it).
+    const std::string why = write_file_replacing(target.string(), profile_to_json(p).dump(2) + "\n");
+    if (!why.empty()) throw InputError("", "cannot write " + target.string() + ": " + why);
 }
 
 Hardware project_hardware(const Project& p, const GpuSpec& gpu) {

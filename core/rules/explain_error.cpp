@@ -7,6 +7,7 @@
 #include "rules/validate.h"
 
 #include <regex>
+#include <string_view>
 #include <set>
 
 namespace paraplan {
@@ -305,12 +306,19 @@ std::size_t known_error_patterns() { return patterns().size(); }
 
 ErrorExplanation explain_error(const std::string& text, const Project* project) {
     ErrorExplanation e;
+    std::string_view tail(text);
+    if (tail.size() > kExplainBytes) {
+        tail.remove_prefix(tail.size() - kExplainBytes);
+        const auto nl = tail.find('\n');
+        if (nl != std::string_view::npos) tail.remove_prefix(nl + 1);
+    }
+    const std::string searched(tail);
     const auto& res = compiled();
     for (std::size_t i = 0; i < res.size(); ++i) {
         const Pattern& pat = patterns()[i];
         const std::regex& re = res[i];
         std::smatch m;
-        if (!std::regex_search(text, m, re)) continue;
+        if (!std::regex_search(searched, m, re)) continue;
         e.matched = true;
         e.rule = pat.rule;
         e.framework = pat.framework;

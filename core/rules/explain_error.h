@@ -21,6 +21,9 @@ struct ErrorExplanation {
 };
 
 // project may be null.
+// Only the last kExplainBytes of a longer text are searched (from a line start): a failed run
+// ends with its error, and the patterns' regex search grows faster than the text.
+inline constexpr std::size_t kExplainBytes = 1u << 20;
 ErrorExplanation explain_error(const std::string& text, const Project* project = nullptr);
 
 nlohmann::json to_json(const ErrorExplanation& e);

@@ -21,4 +21,9 @@ InputError::InputError(std::string pointer, std::string message, int line, int c
       column_(column),
       file_(std::move(file)) {}
 
+InputError in_file(const InputError& e, const std::string& file) {
+    if (!e.file().empty()) return e;
+    return InputError(e.pointer(), e.message(), e.line(), e.column(), file);
+}
+
 }   // namespace paraplan

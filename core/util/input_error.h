@@ -25,4 +25,7 @@ private:
     std::string file_;
 };
 
+// `e` said of the text of `file`: the same error naming the file, unless it names one already.
+InputError in_file(const InputError& e, const std::string& file);
+
 }   // namespace paraplan

@@ -15,7 +15,14 @@ std::string read_regular_fd(int fd, std::size_t max_bytes, std::string& why, std
     why.clear();
     if (::fstat(fd, &st) != 0) why = std::strerror(errno);
     else if (S_ISDIR(st.st_mode)) why = "it is a folder";
-    else if (!S_ISREG(st.st_mode)) why = "it is not a regular file (a device, FIFO or socket is never read)";
+    else if (!S_ISREG(st.st_mode))
+        why = std::string("it is not a regular file but ") +
+              (S_ISCHR(st.st_mode)    ? "a character device"
+               : S_ISBLK(st.st_mode)  ? "a block device"
+               : S_ISFIFO(st.st_mode) ? "a FIFO"
+               : S_ISSOCK(st.st_mode) ? "a socket"
+                                      : "a special file") +
+              " (a device, FIFO or socket is never read)";
     else if (static_cast<std::size_t>(st.st_size) > max_bytes)
         why = "it is " + std::to_string(st.st_size) + " bytes, more than the " +
               (max_bytes >= (1u << 20) ? std::to_string(max_bytes >> 20) + " MiB"

@@ -81,6 +81,12 @@ private slots:
         QVERIFY(!w.importConfigFile(tmp_.filePath(QStringLiteral("missing.json")), QStringLiteral("deepspeed")));
         QVERIFY(win->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(paraplan::project_to_json(w.project()), before);
+        // Not a regular file: refused at once, naming it and why (it used to read forever).
+        QVERIFY(!w.importConfigFile(QStringLiteral("/dev/zero"), QStringLiteral("deepspeed")));
+        QVERIFY2(w.lastError().contains(QStringLiteral("/dev/zero")) &&
+                     w.lastError().contains(QStringLiteral("not a regular file")),
+                 qPrintable(w.lastError()));
+        QCOMPARE(paraplan::project_to_json(w.project()), before);
     }
 };
 
