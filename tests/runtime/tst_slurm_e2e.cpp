@@ -44,9 +44,9 @@ class TestSlurmE2E : public QObject {
         return r;
     }
 
-    std::unique_ptr<Job> make_job(const RuntimeConfig& r, const std::string& name) {
+    std::unique_ptr<Job> make_job(const RuntimeConfig& r, const std::string& name, int nodes = 2, int gpus = 2) {
         static int n = 0;
-        const Cluster c = loopback_cluster(sshd);
+        const Cluster c = loopback_cluster(sshd, nodes, gpus);
         const std::string id = make_job_id(name, QDateTime::currentSecsSinceEpoch()) + "-" + std::to_string(++n);
         auto job = std::make_unique<Job>(c, plan_launch(c, r, id), ssh_options_from(r, loopback_profile(sshd)),
                                          (work.path() + "/jobs/").toStdString() + id, nlohmann::json::object());
@@ -110,7 +110,9 @@ private slots:
         QVERIFY2(lines.contains(QString("paraplan: Slurm job %1 ended COMPLETED (exit 0)").arg(sid)),
                  qPrintable(lines.join('\n')));
         // The cluster's default partition has no gpu gres: no GPU request (it would be refused).
-        QVERIFY(log(*job, "sbatch").contains("has no gpu gres (sinfo -o %G): not asking for GPUs"));
+        QVERIFY(log(*job, "sbatch")
+                    .contains("the default partition has no gpu gres (sinfo -N -o '%N %P %G'): not asking "
+                              "for GPUs"));
         // The output file is where sbatch put it (the working dir), labelled by srun.
         const QString out = work.path() + "/run/" + QString::fromStdString(slurm_output_file(id, sid));
         QVERIFY(SshdFixture::read(out).contains("1: hello from 1 of 4"));
@@ -127,7 +129,10 @@ private slots:
         job->start();
         QVERIFY(job->waitFinished(90000));
         QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
-        QVERIFY(log(*job, "sbatch").contains("partition gpu has gpu gres: asking --gpus-per-node=2"));
+        QVERIFY2(log(*job, "sbatch")
+                     .contains("partition gpu has gpu:2 on g1, g2; 2 node(s) with 2 GPUs each fit untyped "
+                               "gpu (g1, g2): asking --gpus-per-node=2"),
+                 qPrintable(log(*job, "sbatch")));
         QCOMPARE(log(*job, "rank-0"), QString("gres 2\n"));
         // "gres" asks on a partition without them: sbatch refuses, and the job says why.
         r = rc("true");
@@ -150,6 +155,51 @@ private slots:
         QCOMPARE(log(*job, "rank-0"), QString("gres none\n"));
         const QStringList left = left_behind(job->plan().job_id);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void mixedPartitionGetsOneNodeKind() {
+        // Partition "mixed" (scripts/slurm-up.sh) holds three kinds of node: n1 without gres,
+        // g1 with gpu:2 and g3 with gpu:big:4. gpus "auto" reads every node's gres (sinfo -N)
+        // and asks for the kind the plan fits; Slurm then places the job there.
+        RuntimeConfig r = rc("echo \"on $SLURMD_NODENAME gpus $SLURM_GPUS_ON_NODE\"");
+        r.slurm.partition = "mixed";
+        r.slurm.login_node = "node0";   // one-node clusters here
+        auto job = make_job(r, "slurm mixed 1x4", 1, 4);
+        job->start();
+        QVERIFY(job->waitFinished(90000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        QVERIFY2(log(*job, "sbatch").contains("fit gpu type big (g3): asking --gpus-per-node=big:4"),
+                 qPrintable(log(*job, "sbatch")));
+        for (int rank = 0; rank < 4; ++rank)
+            QCOMPARE(log(*job, QString("rank-%1").arg(rank)), QString("on g3 gpus 4\n"));
+        // Two per node on one node: g1 and g3 both fit; the smaller g1 is chosen and g3 kept out.
+        job = make_job(r, "slurm mixed 1x2", 1, 2);
+        job->start();
+        QVERIFY(job->waitFinished(90000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        QVERIFY2(log(*job, "sbatch").contains("asking --gpus-per-node=2 --exclude=g3"),
+                 qPrintable(log(*job, "sbatch")));
+        QCOMPARE(log(*job, "rank-1"), QString("on g1 gpus 2\n"));
+        QVERIFY(left_behind(job->plan().job_id).isEmpty());
+        // Two nodes with four GPUs each: only g3 has four; refused before anything is queued.
+        job = make_job(r, "slurm mixed 2x4", 2, 4);
+        job->start();
+        QVERIFY(job->waitFinished(60000));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        QVERIFY2(job->error().find("cannot place the job's GPUs: partition mixed has no GPU type with 4 or more GPUs "
+                                   "on 2 nodes (gpu type big: g3") != std::string::npos,
+                 job->error().c_str());
+        QVERIFY(!job->slurmJobId());
+        // Two nodes with two: g1 and g3 together, but of two GPU types: refused, naming "gres"
+        // as the way to let Slurm mix them.
+        job = make_job(r, "slurm mixed 2x2", 2, 2);
+        job->start();
+        QVERIFY(job->waitFinished(60000));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        QVERIFY2(job->error().find("untyped gpu: g1; gpu type big: g3") != std::string::npos, job->error().c_str());
+        QVERIFY2(job->error().find("set runtime.slurm.gpus to \"gres\"") != std::string::npos, job->error().c_str());
+        QVERIFY(!job->slurmJobId());
+        QVERIFY(log(*job, "sbatch").contains("nothing was submitted"));
     }
 
     void ctrlCInTheCliCancels() {
