@@ -18,7 +18,9 @@
 #include "slurm/slurm.h"
 
 #include <QFileInfo>
+#include <QElapsedTimer>
 #include <QScopeGuard>
+#include <QStandardPaths>
 #include <QtTest>
 
 #include <csignal>
@@ -202,6 +204,54 @@ private slots:
         QVERIFY(log(*job, "sbatch").contains("nothing was submitted"));
     }
 
+    void hungSqueueIsUnknownThenFollowed() {
+        // Fault injector: a `squeue` in front of the real one on the job's PATH
+        // (runtime.path_prepend) that hangs (sleep) while the file `hang` exists, noting its
+        // pid. The bounded call (timeout, kSlurmCallTimeoutS) ends each hung one; after
+        // kUnknownAfter of them the job is UNKNOWN, not ended, and followed again once squeue answers.
+        const QString fault = work.path() + "/fault-injector-hung-squeue";
+        QDir().mkpath(fault);
+        const QString real = QStandardPaths::findExecutable("squeue");
+        QVERIFY(!real.isEmpty());
+        SshdFixture::write(fault + "/squeue", "#!/bin/sh\nif [ -e '" + fault + "/hang' ]; then echo $$ >>'" + fault +
+                                                  "/pids'; exec sleep 600; fi\nexec '" + real + "' \"$@\"\n");
+        QFile::setPermissions(fault + "/squeue", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QString go = work.path() + "/hung-squeue-go";
+        RuntimeConfig r = rc("echo \"up $RANK\"; while [ ! -e '" + go.toStdString() +
+                             "' ]; do sleep 0.3; done; echo \"down $RANK\"");
+        r.path_prepend = {fault.toStdString()};
+        auto job = make_job(r, "slurm hung squeue");
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("up 0"), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("RUNNING"), 30000);
+        SshdFixture::write(fault + "/hang", "");
+        QElapsedTimer t;
+        t.start();
+        const QString sid = QString::number(*job->slurmJobId());
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch")
+                                     .contains("Slurm job " + sid + " UNKNOWN (squeue gave no answer in " +
+                                               QString::number(kSlurmCallTimeoutS) + " s)"),
+                                 150000);
+        // Three bounded calls, each ended by timeout: neither hung forever nor ended the job.
+        QVERIFY2(t.elapsed() < 3 * (kSlurmCallTimeoutS + 10) * 1000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(!job->done());
+        QVERIFY(!log(*job, "sbatch").contains("left the queue"));
+        QCOMPARE(job->to_json()["slurm_state"].get<std::string>(), std::string("UNKNOWN"));
+        QFile::remove(fault + "/hang");
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("Slurm job " + sid + ": squeue answers again"), 60000);
+        QFile(go).open(QIODevice::WriteOnly);
+        QVERIFY(job->waitFinished(90000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        QCOMPARE(log(*job, "rank-1"), QString("up 1\ndown 1\n"));
+        // Every hung squeue was ended (timeout's TERM, then KILL).
+        const QStringList hung = SshdFixture::read(fault + "/pids").split('\n', Qt::SkipEmptyParts);
+        QVERIFY(hung.size() >= 3);
+        for (const QString& pid : hung)
+            QVERIFY2(!QFile::exists("/proc/" + pid), qPrintable("hung squeue left: " + pid));
+        const QStringList left = left_behind(job->plan().job_id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
     void ctrlCInTheCliCancels() {
         // paraplan-cli launch on a Slurm project, interrupted like Ctrl-C (SIGINT): scancel,
         // and the job is reported stopped and cancelled, not failed.
@@ -273,6 +323,30 @@ private slots:
         QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
         QVERIFY(log(*job, "sbatch").contains(QString("Slurm job %1 ended CANCELLED").arg(*job->slurmJobId())));
         QVERIFY2(job->error().find("was cancelled") != std::string::npos, job->error().c_str());
+        const QStringList left = left_behind(id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void stopEndsTasksThatIgnoreTerm() {
+        // Tasks that ignore SIGTERM (trap '' TERM). scancel makes the job CANCELLED at once;
+        // slurmd sends the tasks SIGTERM and, KillWait seconds later (2 here, slurm.conf(5)),
+        // SIGKILL. The job stays COMPLETING until they are gone, and only then is it reported
+        // stopped; none of its processes is left. (A later `scancel --signal=KILL` cannot
+        // hurry this: scancel refuses a job that is already cancelled, see docs/runtime.md.)
+        auto job = make_job(rc("trap '' TERM; while :; do echo \"tick $RANK\"; sleep 0.3; done"), "slurm ignores term");
+        const std::string id = job->plan().job_id;
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-3").contains("tick 3"), 60000);
+        QVERIFY(processes_with_tag(id).size() >= 4);
+        job->stop();
+        QVERIFY(job->waitFinished(90000));
+        QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
+        const QString sid = QString::number(*job->slurmJobId());
+        QVERIFY(log(*job, "sbatch").contains("Slurm job " + sid + " ended CANCELLED"));
+        // Still there while Slurm's KILL was pending: followed, not taken as ended.
+        QVERIFY2(log(*job, "sbatch").contains("Slurm job " + sid + " COMPLETING"), qPrintable(log(*job, "sbatch")));
+        // The job ended only once its tasks were gone: nothing of it is left right away.
+        QVERIFY2(processes_with_tag(id).isEmpty(), qPrintable(processes_with_tag(id).join(' ')));
         const QStringList left = left_behind(id);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
