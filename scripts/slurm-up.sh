@@ -3,11 +3,13 @@
 #   scripts/slurm-up.sh start    start it (idempotent) and print the slurm.conf path
 #   scripts/slurm-up.sh stop     stop what it started
 #   scripts/slurm-up.sh status   exit 0 when the controller answers and every node is up
-# One controller and four slurmd on this machine (`slurmd -N <name>`, each on its own
+# One controller and five slurmd on this machine (`slurmd -N <name>`, each on its own
 # port; slurm.conf(5) NodeName ... Port=):
 #   partition "cpu" (default): n1, n2 -- no generic resources, like a cluster without GPUs
 #   partition "gpu":           g1, g2 -- GresTypes=gpu, two gpus each (gres.conf Count=2,
 #                                         AutoDetect=off, stand-in device files)
+#   partition "mixed":         n1, g1, g3 -- nodes of three kinds: no gres, gpu:2 (untyped)
+#                                         and g3's gpu:big:4 (gres.conf Type=big)
 # Accounting is off (AccountingStorageType=accounting_storage/none), so sacct has nothing,
 # as on many small clusters. No cgroups (a container): proctrack/linuxproc, task/none.
 # munged runs as its own user with /run/munge owned by munge (munged(8)).
@@ -17,7 +19,7 @@ set -euo pipefail
 
 D="${PARAPLAN_SLURM_DIR:-/tmp/paraplan-slurm}"
 CTLD_PORT="${PARAPLAN_SLURM_PORT:-16817}"
-NODES=(n1 n2 g1 g2)
+NODES=(n1 n2 g1 g2 g3)
 export SLURM_CONF="$D/slurm.conf"
 
 say() { printf 'slurm-up: %s\n' "$*" >&2; }
@@ -58,7 +60,8 @@ write_conf() {
   for n in "${NODES[@]}"; do
     mkdir -p "$D/spool/$n"
     local gres=""
-    [[ $n == g* ]] && gres=" Gres=gpu:2"
+    [[ $n == g[12] ]] && gres=" Gres=gpu:2"
+    [[ $n == g3 ]] && gres=" Gres=gpu:big:4"
     lines+="NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$port CPUs=8 RealMemory=1000$gres State=UNKNOWN"$'\n'
     port=$((port + 1))
   done
@@ -95,15 +98,18 @@ GresTypes=gpu
 $lines
 PartitionName=cpu Nodes=n1,n2 Default=YES MaxTime=INFINITE State=UP
 PartitionName=gpu Nodes=g1,g2 MaxTime=INFINITE State=UP
+PartitionName=mixed Nodes=n1,g1,g3 MaxTime=INFINITE State=UP
 EOF
   # Slurm drops a GPU without a File (gres/gpu: "Removing file-less GPU"), so each node
   # names two stand-in device files of its own.
   mkdir -p "$D/dev"
   touch "$D/dev/g1-gpu0" "$D/dev/g1-gpu1" "$D/dev/g2-gpu0" "$D/dev/g2-gpu1"
+  touch "$D/dev/g3-gpu0" "$D/dev/g3-gpu1" "$D/dev/g3-gpu2" "$D/dev/g3-gpu3"
   cat >"$D/gres.conf.new" <<EOF
 AutoDetect=off
 NodeName=g1 Name=gpu File=$D/dev/g1-gpu[0-1]
 NodeName=g2 Name=gpu File=$D/dev/g2-gpu[0-1]
+NodeName=g3 Name=gpu Type=big File=$D/dev/g3-gpu[0-3]
 EOF
   local changed=0 f
   for f in slurm.conf gres.conf; do
@@ -114,7 +120,8 @@ EOF
 
 all_idle() {
   local out
-  out=$(sinfo -h -N -o '%N %t' 2>/dev/null) || return 1
+  # A node in two partitions has a line for each (sinfo -N): count each node once.
+  out=$(sinfo -h -N -o '%N %t' 2>/dev/null | sort -u) || return 1
   [[ $(grep -cE ' (idle|alloc|mix)$' <<<"$out") -eq ${#NODES[@]} ]]
 }
 

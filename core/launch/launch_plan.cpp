@@ -225,9 +225,10 @@ LaunchPlan plan_launch(const Cluster& cluster, const RuntimeConfig& rc, const st
         s += "#SBATCH --nodes=" + std::to_string(N) + "\n";
         s += "#SBATCH --ntasks-per-node=" + std::to_string(G) + "\n";
         // GPUs as generic resources only where the cluster has them: "gres" always asks,
-        // "auto" lets the submit command ask after checking sinfo (remote_launch_command).
+        // "auto" is decided before sbatch runs from the partition's nodes (slurm_gpus.h).
         plan.slurm_gpus = rc.slurm.gpus;
         plan.slurm_gpus_per_node = G;
+        plan.slurm_nodes = N;
         plan.slurm_partition = rc.slurm.partition;
         if (rc.slurm.gpus == "gres") s += "#SBATCH --gpus-per-node=" + std::to_string(G) + "\n";
         if (!rc.slurm.partition.empty()) s += "#SBATCH --partition=" + sh_quote(rc.slurm.partition) + "\n";
@@ -335,8 +336,7 @@ std::string upload_command(const LaunchPlan& plan, const FileUpload& u) {
 std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p) {
     // Slurm: sbatch is submitted from the working dir (when set), so the output file
     // (relative to the submit dir) lands there.
-    // In "auto" GPU mode the same command first asks sinfo whether the partition has gpu
-    // gres and adds --gpus-per-node (command-line options override #SBATCH lines) only then.
+    // In "auto" GPU mode the job backend adds what choose_slurm_gpus decided to p.argv.
     if (plan.mode == "slurm") {
         std::string s;
         if (!plan.path_prepend.empty()) {
@@ -345,21 +345,6 @@ std::string remote_launch_command(const LaunchPlan& plan, const RemoteProcess& p
             s += "PATH=" + path + "\"$PATH\"; export PATH\n";
         }
         if (!plan.workdir.empty()) s += "cd " + sh_quote(plan.workdir) + " || exit 1\n";
-        if (plan.slurm_gpus == "auto" && plan.slurm_gpus_per_node > 0) {
-            const std::string G = std::to_string(plan.slurm_gpus_per_node);
-            const std::string where = plan.slurm_partition.empty() ? "the default partition"
-                                                                   : "partition " + plan.slurm_partition;
-            s += "set --\n"
-                 "if " +
-                 sinfo_gres_command(plan.slurm_partition) +
-                 " 2>/dev/null | grep -Eq '(^|,)gpu(:|$)'; then "
-                 "set -- --gpus-per-node=" +
-                 G + "; echo " + sh_quote("paraplan: " + where + " has gpu gres: asking --gpus-per-node=" + G) +
-                 " >&2; "
-                 "else echo " +
-                 sh_quote("paraplan: " + where + " has no gpu gres (sinfo -o %G): not asking for GPUs") + " >&2; fi\n";
-            return remote_sh(s + sh_join(p.argv) + " \"$@\"");
-        }
         return remote_sh(s + sh_join(p.argv));
     }
     return remote_sh(wrapper_script(plan, p));

@@ -54,6 +54,7 @@ struct LaunchPlan {
     // slurm mode: "auto" | "gres" | "none" (RuntimeConfig::slurm.gpus), and what it asks.
     std::string slurm_gpus = "auto";
     int slurm_gpus_per_node = 0;
+    int slurm_nodes = 0;
     std::string slurm_partition;
 };
 

@@ -38,8 +38,10 @@ struct SlurmConfig {
     std::string account;
     std::string time;   // sbatch --time, e.g. "01:00:00"
     std::vector<std::string> sbatch_args;
-    // How GPUs are asked for: "auto" (--gpus-per-node only when `sinfo -o %G` shows gpu
-    // gres, checked on the login node just before sbatch), "gres" (always), "none" (never).
+    // How GPUs are asked for: "auto" (every node's gres read with `sinfo -N` on the login node
+    // just before sbatch; --gpus-per-node=[type:]G for a node kind that fits, nothing where the
+    // partition has no gpu gres, refused where no kind fits: launch/slurm_gpus.h), "gres"
+    // (always --gpus-per-node=G), "none" (never).
     std::string gpus = "auto";
 };
 

@@ -1,5 +1,7 @@
 #include "runtime/job_backend_slurm.h"
 
+#include "launch/launch_plan.h"
+#include "launch/slurm_gpus.h"
 #include "shell/shell_quote.h"
 #include "slurm/slurm.h"
 
@@ -28,7 +30,41 @@ std::string SlurmJobBackend::remote(const std::string& cmd) const {
 void SlurmJobBackend::slurm_note(const std::string& text) { say(0, "paraplan: " + text, false); }
 
 void SlurmJobBackend::start() {
-    start_processes();   // sbatch, its script on stdin
+    if (plan().slurm_gpus != "auto" || plan().slurm_gpus_per_node <= 0) return start_processes();
+    // gpus "auto": read every node's gres first (bounded), choose the GPUs sbatch asks for,
+    // or refuse before anything is queued (slurm_gpus.h).
+    QProcess* q = slurm_call(sinfo_nodes_command());
+    connect(q, &QProcess::finished, this, [this, q](int code, QProcess::ExitStatus st) {
+        q->deleteLater();
+        auto& p = process(0);
+        if (p.finished) return;   // stopped meanwhile
+        const std::string out = q->readAllStandardOutput().toStdString();
+        const std::string err = q->readAllStandardError().trimmed().toStdString();
+        auto refuse = [this, &p](const std::string& why) {
+            slurm_note(why);
+            p.finished = true;
+            p.exit_code = 1;
+            p.error = why;
+            p.error_kind = "launch_failed";
+            fail(why);
+            check_done();
+        };
+        if (st != QProcess::NormalExit || code != 0) {
+            const std::string said = !err.empty()  ? err
+                                     : code == 124 ? "no answer in " + std::to_string(kSlurmCallTimeoutS) + " s"
+                                                   : "exit " + std::to_string(code);
+            return refuse("could not read the nodes' GPUs (sinfo: " + said +
+                          "); nothing was submitted. Set runtime.slurm.gpus to \"gres\" or \"none\" to submit "
+                          "without asking sinfo");
+        }
+        const SlurmGpuChoice c = choose_slurm_gpus(parse_sinfo_nodes(out), plan().slurm_partition, plan().slurm_nodes,
+                                                   plan().slurm_gpus_per_node);
+        if (!c.ok) return refuse("cannot place the job's GPUs: " + c.error + "; nothing was submitted");
+        slurm_note(c.note);
+        for (const auto& a : c.sbatch_args) p.spec.argv.push_back(a);
+        p.command = node_of(p).commandArgv(remote_launch_command(plan(), p.spec));
+        start_processes();   // sbatch, its script on stdin
+    });
 }
 
 std::optional<std::string> SlurmJobBackend::line(int, const std::string& text, bool) {

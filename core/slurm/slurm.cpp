@@ -199,11 +199,91 @@ std::string final_state_command(long long id) {
            " 2>/dev/null; true";
 }
 
-std::string sinfo_gres_command(const std::string& partition) {
-    // "%P %G": partition (the default one marked with '*') and its gres; without a
-    // partition sbatch uses the default one, so only its line counts.
-    if (!partition.empty()) return "sinfo -h -p " + sh_quote(partition) + " -o '%P %G' | awk '{ print $2 }'";
-    return "sinfo -h -o '%P %G' | awk '$1 ~ /[*]$/ { print $2 }'";
+std::string sinfo_nodes_command() { return bounded("sinfo -N -h -o '%N %P %G'"); }
+
+long long SlurmNodeGpus::total() const {
+    long long n = 0;
+    for (const auto& [type, count] : gpus) n += count;
+    return n;
+}
+
+namespace {
+// One gres entry "name[:type]:count[(S:...)]" (gres.conf(5), sinfo(1) %G; counts may carry a
+// K/M/G suffix). nullopt for anything else ("(null)", a name without a count).
+struct GresEntry {
+    std::string name, type;
+    long long count = 0;
+};
+std::optional<GresEntry> parse_gres_entry(std::string_view e) {
+    if (const auto paren = e.find('('); paren != std::string_view::npos) e = e.substr(0, paren);
+    const auto last = e.rfind(':');
+    if (last == std::string_view::npos || last == 0) return std::nullopt;
+    std::string_view num = e.substr(last + 1);
+    long long mult = 1;
+    if (!num.empty()) {
+        const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(num.back())));
+        if (u == 'K' || u == 'M' || u == 'G') {
+            mult = u == 'K' ? 1024LL : u == 'M' ? 1024LL * 1024 : 1024LL * 1024 * 1024;
+            num.remove_suffix(1);
+        }
+    }
+    if (num.empty() || num.size() > 12) return std::nullopt;
+    long long n = 0;
+    for (char c : num) {
+        if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+        n = n * 10 + (c - '0');
+    }
+    GresEntry g;
+    const std::string_view head = e.substr(0, last);
+    const auto colon = head.find(':');
+    g.name = std::string(head.substr(0, colon));
+    if (colon != std::string_view::npos) g.type = std::string(head.substr(colon + 1));
+    g.count = n * mult;
+    return g;
+}
+}   // namespace
+
+std::vector<SlurmNodeGpus> parse_sinfo_nodes(std::string_view out) {
+    std::vector<SlurmNodeGpus> nodes;
+    std::size_t start = 0, lines = 0;
+    while (start < out.size() && lines < kMaxSinfoLines) {
+        const auto nl = out.find('\n', start);
+        std::string_view line = out.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+        start = nl == std::string_view::npos ? out.size() : nl + 1;
+        ++lines;
+        std::vector<std::string_view> f;
+        std::size_t i = 0;
+        while (i < line.size() && f.size() < 4) {
+            while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+            const std::size_t b = i;
+            while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+            if (i > b) f.push_back(line.substr(b, i - b));
+        }
+        if (f.size() != 3) continue;
+        SlurmNodeGpus n;
+        n.node = std::string(f[0]);
+        n.partition = std::string(f[1]);
+        if (!n.partition.empty() && n.partition.back() == '*') {
+            n.partition.pop_back();
+            n.default_partition = true;
+        }
+        n.gres = std::string(f[2]);
+        // Entries are separated by commas outside the socket lists "(S:0,2)".
+        int depth = 0;
+        std::size_t b = 0;
+        for (std::size_t k = 0; k <= n.gres.size(); ++k) {
+            const char c = k < n.gres.size() ? n.gres[k] : ',';
+            if (c == '(') ++depth;
+            else if (c == ')' && depth > 0) --depth;
+            else if (c == ',' && depth == 0) {
+                const auto g = parse_gres_entry(std::string_view(n.gres).substr(b, k - b));
+                if (g && g->name == "gpu" && g->count > 0) n.gpus[g->type] += g->count;
+                b = k + 1;
+            }
+        }
+        nodes.push_back(std::move(n));
+    }
+    return nodes;
 }
 
 std::string slurm_output_pattern(const std::string& job_id) { return "paraplan-" + job_id + "-%j.out"; }

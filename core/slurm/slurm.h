@@ -4,9 +4,11 @@
 // from `scontrol -o show job ID` (JobState=, ExitCode=; the controller keeps a finished
 // job for MinJobAge seconds, slurm.conf(5)) or, when the controller has forgotten it,
 // the `sacct -n -P -X -j ID -o State,ExitCode` line (only where accounting is on).
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace paraplan::runtime {
 
@@ -88,10 +90,24 @@ std::string scancel_kill_command(long long id);   // scancel --signal=KILL (scan
 // scontrol first, then sacct (its "accounting storage is disabled" goes to /dev/null).
 std::string final_state_command(long long id);
 
-// Whether the partition a job would go to defines GPUs as generic resources: the gres
-// (`sinfo -h -o '%P %G'`, sinfo(1)) of the given partition, or without one of the default
-// partition (marked '*'), one word per line, e.g. "gpu:a100:4(S:0-1)" or "(null)".
-std::string sinfo_gres_command(const std::string& partition);
+// Every node's GPUs, to choose where a job's GPUs can come from: `sinfo -N -h -o '%N %P %G'`
+// (sinfo(1) -N: one line per node and partition; %N the node, %P the partition, the default
+// one marked '*', %G its generic resources, e.g. "gpu:2", "gpu:a100:4(S:0-1),mps:100",
+// "(null)"), bounded like every Slurm call.
+std::string sinfo_nodes_command();
+
+struct SlurmNodeGpus {
+    std::string node;
+    std::string partition;   // without the '*'
+    bool default_partition = false;
+    std::string gres;                        // %G as printed
+    std::map<std::string, long long> gpus;   // gpu type ("" untyped) -> count; empty: no gpu gres
+    long long total() const;
+};
+// The lines of sinfo_nodes_command's output that have three fields (others are skipped;
+// at most kMaxSinfoLines are read).
+std::vector<SlurmNodeGpus> parse_sinfo_nodes(std::string_view out);
+constexpr std::size_t kMaxSinfoLines = 200000;
 
 // The batch job's output file: `#SBATCH --output=` takes the pattern (%j = the Slurm job
 // id, sbatch(1) "filename pattern"); relative to the submit directory. Slurm makes it

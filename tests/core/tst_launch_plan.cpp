@@ -166,12 +166,13 @@ private slots:
         QVERIFY(s.find("#SBATCH --output=paraplan-job1-%j.out\n") != std::string::npos);
         QCOMPARE(plan.processes.size(), std::size_t(1));
         QCOMPARE(plan.processes[0].stdin_text, s);
-        // gpus "auto": no #SBATCH gres line; the submit command asks sinfo first and adds
-        // --gpus-per-node only when the partition has gpu gres.
+        // gpus "auto": no #SBATCH gres line; the job backend reads sinfo before sbatch and
+        // adds what choose_slurm_gpus decides (tst_slurm_gpus) for 2 nodes of 2 GPUs.
         QVERIFY(s.find("--gpus-per-node") == std::string::npos);
-        const std::string submit = remote_launch_command(plan, plan.processes[0]);
-        QVERIFY(submit.find("sinfo -h -p gpu -o") != std::string::npos);
-        QVERIFY(submit.find("--gpus-per-node=2") != std::string::npos);
+        QCOMPARE(plan.slurm_nodes, 2);
+        QCOMPARE(plan.slurm_gpus_per_node, 2);
+        QCOMPARE(plan.slurm_partition, std::string("gpu"));
+        QVERIFY(remote_launch_command(plan, plan.processes[0]).find("sinfo") == std::string::npos);
         rc.slurm.gpus = "gres";
         auto gres = plan_launch(two_by_two(), rc, "job1");
         QVERIFY(gres.sbatch_script.find("#SBATCH --gpus-per-node=2\n") != std::string::npos);

@@ -120,9 +120,7 @@ private slots:
         QCOMPARE(final_state_command(7),
                  std::string("timeout -k 5 30 scontrol -o show job 7 2>/dev/null; timeout -k 5 30 sacct -n -P -X -j 7 "
                              "-o State,ExitCode 2>/dev/null; true"));
-        // Without a partition only the default one (marked '*') counts.
-        QCOMPARE(sinfo_gres_command(""), std::string("sinfo -h -o '%P %G' | awk '$1 ~ /[*]$/ { print $2 }'"));
-        QCOMPARE(sinfo_gres_command("a b"), std::string("sinfo -h -p 'a b' -o '%P %G' | awk '{ print $2 }'"));
+        QCOMPARE(sinfo_nodes_command(), std::string("timeout -k 5 30 sinfo -N -h -o '%N %P %G'"));
     }
 };
 

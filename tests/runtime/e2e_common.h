@@ -37,7 +37,7 @@ inline QString stub_bin(const QString& base, const char* scenario = "h100-2gpu.c
     QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/nvidia-smi", bin + "/nvidia-smi");
     QFile::setPermissions(bin + "/nvidia-smi", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     for (const char* tool :
-         {"sbatch", "squeue", "sacct", "scancel", "srun", "scontrol", "colossalai", "deepspeed", "rocm-smi"}) {
+         {"sbatch", "squeue", "sacct", "scancel", "srun", "scontrol", "sinfo", "colossalai", "deepspeed", "rocm-smi"}) {
         QFile::remove(bin + "/" + tool);
         QFile::copy(QString(PARAPLAN_SOURCE_DIR) + "/tests/runtime/stub/" + tool, bin + "/" + tool);
         QFile::setPermissions(bin + "/" + tool, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);

@@ -18,7 +18,9 @@
 #include "slurm/slurm.h"
 
 #include <QFileInfo>
+#include <QElapsedTimer>
 #include <QScopeGuard>
+#include <QStandardPaths>
 #include <QtTest>
 
 #include <csignal>
@@ -44,9 +46,9 @@ class TestSlurmE2E : public QObject {
         return r;
     }
 
-    std::unique_ptr<Job> make_job(const RuntimeConfig& r, const std::string& name) {
+    std::unique_ptr<Job> make_job(const RuntimeConfig& r, const std::string& name, int nodes = 2, int gpus = 2) {
         static int n = 0;
-        const Cluster c = loopback_cluster(sshd);
+        const Cluster c = loopback_cluster(sshd, nodes, gpus);
         const std::string id = make_job_id(name, QDateTime::currentSecsSinceEpoch()) + "-" + std::to_string(++n);
         auto job = std::make_unique<Job>(c, plan_launch(c, r, id), ssh_options_from(r, loopback_profile(sshd)),
                                          (work.path() + "/jobs/").toStdString() + id, nlohmann::json::object());
@@ -110,7 +112,9 @@ private slots:
         QVERIFY2(lines.contains(QString("paraplan: Slurm job %1 ended COMPLETED (exit 0)").arg(sid)),
                  qPrintable(lines.join('\n')));
         // The cluster's default partition has no gpu gres: no GPU request (it would be refused).
-        QVERIFY(log(*job, "sbatch").contains("has no gpu gres (sinfo -o %G): not asking for GPUs"));
+        QVERIFY(log(*job, "sbatch")
+                    .contains("the default partition has no gpu gres (sinfo -N -o '%N %P %G'): not asking "
+                              "for GPUs"));
         // The output file is where sbatch put it (the working dir), labelled by srun.
         const QString out = work.path() + "/run/" + QString::fromStdString(slurm_output_file(id, sid));
         QVERIFY(SshdFixture::read(out).contains("1: hello from 1 of 4"));
@@ -127,7 +131,10 @@ private slots:
         job->start();
         QVERIFY(job->waitFinished(90000));
         QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
-        QVERIFY(log(*job, "sbatch").contains("partition gpu has gpu gres: asking --gpus-per-node=2"));
+        QVERIFY2(log(*job, "sbatch")
+                     .contains("partition gpu has gpu:2 on g1, g2; 2 node(s) with 2 GPUs each fit untyped "
+                               "gpu (g1, g2): asking --gpus-per-node=2"),
+                 qPrintable(log(*job, "sbatch")));
         QCOMPARE(log(*job, "rank-0"), QString("gres 2\n"));
         // "gres" asks on a partition without them: sbatch refuses, and the job says why.
         r = rc("true");
@@ -148,6 +155,99 @@ private slots:
         QVERIFY(job->waitFinished(90000));
         QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
         QCOMPARE(log(*job, "rank-0"), QString("gres none\n"));
+        const QStringList left = left_behind(job->plan().job_id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void mixedPartitionGetsOneNodeKind() {
+        // Partition "mixed" (scripts/slurm-up.sh) holds three kinds of node: n1 without gres,
+        // g1 with gpu:2 and g3 with gpu:big:4. gpus "auto" reads every node's gres (sinfo -N)
+        // and asks for the kind the plan fits; Slurm then places the job there.
+        RuntimeConfig r = rc("echo \"on $SLURMD_NODENAME gpus $SLURM_GPUS_ON_NODE\"");
+        r.slurm.partition = "mixed";
+        r.slurm.login_node = "node0";   // one-node clusters here
+        auto job = make_job(r, "slurm mixed 1x4", 1, 4);
+        job->start();
+        QVERIFY(job->waitFinished(90000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        QVERIFY2(log(*job, "sbatch").contains("fit gpu type big (g3): asking --gpus-per-node=big:4"),
+                 qPrintable(log(*job, "sbatch")));
+        for (int rank = 0; rank < 4; ++rank)
+            QCOMPARE(log(*job, QString("rank-%1").arg(rank)), QString("on g3 gpus 4\n"));
+        // Two per node on one node: g1 and g3 both fit; the smaller g1 is chosen and g3 kept out.
+        job = make_job(r, "slurm mixed 1x2", 1, 2);
+        job->start();
+        QVERIFY(job->waitFinished(90000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        QVERIFY2(log(*job, "sbatch").contains("asking --gpus-per-node=2 --exclude=g3"),
+                 qPrintable(log(*job, "sbatch")));
+        QCOMPARE(log(*job, "rank-1"), QString("on g1 gpus 2\n"));
+        QVERIFY(left_behind(job->plan().job_id).isEmpty());
+        // Two nodes with four GPUs each: only g3 has four; refused before anything is queued.
+        job = make_job(r, "slurm mixed 2x4", 2, 4);
+        job->start();
+        QVERIFY(job->waitFinished(60000));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        QVERIFY2(job->error().find("cannot place the job's GPUs: partition mixed has no GPU type with 4 or more GPUs "
+                                   "on 2 nodes (gpu type big: g3") != std::string::npos,
+                 job->error().c_str());
+        QVERIFY(!job->slurmJobId());
+        // Two nodes with two: g1 and g3 together, but of two GPU types: refused, naming "gres"
+        // as the way to let Slurm mix them.
+        job = make_job(r, "slurm mixed 2x2", 2, 2);
+        job->start();
+        QVERIFY(job->waitFinished(60000));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        QVERIFY2(job->error().find("untyped gpu: g1; gpu type big: g3") != std::string::npos, job->error().c_str());
+        QVERIFY2(job->error().find("set runtime.slurm.gpus to \"gres\"") != std::string::npos, job->error().c_str());
+        QVERIFY(!job->slurmJobId());
+        QVERIFY(log(*job, "sbatch").contains("nothing was submitted"));
+    }
+
+    void hungSqueueIsUnknownThenFollowed() {
+        // Fault injector: a `squeue` in front of the real one on the job's PATH
+        // (runtime.path_prepend) that hangs (sleep) while the file `hang` exists, noting its
+        // pid. The bounded call (timeout, kSlurmCallTimeoutS) ends each hung one; after
+        // kUnknownAfter of them the job is UNKNOWN, not ended, and followed again once squeue answers.
+        const QString fault = work.path() + "/fault-injector-hung-squeue";
+        QDir().mkpath(fault);
+        const QString real = QStandardPaths::findExecutable("squeue");
+        QVERIFY(!real.isEmpty());
+        SshdFixture::write(fault + "/squeue", "#!/bin/sh\nif [ -e '" + fault + "/hang' ]; then echo $$ >>'" + fault +
+                                                  "/pids'; exec sleep 600; fi\nexec '" + real + "' \"$@\"\n");
+        QFile::setPermissions(fault + "/squeue", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QString go = work.path() + "/hung-squeue-go";
+        RuntimeConfig r = rc("echo \"up $RANK\"; while [ ! -e '" + go.toStdString() +
+                             "' ]; do sleep 0.3; done; echo \"down $RANK\"");
+        r.path_prepend = {fault.toStdString()};
+        auto job = make_job(r, "slurm hung squeue");
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("up 0"), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("RUNNING"), 30000);
+        SshdFixture::write(fault + "/hang", "");
+        QElapsedTimer t;
+        t.start();
+        const QString sid = QString::number(*job->slurmJobId());
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch")
+                                     .contains("Slurm job " + sid + " UNKNOWN (squeue gave no answer in " +
+                                               QString::number(kSlurmCallTimeoutS) + " s)"),
+                                 150000);
+        // Three bounded calls, each ended by timeout: neither hung forever nor ended the job.
+        QVERIFY2(t.elapsed() < 3 * (kSlurmCallTimeoutS + 10) * 1000, qPrintable(QString::number(t.elapsed())));
+        QVERIFY(!job->done());
+        QVERIFY(!log(*job, "sbatch").contains("left the queue"));
+        QCOMPARE(job->to_json()["slurm_state"].get<std::string>(), std::string("UNKNOWN"));
+        QFile::remove(fault + "/hang");
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("Slurm job " + sid + ": squeue answers again"), 60000);
+        QFile(go).open(QIODevice::WriteOnly);
+        QVERIFY(job->waitFinished(90000));
+        QVERIFY2(Job::to_string(job->state()) == "succeeded", job->error().c_str());
+        QCOMPARE(log(*job, "rank-1"), QString("up 1\ndown 1\n"));
+        // Every hung squeue was ended (timeout's TERM, then KILL).
+        const QStringList hung = SshdFixture::read(fault + "/pids").split('\n', Qt::SkipEmptyParts);
+        QVERIFY(hung.size() >= 3);
+        for (const QString& pid : hung)
+            QVERIFY2(!QFile::exists("/proc/" + pid), qPrintable("hung squeue left: " + pid));
         const QStringList left = left_behind(job->plan().job_id);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
@@ -223,6 +323,30 @@ private slots:
         QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
         QVERIFY(log(*job, "sbatch").contains(QString("Slurm job %1 ended CANCELLED").arg(*job->slurmJobId())));
         QVERIFY2(job->error().find("was cancelled") != std::string::npos, job->error().c_str());
+        const QStringList left = left_behind(id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void stopEndsTasksThatIgnoreTerm() {
+        // Tasks that ignore SIGTERM (trap '' TERM). scancel makes the job CANCELLED at once;
+        // slurmd sends the tasks SIGTERM and, KillWait seconds later (2 here, slurm.conf(5)),
+        // SIGKILL. The job stays COMPLETING until they are gone, and only then is it reported
+        // stopped; none of its processes is left. (A later `scancel --signal=KILL` cannot
+        // hurry this: scancel refuses a job that is already cancelled, see docs/runtime.md.)
+        auto job = make_job(rc("trap '' TERM; while :; do echo \"tick $RANK\"; sleep 0.3; done"), "slurm ignores term");
+        const std::string id = job->plan().job_id;
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-3").contains("tick 3"), 60000);
+        QVERIFY(processes_with_tag(id).size() >= 4);
+        job->stop();
+        QVERIFY(job->waitFinished(90000));
+        QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
+        const QString sid = QString::number(*job->slurmJobId());
+        QVERIFY(log(*job, "sbatch").contains("Slurm job " + sid + " ended CANCELLED"));
+        // Still there while Slurm's KILL was pending: followed, not taken as ended.
+        QVERIFY2(log(*job, "sbatch").contains("Slurm job " + sid + " COMPLETING"), qPrintable(log(*job, "sbatch")));
+        // The job ended only once its tasks were gone: nothing of it is left right away.
+        QVERIFY2(processes_with_tag(id).isEmpty(), qPrintable(processes_with_tag(id).join(' ')));
         const QStringList left = left_behind(id);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
