@@ -29,6 +29,9 @@ for t in "${targets[@]}"; do
     fuzz_probe_result) seeds=(tests/data/probe tests/data/fuzz/probe) ;;
     fuzz_probe_log) seeds=(tests/data/fuzz/probelog) ;;
     fuzz_job_history) seeds=(tests/data/fuzz/jobs) ;;
+    fuzz_nccl_topo_xml) seeds=(tests/data/topology/h200-1gpu-vm tests/data/topology/constructed tests/data/fuzz/nccl-xml) ;;
+    fuzz_smi_topo) seeds=(tests/data/topology/h200-1gpu-vm tests/data/topology/constructed tests/data/fuzz/smi-topo) ;;
+    fuzz_slurm_topology) seeds=(tests/data/topology/slurm-docs tests/data/fuzz/slurm-topology) ;;
     fuzz_smi_stream)
       # Its first byte picks the tool (bit 0: rocm-smi) and the chunk sizes: the recorded
       # outputs get one ('@' nvidia-smi, 'A' rocm-smi), and rocm-smi's documents their end marker.

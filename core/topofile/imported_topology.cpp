@@ -139,12 +139,13 @@ std::vector<network::Tier> to_tiers(const ImportedTopology& t, const TierHints& 
     const std::size_t all = s.all_nodes().size();
     if (s.plugin == SlurmTopology::Plugin::Tree) {
         const auto levels = s.switch_levels();
+        const auto under = s.nodes_under();
         const int top = levels.empty() ? -1 : *std::max_element(levels.begin(), levels.end());
         for (int l = 0; l <= top; ++l) {
             std::size_t most = 0, count = 0;
             for (std::size_t i = 0; i < s.switches.size(); ++i)
                 if (levels[i] == l) {
-                    most = std::max(most, s.nodes_under(i));
+                    most = std::max(most, under[i]);
                     ++count;
                 }
             // One switch at the top joining every node is the whole fabric (gpus 0).
@@ -190,10 +191,11 @@ nlohmann::json to_json(const ImportedTopology& t) {
         nlohmann::json sl{{"plugin", s.plugin == SlurmTopology::Plugin::Tree ? "tree" : "block"}};
         if (s.plugin == SlurmTopology::Plugin::Tree) {
             const auto levels = s.switch_levels();
+            const auto under = s.nodes_under();
             nlohmann::json sw = nlohmann::json::array();
             for (std::size_t i = 0; i < s.switches.size(); ++i) {
                 const auto& x = s.switches[i];
-                nlohmann::json e{{"name", x.name}, {"level", levels[i]}, {"nodes_under", s.nodes_under(i)}};
+                nlohmann::json e{{"name", x.name}, {"level", levels[i]}, {"nodes_under", under[i]}};
                 if (!x.switches.empty()) e["switches"] = compress_hostlist(x.switches);
                 if (!x.nodes.empty()) e["nodes"] = compress_hostlist(x.nodes);
                 if (x.link_speed > 0) e["link_speed"] = x.link_speed;

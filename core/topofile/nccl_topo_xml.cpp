@@ -266,12 +266,6 @@ std::vector<int> bridges_of(const XmlDocument& d, int e) {
     return out;
 }
 
-bool share_bridge(const std::vector<int>& a, const std::vector<int>& b) {
-    for (int x : a)
-        if (std::find(b.begin(), b.end(), x) != b.end()) return true;
-    return false;
-}
-
 // "32.0 GT/s PCIe" -> 32.
 double gts_of(const std::string& s) {
     char* end = nullptr;
@@ -296,17 +290,14 @@ ImportedTopology read_nccl_topo_xml(std::string_view text) {
         fail(root.line, "the root element is <" + root.name + ">, expected <system> (NCCL's topology dump)");
     (void)int_attr(root, "version", 0, 1000, 1, false);
 
-    std::vector<std::string> hosts;
+    std::map<std::string, int> hosts;   // host_hash -> index, in order of appearance
     auto host_index = [&](int e) {
         int cpu = -1;
         const std::string key = host_key(d, e, cpu);
         if (cpu < 0)
             fail(d.elements[static_cast<std::size_t>(e)].line,
                  "<" + d.elements[static_cast<std::size_t>(e)].name + "> outside any <cpu>");
-        const auto it = std::find(hosts.begin(), hosts.end(), key);
-        if (it != hosts.end()) return static_cast<int>(it - hosts.begin());
-        hosts.push_back(key);
-        return static_cast<int>(hosts.size()) - 1;
+        return hosts.emplace(key, static_cast<int>(hosts.size())).first->second;
     };
 
     std::vector<Gpu> gpus;
@@ -363,25 +354,19 @@ ImportedTopology read_nccl_topo_xml(std::string_view text) {
 
     ImportedTopology t;
     t.format = Format::NcclXml;
-    for (std::size_t h = 0; h < hosts.size(); ++h) {
-        ImportedNode n;
-        n.name = "host" + std::to_string(h);
-        for (const auto& g : gpus)
-            if (g.host == static_cast<int>(h)) {
-                if (n.gpus == 0) {
-                    n.gpu_arch = "sm" + std::to_string(g.sm);
-                    for (const auto& k : kDevices)
-                        if (g.device == k.device) {
-                            n.gpu_name = k.name;
-                            n.gpu_catalog = k.catalog;
-                        }
-                }
-                ++n.gpus;
+    t.nodes.resize(hosts.size());
+    for (std::size_t h = 0; h < hosts.size(); ++h) t.nodes[h].name = "host" + std::to_string(h);
+    for (const auto& g : gpus) {
+        ImportedNode& n = t.nodes[static_cast<std::size_t>(g.host)];
+        if (n.gpus++ > 0) continue;
+        n.gpu_arch = "sm" + std::to_string(g.sm);
+        for (const auto& k : kDevices)
+            if (g.device == k.device) {
+                n.gpu_name = k.name;
+                n.gpu_catalog = k.catalog;
             }
-        for (const auto& net : nets)
-            if (net.host == static_cast<int>(h)) ++n.nics;
-        t.nodes.push_back(std::move(n));
     }
+    for (const auto& net : nets) ++t.nodes[static_cast<std::size_t>(net.host)].nics;
     // Hosts without GPUs (a CPU-only <cpu> of another host) are dropped.
     t.nodes.erase(std::remove_if(t.nodes.begin(), t.nodes.end(), [](const ImportedNode& n) { return n.gpus == 0; }),
                   t.nodes.end());
@@ -389,12 +374,12 @@ ImportedTopology read_nccl_topo_xml(std::string_view text) {
     std::vector<const Gpu*> g0;
     for (const auto& g : gpus)
         if (g.host == host0) g0.push_back(&g);
-    if (t.nodes.size() > 1) {
-        for (const auto& n : t.nodes)
-            if (n.gpus != t.nodes.front().gpus || n.gpu_arch != t.nodes.front().gpu_arch)
-                t.notes.push_back("the hosts differ (" + n.name + ": " + std::to_string(n.gpus) + " x " + n.gpu_arch +
-                                  "); the tiers follow host0");
-    }
+    std::size_t differ = 0;
+    for (const auto& n : t.nodes)
+        if (n.gpus != t.nodes.front().gpus || n.gpu_arch != t.nodes.front().gpu_arch) ++differ;
+    if (differ)
+        t.notes.push_back(std::to_string(differ) + " of " + std::to_string(t.nodes.size()) +
+                          " hosts differ from the first in GPU count or arch; the tiers follow the first");
 
     // The scale-up domain of the first host.
     ScaleUp& up = t.scale_up;
@@ -448,8 +433,8 @@ ImportedTopology read_nccl_topo_xml(std::string_view text) {
         up.links_per_gpu = 1 << 20;
         for (const auto* g : domain) up.links_per_gpu = std::min(up.links_per_gpu, g->switch_links + g->gpu_links);
         if (domain.size() < g0.size())
-            t.notes.push_back(std::to_string(g0.size() - domain.size()) + " of host0's " + std::to_string(g0.size()) +
-                              " GPUs have no NVLink into the domain");
+            t.notes.push_back(std::to_string(g0.size() - domain.size()) + " of the first host's " +
+                              std::to_string(g0.size()) + " GPUs have no NVLink into the domain");
     } else {
         // No NVLink: the node's GPUs meet over PCIe. link_speed as NCCL writes it ("32.0 GT/s PCIe");
         // nominal bandwidth GT/s x lanes / 8, as the catalog's pcie4 = 32 GB/s.
@@ -480,12 +465,12 @@ ImportedTopology read_nccl_topo_xml(std::string_view text) {
             out.nic_gbit = std::max(out.nic_gbit, n.gbit);
         }
     out.nics_per_gpu = static_cast<double>(out.nics_per_node) / static_cast<double>(g0.size());
+    std::set<int> nic_bridges;   // PCIe switches with a NIC of host0 below them
+    for (const auto& n : nets)
+        if (n.host == host0) nic_bridges.insert(n.bridges.begin(), n.bridges.end());
     for (const auto* g : g0)
-        for (const auto& n : nets)
-            if (n.host == host0 && share_bridge(g->bridges, n.bridges)) {
-                ++out.gpus_with_local_nic;
-                break;
-            }
+        if (std::any_of(g->bridges.begin(), g->bridges.end(), [&](int b) { return nic_bridges.count(b) > 0; }))
+            ++out.gpus_with_local_nic;
     if (out.nics_per_node == 0) t.notes.push_back("no <net> element: the dump shows no NIC");
     return t;
 }

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -325,53 +324,64 @@ int SlurmTopology::base_block_nodes() const {
     return 0;
 }
 
-std::vector<int> SlurmTopology::switch_levels() const {
+namespace {
+
+// Children before parents (an iterative depth-first post-order), each switch once; child names
+// that no line defines are skipped (the reader refuses them; a struct built by hand may hold them).
+std::vector<std::size_t> children_first(const std::vector<SlurmSwitch>& switches,
+                                        std::vector<std::vector<std::size_t>>& kids) {
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < switches.size(); ++i) index.emplace(switches[i].name, i);
-    std::vector<int> level(switches.size(), -1);
-    // Children before parents: repeat until stable (a checked tree has no cycle; at most
-    // switches.size() rounds).
-    for (std::size_t round = 0; round <= switches.size(); ++round) {
-        bool changed = false;
-        for (std::size_t i = 0; i < switches.size(); ++i) {
-            int l = 0;
-            bool known = true;
-            for (const auto& c : switches[i].switches) {
-                const auto it = index.find(c);
-                if (it == index.end()) continue;
-                if (level[it->second] < 0) {
-                    known = false;
-                    break;
+    kids.assign(switches.size(), {});
+    for (std::size_t i = 0; i < switches.size(); ++i)
+        for (const auto& c : switches[i].switches)
+            if (const auto it = index.find(c); it != index.end()) kids[i].push_back(it->second);
+    std::vector<std::size_t> order;
+    std::vector<int> state(switches.size(), 0);
+    for (std::size_t root = 0; root < switches.size(); ++root) {
+        if (state[root]) continue;
+        std::vector<std::pair<std::size_t, std::size_t>> stack{{root, 0}};
+        state[root] = 1;
+        while (!stack.empty()) {
+            auto& [s, next] = stack.back();
+            if (next < kids[s].size()) {
+                const std::size_t c = kids[s][next++];
+                if (state[c] == 0) {
+                    state[c] = 1;
+                    stack.emplace_back(c, 0);
                 }
-                l = std::max(l, level[it->second] + 1);
-            }
-            if (known && level[i] != l) {
-                level[i] = l;
-                changed = true;
+            } else {
+                order.push_back(s);
+                stack.pop_back();
             }
         }
-        if (!changed) break;
     }
-    for (auto& l : level) l = std::max(l, 0);
+    return order;
+}
+
+}   // namespace
+
+std::vector<int> SlurmTopology::switch_levels() const {
+    std::vector<std::vector<std::size_t>> kids;
+    std::vector<int> level(switches.size(), 0);
+    for (auto s : children_first(switches, kids))
+        for (auto c : kids[s]) level[s] = std::max(level[s], level[c] + 1);
     return level;
 }
 
-std::size_t SlurmTopology::nodes_under(std::size_t i) const {
-    std::map<std::string, std::size_t> index;
-    for (std::size_t k = 0; k < switches.size(); ++k) index.emplace(switches[k].name, k);
-    std::set<std::string> nodes;
-    std::vector<bool> seen(switches.size(), false);
-    std::vector<std::size_t> todo{i};
-    while (!todo.empty()) {
-        const std::size_t s = todo.back();
-        todo.pop_back();
-        if (s >= switches.size() || seen[s]) continue;
-        seen[s] = true;
-        nodes.insert(switches[s].nodes.begin(), switches[s].nodes.end());
-        for (const auto& c : switches[s].switches)
-            if (const auto it = index.find(c); it != index.end()) todo.push_back(it->second);
+std::vector<std::size_t> SlurmTopology::nodes_under() const {
+    std::vector<std::vector<std::size_t>> kids;
+    std::vector<std::vector<std::size_t>> leaves_below(switches.size());
+    std::vector<std::size_t> out(switches.size(), 0);
+    for (auto s : children_first(switches, kids)) {
+        auto& mine = leaves_below[s];
+        if (!switches[s].nodes.empty()) mine.push_back(s);
+        for (auto c : kids[s]) mine.insert(mine.end(), leaves_below[c].begin(), leaves_below[c].end());
+        std::sort(mine.begin(), mine.end());
+        mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+        for (auto l : mine) out[s] += switches[l].nodes.size();
     }
-    return nodes.size();
+    return out;
 }
 
 std::vector<std::string> SlurmTopology::all_nodes() const {
@@ -396,6 +406,8 @@ SlurmTopology read_slurm_topology_conf(std::string_view text) {
         const std::string& value = line.kv.front().second;
         if (key == "switchname") {
             if (!first_tree) first_tree = line.number;
+            if (t.switches.size() >= kMaxSlurmSwitches)
+                fail(line.number, "more than " + std::to_string(kMaxSlurmSwitches) + " switches");
             SlurmSwitch s;
             s.name = value;
             check_name(s.name, line.number, "switch");
@@ -424,6 +436,8 @@ SlurmTopology read_slurm_topology_conf(std::string_view text) {
             switch_lines.push_back(line.number);
         } else if (key == "blockname") {
             if (!first_block) first_block = line.number;
+            if (t.blocks.size() >= kMaxSlurmSwitches)
+                fail(line.number, "more than " + std::to_string(kMaxSlurmSwitches) + " blocks");
             SlurmBlock b;
             b.name = value;
             check_name(b.name, line.number, "block");

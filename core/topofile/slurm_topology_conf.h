@@ -19,7 +19,8 @@ namespace paraplan::topofile {
 inline constexpr std::size_t kMaxSlurmNames = 1u << 18;   // expanded names per expression and per file
 inline constexpr std::size_t kMaxSlurmLines = 1u << 16;
 inline constexpr std::size_t kMaxSlurmLineChars = 1u << 16;
-inline constexpr std::size_t kMaxSlurmNameChars = 64;   // topology.conf(5): SwitchName is at most 64 chars
+inline constexpr std::size_t kMaxSlurmNameChars = 64;    // topology.conf(5): SwitchName is at most 64 chars
+inline constexpr std::size_t kMaxSlurmSwitches = 4096;   // and as many blocks
 
 struct SlurmSwitch {
     std::string name;
@@ -52,8 +53,10 @@ struct SlurmTopology {
     int base_block_nodes() const;
     // Tree: each switch's level (0 for leaves, parent = 1 + its highest child), in file order.
     std::vector<int> switch_levels() const;
-    // Nodes under switch i (leaves) or its descendants, each counted once.
-    std::size_t nodes_under(std::size_t i) const;
+    // Nodes under each switch: its own, or those of the leaves below it, each leaf counted once
+    // (a node listed under two leaves counts twice). In file order.
+    std::vector<std::size_t> nodes_under() const;
+    std::size_t nodes_under(std::size_t i) const { return nodes_under().at(i); }
     std::vector<std::string> all_nodes() const;   // every node named, in file order, once
 };
 

@@ -440,6 +440,32 @@ private slots:
         }
     }
 
+    // The fuzzers' deep-nesting and huge-count seeds: refused at their line, or read in bounds.
+    void fuzzSeeds() {
+        const std::string f = PARAPLAN_TEST_DATA "/fuzz/";
+        auto seed = [&](const char* rel) { return read_input_file(f + rel, "seed"); };
+        std::string what;
+        QCOMPARE(error_line([&] { (void)read_nccl_topo_xml(seed("nccl-xml/deep-nesting.xml")); }, &what), 65);
+        QCOMPARE(error_line([&] { (void)read_nccl_topo_xml(seed("nccl-xml/huge-count.xml")); }, &what), 4);
+        QVERIFY2(what.find("sm=2147483647") != std::string::npos, what.c_str());
+        const auto mnnvl = read_nccl_topo_xml(seed("nccl-xml/many-gpus-mnnvl.xml"));
+        QCOMPARE(mnnvl.scale_up.domain_gpus, 72);
+        QCOMPARE(mnnvl.scale_up.generation, std::string("nvlink5"));
+        const auto chain = read_slurm_topology_conf(seed("slurm-topology/deep-nesting.conf"));
+        QCOMPARE(chain.switch_levels().back(), 599);
+        QCOMPARE(chain.nodes_under().back(), std::size_t(16));
+        QCOMPARE(error_line([&] { (void)read_slurm_topology_conf(seed("slurm-topology/huge-count.conf")); }), 1);
+        QCOMPARE(read_slurm_topology_conf(seed("slurm-topology/block-sizes.conf")).block_sizes.back(),
+                 589824);   // 18 x 2^15, the largest ratio Slurm takes
+        const auto big = parse_smi_topo(seed("smi-topo/huge-count.txt"));
+        QCOMPARE(big.devices.size(), std::size_t(64));
+        QCOMPARE(big.cells[0][7].nvlinks, 1024);
+        QCOMPARE(error_line([&] { (void)parse_smi_topo(seed("smi-topo/deep-nesting.txt")); }), 2);
+        std::string many;
+        for (std::size_t i = 0; i <= kMaxSlurmSwitches; ++i) many += "SwitchName=s" + std::to_string(i) + "\n";
+        QCOMPARE(error_line([&] { (void)read_slurm_topology_conf(many); }), static_cast<int>(kMaxSlurmSwitches) + 1);
+    }
+
     // --- the whole import ----------------------------------------------------------------
 
     void importGuessesAndJson() {
