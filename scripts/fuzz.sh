@@ -34,6 +34,9 @@ for t in "${targets[@]}"; do
     fuzz_python_call) seeds=(tests/data/fuzz/pycall) ;;
     fuzz_toml) seeds=(tests/data/fuzz/toml) ;;
     fuzz_ssh_option) seeds=(tests/data/fuzz/ssh-option) ;;
+    fuzz_nccl_topo_xml) seeds=(tests/data/topology/h200-1gpu-vm tests/data/topology/constructed tests/data/fuzz/nccl-xml) ;;
+    fuzz_smi_topo) seeds=(tests/data/topology/h200-1gpu-vm tests/data/topology/constructed tests/data/fuzz/smi-topo) ;;
+    fuzz_slurm_topology) seeds=(tests/data/topology/slurm-docs tests/data/fuzz/slurm-topology) ;;
     fuzz_smi_stream)
       # Its first byte picks the tool (bit 0: rocm-smi) and the chunk sizes: the recorded
       # outputs get one ('@' nvidia-smi, 'A' rocm-smi), and rocm-smi's documents their end marker.

@@ -1,0 +1,143 @@
+// paraplan-cli topology import FILE: a real topology file (NCCL's topology dump, nvidia-smi
+// topo -m, Slurm's topology.conf) read into what Paraplan knows of a cluster and its network tiers.
+#include "cli/command.h"
+#include "network/system.h"
+#include "topofile/imported_topology.h"
+#include "util/input_error.h"
+#include "util/read_file.h"
+
+#include <cstdio>
+
+namespace paraplan::cli {
+namespace {
+
+std::string tier_line(const network::Tier& t) {
+    char buf[256];
+    if (t.scale_up())
+        std::snprintf(buf, sizeof buf, "%-8s %s %d GPUs, %d link(s) x %.4g GB/s%s", t.name.c_str(),
+                      t.generation.empty() ? "?" : t.generation.c_str(), t.domain_gpus, t.links_per_gpu, t.link_gbps,
+                      t.link_gbps > 0 ? "" : " (unknown)");
+    else if (t.kind == network::TierKind::ScaleOut)
+        std::snprintf(buf, sizeof buf, "%-8s %.4g NIC(s) per GPU at %.4g Gbit/s%s, %d rail(s)", t.name.c_str(),
+                      t.nics_per_gpu, t.nic_gbit, t.nic_gbit > 0 ? "" : " (unknown)", t.rails);
+    else
+        std::snprintf(buf, sizeof buf, "%-8s switch joining %s", t.name.c_str(),
+                      t.gpus > 0 ? (std::to_string(t.gpus) + " GPUs").c_str() : "the whole fabric");
+    return buf;
+}
+
+int run_import(const Args& a) {
+    const std::string file = a.positional_at(1, "FILE");
+    std::optional<topofile::Format> format;
+    if (a.has("format")) {
+        format = topofile::format_from_name(*a.get("format"));
+        if (!format) throw UsageError("--format must be nccl-xml, smi-topo or slurm-topology");
+    }
+    const int gpn = a.get_int("gpus-per-node", 0);
+    if (gpn < 0 || gpn > 4096) throw UsageError("--gpus-per-node must be 1..4096");
+    const bool want_placement = a.has("job-nodes") || a.has("group-nodes");
+    const int job_nodes = a.get_int("job-nodes", 0), group_nodes = a.get_int("group-nodes", 0);
+    if (want_placement && (job_nodes <= 0 || group_nodes <= 0))
+        throw UsageError("--job-nodes N and --group-nodes G go together, both positive");
+
+    const std::string text = read_input_file(file, "topology file");
+    topofile::ImportedTopology t;
+    try {
+        t = topofile::import_topology(text, format);
+    } catch (const InputError& e) {
+        throw InputError(e.pointer(), e.message(), e.line(), e.column(), file);
+    }
+    if (want_placement && !t.slurm) throw UsageError("--job-nodes/--group-nodes need a Slurm topology.conf");
+    const auto tiers = topofile::to_tiers(t, {gpn});
+    std::vector<std::string> notes = t.notes;
+    if (t.slurm && t.gpus_per_node() == 0 && gpn == 0)
+        notes.push_back("no switch tiers without GPUs per node: give --gpus-per-node N");
+    topofile::Placement placement;
+    if (want_placement) placement = topofile::placement_options(*t.slurm, job_nodes, group_nodes);
+
+    if (a.flag("json")) {
+        network::System sys;
+        sys.tiers = tiers;
+        nlohmann::json out{{"file", file},
+                           {"format", topofile::format_name(t.format)},
+                           {"imported", topofile::to_json(t)},
+                           {"tiers", network::to_json(sys)["tiers"]},
+                           {"notes", notes}};
+        if (want_placement)
+            out["placement"] = {{"job_nodes", job_nodes},
+                                {"group_nodes", group_nodes},
+                                {"ok", placement.ok},
+                                {"sbatch_args", placement.sbatch_args},
+                                {"guaranteed", placement.guaranteed},
+                                {"reason", placement.reason}};
+        print_json(out.dump(2));
+        return want_placement && !placement.ok ? kFindings : kOk;
+    }
+    std::printf("%s: %s\n", file.c_str(), topofile::format_name(t.format));
+    int gpus = 0;
+    for (const auto& n : t.nodes) gpus += n.gpus;
+    std::printf("nodes: %zu", t.nodes.size());
+    if (gpus > 0) std::printf(", %d GPU(s)", gpus);
+    if (!t.nodes.empty() && !t.nodes.front().gpu_arch.empty())
+        std::printf(" (%s%s%s)", t.nodes.front().gpu_arch.c_str(), t.nodes.front().gpu_name.empty() ? "" : ", ",
+                    t.nodes.front().gpu_name.c_str());
+    std::printf("\n");
+    if (t.slurm) {
+        if (t.slurm->plugin == topofile::SlurmTopology::Plugin::Tree)
+            std::printf("topology/tree: %zu switches, %zu leaves\n", t.slurm->switches.size(),
+                        t.slurm->leaves().size());
+        else
+            std::printf("topology/block: %zu blocks, base block %d nodes\n", t.slurm->blocks.size(),
+                        t.slurm->base_block_nodes());
+    }
+    std::printf("tiers (GPU outwards):\n");
+    if (tiers.empty()) std::printf("  (none)\n");
+    for (const auto& tier : tiers) std::printf("  %s\n", tier_line(tier).c_str());
+    for (const auto& n : notes) std::printf("note: %s\n", n.c_str());
+    if (want_placement) {
+        if (placement.ok) {
+            std::string args;
+            for (const auto& s : placement.sbatch_args) args += (args.empty() ? "" : " ") + s;
+            std::printf("sbatch %s%s\n", args.c_str(), placement.guaranteed ? "" : " (bounds the job, not each group)");
+        } else {
+            std::printf("no placement: %s\n", placement.reason.c_str());
+        }
+        if (placement.ok && !placement.reason.empty()) std::printf("note: %s\n", placement.reason.c_str());
+        return placement.ok ? kOk : kFindings;
+    }
+    return kOk;
+}
+
+int run_topology(const Args& a) {
+    const std::string what = a.positional_at(0, "what to do (import)");
+    if (what == "import") return run_import(a);
+    throw UsageError("unknown topology action '" + what + "' (expected import)");
+}
+
+}   // namespace
+
+PARAPLAN_CLI_COMMAND(Command{
+    "topology",
+    "read a real topology file (NCCL topology XML, nvidia-smi topo -m, Slurm topology.conf) into network tiers",
+    "Usage: paraplan-cli topology import FILE [--format F] [--gpus-per-node N]\n"
+    "                                [--job-nodes N --group-nodes G] [--json]\n\n"
+    "  FILE              the file NCCL wrote to NCCL_TOPO_DUMP_FILE, the output of\n"
+    "                    `nvidia-smi topo -m`, or a Slurm topology.conf (topology/tree or\n"
+    "                    topology/block)\n"
+    "  --format F        nccl-xml, smi-topo or slurm-topology (default: guessed from the content)\n"
+    "  --gpus-per-node N GPUs of each node, for the switch tiers of a topology.conf (which names\n"
+    "                    nodes only)\n"
+    "  --job-nodes N, --group-nodes G\n"
+    "                    topology.conf only: the sbatch option that keeps each group of G nodes\n"
+    "                    of an N-node job inside one leaf switch (--switches, tree) or one block\n"
+    "                    (--segment, block); exit 1 when no option can\n"
+    "  --json            {\"file\", \"format\", \"imported\": {format, nodes, scale_up, scale_out,\n"
+    "                    slurm?, notes}, \"tiers\": [as in catalog systems], \"notes\",\n"
+    "                    \"placement\"?: {job_nodes, group_nodes, ok, sbatch_args, guaranteed,\n"
+    "                    reason}}\n\n"
+    "A figure the file does not give (NVLink speed in topo -m, NIC speed, latencies) stays 0 and\n"
+    "a note says so. Errors name the file, line and column.\n",
+    {"json"},
+    run_topology});
+
+}   // namespace paraplan::cli
