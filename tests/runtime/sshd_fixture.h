@@ -91,9 +91,8 @@ public:
         f.write(text.toUtf8());
     }
     static QString read(const QString& path) {
-        QFile f(path);
-        f.open(QIODevice::ReadOnly);
-        return QString::fromUtf8(f.readAll());
+        QFile f(path);   // "" until the file exists (tests poll logs that a rank has yet to write)
+        return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
     }
 
 private:
