@@ -1,4 +1,5 @@
 #include "joblog/job_history.h"
+#include "util/plain_name.h"
 
 #include "shell/shell_quote.h"
 #include "util/input_error.h"
@@ -38,12 +39,7 @@ std::optional<JobRecord> read_record(const fs::path& folder, std::string* proble
 
 }   // namespace
 
-bool is_job_id(std::string_view id) {
-    if (id.empty() || id.size() > 200 || id.front() == '-' || id.front() == '.') return false;
-    return std::all_of(id.begin(), id.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    });
-}
+bool is_job_id(std::string_view id) { return is_plain_name(id, {.leading_dot = false, .max_size = 200}); }
 
 std::string printable(std::string_view text) {
     std::string out;

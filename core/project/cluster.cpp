@@ -1,4 +1,5 @@
 #include "project/cluster.h"
+#include "util/plain_name.h"
 
 #include <cctype>
 
@@ -27,16 +28,7 @@ std::vector<GpuSlot> Cluster::placement() const {
     return out;
 }
 
-namespace {
-bool name_chars(std::string_view s, bool colon) {
-    if (s.empty() || s.front() == '-') return false;
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || (colon && c == ':'))) return false;
-    return true;
-}
-}   // namespace
-
-bool is_host_name(std::string_view host) { return name_chars(host, true); }
-bool is_user_name(std::string_view user) { return name_chars(user, false); }
+bool is_host_name(std::string_view host) { return is_plain_name(host, {.colon = true}); }
+bool is_user_name(std::string_view user) { return is_plain_name(user); }
 
 }   // namespace paraplan

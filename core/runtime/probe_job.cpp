@@ -28,16 +28,25 @@ std::string upload_probe(const SshNode& node, const std::string& remote_dir, con
     return "";
 }
 
+namespace {
+// Removes the probe's folder from the first `count` nodes of the cluster.
+void remove_from_nodes(const Cluster& cluster, const SshOptions& ssh, const std::string& dir, int timeout_ms,
+                       std::size_t count) {
+    if (probe_dir_from_output(dir).empty()) return;   // only ever a folder the probe made
+    for (std::size_t k = 0; k < count && k < cluster.nodes.size(); ++k) {
+        SshNode node(ssh_target(cluster.nodes[k]), ssh);
+        if (node.waitConnected(timeout_ms)) node.run(probe_cleanup_command(dir), timeout_ms);
+    }
+}
+}   // namespace
+
 ProbeFolder prepare_probe(const Cluster& cluster, const SshOptions& ssh, const std::string& layout_json,
                           int connect_timeout_ms) {
     ProbeFolder out;
     std::size_t made = 0;   // nodes holding the folder, to clean up on an error
     auto failed = [&](const std::string& why) {
         out.error = why;
-        for (std::size_t k = 0; k < made; ++k) {
-            SshNode node(ssh_target(cluster.nodes[k]), ssh);
-            if (node.waitConnected(connect_timeout_ms)) node.run(probe_cleanup_command(out.dir), connect_timeout_ms);
-        }
+        remove_from_nodes(cluster, ssh, out.dir, connect_timeout_ms, made);
         return out;
     };
     for (std::size_t i = 0; i < cluster.nodes.size(); ++i) {
@@ -66,11 +75,7 @@ ProbeFolder prepare_probe(const Cluster& cluster, const SshOptions& ssh, const s
 }
 
 void remove_probe_folder(const Cluster& cluster, const SshOptions& ssh, const std::string& dir, int timeout_ms) {
-    if (probe_dir_from_output(dir).empty()) return;   // only ever a folder the probe made
-    for (const auto& n : cluster.nodes) {
-        SshNode node(ssh_target(n), ssh);
-        if (node.waitConnected(timeout_ms)) node.run(probe_cleanup_command(dir), timeout_ms);
-    }
+    remove_from_nodes(cluster, ssh, dir, timeout_ms, cluster.nodes.size());
 }
 
 void remove_probe_folder_detached(const Cluster& cluster, const SshOptions& ssh, const std::string& dir) {

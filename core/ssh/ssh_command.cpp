@@ -15,20 +15,17 @@ SshTarget ssh_target(const Node& node) {
 }
 
 std::string check_target(const SshTarget& t) {
+    // The names are the project loader's rules (project/cluster.h), checked again here because a
+    // target can also come from a job record or the app.
     if (t.host.empty()) return "the SSH host is empty";
     if (t.host.front() == '-')
         return "the SSH host \"" + t.host + "\" starts with '-' (it would be read as an ssh option)";
-    for (unsigned char c : t.host)
-        if (c <= ' ' || c == 0x7f) return "the SSH host \"" + t.host + "\" contains whitespace or control characters";
     if (!is_host_name(t.host))
         return "the SSH host \"" + t.host +
                "\" is not a host name or address (letters, digits, '.', '_', '-' and ':' only)";
-    for (unsigned char c : t.user)
-        if (c <= ' ' || c == 0x7f || c == '@')
-            return "the SSH user \"" + t.user + "\" contains whitespace, '@' or control characters";
     if (!t.user.empty() && !is_user_name(t.user))
-        return "the SSH user \"" + t.user + "\" is not a user name (letters, digits, '.', '_' and '-' only)";
-    if (!t.user.empty() && t.user.front() == '-') return "the SSH user \"" + t.user + "\" starts with '-'";
+        return "the SSH user \"" + t.user +
+               "\" is not a user name (letters, digits, '.', '_' and '-' only, not starting with '-')";
     if (t.port < 0 || t.port > 65535) return "the SSH port " + std::to_string(t.port) + " is out of range (1-65535)";
     return "";
 }

@@ -1,4 +1,5 @@
 #include "ssh/ssh_policy.h"
+#include "util/plain_name.h"
 
 #include <algorithm>
 #include <cctype>
@@ -112,12 +113,11 @@ bool same(std::string_view a, std::string_view b) {
 bool all_of(std::string_view s, bool (*ok)(unsigned char)) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [ok](char c) { return ok(static_cast<unsigned char>(c)); });
 }
-bool name_char(unsigned char c) { return std::isalnum(c) || c == '.' || c == '_' || c == '-'; }
 bool algo_char(unsigned char c) {
     return std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '@' || c == ',' || c == '+' || c == '^';
 }
 
-bool is_name(std::string_view s) { return all_of(s, name_char) && s.front() != '-'; }
+bool is_name(std::string_view s) { return is_plain_name(s); }
 
 bool is_number_in(std::string_view s, long lo, long hi) {
     if (s.empty() || s.size() > 6 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))

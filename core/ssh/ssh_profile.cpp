@@ -1,4 +1,5 @@
 #include "ssh/ssh_profile.h"
+#include "util/plain_name.h"
 
 #include "util/input_error.h"
 #include "util/json_read.h"
@@ -49,12 +50,7 @@ SshProfile profile_from_json(const Obj& o) {
 
 }   // namespace
 
-bool is_ssh_profile_id(const std::string& id) {
-    if (id.empty() || id.size() > 64 || id.front() == '-' || id.front() == '.') return false;
-    return std::all_of(id.begin(), id.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-    });
-}
+bool is_ssh_profile_id(const std::string& id) { return is_plain_name(id, {.leading_dot = false, .max_size = 64}); }
 
 std::string local_ssh_path_problem(const std::string& path) {
     if (path.empty() || path.front() != '/') return "\"" + path + "\" is not an absolute path";
