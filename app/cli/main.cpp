@@ -3,6 +3,7 @@
 #include "util/input_error.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -82,6 +83,7 @@ void print_markdown() {
                  "    paraplan-cli <command> --help      # the command's own usage, as below\n"
                  "    paraplan-cli --help | --version | --man | --markdown\n\n"
                  "Options take a value as `--key value` or `--key=value`; `-o FILE` names an output.\n"
+                 "An option the command does not list below is refused (exit 2), naming the nearest one.\n"
                  "With `--json`, standard output holds a single JSON document and every message goes to\n"
                  "standard error, so `paraplan-cli ... --json | jq` always works.\n\n"
                  "**Exit codes:** 0 fine; 1 the input has findings (for example an invalid layout);\n"
@@ -97,6 +99,50 @@ void print_markdown() {
     }
 }
 
+// Edits (insert, delete, substitute) from a to b.
+std::size_t distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// The options a command takes: its flags and every --name its usage text shows (the usage is
+// what --help, the man page and docs/cli.md print, so an option is accepted exactly when it is
+// documented).
+std::vector<std::string> known_options(const Command& cmd) {
+    std::vector<std::string> out(cmd.flags.begin(), cmd.flags.end());
+    const std::string& u = cmd.usage;
+    for (std::size_t at = u.find("--"); at != std::string::npos; at = u.find("--", at + 2)) {
+        if (at > 0 && (std::isalnum(static_cast<unsigned char>(u[at - 1])) || u[at - 1] == '-')) continue;
+        std::size_t end = at + 2;
+        while (end < u.size() && (std::isalnum(static_cast<unsigned char>(u[end])) || u[end] == '-')) ++end;
+        if (end > at + 2) out.push_back(u.substr(at + 2, end - at - 2));
+    }
+    return out;
+}
+
+void check_known(const Command& cmd, const std::string& key) {
+    const auto known = known_options(cmd);
+    if (std::find(known.begin(), known.end(), key) != known.end()) return;
+    std::string near;
+    std::size_t best = 3;
+    for (const auto& k : known)
+        if (const std::size_t d = distance(key, k); d < best) {
+            best = d;
+            near = k;
+        }
+    throw UsageError("unknown option --" + key + (near.empty() ? "" : "; did you mean --" + near + "?"));
+}
+
 Args parse_args(const Command& cmd, int argc, char** argv, int first) {
     Args a;
     for (int i = first; i < argc; ++i) {
@@ -109,6 +155,7 @@ Args parse_args(const Command& cmd, int argc, char** argv, int first) {
                 key = key.substr(0, eq);
                 has_value = true;
             }
+            check_known(cmd, key);
             bool is_flag = false;
             for (const auto& f : cmd.flags) is_flag = is_flag || f == key;
             if (is_flag) {
@@ -140,20 +187,6 @@ std::string nearest_command(const std::string& typed) {
     for (const auto& [from, to] : kSynonyms)
         if (typed == from) return to;
     // Else the command within two edits (insert, delete, substitute) of it.
-    auto distance = [](const std::string& a, const std::string& b) {
-        std::vector<std::size_t> row(b.size() + 1);
-        for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-        for (std::size_t i = 1; i <= a.size(); ++i) {
-            std::size_t diag = row[0];
-            row[0] = i;
-            for (std::size_t j = 1; j <= b.size(); ++j) {
-                const std::size_t up = row[j];
-                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-                diag = up;
-            }
-        }
-        return row[b.size()];
-    };
     std::string best;
     std::size_t best_d = 3;
     for (const auto& c : commands())

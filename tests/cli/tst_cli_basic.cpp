@@ -109,6 +109,26 @@ private slots:
         QVERIFY2(r.err.contains("unknown command 'frobnicate'") && !r.err.contains("did you mean"), r.err);
     }
 
+    // An option the command does not take is refused, never ignored: a typo such as --gpuz
+    // used to plan with the default instead of the value meant.
+    void unknownOptionRefused() {
+        const auto r = cli(
+            {"plan", "--model", "gpt2", "--gpuz", "h100-sxm", "--nodes", "1", "--global-batch", "8", "--seq", "1024"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("unknown option --gpuz; did you mean --gpu?"), r.err);
+        const auto e = cli({"estimate", example("gpt2-1node"), "--jsn"});
+        QCOMPARE(e.code, 2);
+        QVERIFY2(e.err.contains("unknown option --jsn; did you mean --json?"), e.err);
+        QVERIFY(e.out.isEmpty());
+        const auto far = cli({"validate", example("gpt2-1node"), "--frobnicate"});
+        QCOMPARE(far.code, 2);
+        QVERIFY2(far.err.contains("unknown option --frobnicate") && !far.err.contains("did you mean"), far.err);
+        // Every documented option is taken: --optimizer reached plan's search, and now its usage.
+        const auto ok = cli({"plan", "--model", "gpt2", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8",
+                             "--seq", "1024", "--optimizer", "sgd", "--top", "1", "--json"});
+        QVERIFY2(ok.code == 0, ok.err);
+    }
+
     void catalogJson() {
         auto r = cli({QStringLiteral("catalog"), QStringLiteral("gpus"), QStringLiteral("--json")});
         QCOMPARE(r.code, 0);
