@@ -300,6 +300,7 @@ void LessonPanel::showOutcome() {
             result_->setStyleSheet(QString());
         }
     }
+    if (!s.source.empty()) text += QLatin1Char('\n') + tr("Source: %1").arg(QString::fromStdString(s.source));
     result_->setText(text);
     apply_->setEnabled(false);
 }
