@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -91,6 +92,35 @@ private slots:
             }
         }
         QVERIFY(checked >= 40);
+    }
+
+    // Lesson 2 grades each step on the quantity its question asks: the exposed tensor-parallel
+    // time (not the groups crossing nodes), and whether the model fits (not the weights).
+    void lessonTwoGradesWhatItAsks() {
+        const Lesson l = load_lesson("2-tensor-parallel");
+        QCOMPARE(l.steps.size(), std::size_t(3));
+        const char* asked[] = {"time.comm_s.tp", "time.comm_s.tp", "memory.fits"};
+        Project p = start_project(l);
+        for (std::size_t i = 0; i < 3; ++i) {
+            const Step& s = l.steps[i];
+            const Expectation* h = headline(s);
+            QVERIFY(h);
+            QCOMPARE(h->path, std::string(asked[i]));
+            QCOMPARE(s.figures.front().path, h->path);
+            // One question per step.
+            QCOMPARE(std::count(s.predict.begin(), s.predict.end(), '?'), std::ptrdiff_t(1));
+            // The graded answer is what the estimate does.
+            Project next;
+            const StepOutcome o = run_step(p, s, &next);
+            QVERIFY(o.before.front() && o.after.front());
+            const double b = *o.before.front(), a = *o.after.front();
+            QCOMPARE(h->trend == Trend::Increases ? a > b : h->trend == Trend::Decreases ? a < b : a == b, true);
+            p = next;
+        }
+        // Step 3: tp 4 no longer fits (81.7 GiB against 80).
+        const auto f = figures_json(p);
+        QCOMPARE(*figure_value(f, "memory.fits"), 0.0);
+        QVERIFY(*figure_value(f, "memory.peak_gib") > 80);
     }
 
     // The same figure quoted two ways.

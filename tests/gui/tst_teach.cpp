@@ -248,6 +248,12 @@ private slots:
                 }
                 QVERIFY(panel->lookText().contains(QString::fromStdString(step.look)));
                 QVERIFY(panel->predictText().contains(QString::fromStdString(step.predict)));
+                // The graded figure is named beside the choices.
+                for (const auto& f : step.figures)
+                    if (f.path == paraplan::lessons::headline(step)->path)
+                        QVERIFY2(panel->predictText().contains(QStringLiteral("graded on: ") +
+                                                               QString::fromStdString(f.label)),
+                                 where.c_str());
                 panel->predict(paraplan::lessons::headline(step)->trend);
                 const auto before = paraplan::lessons::figures_json(w->project());
                 QVERIFY2(panel->applyStep(), where.c_str());
