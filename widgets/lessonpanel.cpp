@@ -246,7 +246,15 @@ void LessonPanel::showStep() {
                              QString::fromStdString(s.title).toHtmlEscaped()));
     progress_->setText(tr("Step %1 of %2").arg(step_ + 1).arg(stepCount()));
     look_->setText(tr("Look: %1").arg(QString::fromStdString(s.look)));
-    predict_->setText(tr("Predict: %1").arg(QString::fromStdString(s.predict)));
+    QString predict = tr("Predict: %1").arg(QString::fromStdString(s.predict));
+    // The choices grade one figure: name it beside them.
+    if (const Expectation* h = headline(s))
+        for (const auto& f : s.figures)
+            if (f.path == h->path) {
+                predict += QLatin1Char('\n') + tr("Your answer is graded on: %1").arg(QString::fromStdString(f.label));
+                break;
+            }
+    predict_->setText(predict);
     apply_->setText(s.change_label.empty() ? tr("Make the change") : QString::fromStdString(s.change_label));
     apply_->setToolTip(apply_->text());
     apply_->setEnabled(true);
@@ -300,6 +308,7 @@ void LessonPanel::showOutcome() {
             result_->setStyleSheet(QString());
         }
     }
+    if (!s.source.empty()) text += QLatin1Char('\n') + tr("Source: %1").arg(QString::fromStdString(s.source));
     result_->setText(text);
     apply_->setEnabled(false);
 }

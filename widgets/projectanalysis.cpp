@@ -1,5 +1,6 @@
 #include "projectanalysis.h"
 
+#include "estimate/project_timeline.h"
 #include "estimate/profile.h"
 #include "project/derived_sizes.h"
 #include "rules/validate.h"
@@ -13,20 +14,9 @@
 using namespace paraplan;
 
 namespace {
-// The schedule request of `p` (microbatches from derived_sizes() when the layout leaves them to
-// the batch sizes; then *derived_dp is the dp they came from, else 0).
+// The project's schedule as the estimator reads it (core/estimate/project_timeline.h).
 schedule::ScheduleRequest pipeline_request(const Project& p, int* derived_dp) {
-    const auto& l = p.layout;
-    schedule::ScheduleRequest req;
-    req.schedule = l.schedule;
-    req.pp = l.pp;
-    req.chunks = l.chunks > 1 ? l.chunks : 0;
-    const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
-    const int dp = std::max(1, s.batch_dp);
-    req.microbatches = step_microbatches(l, p.training, dp);
-    // > 0 when the count came from the batch sizes
-    *derived_dp = req.microbatches != l.num_microbatches ? dp : 0;
-    return req;
+    return estimate::project_schedule_request(p, derived_dp);
 }
 
 bool same_request(const schedule::ScheduleRequest& a, const schedule::ScheduleRequest& b) {
@@ -38,16 +28,9 @@ PipelineSimulation simulate_request(const schedule::ScheduleRequest& req, int de
     PipelineSimulation out;
     out.request = req;
     out.derived_dp = derived_dp;
-    schedule::GenerateResult gen = schedule::generate(req);
-    if (gen.schedule) {
-        schedule::SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
-        schedule::SimulationResult sim = schedule::simulate(*gen.schedule, cfg);
-        if (sim.ok()) out.timeline = std::move(sim.timeline);
-        for (const auto& d : sim.diagnostics)
-            if (d.severity == Severity::Error) out.problem = d.message;
-    }
-    for (const auto& d : gen.diagnostics)
-        if (d.severity == Severity::Error && out.problem.empty()) out.problem = d.message;
+    estimate::ProjectTimeline t = estimate::relative_timeline(req);
+    out.timeline = std::move(t.timeline);
+    out.problem = std::move(t.problem);
     return out;
 }
 }   // namespace

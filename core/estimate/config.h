@@ -73,8 +73,15 @@ const char* to_string(Recompute r);
 const char* simulator_name(Schedule s);
 // A project's schedule name (any of schedule_names(), or a common alias such as "vpp",
 // "zb1p", "dualpipe"); the plain "interleaved" means the framework's own interleaved
-// schedule. Unknown names give std::nullopt.
+// schedule. Unknown names give std::nullopt. Case, '-', '_' and ' ' are ignored.
 std::optional<Schedule> parse_schedule(const std::string& s, const std::string& framework = "");
+// Every name parse_schedule() takes, one spelling each (lower case, no '-', '_' or ' '):
+// the one table of project schedule names.
+const std::vector<std::string>& accepted_schedule_names();
+// The simulator's schedule id (core/schedule/ schedule_names()) for a project's schedule name,
+// as the estimator reads it: the timeline draws what the estimate prices. A name
+// parse_schedule() does not take comes back as it is, so the simulator reports it as unknown.
+std::string simulator_schedule_for(const std::string& project_schedule, const std::string& framework);
 Schedule schedule_from_string(const std::string& s, const std::string& framework = "");   // unknown -> one_f_one_b
 
 // The links one kind of group actually spans (from the rank map).

@@ -139,29 +139,71 @@ const char* to_string(LossLogits l) {
     return "auto";
 }
 
+namespace {
+
+// Project schedule names, normalised (lower case, no '-', '_' or ' '). nullopt: the
+// framework's own interleaved schedule.
+struct ScheduleName {
+    const char* name;
+    std::optional<Schedule> schedule;
+};
+constexpr ScheduleName kScheduleNames[] = {
+    {"gpipe", Schedule::gpipe},
+    {"1f1b", Schedule::one_f_one_b},
+    {"pipedreamflush", Schedule::one_f_one_b},
+    {"onefoneb", Schedule::one_f_one_b},
+    {"interleaved", std::nullopt},
+    {"interleaved1f1b", std::nullopt},
+    {"vpp", std::nullopt},
+    {"looped", std::nullopt},
+    {"interleavedmegatron", Schedule::interleaved},
+    {"interleavedcolossalai", Schedule::interleaved_colossalai},
+    {"interleavedpytorch", Schedule::interleaved_pytorch},
+    {"loopedbfs", Schedule::looped_bfs},
+    {"zb1p", Schedule::zb1p},
+    {"zbh1", Schedule::zb1p},
+    {"zerobubble", Schedule::zb1p},
+    {"zbh2", Schedule::zbh2},
+    {"interleavedzb", Schedule::interleaved_zb},
+    {"interleavedzerobubble", Schedule::interleaved_zb},
+    {"zbv", Schedule::zbv},
+    {"zbvzerobubble", Schedule::zbv},
+    {"zbvzb", Schedule::zbv},
+    {"zerobubblev", Schedule::zbv},
+    {"dualpipev", Schedule::dualpipev},
+    {"dualpipe", Schedule::dualpipev},
+};
+
+}   // namespace
+
 std::optional<Schedule> parse_schedule(const std::string& raw, const std::string& framework) {
     std::string s;
     for (char ch : raw)
         if (ch != '_' && ch != '-' && ch != ' ') s += char(std::tolower(static_cast<unsigned char>(ch)));
-    if (s == "gpipe") return Schedule::gpipe;
-    if (s == "1f1b" || s == "pipedreamflush" || s == "onefoneb") return Schedule::one_f_one_b;
-    if (s == "interleaved" || s == "interleaved1f1b" || s == "vpp" || s == "looped") {
+    for (const auto& n : kScheduleNames) {
+        if (s != n.name) continue;
+        if (n.schedule) return n.schedule;
         // The framework's own interleaved schedule.
         const FrameworkTraits* ft = find_traits(framework);
         if (ft && ft->interleaved == InterleavedFlavor::colossalai) return Schedule::interleaved_colossalai;
         if (ft && ft->interleaved == InterleavedFlavor::pytorch) return Schedule::interleaved_pytorch;
         return Schedule::interleaved;
     }
-    if (s == "interleavedmegatron") return Schedule::interleaved;
-    if (s == "interleavedcolossalai") return Schedule::interleaved_colossalai;
-    if (s == "interleavedpytorch") return Schedule::interleaved_pytorch;
-    if (s == "loopedbfs") return Schedule::looped_bfs;
-    if (s == "zb1p" || s == "zbh1" || s == "zerobubble") return Schedule::zb1p;
-    if (s == "zbh2") return Schedule::zbh2;
-    if (s == "interleavedzb" || s == "interleavedzerobubble") return Schedule::interleaved_zb;
-    if (s == "zbv" || s == "zbvzerobubble" || s == "zbvzb" || s == "zerobubblev") return Schedule::zbv;
-    if (s == "dualpipev" || s == "dualpipe") return Schedule::dualpipev;
     return std::nullopt;
+}
+
+const std::vector<std::string>& accepted_schedule_names() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (const auto& n : kScheduleNames) v.emplace_back(n.name);
+        return v;
+    }();
+    return names;
+}
+
+std::string simulator_schedule_for(const std::string& project_schedule, const std::string& framework) {
+    const std::optional<Schedule> s = parse_schedule(project_schedule, framework);
+    return s ? simulator_name(*s) : project_schedule;
 }
 
 Schedule schedule_from_string(const std::string& raw, const std::string& framework) {

@@ -2,12 +2,15 @@
 #include "util/read_file.h"
 
 #include "compare/compare.h"
+#include "estimate/project_timeline.h"
 #include "rules/apply_fix.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 #include "util/resources.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -31,6 +34,12 @@ const Expectation* headline(const Step& s) {
         for (const auto& e : s.expect)
             if (e.path == f.path) return &e;
     return s.expect.empty() ? nullptr : &s.expect.front();
+}
+
+std::string format_quote(const Quote& q, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f%s", q.digits, q.percent ? 100 * value : value, q.percent ? "%" : "");
+    return buf;
 }
 
 namespace {
@@ -75,6 +84,20 @@ Step read_step(const Obj& o) {
         }
     }
     if (s.figures.empty()) json_read::fail(o.at("figures"), "at least one figure", figs);
+    s.source = o.string("source", "");
+    if (const json* q = o.get("quotes")) {
+        if (!q->is_array()) json_read::fail(o.at("quotes"), "an array of quoted figures", *q);
+        for (std::size_t i = 0; i < q->size(); ++i) {
+            const Obj qo((*q)[i], o.at("quotes") + "/" + std::to_string(i));
+            Quote x;
+            x.text = qo.string("text");
+            x.path = qo.string("path");
+            x.after = qo.one_of("when", {"before", "after"}, "after") == "after";
+            x.digits = qo.integer("digits", 3);
+            x.percent = qo.boolean("percent", false);
+            s.quotes.push_back(std::move(x));
+        }
+    }
     if (const json* e = o.get("expect")) {
         if (!e->is_object())
             json_read::fail(o.at("expect"), "an object of figure paths to increases/decreases/same", *e);
@@ -175,7 +198,16 @@ json figures_json(const Project& p) {
     json derived = {{"errors", errors}};
     if (e.report.estimate && e.report.estimate->time.step_s > 0)
         derived["bubble_share"] = e.report.estimate->time.bubble_s / e.report.estimate->time.step_s;
+    if (e.report.estimate) {
+        const auto& c = e.report.estimate->config;
+        derived["bubble_ratio_1f1b"] = double(c.pp - 1) / (std::max(1, c.chunks) * std::max(1, c.num_microbatches));
+    }
     j["derived"] = derived;
+    const estimate::ProjectTimeline t = estimate::relative_timeline(estimate::project_schedule_request(p));
+    if (t.timeline)
+        j["timeline"] = {{"schedule", t.timeline->schedule},
+                         {"bubble_fraction", t.timeline->bubble_fraction},
+                         {"span_bubble_rate", t.timeline->span_bubble_rate}};
     return j;
 }
 

@@ -31,6 +31,19 @@ struct Expectation {
     Trend trend = Trend::Same;
 };
 
+// A figure the step's text quotes: `text` appears in its look, predict or explain, and is
+// `path`'s value (before or after the step's change) written with `digits` decimals, as a
+// percentage (x 100, then "%") when `percent`. The lesson test fails when the two drift apart.
+struct Quote {
+    std::string text;
+    std::string path;
+    bool after = true;
+    int digits = 3;
+    bool percent = false;
+};
+// `value` written the way `q` quotes it.
+std::string format_quote(const Quote& q, double value);
+
 struct Step {
     std::string title;
     std::string view;                // the main window's view id (canvas, grid, timeline, memory, ...)
@@ -41,6 +54,8 @@ struct Step {
     std::vector<Figure> figures;
     std::vector<Expectation> expect;
     std::string explain;   // shown with the numbers after the change
+    std::string source;    // the public sources of the step's statements (paper + section/table)
+    std::vector<Quote> quotes;
 };
 
 // The expectation the learner predicts: the one on the earliest listed figure (the
@@ -70,7 +85,12 @@ Project apply_step(const Project& p, const Step& s);
 
 // What figure paths read: `paraplan-cli estimate --json`'s object, plus
 // "process_groups": {kind: {group_size, num_groups, groups_crossing_nodes, max_nodes_spanned}}
-// and "derived": {"bubble_share": bubble_s / step_s, "errors": number of error findings}.
+// and "derived": {"bubble_share": bubble_s / step_s (the bubble as a share of the estimated step),
+// "bubble_ratio_1f1b": (pp - 1) / (chunks x microbatches) (Narayanan et al. 2021 section 2.2: the
+// bubble over the ideal compute time, stages alike), "errors": number of error findings},
+// and "timeline": {"schedule", "bubble_fraction" (idle share of all stages over the span),
+// "span_bubble_rate"} of the timeline view's simulation (relative costs F = B = W = 1);
+// no "timeline" when the schedule cannot be drawn.
 nlohmann::json figures_json(const Project& p);
 std::optional<double> figure_value(const nlohmann::json& figures, const std::string& path);
 

@@ -1,12 +1,14 @@
 // The built-in lessons (resources/lessons/*.json): every one loads, and every step's change
 // does to the real estimate what the lesson says it does. Bad lesson files get messages
 // that name the file and the JSON pointer.
+#include "estimate/config.h"
 #include "lessons/lesson.h"
 #include "util/input_error.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -48,6 +50,90 @@ private slots:
                 p = next;
             }
         }
+    }
+
+    // Lessons 3 (the bubble) and 4 (the schedules): every step names its sources, every figure
+    // its text quotes is the estimator's (or the timeline's) figure by the quote's definition, so
+    // a drift in the estimate fails here, and the timeline draws the step's schedule.
+    void quotedFiguresAreTheEstimators() {
+        int checked = 0;
+        for (const auto& id : lesson_ids()) {
+            const bool pipeline = id.rfind("3-", 0) == 0 || id.rfind("4-", 0) == 0;
+            const Lesson l = load_lesson(id);
+            Project p = start_project(l);
+            for (std::size_t i = 0; i < l.steps.size(); ++i) {
+                const Step& s = l.steps[i];
+                const std::string where = id + " step " + std::to_string(i);
+                if (pipeline) {
+                    QVERIFY2(!s.source.empty(), where.c_str());
+                    QVERIFY2(!s.quotes.empty(), where.c_str());
+                }
+                const Project next = apply_step(p, s);
+                const nlohmann::json before = figures_json(p), after = figures_json(next);
+                if (s.view == "timeline") {
+                    // The timeline draws, and it draws the schedule the estimate prices.
+                    const auto* tl = after.find("timeline") != after.end() ? &after["timeline"] : nullptr;
+                    QVERIFY2(tl, where.c_str());
+                    QVERIFY2(figure_value(after, "timeline.bubble_fraction").has_value(), where.c_str());
+                    QCOMPARE((*tl)["schedule"].get<std::string>(),
+                             std::string(estimate::simulator_name(
+                                 *estimate::parse_schedule(next.layout.schedule, next.layout.framework))));
+                }
+                const std::string text = s.look + "\n" + s.predict + "\n" + s.explain;
+                for (const auto& q : s.quotes) {
+                    const std::string w = where + " quote '" + q.text + "' (" + q.path + ")";
+                    QVERIFY2(text.find(q.text) != std::string::npos, (w + ": not in the text").c_str());
+                    const auto v = figure_value(q.after ? after : before, q.path);
+                    QVERIFY2(v.has_value(), (w + ": no such figure").c_str());
+                    QVERIFY2(format_quote(q, *v) == q.text, (w + ": the figure is " + format_quote(q, *v)).c_str());
+                    ++checked;
+                }
+                p = next;
+            }
+        }
+        QVERIFY(checked >= 40);
+    }
+
+    // Lesson 2 grades each step on the quantity its question asks: the exposed tensor-parallel
+    // time (not the groups crossing nodes), and whether the model fits (not the weights).
+    void lessonTwoGradesWhatItAsks() {
+        const Lesson l = load_lesson("2-tensor-parallel");
+        QCOMPARE(l.steps.size(), std::size_t(3));
+        const char* asked[] = {"time.comm_s.tp", "time.comm_s.tp", "memory.fits"};
+        Project p = start_project(l);
+        for (std::size_t i = 0; i < 3; ++i) {
+            const Step& s = l.steps[i];
+            const Expectation* h = headline(s);
+            QVERIFY(h);
+            QCOMPARE(h->path, std::string(asked[i]));
+            QCOMPARE(s.figures.front().path, h->path);
+            // One question per step.
+            QCOMPARE(std::count(s.predict.begin(), s.predict.end(), '?'), std::ptrdiff_t(1));
+            // The graded answer is what the estimate does.
+            Project next;
+            const StepOutcome o = run_step(p, s, &next);
+            QVERIFY(o.before.front() && o.after.front());
+            const double b = *o.before.front(), a = *o.after.front();
+            QCOMPARE(h->trend == Trend::Increases ? a > b : h->trend == Trend::Decreases ? a < b : a == b, true);
+            p = next;
+        }
+        // Step 3: tp 4 no longer fits (81.7 GiB against 80).
+        const auto f = figures_json(p);
+        QCOMPARE(*figure_value(f, "memory.fits"), 0.0);
+        QVERIFY(*figure_value(f, "memory.peak_gib") > 80);
+    }
+
+    // The same figure quoted two ways.
+    void quoteFormats() {
+        Quote q;
+        q.digits = 1;
+        q.percent = true;
+        QCOMPARE(format_quote(q, 3.0 / 7), std::string("42.9%"));
+        q.percent = false;
+        q.digits = 3;
+        QCOMPARE(format_quote(q, 0.75), std::string("0.750"));
+        q.digits = 0;
+        QCOMPARE(format_quote(q, 16.0), std::string("16"));
     }
 
     // The predicted figure is the first listed one with an expectation, not the first in the

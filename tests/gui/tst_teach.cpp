@@ -18,6 +18,7 @@
 #include "projectdocument.h"
 #include "rules/shardformer.h"
 #include "shardformerchecklist.h"
+#include "timelineview.h"
 
 #include <QDockWidget>
 #include <QLabel>
@@ -247,6 +248,12 @@ private slots:
                 }
                 QVERIFY(panel->lookText().contains(QString::fromStdString(step.look)));
                 QVERIFY(panel->predictText().contains(QString::fromStdString(step.predict)));
+                // The graded figure is named beside the choices.
+                for (const auto& f : step.figures)
+                    if (f.path == paraplan::lessons::headline(step)->path)
+                        QVERIFY2(panel->predictText().contains(QStringLiteral("graded on: ") +
+                                                               QString::fromStdString(f.label)),
+                                 where.c_str());
                 panel->predict(paraplan::lessons::headline(step)->trend);
                 const auto before = paraplan::lessons::figures_json(w->project());
                 QVERIFY2(panel->applyStep(), where.c_str());
@@ -265,6 +272,19 @@ private slots:
                     QVERIFY2(t->item(r, 2)->text() != QLatin1String("?"), where.c_str());
                 }
                 QVERIFY2(panel->outcome().failed.empty(), where.c_str());
+                // A timeline step draws its schedule, the one figures_json() quotes from.
+                if (step.view == "timeline") {
+                    TimelineView* tv = w->timeline();
+                    tv->refresh();
+                    QVERIFY2(tv->timeline().has_value(), (where + ": " + tv->summaryText().toStdString()).c_str());
+                    QVERIFY2(!tv->timeline()->ops.empty(), where.c_str());
+                    const auto drawn = paraplan::lessons::figure_value(after, "timeline.bubble_fraction");
+                    QVERIFY2(drawn.has_value(), where.c_str());
+                    QCOMPARE(tv->timeline()->bubble_fraction, *drawn);
+                }
+                // The step's sources are shown with its explanation.
+                if (!step.source.empty())
+                    QVERIFY2(panel->resultText().contains(QString::fromStdString(step.source)), where.c_str());
                 QVERIFY2(panel->resultText().startsWith(QStringLiteral("Right:")), qPrintable(panel->resultText()));
                 // The verdict names the headline figure, the first listed one that has an expectation.
                 const auto* h = paraplan::lessons::headline(step);

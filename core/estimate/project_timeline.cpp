@@ -1,0 +1,40 @@
+#include "estimate/project_timeline.h"
+
+#include "estimate/config.h"
+#include "project/derived_sizes.h"
+#include "schedule/simulate.h"
+
+#include <algorithm>
+
+namespace paraplan::estimate {
+
+schedule::ScheduleRequest project_schedule_request(const Project& p, int* derived_dp) {
+    const auto& l = p.layout;
+    schedule::ScheduleRequest req;
+    // The name as the estimator reads it (aliases such as "zb1p", the framework's own "interleaved").
+    req.schedule = simulator_schedule_for(l.schedule, l.framework);
+    req.pp = l.pp;
+    req.chunks = l.chunks > 1 ? l.chunks : 0;
+    const DerivedSizes s = derived_sizes(l, p.training, p.world_size());
+    const int dp = std::max(1, s.batch_dp);
+    req.microbatches = step_microbatches(l, p.training, dp);
+    if (derived_dp) *derived_dp = req.microbatches != l.num_microbatches ? dp : 0;
+    return req;
+}
+
+ProjectTimeline relative_timeline(const schedule::ScheduleRequest& req) {
+    ProjectTimeline out;
+    schedule::GenerateResult gen = schedule::generate(req);
+    if (gen.schedule) {
+        schedule::SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
+        schedule::SimulationResult sim = schedule::simulate(*gen.schedule, cfg);
+        if (sim.ok()) out.timeline = std::move(sim.timeline);
+        for (const auto& d : sim.diagnostics)
+            if (d.severity == Severity::Error && out.problem.empty()) out.problem = d.message;
+    }
+    for (const auto& d : gen.diagnostics)
+        if (d.severity == Severity::Error && out.problem.empty()) out.problem = d.message;
+    return out;
+}
+
+}   // namespace paraplan::estimate
