@@ -262,6 +262,17 @@ void SlurmJobBackend::poll() {
 }
 
 void SlurmJobBackend::ended(const SlurmFinal& fin) {
+    if (fin.state == "NODE_FAIL" && !fin.nodes.empty() && !down_asked_) {
+        // scontrol names the job's nodes, not the one that failed: sinfo -R lists the down ones.
+        down_asked_ = true;
+        QProcess* q = slurm_call(sinfo_down_command(fin.nodes));
+        connect(q, &QProcess::finished, this, [this, q, fin](int, QProcess::ExitStatus) {
+            q->deleteLater();
+            down_nodes_ = parse_sinfo_down(q->readAllStandardOutput().toStdString());
+            ended(fin);
+        });
+        return;
+    }
     auto& p = process(0);
     // The task's own exit status; a signal is reported as such (describe(): slurm_signal).
     p.exit_code = fin.exit_code;
@@ -290,8 +301,20 @@ void SlurmJobBackend::ended(const SlurmFinal& fin) {
             cancelled_ = true;
             break;
         }
+        if (!fin.reason.empty()) slurm_reason_ = fin.reason;
+        if (fin.state == "NODE_FAIL")
+            // A node whose slurmd was killed keeps running its tasks under slurmstepd; Slurm
+            // ends them when that slurmd registers again (slurmctld: "Registered JobId=N
+            // StepId=N.0 in state NODE_FAIL", then kills them; tried on Slurm 22.05).
+            slurm_note("Slurm job " + sid + ": if only a node's slurmd died, the tasks there may still run until it " +
+                       "is back; Slurm ends them when it registers again");
         fail("Slurm job " + sid + " ended " + fin.state + " (" + fin.outcome() +
-             "): " + slurm_state_info(fin.state).meaning);
+             "): " + slurm_state_info(fin.state).meaning +
+             (fin.reason.empty() && down_nodes_.empty()
+                  ? std::string()
+                  : " (" + (fin.reason.empty() ? std::string() : "reason " + fin.reason) +
+                        (!fin.reason.empty() && !down_nodes_.empty() ? "; " : "") +
+                        (down_nodes_.empty() ? std::string() : "down: " + down_nodes_) + ")"));
         break;
     default: fail("Slurm job " + sid + " left the queue in state " + fin.state + " (" + fin.outcome() + ")");
     }

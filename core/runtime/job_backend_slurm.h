@@ -67,7 +67,9 @@ private:
     static constexpr int kUnknownAfter = 3;      // failed squeue calls before the state is reported unknown
     static constexpr int kKillAfterPolls = 12;   // scancel, then scancel --signal=KILL
     static constexpr int kReportAfterPolls = 24;
-    bool cancelled_ = false;   // ended CANCELLED (reported as stopped)
+    bool cancelled_ = false;    // ended CANCELLED (reported as stopped)
+    bool down_asked_ = false;   // NODE_FAIL: sinfo -R asked which of its nodes are down
+    std::string down_nodes_;    // "n2 (Not responding)"
     QProcess* tail_ = nullptr;
     LineBuffer tail_buf_;
     long long tail_bytes_ = 0;   // of the output file, received so far (the final read resumes there)

@@ -167,7 +167,14 @@ std::optional<SlurmFinal> parse_scontrol_job(std::string_view out) {
     const auto state = field("JobState=");
     if (!state || state->empty()) return std::nullopt;
     const auto code = field("ExitCode=");
-    return parse_sacct(std::string(*state) + "|" + std::string(code.value_or("0:0")) + "\n");
+    auto f = parse_sacct(std::string(*state) + "|" + std::string(code.value_or("0:0")) + "\n");
+    if (f) {
+        f->reason = std::string(field("Reason=").value_or(""));
+        if (f->reason == "None") f->reason.clear();
+        f->nodes = std::string(field("NodeList=").value_or(""));
+        if (f->nodes == "(null)") f->nodes.clear();
+    }
+    return f;
 }
 
 std::optional<SlurmFinal> parse_final_state(std::string_view out) {
@@ -200,6 +207,30 @@ std::string final_state_command(long long id) {
 }
 
 std::string sinfo_nodes_command() { return bounded("sinfo -N -h -o '%N %P %G'"); }
+
+std::string sinfo_down_command(const std::string& nodes) {
+    return bounded("sinfo -h -N -R -n " + sh_quote(nodes) + " -o '%N|%E'");
+}
+
+std::string parse_sinfo_down(std::string_view out) {
+    std::string said;
+    std::vector<std::string> seen;
+    std::size_t start = 0;
+    while (start < out.size() && seen.size() < 64) {
+        const auto nl = out.find('\n', start);
+        std::string_view line = out.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+        start = nl == std::string_view::npos ? out.size() : nl + 1;
+        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.remove_suffix(1);
+        const auto bar = line.find('|');
+        if (bar == std::string_view::npos || bar == 0) continue;
+        std::string node(line.substr(0, bar));
+        if (std::find(seen.begin(), seen.end(), node) != seen.end()) continue;
+        seen.push_back(node);
+        const std::string_view why = line.substr(bar + 1);
+        said += (said.empty() ? "" : ", ") + node + (why.empty() ? "" : " (" + std::string(why) + ")");
+    }
+    return said;
+}
 
 long long SlurmNodeGpus::total() const {
     long long n = 0;

@@ -22,6 +22,9 @@ struct SlurmFinal {
     // signal that caused the process to terminate"): A the task's own status, S the signal.
     int exit_code = 0;
     int signal = 0;
+    // scontrol's Reason= ("NodeDown" for NODE_FAIL) and NodeList= ("n[1-2]"); empty from sacct.
+    std::string reason;
+    std::string nodes;
     bool succeeded() const { return state == "COMPLETED" && exit_code == 0 && signal == 0; }
     std::string outcome() const;   // "exit 3", "signal 15", "exit 0"
 };
@@ -95,6 +98,15 @@ std::string final_state_command(long long id);
 // one marked '*', %G its generic resources, e.g. "gpu:2", "gpu:a100:4(S:0-1),mps:100",
 // "(null)"), bounded like every Slurm call.
 std::string sinfo_nodes_command();
+
+// Which of a job's nodes are down and why, for a job that ended NODE_FAIL: `sinfo -h -N -R
+// -n NODES -o '%N|%E'` (sinfo(1) -R: down, drained and failing nodes with their reason,
+// e.g. "n2|Not responding"). slurmctld sets NODE_FAIL when it marks a node of the job DOWN
+// (SlurmdTimeout without an answer, slurm.conf(5); `kill_running_job_by_node_name`,
+// src/slurmctld/job_mgr.c, slurm-22-05), so the node is listed there by then.
+std::string sinfo_down_command(const std::string& nodes);
+// Its lines as "n2 (Not responding)", joined by ", ", each node once; empty when none.
+std::string parse_sinfo_down(std::string_view out);
 
 struct SlurmNodeGpus {
     std::string node;

@@ -53,6 +53,25 @@ private slots:
         QCOMPARE(f->signal, 15);
         QVERIFY(parse_scontrol_job("JobId=9 JobState=COMPLETED Reason=None ExitCode=0:0")->succeeded());
         QVERIFY(!parse_scontrol_job("slurm_load_jobs error: Invalid job id specified\n"));
+        // A node failure (Slurm 22.05, a node's slurmd killed, job submitted --no-requeue):
+        // Reason=NodeDown; NodeList names the job's nodes (ReqNodeList/ExcNodeList are not it).
+        f = parse_scontrol_job(
+            "JobId=2 JobState=NODE_FAIL Reason=NodeDown Dependency=(null) Requeue=0 "
+            "ExitCode=0:15 ReqNodeList=(null) ExcNodeList=(null) NodeList=n[1-2] "
+            "BatchHost=n1\n");
+        QCOMPARE(f->state, std::string("NODE_FAIL"));
+        QCOMPARE(f->reason, std::string("NodeDown"));
+        QCOMPARE(f->nodes, std::string("n[1-2]"));
+        QCOMPARE(f->signal, 15);
+        QCOMPARE(slurm_state_info(f->state).phase, SlurmPhase::Failed);
+        QVERIFY(parse_scontrol_job(failed)->nodes.empty());
+        QCOMPARE(parse_scontrol_job(failed)->reason, std::string("NonZeroExitCode"));
+        QVERIFY(parse_scontrol_job("JobState=CANCELLED Reason=None NodeList=(null) ExitCode=0:15")->reason.empty());
+        // Which of them is down: sinfo -R, each node once (a node of two partitions).
+        QCOMPARE(parse_sinfo_down("n2|Not responding\nn2|Not responding\n"), std::string("n2 (Not responding)"));
+        QCOMPARE(parse_sinfo_down("n1|\nn3|maintenance\nnonsense\n"), std::string("n1, n3 (maintenance)"));
+        QCOMPARE(parse_sinfo_down(""), std::string());
+        QCOMPARE(sinfo_down_command("n[1-2]"), std::string("timeout -k 5 30 sinfo -h -N -R -n 'n[1-2]' -o '%N|%E'"));
         // DerivedExitCode is not ExitCode.
         QCOMPARE(parse_scontrol_job("JobState=FAILED DerivedExitCode=9:0 ExitCode=2:0")->exit_code, 2);
         // final_state_command's output: scontrol first, sacct when the controller forgot it.

@@ -68,6 +68,24 @@ class TestSlurmE2E : public QObject {
         return left + pgrep_f(id);
     }
 
+    // The pid of this cluster's slurmd for one node: its command line names the node
+    // (`slurmd -f CONF -N NAME`, scripts/slurm-up.sh) and this cluster's slurm.conf, so
+    // another Slurm on the machine with the same node names is never touched.
+    static QString slurmd_pid(const QString& node, const QString& conf) {
+        for (const QString& pid : QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            if (pid.toLongLong() <= 0) continue;
+            QFile f("/proc/" + pid + "/cmdline");
+            if (!f.open(QIODevice::ReadOnly)) continue;
+            const QList<QByteArray> argv = f.readAll().split('\0');
+            if (argv.isEmpty() || !argv[0].endsWith("slurmd")) continue;
+            const qsizetype n = argv.indexOf("-N"), c = argv.indexOf("-f");
+            if (n >= 0 && n + 1 < argv.size() && argv[n + 1] == node.toUtf8() && c >= 0 && c + 1 < argv.size() &&
+                argv[c + 1] == conf.toUtf8())
+                return pid;
+        }
+        return {};
+    }
+
 private slots:
     void initTestCase() {
         if (!slurm.start()) {
@@ -473,6 +491,56 @@ private slots:
         QProcess::execute("/usr/sbin/slurmctld", {"-f", conf, "-i"});
         QVERIFY(job->waitFinished(240000));
         QCOMPARE(Job::to_string(job->state()), std::string("stopped"));
+        const QStringList left = left_behind(id);
+        QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
+    }
+
+    void killedSlurmdIsNodeFail() {
+        // A node's slurmd killed (SIGKILL) while the job runs there. Slurm 22.05, tried on this
+        // cluster: the tasks keep running under slurmstepd; after SlurmdTimeout (30 s here,
+        // slurm.conf(5)) slurmctld sets the node DOWN ("Not responding") and ends the job
+        // NODE_FAIL, Reason=NodeDown, ExitCode 0:15, its tasks on the other node killed
+        // (src/slurmctld/node_mgr.c, job_mgr.c kill_running_job_by_node_name, slurm-22-05).
+        // The dead node's tasks run on until its slurmd registers again, which kills them
+        // ("Registered JobId=N StepId=N.0 in state NODE_FAIL"). A batch job is requeued
+        // instead unless --no-requeue (JobRequeue defaults to 1, slurm.conf(5)); this one
+        // asks for --no-requeue to reach NODE_FAIL (the requeue: docs/runtime.md "Faults tried").
+        RuntimeConfig r = rc("i=0; while :; do echo \"tick $RANK $SLURMD_NODENAME $i\"; i=$((i+1)); sleep 0.3; done");
+        r.slurm.sbatch_args = {"--no-requeue"};
+        auto job = make_job(r, "slurm slurmd killed");
+        const std::string id = job->plan().job_id;
+        job->start();
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-3").contains("tick 3 n2"), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains(QString("Slurm job %1 RUNNING").arg(*job->slurmJobId())),
+                                 30000);
+        const QString conf = qEnvironmentVariable("SLURM_CONF");
+        const QString pid = slurmd_pid("n2", conf);
+        QVERIFY2(!pid.isEmpty(), "no slurmd -N n2 of this cluster");
+        auto n2_state = [] { return SlurmFixture::run("sinfo", {"-h", "-N", "-n", "n2", "-o", "%t"}).trimmed(); };
+        // n2 back however the test ends: ReturnToService=2 makes it idle once slurmd registers.
+        const auto restart = qScopeGuard([conf] {
+            if (slurmd_pid("n2", conf).isEmpty()) QProcess::execute("/usr/sbin/slurmd", {"-f", conf, "-N", "n2"});
+        });
+        QElapsedTimer t;
+        t.start();
+        QCOMPARE(::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL), 0);
+        QVERIFY(job->waitFinished(120000));
+        // Not taken as ended before Slurm gave up on the node (SlurmdTimeout).
+        QVERIFY2(t.elapsed() > 15000, qPrintable(QString::number(t.elapsed())));
+        QCOMPARE(Job::to_string(job->state()), std::string("failed"));
+        const std::string sid = std::to_string(*job->slurmJobId());
+        QVERIFY2(job->error() == "Slurm job " + sid +
+                                     " ended NODE_FAIL (signal 15): ended because a node failed (reason NodeDown; "
+                                     "down: n2 (Not responding))",
+                 job->error().c_str());
+        QCOMPARE(job->to_json()["slurm_state"].get<std::string>(), std::string("NODE_FAIL"));
+        QCOMPARE(job->to_json()["slurm_reason"].get<std::string>(), std::string("NodeDown"));
+        QVERIFY(log(*job, "sbatch").contains("tasks there may still run until it is back"));
+        QVERIFY2(n2_state().startsWith("down"), qPrintable(n2_state()));
+        // n2's tasks outlive its slurmd (slurmstepd); n1's were ended by Slurm.
+        QVERIFY2(!processes_with_tag(id).isEmpty(), "n2's tasks were expected to run on under slurmstepd");
+        QVERIFY(QProcess::execute("/usr/sbin/slurmd", {"-f", conf, "-N", "n2"}) == 0);
+        QTRY_COMPARE_WITH_TIMEOUT(n2_state(), QString("idle"), 60000);
         const QStringList left = left_behind(id);
         QVERIFY2(left.isEmpty(), qPrintable("left: " + left.join(' ')));
     }
