@@ -7,6 +7,7 @@
 #include "appsettings.h"
 #include "sshprofilesdialog.h"
 #include "dialogfocus.h"
+#include "windowfit.h"
 #include "catalog/hf_import.h"
 #include "export/import.h"
 #include "clustercanvas.h"
@@ -302,6 +303,7 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     // Every modal dialog, closed, gives back the activation and focus it took (no window manager
     // may do it): the window keys work again at once.
     DialogFocusReturn::install();
+    windowfit::install();   // this window and every dialog inside the screen, frame included
 }
 
 MainWindow::~MainWindow() {
@@ -962,27 +964,6 @@ void MainWindow::defaultProportions() {
                 Qt::Vertical);
 }
 
-void MainWindow::fitToScreen() {
-    if (isMaximized() || isFullScreen()) return;
-    const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (!scr) return;
-    const QRect avail = scr->availableGeometry();
-    // The frame (title bar, borders) is known once shown; before that, leave it some room.
-    const QMargins frame = isVisible() ? QMargins(geometry().left() - frameGeometry().left(),
-                                                  geometry().top() - frameGeometry().top(),
-                                                  frameGeometry().right() - geometry().right(),
-                                                  frameGeometry().bottom() - geometry().bottom())
-                                       : QMargins(0, 40, 0, 0);
-    const QRect room = avail.marginsRemoved(frame);
-    QRect g = geometry();
-    g.setSize(g.size().boundedTo(room.size()).expandedTo(minimumSize()));
-    if (g.right() > room.right()) g.moveRight(room.right());
-    if (g.bottom() > room.bottom()) g.moveBottom(room.bottom());
-    if (g.left() < room.left()) g.moveLeft(room.left());
-    if (g.top() < room.top()) g.moveTop(room.top());
-    if (g != geometry()) setGeometry(g);
-}
-
 void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
     // Rendered off screen (--screenshot) at a size of its own: no screen to fit.
@@ -990,11 +971,11 @@ void MainWindow::showEvent(QShowEvent* e) {
         shownOnce_ = true;
         // Now on its real screen, with its frame; and again once the dock layout is settled
         // (until then the minimum width counts tabbed docks side by side and widens the window).
-        fitToScreen();
+        windowfit::fitToScreen(this);
         QMetaObject::invokeMethod(
             this,
             [this] {
-                fitToScreen();
+                windowfit::fitToScreen(this);
                 if (!restoredState_) defaultProportions();   // for the size it has now
             },
             Qt::QueuedConnection);
