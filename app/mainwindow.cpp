@@ -414,6 +414,18 @@ void MainWindow::createActions() {
         QKeySequence::Redo, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}));
     redo->setToolTip(tr("Redo the undone change (%1)").arg(keysText(redo->shortcuts())));
     redo->setIcon(st->standardIcon(QStyle::SP_ArrowForward));
+    // The menu says what is undone ("Undo Rename project to …"); the tool bar, short, says
+    // "Undo" with that text in its tooltip (the whole command text widened the tool bar).
+    for (QAction* a : {undo, redo}) a->setIconText(a == undo ? tr("Undo") : tr("Redo"));
+    const QString undoKeys = keysText(undo->shortcuts()), redoKeys = keysText(redo->shortcuts());
+    connect(doc_->undoStack(), &QUndoStack::undoTextChanged, undo, [undo, undoKeys](const QString& t) {
+        undo->setToolTip(t.isEmpty() ? tr("Undo the last change (%1)").arg(undoKeys)
+                                     : tr("Undo %1 (%2)").arg(t, undoKeys));
+    });
+    connect(doc_->undoStack(), &QUndoStack::redoTextChanged, redo, [redo, redoKeys](const QString& t) {
+        redo->setToolTip(t.isEmpty() ? tr("Redo the undone change (%1)").arg(redoKeys)
+                                     : tr("Redo %1 (%2)").arg(t, redoKeys));
+    });
     edit->addActions({undo, redo});
     edit->addSeparator();
     auto* renameA = makeAction(this, tr("Rena&me Project…"), QKeySequence(), tr("Change the project's name"));

@@ -28,6 +28,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTest>
+#include <QToolBar>
+#include <QToolButton>
 #include <QWindow>
 
 #include <functional>
@@ -124,6 +126,25 @@ private slots:
                  qPrintable(QStringLiteral("status bar %1, screen %2").arg(rectText(status), rectText(avail()))));
     }
 
+    // The tool bar's Undo says "Undo"; what it undoes is in its tooltip (the whole command text
+    // on the button widened the tool bar).
+    void toolBarUndoIsShort() {
+        QVERIFY(w_->renameProject(QStringLiteral("a project with a rather long name for the tool bar")));
+        auto* undo = w_->findChild<QAction*>(QStringLiteral("undoAction"));
+        auto* bar = w_->findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+        QVERIFY(undo && bar);
+        auto* button = qobject_cast<QToolButton*>(bar->widgetForAction(undo));
+        QVERIFY(button);
+        QCOMPARE(button->text(), QStringLiteral("Undo"));
+        QVERIFY2(undo->toolTip().contains(QStringLiteral("a rather long name")), qPrintable(undo->toolTip()));
+        QVERIFY2(undo->text().contains(QStringLiteral("a rather long name")), qPrintable(undo->text()));   // the menu
+        QVERIFY2(avail().contains(frameOf(w_.get())), qPrintable(rectText(frameOf(w_.get()))));
+        w_->document()->undoStack()->undo();
+        QCOMPARE(button->text(), QStringLiteral("Undo"));
+        auto* redo = w_->findChild<QAction*>(QStringLiteral("redoAction"));
+        QVERIFY(redo && redo->toolTip().contains(QStringLiteral("a rather long name")));
+    }
+
     void exportDialog() {
         QPointer<QWidget> d = w_->exportDialog();
         checkDialog(d, QStringLiteral("Export"));
@@ -157,6 +178,20 @@ private slots:
         QPointer<QWidget> d = w_->showShortcuts();
         checkDialog(d, QStringLiteral("Keyboard shortcuts"));
         if (d) d->close();
+    }
+
+    // The geometry a bigger screen saved comes back inside this one, frame and status bar too.
+    void restoredGeometryIsClamped() {
+        QWidget big;
+        big.setGeometry(QRect(avail().width() / 2, avail().height() / 2, 3000, 2000));
+        AppSettings::open()->setValue(AppSettings::Key::kGeometry, big.saveGeometry());
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec-restored")));
+        w.show();
+        QVERIFY2(waitFramed(&w), "the main window was never framed by the window manager");
+        const QRect f = frameOf(&w);
+        qInfo("restored main window: frame %s, screen %s", qPrintable(rectText(f)), qPrintable(rectText(avail())));
+        QVERIFY2(avail().contains(f), qPrintable(rectText(f)));
+        QVERIFY(avail().contains(globalRect(w.statusBar())));
     }
 
     void cleanupTestCase() { w_.reset(); }
