@@ -7,6 +7,7 @@
 #include "appsettings.h"
 #include "sshprofilesdialog.h"
 #include "dialogfocus.h"
+#include "windowfit.h"
 #include "catalog/hf_import.h"
 #include "export/import.h"
 #include "clustercanvas.h"
@@ -302,6 +303,7 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     // Every modal dialog, closed, gives back the activation and focus it took (no window manager
     // may do it): the window keys work again at once.
     DialogFocusReturn::install();
+    windowfit::install();   // this window and every dialog inside the screen, frame included
 }
 
 MainWindow::~MainWindow() {
@@ -412,6 +414,18 @@ void MainWindow::createActions() {
         QKeySequence::Redo, {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}));
     redo->setToolTip(tr("Redo the undone change (%1)").arg(keysText(redo->shortcuts())));
     redo->setIcon(st->standardIcon(QStyle::SP_ArrowForward));
+    // The menu says what is undone ("Undo Rename project to …"); the tool bar, short, says
+    // "Undo" with that text in its tooltip (the whole command text widened the tool bar).
+    for (QAction* a : {undo, redo}) a->setIconText(a == undo ? tr("Undo") : tr("Redo"));
+    const QString undoKeys = keysText(undo->shortcuts()), redoKeys = keysText(redo->shortcuts());
+    connect(doc_->undoStack(), &QUndoStack::undoTextChanged, undo, [undo, undoKeys](const QString& t) {
+        undo->setToolTip(t.isEmpty() ? tr("Undo the last change (%1)").arg(undoKeys)
+                                     : tr("Undo %1 (%2)").arg(t, undoKeys));
+    });
+    connect(doc_->undoStack(), &QUndoStack::redoTextChanged, redo, [redo, redoKeys](const QString& t) {
+        redo->setToolTip(t.isEmpty() ? tr("Redo the undone change (%1)").arg(redoKeys)
+                                     : tr("Redo %1 (%2)").arg(t, redoKeys));
+    });
     edit->addActions({undo, redo});
     edit->addSeparator();
     auto* renameA = makeAction(this, tr("Rena&me Project…"), QKeySequence(), tr("Change the project's name"));
@@ -962,27 +976,6 @@ void MainWindow::defaultProportions() {
                 Qt::Vertical);
 }
 
-void MainWindow::fitToScreen() {
-    if (isMaximized() || isFullScreen()) return;
-    const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (!scr) return;
-    const QRect avail = scr->availableGeometry();
-    // The frame (title bar, borders) is known once shown; before that, leave it some room.
-    const QMargins frame = isVisible() ? QMargins(geometry().left() - frameGeometry().left(),
-                                                  geometry().top() - frameGeometry().top(),
-                                                  frameGeometry().right() - geometry().right(),
-                                                  frameGeometry().bottom() - geometry().bottom())
-                                       : QMargins(0, 40, 0, 0);
-    const QRect room = avail.marginsRemoved(frame);
-    QRect g = geometry();
-    g.setSize(g.size().boundedTo(room.size()).expandedTo(minimumSize()));
-    if (g.right() > room.right()) g.moveRight(room.right());
-    if (g.bottom() > room.bottom()) g.moveBottom(room.bottom());
-    if (g.left() < room.left()) g.moveLeft(room.left());
-    if (g.top() < room.top()) g.moveTop(room.top());
-    if (g != geometry()) setGeometry(g);
-}
-
 void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
     // Rendered off screen (--screenshot) at a size of its own: no screen to fit.
@@ -990,11 +983,11 @@ void MainWindow::showEvent(QShowEvent* e) {
         shownOnce_ = true;
         // Now on its real screen, with its frame; and again once the dock layout is settled
         // (until then the minimum width counts tabbed docks side by side and widens the window).
-        fitToScreen();
+        windowfit::fitToScreen(this);
         QMetaObject::invokeMethod(
             this,
             [this] {
-                fitToScreen();
+                windowfit::fitToScreen(this);
                 if (!restoredState_) defaultProportions();   // for the size it has now
             },
             Qt::QueuedConnection);

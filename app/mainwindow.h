@@ -156,8 +156,6 @@ private:
     bool saveAsDialog();
     void importHfDialog();
     void restoreWindowState();
-    // Keeps the window inside the available area of the screen it is on.
-    void fitToScreen();
     // The docks' default sizes for the window's size (when no saved state gives them).
     void defaultProportions();
     void importConfigDialog();

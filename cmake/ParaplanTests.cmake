@@ -29,7 +29,7 @@ function(paraplan_add_tests folder lib)
       TIMEOUT 300
       # A test function that skips because a component it needs is missing (QSKIP naming sshd,
       # Slurm, torch or ffmpeg) shows the whole test as skipped in CTest, never as passed.
-      SKIP_REGULAR_EXPRESSION "SKIP   : [^\n]*(sshd|[Ss]lurm|torch|ffmpeg)"
+      SKIP_REGULAR_EXPRESSION "SKIP   : [^\n]*(sshd|[Ss]lurm|torch|ffmpeg|Xvfb|openbox)"
       ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${home};XDG_CONFIG_HOME=${home}/.config;XDG_DATA_HOME=${home}/.local/share;XDG_STATE_HOME=${home}/.local/state;QTEST_FUNCTION_TIMEOUT=240000")
   endforeach()
 endfunction()
