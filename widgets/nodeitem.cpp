@@ -1,4 +1,5 @@
 #include "nodeitem.h"
+#include "project/project_gpu.h"
 
 #include "canvastiles.h"
 #include "catalog/catalog.h"
@@ -60,7 +61,7 @@ void NodeItem::sync() const {
     subtitle_.clear();
     if (src.project && index_ >= 0 && index_ < static_cast<int>(src.project->cluster.nodes.size())) {
         const auto& node = src.project->cluster.nodes[static_cast<std::size_t>(index_)];
-        const paraplan::GpuSpec* spec = paraplan::catalog::find_gpu(node.gpu);
+        const paraplan::GpuSpec* spec = paraplan::find_gpu(src.project->cluster, node.gpu);
         title_ = QString::fromStdString(node.name);
         subtitle_ = QStringLiteral("%1 · %2").arg(QString::fromStdString(node.host.empty() ? node.name : node.host),
                                                   QString::fromStdString(spec ? spec->name : node.gpu));

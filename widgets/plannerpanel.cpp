@@ -1,4 +1,5 @@
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
+#include "project/project_gpu.h"
 
 #include "plannerpanel.h"
 
@@ -258,7 +259,7 @@ void PlannerPanel::run() {
     req.base = p;
     QString problem;
     const paraplan::GpuSpec* gpu = p.cluster.nodes.empty() ? nullptr
-                                                           : paraplan::catalog::find_gpu(p.cluster.nodes[0].gpu);
+                                                           : paraplan::find_gpu(p.cluster, p.cluster.nodes[0].gpu);
     if (p.cluster.nodes.empty()) problem = tr("The cluster has no nodes: add one on the canvas first.");
     else if (!gpu)
         problem = tr("GPU \"%1\" is not in the catalog.").arg(QString::fromStdString(p.cluster.nodes[0].gpu));

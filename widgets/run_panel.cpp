@@ -1,4 +1,5 @@
 #include "run_panel.h"
+#include "project/project_gpu.h"
 
 #include "util/read_file.h"
 #include "wording.h"
@@ -365,7 +366,7 @@ bool RunPanel::loadProbeResult(const QString& path) {
     // The bandwidths the cost model assumes for this cluster (node 0's GPU, as the estimate).
     estimate::Hardware hw;
     if (!project_->cluster.nodes.empty())
-        if (const GpuSpec* gpu = catalog::find_gpu(project_->cluster.nodes[0].gpu))
+        if (const GpuSpec* gpu = find_gpu(project_->cluster, project_->cluster.nodes[0].gpu))
             hw = estimate::hardware_for(*gpu, project_->cluster, project_->training.precision);
     probe_checks_ = runtime::compare_probe(*result, project_->cluster, hw);
     int slow = 0, failed = 0;

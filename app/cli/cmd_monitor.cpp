@@ -168,7 +168,8 @@ int run_monitor(const Args& a) {
         std::vector<QProcess*> procs(nodes.size(), nullptr);
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             if (!errors[i].empty()) continue;
-            procs[i] = nodes[i]->start(telemetry_command(interval, rp.rc.path_prepend, true, smi_tool_for(c.nodes[i])));
+            procs[i] = nodes[i]->start(
+                telemetry_command(interval, rp.rc.path_prepend, true, smi_tool_for(c, c.nodes[i])));
         }
         QEventLoop loop;
         auto all_done = [&procs] {
@@ -197,7 +198,7 @@ int run_monitor(const Args& a) {
         for (std::size_t i = 0; i < procs.size(); ++i) {
             QProcess* p = procs[i];
             if (!p) continue;
-            const SmiTool tool = smi_tool_for(c.nodes[i]);
+            const SmiTool tool = smi_tool_for(c, c.nodes[i]);
             const int code = p->exitStatus() == QProcess::NormalExit ? p->exitCode() : 255;
             const std::string out = p->readAllStandardOutput().toStdString();
             const std::string err = p->readAllStandardError().toStdString();

@@ -1,5 +1,6 @@
 // paraplan-cli plan --model ID|FILE --gpu ID --nodes N --gpus-per-node G --global-batch B --seq S ... [--json]
 #include "catalog/catalog.h"
+#include "project/project_gpu.h"
 #include "util/read_file.h"
 #include "catalog/hf_import.h"
 #include "cli/command.h"
@@ -72,8 +73,9 @@ int run_plan(const Args& a) {
         base.layout.framework = "megatron";
     }
     if (base.cluster.nodes.empty()) throw UsageError("the cluster has no nodes");
-    const GpuSpec* g = catalog::find_gpu(base.cluster.nodes[0].gpu);
-    if (!g) throw UsageError("GPU '" + base.cluster.nodes[0].gpu + "' is not in the catalog");
+    const GpuSpec* g = find_gpu(base.cluster, base.cluster.nodes[0].gpu);
+    if (!g)
+        throw UsageError("GPU '" + base.cluster.nodes[0].gpu + "' is not in the catalog or the project's gpu_specs");
     if (auto prof = a.get("profile")) estimate::set_project_profile(base, *prof);
     req.hardware = estimate::project_hardware(base, *g);   // with the cluster profile, if any
     if (auto fw = a.get("framework")) req.frameworks = split_list(*fw);

@@ -1,4 +1,5 @@
 #include "calibrate/fit.h"
+#include "project/project_gpu.h"
 
 #include "catalog/catalog.h"
 #include "estimate/efficiency.h"
@@ -18,7 +19,7 @@ namespace {
 
 const GpuSpec& gpu_of(const Run& r) {
     const std::string id = r.project.cluster.nodes.empty() ? std::string() : r.project.cluster.nodes[0].gpu;
-    const GpuSpec* g = catalog::find_gpu(id);
+    const GpuSpec* g = find_gpu(r.project.cluster, id);
     if (!g) throw InputError("/cluster/gpu", r.name + ": unknown GPU '" + id + "'");
     return *g;
 }

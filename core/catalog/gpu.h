@@ -16,14 +16,18 @@ struct GpuSpec {
     double memory_gib = 0;
     // Dense peak TFLOP/s; 0 where the part lacks the format.
     double tflops_fp32 = 0, tflops_tf32 = 0, tflops_bf16 = 0, tflops_fp16 = 0, tflops_fp8 = 0;
-    double hbm_gbps = 0;           // memory bandwidth, GB/s
-    std::string intra_node_link;   // "nvlink4" | "pcie5" | "infinity-fabric" ...
-    double intra_node_gbps = 0;    // per-GPU unidirectional bandwidth to peers in the node, GB/s
-    double tdp_w = 0;
-    double power_limit_w = 0;   // board power limit the part runs at (0: the TDP)
-    std::string source;         // vendor datasheet named
+    double tflops_fp4 = 0;                             // dense FP4 (NVFP4 / MXFP4) peak; 0 where the part lacks it
+    double hbm_gbps = 0;                               // memory bandwidth, GB/s
+    std::string intra_node_link;                       // "nvlink4" | "pcie5" | "infinity-fabric" ...
+    double intra_node_gbps = 0;                        // per-GPU unidirectional bandwidth to peers in the node, GB/s
+    double tdp_w = 0;                                  // 0: the vendor publishes no per-GPU power for the part
+    double power_limit_w = 0;                          // board power limit the part runs at (0: the TDP)
+    std::string source;                                // vendor datasheet named
+    nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
 
-    // Peak for a precision name: "fp32" "tf32" "bf16" "fp16" "fp8".
+    bool operator==(const GpuSpec&) const = default;
+
+    // Peak for a precision name: "fp32" "tf32" "bf16" "fp16" "fp8" "fp4".
     double peak_tflops(const std::string& precision) const;
     bool supports_fp8() const { return tflops_fp8 > 0; }
     // Flash attention kernels need Ampere or newer (NVIDIA) or CDNA2+ (AMD, ROCm port).
@@ -41,5 +45,9 @@ void from_json(const nlohmann::json& j, GpuSpec& g);   // throws InputError nami
 // As from_json, with errors named under `pointer` ("/gpus/3" -> "/gpus/3/tflops_bf16").
 GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer);
 nlohmann::json to_json(const GpuSpec& g);
+// A GPU defined inside a project (cluster.gpu_specs[id]): the same fields and checks as a catalog
+// entry; "id" may be left out (it is the key) and must equal the key when given, "name" defaults
+// to the id and "source" to "defined in the project". Errors are named under `pointer`.
+GpuSpec project_gpu_from_json(const nlohmann::json& j, const std::string& id, const std::string& pointer);
 
 }   // namespace paraplan

@@ -4,6 +4,7 @@
 // every emitted flag against it). Megatron has no --virtual-pipeline-model-parallel-size
 // flag: virtual stages go through --num-virtual-stages-per-pipeline-rank.
 #include "catalog/catalog.h"
+#include "project/project_gpu.h"
 #include "export/export.h"
 #include "export/export_common.h"
 #include "export/launch_plan.h"
@@ -222,7 +223,7 @@ std::vector<std::pair<std::string, std::string>> megatron_env(const Project& p) 
     // (arguments.py asserts it) and must not be 1 with Megatron-FSDP.
     bool pre_blackwell = false;
     for (const auto& n : p.cluster.nodes) {
-        const GpuSpec* g = catalog::find_gpu(n.gpu);
+        const GpuSpec* g = find_gpu(p.cluster, n.gpu);
         if (!g || g->arch != "blackwell") pre_blackwell = true;
     }
     std::vector<std::pair<std::string, std::string>> env;

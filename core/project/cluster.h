@@ -1,5 +1,6 @@
 #pragma once
 // The machines a job runs on: nodes with GPUs, and the network between them.
+#include "catalog/gpu.h"
 #include "util/cow_vector.h"
 
 #include <nlohmann/json.hpp>
@@ -57,6 +58,9 @@ struct Cluster {
     // runs. Empty: ranks fill nodes in order (node 0 local 0..g-1, node 1, ...).
     CowVector<GpuSlot> rank_order;
     bool short_form = false;   // loaded from {"gpu","nodes":N,"gpus_per_node"}; saved the same way if still uniform
+    // GPUs defined in the project ("gpu_specs": {id: GPU}), in id order; their ids are used like
+    // catalog ids in nodes[].gpu. Look GPUs up with find_gpu(cluster, id) (project/project_gpu.h).
+    std::vector<GpuSpec> gpu_specs;
 
     int world_size() const;
     bool uniform() const;                     // same GPU type and count on every node

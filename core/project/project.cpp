@@ -3,11 +3,13 @@
 
 #include "catalog/catalog.h"
 #include "project/limits.h"
+#include "project/project_gpu.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 #include "util/resources.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -53,15 +55,41 @@ std::string one_of_strings(const Obj& o, const char* key, const std::vector<std:
     return s;
 }
 
-void check_gpu(const std::string& id, const std::string& pointer) {
-    if (!catalog::find_gpu(id))
-        throw InputError(pointer, "unknown GPU \"" + id + "\" (known: " + join_ids(catalog::gpu_ids()) + ")");
+void check_gpu(const Cluster& c, const std::string& id, const std::string& pointer) {
+    if (!find_gpu(c, id)) throw InputError(pointer, "unknown GPU \"" + id + "\" (known: " + join_ids(gpu_ids(c)) + ")");
+}
+
+// cluster.gpu_specs: {id: GPU}, each checked like a catalog entry. An id is a plain name (it
+// reaches node records and exported files) and may not shadow a catalog GPU, so that an id
+// always means one GPU.
+constexpr std::size_t kMaxGpuSpecs = 1024;
+std::vector<GpuSpec> read_gpu_specs(const Obj& cluster) {
+    std::vector<GpuSpec> out;
+    if (!cluster.has("gpu_specs")) return out;
+    const Obj specs = cluster.object("gpu_specs");
+    if (specs.raw().size() > kMaxGpuSpecs)
+        throw InputError(specs.pointer(), "defines " + std::to_string(specs.raw().size()) + " GPUs; at most " +
+                                              std::to_string(kMaxGpuSpecs));
+    for (auto it = specs.raw().begin(); it != specs.raw().end(); ++it) {
+        const std::string& id = it.key();
+        const std::string p = specs.at(id);
+        const bool plain = !id.empty() && id.size() <= 64 && id[0] != '-' &&
+                           std::all_of(id.begin(), id.end(), [](unsigned char ch) {
+                               return std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-';
+                           });
+        if (!plain) throw InputError(p, "a GPU id is 1-64 letters, digits, '.', '_' or '-', not starting with '-'");
+        if (catalog::find_gpu(id))
+            throw InputError(p, "\"" + id + "\" is a catalog GPU; give the project's GPU an id of its own (e.g. \"" +
+                                    id + "-custom\") or use the catalog's");
+        out.push_back(project_gpu_from_json(it.value(), id, p));
+    }
+    return out;
 }
 
 std::string gpus_per_node_limit() { return "at most " + std::to_string(kMaxGpusPerNode) + " GPUs per node"; }
 std::string nodes_limit() { return "at most " + std::to_string(kMaxNodes) + " nodes"; }
 
-Node read_node(const Obj& o) {
+Node read_node(const Obj& o, const Cluster& c) {
     Node n;
     // Names, hosts, users and key files reach ssh command lines and exported scripts:
     // control characters (a newline would start a new line there) are refused.
@@ -70,7 +98,7 @@ Node read_node(const Obj& o) {
     if (!n.host.empty() && !is_host_name(n.host))
         json_read::fail(o.at("host"), "a host name or address (letters, digits, '.', '_', '-', ':')", *o.get("host"));
     n.gpu = o.string("gpu");
-    check_gpu(n.gpu, o.at("gpu"));
+    check_gpu(c, n.gpu, o.at("gpu"));
     n.gpus = o.positive_int("gpus");
     if (n.gpus > kMaxGpusPerNode) json_read::fail(o.at("gpus"), gpus_per_node_limit(), *o.get("gpus"));
     n.user = o.plain_string("user", "");
@@ -86,6 +114,7 @@ Node read_node(const Obj& o) {
 
 Cluster read_cluster(const Obj& o) {
     Cluster c;
+    c.gpu_specs = read_gpu_specs(o);
     const json* nodes = o.get("nodes");
     if (!nodes)
         throw InputError(o.at("nodes"), "required field is missing (expected an array of nodes or a node count)");
@@ -97,7 +126,7 @@ Cluster read_cluster(const Obj& o) {
         std::set<std::string> names;
         for (std::size_t i = 0; i < nodes->size(); ++i) {
             Obj no((*nodes)[i], o.at("nodes") + "/" + std::to_string(i));
-            c.nodes.push_back(read_node(no));
+            c.nodes.push_back(read_node(no, c));
             if (!names.insert(c.nodes.back().name).second)
                 throw InputError(no.at("name"), "duplicate node name \"" + c.nodes.back().name + "\"");
         }
@@ -105,7 +134,7 @@ Cluster read_cluster(const Obj& o) {
         // Short form: {"gpu": "h100-sxm", "nodes": 4, "gpus_per_node": 8}
         const int count = o.positive_int("nodes");
         const std::string gpu = o.string("gpu");
-        check_gpu(gpu, o.at("gpu"));
+        check_gpu(c, gpu, o.at("gpu"));
         if (count > kMaxNodes) json_read::fail(o.at("nodes"), nodes_limit(), *nodes);
         const int per = o.positive_int("gpus_per_node");
         if (per > kMaxGpusPerNode)
@@ -368,6 +397,10 @@ json project_to_json(const Project& p) {
     if (!p.cluster.rank_order.empty()) {
         c["rank_order"] = json::array();
         for (const auto& s : p.cluster.rank_order) c["rank_order"].push_back({s.node, s.local_rank});
+    }
+    if (!p.cluster.gpu_specs.empty()) {
+        c["gpu_specs"] = json::object();
+        for (const auto& g : p.cluster.gpu_specs) c["gpu_specs"][g.id] = to_json(g);
     }
     j["cluster"] = c;
 

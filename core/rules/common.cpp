@@ -1,4 +1,5 @@
 #include "rules/common.h"
+#include "project/project_gpu.h"
 
 #include "catalog/catalog.h"
 #include "project/derived_sizes.h"
@@ -14,7 +15,7 @@ std::vector<const GpuSpec*> cluster_gpus(const Project& p) {
     std::set<std::string> seen;
     for (const auto& n : p.cluster.nodes)
         if (seen.insert(n.gpu).second)
-            if (const GpuSpec* g = catalog::find_gpu(n.gpu)) out.push_back(g);
+            if (const GpuSpec* g = find_gpu(p.cluster, n.gpu)) out.push_back(g);
     return out;
 }
 

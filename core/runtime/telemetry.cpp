@@ -23,7 +23,7 @@ void TelemetryMonitor::start() {
     buffers_.assign(n, {});
     procs_.assign(n, nullptr);
     parsers_.clear();
-    for (const auto& node : cluster_.nodes) parsers_.emplace_back(smi_tool_for(node));
+    for (const auto& node : cluster_.nodes) parsers_.emplace_back(smi_tool_for(cluster_, node));
     nodes_.clear();
     for (std::size_t i = 0; i < n; ++i) {
         nodes_.push_back(std::make_unique<SshNode>(ssh_target(cluster_.nodes[i]), ssh_));
@@ -34,7 +34,7 @@ void TelemetryMonitor::start() {
             emit nodeStateChanged(idx);
         });
         connect(node, &SshNode::connected, this, [this, idx, node] {
-            const SmiTool tool = smi_tool_for(cluster_.nodes[static_cast<std::size_t>(idx)]);
+            const SmiTool tool = smi_tool_for(cluster_, cluster_.nodes[static_cast<std::size_t>(idx)]);
             QProcess* p = node->start(telemetry_command(interval_ms_, path_prepend_, false, tool), this);
             procs_[static_cast<std::size_t>(idx)] = p;
             status_[static_cast<std::size_t>(idx)].state = NodeState::Streaming;
@@ -52,7 +52,7 @@ void TelemetryMonitor::start() {
                 st.state = code == 0 ? NodeState::Ended : NodeState::Failed;
                 const auto& nd = cluster_.nodes[static_cast<std::size_t>(idx)];
                 st.message = code == 127
-                                 ? std::string(smi_tool_name(smi_tool_for(nd))) + " not found on " + nd.name
+                                 ? std::string(smi_tool_name(smi_tool_for(cluster_, nd))) + " not found on " + nd.name
                                  : classify_ssh_failure(nd.name, code, err, {nd.port, ssh_.known_hosts_file}).message;
                 emit nodeStateChanged(idx);
             });

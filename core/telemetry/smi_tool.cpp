@@ -1,6 +1,7 @@
 #include "telemetry/smi_tool.h"
 
 #include "catalog/catalog.h"
+#include "project/project_gpu.h"
 #include "shell/shell_quote.h"
 #include "ssh/ssh_command.h"
 #include "telemetry/nvidia_smi.h"
@@ -12,6 +13,11 @@ namespace paraplan::runtime {
 
 SmiTool smi_tool_for(const Node& node) {
     const GpuSpec* g = catalog::find_gpu(node.gpu);
+    return g && g->vendor == "amd" ? SmiTool::Rocm : SmiTool::Nvidia;
+}
+
+SmiTool smi_tool_for(const Cluster& cluster, const Node& node) {
+    const GpuSpec* g = find_gpu(cluster, node.gpu);
     return g && g->vendor == "amd" ? SmiTool::Rocm : SmiTool::Nvidia;
 }
 

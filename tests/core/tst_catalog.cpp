@@ -74,8 +74,9 @@ private slots:
 
     void requiredGpus_data() {
         QTest::addColumn<QString>("id");
-        for (const char* id : {"v100-32g", "a100-40g", "a100-80g", "h100-sxm", "h100-pcie", "h200", "b200", "mi250x",
-                               "mi300x", "l40s", "rtx4090"})
+        for (const char* id :
+             {"v100-32g", "a100-40g", "a100-80g", "h100-sxm", "h100-pcie", "h200", "b200", "mi250x", "mi300x", "l40s",
+              "rtx4090", "gb200", "gb300", "b300", "mi350x", "mi355x", "h800", "a800"})
             QTest::newRow(id) << QString(id);
     }
     void requiredGpus() {
@@ -94,7 +95,12 @@ private slots:
             QVERIFY2(!g.name.empty() && !g.source.empty(), id);
             QVERIFY2(g.vendor == "nvidia" || g.vendor == "amd", id);
             QVERIFY2(g.memory_gib > 0 && g.tflops_fp32 > 0 && g.hbm_gbps > 0, id);
-            QVERIFY2(g.intra_node_gbps > 0 && g.tdp_w > 0 && !g.intra_node_link.empty(), id);
+            QVERIFY2(g.intra_node_gbps > 0 && !g.intra_node_link.empty(), id);
+            // A power the vendor does not publish is 0, and the source says so (HGX B300).
+            QVERIFY2(g.tdp_w > 0 || g.source.find("not published") != std::string::npos, id);
+            // FP4 (NVFP4 / MXFP4) at least twice the FP8 rate; Blackwell Ultra three times.
+            if (g.tflops_fp4 > 0)
+                QVERIFY2(g.tflops_fp4 >= 2 * g.tflops_fp8 * 0.999 && g.tflops_fp4 <= 3 * g.tflops_fp8, id);
             QVERIFY2(g.tflops_fp16 > g.tflops_fp32, id);   // every part has fp16 tensor/matrix cores
             if (g.supports_bf16()) {
                 QVERIFY2(g.tflops_bf16 >= g.tflops_fp32, id);
@@ -139,7 +145,7 @@ private slots:
         QVERIFY(catalog::find_gpu("no-such-gpu") == nullptr);
 
         QCOMPARE(error_of([&] { (void)h100.peak_tflops("int4"); }),
-                 QString("unknown precision \"int4\" (expected fp32, tf32, bf16, fp16 or fp8)"));
+                 QString("unknown precision \"int4\" (expected fp32, tf32, bf16, fp16, fp8 or fp4)"));
     }
 
     void flashAttention_data() {
