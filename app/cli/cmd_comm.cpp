@@ -3,20 +3,85 @@
 #include "cli/command.h"
 #include "network/byte_sizes.h"
 #include "network/collective.h"
+#include "network/group.h"
 #include "network/systems.h"
 #include "project/project.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
+#include <tuple>
 
 namespace paraplan::cli {
 namespace {
 
-network::System system_of(const Args& a) {
+// What is priced: the system, and where the group's GPUs lie on it.
+struct Target {
+    network::System sys;
+    network::GroupShape shape;
+    std::string group;   // --group KIND, else ""
+    int num_groups = 0;
+};
+
+std::string group_kinds(const topology::RankMap& m) {
+    std::string s;
+    for (const auto& [kind, set] : m.groups) s += (s.empty() ? "" : ", ") + kind;
+    return s;
+}
+
+// --group KIND: every group of that kind of the project's rank map, each on the fabric of its own
+// GPUs; the one that prices slowest at the largest size stands for the kind (the step waits for it).
+Target project_group(const Project& p, const network::System& sys, const std::string& kind, network::Op op,
+                     std::uint64_t largest, network::Algorithm algo) {
+    const topology::RankMap m = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    if (!m.valid()) {
+        std::string why;
+        for (const auto& d : m.diagnostics) why += "\n  [" + d.rule + "] " + d.message;
+        throw UsageError("the project's layout gives no rank map:" + why);
+    }
+    const topology::GroupSet* gs = m.group_set(kind);
+    if (!gs) throw UsageError("--group: the layout has no '" + kind + "' groups (it has: " + group_kinds(m) + ")");
+    if (gs->group_size < 2)
+        throw UsageError("--group: the '" + kind + "' groups have one rank each; there is nothing to price");
+    const auto offsets = network::node_offsets(p.cluster);
+    std::set<std::tuple<int, int, int>> seen;
+    Target t{sys, {}, kind, gs->num_groups()};
+    double worst = -1;
+    for (int g = 0; g < gs->num_groups(); ++g) {
+        const auto shape = network::group_shape(sys, offsets, m.placement, gs->group(g));
+        if (!seen.insert({shape.domains, shape.ppn, shape.span_gpus}).second) continue;
+        const double time = network::price(network::fabric_for(sys, shape), op, largest, algo).time_s;
+        if (time > worst) {
+            worst = time;
+            t.shape = shape;
+        }
+    }
+    return t;
+}
+
+Target target_of(const Args& a, network::Op op, std::uint64_t largest, network::Algorithm algo) {
     if (a.has("system") == a.has("project")) throw UsageError("give one of --system ID or --project FILE");
-    if (a.has("project")) return network::system_from_cluster(load_project(*a.get("project")).cluster);
+    if (a.has("group") && !a.has("project")) throw UsageError("--group needs --project FILE");
+    if (a.has("group") == a.has("gpus") && a.has("project"))
+        throw UsageError("with --project give one of --gpus N or --group KIND");
+    if (a.has("project")) {
+        const Project p = load_project(*a.get("project"));
+        const network::System sys = network::system_of(p.cluster);
+        if (a.has("group")) return project_group(p, sys, *a.get("group"), op, largest, algo);
+        const int gpus = a.get_int("gpus", 0);
+        if (gpus < 2) throw UsageError("--gpus N (at least 2) is required");
+        if (gpus > p.cluster.world_size())
+            throw UsageError("--gpus " + std::to_string(gpus) + ": the project's cluster has " +
+                             std::to_string(p.cluster.world_size()) + " GPUs");
+        return {sys, network::first_gpus(sys, gpus), "", 0};
+    }
     const auto* s = network::find_system(*a.get("system"));
     if (!s) throw UsageError("unknown system '" + *a.get("system") + "' (see paraplan-cli catalog systems)");
-    return *s;
+    const int gpus = a.get_int("gpus", 0);
+    if (gpus < 2) throw UsageError("--gpus N (at least 2) is required");
+    return {*s, network::first_gpus(*s, gpus), "", 0};
 }
 
 nlohmann::json result_json(const network::CollectiveResult& r) {
@@ -31,9 +96,6 @@ nlohmann::json result_json(const network::CollectiveResult& r) {
 }
 
 int run_comm(const Args& a) {
-    const network::System sys = system_of(a);
-    const int gpus = a.get_int("gpus", 0);
-    if (gpus < 2) throw UsageError("--gpus N (at least 2) is required");
     const auto op = network::op_from_name(a.get("op", ""));
     if (!op)
         throw UsageError(
@@ -42,22 +104,32 @@ int run_comm(const Args& a) {
     if (!algo) throw UsageError("--algorithm must be one of auto, ring, tree, nvls, nvls_tree, collnet, pat, p2p");
     if (!a.has("bytes")) throw UsageError("--bytes LIST is required (e.g. 1M,64M,1G)");
     const auto sizes = network::parse_byte_list(*a.get("bytes"));
-    const auto fabric = network::fabric_for(sys, gpus);
+    if (sizes.empty()) throw UsageError("--bytes LIST is required (e.g. 1M,64M,1G)");
+    const Target t = target_of(a, *op, *std::max_element(sizes.begin(), sizes.end()), *algo);
+    const network::System& sys = t.sys;
+    const int gpus = t.shape.ranks;
+    const auto fabric = network::fabric_for(sys, t.shape);
     std::vector<network::CollectiveResult> results;
     for (auto b : sizes) results.push_back(network::price(fabric, *op, b, *algo));
     if (a.flag("json")) {
         nlohmann::json arr = nlohmann::json::array();
         for (const auto& r : results) arr.push_back(result_json(r));
-        print_json(nlohmann::json{
-            {"system", sys.id},
-            {"gpus", gpus},
-            {"op", network::op_name(*op)},
-            {"domains", fabric.nodes},
-            {"results",
-             arr}}.dump(2));
+        nlohmann::json out{{"system", sys.id},
+                           {"gpus", gpus},
+                           {"op", network::op_name(*op)},
+                           {"domains", fabric.nodes},
+                           {"gpus_per_domain", fabric.ppn},
+                           {"results", arr}};
+        if (!t.group.empty()) {
+            out["group"] = t.group;
+            out["num_groups"] = t.num_groups;
+        }
+        print_json(out.dump(2));
         return kOk;
     }
-    std::printf("%s, %d GPUs in %d domain(s), %s\n", sys.id.c_str(), gpus, fabric.nodes, network::op_name(*op));
+    if (!t.group.empty()) std::printf("%s group (%d of them), the slowest placed: ", t.group.c_str(), t.num_groups);
+    std::printf("%s, %d GPUs in %d domain(s) (up to %d in one), %s\n", sys.id.c_str(), gpus, fabric.nodes, fabric.ppn,
+                network::op_name(*op));
     std::printf("%14s %12s %10s %10s  %-10s %-7s %s\n", "bytes", "time us", "algbw", "busbw", "algorithm", "proto",
                 "bound by");
     for (const auto& r : results)
@@ -72,18 +144,23 @@ int run_comm(const Args& a) {
 PARAPLAN_CLI_COMMAND(Command{
     "comm",
     "price one collective (time, algbw, busbw) the way NCCL's tuning model runs it",
-    "Usage: paraplan-cli comm (--system ID | --project FILE) --gpus N --op OP --bytes LIST\n"
-    "                         [--algorithm A] [--json]\n\n"
+    "Usage: paraplan-cli comm (--system ID --gpus N | --project FILE (--gpus N | --group KIND))\n"
+    "                         --op OP --bytes LIST [--algorithm A] [--json]\n\n"
     "  --system ID     a system of `paraplan-cli catalog systems`\n"
-    "  --project FILE  the project's cluster: its node's GPU link and one scale-out tier from\n"
-    "                  network.inter_node_gbps (shared by the node's GPUs) and network.latency_us\n"
+    "  --project FILE  the project's cluster: its cluster.network.tiers, else its cluster.system,\n"
+    "                  else its node's GPU link and one scale-out tier from network.inter_node_gbps\n"
+    "                  (shared by the node's GPUs) and network.latency_us\n"
     "  --gpus N        the first N GPUs (filling trays, domains, then racks)\n"
+    "  --group KIND    with --project: the groups of that kind (tp, pp, dp, cp, ep, edp, ... as\n"
+    "                  `paraplan-cli groups` lists them) of the layout's rank map, each priced on\n"
+    "                  the domains its GPUs lie in; the slowest stands for the kind\n"
     "  --op OP         all_reduce, all_gather, reduce_scatter, broadcast, all_to_all or send_recv\n"
     "  --bytes LIST    comma list of total buffer sizes as nccl-tests' -b/-e take them; K, M, G\n"
     "                  are powers of two (1M = 1048576)\n"
     "  --algorithm A   auto (NCCL's pick, the default), ring, tree, nvls, nvls_tree, collnet, pat,\n"
     "                  or p2p (all_to_all and send_recv run as point-to-point sends)\n"
-    "  --json          {\"system\", \"gpus\", \"op\", \"domains\", \"results\": [{bytes, time_s,\n"
+    "  --json          {\"system\", \"gpus\", \"op\", \"domains\", \"gpus_per_domain\", (with --group\n"
+    "                  \"group\", \"num_groups\"), \"results\": [{bytes, time_s,\n"
     "                  algbw_gbs, busbw_gbs, algorithm, protocol, bound_tier, latency_bound}]};\n"
     "                  algbw = bytes / time, busbw as nccl-tests (all_reduce 2(n-1)/n, all_gather,\n"
     "                  reduce_scatter, all_to_all (n-1)/n, broadcast and send_recv 1), GB/s decimal\n\n"

@@ -55,13 +55,24 @@ void switch_tiers(const System& s, int gpus, Fabric& f) {
 
 }   // namespace
 
-Fabric fabric_for(const System& s, int gpus) {
+GroupShape first_gpus(const System& s, int gpus) {
     if (gpus < 1) throw InputError("--gpus", "needs at least one GPU");
+    GroupShape g;
+    g.ranks = g.span_gpus = gpus;
+    g.ppn = std::min(gpus, s.domain().domain_gpus);
+    g.domains = (gpus + g.ppn - 1) / g.ppn;
+    return g;
+}
+
+Fabric fabric_for(const System& s, int gpus) { return fabric_for(s, first_gpus(s, gpus)); }
+
+Fabric fabric_for(const System& s, const GroupShape& g) {
+    if (g.ranks < 1) throw InputError("--gpus", "needs at least one GPU");
     const Tier& up = s.domain();
     Fabric f;
-    f.ranks = gpus;
-    f.ppn = std::min(gpus, up.domain_gpus);
-    f.nodes = (gpus + f.ppn - 1) / f.ppn;
+    f.ranks = g.ranks;
+    f.ppn = std::clamp(g.ppn, 1, up.domain_gpus);
+    f.nodes = std::max(1, g.domains);
     f.nvlink = up.kind == TierKind::NvLink || up.kind == TierKind::Xgmi;
     f.nvls = up.reduction == "nvls" && f.ppn > 1;
     f.cap = cap_of(up);
@@ -83,7 +94,7 @@ Fabric fabric_for(const System& s, int gpus) {
     f.nic_gbps = out->nics_per_gpu * out->nic_gbytes() * kNetEfficiency;
     f.bw_inter = std::min(f.bw_intra, f.nic_gbps * f.ppn / f.channels);
     f.latency_inter_us = out->latency_us;
-    switch_tiers(s, gpus, f);
+    switch_tiers(s, std::max(g.span_gpus, g.ranks), f);
     return f;
 }
 

@@ -43,7 +43,21 @@ struct Fabric {
     std::string domain_tier, net_tier;
 };
 
+// Where the GPUs of one group lie: `domains` scale-up domains with up to `ppn` of them in each,
+// and `span_gpus` consecutive GPUs of the system from the first to the last (which switch tiers
+// the group crosses: a leaf joins its `gpus` consecutive GPUs).
+struct GroupShape {
+    int ranks = 0;
+    int domains = 1;
+    int ppn = 0;
+    int span_gpus = 0;
+};
+
+// The first N GPUs of a system, filling trays, domains, then racks.
+GroupShape first_gpus(const System& s, int gpus);
+
 // Throws InputError when gpus < 1, or when they do not fit a system with no scale-out tier.
 Fabric fabric_for(const System& s, int gpus);
+Fabric fabric_for(const System& s, const GroupShape& g);
 
 }   // namespace paraplan::network

@@ -20,6 +20,8 @@ TierKind kind_from(const Obj& o) {
     return TierKind::Switch;
 }
 
+}   // namespace
+
 Tier tier_from_json(const nlohmann::json& j, const std::string& pointer) {
     const Obj o(j, pointer);
     Tier t;
@@ -44,7 +46,7 @@ Tier tier_from_json(const nlohmann::json& j, const std::string& pointer) {
     return t;
 }
 
-nlohmann::json tier_json(const Tier& t) {
+nlohmann::json to_json(const Tier& t) {
     nlohmann::json j{{"name", t.name}, {"kind", tier_kind_name(t.kind)}, {"latency_us", t.latency_us}};
     if (!t.reduction.empty()) j["reduction"] = t.reduction;
     if (t.scale_up()) {
@@ -63,7 +65,15 @@ nlohmann::json tier_json(const Tier& t) {
     return j;
 }
 
-}   // namespace
+std::vector<Tier> tiers_from_json(const nlohmann::json& arr, const std::string& pointer) {
+    if (!arr.is_array()) json_read::fail(pointer, "an array of tiers", arr);
+    std::vector<Tier> out;
+    for (std::size_t i = 0; i < arr.size(); ++i)
+        out.push_back(tier_from_json(arr[i], pointer + "/" + std::to_string(i)));
+    if (out.empty() || !out.front().scale_up())
+        throw InputError(pointer, "the first tier must be the scale-up domain (nvlink, xgmi or pcie)");
+    return out;
+}
 
 const char* tier_kind_name(TierKind k) {
     switch (k) {
@@ -91,17 +101,13 @@ System system_from_json(const nlohmann::json& j, const std::string& pointer) {
     s.gpus_per_node = o.positive_int("gpus_per_node");
     s.gpus_per_tray = o.positive_int("gpus_per_tray");
     s.source = o.string("source");
-    const auto& arr = o.array("tiers");
-    for (std::size_t i = 0; i < arr.size(); ++i)
-        s.tiers.push_back(tier_from_json(arr[i], o.at("tiers") + "/" + std::to_string(i)));
-    if (s.tiers.empty() || !s.tiers.front().scale_up())
-        throw InputError(o.at("tiers"), "the first tier must be the scale-up domain (nvlink, xgmi or pcie)");
+    s.tiers = tiers_from_json(o.array("tiers"), o.at("tiers"));
     return s;
 }
 
 nlohmann::json to_json(const System& s) {
     nlohmann::json tiers = nlohmann::json::array();
-    for (const auto& t : s.tiers) tiers.push_back(tier_json(t));
+    for (const auto& t : s.tiers) tiers.push_back(to_json(t));
     return {{"id", s.id},
             {"name", s.name},
             {"gpu", s.gpu},

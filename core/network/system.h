@@ -32,6 +32,8 @@ struct Tier {
     bool scale_up() const { return kind == TierKind::NvLink || kind == TierKind::Xgmi || kind == TierKind::Pcie; }
     double gpu_gbps() const { return links_per_gpu * link_gbps; }   // scale-up, per GPU each way
     double nic_gbytes() const { return nic_gbit / 8.0; }            // one NIC, GB/s
+
+    bool operator==(const Tier&) const = default;
 };
 
 struct System {
@@ -44,6 +46,13 @@ struct System {
     const Tier& domain() const { return tiers.front(); }
     const Tier* scale_out() const;   // nullptr for a single domain with no NICs
 };
+
+// One tier as systems.json writes it (also a project's cluster.network.tiers[i]). Throws
+// InputError naming the JSON pointer under `pointer`.
+Tier tier_from_json(const nlohmann::json& j, const std::string& pointer);
+nlohmann::json to_json(const Tier& t);
+// An ordered list of tiers: the first must be the scale-up domain.
+std::vector<Tier> tiers_from_json(const nlohmann::json& arr, const std::string& pointer);
 
 // Throws InputError naming the JSON pointer under `pointer`.
 System system_from_json(const nlohmann::json& j, const std::string& pointer);

@@ -91,4 +91,24 @@ System system_from_cluster(const Cluster& c) {
     return s;
 }
 
+System system_of(const Cluster& c) {
+    if (!c.network.tiers.empty()) {
+        if (c.nodes.empty()) throw InputError("/cluster/nodes", "the cluster has no nodes");
+        System s;
+        s.id = c.system.empty() ? "project" : c.system;
+        s.name = "the project's tiers";
+        s.gpu = c.nodes[0].gpu;
+        s.gpus_per_node = s.gpus_per_tray = c.nodes[0].gpus;
+        s.tiers = c.network.tiers;
+        s.source = "the project's cluster.network.tiers";
+        return s;
+    }
+    if (!c.system.empty()) {
+        const System* s = find_system(c.system);
+        if (!s) throw InputError("/cluster/system", "unknown system \"" + c.system + "\"");
+        return *s;
+    }
+    return system_from_cluster(c);
+}
+
 }   // namespace paraplan::network

@@ -23,4 +23,9 @@ std::vector<System> parse_system_catalog(std::string_view json_text);
 // unknown GPU or an empty cluster.
 System system_from_cluster(const Cluster& c);
 
+// The system a project's cluster runs on: its explicit cluster.network.tiers (with node 0's GPU),
+// else its cluster.system from the catalog, else system_from_cluster's two tiers. Throws
+// InputError for an unknown system id or an empty cluster.
+System system_of(const Cluster& c);
+
 }   // namespace paraplan::network

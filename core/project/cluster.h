@@ -1,6 +1,7 @@
 #pragma once
 // The machines a job runs on: nodes with GPUs, and the network between them.
 #include "catalog/gpu.h"
+#include "network/system.h"
 #include "util/cow_vector.h"
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,9 @@ struct Node {
 struct Network {
     double inter_node_gbps = 400;   // total network bandwidth of one node, Gbit/s
     double latency_us = 5;
+    // Explicit tiers from the GPU outwards (cluster.network.tiers, each as a tier of
+    // resources/catalog/systems.json); empty: the system's, else two tiers from the two numbers above.
+    std::vector<network::Tier> tiers;
     nlohmann::json extra = nlohmann::json::object();
 
     bool operator==(const Network&) const = default;
@@ -54,6 +58,7 @@ struct GpuSlot {
 struct Cluster {
     CowVector<Node> nodes;
     Network network;
+    std::string system;   // systems-catalog id (cluster.system; "" = none): its tiers (network::system_of)
     // Optional explicit rank order from the canvas: rank_order[r] is where rank r
     // runs. Empty: ranks fill nodes in order (node 0 local 0..g-1, node 1, ...).
     CowVector<GpuSlot> rank_order;

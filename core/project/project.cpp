@@ -2,6 +2,7 @@
 #include "util/read_file.h"
 
 #include "catalog/catalog.h"
+#include "network/systems.h"
 #include "project/limits.h"
 #include "project/project_gpu.h"
 #include "util/input_error.h"
@@ -112,6 +113,20 @@ Node read_node(const Obj& o, const Cluster& c) {
     return n;
 }
 
+// cluster.system: a systems-catalog id whose GPU every node has (its tiers assume that GPU's links).
+void read_system(const Obj& o, Cluster& c) {
+    c.system = o.string("system");
+    const network::System* s = network::find_system(c.system);
+    if (!s)
+        throw InputError(o.at("system"), "unknown system \"" + c.system + "\" (known: " +
+                                             join_ids(network::system_ids()) + "; see paraplan-cli catalog systems)");
+    for (const auto& n : c.nodes)
+        if (n.gpu != s->gpu)
+            throw InputError(o.at("system"), "system " + s->id + " is built of " + s->gpu + " GPUs but node " + n.name +
+                                                 " has " + n.gpu +
+                                                 " GPUs; name a system of that GPU, or give the nodes its GPU");
+}
+
 Cluster read_cluster(const Obj& o) {
     Cluster c;
     c.gpu_specs = read_gpu_specs(o);
@@ -156,8 +171,10 @@ Cluster read_cluster(const Obj& o) {
         Obj n = o.object("network");
         c.network.inter_node_gbps = n.positive_number("inter_node_gbps", c.network.inter_node_gbps);
         c.network.latency_us = n.non_negative_number("latency_us", c.network.latency_us);
-        c.network.extra = unknown_keys(n.raw(), {"inter_node_gbps", "latency_us"});
+        if (n.has("tiers")) c.network.tiers = network::tiers_from_json(*n.get("tiers"), n.at("tiers"));
+        c.network.extra = unknown_keys(n.raw(), {"inter_node_gbps", "latency_us", "tiers"});
     }
+    if (o.has("system")) read_system(o, c);
     if (o.has("rank_order")) {
         const json& ro = o.array("rank_order");
         std::set<std::pair<int, int>> seen;
@@ -393,7 +410,12 @@ json project_to_json(const Project& p) {
     json net = p.cluster.network.extra;
     net["inter_node_gbps"] = p.cluster.network.inter_node_gbps;
     net["latency_us"] = p.cluster.network.latency_us;
+    if (!p.cluster.network.tiers.empty()) {
+        net["tiers"] = json::array();
+        for (const auto& t : p.cluster.network.tiers) net["tiers"].push_back(network::to_json(t));
+    }
     c["network"] = net;
+    if (!p.cluster.system.empty()) c["system"] = p.cluster.system;
     if (!p.cluster.rank_order.empty()) {
         c["rank_order"] = json::array();
         for (const auto& s : p.cluster.rank_order) c["rank_order"].push_back({s.node, s.local_rank});

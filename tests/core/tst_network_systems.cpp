@@ -1,7 +1,9 @@
 // The systems catalog: every required system with its tiers and source, the GPUs they name,
 // the first N GPUs filling domains, and a project's two-tier network as a system.
 #include "catalog/catalog.h"
+#include "network/collective.h"
 #include "network/fabric.h"
+#include "network/group.h"
 #include "network/systems.h"
 #include "project/project.h"
 #include "util/input_error.h"
@@ -68,6 +70,77 @@ private slots:
         QVERIFY(std::abs(net.nics_per_gpu * net.nic_gbit * p.cluster.gpus_per_node() -
                          p.cluster.network.inter_node_gbps) < 1e-9);
         QCOMPARE(net.latency_us, p.cluster.network.latency_us);
+    }
+
+    // system_of: explicit tiers first, then cluster.system, then the two-tier default.
+    void systemOfACluster() {
+        Project p = load_example("llama3.1-70b-4nodes");
+        QCOMPARE(system_of(p.cluster).id, std::string("project"));
+        QVERIFY(system_of(p.cluster).tiers == system_from_cluster(p.cluster).tiers);
+        p.cluster.system = "dgx-h100";
+        QCOMPARE(system_of(p.cluster).id, std::string("dgx-h100"));
+        QCOMPARE(system_of(p.cluster).tiers.size(), std::size_t(4));
+        QCOMPARE(system_of(p.cluster).scale_out()->reduction, std::string("sharp"));
+        p.cluster.network.tiers = {find_system("gb200-nvl72")->tiers[0]};
+        const System own = system_of(p.cluster);
+        QCOMPARE(own.tiers.size(), std::size_t(1));
+        QCOMPARE(own.domain().domain_gpus, 72);
+        QCOMPARE(own.gpu, p.cluster.nodes[0].gpu);
+        p.cluster.network.tiers.clear();
+        p.cluster.system = "nope";
+        QVERIFY_THROWS_EXCEPTION(InputError, system_of(p.cluster));
+    }
+
+    // A group is priced where its GPUs are: one GPU in each of four DGX H100 nodes is four domains
+    // of one, not the first four GPUs of one node; on an NVL72 rack of 4-GPU trays the same ranks
+    // are one domain.
+    void groupShapeFollowsPlacement() {
+        std::vector<GpuSlot> placement;
+        for (int n = 0; n < 18; ++n)
+            for (int g = 0; g < 4; ++g) placement.push_back({n, g});
+        Cluster trays;
+        for (int n = 0; n < 18; ++n) {
+            Node node;
+            node.name = "t" + std::to_string(n);
+            node.gpu = "gb200";
+            node.gpus = 4;
+            trays.nodes.push_back(node);
+        }
+        const std::vector<int> members{0, 8, 16, 24};
+        const GroupShape rack = group_shape(*find_system("gb200-nvl72"), node_offsets(trays), placement, members);
+        QCOMPARE(rack.domains, 1);
+        QCOMPARE(rack.ppn, 4);
+        QCOMPARE(rack.span_gpus, 25);
+        std::vector<GpuSlot> nodes8;
+        for (int n = 0; n < 4; ++n)
+            for (int g = 0; g < 8; ++g) nodes8.push_back({n, g});
+        Cluster dgx;
+        for (int n = 0; n < 4; ++n) {
+            Node node;
+            node.name = "n" + std::to_string(n);
+            node.gpu = "h100-sxm";
+            dgx.nodes.push_back(node);
+        }
+        const System& h100 = *find_system("dgx-h100");
+        const GroupShape spread = group_shape(h100, node_offsets(dgx), nodes8, members);
+        QCOMPARE(spread.domains, 4);
+        QCOMPARE(spread.ppn, 1);
+        QCOMPARE(spread.ranks, 4);
+        const GroupShape first = first_gpus(h100, 4);
+        QCOMPARE(first.domains, 1);
+        QCOMPARE(first.ppn, 4);
+        // The spread group's all-reduce runs on one 400 Gb/s NIC per GPU; the first four GPUs on NVLink.
+        const Fabric across = fabric_for(h100, spread);
+        QCOMPARE(across.nodes, 4);
+        QCOMPARE(across.net_tier, std::string("infiniband"));
+        const auto slow = price(across, Op::AllReduce, 1u << 30);
+        const auto fast = price(fabric_for(h100, first), Op::AllReduce, 1u << 30);
+        QCOMPARE(slow.bound_tier, std::string("infiniband"));
+        QCOMPARE(fast.bound_tier, std::string("nvlink"));
+        // Ring over one NIC per GPU: 400 Gb/s x kNetEfficiency 0.92 = 46 GB/s less the latency terms.
+        QVERIFY2(std::abs(slow.busbw_gbs - 45.81) < 0.05, std::to_string(slow.busbw_gbs).c_str());
+        QCOMPARE(fast.algorithm, Algorithm::Nvls);
+        QVERIFY2(std::abs(fast.busbw_gbs - 409.38) < 0.05, std::to_string(fast.busbw_gbs).c_str());
     }
 
     void parseErrorsNameTheField() {

@@ -117,6 +117,34 @@ private slots:
         QCOMPARE(project_from_json(project_to_json(q)).cluster.nodes[1].host, std::string("gpu-b"));
     }
 
+    // cluster.system and cluster.network.tiers load, save and load again unchanged; a project
+    // without them saves neither.
+    void systemAndTiersRoundTrip() {
+        const std::string text = with("/cluster/system", "dgx-h100");
+        nlohmann::json j = nlohmann::json::parse(text);
+        j["cluster"]["network"]["tiers"] = nlohmann::json::parse(R"([
+            {"name": "nvlink", "kind": "nvlink", "generation": "nvlink4", "domain_gpus": 8, "links_per_gpu": 18,
+             "link_gbps": 25, "latency_us": 0.6, "reduction": "nvls"},
+            {"name": "roce", "kind": "scale_out", "nics_per_gpu": 1, "nic_gbit": 400, "rails": 8, "latency_us": 1.5},
+            {"name": "leaf", "kind": "switch", "gpus": 64, "oversubscription": 2, "latency_us": 0.3}])");
+        const Project p = project_from_json(j);
+        QCOMPARE(p.cluster.system, std::string("dgx-h100"));
+        QCOMPARE(p.cluster.network.tiers.size(), std::size_t(3));
+        QCOMPARE(p.cluster.network.tiers[1].name, std::string("roce"));
+        QCOMPARE(p.cluster.network.tiers[1].nic_gbit, 400.0);
+        QCOMPARE(p.cluster.network.tiers[2].oversubscription, 2.0);
+        const std::string saved = project_to_text(p);
+        const Project q = project_from_text(saved);
+        QVERIFY(q.cluster == p.cluster);
+        QCOMPARE(project_to_text(q), saved);
+        const auto out = project_to_json(q);
+        QCOMPARE(out["cluster"]["system"], nlohmann::json("dgx-h100"));
+        QCOMPARE(out["cluster"]["network"]["tiers"], j["cluster"]["network"]["tiers"]);
+        const auto plain = project_to_json(project_from_text(kIssueExample));
+        QVERIFY(!plain["cluster"].contains("system"));
+        QVERIFY(!plain["cluster"]["network"].contains("tiers"));
+    }
+
     void inlineModelAndPresetOverrides() {
         const Project p = project_from_text(
             R"({"paraplan": 1, "cluster": {"gpu": "a100-80g", "nodes": 1, "gpus_per_node": 8},
@@ -243,6 +271,19 @@ private slots:
             "/cluster/rank_order: lists 1 ranks but the cluster has 8 GPUs");
         row("rank-order-range", with("/cluster/rank_order", nlohmann::json({{0, 9}})),
             "/cluster/rank_order/0: GPU index 9 is out of range (node node0 has 8 GPUs)");
+        row("unknown-system", with("/cluster/system", "dgx-z9"),
+            "/cluster/system: unknown system \"dgx-z9\" (known: dgx-a100, ");
+        row("system-gpu", with("/cluster/system", "dgx-a100"),
+            "/cluster/system: system dgx-a100 is built of a100-80g GPUs but node node0 has h100-sxm GPUs; name a "
+            "system of that GPU, or give the nodes its GPU");
+        row("tiers-not-array", with("/cluster/network/tiers", 5),
+            "/cluster/network/tiers: expected an array of tiers, got 5");
+        row("tier-field", with("/cluster/network/tiers", nlohmann::json::parse(R"([{"name": "nvlink", "kind": "nvlink",
+            "generation": "nvlink4", "domain_gpus": 8, "links_per_gpu": 18, "link_gbps": -25}])")),
+            "/cluster/network/tiers/0/link_gbps: expected a positive number, got -25");
+        row("tiers-scale-up-first", with("/cluster/network/tiers", nlohmann::json::parse(R"([{"name": "ib",
+            "kind": "scale_out", "nics_per_gpu": 1, "nic_gbit": 400, "rails": 8}])")),
+            "/cluster/network/tiers: the first tier must be the scale-up domain (nvlink, xgmi or pcie)");
         row("number-overflow", "{\"paraplan\": 1e400}", "invalid JSON: number overflow parsing '1e400'");
         row("huge-cluster",
             R"({"paraplan":1,"cluster":{"gpu":"h100-sxm","nodes":100000,"gpus_per_node":100},"model":{"preset":"gpt2"}})",
