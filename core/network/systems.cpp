@@ -1,6 +1,7 @@
 #include "network/systems.h"
 
 #include "catalog/catalog.h"
+#include "project/project_gpu.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 #include "util/resources.h"
@@ -64,7 +65,7 @@ std::vector<std::string> system_ids() {
 System system_from_cluster(const Cluster& c) {
     if (c.nodes.empty()) throw InputError("/cluster/nodes", "the cluster has no nodes");
     const Node& n = c.nodes[0];
-    const GpuSpec* g = catalog::find_gpu(n.gpu);
+    const GpuSpec* g = find_gpu(c, n.gpu);   // a project GPU (cluster.gpu_specs) too
     if (!g) throw InputError("/cluster/nodes/0/gpu", "unknown GPU \"" + n.gpu + "\"");
     System s;
     s.id = "project";

@@ -113,18 +113,13 @@ Node read_node(const Obj& o, const Cluster& c) {
     return n;
 }
 
-// cluster.system: a systems-catalog id whose GPU every node has (its tiers assume that GPU's links).
+// cluster.system: a systems-catalog id. That its GPU is every node's is a rule
+// (cluster.system_gpus), not a load error, so a file saved after a node's GPU changed still opens.
 void read_system(const Obj& o, Cluster& c) {
     c.system = o.string("system");
-    const network::System* s = network::find_system(c.system);
-    if (!s)
+    if (!network::find_system(c.system))
         throw InputError(o.at("system"), "unknown system \"" + c.system + "\" (known: " +
                                              join_ids(network::system_ids()) + "; see paraplan-cli catalog systems)");
-    for (const auto& n : c.nodes)
-        if (n.gpu != s->gpu)
-            throw InputError(o.at("system"), "system " + s->id + " is built of " + s->gpu + " GPUs but node " + n.name +
-                                                 " has " + n.gpu +
-                                                 " GPUs; name a system of that GPU, or give the nodes its GPU");
 }
 
 Cluster read_cluster(const Obj& o) {

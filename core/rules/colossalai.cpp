@@ -914,6 +914,7 @@ std::string shardformer_model_name(const std::string& family) {
 const std::vector<RuleFn>& colossalai_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty,
                                           &uniform_gpus,
+                                          &system_gpus,
                                           &world_divisible,
                                           &sp_mode_unset,
                                           &sp_mode_needs_tp,
@@ -957,6 +958,7 @@ const std::vector<RuleFn>& colossalai_rules() {
 const std::vector<RuleFn>& colossalai_moe_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty,
                                           &uniform_gpus,
+                                          &system_gpus,
                                           &moe_zero2,
                                           &world_divisible,
                                           &sp_mode_unset,
@@ -1003,18 +1005,18 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
 
 const std::vector<RuleFn>& colossalai_gemini_rules() {
     static const std::vector<RuleFn> r = {
-        &cluster_not_empty, &uniform_gpus, &gemini_precision, &gemini_world,        &gemini_axes,
-        &dp_matches,        &gemini_zero,  &model_policy,     &tp_divides_heads,    &tp_divides_kv_heads,
-        &vocab_padding,     &batch,        &bf16_gpu,         &flash_attention_gpu, &flash_attention_dtype,
-        &fp8_gpu,           &kernels,      &fp8_recipe,       &fused_norm_apex};
+        &cluster_not_empty,     &uniform_gpus,  &system_gpus, &gemini_precision, &gemini_world,
+        &gemini_axes,           &dp_matches,    &gemini_zero, &model_policy,     &tp_divides_heads,
+        &tp_divides_kv_heads,   &vocab_padding, &batch,       &bf16_gpu,         &flash_attention_gpu,
+        &flash_attention_dtype, &fp8_gpu,       &kernels,     &fp8_recipe,       &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_zero_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,     &uniform_gpus, &zero_plugin, &dp_matches,
-                                          &precision_rule,        &batch,        &bf16_gpu,    &flash_attention_gpu,
-                                          &flash_attention_dtype, &fp8_gpu,      &kernels,     &fp8_recipe,
-                                          &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,   &uniform_gpus,          &system_gpus, &zero_plugin,
+                                          &dp_matches,          &precision_rule,        &batch,       &bf16_gpu,
+                                          &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu,     &kernels,
+                                          &fp8_recipe,          &fused_norm_apex};
     return r;
 }
 

@@ -2,6 +2,7 @@
 #include "project/project_gpu.h"
 
 #include "catalog/catalog.h"
+#include "network/systems.h"
 #include "project/derived_sizes.h"
 #include "project/framework.h"
 
@@ -89,6 +90,31 @@ void uniform_gpus(const Project& p, Out& out) {
             out.push_back(d);
             return;
         }
+    }
+}
+
+// A cluster that names a system (cluster.system) has that system's GPU on every node: the
+// system's tiers (link counts and speeds, NICs) are those of its GPU.
+void system_gpus(const Project& p, Out& out) {
+    if (p.cluster.system.empty()) return;
+    const network::System* s = network::find_system(p.cluster.system);
+    if (!s) return;   // the loader refuses an unknown id
+    const auto& nodes = p.cluster.nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].gpu == s->gpu) continue;
+        auto d = diag(Severity::Error, "cluster.system_gpus",
+                      "The cluster is a " + s->id + " system, built of " + s->gpu + " GPUs, but node " + nodes[i].name +
+                          " has " + nodes[i].gpu +
+                          "; the system's network (its links and NICs) is that of its own GPU. Give the nodes " +
+                          s->gpu + ", or name a system of " + nodes[i].gpu + " GPUs.",
+                      "", {"/cluster/nodes/" + str(static_cast<long long>(i)) + "/gpu", "/cluster/system"});
+        Fix f{"Use " + s->gpu + " on every node", {}};
+        for (std::size_t j = 0; j < nodes.size(); ++j)
+            if (nodes[j].gpu != s->gpu)
+                f.changes.push_back({"/cluster/nodes/" + str(static_cast<long long>(j)) + "/gpu", s->gpu});
+        add_fixes(d, &system_gpus, p, {f});
+        out.push_back(d);
+        return;
     }
 }
 

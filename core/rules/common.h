@@ -7,6 +7,7 @@ namespace paraplan::rules {
 
 void cluster_not_empty(const Project& p, Out& out);       // cluster.not_empty
 void uniform_gpus(const Project& p, Out& out);            // cluster.uniform_gpus
+void system_gpus(const Project& p, Out& out);             // cluster.system_gpus
 void dp_matches(const Project& p, Out& out);              // layout.dp_matches
 void bf16_gpu(const Project& p, Out& out);                // kernel.bf16_gpu
 void flash_attention_gpu(const Project& p, Out& out);     // kernel.flash_attention_gpu

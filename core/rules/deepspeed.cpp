@@ -118,6 +118,7 @@ void ds_num_microbatches(const Project& p, Out& out) {
 const std::vector<RuleFn>& deepspeed_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty,
                                           &uniform_gpus,
+                                          &system_gpus,
                                           &ds_world,
                                           &ds_axes,
                                           &ds_zero,

@@ -32,6 +32,7 @@ void dm_batch(const Project& p, Out& out) { batch_divisible(p, out, &dm_batch, "
 const std::vector<RuleFn>& devicemesh_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty,
                                           &uniform_gpus,
+                                          &system_gpus,
                                           &dm_world,
                                           &dp_matches,
                                           &dm_heads,

@@ -493,6 +493,7 @@ void mg_fp8_param_gather(const Project& p, Out& out) {
 const std::vector<RuleFn>& megatron_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty,
                                           &uniform_gpus,
+                                          &system_gpus,
                                           &mg_world,
                                           &mg_sp_mode,
                                           &mg_sp_needs_tp,

@@ -284,6 +284,7 @@ void tt_fp8_recipe(const Project& p, Out& out) {
 const std::vector<RuleFn>& torchtitan_rules() {
     static const std::vector<RuleFn> r = {&cluster_not_empty,
                                           &uniform_gpus,
+                                          &system_gpus,
                                           &tt_degrees,
                                           &tt_world,
                                           &tt_sp,

@@ -559,6 +559,20 @@ private slots:
              Severity::Warning,
              {"a100-80g"},
              ""},
+            // A dgx-a100 system with h100 nodes: the system's tiers are an A100's (NVLink3, HDR).
+            // A rule with a fix, not a load error, so a file saved after a GPU change still opens.
+            {"system of another gpu",
+             ProjectBuilder(b).edit([](Project& p) { p.cluster.system = "dgx-a100"; }).build(),
+             ProjectBuilder(b)
+                 .edit([](Project& p) {
+                     p.cluster.system = "dgx-a100";
+                     for (auto& n : p.cluster.nodes.edit()) n.gpu = "a100-80g";
+                 })
+                 .build(),
+             "cluster.system_gpus",
+             Severity::Error,
+             {"dgx-a100", "a100-80g", "h100-sxm"},
+             ""},
             {"fp8 on a100",
              test_project("colossalai", 1, 8, llama3_8b(), "a100-80g").fp8(true).build(),
              test_project("colossalai", 1, 8, llama3_8b(), "h100-sxm").fp8(true).build(),
