@@ -107,6 +107,12 @@ System system_of(const Cluster& c) {
     if (!c.system.empty()) {
         const System* s = find_system(c.system);
         if (!s) throw InputError("/cluster/system", "unknown system \"" + c.system + "\"");
+        // Its tiers are its own GPU's links and NICs: no price for other GPUs (rule cluster.system_gpus).
+        for (const auto& n : c.nodes)
+            if (n.gpu != s->gpu)
+                throw InputError("/cluster/system", "system " + s->id + " is built of " + s->gpu + " GPUs but node " +
+                                                        n.name + " has " + n.gpu +
+                                                        "; name a system of that GPU, or give the nodes its GPU");
         return *s;
     }
     return system_from_cluster(c);

@@ -130,7 +130,8 @@ private slots:
                      .code,
                  2);
         QCOMPARE(cli({"comm", "--project", h100, "--group", "pp", "--op", "all_reduce", "--bytes", "1M"}).code, 2);
-        // A system whose GPU is not the nodes' is a load error that names the field.
+        // A system whose GPU is not the nodes' is not priced (the project loads; validate reports
+        // cluster.system_gpus): the error names the field.
         const QString wrong = write_moe(dir, "wrong.json", "h100-sxm", 8, 8, "gb200-nvl72");
         const Run bad = cli({"comm", "--project", wrong, "--group", "tp", "--op", "all_reduce", "--bytes", "1M"});
         QCOMPARE(bad.code, 2);
