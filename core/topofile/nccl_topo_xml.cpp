@@ -1,4 +1,5 @@
 #include "topofile/nccl_topo_xml.h"
+#include "topofile/linked_set.h"
 
 #include "topofile/topo_text.h"
 
@@ -404,30 +405,11 @@ ImportedTopology read_nccl_topo_xml(std::string_view text) {
             // Direct links: the largest set of GPUs joined by NVLink (peers named by bus id).
             std::map<std::string, std::size_t> by_bus;
             for (std::size_t i = 0; i < g0.size(); ++i) by_bus.emplace(g0[i]->busid, i);
-            std::vector<int> comp(g0.size(), -1);
-            int best = -1;
-            std::size_t best_size = 0;
-            for (std::size_t s = 0; s < g0.size(); ++s) {
-                if (comp[s] >= 0) continue;
-                std::vector<std::size_t> todo{s}, members;
-                comp[s] = static_cast<int>(s);
-                while (!todo.empty()) {
-                    const std::size_t k = todo.back();
-                    todo.pop_back();
-                    members.push_back(k);
-                    for (const auto& p : g0[k]->peers)
-                        if (const auto it = by_bus.find(p); it != by_bus.end() && comp[it->second] < 0) {
-                            comp[it->second] = static_cast<int>(s);
-                            todo.push_back(it->second);
-                        }
-                }
-                if (members.size() > best_size) {
-                    best_size = members.size();
-                    best = static_cast<int>(s);
-                }
-            }
+            std::vector<std::vector<std::size_t>> links(g0.size());
             for (std::size_t i = 0; i < g0.size(); ++i)
-                if (comp[i] == best) domain.push_back(g0[i]);
+                for (const auto& p : g0[i]->peers)
+                    if (const auto it = by_bus.find(p); it != by_bus.end()) links[i].push_back(it->second);
+            for (const std::size_t i : largest_linked_set(links)) domain.push_back(g0[i]);
         }
         up.domain_gpus = static_cast<int>(domain.size());
         up.links_per_gpu = 1 << 20;

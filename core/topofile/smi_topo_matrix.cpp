@@ -1,4 +1,5 @@
 #include "topofile/smi_topo_matrix.h"
+#include "topofile/linked_set.h"
 
 #include "topofile/topo_text.h"
 
@@ -165,24 +166,11 @@ ImportedTopology read_smi_topo_matrix(std::string_view text) {
             widest[a] = std::max(widest[a], c.nvlinks);
         }
     // The largest set of GPUs joined by NVLink.
-    std::vector<int> comp(gpus.size(), -1);
-    std::vector<std::size_t> best;
-    for (std::size_t s = 0; s < gpus.size(); ++s) {
-        if (comp[s] >= 0) continue;
-        std::vector<std::size_t> todo{s}, members;
-        comp[s] = static_cast<int>(s);
-        while (!todo.empty()) {
-            const std::size_t k = todo.back();
-            todo.pop_back();
-            members.push_back(k);
-            for (std::size_t o = 0; o < gpus.size(); ++o)
-                if (comp[o] < 0 && m.cells[gpus[k]][gpus[o]].link == SmiLink::NvLink) {
-                    comp[o] = static_cast<int>(s);
-                    todo.push_back(o);
-                }
-        }
-        if (members.size() > best.size()) best = members;
-    }
+    std::vector<std::vector<std::size_t>> links(gpus.size());
+    for (std::size_t a = 0; a < gpus.size(); ++a)
+        for (std::size_t b = 0; b < gpus.size(); ++b)
+            if (m.cells[gpus[a]][gpus[b]].link == SmiLink::NvLink) links[a].push_back(b);
+    const std::vector<std::size_t> best = largest_linked_set(links);
     ScaleUp& up = t.scale_up;
     if (best.size() > 1) {
         up.kind = network::TierKind::NvLink;
