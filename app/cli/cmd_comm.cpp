@@ -11,8 +11,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <set>
-#include <tuple>
 
 namespace paraplan::cli {
 namespace {
@@ -46,19 +44,8 @@ Target project_group(const Project& p, const network::System& sys, const std::st
     if (gs->group_size < 2)
         throw UsageError("--group: the '" + kind + "' groups have one rank each; there is nothing to price");
     const auto offsets = network::node_offsets(p.cluster);
-    std::set<std::tuple<int, int, int>> seen;
-    Target t{sys, {}, kind, gs->num_groups()};
-    double worst = -1;
-    for (int g = 0; g < gs->num_groups(); ++g) {
-        const auto shape = network::group_shape(sys, offsets, m.placement, gs->group(g));
-        if (!seen.insert({shape.domains, shape.ppn, shape.span_gpus}).second) continue;
-        const double time = network::price(network::fabric_for(sys, shape), op, largest, algo).time_s;
-        if (time > worst) {
-            worst = time;
-            t.shape = shape;
-        }
-    }
-    return t;
+    return {sys, network::slowest_shape(sys, offsets, m.placement, gs->members, gs->group_size, op, largest, algo),
+            kind, gs->num_groups()};
 }
 
 Target target_of(const Args& a, network::Op op, std::uint64_t largest, network::Algorithm algo) {

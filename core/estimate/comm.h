@@ -1,9 +1,11 @@
 #pragma once
-// Collective costs over the links a group spans (alpha-beta model, ring
-// algorithms as NCCL runs them): bytes are the per-GPU buffer size.
+// Collective costs over the links a group spans: on the cluster's tiers where the project names
+// them (GroupLink::fabric, priced by network/collective.h), else this flat alpha-beta model of
+// ring algorithms: bytes are the per-GPU buffer size.
 //   all-reduce 2(n-1)/n * bytes / bw, all-gather and reduce-scatter (n-1)/n * bytes / bw,
 //   all-to-all (n-1)/n * bytes over the slower of NVLink and the node's share of the network.
 #include "estimate/config.h"
+#include "network/fabric.h"
 
 namespace paraplan::estimate {
 
@@ -16,6 +18,11 @@ double group_bandwidth_gbs(const Hardware& hw, int nodes, int members_per_node);
 
 // Fills bw and latency of a link from its size/nodes/members_per_node.
 GroupLink make_link(const Hardware& hw, int size, int nodes, int members_per_node);
+
+// A link on the cluster's tiers (hw.network): the group's shape on the system decides its fabric,
+// and its collectives are priced as NCCL runs them (network/collective.h). Without hw.network, make_link.
+// nodes / members_per_node: the physical nodes it spans, as make_link takes them.
+GroupLink system_link(const Hardware& hw, const network::GroupShape& g, int nodes, int members_per_node);
 
 // A group of `size` ranks spaced `stride` apart in fill order (rank r on node r / gpn).
 GroupLink strided_link(const Hardware& hw, int size, int stride);

@@ -3,9 +3,11 @@
 // (sizes, groups, batch, schedule, precision), the hardware it runs on, and the
 // placement of each parallel group. Built from a Project by estimate.cpp; tests
 // and the planner fill it directly so that every formula can be checked alone.
+#include "network/fabric.h"
 #include "project/framework.h"
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,6 +93,9 @@ struct GroupLink {
     int members_per_node = 1;   // group members sharing a node
     double bw_gbs = 0;          // effective per-GPU bandwidth for this group's collectives, GB/s
     double latency_s = 5e-6;    // per hop
+    // The tiers the group crosses on the cluster's system (Hardware::network), its collectives
+    // priced the way NCCL runs them (network/collective.h); absent: the flat model of comm.h.
+    std::optional<network::Fabric> fabric;
 };
 
 // kEdp: the expert data-parallel group (gradient sync of expert weights).
@@ -113,6 +118,9 @@ struct Hardware {
     // The profile's caching-allocator reserve (a fraction of the allocated peak); < 0: the
     // framework's built-in share (memory.h kFragmentation, kFragmentationFsdp).
     double memory_reserve = -1;
+    // The cluster's network tiers when the project names them (cluster.system or
+    // cluster.network.tiers; network::system_of); null: the flat two-figure network above.
+    std::shared_ptr<const network::System> network;
 };
 
 // Bytes per parameter by role (before any ZeRO sharding).

@@ -7,6 +7,7 @@
 #include "estimate/placement.h"
 #include "estimate/profile.h"
 #include "estimate/simulated_pipeline.h"
+#include "network/systems.h"
 #include "project/derived_sizes.h"
 #include "project/framework.h"
 #include "project/sequence_parallel.h"
@@ -234,6 +235,15 @@ Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::str
     hw.latency_us = cluster.network.latency_us;
     hw.gpus_per_node = std::max(1, cluster.gpus_per_node());
     hw.arch = gpu.arch;
+    // A project that names its tiers (a catalog system or its own) is priced on them; a system of
+    // other GPUs than the nodes' is rule cluster.system_gpus, and keeps the flat network meanwhile.
+    if (!cluster.system.empty() || !cluster.network.tiers.empty()) {
+        try {
+            hw.network = std::make_shared<const network::System>(network::system_of(cluster));
+        } catch (const InputError&) {
+            hw.network = nullptr;
+        }
+    }
     return hw;
 }
 

@@ -23,12 +23,17 @@ constexpr double kBf16Bytes = 2.0;
 // are taken at their nominal bandwidth like the other collectives here.
 double deepep_s(const GroupLink& l, const Hardware& hw, const LayerShapes& s, double routed_bytes, double token_bytes) {
     if (l.size <= 1 || routed_bytes <= 0) return 0;
-    const double intra = hw.intra_node_gbps * 1e9;
-    if (l.nodes <= 1) return routed_bytes * (l.size - 1) / l.size / intra + l.latency_s;
-    const double remote_nodes = nodes_reached(s.experts, s.top_k, l.nodes) * (l.nodes - 1) / l.nodes;
+    // On the cluster's tiers a "node" of DeepEP is a scale-up domain: its intranode kernels reach
+    // every GPU of an NVLink domain larger than a tray.
+    const int domains = l.fabric ? l.fabric->nodes : l.nodes;
+    const int per_domain = l.fabric ? l.fabric->ppn : l.members_per_node;
+    const double intra = (l.fabric ? l.fabric->intra_gbps : hw.intra_node_gbps) * 1e9;
+    if (domains <= 1) return routed_bytes * (l.size - 1) / l.size / intra + l.latency_s;
+    const double remote_nodes = nodes_reached(s.experts, s.top_k, domains) * (domains - 1) / domains;
     const double rdma = token_bytes * remote_nodes;
-    const double nvl = routed_bytes * (l.members_per_node - 1) / std::max(1, l.members_per_node);
-    const double nic = hw.inter_node_gbits / 8.0 / std::max(1, hw.gpus_per_node) * 1e9;
+    const double nvl = routed_bytes * (per_domain - 1) / std::max(1, per_domain);
+    const double nic = (l.fabric ? l.fabric->nic_gbps : hw.inter_node_gbits / 8.0 / std::max(1, hw.gpus_per_node)) *
+                       1e9;
     return std::max(rdma / nic, nvl / intra) + l.latency_s;
 }
 

@@ -1,6 +1,7 @@
 #include "estimate/placement.h"
 
 #include "estimate/comm.h"
+#include "network/group.h"
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
 
@@ -16,27 +17,44 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
     if (!built) own = topology::build_rank_map(topology::from_project(p), &p.cluster);
     const topology::RankMap& rm = built ? *built : *own;
     if (!rm.valid()) return false;
-    auto apply = [&](GroupKind k, std::initializer_list<const char*> kinds) {
+    const auto offsets = network::node_offsets(p.cluster);
+    // On the cluster's tiers each kind is priced on its slowest group, judged by the collective
+    // the estimate mostly runs on it at a size where bandwidth dominates.
+    constexpr std::uint64_t kJudgeBytes = 64ull << 20;
+    auto apply = [&](GroupKind k, network::Op op, std::initializer_list<const char*> kinds) {
         for (const char* kind : kinds) {
             if (!rm.has_group(kind)) continue;
             const topology::GroupSummary s = rm.summary(kind);
             if (s.group_size != c.link[k].size || s.group_size <= 1) continue;
             const int nodes = std::max(1, s.max_nodes_spanned);
-            c.link[k] = make_link(hw, s.group_size, nodes, std::max(1, s.group_size / nodes));
+            const int per_node = std::max(1, s.group_size / nodes);
+            if (hw.network) {
+                const topology::GroupSet& gs = *rm.group_set(kind);
+                c.link[k] = system_link(hw,
+                                        network::slowest_shape(*hw.network, offsets, rm.placement, gs.members,
+                                                               gs.group_size, op, kJudgeBytes),
+                                        nodes, per_node);
+            } else {
+                c.link[k] = make_link(hw, s.group_size, nodes, per_node);
+            }
             return;
         }
     };
-    apply(kTp, {"tp"});
-    apply(kCp, {"cp", "sp"});
-    apply(kPp, {"pp"});
-    apply(kEp, {"ep"});
-    apply(kDp, {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"});
-    apply(kEdp, {"edp", "moe_dp"});
+    using network::Op;
+    apply(kTp, Op::AllReduce, {"tp"});
+    apply(kCp, Op::AllGather, {"cp", "sp"});
+    apply(kPp, Op::SendRecv, {"pp"});
+    apply(kEp, Op::AllToAll, {"ep"});
+    apply(kDp, Op::ReduceScatter, {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"});
+    apply(kEdp, Op::ReduceScatter, {"edp", "moe_dp"});
     if (notes) {
         notes->erase(std::remove_if(notes->begin(), notes->end(),
                                     [](const std::string& n) { return n.rfind("rank placement:", 0) == 0; }),
                      notes->end());
-        notes->push_back("rank placement: the framework's rank map (nodes each group spans)");
+        notes->push_back(hw.network ? "rank placement: the framework's rank map, each group priced on the tiers of "
+                                      "system " +
+                                          hw.network->id + " it crosses"
+                                    : "rank placement: the framework's rank map (nodes each group spans)");
     }
     return true;
 }

@@ -500,8 +500,11 @@ std::string human_bytes(double b) {
 std::string describe_comm(const PlaybackComm& c) {
     char buf[96];
     std::snprintf(buf, sizeof buf, ", %.3f ms", c.wire_s * 1e3);
-    std::string where = c.link.nodes > 1 ? "network, " + std::to_string(c.link.nodes) + " nodes"
-                                         : std::string("NVLink");
+    // On the cluster's tiers the boundary is the scale-up domain (an NVL72 rack's trays share it).
+    const int spans = c.link.fabric ? c.link.fabric->nodes : c.link.nodes;
+    const std::string unit = c.link.fabric ? " " + c.link.fabric->domain_tier + " domains" : " nodes";
+    std::string where = spans > 1 ? "network, " + std::to_string(spans) + unit
+                                  : (c.link.fabric ? c.link.fabric->domain_tier : std::string("NVLink"));
     std::string s = c.label + " stage " + std::to_string(c.stage);
     if (c.peer_stage >= 0) s += " -> " + std::to_string(c.peer_stage);
     return s + ": " + human_bytes(c.bytes) + buf + " (" + where + ")";

@@ -2,12 +2,14 @@
 // MT-NLG 530B on 5,120 A100s and Llama-3.1-405B on 16,384 H100s.
 // Usage: bench_planner [threads]   (docs/benchmarks.md, "Estimates and planner")
 #include "estimate/estimate.h"
+#include "network/systems.h"
 #include "search/planner.h"
 #include "../core/estimate_test_models.h"
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 using namespace paraplan;
 using namespace paraplan::estimate;
@@ -119,6 +121,15 @@ int main(int argc, char** argv) {
                     n / sec, sink / n);
     }
     run_search("MT-NLG 530B on 5,120 A100", request(mtnlg(), paper_a100(), 640, 1920, 2048, threads));
+    // The same search with every group priced on DGX A100 tiers (NVLink, 8 HDR rails, leaf, spine)
+    // as NCCL runs its collectives.
+    {
+        Hardware hw = paper_a100();
+        hw.network = std::make_shared<const network::System>(*network::find_system("dgx-a100"));
+        PlanRequest r = request(mtnlg(), hw, 640, 1920, 2048, threads);
+        r.base.cluster.system = "dgx-a100";
+        run_search("MT-NLG 530B on 5,120 A100 (dgx-a100)", r);
+    }
     run_search("Llama-3.1-405B on 16,384 H100", request(llama405(), h100(), 2048, 2048, 8192, threads));
     return 0;
 }

@@ -8,11 +8,13 @@
 #include "estimate/estimate.h"
 #include "estimate/simulated_pipeline.h"
 #include "estimate_test_models.h"
+#include "network/systems.h"
 
 #include <QtTest>
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 
 using namespace paraplan;
 using namespace paraplan::estimate;
@@ -61,6 +63,14 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     Hardware hw = hardware_for(*gpu, Cluster{}, "bf16");
     hw.gpus_per_node = 8;
     hw.inter_node_gbits = r.at("inter_node_gbps");
+    // A row that names its system (resources/catalog/systems.json) is priced on its tiers, as a
+    // project with cluster.system is; its nodes are the system's trays.
+    if (r.contains("system")) {
+        const auto* sys = paraplan::network::find_system(r.at("system").get<std::string>());
+        if (!sys) throw std::runtime_error("unknown system " + r.at("system").get<std::string>());
+        hw.network = std::make_shared<const paraplan::network::System>(*sys);
+        hw.gpus_per_node = sys->gpus_per_tray;
+    }
     const ModelSpec m = model_of(r.at("model"), models);
     Training t;
     t.global_batch_size = r.at("global_batch");
