@@ -141,7 +141,14 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
         return std::find(ft.sp_modes.begin(), ft.sp_modes.end(), mode) != ft.sp_modes.end();
     };
 
-    for (int tp : divisors(gpn)) {
+    // Tensor parallel within a node on the flat network, which cannot price it further out. On the
+    // cluster's tiers it may span up to twice the scale-up domain (an NVL72 rack's trays, or two
+    // 8-GPU nodes), so that the ranking, not the enumeration, keeps it where it pays.
+    const int tp_reach = req.hardware.network ? 2 * std::max(gpn, req.hardware.network->domain().domain_gpus) : gpn;
+    std::vector<int> tps;
+    for (int tp : divisors(world))
+        if (tp <= tp_reach && (req.hardware.network || gpn % tp == 0)) tps.push_back(tp);
+    for (int tp : tps) {
         if (!cons.allows("tp", tp)) continue;
         if (!tp_splits_heads(m.heads, tp)) continue;
         if (ft.kv_heads_divisible_by_tp && !tp_splits_heads(kv, tp)) continue;

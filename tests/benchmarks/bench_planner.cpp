@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
         hw.network = std::make_shared<const network::System>(*network::find_system("dgx-a100"));
         PlanRequest r = request(mtnlg(), hw, 640, 1920, 2048, threads);
         r.base.cluster.system = "dgx-a100";
+        for (auto& n : r.base.cluster.nodes) n.gpu = "a100-80g";
         run_search("MT-NLG 530B on 5,120 A100 (dgx-a100)", r);
     }
     run_search("Llama-3.1-405B on 16,384 H100", request(llama405(), h100(), 2048, 2048, 8192, threads));
