@@ -40,8 +40,9 @@ const std::string kNvlsTreeTwoNodes =
     "NVLS-tree over two nodes: the inter-node channel bandwidth is fabric.h's assumption (NIC line rate x 0.92 per "
     "channel head; the graph search is not re-run); H100 comes out high and B200 low, so no one constant fits both";
 const std::string kTreeUnderrated =
-    "tree across three NVL partitions with NVLS off runs 19-23% faster than ring, which NCCL's own tuning model "
-    "(followed here: perChMaxTreeBw, the 0.92 tree factor) does not foresee; that is the source issue's point";
+    "tree on three racks: across three NVL partitions with NVLS off, tree runs 19-23% faster than ring, which "
+    "NCCL's own tuning model (followed here: perChMaxTreeBw, the 0.92 tree factor) does not foresee; that is the "
+    "source issue's point";
 
 // Misses and why we believe the model misses them. Each is a goal the model does not reach yet;
 // QEXPECT_FAIL turns into a failure (XPASS) the day the row passes, so the list stays current.
