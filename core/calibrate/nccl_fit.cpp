@@ -175,7 +175,7 @@ void fit_tier(TierFit& t, const std::vector<Point>& pts, const Model& m, const B
         for (const auto& p : pts) (index[p.bytes] % 2 == 0 ? a : c).push_back(p);
         t.held_out.push_back(held_out("message_size", a, c, m, b, t.start,
                                       "every other size from " + mib(*sizes.begin()),
-                                      "the sizes between (" + std::to_string(sizes.size() / 2) + ")"));
+                                      std::to_string(sizes.size() / 2) + " sizes between"));
     }
 }
 
