@@ -107,8 +107,17 @@ double minimise(const std::vector<Point>& pts, const Model& m, double lo, double
 // The fit of one multiplier over `pts`; "" when fitted, else why not.
 std::string fit_one(const std::vector<Point>& pts, const Model& m, const Bounds& b, double& value) {
     if (pts.empty()) return "no bandwidth-bound rows";
+    // A multiplier the rows barely depend on (another tier bounds them) is not fitted.
+    double dep = 0;
+    for (const auto& p : pts) dep += std::abs(std::log(m(p, b.hi) / m(p, b.lo)));
+    if (dep / static_cast<double>(pts.size()) < 0.05)
+        return "the rows barely depend on it (across its whole range the model's busbw moves by under 5%): another "
+               "tier bounds them";
     value = minimise(pts, m, b.lo, b.hi);
-    const double tol = 2e-3;
+    const double tol = 2e-3, c = cost(pts, m, value);
+    // A bound that fits as well as the minimum counts as reached (the cost is flat there).
+    if (cost(pts, m, b.hi) <= c * (1 + 1e-6) + 1e-12) value = b.hi;
+    else if (cost(pts, m, b.lo) <= c * (1 + 1e-6) + 1e-12) value = b.lo;
     if (value <= b.lo * (1 + tol))
         return "it ends at its lower bound " + std::to_string(b.lo) +
                ": the runs are slower than the model allows; the misfit lies elsewhere (another algorithm, a "

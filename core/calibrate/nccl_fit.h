@@ -16,8 +16,10 @@
 // at its own size the latency term is at most a quarter of the bandwidth term; smaller rows
 // measure latencies, not link efficiency. Rows with #wrong > 0 are left out too.
 //
-// A tier with no such rows is refused (named), and so is a multiplier that ends at a bound (the
-// misfit then lies elsewhere in the model); a refused multiplier keeps the start profile's value.
+// A tier with no such rows is refused (named), and so is a multiplier the rows barely depend on
+// (over its whole range their modelled busbw moves by under 5% on average: another tier bounds
+// them) or one that ends at a bound (the misfit then lies elsewhere in the model); a refused
+// multiplier keeps the start profile's value.
 //
 // Held-out check, per tier: the multiplier fitted again on part of the rows and its error
 // reported on the rest: split by GPU count where the tier's rows span several (fitted on the

@@ -245,6 +245,7 @@ NcclTestsOutput parse_nccl_tests_output(std::string_view text) {
         row.in_place = timing(w, *layout, 1, line_no);
         o.rows.push_back(std::move(row));
     }
+    line_no = std::max(line_no, 1);
     if (!layout) fail(line_no, "no nccl-tests table: no '#  size  count  type  redop ...' header line");
     if (o.rows.empty()) fail(line_no, "the nccl-tests table has no rows");
 
