@@ -25,11 +25,12 @@ struct Placed {
     std::string tier;
 };
 
-// Where a run's ranks lie: as its rank lines place them (ranks per host) where the scale-up
-// domain is one node, else the first N GPUs of the system.
+// Where a run's ranks lie: as its rank lines place them (ranks per host) where a scale-up domain
+// lies within one host (a tray), else (multi-node NVLink: hosts are trays of one domain) the first
+// N GPUs of the system, which fill trays, then domains.
 network::GroupShape shape_of(const System& s, const NcclTestsOutput& o) {
     const int dom = s.domain().domain_gpus;
-    if (o.hosts > 1 && dom <= s.gpus_per_node && o.max_ranks_per_host > 0) {
+    if (o.hosts > 1 && dom <= s.gpus_per_tray && o.max_ranks_per_host > 0) {
         network::GroupShape g;
         g.ranks = g.span_gpus = o.ranks;
         g.ppn = std::min(o.max_ranks_per_host, dom);

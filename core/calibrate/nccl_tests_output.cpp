@@ -178,7 +178,10 @@ NcclTestsOutput parse_nccl_tests_output(std::string_view text) {
             if (w[0] != "#" || w.size() < 2) continue;
             const std::string_view k = w[1];
             if (k == "nThread") {
-                if (header_seen) fail(line_no, "a second nccl-tests run starts here: give one run per file");
+                if (header_seen)
+                    fail(line_no,
+                         "a second nccl-tests run starts here: give one run per file (or nccl-tests was built "
+                         "without MPI=1 and run under mpirun, so that each process ran, and printed, alone)");
                 header_seen = true;
                 for (std::size_t i = 1; i + 1 < w.size(); ++i) {
                     if (w[i] == "nThread") o.threads = to_int(w[i + 1], line_no, "nThread", 1, kMaxNcclTestsRanks);

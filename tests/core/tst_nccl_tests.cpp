@@ -245,6 +245,19 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, fit_nccl_tests(only, h, start));
     }
 
+    // Where the GPUs lie: hosts are domains on an 8-GPU node system, but trays of one NVLink
+    // domain on an NVL72 rack, so 8 GPUs on 2 hosts cross the network on the first and not on the
+    // second.
+    void placesRanksByHostAndDomain() {
+        const std::string t = synthesise(sys("dgx-h100"), network::Op::AllReduce, "all_reduce_perf", 8, 4, 1, 1);
+        std::vector<NcclRun> runs{{"two-hosts", parse_nccl_tests_output(t)}};
+        QCOMPARE(runs[0].output.hosts, 2);
+        const auto h = fit_nccl_tests(runs, sys("dgx-h100"), estimate::Profile{});
+        QVERIFY(h.network.attempted && !h.nvlink.attempted);
+        const auto g = fit_nccl_tests(runs, sys("gb200-nvl72"), estimate::Profile{});
+        QVERIFY(g.nvlink.attempted && !g.network.attempted);
+    }
+
     // Real logs: the MI300X node fits its xGMI efficiency, checked on the message sizes it was
     // not fitted on; the H100 runs fit the network on 16 GPUs and are checked on 32 and 64.
     void fitsRealLogsWithHeldOutError() {
