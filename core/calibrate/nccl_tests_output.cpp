@@ -113,7 +113,7 @@ std::string strip_perf(std::string name) {
 
 // The collective from the table when the banner is missing: busbw / algbw is nccl-tests'
 // factor (2(n-1)/n all-reduce, (n-1)/n all-gather, reduce-scatter and all-to-all, 1 broadcast,
-// reduce, send/recv; src/*.cu *GetBw), redop is "none" where no reduction runs (all-gather,
+// reduce, send/recv; nccl-tests v2.19.6 src/*.cu *GetBw), redop is "none" where no reduction runs (all-gather,
 // broadcast, all-to-all: TimeTest(..., "none", root)) and root is -1 unless the collective has
 // one (broadcast, reduce). "" when the table cannot tell (all-gather from all-to-all; n = 2).
 std::string infer_collective(const NcclTestsOutput& o) {
@@ -191,7 +191,7 @@ NcclTestsOutput parse_nccl_tests_output(std::string_view text) {
                 if (!o.program.empty()) fail(line_no, "a second nccl-tests run starts here: give one run per file");
                 o.program = std::string(w[4]);
             } else if (k == "Rank" && w.size() >= 3) {
-                // "#  Rank  0 Group  0 Pid 123 on host device  0 [..] NAME" (Group since 2.11)
+                // "#  Rank  0 Group  0 Pid 123 on host device  0 [..] NAME" (Group since 2.13.4)
                 if (line.size() >= 3 && line.substr(line.size() - 3) == "...") {
                     o.devices_cut = true;
                     continue;

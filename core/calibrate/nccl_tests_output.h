@@ -8,7 +8,7 @@
 //   # Collective test starting: all_reduce_perf                       (2.16.7 and later)
 //   # nThread 1 nGpus 8 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5 ...
 //   #  Rank  0 Group  0 Pid  1234 on   host-01 device  0 [0000:19:00] NVIDIA H100 80GB HBM3
-//       ("#   Rank  0 Pid ..." before the Group column existed; one line per rank, all
+//       ("#   Rank  0 Pid ..." before 2.13.4 added the Group column; one line per rank, all
 //        processes' lines gathered by rank 0, a process's block cut to "...\n" past 2048 bytes)
 //   #       size   count   type   redop   root   time   algbw   busbw  #wrong   time ...
 //   #        (B)  (elements)                     (us)  (GB/s)  (GB/s)           (us) ...
@@ -17,7 +17,7 @@
 //   # Avg bus bandwidth    : 12.345
 //   # Collective test concluded: all_reduce_perf
 //
-// The header line names the columns, so older layouts (no root column before 2.11, "error"
+// The header line names the columns, so older layouts (no root column before 2.13.0, "error"
 // for "#wrong", "cputime" for "time" with -C, the per-iteration columns of -I, a timestamp
 // of two words with -T) are read by name. Lines that are not nccl-tests' own (MPI warnings,
 // NCCL_DEBUG output, "NCCL version ...") are skipped; a line that starts with a number inside
