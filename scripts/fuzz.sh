@@ -30,6 +30,7 @@ for t in "${targets[@]}"; do
     fuzz_probe_log) seeds=(tests/data/fuzz/probelog) ;;
     fuzz_job_history) seeds=(tests/data/fuzz/jobs) ;;
     fuzz_runs_table) seeds=(tests/data/calibrate tests/data/fuzz/runs) ;;
+    fuzz_nccl_tests_output) seeds=(tests/data/nccl-tests tests/data/fuzz/nccl-tests) ;;
     fuzz_pytorch_csv) seeds=(tests/data/fuzz/pipeline-csv) ;;
     fuzz_python_call) seeds=(tests/data/fuzz/pycall) ;;
     fuzz_toml) seeds=(tests/data/fuzz/toml) ;;

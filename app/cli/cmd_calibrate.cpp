@@ -1,10 +1,14 @@
 // paraplan-cli calibrate [RUNS ...] [--project FILE --log FILE] [--job ID|FOLDER] --name NAME|--out FILE ...
 #include "calibrate/fit.h"
+#include "calibrate/nccl_fit.h"
+#include "calibrate/nccl_tests_output.h"
 #include "calibrate/runs.h"
 #include "cli/command.h"
 #include "cli/runtime_common.h"
 #include "estimate/profile.h"
 #include "joblog/job_history.h"
+#include "network/systems.h"
+#include "project/project.h"
 #include "util/input_error.h"
 
 #include <cmath>
@@ -62,7 +66,114 @@ nlohmann::json errors_json(const std::vector<RunError>& rows) {
     return a;
 }
 
+void print_tier(const calibrate::TierFit& t) {
+    if (!t.attempted) {
+        std::printf("%s: %s\n", t.key.c_str(), t.refusal.c_str());
+        return;
+    }
+    if (t.ok)
+        std::printf("%s %.3f (was %.3f) fitted on %d rows: mean |error| %.1f%% -> %.1f%%\n", t.key.c_str(), t.value,
+                    t.start, t.rows, 100 * t.mean_abs_before, 100 * t.mean_abs_after);
+    else
+        std::printf("%s: refused, left at %.3f (%d rows, mean |error| %.1f%%): %s\n", t.key.c_str(), t.value, t.rows,
+                    100 * t.mean_abs_before, t.refusal.c_str());
+    for (const auto& h : t.held_out) {
+        if (h.ok)
+            std::printf(
+                "  held out (%s): fitted on %s (%d rows) -> %.3f; checked on %s (%d rows): mean |error| "
+                "%.1f%% -> %.1f%%\n",
+                h.split.c_str(), h.fitted_on.c_str(), h.fit_rows, h.value, h.checked_on.c_str(), h.check_rows,
+                100 * h.mean_abs_before, 100 * h.mean_abs_after);
+        else
+            std::printf("  held out (%s): fitted on %s (%d rows): refused: %s\n", h.split.c_str(), h.fitted_on.c_str(),
+                        h.fit_rows, h.refusal.c_str());
+    }
+}
+
+// calibrate --nccl-tests FILE[,FILE...] (--system ID | --project FILE): the link multipliers.
+int run_nccl_tests(const Args& a) {
+    if (a.has("log") || a.has("job") || a.has("fit") || a.has("check") || !a.positional.empty())
+        throw UsageError(
+            "--nccl-tests fits nvlink and network from nccl-tests output alone: it takes no runs "
+            "table, --log, --job, --fit or --check");
+    if (a.has("system") == a.has("project"))
+        throw UsageError("with --nccl-tests give one of --system ID or --project FILE");
+    network::System sys;
+    if (a.has("project")) {
+        sys = network::system_of(load_project(*a.get("project")).cluster);
+    } else {
+        const auto* s = network::find_system(*a.get("system"));
+        if (!s) throw UsageError("unknown system '" + *a.get("system") + "' (see paraplan-cli catalog systems)");
+        sys = *s;
+    }
+    std::vector<calibrate::NcclRun> runs;
+    for (const auto& f : split_list(*a.get("nccl-tests"))) runs.push_back({f, calibrate::read_nccl_tests_output(f)});
+    if (runs.empty()) throw UsageError("--nccl-tests needs a file");
+    estimate::Profile start;
+    if (auto from = a.get("from")) start = estimate::load_profile(*from);
+    const std::string name = a.get("name", start.name);
+    start.name = name;
+    const auto fit = calibrate::fit_nccl_tests(runs, sys, start);
+    const bool any = fit.nvlink.ok || fit.network.ok;
+
+    std::string saved;
+    if (any && (a.has("out") || a.has("name"))) {
+        saved = a.has("out") ? *a.get("out") : estimate::profile_path(name);
+        estimate::save_profile(fit.profile, saved);
+    }
+    if (a.flag("json")) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& e : fit.rows)
+            rows.push_back({{"run", e.run},
+                            {"line", e.line},
+                            {"op", e.op},
+                            {"gpus", e.ranks},
+                            {"bytes", e.bytes},
+                            {"tier", e.tier},
+                            {"fitted", e.fitted},
+                            {"measured_busbw_gbs", e.measured_gbs},
+                            {"before_busbw_gbs", e.before_gbs},
+                            {"after_busbw_gbs", e.after_gbs},
+                            {"error_before", e.error_before()},
+                            {"error_after", e.error_after()}});
+        nlohmann::json j = {{"ok", any},
+                            {"system", sys.id},
+                            {"nccl_tests", fit.profile.fit["nccl_tests"]},
+                            {"rows", rows},
+                            {"profile", estimate::profile_to_json(fit.profile)}};
+        if (!saved.empty()) j["saved"] = saved;
+        print_json(j.dump(2));
+        return any ? kOk : kFindings;
+    }
+    for (const auto& r : runs)
+        std::printf("run %s: %s, %d GPUs on %d host%s, %zu rows%s\n", r.name.c_str(),
+                    r.output.collective.empty() ? "(collective not named)" : r.output.collective.c_str(),
+                    r.output.ranks, r.output.hosts, r.output.hosts == 1 ? "" : "s", r.output.rows.size(),
+                    r.output.device.empty() ? "" : (" (" + r.output.device + ")").c_str());
+    for (const auto& s : fit.skipped) std::printf("skipped %s\n", s.c_str());
+    std::printf("rows (busbw GB/s, out-of-place; * fitted: the model prices a quarter of the size bandwidth-bound):\n");
+    std::printf("  %-28s %5s %12s %-8s %9s %9s %8s %9s %8s\n", "run", "gpus", "bytes", "tier", "measured", "before",
+                "error", "after", "error");
+    for (const auto& e : fit.rows)
+        std::printf("%c %-28s %5d %12llu %-8s %9.2f %9.2f %+7.1f%% %9.2f %+7.1f%%\n", e.fitted ? '*' : ' ',
+                    e.run.size() > 28 ? e.run.substr(e.run.size() - 28).c_str() : e.run.c_str(), e.ranks,
+                    static_cast<unsigned long long>(e.bytes), e.tier.c_str(), e.measured_gbs, e.before_gbs,
+                    100 * e.error_before(), e.after_gbs, 100 * e.error_after());
+    std::printf("system %s:\n", sys.id.c_str());
+    print_tier(fit.nvlink);
+    print_tier(fit.network);
+    if (!any) {
+        std::fprintf(stderr, "calibrate: refused: no multiplier could be fitted\n");
+        return kFindings;
+    }
+    if (!saved.empty()) std::printf("wrote %s\n", saved.c_str());
+    else std::printf("not saved (give --name NAME or --out FILE)\n");
+    return kOk;
+}
+
 int run_calibrate(const Args& a) {
+    if (a.has("nccl-tests")) return run_nccl_tests(a);
+    if (a.has("system")) throw UsageError("--system goes with --nccl-tests");
     std::vector<calibrate::Run> runs;
     for (const auto& t : a.positional) {
         auto r = calibrate::load_runs(t);
@@ -184,7 +295,9 @@ PARAPLAN_CLI_COMMAND(Command{
     "fit a cluster profile (efficiency multipliers) to measured runs",
     "Usage: paraplan-cli calibrate [RUNS ...] [--project FILE --log FILE] [--job ID|FOLDER]\n"
     "                              [--fit gemm,attention,network,nvlink] [--name NAME | --out FILE]\n"
-    "                              [--from PROFILE] [--check RUNS[,RUNS]] [--json]\n\n"
+    "                              [--from PROFILE] [--check RUNS[,RUNS]] [--json]\n"
+    "       paraplan-cli calibrate --nccl-tests FILE[,FILE...] (--system ID | --project FILE)\n"
+    "                              [--name NAME | --out FILE] [--from PROFILE] [--json]\n\n"
     "Reads measured runs and fits the efficiency multipliers of a cluster profile, each\n"
     "within its physical bounds, by least squares over log(estimated / measured step time).\n"
     "Prints every run's error before and after. Refuses (exit 1, nothing written) a fit the\n"
@@ -214,6 +327,21 @@ PARAPLAN_CLI_COMMAND(Command{
     "                 \"profile\", \"refusal\", \"check\"}; runs with a measured peak add memory_kind,\n"
     "                 measured_gib, memory_error_before/after; \"memory_reserve\": {fitted, value, runs,\n"
     "                 refusal}, \"memory_mean_abs_error_before\"/\"_after\"\n"
+    "From nccl-tests output (the stdout of all_reduce_perf etc., rccl-tests too) it fits the\n"
+    "link multipliers instead: nvlink from runs inside one scale-up domain, network from runs\n"
+    "across domains (given nvlink), by least squares on log(model busbw / measured busbw) over\n"
+    "the rows the bandwidth decides (the model prices a quarter of the size bandwidth-bound);\n"
+    "each within 0.2..1 of the line rate. Prints every row's error before and after, and a\n"
+    "held-out check per tier: fitted on the smallest GPU count and checked on the others, and\n"
+    "fitted on every other message size and checked on the sizes between. A tier with no rows,\n"
+    "or a multiplier that ends at a bound, is refused and keeps its value; exit 1 when neither\n"
+    "is fitted (nothing written). The profile's fit.nccl_tests records the fit.\n"
+    "  --nccl-tests FILES  nccl-tests output files, comma-separated, one run each\n"
+    "  --system ID         the system they ran on (paraplan-cli catalog systems)\n"
+    "  --project FILE      or the system of a project's cluster\n"
+    "  --json              {\"ok\", \"system\", \"nccl_tests\": {nvlink, network: {fitted, value,\n"
+    "                      start, rows, mean_abs_error_before/after, held_out, refusal}},\n"
+    "                      \"rows\": [...], \"profile\", \"saved\"}\n"
     "Use a profile with: paraplan-cli estimate FILE --profile NAME|FILE, plan --profile, or the\n"
     "project's \"estimate\": {\"profile\": NAME|FILE}. Method: docs/accuracy.md (Calibration).\n",
     {"json"},
