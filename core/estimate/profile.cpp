@@ -1,4 +1,6 @@
 #include "estimate/profile.h"
+
+#include "network/efficiency.h"
 #include "util/local_dirs.h"
 #include "util/json_read.h"
 #include "util/read_file.h"
@@ -35,6 +37,10 @@ void apply_profile(const Profile& p, Hardware& hw) {
     hw.attention_scale = p.attention;
     hw.inter_node_gbits *= std::min(1.0, p.network);
     hw.intra_node_gbps *= std::min(1.0, p.nvlink);
+    // On the cluster's tiers the same two multipliers scale the scale-up links and the NICs.
+    if (hw.network && (p.nvlink < 1 || p.network < 1))
+        hw.network = std::make_shared<const network::System>(
+            network::with_efficiency(*hw.network, std::clamp(p.nvlink, 1e-3, 1.0), std::clamp(p.network, 1e-3, 1.0)));
     if (p.memory_reserve) hw.memory_reserve = std::clamp(*p.memory_reserve, kMinMemoryReserve, kMaxMemoryReserve);
 }
 

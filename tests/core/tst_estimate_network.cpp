@@ -5,6 +5,7 @@
 #include "catalog/catalog.h"
 #include "estimate/comm.h"
 #include "estimate/estimate.h"
+#include "estimate/profile.h"
 #include "network/collective.h"
 #include "network/group.h"
 #include "network/systems.h"
@@ -151,6 +152,23 @@ private slots:
         QCOMPARE(all_to_all_s(epn, hardware_of(nvl), double(1ull << 28)), direct.time_s);
         QVERIFY(std::any_of(en.notes.begin(), en.notes.end(),
                             [](const std::string& n) { return n.find("gb200-nvl72") != std::string::npos; }));
+    }
+
+    // A cluster profile's link multipliers (calibrate, or calibrate --nccl-tests) scale the tiers:
+    // half the NIC rate doubles the cross-node part of the expert all-to-all, NVLink untouched.
+    void profileScalesTheTiers() {
+        const Project p = mixtral64("dgx-b200");
+        const Hardware base = hardware_of(p);
+        Hardware slow = base;
+        Profile pr;
+        pr.network = 0.5;
+        apply_profile(pr, slow);
+        QVERIFY(slow.network && slow.network != base.network);
+        QCOMPARE(slow.network->scale_out()->nic_gbit, base.network->scale_out()->nic_gbit / 2);
+        QCOMPARE(slow.network->domain().link_gbps, base.network->domain().link_gbps);
+        const Estimate eb = estimate_project(p, base), es = estimate_project(p, slow);
+        QCOMPARE(es.config.link[kEp].fabric->nic_gbps, eb.config.link[kEp].fabric->nic_gbps / 2);
+        QVERIFY(es.time.step_s > eb.time.step_s);
     }
 
     // Pinned against a published bandwidth: an 8-GPU tensor-parallel group on two GB200 trays.
