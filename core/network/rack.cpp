@@ -13,8 +13,10 @@ RackShape rack_shape(const System& s) {
     return r;
 }
 
+bool rack_replaces(const Cluster& c, const System& s) { return c.system != s.id && !c.nodes.empty(); }
+
 RackAdded add_rack(Cluster& c, const System& s) {
-    const bool replaced = c.system != s.id && !c.nodes.empty();
+    const bool replaced = rack_replaces(c, s);
     if (c.system != s.id) {
         c.nodes.clear();
         c.network.tiers.clear();

@@ -19,6 +19,10 @@ RackShape rack_shape(const System& s);
 
 enum class RackAdded { Appended, Replaced };
 
+// Whether add_rack would replace the cluster's nodes rather than append (a cluster of another
+// system, or of none, with nodes).
+bool rack_replaces(const Cluster& c, const System& s);
+
 // Adds one rack of catalog system `s` to the cluster and names the system (cluster.system). A
 // cluster already of that system gets the rack after its nodes (its own tiers, if any, stay);
 // any other cluster's nodes are replaced (a cluster is one system) and its explicit network

@@ -58,6 +58,7 @@ private slots:
         }
         QCOMPARE(c.nodes[0].name, std::string("rack0-tray0"));
         QCOMPARE(c.nodes[17].name, std::string("rack0-tray17"));
+        QVERIFY(!rack_replaces(c, s));
         QCOMPARE(add_rack(c, s), RackAdded::Appended);
         QCOMPARE(c.world_size(), 144);
         QCOMPARE(c.nodes[18].name, std::string("rack1-tray0"));
@@ -76,6 +77,7 @@ private slots:
         Cluster c = nodesOf({8, 8}, "h100-sxm");
         c.network.tiers = find_system("dgx-h100")->tiers;   // as an imported topology leaves them
         c.rank_order.push_back({1, 0});
+        QVERIFY(rack_replaces(c, *find_system("gb200-nvl72")));
         QCOMPARE(add_rack(c, *find_system("gb200-nvl72")), RackAdded::Replaced);
         QCOMPARE(c.world_size(), 72);
         QVERIFY(c.network.tiers.empty());
