@@ -827,12 +827,13 @@ void ClusterCanvas::layoutDomains(const QSizeF& cell, double gap) {
                               1, count);
     for (int d = 0; d < count; ++d) {
         const auto& b = domains_[static_cast<std::size_t>(d)];
-        const double x0 = (d % oc) * (block.width() + apart), y0 = (d / oc) * (block.height() + apart);
+        const int col = d % oc, row = d / oc;   // the domain's place in the grid of domains
+        const double x0 = col * (block.width() + apart), y0 = row * (block.height() + apart);
         for (int k = 0; k < b.nodes; ++k) {
-            const auto n = static_cast<std::size_t>(b.first_node + k);
+            const std::size_t n = static_cast<std::size_t>(b.first_node) + static_cast<std::size_t>(k);
             if (n >= nodes_.size()) break;
-            nodes_[n]->setPos(x0 + pad + (k % ic) * (cell.width() + gap),
-                              y0 + head + pad + (k / ic) * (cell.height() + gap));
+            const int kc = k % ic, kr = k / ic;   // the node's place inside its domain
+            nodes_[n]->setPos(x0 + pad + kc * (cell.width() + gap), y0 + head + pad + kr * (cell.height() + gap));
         }
     }
     const int orows = (count + oc - 1) / oc;
@@ -877,7 +878,8 @@ void ClusterCanvas::updateDomainItem() {
             std::vector<int> of(cluster.nodes.size(), 0);
             if (t.gpus > 0)
                 for (const auto& b : paraplan::network::node_blocks(cluster, t.gpus))
-                    for (int k = 0; k < b.nodes; ++k) of[static_cast<std::size_t>(b.first_node + k)] = b.index;
+                    for (int k = 0; k < b.nodes; ++k)
+                        of[static_cast<std::size_t>(b.first_node) + static_cast<std::size_t>(k)] = b.index;
             switches.emplace_back(&t, std::move(of));
         }
         for (const auto& b : domains_) {
@@ -886,7 +888,8 @@ void ClusterCanvas::updateDomainItem() {
             d.firstNode = b.first_node;
             d.nodes = b.nodes;
             for (int k = 0; k < b.nodes; ++k)
-                d.rect |= nodes_[static_cast<std::size_t>(b.first_node + k)]->sceneBoundingRect();
+                d.rect |=
+                    nodes_[static_cast<std::size_t>(b.first_node) + static_cast<std::size_t>(k)]->sceneBoundingRect();
             d.rect.adjust(-DomainsItem::kPad, -DomainsItem::kPad - DomainsItem::kHeader, DomainsItem::kPad,
                           DomainsItem::kPad);
             const QString gpus = b.gpus == up.domain_gpus ? tr("%1 GPUs").arg(b.gpus)
