@@ -529,7 +529,7 @@ void ClusterCanvas::clearGroupSelection() {
 
 int ClusterCanvas::crossingLinks() const {
     int n = 0;
-    for (const auto& l : links_->links()) n += l.crossesNodes;
+    for (const auto& l : links_->links()) n += l.leavesDomain;
     return n;
 }
 

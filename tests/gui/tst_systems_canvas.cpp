@@ -182,8 +182,8 @@ private slots:
             for (const auto& l : links->links()) {
                 const int a = domainAt(c->domainsItem(), l.line.p1()), b = domainAt(c->domainsItem(), l.line.p2());
                 QVERIFY(a >= 0 && b >= 0);
-                QCOMPARE(l.crossesNodes, a != b);
-                dashed += l.crossesNodes;
+                QCOMPARE(l.leavesDomain, a != b);
+                dashed += l.leavesDomain;
                 if (a == b && nodeAt(c, l.line.p1()) != nodeAt(c, l.line.p2())) ++insideAcrossNodes;
             }
             QCOMPARE(c->crossingLinks(), dashed);
