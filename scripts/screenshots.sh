@@ -77,6 +77,11 @@ log "Rendering docs/images"
 # --- README and user guide: the window and each view -----------------------------------
 shot main-window "${EX70[@]}" --size 1600x1000
 shot view-canvas "${EX70[@]}" --view canvas --grab-view --size 1100x560 --colour pp --select-rank 3
+# --- Describing a real cluster (docs/real-cluster.md): NVL72 racks and their NVLink domains ----
+NVL72=(--project "$ROOT/docs/projects/gb200-nvl72-rack.paraplan.json")
+NVL72X2=(--project "$ROOT/docs/projects/gb200-nvl72-2racks.paraplan.json")
+shot canvas-nvl72-rack "${NVL72[@]}" --view canvas --grab-view --size 1200x820 --colour tp --select-rank 0
+shot canvas-nvl72-two-racks "${NVL72X2[@]}" --view canvas --grab-view --size 1400x760 --colour pp --select-rank 5
 shot view-layout "${EX70[@]}" --view layout --grab-view --size 470x900
 shot view-explain "${EX70[@]}" --view explain --grab-view --size 460x560
 shot view-diagnostics "${EX70[@]}" --set /layout/tp=3 --view diagnostics --grab-view --size 1400x290

@@ -12,8 +12,8 @@
 
 namespace {
 bool ours(const QMimeData* m) {
-    return m->hasFormat(clustermime::kNodeTemplate) || m->hasFormat(clustermime::kGpuType) ||
-           m->hasFormat(clustermime::kGpu) || m->hasFormat(clustermime::kNode);
+    return m->hasFormat(clustermime::kSystem) || m->hasFormat(clustermime::kNodeTemplate) ||
+           m->hasFormat(clustermime::kGpuType) || m->hasFormat(clustermime::kGpu) || m->hasFormat(clustermime::kNode);
 }
 }   // namespace
 
@@ -63,7 +63,8 @@ void CanvasView::dragMoveEvent(QDragMoveEvent* e) {
         return;
     }
     // Templates drop anywhere; a moved node drops on a node (its new place) or after the last.
-    const bool anywhere = e->mimeData()->hasFormat(clustermime::kNodeTemplate);
+    const bool anywhere = e->mimeData()->hasFormat(clustermime::kNodeTemplate) ||
+                          e->mimeData()->hasFormat(clustermime::kSystem);
     const bool needsNode = !anywhere && !e->mimeData()->hasFormat(clustermime::kNode);
     NodeItem* n = nodeAt(e->position().toPoint());
     setDropTarget(anywhere ? nullptr : n);

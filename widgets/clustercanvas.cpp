@@ -8,6 +8,11 @@
 #include "clustermime.h"
 #include "clusteroverviewitem.h"
 #include "clusterpalette.h"
+#include "domainsitem.h"
+#include "network/fabric.h"
+#include "network/group.h"
+#include "network/rack.h"
+#include "network/systems.h"
 #include "gotobar.h"
 #include "grouplinksitem.h"
 #include "nodeitem.h"
@@ -127,6 +132,9 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     // by child when near (culling each by its rectangle) and skips whole when far; a BSP tree
     // would only add a walk over every node's leaf entries to each far repaint.
     scene_->setItemIndexMethod(QGraphicsScene::NoIndex);
+    domainsItem_ = new DomainsItem;
+    domainsItem_->setZValue(-1);   // behind the nodes
+    scene_->addItem(domainsItem_);
     links_ = new GroupLinksItem;
     links_->setZValue(10);
     scene_->addItem(links_);
@@ -199,7 +207,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     connect(addNode_, &QAction::triggered, this, [this] { addNodeFromPalette(); });
     // Enter (or a double click) on a node template adds it: the palette works from the keyboard.
     connect(palette_, &QListWidget::itemActivated, this, [this] {
-        if (palette_->currentTemplate()) addNodeFromPalette();
+        if (palette_->currentTemplate() || !palette_->currentSystem().isEmpty()) addNodeFromPalette();
     });
     connect(duplicate_, &QAction::triggered, this, [this] { duplicateNodes(selectedNodes()); });
     connect(rename_, &QAction::triggered, this, [this] {
@@ -232,6 +240,7 @@ ClusterCanvas::~ClusterCanvas() {
 QList<QAction*> ClusterCanvas::editActions() const { return {addNode_, duplicate_, rename_, host_, delete_}; }
 
 bool ClusterCanvas::addNodeFromPalette() {
+    if (const QString sys = palette_->currentSystem(); !sys.isEmpty()) return addSystem(sys);
     if (const auto t = palette_->currentTemplate()) return addNode(t->first, t->second);
     const auto& nodes = editor_->project().cluster.nodes;
     if (!nodes.empty()) return addNode(QString::fromStdString(nodes.back().gpu), nodes.back().gpus);
@@ -268,6 +277,24 @@ bool ClusterCanvas::addNode(const QString& gpu, int gpus) {
         p.cluster.nodes.push_back(n);
         p.cluster.rank_order.clear();   // explicit rank order no longer covers every GPU
     });
+}
+
+bool ClusterCanvas::addSystem(const QString& id) {
+    const paraplan::network::System* s = paraplan::network::find_system(id.toStdString());
+    if (!s) {
+        emit message(tr("There is no system %1 in the systems catalog.").arg(id));
+        return false;
+    }
+    const auto shape = paraplan::network::rack_shape(*s);
+    const QString what =
+        shape.nodes > 1
+            ? tr("%1 rack (%2 × %3 GPUs)").arg(QString::fromStdString(s->id)).arg(shape.nodes).arg(shape.gpus_per_node)
+            : tr("%1 node (%2 GPUs)").arg(QString::fromStdString(s->id)).arg(shape.gpus());
+    const QString label = paraplan::network::rack_replaces(editor_->project().cluster, *s)
+                              ? tr("Replace the cluster with a %1").arg(what)
+                              : tr("Add a %1").arg(what);
+    fitPending_ = true;
+    return run(label, [s](Project& p) { paraplan::network::add_rack(p.cluster, *s); });
 }
 
 bool ClusterCanvas::addGpu(int node, const QString& gpu) {
@@ -502,7 +529,7 @@ void ClusterCanvas::clearGroupSelection() {
 
 int ClusterCanvas::crossingLinks() const {
     int n = 0;
-    for (const auto& l : links_->links()) n += l.crossesNodes;
+    for (const auto& l : links_->links()) n += l.leavesDomain;
     return n;
 }
 
@@ -525,22 +552,41 @@ void ClusterCanvas::updateLinks() {
             nodeOf[i] = s.node;
         }
         const std::size_t k = groupMembers_.size();
+        // Where a domain holds several nodes a link leaves it when its two ends lie in two
+        // domains (group_shape of the pair), else when they lie on two nodes.
+        const bool byDomain = !domains_.empty() && system_;
         for (std::size_t i = 0; k > 1 && i < k; ++i) {
             const std::size_t j = (i + 1) % k;
             if (j == 0 && k == 2) break;   // two members: one link
-            links.push_back({QLineF(centre[i], centre[j]), nodeOf[i] != nodeOf[j]});
+            bool leaves = nodeOf[i] != nodeOf[j];
+            if (byDomain && nodeOf[i] >= 0 && nodeOf[j] >= 0 && nodeOf[i] < static_cast<int>(offsets_.size()) &&
+                nodeOf[j] < static_cast<int>(offsets_.size())) {
+                const std::vector<int> pair = {groupMembers_[i], groupMembers_[j]};
+                leaves = paraplan::network::group_shape(*system_, offsets_, m.placement, pair).domains > 1;
+            }
+            links.push_back({QLineF(centre[i], centre[j]), leaves});
         }
         const auto span = m.group_span(
             kind.toStdString(), m.group_set(kind.toStdString())->group_index[static_cast<std::size_t>(groupRank_)]);
         QStringList ranks;
         for (std::size_t i = 0; i < groupMembers_.size() && i < 16; ++i) ranks << QString::number(groupMembers_[i]);
         if (groupMembers_.size() > 16) ranks << QStringLiteral("…");
+        bool leaves = false;
+        const QString tiers = tierCrossing(groupMembers_, &leaves);
+        QString crossing;
+        if (!tiers.isEmpty()) {
+            // Domains of several nodes: what is slow is leaving the domain, not the node.
+            crossing = leaves ? tr(" · <span style='color:%1'>%2 (dashed links)</span>")
+                                    .arg(theme::errorColor(palette()).name(), tiers.toHtmlEscaped())
+                              : QStringLiteral(" · ") + tiers.toHtmlEscaped();
+        } else if (span.crosses_nodes) {
+            crossing = tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
+                           .arg(theme::errorColor(palette()).name());
+        }
         info_->setText(tr("<b>%1 group</b> of rank %2: [%3] · %4%5")
                            .arg(kind, QString::number(groupRank_), ranks.join(QStringLiteral(", ")),
                                 span.nodes_spanned == 1 ? tr("1 node") : tr("%1 nodes").arg(span.nodes_spanned),
-                                span.crosses_nodes ? tr(" · <span style='color:%1'>crosses nodes (dashed links)</span>")
-                                                         .arg(theme::errorColor(palette()).name())
-                                                   : QString()));
+                                crossing));
     }
     links_->setLinks(std::move(links));
     // The members' tiles are marked in the canvas's tiles (the node items follow when painted).
@@ -560,6 +606,8 @@ void ClusterCanvas::updateLinks() {
 }
 
 bool ClusterCanvas::handleDrop(const QMimeData* mime, NodeItem* target) {
+    if (mime->hasFormat(clustermime::kSystem))
+        return addSystem(payload(mime, clustermime::kSystem).value(QStringLiteral("system")).toString());
     if (mime->hasFormat(clustermime::kNodeTemplate)) {
         const QJsonObject o = payload(mime, clustermime::kNodeTemplate);
         fitPending_ = true;
@@ -699,7 +747,24 @@ void ClusterCanvas::refresh() {
     }
     selectedNames_ = std::move(kept);
     refreshing_ = false;
+    // The scale-up domains, outlined where one holds several nodes (an NVL72 rack of trays).
+    std::vector<paraplan::network::NodeBlock> blocks;
+    system_.reset();
+    try {
+        if (!nodes.empty()) system_ = paraplan::network::system_of(p.cluster);
+    } catch (const std::exception&) {
+        // An unknown GPU, or nodes of another GPU than the system's: Diagnostics says so.
+    }
+    if (system_ && paraplan::network::domains_span_nodes(*system_, p.cluster))
+        blocks = paraplan::network::node_blocks(p.cluster, system_->domain().domain_gpus);
+    offsets_ = paraplan::network::node_offsets(p.cluster);
+    const auto sameBlock = [](const paraplan::network::NodeBlock& a, const paraplan::network::NodeBlock& b) {
+        return a.first_node == b.first_node && a.nodes == b.nodes;
+    };
+    geometry = geometry || !std::equal(blocks.begin(), blocks.end(), domains_.begin(), domains_.end(), sameBlock);
+    domains_ = std::move(blocks);
     if (geometry || !laidOut_) layoutNodes();
+    else updateDomainItem();
     view_->viewport()->update();   // the node items on screen repaint from the new tiles
     if (nodes.empty())
         info_->setText(
@@ -730,6 +795,8 @@ void ClusterCanvas::layoutNodes() {
     QSizeF cell(0, 0);
     for (NodeItem* n : nodes_) cell = cell.expandedTo(n->boundingRect().size());
     const double gap = 18;
+    if (!domains_.empty()) return layoutDomains(cell, gap);
+    updateDomainItem();
     const double aspect = view_->width() > 0 && view_->height() > 0 ? double(view_->width()) / view_->height() : 1.6;
     const int count = static_cast<int>(nodes_.size());
     int cols = std::max(1, static_cast<int>(std::ceil(std::sqrt(count * aspect * cell.height() / cell.width()))));
@@ -741,6 +808,132 @@ void ClusterCanvas::layoutNodes() {
     const int rows = (count + cols - 1) / cols;
     scene_->setSceneRect(-gap, -gap, cols * (cell.width() + gap) + gap, rows * (cell.height() + gap) + gap);
     overview_->setNodes(&nodes_);
+}
+
+// Each scale-up domain's nodes in a grid of their own inside its outline, the domains in a grid
+// whose shape follows the view's aspect ratio (one domain alone takes the view's shape).
+void ClusterCanvas::layoutDomains(const QSizeF& cell, double gap) {
+    const double pad = DomainsItem::kPad, head = DomainsItem::kHeader, apart = 2 * gap;
+    const double aspect = view_->width() > 0 && view_->height() > 0 ? double(view_->width()) / view_->height() : 1.6;
+    int most = 1;
+    for (const auto& b : domains_) most = std::max(most, b.nodes);
+    const int count = static_cast<int>(domains_.size());
+    const double inner = count == 1 ? aspect : 1.0;
+    const int ic = std::clamp(static_cast<int>(std::ceil(std::sqrt(most * inner * cell.height() / cell.width()))), 1,
+                              most);
+    const int ir = (most + ic - 1) / ic;
+    const QSizeF block(ic * (cell.width() + gap) - gap + 2 * pad, head + ir * (cell.height() + gap) - gap + 2 * pad);
+    const int oc = std::clamp(static_cast<int>(std::ceil(std::sqrt(count * aspect * block.height() / block.width()))),
+                              1, count);
+    for (int d = 0; d < count; ++d) {
+        const auto& b = domains_[static_cast<std::size_t>(d)];
+        const int col = d % oc, row = d / oc;   // the domain's place in the grid of domains
+        const double x0 = col * (block.width() + apart), y0 = row * (block.height() + apart);
+        for (int k = 0; k < b.nodes; ++k) {
+            const std::size_t n = static_cast<std::size_t>(b.first_node) + static_cast<std::size_t>(k);
+            if (n >= nodes_.size()) break;
+            const int kc = k % ic, kr = k / ic;   // the node's place inside its domain
+            nodes_[n]->setPos(x0 + pad + kc * (cell.width() + gap), y0 + head + pad + kr * (cell.height() + gap));
+        }
+    }
+    const int orows = (count + oc - 1) / oc;
+    scene_->setSceneRect(-gap, -gap, oc * (block.width() + apart) - apart + 2 * gap,
+                         orows * (block.height() + apart) - apart + 2 * gap);
+    overview_->setNodes(&nodes_);
+    updateDomainItem();
+}
+
+namespace {
+QString tierKindName(paraplan::network::TierKind k) {
+    using paraplan::network::TierKind;
+    switch (k) {
+    case TierKind::NvLink: return QStringLiteral("NVLink");
+    case TierKind::Xgmi: return QStringLiteral("xGMI");
+    case TierKind::Pcie: return QStringLiteral("PCIe");
+    case TierKind::ScaleOut: return QStringLiteral("scale-out");
+    case TierKind::Switch: return QStringLiteral("switch");
+    }
+    return {};
+}
+}   // namespace
+
+void ClusterCanvas::updateDomainItem() {
+    std::vector<DomainsItem::Domain> out;
+    const auto& project = tiles_->project;
+    if (system_ && !domains_.empty() && project) {
+        using paraplan::network::TierKind;
+        const auto& cluster = project->cluster;
+        const auto& up = system_->domain();
+        // Which group of each switch tier every node lies in (the tier's blocks of GPUs).
+        QStringList outward;
+        if (const auto* net = system_->scale_out())
+            outward << tr("%1 %2 × %3 Gbit/s per GPU, %4 rails")
+                           .arg(QString::fromStdString(net->name))
+                           .arg(net->nics_per_gpu)
+                           .arg(net->nic_gbit)
+                           .arg(net->rails);
+        std::vector<std::pair<const paraplan::network::Tier*, std::vector<int>>> switches;
+        for (const auto& t : system_->tiers) {
+            if (t.kind != TierKind::Switch) continue;
+            std::vector<int> of(cluster.nodes.size(), 0);
+            if (t.gpus > 0)
+                for (const auto& b : paraplan::network::node_blocks(cluster, t.gpus))
+                    for (int k = 0; k < b.nodes; ++k)
+                        of[static_cast<std::size_t>(b.first_node) + static_cast<std::size_t>(k)] = b.index;
+            switches.emplace_back(&t, std::move(of));
+        }
+        for (const auto& b : domains_) {
+            if (b.first_node + b.nodes > static_cast<int>(nodes_.size())) break;
+            DomainsItem::Domain d;
+            d.firstNode = b.first_node;
+            d.nodes = b.nodes;
+            for (int k = 0; k < b.nodes; ++k)
+                d.rect |=
+                    nodes_[static_cast<std::size_t>(b.first_node) + static_cast<std::size_t>(k)]->sceneBoundingRect();
+            d.rect.adjust(-DomainsItem::kPad, -DomainsItem::kPad - DomainsItem::kHeader, DomainsItem::kPad,
+                          DomainsItem::kPad);
+            const QString gpus = b.gpus == up.domain_gpus ? tr("%1 GPUs").arg(b.gpus)
+                                                          : tr("%1 of %2 GPUs").arg(b.gpus).arg(up.domain_gpus);
+            d.title = tr("%1 domain %2 · %3 · %4 · %5 %6 GB/s per GPU each way%7%8")
+                          .arg(tierKindName(up.kind))
+                          .arg(b.index)
+                          .arg(gpus, wording::count(b.nodes, tr("1 node"), tr("%1 nodes")),
+                               QString::fromStdString(up.generation))
+                          .arg(up.gpu_gbps())
+                          .arg(up.reduction == "nvls" ? tr(" · NVLink SHARP") : QString(),
+                               b.straddles ? tr(" · its last node runs into the next domain") : QString());
+            QStringList line = outward;
+            for (const auto& [t, of] : switches)
+                line << (t->gpus > 0 ? tr("%1 %2 (%3 GPUs)")
+                                           .arg(QString::fromStdString(t->name))
+                                           .arg(of[static_cast<std::size_t>(b.first_node)])
+                                           .arg(t->gpus)
+                                     : tr("%1 (all GPUs)").arg(QString::fromStdString(t->name)));
+            d.tiers = tr("Outwards: %1").arg(line.join(QStringLiteral(" → ")));
+            out.push_back(std::move(d));
+        }
+    }
+    domainsItem_->setDomains(std::move(out));
+}
+
+QString ClusterCanvas::tierCrossing(const std::vector<int>& members, bool* leaves) const {
+    if (leaves) *leaves = false;
+    const auto& m = editor_->rankMap();
+    if (!system_ || domains_.empty() || members.empty() || !m.valid()) return {};
+    for (int r : members) {
+        if (r < 0 || r >= static_cast<int>(m.placement.size())) return {};
+        const auto& s = m.placement[static_cast<std::size_t>(r)];
+        if (s.node < 0 || s.node >= static_cast<int>(offsets_.size())) return {};
+    }
+    const auto shape = paraplan::network::group_shape(*system_, offsets_, m.placement, members);
+    const QString kind = tierKindName(system_->domain().kind);
+    if (shape.domains <= 1) return tr("inside one %1 domain").arg(kind);
+    if (leaves) *leaves = true;
+    QStringList tiers;
+    if (const auto* net = system_->scale_out()) tiers << QString::fromStdString(net->name);
+    for (const auto* t : paraplan::network::switch_tiers_crossed(*system_, shape.span_gpus))
+        tiers << QString::fromStdString(t->name);
+    return tr("crosses %1 %2 domains over %3").arg(shape.domains).arg(kind, tiers.join(QStringLiteral(" → ")));
 }
 
 void ClusterCanvas::requestFit() {
@@ -893,9 +1086,12 @@ QString ClusterCanvas::tileToolTip(int nodeIndex, int local) const {
                 for (std::size_t i = 0; i < members.size() && i < 12; ++i) ms << QString::number(members[i]);
                 if (members.size() > 12) ms << QStringLiteral("…");
                 const auto span = m.group_span(kind, set.group_index[static_cast<std::size_t>(t.rank)]);
+                const QString tiers = tierCrossing(std::vector<int>(members.begin(), members.end()));
                 text += tr("<br>%1 group: [%2]%3")
                             .arg(QString::fromStdString(kind), ms.join(QStringLiteral(", ")),
-                                 span.crosses_nodes ? tr(" · crosses nodes") : QString());
+                                 !tiers.isEmpty()     ? QStringLiteral(" · ") + tiers.toHtmlEscaped()
+                                 : span.crosses_nodes ? tr(" · crosses nodes")
+                                                      : QString());
             }
         }
         text += tr("<br><i>Click to highlight its %1 group.</i>").arg(groupKind());

@@ -4,6 +4,8 @@
 // host) go to the ProjectEditor as named undo steps.
 #include "canvasview.h"
 #include "heatmap.h"
+#include "network/domains.h"
+#include "network/system.h"
 
 #include <QWidget>
 
@@ -23,6 +25,7 @@ class CanvasMinimap;
 struct CanvasTiles;
 class ClusterOverviewItem;
 class ClusterPalette;
+class DomainsItem;
 class NodeLayerItem;
 class GoToBar;
 class GroupLinksItem;
@@ -53,6 +56,9 @@ public:
     // template, else like the last node, else the palette's first template. The path to a first
     // node for people who do not drag.
     bool addNodeFromPalette();
+    // One rack (scale-up domain) of a systems-catalog system (network::add_rack): appended to a
+    // cluster of that system, else replacing the cluster; one undo step either way.
+    bool addSystem(const QString& id);
     bool addGpu(int node, const QString& gpu);
     bool moveGpu(int fromNode, int toNode);
     // Moves node `from` to place `to` in the node order (which is the order ranks fill nodes in).
@@ -71,7 +77,14 @@ public:
     void selectGroupOf(int rank);
     void clearGroupSelection();
     const std::vector<int>& selectedGroup() const { return groupMembers_; }
-    int crossingLinks() const;   // links of the selected group that leave a node
+    // Links of the selected group that leave their scale-up domain: their node, or the domain
+    // outlined around several nodes (an NVL72 rack) where the system's domain spans nodes.
+    int crossingLinks() const;
+
+    // The outlines of the scale-up domains (drawn when one holds more than one node).
+    DomainsItem* domainsItem() const { return domainsItem_; }
+    // The system the cluster runs on (network::system_of); nullopt when it has none (no nodes).
+    const std::optional<paraplan::network::System>& system() const { return system_; }
 
     // Live overlay of a running job (GPU utilization and memory per rank). The first one
     // switches "Colour by" to utilization; clearing it returns to the layout axis.
@@ -130,6 +143,11 @@ private:
     void sizePalette();
     bool run(const QString& label, const std::function<void(paraplan::Project&)>& fn);
     void layoutNodes();
+    void layoutDomains(const QSizeF& cell, double gap);
+    void updateDomainItem();
+    // Where the members of a group lie on the system's tiers: "inside one NVLink domain", or the
+    // domains and tiers it crosses (from network::group_shape); empty without domains drawn.
+    QString tierCrossing(const std::vector<int>& members, bool* leaves = nullptr) const;
     void centreOn(const QPointF& scenePos);
     void syncDetail();
     void showTileTip(NodeItem* node, int local, const QPoint& globalPos);
@@ -160,7 +178,11 @@ private:
     QString fallbackNote_;
     QString preferredAxis_ = QStringLiteral("tp");   // the user's choice, kept across edits
     GroupLinksItem* links_ = nullptr;
-    int groupRank_ = -1;   // rank whose group is selected (-1: none)
+    DomainsItem* domainsItem_ = nullptr;
+    std::optional<paraplan::network::System> system_;
+    std::vector<paraplan::network::NodeBlock> domains_;   // empty: a domain is a node, none drawn
+    std::vector<int> offsets_;                            // network::node_offsets of the cluster
+    int groupRank_ = -1;                                  // rank whose group is selected (-1: none)
     std::vector<int> groupMembers_;
     LiveOverlay live_;
     QString layoutAxis_ = QStringLiteral("tp");   // the last layout axis chosen (restored after a job)

@@ -2,6 +2,8 @@
 
 #include "catalog/catalog.h"
 #include "clustermime.h"
+#include "network/rack.h"
+#include "network/systems.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,6 +11,8 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QScrollBar>
+
+#include <algorithm>
 
 namespace {
 constexpr int kMimeRole = Qt::UserRole + 1;
@@ -45,7 +49,9 @@ ClusterPalette::ClusterPalette(QWidget* parent) : QListWidget(parent) {
     setSelectionMode(QAbstractItemView::SingleSelection);
     setIconSize(QSize(24, 24));
     setSpacing(1);
-    setToolTip(tr("Drag a node template onto the canvas to add a node, or a single GPU onto a node to add it there."));
+    setToolTip(
+        tr("Drag a system onto the canvas to add one of its racks, a node template to add a node, or a "
+           "single GPU onto a node to add it there."));
     QFont head = font();
     head.setBold(true);
     auto section = [&](const QString& text) {
@@ -53,6 +59,31 @@ ClusterPalette::ClusterPalette(QWidget* parent) : QListWidget(parent) {
         it->setFlags(Qt::NoItemFlags);
         it->setFont(head);
     };
+    section(tr("Systems"));
+    for (const auto& sys : paraplan::network::systems()) {
+        const auto shape = paraplan::network::rack_shape(sys);
+        const auto& d = sys.domain();
+        const QString id = QString::fromStdString(sys.id);
+        auto* it = new QListWidgetItem(
+            shape.nodes > 1 ? tr("%1 (%2 × %3)").arg(id).arg(shape.nodes).arg(shape.gpus_per_node) : id, this);
+        it->setIcon(chipIcon(std::min(shape.gpus(), 16), QColor(0xCC, 0x79, 0xA7)));
+        it->setData(kMimeRole, clustermime::kSystem);
+        it->setData(kPayloadRole,
+                    QJsonDocument(QJsonObject{{QStringLiteral("system"), id}}).toJson(QJsonDocument::Compact));
+        const QString rack = shape.nodes > 1
+                                 ? tr("one rack: %1 nodes (trays) of %2 %3 GPUs in one %4-GPU %5 domain")
+                                       .arg(shape.nodes)
+                                       .arg(shape.gpus_per_node)
+                                       .arg(QString::fromStdString(sys.gpu))
+                                       .arg(d.domain_gpus)
+                                       .arg(QString::fromStdString(d.generation))
+                                 : tr("one node of %1 %2 GPUs (%3)")
+                                       .arg(shape.gpus_per_node)
+                                       .arg(QString::fromStdString(sys.gpu), QString::fromStdString(d.generation));
+        it->setToolTip(tr("<b>%1</b><br>Adds %2, and makes the cluster this system (its network tiers). Dropped on "
+                          "a cluster of another system, it replaces that cluster (Ctrl+Z undoes it).")
+                           .arg(QString::fromStdString(sys.name).toHtmlEscaped(), rack));
+    }
     section(tr("Node templates"));
     for (const auto& g : paraplan::catalog::gpus()) {
         for (int n : {8, 4}) {
@@ -88,13 +119,24 @@ QSize ClusterPalette::sizeHint() const {
     return {width, QListWidget::sizeHint().height()};
 }
 
-QStringList ClusterPalette::mimeTypes() const { return {clustermime::kNodeTemplate, clustermime::kGpuType}; }
+QStringList ClusterPalette::mimeTypes() const {
+    return {clustermime::kSystem, clustermime::kNodeTemplate, clustermime::kGpuType};
+}
 
 QMimeData* ClusterPalette::mimeData(const QList<QListWidgetItem*>& items) const {
     if (items.isEmpty() || !items.front()->data(kMimeRole).isValid()) return nullptr;
     auto* mime = new QMimeData;
     mime->setData(items.front()->data(kMimeRole).toString(), items.front()->data(kPayloadRole).toByteArray());
     return mime;
+}
+
+QString ClusterPalette::currentSystem() const {
+    const QListWidgetItem* it = currentItem();
+    if (!it || it->data(kMimeRole).toString() != clustermime::kSystem) return {};
+    return QJsonDocument::fromJson(it->data(kPayloadRole).toByteArray())
+        .object()
+        .value(QStringLiteral("system"))
+        .toString();
 }
 
 std::optional<std::pair<QString, int>> ClusterPalette::currentTemplate() const {

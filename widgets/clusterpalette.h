@@ -1,6 +1,6 @@
 #pragma once
-// The palette beside the cluster canvas: node templates and single GPUs of every
-// catalog GPU type, to drag onto the canvas.
+// The palette beside the cluster canvas: the systems catalog's systems (one rack each), node
+// templates and single GPUs of every catalog GPU type, to drag onto the canvas.
 #include <QListWidget>
 
 #include <optional>
@@ -14,6 +14,8 @@ public:
     QSize sizeHint() const override;
     // The node template of the current item ({gpu, gpus}); nullopt when a GPU or a heading is current.
     std::optional<std::pair<QString, int>> currentTemplate() const;
+    // The systems-catalog id of the current item; empty unless a system is current.
+    QString currentSystem() const;
 
 protected:
     QMimeData* mimeData(const QList<QListWidgetItem*>& items) const override;

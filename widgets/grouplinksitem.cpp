@@ -16,11 +16,11 @@ void GroupLinksItem::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget
     // before, the view does not save painter state) would fill into a blob over the tiles.
     p->setBrush(Qt::NoBrush);
     for (const auto& l : links_) {
-        QColor c = l.crossesNodes ? theme::errorColor(pal) : pal.color(QPalette::Highlight);
+        QColor c = l.leavesDomain ? theme::errorColor(pal) : pal.color(QPalette::Highlight);
         c.setAlphaF(0.8f);   // the tile labels under a link stay readable
-        QPen pen(c, l.crossesNodes ? 2.5 : 2);
+        QPen pen(c, l.leavesDomain ? 2.5 : 2);
         pen.setCosmetic(true);
-        if (l.crossesNodes) pen.setStyle(Qt::DashLine);
+        if (l.leavesDomain) pen.setStyle(Qt::DashLine);
         p->setPen(pen);
         // A gentle arc so links between tiles of one row stay visible.
         QPainterPath path(l.line.p1());

@@ -1,7 +1,8 @@
 #pragma once
 // The links of the selected process group, drawn over the nodes: solid inside a
-// node, dashed and in the warning colour where a link leaves its node (those go
-// over the slower inter-node network).
+// scale-up domain, dashed and in the warning colour where a link leaves it (those go
+// over the slower scale-out network). The domain is the node, or where the system's
+// domain holds several nodes (an NVL72 rack) the outlined group of nodes.
 #include <QGraphicsItem>
 #include <QLineF>
 
@@ -11,7 +12,7 @@ class GroupLinksItem : public QGraphicsItem {
 public:
     struct Link {
         QLineF line;
-        bool crossesNodes;
+        bool leavesDomain;   // its ends lie in two scale-up domains
     };
     void setLinks(std::vector<Link> links) {
         prepareGeometryChange();

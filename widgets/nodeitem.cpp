@@ -14,6 +14,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMimeData>
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QWidget>
@@ -161,13 +162,18 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
         p->setPen(pal.color(QPalette::WindowText));
         const QRectF head(gripRect().right() + 4, 2, size_.width() - gripRect().right() - 4 - kPad, kHeader - 4);
         p->drawText(head, Qt::AlignLeft | Qt::AlignVCenter, title_);
+        const qreal titleWidth = QFontMetricsF(f).horizontalAdvance(title_);
         f.setBold(false);
         f.setPointSizeF(8);
         p->setFont(f);
         QColor sub = pal.color(QPalette::WindowText);
         sub.setAlphaF(0.65f);
         p->setPen(sub);
-        p->drawText(head, Qt::AlignRight | Qt::AlignVCenter, subtitle_);
+        // The host and GPU fill what the name leaves (a 4-GPU node is narrow): never over the name.
+        const qreal room = head.width() - titleWidth - 8;
+        if (room > 12)
+            p->drawText(head, Qt::AlignRight | Qt::AlignVCenter,
+                        QFontMetricsF(f).elidedText(subtitle_, Qt::ElideRight, room));
     }
 
     // Tiles: group colour, rank, coordinates.

@@ -36,24 +36,30 @@ CompCap cap_of(const Tier& t) {
     return CompCap::Ampere;
 }
 
-// Switch tiers a group of `gpus` crosses: the first (leaf) always once it spans domains, each
-// further one when the group is larger than what the tier below joins. Traffic leaving a tier
-// goes through its uplinks, so the tier below's oversubscription divides the bandwidth.
+// Traffic leaving a switch tier goes through its uplinks, so the oversubscription of each tier
+// below the outermost one crossed divides the bandwidth.
 void switch_tiers(const System& s, int gpus, Fabric& f) {
-    const Tier* below = nullptr;
+    const auto crossed = switch_tiers_crossed(s, gpus);
     double over = 1;
-    for (const auto& t : s.tiers) {
-        if (t.kind != TierKind::Switch) continue;
-        if (below && (below->gpus == 0 || gpus <= below->gpus)) break;
-        f.latency_inter_us += t.latency_us;
-        if (below) over = std::max(over, below->oversubscription);
-        below = &t;
+    for (std::size_t i = 0; i < crossed.size(); ++i) {
+        f.latency_inter_us += crossed[i]->latency_us;
+        if (i > 0) over = std::max(over, crossed[i - 1]->oversubscription);
     }
     f.nic_gbps /= over;
     f.bw_inter /= over;
 }
 
 }   // namespace
+
+std::vector<const Tier*> switch_tiers_crossed(const System& s, int gpus) {
+    std::vector<const Tier*> out;
+    for (const auto& t : s.tiers) {
+        if (t.kind != TierKind::Switch) continue;
+        if (!out.empty() && (out.back()->gpus == 0 || gpus <= out.back()->gpus)) break;
+        out.push_back(&t);
+    }
+    return out;
+}
 
 GroupShape first_gpus(const System& s, int gpus) {
     if (gpus < 1) throw InputError("--gpus", "needs at least one GPU");

@@ -15,6 +15,7 @@
 #include "network/system.h"
 
 #include <string>
+#include <vector>
 
 namespace paraplan::network {
 
@@ -52,6 +53,11 @@ struct GroupShape {
     int ppn = 0;
     int span_gpus = 0;
 };
+
+// The switch tiers, innermost first, that a group spanning `gpus` consecutive GPUs (GroupShape's
+// span_gpus) crosses once it leaves its scale-up domain: the first (leaf) always, each further
+// one when the group is larger than what the tier below joins.
+std::vector<const Tier*> switch_tiers_crossed(const System& s, int gpus);
 
 // The first N GPUs of a system, filling trays, domains, then racks.
 GroupShape first_gpus(const System& s, int gpus);

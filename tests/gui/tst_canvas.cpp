@@ -279,9 +279,9 @@ private slots:
         }));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(w->project().world_size(), 4096);
-        // One item per node plus their layer and the group-links and far-zoom overview overlays:
-        // tiles and text are painted, not items.
-        QCOMPARE(w->canvas()->scene()->items().size(), 512 + 3);
+        // One item per node plus their layer, the group-links and far-zoom overview overlays and
+        // the domain outlines (empty here): tiles and text are painted, not items.
+        QCOMPARE(w->canvas()->scene()->items().size(), 512 + 4);
         QCOMPARE(w->canvas()->nodeItems()[511]->tiles()[7].rank, 4095);
     }
 };
