@@ -53,7 +53,9 @@ public:
             case 0:
                 return k.cross_node ? LinkTrafficView::tr("⚠ node %1 ↔ node %2").arg(k.node_a).arg(k.node_b)
                                     : LinkTrafficView::tr("inside node %1").arg(k.node_a);
-            case 1: return k.cross_node ? LinkTrafficView::tr("network") : LinkTrafficView::tr("NVLink / PCIe");
+            case 1:
+                if (!k.tier.empty()) return QString::fromStdString(k.tier);   // the cluster's tiers
+                return k.cross_node ? LinkTrafficView::tr("network") : LinkTrafficView::tr("NVLink / PCIe");
             case 2: return k.bytes / (1024.0 * 1024 * 1024);
             case 3: return QString::fromLatin1(group_label(k.top_group()));
             case 4: {
@@ -128,12 +130,20 @@ void LinkTrafficView::setPlayback(const StepPlayback* pb, const QString& problem
     }
     // Sized from the rows in view and a bounded number of others (not every link).
     table_->resizeColumnsToContents();
-    summary_->setText(tr("%1 links carry %2 GiB per step; %3 links cross nodes with %4 GiB (%5 %).")
-                          .arg(pb->links.size())
-                          .arg(gib(total))
-                          .arg(crossing)
-                          .arg(gib(cross))
-                          .arg(total > 0 ? 100.0 * cross / total : 0.0, 0, 'f', 1));
+    QString text = tr("%1 links carry %2 GiB per step; %3 links cross nodes with %4 GiB (%5 %).")
+                       .arg(pb->links.size())
+                       .arg(gib(total))
+                       .arg(crossing)
+                       .arg(gib(cross))
+                       .arg(total > 0 ? 100.0 * cross / total : 0.0, 0, 'f', 1);
+    // On the cluster's tiers: what crosses each tier and how busy it keeps it over the step.
+    QStringList tiers;
+    for (const TierTraffic& t : pb->tiers)
+        tiers << tr("%1 %2 GiB (%3 % busy)")
+                     .arg(QString::fromStdString(t.name), gib(t.bytes))
+                     .arg(100.0 * t.utilisation, 0, 'f', 1);
+    if (!tiers.isEmpty()) text += QLatin1Char('\n') + tr("Per tier: %1.").arg(tiers.join(QStringLiteral("; ")));
+    summary_->setText(text);
 }
 
 QString LinkTrafficView::summaryText() const { return summary_->text(); }

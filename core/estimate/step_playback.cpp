@@ -5,6 +5,7 @@
 #include "estimate/comm.h"
 #include "estimate/simulated_pipeline.h"
 #include "estimate/step_flushes.h"
+#include "estimate/tier_traffic.h"
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
 
@@ -437,6 +438,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     for (auto& [key, l] : links) pb.links.push_back(l);
     std::stable_sort(pb.links.begin(), pb.links.end(),
                      [](const LinkTraffic& a, const LinkTraffic& b) { return a.bytes > b.bytes; });
+    if (e.hardware.network) pb.tiers = tier_traffic(p.cluster, *e.hardware.network, pb.step_s, pb.links);
     return pb;
 }
 
@@ -522,7 +524,12 @@ nlohmann::json to_json(const StepPlayback& pb) {
                          {"cross_node", l.cross_node},
                          {"bytes", l.bytes},
                          {"by_group", by}});
+        if (!l.tier.empty()) links.back()["tier"] = l.tier;
     }
+    json tiers = json::array();
+    for (const auto& t : pb.tiers)
+        tiers.push_back(
+            {{"name", t.name}, {"bytes", t.bytes}, {"capacity_gbs", t.capacity_gbs}, {"utilisation", t.utilisation}});
     return {{"step_s", pb.step_s},
             {"makespan_s", pb.makespan_s},
             {"grad_sync_end_s", pb.grad_sync_end_s},
@@ -530,6 +537,7 @@ nlohmann::json to_json(const StepPlayback& pb) {
             {"ops", pb.timeline.ops.size()},
             {"comms", pb.comms.size()},
             {"links", links},
+            {"tiers", tiers},
             {"notes", pb.notes}};
 }
 

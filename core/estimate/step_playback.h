@@ -62,7 +62,21 @@ struct LinkTraffic {
     bool cross_node = false;
     double bytes = 0;
     std::array<double, kGroupKinds> by_group{};   // bytes per kind of group
+    // On the cluster's tiers (Hardware::network): the outermost tier this traffic crosses, e.g.
+    // "nvlink" between two trays of one NVL72 rack, "leaf" or "spine" between domains; "" on the
+    // flat network.
+    std::string tier;
     GroupKind top_group() const;
+};
+
+// One tier of the cluster's network in a step: the bytes that cross it and the share of its
+// capacity (all GPUs' scale-up links, or all NICs, each direction; a switch tier's uplinks after
+// the oversubscription below it) they keep busy over the step.
+struct TierTraffic {
+    std::string name;
+    double bytes = 0;
+    double capacity_gbs = 0;   // GB/s, one direction, whole cluster
+    double utilisation = 0;    // bytes / (capacity x step time)
 };
 
 struct StepPlayback {
@@ -79,6 +93,7 @@ struct StepPlayback {
     std::vector<int> stage_of_rank;   // from the rank map (-1: none)
     std::vector<int> node_of_rank;
     std::vector<LinkTraffic> links;   // sorted by bytes, largest first
+    std::vector<TierTraffic> tiers;   // on the cluster's tiers, GPU outwards; empty on the flat network
     std::vector<std::string> notes;
 
     // Ops sorted by start, per stage (indices into timeline.ops).

@@ -6,6 +6,7 @@
 #include "estimate/comm.h"
 #include "estimate/estimate.h"
 #include "estimate/profile.h"
+#include "estimate/step_playback.h"
 #include "network/collective.h"
 #include "network/group.h"
 #include "network/systems.h"
@@ -152,6 +153,49 @@ private slots:
         QCOMPARE(all_to_all_s(epn, hardware_of(nvl), double(1ull << 28)), direct.time_s);
         QVERIFY(std::any_of(en.notes.begin(), en.notes.end(),
                             [](const std::string& n) { return n.find("gb200-nvl72") != std::string::npos; }));
+    }
+
+    // The Link traffic view's figures per tier: in one NVL72 rack every byte stays on NVLink; on
+    // 8-GPU nodes what leaves a node crosses the NICs, and each tier's busy share is its bytes over
+    // its capacity for the step.
+    void linkTrafficPerTier() {
+        const Project nvl = mixtral64("gb200-nvl72");
+        const StepPlayback pn = step_playback(nvl);
+        QVERIFY(!pn.tiers.empty());
+        QCOMPARE(pn.tiers[0].name, std::string("nvlink"));
+        double total = 0;
+        for (const auto& l : pn.links) {
+            QCOMPARE(l.tier, std::string("nvlink"));
+            total += l.bytes;
+        }
+        QVERIFY(total > 0);
+        QCOMPARE(pn.tiers[0].bytes, total);
+        for (std::size_t i = 1; i < pn.tiers.size(); ++i) QCOMPARE(pn.tiers[i].bytes, 0.0);
+        // 64 GPUs x 18 links x 50 GB/s.
+        QCOMPARE(pn.tiers[0].capacity_gbs, 64 * 18 * 50.0);
+        QCOMPARE(pn.tiers[0].utilisation, total / (pn.tiers[0].capacity_gbs * 1e9 * pn.step_s));
+
+        const Project b200 = mixtral64("dgx-b200");
+        const StepPlayback pb = step_playback(b200);
+        QVERIFY(pb.tiers.size() >= 2);
+        double inside = 0, across = 0;
+        for (const auto& l : pb.links) {
+            QVERIFY(!l.tier.empty());
+            (l.cross_node ? across : inside) += l.bytes;
+            QCOMPARE(l.tier == "nvlink", !l.cross_node);
+        }
+        QVERIFY(across > 0);
+        QCOMPARE(pb.tiers[0].bytes, inside);
+        QCOMPARE(pb.tiers[1].name, std::string("infiniband"));
+        QCOMPARE(pb.tiers[1].bytes, across);
+        QCOMPARE(pb.tiers[1].capacity_gbs, 64 * 400 / 8.0);   // one 400 Gb/s NIC per GPU
+        const auto j = to_json(pb);
+        QCOMPARE(j.at("tiers").size(), pb.tiers.size());
+        QVERIFY(j.at("links").at(0).contains("tier"));
+        // The flat network has no tiers to report.
+        Project flat = b200;
+        flat.cluster.system.clear();
+        QVERIFY(step_playback(flat).tiers.empty());
     }
 
     // A cluster profile's link multipliers (calibrate, or calibrate --nccl-tests) scale the tiers:

@@ -105,6 +105,25 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(w->stepPlayer()->playback().has_value(), 30000);
         v->setPlayback(&*w->stepPlayer()->playback());
         QCOMPARE(m->rowCount(), int(w->stepPlayer()->playback()->links.size()));
+
+        // The cluster named as DGX H100 nodes: each row names the outermost tier its traffic crosses
+        // and the summary sums each tier.
+        QVERIFY(w->document()->edit(QStringLiteral("system"), [](paraplan::Project& pr) {
+            pr.cluster.system = "dgx-h100";
+            for (auto& n : pr.cluster.nodes) n.gpu = "h100-sxm";
+        }));
+        QVERIFY(w->document()->waitForAnalysis());
+        QTRY_VERIFY_WITH_TIMEOUT(w->stepPlayer()->playback().has_value() && !w->stepPlayer()->playback()->tiers.empty(),
+                                 30000);
+        const paraplan::estimate::StepPlayback tiered = *w->stepPlayer()->playback();
+        v->setPlayback(&tiered);
+        QVERIFY2(v->summaryText().contains(QStringLiteral("Per tier: nvlink")), qPrintable(v->summaryText()));
+        QVERIFY(v->summaryText().contains(QStringLiteral("infiniband")));
+        for (int r = 0; r < std::min(8, m->rowCount()); ++r) {
+            const auto& link = tiered.links[std::size_t(r)];
+            QCOMPARE(m->index(r, 1).data().toString(), QString::fromStdString(link.tier));
+            QCOMPARE(link.tier == "nvlink", !link.cross_node);
+        }
     }
 };
 
