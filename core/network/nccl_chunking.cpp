@@ -27,7 +27,8 @@ double nvls_chunk(const Fabric& f, double bytes, double ops) {
 }   // namespace
 
 ChunkSteps simple_chunk_steps(const Fabric& f, Op op, Algorithm a, Protocol p, std::uint64_t bytes) {
-    if (p != Protocol::Simple || bytes == 0) return {};
+    // RCCL (AMD) chunks in its own kernels; only NCCL's are modelled here.
+    if (p != Protocol::Simple || bytes == 0 || f.rccl) return {};
     const double b = static_cast<double>(bytes);
     if (a == Algorithm::Ring && (op == Op::AllReduce || op == Op::AllGather || op == Op::ReduceScatter)) {
         const int n = f.ranks;

@@ -24,9 +24,10 @@ struct ChunkSteps {
     double steps_full_chunk = 0;   // the same bytes at the full chunk, loops not rounded up
 };
 
-// Ring and NVLS with the Simple protocol; zero steps for the rest. LL and LL128 are left as NCCL
-// prices them: their receivers poll flags carried in the data, not a step's tail pointer, and no
-// tune row separates a step cost of theirs from their bandwidth.
+// Ring and NVLS with the Simple protocol on NCCL; zero steps for the rest (RCCL's kernels are its
+// own: the MI300X rccl-tests curve of tests/data/nccl-tests is at its plateau sooner than NCCL's). LL and LL128 are
+// left as NCCL prices them: their receivers poll flags carried in the data, not a step's tail pointer, and no tune row
+// separates a step cost of theirs from their bandwidth.
 ChunkSteps simple_chunk_steps(const Fabric& f, Op op, Algorithm a, Protocol p, std::uint64_t bytes);
 
 // kSimpleStepOverheadUs for each step beyond the full-chunk count: what the chunking adds to
