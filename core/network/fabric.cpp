@@ -80,6 +80,7 @@ Fabric fabric_for(const System& s, const GroupShape& g) {
     f.ppn = std::clamp(g.ppn, 1, up.domain_gpus);
     f.nodes = std::max(1, g.domains);
     f.nvlink = up.kind == TierKind::NvLink || up.kind == TierKind::Xgmi;
+    f.rccl = up.kind == TierKind::Xgmi;
     f.nvls = up.reduction == "nvls" && f.ppn > 1;
     f.cap = cap_of(up);
     f.domain_tier = up.name;

@@ -30,6 +30,7 @@ struct Fabric {
     int ppn = 0;           // GPUs per domain taking part
     int nodes = 0;         // domains taking part (NCCL's nNodes)
     bool nvlink = false;   // scale-up links are NVLink (hwLat NVLINK row, LL128 allowed)
+    bool rccl = false;     // AMD GPUs over xGMI: RCCL runs the collectives, with its own kernels
     bool nvls = false;     // NVSwitch in-network reduction
     bool sharp = false;    // in-network reduction on the scale-out tier (CollNet)
     CompCap cap = CompCap::Ampere;

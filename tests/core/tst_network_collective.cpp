@@ -2,6 +2,8 @@
 // hand-computed cases, NCCL's algorithm pick, the tier that bounds each case, per-NIC all-to-all.
 #include "network/byte_sizes.h"
 #include "network/collective.h"
+#include "network/nccl_chunking.h"
+#include "network/nccl_tuning.h"
 #include "network/systems.h"
 #include "util/input_error.h"
 
@@ -35,16 +37,46 @@ private slots:
 
     // DGX A100, 8 GPUs, 8 GiB all-reduce: ring/Simple. By hand: 12 channels of NCCL's 20 GB/s
     // (SM80_NVLINK_BW) = 240 GB/s bus, algorithm bandwidth 240 * 8/14; latency 8.4 (baseLat) +
-    // 14 steps * 3.4 (hwLat NVLink ring Simple) = 56 us.
+    // 14 steps * 3.4 (hwLat NVLink ring Simple) = 56 us. Chunking: a loop is 12 channels x 8 ranks
+    // x 2 MiB = 192 MiB, so 8 GiB runs 43 loops of 14 steps where 42 2/3 full ones would do: 14/3
+    // steps more.
     void a100RingByHand() {
         const auto r = run("dgx-a100", 8, Op::AllReduce, 8 * kGiB);
         QCOMPARE(algorithm_name(r.algorithm), "ring");
         QCOMPARE(protocol_name(r.protocol), "Simple");
-        const double t_us = 56.0 + 8.0 * kGiB / (1000 * 240.0 * 8 / 14);
+        const double t_us = 56.0 + 8.0 * kGiB / (1000 * 240.0 * 8 / 14) + 14.0 / 3 * nccl::kSimpleStepOverheadUs;
         QVERIFY(std::abs(r.time_s - t_us * 1e-6) < 1e-9);
         QVERIFY(std::abs(r.algbw_gbs - 8.0 * kGiB / (t_us * 1e3)) < 1e-6);
         QVERIFY(std::abs(r.busbw_gbs - r.algbw_gbs * 1.75) < 1e-9);
         QCOMPARE(r.bound_tier, std::string("nvlink"));
+    }
+
+    // The steps calcCollChunking's loops run, by hand. Ring all-reduce of 32 MiB on 8 A100s: one
+    // loop (192 MiB) of 14 steps, 14 * 32/192 at full chunks. NVLS on 8 H100s, 16 channels x 8 heads
+    // = 128 chunks a loop: 8 MiB is under 64 x 128 x 128 KiB and 8 x 128 x 64 KiB, not under
+    // 2 x 128 x 32 KiB, so 32 KiB chunks, 2 loops; at 128 KiB it would be half a loop. 1 GiB runs
+    // full 128 KiB chunks: no steps added. LL adds none.
+    void chunkStepsByHand() {
+        const auto a100 = fabric_for(*find_system("dgx-a100"), 8);
+        const auto ring = nccl::simple_chunk_steps(a100, Op::AllReduce, Algorithm::Ring, Protocol::Simple, 32ull << 20);
+        QCOMPARE(ring.steps, 14.0);
+        QVERIFY(std::abs(ring.steps_full_chunk - 14.0 * 32 / 192) < 1e-12);
+        const auto h100 = fabric_for(*find_system("dgx-h100"), 8);
+        const auto nvls = nccl::simple_chunk_steps(h100, Op::AllReduce, Algorithm::Nvls, Protocol::Simple, 8ull << 20);
+        QCOMPARE(nvls.steps, 2.0);
+        QCOMPARE(nvls.steps_full_chunk, 0.5);
+        QCOMPARE(nccl::chunking_overhead_us(h100, Op::AllReduce, Algorithm::Nvls, Protocol::Simple, 8ull << 20),
+                 1.5 * nccl::kSimpleStepOverheadUs);
+        QCOMPARE(nccl::chunking_overhead_us(h100, Op::AllReduce, Algorithm::Nvls, Protocol::Simple, kGiB), 0.0);
+        QCOMPARE(nccl::chunking_overhead_us(a100, Op::AllReduce, Algorithm::Ring, Protocol::LL, 1ull << 20), 0.0);
+        // price() is NCCL's estimate for NCCL's pick plus the steps the chunking adds.
+        const std::uint64_t mid = 64ull << 20;
+        const auto r = run("dgx-h100", 8, Op::AllReduce, mid);
+        QCOMPARE(algorithm_name(r.algorithm), "nvls");
+        const double t_us = nccl::algo_time_us(h100, Op::AllReduce, Algorithm::Nvls, Protocol::Simple, mid) +
+                            nccl::chunking_overhead_us(h100, Op::AllReduce, Algorithm::Nvls, Protocol::Simple, mid);
+        QVERIFY(nccl::chunking_overhead_us(h100, Op::AllReduce, Algorithm::Nvls, Protocol::Simple, mid) > 0);
+        QVERIFY(std::abs(r.time_s - t_us * 1e-6) < 1e-12);
     }
 
     // 8-GPU H100: NCCL picks NVLS for large all-reduces (16 NVLS channels of 20.6 GB/s, 5/6 to

@@ -137,8 +137,9 @@ private slots:
         const auto fast = price(fabric_for(h100, first), Op::AllReduce, 1u << 30);
         QCOMPARE(slow.bound_tier, std::string("infiniband"));
         QCOMPARE(fast.bound_tier, std::string("nvlink"));
-        // Ring over one NIC per GPU: 400 Gb/s x kNetEfficiency 0.92 = 46 GB/s less the latency terms.
-        QVERIFY2(std::abs(slow.busbw_gbs - 45.81) < 0.05, std::to_string(slow.busbw_gbs).c_str());
+        // Ring over one NIC per GPU: 400 Gb/s x kNetEfficiency 0.92 = 46 GB/s less the latency terms
+        // and the chunk steps of a partly filled last loop (1 GiB is 7 1/9 loops of 18 x 4 x 2 MiB).
+        QVERIFY2(std::abs(slow.busbw_gbs - 45.75) < 0.05, std::to_string(slow.busbw_gbs).c_str());
         QCOMPARE(fast.algorithm, Algorithm::Nvls);
         QVERIFY2(std::abs(fast.busbw_gbs - 409.38) < 0.05, std::to_string(fast.busbw_gbs).c_str());
     }
