@@ -5,10 +5,22 @@
 #include "topology/mesh_request.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <optional>
 
 namespace paraplan::estimate {
+
+std::vector<const char*> rank_map_kinds(GroupKind k) {
+    switch (k) {
+    case kTp: return {"tp"};
+    case kCp: return {"cp", "sp"};
+    case kPp: return {"pp"};
+    case kEp: return {"ep"};
+    case kDp: return {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"};
+    case kEdp: return {"edp", "moe_dp"};
+    default: break;
+    }
+    return {};
+}
 
 bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector<std::string>* notes,
                     const topology::RankMap* built) {
@@ -16,8 +28,8 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
     if (!built) own = topology::build_rank_map(topology::from_project(p), &p.cluster);
     const topology::RankMap& rm = built ? *built : *own;
     if (!rm.valid()) return false;
-    auto apply = [&](GroupKind k, std::initializer_list<const char*> kinds) {
-        for (const char* kind : kinds) {
+    auto apply = [&](GroupKind k) {
+        for (const char* kind : rank_map_kinds(k)) {
             if (!rm.has_group(kind)) continue;
             const topology::GroupSummary s = rm.summary(kind);
             if (s.group_size != c.link[k].size || s.group_size <= 1) continue;
@@ -26,12 +38,7 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
             return;
         }
     };
-    apply(kTp, {"tp"});
-    apply(kCp, {"cp", "sp"});
-    apply(kPp, {"pp"});
-    apply(kEp, {"ep"});
-    apply(kDp, {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"});
-    apply(kEdp, {"edp", "moe_dp"});
+    for (int k = 0; k < kGroupKinds; ++k) apply(static_cast<GroupKind>(k));
     if (notes) {
         notes->erase(std::remove_if(notes->begin(), notes->end(),
                                     [](const std::string& n) { return n.rfind("rank placement:", 0) == 0; }),
