@@ -6,7 +6,6 @@
 #include "export/export_common.h"
 #include "export/launch_plan.h"
 #include "topofile/slurm_placement.h"
-#include "topology/build_rank_map.h"
 
 #include <cctype>
 #include <sstream>
@@ -38,12 +37,10 @@ std::string gpu_request(const Project& p, int gpus_per_node) {
 // --segment first appears in 24.05's (topology/block itself in 23.11), so it is written only for
 // a cluster whose topology.conf is a block one, which no older Slurm can run.
 std::string placement_lines(const Project& p, std::vector<Diagnostic>& findings) {
-    if (!p.cluster.network.slurm_topology) return "";
-    const topofile::SlurmTopology& t = *p.cluster.network.slurm_topology;
-    const topology::RankMap m = topology::build_rank_map(topology::from_project(p), &p.cluster);
-    if (!m.valid()) return "";
-    const topofile::JobPlacement jp = topofile::job_placement(t, m);
-    const bool tree = t.plugin == topofile::SlurmTopology::Plugin::Tree;
+    const std::optional<topofile::JobPlacement> placement = topofile::project_placement(p);
+    if (!placement) return "";
+    const topofile::JobPlacement& jp = *placement;
+    const bool tree = p.cluster.network.slurm_topology->plugin == topofile::SlurmTopology::Plugin::Tree;
     const std::string unit = tree ? "leaf switch" : "block";
     if (!jp.needed) return "# No --switches/--segment: every group of the layout stays inside one node.\n";
     if (!jp.placement.ok) {

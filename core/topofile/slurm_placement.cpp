@@ -1,6 +1,8 @@
 #include "topofile/slurm_placement.h"
 
 #include "estimate/placement.h"
+#include "project/project.h"
+#include "topology/build_rank_map.h"
 
 #include <algorithm>
 
@@ -66,6 +68,13 @@ JobPlacement job_placement(const SlurmTopology& t, const topology::RankMap& m) {
         break;
     }
     return jp;
+}
+
+std::optional<JobPlacement> project_placement(const Project& p) {
+    if (!p.cluster.network.slurm_topology) return std::nullopt;
+    const topology::RankMap m = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    if (!m.valid()) return std::nullopt;
+    return job_placement(*p.cluster.network.slurm_topology, m);
 }
 
 }   // namespace paraplan::topofile

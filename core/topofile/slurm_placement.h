@@ -13,8 +13,13 @@
 #include "topofile/slurm_topology_conf.h"
 #include "topology/rank_map.h"
 
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace paraplan {
+struct Project;
+}
 
 namespace paraplan::topofile {
 
@@ -34,5 +39,9 @@ struct JobPlacement {
 
 // The rank map must be valid (its placement names the nodes of the job).
 JobPlacement job_placement(const SlurmTopology& t, const topology::RankMap& m);
+// A project's: job_placement over its rank map, when cluster.network.slurm_topology is set and
+// the layout's rank map is valid; nullopt otherwise. The slurm export and the Slurm launch
+// (launch/launch_settings.h) both ask here.
+std::optional<JobPlacement> project_placement(const Project& p);
 
 }   // namespace paraplan::topofile

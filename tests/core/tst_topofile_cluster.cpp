@@ -6,6 +6,8 @@
 // the topology through save and load. Worked Megatron layouts show which group decides
 // --switches / --segment.
 #include "export/export.h"
+#include "launch/launch_plan.h"
+#include "launch/launch_settings.h"
 #include "network/systems.h"
 #include "project/project.h"
 #include "topofile/cluster_topology.h"
@@ -300,6 +302,25 @@ private slots:
         QVERIFY(s.find("--switches") == std::string::npos);
         QVERIFY(std::any_of(out.findings.begin(), out.findings.end(),
                             [](const Diagnostic& d) { return d.rule == "export.slurm.placement"; }));
+    }
+
+    // `launch --mode slurm` asks the same option as the export (launch_settings), unless the
+    // project's runtime.slurm.sbatch_args has its own.
+    void slurmLaunchCarriesPlacement() {
+        Project p = project(4, 8, 8, 2);
+        p.runtime = {{"mode", "slurm"}, {"script", "train.py"}};
+        p.cluster.network.slurm_topology = read_slurm_topology_conf(
+            "SwitchName=l0 Nodes=n[1-2]\nSwitchName=l1 Nodes=n[3-4]\nSwitchName=top Switches=l[0-1]\n");
+        runtime::LaunchSettings s = runtime::launch_settings(p, {});
+        QCOMPARE(s.rc.slurm.sbatch_args, std::vector<std::string>{"--switches=2"});
+        const runtime::LaunchPlan plan = runtime::plan_launch(p.cluster, s.rc, "job1");
+        QVERIFY2(plan.sbatch_script.find("\n#SBATCH --switches=2\n") != std::string::npos, plan.sbatch_script.c_str());
+        p.runtime["slurm"] = {{"sbatch_args", {"--switches=1@10:00"}}};
+        s = runtime::launch_settings(p, {});
+        QCOMPARE(s.rc.slurm.sbatch_args, std::vector<std::string>{"--switches=1@10:00"});
+        p.cluster.network.slurm_topology.reset();
+        p.runtime.erase("slurm");
+        QVERIFY(runtime::launch_settings(p, {}).rc.slurm.sbatch_args.empty());
     }
 };
 
