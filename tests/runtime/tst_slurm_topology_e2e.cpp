@@ -115,8 +115,15 @@ private slots:
         env.insert("PATH", work.filePath("bin") + ":" + env.value("PATH"));
     }
 
+    // This cluster is the test's own: stopped at the end (the shared one stays up for the others).
     void cleanupTestCase() {
         for (const QString& id : started) run("scancel", {id});
+        if (!slurm.conf.isEmpty()) {
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start("bash", {QString(PARAPLAN_SOURCE_DIR) + "/scripts/slurm-up.sh", "stop"});
+            p.waitForFinished(30000);
+        }
     }
 
     void clusterReadsTheExportedTopology() {
@@ -147,8 +154,10 @@ private slots:
         const QString job = submit({"-p", "mixed", "-o", work.filePath("out-%j.txt"), work.filePath("job.sbatch")});
         QVERIFY(!job.isEmpty());
         QVERIFY2(field(job, "Switches").startsWith("1@"), qPrintable(field(job, "Switches")));
-        QTest::qWait(4000);
+        // The scheduler has looked at it (Reason is set) and left it waiting, with n1 and g3 free.
+        QTRY_COMPARE_WITH_TIMEOUT(field(job, "Reason"), QStringLiteral("Resources"), 20000);
         QCOMPARE(field(job, "JobState"), QStringLiteral("PENDING"));
+        QCOMPARE(field(job, "NodeList"), QString());
 
         run("scancel", {holder});
         QTRY_COMPARE_WITH_TIMEOUT(field(job, "JobState"), QStringLiteral("COMPLETED"), 60000);
