@@ -15,10 +15,14 @@
 # munged runs as its own user with /run/munge owned by munge (munged(8)).
 # Needs root. State, logs and the config live in $PARAPLAN_SLURM_DIR (default
 # /tmp/paraplan-slurm); clients find the config through SLURM_CONF=<dir>/slurm.conf.
+# PARAPLAN_SLURM_TOPOLOGY=FILE: a topology.conf of these nodes, copied next to slurm.conf, with
+# TopologyPlugin=topology/tree (slurm.conf(5), topology.conf(5), Slurm 22.05). Without it the
+# cluster has no topology plugin (topology/none), as before.
 set -euo pipefail
 
 D="${PARAPLAN_SLURM_DIR:-/tmp/paraplan-slurm}"
 CTLD_PORT="${PARAPLAN_SLURM_PORT:-16817}"
+TOPOLOGY="${PARAPLAN_SLURM_TOPOLOGY:-}"
 NODES=(n1 n2 g1 g2 g3)
 export SLURM_CONF="$D/slurm.conf"
 
@@ -65,6 +69,12 @@ write_conf() {
     lines+="NodeName=$n NodeHostname=localhost NodeAddr=127.0.0.1 Port=$port CPUs=8 RealMemory=1000$gres State=UNKNOWN"$'\n'
     port=$((port + 1))
   done
+  if [[ -n $TOPOLOGY ]]; then
+    cp "$TOPOLOGY" "$D/topology.conf.new"
+    lines="TopologyPlugin=topology/tree"$'\n'"$lines"
+  else
+    rm -f "$D/topology.conf"
+  fi
   cat >"$D/slurm.conf.new" <<EOF
 # Written by scripts/slurm-up.sh: a loopback test cluster.
 ClusterName=paraplan
@@ -112,7 +122,9 @@ NodeName=g2 Name=gpu File=$D/dev/g2-gpu[0-1]
 NodeName=g3 Name=gpu Type=big File=$D/dev/g3-gpu[0-3]
 EOF
   local changed=0 f
-  for f in slurm.conf gres.conf; do
+  local files=(slurm.conf gres.conf)
+  [[ -n $TOPOLOGY ]] && files+=(topology.conf)
+  for f in "${files[@]}"; do
     if ! cmp -s "$D/$f.new" "$D/$f"; then mv "$D/$f.new" "$D/$f"; changed=1; else rm -f "$D/$f.new"; fi
   done
   return $changed

@@ -2,6 +2,8 @@
 // topo -m, Slurm's topology.conf) read into what Paraplan knows of a cluster and its network tiers.
 #include "cli/command.h"
 #include "network/system.h"
+#include "project/project.h"
+#include "topofile/cluster_topology.h"
 #include "topofile/imported_topology.h"
 #include "util/input_error.h"
 #include "util/read_file.h"
@@ -26,6 +28,49 @@ std::string tier_line(const network::Tier& t) {
     return buf;
 }
 
+// --project IN -o OUT: the file's network into the project's cluster (topofile/cluster_topology.h),
+// written as a new project file; nothing else of the project changes.
+int load_into_project(const Args& a, const std::string& file, const topofile::ImportedTopology& t) {
+    const std::string in = *a.get("project");
+    const auto out = a.get("o");
+    if (!out) throw UsageError("--project needs -o OUT, the project file to write");
+    if (a.has("job-nodes") || a.has("gpus-per-node"))
+        throw UsageError(
+            "--project takes the nodes and their GPUs from the project: drop --job-nodes, "
+            "--group-nodes and --gpus-per-node");
+    Project p = load_project(in);
+    topofile::ClusterImport r;
+    try {
+        r = topofile::import_into_cluster(p.cluster, t);
+    } catch (const InputError& e) {
+        // The refusal names the project field; the file is what did not fit it.
+        throw InputError(e.pointer(), file + " does not fit the project: " + e.message(), 0, 0, in);
+    }
+    p.cluster = std::move(r.cluster);
+    save_project(p, *out);
+    if (a.flag("json")) {
+        network::System sys;
+        sys.tiers = p.cluster.network.tiers;
+        print_json(nlohmann::json{
+            {"file", file},
+            {"format", topofile::format_name(t.format)},
+            {"project", in},
+            {"written_to", *out},
+            {"tiers", network::to_json(sys)["tiers"]},
+            {"slurm_topology", p.cluster.network.slurm_topology.has_value()},
+            {"notes",
+             r.notes}}.dump(2));
+        return kOk;
+    }
+    std::printf("%s: %s into %s\n", file.c_str(), topofile::format_name(t.format), in.c_str());
+    std::printf("tiers (GPU outwards):\n");
+    for (const auto& tier : p.cluster.network.tiers) std::printf("  %s\n", tier_line(tier).c_str());
+    if (p.cluster.network.slurm_topology) std::printf("cluster.network.slurm_topology: set from the file\n");
+    for (const auto& n : r.notes) std::printf("note: %s\n", n.c_str());
+    std::fprintf(stderr, "wrote %s\n", out->c_str());
+    return kOk;
+}
+
 int run_import(const Args& a) {
     const std::string file = a.positional_at(1, "FILE");
     std::optional<topofile::Format> format;
@@ -48,6 +93,7 @@ int run_import(const Args& a) {
         throw InputError(e.pointer(), e.message(), e.line(), e.column(), file);
     }
     if (want_placement && !t.slurm) throw UsageError("--job-nodes/--group-nodes need a Slurm topology.conf");
+    if (a.has("project")) return load_into_project(a, file, t);
     const auto tiers = topofile::to_tiers(t, {gpn});
     std::vector<std::string> notes = t.notes;
     if (t.slurm && t.gpus_per_node() == 0 && gpn == 0)
@@ -120,7 +166,8 @@ PARAPLAN_CLI_COMMAND(Command{
     "topology",
     "read a real topology file (NCCL topology XML, nvidia-smi topo -m, Slurm topology.conf) into network tiers",
     "Usage: paraplan-cli topology import FILE [--format F] [--gpus-per-node N]\n"
-    "                                [--job-nodes N --group-nodes G] [--json]\n\n"
+    "                                [--job-nodes N --group-nodes G] [--json]\n"
+    "       paraplan-cli topology import FILE [--format F] --project IN -o OUT [--json]\n\n"
     "  FILE              the file NCCL wrote to NCCL_TOPO_DUMP_FILE, the output of\n"
     "                    `nvidia-smi topo -m`, or a Slurm topology.conf (topology/tree or\n"
     "                    topology/block)\n"
@@ -131,10 +178,18 @@ PARAPLAN_CLI_COMMAND(Command{
     "                    topology.conf only: the sbatch option that keeps each group of G nodes\n"
     "                    of an N-node job inside one leaf switch (--switches, tree) or one block\n"
     "                    (--segment, block); exit 1 when no option can\n"
+    "  --project IN -o OUT\n"
+    "                    load the file into project IN and write it to OUT: the file's tiers\n"
+    "                    replace those it describes in cluster.network.tiers (NVLink/PCIe and\n"
+    "                    NICs from NCCL's dump or topo -m; switch tiers and\n"
+    "                    cluster.network.slurm_topology from a topology.conf), nothing else\n"
+    "                    changes; refused (exit 2) when the file does not fit the cluster\n"
+    "                    (GPU count or type, fewer Slurm nodes than the cluster has)\n"
     "  --json            {\"file\", \"format\", \"imported\": {format, nodes, scale_up, scale_out,\n"
     "                    slurm?, notes}, \"tiers\": [as in catalog systems], \"notes\",\n"
     "                    \"placement\"?: {job_nodes, group_nodes, ok, sbatch_args, guaranteed,\n"
-    "                    reason}}\n\n"
+    "                    reason}}; with --project: {\"file\", \"format\", \"project\",\n"
+    "                    \"written_to\", \"tiers\", \"slurm_topology\": bool, \"notes\"}\n\n"
     "A figure the file does not give (NVLink speed in topo -m, NIC speed, latencies) stays 0 and\n"
     "a note says so. Errors name the file, line and column.\n",
     {"json"},

@@ -59,4 +59,18 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
     return true;
 }
 
+// apply_rank_map above looks up the same kinds, in the same order.
+std::vector<const char*> rank_map_kinds(GroupKind k) {
+    switch (k) {
+    case kTp: return {"tp"};
+    case kCp: return {"cp", "sp"};
+    case kPp: return {"pp"};
+    case kEp: return {"ep"};
+    case kDp: return {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"};
+    case kEdp: return {"edp", "moe_dp"};
+    default: break;
+    }
+    return {};
+}
+
 }   // namespace paraplan::estimate

@@ -15,6 +15,11 @@ struct RankMap;
 
 namespace paraplan::estimate {
 
+// The rank map's group kinds that stand for the estimate's group `k`, in the order they are
+// looked up (the first the map has, of the group's size, is priced): {"tp"}, {"cp", "sp"},
+// {"pp"}, {"ep"}, {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"}, {"edp", "moe_dp"}.
+std::vector<const char*> rank_map_kinds(GroupKind k);
+
 // Returns false (and leaves c alone) when the rank map cannot be built. `built`: the
 // project's rank map when the caller already has it (build_rank_map(from_project(p),
 // &p.cluster)), so it is not built again; null builds it here.

@@ -1,6 +1,7 @@
 #include "estimate/step_playback.h"
 
 #include "estimate/moe.h"
+#include "estimate/placement.h"
 
 #include "estimate/comm.h"
 #include "estimate/simulated_pipeline.h"
@@ -64,23 +65,9 @@ double StepPlayback::prev_event(double t) const {
 
 namespace {
 
-// The rank map's group kinds for each of the estimate's groups (as apply_rank_map picks them).
-std::vector<const char*> kind_names(GroupKind k) {
-    switch (k) {
-    case kTp: return {"tp"};
-    case kCp: return {"cp", "sp"};
-    case kPp: return {"pp"};
-    case kEp: return {"ep"};
-    case kDp: return {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"};
-    case kEdp: return {"edp", "moe_dp"};
-    default: break;
-    }
-    return {};
-}
-
 const topology::GroupSet* resolve(const topology::RankMap& rm, GroupKind k, int size) {
     if (size <= 1) return nullptr;
-    for (const char* n : kind_names(k)) {
+    for (const char* n : rank_map_kinds(k)) {
         const topology::GroupSet* g = rm.group_set(n);
         if (g && g->group_size == size) return g;
     }

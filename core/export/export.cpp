@@ -28,6 +28,7 @@ const std::vector<FormatInfo>& table() {
         {"torchtitan", export_torchtitan, false, ""},
         {"torchrun", export_torchrun, true, ""},
         {"slurm", export_slurm, true, ""},
+        {"slurm-topology", export_slurm_topology, true, ""},
         {"k8s", export_k8s, true, ""},
         {"layout-json", export_layout_json, true, "the topology module (core/topology to_json(RankMap))"},
         {"trace", export_trace, true, "the schedule module (core/schedule)"},

@@ -44,7 +44,7 @@ struct ExportResult {
     bool refused = false;                  // errors and not forced
 };
 
-// Format ids: colossalai megatron deepspeed torchtitan torchrun slurm k8s
+// Format ids: colossalai megatron deepspeed torchtitan torchrun slurm slurm-topology k8s
 // layout-json trace pipeline-csv.
 const std::vector<std::string>& export_formats();
 bool export_format_available(const std::string& format);   // false where the helper code has not landed
@@ -68,6 +68,8 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt);
 FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt);
 FormatOutput export_torchrun(const Project& p, const ExportOptions& opt);
 FormatOutput export_slurm(const Project& p, const ExportOptions& opt);
+// topology.conf of cluster.network.slurm_topology; throws InputError when the cluster has none.
+FormatOutput export_slurm_topology(const Project& p, const ExportOptions& opt);
 FormatOutput export_k8s(const Project& p, const ExportOptions& opt);
 // From core/topology (layout.json) and core/schedule (trace.json, schedule.csv).
 FormatOutput export_layout_json(const Project& p, const ExportOptions& opt);

@@ -5,6 +5,7 @@
 #include "export/export.h"
 #include "export/export_common.h"
 #include "export/launch_plan.h"
+#include "topofile/slurm_placement.h"
 
 #include <cctype>
 #include <sstream>
@@ -24,6 +25,44 @@ std::string gpu_request(const Project& p, int gpus_per_node) {
         rt["slurm"]["gpus"] == "none")
         return "# no --gpus-per-node: runtime.slurm.gpus is \"none\" (the cluster has no gpu gres)\n";
     return "#SBATCH --gpus-per-node=" + std::to_string(gpus_per_node) + "\n";
+}
+
+// The placement option of the cluster's Slurm topology (topofile/slurm_placement.h) as #SBATCH
+// lines with a comment saying which group decides it. sbatch(1), Slurm 25.11
+// (doc/man/man1/sbatch.1 at slurm-25-11-1-1): --switches=<count>[@max-time] is "the maximum
+// count of leaf switches desired for the job allocation" under a tree topology, the job pending
+// until it fits or max-time (default SchedulerParameters max_switch_wait) passes; --segment=<size>
+// is "the size of the segments that will be used to create the job allocation" under a block
+// topology, the node count "evenly divisible" by it. --switches is in Slurm 22.05's sbatch(1);
+// --segment first appears in 24.05's (topology/block itself in 23.11), so it is written only for
+// a cluster whose topology.conf is a block one, which no older Slurm can run.
+std::string placement_lines(const Project& p, std::vector<Diagnostic>& findings) {
+    const std::optional<topofile::JobPlacement> placement = topofile::project_placement(p);
+    if (!placement) return "";
+    const topofile::JobPlacement& jp = *placement;
+    const bool tree = p.cluster.network.slurm_topology->plugin == topofile::SlurmTopology::Plugin::Tree;
+    const std::string unit = tree ? "leaf switch" : "block";
+    if (!jp.needed) return "# No --switches/--segment: every group of the layout stays inside one node.\n";
+    if (!jp.placement.ok) {
+        findings.push_back(finding(Severity::Warning, "export.slurm.placement",
+                                   "no sbatch option keeps the " + jp.kinds.front().kind + " groups (" +
+                                       std::to_string(jp.kinds.front().block_nodes) + " nodes) inside one " + unit +
+                                       " of cluster.network.slurm_topology: " + jp.placement.reason,
+                                   {"/cluster/network/slurm_topology"}));
+        return "# No placement option: " + jp.placement.reason + "\n";
+    }
+    std::string s;
+    if (jp.group_nodes == jp.job_nodes)
+        s += "# The whole job (" + std::to_string(jp.job_nodes) + " nodes, its " + jp.kind + " groups) fits in one " +
+             unit + ", as the plan's tiers assume.\n";
+    else
+        s += "# The " + jp.kind + " groups span runs of " + std::to_string(jp.group_nodes) + " of the job's " +
+             std::to_string(jp.job_nodes) + " nodes; the plan's tiers assume each inside one " + unit + ".\n";
+    if (!jp.placement.reason.empty()) s += "# Note: " + jp.placement.reason + ".\n";
+    s += tree ? "# sbatch(1) --switches (Slurm 22.05 and later): at most this many leaf switches.\n"
+              : "# sbatch(1) --segment (Slurm 24.05 and later, topology/block): segments of this many nodes.\n";
+    for (const auto& a : jp.placement.sbatch_args) s += "#SBATCH " + a + "\n";
+    return s;
 }
 
 }   // namespace
@@ -53,7 +92,7 @@ FormatOutput export_slurm(const Project& p, const ExportOptions& opt) {
        << "#SBATCH --nodes=" << plan.nnodes << "\n"
        << "#SBATCH --ntasks-per-node=1\n"
        << gpu_request(p, plan.nproc_per_node) << "#SBATCH --exclusive\n"
-       << "# " << header_line(p, "slurm") << "\n"
+       << placement_lines(p, out.findings) << "# " << header_line(p, "slurm") << "\n"
        << "# One torchrun per node (srun task); torchrun starts " << plan.nproc_per_node << " processes on its node.\n"
        << "set -euo pipefail\n"
        // sed reads all of scontrol's output: `head -n 1` would end the pipe early and,

@@ -2,6 +2,7 @@
 // The machines a job runs on: nodes with GPUs, and the network between them.
 #include "catalog/gpu.h"
 #include "network/system.h"
+#include "topofile/slurm_topology_conf.h"
 #include "util/cow_vector.h"
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,9 @@ struct Network {
     // Explicit tiers from the GPU outwards (cluster.network.tiers, each as a tier of
     // resources/catalog/systems.json); empty: the system's, else two tiers from the two numbers above.
     std::vector<network::Tier> tiers;
+    // The Slurm cluster's switch tree or blocks (cluster.network.slurm_topology, topology.conf
+    // text); unset: none known. Export writes it back and places sbatch jobs by it.
+    std::optional<topofile::SlurmTopology> slurm_topology;
     nlohmann::json extra = nlohmann::json::object();
 
     bool operator==(const Network&) const = default;

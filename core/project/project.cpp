@@ -122,6 +122,17 @@ void read_system(const Obj& o, Cluster& c) {
                                              join_ids(network::system_ids()) + "; see paraplan-cli catalog systems)");
 }
 
+// cluster.network.slurm_topology: a topology.conf as text, read by the same bounded reader as a
+// file (topofile/slurm_topology_conf.h); its errors name the field and the line inside it.
+topofile::SlurmTopology read_slurm_topology(const Obj& n) {
+    const std::string text = n.string("slurm_topology");
+    try {
+        return topofile::read_slurm_topology_conf(text);
+    } catch (const InputError& e) {
+        throw InputError(n.at("slurm_topology"), "topology.conf line " + std::to_string(e.line()) + ": " + e.message());
+    }
+}
+
 Cluster read_cluster(const Obj& o) {
     Cluster c;
     c.gpu_specs = read_gpu_specs(o);
@@ -167,7 +178,8 @@ Cluster read_cluster(const Obj& o) {
         c.network.inter_node_gbps = n.positive_number("inter_node_gbps", c.network.inter_node_gbps);
         c.network.latency_us = n.non_negative_number("latency_us", c.network.latency_us);
         if (n.has("tiers")) c.network.tiers = network::tiers_from_json(*n.get("tiers"), n.at("tiers"));
-        c.network.extra = unknown_keys(n.raw(), {"inter_node_gbps", "latency_us", "tiers"});
+        if (n.has("slurm_topology")) c.network.slurm_topology = read_slurm_topology(n);
+        c.network.extra = unknown_keys(n.raw(), {"inter_node_gbps", "latency_us", "tiers", "slurm_topology"});
     }
     if (o.has("system")) read_system(o, c);
     if (o.has("rank_order")) {
@@ -409,6 +421,8 @@ json project_to_json(const Project& p) {
         net["tiers"] = json::array();
         for (const auto& t : p.cluster.network.tiers) net["tiers"].push_back(network::to_json(t));
     }
+    if (p.cluster.network.slurm_topology)
+        net["slurm_topology"] = topofile::write_slurm_topology_conf(*p.cluster.network.slurm_topology);
     c["network"] = net;
     if (!p.cluster.system.empty()) c["system"] = p.cluster.system;
     if (!p.cluster.rank_order.empty()) {

@@ -4,6 +4,7 @@
 #include "clitest.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -90,6 +91,69 @@ private slots:
             cli({"topology", "import", topo("h200-1gpu-vm/nccl-topo.xml"), "--job-nodes", "2", "--group-nodes", "1"})
                 .code,
             2);
+    }
+
+    // Slurm's man-page tree (6 nodes per leaf) into the 4-node Llama 70B example (tp 8, pp 4):
+    // only cluster.network changes; the topology comes back out as topology.conf, and job.sbatch
+    // asks one leaf switch for the whole job (its pp groups reach all 4 nodes, a leaf holds 6).
+    void importIntoProjectAndExport() {
+        QTemporaryDir dir;
+        const QString in = example("llama3.1-70b-4nodes"), out = dir.filePath("out.paraplan.json");
+        Run r = cli({"topology", "import", topo("slurm-docs/man5-tree.conf"), "--project", in, "-o", out, "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = parseObject(r.out);
+        QVERIFY(o["slurm_topology"].toBool());
+        QFile fi(in), fo(out);
+        QVERIFY(fi.open(QIODevice::ReadOnly) && fo.open(QIODevice::ReadOnly));
+        QJsonObject before = QJsonDocument::fromJson(fi.readAll()).object();
+        QJsonObject after = QJsonDocument::fromJson(fo.readAll()).object();
+        const QJsonObject net = after["cluster"].toObject()["network"].toObject();
+        QVERIFY(net["slurm_topology"].toString().contains("SwitchName=s3 Switches=s[0-2]"));
+        const QJsonArray tiers = net["tiers"].toArray();
+        QCOMPARE(tiers.size(), 4);   // nvlink, scale-out, leaf, spine
+        QCOMPARE(tiers[2].toObject()["name"].toString(), QStringLiteral("leaf"));
+        QCOMPARE(tiers[2].toObject()["gpus"].toInt(), 48);
+        // Nothing else changed: every field of the input is in the output with its value (a save
+        // writes the defaults of fields the input left out), and the nodes are the same.
+        QCOMPARE(after["cluster"].toObject()["nodes"], before["cluster"].toObject()["nodes"]);
+        for (const QString& key : before.keys()) {
+            if (key == "cluster") continue;
+            if (!before[key].isObject()) {
+                QCOMPARE(after[key], before[key]);
+                continue;
+            }
+            const QJsonObject b = before[key].toObject(), a = after[key].toObject();
+            for (const QString& k : b.keys()) QVERIFY2(a[k] == b[k], qPrintable(key + "/" + k));
+        }
+        r = cli({"export", out, "--format", "slurm-topology"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("TopologyPlugin=topology/tree"), r.out.constData());
+        QVERIFY2(r.out.contains("SwitchName=s0 Nodes=dev[0-5]\n"), r.out.constData());
+        r = cli({"export", out, "--format", "slurm", "--force"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("\n#SBATCH --switches=1\n"), r.out.constData());
+        QVERIFY2(r.out.contains("whole job (4 nodes, its pp groups)"), r.out.constData());
+        // Without a topology: neither the option nor a topology.conf.
+        r = cli({"export", in, "--format", "slurm", "--force"});
+        QVERIFY(!r.out.contains("--switches"));
+        r = cli({"export", in, "--format", "slurm-topology", "--force"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("no Slurm topology"), r.err.constData());
+    }
+
+    void importIntoProjectRefusals() {
+        QTemporaryDir dir;
+        const QString in = example("llama3.1-70b-4nodes"), out = dir.filePath("out.paraplan.json");
+        // Another GPU: the recorded H200 into H100 nodes.
+        Run r = cli({"topology", "import", topo("h200-1gpu-vm/nccl-topo.xml"), "--project", in, "-o", out});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("/cluster/nodes/0/g"), r.err.constData());
+        QVERIFY(!QFile::exists(out));
+        QCOMPARE(cli({"topology", "import", topo("slurm-docs/man5-tree.conf"), "--project", in}).code, 2);
+        QCOMPARE(cli({"topology", "import", topo("slurm-docs/man5-tree.conf"), "--project", in, "-o", out,
+                      "--gpus-per-node", "8"})
+                     .code,
+                 2);
     }
 };
 

@@ -6,6 +6,7 @@
 // binaries are missing: the only case a test may skip.
 #include <QFile>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QString>
 
 class SlurmFixture {
@@ -13,7 +14,9 @@ public:
     bool installed = false;
     QString conf, error;
 
-    bool start() {
+    // `env`: the environment of slurm-up.sh (PARAPLAN_SLURM_DIR, _PORT, _TOPOLOGY for a second
+    // cluster of its own); the default is this process's, the shared cluster.
+    bool start(const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment()) {
         installed = true;
         for (const char* b : {"/usr/sbin/slurmctld", "/usr/sbin/slurmd", "/usr/bin/sbatch", "/usr/sbin/munged"})
             if (!QFile::exists(b)) installed = false;
@@ -22,6 +25,7 @@ public:
             return false;
         }
         QProcess p;
+        p.setProcessEnvironment(env);
         p.start("bash", {QString(PARAPLAN_SOURCE_DIR) + "/scripts/slurm-up.sh", "start"});
         if (!p.waitForFinished(120000)) {
             p.kill();
