@@ -6,7 +6,6 @@
 #include "topology/mesh_request.h"
 
 #include <algorithm>
-#include <initializer_list>
 #include <optional>
 
 namespace paraplan::estimate {
@@ -21,8 +20,8 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
     // On the cluster's tiers each kind is priced on its slowest group, judged by the collective
     // the estimate mostly runs on it at a size where bandwidth dominates.
     constexpr std::uint64_t kJudgeBytes = 64ull << 20;
-    auto apply = [&](GroupKind k, network::Op op, std::initializer_list<const char*> kinds) {
-        for (const char* kind : kinds) {
+    auto apply = [&](GroupKind k, network::Op op) {
+        for (const char* kind : rank_map_kinds(k)) {
             if (!rm.has_group(kind)) continue;
             const topology::GroupSummary s = rm.summary(kind);
             if (s.group_size != c.link[k].size || s.group_size <= 1) continue;
@@ -41,12 +40,12 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
         }
     };
     using network::Op;
-    apply(kTp, Op::AllReduce, {"tp"});
-    apply(kCp, Op::AllGather, {"cp", "sp"});
-    apply(kPp, Op::SendRecv, {"pp"});
-    apply(kEp, Op::AllToAll, {"ep"});
-    apply(kDp, Op::ReduceScatter, {"dp_cp", "mixed_dp", "dp_shard_cp", "zero", "dp"});
-    apply(kEdp, Op::ReduceScatter, {"edp", "moe_dp"});
+    apply(kTp, Op::AllReduce);
+    apply(kCp, Op::AllGather);
+    apply(kPp, Op::SendRecv);
+    apply(kEp, Op::AllToAll);
+    apply(kDp, Op::ReduceScatter);
+    apply(kEdp, Op::ReduceScatter);
     if (notes) {
         notes->erase(std::remove_if(notes->begin(), notes->end(),
                                     [](const std::string& n) { return n.rfind("rank placement:", 0) == 0; }),
@@ -59,7 +58,7 @@ bool apply_rank_map(const Project& p, const Hardware& hw, Config& c, std::vector
     return true;
 }
 
-// apply_rank_map above looks up the same kinds, in the same order.
+// The rank map's group kinds that stand for each of the estimate's groups, first found first.
 std::vector<const char*> rank_map_kinds(GroupKind k) {
     switch (k) {
     case kTp: return {"tp"};
