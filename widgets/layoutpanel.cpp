@@ -4,6 +4,7 @@
 #include "catalog/catalog.h"
 #include "estimate/moe.h"
 #include "estimate/profile.h"
+#include "project/project_gpu.h"
 #include "projecteditor.h"
 #include "schedule/generate.h"
 #include "theme.h"
@@ -305,14 +306,27 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     {
         auto* gpu = new QComboBox(this);
         gpu->setObjectName(QStringLiteral("gpu"));
-        for (const auto& g : paraplan::catalog::gpus())
-            gpu->addItem(QStringLiteral("%1 · %2 GiB").arg(QString::fromStdString(g.name)).arg(g.memory_gib),
-                         QString::fromStdString(g.id));
         addField(hw, QStringLiteral("/cluster/gpu"), tr("GPU type"), gpu,
                  tr("The accelerator in every node (set per node on the cluster canvas). Its memory is the capacity "
-                    "line in the memory view; its peak TFLOP/s and link bandwidths drive the time estimate."),
+                    "line in the memory view; its peak TFLOP/s and link bandwidths drive the time estimate. The "
+                    "project's own GPUs (cluster.gpu_specs) come first."),
                  [this, gpu] {
                      const Project& p = editor_->project();
+                     // The project's GPUs, then the catalog's (project/project_gpu.h), rebuilt when they change.
+                     QStringList ids;
+                     for (const auto& id : paraplan::gpu_ids(p.cluster)) ids << QString::fromStdString(id);
+                     QStringList shown;
+                     for (int i = 0; i < gpu->count(); ++i) shown << gpu->itemData(i).toString();
+                     if (ids != shown) {
+                         gpu->clear();
+                         for (const auto& id : ids) {
+                             const paraplan::GpuSpec* g = paraplan::find_gpu(p.cluster, id.toStdString());
+                             if (!g) continue;
+                             gpu->addItem(
+                                 QStringLiteral("%1 · %2 GiB").arg(QString::fromStdString(g->name)).arg(g->memory_gib),
+                                 id);
+                         }
+                     }
                      const bool uniform = p.cluster.uniform() && !p.cluster.nodes.empty();
                      gpu->setEnabled(uniform);
                      if (uniform) gpu->setCurrentIndex(gpu->findData(QString::fromStdString(p.cluster.nodes[0].gpu)));
