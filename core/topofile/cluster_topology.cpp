@@ -24,15 +24,9 @@ int uniform_gpus(const Cluster& c) {
     return g;
 }
 
-network::Tier scale_up_tier(const ImportedTopology& t, const network::Tier& now, std::vector<std::string>& notes) {
-    const ScaleUp& up = t.scale_up;
-    network::Tier u;
-    u.kind = up.kind;
-    u.name = up.kind == network::TierKind::NvLink ? "nvlink" : "pcie";
-    u.generation = up.generation;
-    u.domain_gpus = up.domain_gpus;
-    u.links_per_gpu = up.links_per_gpu;
-    u.link_gbps = up.link_gbps;
+// The file's scale-up tier, completed from the project's where the file is silent.
+network::Tier merged_scale_up(const ImportedTopology& t, const network::Tier& now, std::vector<std::string>& notes) {
+    network::Tier u = scale_up_tier(t.scale_up);
     const bool same_kind = now.kind == u.kind;
     if (same_kind) {
         // The file carries no latency and no in-network reduction: the project's stay.
@@ -56,15 +50,11 @@ network::Tier scale_up_tier(const ImportedTopology& t, const network::Tier& now,
     return u;
 }
 
-network::Tier scale_out_tier(const ImportedTopology& t, const network::Tier* now, std::vector<std::string>& notes) {
-    const ScaleOut& out = t.scale_out;
-    network::Tier o;
-    o.name = now ? now->name : "network";
-    o.kind = network::TierKind::ScaleOut;
-    o.nics_per_gpu = out.nics_per_gpu;
-    o.rails = out.nics_per_node;
-    o.nic_gbit = out.nic_gbit;
+// The file's NICs as a tier, named and completed from the project's scale-out tier where it has one.
+network::Tier merged_scale_out(const ImportedTopology& t, const network::Tier* now, std::vector<std::string>& notes) {
+    network::Tier o = scale_out_tier(t.scale_out);
     if (now) {
+        o.name = now->name;
         o.latency_us = now->latency_us;
         o.reduction = now->reduction;
     }
@@ -124,9 +114,9 @@ ClusterImport import_into_cluster(const Cluster& c, const ImportedTopology& t) {
                 throw InputError(at + "/gpu", "the file shows " + file_gpu + " GPUs and node " + n.name + " has " +
                                                   n.gpu + ": not a topology of this cluster");
         }
-        if (t.scale_up.domain_gpus > 0) tiers.push_back(scale_up_tier(t, now.domain(), r.notes));
+        if (t.scale_up.domain_gpus > 0) tiers.push_back(merged_scale_up(t, now.domain(), r.notes));
         else tiers.push_back(now.domain());
-        if (t.scale_out.nics_per_node > 0) tiers.push_back(scale_out_tier(t, now_out, r.notes));
+        if (t.scale_out.nics_per_node > 0) tiers.push_back(merged_scale_out(t, now_out, r.notes));
         else if (now_out) tiers.push_back(*now_out);
         for (const auto& tier : now.tiers)
             if (is_switch(tier)) tiers.push_back(tier);

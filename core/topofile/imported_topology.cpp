@@ -110,29 +110,31 @@ ImportedTopology from_slurm(SlurmTopology s) {
     return t;
 }
 
+network::Tier scale_up_tier(const ScaleUp& up) {
+    network::Tier u;
+    u.kind = up.kind;
+    u.name = up.kind == network::TierKind::NvLink ? "nvlink" : "pcie";
+    u.generation = up.generation;
+    u.domain_gpus = up.domain_gpus;
+    u.links_per_gpu = up.links_per_gpu;
+    u.link_gbps = up.link_gbps;
+    return u;
+}
+
+network::Tier scale_out_tier(const ScaleOut& out) {
+    network::Tier o;
+    o.name = "network";
+    o.kind = network::TierKind::ScaleOut;
+    o.nics_per_gpu = out.nics_per_gpu;
+    o.nic_gbit = out.nic_gbit;
+    o.rails = out.nics_per_node;   // one rail per NIC of a node, as the systems catalog counts them
+    return o;
+}
+
 std::vector<network::Tier> to_tiers(const ImportedTopology& t, const TierHints& hints) {
     std::vector<network::Tier> tiers;
-    const ScaleUp& up = t.scale_up;
-    if (up.domain_gpus > 0) {
-        network::Tier u;
-        u.kind = up.kind;
-        u.name = up.kind == network::TierKind::NvLink ? "nvlink" : "pcie";
-        u.generation = up.generation;
-        u.domain_gpus = up.domain_gpus;
-        u.links_per_gpu = up.links_per_gpu;
-        u.link_gbps = up.link_gbps;
-        tiers.push_back(u);
-    }
-    const ScaleOut& out = t.scale_out;
-    if (out.nics_per_node > 0) {
-        network::Tier o;
-        o.name = "network";
-        o.kind = network::TierKind::ScaleOut;
-        o.nics_per_gpu = out.nics_per_gpu;
-        o.nic_gbit = out.nic_gbit;
-        o.rails = out.nics_per_node;   // one rail per NIC of a node, as the systems catalog counts them
-        tiers.push_back(o);
-    }
+    if (t.scale_up.domain_gpus > 0) tiers.push_back(scale_up_tier(t.scale_up));
+    if (t.scale_out.nics_per_node > 0) tiers.push_back(scale_out_tier(t.scale_out));
     const int gpn = hints.gpus_per_node > 0 ? hints.gpus_per_node : t.gpus_per_node();
     if (!t.slurm || gpn <= 0) return tiers;
     const SlurmTopology& s = *t.slurm;

@@ -68,6 +68,11 @@ ImportedTopology import_topology(std::string_view text, std::optional<Format> fo
 // A Slurm topology as an ImportedTopology: its nodes (no GPU counts) and the tree or blocks.
 ImportedTopology from_slurm(SlurmTopology t);
 
+// The file's scale-up domain and its NICs as one Paraplan tier each, with the file's own figures
+// (0 where it gives none; the scale-out tier named "network", one rail per NIC of a node).
+network::Tier scale_up_tier(const ScaleUp& up);
+network::Tier scale_out_tier(const ScaleOut& out);
+
 // Figures the file lacks, to fill the tiers with (0: leave unknown).
 struct TierHints {
     int gpus_per_node = 0;   // Slurm files name nodes only
