@@ -151,7 +151,7 @@ PARAPLAN_CLI_COMMAND(Command{
     "                  algbw_gbs, busbw_gbs, algorithm, protocol, bound_tier, latency_bound}]};\n"
     "                  algbw = bytes / time, busbw as nccl-tests (all_reduce 2(n-1)/n, all_gather,\n"
     "                  reduce_scatter, all_to_all (n-1)/n, broadcast and send_recv 1), GB/s decimal\n\n"
-    "The model is NCCL's (NVIDIA/nccl v2.23.4-1, src/graph/tuning.cc): per algorithm and protocol\n"
+    "The model is NCCL's (NVIDIA/nccl v2.30.7-1, src/graph/tuning.cc): per algorithm and protocol\n"
     "a latency and a bus bandwidth from the system's tiers; the fastest is picked. all_to_all is\n"
     "limited across domains by each GPU's own NIC.\n",
     {"json"},

@@ -37,11 +37,12 @@ bool protocol_runs(const Fabric& f, Algorithm a, Protocol p) {
     return true;
 }
 
-std::string bound_tier(const Fabric& f, Algorithm a) {
+std::string bound_tier(const Fabric& f, Op op, Algorithm a) {
     if (f.nodes == 1) return f.domain_tier;
-    if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) {
-        const double per_channel = std::min(f.nic_gbps * f.ppn / f.nics, f.nic_gbps * f.ppn / f.nvls_channels);
-        return (f.nodes > 2 ? per_channel / 2 : per_channel) < f.bw_intra ? f.net_tier : f.domain_tier;
+    if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) {   // nccl_tuning.cpp bus_bw's min
+        const double per_channel = std::min(f.nic_gbps * f.ppn / f.nics, f.nic_gbps * f.ppn / f.nvls_heads);
+        const double inter = f.nodes <= 2 && a == Algorithm::NvlsTree ? 2 * per_channel : per_channel;
+        return inter < nccl::nvls_intra_bw(f, op) ? f.net_tier : f.domain_tier;
     }
     return f.bw_inter < f.bw_intra ? f.net_tier : f.domain_tier;
 }
@@ -78,7 +79,7 @@ CollectiveResult price_tuned(const Fabric& f, Op op, std::uint64_t bytes, Algori
     auto r = finish(f, op, bytes, time, static_cast<double>(bytes) / (1000 * bw));
     r.algorithm = best_a;
     r.protocol = best_p;
-    r.bound_tier = bound_tier(f, best_a);
+    r.bound_tier = bound_tier(f, op, best_a);
     return r;
 }
 

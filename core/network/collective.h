@@ -1,5 +1,5 @@
 #pragma once
-// One collective priced the way NCCL's own tuning model prices it (NVIDIA/nccl v2.23.4-1,
+// One collective priced the way NCCL's own tuning model prices it (NVIDIA/nccl v2.30.7-1,
 // src/graph/tuning.cc ncclTopoTuneModel and ncclTopoGetAlgoTime; the pick of the fastest in
 // src/enqueue.cc topoGetAlgoInfo), over the graph inputs of network/fabric.h. algbw and busbw are
 // nccl-tests' (doc/PERFORMANCE.md): algbw = S / t with S the total buffer size as nccl-tests' -b/-e

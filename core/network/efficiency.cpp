@@ -21,8 +21,10 @@ System with_efficiency(System s, double scale_up, double scale_out) {
     check(scale_up, "nvlink");
     check(scale_out, "network");
     for (auto& t : s.tiers) {
-        if (t.scale_up()) t.link_gbps *= scale_up;
-        else if (t.kind == TierKind::ScaleOut) t.nic_gbit *= scale_out;
+        if (t.scale_up()) {
+            t.link_gbps *= scale_up;
+            t.efficiency *= scale_up;
+        } else if (t.kind == TierKind::ScaleOut) t.nic_gbit *= scale_out;
     }
     return s;
 }

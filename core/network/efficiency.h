@@ -7,9 +7,9 @@
 namespace paraplan::network {
 
 // The system with its scale-up tier's link bandwidth (tiers[0].link_gbps) multiplied by
-// `scale_up` and its scale-out tier's NIC bandwidth (nic_gbit) by `scale_out`; switch tiers
-// unchanged. Each factor must lie in (0, 1]: no link runs above its line rate. Throws
-// InputError otherwise.
+// `scale_up` (and recorded in its `efficiency`) and its scale-out tier's NIC bandwidth (nic_gbit) by `scale_out`;
+// switch tiers unchanged. Each factor must lie in (0, 1]: no link runs above its line rate. Throws InputError
+// otherwise.
 System with_efficiency(System s, double scale_up, double scale_out);
 
 }   // namespace paraplan::network

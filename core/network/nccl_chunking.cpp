@@ -38,9 +38,9 @@ ChunkSteps simple_chunk_steps(const Fabric& f, Op op, Algorithm a, Protocol p, s
         return {steps_per_loop * std::ceil(b / loop), steps_per_loop * b / loop};
     }
     if (a == Algorithm::Nvls && f.nvls_channels > 0) {
-        // One step per loop (ncclPatternNvls); nchunksPerLoop = nvls.nHeads, one head per GPU of
-        // the domain (src/graph/search.cc ncclTopoCompute caps NVLS channels at the GPU count).
-        const double ops = static_cast<double>(f.nvls_channels) * f.ppn;
+        // One step per loop (ncclPatternNvls); nchunksPerLoop = nvls.nHeads (fabric.h nvls_heads),
+        // over the nvlsChannels CTAs.
+        const double ops = static_cast<double>(f.nvls_channels) * f.nvls_heads;
         return {std::ceil(b / (ops * nvls_chunk(f, b, ops))), b / (ops * kNvlsChunk)};
     }
     return {};

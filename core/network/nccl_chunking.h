@@ -1,6 +1,6 @@
 #pragma once
 // The chunk steps NCCL's kernels run for one collective, and the time their handshakes add beyond
-// the tuning model. NVIDIA/nccl v2.23.4-1, src/enqueue.cc calcCollChunking: a channel moves its
+// the tuning model. NVIDIA/nccl v2.30.7-1, src/enqueue.cc calcCollChunking: a channel moves its
 // share in loops of nchunksPerLoop chunks, nstepsPerLoop steps each; the Simple protocol's chunk
 // is buffSize / NCCL_STEPS * chunkSteps (4 MiB / 8 * 4 for a ring, src/include/collectives.h
 // ALLREDUCE_CHUNKSTEPS), and NVLS shrinks its chunk (128 KiB, NCCL_NVLS_CHUNKSIZE) to 64, 32 and

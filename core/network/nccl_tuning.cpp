@@ -12,21 +12,26 @@ namespace {
 enum Row { kTree, kRing, kCollNet, kCollNetChain, kNvls, kNvlsTree, kPat, kRows };
 using Table = std::array<std::array<double, 3>, kRows>;
 
-// tuning.cc baseLat and hwLat (us), v2.23.4-1.
+// tuning.cc ncclTunerConstantsDefaults, NVIDIA/nccl v2.30.7-1: baseLatencies and hwLatencies (us).
 constexpr Table kBaseLat = {
-    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}};
+    {{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0}}};
 constexpr Table kNvlinkLat = {
-    {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 0}}};
+    {{.6, 1.25, 4.0}, {.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}}};
 constexpr Table kPciLat = {
-    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}}};
+    {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}}};
 constexpr Table kNetLat = {
-    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}, {0, 0, 0}}};
+    {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}}};
 
-// tuning.cc llMaxBws, perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws: [compCap][N1/N2/N4].
-constexpr double kLlMaxBw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}};
-constexpr double kRingLL128[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}};
-constexpr double kTreeLL128[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}};
-constexpr double kTreeBw[3][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
+// llMaxBws, perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, perChMaxNVLSTreeBws:
+// [Volta, Ampere, Hopper, Blackwell][N1/N2/N4].
+using CapTable = std::array<std::array<double, 3>, 4>;
+constexpr CapTable kLlMaxBw = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
+constexpr CapTable kRingLL128 = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}, {40.0, 40.0, 40.0}}};
+constexpr CapTable kTreeLL128 = {{{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}};
+constexpr CapTable kTreeBw = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
+constexpr CapTable kNvlsTreeBw = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
+// nvlsEfficiency.
+constexpr std::array<double, 4> kNvlsEfficiency = {0.0, 0.0, 0.85, 0.74};
 
 // tuning.cc treeCorrectionFactor[protocol][log2(bytes/64)].
 constexpr double kTreeCorrection[3][23] = {
@@ -65,8 +70,9 @@ struct Graph {
 Graph graph(const Fabric& f, Algorithm a) {
     const double nic_total = f.nic_gbps * f.ppn;
     if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) {
-        const int ch = f.nvls_channels;   // each channel's head sends through one NIC
-        return {ch, f.bw_intra, f.nodes > 1 ? std::min(f.nic_gbps / f.nics * f.ppn, nic_total / ch) : f.bw_intra};
+        const int ch = f.nvls_heads;   // each channel's head sends through one NIC
+        if (ch <= 0) return {};
+        return {ch, f.nvls_bw_intra, f.nodes > 1 ? std::min(f.nic_gbps / f.nics * f.ppn, nic_total / ch) : 0};
     }
     if (a == Algorithm::CollNet) return {f.nics, nic_total / f.nics, nic_total / f.nics};   // one channel per NIC
     if (f.nodes == 1) return {f.channels, f.bw_intra, f.bw_intra};
@@ -85,8 +91,15 @@ double bus_bw(const Fabric& f, Op op, Algorithm a, Protocol p, const Graph& g) {
     const double ll_max = kLlMaxBw[f.nodes == 1 ? cap : 0][n2];
     const double ch = g.channels;
     double bw = f.nodes <= 2 || a == Algorithm::CollNet ? g.bw_intra : g.bw_inter;
-    if (a == Algorithm::Nvls) bw = std::min(g.bw_intra, g.bw_inter);
-    if (a == Algorithm::NvlsTree) bw = std::min(g.bw_intra, f.nodes <= 2 ? g.bw_inter : g.bw_inter / 2);
+    if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) {
+        if (g.channels < 2) return 0;   // NVLS needs at least 2 channels
+        // The channel's share of the NVSwitch, at NCCL's NVLS efficiency; an all-reduce pipelines
+        // its reduce and its broadcast.
+        const double intra = nvls_intra_bw(f, op);
+        const double inter = f.nodes == 1 ? intra : g.bw_inter * (f.nodes <= 2 && a == Algorithm::NvlsTree ? 2 : 1);
+        bw = std::min(intra, inter);
+        if (a == Algorithm::NvlsTree) bw = std::min(bw, kNvlsTreeBw[cap][n2]);
+    }
     double bus = ch * bw;
     if (a == Algorithm::Ring && p == Protocol::LL) bus = std::min(ll_max, bus * .5);
     if (a == Algorithm::Ring && p == Protocol::LL128) bus = std::min(bus * .92, ch * kRingLL128[cap][n2]);
@@ -94,16 +107,16 @@ double bus_bw(const Fabric& f, Op op, Algorithm a, Protocol p, const Graph& g) {
     if (a == Algorithm::Tree && p == Protocol::LL) bus = std::min(bus / 3.8, ll_max);
     if (a == Algorithm::Tree && p == Protocol::LL128)
         bus = std::min(bus * (f.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * kTreeLL128[cap][n2]);
-    if (a == Algorithm::Pat) bus *= .85;
+    if (a == Algorithm::Pat) bus *= .75;
     if (a == Algorithm::CollNet) {
         double factor = f.ppn / std::max(1.0, ch);   // GPU/NIC ratio
         factor -= (factor - 1) / 2;
         bus /= factor;
-        if (f.cap == CompCap::Hopper) bus *= .85;
+        if (f.cap >= CompCap::Hopper) bus *= .85;
     }
     if (!(a != Algorithm::Ring && reduce_scatter_like(op))) {
-        if (a == Algorithm::Ring) bus *= static_cast<double>(f.ranks) / nsteps(op, f.ranks);
-        else if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) bus *= 5.0 / 6.0;
+        if (a == Algorithm::Ring || a == Algorithm::Nvls || a == Algorithm::NvlsTree)
+            bus *= static_cast<double>(f.ranks) / nsteps(op, f.ranks);
         else bus *= .5;
     }
     return bus;
@@ -135,6 +148,13 @@ double latency(const Fabric& f, Op op, Algorithm a, Protocol p) {
 }
 
 }   // namespace
+
+double nvls_intra_bw(const Fabric& f, Op op) {
+    const double ch = f.nvls_heads, ppn = f.ppn;
+    if (ch < 2) return 0;
+    const double intra = f.nvls_bw_intra * kNvlsEfficiency[static_cast<int>(f.cap)] * (ch - 1) / ch;
+    return intra * (op == Op::AllReduce ? 2.0 : (ppn - 1) / ppn);
+}
 
 Cost cost(const Fabric& f, Op op, Algorithm a, Protocol p) {
     const Graph g = graph(f, a);

@@ -21,6 +21,9 @@ struct Tier {
     int domain_gpus = 0;      // GPUs that reach each other over this tier
     int links_per_gpu = 0;
     double link_gbps = 0;   // per link, each way
+    // The share of the line rate link_gbps already carries (network/efficiency.h), so that what NCCL's
+    // topology search sees, the nominal link, is link_gbps / efficiency. Not saved.
+    double efficiency = 1;
     // Scale-out tier.
     double nics_per_gpu = 0;
     double nic_gbit = 0;

@@ -198,10 +198,12 @@ private slots:
             {"8", parse_nccl_tests_output(synthesise(h, network::Op::AllReduce, "all_reduce_perf", 8, 8, 0.8, 0.7))});
         runs.push_back(
             {"4", parse_nccl_tests_output(synthesise(h, network::Op::AllGather, "all_gather_perf", 4, 8, 0.8, 0.7))});
+        // Across nodes: a ring reduce-scatter on two and an NVLS-tree all-reduce on four, both bound by
+        // the NICs (on two nodes NCCL's NVLS-tree is bound by perChMaxNVLSTreeBws, not the network).
+        runs.push_back({"16", parse_nccl_tests_output(
+                                  synthesise(h, network::Op::ReduceScatter, "reduce_scatter_perf", 16, 8, 0.8, 0.7))});
         runs.push_back(
-            {"16", parse_nccl_tests_output(synthesise(h, network::Op::AllReduce, "all_reduce_perf", 16, 8, 0.8, 0.7))});
-        runs.push_back({"32", parse_nccl_tests_output(
-                                  synthesise(h, network::Op::ReduceScatter, "reduce_scatter_perf", 32, 8, 0.8, 0.7))});
+            {"32", parse_nccl_tests_output(synthesise(h, network::Op::AllReduce, "all_reduce_perf", 32, 8, 0.8, 0.7))});
         const auto r = fit_nccl_tests(runs, h, estimate::Profile{});
         QVERIFY2(r.nvlink.ok, r.nvlink.refusal.c_str());
         QVERIFY2(r.network.ok, r.network.refusal.c_str());
