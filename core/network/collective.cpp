@@ -39,11 +39,8 @@ bool protocol_runs(const Fabric& f, Algorithm a, Protocol p) {
 
 std::string bound_tier(const Fabric& f, Op op, Algorithm a) {
     if (f.nodes == 1) return f.domain_tier;
-    if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) {   // nccl_tuning.cpp bus_bw's min
-        const double per_channel = std::min(f.nic_gbps * f.ppn / f.nics, f.nic_gbps * f.ppn / f.nvls_heads);
-        const double inter = f.nodes <= 2 && a == Algorithm::NvlsTree ? 2 * per_channel : per_channel;
-        return inter < nccl::nvls_intra_bw(f, op) ? f.net_tier : f.domain_tier;
-    }
+    if (a == Algorithm::Nvls || a == Algorithm::NvlsTree)   // nccl_tuning.cpp bus_bw's min
+        return nccl::nvls_inter_bw(f, a) < nccl::nvls_intra_bw(f, op) ? f.net_tier : f.domain_tier;
     return f.bw_inter < f.bw_intra ? f.net_tier : f.domain_tier;
 }
 

@@ -86,6 +86,22 @@ void nvls_graph(Fabric& f) {
     f.nvls_channels = f.cap == CompCap::Blackwell ? (f.nodes > 1 ? 32 : 24) : 16;
 }
 
+// The scale-out fabric of a group across domains: its NICs, the network latency, the switch tiers.
+void scale_out(const System& s, const GroupShape& g, Fabric& f) {
+    const Tier& up = s.domain();
+    const Tier* out = s.scale_out();
+    if (!out)
+        throw InputError(
+            "--gpus", "system " + s.id + " has " + std::to_string(up.domain_gpus) + " GPUs and no scale-out network");
+    f.net_tier = out->name;
+    f.sharp = out->reduction == "sharp";
+    f.nics = std::max(1, static_cast<int>(std::lround(out->nics_per_gpu * f.ppn)));
+    f.nic_gbps = out->nics_per_gpu * out->nic_gbytes() * kNetEfficiency;
+    f.bw_inter = std::min(f.bw_intra, f.nic_gbps * f.ppn / f.channels);
+    f.latency_inter_us = out->latency_us;
+    switch_tiers(s, std::max(g.span_gpus, g.ranks), f);
+}
+
 }   // namespace
 
 std::vector<const Tier*> switch_tiers_crossed(const System& s, int gpus) {
@@ -127,21 +143,7 @@ Fabric fabric_for(const System& s, const GroupShape& g) {
     f.bw_intra = nccl_link_gbps(up);
     f.channels = std::max(2, static_cast<int>(std::lround(f.intra_gbps / f.bw_intra)));
     f.bw_intra = f.intra_gbps / f.channels;
-    if (f.nodes == 1) {
-        if (f.nvls) nvls_graph(f);
-        return f;
-    }
-    const Tier* out = s.scale_out();
-    if (!out)
-        throw InputError(
-            "--gpus", "system " + s.id + " has " + std::to_string(up.domain_gpus) + " GPUs and no scale-out network");
-    f.net_tier = out->name;
-    f.sharp = out->reduction == "sharp";
-    f.nics = std::max(1, static_cast<int>(std::lround(out->nics_per_gpu * f.ppn)));
-    f.nic_gbps = out->nics_per_gpu * out->nic_gbytes() * kNetEfficiency;
-    f.bw_inter = std::min(f.bw_intra, f.nic_gbps * f.ppn / f.channels);
-    f.latency_inter_us = out->latency_us;
-    switch_tiers(s, std::max(g.span_gpus, g.ranks), f);
+    if (f.nodes > 1) scale_out(s, g, f);
     if (f.nvls) nvls_graph(f);
     return f;
 }

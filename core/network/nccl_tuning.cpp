@@ -70,9 +70,8 @@ struct Graph {
 Graph graph(const Fabric& f, Algorithm a) {
     const double nic_total = f.nic_gbps * f.ppn;
     if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) {
-        const int ch = f.nvls_heads;   // each channel's head sends through one NIC
-        if (ch <= 0) return {};
-        return {ch, f.nvls_bw_intra, f.nodes > 1 ? std::min(f.nic_gbps / f.nics * f.ppn, nic_total / ch) : 0};
+        if (f.nvls_heads <= 0) return {};
+        return {f.nvls_heads, f.nvls_bw_intra, 0};   // across domains: nvls_inter_bw
     }
     if (a == Algorithm::CollNet) return {f.nics, nic_total / f.nics, nic_total / f.nics};   // one channel per NIC
     if (f.nodes == 1) return {f.channels, f.bw_intra, f.bw_intra};
@@ -96,8 +95,7 @@ double bus_bw(const Fabric& f, Op op, Algorithm a, Protocol p, const Graph& g) {
         // The channel's share of the NVSwitch, at NCCL's NVLS efficiency; an all-reduce pipelines
         // its reduce and its broadcast.
         const double intra = nvls_intra_bw(f, op);
-        const double inter = f.nodes == 1 ? intra : g.bw_inter * (f.nodes <= 2 && a == Algorithm::NvlsTree ? 2 : 1);
-        bw = std::min(intra, inter);
+        bw = f.nodes == 1 ? intra : std::min(intra, nvls_inter_bw(f, a));
         if (a == Algorithm::NvlsTree) bw = std::min(bw, kNvlsTreeBw[cap][n2]);
     }
     double bus = ch * bw;
@@ -154,6 +152,13 @@ double nvls_intra_bw(const Fabric& f, Op op) {
     if (ch < 2) return 0;
     const double intra = f.nvls_bw_intra * kNvlsEfficiency[static_cast<int>(f.cap)] * (ch - 1) / ch;
     return intra * (op == Op::AllReduce ? 2.0 : (ppn - 1) / ppn);
+}
+
+double nvls_inter_bw(const Fabric& f, Algorithm a) {
+    if (f.nodes <= 1 || f.nvls_heads <= 0) return 0;
+    // Each channel's head sends through one NIC; tuning.cc doubles it for NVLS-tree on two nodes.
+    const double per_channel = std::min(f.nic_gbps / f.nics * f.ppn, f.nic_gbps * f.ppn / f.nvls_heads);
+    return per_channel * (f.nodes <= 2 && a == Algorithm::NvlsTree ? 2 : 1);
 }
 
 Cost cost(const Fabric& f, Op op, Algorithm a, Protocol p) {

@@ -21,6 +21,9 @@ Cost cost(const Fabric& f, Op op, Algorithm a, Protocol p);
 // efficiency, less the head's own share; an all-reduce pipelines its reduce and its broadcast.
 double nvls_intra_bw(const Fabric& f, Op op);
 
+// One NVLS or NVLS-tree channel's bandwidth across domains (GB/s), 0 within one: its head's NIC.
+double nvls_inter_bw(const Fabric& f, Algorithm a);
+
 // ncclTopoGetAlgoTime: time in us for nBytes, with the tree correction and the ring plateau.
 double algo_time_us(const Fabric& f, Op op, Algorithm a, Protocol p, std::uint64_t bytes);
 
