@@ -23,17 +23,14 @@ double priced_s(const GroupLink& l, network::Op op, double bytes) {
     return network::price(*l.fabric, op, static_cast<std::uint64_t>(std::llround(bytes))).time_s;
 }
 
-// The representative figures of a priced link: bw_gbs its all-gather bus bandwidth at a size where
-// bandwidth dominates, latency_s one small send.
-constexpr std::uint64_t kBandwidthBytes = 256ull << 20;
-
 }   // namespace
 
 GroupLink system_link(const Hardware& hw, const network::GroupShape& g, int nodes, int members_per_node) {
     GroupLink l = make_link(hw, g.ranks, nodes, members_per_node);
     if (!hw.network || g.ranks < 2) return l;
     l.fabric = network::fabric_for(*hw.network, g);
-    l.bw_gbs = network::price(*l.fabric, network::Op::AllGather, kBandwidthBytes).busbw_gbs;
+    // One small send: the per-hop latency the pipeline simulation and DeepEP read. Collectives are
+    // priced on the fabric, so bw_gbs keeps make_link's flat figure and is not read.
     l.latency_s = network::price(*l.fabric, network::Op::SendRecv, 8).time_s;
     return l;
 }

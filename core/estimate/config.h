@@ -91,7 +91,7 @@ struct GroupLink {
     int size = 1;               // members of one group
     int nodes = 1;              // nodes one group spans
     int members_per_node = 1;   // group members sharing a node
-    double bw_gbs = 0;          // effective per-GPU bandwidth for this group's collectives, GB/s
+    double bw_gbs = 0;          // per-GPU bandwidth of the flat model's collectives, GB/s (not read with a fabric)
     double latency_s = 5e-6;    // per hop
     // The tiers the group crosses on the cluster's system (Hardware::network), its collectives
     // priced the way NCCL runs them (network/collective.h); absent: the flat model of comm.h.
