@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 using paraplan::Project;
 
@@ -159,10 +160,89 @@ bool ProjectDocument::waitForAnalysis(int ms) {
     return true;
 }
 
+namespace {
+// The unknown keys of a project outside its cluster (top level, model, training, layout). The
+// loader only carries them (it checks nothing in them), so they sit out an edit's trip through
+// the file form and stay shared with the state before: a file with 100 MB of keys Paraplan does
+// not know costs an edit a few pointers, not two copies of them.
+struct RestExtras {
+    paraplan::CowJson top, model, training, layout;
+
+    static RestExtras take(Project& p) {
+        RestExtras e{std::exchange(p.extra, {}), std::exchange(p.model.extra, {}), std::exchange(p.training.extra, {}),
+                     std::exchange(p.layout.extra, {})};
+        return e;
+    }
+    // Puts them back; keys the trip itself wrote (a change whose pointer names a key the
+    // loader does not know) are added to them.
+    void putBack(Project& p) const {
+        const auto back = [](paraplan::CowJson& now, const paraplan::CowJson& kept) {
+            bool covered = true;   // the trip wrote back only keys `kept` has, as they are
+            for (auto it = now->begin(); covered && it != now->end(); ++it) {
+                const nlohmann::json* k = kept.find(it.key());
+                covered = k && *k == it.value();
+            }
+            if (covered) {
+                now = kept;
+            } else if (!kept.empty()) {
+                nlohmann::json merged = kept.get();
+                merged.update(now.get());
+                now = std::move(merged);
+            }
+        };
+        back(p.extra, top);
+        back(p.model.extra, model);
+        back(p.training.extra, training);
+        back(p.layout.extra, layout);
+    }
+};
+
+// `p` with `changes`, through the file form so that the loader checks it; its unknown keys
+// outside the cluster sit out the trip (RestExtras).
+// A change whose pointer leads into a key the project keeps without knowing it (the top
+// level's, the model's, training's or layout's unknown keys, e.g. /estimate/profile) is made
+// there, since those keys sit out the trip; false for any other change.
+bool changeUnknownKey(Project& p, const paraplan::FixChange& c) {
+    nlohmann::json::json_pointer ptr;
+    try {
+        ptr = nlohmann::json::json_pointer(c.field);
+    } catch (const std::exception&) {
+        return false;   // withChanges() says what is wrong with it
+    }
+    const std::string_view f = c.field;
+    paraplan::CowJson* extra = &p.extra;
+    for (auto [section, e] : {std::pair{std::string_view("/model/"), &p.model.extra},
+                              std::pair{std::string_view("/training/"), &p.training.extra},
+                              std::pair{std::string_view("/layout/"), &p.layout.extra}})
+        if (f.starts_with(section)) {
+            extra = e;
+            ptr = nlohmann::json::json_pointer(std::string(f.substr(section.size() - 1)));
+            break;
+        }
+    if (ptr.empty()) return false;
+    nlohmann::json::json_pointer first = ptr;
+    while (!first.parent_pointer().empty()) first = first.parent_pointer();
+    if (!extra->get().contains(first) || !extra->get().contains(ptr.parent_pointer())) return false;
+    extra->edit()[ptr] = c.value;
+    return true;
+}
+
+Project checkedTrip(Project p, const std::vector<paraplan::FixChange>& changes) {
+    std::vector<paraplan::FixChange> rest;
+    for (const auto& c : changes)
+        if (!changeUnknownKey(p, c)) rest.push_back(c);
+    const RestExtras extras = RestExtras::take(p);
+    p = rest.empty() ? paraplan::project_from_json(paraplan::project_to_json(p))
+                     : ProjectDocument::withChanges(p, rest);
+    extras.putBack(p);
+    return p;
+}
+}   // namespace
+
 Project ProjectDocument::checkedRest(Project p, const std::vector<paraplan::FixChange>& changes) const {
     p.cluster = {};
     p.cluster.nodes = {cluster_->nodes.front()};   // the loader wants one
-    p = changes.empty() ? paraplan::project_from_json(paraplan::project_to_json(p)) : withChanges(p, changes);
+    p = checkedTrip(std::move(p), changes);
     p.cluster = {};
     return p;
 }
@@ -181,7 +261,7 @@ bool ProjectDocument::edit(const QString& label, const std::function<void(Projec
             next.cluster = cluster_;
             next.rest = checkedRest(std::move(after), {});
         } else {
-            next = stateOf(paraplan::project_from_json(paraplan::project_to_json(after)), 0);
+            next = stateOf(checkedTrip(std::move(after), {}), 0);
         }
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
@@ -236,7 +316,7 @@ bool ProjectDocument::applyChanges(const QString& label, const std::vector<parap
             next.cluster = cluster_;
             next.rest = checkedRest(current_.rest, changes);
         } else {
-            next = stateOf(withChanges(*project_, changes), 0);
+            next = stateOf(checkedTrip(*project_, changes), 0);
         }
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());

@@ -25,6 +25,8 @@ void PlanModel::setCurrent(const paraplan::Project& project) {
         paraplan::Project only;
         only.layout = l;
         only.training = t;
+        only.layout.extra.clear();   // unknown keys are no part of a plan, and can be large
+        only.training.extra.clear();
         const nlohmann::json j = paraplan::project_to_json(only);
         return std::make_pair(j.value("layout", nlohmann::json()), j.value("training", nlohmann::json()));
     };

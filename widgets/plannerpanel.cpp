@@ -233,6 +233,8 @@ QString PlannerPanel::baseKey() const {
     q.model_preset = p.model_preset;
     q.model = p.model;
     q.training = p.training;
+    q.model.extra.clear();   // unknown keys change no result, and can be large
+    q.training.extra.clear();
     const nlohmann::json j = paraplan::project_to_json(q);
     nlohmann::json key = {{"model", j.value("model", nlohmann::json())}};
     nlohmann::json training = j.value("training", nlohmann::json::object());

@@ -85,7 +85,7 @@ std::vector<int> layer_list(const Obj& o, const char* key, int layers) {
 void keep_extra(ModelSpec& m, const Obj& o) {
     for (const char* k : {"rope_theta", "rope_scaling", "sliding_window", "rotary_pct", "use_parallel_residual",
                           "torch_dtype", "relative_attention_max_distance"})
-        if (const json* v = o.get(k)) m.extra[k] = *v;
+        if (const json* v = o.get(k)) m.extra.edit()[k] = *v;
     // Qwen2 configs carry sliding_window even when use_sliding_window is false.
     if (const json* use = o.get("use_sliding_window"); use && use->is_boolean() && !use->get<bool>())
         m.extra.erase("sliding_window");
@@ -210,7 +210,7 @@ void read_bert(ModelSpec& m, const Obj& o) {
     const std::string act = o.string("hidden_act", "gelu");
     m.activation = act == "relu" ? "relu" : "gelu";
     const std::string pos = o.string("position_embedding_type", "absolute");
-    if (pos != "absolute") m.extra["position_embedding_type"] = pos;
+    if (pos != "absolute") m.extra.edit()["position_embedding_type"] = pos;
     m.tied_embeddings = o.boolean("tie_word_embeddings", true);
 }
 

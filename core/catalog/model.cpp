@@ -291,15 +291,17 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& pointer) {
     }
     m.mtp_layers = o.non_negative_int("mtp_layers", 0);
 
+    json extra = json::object();
     for (auto it = j.begin(); it != j.end(); ++it)
-        if (!is_known_key(it.key())) m.extra[it.key()] = it.value();
+        if (!is_known_key(it.key())) extra[it.key()] = it.value();
+    m.extra = std::move(extra);
     return m;
 }
 
 nlohmann::json to_json(const ModelSpec& m) {
     json j = json::object();
     // Unknown keys first so that the spec's own fields win on a clash.
-    for (auto it = m.extra.begin(); it != m.extra.end(); ++it)
+    for (auto it = m.extra->begin(); it != m.extra->end(); ++it)
         if (!is_known_key(it.key())) j[it.key()] = it.value();
     if (!m.id.empty()) j["id"] = m.id;
     if (!m.name.empty()) j["name"] = m.name;

@@ -1,6 +1,8 @@
 #pragma once
 // Model architecture specs (resources/catalog/models.json, an inline project spec,
 // or an imported Hugging Face config.json) and their parameter counts.
+#include "util/cow_json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -45,7 +47,7 @@ struct ModelSpec {
     int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
     int mtp_layers = 0;   // multi-token prediction modules (DeepSeek-V3), not counted in params()
     std::string source;   // where the values come from
-    nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
+    CowJson extra;        // unknown keys, kept on save (shared between copies)
 
     int head_size() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
     bool is_moe() const { return experts > 0; }

@@ -146,24 +146,25 @@ Hardware project_hardware(const Project& p, const GpuSpec& gpu) {
 }
 
 std::optional<std::string> project_profile(const Project& p) {
-    const auto it = p.extra.find("estimate");
-    if (it == p.extra.end() || !it->is_object()) return std::nullopt;
+    const nlohmann::json* it = p.extra.find("estimate");
+    if (!it || !it->is_object()) return std::nullopt;
     const auto pr = it->find("profile");
     if (pr == it->end() || !pr->is_string() || pr->get<std::string>().empty()) return std::nullopt;
     return pr->get<std::string>();
 }
 
 void set_project_profile(Project& p, const std::string& name_or_file) {
-    if (!p.extra.contains("estimate") || !p.extra["estimate"].is_object())
-        p.extra["estimate"] = nlohmann::json::object();
-    p.extra["estimate"]["profile"] = name_or_file;
+    nlohmann::json& extra = p.extra.edit();
+    if (!extra.contains("estimate") || !extra["estimate"].is_object()) extra["estimate"] = nlohmann::json::object();
+    extra["estimate"]["profile"] = name_or_file;
 }
 
 void clear_project_profile(Project& p) {
-    const auto it = p.extra.find("estimate");
-    if (it == p.extra.end() || !it->is_object()) return;
-    it->erase("profile");
-    if (it->empty()) p.extra.erase(it);
+    const nlohmann::json* e = p.extra.find("estimate");
+    if (!e || !e->is_object() || !e->contains("profile")) return;
+    nlohmann::json& extra = p.extra.edit();
+    extra["estimate"].erase("profile");
+    if (extra["estimate"].empty()) p.extra.erase("estimate");
 }
 
 }   // namespace paraplan::estimate

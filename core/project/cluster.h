@@ -3,6 +3,7 @@
 #include "catalog/gpu.h"
 #include "network/system.h"
 #include "topofile/slurm_topology_conf.h"
+#include "util/cow_json.h"
 #include "util/cow_vector.h"
 
 #include <nlohmann/json.hpp>
@@ -19,11 +20,11 @@ struct Node {
     std::string host;   // SSH host or ~/.ssh/config alias ("" = same as name)
     std::string gpu;    // GPU catalog id
     int gpus = 8;
-    std::string user;                                  // SSH user ("" = default)
-    int port = 0;                                      // SSH port (0 = default)
-    std::string identity;                              // SSH identity file ("" = default)
-    std::optional<double> intra_node_gbps;             // override of the GPU's link bandwidth, GB/s
-    nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
+    std::string user;                        // SSH user ("" = default)
+    int port = 0;                            // SSH port (0 = default)
+    std::string identity;                    // SSH identity file ("" = default)
+    std::optional<double> intra_node_gbps;   // override of the GPU's link bandwidth, GB/s
+    CowJson extra;                           // unknown keys, kept on save (shared between copies)
 
     bool operator==(const Node&) const = default;
 };
@@ -37,7 +38,7 @@ struct Network {
     // The Slurm cluster's switch tree or blocks (cluster.network.slurm_topology, topology.conf
     // text); unset: none known. Export writes it back and places sbatch jobs by it.
     std::optional<topofile::SlurmTopology> slurm_topology;
-    nlohmann::json extra = nlohmann::json::object();
+    CowJson extra;
 
     bool operator==(const Network&) const = default;
 };

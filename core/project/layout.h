@@ -1,5 +1,7 @@
 #pragma once
 // How a job is split over GPUs: the "layout" and "training" sections of a project.
+#include "util/cow_json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -81,7 +83,7 @@ struct Layout {
     // the embedding / the loss count as one layer each when the layers are split over pipeline stages.
     bool account_for_embedding_in_pipeline_split = false;
     bool account_for_loss_in_pipeline_split = false;
-    nlohmann::json extra = nlohmann::json::object();   // unknown keys, kept on save
+    CowJson extra;   // unknown keys, kept on save (shared between copies)
 
     bool operator==(const Layout&) const = default;
 };
@@ -93,7 +95,7 @@ struct Training {
     std::string precision = "bf16";   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8" loads as bf16 + layout.fp8)
     std::string optimizer = "adamw";
     long long train_tokens = 0;   // for "time to train" (0 = unset)
-    nlohmann::json extra = nlohmann::json::object();
+    CowJson extra;
 
     bool operator==(const Training&) const = default;
 };

@@ -375,7 +375,7 @@ Project project_from_text(std::string_view text) { return project_from_json(json
 namespace {
 
 json node_to_json(const Node& n) {
-    json j = n.extra;
+    json j = n.extra.get();
     j["name"] = n.name;
     if (!n.host.empty()) j["host"] = n.host;
     j["gpu"] = n.gpu;
@@ -401,7 +401,7 @@ bool plain_nodes(const Cluster& c) {
 }   // namespace
 
 json project_to_json(const Project& p) {
-    json j = p.extra;
+    json j = p.extra.get();
     j["paraplan"] = kProjectSchemaVersion;
     j["name"] = p.name;
 
@@ -414,7 +414,7 @@ json project_to_json(const Project& p) {
         c["nodes"] = json::array();
         for (const auto& n : p.cluster.nodes) c["nodes"].push_back(node_to_json(n));
     }
-    json net = p.cluster.network.extra;
+    json net = p.cluster.network.extra.get();
     net["inter_node_gbps"] = p.cluster.network.inter_node_gbps;
     net["latency_us"] = p.cluster.network.latency_us;
     if (!p.cluster.network.tiers.empty()) {
@@ -451,7 +451,7 @@ json project_to_json(const Project& p) {
     }
 
     const Training& t = p.training;
-    json tr = t.extra;
+    json tr = t.extra.get();
     tr["global_batch_size"] = t.global_batch_size;
     tr["micro_batch_size"] = t.micro_batch_size;
     tr["seq_len"] = t.seq_len;
@@ -462,7 +462,7 @@ json project_to_json(const Project& p) {
 
     const Layout& l = p.layout;
     const Layout d;
-    json la = l.extra;
+    json la = l.extra.get();
     la["framework"] = l.framework;
     la["tp"] = l.tp;
     la["pp"] = l.pp;
@@ -522,7 +522,7 @@ std::string project_to_text(const Project& p) {
 }
 
 Project load_project(const std::string& path) {
-    const std::string text = read_input_file(path, "project");
+    const std::string text = read_input_file(path, "project", kMaxProjectBytes);
     try {
         return project_from_text(text);
     } catch (const InputError& e) {   // where: the file too, not only the line or the field

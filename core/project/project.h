@@ -23,7 +23,7 @@ struct Project {
     Training training;
     Layout layout;
     nlohmann::json runtime = nlohmann::json::object();   // launch settings (runtime issue)
-    nlohmann::json extra = nlohmann::json::object();     // unknown top-level keys
+    CowJson extra;                                       // unknown top-level keys (shared between copies)
 
     int world_size() const { return cluster.world_size(); }
 

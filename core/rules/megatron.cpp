@@ -13,7 +13,7 @@ namespace paraplan::rules {
 namespace {
 
 std::string version(const Project& p) {
-    const auto& e = p.layout.extra;
+    const nlohmann::json& e = p.layout.extra.get();
     if (e.is_object() && e.contains("megatron_version") && e["megatron_version"].is_string())
         return e["megatron_version"].get<std::string>();
     return "";

@@ -25,8 +25,8 @@ MeshRequest from_project(const Project& p) {
     r.inner_ring_size = l.inner_ring_size;
     r.tp_mode = l.tp_mode;
     r.tp_depth = l.tp_depth;
-    if (l.extra.is_object() && l.extra.contains("extra_dp_size") && l.extra["extra_dp_size"].is_number_integer())
-        r.extra_dp = l.extra["extra_dp_size"].get<int>();
+    if (const nlohmann::json* e = l.extra.find("extra_dp_size"); e && e->is_number_integer())
+        r.extra_dp = e->get<int>();
     return r;
 }
 

@@ -97,7 +97,7 @@ public:
     ProjectBuilder& moe_imbalance(double v) { return set(p_.layout.moe_imbalance, v); }
     // A layout key this version keeps in layout.extra (e.g. "megatron_version").
     ProjectBuilder& layout_extra(const std::string& key, const nlohmann::json& v) {
-        p_.layout.extra[key] = v;
+        p_.layout.extra.edit()[key] = v;
         return *this;
     }
 

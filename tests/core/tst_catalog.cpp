@@ -443,12 +443,12 @@ private slots:
         j["my_note"] = "kept";
         j["rope_theta"] = 10000.0;
         const ModelSpec m = model_from_json(j);
-        QVERIFY(m.extra.at("my_note") == json("kept"));
-        QCOMPARE(m.extra.size(), std::size_t{2});
+        QVERIFY(m.extra->at("my_note") == json("kept"));
+        QCOMPARE(m.extra->size(), std::size_t{2});
         const json out = to_json(m);
         QVERIFY(out.at("my_note") == json("kept"));
         QVERIFY(out.at("rope_theta") == json(10000.0));
-        QVERIFY(catalog::find_model("llama3.1-8b")->extra.at("rope_theta") == json(500000.0));
+        QVERIFY(catalog::find_model("llama3.1-8b")->extra->at("rope_theta") == json(500000.0));
     }
 
     void catalogRoundTrip() {

@@ -277,7 +277,7 @@ private slots:
         QCOMPARE(arg_value(args, "--pipeline-model-parallel-size"), std::string("8"));
         // Megatron before core 0.11 has no such flags: no such fix is offered there.
         Project old = p;
-        old.layout.extra["megatron_version"] = "core_v0.10.0";
+        old.layout.extra.edit()["megatron_version"] = "core_v0.10.0";
         for (const auto& x : validate(old))
             if (x.rule == "megatron.layers_divisible_pp")
                 for (const auto& f : x.fixes)

@@ -181,7 +181,7 @@ private slots:
         QVERIFY(m.extra.contains("rope_theta"));
         QVERIFY(!m.extra.contains("sliding_window"));   // use_sliding_window is false
         QCOMPARE(qs(m.name), QString("Qwen2ForCausalLM"));
-        QVERIFY(import_file("mistral.json").extra.at("sliding_window") == json(4096));
+        QVERIFY(import_file("mistral.json").extra->at("sliding_window") == json(4096));
     }
 
     void mixtralDetails() {
@@ -241,8 +241,8 @@ private slots:
         const ModelSpec m = import_file("gpt_neox.json");
         QVERIFY(m.attn_bias && m.mlp_bias);
         QCOMPARE(qs(m.norm), QString("layernorm"));
-        QVERIFY(m.extra.at("rotary_pct") == json(0.25));
-        QVERIFY(m.extra.at("use_parallel_residual") == json(true));
+        QVERIFY(m.extra->at("rotary_pct") == json(0.25));
+        QVERIFY(m.extra->at("use_parallel_residual") == json(true));
         QCOMPARE(count_params(m).total, std::int64_t{20554567680});
     }
 

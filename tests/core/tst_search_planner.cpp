@@ -259,7 +259,7 @@ private slots:
         p.layout.order = "tp-cp-ep-pp-dp";
         p.layout.flash_attention = false;
         p.layout.num_layers_per_stage = {79, 1};   // an explicit split the planner must not keep
-        p.layout.extra["my_key"] = 42;
+        p.layout.extra.edit()["my_key"] = 42;
         PlanRequest req;
         req.base = p;
         req.hardware = hardware_for(*catalog::find_gpu(p.cluster.nodes[0].gpu), p.cluster, p.training.precision);
@@ -277,7 +277,7 @@ private slots:
             QCOMPARE(q.layout.order, std::string("tp-cp-ep-pp-dp"));
             QCOMPARE(q.layout.flash_attention, false);
             QVERIFY(q.layout.num_layers_per_stage.empty());
-            QCOMPARE(q.layout.extra.value("my_key", 0), 42);
+            QCOMPARE(q.layout.extra->value("my_key", 0), 42);
             QCOMPARE(e.dp * e.layout.tp * e.layout.pp * e.layout.cp, q.world_size());
             QVERIFY2(!has_errors(validate(q)), describe(e).c_str());
             const Estimate est = estimate_project(q);   // what the app shows once applied

@@ -103,7 +103,7 @@ private slots:
         p.cluster = cluster_of({8, 8});
         p.layout.framework = "colossalai-gemini";
         p.layout.tp = 4;
-        p.layout.extra["extra_dp_size"] = 2;
+        p.layout.extra.edit()["extra_dp_size"] = 2;
         const MeshRequest r = from_project(p);
         QCOMPARE(r.world, 16);
         QCOMPARE(r.gpus_per_node, 8);

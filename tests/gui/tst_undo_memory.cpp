@@ -2,16 +2,22 @@
 // well under 1 MB to the undo history (the snapshots share one cluster), and undo/redo still
 // restore each project exactly, including a step that does change the cluster. The nodes are
 // copy-on-write (core/util/cow_vector.h): every state reads the one copy of them.
+#include "guitest.h"
 #include "project/project.h"
 #include "projectdocument.h"
 #include "scale_project.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
 
 #include <malloc.h>
 
+#include <algorithm>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,6 +28,32 @@ namespace {
 std::size_t heapInUse() {
     malloc_trim(0);
     return mallinfo2().uordblks;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// `count` strings of `bytes` characters each, no two alike.
+nlohmann::json notes(int count, int bytes, char fill) {
+    nlohmann::json a = nlohmann::json::array();
+    for (int i = 0; i < count; ++i) a.push_back(std::to_string(i) + std::string(std::size_t(bytes), fill));
+    return a;
+}
+// gpt2-1node with about 100 MB of keys Paraplan does not know (80 MB at the top level, 20 MB
+// among the layout's), written to `path`; returns the file's JSON.
+nlohmann::json writeBigProject(const QString& path) {
+    nlohmann::json j = paraplan::project_to_json(paraplan::load_example("gpt2-1node"));
+    j["notes_from_another_tool"] = notes(80 * 1024, 1000, 'n');
+    j["layout"]["x_sweep_history"] = notes(20 * 1024, 1000, 'l');
+    j["training"]["x_comment"] = "kept";
+    const std::string text = j.dump(2) + "\n";
+    QFile f(path);
+    if (text.size() < 100'000'000 || !f.open(QIODevice::WriteOnly) ||
+        f.write(text.data(), qint64(text.size())) != qint64(text.size()))
+        qFatal("cannot write the test project %s", qPrintable(path));
+    return j;
 }
 }   // namespace
 
@@ -126,6 +158,120 @@ private slots:
         doc.undoStack()->undo();
         doc.undoStack()->undo();
         QVERIFY(doc.project() == start);
+    }
+
+    // A file with 100 MB of keys Paraplan does not know (kept only to be written back): 28 edits
+    // (Layout panel fields and whole-project edits, one of them a cluster edit) each take under
+    // 50 ms and 10 MB, undo brings back the file byte for byte, and the keys stay as they were.
+    // Before the keys were shared between states, each edit copied them about four times
+    // (1.3-4.5 s and ~176 MB an edit).
+    void unknownKeysCostNothingPerEdit() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString file = dir.filePath(QStringLiteral("big.paraplan.json"));
+        const nlohmann::json j = writeBigProject(file);
+        ProjectDocument doc;
+        doc.open(file);
+        // The file as Paraplan writes it (its own key order and indent): the reference for "byte for byte".
+        const QString saved0 = dir.filePath(QStringLiteral("saved0.json"));
+        doc.saveAs(saved0);
+        const QByteArray original = readAll(saved0);
+        QVERIFY(original.size() > 100'000'000);
+        QVERIFY(doc.waitForAnalysis());
+        const Project start = doc.project();
+        QVERIFY(start.extra.shares_with(doc.project().extra));
+
+        const int edits = 28;
+        double worstMs = 0, worstMiB = 0;
+        for (int i = 0; i < edits; ++i) {
+            QVERIFY(doc.waitForAnalysis());   // the worker's transient allocations are not the edit's
+            const std::size_t before = heapInUse();
+            QElapsedTimer t;
+            t.start();
+            bool ok = false;
+            if (i == 13) {   // a cluster edit: the whole project makes the trip through the file form
+                ok = doc.edit(QStringLiteral("Rename node"),
+                              [i](Project& p) { p.cluster.nodes[0].name = "n" + std::to_string(i); });
+            } else if (i % 2) {   // what the Layout panel does
+                ok = doc.applyChanges(QStringLiteral("Set tokens"), {{"/training/train_tokens", 1'000'000'000LL + i}});
+            } else {
+                ok = doc.edit(QStringLiteral("Set sequence"), [i](Project& p) { p.training.seq_len = 1088 + 64 * i; });
+            }
+            const double ms = double(t.nsecsElapsed()) / 1e6;
+            QVERIFY(ok);
+            QVERIFY(doc.waitForAnalysis());
+            const double mib = (double(heapInUse()) - double(before)) / (1024.0 * 1024.0);
+            worstMs = std::max(worstMs, ms);
+            worstMiB = std::max(worstMiB, mib);
+            QVERIFY2(ms < 50.0, qPrintable(QStringLiteral("edit %1 took %2 ms").arg(i).arg(ms)));
+            QVERIFY2(mib < 10.0, qPrintable(QStringLiteral("edit %1 kept %2 MiB").arg(i).arg(mib)));
+            QVERIFY(doc.project().extra.shares_with(start.extra));
+            QVERIFY(doc.project().layout.extra.shares_with(start.layout.extra));
+        }
+        qInfo("28 edits with 100 MB of unknown keys: worst %.1f ms, %.2f MiB", worstMs, worstMiB);
+        QCOMPARE(doc.undoStack()->count(), edits);
+
+        // A change that names a key the loader does not know writes it beside the others.
+        QVERIFY(doc.applyChanges(QStringLiteral("Note"), {{"/layout/x_reviewer", "ana"}}));
+        QCOMPARE(doc.project().layout.extra->value("x_reviewer", std::string()), std::string("ana"));
+        QCOMPARE(doc.project().layout.extra->at("x_sweep_history").size(), std::size_t(20 * 1024));
+        doc.undoStack()->undo();
+        QVERIFY(doc.project().layout.extra.shares_with(start.layout.extra));
+
+        // Undo everything: the project and the file are the ones opened, byte for byte.
+        while (doc.undoStack()->canUndo()) doc.undoStack()->undo();
+        QVERIFY(doc.project() == start);
+        const QString saved1 = dir.filePath(QStringLiteral("saved1.json"));
+        doc.saveAs(saved1);
+        QVERIFY(readAll(saved1) == original);
+        // Redo everything: the unknown keys are written exactly as they came in.
+        while (doc.undoStack()->canRedo()) doc.undoStack()->redo();
+        const QString saved2 = dir.filePath(QStringLiteral("saved2.json"));
+        doc.saveAs(saved2);
+        const auto back = nlohmann::json::parse(readAll(saved2).toStdString());
+        QVERIFY(back["notes_from_another_tool"] == j["notes_from_another_tool"]);
+        QVERIFY(back["layout"]["x_sweep_history"] == j["layout"]["x_sweep_history"]);
+        QCOMPARE(back["training"]["x_comment"].get<std::string>(), std::string("kept"));
+        QCOMPARE(back["training"]["seq_len"].get<int>(), 1088 + 64 * 26);
+    }
+
+    // The same file in the main window: 28 Layout panel edits, each with the window's own work
+    // on the GUI thread (fields, title, views marked stale), stay under 50 ms and 10 MB.
+    void unknownKeysInTheWindow() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        isolateSettings(dir);
+        const QString file = dir.filePath(QStringLiteral("big.paraplan.json"));
+        writeBigProject(file);
+        MainWindow w(nullptr, dir.filePath(QStringLiteral("rec")));
+        w.setAttribute(Qt::WA_DontShowOnScreen);
+        w.show();
+        w.resize(1280, 800);
+        QVERIFY(w.openFile(file));
+        QVERIFY(w.document()->waitForAnalysis());
+        const Project start = w.project();
+        double worstMs = 0, worstMiB = 0;
+        for (int i = 0; i < 28; ++i) {
+            QVERIFY(w.document()->waitForAnalysis());
+            QCoreApplication::processEvents();
+            const std::size_t before = heapInUse();
+            QElapsedTimer t;
+            t.start();
+            QVERIFY(w.document()->applyChanges(QStringLiteral("Set tokens"),
+                                               {{"/training/train_tokens", 2'000'000'000LL + i}}));
+            const double ms = double(t.nsecsElapsed()) / 1e6;
+            QVERIFY(w.document()->waitForAnalysis());
+            QCoreApplication::processEvents();
+            const double mib = (double(heapInUse()) - double(before)) / (1024.0 * 1024.0);
+            worstMs = std::max(worstMs, ms);
+            worstMiB = std::max(worstMiB, mib);
+            QVERIFY2(ms < 50.0, qPrintable(QStringLiteral("edit %1 took %2 ms").arg(i).arg(ms)));
+            QVERIFY2(mib < 10.0, qPrintable(QStringLiteral("edit %1 kept %2 MiB").arg(i).arg(mib)));
+        }
+        qInfo("28 edits in the window with 100 MB of unknown keys: worst %.1f ms, %.2f MiB", worstMs, worstMiB);
+        QVERIFY(w.project().extra.shares_with(start.extra));
+        while (w.document()->undoStack()->canUndo()) w.document()->undoStack()->undo();
+        QVERIFY(w.project() == start);
     }
 
     void noOpEditAddsNoStep() {
