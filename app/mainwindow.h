@@ -39,6 +39,7 @@ class QMessageBox;
 class QUndoView;
 class Recovery;
 
+class PlaybackExport;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -80,7 +81,12 @@ public:
     // Plays the step and saves `frames` pictures of the window (canvas, rank grid, timeline
     // with the playhead) as dir/frame_0000.png ...; with Debian's ffmpeg on PATH also
     // dir/playback.mp4 (skipped without it). Returns the files written; false + *error on failure.
+    // Runs the export (PlaybackExport) and waits for it, the event loop running meanwhile.
     bool exportPlayback(const QString& dir, int frames, QStringList* files = nullptr, QString* error = nullptr);
+    // The playback's Export button: asks for a folder, then exports 60 frames with a progress
+    // dialog that can cancel it; returns the export (null when no folder was chosen), which the
+    // window deletes when it ends. `dir` non-empty skips the question (tests).
+    PlaybackExport* startPlaybackExport(const QString& dir = QString());
 
     // Opens a project file. On failure shows the error (non-blocking message box,
     // objectName "openError") and keeps the current project; returns false.

@@ -9,6 +9,8 @@
 #include "guitest.h"
 #include "../scale_project.h"
 #include "linktrafficview.h"
+#include "playback_export.h"
+#include "stall_meter.h"
 #include "live_overlay.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
@@ -25,6 +27,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QLabel>
 #include <QSlider>
@@ -49,6 +54,8 @@ private slots:
     void linkTrafficFormatsRowsInView();
     void exportPngSequence();
     void exportMp4();
+    void exportFromTheButtonKeepsTheWindowLive();
+    void exportCancels();
     void playbackWinsOverLiveColouring();
     void commandLineFrames();
     void buildWaitsForAnalysisAndFrame();
@@ -292,6 +299,72 @@ void TestPlayback::exportMp4() {
     const double duration =
         info.value(QStringLiteral("format")).toObject().value(QStringLiteral("duration")).toString().toDouble();
     QVERIFY2(std::abs(duration - frames / 10.0) < 0.05, qPrintable(QString::number(duration)));
+}
+
+void TestPlayback::exportFromTheButtonKeepsTheWindowLive() {
+    // The playback's Export button (60 frames and, with ffmpeg, the MP4): the GUI thread never
+    // stays away from its event loop for 100 ms, a progress dialog counts the frames, and the
+    // files are those the synchronous export writes. Before, the frames and a wait of up to
+    // two minutes for ffmpeg ran on the GUI thread (the window froze for the whole export).
+    auto w = exampleWindow(dir_, "mixtral-8x7b-2nodes-ep");
+    w->setAttribute(Qt::WA_DontShowOnScreen);
+    w->show();
+    w->resize(1300, 850);
+    QVERIFY(w->document()->waitForAnalysis());
+    QTRY_VERIFY_WITH_TIMEOUT(w->stepPlayer()->playback().has_value(), 60000);
+    w->raiseView(QStringLiteral("timeline"));
+    QTest::qWait(200);   // the window laid out and painted once before the meter starts
+    QTemporaryDir out;
+    const QString dir = out.filePath(QStringLiteral("button"));
+    StallMeter meter;
+    PlaybackExport* e = w->startPlaybackExport(dir);
+    QVERIFY(e);
+    QSignalSpy done(e, &PlaybackExport::finished);
+    auto* progress = w->findChild<QProgressDialog*>(QStringLiteral("playbackExportProgress"));
+    QVERIFY(progress);
+    QVERIFY(done.wait(180000));
+    const double longest = meter.longestMs();
+    qInfo("export of 60 frames%s: the GUI thread's longest stall %.1f ms",
+          QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty() ? "" : " and the MP4", longest);
+    QCOMPARE(done.first().at(0).toBool(), true);
+    QVERIFY2(longest < 100.0, qPrintable(QStringLiteral("%1 ms").arg(longest)));
+    QStringList pngs = QDir(dir).entryList({QStringLiteral("frame_*.png")}, QDir::Files, QDir::Name);
+    QCOMPARE(pngs.size(), 60);
+    QVERIFY(!QImage(QDir(dir).filePath(pngs.last())).isNull());
+    if (!QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty())
+        QVERIFY(QFileInfo(QDir(dir).filePath(QStringLiteral("playback.mp4"))).size() > 0);
+    QVERIFY(w->statusBar()->currentMessage().contains(QStringLiteral("Saved")));
+    QTRY_VERIFY(!w->findChild<QProgressDialog*>(QStringLiteral("playbackExportProgress")));
+}
+
+void TestPlayback::exportCancels() {
+    // Cancel in the progress dialog stops the export at the next frame: no MP4, fewer frames,
+    // no error box, and the status bar says so.
+    auto w = exampleWindow(dir_, "llama3.1-8b-pp4-1node");
+    w->setAttribute(Qt::WA_DontShowOnScreen);
+    w->show();
+    w->resize(1200, 800);
+    QVERIFY(w->document()->waitForAnalysis());
+    QTRY_VERIFY_WITH_TIMEOUT(w->stepPlayer()->playback().has_value(), 60000);
+    QTemporaryDir out;
+    const QString dir = out.filePath(QStringLiteral("cancelled"));
+    PlaybackExport* e = w->startPlaybackExport(dir);
+    QVERIFY(e);
+    QSignalSpy done(e, &PlaybackExport::finished);
+    auto* dialog = w->findChild<QProgressDialog*>(QStringLiteral("playbackExportProgress"));
+    QVERIFY(dialog);
+    // The click lands between two frames, as a user's does (the frames are turns of the event loop).
+    connect(e, &PlaybackExport::progress, dialog, [dialog](int framesDone) {
+        if (framesDone == 4)
+            QTimer::singleShot(0, dialog,
+                               [dialog] { QTest::mouseClick(dialog->findChild<QPushButton*>(), Qt::LeftButton); });
+    });
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.first().at(0).toBool(), false);
+    const int written = int(QDir(dir).entryList({QStringLiteral("frame_*.png")}, QDir::Files).size());
+    QVERIFY2(written >= 4 && written < 8, qPrintable(QString::number(written)));
+    QVERIFY(!QFileInfo::exists(QDir(dir).filePath(QStringLiteral("playback.mp4"))));
+    QVERIFY(w->statusBar()->currentMessage().contains(QStringLiteral("cancelled")));
 }
 
 void TestPlayback::playbackWinsOverLiveColouring() {
