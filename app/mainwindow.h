@@ -141,6 +141,7 @@ protected:
 
 private:
     void createActions();
+    void setupRunViews();   // the Run panel, GPU monitor and live colouring (mainwindow_runs.cpp)
     QDockWidget* addDock(const QString& id, const QString& title, QWidget* w, Qt::DockWidgetArea area);
     // On an edit: what must follow at once (the Layout fields), without waiting for the analysis.
     void showEdit();
