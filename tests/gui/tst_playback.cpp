@@ -303,7 +303,7 @@ void TestPlayback::exportMp4() {
 
 void TestPlayback::exportFromTheButtonKeepsTheWindowLive() {
     // The playback's Export button (60 frames and, with ffmpeg, the MP4): the GUI thread never
-    // stays away from its event loop for 100 ms, a progress dialog counts the frames, and the
+    // works 100 ms without returning to its event loop (stall_meter.h), a progress dialog counts the frames, and the
     // files are those the synchronous export writes. Before, the frames and a wait of up to
     // two minutes for ffmpeg ran on the GUI thread (the window froze for the whole export).
     auto w = exampleWindow(dir_, "mixtral-8x7b-2nodes-ep");
@@ -323,11 +323,14 @@ void TestPlayback::exportFromTheButtonKeepsTheWindowLive() {
     auto* progress = w->findChild<QProgressDialog*>(QStringLiteral("playbackExportProgress"));
     QVERIFY(progress);
     QVERIFY(done.wait(180000));
-    const double longest = meter.longestMs();
-    qInfo("export of 60 frames%s: the GUI thread's longest stall %.1f ms",
-          QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty() ? "" : " and the MP4", longest);
+    const double busy = meter.longestBusyMs();
+    qInfo(
+        "export of 60 frames%s: the GUI thread's longest time away from its event loop %.1f ms "
+        "(of which it was busy %.1f ms)",
+        QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty() ? "" : " and the MP4", meter.longestMs(),
+        busy);
     QCOMPARE(done.first().at(0).toBool(), true);
-    QVERIFY2(longest < 100.0, qPrintable(QStringLiteral("%1 ms").arg(longest)));
+    QVERIFY2(busy < 100.0, qPrintable(QStringLiteral("%1 ms").arg(busy)));
     QStringList pngs = QDir(dir).entryList({QStringLiteral("frame_*.png")}, QDir::Files, QDir::Name);
     QCOMPARE(pngs.size(), 60);
     QVERIFY(!QImage(QDir(dir).filePath(pngs.last())).isNull());
@@ -592,11 +595,13 @@ void TestPlayback::editDuringBuildDropsIt() {
 }
 
 // An edit stops the playback build of the state it replaced (its cancel flag), so the build
-// does not hold a core while the new state's analysis and first frame need it. At 16,384 GPUs a
-// build takes about 0.1 s on one core: the edit, made as soon as the build starts, comes first.
+// does not hold a core while the new state's analysis and first frame need it. At 65,536 GPUs a
+// build takes about 0.4 s on one core: the edit, made as soon as the build starts, comes first
+// even on a loaded machine (at 16,384 GPUs, 0.1 s, the build sometimes ended before the edit
+// under ctest -j2, and was dropped rather than cancelled).
 void TestPlayback::editCancelsRunningBuild() {
     auto w = std::make_unique<MainWindow>(nullptr, dir_.filePath(QStringLiteral("rec")));
-    w->setProject(scale_project(2048), QString());
+    w->setProject(scale_project(8192), QString());
     w->resize(1200, 800);
     w->show();
     w->raiseView(QStringLiteral("playback"));
