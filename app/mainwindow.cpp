@@ -4,6 +4,7 @@
 
 #include "dialogfocus.h"
 #include "windowfit.h"
+#include "answerbar.h"
 #include "clustercanvas.h"
 #include "diagnosticspanel.h"
 #include "explainpanel.h"
@@ -119,12 +120,18 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
             if (visible) refreshView(id, true);
         });
     }
+    // The figures a designer edits for, in view whichever dock tab is in front (the status bar
+    // keeps them: a message shows beside them, not over them).
+    answer_ = new AnswerBar(doc_, this);
+    statusBar()->addPermanentWidget(answer_);
+    connect(answer_, &AnswerBar::viewRequested, this, [this](const QString& view) { raiseView(view); });
     statusSummary_ = new QLabel(this);
     statusSummary_->setObjectName(QStringLiteral("statusSummary"));
     statusBar()->addPermanentWidget(statusSummary_);
 
     createActions();
     setupTeachViews();
+
 
     // An edit shows at once in the Layout fields; the views follow when the edit's analysis
     // (rank map, findings, estimate, schedule: worked out off the GUI thread) is ready.
@@ -243,6 +250,7 @@ void MainWindow::refreshViews() {
     // Cheap, and they must follow at once: the planner drops results of another project and
     // marks the project's row; the Run panel launches what is open.
     planner_->refresh();
+    if (answer_) answer_->refresh();
     refreshTeachViews();
     // The same jobs folder as paraplan-cli's, so `paraplan-cli jobs` lists what the app launched.
     run_->setProject(doc_->sharedProject(), doc_->sharedRankMap(), QString::fromStdString(paraplan::jobs_dir()));

@@ -13,6 +13,7 @@ namespace paraplan {
 struct Project;
 }
 
+class AnswerBar;
 class ClusterCanvas;
 class DiagnosticsPanel;
 class ExplainPanel;
@@ -76,6 +77,7 @@ public:
     // `fallback`) to the Compare view, each as the open project with that row applied; returns how many.
     int compareSelectedPlannerRows(int fallback = 0);
     StepPlayer* stepPlayer() const { return player_; }
+    AnswerBar* answerBar() const { return answer_; }
     LinkTrafficView* linkTraffic() const { return links_; }
 
     // Plays the step and saves `frames` pictures of the window (canvas, rank grid, timeline
@@ -191,6 +193,7 @@ private:
     CompareView* compare_ = nullptr;
     LessonPanel* lessons_ = nullptr;
     StepPlayer* player_ = nullptr;
+    AnswerBar* answer_ = nullptr;
     LinkTrafficView* links_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;

@@ -1,0 +1,123 @@
+// The answer in view (issue 31, item 7): memory per GPU against capacity, step time, MFU and
+// tokens/s sit in the main window's status bar and follow every edit, while the Memory and time
+// view stays a tab behind Diagnostics. Each figure equals the estimate's; a layout that does not
+// fit says so, a layout that cannot be estimated says why, and a click brings the breakdown up.
+#include "answerbar.h"
+#include "guitest.h"
+#include "layoutpanel.h"
+#include "memoryview.h"
+#include "projectdocument.h"
+
+#include <QDockWidget>
+#include <QLocale>
+#include <QStatusBar>
+#include <QToolButton>
+#include <QtTest>
+
+using paraplan::estimate::kGiB;
+
+class TestAnswerBar : public QObject {
+    Q_OBJECT
+    QTemporaryDir tmp_;
+
+    // The figures as the estimate of the window's current state gives them.
+    static void checkFiguresMatchTheEstimate(MainWindow& w) {
+        const auto a = w.document()->latestAnalysis();
+        QVERIFY(a && a->estimate);
+        const auto& m = a->estimate->memory;
+        const auto& t = a->estimate->time;
+        AnswerBar* bar = w.answerBar();
+        QVERIFY2(bar->text(QStringLiteral("memory"))
+                     .startsWith(QStringLiteral("%1 / %2 GiB per GPU")
+                                     .arg(m.peak_bytes / kGiB, 0, 'f', 1)
+                                     .arg(m.capacity_bytes / kGiB, 0, 'f', 1)),
+                 qPrintable(bar->text(QStringLiteral("memory"))));
+        QCOMPARE(bar->text(QStringLiteral("memory")).endsWith(QStringLiteral("does not fit")), !m.fits);
+        QCOMPARE(bar->text(QStringLiteral("step")), QStringLiteral("step %1 s").arg(t.step_s, 0, 'f', 3));
+        QCOMPARE(bar->text(QStringLiteral("mfu")), QStringLiteral("MFU %1%").arg(100 * t.mfu, 0, 'f', 1));
+        QCOMPARE(bar->text(QStringLiteral("tokens")),
+                 QStringLiteral("%1 tokens/s").arg(QLocale().toString(t.tokens_per_s, 'f', 0)));
+    }
+
+    // A dock's widget behind another tab counts as visible to Qt; nothing of it is on screen.
+    static bool behindItsTab(QWidget* w) { return w->visibleRegion().isEmpty(); }
+
+    // Every figure drawn, whole, inside the window at its size.
+    static void checkInView(MainWindow& w) {
+        for (const char* f : {"memory", "step", "mfu", "tokens"}) {
+            QToolButton* b = w.answerBar()->button(QString::fromLatin1(f));
+            QVERIFY2(b->isVisible() && !behindItsTab(b), f);
+            const QRect r(b->mapTo(&w, QPoint(0, 0)), b->size());
+            QVERIFY2(w.rect().contains(r), qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 in %6x%7")
+                                                          .arg(QString::fromLatin1(f))
+                                                          .arg(r.x())
+                                                          .arg(r.y())
+                                                          .arg(r.width())
+                                                          .arg(r.height())
+                                                          .arg(w.width())
+                                                          .arg(w.height())));
+            QVERIFY2(b->width() >= b->sizeHint().width(), f);   // not cut off
+        }
+    }
+
+private slots:
+    void initTestCase() { isolateSettings(tmp_); }
+
+    void figuresFollowEveryEdit() {
+        auto w = exampleWindow(tmp_, "llama3.1-8b-pp4-1node");
+        w->resize(1024, 700);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(w->document()->waitForAnalysis());
+        // The estimate's view is a tab behind another one: the figures are in view all the same.
+        QVERIFY(behindItsTab(w->memoryView()));
+        checkInView(*w);
+        checkFiguresMatchTheEstimate(*w);
+        const QString step = w->answerBar()->text(QStringLiteral("step"));
+
+        // An edit in the Layout panel: the figures follow, the Memory view still behind its tab.
+        QVERIFY(w->document()->applyChanges(QStringLiteral("Set micro batch"), {{"/training/micro_batch_size", 2}}));
+        QVERIFY(w->document()->waitForAnalysis());
+        checkFiguresMatchTheEstimate(*w);
+        QVERIFY(w->answerBar()->text(QStringLiteral("step")) != step);
+        QVERIFY(behindItsTab(w->memoryView()));
+
+        // A layout that does not fit says so.
+        QVERIFY(w->document()->applyChanges(QStringLiteral("Long sequences"),
+                                            {{"/training/seq_len", 131072}, {"/layout/recompute", "none"}}));
+        QVERIFY(w->document()->waitForAnalysis());
+        checkFiguresMatchTheEstimate(*w);
+        QVERIFY(w->answerBar()->text(QStringLiteral("memory")).endsWith(QStringLiteral("does not fit")));
+
+        // Undo everything: the figures are those of the project opened.
+        while (w->document()->undoStack()->canUndo()) w->document()->undoStack()->undo();
+        QVERIFY(w->document()->waitForAnalysis());
+        checkFiguresMatchTheEstimate(*w);
+        QCOMPARE(w->answerBar()->text(QStringLiteral("step")), step);
+
+        // A click on a figure brings up the view that breaks it down.
+        QTest::mouseClick(w->answerBar()->button(QStringLiteral("step")), Qt::LeftButton);
+        QTRY_VERIFY(!behindItsTab(w->memoryView()));
+    }
+
+    void noEstimateSaysWhy() {
+        auto w = exampleWindow(tmp_, "llama3.1-8b-pp4-1node");
+        w->resize(1280, 800);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        // tp 3 x pp 4 does not divide 8 GPUs: the estimator refuses it and says why.
+        QVERIFY(w->document()->applyChanges(QStringLiteral("Set tp"), {{"/layout/tp", 3}}));
+        QVERIFY(w->document()->waitForAnalysis());
+        const auto a = w->document()->latestAnalysis();
+        QVERIFY2(!a->estimate, "the edit was meant to leave no estimate");
+        QToolButton* problem = w->answerBar()->button(QStringLiteral("problem"));
+        QVERIFY(problem->isVisible());
+        QCOMPARE(problem->text(), QStringLiteral("No estimate"));
+        QCOMPARE(problem->toolTip(), QString::fromStdString(a->estimate_error));
+        QVERIFY(!problem->toolTip().isEmpty());
+        QVERIFY(!w->answerBar()->button(QStringLiteral("step"))->isVisible());
+    }
+};
+
+QTEST_MAIN(TestAnswerBar)
+#include "tst_answer_bar.moc"

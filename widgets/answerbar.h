@@ -1,0 +1,34 @@
+#pragma once
+// The answer in view: the figures a designer edits for (memory per GPU against the GPU's
+// capacity, step time, MFU, tokens/s) in one strip of the main window that follows every edit,
+// whichever dock tab is in front. The figures are the estimate's (core/estimate, the same
+// Estimate the Memory and time view draws); a click on one brings that view to the front.
+#include <QWidget>
+
+class ProjectEditor;
+class QToolButton;
+
+class AnswerBar : public QWidget {
+    Q_OBJECT
+public:
+    explicit AnswerBar(ProjectEditor* editor, QWidget* parent = nullptr);
+
+    // Reads the latest analysis (cheap: no estimate is worked out here).
+    void refresh();
+    // What each figure says now (tests, screenshots): "memory", "step", "mfu", "tokens", or
+    // "problem" when there is no estimate.
+    QString text(const QString& figure) const;
+    QToolButton* button(const QString& figure) const;
+
+signals:
+    // A figure was clicked: bring the view that breaks it down to the front.
+    void viewRequested(const QString& view);
+
+private:
+    ProjectEditor* editor_;
+    QToolButton* memory_;
+    QToolButton* step_;
+    QToolButton* mfu_;
+    QToolButton* tokens_;
+    QToolButton* problem_;
+};
