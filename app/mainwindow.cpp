@@ -132,7 +132,6 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     createActions();
     setupTeachViews();
 
-
     // An edit shows at once in the Layout fields; the views follow when the edit's analysis
     // (rank map, findings, estimate, schedule: worked out off the GUI thread) is ready.
     connect(doc_, &ProjectDocument::changed, this, &MainWindow::showEdit);
