@@ -1,9 +1,13 @@
 #include "runtime/ssh_node.h"
 
+#include "runtime/process_closer.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QTimer>
+
+#include <utility>
 
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -35,6 +39,10 @@ void end_with_parent(QProcess* p) {
 
 SshNode::SshNode(SshTarget target, SshOptions options, QObject* parent)
     : QObject(parent), target_(std::move(target)), options_(std::move(options)) {
+    makeControlDir();
+}
+
+void SshNode::makeControlDir() {
     // Short path: sockets are limited to ~100 bytes; %C adds 40.
     control_dir_ = std::make_unique<QTemporaryDir>(QDir::tempPath() + "/pp-ssh-XXXXXX");
     if (control_dir_->isValid()) {
@@ -143,6 +151,21 @@ void SshNode::disconnectFromHost() {
         return;
     }
     master_->disconnect(this);
+    // Handed over, not waited for: `ssh -O exit` asks the master to leave, TERM after 2 s, KILL
+    // after 4 s, and its control folder goes with it; a new connection gets a folder of its own.
+    CloseLater how;
+    if (!options_.control_dir.empty()) how.ask_argv = to_qt(ssh_exit_argv(target_, options_));
+    how.term_after_ms = state_ == State::Connected ? 2000 : 0;   // one still connecting has no socket to ask on
+    how.kill_after_ms = 4000;
+    how.dir = std::move(control_dir_);
+    if (close_later(master_, how)) {
+        master_ = nullptr;
+        makeControlDir();
+        if (state_ != State::Failed) state_ = State::Disconnected;
+        return;
+    }
+    control_dir_ = std::move(how.dir);   // not taken: ended here (see close_later)
+    // No event loop to end it later (no application, or another thread): ended here.
     if (!options_.control_dir.empty()) {
         QProcess exit;
         const auto argv = to_qt(ssh_exit_argv(target_, options_));

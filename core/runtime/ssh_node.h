@@ -33,7 +33,8 @@ public:
     void connectToHost();
     // Runs the event loop until connected or failed (or timeout_ms): true when connected.
     bool waitConnected(int timeout_ms);
-    // Stops the master (ssh -O exit, then kill).
+    // Stops the master (ssh -O exit, then TERM and KILL) without waiting for it: it ends on the
+    // application's event loop (in the application's thread; elsewhere it is waited for here).
     void disconnectFromHost();
 
     // argv of a command over this node's connection.
@@ -58,6 +59,7 @@ signals:
 
 private:
     void fail(const SshError& e);
+    void makeControlDir();   // a private folder for the master's socket (options_.control_dir)
     // Port and known_hosts file for the fix commands of host-key errors.
     HostKeyPlace place() const { return {target_.port, options_.known_hosts_file}; }
 

@@ -1,5 +1,7 @@
 #include "runtime/telemetry.h"
 
+#include "runtime/process_closer.h"
+
 namespace paraplan::runtime {
 
 TelemetryMonitor::TelemetryMonitor(const Cluster& cluster, SshOptions ssh, int interval_ms,
@@ -71,6 +73,9 @@ void TelemetryMonitor::stop() {
         if (!p) continue;
         p->disconnect(this);
         p->closeWriteChannel();
+        // TERM now, KILL after 3 s, on the event loop: a monitor of many nodes stops at once.
+        CloseLater how;
+        if (close_later(p, how)) continue;
         p->terminate();
         if (!p->waitForFinished(3000)) {
             p->kill();

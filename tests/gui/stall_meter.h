@@ -1,12 +1,11 @@
 #pragma once
 // How long the GUI thread stays away from its event loop: a timer that fires every 2 ms records
-// the longest gap between two of its ticks while it runs.
-//
-// Two figures: longestMs(), the wall-clock gap (what a user sees, which on a loaded machine also
-// counts the time the scheduler gave the core to another process), and longestBusyMs(), the CPU
-// time the GUI thread itself spent within one gap (Linux's per-thread clock): the work the app did
-// without returning to the event loop, which is what the app controls. A stall the user feels is
-// one over about 100 ms.
+// the longest gap between two of its ticks while it runs (longestMs()): the app's work and its
+// waits (on a process, a file, a lock) without returning to the event loop, which is a stall the
+// user feels when it is over ~100 ms. longestBusyMs() is the CPU time the thread itself spent
+// within one gap (Linux's per-thread clock): how much of a gap was work rather than waiting.
+// The wall-clock gap also counts the time a loaded machine gave the core to another process, so
+// the tests that use this run alone (tst_stalls, RUN_SERIAL in tests/CMakeLists.txt).
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>

@@ -10,7 +10,6 @@
 #include "../scale_project.h"
 #include "linktrafficview.h"
 #include "playback_export.h"
-#include "stall_meter.h"
 #include "live_overlay.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
@@ -54,7 +53,6 @@ private slots:
     void linkTrafficFormatsRowsInView();
     void exportPngSequence();
     void exportMp4();
-    void exportFromTheButtonKeepsTheWindowLive();
     void exportCancels();
     void playbackWinsOverLiveColouring();
     void commandLineFrames();
@@ -299,45 +297,6 @@ void TestPlayback::exportMp4() {
     const double duration =
         info.value(QStringLiteral("format")).toObject().value(QStringLiteral("duration")).toString().toDouble();
     QVERIFY2(std::abs(duration - frames / 10.0) < 0.05, qPrintable(QString::number(duration)));
-}
-
-void TestPlayback::exportFromTheButtonKeepsTheWindowLive() {
-    // The playback's Export button (60 frames and, with ffmpeg, the MP4): the GUI thread never
-    // works 100 ms without returning to its event loop (stall_meter.h), a progress dialog counts the frames, and the
-    // files are those the synchronous export writes. Before, the frames and a wait of up to
-    // two minutes for ffmpeg ran on the GUI thread (the window froze for the whole export).
-    auto w = exampleWindow(dir_, "mixtral-8x7b-2nodes-ep");
-    w->setAttribute(Qt::WA_DontShowOnScreen);
-    w->show();
-    w->resize(1300, 850);
-    QVERIFY(w->document()->waitForAnalysis());
-    QTRY_VERIFY_WITH_TIMEOUT(w->stepPlayer()->playback().has_value(), 60000);
-    w->raiseView(QStringLiteral("timeline"));
-    QTest::qWait(200);   // the window laid out and painted once before the meter starts
-    QTemporaryDir out;
-    const QString dir = out.filePath(QStringLiteral("button"));
-    StallMeter meter;
-    PlaybackExport* e = w->startPlaybackExport(dir);
-    QVERIFY(e);
-    QSignalSpy done(e, &PlaybackExport::finished);
-    auto* progress = w->findChild<QProgressDialog*>(QStringLiteral("playbackExportProgress"));
-    QVERIFY(progress);
-    QVERIFY(done.wait(180000));
-    const double busy = meter.longestBusyMs();
-    qInfo(
-        "export of 60 frames%s: the GUI thread's longest time away from its event loop %.1f ms "
-        "(of which it was busy %.1f ms)",
-        QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty() ? "" : " and the MP4", meter.longestMs(),
-        busy);
-    QCOMPARE(done.first().at(0).toBool(), true);
-    QVERIFY2(busy < 100.0, qPrintable(QStringLiteral("%1 ms").arg(busy)));
-    QStringList pngs = QDir(dir).entryList({QStringLiteral("frame_*.png")}, QDir::Files, QDir::Name);
-    QCOMPARE(pngs.size(), 60);
-    QVERIFY(!QImage(QDir(dir).filePath(pngs.last())).isNull());
-    if (!QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty())
-        QVERIFY(QFileInfo(QDir(dir).filePath(QStringLiteral("playback.mp4"))).size() > 0);
-    QVERIFY(w->statusBar()->currentMessage().contains(QStringLiteral("Saved")));
-    QTRY_VERIFY(!w->findChild<QProgressDialog*>(QStringLiteral("playbackExportProgress")));
 }
 
 void TestPlayback::exportCancels() {
