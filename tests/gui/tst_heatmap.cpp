@@ -382,7 +382,7 @@ private slots:
         p.layout.pp = 2;
         const auto rc = loopback_runtime(stub_bin(tmp_.path()));
         p.runtime = {{"python", "/usr/bin/python3"},
-                     {"master_port", 29000 + static_cast<int>(QDateTime::currentSecsSinceEpoch() % 5000)},
+                     {"master_port", SshdFixture::free_port()},   // free now: tests run side by side
                      {"path_prepend", rc.path_prepend},
                      {"stop_grace_s", 2}};
         MainWindow w(nullptr, tmp_.filePath("rec-probe-run"));

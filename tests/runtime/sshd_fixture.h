@@ -105,6 +105,9 @@ private:
         p.start(prog, args);
         return p.waitForFinished(20000) && p.exitCode() == 0;
     }
+
+public:
+    // A TCP port nothing listens on now (the kernel's pick), for a test's own listener.
     static int free_port() {
         const int s = ::socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in a{};
@@ -118,6 +121,8 @@ private:
         ::close(s);
         return p;
     }
+
+private:
     bool wait_listening() {
         for (int i = 0; i < 50; ++i) {
             if (sshd_->state() != QProcess::Running) return false;

@@ -13,7 +13,6 @@
 #include "launch/launch_plan.h"
 
 #include <QElapsedTimer>
-#include <QRandomGenerator>
 #include <QtTest>
 
 #include <algorithm>
@@ -288,7 +287,7 @@ private slots:
             r.launcher = launcher;
             r.script = script.toStdString();
             r.args.clear();
-            r.master_port = 29000 + QRandomGenerator::global()->bounded(1000);
+            r.master_port = SshdFixture::free_port();   // free now: tests run side by side
             r.fail_fast = fast;
             r.stop_grace_s = 2;
             auto job = make_job(loopback_cluster(sshd), r, fast ? "torch fail fast" : "torch barrier", underscores);

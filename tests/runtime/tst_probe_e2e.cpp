@@ -33,7 +33,7 @@ private slots:
         const Cluster c = loopback_cluster(sshd);
         RuntimeConfig base = loopback_runtime(stub_bin(work.path()));
         base.master_addr = "127.0.0.2";
-        base.master_port = 29000 + static_cast<int>(QDateTime::currentSecsSinceEpoch() % 5000);
+        base.master_port = SshdFixture::free_port();   // free now: tests run side by side
         // tp=2 inside a node, pp=2 across the nodes (rank = pp * 2 + tp).
         const std::string layout = R"({"framework":"colossalai","world_size":4,"axes":["pp","tp"],
             "ranks":[{"rank":0,"coords":{"pp":0,"tp":0},"node":0,"local_rank":0},
