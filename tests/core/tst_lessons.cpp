@@ -3,6 +3,7 @@
 // that name the file and the JSON pointer.
 #include "estimate/config.h"
 #include "lessons/lesson.h"
+#include "rules/apply_fix.h"
 #include "util/input_error.h"
 
 #include <QTemporaryDir>
@@ -157,6 +158,50 @@ private slots:
         QVERIFY(!figure_value(j, "memory.stages.9.total_gib"));
         QVERIFY(!figure_value(j, "no.such.path"));
         QVERIFY(figure_value(j, "derived.bubble_share").value_or(-1) > 0);
+        // The Link traffic view's figures: one node, so nothing crosses nodes.
+        QVERIFY(figure_value(j, "traffic.total_gib").value_or(0) > 0);
+        QCOMPARE(figure_value(j, "traffic.cross_node_gib").value_or(-1), 0.0);
+        QCOMPARE(figure_value(j, "traffic.cross_node_links").value_or(-1), 0.0);
+        // Two nodes on DGX H100 tiers: the per-group and per-tier sums are the cross-node total.
+        Project two = load_example("mixtral-8x7b-2nodes-ep");
+        set_field(two, "/cluster/system", "dgx-h100");
+        const nlohmann::json t = figures_json(two);
+        const double cross = figure_value(t, "traffic.cross_node_gib").value_or(0);
+        QVERIFY(cross > 0);
+        QCOMPARE(figure_value(t, "traffic.cross_node_links").value_or(-1), 1.0);
+        double by = 0;
+        for (const char* g : {"tp", "cp", "ep", "pp", "dp", "edp"})
+            by += *figure_value(t, std::string("traffic.cross_node_gib_by_group.") + g);
+        QVERIFY(std::abs(by - cross) < 1e-9 * cross);
+        QVERIFY(std::abs(*figure_value(t, "traffic.tiers.infiniband.gib") - cross) < 1e-9 * cross);
+        QVERIFY(*figure_value(t, "traffic.tiers.infiniband.busy") > 0);
+        QVERIFY(*figure_value(t, "traffic.tiers.nvlink.gib") > 0);
+    }
+
+    // A lesson's setup may name a catalog system and, for a cluster written as a count, the node
+    // count (set_field's /cluster/system and /cluster/nodes).
+    void setupSetsTheCluster() {
+        Project p = load_example("llama3.1-8b-pp4-1node");
+        QVERIFY(p.cluster.short_form);
+        set_field(p, "/cluster/nodes", 4);
+        set_field(p, "/cluster/system", "dgx-h100");
+        QCOMPARE(int(p.cluster.nodes.size()), 4);
+        QCOMPARE(p.cluster.nodes[3].name, std::string("node3"));
+        QCOMPARE(p.cluster.nodes[3].gpu, std::string("h100-sxm"));
+        QCOMPARE(p.world_size(), 32);
+        QCOMPARE(get_field(p, "/cluster/nodes"), nlohmann::json(4));
+        QCOMPARE(get_field(p, "/cluster/system"), nlohmann::json("dgx-h100"));
+        // The project file says the same.
+        const Project back = project_from_json(project_to_json(p));
+        QCOMPARE(int(back.cluster.nodes.size()), 4);
+        QCOMPARE(back.cluster.system, std::string("dgx-h100"));
+        set_field(p, "/cluster/system", "");
+        QVERIFY(p.cluster.system.empty());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(p, "/cluster/system", "dgx-h999"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(p, "/cluster/nodes", 0));
+        // A cluster of named nodes (hosts) has no count to change.
+        Project named = load_example("gpt2-1node");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(named, "/cluster/nodes", 2));
     }
 
     void badLessonsNameFileAndPointer() {
