@@ -2,6 +2,7 @@
 // does to the real estimate what the lesson says it does. Bad lesson files get messages
 // that name the file and the JSON pointer.
 #include "estimate/config.h"
+#include "estimate/memory.h"
 #include "lessons/lesson.h"
 #include "rules/apply_fix.h"
 #include "util/input_error.h"
@@ -53,21 +54,24 @@ private slots:
         }
     }
 
-    // Lessons 3 (the bubble) and 4 (the schedules): every step names its sources, every figure
-    // its text quotes is the estimator's (or the timeline's) figure by the quote's definition, so
-    // a drift in the estimate fails here, and the timeline draws the step's schedule.
+    // Lessons 1 (ZeRO), 3 (the bubble) and 4 (the schedules): every step names its
+    // sources, every figure its text quotes is the estimator's (or the timeline's, or the link
+    // traffic's) figure by the quote's definition, so a drift in the estimate fails here, and the
+    // timeline draws the step's schedule.
     void quotedFiguresAreTheEstimators() {
         int checked = 0;
+        std::set<std::string> sourced;
         for (const auto& id : lesson_ids()) {
-            const bool pipeline = id.rfind("3-", 0) == 0 || id.rfind("4-", 0) == 0;
+            const bool checkedLesson = id.rfind("1-", 0) == 0 || id.rfind("3-", 0) == 0 || id.rfind("4-", 0) == 0;
             const Lesson l = load_lesson(id);
             Project p = start_project(l);
             for (std::size_t i = 0; i < l.steps.size(); ++i) {
                 const Step& s = l.steps[i];
                 const std::string where = id + " step " + std::to_string(i);
-                if (pipeline) {
+                if (checkedLesson) {
                     QVERIFY2(!s.source.empty(), where.c_str());
                     QVERIFY2(!s.quotes.empty(), where.c_str());
+                    sourced.insert(id.substr(0, 2));
                 }
                 const Project next = apply_step(p, s);
                 const nlohmann::json before = figures_json(p), after = figures_json(next);
@@ -79,6 +83,11 @@ private slots:
                     QCOMPARE((*tl)["schedule"].get<std::string>(),
                              std::string(estimate::simulator_name(
                                  *estimate::parse_schedule(next.layout.schedule, next.layout.framework))));
+                }
+                if (s.view == "links") {
+                    // The Link traffic view's figures come from the step's playback.
+                    QVERIFY2(figure_value(after, "traffic.total_gib").value_or(0) > 0, where.c_str());
+                    QVERIFY2(figure_value(after, "traffic.cross_node_gib").has_value(), where.c_str());
                 }
                 const std::string text = s.look + "\n" + s.predict + "\n" + s.explain;
                 for (const auto& q : s.quotes) {
@@ -92,7 +101,80 @@ private slots:
                 p = next;
             }
         }
-        QVERIFY(checked >= 40);
+        QCOMPARE(sourced, (std::set<std::string>{"1-", "3-", "4-"}));
+        QVERIFY2(checked >= 70, std::to_string(checked).c_str());
+    }
+
+    // Lesson 1 asks one question per step and grades the quantity it asks about: the first
+    // figure listed, the one with the step's headline expectation.
+    void eachStepGradesWhatItAsks() {
+        const std::vector<std::pair<std::string, std::vector<std::string>>> asked = {
+            {"1-data-parallel-zero",
+             {"memory.stages.0.optimizer_gib", "memory.stages.0.grads_gib", "traffic.cross_node_gib"}},
+        };
+        for (const auto& [id, paths] : asked) {
+            const Lesson l = load_lesson(id);
+            QCOMPARE(l.steps.size(), paths.size());
+            for (std::size_t i = 0; i < paths.size(); ++i) {
+                const Step& s = l.steps[i];
+                const std::string where = id + " step " + std::to_string(i);
+                QVERIFY2(headline(s), where.c_str());
+                QCOMPARE(headline(s)->path, paths[i]);
+                QCOMPARE(s.figures.front().path, paths[i]);
+                QCOMPARE(std::count(s.predict.begin(), s.predict.end(), '?'), std::ptrdiff_t(1));
+            }
+        }
+    }
+
+    // Lesson 1 runs on two DGX H100 nodes (dp 16 across InfiniBand) in fp16, and its bars hold the
+    // bytes per parameter the text names: ZeRO's 2 + 2 + 12 with DeepSpeed's 4-byte fp32 gradient
+    // copy counted as optimizer state (16 bytes there, 20 in all), DeepSpeed's 2 + 18/Nd at ZeRO 2,
+    // and ZeRO 3's traffic between the nodes 1.5 times ZeRO 2's (3 model sizes against 2).
+    void lessonOneBytesAndTraffic() {
+        const Lesson l = load_lesson("1-data-parallel-zero");
+        Project p = start_project(l);
+        QCOMPARE(p.cluster.system, std::string("dgx-h100"));
+        QCOMPARE(int(p.cluster.nodes.size()), 2);
+        QCOMPARE(p.world_size(), 16);
+        QCOMPARE(p.training.precision, std::string("fp16"));
+        std::vector<nlohmann::json> f = {figures_json(p)};
+        for (const auto& s : l.steps) {
+            p = apply_step(p, s);
+            f.push_back(figures_json(p));
+        }
+        for (int zero = 0; zero <= 3; ++zero) QCOMPARE(*figure_value(f[zero], "layout.zero_stage"), double(zero));
+        const double n = *figure_value(f[0], "memory.stages.0.params_per_gpu");
+        QVERIFY(std::abs(n - 8.03e9) < 0.01e9);
+        auto bytes = [&](int zero, const char* part) {
+            return *figure_value(f[zero], std::string("memory.stages.0.") + part) * estimate::kGiB / n;
+        };
+        auto near = [](double a, double b) { return std::abs(a - b) < 1e-9 * std::max(1.0, std::abs(b)); };
+        const double nd = 16;
+        QCOMPARE(*figure_value(f[0], "process_groups.dp.group_size"), nd);
+        QCOMPARE(*figure_value(f[0], "process_groups.dp.groups_crossing_nodes"), 1.0);
+        // ZeRO 0: 2 + 2 + (12 + 4) bytes per parameter on every GPU.
+        QVERIFY(near(bytes(0, "params_gib"), 2));
+        QVERIFY(near(bytes(0, "grads_gib"), 2));
+        QVERIFY(near(bytes(0, "optimizer_gib"), 16));
+        // ZeRO 1: the optimizer's 16 over the 16 GPUs.
+        QVERIFY(near(bytes(1, "optimizer_gib"), 16 / nd));
+        QVERIFY(near(bytes(1, "grads_gib"), 2));
+        // ZeRO 2: DeepSpeed's estimate_zero2_model_states_mem_needs, 2 + 18 / Nd.
+        QVERIFY(near(bytes(2, "params_gib") + bytes(2, "grads_gib") + bytes(2, "optimizer_gib"), 2 + 18 / nd));
+        // ZeRO 3: everything over the 16 GPUs, 20 / Nd.
+        QVERIFY(near(bytes(3, "params_gib") + bytes(3, "grads_gib") + bytes(3, "optimizer_gib"), 20 / nd));
+        // Traffic between the nodes: the same for ZeRO 0, 1 and 2, half as much again for ZeRO 3,
+        // all of it the data-parallel group's.
+        const double x0 = *figure_value(f[0], "traffic.cross_node_gib");
+        QVERIFY(x0 > 50);
+        QVERIFY(near(*figure_value(f[1], "traffic.cross_node_gib"), x0));
+        QVERIFY(near(*figure_value(f[2], "traffic.cross_node_gib"), x0));
+        QVERIFY(near(*figure_value(f[3], "traffic.cross_node_gib"), 1.5 * x0));
+        QVERIFY(near(*figure_value(f[3], "traffic.cross_node_gib_by_group.dp"), 1.5 * x0));
+        QVERIFY(near(*figure_value(f[3], "traffic.tiers.infiniband.gib"), 1.5 * x0));
+        // The estimate hides ZeRO 3's gathers behind the compute: the step time does not move.
+        QCOMPARE(*figure_value(f[3], "time.comm_s.dp"), 0.0);
+        QCOMPARE(*figure_value(f[3], "time.step_s"), *figure_value(f[2], "time.step_s"));
     }
 
     // Lesson 2 grades each step on the quantity its question asks: the exposed tensor-parallel
