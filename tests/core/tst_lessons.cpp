@@ -103,7 +103,7 @@ private slots:
             }
         }
         QCOMPARE(sourced, (std::set<std::string>{"1-", "3-", "4-", "6-"}));
-        QVERIFY2(checked >= 95, std::to_string(checked).c_str());
+        QVERIFY2(checked >= 100, std::to_string(checked).c_str());
     }
 
     // Lessons 1 and 6 ask one question per step and grade the quantity it asks about: the first
@@ -112,7 +112,7 @@ private slots:
         const std::vector<std::pair<std::string, std::vector<std::string>>> asked = {
             {"1-data-parallel-zero",
              {"memory.stages.0.optimizer_gib", "memory.stages.0.grads_gib", "traffic.cross_node_gib"}},
-            {"6-expert-parallel", {"memory.stages.0.params_gib", "time.comm_s.dp", "time.step_s"}},
+            {"6-expert-parallel", {"memory.stages.0.params_gib", "time.comm_s.dp", "time.step_s", "time.comm_s.ep"}},
         };
         for (const auto& [id, paths] : asked) {
             const Lesson l = load_lesson(id);
@@ -216,6 +216,16 @@ private slots:
         QCOMPARE(v(3, "process_groups.moe_dp.group_size"), 2.0);
         QCOMPARE(v(3, "process_groups.moe_dp.groups_crossing_nodes"), 8.0);
         QVERIFY(v(3, "traffic.cross_node_gib_by_group.edp") > 100);
+        QCOMPARE(v(3, "process_groups.ep.groups_crossing_nodes"), 0.0);
+        QCOMPARE(v(3, "traffic.cross_node_gib_by_group.ep"), 0.0);
+        // tp 2 (tp innermost, ep next): each ep group is every other GPU, 4 on each node, and the
+        // all-to-all crosses InfiniBand.
+        QCOMPARE(v(4, "layout.tp"), 2.0);
+        QCOMPARE(v(4, "process_groups.ep.group_size"), 8.0);
+        QCOMPARE(v(4, "process_groups.ep.groups_crossing_nodes"), 2.0);
+        QCOMPARE(v(4, "process_groups.ep.max_nodes_spanned"), 2.0);
+        QVERIFY(v(4, "traffic.cross_node_gib_by_group.ep") > 1000);
+        QVERIFY(v(4, "time.comm_s.ep") > 5 * v(3, "time.comm_s.ep"));
     }
 
     // Lesson 2 grades each step on the quantity its question asks: the exposed tensor-parallel
