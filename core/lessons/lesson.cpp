@@ -3,12 +3,15 @@
 
 #include "compare/compare.h"
 #include "estimate/project_timeline.h"
+#include "estimate/step_playback.h"
 #include "rules/apply_fix.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 #include "util/resources.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -64,7 +67,7 @@ Step read_step(const Obj& o) {
     s.title = o.string("title");
     s.view = o.one_of("view",
                       {"canvas", "layout", "explain", "grid", "history", "diagnostics", "timeline", "memory", "planner",
-                       "shardformer", "compare"},
+                       "shardformer", "compare", "links"},
                       "canvas");
     s.look = o.string("look");
     s.predict = o.string("predict");
@@ -113,6 +116,32 @@ Step read_step(const Obj& o) {
 }
 
 std::string read_text_file(const std::string& path) { return read_input_file(path, "lesson file"); }
+
+// The Link traffic view's figures (widgets/linktrafficview.cpp) from the same step playback: the
+// bytes one step puts on every link, those that cross nodes, per kind of group, and per tier.
+json traffic_json(const estimate::StepPlayback& pb) {
+    double total = 0, cross = 0;
+    int crossing = 0;
+    std::array<double, estimate::kGroupKinds> by{};
+    for (const auto& l : pb.links) {
+        total += l.bytes;
+        if (!l.cross_node) continue;
+        cross += l.bytes;
+        ++crossing;
+        for (int k = 0; k < estimate::kGroupKinds; ++k) by[std::size_t(k)] += l.by_group[std::size_t(k)];
+    }
+    json groups = json::object();
+    for (int k = 0; k < estimate::kGroupKinds; ++k) {
+        std::string name = estimate::group_label(estimate::GroupKind(k));
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+        groups[name] = by[std::size_t(k)] / estimate::kGiB;
+    }
+    json tiers = json::object();
+    for (const auto& t : pb.tiers) tiers[t.name] = {{"gib", t.bytes / estimate::kGiB}, {"busy", t.utilisation}};
+    return {{"links", pb.links.size()},          {"total_gib", total / estimate::kGiB},
+            {"cross_node_links", crossing},      {"cross_node_gib", cross / estimate::kGiB},
+            {"cross_node_gib_by_group", groups}, {"tiers", tiers}};
+}
 
 }   // namespace
 
@@ -203,6 +232,13 @@ json figures_json(const Project& p) {
         derived["bubble_ratio_1f1b"] = double(c.pp - 1) / (std::max(1, c.chunks) * std::max(1, c.num_microbatches));
     }
     j["derived"] = derived;
+    if (e.report.estimate && e.ranks.world_size > 0 && e.ranks.valid()) {
+        try {
+            j["traffic"] = traffic_json(estimate::step_playback(p, e.ranks));
+        } catch (const std::exception&) {
+            // no playback for this layout: no traffic figures
+        }
+    }
     const estimate::ProjectTimeline t = estimate::relative_timeline(estimate::project_schedule_request(p));
     if (t.timeline)
         j["timeline"] = {{"schedule", t.timeline->schedule},

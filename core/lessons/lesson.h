@@ -46,7 +46,7 @@ std::string format_quote(const Quote& q, double value);
 
 struct Step {
     std::string title;
-    std::string view;                // the main window's view id (canvas, grid, timeline, memory, ...)
+    std::string view;                // the main window's view id (canvas, grid, timeline, memory, links, ...)
     std::string look;                // what to look at, before the change
     std::string predict;             // the question to answer before making the change
     std::vector<FixChange> change;   // the knob (and any field it drags along), as project-file pointers
@@ -90,7 +90,10 @@ Project apply_step(const Project& p, const Step& s);
 // bubble over the ideal compute time, stages alike), "errors": number of error findings},
 // and "timeline": {"schedule", "bubble_fraction" (idle share of all stages over the span),
 // "span_bubble_rate"} of the timeline view's simulation (relative costs F = B = W = 1);
-// no "timeline" when the schedule cannot be drawn.
+// no "timeline" when the schedule cannot be drawn; and "traffic": the Link traffic view's figures
+// from the same step playback (estimate/step_playback.h): {links, total_gib, cross_node_links,
+// cross_node_gib, cross_node_gib_by_group: {tp, cp, ep, pp, dp, edp}, tiers: {name: {gib, busy}}},
+// GiB per step over all links (cross_node: those between two nodes); no "traffic" without a playback.
 nlohmann::json figures_json(const Project& p);
 std::optional<double> figure_value(const nlohmann::json& figures, const std::string& path);
 

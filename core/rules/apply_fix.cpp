@@ -1,5 +1,8 @@
 #include "rules/apply_fix.h"
 
+#include "network/systems.h"
+#include "project/limits.h"
+
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -92,12 +95,43 @@ bool node_field(const std::string& ptr, std::size_t& index, std::string& key) {
     return key == "gpu" || key == "gpus";
 }
 
+// /cluster/system: a systems-catalog id, "" for none (the project file's cluster.system).
+void set_system(Cluster& c, const std::string& id) {
+    if (!id.empty() && !network::find_system(id))
+        throw std::invalid_argument("/cluster/system: unknown system \"" + id +
+                                    "\" (see paraplan-cli catalog systems)");
+    c.system = id;
+}
+
+// /cluster/nodes as a count: the short form {"gpu", "nodes": N, "gpus_per_node"}, whose nodes the
+// loader names node0, node1, ... with node 0's GPU and count.
+void set_node_count(Cluster& c, int count) {
+    if (!c.short_form || c.nodes.empty())
+        throw std::invalid_argument(
+            "/cluster/nodes: a node count applies to a cluster written as one "
+            "(\"nodes\": N with \"gpu\" and \"gpus_per_node\")");
+    if (!c.rank_order.empty())
+        throw std::invalid_argument("/cluster/nodes: the cluster has a rank_order for its present nodes");
+    const Node first = c.nodes.front();
+    if (count < 1 || count > kMaxNodes || static_cast<long long>(count) * first.gpus > kMaxWorldSize)
+        throw std::invalid_argument("/cluster/nodes: " + std::to_string(count) + " is not a node count Paraplan plans");
+    std::vector<Node> nodes;
+    for (int i = 0; i < count; ++i) {
+        Node n = first;
+        n.name = "node" + std::to_string(i);
+        nodes.push_back(std::move(n));
+    }
+    c.nodes = std::move(nodes);
+}
+
 }   // namespace
 
 void set_field(Project& p, const std::string& pointer, const nlohmann::json& value) {
     std::size_t i = 0;
     std::string key;
     try {
+        if (pointer == "/cluster/system") return set_system(p.cluster, value.get<std::string>());
+        if (pointer == "/cluster/nodes") return set_node_count(p.cluster, value.get<int>());
         if (node_field(pointer, i, key)) {
             if (i >= p.cluster.nodes.size()) throw std::invalid_argument(pointer + ": no such node");
             if (key == "gpus") p.cluster.nodes[i].gpus = value.get<int>();
@@ -117,6 +151,8 @@ void set_field(Project& p, const std::string& pointer, const nlohmann::json& val
 nlohmann::json get_field(const Project& p, const std::string& pointer) {
     std::size_t i = 0;
     std::string key;
+    if (pointer == "/cluster/system") return p.cluster.system;
+    if (pointer == "/cluster/nodes" && p.cluster.short_form) return static_cast<int>(p.cluster.nodes.size());
     if (node_field(pointer, i, key)) {
         if (i >= p.cluster.nodes.size()) throw std::invalid_argument(pointer + ": no such node");
         return key == "gpus" ? nlohmann::json(p.cluster.nodes[i].gpus) : nlohmann::json(p.cluster.nodes[i].gpu);

@@ -1,7 +1,8 @@
 #pragma once
 // Applying a Fix (JSON pointer -> value changes) to a Project in memory, and
 // reading the field a pointer names. Supported pointers: /layout/<field>,
-// /training/<field>, /cluster/nodes/<i>/{gpu,gpus}.
+// /training/<field>, /cluster/nodes/<i>/{gpu,gpus}, /cluster/system (a systems-catalog id, "" for
+// none) and, for a cluster written as a count (short form), /cluster/nodes (the node count).
 #include "project/project.h"
 #include "util/diagnostic.h"
 

@@ -2,7 +2,9 @@
 // does to the real estimate what the lesson says it does. Bad lesson files get messages
 // that name the file and the JSON pointer.
 #include "estimate/config.h"
+#include "estimate/memory.h"
 #include "lessons/lesson.h"
+#include "rules/apply_fix.h"
 #include "util/input_error.h"
 
 #include <QTemporaryDir>
@@ -52,21 +54,25 @@ private slots:
         }
     }
 
-    // Lessons 3 (the bubble) and 4 (the schedules): every step names its sources, every figure
-    // its text quotes is the estimator's (or the timeline's) figure by the quote's definition, so
-    // a drift in the estimate fails here, and the timeline draws the step's schedule.
+    // Lessons 1 (ZeRO), 3 (the bubble), 4 (the schedules) and 6 (experts): every step names its
+    // sources, every figure its text quotes is the estimator's (or the timeline's, or the link
+    // traffic's) figure by the quote's definition, so a drift in the estimate fails here, and the
+    // timeline draws the step's schedule.
     void quotedFiguresAreTheEstimators() {
         int checked = 0;
+        std::set<std::string> sourced;
         for (const auto& id : lesson_ids()) {
-            const bool pipeline = id.rfind("3-", 0) == 0 || id.rfind("4-", 0) == 0;
+            const bool checkedLesson = id.rfind("1-", 0) == 0 || id.rfind("3-", 0) == 0 || id.rfind("4-", 0) == 0 ||
+                                       id.rfind("6-", 0) == 0;
             const Lesson l = load_lesson(id);
             Project p = start_project(l);
             for (std::size_t i = 0; i < l.steps.size(); ++i) {
                 const Step& s = l.steps[i];
                 const std::string where = id + " step " + std::to_string(i);
-                if (pipeline) {
+                if (checkedLesson) {
                     QVERIFY2(!s.source.empty(), where.c_str());
                     QVERIFY2(!s.quotes.empty(), where.c_str());
+                    sourced.insert(id.substr(0, 2));
                 }
                 const Project next = apply_step(p, s);
                 const nlohmann::json before = figures_json(p), after = figures_json(next);
@@ -78,6 +84,11 @@ private slots:
                     QCOMPARE((*tl)["schedule"].get<std::string>(),
                              std::string(estimate::simulator_name(
                                  *estimate::parse_schedule(next.layout.schedule, next.layout.framework))));
+                }
+                if (s.view == "links") {
+                    // The Link traffic view's figures come from the step's playback.
+                    QVERIFY2(figure_value(after, "traffic.total_gib").value_or(0) > 0, where.c_str());
+                    QVERIFY2(figure_value(after, "traffic.cross_node_gib").has_value(), where.c_str());
                 }
                 const std::string text = s.look + "\n" + s.predict + "\n" + s.explain;
                 for (const auto& q : s.quotes) {
@@ -91,7 +102,130 @@ private slots:
                 p = next;
             }
         }
-        QVERIFY(checked >= 40);
+        QCOMPARE(sourced, (std::set<std::string>{"1-", "3-", "4-", "6-"}));
+        QVERIFY2(checked >= 100, std::to_string(checked).c_str());
+    }
+
+    // Lessons 1 and 6 ask one question per step and grade the quantity it asks about: the first
+    // figure listed, the one with the step's headline expectation.
+    void eachStepGradesWhatItAsks() {
+        const std::vector<std::pair<std::string, std::vector<std::string>>> asked = {
+            {"1-data-parallel-zero",
+             {"memory.stages.0.optimizer_gib", "memory.stages.0.grads_gib", "traffic.cross_node_gib"}},
+            {"6-expert-parallel", {"memory.stages.0.params_gib", "time.comm_s.dp", "time.step_s", "time.comm_s.ep"}},
+        };
+        for (const auto& [id, paths] : asked) {
+            const Lesson l = load_lesson(id);
+            QCOMPARE(l.steps.size(), paths.size());
+            for (std::size_t i = 0; i < paths.size(); ++i) {
+                const Step& s = l.steps[i];
+                const std::string where = id + " step " + std::to_string(i);
+                QVERIFY2(headline(s), where.c_str());
+                QCOMPARE(headline(s)->path, paths[i]);
+                QCOMPARE(s.figures.front().path, paths[i]);
+                QCOMPARE(std::count(s.predict.begin(), s.predict.end(), '?'), std::ptrdiff_t(1));
+            }
+        }
+    }
+
+    // Lesson 1 runs on two DGX H100 nodes (dp 16 across InfiniBand) in fp16, and its bars hold the
+    // bytes per parameter the text names: ZeRO's 2 + 2 + 12 with DeepSpeed's 4-byte fp32 gradient
+    // copy counted as optimizer state (16 bytes there, 20 in all), DeepSpeed's 2 + 18/Nd at ZeRO 2,
+    // and ZeRO 3's traffic between the nodes 1.5 times ZeRO 2's (3 model sizes against 2).
+    void lessonOneBytesAndTraffic() {
+        const Lesson l = load_lesson("1-data-parallel-zero");
+        Project p = start_project(l);
+        QCOMPARE(p.cluster.system, std::string("dgx-h100"));
+        QCOMPARE(int(p.cluster.nodes.size()), 2);
+        QCOMPARE(p.world_size(), 16);
+        QCOMPARE(p.training.precision, std::string("fp16"));
+        std::vector<nlohmann::json> f = {figures_json(p)};
+        for (const auto& s : l.steps) {
+            p = apply_step(p, s);
+            f.push_back(figures_json(p));
+        }
+        for (int zero = 0; zero <= 3; ++zero) QCOMPARE(*figure_value(f[zero], "layout.zero_stage"), double(zero));
+        const double n = *figure_value(f[0], "memory.stages.0.params_per_gpu");
+        QVERIFY(std::abs(n - 8.03e9) < 0.01e9);
+        auto bytes = [&](int zero, const char* part) {
+            return *figure_value(f[zero], std::string("memory.stages.0.") + part) * estimate::kGiB / n;
+        };
+        auto near = [](double a, double b) { return std::abs(a - b) < 1e-9 * std::max(1.0, std::abs(b)); };
+        const double nd = 16;
+        QCOMPARE(*figure_value(f[0], "process_groups.dp.group_size"), nd);
+        QCOMPARE(*figure_value(f[0], "process_groups.dp.groups_crossing_nodes"), 1.0);
+        // ZeRO 0: 2 + 2 + (12 + 4) bytes per parameter on every GPU.
+        QVERIFY(near(bytes(0, "params_gib"), 2));
+        QVERIFY(near(bytes(0, "grads_gib"), 2));
+        QVERIFY(near(bytes(0, "optimizer_gib"), 16));
+        // ZeRO 1: the optimizer's 16 over the 16 GPUs.
+        QVERIFY(near(bytes(1, "optimizer_gib"), 16 / nd));
+        QVERIFY(near(bytes(1, "grads_gib"), 2));
+        // ZeRO 2: DeepSpeed's estimate_zero2_model_states_mem_needs, 2 + 18 / Nd.
+        QVERIFY(near(bytes(2, "params_gib") + bytes(2, "grads_gib") + bytes(2, "optimizer_gib"), 2 + 18 / nd));
+        // ZeRO 3: everything over the 16 GPUs, 20 / Nd.
+        QVERIFY(near(bytes(3, "params_gib") + bytes(3, "grads_gib") + bytes(3, "optimizer_gib"), 20 / nd));
+        // Traffic between the nodes: the same for ZeRO 0, 1 and 2, half as much again for ZeRO 3,
+        // all of it the data-parallel group's.
+        const double x0 = *figure_value(f[0], "traffic.cross_node_gib");
+        QVERIFY(x0 > 50);
+        QVERIFY(near(*figure_value(f[1], "traffic.cross_node_gib"), x0));
+        QVERIFY(near(*figure_value(f[2], "traffic.cross_node_gib"), x0));
+        QVERIFY(near(*figure_value(f[3], "traffic.cross_node_gib"), 1.5 * x0));
+        QVERIFY(near(*figure_value(f[3], "traffic.cross_node_gib_by_group.dp"), 1.5 * x0));
+        QVERIFY(near(*figure_value(f[3], "traffic.tiers.infiniband.gib"), 1.5 * x0));
+        // The estimate hides ZeRO 3's gathers behind the compute: the step time does not move.
+        QCOMPARE(*figure_value(f[3], "time.comm_s.dp"), 0.0);
+        QCOMPARE(*figure_value(f[3], "time.step_s"), *figure_value(f[2], "time.step_s"));
+    }
+
+    // Lesson 6's gradient reduction drops at ep 8 because no expert is held by more than one GPU
+    // of a stage any more (at ep 4 every moe_dp group of 2 spans both nodes) and the dense dp
+    // group becomes one node; the pipeline's groups cross nodes instead. Dropping the pipeline
+    // brings the cross-node expert groups back.
+    void lessonSixGroupsAcrossNodes() {
+        const Lesson l = load_lesson("6-expert-parallel");
+        Project p = start_project(l);
+        QCOMPARE(p.cluster.system, std::string("dgx-h100"));
+        std::vector<nlohmann::json> f = {figures_json(p)};
+        for (const auto& s : l.steps) {
+            p = apply_step(p, s);
+            f.push_back(figures_json(p));
+        }
+        auto v = [&](std::size_t i, const char* path) { return *figure_value(f[i], path); };
+        // ep 4 (after step 0): 8 moe_dp groups of 2 GPUs, every one across the two nodes.
+        QCOMPARE(v(1, "layout.ep"), 4.0);
+        QCOMPARE(v(1, "process_groups.moe_dp.group_size"), 2.0);
+        QCOMPARE(v(1, "process_groups.moe_dp.num_groups"), 8.0);
+        QCOMPARE(v(1, "process_groups.moe_dp.groups_crossing_nodes"), 8.0);
+        QCOMPARE(v(1, "process_groups.dp.groups_crossing_nodes"), 2.0);
+        QCOMPARE(v(1, "process_groups.pp.groups_crossing_nodes"), 0.0);
+        QVERIFY(v(1, "traffic.cross_node_gib_by_group.edp") > 100);
+        // The optimizer states per GPU do not move with ep: ep x moe_dp = 8 GPUs share each expert's.
+        QCOMPARE(v(1, "memory.stages.0.optimizer_gib"), v(0, "memory.stages.0.optimizer_gib"));
+        // ep 8: moe_dp groups of 1, nothing of the experts to reduce, the dense dp group one node.
+        QCOMPARE(v(2, "process_groups.moe_dp.group_size"), 1.0);
+        QCOMPARE(v(2, "process_groups.moe_dp.groups_crossing_nodes"), 0.0);
+        QCOMPARE(v(2, "process_groups.dp.groups_crossing_nodes"), 0.0);
+        QCOMPARE(v(2, "traffic.cross_node_gib_by_group.edp"), 0.0);
+        QCOMPARE(v(2, "traffic.cross_node_gib_by_group.dp"), 0.0);
+        QCOMPARE(v(2, "process_groups.pp.groups_crossing_nodes"), 8.0);
+        QVERIFY(v(2, "time.comm_s.dp") < 0.05 * v(1, "time.comm_s.dp"));
+        // pp 1: moe_dp 2 again, across the nodes.
+        QCOMPARE(v(3, "layout.pp"), 1.0);
+        QCOMPARE(v(3, "process_groups.moe_dp.group_size"), 2.0);
+        QCOMPARE(v(3, "process_groups.moe_dp.groups_crossing_nodes"), 8.0);
+        QVERIFY(v(3, "traffic.cross_node_gib_by_group.edp") > 100);
+        QCOMPARE(v(3, "process_groups.ep.groups_crossing_nodes"), 0.0);
+        QCOMPARE(v(3, "traffic.cross_node_gib_by_group.ep"), 0.0);
+        // tp 2 (tp innermost, ep next): each ep group is every other GPU, 4 on each node, and the
+        // all-to-all crosses InfiniBand.
+        QCOMPARE(v(4, "layout.tp"), 2.0);
+        QCOMPARE(v(4, "process_groups.ep.group_size"), 8.0);
+        QCOMPARE(v(4, "process_groups.ep.groups_crossing_nodes"), 2.0);
+        QCOMPARE(v(4, "process_groups.ep.max_nodes_spanned"), 2.0);
+        QVERIFY(v(4, "traffic.cross_node_gib_by_group.ep") > 1000);
+        QVERIFY(v(4, "time.comm_s.ep") > 5 * v(3, "time.comm_s.ep"));
     }
 
     // Lesson 2 grades each step on the quantity its question asks: the exposed tensor-parallel
@@ -157,6 +291,50 @@ private slots:
         QVERIFY(!figure_value(j, "memory.stages.9.total_gib"));
         QVERIFY(!figure_value(j, "no.such.path"));
         QVERIFY(figure_value(j, "derived.bubble_share").value_or(-1) > 0);
+        // The Link traffic view's figures: one node, so nothing crosses nodes.
+        QVERIFY(figure_value(j, "traffic.total_gib").value_or(0) > 0);
+        QCOMPARE(figure_value(j, "traffic.cross_node_gib").value_or(-1), 0.0);
+        QCOMPARE(figure_value(j, "traffic.cross_node_links").value_or(-1), 0.0);
+        // Two nodes on DGX H100 tiers: the per-group and per-tier sums are the cross-node total.
+        Project two = load_example("mixtral-8x7b-2nodes-ep");
+        set_field(two, "/cluster/system", "dgx-h100");
+        const nlohmann::json t = figures_json(two);
+        const double cross = figure_value(t, "traffic.cross_node_gib").value_or(0);
+        QVERIFY(cross > 0);
+        QCOMPARE(figure_value(t, "traffic.cross_node_links").value_or(-1), 1.0);
+        double by = 0;
+        for (const char* g : {"tp", "cp", "ep", "pp", "dp", "edp"})
+            by += *figure_value(t, std::string("traffic.cross_node_gib_by_group.") + g);
+        QVERIFY(std::abs(by - cross) < 1e-9 * cross);
+        QVERIFY(std::abs(*figure_value(t, "traffic.tiers.infiniband.gib") - cross) < 1e-9 * cross);
+        QVERIFY(*figure_value(t, "traffic.tiers.infiniband.busy") > 0);
+        QVERIFY(*figure_value(t, "traffic.tiers.nvlink.gib") > 0);
+    }
+
+    // A lesson's setup may name a catalog system and, for a cluster written as a count, the node
+    // count (set_field's /cluster/system and /cluster/nodes).
+    void setupSetsTheCluster() {
+        Project p = load_example("llama3.1-8b-pp4-1node");
+        QVERIFY(p.cluster.short_form);
+        set_field(p, "/cluster/nodes", 4);
+        set_field(p, "/cluster/system", "dgx-h100");
+        QCOMPARE(int(p.cluster.nodes.size()), 4);
+        QCOMPARE(p.cluster.nodes[3].name, std::string("node3"));
+        QCOMPARE(p.cluster.nodes[3].gpu, std::string("h100-sxm"));
+        QCOMPARE(p.world_size(), 32);
+        QCOMPARE(get_field(p, "/cluster/nodes"), nlohmann::json(4));
+        QCOMPARE(get_field(p, "/cluster/system"), nlohmann::json("dgx-h100"));
+        // The project file says the same.
+        const Project back = project_from_json(project_to_json(p));
+        QCOMPARE(int(back.cluster.nodes.size()), 4);
+        QCOMPARE(back.cluster.system, std::string("dgx-h100"));
+        set_field(p, "/cluster/system", "");
+        QVERIFY(p.cluster.system.empty());
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(p, "/cluster/system", "dgx-h999"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(p, "/cluster/nodes", 0));
+        // A cluster of named nodes (hosts) has no count to change.
+        Project named = load_example("gpt2-1node");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(named, "/cluster/nodes", 2));
     }
 
     void badLessonsNameFileAndPointer() {

@@ -10,6 +10,7 @@
 #include "guitest.h"
 #include "lessonpanel.h"
 #include "lessons/lesson.h"
+#include "linktrafficview.h"
 #include "planmodel.h"
 #include "plannerpanel.h"
 #include "search/apply_plan.h"
@@ -281,6 +282,15 @@ private slots:
                     const auto drawn = paraplan::lessons::figure_value(after, "timeline.bubble_fraction");
                     QVERIFY2(drawn.has_value(), where.c_str());
                     QCOMPARE(tv->timeline()->bubble_fraction, *drawn);
+                }
+                // A links step: the Link traffic view shows the traffic figures the lesson quotes
+                // (from the same step playback), once the player has built the step's playback.
+                if (step.view == "links") {
+                    const auto cross = paraplan::lessons::figure_value(after, "traffic.cross_node_gib");
+                    QVERIFY2(cross.has_value(), where.c_str());
+                    const QString shown = QStringLiteral("cross nodes with %1 GiB").arg(*cross, 0, 'f', 2);
+                    QTRY_VERIFY2_WITH_TIMEOUT(w->linkTraffic()->summaryText().contains(shown),
+                                              qPrintable(w->linkTraffic()->summaryText() + " / " + shown), 60000);
                 }
                 // The step's sources are shown with its explanation.
                 if (!step.source.empty())
