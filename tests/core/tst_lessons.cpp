@@ -55,7 +55,8 @@ private slots:
         }
     }
 
-    // Lessons 1 (ZeRO), 2 (tensor parallelism), 3 (the bubble), 4 (the schedules) and 6 (experts): every step names its
+    // Lessons 1 (ZeRO), 2 (tensor parallelism), 3 (the bubble), 4 (the schedules), 5 (sequence
+    // parallelism) and 6 (experts): every step names its
     // sources, every figure its text quotes is the estimator's (or the timeline's, or the link
     // traffic's) figure by the quote's definition, so a drift in the estimate fails here, and the
     // timeline draws the step's schedule.
@@ -64,7 +65,7 @@ private slots:
         std::set<std::string> sourced;
         for (const auto& id : lesson_ids()) {
             const bool checkedLesson = id.rfind("1-", 0) == 0 || id.rfind("2-", 0) == 0 || id.rfind("3-", 0) == 0 ||
-                                       id.rfind("4-", 0) == 0 || id.rfind("6-", 0) == 0;
+                                       id.rfind("4-", 0) == 0 || id.rfind("5-", 0) == 0 || id.rfind("6-", 0) == 0;
             const Lesson l = load_lesson(id);
             Project p = start_project(l);
             for (std::size_t i = 0; i < l.steps.size(); ++i) {
@@ -103,17 +104,18 @@ private slots:
                 p = next;
             }
         }
-        QCOMPARE(sourced, (std::set<std::string>{"1-", "2-", "3-", "4-", "6-"}));
+        QCOMPARE(sourced, (std::set<std::string>{"1-", "2-", "3-", "4-", "5-", "6-"}));
         QVERIFY2(checked >= 100, std::to_string(checked).c_str());
     }
 
-    // Lessons 1, 2 and 6 ask one question per step and grade the quantity it asks about: the first
+    // Lessons 1, 2, 5 and 6 ask one question per step and grade the quantity it asks about: the first
     // figure listed, the one with the step's headline expectation.
     void eachStepGradesWhatItAsks() {
         const std::vector<std::pair<std::string, std::vector<std::string>>> asked = {
             {"1-data-parallel-zero",
              {"memory.stages.0.optimizer_gib", "memory.stages.0.grads_gib", "traffic.cross_node_gib"}},
             {"2-tensor-parallel", {"time.comm_s.tp", "time.comm_s.tp", "memory.peak_gib"}},
+            {"5-sequence-context-parallel", {"memory.stages.0.activations_gib", "time.comm_s.cp", "time.comm_s.cp"}},
             {"6-expert-parallel", {"memory.stages.0.params_gib", "time.comm_s.dp", "time.step_s", "time.comm_s.ep"}},
         };
         for (const auto& [id, paths] : asked) {
@@ -289,6 +291,43 @@ private slots:
         QVERIFY(std::abs(v(3, "memory.stages.0.params_gib") / v(2, "memory.stages.0.params_gib") - 2) < 0.01);
         QVERIFY(std::abs(v(3, "memory.stages.0.activations_gib") / v(2, "memory.stages.0.activations_gib") - 2) < 0.01);
         QVERIFY(v(3, "time.step_s") < v(2, "time.step_s"));
+    }
+
+    // Lesson 5: split_gather shares the tp group and moves the same bytes (the exposed tp time does
+    // not move); all_to_all halves every activation against no sequence parallelism but turns the
+    // tp layers back to all-reduces (ColossalAI does not stack the two); ring_attn hides the
+    // sequence communication and keeps the activations.
+    void lessonFiveSequenceModes() {
+        const Lesson l = load_lesson("5-sequence-context-parallel");
+        Project p = start_project(l);
+        QCOMPARE(p.world_size(), 8);
+        std::vector<nlohmann::json> f = {figures_json(p)};
+        for (const auto& s : l.steps) {
+            p = apply_step(p, s);
+            f.push_back(figures_json(p));
+            const auto ds = validate(p);
+            QVERIFY(
+                std::none_of(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; }));
+        }
+        auto v = [&](std::size_t i, const char* path) { return *figure_value(f[i], path); };
+        auto near = [](double a, double b) { return std::abs(a - b) < 1e-9 * std::max(1.0, std::abs(b)); };
+        QCOMPARE(v(0, "process_groups.tp.group_size"), 4.0);
+        QCOMPARE(v(0, "process_groups.dp.group_size"), 2.0);
+        // split_gather: the sp group is the tp group; the same tp time, fewer activations, a shorter step.
+        QCOMPARE(v(1, "process_groups.sp.group_size"), 4.0);
+        QVERIFY(near(v(1, "time.comm_s.tp"), v(0, "time.comm_s.tp")));
+        QVERIFY(v(1, "memory.stages.0.activations_gib") < v(0, "memory.stages.0.activations_gib"));
+        QVERIFY(v(1, "time.step_s") < v(0, "time.step_s"));
+        // all_to_all over sp 2: half of every activation against sp_mode none, dp 1, the step back up.
+        QCOMPARE(v(2, "process_groups.sp.group_size"), 2.0);
+        QCOMPARE(v(2, "process_groups.dp.group_size"), 1.0);
+        QVERIFY(near(v(2, "memory.stages.0.activations_gib"), v(0, "memory.stages.0.activations_gib") / 2));
+        QVERIFY(v(2, "time.comm_s.cp") > 0);
+        QVERIFY(v(2, "time.step_s") > v(1, "time.step_s"));
+        // ring_attn: the ring's transfers hidden, the same activations, a longer step.
+        QCOMPARE(v(3, "time.comm_s.cp"), 0.0);
+        QVERIFY(near(v(3, "memory.stages.0.activations_gib"), v(2, "memory.stages.0.activations_gib")));
+        QVERIFY(v(3, "time.step_s") > v(2, "time.step_s"));
     }
 
     // The same figure quoted two ways.
