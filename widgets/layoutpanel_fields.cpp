@@ -1,6 +1,7 @@
 // The Layout panel's fields: one builder per kind of value (whole numbers, divisors of the world size,
 // choices, switches, decimals, the cluster profile), each edit applied as one undoable step.
 #include "layoutpanel.h"
+#include "util/divisors.h"
 #include "wheel_guard.h"
 
 #include "catalog/catalog.h"
@@ -34,18 +35,6 @@ using paraplan::Project;
 
 namespace {
 constexpr int kOpenFileRole = Qt::UserRole + 1;   // the profile field's "Open file..." entry
-
-// Ascending; pairs (i, n / i) up to the square root, so 131,072 GPUs cost 362 steps, not 131,072.
-std::vector<int> divisors(int n) {
-    std::vector<int> d, high;
-    for (int i = 1; static_cast<long long>(i) * i <= n; ++i) {
-        if (n % i != 0) continue;
-        d.push_back(i);
-        if (i != n / i) high.push_back(n / i);
-    }
-    d.insert(d.end(), high.rbegin(), high.rend());
-    return d;
-}
 
 nlohmann::json toJson(const QVariant& v) {
     switch (v.typeId()) {
@@ -129,7 +118,7 @@ void LayoutPanel::addDivisor(QFormLayout* form, const QString& pointer, const QS
         const int world = std::max(1, p.world_size());
         if (combo->property("world").toInt() != world) {
             combo->clear();
-            for (int d : divisors(world)) combo->addItem(QString::number(d), d);
+            for (int d : paraplan::divisors(world)) combo->addItem(QString::number(d), d);
             combo->setProperty("world", world);
         }
         const int v = get(p);

@@ -141,18 +141,6 @@ std::vector<int> nearest_first(int current, std::vector<int> values) {
     return values;
 }
 
-// Ascending; pairs (i, n / i) up to the square root (a world of 131,072 GPUs costs 362 steps).
-std::vector<int> divisors(int n) {
-    std::vector<int> d, high;
-    for (int i = 1; static_cast<long long>(i) * i <= n; ++i) {
-        if (n % i != 0) continue;
-        d.push_back(i);
-        if (i != n / i) high.push_back(n / i);
-    }
-    d.insert(d.end(), high.rbegin(), high.rend());
-    return d;
-}
-
 std::vector<int> world_divisors(const Project& p) { return divisors(std::max(1, p.world_size())); }
 
 std::vector<Fix> global_batch_fixes(long long gbs, long long per) {

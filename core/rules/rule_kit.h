@@ -5,6 +5,7 @@
 #include "project/derived_sizes.h"
 #include "project/project.h"
 #include "util/diagnostic.h"
+#include "util/divisors.h"
 
 #include <string>
 #include <vector>
@@ -51,7 +52,7 @@ Fix set_value(const std::string& field, const nlohmann::json& value, const std::
 
 // Candidate integer values for a field, nearest to `current` first (by ratio, then smaller).
 std::vector<int> nearest_first(int current, std::vector<int> values);
-std::vector<int> divisors(int n);
+using paraplan::divisors;                            // util/divisors.h
 std::vector<int> world_divisors(const Project& p);   // divisors of the world size (at least {1})
 std::vector<int> range_values(int lo, int hi);
 
