@@ -249,7 +249,7 @@ void MainWindow::refreshViews() {
     // Cheap, and they must follow at once: the planner drops results of another project and
     // marks the project's row; the Run panel launches what is open.
     planner_->refresh();
-    if (answer_) answer_->refresh();
+    answer_->refresh();
     refreshTeachViews();
     // The same jobs folder as paraplan-cli's, so `paraplan-cli jobs` lists what the app launched.
     run_->setProject(doc_->sharedProject(), doc_->sharedRankMap(), QString::fromStdString(paraplan::jobs_dir()));

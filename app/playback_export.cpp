@@ -92,20 +92,23 @@ void PlaybackExport::nextFrame() {
 void PlaybackExport::nextFrameWhenWritten() {
     // At most two frames wait for their encoder: the frames are not all held in memory at once,
     // and the grabs keep pace with the one worker that encodes them.
-    int waiting = 0;
-    for (const auto& f : writes_.futures()) waiting += f.isFinished() ? 0 : 1;
-    if (waiting >= 2 && !cancelled_) QTimer::singleShot(5, this, &PlaybackExport::nextFrameWhenWritten);
+    if (pendingWrites() >= 2 && !cancelled_) QTimer::singleShot(5, this, &PlaybackExport::nextFrameWhenWritten);
     else QTimer::singleShot(0, this, &PlaybackExport::nextFrame);
+}
+
+int PlaybackExport::pendingWrites() const {
+    int n = 0;
+    for (const auto& f : writes_.futures()) n += f.isFinished() ? 0 : 1;
+    return n;
 }
 
 void PlaybackExport::framesWritten() {
     if (finished_) return;
-    // The frames' writers: a worker that has not ended yet is waited for a turn at a time.
-    for (const auto& f : writes_.futures())
-        if (!f.isFinished()) {
-            QTimer::singleShot(10, this, &PlaybackExport::framesWritten);
-            return;
-        }
+    // The frames' writers: one that has not ended yet is waited for a turn at a time.
+    if (pendingWrites() > 0) {
+        QTimer::singleShot(10, this, &PlaybackExport::framesWritten);
+        return;
+    }
     for (const auto& f : writes_.futures())
         if (!f.result().isEmpty()) return fail(f.result());
     if (cancelled_) return fail(tr("cancelled"));

@@ -41,6 +41,7 @@ signals:
 private:
     void nextFrame();
     void nextFrameWhenWritten();
+    int pendingWrites() const;   // PNGs handed to the worker and not written yet
     void framesWritten();
     void encoded(int exitCode, QProcess::ExitStatus status);
     void fail(const QString& why);

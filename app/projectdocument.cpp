@@ -169,9 +169,8 @@ struct RestExtras {
     paraplan::CowJson top, model, training, layout;
 
     static RestExtras take(Project& p) {
-        RestExtras e{std::exchange(p.extra, {}), std::exchange(p.model.extra, {}), std::exchange(p.training.extra, {}),
-                     std::exchange(p.layout.extra, {})};
-        return e;
+        return {std::exchange(p.extra, {}), std::exchange(p.model.extra, {}), std::exchange(p.training.extra, {}),
+                std::exchange(p.layout.extra, {})};
     }
     // Puts them back; keys the trip itself wrote (a change whose pointer names a key the
     // loader does not know) are added to them.
@@ -197,8 +196,6 @@ struct RestExtras {
     }
 };
 
-// `p` with `changes`, through the file form so that the loader checks it; its unknown keys
-// outside the cluster sit out the trip (RestExtras).
 // A change whose pointer leads into a key the project keeps without knowing it (the top
 // level's, the model's, training's or layout's unknown keys, e.g. /estimate/profile) is made
 // there, since those keys sit out the trip; false for any other change.
@@ -227,6 +224,8 @@ bool changeUnknownKey(Project& p, const paraplan::FixChange& c) {
     return true;
 }
 
+// `p` with `changes`, through the file form so that the loader checks it; its unknown keys
+// outside the cluster sit out the trip (RestExtras).
 Project checkedTrip(Project p, const std::vector<paraplan::FixChange>& changes) {
     std::vector<paraplan::FixChange> rest;
     for (const auto& c : changes)
