@@ -6,7 +6,6 @@
 
 #include "log_view.h"
 
-#include "launch/config_upload.h"
 
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
@@ -14,10 +13,9 @@
 #include "joblog/job_history.h"
 #include "joblog/job_summary.h"
 #include "launch/launch_plan.h"
+#include "runtime/job_start.h"
 #include "runtime/probe_job.h"
 #include "shell/shell_quote.h"
-#include "topology/build_rank_map.h"
-#include "topology/mesh_request.h"
 #include "util/input_error.h"
 
 #include <QDateTime>
@@ -189,9 +187,9 @@ void RunPanel::dryRun() {
     if (!ls) return;
     try {
         const auto& rc = ls->rc;
-        auto plan = runtime::plan_launch(project_->cluster, rc,
-                                         runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()));
-        runtime::add_config_uploads(plan, *project_, rc);
+        const auto plan = runtime::plan_job(*project_, rc,
+                                            runtime::make_job_id(project_->name, QDateTime::currentSecsSinceEpoch()),
+                                            runtime::JobKind::Training);
         const auto& ssh = ls->ssh;
         // First the config files copied to the nodes, then every process, as Launch runs them.
         for (const auto& u : plan.uploads) {
@@ -231,13 +229,9 @@ bool RunPanel::busy() const { return probing_ || (job_ && !job_->done()); }
 
 void RunPanel::startJob(const runtime::RuntimeConfig& rc, const runtime::SshOptions& ssh, const std::string& id,
                         bool probe) {
-    auto plan = runtime::plan_launch(project_->cluster, rc, id);   // throws InputError
-    // A folder of its own: a second launch in the same second gets "<id>-2".
-    const std::string claimed = runtime::claim_job_folder(job_dir_.toStdString(), id);
-    if (claimed != id) plan = runtime::plan_launch(project_->cluster, rc, claimed);
-    if (!probe) runtime::add_config_uploads(plan, *project_, rc);   // the framework's config files, copied first
-    job_ = std::make_unique<runtime::Job>(project_->cluster, plan, ssh, job_dir_.toStdString() + "/" + plan.job_id,
-                                          project_to_json(*project_), rc.on_failure);
+    // The same start as `paraplan-cli launch` / `probe` (throws InputError before any folder exists).
+    job_ = runtime::create_job(*project_, rc, ssh, job_dir_.toStdString(), id,
+                               probe ? runtime::JobKind::Probe : runtime::JobKind::Training);
     runtime::Job* job = job_.get();
     // The step time the job reports, beside the estimate (with the project's cluster profile).
     stepSamples_.clear();
@@ -293,18 +287,15 @@ void RunPanel::runProbe(const QStringList& extra_args) {
     const auto ls = launchSettings(tr("cannot probe: %1: %2"));
     if (!ls) return;
     const runtime::RuntimeConfig base = ls->rc;
-    // The groups the project's framework builds (`paraplan-cli groups --json`).
-    // The document's map when it is this project's, else built here.
-    const auto map = map_ && map_->world_size == project_->world_size()
-                         ? *map_
-                         : topology::build_rank_map(topology::from_project(*project_), &project_->cluster);
-    if (!map.valid()) {
-        for (const auto& d : map.diagnostics)
-            if (d.severity == Severity::Error) append(tr("cannot probe: %1").arg(QString::fromStdString(d.message)));
+    // The groups the project's framework builds (`paraplan-cli groups --json`), as the CLI probes
+    // them: the document's map when it is this project's, else built here.
+    const auto groups = runtime::probe_groups(*project_, map_.get());
+    if (groups.layout.is_null()) {
+        for (const auto& d : groups.errors) append(tr("cannot probe: %1").arg(QString::fromStdString(d.message)));
         return;
     }
     const std::string id = runtime::make_job_id("probe-" + project_->name, QDateTime::currentSecsSinceEpoch());
-    const std::string layout = topology::to_json(map).dump();
+    const std::string layout = groups.layout.dump();
     log_->clear();
     append(tr("[probe] uploading the probe and the layout to a private folder on every node…"));
     probing_ = true;

@@ -1,10 +1,9 @@
 // paraplan-cli launch FILE [--mode M] [--dry-run] [--check] [--json] [--job-dir DIR]
 #include "cli/command.h"
-#include "launch/config_upload.h"
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
-#include "joblog/job_history.h"
+#include "runtime/job_start.h"
 #include "launch/launch_plan.h"
 #include "shell/shell_quote.h"
 
@@ -91,14 +90,8 @@ int run_launch(const Args& a) {
     if (a.flag("check")) return print_checks(test_connections(rp.project.cluster, rp.rc, ssh), json_out);
 
     const std::string id = make_job_id(rp.project.name, QDateTime::currentSecsSinceEpoch());
-    LaunchPlan plan = plan_launch(rp.project.cluster, rp.rc, id);   // refuses bad settings before any folder exists
-    if (!a.flag("dry-run")) {
-        // A folder of its own: a second launch in the same second gets "<id>-2".
-        const std::string claimed = claim_job_folder(rp.job_dir, id);
-        if (claimed != id) plan = plan_launch(rp.project.cluster, rp.rc, claimed);
-    }
-    add_config_uploads(plan, rp.project, rp.rc);
     if (a.flag("dry-run")) {
+        const LaunchPlan plan = plan_job(rp.project, rp.rc, id, JobKind::Training);
         if (json_out) {
             print_json(plan_json(rp.project.cluster, plan, ssh).dump(2));
             return kOk;
@@ -125,8 +118,9 @@ int run_launch(const Args& a) {
         return kOk;
     }
 
-    Job job(rp.project.cluster, plan, ssh, rp.job_dir + "/" + plan.job_id, project_to_json(rp.project),
-            rp.rc.on_failure);
+    // The same start as the Run panel's (runtime/job_start.h): a folder of its own, the config uploads.
+    const auto owned = create_job(rp.project, rp.rc, ssh, rp.job_dir, id, JobKind::Training);
+    Job& job = *owned;
     QObject::connect(&job, &Job::line, &job, [&job, json_out](int i, const QString& text, bool is_err) {
         if (json_out) return;
         auto& os = is_err ? std::cerr : std::cout;

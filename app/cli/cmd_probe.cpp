@@ -4,11 +4,9 @@
 #include "cli/runtime_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
-#include "joblog/job_history.h"
+#include "runtime/job_start.h"
 #include "launch/launch_plan.h"
 #include "runtime/probe_job.h"
-#include "topology/build_rank_map.h"
-#include "topology/mesh_request.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
 
@@ -71,15 +69,15 @@ int run_probe(const Args& a) {
         const std::string layout_path = a.get("layout", "");
         layout = json_read::parse(read_input_file(layout_path, "layout"));
     } else {
-        // The groups the project's framework builds (the `paraplan-cli groups --project FILE --json` document).
-        const auto m = topology::build_rank_map(topology::from_project(rp.project), &rp.project.cluster);
-        if (!m.valid()) {
-            for (const auto& d : m.diagnostics)
+        // The groups the project's framework builds, as the Run panel probes them.
+        auto groups = probe_groups(rp.project);
+        if (groups.layout.is_null()) {
+            for (const auto& d : groups.errors)
                 std::cerr << to_string(d.severity) << " [" << d.rule << "] " << d.message << '\n';
             std::cerr << "paraplan: the layout is invalid; nothing to probe" << std::endl;
             return kFindings;
         }
-        layout = topology::to_json(m);
+        layout = std::move(groups.layout);
     }
     const std::string layout_path = a.get("layout", "(the project's layout)");
     if (!layout.is_object() || !layout.contains("groups") || !layout["groups"].is_object())
@@ -91,8 +89,7 @@ int run_probe(const Args& a) {
     const bool json_out = a.flag("json");
     auto app = ensure_qt_app();
     const SshOptions& ssh = rp.ssh;
-    const std::string id = claim_job_folder(
-        rp.job_dir, make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch()));
+    const std::string id = make_job_id("probe-" + rp.project.name, QDateTime::currentSecsSinceEpoch());
     const ProbeFolder folder = prepare_probe(rp.project.cluster, ssh, layout.dump(),
                                              (rp.rc.connect_timeout_s + 5) * 1000);
     if (!folder.error.empty()) {
@@ -103,16 +100,22 @@ int run_probe(const Args& a) {
     std::vector<std::string> extra;
     if (a.has("sizes")) extra.insert(extra.end(), {"--sizes", a.get("sizes", "")});
     if (a.has("iters")) extra.insert(extra.end(), {"--iters", std::to_string(a.get_int("iters", 3))});
-    const RuntimeConfig rc = probe_runtime(rp.rc, dir, extra);
-    const LaunchPlan plan = plan_launch(rp.project.cluster, rc, id);
-    Job job(rp.project.cluster, plan, ssh, rp.job_dir + "/" + id, project_to_json(rp.project), "stop_all");
+    // The same start as the Run panel's probe (runtime/job_start.h).
+    std::unique_ptr<Job> owned;
+    try {
+        owned = create_job(rp.project, probe_runtime(rp.rc, dir, extra), ssh, rp.job_dir, id, JobKind::Probe);
+    } catch (...) {
+        remove_probe_folder(rp.project.cluster, ssh, dir);
+        throw;
+    }
+    Job& job = *owned;
     QObject::connect(&job, &Job::line, &job, [&job](int i, const QString& text, bool) {
         if (text.startsWith(kProbeResultMarker)) return;
         std::cerr << '[' << job.processes()[static_cast<std::size_t>(i)]->spec.label << "] " << text.toStdString()
                   << std::endl;
     });
     on_interrupt(&job, [&job] { job.stop(); });
-    std::cerr << "paraplan: probe job " << id << ", logs in " << job.folder() << std::endl;
+    std::cerr << "paraplan: probe job " << job.plan().job_id << ", logs in " << job.folder() << std::endl;
     job.start();
     while (!job.done()) job.waitFinished(1000);
     remove_probe_folder(rp.project.cluster, ssh, dir);

@@ -8,6 +8,7 @@
 #include "launch/config_upload.h"
 #include "runtime/connection_test.h"
 #include "runtime/job.h"
+#include "runtime/job_start.h"
 #include "launch/launch_plan.h"
 #include "util/input_error.h"
 
@@ -48,11 +49,9 @@ class TestConfigUpload : public QObject {
 
     // Plans the launch with its uploads and runs it to the end.
     std::unique_ptr<Job> run(const Project& p, const RuntimeConfig& r, const std::string& id) const {
-        LaunchPlan plan = plan_launch(p.cluster, r, id);
-        add_config_uploads(plan, p, r);
-        auto job = std::make_unique<Job>(p.cluster, plan, ssh_options_from(r, loopback_profile(sshd)),
-                                         work.path().toStdString() + "/jobs/" + id, nlohmann::json::object(),
-                                         r.on_failure);
+        // The start `paraplan-cli launch` and the Run panel share.
+        auto job = create_job(p, r, ssh_options_from(r, loopback_profile(sshd)), work.path().toStdString() + "/jobs",
+                              id, JobKind::Training);
         job->start();
         job->waitFinished(60000);
         return job;
