@@ -6,7 +6,6 @@
 
 #include "log_view.h"
 
-
 #include "catalog/catalog.h"
 #include "estimate/estimate.h"
 #include "runtime/connection_test.h"
