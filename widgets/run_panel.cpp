@@ -12,6 +12,7 @@
 #include "joblog/job_history.h"
 #include "joblog/job_summary.h"
 #include "launch/launch_plan.h"
+#include "runtime/job_control.h"
 #include "runtime/job_start.h"
 #include "runtime/probe_job.h"
 #include "shell/shell_quote.h"
@@ -31,6 +32,12 @@
 #include <QtConcurrent>
 
 namespace paraplan::widgets {
+
+namespace {
+// What a Past jobs item carries: its job id, and whether its record says it still runs.
+constexpr int kIdRole = Qt::UserRole;
+constexpr int kLiveRole = Qt::UserRole + 1;
+}   // namespace
 
 QString strip_ansi(const QString& line) {
     static const QRegularExpression re(QStringLiteral("\x1b\\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\\\-_]"));
@@ -65,17 +72,29 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent) {
     stepTime_->setVisible(false);
     log_ = new LogView(this);
     jobs_ = new QListWidget(this);
+    jobs_->setObjectName(QStringLiteral("pastJobs"));
     jobs_->setMaximumHeight(120);
+    stopListed_ = new QPushButton(tr("Stop Listed Job"), this);
+    stopListed_->setObjectName(QStringLiteral("stopListedJob"));
+    stopListed_->setToolTip(
+        tr("Stop the job selected in Past jobs on every node (as `paraplan-cli stop` does): "
+           "also a job launched from the command line or before Paraplan restarted."));
     layout->addLayout(buttons);
     layout->addWidget(status_);
     layout->addWidget(stepTime_);
     layout->addWidget(log_, 1);
-    layout->addWidget(new QLabel(tr("Past jobs"), this));
+    auto* pastRow = new QHBoxLayout;
+    pastRow->addWidget(new QLabel(tr("Past jobs"), this));
+    pastRow->addStretch(1);
+    pastRow->addWidget(stopListed_);
+    layout->addLayout(pastRow);
     layout->addWidget(jobs_);
     connect(check_, &QPushButton::clicked, this, &RunPanel::testConnection);
     connect(dry_, &QPushButton::clicked, this, &RunPanel::dryRun);
     connect(launch_, &QPushButton::clicked, this, &RunPanel::launch);
     connect(stop_, &QPushButton::clicked, this, &RunPanel::stop);
+    connect(stopListed_, &QPushButton::clicked, this, &RunPanel::stopListedJob);
+    connect(jobs_, &QListWidget::currentRowChanged, this, [this] { update_buttons(); });
     connect(probe_, &QPushButton::clicked, this, &RunPanel::showProbeResult);
     connect(runProbe_, &QPushButton::clicked, this, [this] { runProbe(); });
     update_buttons();
@@ -138,6 +157,8 @@ void RunPanel::update_buttons() {
     launch_->setEnabled(has && !running);
     runProbe_->setEnabled(has && !running);
     stop_->setEnabled(running);
+    const QListWidgetItem* listed = jobs_->currentItem();
+    stopListed_->setEnabled(!stoppingListed_ && listed && listed->data(kLiveRole).toBool());
 }
 
 std::optional<runtime::LaunchSettings> RunPanel::launchSettings(const QString& failing) {
@@ -270,6 +291,7 @@ void RunPanel::startJob(const runtime::RuntimeConfig& rc, const runtime::SshOpti
     });
     if (!probe) log_->clear();
     job->start();
+    refreshJobs();   // the new job, listed as running
     // Live GPU telemetry over the same hosts while the job runs (GPU monitor, heatmaps).
     monitor_.reset();
     if (rc.telemetry_interval_ms > 0) {
@@ -384,6 +406,39 @@ void RunPanel::stop() {
     if (job_) job_->stop();
 }
 
+void RunPanel::stopListedJob() {
+    const QListWidgetItem* item = jobs_->currentItem();
+    if (!item || stoppingListed_) return;
+    const std::string id = item->data(kIdRole).toString().toStdString();
+    if (job_ && !job_->done() && job_->plan().job_id == id) {
+        stop();
+        return;
+    }
+    std::string problem;
+    const auto rec = runtime::find_job(job_dir_.toStdString(), id, &problem);
+    if (!rec) {
+        append(tr("cannot stop %1: %2").arg(QString::fromStdString(id), QString::fromStdString(problem)));
+        return;
+    }
+    append(tr("[stop] stopping job %1 on every node…").arg(QString::fromStdString(id)));
+    stoppingListed_ = true;
+    update_buttons();
+    // Blocking ssh, bounded per process: off the GUI thread, as the probe's uploads.
+    auto* watcher = new QFutureWatcher<std::vector<runtime::StopOutcome>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+        for (const auto& o : watcher->result())
+            append(tr("[stop] %1 on %2: %3")
+                       .arg(QString::fromStdString(o.label), QString::fromStdString(o.host),
+                            QString::fromStdString(o.result)));
+        watcher->deleteLater();
+        stoppingListed_ = false;
+        refreshJobs();
+    });
+    const runtime::JobRecord record = *rec;
+    watcher->setFuture(QtConcurrent::run(
+        [record] { return runtime::stop_job(record, runtime::SshOptions{}, runtime::load_ssh_profiles()); }));
+}
+
 void RunPanel::refreshJobs() {
     jobs_->clear();
     // The same reading as `paraplan-cli jobs` (job_summary.h), in the same folder.
@@ -392,7 +447,11 @@ void RunPanel::refreshJobs() {
         auto* item = new QListWidgetItem(
             QString::fromStdString(runtime::summary_line(s) + (j.error.empty() ? "" : "  (" + j.error + ")")), jobs_);
         item->setToolTip(QString::fromStdString(j.folder));
+        item->setData(kIdRole, QString::fromStdString(j.id));
+        item->setData(kLiveRole,
+                      j.state == "pending" || j.state == "connecting" || j.state == "running" || j.state == "stopping");
     }
+    update_buttons();
 }
 
 }   // namespace paraplan::widgets

@@ -45,6 +45,7 @@ public:
         return log_;
     }
     int pastJobCount() const;
+    QListWidget* pastJobs() const { return jobs_; }
     // The launched job's step time as its log lines report it (core/calibrate/log_parse.h:
     // Megatron-LM, torchtitan, DeepSpeed, ColossalAI), beside the estimate.
     QString stepTimeText() const;
@@ -55,6 +56,10 @@ public slots:
     void launch();
     void stop();
     void refreshJobs();
+    // Stops the job selected in the Past jobs list when it still runs: the panel's own job as
+    // stop() does, any other (one launched by `paraplan-cli launch`, or before a restart) as
+    // `paraplan-cli stop` does (runtime/job_control.h), off the GUI thread.
+    void stopListedJob();
     // A probe result: the JSON document (tests/data/probe/*.json shape) or a probe job's
     // rank-0.log. Logs each group against the plan and emits probeChecked. False (and a
     // message in the log) when the file is unreadable or malformed.
@@ -93,8 +98,9 @@ private:
     std::vector<calibrate::LogSample> stepSamples_;
     double estimateStep_ = 0;   // s, 0 = no estimate
     QString estimateWhy_;       // why there is none
-    QPushButton *check_, *dry_, *launch_, *stop_, *probe_, *runProbe_;
+    QPushButton *check_, *dry_, *launch_, *stop_, *probe_, *runProbe_, *stopListed_;
     bool probing_ = false;
+    bool stoppingListed_ = false;   // a listed job's stop is under way
     class LogView* log_;
     QListWidget* jobs_;
 };

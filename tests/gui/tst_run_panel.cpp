@@ -7,7 +7,10 @@
 #include "run_panel.h"
 #include "runtime/e2e_common.h"
 #include "runtime/connection_test.h"
+#include "runtime/job_start.h"
+#include "launch/launch_settings.h"
 
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QtTest>
@@ -62,6 +65,40 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(panel.job()->done(), 30000);
         QCOMPARE(runtime::Job::to_string(panel.job()->state()), std::string("stopped"));
         QCOMPARE(panel.pastJobCount(), 1);
+    }
+
+    // A job the panel did not start (as `paraplan-cli launch` runs one, through the same
+    // runtime::create_job): listed as running in Past jobs, and Stop Listed Job ends it on every
+    // node as `paraplan-cli stop` would, without waiting on ssh on the GUI thread.
+    void stopsAJobLaunchedElsewhere() {
+        const Project p = project({{"python", "/bin/sh"}, {"script", "-c"}, {"args", {"echo up $RANK; sleep 60"}}});
+        const QString dir = work.path() + "/jobs-elsewhere";
+        const auto ls = runtime::launch_settings(p, runtime::load_ssh_profiles());
+        auto other = runtime::create_job(p, ls.rc, ls.ssh, dir.toStdString(), "20261205-010000-cli",
+                                         runtime::JobKind::Training);
+        int up = 0;
+        connect(other.get(), &runtime::Job::line, this, [&up](int, const QString& text, bool) {
+            if (text.startsWith("up ")) ++up;
+        });
+        other->start();
+        QTRY_COMPARE_WITH_TIMEOUT(up, 4, 30000);
+
+        widgets::RunPanel panel;
+        panel.setProject(p, dir);
+        auto* stopListed = panel.findChild<QPushButton*>(QStringLiteral("stopListedJob"));
+        QVERIFY(stopListed);
+        QCOMPARE(panel.pastJobCount(), 1);
+        QVERIFY(!stopListed->isEnabled());   // nothing selected yet
+        panel.pastJobs()->setCurrentRow(0);
+        QVERIFY2(panel.pastJobs()->item(0)->text().contains("running"), qPrintable(panel.pastJobs()->item(0)->text()));
+        QVERIFY(stopListed->isEnabled());
+        stopListed->click();
+        QVERIFY(!stopListed->isEnabled());   // under way, off the GUI thread
+        QTRY_VERIFY_WITH_TIMEOUT(other->done(), 30000);
+        QVERIFY2(other->state() != runtime::Job::State::Succeeded,
+                 runtime::Job::to_string(other->state()).c_str());   // ended by the stop, not by itself
+        QTRY_VERIFY_WITH_TIMEOUT(panel.logText().count(QStringLiteral(": stopped")) == 4, 30000);
+        QVERIFY2(panel.logText().contains("[stop] rank-0 on 127.0.0.2: stopped"), qPrintable(panel.logText()));
     }
 
     // A project naming local ssh files: Dry run lists each as ignored, and the commands carry the
