@@ -136,6 +136,10 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     // (rank map, findings, estimate, schedule: worked out off the GUI thread) is ready.
     connect(doc_, &ProjectDocument::changed, this, &MainWindow::showEdit);
     connect(doc_, &ProjectDocument::analysisReady, this, &MainWindow::refreshViews);
+    // Figures of the state before an edit are marked as such when the edit's take long.
+    updatingTimer_ = new QTimer(this);
+    updatingTimer_->setSingleShot(true);
+    connect(updatingTimer_, &QTimer::timeout, this, &MainWindow::noteEditPending);
     // Step playback and link traffic (after refreshViews, which resets the timeline).
     player_ = new StepPlayer(doc_, timeline_, canvas_, grid_, this);
     links_ = new LinkTrafficView(this);
@@ -229,6 +233,7 @@ QDockWidget* MainWindow::addDock(const QString& id, const QString& title, QWidge
                       QDockWidget::DockWidgetClosable);
     addDockWidget(area, dock);
     docks_.insert(id, dock);
+    dockTitles_.insert(id, title);
     return dock;
 }
 
@@ -237,6 +242,8 @@ const paraplan::Project& MainWindow::project() const { return doc_->project(); }
 void MainWindow::showEdit() {
     layout_->refresh();    // the values now; the fields' findings once the analysis is ready
     planner_->refresh();   // marks its results stale (cheap)
+    if (updatingDelayMs_ <= 0) noteEditPending();
+    else if (!updatingTimer_->isActive()) updatingTimer_->start(updatingDelayMs_);
 }
 
 void MainWindow::refreshViews() {
@@ -249,6 +256,7 @@ void MainWindow::refreshViews() {
     // Cheap, and they must follow at once: the planner drops results of another project and
     // marks the project's row; the Run panel launches what is open.
     planner_->refresh();
+    if (doc_->analysisCurrent()) markUpdating(false);
     answer_->refresh();
     refreshTeachViews();
     // The same jobs folder as paraplan-cli's, so `paraplan-cli jobs` lists what the app launched.
@@ -267,8 +275,8 @@ void MainWindow::refreshViews() {
                                              : tr("%1 errors").arg(errors));
     if (warnings) summary += tr(" · %1").arg(warnings == 1 ? tr("1 warning") : tr("%1 warnings").arg(warnings));
     statusSummary_->setText(summary);
-    if (auto* d = docks_.value(QStringLiteral("diagnostics")))
-        d->setWindowTitle(errors + warnings ? tr("Diagnostics (%1)").arg(errors + warnings) : tr("Diagnostics"));
+    setDockTitle(QStringLiteral("diagnostics"),
+                 errors + warnings ? tr("Diagnostics (%1)").arg(errors + warnings) : tr("Diagnostics"));
 }
 
 void MainWindow::refreshView(const QString& id, bool onlyIfStale) {

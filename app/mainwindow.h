@@ -79,6 +79,11 @@ public:
     StepPlayer* stepPlayer() const { return player_; }
     AnswerBar* answerBar() const { return answer_; }
     LinkTrafficView* linkTraffic() const { return links_; }
+    // After an edit the views show the state before it until the edit's analysis is ready; past
+    // this delay (250 ms; 0: at once) they say so: the answer bar greys, the analysis docks' titles
+    // and the link traffic read "updating…". showsUpdating(): the mark is on now.
+    void setUpdatingMarkDelay(int ms) { updatingDelayMs_ = ms; }
+    bool showsUpdating() const { return updating_; }
 
     // Plays the step and saves `frames` pictures of the window (canvas, rank grid, timeline
     // with the playhead) as dir/frame_0000.png ...; with Debian's ffmpeg on PATH also
@@ -155,6 +160,12 @@ private:
     // Refreshes the docked view `id` (grid, timeline, explain, memory), or marks
     // it stale when it cannot be seen; with onlyIfStale, only a view marked stale.
     void refreshView(const QString& id, bool onlyIfStale);
+    // The edit's analysis (or the link traffic's playback) is not ready after the delay: marks
+    // what shows the state before the edit (markUpdating(true)); cleared when it is ready.
+    void noteEditPending();
+    void markUpdating(bool on);
+    // A dock's title: `base`, plus " (updating…)" while markUpdating is on.
+    void setDockTitle(const QString& id, const QString& base);
     void updateTitle();
     void updateRecentMenu();
     void showError(const QString& title, const QString& text);
@@ -211,6 +222,10 @@ private:
     QList<QAction*> schemeActions_;
     bool shownOnce_ = false;
     bool restoredState_ = false;
-    bool quitWhenJobEnds_ = false;   // "Stop the Job and Quit" answered: close when the job ends
-    bool forceQuit_ = false;         // the job did not end in time: close anyway
+    QTimer* updatingTimer_ = nullptr;
+    int updatingDelayMs_ = 250;
+    bool updating_ = false;
+    QHash<QString, QString> dockTitles_;   // the titles without the updating mark
+    bool quitWhenJobEnds_ = false;         // "Stop the Job and Quit" answered: close when the job ends
+    bool forceQuit_ = false;               // the job did not end in time: close anyway
 };

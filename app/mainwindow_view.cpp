@@ -2,7 +2,11 @@
 
 #include "mainwindow.h"
 
+#include "answerbar.h"
 #include "appsettings.h"
+#include "linktrafficview.h"
+#include "projectdocument.h"
+#include "stepplayer.h"
 #include "windowfit.h"
 #include "clustercanvas.h"
 #include "plannerpanel.h"
@@ -18,6 +22,7 @@
 #include <QScreen>
 #include <QTableWidget>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -192,4 +197,29 @@ QWidget* MainWindow::showGuide(const QString& name) {
     win->resize(QSize(900, 900).boundedTo(room * 0.9));
     win->show();
     return win;
+}
+
+void MainWindow::noteEditPending() {
+    updatingTimer_->stop();
+    if (!doc_->analysisCurrent()) markUpdating(true);
+    // The link traffic follows its own playback build (when the view is looked at).
+    if (!player_->current()) links_->setUpdating(true);
+}
+
+void MainWindow::markUpdating(bool on) {
+    if (!on) updatingTimer_->stop();
+    if (on == updating_) return;
+    updating_ = on;
+    answer_->setUpdating(on);
+    // The docks that draw the analysis: their figures are of the state before the edit.
+    for (const QString& id :
+         {QStringLiteral("diagnostics"), QStringLiteral("memory"), QStringLiteral("timeline"), QStringLiteral("grid")})
+        setDockTitle(id, dockTitles_.value(id));
+}
+
+void MainWindow::setDockTitle(const QString& id, const QString& base) {
+    QDockWidget* d = docks_.value(id);
+    if (!d) return;
+    dockTitles_.insert(id, base);
+    d->setWindowTitle(updating_ ? tr("%1 (updating…)").arg(base) : base);
 }

@@ -17,6 +17,7 @@ QToolButton* figureButton(QWidget* parent, const QString& name, const QString& t
     b->setToolButtonStyle(Qt::ToolButtonTextOnly);
     b->setFocusPolicy(Qt::TabFocus);
     b->setToolTip(tip);
+    b->setProperty("baseToolTip", tip);   // without the updating note (applyLook)
     return b;
 }
 }   // namespace
@@ -49,7 +50,8 @@ void AnswerBar::refresh() {
     if (!has) {
         const QString why = a ? QString::fromStdString(a->estimate_error) : QString();
         problem_->setText(tr("No estimate"));
-        problem_->setToolTip(why.isEmpty() ? tr("The estimate is being worked out") : why);
+        problem_->setProperty("baseToolTip", why.isEmpty() ? tr("The estimate is being worked out") : why);
+        applyLook();
         return;
     }
     const auto& m = a->estimate->memory;
@@ -57,12 +59,29 @@ void AnswerBar::refresh() {
     memory_->setText((m.fits ? tr("%1 / %2 GiB per GPU") : tr("%1 / %2 GiB per GPU: does not fit"))
                          .arg(m.peak_bytes / kGiB, 0, 'f', 1)
                          .arg(m.capacity_bytes / kGiB, 0, 'f', 1));
-    QPalette pal = palette();
-    if (!m.fits) pal.setColor(QPalette::ButtonText, theme::errorColor(palette()));
-    memory_->setPalette(pal);
+    fits_ = m.fits;
     step_->setText(tr("step %1 s").arg(t.step_s, 0, 'f', 3));
     mfu_->setText(tr("MFU %1%").arg(100 * t.mfu, 0, 'f', 1));
     tokens_->setText(tr("%1 tokens/s").arg(QLocale().toString(t.tokens_per_s, 'f', 0)));
+    applyLook();
+}
+
+void AnswerBar::setUpdating(bool on) {
+    if (on == updating_) return;
+    updating_ = on;
+    applyLook();
+}
+
+void AnswerBar::applyLook() {
+    for (QToolButton* b : {memory_, step_, mfu_, tokens_, problem_}) {
+        QPalette pal = palette();
+        if (updating_) pal.setColor(QPalette::ButtonText, pal.color(QPalette::PlaceholderText));
+        else if (b == memory_ && !fits_) pal.setColor(QPalette::ButtonText, theme::errorColor(palette()));
+        b->setPalette(pal);
+        // The tooltip as built, with the note in front while the figure is of the state before.
+        const QString tip = b->property("baseToolTip").toString();
+        b->setToolTip(updating_ ? tr("Updating for the last edit: this is the figure before it.\n%1").arg(tip) : tip);
+    }
 }
 
 QToolButton* AnswerBar::button(const QString& figure) const {

@@ -19,13 +19,21 @@ public:
     // "problem" when there is no estimate.
     QString text(const QString& figure) const;
     QToolButton* button(const QString& figure) const;
+    // The figures are of the project before the last edit (its estimate is being worked out):
+    // greyed, and their tooltips say so, until setUpdating(false).
+    void setUpdating(bool on);
+    bool updating() const { return updating_; }
 
 signals:
     // A figure was clicked: bring the view that breaks it down to the front.
     void viewRequested(const QString& view);
 
 private:
+    void applyLook();   // colours and tooltips for the state shown (fits, updating)
+
     ProjectEditor* editor_;
+    bool updating_ = false;
+    bool fits_ = true;
     QToolButton* memory_;
     QToolButton* step_;
     QToolButton* mfu_;

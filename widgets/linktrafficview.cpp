@@ -113,9 +113,11 @@ LinkTrafficView::LinkTrafficView(QWidget* parent) : QWidget(parent) {
 }
 
 void LinkTrafficView::setPlayback(const StepPlayback* pb, const QString& problem) {
+    setUpdating(false);
     if (!pb) {
         model_->setLinks({});
-        summary_->setText(tr("No link traffic: %1").arg(problem));
+        text_ = tr("No link traffic: %1").arg(problem);
+        summary_->setText(text_);
         return;
     }
     model_->setLinks(pb->links);
@@ -143,7 +145,18 @@ void LinkTrafficView::setPlayback(const StepPlayback* pb, const QString& problem
                      .arg(QString::fromStdString(t.name), gib(t.bytes))
                      .arg(100.0 * t.utilisation, 0, 'f', 1);
     if (!tiers.isEmpty()) text += QLatin1Char('\n') + tr("Per tier: %1.").arg(tiers.join(QStringLiteral("; ")));
+    text_ = text;
     summary_->setText(text);
+}
+
+void LinkTrafficView::setUpdating(bool on) {
+    if (on == updating_ || (on && text_.isEmpty())) return;   // nothing shown yet: nothing to mark
+    updating_ = on;
+    summary_->setText(on ? tr("Updating for the last edit: these links are of the project before it.\n%1").arg(text_)
+                         : text_);
+    QPalette pal = palette();
+    if (on) pal.setColor(QPalette::Text, pal.color(QPalette::PlaceholderText));
+    table_->setPalette(pal);
 }
 
 QString LinkTrafficView::summaryText() const { return summary_->text(); }

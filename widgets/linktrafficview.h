@@ -25,6 +25,10 @@ public:
     // name (Qt::UserRole: whether it crosses nodes), column 2 its GiB per step as a number.
     QTableView* table() const { return table_; }
     QString summaryText() const;
+    // The links shown are of the project before the last edit (until the next setPlayback):
+    // the summary says so and the rows are greyed.
+    void setUpdating(bool on);
+    bool updating() const { return updating_; }
     // How many rows have been turned into text since the view was made (tests: a refresh
     // formats the rows on screen, not every link).
     long long rowsFormatted() const;
@@ -33,4 +37,6 @@ private:
     QLabel* summary_;
     QTableView* table_;
     LinkTrafficModel* model_;
+    QString text_;   // the summary without the updating note
+    bool updating_ = false;
 };

@@ -127,6 +127,10 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     if (showing_ || isVisible()) prepare();
 }
 
+bool StepPlayer::current() const {
+    return !stale_ && builtProjectId_ == editor_->projectId() && builtRevision_ == editor_->revision();
+}
+
 void StepPlayer::refresh() {
     stale_ = true;
     if (showing_ || isVisible()) prepareAfterFrame();
@@ -243,6 +247,8 @@ void StepPlayer::apply(Built b) {
         return;
     }
     stale_ = false;
+    builtProjectId_ = b.project_id;
+    builtRevision_ = b.revision;
     lastBuildOnWorker_ = b.on_worker;
     problem_ = b.problem;
     playback_ = std::move(b.playback);

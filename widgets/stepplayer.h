@@ -62,6 +62,8 @@ public:
     bool lastBuildOnWorker() const { return lastBuildOnWorker_; }
     // The playback of the current project (waited for, or built here, when stale).
     const std::optional<paraplan::estimate::StepPlayback>& playback() const;
+    // The playback applied is the current state's (no edit came since it was built).
+    bool current() const;
     QString problem() const;
 
     double time() const { return t_; }   // seconds into the step
@@ -128,6 +130,7 @@ private:
     paraplan::estimate::ActiveSet active_;
     QString problem_;
     bool stale_ = true;
+    std::uint64_t builtProjectId_ = 0, builtRevision_ = 0;   // the state of the playback applied
     QFutureWatcher<Built>* watcher_;
     // The builds' own worker (one thread): a newer build drops the queued older ones. Not at
     // QThread::IdlePriority: on Linux that is SCHED_IDLE, and under load a stale build then
