@@ -2,6 +2,7 @@
 #include "clustercanvas.h"
 #include "clusterpalette.h"
 #include "mainwindow.h"
+#include "newprojectdialog.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
 #include "run_panel.h"
@@ -124,6 +125,18 @@ int main(int argc, char** argv) {
                        "side in the Compare view (repeatable)."),
         QStringLiteral("file"));
     parser.addOption(compareOpt);
+    QCommandLineOption newOpt(QStringLiteral("new"),
+                              QStringLiteral("Open the project File > New… creates when its form is left as it opens, "
+                                             "instead of an example."));
+    QCommandLineOption newDialogOpt(
+        QStringLiteral("new-dialog"),
+        QStringLiteral("With --screenshot: render File > New…'s form, as it opens, instead of the window."));
+    QCommandLineOption addNodeOpt(
+        QStringLiteral("add-node"),
+        QStringLiteral("With --screenshot: add a node of this palette template (e.g. \"8 × h100-sxm\") as Edit > "
+                       "Add Node does with the template selected; repeatable."),
+        QStringLiteral("template"));
+    parser.addOptions({newOpt, newDialogOpt, addNodeOpt});
     parser.addOptions({screenshot, projectOpt, sizeOpt, exampleOpt, viewOpt, grabViewOpt, setOpt, colourOpt, groupOpt,
                        selectOpt, dryRunOpt, noPaletteOpt, exportOpt, invokeOpt, waitOpt});
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Project file to open."),
@@ -145,6 +158,8 @@ int main(int argc, char** argv) {
     try {
         if (!path.isEmpty()) {
             show(paraplan::load_project(path.toStdString()), QFileInfo(path).absoluteFilePath());
+        } else if (parser.isSet(newOpt)) {
+            show(NewProjectDialog().project(), QString());
         } else {
             const QString ex = parser.isSet(exampleOpt) ? parser.value(exampleOpt) : QStringLiteral("gpt2-1node");
             show(paraplan::load_example(ex.toStdString()), QString());
@@ -208,6 +223,8 @@ int main(int argc, char** argv) {
         req.grabView = parser.isSet(grabViewOpt);
         if (parser.isSet(exportOpt)) req.exportFormat = parser.value(exportOpt);
         req.compare = parser.values(compareOpt);
+        req.addNodes = parser.values(addNodeOpt);
+        req.newDialog = parser.isSet(newDialogOpt);
         req.invoke = parser.values(invokeOpt);
         req.waitMs = qBound(0, parser.value(waitOpt).toInt(), 600'000);
         ScreenshotHarness harness(&window, req);

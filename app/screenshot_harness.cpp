@@ -1,11 +1,15 @@
 #include "screenshot_harness.h"
 
 #include "clustercanvas.h"
+#include "clusterpalette.h"
 #include "compareview.h"
 #include "exportdialog.h"
 #include "mainwindow.h"
+#include "newprojectdialog.h"
 #include "plannerpanel.h"
+#include "projectdocument.h"
 
+#include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QImage>
@@ -48,8 +52,38 @@ void ScreenshotHarness::start() {
     next(&ScreenshotHarness::sized);
 }
 
+// --add-node: each template chosen in the canvas's palette, then Edit > Add Node, as a person
+// adds a node without dragging; the views then show the analysis of the cluster built.
+bool ScreenshotHarness::addNodes() {
+    if (req_.addNodes.isEmpty()) return true;
+    ClusterPalette* palette = window_->canvas()->paletteList();
+    auto* add = window_->findChild<QAction*>(QStringLiteral("addNodeAction"));
+    for (const QString& name : std::as_const(req_.addNodes)) {
+        const QList<QListWidgetItem*> found = palette->findItems(name, Qt::MatchExactly);
+        if (found.isEmpty() || !add) {
+            fail(
+                QStringLiteral("--add-node: no node template \"%1\" in the palette (e.g. \"8 × h100-sxm\")").arg(name));
+            return false;
+        }
+        palette->setCurrentItem(found.constFirst());
+        if (palette->currentItem() != found.constFirst() || !palette->currentTemplate()) {
+            fail(QStringLiteral("--add-node: \"%1\" is not a node template").arg(name));
+            return false;
+        }
+        const std::size_t before = window_->project().cluster.nodes.size();
+        add->trigger();
+        if (window_->project().cluster.nodes.size() != before + 1) {
+            fail(QStringLiteral("--add-node %1: no node was added").arg(name));
+            return false;
+        }
+    }
+    window_->document()->waitForAnalysis();
+    return true;
+}
+
 void ScreenshotHarness::sized() {
     window_->resize(req_.size);   // again, now that the docks are tabbed (the first can be widened)
+    if (!addNodes()) return;
     if (!req_.compare.isEmpty()) {
         window_->compareView()->addCurrentProject();
         for (const QString& f : std::as_const(req_.compare)) {
@@ -83,15 +117,20 @@ void ScreenshotHarness::sized() {
 
 void ScreenshotHarness::viewRaised() {
     if (!req_.exportFormat.isEmpty()) {
-        dialog_ = std::make_unique<ExportDialog>(window_->project());
-        if (!dialog_->setFormat(req_.exportFormat)) {
+        auto exportDialog = std::make_unique<ExportDialog>(window_->project());
+        if (!exportDialog->setFormat(req_.exportFormat)) {
             fail(QStringLiteral("unknown export format \"%1\"").arg(req_.exportFormat));
             return;
         }
+        dialog_ = std::move(exportDialog);
+    } else if (req_.newDialog) {
+        dialog_ = std::make_unique<NewProjectDialog>();
+    }
+    if (dialog_) {
         dialog_->setAttribute(Qt::WA_DontShowOnScreen);
         dialog_->resize(req_.size);
         dialog_->show();
-        next(&ScreenshotHarness::exportShown);
+        next(&ScreenshotHarness::dialogShown);
         return;
     }
     if (req_.grabView && req_.view.isEmpty()) {
@@ -126,7 +165,7 @@ void ScreenshotHarness::viewRaised() {
     viewReady();
 }
 
-void ScreenshotHarness::exportShown() {
+void ScreenshotHarness::dialogShown() {
     if (!dialog_->grab().toImage().save(req_.out)) {
         fail(QStringLiteral("cannot write %1").arg(req_.out));
         return;

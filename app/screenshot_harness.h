@@ -1,6 +1,6 @@
 #pragma once
 // `paraplan --screenshot` and `--playback-frames`: render the main window (one view alone,
-// or File > Export…) offscreen to a PNG, for the documentation pictures and the tests.
+// File > Export… or File > New…'s form) offscreen to a PNG, for the documentation pictures and the tests.
 // The rendering runs as a chain of steps from the application's own event loop (each step
 // queued after the events the previous one posted), never in a nested loop.
 #include <QObject>
@@ -10,8 +10,8 @@
 
 #include <memory>
 
-class ExportDialog;
 class MainWindow;
+class QDialog;
 class QWidget;
 
 // `--playback-frames DIR`: shows the window off screen at `size`, then (from the event loop, once
@@ -31,6 +31,10 @@ struct ScreenshotRequest {
     QStringList invoke;      // slots of the view's widget to call before rendering
     int waitMs = 0;          // let the app work this long before rendering
     QStringList compare;     // project files put beside the open one in the Compare view
+    // Palette node templates ("8 × h100-sxm") added in this order, each as a person adds one:
+    // the template selected in the canvas's palette, then Edit > Add Node.
+    QStringList addNodes;
+    bool newDialog = false;   // render File > New…'s form (as it opens) instead of the window
 };
 
 class ScreenshotHarness : public QObject {
@@ -51,7 +55,8 @@ private:
     void fail(const QString& message);
     void sized();
     void viewRaised();
-    void exportShown();
+    bool addNodes();
+    void dialogShown();
     void viewReady();
     void render();
     void grabbed();
@@ -59,7 +64,7 @@ private:
     MainWindow* window_;
     ScreenshotRequest req_;
     QWidget* viewWidget_ = nullptr;
-    QWidget* alone_ = nullptr;   // --grab-view: the view's widget, out of its dock; owned here
-    std::unique_ptr<ExportDialog> dialog_;
+    QWidget* alone_ = nullptr;          // --grab-view: the view's widget, out of its dock; owned here
+    std::unique_ptr<QDialog> dialog_;   // --export-format, --new-dialog
     bool waitingForPlanner_ = false;
 };

@@ -76,6 +76,13 @@ RUN=(--project "$ROOT/docs/projects/gpt2-2nodes-run.paraplan.json")
 log "Rendering docs/images"
 # --- README and user guide: the window and each view -----------------------------------
 shot main-window "${EX70[@]}" --size 1600x1000
+# Building a cluster from nothing: File > New…'s form as it opens, then its project with three
+# more nodes added from the palette's "8 × h100-sxm" (Edit > Add Node), the canvas and the
+# Diagnostics finding that the new GPUs bring.
+NEW4=(--new --add-node "8 × h100-sxm" --add-node "8 × h100-sxm" --add-node "8 × h100-sxm")
+shot guide-new-project --new-dialog --size 620x260
+shot guide-add-nodes "${NEW4[@]}" --view canvas --grab-view --size 1000x480
+shot guide-add-nodes-fix "${NEW4[@]}" --view diagnostics --grab-view --size 1280x240
 shot view-canvas "${EX70[@]}" --view canvas --grab-view --size 1100x560 --colour pp --select-rank 3
 # --- Describing a real cluster (docs/real-cluster.md): NVL72 racks and their NVLink domains ----
 NVL72=(--project "$ROOT/docs/projects/gb200-nvl72-rack.paraplan.json")

@@ -1,11 +1,19 @@
 // `paraplan --screenshot out.png [--view v]` renders the window offscreen: each
 // image has the requested size and is not blank (its pixels vary). The options the
 // documentation pictures use (--grab-view, --set, --colour, --group, --select-rank,
-// --dry-run, --no-palette, --export-format, --invoke, --wait, --compare) change what is drawn, and bad values are usage
-// errors (exit 2).
+// --dry-run, --no-palette, --export-format, --invoke, --wait, --compare, --new, --new-dialog, --add-node) change what
+// is drawn, and bad values are usage errors (exit 2).
+#include "clustercanvas.h"
+#include "clusterpalette.h"
+#include "guitest.h"
+#include "newprojectdialog.h"
+#include "projectdocument.h"
+#include "screenshot_harness.h"
+
 #include <QFile>
 #include <QImage>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -46,7 +54,81 @@ class TestScreenshot : public QObject {
     }
 
 private slots:
-    void initTestCase() { QVERIFY(tmp_.isValid()); }
+    void initTestCase() {
+        QVERIFY(tmp_.isValid());
+        isolateSettings(tmp_);   // the in-process windows below
+    }
+
+    // The user guide's first pictures: File > New…'s form, and the cluster its project grows into
+    // when nodes are added from palette templates (--new, --add-node).
+    void newProjectAndAddedNodes() {
+        const Shot form = shot(QStringLiteral("new-dialog"),
+                               {QStringLiteral("--new-dialog"), QStringLiteral("--size"), QStringLiteral("640x340")});
+        QCOMPARE(form.code, 0);
+        QCOMPARE(form.img.size(), QSize(640, 340));
+        QVERIFY2(variance(form.img) > 100, qPrintable(QString::number(variance(form.img))));
+
+        const QStringList canvas{QStringLiteral("--new"),       QStringLiteral("--view"), QStringLiteral("canvas"),
+                                 QStringLiteral("--grab-view"), QStringLiteral("--size"), QStringLiteral("900x420")};
+        const Shot one = shot(QStringLiteral("new-1"), canvas);
+        const QStringList three{QStringLiteral("--add-node"), QStringLiteral("8 × h100-sxm"),
+                                QStringLiteral("--add-node"), QStringLiteral("8 × h100-sxm")};
+        const Shot more = shot(QStringLiteral("new-3"), canvas + three);
+        QCOMPARE(one.code, 0);
+        QCOMPARE(more.code, 0);
+        QCOMPARE(more.img.size(), QSize(900, 420));
+        QVERIFY(one.img != more.img);
+
+        // A name the palette does not list, or a GPU (not a node template), is a usage error.
+        const Shot typo = shot(QStringLiteral("new-typo"),
+                               canvas + QStringList{QStringLiteral("--add-node"), QStringLiteral("8 x h100-sxm")});
+        QCOMPARE(typo.code, 2);
+        QVERIFY2(typo.err.contains("no node template \"8 x h100-sxm\""), typo.err.constData());
+        QVERIFY(typo.img.isNull());
+        const Shot gpu = shot(QStringLiteral("new-gpu"),
+                              canvas + QStringList{QStringLiteral("--add-node"), QStringLiteral("h100-sxm")});
+        QCOMPARE(gpu.code, 2);
+        QVERIFY2(gpu.err.contains("is not a node template"), gpu.err.constData());
+    }
+
+    // The harness adds each --add-node through Edit > Add Node with the template selected in
+    // the palette: the window it renders holds those nodes, in that order, each one undo step.
+    void addNodesBuildTheRenderedCluster() {
+        MainWindow w(nullptr, tmp_.filePath(QStringLiteral("rec")));
+        w.setProject(NewProjectDialog().project(), QString());
+        QCOMPARE(w.project().cluster.nodes.size(), std::size_t(1));
+        ScreenshotRequest req;
+        req.out = tmp_.filePath(QStringLiteral("inproc.png"));
+        req.size = QSize(1280, 800);
+        req.addNodes = {QStringLiteral("8 × h100-sxm"), QStringLiteral("4 × a100-80g")};
+        ScreenshotHarness harness(&w, req);
+        QSignalSpy done(&harness, &ScreenshotHarness::finished);
+        harness.start();
+        QVERIFY(done.wait(120'000));
+        QCOMPARE(done.first().first().toInt(), 0);
+        QCOMPARE(QImage(req.out).size(), QSize(1280, 800));
+        const auto& nodes = w.project().cluster.nodes;
+        QCOMPARE(nodes.size(), std::size_t(3));
+        QCOMPARE(nodes[1].gpu, std::string("h100-sxm"));
+        QCOMPARE(nodes[1].gpus, 8);
+        QCOMPARE(nodes[2].gpu, std::string("a100-80g"));
+        QCOMPARE(nodes[2].gpus, 4);
+        QCOMPARE(w.canvas()->nodeItems().size(), std::size_t(3));   // the canvas drawn shows them
+        QCOMPARE(w.canvas()->paletteList()->currentItem()->text(), QStringLiteral("4 × a100-80g"));
+        QCOMPARE(w.document()->undoStack()->count(), 2);
+        QCOMPARE(w.document()->undoStack()->text(1), QStringLiteral("Add node (4 × a100-80g)"));
+
+        MainWindow bad(nullptr, tmp_.filePath(QStringLiteral("rec-bad")));
+        bad.setProject(NewProjectDialog().project(), QString());
+        req.out = tmp_.filePath(QStringLiteral("inproc-bad.png"));
+        req.addNodes = {QStringLiteral("8 × h100-sxm"), QStringLiteral("Node templates")};   // a heading
+        ScreenshotHarness refused(&bad, req);
+        QSignalSpy failed(&refused, &ScreenshotHarness::finished);
+        refused.start();
+        QVERIFY(failed.wait(120'000));
+        QCOMPARE(failed.first().first().toInt(), 2);
+        QVERIFY(!QFile::exists(req.out));
+    }
 
     // --grab-view renders one view alone at exactly --size.
     void grabView_data() {
