@@ -5,6 +5,7 @@
 #include "catalog/catalog.h"
 #include "catalog/hf_import.h"
 #include "project/layout.h"
+#include "search/starting_layout.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -151,19 +152,27 @@ paraplan::Project NewProjectDialog::project() const {
         p.model_preset = spec->id;
     }
     p.layout.framework = framework_->currentText().toStdString();
-    // Plain data parallelism: one micro-batch per GPU per step to begin with.
-    const int world = p.world_size();
-    p.training.micro_batch_size = 1;
-    p.training.global_batch_size = world * std::max(1, (8 + world - 1) / world);   // divisible by dp
-    if (p.model.max_seq > 0) p.training.seq_len = std::min(p.training.seq_len, p.model.max_seq);
+    // Plain data parallelism, with the lowest ZeRO stage that fits in memory.
+    start_ = paraplan::search::start_data_parallel(p);
     // Through the file form, so the loader's checks apply as for any opened project.
     return paraplan::project_from_json(paraplan::project_to_json(p));
 }
 
+QString NewProjectDialog::summaryText() const { return summary_->text(); }
+
 void NewProjectDialog::updateSummary() {
     const int world = nodes_->value() * gpusPerNode_->value();
-    summary_->setText(tr("%1 on %2, with %3. The layout starts as data parallelism over all %4; "
+    QString start;
+    try {
+        (void)project();   // sets start_: the ZeRO stage chosen
+        if (!start_.fits) start = tr(", which does not fit in memory at any ZeRO stage");
+        else if (start_.zero_stage > 0)
+            start = tr(" with ZeRO stage %1, the lowest that fits in memory").arg(start_.zero_stage);
+    } catch (const std::exception&) {
+        // A choice the loader refuses: the window says why when it is created.
+    }
+    summary_->setText(tr("%1 on %2, with %3. The layout starts as data parallelism over all %4%5; "
                          "press Plan (F5) for the best layouts.")
                           .arg(model_->currentText(), gpu_->currentText(), framework_->currentText(),
-                               world == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(world)));
+                               world == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(world), start));
 }

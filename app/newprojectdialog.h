@@ -1,8 +1,10 @@
 #pragma once
 // File > New: a short form for a new project. The cluster (GPU type, nodes, GPUs per
 // node), the model (a catalog preset or a Hugging Face config.json) and the framework;
-// the layout starts as plain data parallelism, which every framework accepts, for the
-// planner or the Layout panel to refine.
+// the layout starts as plain data parallelism, which every framework accepts, with the lowest
+// ZeRO stage that fits in memory (search/starting_layout.h), for the planner or the Layout
+// panel to refine.
+#include "search/starting_layout.h"
 #include "project/project.h"
 
 #include <QDialog>
@@ -29,6 +31,7 @@ public:
     bool setHfConfig(const QString& path, QString* error = nullptr);
     // The project the form describes; throws paraplan::InputError if it is not valid.
     paraplan::Project project() const;
+    QString summaryText() const;   // the line under the fields: what Create will make
 
 private:
     void chooseHfConfig();
@@ -41,5 +44,6 @@ private:
     QComboBox* model_;
     QComboBox* framework_;
     QLabel* summary_;
-    paraplan::ModelSpec hfModel_;   // when the model combo shows "From config.json"
+    paraplan::ModelSpec hfModel_;                      // when the model combo shows "From config.json"
+    mutable paraplan::search::StartingLayout start_;   // what project() chose last
 };

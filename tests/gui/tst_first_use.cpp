@@ -7,6 +7,7 @@
 #include "clustercanvas.h"
 #include "diagnosticspanel.h"
 #include "exportdialog.h"
+#include "answerbar.h"
 #include "guitest.h"
 #include "layoutpanel.h"
 #include "mainwindow.h"
@@ -312,8 +313,15 @@ private slots:
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         d->gpusPerNodeSpin()->setValue(8);
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
+        // The form's model on eight GPUs: plain data parallelism would not fit, so the new project
+        // starts at the lowest ZeRO stage that does, and the form says which.
+        QVERIFY2(d->summaryText().contains(QStringLiteral("ZeRO stage")), qPrintable(d->summaryText()));
         d->accept();
         QCOMPARE(w->project().world_size(), 8);
+        QVERIFY(w->document()->waitForAnalysis());
+        QVERIFY(w->project().layout.zero_stage > 0);
+        QVERIFY2(!w->answerBar()->text(QStringLiteral("memory")).contains(QStringLiteral("does not fit")),
+                 qPrintable(w->answerBar()->text(QStringLiteral("memory"))));
         QCOMPARE(planner->proxy()->rowCount(), 0);
         QVERIFY(!planner->applyRow(0));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
