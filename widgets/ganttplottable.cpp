@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <vector>
 
 using paraplan::schedule::OpKind;
 using paraplan::schedule::Timeline;
@@ -131,6 +133,7 @@ void GanttPlottable::draw(QCPPainter* painter) {
     lastForwards_.assign(t_ ? std::size_t(std::max(0, t_->pp)) : 0, 0);
     lastLabels_.clear();
     lastStamped_ = false;
+    lastFilled_ = 0;
     if (!t_ || t_->ops.empty()) return;
     const QPalette pal = QApplication::palette();
     const QCPRange visible = keyAxis()->range();
@@ -216,6 +219,14 @@ void GanttPlottable::draw(QCPPainter* painter) {
     QVector<int> labelledFlush;
     double widths = 0;
     int drawn = 0;
+    // Blocks of one colour that touch or overlap in a stage's lane are collected as one rectangle:
+    // without outlines they cover the same pixels (the fill is not antialiased), and where blocks
+    // are thinner than a pixel far fewer are kept and filled (one flush of 8,192 microbatches on
+    // 32 stages is 524,288 blocks in a plot 900 pixels wide: 150 ms of the GUI thread, one by one).
+    // Should the blocks turn out wide enough for outlines, they are collected again one by one.
+    bool merge = mergeBlocks_, merged = false;
+    const int lanes = std::max(0, t_->pp);
+    std::vector<qsizetype> laneLast(std::size_t(kKinds * kChunkShades * lanes), -1);   // index in byColour
     const auto collect = [&](int j, double shift, const QCPRange& range) {
         const double off = copies > 1 ? flushStart(j) : 0;
         for (const TimelineOp& op : t_->ops) {
@@ -224,8 +235,8 @@ void GanttPlottable::draw(QCPPainter* painter) {
                               height)
                            .normalized();
             if (r.width() < 1) r.setWidth(1);   // thinner than a pixel: still drawn (a pixel wide)
-            const int shade = std::min(op.chunk, kChunkShades - 1);
-            byColour[static_cast<int>(op.kind) * kChunkShades + shade].append(r);
+            const int colour = static_cast<int>(op.kind) * kChunkShades + std::min(op.chunk, kChunkShades - 1);
+            QVector<QRectF>& same = byColour[colour];
             widths += r.width();
             ++drawn;
             if (op.kind == OpKind::Forward && op.stage >= 0 && op.stage < t_->pp)
@@ -234,17 +245,50 @@ void GanttPlottable::draw(QCPPainter* painter) {
                 labelled.append({r, &op});
                 labelledFlush.append(j);
             }
+            if (merge && op.stage >= 0 && op.stage < lanes) {
+                qsizetype& last = laneLast[std::size_t(colour * lanes + op.stage)];
+                if (last >= 0 && r.left() <= same[last].right() && r.right() >= same[last].left()) {
+                    QRectF& m = same[last];
+                    m = QRectF(QPointF(std::min(m.left(), r.left()), m.top()),
+                               QPointF(std::max(m.right(), r.right()), m.bottom()));
+                    merged = true;
+                    continue;
+                }
+                last = same.size();
+            }
+            same.append(r);
         }
     };
+    const auto outlines = [&] { return drawn > 0 && widths / drawn >= 4; };
+    // Runs the collection `all` makes; again, block by block, if it merged blocks that get outlines.
+    const auto gather = [&](const std::function<void()>& all) {
+        all();
+        if (!merged || !outlines()) return;
+        for (auto& v : byColour) v.clear();
+        labelled.clear();
+        labelledFlush.clear();
+        widths = 0;
+        drawn = 0;
+        std::fill(lastForwards_.begin(), lastForwards_.end(), 0);
+        merge = false;
+        all();
+    };
     const auto fill = [&](QPainter* p) {
-        // Outlines separate blocks when they are wide enough to see; thinner blocks fill solid.
-        if (drawn > 0 && widths / drawn >= 4) p->setPen(QPen(pal.color(QPalette::Base), 1));
-        else p->setPen(Qt::NoPen);
+        // Outlines separate blocks when they are wide enough to see; thinner blocks fill solid,
+        // without antialiasing (as setAntialiasedFill(false) says, and as the stamped image always
+        // drew them), so that blocks merged in a lane cover exactly the pixels they cover one by one.
+        const bool aa = p->testRenderHint(QPainter::Antialiasing);
+        if (outlines()) p->setPen(QPen(pal.color(QPalette::Base), 1));
+        else {
+            p->setPen(Qt::NoPen);
+            p->setRenderHint(QPainter::Antialiasing, false);
+        }
         for (int i = 0; i < kKinds * kChunkShades; ++i) {
             if (byColour[i].isEmpty()) continue;
             p->setBrush(opColor(static_cast<OpKind>(i / kChunkShades), i % kChunkShades, pal));
             p->drawRects(byColour[i]);
         }
+        p->setRenderHint(QPainter::Antialiasing, aa);
     };
     if (stamp) {
         // Flushes j0 .. j0 + run (one more than a run, so that stamps overlap rather than leave a
@@ -255,9 +299,14 @@ void GanttPlottable::draw(QCPPainter* painter) {
         QImage img(int(std::ceil((run + 1) * periodPx)) + 3, clip.height(), QImage::Format_ARGB32_Premultiplied);
         img.fill(Qt::transparent);
         const QCPRange all(-std::numeric_limits<double>::max(), std::numeric_limits<double>::max());
-        for (int j = j0; j <= std::min(k - 1, j0 + run); ++j) collect(j, -left, all);
-        for (auto& v : byColour)
+        gather([&] {
+            for (int j = j0; j <= std::min(k - 1, j0 + run); ++j) collect(j, -left, all);
+        });
+        lastFilled_ = 0;
+        for (auto& v : byColour) {
+            lastFilled_ += int(v.size());
             for (auto& r : v) r.translate(0, -clip.top());
+        }
         {
             QPainter ip(&img);
             fill(&ip);
@@ -279,7 +328,11 @@ void GanttPlottable::draw(QCPPainter* painter) {
         drawn = perFlush * int(drawnFlushes.size());
         labelled.clear();   // blocks this many are too thin for numbers
     } else {
-        for (int j : drawnFlushes) collect(j, 0, visible);
+        gather([&] {
+            for (int j : drawnFlushes) collect(j, 0, visible);
+        });
+        lastFilled_ = 0;
+        for (const auto& v : byColour) lastFilled_ += int(v.size());
         fill(painter);
     }
     lastDrawn_ = drawn;

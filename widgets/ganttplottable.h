@@ -39,6 +39,11 @@ public:
     int lastDrawnForwards(int stage) const;
     const QStringList& lastFlushLabels() const { return lastLabels_; }
     bool lastStamped() const { return lastStamped_; }
+    // Rectangles the last replot filled for its blocks: blocks of one colour that touch or overlap
+    // in a lane are filled as one where no outlines are drawn (thinner blocks than pixels).
+    int lastFilledRects() const { return lastFilled_; }
+    // Off: every block is filled on its own (tests compare the two pictures).
+    void setMergeBlocks(bool on) { mergeBlocks_ = on; }
     // Pipeline stages whose lanes are marked (the stages of the group selected in another view).
     void setHighlightedStages(std::vector<int> stages) { highlighted_ = std::move(stages); }
     const std::vector<int>& highlightedStages() const { return highlighted_; }
@@ -70,4 +75,6 @@ private:
     std::vector<int> lastForwards_;
     QStringList lastLabels_;
     bool lastStamped_ = false;
+    int lastFilled_ = 0;
+    bool mergeBlocks_ = true;
 };
