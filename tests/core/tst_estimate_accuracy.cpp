@@ -60,17 +60,29 @@ struct Outcome {
 Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     const GpuSpec* gpu = catalog::find_gpu(catalog_id(r.at("gpu").get<std::string>()));
     if (!gpu) throw std::runtime_error("unknown gpu " + r.at("gpu").get<std::string>());
-    Hardware hw = hardware_for(*gpu, Cluster{}, "bf16");
-    hw.gpus_per_node = 8;
-    hw.inter_node_gbits = r.at("inter_node_gbps");
-    // A row that names its system (resources/catalog/systems.json) is priced on its tiers, as a
-    // project with cluster.system is; its nodes are the system's trays.
+    // Each row is priced as a project of its shape is (hardware_for on its cluster): nodes of 8
+    // of its GPUs with its inter_node_gbps; a row that names its system
+    // (resources/catalog/systems.json) is priced on that system's tiers, as a project with
+    // cluster.system is, its nodes the system's trays.
+    const int gpus = r.at("gpus");
+    Cluster cluster;
+    int per_node = 8;
     if (r.contains("system")) {
         const auto* sys = paraplan::network::find_system(r.at("system").get<std::string>());
         if (!sys) throw std::runtime_error("unknown system " + r.at("system").get<std::string>());
-        hw.network = std::make_shared<const paraplan::network::System>(*sys);
-        hw.gpus_per_node = sys->gpus_per_tray;
+        if (sys->gpu != gpu->id) throw std::runtime_error("system " + sys->id + " is not built of " + gpu->id);
+        cluster.system = sys->id;
+        per_node = sys->gpus_per_tray;
     }
+    cluster.network.inter_node_gbps = r.at("inter_node_gbps");
+    for (int i = 0; i < (gpus + per_node - 1) / per_node; ++i) {
+        Node n;
+        n.name = "node" + std::to_string(i);
+        n.gpu = gpu->id;
+        n.gpus = per_node;
+        cluster.nodes.push_back(std::move(n));
+    }
+    const Hardware hw = hardware_for(*gpu, cluster, "bf16");
     const ModelSpec m = model_of(r.at("model"), models);
     Training t;
     t.global_batch_size = r.at("global_batch");
@@ -109,7 +121,6 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
         l.fp8_recipe = r.at("fp8");
         l.fp8_all_gather = r.value("fp8_all_gather", false);
     }
-    const int gpus = r.at("gpus");
     const Config c = make_config(m, t, l, hw, gpus);
     // As estimate_project(): the pipeline term from the schedule simulator.
     const Estimate e = evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s));
