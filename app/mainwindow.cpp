@@ -1,4 +1,5 @@
 #include "mainwindow.h"
+#include "vertical_scroll.h"
 
 #include "util/local_dirs.h"
 
@@ -84,10 +85,11 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     addDock(QStringLiteral("diagnostics"), tr("Diagnostics"), diagnostics_, Qt::BottomDockWidgetArea);
     addDock(QStringLiteral("timeline"), tr("Pipeline timeline"), timeline_, Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("grid")), docks_.value(QStringLiteral("history")));
-    addDock(QStringLiteral("memory"), tr("Memory and time"), memory_, Qt::BottomDockWidgetArea);
-    addDock(QStringLiteral("planner"), tr("Planner"), planner_, Qt::BottomDockWidgetArea);
-    addDock(QStringLiteral("run"), tr("Run"), run_, Qt::BottomDockWidgetArea);
-    addDock(QStringLiteral("gpus"), tr("GPU monitor"), gpus_, Qt::BottomDockWidgetArea);
+    // Each scrolls in its dock rather than hold the bottom docks tall (vertical_scroll.h).
+    addDock(QStringLiteral("memory"), tr("Memory and time"), verticallyScrolled(memory_), Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("planner"), tr("Planner"), verticallyScrolled(planner_), Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("run"), tr("Run"), verticallyScrolled(run_), Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("gpus"), tr("GPU monitor"), verticallyScrolled(gpus_), Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("diagnostics")), docks_.value(QStringLiteral("timeline")));
     tabifyDockWidget(docks_.value(QStringLiteral("timeline")), docks_.value(QStringLiteral("memory")));
     tabifyDockWidget(docks_.value(QStringLiteral("memory")), docks_.value(QStringLiteral("planner")));

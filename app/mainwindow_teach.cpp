@@ -1,6 +1,7 @@
 // The main window's teaching and deciding views, kept apart from mainwindow.cpp:
 // the ShardFormer checklist beside the model, the Compare view and the guided lessons.
 #include "mainwindow.h"
+#include "vertical_scroll.h"
 
 #include "compareview.h"
 #include "lessonpanel.h"
@@ -15,36 +16,9 @@
 #include <QItemSelectionModel>
 #include <QMenu>
 #include <QMenuBar>
-#include <QScrollArea>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QTableView>
-
-namespace {
-// Scrolls up and down only: as wide as the view needs beside its scroll bar.
-class VerticalScroll : public QScrollArea {
-public:
-    QSize minimumSizeHint() const override {
-        QSize s = QScrollArea::minimumSizeHint();
-        if (widget())
-            s.setWidth(widget()->minimumSizeHint().width() + verticalScrollBar()->sizeHint().width() +
-                       2 * frameWidth());
-        return s;
-    }
-};
-
-// A view that needs more height than a short screen has scrolls inside its dock, instead of
-// making the window taller than the screen (Compare and Lessons did, on a 700 px screen).
-QWidget* scrolled(QWidget* view) {
-    auto* area = new VerticalScroll;
-    area->setObjectName(view->objectName() + QStringLiteral("Scroll"));
-    area->setFrameShape(QFrame::NoFrame);
-    area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    area->setWidgetResizable(true);
-    area->setWidget(view);
-    return area;
-}
-}   // namespace
 
 void MainWindow::setupTeachViews() {
     shardformer_ = new ShardformerChecklist(doc_, this);
@@ -53,12 +27,12 @@ void MainWindow::setupTeachViews() {
     docks_.value(QStringLiteral("explain"))->raise();
 
     compare_ = new CompareView(doc_, this);
-    addDock(QStringLiteral("compare"), tr("Compare"), scrolled(compare_), Qt::BottomDockWidgetArea);
+    addDock(QStringLiteral("compare"), tr("Compare"), verticallyScrolled(compare_), Qt::BottomDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("planner")), docks_.value(QStringLiteral("compare")));
     docks_.value(QStringLiteral("diagnostics"))->raise();
 
     lessons_ = new LessonPanel(doc_, this);
-    addDock(QStringLiteral("lessons"), tr("Lessons"), scrolled(lessons_), Qt::RightDockWidgetArea);
+    addDock(QStringLiteral("lessons"), tr("Lessons"), verticallyScrolled(lessons_), Qt::RightDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("history")), docks_.value(QStringLiteral("lessons")));
     docks_.value(QStringLiteral("grid"))->raise();
     lessons_->setProjectOpener([this](const paraplan::Project& p, bool fresh) {

@@ -91,8 +91,9 @@ void MainWindow::defaultProportions() {
     setCorner(Qt::BottomLeftCorner, shortScreen ? Qt::LeftDockWidgetArea : Qt::BottomDockWidgetArea);
     resizeDocks({docks_.value(QStringLiteral("layout")), docks_.value(QStringLiteral("explain"))},
                 {600, shortScreen ? 150 : 260}, Qt::Vertical);
-    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {shortScreen ? int(height() * 0.26) : 260},
-                Qt::Vertical);
+    // The bottom docks get a fifth of the height: the estimate's figures are in the status bar,
+    // and Diagnostics in front needs a few rows (the views behind it scroll when raised).
+    resizeDocks({docks_.value(QStringLiteral("diagnostics"))}, {height() / 5}, Qt::Vertical);
 }
 
 void MainWindow::showEvent(QShowEvent* e) {

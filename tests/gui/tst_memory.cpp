@@ -101,8 +101,8 @@ private slots:
         QVERIFY(w->gpuMonitor());
         QVERIFY(w->viewNames().contains(QStringLiteral("run")));
         QVERIFY(w->viewNames().contains(QStringLiteral("gpus")));
-        auto* dock = qobject_cast<QDockWidget*>(w->runPanel()->parentWidget());
-        QVERIFY(dock);
+        auto* dock = w->findChild<QDockWidget*>(QStringLiteral("runDock"));
+        QVERIFY(dock && dock->isAncestorOf(w->runPanel()));   // inside its scroll area
         QVERIFY(dock->toggleViewAction()->isCheckable());
         QVERIFY(w->raiseView(QStringLiteral("run")));
         QVERIFY(!dock->isHidden());
