@@ -246,7 +246,7 @@ void GanttPlottable::draw(QCPPainter* painter) {
                 labelledFlush.append(j);
             }
             if (merge && op.stage >= 0 && op.stage < lanes) {
-                qsizetype& last = laneLast[std::size_t(colour * lanes + op.stage)];
+                qsizetype& last = laneLast[std::size_t(colour) * std::size_t(lanes) + std::size_t(op.stage)];
                 if (last >= 0 && r.left() <= same[last].right() && r.right() >= same[last].left()) {
                     QRectF& m = same[last];
                     m = QRectF(QPointF(std::min(m.left(), r.left()), m.top()),

@@ -434,9 +434,8 @@ void RunPanel::stopListedJob() {
         stoppingListed_ = false;
         refreshJobs();
     });
-    const runtime::JobRecord record = *rec;
     watcher->setFuture(QtConcurrent::run(
-        [record] { return runtime::stop_job(record, runtime::SshOptions{}, runtime::load_ssh_profiles()); }));
+        [record = *rec] { return runtime::stop_job(record, runtime::SshOptions{}, runtime::load_ssh_profiles()); }));
 }
 
 void RunPanel::refreshJobs() {
