@@ -127,6 +127,11 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     answer_ = new AnswerBar(doc_, this);
     statusBar()->addPermanentWidget(answer_);
     connect(answer_, &AnswerBar::viewRequested, this, [this](const QString& view) { raiseView(view); });
+    updatingMark_ = new QLabel(tr("Updating…"), this);
+    updatingMark_->setObjectName(QStringLiteral("updatingMark"));
+    updatingMark_->setFixedSize(updatingMark_->sizeHint());   // its text comes and goes, the layout stays
+    updatingMark_->setText(QString());
+    statusBar()->addPermanentWidget(updatingMark_);
     statusSummary_ = new QLabel(this);
     statusSummary_->setObjectName(QStringLiteral("statusSummary"));
     statusBar()->addPermanentWidget(statusSummary_);
@@ -235,7 +240,6 @@ QDockWidget* MainWindow::addDock(const QString& id, const QString& title, QWidge
                       QDockWidget::DockWidgetClosable);
     addDockWidget(area, dock);
     docks_.insert(id, dock);
-    dockTitles_.insert(id, title);
     return dock;
 }
 
@@ -277,8 +281,8 @@ void MainWindow::refreshViews() {
                                              : tr("%1 errors").arg(errors));
     if (warnings) summary += tr(" · %1").arg(warnings == 1 ? tr("1 warning") : tr("%1 warnings").arg(warnings));
     statusSummary_->setText(summary);
-    setDockTitle(QStringLiteral("diagnostics"),
-                 errors + warnings ? tr("Diagnostics (%1)").arg(errors + warnings) : tr("Diagnostics"));
+    if (auto* d = docks_.value(QStringLiteral("diagnostics")))
+        d->setWindowTitle(errors + warnings ? tr("Diagnostics (%1)").arg(errors + warnings) : tr("Diagnostics"));
 }
 
 void MainWindow::refreshView(const QString& id, bool onlyIfStale) {

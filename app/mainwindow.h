@@ -80,8 +80,8 @@ public:
     AnswerBar* answerBar() const { return answer_; }
     LinkTrafficView* linkTraffic() const { return links_; }
     // After an edit the views show the state before it until the edit's analysis is ready; past
-    // this delay (250 ms; 0: at once) they say so: the answer bar greys, the analysis docks' titles
-    // and the link traffic read "updating…". showsUpdating(): the mark is on now.
+    // this delay (250 ms; 0: at once) they say so: the answer bar greys, the status bar shows
+    // "Updating…" and the link traffic says so. showsUpdating(): the mark is on now.
     void setUpdatingMarkDelay(int ms) { updatingDelayMs_ = ms; }
     bool showsUpdating() const { return updating_; }
 
@@ -164,8 +164,6 @@ private:
     // what shows the state before the edit (markUpdating(true)); cleared when it is ready.
     void noteEditPending();
     void markUpdating(bool on);
-    // A dock's title: `base`, plus " (updating…)" while markUpdating is on.
-    void setDockTitle(const QString& id, const QString& base);
     void updateTitle();
     void updateRecentMenu();
     void showError(const QString& title, const QString& text);
@@ -225,7 +223,7 @@ private:
     QTimer* updatingTimer_ = nullptr;
     int updatingDelayMs_ = 250;
     bool updating_ = false;
-    QHash<QString, QString> dockTitles_;   // the titles without the updating mark
-    bool quitWhenJobEnds_ = false;         // "Stop the Job and Quit" answered: close when the job ends
-    bool forceQuit_ = false;               // the job did not end in time: close anyway
+    QLabel* updatingMark_ = nullptr;   // the status bar's "Updating…"
+    bool quitWhenJobEnds_ = false;     // "Stop the Job and Quit" answered: close when the job ends
+    bool forceQuit_ = false;           // the job did not end in time: close anyway
 };

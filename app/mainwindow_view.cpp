@@ -212,15 +212,9 @@ void MainWindow::markUpdating(bool on) {
     if (on == updating_) return;
     updating_ = on;
     answer_->setUpdating(on);
-    // The docks that draw the analysis: their figures are of the state before the edit.
-    for (const QString& id :
-         {QStringLiteral("diagnostics"), QStringLiteral("memory"), QStringLiteral("timeline"), QStringLiteral("grid")})
-        setDockTitle(id, dockTitles_.value(id));
-}
-
-void MainWindow::setDockTitle(const QString& id, const QString& base) {
-    QDockWidget* d = docks_.value(id);
-    if (!d) return;
-    dockTitles_.insert(id, base);
-    d->setWindowTitle(updating_ ? tr("%1 (updating…)").arg(base) : base);
+    // One mark in the status bar for the docked views, of a fixed size: a dock's title or a
+    // widget shown would lay the window out again and, at 16k GPUs, replot the timeline for nothing.
+    updatingMark_->setText(on ? tr("Updating…") : QString());
+    updatingMark_->setToolTip(on ? tr("The views show the project before your last edit until its analysis is ready")
+                                 : QString());
 }
