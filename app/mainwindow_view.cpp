@@ -201,7 +201,6 @@ QWidget* MainWindow::showGuide(const QString& name) {
 }
 
 void MainWindow::noteEditPending() {
-    updatingTimer_->stop();
     if (!doc_->analysisCurrent()) markUpdating(true);
     // The link traffic follows its own playback build (when the view is looked at).
     if (!player_->current()) links_->setUpdating(true);

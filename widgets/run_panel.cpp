@@ -447,8 +447,7 @@ void RunPanel::refreshJobs() {
             QString::fromStdString(runtime::summary_line(s) + (j.error.empty() ? "" : "  (" + j.error + ")")), jobs_);
         item->setToolTip(QString::fromStdString(j.folder));
         item->setData(kIdRole, QString::fromStdString(j.id));
-        item->setData(kLiveRole,
-                      j.state == "pending" || j.state == "connecting" || j.state == "running" || j.state == "stopping");
+        item->setData(kLiveRole, !runtime::job_over(j.state));
     }
     update_buttons();
 }

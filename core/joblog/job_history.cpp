@@ -39,6 +39,8 @@ std::optional<JobRecord> read_record(const fs::path& folder, std::string* proble
 
 }   // namespace
 
+bool job_over(std::string_view state) { return state == "succeeded" || state == "failed" || state == "stopped"; }
+
 bool is_job_id(std::string_view id) { return is_plain_name(id, {.leading_dot = false, .max_size = 200}); }
 
 std::string printable(std::string_view text) {

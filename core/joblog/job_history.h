@@ -22,6 +22,11 @@ struct JobRecord {
     nlohmann::json json;   // the whole job.json
 };
 
+// A recorded state the job cannot leave: succeeded, failed or stopped. Any other (pending,
+// connecting, running, stopping, or a state the scheduler could not tell) may still have
+// processes to stop.
+bool job_over(std::string_view state);
+
 // A job id as make_job_id writes it: 1-200 letters, digits, '.', '_' or '-', not starting with
 // '-' or '.'. A record with any other id is refused.
 bool is_job_id(std::string_view id);

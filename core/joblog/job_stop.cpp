@@ -76,7 +76,7 @@ std::optional<StopPlan> stop_plan_from_record(const JobRecord& job, std::string*
         if (plan.grace_s > 3600)   // as a project's runtime.stop_grace_s
             json_read::fail(j.at("stop_grace_s"), "a grace period from 0 to 3600 seconds", *j.get("stop_grace_s"));
         const std::string state = j.string("state", "");
-        plan.job_over = state == "succeeded" || state == "failed" || state == "stopped";
+        plan.job_over = job_over(state);
         if (j.has("slurm_job_id")) plan.slurm_job_id = id_above_one(j, "slurm_job_id", "a Slurm job id");
         if (j.has("path_prepend")) {
             const auto& dirs = j.array("path_prepend");

@@ -45,8 +45,7 @@ JobSummary summarize(const JobRecord& r) {
             if (ps.exit_code && (!s.exit_code || *s.exit_code == 0)) s.exit_code = ps.exit_code;
             s.processes.push_back(std::move(ps));
         }
-    const bool over = r.state == "succeeded" || r.state == "failed" || r.state == "stopped";
-    if (!over) s.exit_code.reset();
+    if (!job_over(r.state)) s.exit_code.reset();
     return s;
 }
 
