@@ -41,6 +41,7 @@ class QUndoView;
 class Recovery;
 
 class PlaybackExport;
+class ProjectLoad;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -95,9 +96,14 @@ public:
     // window deletes when it ends. `dir` non-empty skips the question (tests).
     PlaybackExport* startPlaybackExport(const QString& dir = QString());
 
-    // Opens a project file. On failure shows the error (non-blocking message box,
-    // objectName "openError") and keeps the current project; returns false.
+    // Opens a project file: read and parsed off the GUI thread (ProjectLoad: a progress dialog
+    // with Cancel after 300 ms), then shown. On failure shows the error (non-blocking message box,
+    // objectName "openError") and keeps the current project. Returns false when another file is
+    // still being opened; fileOpened() says how it ended.
     bool openFile(const QString& path);
+    // Waits (the event loop running) until no file is being opened; true if the last one opened.
+    bool waitForOpen(int timeoutMs = 60000);
+    ProjectLoad* projectLoad() const { return load_; }
     bool saveFile(const QString& path);
     QString lastError() const { return lastError_; }
 
@@ -212,6 +218,8 @@ private:
     QSet<QString> staleViews_;
     QSet<QString> hiddenViews_;   // docked views whose dock or tab is not shown
     QString lastError_;
+    ProjectLoad* load_ = nullptr;   // the file being opened (a child: destroyed with the window)
+    bool lastOpenOk_ = false;
     bool syncingSelection_ = false;
     bool recolourQueued_ = false;
     QStringList lastImportMessages_;

@@ -19,6 +19,7 @@
 #include "plannerpanel.h"
 #include "project/project.h"
 #include "nodeitem.h"
+#include "project_load.h"
 #include "projectdocument.h"
 #include "recovery.h"
 
@@ -36,6 +37,8 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -79,32 +82,62 @@ void MainWindow::openProject(const paraplan::Project& project, const QString& pa
 }
 
 bool MainWindow::openFile(const QString& path) {
-    if (isBundledExample(path)) {
-        // Opened as an untitled copy, so Save never overwrites the bundled file.
-        try {
-            doc_->reset(paraplan::load_project(path.toStdString()), QString());
-        } catch (const std::exception& e) {
-            showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(e.what()));
-            return false;
-        }
-        statusBar()->showMessage(tr("Opened the example %1 as an untitled copy.").arg(QFileInfo(path).fileName()),
-                                 6000);
-        return true;
+    if (load_) {
+        statusBar()->showMessage(tr("Still opening %1: wait for it or cancel it first").arg(load_->path()), 6000);
+        return false;
     }
-    try {
-        doc_->open(path);
-    } catch (const std::exception& e) {
+    const bool bundled = isBundledExample(path);
+    const std::uint64_t revisionAtStart = doc_->revision();
+    load_ = new ProjectLoad(path, this, this);
+    lastOpenOk_ = false;
+    statusBar()->showMessage(tr("Opening %1…").arg(path));
+    connect(load_, &ProjectLoad::loaded, this, [this, path, bundled, revisionAtStart](const paraplan::Project& p) {
+        // Edited while the file was read: ask before the edits give way to the file.
+        if (doc_->revision() != revisionAtStart && !maybeSave()) {
+            statusBar()->showMessage(tr("Did not open %1: the current project is unchanged").arg(path), 6000);
+            return;
+        }
+        // A bundled example opens as an untitled copy, so Save never overwrites it.
+        doc_->reset(p, bundled ? QString() : QFileInfo(path).absoluteFilePath());
+        lastOpenOk_ = true;
+        if (bundled) {
+            statusBar()->showMessage(tr("Opened the example %1 as an untitled copy.").arg(QFileInfo(path).fileName()),
+                                     6000);
+            return;
+        }
+        AppSettings::addRecentFile(path);
+        updateRecentMenu();
+        statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    });
+    connect(load_, &ProjectLoad::failed, this, [this, path](const QString& what) {
+        statusBar()->clearMessage();
         // A file's own errors name it ("FILE: line 3, column 12: …"); other failures get it here.
-        const QString what = QString::fromStdString(e.what());
         showError(tr("Cannot open %1").arg(QFileInfo(path).fileName()),
                   tr("%1\n\nThe current project is unchanged.")
                       .arg(what.startsWith(path) ? what : QStringLiteral("%1\n\n%2").arg(path, what)));
-        return false;
-    }
-    AppSettings::addRecentFile(path);
-    updateRecentMenu();
-    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    });
+    connect(load_, &ProjectLoad::cancelled, this, [this, path] {
+        statusBar()->showMessage(tr("Cancelled opening %1: the current project is unchanged").arg(path), 6000);
+    });
+    connect(load_, &ProjectLoad::finished, this, [this] {
+        load_->deleteLater();
+        load_ = nullptr;
+    });
     return true;
+}
+
+bool MainWindow::waitForOpen(int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (load_) {
+        const qint64 left = timeoutMs - t.elapsed();
+        if (left <= 0) return false;
+        QEventLoop loop;
+        connect(load_, &ProjectLoad::finished, &loop, &QEventLoop::quit, Qt::QueuedConnection);
+        QTimer::singleShot(static_cast<int>(std::min<qint64>(left, 50)), &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    return lastOpenOk_;
 }
 
 bool MainWindow::saveFile(const QString& path) {

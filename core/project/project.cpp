@@ -372,6 +372,12 @@ Project project_from_json(const json& j) {
 
 Project project_from_text(std::string_view text) { return project_from_json(json_read::parse(text)); }
 
+Project project_from_text(std::string_view text, const Progress& watch) {
+    const json j = json_read::parse(text, watch);
+    watch.step(static_cast<long long>(text.size()), static_cast<long long>(text.size()));
+    return project_from_json(j);
+}
+
 namespace {
 
 json node_to_json(const Node& n) {
@@ -521,10 +527,12 @@ std::string project_to_text(const Project& p) {
     return o.dump(2) + "\n";
 }
 
-Project load_project(const std::string& path) {
+Project load_project(const std::string& path) { return load_project(path, Progress{}); }
+
+Project load_project(const std::string& path, const Progress& watch) {
     const std::string text = read_input_file(path, "project", kMaxProjectBytes);
     try {
-        return project_from_text(text);
+        return project_from_text(text, watch);
     } catch (const InputError& e) {   // where: the file too, not only the line or the field
         throw InputError(e.pointer(), e.message(), e.line(), e.column(), path);
     }

@@ -5,6 +5,7 @@
 #include "catalog/model.h"
 #include "project/cluster.h"
 #include "project/layout.h"
+#include "util/progress.h"
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,9 @@ struct Project {
 // errors the pointer and what was expected; unknown catalog ids and newer schema
 // versions are refused with a message.
 Project project_from_text(std::string_view text);
+// The same, reporting the parse's progress (bytes of the text) through `watch`; throws
+// Cancelled when it is asked to stop.
+Project project_from_text(std::string_view text, const Progress& watch);
 Project project_from_json(const nlohmann::json& j);
 nlohmann::json project_to_json(const Project& p);
 std::string project_to_text(const Project& p);   // pretty, 2-space indent, trailing newline
@@ -41,6 +45,7 @@ std::string project_to_text(const Project& p);   // pretty, 2-space indent, trai
 // File I/O. load throws InputError (unreadable file: message names the path);
 // save writes a temporary file in the same folder and renames it over the target.
 Project load_project(const std::string& path);
+Project load_project(const std::string& path, const Progress& watch);   // as project_from_text's
 void save_project(const Project& p, const std::string& path);
 
 // Built-in example projects (resources/examples/*.paraplan.json): file names.

@@ -1,6 +1,9 @@
 #include "util/json_read.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <iterator>
 
 namespace paraplan::json_read {
 
@@ -81,10 +84,58 @@ const std::string& no_control_chars(const std::string& pointer, const std::strin
     return value;
 }
 
-json parse(std::string_view text) {
+namespace {
+
+// The text's characters as nlohmann's parser reads them (an iterator pair: its
+// iterator_input_adapter advances one character at a time), checking in at every MiB: it
+// reports how far the parse is and stops it (Progress::step throws Cancelled) when asked.
+class WatchedChars {
+public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+
+    static constexpr std::ptrdiff_t kEvery = std::ptrdiff_t(1) << 20;
+
+    WatchedChars() = default;
+    WatchedChars(const char* p, const char* begin, const char* end, const Progress* watch)
+        : p_(p), begin_(begin), end_(end), watch_(watch), next_(watch ? std::min(p + kEvery, end) : end) {}
+
+    reference operator*() const { return *p_; }
+    WatchedChars& operator++() {
+        if (++p_ == next_ && watch_) checkIn();
+        return *this;
+    }
+    WatchedChars operator++(int) {
+        WatchedChars old = *this;
+        ++*this;
+        return old;
+    }
+    bool operator==(const WatchedChars& o) const { return p_ == o.p_; }
+
+private:
+    void checkIn() {
+        watch_->step(p_ - begin_, end_ - begin_);
+        next_ = end_ - p_ > kEvery ? p_ + kEvery : end_;
+    }
+
+    const char* p_ = nullptr;
+    const char* begin_ = nullptr;
+    const char* end_ = nullptr;
+    const Progress* watch_ = nullptr;
+    const char* next_ = nullptr;
+};
+
+json parse_watched(std::string_view text, const Progress* watch) {
     check_nesting(text);
+    if (watch) watch->step(0, static_cast<long long>(text.size()));
     try {
-        return json::parse(text.begin(), text.end());
+        const char* b = text.data();
+        const char* e = text.data() + text.size();
+        if (!watch) return json::parse(b, e);
+        return json::parse(WatchedChars(b, b, e, watch), WatchedChars(e, b, e, watch));
     } catch (const json::parse_error& e) {
         // Byte offset of the error -> 1-based line and column.
         std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
@@ -104,6 +155,12 @@ json parse(std::string_view text) {
         throw InputError("", "invalid JSON: " + (p != std::string::npos ? what.substr(p + 2) : what));
     }
 }
+
+}   // namespace
+
+json parse(std::string_view text) { return parse_watched(text, nullptr); }
+
+json parse(std::string_view text, const Progress& watch) { return parse_watched(text, &watch); }
 
 std::string describe(const json& v) {
     switch (v.type()) {

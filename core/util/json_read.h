@@ -2,6 +2,7 @@
 // Typed reads from JSON with errors that name the JSON pointer and what was
 // expected, e.g. `/layout/tp: expected a positive integer, got "two"`.
 #include "util/input_error.h"
+#include "util/progress.h"
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +29,9 @@ void check_nesting(std::string_view text, int max_depth = kMaxJsonDepth);
 // Parses text; a syntax error becomes an InputError with 1-based line and column.
 // Nesting deeper than kMaxJsonDepth is refused the same way (checked first).
 json parse(std::string_view text);
+// The same, reporting bytes parsed of the text's size through `watch` every MiB; throws
+// Cancelled when watch.cancel is set.
+json parse(std::string_view text, const Progress& watch);
 
 // The same, for text that may be garbage: nullopt (and `problem` set to the reason)
 // instead of throwing.

@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -331,6 +332,58 @@ private slots:
             QCOMPARE(QString::fromStdString(e.message()),
                      QStringLiteral("cannot read project: No such file or directory"));
             QCOMPARE(e.file(), std::string("/nonexistent/dir/x.paraplan.json"));
+        }
+    }
+
+    // A watched load (the app's, off its GUI thread) reads the same project, says how far the
+    // parse is in bytes up to the file's size, keeps a syntax error's line and column, and
+    // stops with Cancelled once asked.
+    void watchedLoad() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("big.paraplan.json")).toStdString();
+        nlohmann::json j = nlohmann::json::parse(kIssueExample);
+        for (int i = 0; i < 4000; ++i) j["x_notes"].push_back(std::string(1000, char('a' + i % 26)));
+        const std::string text = j.dump(1);
+        {
+            std::ofstream out(path, std::ios::binary | std::ios::trunc);
+            out << text;
+        }
+        const long long size = static_cast<long long>(text.size());
+        QVERIFY(size > 3 << 20);
+
+        std::vector<std::pair<long long, long long>> seen;
+        Progress watch;
+        watch.on_progress = [&seen](long long done, long long total) { seen.emplace_back(done, total); };
+        QCOMPARE(project_to_json(load_project(path, watch)), project_to_json(load_project(path)));
+        QVERIFY(seen.size() >= 4);   // the start, each MiB, the end
+        QCOMPARE(seen.front(), std::make_pair(0LL, size));
+        QCOMPARE(seen.back(), std::make_pair(size, size));
+        for (std::size_t i = 1; i < seen.size(); ++i) {
+            QVERIFY(seen[i].first >= seen[i - 1].first);
+            QCOMPARE(seen[i].second, size);
+        }
+
+        // Asked to stop after the first MiB: Cancelled, before the parse reaches the end.
+        std::atomic<bool> stop{false};
+        long long last = 0;
+        Progress stopping{&stop, [&stop, &last](long long done, long long) {
+                              last = done;
+                              if (done > 0) stop = true;
+                          }};
+        QVERIFY_THROWS_EXCEPTION(Cancelled, load_project(path, stopping));
+        QVERIFY2(last > 0 && last < size, qPrintable(QString::number(last)));
+
+        // Errors name the file, line and column as the plain load's do.
+        {
+            std::ofstream out(path, std::ios::binary | std::ios::trunc);
+            out << "{\n  \"paraplan\": 1,\n  \"name\": oops\n}\n";
+        }
+        try {
+            load_project(path, watch);
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QCOMPARE(e.line(), 3);
+            QCOMPARE(e.file(), path);
         }
     }
 

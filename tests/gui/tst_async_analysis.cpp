@@ -162,7 +162,8 @@ private slots:
         const std::uint64_t firstId = doc->projectId();
         QSignalSpy ready(doc, &ProjectDocument::analysisReady);
         QVERIFY(w.openFile(path));
-        // Returned without the analysis: the document and the Layout fields show the new project.
+        QVERIFY(w.waitForOpen());
+        // Shown without the analysis: the document and the Layout fields show the new project.
         QVERIFY(doc->projectId() != firstId);
         QCOMPARE(w.project().world_size(), nodes * 8);
         QVERIFY(!doc->analysisCurrent());

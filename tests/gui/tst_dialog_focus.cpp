@@ -151,7 +151,8 @@ private slots:
         QWidget* focused = nullptr;
         auto w = activeWindow(&focused);
         QVERIFY(w);
-        QVERIFY(!w->openFile(tmp_.filePath(QStringLiteral("missing.paraplan.json"))));
+        QVERIFY(w->openFile(tmp_.filePath(QStringLiteral("missing.paraplan.json"))));
+        QVERIFY(!w->waitForOpen());
         QTRY_VERIFY(shownDialog<QMessageBox>());
         QTRY_COMPARE(QApplication::activeWindow(), shownDialog<QMessageBox>());
         QVERIFY(press(Qt::Key_Escape));

@@ -258,7 +258,8 @@ private slots:
         f.write(content);
         f.close();
 
-        QVERIFY(!w.openFile(path));
+        QVERIFY(w.openFile(path));
+        QVERIFY(!w.waitForOpen());
         QVERIFY2(w.lastError().contains(expected), qPrintable(w.lastError()));
         auto* box = w.findChild<QMessageBox*>(QStringLiteral("openError"));
         QVERIFY(box);
@@ -286,6 +287,7 @@ private slots:
 
         MainWindow w2(nullptr, recoveryDir("r7b"));
         QVERIFY(w2.openFile(path));
+        QVERIFY(w2.waitForOpen());
         QCOMPARE(w2.project().layout.tp, 4);
         QCOMPARE(w2.document()->path(), path);
     }

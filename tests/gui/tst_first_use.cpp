@@ -219,6 +219,7 @@ private slots:
 
         w->canvas()->view()->zoomBy(3.0);
         QVERIFY(w->openFile(path));
+        QVERIFY(w->waitForOpen());
         QApplication::processEvents();
         QCOMPARE(w->project().cluster.nodes.size(), std::size_t(4));
         QVERIFY2(fitted(w->canvas(), &why), qPrintable(why));
@@ -487,6 +488,7 @@ private slots:
         const QString bundled = QStringLiteral(PARAPLAN_SOURCE_DIR
                                                "/resources/examples/llama3.1-8b-pp4-1node.paraplan.json");
         QVERIFY(w->openFile(bundled));
+        QVERIFY(w->waitForOpen());
         QVERIFY(w->document()->path().isEmpty());
         QCOMPARE(w->project().name, paraplan::load_project(bundled.toStdString()).name);
         // So too when it comes from the command line ('paraplan FILE' opens it this way): Save

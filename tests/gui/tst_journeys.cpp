@@ -369,6 +369,7 @@ private slots:
             QVERIFY(press(Qt::Key_O, Qt::ControlModifier));
             QCOMPARE(answer.titles().size(), 1);
         }
+        QVERIFY(fresh.waitForOpen());   // read off the GUI thread
         QCOMPARE(fresh.document()->path(), path);
         QVERIFY(fresh.document()->waitForAnalysis());
         QCOMPARE(fileForm(fresh.project()), end);

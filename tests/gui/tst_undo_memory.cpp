@@ -248,6 +248,7 @@ private slots:
         w.show();
         w.resize(1280, 800);
         QVERIFY(w.openFile(file));
+        QVERIFY(w.waitForOpen());
         QVERIFY(w.document()->waitForAnalysis());
         const Project start = w.project();
         double worstMs = 0, worstMiB = 0;
