@@ -79,9 +79,13 @@ std::vector<GpuSpec> read_gpu_specs(const Obj& cluster) {
                                return std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-';
                            });
         if (!plain) throw InputError(p, "a GPU id is 1-64 letters, digits, '.', '_' or '-', not starting with '-'");
-        if (catalog::find_gpu(id))
-            throw InputError(p, "\"" + id + "\" is a catalog GPU; give the project's GPU an id of its own (e.g. \"" +
-                                    id + "-custom\") or use the catalog's");
+        if (catalog::find_gpu(id)) {
+            std::string why = "\"" + id;
+            why += "\" is a catalog GPU; give the project's GPU an id of its own (e.g. \"";
+            why += id;
+            why += "-custom\") or use the catalog's";
+            throw InputError(p, why);
+        }
         out.push_back(project_gpu_from_json(it.value(), id, p));
     }
     return out;
@@ -417,8 +421,10 @@ json project_to_json(const Project& p) {
         c["nodes"] = p.cluster.nodes.size();
         c["gpus_per_node"] = p.cluster.nodes.front().gpus;
     } else {
-        c["nodes"] = json::array();
-        for (const auto& n : p.cluster.nodes) c["nodes"].push_back(node_to_json(n));
+        json nodes = json::array();
+        nodes.get_ref<json::array_t&>().reserve(p.cluster.nodes.size());
+        for (const auto& n : p.cluster.nodes) nodes.push_back(node_to_json(n));
+        c["nodes"] = std::move(nodes);
     }
     json net = p.cluster.network.extra.get();
     net["inter_node_gbps"] = p.cluster.network.inter_node_gbps;
@@ -429,7 +435,7 @@ json project_to_json(const Project& p) {
     }
     if (p.cluster.network.slurm_topology)
         net["slurm_topology"] = topofile::write_slurm_topology_conf(*p.cluster.network.slurm_topology);
-    c["network"] = net;
+    c["network"] = std::move(net);
     if (!p.cluster.system.empty()) c["system"] = p.cluster.system;
     if (!p.cluster.rank_order.empty()) {
         c["rank_order"] = json::array();
@@ -439,7 +445,9 @@ json project_to_json(const Project& p) {
         c["gpu_specs"] = json::object();
         for (const auto& g : p.cluster.gpu_specs) c["gpu_specs"][g.id] = to_json(g);
     }
-    j["cluster"] = c;
+    // Moved, not copied: at 16,384 nodes the copy was 40% of this function's time, which a
+    // cluster edit spends on the GUI thread (bench_project_json, docs/benchmarks.md).
+    j["cluster"] = std::move(c);
 
     if (!p.model_preset.empty()) {
         const ModelSpec* m = catalog::find_model(p.model_preset);
@@ -451,7 +459,7 @@ json project_to_json(const Project& p) {
             for (auto it = spec.begin(); it != spec.end(); ++it)
                 if (!base.contains(it.key()) || base[it.key()] != it.value()) model[it.key()] = it.value();
         }
-        j["model"] = model;
+        j["model"] = std::move(model);
     } else {
         j["model"] = to_json(p.model);
     }
@@ -464,7 +472,7 @@ json project_to_json(const Project& p) {
     tr["precision"] = t.precision;
     tr["optimizer"] = t.optimizer;
     if (t.train_tokens) tr["train_tokens"] = t.train_tokens;
-    j["training"] = tr;
+    j["training"] = std::move(tr);
 
     const Layout& l = p.layout;
     const Layout d;
@@ -511,7 +519,7 @@ json project_to_json(const Project& p) {
         la["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
     if (l.account_for_loss_in_pipeline_split)
         la["account_for_loss_in_pipeline_split"] = l.account_for_loss_in_pipeline_split;
-    j["layout"] = la;
+    j["layout"] = std::move(la);
     if (!p.runtime.empty()) j["runtime"] = p.runtime;
     return j;
 }

@@ -22,6 +22,7 @@
 #include "estimate/estimate.h"
 #include "exportdialog.h"
 #include "guitest.h"
+#include "journey_input.h"
 #include "layoutpanel.h"
 #include "newprojectdialog.h"
 #include "planmodel.h"
@@ -63,56 +64,13 @@ using paraplan::Project;
 namespace {
 constexpr int kScreenW = 1280, kScreenH = 800;   // a small laptop, as tst_first_use
 
-template <typename T>
-T* shownDialog() {
-    for (QWidget* w : QApplication::topLevelWidgets())
-        if (auto* d = qobject_cast<T*>(w); d && d->isVisible()) return d;
-    return nullptr;
-}
-
-// A key where a window system sends it: the focused widget of the active window.
-bool press(Qt::Key key, Qt::KeyboardModifiers mods = Qt::NoModifier) {
-    QWidget* to = QApplication::focusWidget() ? QApplication::focusWidget() : QApplication::activeWindow();
-    if (to) QTest::keyClick(to, key, mods);
-    return to != nullptr;
-}
-
-// Focus put in `w` as a click or Tab puts it; false if it never arrives.
-bool focus(QWidget* w) {
-    w->setFocus(Qt::TabFocusReason);
-    return QTest::qWaitFor([w] { return w->hasFocus() || (w->focusProxy() && w->focusProxy()->hasFocus()); });
-}
-
-// Wheel notches over the centre of `w` (positive: up, away from the user); true when taken.
-bool wheel(QWidget* w, int notches, QPointF at = QPointF(-1, -1)) {
-    if (at.x() < 0) at = QPointF(w->width() / 2.0, w->height() / 2.0);
-    QWheelEvent e(at, w->mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
-                  Qt::NoScrollPhase, false);
-    QApplication::sendEvent(w, &e);
-    return e.isAccepted();
-}
-
-// A palette template dropped at `at` (view coordinates) as QDrag delivers it: enter, move, drop.
-bool dropTemplate(QWidget* viewport, QPoint at, const std::string& gpu, int gpus) {
-    QMimeData mime;
-    mime.setData(clustermime::kNodeTemplate,
-                 QByteArray::fromStdString(nlohmann::json{{"gpu", gpu}, {"gpus", gpus}}.dump()));
-    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(viewport, &enter);
-    QDragMoveEvent move(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(viewport, &move);
-    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(viewport, &drop);
-    return enter.isAccepted() && move.isAccepted() && drop.isAccepted();
-}
-
 // Answers each file dialog (Qt's own: QFileDialog::getSaveFileName, getExistingDirectory,
 // getOpenFileName, shown in their own event loop) with `path`: typed into its name field, Enter.
 class AnswerFileDialogs {
 public:
     explicit AnswerFileDialogs(QString path) : path_(std::move(path)) {
         timer_.setInterval(10);
-        QObject::connect(&timer_, &QTimer::timeout, [this] {
+        QObject::connect(&timer_, &QTimer::timeout, &timer_, [this] {
             auto* d = shownDialog<QFileDialog>();
             if (!d || QApplication::activeWindow() != d) return;
             auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
