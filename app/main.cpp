@@ -2,6 +2,7 @@
 #include "clustercanvas.h"
 #include "clusterpalette.h"
 #include "mainwindow.h"
+#include "messagefit.h"
 #include "newprojectdialog.h"
 #include "projectdocument.h"
 #include "rankgrid.h"
@@ -169,7 +170,9 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "paraplan: %s\n", e.what());
             return 2;
         }
-        QMessageBox::warning(&window, QObject::tr("Cannot open project"), QString::fromStdString(e.what()));
+        QMessageBox box(QMessageBox::Warning, QObject::tr("Cannot open project"), QString(), QMessageBox::Ok, &window);
+        messagefit::setText(&box, QString::fromStdString(e.what()));   // a long path: whole in Details
+        box.exec();
     }
 
     for (const QString& arg : parser.values(setOpt)) {

@@ -4,6 +4,7 @@
 #include "util/local_dirs.h"
 
 #include "dialogfocus.h"
+#include "messagefit.h"
 #include "windowfit.h"
 #include "answerbar.h"
 #include "clustercanvas.h"
@@ -325,7 +326,8 @@ void MainWindow::showError(const QString& title, const QString& text) {
     lastError_ = text;
     statusBar()->showMessage(text, 10000);
     // Non-blocking, so scripted use and tests never hang on it.
-    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    auto* box = new QMessageBox(QMessageBox::Warning, title, QString(), QMessageBox::Ok, this);
+    messagefit::setText(box, text);   // a path or parser message of thousands of characters: whole in Details
     box->setObjectName(QStringLiteral("openError"));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setWindowModality(Qt::WindowModal);

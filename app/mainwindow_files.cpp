@@ -6,6 +6,7 @@
 
 #include "appsettings.h"
 #include "dialogfocus.h"
+#include "messagefit.h"
 #include "catalog/hf_import.h"
 #include "export/import.h"
 #include "clustercanvas.h"
@@ -171,8 +172,10 @@ void MainWindow::updateRecentMenu() {
 
 bool MainWindow::maybeSave() {
     if (!doc_->isModified()) return true;
+    // A file name of 255 characters is elided in its middle: the window's title has it whole.
     const auto r = QMessageBox::warning(
-        this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them first?").arg(doc_->displayName()),
+        this, tr("Unsaved changes"),
+        messagefit::shortText(tr("%1 has unsaved changes. Save them first?").arg(doc_->displayName())),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (r == QMessageBox::Save) return save();
     return r == QMessageBox::Discard;
@@ -286,8 +289,9 @@ bool MainWindow::importConfigFile(const QString& path, const QString& formatHint
         for (const auto& x : paraplan::import_formats()) formats << QString::fromStdString(x);
         bool ok = false;
         const QString pick = QInputDialog::getItem(
-            this, tr("Import framework config"), tr("Which framework's config is %1?").arg(QFileInfo(path).fileName()),
-            formats, 0, false, &ok);
+            this, tr("Import framework config"),
+            messagefit::shortText(tr("Which framework's config is %1?").arg(QFileInfo(path).fileName())), formats, 0,
+            false, &ok);
         if (!ok) return false;
         format = pick.toStdString();
     }
@@ -316,12 +320,19 @@ bool MainWindow::importConfigFile(const QString& path, const QString& formatHint
     for (const auto& w : r.warnings) lines << tr("Not imported: %1").arg(QString::fromStdString(w));
     lastImportMessages_ = lines;
     if (!lines.isEmpty()) {
-        auto* box = new QMessageBox(QMessageBox::Information, tr("Imported with notes"),
-                                    tr("Imported %1. Check these items:").arg(QFileInfo(path).fileName()),
-                                    QMessageBox::Ok, this);
+        // The first notes shown, each shortened (a setting's name can be hundreds of characters);
+        // every note whole in Details.
+        auto* box = new QMessageBox(
+            QMessageBox::Information, tr("Imported with notes"),
+            messagefit::shortText(tr("Imported %1. Check these items:").arg(QFileInfo(path).fileName())),
+            QMessageBox::Ok, this);
         box->setObjectName(QStringLiteral("importNotes"));
+        box->setTextFormat(Qt::PlainText);
         box->setDetailedText(lines.join(QLatin1Char('\n')));
-        box->setInformativeText(lines.mid(0, 5).join(QLatin1Char('\n')));
+        QStringList first = lines.mid(0, 5);
+        if (lines.size() > first.size())
+            first << tr("… and %n more in Details", nullptr, int(lines.size() - first.size()));
+        box->setInformativeText(messagefit::shortText(first.join(QLatin1Char('\n')), 60, 8));
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
     }
@@ -376,13 +387,13 @@ void MainWindow::offerRecovery() {
     const auto pending = recovery_->pending();
     if (!pending) return;
     const QString what = pending->originalPath.isEmpty() ? tr("an untitled project") : pending->originalPath;
-    const auto r = QMessageBox::question(
-        this, tr("Restore unsaved work?"),
-        tr("Paraplan did not shut down cleanly. Unsaved changes to %1 were saved automatically at %2.\n\n"
-           "Restore them?")
-            .arg(what, pending->savedAt),
-        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-    if (r == QMessageBox::Yes) {
+    QMessageBox box(QMessageBox::Question, tr("Restore unsaved work?"), QString(), QMessageBox::Yes | QMessageBox::No,
+                    this);
+    box.setDefaultButton(QMessageBox::Yes);
+    messagefit::setText(&box, tr("Paraplan did not shut down cleanly. Unsaved changes to %1 were saved automatically "
+                                 "at %2.\n\nRestore them?")
+                                  .arg(what, pending->savedAt));   // a long path: whole in Details
+    if (box.exec() == QMessageBox::Yes) {
         try {
             recovery_->restore();
         } catch (const std::exception& e) {

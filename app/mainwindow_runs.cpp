@@ -7,6 +7,7 @@
 #include "rankgrid.h"
 #include "stepplayer.h"
 #include "gpu_monitor.h"
+#include "messagefit.h"
 #include "live_overlay.h"
 #include "run_panel.h"
 #include "runtime/job.h"
@@ -93,12 +94,11 @@ bool MainWindow::confirmCloseWithRunningJob() {
     // Every remote process is tied to its ssh connection (the stdin watchdog), so quitting
     // cannot leave the job running unattended: it is stopped, cleanly, or not at all.
     // The question is window-modal (open(), no nested event loop): the answer closes again.
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("A job is running"),
-                                tr("A job is running: %n process(es) on the cluster. Quitting Paraplan stops it on "
-                                   "every node; its logs stay in %1.",
-                                   nullptr, static_cast<int>(job->processes().size()))
-                                    .arg(QString::fromStdString(job->folder())),
-                                QMessageBox::NoButton, this);
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("A job is running"), QString(), QMessageBox::NoButton, this);
+    messagefit::setText(box, tr("A job is running: %n process(es) on the cluster. Quitting Paraplan stops it on "
+                                "every node; its logs stay in %1.",
+                                nullptr, static_cast<int>(job->processes().size()))
+                                 .arg(QString::fromStdString(job->folder())));   // a long folder: whole in Details
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setObjectName(QStringLiteral("runningJobBox"));
     QPushButton* stop = box->addButton(tr("Stop the Job and Quit"), QMessageBox::AcceptRole);

@@ -173,7 +173,7 @@ private slots:
         const auto open = [&] {
             QElapsedTimer t;
             t.start();
-            if (!w.openFile(path)) return false;
+            if (!w.openFile(path) || !w.waitForOpen()) return false;   // read off the GUI thread
             openMs = double(t.nsecsElapsed()) / 1e6;
             if (!doc->waitForAnalysis()) return false;
             openedMs = double(t.nsecsElapsed()) / 1e6;
