@@ -186,7 +186,7 @@ ClusterCanvas::ClusterCanvas(ProjectEditor* editor, QWidget* parent)
     connect(zoomIn_, &QAction::triggered, this, [this] { view_->zoomBy(1.25); });
     connect(zoomOut_, &QAction::triggered, this, [this] { view_->zoomBy(0.8); });
     connect(fit_, &QAction::triggered, this, &ClusterCanvas::zoomToFit);
-    connect(delete_, &QAction::triggered, this, [this] { deleteNodes(selectedNodes()); });
+    connect(delete_, &QAction::triggered, this, &ClusterCanvas::deleteSelectedNodes);
     connect(addNode_, &QAction::triggered, this, [this] { addNodeFromPalette(); });
     // Enter (or a double click) on a node template adds it: the palette works from the keyboard.
     connect(palette_, &QListWidget::itemActivated, this, [this] {

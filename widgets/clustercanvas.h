@@ -64,6 +64,11 @@ public:
     // Moves node `from` to place `to` in the node order (which is the order ranks fill nodes in).
     bool moveNode(int from, int to);
     bool deleteNodes(std::vector<int> nodes);
+    // Edit > Delete: the selected nodes; more than kDeleteWithoutAsking of them, or any not in
+    // view, are deleted only after a question (objectName "confirmDelete") that says how many
+    // and how many cannot be seen. True when deleted at once, false when asked or none selected.
+    static constexpr int kDeleteWithoutAsking = 200;
+    bool deleteSelectedNodes();
     bool duplicateNodes(const std::vector<int>& nodes);
     bool renameNode(int node, const QString& name);
     bool setHost(int node, const QString& host);

@@ -30,7 +30,10 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QMenu>
+#include <QLocale>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollBar>
 #include <QSplitter>
@@ -188,6 +191,45 @@ bool ClusterCanvas::deleteNodes(std::vector<int> sel) {
         for (int i : sel) p.cluster.nodes.erase(p.cluster.nodes.begin() + i);
         p.cluster.rank_order.clear();
     });
+}
+
+bool ClusterCanvas::deleteSelectedNodes() {
+    std::vector<int> sel = selectedNodes();
+    if (sel.empty()) return false;
+    // Nodes the user cannot see now: outside the view, or the view so far out that blocks of
+    // many nodes stand for them (the overview's Groups level).
+    const QRectF seen = view_->mapToScene(view_->viewport()->rect()).boundingRect();
+    long long hidden = 0;
+    for (int i : sel)
+        if (detail_ == static_cast<int>(ClusterOverviewItem::Detail::Groups) ||
+            !nodes_[static_cast<std::size_t>(i)]->sceneBoundingRect().intersects(seen))
+            ++hidden;
+    if (static_cast<int>(sel.size()) <= kDeleteWithoutAsking && hidden == 0) return deleteNodes(std::move(sel));
+
+    const long long n = static_cast<long long>(sel.size());
+    auto* box = new QMessageBox(
+        QMessageBox::Question, tr("Delete Nodes"),
+        n == 1 ? tr("Delete %1?")
+                     .arg(QString::fromStdString(
+                         editor_->project().cluster.nodes[static_cast<std::size_t>(sel.front())].name))
+               : tr("Delete %1 nodes?").arg(QLocale().toString(n)),
+        QMessageBox::Cancel, this);
+    box->setObjectName(QStringLiteral("confirmDelete"));
+    QString why = hidden == 0   ? QString()
+                  : hidden == n ? (n == 1 ? tr("It is not in view.") : tr("None of them is in view."))
+                  : hidden == 1 ? tr("1 of them is not in view.")
+                                : tr("%1 of them are not in view.").arg(QLocale().toString(hidden));
+    box->setInformativeText((why.isEmpty() ? QString() : why + QLatin1Char(' ')) + tr("Edit > Undo restores them."));
+    QPushButton* del = box->addButton(n == 1 ? tr("Delete") : tr("Delete %1 Nodes").arg(QLocale().toString(n)),
+                                      QMessageBox::DestructiveRole);
+    box->setDefaultButton(QMessageBox::Cancel);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    // The nodes the question names, whatever the selection becomes while it is open.
+    connect(box, &QMessageBox::finished, this, [this, box, del, sel] {
+        if (box->clickedButton() == del) deleteNodes(sel);
+    });
+    box->open();
+    return false;
 }
 
 bool ClusterCanvas::duplicateNodes(const std::vector<int>& sel) {

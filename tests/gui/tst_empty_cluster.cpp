@@ -8,6 +8,7 @@
 #include "guitest.h"
 #include "nodeitem.h"
 #include "projectdocument.h"
+#include "scale_project.h"
 
 #include <QAction>
 #include <QDropEvent>
@@ -15,6 +16,8 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QMimeData>
 #include <QtTest>
 
@@ -140,6 +143,86 @@ private slots:
         QCOMPARE(w->project().cluster.nodes[0].name, std::string("node0"));
         QCOMPARE(w->project().cluster.nodes[1].name, std::string("node2"));
         QVERIFY(c->selectedNodes().empty());
+    }
+
+    // Delete (the key, on the canvas) on more than a few hundred nodes, or on nodes out of view,
+    // asks first and says how many; Cancel keeps them all, the question's Delete removes exactly
+    // the nodes it named. A few nodes in view go at once, as before. (The issue: a second Delete
+    // once removed 3,503 nodes at once without a word.)
+    void deleteOfManyOrUnseenNodesAsks() {
+        auto w = std::make_unique<MainWindow>(nullptr, tmp_.filePath(QStringLiteral("rec-ask")));
+        w->setProject(scale_project(512), QString());
+        w->resize(1280, 800);
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QVERIFY(w->document()->waitForAnalysis());
+        auto* c = w->canvas();
+        QCOMPARE(c->nodeItems().size(), std::size_t(512));
+        const auto question = [] {
+            return QApplication::activeModalWidget() ? qobject_cast<QMessageBox*>(QApplication::activeModalWidget())
+                                                     : nullptr;
+        };
+        const auto pressDelete = [c] {
+            c->view()->setFocus();
+            QTest::keyClick(c->view()->viewport(), Qt::Key_Delete);
+        };
+
+        // 300 of 512 selected: asked, with the count; Cancel deletes nothing.
+        for (int i = 0; i < 300; ++i) c->nodeItems()[static_cast<std::size_t>(i)]->setSelected(true);
+        pressDelete();
+        QTRY_VERIFY(question());
+        QCOMPARE(question()->objectName(), QStringLiteral("confirmDelete"));
+        QCOMPARE(question()->text(), QStringLiteral("Delete 300 nodes?"));
+        question()->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(!question());
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(512));
+
+        // Asked again; its Delete removes the 300 it named.
+        pressDelete();
+        QTRY_VERIFY(question());
+        QPushButton* del = nullptr;
+        for (QAbstractButton* b : question()->buttons())
+            if (question()->buttonRole(b) == QMessageBox::DestructiveRole) del = qobject_cast<QPushButton*>(b);
+        QVERIFY(del);
+        QCOMPARE(del->text(), QStringLiteral("Delete 300 Nodes"));
+        del->click();
+        QTRY_COMPARE(w->project().cluster.nodes.size(), std::size_t(212));
+        QCOMPARE(w->project().cluster.nodes.front().name, std::string("n300"));
+        QCOMPARE(w->document()->undoStack()->text(w->document()->undoStack()->index() - 1),
+                 QStringLiteral("Delete 300 nodes"));
+
+        // Two nodes: one in view, one scrolled out of it; the question says one cannot be seen.
+        QVERIFY(w->document()->waitForAnalysis());
+        c->view()->resetTransform();   // 1:1, so that the cluster does not fit the view
+        c->scene()->clearSelection();
+        NodeItem* first = c->nodeItems().front();
+        NodeItem* last = c->nodeItems().back();
+        c->view()->centerOn(first);
+        const QRectF seen = c->view()->mapToScene(c->view()->viewport()->rect()).boundingRect();
+        QVERIFY(seen.intersects(first->sceneBoundingRect()));
+        QVERIFY(!seen.intersects(last->sceneBoundingRect()));
+        first->setSelected(true);
+        last->setSelected(true);
+        pressDelete();
+        QTRY_VERIFY(question());
+        QCOMPARE(question()->text(), QStringLiteral("Delete 2 nodes?"));
+        QVERIFY2(question()->informativeText().startsWith(QStringLiteral("1 of them is not in view.")),
+                 qPrintable(question()->informativeText()));
+        question()->button(QMessageBox::Cancel)->click();
+        QTRY_VERIFY(!question());
+        QCOMPARE(w->project().cluster.nodes.size(), std::size_t(212));
+
+        // Two nodes in view: deleted at once, no question.
+        last->setSelected(false);
+        NodeItem* near = nullptr;
+        for (NodeItem* n : c->nodeItems())
+            if (n != first && seen.intersects(n->sceneBoundingRect())) near = n;
+        QVERIFY(near);
+        near->setSelected(true);
+        QCOMPARE(c->selectedNodes().size(), std::size_t(2));
+        pressDelete();
+        QTRY_COMPARE(w->project().cluster.nodes.size(), std::size_t(210));
+        QVERIFY(!question());
     }
 };
 
