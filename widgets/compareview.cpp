@@ -4,6 +4,7 @@
 
 #include "estimate/memory.h"
 #include "ganttplottable.h"
+#include "project_load.h"
 #include "projecteditor.h"
 #include "theme.h"
 #include "util/input_error.h"
@@ -82,9 +83,7 @@ CompareView::CompareView(ProjectEditor* editor, QWidget* parent)
     connect(addFile_, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Add a project to compare"), QString(),
                                                           tr("Paraplan projects (*.paraplan.json *.json)"));
-        if (path.isEmpty()) return;
-        QString err;
-        if (!addFile(path, &err)) hint_->setText(err);
+        if (!path.isEmpty()) addFileInBackground(path);
     });
     connect(clear_, &QPushButton::clicked, this, &CompareView::clear);
     recompute();
@@ -123,6 +122,29 @@ bool CompareView::addFile(const QString& path, QString* error) {
         return false;
     }
 }
+
+bool CompareView::addFileInBackground(const QString& path) {
+    if (load_) return false;
+    const QString name = QFileInfo(path).fileName();
+    load_ = new ProjectLoad(path, window(), this);
+    addFile_->setEnabled(false);
+    hint_->setText(tr("Reading %1…").arg(name));
+    connect(load_, &ProjectLoad::loaded, this, [this, name](const paraplan::Project& p) {
+        hint_->clear();
+        addProject(name, p);
+    });
+    connect(load_, &ProjectLoad::failed, hint_, &QLabel::setText);
+    connect(load_, &ProjectLoad::cancelled, this,
+            [this, name] { hint_->setText(tr("Did not add %1: cancelled").arg(name)); });
+    connect(load_, &ProjectLoad::finished, this, [this] {
+        addFile_->setEnabled(true);
+        load_->deleteLater();
+        load_ = nullptr;
+    });
+    return true;
+}
+
+QString CompareView::hint() const { return hint_->text(); }
 
 void CompareView::removeCandidate(int index) {
     if (index < 0 || index >= count()) return;

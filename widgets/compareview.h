@@ -17,6 +17,7 @@
 class ProjectEditor;
 class QCustomPlot;
 class QLabel;
+class ProjectLoad;
 class QPushButton;
 class QTableWidget;
 class QTreeWidget;
@@ -31,7 +32,14 @@ public:
 public slots:
     void addCurrentProject();   // a snapshot of the open project
 public:
+    // Adds a project file's layout, read at once (the screenshot harness).
     bool addFile(const QString& path, QString* error = nullptr);
+    // Add File…: reads the file off the GUI thread (ProjectLoad, a progress dialog with Cancel
+    // for a large one), then adds it; what went wrong shows in the view's hint line. False
+    // while another file is being read.
+    bool addFileInBackground(const QString& path);
+    ProjectLoad* fileLoad() const { return load_; }
+    QString hint() const;
     void removeCandidate(int index);
     void clear();
     int count() const { return int(names_.size()); }
@@ -73,5 +81,6 @@ private:
     QCustomPlot* plot_;
     QPushButton* addCurrent_;
     QPushButton* addFile_;
+    ProjectLoad* load_ = nullptr;   // the file Add File… is reading
     QPushButton* clear_;
 };

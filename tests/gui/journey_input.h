@@ -6,14 +6,19 @@
 
 #include <QApplication>
 #include <QDropEvent>
+#include <QFileDialog>
+#include <QLineEdit>
 #include <QMimeData>
+#include <QStringList>
 #include <QTest>
+#include <QTimer>
 #include <QWheelEvent>
 #include <QWidget>
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 // The visible top-level widget of type T (a dialog), or nullptr.
 template <typename T>
@@ -63,3 +68,33 @@ inline bool dropTemplate(QWidget* viewport, QPoint at, const std::string& gpu, i
                  QByteArray::fromStdString(nlohmann::json{{"gpu", gpu}, {"gpus", gpus}}.dump()));
     return dropMime(viewport, at, mime);
 }
+
+// Answers each file dialog (Qt's own: QFileDialog::getSaveFileName, getExistingDirectory,
+// getOpenFileName, shown in their own event loop) with `path`: typed into its name field, Enter.
+class AnswerFileDialogs {
+public:
+    explicit AnswerFileDialogs(QString path) : path_(std::move(path)) {
+        timer_.setInterval(10);
+        QObject::connect(&timer_, &QTimer::timeout, &timer_, [this] {
+            auto* d = shownDialog<QFileDialog>();
+            if (!d || QApplication::activeWindow() != d) return;
+            auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            titles_ << d->windowTitle();
+            if (!name) {
+                d->reject();
+                return;
+            }
+            name->setFocus();
+            name->setText(path_);
+            QTest::keyClick(name, Qt::Key_Return);
+            if (d->isVisible()) d->reject();   // never left open: the test fails instead of hanging
+        });
+        timer_.start();
+    }
+    QStringList titles() const { return titles_; }
+
+private:
+    QString path_;
+    QTimer timer_;
+    QStringList titles_;
+};

@@ -64,36 +64,6 @@ using paraplan::Project;
 namespace {
 constexpr int kScreenW = 1280, kScreenH = 800;   // a small laptop, as tst_first_use
 
-// Answers each file dialog (Qt's own: QFileDialog::getSaveFileName, getExistingDirectory,
-// getOpenFileName, shown in their own event loop) with `path`: typed into its name field, Enter.
-class AnswerFileDialogs {
-public:
-    explicit AnswerFileDialogs(QString path) : path_(std::move(path)) {
-        timer_.setInterval(10);
-        QObject::connect(&timer_, &QTimer::timeout, &timer_, [this] {
-            auto* d = shownDialog<QFileDialog>();
-            if (!d || QApplication::activeWindow() != d) return;
-            auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
-            titles_ << d->windowTitle();
-            if (!name) {
-                d->reject();
-                return;
-            }
-            name->setFocus();
-            name->setText(path_);
-            QTest::keyClick(name, Qt::Key_Return);
-            if (d->isVisible()) d->reject();   // never left open: the test fails instead of hanging
-        });
-        timer_.start();
-    }
-    QStringList titles() const { return titles_; }
-
-private:
-    QString path_;
-    QTimer timer_;
-    QStringList titles_;
-};
-
 nlohmann::json fileForm(const Project& p) { return paraplan::project_to_json(p); }
 
 QAction* action(const MainWindow& w, const char* objectName) {
