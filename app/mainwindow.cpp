@@ -183,8 +183,13 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
     });
     connect(diagnostics_, &DiagnosticsPanel::fixRequested, this, [this](const paraplan::Fix& fix) {
         QString err;
-        if (!doc_->applyChanges(tr("Apply fix: %1").arg(QString::fromStdString(fix.label)), fix.changes, &err))
+        const QString label = tr("Apply fix: %1").arg(QString::fromStdString(fix.label));
+        if (!doc_->applyChanges(label, fix.changes, &err)) {
             showError(tr("Cannot apply fix"), err);
+            return;
+        }
+        // In place of the message of whatever came before (a node added on the canvas...).
+        statusBar()->showMessage(tr("%1 (Ctrl+Z undoes it)").arg(label), 6000);
     });
     // One selection across views: a group picked on the canvas or the rank grid is highlighted
     // on both, and its pipeline stages are marked on the timeline.

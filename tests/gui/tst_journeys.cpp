@@ -52,6 +52,7 @@
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
+#include <QStatusBar>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QUndoStack>
@@ -173,6 +174,9 @@ private slots:
         QVERIFY2(undo->text(stepsBeforeFix).startsWith(QStringLiteral("Apply fix")),
                  qPrintable(undo->text(stepsBeforeFix)));
         QVERIFY(w.project().layout.tp != 3);
+        // The status bar says what the click did (it still showed the last node added).
+        QVERIFY2(w.statusBar()->currentMessage().startsWith(undo->text(stepsBeforeFix)),
+                 qPrintable(w.statusBar()->currentMessage()));
         QCOMPARE(w.diagnosticsPanel()->count(Severity::Error), errorsBefore);
         QCOMPARE(doc->diagnostics().size(), paraplan::validate(w.project()).size());
 
