@@ -291,6 +291,29 @@ private slots:
         QVERIFY(w->explainPanel()->text().contains(
             QStringLiteral("%1 groups of %2 GPUs").arg(s.num_groups).arg(s.group_size)));
     }
+
+    // Every concept the Explain panel teaches names its source, and the statements the issue
+    // found wrong say what the sources say: tp all-reduces twice per layer each way (Shoeybi et
+    // al., Fig. 4), sequence parallelism on the tp group adds no traffic (Korthikanti et al.,
+    // Sec. 4.2.2), ZeRO-3 is 1.5 times the data-parallel traffic (Rajbhandari et al., Sec. 7).
+    void explainTextsNameTheirSources() {
+        auto w = window("llama3.1-70b-4nodes");
+        ExplainPanel* e = w->explainPanel();
+        for (const char* topic : {"tp", "pp", "sp", "cp", "ep", "dp", "zero_stage", "schedule", "num_microbatches",
+                                  "micro_batch_size", "chunks", "recompute", "framework"}) {
+            e->explain(QString::fromLatin1(topic));
+            QCOMPARE(e->topic(), QString::fromLatin1(topic));
+            QVERIFY2(e->text().contains(QStringLiteral("Source: ")), topic);
+        }
+        e->explain(QStringLiteral("tp"));
+        QVERIFY(e->text().contains(QStringLiteral("twice in the forward pass")));
+        QVERIFY(e->text().contains(QStringLiteral("twice in the backward pass")));
+        QVERIFY(!e->text().contains(QStringLiteral("an all-reduce per layer")));
+        e->explain(QStringLiteral("sp"));
+        QVERIFY(e->text().contains(QStringLiteral("no extra traffic")));
+        e->explain(QStringLiteral("zero_stage"));
+        QVERIFY(e->text().contains(QStringLiteral("1.5 times the data-parallel traffic")));
+    }
 };
 
 QTEST_MAIN(TestViews)
