@@ -5,10 +5,12 @@
 #include "mainwindow.h"
 #include "project/project.h"
 
+#include <QApplication>
 #include <QByteArray>
 #include <QFile>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include <memory>
 
@@ -44,3 +46,16 @@ inline bool useOffscreenScreen(const QTemporaryDir& dir, const char* name, int w
     qputenv("QT_QPA_PLATFORM", QByteArray("offscreen:configfile=") + config.toUtf8());
     return true;
 }
+
+// main() of a GUI test that runs on an offscreen screen of `width` x `height` (useOffscreenScreen),
+// in the app's style (Fusion), e.g. PARAPLAN_SCREEN_TEST_MAIN(TestJourneys, "laptop", 1280, 800).
+#define PARAPLAN_SCREEN_TEST_MAIN(TestClass, screenName, width, height)          \
+    int main(int argc, char** argv) {                                            \
+        QTemporaryDir screenDir;                                                 \
+        if (!useOffscreenScreen(screenDir, screenName, width, height)) return 1; \
+        QApplication app(argc, argv);                                            \
+        QApplication::setStyle(QStringLiteral("Fusion")); /* as the app */       \
+        TestClass t;                                                             \
+        QTEST_SET_MAIN_SOURCE_PATH                                               \
+        return QTest::qExec(&t, argc, argv);                                     \
+    }

@@ -819,15 +819,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    // A small laptop's screen, where the window and its docks must fit.
-    QTemporaryDir screenDir;
-    if (!useOffscreenScreen(screenDir, "laptop", kScreenW, kScreenH)) return 1;
-    QApplication app(argc, argv);
-    QApplication::setStyle(QStringLiteral("Fusion"));   // as the app
-    TestFirstUse t;
-    QTEST_SET_MAIN_SOURCE_PATH
-    return QTest::qExec(&t, argc, argv);
-}
+// A small laptop's screen, where the window and its docks must fit.
+PARAPLAN_SCREEN_TEST_MAIN(TestFirstUse, "laptop", kScreenW, kScreenH)
 
 #include "tst_first_use.moc"

@@ -565,14 +565,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    QTemporaryDir screenDir;
-    if (!useOffscreenScreen(screenDir, "laptop", kScreenW, kScreenH)) return 1;
-    QApplication app(argc, argv);
-    QApplication::setStyle(QStringLiteral("Fusion"));   // as the app
-    TestJourney131k t;
-    QTEST_SET_MAIN_SOURCE_PATH
-    return QTest::qExec(&t, argc, argv);
-}
+PARAPLAN_SCREEN_TEST_MAIN(TestJourney131k, "laptop", kScreenW, kScreenH)
 
 #include "tst_journey_131k.moc"

@@ -462,14 +462,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    QTemporaryDir screenDir;
-    if (!useOffscreenScreen(screenDir, "laptop", kScreenW, kScreenH)) return 1;
-    QApplication app(argc, argv);
-    QApplication::setStyle(QStringLiteral("Fusion"));   // as the app
-    TestJourneys t;
-    QTEST_SET_MAIN_SOURCE_PATH
-    return QTest::qExec(&t, argc, argv);
-}
+PARAPLAN_SCREEN_TEST_MAIN(TestJourneys, "laptop", kScreenW, kScreenH)
 
 #include "tst_journeys.moc"

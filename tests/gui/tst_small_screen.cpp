@@ -73,14 +73,6 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    QTemporaryDir screenDir;
-    if (!useOffscreenScreen(screenDir, "small", kScreenW, kScreenH)) return 1;
-    QApplication app(argc, argv);
-    QApplication::setStyle(QStringLiteral("Fusion"));   // as the app
-    TestSmallScreen t;
-    QTEST_SET_MAIN_SOURCE_PATH
-    return QTest::qExec(&t, argc, argv);
-}
+PARAPLAN_SCREEN_TEST_MAIN(TestSmallScreen, "small", kScreenW, kScreenH)
 
 #include "tst_small_screen.moc"

@@ -112,15 +112,7 @@ private slots:
     }
 };
 
-int main(int argc, char** argv) {
-    // A desktop screen: the size the window first opens at there.
-    QTemporaryDir screenDir;
-    if (!useOffscreenScreen(screenDir, "desktop", kScreenW, kScreenH)) return 1;
-    QApplication app(argc, argv);
-    QApplication::setStyle(QStringLiteral("Fusion"));   // as the app
-    TestWideScreen t;
-    QTEST_SET_MAIN_SOURCE_PATH
-    return QTest::qExec(&t, argc, argv);
-}
+// A desktop screen: the size the window first opens at there.
+PARAPLAN_SCREEN_TEST_MAIN(TestWideScreen, "desktop", kScreenW, kScreenH)
 
 #include "tst_wide_screen.moc"
