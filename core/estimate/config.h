@@ -189,6 +189,10 @@ struct Config {
     bool overlap_grad_reduce = true;
     bool overlap_param_gather = true;
     bool overlap_p2p = false;
+    // TP collectives overlapped with the GEMMs they feed (comm_terms.h tp_overlap_exposed): the
+    // framework's kind where its switch is on (layout.tp_comm_overlap / enable_async_tensor_parallel)
+    // and what it needs holds (tp > 1 with sequence parallelism; compiled blocks for torchtitan).
+    TpCommOverlapKind tp_comm_overlap = TpCommOverlapKind::none;
     double grad_reduce_bytes = 2;   // bytes per element in the gradient reduction
     // Layers per pipeline rank (sum of its chunks) and how many are MoE; size pp.
     std::vector<int> layers_per_stage;

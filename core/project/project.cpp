@@ -298,6 +298,8 @@ Layout read_layout(const Obj& o) {
         json_read::fail(o.at("moe_imbalance"), "0 (the default) or a load factor of at least 1",
                         *o.get("moe_imbalance"));
     l.moe_overlap = o.boolean("moe_overlap", false);
+    l.tp_comm_overlap = o.boolean("tp_comm_overlap", false);
+    l.enable_async_tensor_parallel = o.boolean("enable_async_tensor_parallel", false);
     l.account_for_embedding_in_pipeline_split = o.boolean("account_for_embedding_in_pipeline_split", false);
     l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
     l.extra = unknown_keys(o.raw(), {"framework",
@@ -338,6 +340,8 @@ Layout read_layout(const Obj& o) {
                                      "moe_capacity_factor",
                                      "moe_imbalance",
                                      "moe_overlap",
+                                     "tp_comm_overlap",
+                                     "enable_async_tensor_parallel",
                                      "account_for_embedding_in_pipeline_split",
                                      "account_for_loss_in_pipeline_split"});
     return l;
@@ -501,6 +505,9 @@ json project_to_json(const Project& p) {
     if (l.moe_capacity_factor != d.moe_capacity_factor) la["moe_capacity_factor"] = l.moe_capacity_factor;
     if (l.moe_imbalance != d.moe_imbalance) la["moe_imbalance"] = l.moe_imbalance;
     if (l.moe_overlap != d.moe_overlap) la["moe_overlap"] = l.moe_overlap;
+    if (l.tp_comm_overlap != d.tp_comm_overlap) la["tp_comm_overlap"] = l.tp_comm_overlap;
+    if (l.enable_async_tensor_parallel != d.enable_async_tensor_parallel)
+        la["enable_async_tensor_parallel"] = l.enable_async_tensor_parallel;
     if (l.account_for_embedding_in_pipeline_split)
         la["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
     if (l.account_for_loss_in_pipeline_split)
