@@ -212,5 +212,8 @@ struct Config {
 using Fp8Gather = Fp8AllGatherKind;
 Fp8Gather fp8_gather_of(const Config& c);
 const char* to_string(Fp8Gather g);
+// How Config::tp_comm_overlap hides the TP collectives: none, userbuffers, micro_pipeline
+// (estimate --json layout.tp_comm_overlap).
+const char* to_string(TpCommOverlapKind k);
 
 }   // namespace paraplan::estimate

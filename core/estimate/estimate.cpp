@@ -113,6 +113,15 @@ const char* to_string(Fp8Gather g) {
     return "none";
 }
 
+const char* to_string(TpCommOverlapKind k) {
+    switch (k) {
+    case TpCommOverlapKind::none: return "none";
+    case TpCommOverlapKind::userbuffers: return "userbuffers";
+    case TpCommOverlapKind::micro_pipeline: return "micro_pipeline";
+    }
+    return "none";
+}
+
 Fp8Gather fp8_gather_of(const Config& c) {
     if (!c.fp8_all_gather || c.fp8 == Fp8Recipe::none) return Fp8Gather::none;
     // The framework's row (project/framework.h, fp8_all_gather_kind). An id outside the table
@@ -684,6 +693,7 @@ nlohmann::json to_json(const Estimate& e) {
           {"fp8_recipe", to_string(c.fp8)},
           {"fp8_all_gather", c.fp8_all_gather},
           {"fp8_all_gather_kind", to_string(fp8_gather_of(c))},
+          {"tp_comm_overlap", to_string(c.tp_comm_overlap)},
           {"kernels", to_string(c.kernels)},
           {"compile_loss", c.compile_loss},
           {"loss_logits", to_string(c.loss_logits)}}},
