@@ -61,7 +61,7 @@ struct PairExposed {
     double fwd = 0, bwd = 0;
 };
 PairExposed overlapped_pair(TpCommOverlapKind kind, int n, double ag, double rs, double rs_copy, double reduce,
-                            double col, double row) {
+                            double col, double row, bool row_ring) {
     // Ring exchange (TE UbufP2PCommOverlap; torch _pipelined_all_gather_and_consume and
     // _pipelined_produce_and_all2all): the GEMM runs in n chunks, the first on local data while
     // the n - 1 transfers run, so only the transfer time beyond (n - 1)/n of the GEMM shows.
@@ -79,7 +79,10 @@ PairExposed overlapped_pair(TpCommOverlapKind kind, int n, double ag, double rs,
         // proj_dgrad, fc2_dgrad (the all-gathers); pipeline for proj_fprop, fc2_fprop (the forward
         // reduce-scatters); bulk for qkv_dgrad / fc1_dgrad (the input re-gather beside dgrad, which the
         // model does not count) and qkv_wgrad / fc1_wgrad (the dgrad reduce-scatter beside wgrad).
-        p.fwd = ring(ag, col) + pipe(rs, row);
+        // A config may run the forward reduce-scatter as a ring exchange instead (NeMo v2.2.0
+        // tp_overlap_configs/userbuffers.py: the B200 configs' proj_fprop / fc2_fprop
+        // RingExchangeOverlapCfg).
+        p.fwd = ring(ag, col) + (row_ring ? ring(rs, row) : pipe(rs, row));
         p.bwd = ring(ag, row) + bulk(rs, col);
     } else if (kind == TpCommOverlapKind::micro_pipeline) {
         // torch's micro-pipeline TP pass (torch/_inductor/fx_passes/micro_pipeline_tp.py) fuses an
@@ -165,8 +168,10 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
         const double reduce = c.tp_comm_overlap == TpCommOverlapKind::micro_pipeline && hbm > 0
                                   ? act_bytes * (1 + 1.0 / c.tp) / hbm
                                   : 0;
-        const PairExposed at = overlapped_pair(c.tp_comm_overlap, c.tp, ag_bare, rs_bare, rs, reduce, gm.qkv, gm.proj);
-        const PairExposed ml = overlapped_pair(c.tp_comm_overlap, c.tp, ag_bare, rs_bare, rs, reduce, gm.fc1, gm.fc2);
+        const PairExposed at = overlapped_pair(c.tp_comm_overlap, c.tp, ag_bare, rs_bare, rs, reduce, gm.qkv, gm.proj,
+                                               c.tp_overlap_proj_ring);
+        const PairExposed ml = overlapped_pair(c.tp_comm_overlap, c.tp, ag_bare, rs_bare, rs, reduce, gm.fc1, gm.fc2,
+                                               c.tp_overlap_fc2_ring);
         const double recomputed = c.recompute == Recompute::full ? 1 : 0;   // the forward's pairs again
         const double before = r.tp_fwd_s + r.tp_bwd_s;
         r.tp_fwd_s = at.fwd + ml.fwd;

@@ -193,6 +193,9 @@ struct Config {
     // framework's kind where its switch is on (layout.tp_comm_overlap / enable_async_tensor_parallel)
     // and what it needs holds (tp > 1 with sequence parallelism; compiled blocks for torchtitan).
     TpCommOverlapKind tp_comm_overlap = TpCommOverlapKind::none;
+    // userbuffers: the forward reduce-scatters after proj / fc2 run as a ring exchange rather than
+    // TE's default pipelined chunks (layout.tp_comm_overlap_cfg proj_fprop / fc2_fprop method).
+    bool tp_overlap_proj_ring = false, tp_overlap_fc2_ring = false;
     double grad_reduce_bytes = 2;   // bytes per element in the gradient reduction
     // Layers per pipeline rank (sum of its chunks) and how many are MoE; size pp.
     std::vector<int> layers_per_stage;

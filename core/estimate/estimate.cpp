@@ -482,6 +482,12 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         else if (needs_compile && c.kernels != KernelStack::compile)
             note("async TP needs compiled blocks (kernels: compile); the TP collectives are estimated exposed");
         else c.tp_comm_overlap = ft.tp_comm_overlap_kind;
+        auto ring = [&](const char* gemm) {
+            const auto* g = l.tp_comm_overlap_cfg.find(gemm);
+            return g && g->is_object() && g->value("method", std::string()) == "ring_exchange";
+        };
+        c.tp_overlap_proj_ring = ring("proj_fprop");
+        c.tp_overlap_fc2_ring = ring("fc2_fprop");
     }
 
     // Mixture of experts: dispatcher, routing load, overlap and MTP as the layout says (moe.h).

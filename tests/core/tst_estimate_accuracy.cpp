@@ -99,6 +99,7 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     // TP communication overlap where the run's own config turns it on (each row's source says).
     l.tp_comm_overlap = r.value("tp_comm_overlap", false);
     l.enable_async_tensor_parallel = r.value("enable_async_tensor_parallel", false);
+    if (r.contains("tp_comm_overlap_cfg")) l.tp_comm_overlap_cfg = r.at("tp_comm_overlap_cfg");
     l.tp = r.at("tp");
     l.pp = r.at("pp");
     l.cp = r.value("cp", 1);

@@ -197,6 +197,13 @@ private slots:
         const TpGemms long_gemms{1, 1, 1, 1};
         QVERIFY(qAbs(layer_comm(s, c, hw, 0, long_gemms).tp_fwd_s - 2 * coll / 4) < 1e-9);
         QCOMPARE(layer_comm(s, c, hw, 0, long_gemms).tp_bwd_s, 0.0);
+        // A config that runs the forward reduce-scatters as a ring exchange (NeMo's B200 userbuffers
+        // configs) hides them as the all-gathers: 2 x (0.6978735 + 0.6978735) ms with 1 ms GEMMs,
+        // nothing behind long ones.
+        c.tp_overlap_proj_ring = c.tp_overlap_fc2_ring = true;
+        QVERIFY(qAbs(layer_comm(s, c, hw, 0, ms).tp_fwd_s - 2.791494e-3) < 1e-9);
+        QCOMPARE(layer_comm(s, c, hw, 0, long_gemms).tp_fwd_s, 0.0);
+        c.tp_overlap_proj_ring = c.tp_overlap_fc2_ring = false;
         // Full recomputation runs the forward's (overlapped) pairs again.
         c.recompute = Recompute::full;
         QVERIFY(qAbs(layer_comm(s, c, hw, 0, long_gemms).tp_bwd_s - 2 * coll / 4) < 1e-9);
@@ -231,6 +238,12 @@ private slots:
         Project mg = ProjectBuilder(base).framework("megatron").tp(2).sp_mode("split_gather").build();
         mg.layout.tp_comm_overlap = true;
         QVERIFY(make_config(m, base.training, mg.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::userbuffers);
+        QVERIFY(!make_config(m, base.training, mg.layout, hw, 16).tp_overlap_proj_ring);
+        mg.layout.tp_comm_overlap_cfg = nlohmann::json{{"proj_fprop", {{"method", "ring_exchange"}}},
+                                                       {"fc2_fprop", {{"method", "pipeline"}}}};
+        const Config ub = make_config(m, base.training, mg.layout, hw, 16);
+        QVERIFY(ub.tp_overlap_proj_ring && !ub.tp_overlap_fc2_ring);
+        mg.layout.tp_comm_overlap_cfg = nlohmann::json{};
         // torchtitan's name does nothing in Megatron.
         mg.layout.tp_comm_overlap = false;
         mg.layout.enable_async_tensor_parallel = true;

@@ -201,6 +201,14 @@ private slots:
         const auto out = project_to_json(on);
         QCOMPARE(out["layout"]["tp_comm_overlap"], nlohmann::json(true));
         QCOMPARE(out["layout"]["enable_async_tensor_parallel"], nlohmann::json(true));
+        // NeMo's per-GEMM userbuffers settings, kept as written; a method TE does not have is refused.
+        j["layout"]["tp_comm_overlap_cfg"] = {{"proj_fprop", {{"method", "ring_exchange"}, {"num_sm", 1}}}};
+        QCOMPARE(project_to_json(project_from_json(j))["layout"]["tp_comm_overlap_cfg"],
+                 j["layout"]["tp_comm_overlap_cfg"]);
+        j["layout"]["tp_comm_overlap_cfg"] = {{"proj_fprop", {{"method", "ring"}}}};
+        QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
+        j["layout"]["tp_comm_overlap_cfg"] = {{"attn_fprop", {{"method", "bulk"}}}};
+        QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
     }
 
     void rankOrder() {
