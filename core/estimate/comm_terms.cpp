@@ -34,7 +34,74 @@ double fp8_wire_bytes(const Config& c, const GroupLink& l) {
     return fp8_gather_of(c) == Fp8Gather::wire_casts && l.nodes > 1 ? 1.0 : 2.0;
 }
 
-LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, double da) {
+TpGemms tp_gemms(const LayerShapes& s, double dense_gemm_s) {
+    TpGemms g;
+    const double total = s.attn_params + s.dense_mlp_params;
+    if (total <= 0) return g;
+    const double proj = s.hq * s.h, fc2 = s.ffn * s.h;
+    g.qkv = dense_gemm_s * std::max(0.0, s.attn_params - proj) / total;
+    g.proj = dense_gemm_s * std::min(proj, s.attn_params) / total;
+    g.fc1 = dense_gemm_s * std::max(0.0, s.dense_mlp_params - fc2) / total;
+    g.fc2 = dense_gemm_s * std::min(fc2, s.dense_mlp_params) / total;
+    return g;
+}
+
+namespace {
+
+// Transformer Engine's pipelined reduce-scatter overlap splits the GEMM in 4 (initialize_ub's
+// add_ub(num_splits=4) default in transformer_engine/pytorch/module/base.py, TE 1.x; the NeMo
+// launcher's ub_cfg_h100_* files and NeMo 2.0's userbuffers_*_b200_* configs keep num_splits 4).
+constexpr double kUbSplits = 4;
+
+// One block's TP pair (the all-gather before its column-parallel linear `col`, the reduce-scatter
+// after its row-parallel linear `row`) with the overlap on, exposed seconds forward and backward.
+//  ag, rs: the bare collectives; rs_copy: the reduce-scatter with its DTensor copy (when not fused);
+//  reduce: the micro-pipeline reduce-scatter's local sum of the partials.
+struct PairExposed {
+    double fwd = 0, bwd = 0;
+};
+PairExposed overlapped_pair(TpCommOverlapKind kind, int n, double ag, double rs, double rs_copy, double reduce,
+                            double col, double row, bool row_ring) {
+    // Ring exchange (TE UbufP2PCommOverlap; torch _pipelined_all_gather_and_consume and
+    // _pipelined_produce_and_all2all): the GEMM runs in n chunks, the first on local data while
+    // the n - 1 transfers run, so only the transfer time beyond (n - 1)/n of the GEMM shows.
+    auto ring = [&](double comm, double gemm) { return std::max(0.0, comm - gemm * (n - 1) / n); };
+    // Pipelined (TE UbufCommOverlap, method "pipeline"): chunk i's reduce-scatter runs during chunk
+    // i + 1's GEMM; the last chunk's reduce-scatter always shows.
+    auto pipe = [&](double comm, double gemm) {
+        return std::max(comm / kUbSplits, comm - gemm * (kUbSplits - 1) / kUbSplits);
+    };
+    // Bulk (method "bulk"): the collective runs beside a whole independent GEMM.
+    auto bulk = [&](double comm, double gemm) { return std::max(0.0, comm - gemm); };
+    PairExposed p;
+    if (kind == TpCommOverlapKind::userbuffers) {
+        // TE initialize_ub's default methods (base.py): ring_exchange for qkv_fprop, fc1_fprop,
+        // proj_dgrad, fc2_dgrad (the all-gathers); pipeline for proj_fprop, fc2_fprop (the forward
+        // reduce-scatters); bulk for qkv_dgrad / fc1_dgrad (the input re-gather beside dgrad, which the
+        // model does not count) and qkv_wgrad / fc1_wgrad (the dgrad reduce-scatter beside wgrad).
+        // A config may run the forward reduce-scatter as a ring exchange instead (NeMo v2.2.0
+        // tp_overlap_configs/userbuffers.py: the B200 configs' proj_fprop / fc2_fprop
+        // RingExchangeOverlapCfg).
+        p.fwd = ring(ag, col) + (row_ring ? ring(rs, row) : pipe(rs, row));
+        p.bwd = ring(ag, row) + bulk(rs, col);
+    } else if (kind == TpCommOverlapKind::micro_pipeline) {
+        // torch's micro-pipeline TP pass (torch/_inductor/fx_passes/micro_pipeline_tp.py) fuses an
+        // all-gather with the matmuls that take it as their left operand (fuse_all_gather_matmul) and a
+        // reduce-scatter whose input one matmul produces (_find_producer_matmul, fuse_matmul_reduce_scatter),
+        // and the fused ops handle the sequence dim themselves (no chunk + cat copy). Forward: all four.
+        // Backward: the output-gradient all-gather feeds the row-parallel dgrad (its wgrad takes the
+        // gathered tensor transposed); the column-parallel input gradient is the sum of several
+        // linears' dgrads (wq + wk + wv, w1 + w3), which no single matmul produces, so that
+        // reduce-scatter and its copy stay exposed.
+        p.fwd = ring(ag, col) + ring(rs, row) + reduce;
+        p.bwd = ring(ag, row) + rs_copy;
+    }
+    return p;
+}
+
+}   // namespace
+
+LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, double da, const TpGemms& gm) {
     LayerComm r;
     const int pp = std::max(1, c.pp);
     const double tp = std::max(1, c.tp);
@@ -92,6 +159,27 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     }
     r.tp_fwd_s = r.tp_fwd_count * tp_coll;
     r.tp_bwd_s = r.tp_bwd_count * tp_coll + r.tp_bwd_regathers * ag;
+    r.tp_attn_s = 0.5 * (r.tp_fwd_s + r.tp_bwd_s);
+    if (c.tp_comm_overlap != TpCommOverlapKind::none && c.tp > 1 && c.sequence_parallel) {
+        const double ag_bare = ag - r.tp_gather_copy_s, rs_bare = rs - r.tp_scatter_copy_s;
+        // _fused_matmul_reduce_scatter_impl sums the n received partials locally (torch
+        // distributed/_symmetric_memory/__init__.py): reads the whole output, writes 1/n of it.
+        const double hbm = hw.hbm_gbps * 1e9 * efficiency_for(hw.arch, c.kernels, c.fp8).hbm;
+        const double reduce = c.tp_comm_overlap == TpCommOverlapKind::micro_pipeline && hbm > 0
+                                  ? act_bytes * (1 + 1.0 / c.tp) / hbm
+                                  : 0;
+        const PairExposed at = overlapped_pair(c.tp_comm_overlap, c.tp, ag_bare, rs_bare, rs, reduce, gm.qkv, gm.proj,
+                                               c.tp_overlap_proj_ring);
+        const PairExposed ml = overlapped_pair(c.tp_comm_overlap, c.tp, ag_bare, rs_bare, rs, reduce, gm.fc1, gm.fc2,
+                                               c.tp_overlap_fc2_ring);
+        const double recomputed = c.recompute == Recompute::full ? 1 : 0;   // the forward's pairs again
+        const double before = r.tp_fwd_s + r.tp_bwd_s;
+        r.tp_fwd_s = at.fwd + ml.fwd;
+        // Op-level SAC's re-gathers are counted exposed (they feed recomputed wk / w3 and the wgrads).
+        r.tp_bwd_s = at.bwd + ml.bwd + recomputed * (at.fwd + ml.fwd) + r.tp_bwd_regathers * ag;
+        r.tp_attn_s = at.fwd + at.bwd + recomputed * at.fwd + 0.5 * r.tp_bwd_regathers * ag;
+        r.tp_hidden_s = before - (r.tp_fwd_s + r.tp_bwd_s);
+    }
 
     const GroupLink& cpl = c.link[kCp];
     if (c.cp > 1) {

@@ -38,6 +38,11 @@ struct LayerComm {
     // reduce-scatter, a read and a write of the whole tensor at the HBM rate; inside *_s.
     double tp_gather_copy_s = 0, tp_scatter_copy_s = 0;
     double tp_fwd_s = 0, tp_bwd_s = 0;   // seconds of all the collectives and their copies
+    // The attention block's share of tp_fwd_s + tp_bwd_s (what a MoE layer without a shared expert
+    // keeps): half of it, unless the overlap (Config::tp_comm_overlap) hides the two blocks unequally.
+    double tp_attn_s = 0;
+    // What the TP overlap hid of one layer's collectives, forward + backward (0 without it).
+    double tp_hidden_s = 0;
     // CP: ring attention sends the K,V block (cp - 1) times forward and 2 (cp - 1) times
     // backward; Ulysses one all-to-all of q, k, v and the output each way.
     double cp_bytes = 0;
@@ -52,8 +57,20 @@ struct LayerComm {
     double pp_s = 0;    // one direction, per microbatch
 };
 
-// attention_fwd_s: one dense layer's forward attention time (ring attention overlaps with it).
-LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, double attention_fwd_s);
+// Forward GEMM seconds of one dense layer's four TP linears, per microbatch and GPU: the
+// column-parallel QKV and MLP-up (fc1) after the sequence-parallel all-gathers, the row-parallel
+// attention output (proj) and MLP-down (fc2) before the reduce-scatters. A backward dgrad or wgrad
+// GEMM takes as long as its forward GEMM. What the TP overlap hides the collectives behind.
+struct TpGemms {
+    double qkv = 0, proj = 0, fc1 = 0, fc2 = 0;
+};
+// The four linears' shares of the layer's GEMM time dense_gemm_s (their shares of its parameters).
+TpGemms tp_gemms(const LayerShapes& s, double dense_gemm_s);
+
+// attention_fwd_s: one dense layer's forward attention time (ring attention overlaps with it);
+// gemms: the layer's TP linears, for Config::tp_comm_overlap (without them nothing is hidden).
+LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, double attention_fwd_s,
+                     const TpGemms& gemms = {});
 
 // One collective call (or `count` identical ones) over one kind of group.
 struct CommCall {

@@ -189,6 +189,13 @@ struct Config {
     bool overlap_grad_reduce = true;
     bool overlap_param_gather = true;
     bool overlap_p2p = false;
+    // TP collectives overlapped with the GEMMs they feed (comm_terms.h tp_overlap_exposed): the
+    // framework's kind where its switch is on (layout.tp_comm_overlap / enable_async_tensor_parallel)
+    // and what it needs holds (tp > 1 with sequence parallelism; compiled blocks for torchtitan).
+    TpCommOverlapKind tp_comm_overlap = TpCommOverlapKind::none;
+    // userbuffers: the forward reduce-scatters after proj / fc2 run as a ring exchange rather than
+    // TE's default pipelined chunks (layout.tp_comm_overlap_cfg proj_fprop / fc2_fprop method).
+    bool tp_overlap_proj_ring = false, tp_overlap_fc2_ring = false;
     double grad_reduce_bytes = 2;   // bytes per element in the gradient reduction
     // Layers per pipeline rank (sum of its chunks) and how many are MoE; size pp.
     std::vector<int> layers_per_stage;
@@ -208,5 +215,8 @@ struct Config {
 using Fp8Gather = Fp8AllGatherKind;
 Fp8Gather fp8_gather_of(const Config& c);
 const char* to_string(Fp8Gather g);
+// How Config::tp_comm_overlap hides the TP collectives: none, userbuffers, micro_pipeline
+// (estimate --json layout.tp_comm_overlap).
+const char* to_string(TpCommOverlapKind k);
 
 }   // namespace paraplan::estimate

@@ -113,6 +113,15 @@ const char* to_string(Fp8Gather g) {
     return "none";
 }
 
+const char* to_string(TpCommOverlapKind k) {
+    switch (k) {
+    case TpCommOverlapKind::none: return "none";
+    case TpCommOverlapKind::userbuffers: return "userbuffers";
+    case TpCommOverlapKind::micro_pipeline: return "micro_pipeline";
+    }
+    return "none";
+}
+
 Fp8Gather fp8_gather_of(const Config& c) {
     if (!c.fp8_all_gather || c.fp8 == Fp8Recipe::none) return Fp8Gather::none;
     // The framework's row (project/framework.h, fp8_all_gather_kind). An id outside the table
@@ -459,6 +468,27 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.overlap_grad_reduce = ft.overlap_grad_reduce;
     c.overlap_param_gather = ft.overlap_param_gather || zero >= 3;
     c.overlap_p2p = (ft.overlap_p2p_interleaved && is_multi_chunk(c.schedule)) || ft.overlap_p2p;
+    // TP communication overlap, under each framework's own switch (off by default in both).
+    const bool tp_overlap_asked = ft.tp_comm_overlap_kind == TpCommOverlapKind::userbuffers ? l.tp_comm_overlap
+                                  : ft.tp_comm_overlap_kind == TpCommOverlapKind::micro_pipeline
+                                      ? l.enable_async_tensor_parallel
+                                      : false;
+    if (tp_overlap_asked && c.tp > 1) {
+        // Megatron arguments.py: "Tensor parallel communication/GEMM overlap can happen only when sequence
+        // parallelism is enabled"; torchtitan parallelize_llama (820504e): "Async TP requires torch.compile".
+        const bool needs_compile = ft.tp_comm_overlap_kind == TpCommOverlapKind::micro_pipeline;
+        if (!c.sequence_parallel)
+            note("TP communication overlap needs sequence parallelism; the TP collectives are estimated exposed");
+        else if (needs_compile && c.kernels != KernelStack::compile)
+            note("async TP needs compiled blocks (kernels: compile); the TP collectives are estimated exposed");
+        else c.tp_comm_overlap = ft.tp_comm_overlap_kind;
+        auto ring = [&](const char* gemm) {
+            const auto* g = l.tp_comm_overlap_cfg.find(gemm);
+            return g && g->is_object() && g->value("method", std::string()) == "ring_exchange";
+        };
+        c.tp_overlap_proj_ring = ring("proj_fprop");
+        c.tp_overlap_fc2_ring = ring("fc2_fprop");
+    }
 
     // Mixture of experts: dispatcher, routing load, overlap and MTP as the layout says (moe.h).
     if (m.experts > 0) {
@@ -669,6 +699,7 @@ nlohmann::json to_json(const Estimate& e) {
           {"fp8_recipe", to_string(c.fp8)},
           {"fp8_all_gather", c.fp8_all_gather},
           {"fp8_all_gather_kind", to_string(fp8_gather_of(c))},
+          {"tp_comm_overlap", to_string(c.tp_comm_overlap)},
           {"kernels", to_string(c.kernels)},
           {"compile_loss", c.compile_loss},
           {"loss_logits", to_string(c.loss_logits)}}},

@@ -121,7 +121,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     const MoeKernels mk = moe_expert_kernels(c, s);
 
     // Communication per layer per microbatch (comm_terms.h): TP, CP and PP.
-    const LayerComm lc = layer_comm(s, c, hw, da);
+    const LayerComm lc = layer_comm(s, c, hw, da, tp_gemms(s, dg));
     // Dispatch + combine per MoE layer (moe.h). Where the framework overlaps them with another
     // microbatch's compute (Megatron --overlap-moe-expert-parallel-comm pairs one microbatch's
     // forward with another's backward; DualPipe, DeepSeek-V3 report Sec. 3.2.1, overlaps both
@@ -133,8 +133,9 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     };
     // A MoE layer keeps the attention block's TP collectives; its routed MLP moves tokens through
     // the dispatcher instead (moe_comm, with the expert-TP all-gather), and a shared expert is a
-    // TP-parallel MLP with its own pair (Megatron SharedExpertMLP).
-    const double moe_tp_share = s.shared_ffn > 0 ? 1.0 : 0.5;
+    // TP-parallel MLP with its own pair (Megatron SharedExpertMLP; with the TP overlap it is
+    // hidden as the dense MLP's pair is).
+    const double moe_layer_tp = s.shared_ffn > 0 ? lc.tp_fwd_s + lc.tp_bwd_s : lc.tp_attn_s;
 
     const int head = head_stage_of(c);
     std::vector<StageTimes> out(pp);
@@ -183,7 +184,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         }
         st.compute_f = f;
         st.compute_b = b;
-        st.tp = (nd + nmoe * moe_tp_share + mtp_layers) * (lc.tp_fwd_s + lc.tp_bwd_s);
+        st.tp = (nd + mtp_layers) * (lc.tp_fwd_s + lc.tp_bwd_s) + nmoe * moe_layer_tp;
         st.cp = (layers + mtp_layers) * (lc.cp_fwd_s + lc.cp_bwd_s);
         st.pp = 2 * lc.pp_s;
         // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered

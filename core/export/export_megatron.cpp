@@ -125,6 +125,8 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     // with MoE when both EP and TP are > 1 (arguments.py validate_args).
     const bool sp_in_tp = l.sp_mode == "split_gather" || l.sp_mode == "ring";
     if ((sp_in_tp && l.tp > 1) || (l.ep > 1 && l.tp > 1)) add(a.parallel, "--sequence-parallel");
+    // Transformer Engine userbuffers TP overlap; arguments.py asserts --sequence-parallel with it.
+    if (l.tp_comm_overlap && l.tp > 1 && (sp_in_tp || l.ep > 1)) add(a.parallel, "--tp-comm-overlap");
     if (l.sp > 1 || l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")
         fail("sequence parallelism \"" + l.sp_mode + "\" with sp > 1 (Megatron shards sequences through cp)",
              {"/layout/sp", "/layout/sp_mode"});

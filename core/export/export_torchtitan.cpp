@@ -105,6 +105,8 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
          << "tensor_parallel_degree = " << l.tp << "\n"
          << "context_parallel_degree = " << l.cp << "\n"
          << "pipeline_parallel_degree = " << l.pp << "\n";
+    // Async TP (torch's micro-pipeline TP; torchtitan needs compile for it).
+    if (l.enable_async_tensor_parallel && l.tp > 1) toml << "enable_async_tensor_parallel = true\n";
     if (l.pp > 1) {
         std::string sched = torchtitan_schedule_name(l.schedule, l.chunks);
         if (sched.empty()) {

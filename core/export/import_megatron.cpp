@@ -201,6 +201,9 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         } else if (flag == "--sequence-parallel") {
             no_value();
             l.sp_mode = "split_gather";
+        } else if (flag == "--tp-comm-overlap") {
+            no_value();
+            l.tp_comm_overlap = true;
         } else if (flag == "--use-tp-pp-dp-mapping") {
             no_value();
             l.order = "tp-cp-ep-pp-dp";

@@ -86,6 +86,8 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                     get_int(sec, table, "pipeline_parallel_microbatch_size", 1, pp_mbs);
                 else if (key == "pipeline_parallel_layers_per_stage")
                     get_int(sec, table, "pipeline_parallel_layers_per_stage", 1, layers_per_stage);
+                else if (key == "enable_async_tensor_parallel" && kt.value().is_boolean())
+                    l.enable_async_tensor_parallel = kt.value().get<bool>();
                 else if (key == "pipeline_parallel_schedule" && kt.value().is_string())
                     schedule_name = kt.value().get<std::string>();
                 else if (key == "fsdp_reshard_after_forward" && kt.value().is_string()) {

@@ -150,6 +150,8 @@ std::vector<FrameworkTraits> make_table() {
     mg.optimizer_bytes = OptimizerBytes::fp32_main_grad;
     mg.overlap_param_gather = true;
     mg.overlap_p2p_interleaved = true;
+    // --tp-comm-overlap (off by default; arguments.py asserts sequence parallelism with it).
+    mg.tp_comm_overlap_kind = TpCommOverlapKind::userbuffers;
     mg.kernels = "te";
     // arguments.py --fp8-recipe choices (core_v0.14.0): tensorwise delayed mxfp8 blockwise.
     mg.fp8_recipes = {"tensorwise", "delayed", "mxfp8", "blockwise"};
@@ -230,6 +232,8 @@ std::vector<FrameworkTraits> make_table() {
     // dimension and the sequence dimension", torchtitan PR #437: "incurs an extra aten.cat after
     // each collective").
     tt.sp_collectives_copy = true;
+    // [parallelism] enable_async_tensor_parallel (off by default; with compile, config_manager.py).
+    tt.tp_comm_overlap_kind = TpCommOverlapKind::micro_pipeline;
     // 820504e parallelize_llama: enable_float8_tensorwise_tp (Float8ColwiseParallel,
     // Float8RowwiseParallel, PrepareFloat8ModuleInput) for tensorwise only, "for rowwise recipes
     // ... all-gather happens in high precision"; 9dec370 applies them with every float8 linear

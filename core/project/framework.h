@@ -69,6 +69,16 @@ enum class Fp8AllGatherKind {
                        // fp8_communication)
 };
 
+// How the framework overlaps the tensor-parallel collectives with the GEMMs they feed, when its switch
+// is on (layout.tp_comm_overlap / layout.enable_async_tensor_parallel; comm_terms.h tp_overlap_exposed):
+enum class TpCommOverlapKind {
+    none,             // no such switch: TP collectives are exposed
+    userbuffers,      // Megatron --tp-comm-overlap: Transformer Engine userbuffers (ring exchange,
+                      // pipelined and bulk overlap), needs sequence parallelism
+    micro_pipeline,   // torchtitan enable_async_tensor_parallel: torch's micro-pipeline TP
+                      // (symmetric-memory all-gather + matmul and matmul + reduce-scatter), needs compile
+};
+
 // Which interleaved pipeline schedule "interleaved" names.
 enum class InterleavedFlavor { megatron, colossalai, pytorch };
 
@@ -139,6 +149,7 @@ struct FrameworkTraits {
     // With SP the TP all-gathers and reduce-scatters run on dim 1 (the sequence) of batch-first [b, s, h]
     // activations (DTensor Shard(1)), so each pays a chunk + cat copy of the whole tensor (torchtitan)
     bool sp_collectives_copy = false;
+    TpCommOverlapKind tp_comm_overlap_kind = TpCommOverlapKind::none;   // what its TP overlap switch does
     // layout.fp8_recipe values with which the sequence-parallel TP all-gathers move FP8 (torchao's Float8 TP
     // styles, torchtitan); reduce-scatters stay 16-bit
     std::vector<std::string> fp8_tp_gather_recipes;

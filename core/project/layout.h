@@ -79,6 +79,16 @@ struct Layout {
     double moe_capacity_factor = 0;            // 0: dropless; > 0: tokens per expert capped at C x average
     double moe_imbalance = 0;   // busiest EP rank's routed tokens / average (1: forced balance); 0: default
     bool moe_overlap = false;   // EP all-to-alls overlapped with another microbatch's compute
+    // TP collectives overlapped with the GEMMs they feed, each under its framework's name (both off by
+    // default): Megatron --tp-comm-overlap (Transformer Engine userbuffers), torchtitan
+    // [parallelism] enable_async_tensor_parallel (micro-pipeline TP). Ignored by other frameworks.
+    bool tp_comm_overlap = false;
+    bool enable_async_tensor_parallel = false;
+    // Megatron / NeMo tp_comm_overlap_cfg (--tp-comm-overlap-cfg): per GEMM, Transformer Engine's
+    // userbuffers settings, {"proj_fprop": {"method": "ring_exchange"}, ...}; the estimate reads the
+    // method of the forward reduce-scatters (proj_fprop, fc2_fprop: "pipeline" by default, TE's
+    // initialize_ub). Unset: TE's defaults.
+    CowJson tp_comm_overlap_cfg;
     // Megatron (core 0.11+) --account-for-embedding-in-pipeline-split / --account-for-loss-in-pipeline-split:
     // the embedding / the loss count as one layer each when the layers are split over pipeline stages.
     bool account_for_embedding_in_pipeline_split = false;

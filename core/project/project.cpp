@@ -302,6 +302,28 @@ Layout read_layout(const Obj& o) {
         json_read::fail(o.at("moe_imbalance"), "0 (the default) or a load factor of at least 1",
                         *o.get("moe_imbalance"));
     l.moe_overlap = o.boolean("moe_overlap", false);
+    l.tp_comm_overlap = o.boolean("tp_comm_overlap", false);
+    l.enable_async_tensor_parallel = o.boolean("enable_async_tensor_parallel", false);
+    if (const json* ub = o.get("tp_comm_overlap_cfg")) {
+        // Transformer Engine's userbuffers layer names and methods (initialize_ub, module/base.py).
+        static const std::vector<std::string> kLayers = {"qkv_fprop",  "qkv_dgrad", "qkv_wgrad", "proj_fprop",
+                                                         "proj_dgrad", "fc1_fprop", "fc1_dgrad", "fc1_wgrad",
+                                                         "fc2_fprop",  "fc2_dgrad"};
+        const std::string at = o.at("tp_comm_overlap_cfg");
+        if (!ub->is_object()) json_read::fail(at, "an object of Transformer Engine userbuffers settings per GEMM", *ub);
+        for (const auto& [name, cfg] : ub->items()) {
+            std::string here = at;
+            here += '/';
+            here += json_read::pointer_token(name);
+            if (std::find(kLayers.begin(), kLayers.end(), name) == kLayers.end())
+                json_read::fail(here, "a userbuffers GEMM name (qkv_fprop ... fc2_dgrad)", cfg);
+            const auto m = cfg.is_object() ? cfg.find("method") : cfg.end();
+            if (!cfg.is_object() ||
+                (m != cfg.end() && (!m->is_string() || (*m != "ring_exchange" && *m != "pipeline" && *m != "bulk"))))
+                json_read::fail(here, "an object whose method is ring_exchange, pipeline or bulk", cfg);
+        }
+        l.tp_comm_overlap_cfg = *ub;
+    }
     l.account_for_embedding_in_pipeline_split = o.boolean("account_for_embedding_in_pipeline_split", false);
     l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
     l.extra = unknown_keys(o.raw(), {"framework",
@@ -342,6 +364,9 @@ Layout read_layout(const Obj& o) {
                                      "moe_capacity_factor",
                                      "moe_imbalance",
                                      "moe_overlap",
+                                     "tp_comm_overlap",
+                                     "enable_async_tensor_parallel",
+                                     "tp_comm_overlap_cfg",
                                      "account_for_embedding_in_pipeline_split",
                                      "account_for_loss_in_pipeline_split"});
     return l;
@@ -515,6 +540,10 @@ json project_to_json(const Project& p) {
     if (l.moe_capacity_factor != d.moe_capacity_factor) la["moe_capacity_factor"] = l.moe_capacity_factor;
     if (l.moe_imbalance != d.moe_imbalance) la["moe_imbalance"] = l.moe_imbalance;
     if (l.moe_overlap != d.moe_overlap) la["moe_overlap"] = l.moe_overlap;
+    if (l.tp_comm_overlap != d.tp_comm_overlap) la["tp_comm_overlap"] = l.tp_comm_overlap;
+    if (l.enable_async_tensor_parallel != d.enable_async_tensor_parallel)
+        la["enable_async_tensor_parallel"] = l.enable_async_tensor_parallel;
+    if (!l.tp_comm_overlap_cfg.empty()) la["tp_comm_overlap_cfg"] = l.tp_comm_overlap_cfg.get();
     if (l.account_for_embedding_in_pipeline_split)
         la["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
     if (l.account_for_loss_in_pipeline_split)

@@ -67,6 +67,8 @@ const std::map<std::string, Accessor>& accessors() {
         PARAPLAN_L(moe_capacity_factor);
         PARAPLAN_L(moe_imbalance);
         PARAPLAN_L(moe_overlap);
+        PARAPLAN_L(tp_comm_overlap);
+        PARAPLAN_L(enable_async_tensor_parallel);
         PARAPLAN_L(account_for_embedding_in_pipeline_split);
         PARAPLAN_L(account_for_loss_in_pipeline_split);
         PARAPLAN_T(global_batch_size);

@@ -96,6 +96,10 @@ Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.moe_dispatcher = r.value("moe_dispatcher", std::string("alltoall"));
     l.moe_imbalance = r.value("moe_imbalance", 0.0);
     l.moe_overlap = r.value("moe_overlap", false);
+    // TP communication overlap where the run's own config turns it on (each row's source says).
+    l.tp_comm_overlap = r.value("tp_comm_overlap", false);
+    l.enable_async_tensor_parallel = r.value("enable_async_tensor_parallel", false);
+    if (r.contains("tp_comm_overlap_cfg")) l.tp_comm_overlap_cfg = r.at("tp_comm_overlap_cfg");
     l.tp = r.at("tp");
     l.pp = r.at("pp");
     l.cp = r.value("cp", 1);

@@ -308,6 +308,24 @@ private slots:
                 QVERIFY2(j["layout"]["fp8_all_gather"].get<bool>() == (want != "none"), what.c_str());
             }
         }
+        // estimate --json names the TP overlap the estimate ran (layout.tp_comm_overlap), under each
+        // framework's own switch.
+        {
+            const nlohmann::json mg = {{"tp", 2}, {"sp_mode", "split_gather"}, {"tp_comm_overlap", true}};
+            QCOMPARE(to_json(estimate_of(
+                         project_json("megatron", nlohmann::json::object(), mg)))["layout"]["tp_comm_overlap"]
+                         .get<std::string>(),
+                     std::string("userbuffers"));
+            const nlohmann::json tt = {{"tp", 2}, {"kernels", "compile"}, {"enable_async_tensor_parallel", true}};
+            QCOMPARE(to_json(estimate_of(
+                         project_json("torchtitan", nlohmann::json::object(), tt)))["layout"]["tp_comm_overlap"]
+                         .get<std::string>(),
+                     std::string("micro_pipeline"));
+            QCOMPARE(to_json(estimate_of(project_json("torchtitan", nlohmann::json::object(),
+                                                      {{"tp", 2}})))["layout"]["tp_comm_overlap"]
+                         .get<std::string>(),
+                     std::string("none"));
+        }
         // A Config built by hand: Megatron's row gathers FP8 weights only with the distributed optimizer.
         Config c;
         c.framework = "megatron";

@@ -156,6 +156,115 @@ private slots:
         QCOMPARE(layer_comm(s, c, hw, 0).tp_gather_copy_s, 0.0);
     }
 
+    // TP communication overlap (comm_terms.cpp overlapped_pair): Transformer Engine userbuffers
+    // (ring exchange for the all-gathers, 4-way pipelined forward reduce-scatters, bulk backward
+    // reduce-scatters) and torch's micro-pipeline TP (fused all-gather / reduce-scatter matmuls,
+    // backward input-gradient reduce-scatters unfused), on the torchtitan_sp_collectives shapes.
+    void tp_comm_overlap() {
+        const ModelSpec m = paper_gpt(4, 4096, 32);
+        const LayerShapes s = layer_shapes(m);
+        Hardware hw;
+        hw.peak_tflops = 989.4;
+        hw.hbm_gbps = 2400;
+        hw.intra_node_gbps = 450;
+        hw.arch = "hopper";
+        Config c;
+        c.framework = "megatron";
+        c.tp = 8;
+        c.micro_batch = 12;
+        c.seq_len = 8192;
+        c.sequence_parallel = true;
+        c.flash_attention = true;
+        c.layers_per_stage = {4};
+        c.moe_layers_per_stage = {0};
+        c.link[kTp] = strided_link(hw, 8, 1);
+        const double coll = 1.5728735e-3;   // one all-gather or reduce-scatter (torchtitan_sp_collectives)
+        const LayerComm plain = layer_comm(s, c, hw, 0);
+        QVERIFY(qAbs(plain.tp_fwd_s - 4 * coll) < 1e-9);
+        QVERIFY(qAbs(plain.tp_attn_s - 4 * coll) < 1e-9);   // half of fwd + bwd
+        c.tp_comm_overlap = TpCommOverlapKind::userbuffers;
+        // Without GEMMs to hide behind nothing is hidden.
+        QVERIFY(qAbs(layer_comm(s, c, hw, 0).tp_fwd_s - plain.tp_fwd_s) < 1e-15);
+        // 1 ms GEMMs: ring exchange shows AG - 7/8 ms, the pipelined RS max(RS / 4, RS - 3/4 ms), bulk
+        // RS - 1 ms. Forward 2 x (0.6978735 + 0.8228735) ms, backward 2 x (0.6978735 + 0.5728735) ms.
+        const TpGemms ms{1e-3, 1e-3, 1e-3, 1e-3};
+        const LayerComm ub = layer_comm(s, c, hw, 0, ms);
+        QVERIFY(qAbs(ub.tp_fwd_s - 3.041494e-3) < 1e-9);
+        QVERIFY(qAbs(ub.tp_bwd_s - 2.541494e-3) < 1e-9);
+        QVERIFY(qAbs(ub.tp_hidden_s - (8 * coll - 5.582988e-3)) < 1e-9);
+        QVERIFY(qAbs(ub.tp_attn_s - 0.5 * (ub.tp_fwd_s + ub.tp_bwd_s)) < 1e-15);
+        // Long GEMMs: only the last pipelined chunk of each forward reduce-scatter shows.
+        const TpGemms long_gemms{1, 1, 1, 1};
+        QVERIFY(qAbs(layer_comm(s, c, hw, 0, long_gemms).tp_fwd_s - 2 * coll / 4) < 1e-9);
+        QCOMPARE(layer_comm(s, c, hw, 0, long_gemms).tp_bwd_s, 0.0);
+        // A config that runs the forward reduce-scatters as a ring exchange (NeMo's B200 userbuffers
+        // configs) hides them as the all-gathers: 2 x (0.6978735 + 0.6978735) ms with 1 ms GEMMs,
+        // nothing behind long ones.
+        c.tp_overlap_proj_ring = c.tp_overlap_fc2_ring = true;
+        QVERIFY(qAbs(layer_comm(s, c, hw, 0, ms).tp_fwd_s - 2.791494e-3) < 1e-9);
+        QCOMPARE(layer_comm(s, c, hw, 0, long_gemms).tp_fwd_s, 0.0);
+        c.tp_overlap_proj_ring = c.tp_overlap_fc2_ring = false;
+        // Full recomputation runs the forward's (overlapped) pairs again.
+        c.recompute = Recompute::full;
+        QVERIFY(qAbs(layer_comm(s, c, hw, 0, long_gemms).tp_bwd_s - 2 * coll / 4) < 1e-9);
+        c.recompute = Recompute::none;
+        // The GEMM shares: paper GPT, QKV 3h^2, proj h^2, fc1 = fc2 = 4h^2 of 12h^2 (+ biases).
+        const TpGemms g = tp_gemms(s, 12.0);
+        QVERIFY(qAbs(g.qkv - 3) < 1e-2 && qAbs(g.proj - 1) < 1e-2 && qAbs(g.fc1 - 4) < 1e-2 && qAbs(g.fc2 - 4) < 1e-2);
+        // The stage charges what stays exposed: less than without the overlap.
+        const auto params = stage_params(s, c);
+        const Efficiency eff = efficiency_for(hw.arch);
+        const double exposed = stage_times(m, s, c, hw, eff, params)[0].tp;
+        c.tp_comm_overlap = TpCommOverlapKind::none;
+        QVERIFY(exposed < stage_times(m, s, c, hw, eff, params)[0].tp);
+
+        // torchtitan async TP: the fused ops drop the DTensor copies and hide the forward pairs;
+        // the fused reduce-scatter sums its 8 partials (805,306,368 B x 9/8 over 1,920 GB/s =
+        // 0.4718592 ms); backward's input-gradient reduce-scatters (sums of dgrads) stay exposed
+        // with their copies (1.5728735 + 0.8388608 ms).
+        c.framework = "torchtitan";
+        c.kernels = KernelStack::compile;
+        c.tp_comm_overlap = TpCommOverlapKind::micro_pipeline;
+        const LayerComm mp = layer_comm(s, c, hw, 0, long_gemms);
+        QVERIFY(qAbs(mp.tp_fwd_s - 2 * 0.4718592e-3) < 1e-9);
+        QVERIFY(qAbs(mp.tp_bwd_s - 2 * 2.4117343e-3) < 1e-9);
+    }
+
+    // The switches under each framework's own name, and what they need.
+    void tp_comm_overlap_switches() {
+        const ModelSpec m = paper_gpt(16, 2048, 16);
+        const Hardware hw = paper_a100(0);
+        const Project base = ProjectBuilder().model(m).global_batch_size(64).seq_len(4096).build();
+        Project mg = ProjectBuilder(base).framework("megatron").tp(2).sp_mode("split_gather").build();
+        mg.layout.tp_comm_overlap = true;
+        QVERIFY(make_config(m, base.training, mg.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::userbuffers);
+        QVERIFY(!make_config(m, base.training, mg.layout, hw, 16).tp_overlap_proj_ring);
+        mg.layout.tp_comm_overlap_cfg = nlohmann::json{{"proj_fprop", {{"method", "ring_exchange"}}},
+                                                       {"fc2_fprop", {{"method", "pipeline"}}}};
+        const Config ub = make_config(m, base.training, mg.layout, hw, 16);
+        QVERIFY(ub.tp_overlap_proj_ring && !ub.tp_overlap_fc2_ring);
+        mg.layout.tp_comm_overlap_cfg = nlohmann::json{};
+        // torchtitan's name does nothing in Megatron.
+        mg.layout.tp_comm_overlap = false;
+        mg.layout.enable_async_tensor_parallel = true;
+        QVERIFY(make_config(m, base.training, mg.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::none);
+        // Megatron needs sequence parallelism: a note, and the collectives stay exposed.
+        Project nosp = ProjectBuilder(base).framework("megatron").tp(2).sp_mode("none").build();
+        nosp.layout.tp_comm_overlap = true;
+        std::vector<std::string> notes;
+        const Config c = make_config(m, base.training, nosp.layout, hw, 16, &notes);
+        QVERIFY(!c.sequence_parallel);
+        QVERIFY(c.tp_comm_overlap == TpCommOverlapKind::none);
+        QVERIFY(!notes.empty());
+        // torchtitan: async TP with compiled blocks only.
+        Project tt = ProjectBuilder(base).framework("torchtitan").tp(2).build();
+        tt.layout.enable_async_tensor_parallel = true;
+        tt.layout.kernels = "compile";
+        QVERIFY(make_config(m, base.training, tt.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::micro_pipeline);
+        tt.layout.kernels = "eager";
+        QVERIFY(make_config(m, base.training, tt.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::none);
+    }
+
     // PyTorch's ring attention (torchtitan CP): step 0 is the rank's own causal SDPA call at
     // the plain attention rate, the cp - 1 later steps (the rest of the rank's work) run at
     // ring_sdpa of it; Transformer Engine's CP and cp 1 pay nothing extra.

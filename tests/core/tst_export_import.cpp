@@ -145,6 +145,22 @@ private slots:
                 QVERIFY2(fmt == "torchtitan" && w.find("has no catalog match") != std::string::npos, w.c_str());
     }
 
+    // The TP overlap switches travel under each framework's own name: Megatron --tp-comm-overlap,
+    // torchtitan [parallelism] enable_async_tensor_parallel.
+    void tpCommOverlapRoundTrip() {
+        Project mg = for_format(load_example("llama3.1-70b-4nodes"), "megatron");
+        mg.layout.tp = 2;
+        mg.layout.sp_mode = "split_gather";
+        mg.layout.tp_comm_overlap = true;
+        QVERIFY(round_trip(mg, "megatron").project.layout.tp_comm_overlap);
+        mg.layout.tp_comm_overlap = false;
+        QVERIFY(!round_trip(mg, "megatron").project.layout.tp_comm_overlap);
+        Project tt = for_format(load_example("llama3.1-70b-4nodes"), "torchtitan");
+        tt.layout.tp = 2;
+        tt.layout.enable_async_tensor_parallel = true;
+        QVERIFY(round_trip(tt, "torchtitan").project.layout.enable_async_tensor_parallel);
+    }
+
     void tomlSubset() {
         const json t = toml::parse(
             "  # comment\n"

@@ -188,6 +188,30 @@ private slots:
         QCOMPARE(out["runtime"]["script"], nlohmann::json("train.py"));
     }
 
+    // The TP overlap switches are layout fields under the frameworks' own names, written only when on.
+    void tpCommOverlapFieldsRoundTrip() {
+        nlohmann::json j = nlohmann::json::parse(kIssueExample);
+        const Project off = project_from_json(j);
+        QVERIFY(!off.layout.tp_comm_overlap && !off.layout.enable_async_tensor_parallel);
+        QVERIFY(!project_to_json(off)["layout"].contains("tp_comm_overlap"));
+        j["layout"]["tp_comm_overlap"] = true;
+        j["layout"]["enable_async_tensor_parallel"] = true;
+        const Project on = project_from_json(j);
+        QVERIFY(on.layout.tp_comm_overlap && on.layout.enable_async_tensor_parallel);
+        QVERIFY(!on.layout.extra.contains("tp_comm_overlap"));   // a known key, not kept as unknown
+        const auto out = project_to_json(on);
+        QCOMPARE(out["layout"]["tp_comm_overlap"], nlohmann::json(true));
+        QCOMPARE(out["layout"]["enable_async_tensor_parallel"], nlohmann::json(true));
+        // NeMo's per-GEMM userbuffers settings, kept as written; a method TE does not have is refused.
+        j["layout"]["tp_comm_overlap_cfg"] = {{"proj_fprop", {{"method", "ring_exchange"}, {"num_sm", 1}}}};
+        QCOMPARE(project_to_json(project_from_json(j))["layout"]["tp_comm_overlap_cfg"],
+                 j["layout"]["tp_comm_overlap_cfg"]);
+        j["layout"]["tp_comm_overlap_cfg"] = {{"proj_fprop", {{"method", "ring"}}}};
+        QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
+        j["layout"]["tp_comm_overlap_cfg"] = {{"attn_fprop", {{"method", "bulk"}}}};
+        QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
+    }
+
     void rankOrder() {
         nlohmann::json j = nlohmann::json::parse(kIssueExample);
         j["cluster"]["nodes"].push_back({{"name", "node1"}, {"gpu", "h100-sxm"}, {"gpus", 2}});
