@@ -161,14 +161,28 @@ private slots:
         paraplan::save_project(scale_project(nodes), path.toStdString());
         const std::uint64_t firstId = doc->projectId();
         QSignalSpy ready(doc, &ProjectDocument::analysisReady);
+        // What the window shows the moment the opened project replaces the old one (the file is read
+        // off the GUI thread, so the open returns before that: waitForOpen waits for it).
+        bool shown = false, currentWhenShown = true;
+        qsizetype readyWhenShown = -1;
+        QString tpWhenShown;
+        const auto watch = connect(doc, &ProjectDocument::changed, this, [&] {
+            if (shown || doc->projectId() == firstId) return;
+            shown = true;
+            currentWhenShown = doc->analysisCurrent();
+            readyWhenShown = ready.count();
+            tpWhenShown = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"))->currentText();
+        });
         QVERIFY(w.openFile(path));
         QVERIFY(w.waitForOpen());
+        disconnect(watch);
         // Shown without the analysis: the document and the Layout fields show the new project.
+        QVERIFY(shown);
         QVERIFY(doc->projectId() != firstId);
         QCOMPARE(w.project().world_size(), nodes * 8);
-        QVERIFY(!doc->analysisCurrent());
-        QCOMPARE(ready.count(), 0);
-        QCOMPARE(w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("tp"))->currentText(), QStringLiteral("4"));
+        QVERIFY(!currentWhenShown);
+        QCOMPARE(readyWhenShown, 0);
+        QCOMPARE(tpWhenShown, QStringLiteral("4"));
         QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
         QVERIFY(doc->analysisCurrent());
         checkViewsMatchCore(w);
