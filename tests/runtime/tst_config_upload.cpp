@@ -3,6 +3,7 @@
 // end to end over the loopback sshd, with the plan's upload list, a copy that cannot be
 // written (the job fails, nothing starts) and the switch that turns copying off.
 #include "e2e_common.h"
+#include "gpt2_deepspeed.h"
 #include "export/export.h"
 #include "rules/validate.h"
 #include "launch/config_upload.h"
@@ -24,20 +25,7 @@ class TestConfigUpload : public QObject {
     bool sshd_up = false;
 
     // GPT-2 on the two loopback nodes (4 GPUs) under DeepSpeed ZeRO-2.
-    Project project() const {
-        Project p = load_example("gpt2-1node");
-        p.cluster = loopback_cluster(sshd);
-        p.layout.framework = "deepspeed";
-        p.layout.tp = 1;
-        p.layout.pp = 1;
-        p.layout.sp = 1;
-        p.layout.sp_mode = "none";
-        p.layout.zero_stage = 2;
-        p.layout.num_microbatches = 0;
-        p.training.global_batch_size = 8;
-        p.training.micro_batch_size = 1;
-        return p;
-    }
+    Project project() const { return gpt2_deepspeed_zero2(loopback_cluster(sshd)); }
     RuntimeConfig rc(const std::string& workdir) const {
         RuntimeConfig r = loopback_runtime(stub_bin(work.path()));
         r.python = "/bin/sh";

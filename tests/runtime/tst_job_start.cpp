@@ -2,6 +2,7 @@
 // (runtime/job_start.h): settings refused before any folder exists, a folder of its own per
 // start, the framework's config uploads for training only, a probe that stops every rank when
 // one fails, and the probe's groups as the framework builds them. Nothing here is started.
+#include "gpt2_deepspeed.h"
 #include "launch/launch_plan.h"
 #include "project/project.h"
 #include "runtime/job_start.h"
@@ -20,20 +21,11 @@ class TestJobStart : public QObject {
 
     // GPT-2 on one node of 4 GPUs under DeepSpeed ZeRO-2: its launch copies ds_config.json.
     static Project project() {
-        Project p = load_example("gpt2-1node");
-        p.cluster.nodes.resize(1);
-        p.cluster.nodes[0].gpus = 4;
-        p.cluster.nodes[0].host = "127.0.0.2";
-        p.layout.framework = "deepspeed";
-        p.layout.tp = 1;
-        p.layout.pp = 1;
-        p.layout.sp = 1;
-        p.layout.sp_mode = "none";
-        p.layout.zero_stage = 2;
-        p.layout.num_microbatches = 0;
-        p.training.global_batch_size = 8;
-        p.training.micro_batch_size = 1;
-        return p;
+        paraplan::Cluster c = load_example("gpt2-1node").cluster;
+        c.nodes.resize(1);
+        c.nodes[0].gpus = 4;
+        c.nodes[0].host = "127.0.0.2";
+        return gpt2_deepspeed_zero2(std::move(c));
     }
     static RuntimeConfig rc() {
         RuntimeConfig r;
