@@ -55,6 +55,11 @@ int run_estimate(const Args& a) {
         "%.3f + offload %.3f\n",
         t.step_s, t.compute_s, t.bubble_s, t.comm_tp_s, t.comm_cp_s, t.comm_ep_s, t.comm_pp_s, t.comm_dp_s,
         t.optimizer_s, t.offload_s);
+    if (const auto& b = e.step_band; b.high_s > b.low_s)
+        std::printf(
+            "likely %.3f-%.3f s (%.0f%% band): the errors of %d held-out published runs (%s) applied to "
+            "this step; docs/accuracy.md\n",
+            b.low_s, b.high_s, 100 * b.coverage, b.runs, estimate::alike_text(b).c_str());
     std::printf("%.4g model FLOPs/step, MFU %.1f%%, HFU %.1f%%, %.0f tokens/s\n", t.flops.model, 100 * t.mfu,
                 100 * t.hfu, t.tokens_per_s);
     if (e.time_to_train_s > 0)

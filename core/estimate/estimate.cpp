@@ -610,6 +610,7 @@ Estimate estimate_project(const Project& p, const Hardware& hw, const topology::
     e.notes = std::move(notes);
     e.train_tokens = double(p.training.train_tokens);
     if (e.train_tokens > 0 && e.time.tokens_per_s > 0) e.time_to_train_s = e.train_tokens / e.time.tokens_per_s;
+    e.step_band = step_band(e.time.step_s, run_kind(c, p.model.is_moe(), hw.arch), held_out_errors());
     return e;
 }
 
@@ -670,7 +671,19 @@ nlohmann::json to_json(const Estimate& e) {
           {"comm_s",
            {{"tp", t.comm_tp_s}, {"cp", t.comm_cp_s}, {"ep", t.comm_ep_s}, {"pp", t.comm_pp_s}, {"dp", t.comm_dp_s}}},
           {"bottleneck_stage", t.bottleneck_stage},
-          {"per_microbatch", st}}},
+          {"per_microbatch", st},
+          {"step_s_band", {e.step_band.low_s, e.step_band.high_s}},
+          {"step_s_band_basis",
+           {{"runs", e.step_band.runs},
+            {"alike", e.step_band.alike},
+            {"kind",
+             {{"family", e.step_band.kind.family},
+              {"precision", e.step_band.kind.precision},
+              {"framework", e.step_band.kind.framework},
+              {"arch", e.step_band.kind.arch}}},
+            {"coverage", e.step_band.coverage},
+            {"error_range", {e.step_band.low_error, e.step_band.high_error}},
+            {"source", "held-out published runs (docs/accuracy.md), predicted / published step - 1"}}}}},
         {"flops_per_step", t.flops.model},
         {"hardware_flops_per_step", t.flops.hardware},
         {"mfu", t.mfu},

@@ -7,6 +7,7 @@
 #include "catalog/model.h"
 #include "estimate/config.h"
 #include "estimate/efficiency.h"
+#include "estimate/error_band.h"
 #include "estimate/memory.h"
 #include "estimate/shapes.h"
 #include "estimate/time.h"
@@ -48,7 +49,10 @@ struct Estimate {
     MemoryResult memory;
     TimeResult time;
     double train_tokens = 0;
-    double time_to_train_s = 0;       // train_tokens / tokens_per_s (0 when unset)
+    double time_to_train_s = 0;   // train_tokens / tokens_per_s (0 when unset)
+    // How far the published runs like this one that the model was not tuned on fell from their
+    // predictions, applied to time.step_s (error_band.h; estimate_project sets it, evaluate does not).
+    StepBand step_band;
     std::vector<std::string> notes;   // assumptions taken (fallbacks, ignored knobs)
 };
 

@@ -1,0 +1,119 @@
+#include "estimate/error_band.h"
+
+#include "util/input_error.h"
+#include "util/json_read.h"
+#include "util/resources.h"
+
+#include <algorithm>
+#include <array>
+
+namespace paraplan::estimate {
+
+RunKind run_kind(const Config& c, bool moe, const std::string& arch) {
+    return {moe ? "moe" : "dense", c.fp8 != Fp8Recipe::none ? "fp8" : "bf16", c.framework, arch};
+}
+
+namespace {
+
+// The groupings tried, narrowest first: which of RunKind's fields two runs must share.
+struct Grouping {
+    bool family, precision, framework, arch;
+};
+constexpr std::array<Grouping, 5> kGroupings{{{true, true, true, true},
+                                              {true, true, true, false},
+                                              {true, true, false, false},
+                                              {true, false, false, false},
+                                              {false, false, false, false}}};
+
+bool alike(const RunKind& a, const RunKind& b, const Grouping& g) {
+    return (!g.family || a.family == b.family) && (!g.precision || a.precision == b.precision) &&
+           (!g.framework || a.framework == b.framework) && (!g.arch || a.arch == b.arch);
+}
+
+std::vector<std::string> shared_fields(const Grouping& g) {
+    std::vector<std::string> out;
+    if (g.family) out.push_back("family");
+    if (g.precision) out.push_back("precision");
+    if (g.framework) out.push_back("framework");
+    if (g.arch) out.push_back("arch");
+    return out;
+}
+
+}   // namespace
+
+StepBand step_band(double step_s, const RunKind& kind, std::span<const HeldOutError> runs) {
+    StepBand b;
+    b.low_s = b.high_s = step_s;
+    b.kind = kind;
+    b.runs = static_cast<int>(runs.size());
+    for (const Grouping& g : kGroupings) {
+        double lo = 0, hi = 0;
+        int n = 0;
+        for (const auto& r : runs) {
+            if (!alike(kind, r.kind, g)) continue;
+            lo = n ? std::min(lo, r.error) : r.error;
+            hi = n ? std::max(hi, r.error) : r.error;
+            ++n;
+        }
+        if (n < kMinBandRuns) continue;
+        // error = predicted / actual - 1, so the actual step is predicted / (1 + error): the run
+        // that came out most too slow bounds it from below.
+        b.low_error = lo;
+        b.high_error = hi;
+        b.low_s = step_s / (1 + hi);
+        b.high_s = step_s / (1 + lo);
+        b.runs = n;
+        b.alike = shared_fields(g);
+        b.coverage = double(n - 1) / (n + 1);
+        return b;
+    }
+    return b;
+}
+
+std::string alike_text(const StepBand& b) {
+    std::string out;
+    for (const auto& f : b.alike) {
+        const std::string& v = f == "family"      ? b.kind.family
+                               : f == "precision" ? b.kind.precision
+                               : f == "framework" ? b.kind.framework
+                                                  : b.kind.arch;
+        out += (out.empty() ? "" : ", ") + v;
+    }
+    return out.empty() ? "any kind" : out;
+}
+
+std::vector<HeldOutError> parse_held_out_errors(std::string_view text) {
+    using namespace json_read;
+    const json j = parse(text);
+    const Obj top(j, "");
+    std::vector<HeldOutError> out;
+    const json& rows = top.array("runs");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const std::string at = "/runs/" + std::to_string(i);
+        const Obj r(rows[i], at);
+        HeldOutError e;
+        e.name = r.string("name");
+        e.kind = {r.string("family"), r.string("precision"), r.string("framework"), r.string("arch")};
+        if (e.kind.family != "dense" && e.kind.family != "moe")
+            throw InputError(r.at("family"), "expected \"dense\" or \"moe\"");
+        if (e.kind.precision != "bf16" && e.kind.precision != "fp8")
+            throw InputError(r.at("precision"), "expected \"bf16\" or \"fp8\"");
+        const json* err = r.get("error");
+        if (!err || !err->is_number() || !(err->get<double>() > -1))
+            throw InputError(r.at("error"), "expected a step error above -1 (predicted / published - 1)");
+        e.error = err->get<double>();
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+const std::vector<HeldOutError>& held_out_errors() {
+    static const std::vector<HeldOutError> runs = [] {
+        const auto text = resources::find("catalog/held_out_errors.json");
+        if (!text) throw InputError("", "built-in resource catalog/held_out_errors.json is missing from the library");
+        return parse_held_out_errors(*text);
+    }();
+    return runs;
+}
+
+}   // namespace paraplan::estimate
