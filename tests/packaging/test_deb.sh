@@ -9,8 +9,9 @@ cpack -G DEB -B "$work/pkg" >"$work/cpack.log" 2>&1 || { cat "$work/cpack.log"; 
 deb=$(ls "$work"/pkg/paraplan_*.deb)
 echo "built $(basename "$deb") ($(du -h "$deb" | cut -f1))"
 dpkg-deb --info "$deb" | grep -E "^ (Package|Version|Depends):"
-# dpkg-shlibdeps must have found the Qt libraries we link.
+# dpkg-shlibdeps must have found the Qt libraries we link, and toml++ (core reads torchtitan TOML with it).
 dpkg-deb --field "$deb" Depends | grep -q libqt6core6 || { echo "Depends lacks libqt6core6"; exit 1; }
+dpkg-deb --field "$deb" Depends | grep -q libtomlplusplus3 || { echo "Depends lacks libtomlplusplus3"; exit 1; }
 dpkg-deb -x "$deb" "$work/root"
 for f in usr/bin/paraplan usr/bin/paraplan-cli usr/share/applications/io.paraplan.Paraplan.desktop \
          usr/share/metainfo/io.paraplan.Paraplan.metainfo.xml usr/share/mime/packages/io.paraplan.Paraplan.xml \
