@@ -1,5 +1,6 @@
 // paraplan-cli: the command-line face of the planning library.
 #include "cli/command.h"
+#include "cli/completion.h"
 #include "cli/parse.h"
 #include "cli/usage.h"
 #include "util/input_error.h"
@@ -12,7 +13,7 @@ using namespace paraplan::cli;
 
 namespace {
 
-// --help, --man, --markdown, --version, help [CMD]: the exit code, or -1
+// --help, --man, --markdown, --version, --completion SHELL, help [CMD]: the exit code, or -1
 // when argv[1] is none of these.
 int top_level(const std::vector<std::string>& w) {
     if (w.empty()) {
@@ -29,7 +30,15 @@ int top_level(const std::vector<std::string>& w) {
     if (a == "--man") print_man(std::cout);
     else if (a == "--markdown") print_markdown(std::cout);
     else if (a == "--version" || a == "-V") std::cout << "paraplan-cli " << PARAPLAN_VERSION << '\n';
-    else return -1;
+    else if (a == "--completion") {
+        const std::string shell = w.size() >= 2 ? w[1] : "";
+        if (shell == "bash") print_bash_completion(std::cout);
+        else if (shell == "zsh") print_zsh_completion(std::cout);
+        else {
+            std::cerr << "paraplan-cli: --completion needs a shell: bash or zsh\n";
+            return kUsage;
+        }
+    } else return -1;
     return kOk;
 }
 

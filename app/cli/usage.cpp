@@ -86,7 +86,8 @@ void print_help(std::ostream& out) {
         out << "  " << n << "  " << c.summary << '\n';
     }
     out << "\nRun 'paraplan-cli <command> --help' for a command's options;\n"
-           "'paraplan-cli --man' and '--markdown' print this reference as a man page or Markdown.\n"
+           "'paraplan-cli --man' and '--markdown' print this reference as a man page or Markdown,\n"
+           "'paraplan-cli --completion bash|zsh' a shell completion script.\n"
            "With --json, stdout holds a single JSON document; messages go to stderr.\n\nExit codes:\n";
     for (const auto& e : exit_codes()) out << "  " << e.code << "  " << e.meaning << '\n';
 }
@@ -117,10 +118,10 @@ void print_markdown(std::ostream& out) {
            "     do not edit by hand: tests/cli/tst_cli_docs.cpp fails when this file and the CLI differ. -->\n\n"
            "`paraplan-cli` is the command line of Paraplan: the planning library without the window.\n"
            "It is built next to the app (`build/dev/app/paraplan-cli`) and installed with the package\n"
-           "(`man paraplan-cli` holds the same text).\n\n"
+           "(`man paraplan-cli` holds the same text, and bash and zsh complete its commands and options).\n\n"
            "    paraplan-cli <command> [options]\n"
            "    paraplan-cli <command> --help      # the command's own usage, as below\n"
-           "    paraplan-cli --help | --version | --man | --markdown\n\n"
+           "    paraplan-cli --help | --version | --man | --markdown | --completion bash|zsh\n\n"
            "Options take a value as `--key value` or `--key=value`; `-o FILE` names an output.\n"
            "An option the command does not list below is refused (exit 2), naming the nearest one;\n"
            "so is an option without its value. Given twice, an option's last value counts.\n"
