@@ -33,8 +33,21 @@ add_custom_command(OUTPUT "${man}"
   COMMAND ${CMAKE_COMMAND} -E make_directory "${PROJECT_BINARY_DIR}/man"
   COMMAND $<TARGET_FILE:paraplan-cli> --man > "${man}"
   DEPENDS paraplan-cli VERBATIM)
-add_custom_target(paraplan_packaging_assets ALL DEPENDS ${icon_outputs} "${man}")
+# So do the bash and zsh completions (paraplan-cli --completion SHELL), installed where
+# bash-completion and Debian's zsh look for them.
+set(bash_completion "${PROJECT_BINARY_DIR}/completions/bash/paraplan-cli")
+set(zsh_completion "${PROJECT_BINARY_DIR}/completions/zsh/_paraplan-cli")
+add_custom_command(OUTPUT "${bash_completion}" "${zsh_completion}"
+  COMMAND ${CMAKE_COMMAND} -E make_directory "${PROJECT_BINARY_DIR}/completions/bash"
+          "${PROJECT_BINARY_DIR}/completions/zsh"
+  COMMAND $<TARGET_FILE:paraplan-cli> --completion bash > "${bash_completion}"
+  COMMAND $<TARGET_FILE:paraplan-cli> --completion zsh > "${zsh_completion}"
+  DEPENDS paraplan-cli VERBATIM)
+add_custom_target(paraplan_packaging_assets ALL DEPENDS ${icon_outputs} "${man}" "${bash_completion}"
+                  "${zsh_completion}")
 install(FILES "${man}" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1")
+install(FILES "${bash_completion}" DESTINATION "${CMAKE_INSTALL_DATADIR}/bash-completion/completions")
+install(FILES "${zsh_completion}" DESTINATION "${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions")
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}" OPTIONAL)
 # The guides Help opens (Help > User Guide, Concepts Guide), with their pictures.
 file(GLOB doc_pages "${PROJECT_SOURCE_DIR}/docs/*.md")

@@ -109,19 +109,40 @@ int run_advise(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "advise",
-    "list the valid tp/pp/sp/cp/ep/dp splits of a world size, or the valid layouts nearest a project",
-    "Usage: paraplan-cli advise --world N [--framework F] [--gpus-per-node G]\n"
-    "                           [--model ID | --heads H --layers L [--kv-heads K] [--experts E]]\n"
-    "                           [--seq-len S] [--tp N --pp N --sp N --cp N --ep N] [--max-tp N ...] [--json]\n"
-    "       paraplan-cli advise --project FILE [--limit N] [--json]\n\n"
-    "Lists every split of N GPUs that passes the framework's rules (divisibility, and the\n"
-    "model's rules when a model is given). --tp etc. fix an axis, --max-tp etc. bound it.\n"
-    "With --project, lists the valid layouts nearest to the project's own (fewest and\n"
-    "smallest changes first).\n"
-    "Exit 0 when a layout is found, 1 when none is, 2 on usage errors.\n"
-    "  --json   print {\"world_size\", \"framework\", \"splits\": [{tp,pp,sp,cp,ep,dp}], \"nearest\": [...]}\n",
-    {"json"},
-    run_advise});
+    .name = "advise",
+    .summary = "list the valid tp/pp/sp/cp/ep/dp splits of a world size, or the valid layouts nearest a project",
+    .synopsis = {"--world N [--framework F] [--gpus-per-node G]\n"
+                 "[--model ID | --heads H --layers L [--kv-heads K] [--experts E]]\n"
+                 "[--seq-len S] [--tp N --pp N --sp N --cp N --ep N] [--max-tp N ...] [--json]",
+                 "--project FILE [--limit N] [--json]"},
+    .description = "Lists every split of N GPUs that passes the framework's rules (divisibility, and the\n"
+                   "model's rules when a model is given). --tp etc. fix an axis, --max-tp etc. bound it.\n"
+                   "With --project, lists the valid layouts nearest to the project's own (fewest and\n"
+                   "smallest changes first).\n"
+                   "Exit 0 when a layout is found, 1 when none is, 2 on usage errors.\n",
+    .options = {{"world", "N", "the number of GPUs to split"},
+                {"framework", "F", "whose rules apply (default colossalai)"},
+                {"gpus-per-node", "G", "GPUs per node"},
+                {"model", "ID", "a catalog model: its heads, layers, kv-heads and experts"},
+                {"heads", "H", "attention heads (instead of --model)"},
+                {"layers", "L", "layers (instead of --model)"},
+                {"kv-heads", "K", "key/value heads (default: --heads)"},
+                {"experts", "E", "experts of an MoE model (default 0)"},
+                {"seq-len", "S", "sequence length (default 4096)"},
+                {"tp", "N", "fix the tensor-parallel size"},
+                {"pp", "N", "fix the pipeline-parallel size"},
+                {"sp", "N", "fix the sequence-parallel size"},
+                {"cp", "N", "fix the context-parallel size"},
+                {"ep", "N", "fix the expert-parallel size"},
+                {"max-tp", "N", "bound the tensor-parallel size"},
+                {"max-pp", "N", "bound the pipeline-parallel size"},
+                {"max-sp", "N", "bound the sequence-parallel size"},
+                {"max-cp", "N", "bound the context-parallel size"},
+                {"max-ep", "N", "bound the expert-parallel size"},
+                {"project", "FILE", "list the valid layouts nearest this project's"},
+                {"limit", "N", "with --project: how many (default 10)"},
+                {"json", "",
+                 "print {\"world_size\", \"framework\", \"splits\": [{tp,pp,sp,cp,ep,dp}], \"nearest\": [...]}"}},
+    .run = run_advise});
 
 }   // namespace paraplan::cli

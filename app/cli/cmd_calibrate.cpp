@@ -291,60 +291,64 @@ int run_calibrate(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "calibrate",
-    "fit a cluster profile (efficiency multipliers) to measured runs",
-    "Usage: paraplan-cli calibrate [RUNS ...] [--project FILE --log FILE] [--job ID|FOLDER]\n"
-    "                              [--fit gemm,attention,network,nvlink] [--name NAME | --out FILE]\n"
-    "                              [--from PROFILE] [--check RUNS[,RUNS]] [--json]\n"
-    "       paraplan-cli calibrate --nccl-tests FILE[,FILE...] (--system ID | --project FILE)\n"
-    "                              [--name NAME | --out FILE] [--from PROFILE] [--json]\n\n"
-    "Reads measured runs and fits the efficiency multipliers of a cluster profile, each\n"
-    "within its physical bounds, by least squares over log(estimated / measured step time).\n"
-    "Prints every run's error before and after. Refuses (exit 1, nothing written) a fit the\n"
-    "runs cannot support: fewer runs than parameters, a parameter the runs do not depend on,\n"
-    "parameters they cannot tell apart, or one that ends at its physical bound.\n"
-    "Runs that printed a reserved peak (torchtitan 'memory:', max_memory_reserved) also fit\n"
-    "memory_reserve, the caching allocator's reserve as a share of the allocated peak, in\n"
-    "[0, 0.6] (least mean |error| of the reserved peak); at least 2 such runs, else it is\n"
-    "left out (or, with --fit memory_reserve, the fit is refused). Memory errors print beside.\n"
-    "Runs come from:\n"
-    "  RUNS        a table, CSV with a header (project,step_s,peak_gib,log,name) or JSON\n"
-    "              {\"runs\": [{\"project\": ..., \"step_s\": ..., \"log\": ...}]}; paths relative to it\n"
-    "  --project FILE --log FILE   one run: the project and its training log\n"
-    "  --job ID|FOLDER             a Paraplan job (its project snapshot and logs); --job-dir DIR (default: Paraplan's "
-    "own)\n"
-    "Logs: Megatron-LM 'elapsed time per iteration (ms)', torchtitan 'tps:' (and 'memory:'),\n"
-    "DeepSpeed 'CurrSamplesPerSec=' / 'iter time (s):' / flops profiler 'iter latency:',\n"
-    "ColossalAI 'Throughput: ... samples/sec'; the median after the first line is used.\n"
-    "  --fit LIST     multipliers to fit (default gemm): gemm (GEMM efficiency ceiling),\n"
-    "                 attention (attention kernels), network (inter-node), nvlink (intra-node),\n"
-    "                 memory_reserve (required: refuse the fit when it cannot be fitted)\n"
-    "  --name NAME    save as the named profile (~/.config/paraplan/profiles/NAME.json)\n"
-    "  --out FILE     save to FILE instead\n"
-    "  --from PROFILE start from a profile (its other multipliers kept)\n"
-    "  --check RUNS   other runs of the same cluster, not fitted on: their error before and after\n"
-    "  --json         print {\"ok\", \"runs\": [...], \"mean_abs_error_before\", \"mean_abs_error_after\",\n"
-    "                 \"profile\", \"refusal\", \"check\"}; runs with a measured peak add memory_kind,\n"
-    "                 measured_gib, memory_error_before/after; \"memory_reserve\": {fitted, value, runs,\n"
-    "                 refusal}, \"memory_mean_abs_error_before\"/\"_after\"\n"
-    "From nccl-tests output (the stdout of all_reduce_perf etc., rccl-tests too) it fits the\n"
-    "link multipliers instead: nvlink from runs inside one scale-up domain, network from runs\n"
-    "across domains (given nvlink), by least squares on log(model busbw / measured busbw) over\n"
-    "the rows the bandwidth decides (the model prices a quarter of the size bandwidth-bound);\n"
-    "each within 0.2..1 of the line rate. Prints every row's error before and after, and a\n"
-    "held-out check per tier: fitted on the smallest GPU count and checked on the others, and\n"
-    "fitted on every other message size and checked on the sizes between. A tier with no rows,\n"
-    "or a multiplier that ends at a bound, is refused and keeps its value; exit 1 when neither\n"
-    "is fitted (nothing written). The profile's fit.nccl_tests records the fit.\n"
-    "  --nccl-tests FILES  nccl-tests output files, comma-separated, one run each\n"
-    "  --system ID         the system they ran on (paraplan-cli catalog systems)\n"
-    "  --project FILE      or the system of a project's cluster\n"
-    "  --json              {\"ok\", \"system\", \"nccl_tests\": {nvlink, network: {fitted, value,\n"
-    "                      start, rows, mean_abs_error_before/after, held_out, refusal}},\n"
-    "                      \"rows\": [...], \"profile\", \"saved\"}\n"
-    "Use a profile with: paraplan-cli estimate FILE --profile NAME|FILE, plan --profile, or the\n"
-    "project's \"estimate\": {\"profile\": NAME|FILE}. Method: docs/accuracy.md (Calibration).\n",
-    {"json"},
-    run_calibrate});
+    .name = "calibrate",
+    .summary = "fit a cluster profile (efficiency multipliers) to measured runs",
+    .synopsis = {"[RUNS ...] [--project FILE --log FILE] [--job ID|FOLDER]\n"
+                 "[--fit gemm,attention,network,nvlink] [--name NAME | --out FILE]\n"
+                 "[--from PROFILE] [--check RUNS[,RUNS]] [--json]",
+                 "--nccl-tests FILE[,FILE...] (--system ID | --project FILE)\n"
+                 "[--name NAME | --out FILE] [--from PROFILE] [--json]"},
+    .description =
+        "Reads measured runs and fits the efficiency multipliers of a cluster profile, each\n"
+        "within its physical bounds, by least squares over log(estimated / measured step time).\n"
+        "Prints every run's error before and after. Refuses (exit 1, nothing written) a fit the\n"
+        "runs cannot support: fewer runs than parameters, a parameter the runs do not depend on,\n"
+        "parameters they cannot tell apart, or one that ends at its physical bound.\n"
+        "Runs that printed a reserved peak (torchtitan 'memory:', max_memory_reserved) also fit\n"
+        "memory_reserve, the caching allocator's reserve as a share of the allocated peak, in\n"
+        "[0, 0.6] (least mean |error| of the reserved peak); at least 2 such runs, else it is\n"
+        "left out (or, with --fit memory_reserve, the fit is refused). Memory errors print beside.\n"
+        "Runs come from:\n"
+        "  RUNS        a table, CSV with a header (project,step_s,peak_gib,log,name) or JSON\n"
+        "              {\"runs\": [{\"project\": ..., \"step_s\": ..., \"log\": ...}]}; paths relative to it\n"
+        "  --project FILE --log FILE   one run: the project and its training log\n"
+        "  --job ID|FOLDER             a Paraplan job (its project snapshot and logs)\n"
+        "Logs: Megatron-LM 'elapsed time per iteration (ms)', torchtitan 'tps:' (and 'memory:'),\n"
+        "DeepSpeed 'CurrSamplesPerSec=' / 'iter time (s):' / flops profiler 'iter latency:',\n"
+        "ColossalAI 'Throughput: ... samples/sec'; the median after the first line is used.\n\n"
+        "From nccl-tests output (the stdout of all_reduce_perf etc., rccl-tests too) it fits the\n"
+        "link multipliers instead: nvlink from runs inside one scale-up domain, network from runs\n"
+        "across domains (given nvlink), by least squares on log(model busbw / measured busbw) over\n"
+        "the rows the bandwidth decides (the model prices a quarter of the size bandwidth-bound);\n"
+        "each within 0.2..1 of the line rate. Prints every row's error before and after, and a\n"
+        "held-out check per tier: fitted on the smallest GPU count and checked on the others, and\n"
+        "fitted on every other message size and checked on the sizes between. A tier with no rows,\n"
+        "or a multiplier that ends at a bound, is refused and keeps its value; exit 1 when neither\n"
+        "is fitted (nothing written). The profile's fit.nccl_tests records the fit.\n\n"
+        "Use a profile with: paraplan-cli estimate FILE --profile NAME|FILE, plan --profile, or the\n"
+        "project's \"estimate\": {\"profile\": NAME|FILE}. Method: docs/accuracy.md (Calibration).\n",
+    .options = {{"project", "FILE", "with --log: the project of one run; with --nccl-tests: its cluster's system"},
+                {"log", "FILE", "the training log of the --project run"},
+                {"job", "ID|FOLDER", "a Paraplan job: its project snapshot and logs"},
+                {"job-dir", "DIR", "where --job looks (default: Paraplan's own folder)"},
+                {"fit", "LIST",
+                 "multipliers to fit (default gemm): gemm (GEMM efficiency ceiling),\n"
+                 "attention (attention kernels), network (inter-node), nvlink (intra-node),\n"
+                 "memory_reserve (required: refuse the fit when it cannot be fitted)"},
+                {"name", "NAME", "save as the named profile (~/.config/paraplan/profiles/NAME.json)"},
+                {"out", "FILE", "save to FILE instead"},
+                {"from", "PROFILE", "start from a profile (its other multipliers kept)"},
+                {"check", "RUNS", "other runs of the same cluster, not fitted on: their error before and after"},
+                {"nccl-tests", "FILES", "nccl-tests output files, comma-separated, one run each"},
+                {"system", "ID", "the system they ran on (paraplan-cli catalog systems)"},
+                {"json", "",
+                 "print {\"ok\", \"runs\": [...], \"mean_abs_error_before\", \"mean_abs_error_after\",\n"
+                 "\"profile\", \"refusal\", \"check\"}; runs with a measured peak add memory_kind,\n"
+                 "measured_gib, memory_error_before/after; \"memory_reserve\": {fitted, value, runs,\n"
+                 "refusal}, \"memory_mean_abs_error_before\"/\"_after\".\n"
+                 "With --nccl-tests: {\"ok\", \"system\", \"nccl_tests\": {nvlink, network: {fitted, value,\n"
+                 "start, rows, mean_abs_error_before/after, held_out, refusal}},\n"
+                 "\"rows\": [...], \"profile\", \"saved\"}"}},
+    .run = run_calibrate});
 
 }   // namespace paraplan::cli

@@ -129,23 +129,22 @@ int run_catalog(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "catalog",
-    "list the built-in GPUs, models or systems, or ColossalAI ShardFormer's support per model family",
-    "Usage: paraplan-cli catalog gpus|models|systems|shardformer [--json]\n\n"
-    "  gpus          the GPU catalog\n"
-    "  models        the model catalog with parameter counts\n"
-    "  systems       whole systems (DGX, HGX, NVL72 racks, MI300X, PCIe nodes): the GPU, GPUs per\n"
-    "                node and tray, the network tiers from the GPU outwards and their sources\n"
-    "  shardformer   per model family: whether ColossalAI's ShardFormer has a policy and which of\n"
-    "                tensor parallel, pipeline, each sequence-parallel mode (split_gather, ring,\n"
-    "                all_to_all, ring_attn), flash attention, fused norm, JIT fused kernels and\n"
-    "                FP8 it supports (yes, converted, ignored, no_effect, error); the same table\n"
-    "                the validator checks layouts against\n"
-    "  --json        {\"gpus\": [...]}, {\"models\": [...]}, {\"systems\": [...]} or {\"source\", \"features\", "
-    "\"families\": [{family,\n"
-    "                name, policy, policy_file, release, sp_excludes_pp, features: {tp: {support, note,\n"
-    "                framework}, ...}}]}\n",
-    {"json"},
-    run_catalog});
+    .name = "catalog",
+    .summary = "list the built-in GPUs, models or systems, or ColossalAI ShardFormer's support per model family",
+    .synopsis = {"gpus|models|systems|shardformer [--json]"},
+    .description = "  gpus          the GPU catalog\n"
+                   "  models        the model catalog with parameter counts\n"
+                   "  systems       whole systems (DGX, HGX, NVL72 racks, MI300X, PCIe nodes): the GPU, GPUs per\n"
+                   "                node and tray, the network tiers from the GPU outwards and their sources\n"
+                   "  shardformer   per model family: whether ColossalAI's ShardFormer has a policy and which of\n"
+                   "                tensor parallel, pipeline, each sequence-parallel mode (split_gather, ring,\n"
+                   "                all_to_all, ring_attn), flash attention, fused norm, JIT fused kernels and\n"
+                   "                FP8 it supports (yes, converted, ignored, no_effect, error); the same table\n"
+                   "                the validator checks layouts against\n",
+    .options = {{"json", "",
+                 "{\"gpus\": [...]}, {\"models\": [...]}, {\"systems\": [...]} or {\"source\", \"features\",\n"
+                 "\"families\": [{family, name, policy, policy_file, release, sp_excludes_pp,\n"
+                 "features: {tp: {support, note, framework}, ...}}]}"}},
+    .run = run_catalog});
 
 }   // namespace paraplan::cli

@@ -129,32 +129,36 @@ int run_comm(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "comm",
-    "price one collective (time, algbw, busbw) the way NCCL's tuning model runs it",
-    "Usage: paraplan-cli comm (--system ID --gpus N | --project FILE (--gpus N | --group KIND))\n"
-    "                         --op OP --bytes LIST [--algorithm A] [--json]\n\n"
-    "  --system ID     a system of `paraplan-cli catalog systems`\n"
-    "  --project FILE  the project's cluster: its cluster.network.tiers, else its cluster.system,\n"
-    "                  else its node's GPU link and one scale-out tier from network.inter_node_gbps\n"
-    "                  (shared by the node's GPUs) and network.latency_us\n"
-    "  --gpus N        the first N GPUs (filling trays, domains, then racks)\n"
-    "  --group KIND    with --project: the groups of that kind (tp, pp, dp, cp, ep, edp, ... as\n"
-    "                  `paraplan-cli groups` lists them) of the layout's rank map, each priced on\n"
-    "                  the domains its GPUs lie in; the slowest stands for the kind\n"
-    "  --op OP         all_reduce, all_gather, reduce_scatter, broadcast, all_to_all or send_recv\n"
-    "  --bytes LIST    comma list of total buffer sizes as nccl-tests' -b/-e take them; K, M, G\n"
-    "                  are powers of two (1M = 1048576)\n"
-    "  --algorithm A   auto (NCCL's pick, the default), ring, tree, nvls, nvls_tree, collnet, pat,\n"
-    "                  or p2p (all_to_all and send_recv run as point-to-point sends)\n"
-    "  --json          {\"system\", \"gpus\", \"op\", \"domains\", \"gpus_per_domain\", (with --group\n"
-    "                  \"group\", \"num_groups\"), \"results\": [{bytes, time_s,\n"
-    "                  algbw_gbs, busbw_gbs, algorithm, protocol, bound_tier, latency_bound}]};\n"
-    "                  algbw = bytes / time, busbw as nccl-tests (all_reduce 2(n-1)/n, all_gather,\n"
-    "                  reduce_scatter, all_to_all (n-1)/n, broadcast and send_recv 1), GB/s decimal\n\n"
-    "The model is NCCL's (NVIDIA/nccl v2.30.7-1, src/graph/tuning.cc): per algorithm and protocol\n"
-    "a latency and a bus bandwidth from the system's tiers; the fastest is picked. all_to_all is\n"
-    "limited across domains by each GPU's own NIC.\n",
-    {"json"},
-    run_comm});
+    .name = "comm",
+    .summary = "price one collective (time, algbw, busbw) the way NCCL's tuning model runs it",
+    .synopsis = {"(--system ID --gpus N | --project FILE (--gpus N | --group KIND))\n"
+                 "--op OP --bytes LIST [--algorithm A] [--json]"},
+    .description = "The model is NCCL's (NVIDIA/nccl v2.30.7-1, src/graph/tuning.cc): per algorithm and protocol\n"
+                   "a latency and a bus bandwidth from the system's tiers; the fastest is picked. all_to_all is\n"
+                   "limited across domains by each GPU's own NIC.\n",
+    .options = {{"system", "ID", "a system of `paraplan-cli catalog systems`"},
+                {"project", "FILE",
+                 "the project's cluster: its cluster.network.tiers, else its cluster.system,\n"
+                 "else its node's GPU link and one scale-out tier from network.inter_node_gbps\n"
+                 "(shared by the node's GPUs) and network.latency_us"},
+                {"gpus", "N", "the first N GPUs (filling trays, domains, then racks)"},
+                {"group", "KIND",
+                 "with --project: the groups of that kind (tp, pp, dp, cp, ep, edp, ... as\n"
+                 "`paraplan-cli groups` lists them) of the layout's rank map, each priced on\n"
+                 "the domains its GPUs lie in; the slowest stands for the kind"},
+                {"op", "OP", "all_reduce, all_gather, reduce_scatter, broadcast, all_to_all or send_recv"},
+                {"bytes", "LIST",
+                 "comma list of total buffer sizes as nccl-tests' -b/-e take them; K, M, G\n"
+                 "are powers of two (1M = 1048576)"},
+                {"algorithm", "A",
+                 "auto (NCCL's pick, the default), ring, tree, nvls, nvls_tree, collnet, pat,\n"
+                 "or p2p (all_to_all and send_recv run as point-to-point sends)"},
+                {"json", "",
+                 "{\"system\", \"gpus\", \"op\", \"domains\", \"gpus_per_domain\", (with --group\n"
+                 "\"group\", \"num_groups\"), \"results\": [{bytes, time_s,\n"
+                 "algbw_gbs, busbw_gbs, algorithm, protocol, bound_tier, latency_bound}]};\n"
+                 "algbw = bytes / time, busbw as nccl-tests (all_reduce 2(n-1)/n, all_gather,\n"
+                 "reduce_scatter, all_to_all (n-1)/n, broadcast and send_recv 1), GB/s decimal"}},
+    .run = run_comm});
 
 }   // namespace paraplan::cli

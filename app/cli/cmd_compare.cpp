@@ -118,20 +118,20 @@ int run_compare(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "compare",
-    "put two to eight projects side by side: memory, step time, MFU, throughput, process groups",
-    "Usage: paraplan-cli compare A.paraplan.json B.paraplan.json [C ...] [--json]\n\n"
-    "Estimates every project and shows them side by side: memory per pipeline stage, the\n"
-    "step-time breakdown (compute, bubble, TP/CP/EP/PP/DP communication, optimizer), MFU,\n"
-    "tokens/s and time to train; then, for each project against the first, the knobs that\n"
-    "differ and the process groups that change (added, removed, resized, regrouped) or now\n"
-    "cross nodes. Exit 0 when every project fits and is valid, 1 otherwise, 2 when a file\n"
-    "cannot be read.\n"
-    "  --json   print {\"files\", \"baseline\", \"projects\": {FILE: <estimate FILE --json>},\n"
-    "           \"process_groups\": {FILE: [...]}, \"differences\": [{\"file\", \"baseline\",\n"
-    "           \"metrics\": {\"step_s\": {baseline, value, delta, ratio}, ...}, \"knobs\": [...],\n"
-    "           \"groups\": [{kind, change, before, after, now_crosses_nodes, no_longer_crosses_nodes}]}]}\n",
-    {"json"},
-    run_compare});
+    .name = "compare",
+    .summary = "put two to eight projects side by side: memory, step time, MFU, throughput, process groups",
+    .synopsis = {"A.paraplan.json B.paraplan.json [C ...] [--json]"},
+    .description = "Estimates every project and shows them side by side: memory per pipeline stage, the\n"
+                   "step-time breakdown (compute, bubble, TP/CP/EP/PP/DP communication, optimizer), MFU,\n"
+                   "tokens/s and time to train; then, for each project against the first, the knobs that\n"
+                   "differ and the process groups that change (added, removed, resized, regrouped) or now\n"
+                   "cross nodes. Exit 0 when every project fits and is valid, 1 otherwise, 2 when a file\n"
+                   "cannot be read.\n",
+    .options = {{"json", "",
+                 "print {\"files\", \"baseline\", \"projects\": {FILE: <estimate FILE --json>},\n"
+                 "\"process_groups\": {FILE: [...]}, \"differences\": [{\"file\", \"baseline\",\n"
+                 "\"metrics\": {\"step_s\": {baseline, value, delta, ratio}, ...}, \"knobs\": [...],\n"
+                 "\"groups\": [{kind, change, before, after, now_crosses_nodes, no_longer_crosses_nodes}]}]}"}},
+    .run = run_compare});
 
 }   // namespace paraplan::cli

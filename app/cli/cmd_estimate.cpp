@@ -72,27 +72,31 @@ int run_estimate(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "estimate",
-    "estimate memory per pipeline stage, step time, MFU and throughput of a project",
-    "Usage: paraplan-cli estimate FILE [--profile NAME|FILE] [--json]\n\n"
-    "Estimates the project's memory per pipeline stage (parameters, gradients, optimizer\n"
-    "states, activations, allowance), step time with its breakdown (compute, bubble,\n"
-    "TP/CP/EP/PP/DP communication), FLOPs per step, MFU, HFU and tokens/s.\n"
-    "Exit 0 when it fits, 1 when a stage does not fit or the layout is invalid, 2 when FILE\n"
-    "cannot be read. Method and accuracy: docs/accuracy.md.\n"
-    "  --profile NAME|FILE  a cluster profile from paraplan-cli calibrate (overrides the project's\n"
-    "           estimate.profile)\n"
-    "  --json   print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", "
-    "...};\n"
-    "           MoE models add \"moe\": {moe_dispatcher, capacity_factor, imbalance, load, overlap,\n"
-    "           tokens_per_expert, busiest_tokens_per_expert, a2a_fwd_s_per_layer, a2a_exposed_s, ...}\n"
-    "           A step of k pipeline flushes (global batch = micro x dp x num_microbatches x k, where the\n"
-    "           framework runs num_microbatches per flush) shows k in layout.grad_accum_steps and\n"
-    "           time.flushes, one flush's makespan in time.flush_s; the exposed gradient reductions in\n"
-    "           time.grad_syncs (one after every flush where the framework reduces then, else one) of\n"
-    "           time.grad_sync_exposed_s each: step_s = flushes x flush_s + grad_syncs x\n"
-    "           grad_sync_exposed_s + optimizer_s + offload_s.\n",
-    {"json"},
-    run_estimate});
+    .name = "estimate",
+    .summary = "estimate memory per pipeline stage, step time, MFU and throughput of a project",
+    .synopsis = {"FILE [--profile NAME|FILE] [--json]"},
+    .description = "Estimates the project's memory per pipeline stage (parameters, gradients, optimizer\n"
+                   "states, activations, allowance), step time with its breakdown (compute, bubble,\n"
+                   "TP/CP/EP/PP/DP communication), FLOPs per step, MFU, HFU and tokens/s.\n"
+                   "Exit 0 when it fits, 1 when a stage does not fit or the layout is invalid, 2 when FILE\n"
+                   "cannot be read. Method and accuracy: docs/accuracy.md.\n",
+    .options =
+        {{"profile", "NAME|FILE",
+          "a cluster profile from paraplan-cli calibrate (overrides the project's\n"
+          "estimate.profile)"},
+         {"json", "",
+          "print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", ...};\n"
+          "MoE models add \"moe\": {moe_dispatcher, capacity_factor, imbalance, load, overlap,\n"
+          "tokens_per_expert, busiest_tokens_per_expert, a2a_fwd_s_per_layer, a2a_exposed_s, ...}\n"
+          "A step of k pipeline flushes (global batch = micro x dp x num_microbatches x k, where the\n"
+          "framework runs num_microbatches per flush) shows k in layout.grad_accum_steps and\n"
+          "time.flushes, one flush's makespan in time.flush_s; the exposed gradient reductions in\n"
+          "time.grad_syncs (one after every flush where the framework reduces then, else one) of\n"
+          "time.grad_sync_exposed_s each: step_s = flushes x flush_s + grad_syncs x\n"
+          "grad_sync_exposed_s + optimizer_s + offload_s.\n"
+          "time.step_s_band [low, high]: the step errors of the held-out published runs alike in\n"
+          "family, precision, framework and GPU (time.step_s_band_basis: runs, alike, kind,\n"
+          "error_range, coverage) applied to step_s; docs/accuracy.md, \"The error band\"."}},
+    .run = run_estimate});
 
 }   // namespace paraplan::cli

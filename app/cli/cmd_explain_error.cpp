@@ -68,17 +68,18 @@ int run_explain(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "explain-error",
-    "name the rule behind a framework / NCCL / CUDA error message and propose fixes",
-    "Usage: paraplan-cli explain-error TEXT [--project FILE] [--json]\n"
-    "       paraplan-cli explain-error - [--project FILE]      (read the message from stdin)\n"
-    "       paraplan-cli explain-error --file LOG [--project FILE]\n\n"
-    "Matches an error message of ColossalAI, Megatron-LM, torchtitan, DeepSpeed, PyTorch\n"
-    "distributed, NCCL or CUDA to the rule behind it and explains it. With --project, the\n"
-    "project is validated and the fixes for that rule are listed.\n"
-    "Exit 0 when the message is recognised, 1 when not, 2 on usage errors.\n"
-    "  --json   print {\"matched\", \"rule\", \"framework\", \"explanation\", \"fixes\", \"diagnostics\"}\n",
-    {"json"},
-    run_explain});
+    .name = "explain-error",
+    .summary = "name the rule behind a framework / NCCL / CUDA error message and propose fixes",
+    .synopsis = {"TEXT [--project FILE] [--json]", "- [--project FILE]      (read the message from stdin)",
+                 "--file LOG [--project FILE]"},
+    .description = "Matches an error message of ColossalAI, Megatron-LM, torchtitan, DeepSpeed, PyTorch\n"
+                   "distributed, NCCL or CUDA to the rule behind it and explains it. With --project, the\n"
+                   "project is validated and the fixes for that rule are listed.\n"
+                   "Exit 0 when the message is recognised, 1 when not, 2 on usage errors.\n",
+    .options = {{"file", "LOG", "read the message from LOG"},
+                {"project", "FILE", "validate FILE and list the fixes for the rule"},
+                {"json", "",
+                 "print {\"matched\", \"rule\", \"framework\", \"explanation\", \"fixes\", \"diagnostics\"}"}},
+    .run = run_explain});
 
 }   // namespace paraplan::cli

@@ -123,26 +123,31 @@ int run_export(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "export",
-    "write the configs and launch scripts a training job needs",
-    "Usage: paraplan-cli export FILE --format FORMAT [-o PATH] [--force] [--json]\n"
-    "                           [--script S] [--master-addr A] [--master-port P]\n\n"
-    "FORMAT: colossalai megatron deepspeed torchtitan torchrun slurm k8s layout-json trace pipeline-csv\n"
-    "  colossalai   plugin.py (Booster plugin), hostfile, run.sh (colossalai run)\n"
-    "  megatron     train_megatron.sh (torchrun pretrain_gpt.py with every flag)\n"
-    "  deepspeed    ds_config.json, hostfile (host slots=N), run.sh (deepspeed launcher),\n"
-    "               pipeline.py (PipelineModule with the pipe/model/data topology, pp > 1)\n"
-    "  torchtitan   job.toml (v0.2 job config), run.sh\n"
-    "  torchrun     launch.sh: one static-rendezvous torchrun command per node\n"
-    "  slurm        job.sbatch: srun of torchrun, one task per node\n"
-    "  k8s          pytorchjob.yaml: Kubeflow PyTorchJob (Master + Worker)\n"
-    "A single-file format goes to stdout unless -o names a file or folder; a multi-file format\n"
-    "goes to the folder -o (default FILE-FORMAT). An invalid layout is refused (exit 1) with\n"
-    "its diagnostics on stderr; --force exports anyway and writes the findings into the files\n"
-    "(a leading comment; \"_paraplan_warnings\" in JSON; PARAPLAN_WARNINGS.txt where neither fits).\n"
-    "  --script S       training script instead of the format's default\n"
-    "  --json           print {format, refused, diagnostics, files: {path: content}} on stdout\n",
-    {"force", "json"},
-    run_export});
+    .name = "export",
+    .summary = "write the configs and launch scripts a training job needs",
+    .synopsis = {"FILE --format FORMAT [-o PATH] [--force] [--json]\n"
+                 "[--script S] [--master-addr A] [--master-port P]"},
+    .description =
+        "FORMAT: colossalai megatron deepspeed torchtitan torchrun slurm k8s layout-json trace pipeline-csv\n"
+        "  colossalai   plugin.py (Booster plugin), hostfile, run.sh (colossalai run)\n"
+        "  megatron     train_megatron.sh (torchrun pretrain_gpt.py with every flag)\n"
+        "  deepspeed    ds_config.json, hostfile (host slots=N), run.sh (deepspeed launcher),\n"
+        "               pipeline.py (PipelineModule with the pipe/model/data topology, pp > 1)\n"
+        "  torchtitan   job.toml (v0.2 job config), run.sh\n"
+        "  torchrun     launch.sh: one static-rendezvous torchrun command per node\n"
+        "  slurm        job.sbatch: srun of torchrun, one task per node\n"
+        "  k8s          pytorchjob.yaml: Kubeflow PyTorchJob (Master + Worker)\n"
+        "A single-file format goes to stdout unless -o names a file or folder; a multi-file format\n"
+        "goes to the folder -o (default FILE-FORMAT). An invalid layout is refused (exit 1) with\n"
+        "its diagnostics on stderr; --force exports anyway and writes the findings into the files\n"
+        "(a leading comment; \"_paraplan_warnings\" in JSON; PARAPLAN_WARNINGS.txt where neither fits).\n",
+    .options = {{"format", "FORMAT", "what to write (the list above)"},
+                {"o", "PATH", "the file or folder to write", true},
+                {"force", "", "export an invalid layout too, its findings written into the files"},
+                {"script", "S", "training script instead of the format's default"},
+                {"master-addr", "A", "the rendezvous address (default: the first node)"},
+                {"master-port", "P", "the rendezvous port (default 29500)"},
+                {"json", "", "print {format, refused, diagnostics, files: {path: content}} on stdout"}},
+    .run = run_export});
 
 }   // namespace paraplan::cli

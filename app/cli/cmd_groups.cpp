@@ -122,28 +122,36 @@ int run_groups(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "groups",
-    "show which rank gets which coordinates and process groups",
-    "Usage: paraplan-cli groups [--project FILE] --framework F --world N [options] [--json]\n\n"
-    "Computes the mesh and every process group the framework builds, and where each\n"
-    "rank runs. With --project the project's cluster and layout are the defaults and\n"
-    "flags override them. Exit 0 for a valid layout, 1 for an impossible one\n"
-    "({\"valid\": false, \"diagnostics\": [...]}), 2 for bad usage.\n"
-    "  --framework F          colossalai colossalai-moe colossalai-gemini colossalai-zero\n"
-    "                         megatron torchtitan deepspeed devicemesh\n"
-    "  --world N              number of ranks\n"
-    "  --gpus-per-node G      uniform nodes of G GPUs (default 8, or the project's cluster)\n"
-    "  --tp --pp --sp --cp --ep --etp N   parallel sizes (etp 0 = same as tp)\n"
-    "  --sp-mode M            none split_gather ring all_to_all ring_attn (ColossalAI)\n"
-    "  --dp N                 expected data parallel size (0 = derive)\n"
-    "  --dp-shard N --dp-replicate N      torchtitan degrees (dp-shard -1 = infer)\n"
-    "  --extra-dp N           ColossalAI Gemini / LowLevelZero extra_dp_size\n"
-    "  --order STR            Megatron order (tp-cp-ep-dp-pp) or DeviceMesh dims (pp-dp-cp-tp)\n"
-    "  --dp-outside BOOL      ColossalAI dp_outside / moe_dp_outside (default true)\n"
-    "  --inner-ring-size N    ColossalAI ring_attn double ring\n"
-    "  --tp-mode M --tp-depth D   ColossalAI legacy tensor modes 1d 2d 2.5d 3d\n"
-    "  --json                 print {framework, world_size, axes, ranks, groups, group_spans}\n",
-    {"json"},
-    run_groups});
+    .name = "groups",
+    .summary = "show which rank gets which coordinates and process groups",
+    .synopsis = {"[--project FILE] --framework F --world N [options] [--json]"},
+    .description = "Computes the mesh and every process group the framework builds, and where each\n"
+                   "rank runs. With --project the project's cluster and layout are the defaults and\n"
+                   "flags override them. Exit 0 for a valid layout, 1 for an impossible one\n"
+                   "({\"valid\": false, \"diagnostics\": [...]}), 2 for bad usage.\n",
+    .options = {{"project", "FILE", "the project whose cluster and layout are the defaults"},
+                {"framework", "F",
+                 "colossalai colossalai-moe colossalai-gemini colossalai-zero\n"
+                 "megatron torchtitan deepspeed devicemesh"},
+                {"world", "N", "number of ranks"},
+                {"gpus-per-node", "G", "uniform nodes of G GPUs (default 8, or the project's cluster)"},
+                {"tp", "N", "tensor-parallel size"},
+                {"pp", "N", "pipeline-parallel size"},
+                {"sp", "N", "sequence-parallel size"},
+                {"cp", "N", "context-parallel size"},
+                {"ep", "N", "expert-parallel size"},
+                {"etp", "N", "expert tensor-parallel size (0 = same as tp)"},
+                {"sp-mode", "M", "none split_gather ring all_to_all ring_attn (ColossalAI)"},
+                {"dp", "N", "expected data parallel size (0 = derive)"},
+                {"dp-shard", "N", "torchtitan dp_shard degree (-1 = infer)"},
+                {"dp-replicate", "N", "torchtitan dp_replicate degree"},
+                {"extra-dp", "N", "ColossalAI Gemini / LowLevelZero extra_dp_size"},
+                {"order", "STR", "Megatron order (tp-cp-ep-dp-pp) or DeviceMesh dims (pp-dp-cp-tp)"},
+                {"dp-outside", "BOOL", "ColossalAI dp_outside / moe_dp_outside (default true)"},
+                {"inner-ring-size", "N", "ColossalAI ring_attn double ring"},
+                {"tp-mode", "M", "ColossalAI legacy tensor mode: 1d 2d 2.5d 3d"},
+                {"tp-depth", "D", "ColossalAI legacy 2.5d tensor depth"},
+                {"json", "", "print {framework, world_size, axes, ranks, groups, group_spans}"}},
+    .run = run_groups});
 
 }   // namespace paraplan::cli

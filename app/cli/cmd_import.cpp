@@ -60,17 +60,19 @@ int run_import(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "import",
-    "read a DeepSpeed, Megatron-LM, torchtitan or ColossalAI config into a project",
-    "Usage: paraplan-cli import CONFIG [--format colossalai|megatron|deepspeed|torchtitan]\n"
-    "                           [--project BASE] -o PROJECT [--json]\n\n"
-    "Reads CONFIG (ds_config.json, a Megatron script or flag list, a torchtitan TOML, a Python\n"
-    "file calling HybridParallelPlugin/MoeHybridParallelPlugin/GeminiPlugin/LowLevelZeroPlugin)\n"
-    "and writes PROJECT. What the config lacks (cluster, model, ...) comes from BASE, or from\n"
-    "defaults (h100-sxm nodes sized to the config, llama3.1-8b) which are named in the notes.\n"
-    "Everything in CONFIG that cannot be read is listed as a warning on stderr.\n"
-    "  --json   print {format, project, warnings, notes, diagnostics, valid} on stdout\n",
-    {"json"},
-    run_import});
+    .name = "import",
+    .summary = "read a DeepSpeed, Megatron-LM, torchtitan or ColossalAI config into a project",
+    .synopsis = {"CONFIG [--format colossalai|megatron|deepspeed|torchtitan]\n"
+                 "[--project BASE] -o PROJECT [--json]"},
+    .description = "Reads CONFIG (ds_config.json, a Megatron script or flag list, a torchtitan TOML, a Python\n"
+                   "file calling HybridParallelPlugin/MoeHybridParallelPlugin/GeminiPlugin/LowLevelZeroPlugin)\n"
+                   "and writes PROJECT. What the config lacks (cluster, model, ...) comes from BASE, or from\n"
+                   "defaults (h100-sxm nodes sized to the config, llama3.1-8b) which are named in the notes.\n"
+                   "Everything in CONFIG that cannot be read is listed as a warning on stderr.\n",
+    .options = {{"format", "colossalai|megatron|deepspeed|torchtitan", "the config's format (default: guessed)"},
+                {"project", "BASE", "the project that gives what the config lacks"},
+                {"o", "PROJECT", "the project file to write (optional with --json)", true},
+                {"json", "", "print {format, project, warnings, notes, diagnostics, valid} on stdout"}},
+    .run = run_import});
 
 }   // namespace paraplan::cli

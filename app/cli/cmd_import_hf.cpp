@@ -48,12 +48,12 @@ int run_import_hf(const Args& a) {
 
 }   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{"import-hf",
-                             "read a Hugging Face config.json: model spec and parameter count",
-                             "Usage: paraplan-cli import-hf CONFIG.json [--json]\n\n"
-                             "Supported model_type: llama, mistral, mixtral, qwen2, qwen2_moe, gpt2,\n"
-                             "gpt_neox, bert, t5, deepseek_v3.\n",
-                             {"json"},
-                             run_import_hf});
+PARAPLAN_CLI_COMMAND(Command{.name = "import-hf",
+                             .summary = "read a Hugging Face config.json: model spec and parameter count",
+                             .synopsis = {"CONFIG.json [--json]"},
+                             .description = "Supported model_type: llama, mistral, mixtral, qwen2, qwen2_moe, gpt2,\n"
+                                            "gpt_neox, bert, t5, deepseek_v3.\n",
+                             .options = {{"json", "", "print the model spec and its parameter count as JSON"}},
+                             .run = run_import_hf});
 
 }   // namespace paraplan::cli

@@ -54,25 +54,29 @@ int run_status(const Args& a) {
 
 }   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{"jobs",
-                             "list every run Paraplan started (state, where, since when, exit, logs)",
-                             "Usage: paraplan-cli jobs [--job-dir DIR] [--json]\n\n"
-                             "Lists the job records in DIR (default: Paraplan's own folder,\n"
-                             "$XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs), newest first.\n"
-                             "A record that is not yours, or that others can write, is skipped and named.\n"
-                             "--json: {\"job_dir\", \"jobs\": [{\"id\", \"state\", \"mode\", \"hosts\", \"started\",\n"
-                             "\"ended\", \"exit_code\", \"error\", \"world_size\", \"folder\"}], \"problems\"}.\n",
-                             {"json"},
-                             run_jobs});
+PARAPLAN_CLI_COMMAND(Command{
+    .name = "jobs",
+    .summary = "list every run Paraplan started (state, where, since when, exit, logs)",
+    .synopsis = {"[--job-dir DIR] [--json]"},
+    .description = "Lists the job records in DIR (default: Paraplan's own folder,\n"
+                   "$XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs), newest first.\n"
+                   "A record that is not yours, or that others can write, is skipped and named.\n",
+    .options = {{"job-dir", "DIR", "the folder holding job folders"},
+                {"json", "",
+                 "{\"job_dir\", \"jobs\": [{\"id\", \"state\", \"mode\", \"hosts\", \"started\",\n"
+                 "\"ended\", \"exit_code\", \"error\", \"world_size\", \"folder\"}], \"problems\"}"}},
+    .run = run_jobs});
 
-PARAPLAN_CLI_COMMAND(Command{"status",
-                             "show one run: its state, every process, exit codes and log paths",
-                             "Usage: paraplan-cli status JOB [--job-dir DIR] [--json]\n\n"
-                             "JOB is a job id (in DIR, default Paraplan's own folder) or a job folder.\n"
-                             "--json: the object `jobs --json` lists, plus \"processes\": [{\"label\", \"host\",\n"
-                             "\"log\", \"exit_code\", \"signal\"?, \"finished\", \"error\"}].\n"
-                             "Exit 0 when the job is found, 2 when it is unknown or its record is refused.\n",
-                             {"json"},
-                             run_status});
+PARAPLAN_CLI_COMMAND(Command{
+    .name = "status",
+    .summary = "show one run: its state, every process, exit codes and log paths",
+    .synopsis = {"JOB [--job-dir DIR] [--json]"},
+    .description = "JOB is a job id (in DIR, default Paraplan's own folder) or a job folder.\n"
+                   "Exit 0 when the job is found, 2 when it is unknown or its record is refused.\n",
+    .options = {{"job-dir", "DIR", "the folder holding job folders"},
+                {"json", "",
+                 "the object `jobs --json` lists, plus \"processes\": [{\"label\", \"host\",\n"
+                 "\"log\", \"exit_code\", \"signal\"?, \"finished\", \"error\"}]"}},
+    .run = run_status});
 
 }   // namespace paraplan::cli

@@ -144,26 +144,27 @@ int run_launch(const Args& a) {
 
 }   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{"launch",
-                             "launch the project's training job on its cluster over ssh",
-                             "Usage: paraplan-cli launch FILE [--mode direct|torchrun|slurm|colossalai|deepspeed]\n"
-                             "                           [--dry-run] [--check] [--json] [--job-dir DIR]\n\n"
-                             "Runs the script of FILE's \"runtime\" section on every node of its cluster through the\n"
-                             "system ssh client (one shared connection per node, host keys checked). Output of every\n"
-                             "rank is streamed and written to <job-dir>/<job id>/<rank>.log, with job.json beside it.\n"
-                             "ssh settings that name a file on this computer (identity, known hosts, config file)\n"
-                             "come from your ssh profile (paraplan-cli ssh-profile), never from the project.\n"
-                             "Ctrl-C stops the job: every remote process group is ended (TERM, grace, KILL).\n"
-                             "  --mode      override runtime.mode\n"
-                             "  --dry-run   print every remote command exactly as it would run, and exit\n"
-                             "  --check     test the connection to every node (reachable, GPUs, python, launcher)\n"
-                             "  --json      with --dry-run: the plan; with --check: per-node results; else job.json\n"
-                             "  --job-dir   where job folders go (default: Paraplan's own folder,\n"
-                             "              $XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)\n"
-                             "Exit 0 when the job succeeded (or the dry run/check is fine), 1 when a node check\n"
-                             "found problems, 2 on bad input, 3 when the job failed or was stopped, 4 when a node\n"
-                             "could not be reached (host key, key, name, refused, timeout).\n",
-                             {"dry-run", "check", "json"},
-                             run_launch});
+PARAPLAN_CLI_COMMAND(Command{
+    .name = "launch",
+    .summary = "launch the project's training job on its cluster over ssh",
+    .synopsis = {"FILE [--mode direct|torchrun|slurm|colossalai|deepspeed]\n"
+                 "[--dry-run] [--check] [--json] [--job-dir DIR]"},
+    .description = "Runs the script of FILE's \"runtime\" section on every node of its cluster through the\n"
+                   "system ssh client (one shared connection per node, host keys checked). Output of every\n"
+                   "rank is streamed and written to <job-dir>/<job id>/<rank>.log, with job.json beside it.\n"
+                   "ssh settings that name a file on this computer (identity, known hosts, config file)\n"
+                   "come from your ssh profile (paraplan-cli ssh-profile), never from the project.\n"
+                   "Ctrl-C stops the job: every remote process group is ended (TERM, grace, KILL).\n"
+                   "Exit 0 when the job succeeded (or the dry run/check is fine), 1 when a node check\n"
+                   "found problems, 2 on bad input, 3 when the job failed or was stopped, 4 when a node\n"
+                   "could not be reached (host key, key, name, refused, timeout).\n",
+    .options = {{"mode", "direct|torchrun|slurm|colossalai|deepspeed", "override runtime.mode"},
+                {"dry-run", "", "print every remote command exactly as it would run, and exit"},
+                {"check", "", "test the connection to every node (reachable, GPUs, python, launcher)"},
+                {"json", "", "with --dry-run: the plan; with --check: per-node results; else job.json"},
+                {"job-dir", "DIR",
+                 "where job folders go (default: Paraplan's own folder,\n"
+                 "$XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)"}},
+    .run = run_launch});
 
 }   // namespace paraplan::cli

@@ -251,20 +251,21 @@ int run_monitor(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "monitor",
-    "live GPU utilisation, memory, temperature and power of the project's nodes",
-    "Usage: paraplan-cli monitor FILE [--once] [--json] [--interval MS] [--duration S] [--timeout S]\n\n"
-    "Runs one long-lived `nvidia-smi --query-gpu=... -lms MS` per node over ssh and prints\n"
-    "a table per interval (GPU, planned rank, util %, memory, temperature, power), with flags\n"
-    "for planned GPUs a node does not report. [N/A] values print as n/a. Ctrl-C ends it.\n"
-    "  --once       one sample per node (all nodes at once), then exit (exit 1 if a node gave no reading,\n"
-    "               4 if one could not be reached)\n"
-    "  --timeout S  with --once: how long to wait for the readings (default 30); a node still\n"
-    "               silent is reported and its nvidia-smi/rocm-smi stopped\n"
-    "  --json       with --once: one JSON document; streaming: one JSON document per line\n"
-    "  --interval   sampling period in ms (default runtime.telemetry.interval_ms, min 250)\n"
-    "  --duration   stop after S seconds\n",
-    {"once", "json"},
-    run_monitor});
+    .name = "monitor",
+    .summary = "live GPU utilisation, memory, temperature and power of the project's nodes",
+    .synopsis = {"FILE [--once] [--json] [--interval MS] [--duration S] [--timeout S]"},
+    .description = "Runs one long-lived `nvidia-smi --query-gpu=... -lms MS` per node over ssh and prints\n"
+                   "a table per interval (GPU, planned rank, util %, memory, temperature, power), with flags\n"
+                   "for planned GPUs a node does not report. [N/A] values print as n/a. Ctrl-C ends it.\n",
+    .options = {{"once", "",
+                 "one sample per node (all nodes at once), then exit (exit 1 if a node gave no reading,\n"
+                 "4 if one could not be reached)"},
+                {"timeout", "S",
+                 "with --once: how long to wait for the readings (default 30); a node still\n"
+                 "silent is reported and its nvidia-smi/rocm-smi stopped"},
+                {"json", "", "with --once: one JSON document; streaming: one JSON document per line"},
+                {"interval", "MS", "sampling period in ms (default runtime.telemetry.interval_ms, min 250)"},
+                {"duration", "S", "stop after S seconds"}},
+    .run = run_monitor});
 
 }   // namespace paraplan::cli

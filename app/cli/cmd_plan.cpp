@@ -150,27 +150,39 @@ int run_plan(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "plan",
-    "search every valid layout and rank those that fit by step time or memory",
-    "Usage: paraplan-cli plan --model ID|FILE --gpu ID --nodes N [--gpus-per-node G] --global-batch B --seq S\n"
-    "                         [--framework F[,F...]] [--top K] [--fix KNOB=V,...] [--objective "
-    "time|memory|throughput]\n"
-    "                         [--inter-node-gbps X] [--precision P] [--threads T] [--profile NAME|FILE]\n"
-    "                         [--optimizer O] [--apply OUT] [--json]\n"
-    "       paraplan-cli plan --project FILE [options]\n\n"
-    "Enumerates tp, pp, sp/cp, ep, dp, ZeRO stage, microbatch size and count, schedule and\n"
-    "chunks, recomputation (and offload when fixed) under each framework's rules, drops\n"
-    "layouts that do not fit, and prints the best K plus the memory/time Pareto front.\n"
-    "  --model       catalog id, a model JSON file or a Hugging Face config.json\n"
-    "  --fix         bounds and fixed values: tp=8,pp=2..16,mbs=..4,schedule=interleaved,recompute=none\n"
-    "  --framework   megatron (default), colossalai, colossalai-moe, deepspeed, torchtitan, ...\n"
-    "  --profile     a cluster profile from paraplan-cli calibrate (overrides the project's estimate.profile)\n"
-    "  --optimizer   adamw (default), adam, sgd, lion or adafactor (its state per parameter)\n"
-    "  --apply OUT   also write the project with the best layout applied to OUT (a .paraplan.json)\n"
-    "Exit 0 when some layout fits, 1 when none does, 2 on usage errors.\n"
-    "  --json   print {\"evaluated\", \"valid\", \"fitting\", \"seconds\", \"results\": [{\"layout\", \"step_s\", "
-    "\"mfu\", \"peak_gib\"}], \"pareto\"}\n",
-    {"json"},
-    run_plan});
+    .name = "plan",
+    .summary = "search every valid layout and rank those that fit by step time or memory",
+    .synopsis = {"--model ID|FILE --gpu ID --nodes N [--gpus-per-node G] --global-batch B --seq S\n"
+                 "[--framework F[,F...]] [--top K] [--fix KNOB=V,...] [--objective time|memory|throughput]\n"
+                 "[--inter-node-gbps X] [--precision P] [--threads T] [--profile NAME|FILE]\n"
+                 "[--optimizer O] [--apply OUT] [--json]",
+                 "--project FILE [options]"},
+    .description = "Enumerates tp, pp, sp/cp, ep, dp, ZeRO stage, microbatch size and count, schedule and\n"
+                   "chunks, recomputation (and offload when fixed) under each framework's rules, drops\n"
+                   "layouts that do not fit, and prints the best K plus the memory/time Pareto front.\n"
+                   "Exit 0 when some layout fits, 1 when none does, 2 on usage errors.\n",
+    .options = {{"model", "ID|FILE", "catalog id, a model JSON file or a Hugging Face config.json"},
+                {"gpu", "ID", "catalog GPU id (paraplan-cli catalog gpus)"},
+                {"nodes", "N", "number of nodes"},
+                {"gpus-per-node", "G", "GPUs per node (default 8)"},
+                {"global-batch", "B", "global batch size in samples"},
+                {"seq", "S", "sequence length"},
+                {"project", "FILE", "plan for this project's cluster, model and training instead"},
+                {"framework", "F[,F...]", "megatron (default), colossalai, colossalai-moe, deepspeed, torchtitan, ..."},
+                {"top", "K", "how many layouts to print (default 10)"},
+                {"fix", "KNOB=V,...",
+                 "bounds and fixed values: tp=8,pp=2..16,mbs=..4,schedule=interleaved,recompute=none"},
+                {"objective", "time|memory|throughput", "what to rank by (default time)"},
+                {"inter-node-gbps", "X", "inter-node bandwidth per node in Gbit/s"},
+                {"precision", "P", "training precision (default bf16)"},
+                {"threads", "T", "search threads (default 0: one per core)"},
+                {"profile", "NAME|FILE",
+                 "a cluster profile from paraplan-cli calibrate (overrides the project's estimate.profile)"},
+                {"optimizer", "O", "adamw (default), adam, sgd, lion or adafactor (its state per parameter)"},
+                {"apply", "OUT", "also write the project with the best layout applied to OUT (a .paraplan.json)"},
+                {"json", "",
+                 "print {\"evaluated\", \"valid\", \"fitting\", \"seconds\", \"results\": [{\"layout\", \"step_s\",\n"
+                 "\"mfu\", \"peak_gib\"}], \"pareto\"}"}},
+    .run = run_plan});
 
 }   // namespace paraplan::cli

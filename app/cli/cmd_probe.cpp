@@ -153,21 +153,23 @@ int run_probe(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "probe",
-    "check the planned process groups on the real cluster (PyTorch probe job)",
-    "Usage: paraplan-cli probe FILE [--layout GROUPS.json] [--json] [--sizes B,B,...] [--iters N]\n"
-    "                          [--mode direct|torchrun] [--job-dir DIR]\n\n"
-    "Uploads the probe script and the planned groups (FILE's layout, or GROUPS.json: the\n"
-    "`paraplan-cli groups --project FILE --json` document)\n"
-    "to every node, runs it on every rank (NCCL on GPUs, gloo otherwise), creates every planned\n"
-    "group, checks its members with an all-reduce of the rank ids, and measures all-reduce /\n"
-    "all-gather bus bandwidth per group and p2p bandwidth between pipeline stages.\n"
-    "  --sizes   message sizes in bytes (default 4096,262144,4194304)\n"
-    "  --iters   timed iterations per size (default 3)\n"
-    "  --job-dir where the job folder goes (default: Paraplan's own, as for launch)\n"
-    "Exit 0 when every group checks out, 1 when one does not, 2 on bad input, 3 when the probe\n"
-    "job failed or gave no result, 4 when a node could not be reached.\n",
-    {"json"},
-    run_probe});
+    .name = "probe",
+    .summary = "check the planned process groups on the real cluster (PyTorch probe job)",
+    .synopsis = {"FILE [--layout GROUPS.json] [--json] [--sizes B,B,...] [--iters N]\n"
+                 "[--mode direct|torchrun] [--job-dir DIR]"},
+    .description = "Uploads the probe script and the planned groups (FILE's layout, or GROUPS.json: the\n"
+                   "`paraplan-cli groups --project FILE --json` document)\n"
+                   "to every node, runs it on every rank (NCCL on GPUs, gloo otherwise), creates every planned\n"
+                   "group, checks its members with an all-reduce of the rank ids, and measures all-reduce /\n"
+                   "all-gather bus bandwidth per group and p2p bandwidth between pipeline stages.\n"
+                   "Exit 0 when every group checks out, 1 when one does not, 2 on bad input, 3 when the probe\n"
+                   "job failed or gave no result, 4 when a node could not be reached.\n",
+    .options = {{"layout", "GROUPS.json", "the groups to check instead of FILE's layout"},
+                {"sizes", "B,B,...", "message sizes in bytes (default 4096,262144,4194304)"},
+                {"iters", "N", "timed iterations per size (default 3)"},
+                {"mode", "direct|torchrun", "override runtime.mode"},
+                {"job-dir", "DIR", "where the job folder goes (default: Paraplan's own, as for launch)"},
+                {"json", "", "print the probe's result as one JSON document"}},
+    .run = run_probe});
 
 }   // namespace paraplan::cli

@@ -96,22 +96,26 @@ int run_ssh_profile(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "ssh-profile",
-    "your local ssh settings (identity, known hosts, config file) that projects name by id",
-    "Usage: paraplan-cli ssh-profile list [--json]\n"
-    "       paraplan-cli ssh-profile show ID [--json]\n"
-    "       paraplan-cli ssh-profile set ID [--identity-file FILE] [--known-hosts-file FILE]\n"
-    "                                       [--config-file FILE] [--certificate-file FILE]\n"
-    "                                       [--strict-host-key-checking yes|accept-new]\n"
-    "       paraplan-cli ssh-profile remove ID\n\n"
-    "A project file may come from anyone, so it never names a file on this computer for ssh nor\n"
-    "decides which host keys to trust: those come from your own ~/.ssh/config or from a profile\n"
-    "kept here, in $XDG_CONFIG_HOME/paraplan/ssh-profiles.json (~/.config/paraplan by default,\n"
-    "mode 0600). A project names a profile in runtime.ssh.profile; without one, the profile\n"
-    "\"default\" is used when you defined it. Paths are stored absolute and may hold only\n"
-    "letters, digits and . _ - + , @ / (ssh hands some of them to a shell). An empty value\n"
-    "(--identity-file '') clears a setting.\n",
-    {"json"},
-    run_ssh_profile});
+    .name = "ssh-profile",
+    .summary = "your local ssh settings (identity, known hosts, config file) that projects name by id",
+    .synopsis = {"list [--json]", "show ID [--json]",
+                 "set ID [--identity-file FILE] [--known-hosts-file FILE]\n"
+                 "       [--config-file FILE] [--certificate-file FILE]\n"
+                 "       [--strict-host-key-checking yes|accept-new]",
+                 "remove ID"},
+    .description = "A project file may come from anyone, so it never names a file on this computer for ssh nor\n"
+                   "decides which host keys to trust: those come from your own ~/.ssh/config or from a profile\n"
+                   "kept here, in $XDG_CONFIG_HOME/paraplan/ssh-profiles.json (~/.config/paraplan by default,\n"
+                   "mode 0600). A project names a profile in runtime.ssh.profile; without one, the profile\n"
+                   "\"default\" is used when you defined it. Paths are stored absolute and may hold only\n"
+                   "letters, digits and . _ - + , @ / (ssh hands some of them to a shell). An empty value\n"
+                   "(--identity-file '') clears a setting.\n",
+    .options = {{"identity-file", "FILE", "with set: ssh's IdentityFile"},
+                {"known-hosts-file", "FILE", "with set: ssh's UserKnownHostsFile"},
+                {"config-file", "FILE", "with set: the ssh config file (ssh -F)"},
+                {"certificate-file", "FILE", "with set: ssh's CertificateFile"},
+                {"strict-host-key-checking", "yes|accept-new", "with set: ssh's StrictHostKeyChecking"},
+                {"json", "", "with list and show: print the profiles as JSON"}},
+    .run = run_ssh_profile});
 
 }   // namespace paraplan::cli

@@ -32,19 +32,21 @@ int run_stop(const Args& a) {
 
 }   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{"stop",
-                             "stop a running job (by id or folder) on every node",
-                             "Usage: paraplan-cli stop JOB [--job-dir DIR] [--json]\n\n"
-                             "Reads <job-dir>/JOB/job.json (or JOB/job.json when JOB is a folder) and ends each\n"
-                             "recorded remote process group over ssh: TERM, a grace period, then KILL, and only if\n"
-                             "the group still carries the job's PARAPLAN_JOB tag.\n"
-                             "  --job-dir   folder holding job folders (default: Paraplan's own,\n"
-                             "              $XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)\n"
-                             "Only a record of yours that nobody else can write is acted on; its ssh settings\n"
-                             "that name local files come from your ssh profile, never from the record.\n"
-                             "Exit 0 when every process is stopped or already gone, 2 when the job is unknown or its\n"
-                             "record is refused, 3 when a process could not be stopped.\n",
-                             {"json"},
-                             run_stop});
+PARAPLAN_CLI_COMMAND(Command{
+    .name = "stop",
+    .summary = "stop a running job (by id or folder) on every node",
+    .synopsis = {"JOB [--job-dir DIR] [--json]"},
+    .description = "Reads <job-dir>/JOB/job.json (or JOB/job.json when JOB is a folder) and ends each\n"
+                   "recorded remote process group over ssh: TERM, a grace period, then KILL, and only if\n"
+                   "the group still carries the job's PARAPLAN_JOB tag.\n"
+                   "Only a record of yours that nobody else can write is acted on; its ssh settings\n"
+                   "that name local files come from your ssh profile, never from the record.\n"
+                   "Exit 0 when every process is stopped or already gone, 2 when the job is unknown or its\n"
+                   "record is refused, 3 when a process could not be stopped.\n",
+    .options = {{"job-dir", "DIR",
+                 "folder holding job folders (default: Paraplan's own,\n"
+                 "$XDG_STATE_HOME/paraplan/jobs or ~/.local/state/paraplan/jobs)"},
+                {"json", "", "print what was stopped as one JSON document"}},
+    .run = run_stop});
 
 }   // namespace paraplan::cli

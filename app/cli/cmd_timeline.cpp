@@ -161,33 +161,37 @@ int run_timeline(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "timeline",
-    "simulate a pipeline schedule: op order per stage, bubble, peak activations",
-    "Usage: paraplan-cli timeline --schedule NAME --pp P --microbatches M [--chunks V]\n"
-    "                             [--f F] [--b B] [--w W] [--comm C] [--json]\n"
-    "                             [--trace FILE] [--csv FILE]\n"
-    "       paraplan-cli timeline --import-csv FILE [...]\n\n"
-    "Builds the schedule the way its framework orders it, places every op in time\n"
-    "(each starts once its input has arrived) and reports makespan, bubble and the\n"
-    "microbatches whose activations each stage holds at its peak.\n"
-    "  --schedule         gpipe | 1f1b | interleaved (ColossalAI) | interleaved-megatron |\n"
-    "                     interleaved-pytorch | looped-bfs | zbh1 | zbh2 | interleaved-zb |\n"
-    "                     zbv | dualpipev\n"
-    "  --chunks V         model chunks per stage (interleaved: default 2; V schedules: 2)\n"
-    "  --f, --b, --w      forward, input-backward and weight-backward time per chunk\n"
-    "                     (default 1 each; a schedule without split backward runs B + W)\n"
-    "  --comm C           point-to-point latency between stages (default 0)\n"
-    "  --stage-scale L    per-stage F:B:W multipliers, e.g. 1.2:1:1,1:1:1,1:1:1,1.5:1.4:1\n"
-    "  --overlap-factor X an overlapped F&B unit (DualPipeV) takes X * (F + B + W); default 1\n"
-    "  --group-size N     Megatron microbatch group size per virtual stage (default pp)\n"
-    "  --megatron-rule R  current (core >= 0.10) or legacy (m % pp == 0)\n"
-    "  --json             print the timeline as JSON; an impossible request prints\n"
-    "                     {\"valid\": false, \"diagnostics\": [...]} and exits 1\n"
-    "  --trace FILE       write a Perfetto / chrome://tracing JSON trace (1 unit = 1 ms,\n"
-    "                     change with --us-per-unit)\n"
-    "  --csv FILE         write PyTorch's pipeline CSV (torchtitan pipeline_parallel_schedule_csv)\n"
-    "  --import-csv FILE  read such a CSV instead of generating a schedule\n",
-    {"json"},
-    run_timeline});
+    .name = "timeline",
+    .summary = "simulate a pipeline schedule: op order per stage, bubble, peak activations",
+    .synopsis = {"--schedule NAME --pp P --microbatches M [--chunks V]\n"
+                 "[--f F] [--b B] [--w W] [--comm C] [--json]\n"
+                 "[--trace FILE] [--csv FILE]",
+                 "--import-csv FILE [...]"},
+    .description = "Builds the schedule the way its framework orders it, places every op in time\n"
+                   "(each starts once its input has arrived) and reports makespan, bubble and the\n"
+                   "microbatches whose activations each stage holds at its peak.\n",
+    .options = {{"schedule", "NAME",
+                 "gpipe | 1f1b | interleaved (ColossalAI) | interleaved-megatron |\n"
+                 "interleaved-pytorch | looped-bfs | zbh1 | zbh2 | interleaved-zb |\n"
+                 "zbv | dualpipev"},
+                {"pp", "P", "pipeline stages"},
+                {"microbatches", "M", "microbatches per step"},
+                {"chunks", "V", "model chunks per stage (interleaved: default 2; V schedules: 2)"},
+                {"f", "F", "forward time per chunk (default 1)"},
+                {"b", "B", "input-backward time per chunk (default 1; a schedule without split backward runs B + W)"},
+                {"w", "W", "weight-backward time per chunk (default 1)"},
+                {"comm", "C", "point-to-point latency between stages (default 0)"},
+                {"stage-scale", "L", "per-stage F:B:W multipliers, e.g. 1.2:1:1,1:1:1,1:1:1,1.5:1.4:1"},
+                {"overlap-factor", "X", "an overlapped F&B unit (DualPipeV) takes X * (F + B + W); default 1"},
+                {"group-size", "N", "Megatron microbatch group size per virtual stage (default pp)"},
+                {"megatron-rule", "R", "current (core >= 0.10) or legacy (m % pp == 0)"},
+                {"json", "",
+                 "print the timeline as JSON; an impossible request prints\n"
+                 "{\"valid\": false, \"diagnostics\": [...]} and exits 1"},
+                {"trace", "FILE", "write a Perfetto / chrome://tracing JSON trace (1 unit = --us-per-unit us)"},
+                {"us-per-unit", "X", "microseconds per time unit in --trace (default 1000: 1 unit = 1 ms)"},
+                {"csv", "FILE", "write PyTorch's pipeline CSV (torchtitan pipeline_parallel_schedule_csv)"},
+                {"import-csv", "FILE", "read such a CSV instead of generating a schedule"}},
+    .run = run_timeline});
 
 }   // namespace paraplan::cli

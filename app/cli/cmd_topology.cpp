@@ -163,36 +163,39 @@ int run_topology(const Args& a) {
 }   // namespace
 
 PARAPLAN_CLI_COMMAND(Command{
-    "topology",
-    "read a real topology file (NCCL topology XML, nvidia-smi topo -m, Slurm topology.conf) into network tiers",
-    "Usage: paraplan-cli topology import FILE [--format F] [--gpus-per-node N]\n"
-    "                                [--job-nodes N --group-nodes G] [--json]\n"
-    "       paraplan-cli topology import FILE [--format F] --project IN -o OUT [--json]\n\n"
-    "  FILE              the file NCCL wrote to NCCL_TOPO_DUMP_FILE, the output of\n"
-    "                    `nvidia-smi topo -m`, or a Slurm topology.conf (topology/tree or\n"
-    "                    topology/block)\n"
-    "  --format F        nccl-xml, smi-topo or slurm-topology (default: guessed from the content)\n"
-    "  --gpus-per-node N GPUs of each node, for the switch tiers of a topology.conf (which names\n"
-    "                    nodes only)\n"
-    "  --job-nodes N, --group-nodes G\n"
-    "                    topology.conf only: the sbatch option that keeps each group of G nodes\n"
-    "                    of an N-node job inside one leaf switch (--switches, tree) or one block\n"
-    "                    (--segment, block); exit 1 when no option can\n"
-    "  --project IN -o OUT\n"
-    "                    load the file into project IN and write it to OUT: the file's tiers\n"
-    "                    replace those it describes in cluster.network.tiers (NVLink/PCIe and\n"
-    "                    NICs from NCCL's dump or topo -m; switch tiers and\n"
-    "                    cluster.network.slurm_topology from a topology.conf), nothing else\n"
-    "                    changes; refused (exit 2) when the file does not fit the cluster\n"
-    "                    (GPU count or type, fewer Slurm nodes than the cluster has)\n"
-    "  --json            {\"file\", \"format\", \"imported\": {format, nodes, scale_up, scale_out,\n"
-    "                    slurm?, notes}, \"tiers\": [as in catalog systems], \"notes\",\n"
-    "                    \"placement\"?: {job_nodes, group_nodes, ok, sbatch_args, guaranteed,\n"
-    "                    reason}}; with --project: {\"file\", \"format\", \"project\",\n"
-    "                    \"written_to\", \"tiers\", \"slurm_topology\": bool, \"notes\"}\n\n"
-    "A figure the file does not give (NVLink speed in topo -m, NIC speed, latencies) stays 0 and\n"
-    "a note says so. Errors name the file, line and column.\n",
-    {"json"},
-    run_topology});
+    .name = "topology",
+    .summary = "read a real topology file (NCCL topology XML, nvidia-smi topo -m, Slurm topology.conf) into network "
+               "tiers",
+    .synopsis = {"import FILE [--format F] [--gpus-per-node N]\n"
+                 "       [--job-nodes N --group-nodes G] [--json]",
+                 "import FILE [--format F] --project IN -o OUT [--json]"},
+    .description = "  FILE  the file NCCL wrote to NCCL_TOPO_DUMP_FILE, the output of `nvidia-smi topo -m`,\n"
+                   "        or a Slurm topology.conf (topology/tree or topology/block)\n\n"
+                   "A figure the file does not give (NVLink speed in topo -m, NIC speed, latencies) stays 0 and\n"
+                   "a note says so. Errors name the file, line and column.\n",
+    .options = {{"format", "F", "nccl-xml, smi-topo or slurm-topology (default: guessed from the content)"},
+                {"gpus-per-node", "N",
+                 "GPUs of each node, for the switch tiers of a topology.conf (which names\n"
+                 "nodes only)"},
+                {"job-nodes", "N",
+                 "with --group-nodes, topology.conf only: the sbatch option that keeps each group\n"
+                 "of G nodes of an N-node job inside one leaf switch (sbatch's switches option, tree)\n"
+                 "or one block (its segment option, block); exit 1 when no option can"},
+                {"group-nodes", "G", "see --job-nodes"},
+                {"project", "IN",
+                 "with -o: load the file into project IN and write it to OUT: the file's tiers\n"
+                 "replace those it describes in cluster.network.tiers (NVLink/PCIe and\n"
+                 "NICs from NCCL's dump or topo -m; switch tiers and\n"
+                 "cluster.network.slurm_topology from a topology.conf), nothing else\n"
+                 "changes; refused (exit 2) when the file does not fit the cluster\n"
+                 "(GPU count or type, fewer Slurm nodes than the cluster has)"},
+                {"o", "OUT", "with --project: the project file to write", true},
+                {"json", "",
+                 "{\"file\", \"format\", \"imported\": {format, nodes, scale_up, scale_out,\n"
+                 "slurm?, notes}, \"tiers\": [as in catalog systems], \"notes\",\n"
+                 "\"placement\"?: {job_nodes, group_nodes, ok, sbatch_args, guaranteed,\n"
+                 "reason}}; with --project: {\"file\", \"format\", \"project\",\n"
+                 "\"written_to\", \"tiers\", \"slurm_topology\": bool, \"notes\"}"}},
+    .run = run_topology});
 
 }   // namespace paraplan::cli

@@ -36,13 +36,13 @@ int run_validate(const Args& a) {
 
 }   // namespace
 
-PARAPLAN_CLI_COMMAND(Command{"validate",
-                             "parse and check a project file against its framework's rules",
-                             "Usage: paraplan-cli validate FILE [--json]\n\n"
-                             "Parses FILE (*.paraplan.json) and checks its layout against every rule of its\n"
-                             "framework. Exit 0 when valid, 1 when a rule is broken, 2 when FILE cannot be read.\n"
-                             "  --json   print {\"valid\": bool, \"diagnostics\": [...]} on stdout\n",
-                             {"json"},
-                             run_validate});
+PARAPLAN_CLI_COMMAND(Command{
+    .name = "validate",
+    .summary = "parse and check a project file against its framework's rules",
+    .synopsis = {"FILE [--json]"},
+    .description = "Parses FILE (*.paraplan.json) and checks its layout against every rule of its\n"
+                   "framework. Exit 0 when valid, 1 when a rule is broken, 2 when FILE cannot be read.\n",
+    .options = {{"json", "", "print {\"valid\": bool, \"diagnostics\": [...]} on stdout"}},
+    .run = run_validate});
 
 }   // namespace paraplan::cli

@@ -24,6 +24,33 @@ bool register_command(Command c) {
 
 const std::vector<Command>& commands() { return registry(); }
 
+const Command* find_command(const std::string& name) {
+    for (const auto& c : registry())
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+const Option* Command::option(const std::string& n) const {
+    for (const auto& o : options)
+        if (o.name == n) return &o;
+    return nullptr;
+}
+
+bool Command::is_flag(const std::string& n) const {
+    const Option* o = option(n);
+    return o && o->value.empty();
+}
+
+const std::vector<ExitCode>& exit_codes() {
+    static const std::vector<ExitCode> kCodes = {
+        {kOk, "fine"},
+        {kFindings, "the input has findings (for example an invalid layout, or no layout fits)"},
+        {kUsage, "usage error (unknown option, missing value) or unreadable input"},
+        {kRunFailed, "a run (launch, probe) failed or was stopped, or a process could not be stopped"},
+        {kUnreachable, "the cluster could not be reached (ssh: host key, key, name, refused, timeout)"}};
+    return kCodes;
+}
+
 bool Args::flag(const std::string& name) const {
     return std::find(flags_set.begin(), flags_set.end(), name) != flags_set.end();
 }

@@ -1,8 +1,8 @@
 #pragma once
-// paraplan-cli subcommands. Each cmd_*.cpp registers itself with
-// PARAPLAN_CLI_COMMAND; main.cpp dispatches. Exit codes, the same in every command: 0 fine,
-// 1 the input has findings, 2 usage error or unreadable input, 3 a run (launch, probe) failed or
-// was stopped, or a process could not be stopped, 4 the cluster could not be reached over ssh.
+// paraplan-cli subcommands. Each cmd_*.cpp registers itself with PARAPLAN_CLI_COMMAND,
+// declaring its options once (Option); parse.cpp hands them to CLI11, and --help, the man
+// page, docs/cli.md and the shell completions are generated from the same declarations.
+// Exit codes, the same in every command: exit_codes() below.
 #include <functional>
 #include <map>
 #include <optional>
@@ -13,6 +13,13 @@
 namespace paraplan::cli {
 
 enum Exit { kOk = 0, kFindings = 1, kUsage = 2, kRunFailed = 3, kUnreachable = 4 };
+
+// The one table of exit codes: --help, the man page and docs/cli.md print it.
+struct ExitCode {
+    int code;
+    const char* meaning;
+};
+const std::vector<ExitCode>& exit_codes();
 
 class UsageError : public std::runtime_error {
 public:
@@ -40,16 +47,34 @@ public:
     std::string positional_at(std::size_t i, const std::string& what) const;   // UsageError if missing
 };
 
+// One option of a command: `name` without dashes ("gpu" is --gpu; with short_name, "o" is -o);
+// Args keys it by that name.
+struct Option {
+    std::string name;
+    std::string value;         // what its value is ("ID", "yes|accept-new"); empty: a flag, no value
+    std::string help;          // what it does; '\n' starts an indented continuation line
+    bool short_name = false;   // -NAME instead of --NAME
+    std::string spelled() const { return (short_name ? "-" : "--") + name; }
+};
+
 struct Command {
     std::string name;
-    std::string summary;              // one line for `paraplan-cli --help`
-    std::string usage;                // full usage text for `paraplan-cli CMD --help`
-    std::vector<std::string> flags;   // option names that take no value ("json", "force")
+    std::string summary;                 // one line for `paraplan-cli --help`
+    std::vector<std::string> synopsis;   // the usage forms, each after "paraplan-cli NAME "
+    std::string description;             // the paragraph(s) between the forms and the options
+    std::vector<Option> options;         // every option it takes, in the order --help lists them
     std::function<int(const Args&)> run;
+
+    const Option* option(const std::string& n) const;
+    bool is_flag(const std::string& n) const;
 };
 
 bool register_command(Command c);
 const std::vector<Command>& commands();
+const Command* find_command(const std::string& name);
+
+// `paraplan-cli NAME --help`: the forms, the description and the option table (usage.cpp).
+std::string usage(const Command& c);
 
 // Prints a JSON document (one line per document, pretty) to stdout.
 void print_json(const std::string& dumped);

@@ -17,6 +17,7 @@ for f in usr/bin/paraplan usr/bin/paraplan-cli usr/share/applications/io.parapla
          usr/share/metainfo/io.paraplan.Paraplan.metainfo.xml usr/share/mime/packages/io.paraplan.Paraplan.xml \
          usr/share/icons/hicolor/scalable/apps/io.paraplan.Paraplan.svg \
          usr/share/icons/hicolor/256x256/apps/io.paraplan.Paraplan.png usr/share/man/man1/paraplan-cli.1 \
+         usr/share/bash-completion/completions/paraplan-cli usr/share/zsh/vendor-completions/_paraplan-cli \
          usr/share/paraplan/examples/gpt2-1node.paraplan.json usr/share/paraplan/catalog/gpus.json; do
   [[ -e $work/root/$f ]] || { echo "missing in package: $f"; exit 1; }
 done
