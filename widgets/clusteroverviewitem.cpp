@@ -13,12 +13,6 @@
 #include <algorithm>
 #include <utility>
 
-ClusterOverviewItem::Detail ClusterOverviewItem::detailFor(qreal lod) {
-    if (lod < kGroupBlockLod) return Detail::Groups;
-    if (lod < kNodeBlockLod) return Detail::Nodes;
-    return Detail::Tiles;
-}
-
 namespace {
 // The most common of `count` colours (first seen wins a tie; invalid ones skipped). Few
 // distinct colours per block, so a short list is enough; colours compare as they are.

@@ -6,6 +6,7 @@
 // group the colour most of its tiles have (for a block of nodes, most of its nodes), under a
 // live heat map the mean of the sampled values. The node items are not drawn at those levels
 // (see NodeLayerItem), so a repaint costs one fill per visible block.
+#include "canvasdetail.h"
 #include "heatmap.h"
 
 #include <QColor>
@@ -31,13 +32,12 @@ public:
 
 class ClusterOverviewItem : public QGraphicsItem {
 public:
-    enum class Detail { Tiles, Nodes, Groups };
-    // Below this level of detail a tile is under 6 x 4 pixels: nodes are drawn as blocks.
-    static constexpr qreal kNodeBlockLod = 0.08;
-    // Below this a node block is about 5 pixels wide: blocks of kGroupNodes nodes.
-    static constexpr qreal kGroupBlockLod = 0.016;
-    static constexpr int kGroupNodes = 32;
-    static Detail detailFor(qreal lod);
+    // The levels and their thresholds (canvasdetail.h, shared with NodeItem).
+    using Detail = CanvasDetail;
+    static constexpr qreal kNodeBlockLod = canvas_detail::kNodeBlockLod;
+    static constexpr qreal kGroupBlockLod = canvas_detail::kGroupBlockLod;
+    static constexpr int kGroupNodes = canvas_detail::kGroupNodes;
+    static Detail detailFor(qreal lod) { return canvas_detail::detailFor(lod); }
 
     // The colour a block of these tiles shows: the most common fill (first seen wins a tie),
     // or, when the tiles show a heat map, the scale colour of the mean of the sampled values

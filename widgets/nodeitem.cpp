@@ -1,10 +1,10 @@
 #include "nodeitem.h"
 #include "project/project_gpu.h"
 
+#include "canvasdetail.h"
 #include "canvastiles.h"
 #include "catalog/catalog.h"
 #include "clustermime.h"
-#include "clusteroverviewitem.h"
 #include "theme.h"
 
 #include <QApplication>
@@ -123,7 +123,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget* 
     const QPalette& pal = w ? w->palette() : QApplication::palette();
     const qreal lod = opt->levelOfDetailFromTransform(p->worldTransform());
     // Too far out to tell tiles apart: the overview item draws this node as one block.
-    paintedTiles_ = ClusterOverviewItem::detailFor(lod) == ClusterOverviewItem::Detail::Tiles;
+    paintedTiles_ = canvas_detail::detailFor(lod) == CanvasDetail::Tiles;
     if (!paintedTiles_) return;
     sync();
     const bool sel = isSelected();
