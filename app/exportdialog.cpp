@@ -1,12 +1,12 @@
 #include "exportdialog.h"
-#include "wording.h"
+#include "common/wording.h"
 
 #include "appsettings.h"
-#include "diagnosticspanel.h"
-#include "projecteditor.h"
+#include "plan/diagnosticspanel.h"
+#include "document/projecteditor.h"
 #include "exporthighlighter.h"
-#include "theme.h"
-#include "monospace_font.h"
+#include "common/theme.h"
+#include "common/monospace_font.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -1,9 +1,9 @@
 #include "live_overlay.h"
 
-#include "clustercanvas.h"
+#include "canvas/clustercanvas.h"
 #include "estimate/estimate.h"
-#include "projecteditor.h"
-#include "rankgrid.h"
+#include "document/projecteditor.h"
+#include "views/rankgrid.h"
 
 #include <QTimer>
 

@@ -3,7 +3,7 @@
 // second the telemetry store becomes the heat per rank, pipeline stage and group
 // (core/runtime/telemetry_heat.h, memory checked against the project's estimate) and
 // both views get it; when the job ends they return to their layout colours.
-#include "heatmap.h"
+#include "common/heatmap.h"
 #include "runtime/telemetry.h"
 #include "telemetry/telemetry_heat.h"
 

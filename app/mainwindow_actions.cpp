@@ -3,9 +3,9 @@
 #include "mainwindow.h"
 
 #include "sshprofilesdialog.h"
-#include "clustercanvas.h"
-#include "picture_export.h"
-#include "plannerpanel.h"
+#include "canvas/clustercanvas.h"
+#include "common/picture_export.h"
+#include "plan/plannerpanel.h"
 #include "project/project.h"
 #include "projectdocument.h"
 

@@ -3,13 +3,13 @@
 #include "mainwindow.h"
 #include "vertical_scroll.h"
 
-#include "compareview.h"
-#include "lessonpanel.h"
-#include "plannerpanel.h"
-#include "planmodel.h"
+#include "plan/compareview.h"
+#include "teach/lessonpanel.h"
+#include "plan/plannerpanel.h"
+#include "plan/planmodel.h"
 #include "projectdocument.h"
 #include "search/apply_plan.h"
-#include "shardformerchecklist.h"
+#include "plan/shardformerchecklist.h"
 
 #include <QAction>
 #include <QDockWidget>

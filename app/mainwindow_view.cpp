@@ -2,14 +2,14 @@
 
 #include "mainwindow.h"
 
-#include "answerbar.h"
+#include "views/answerbar.h"
 #include "appsettings.h"
-#include "linktrafficview.h"
+#include "views/linktrafficview.h"
 #include "projectdocument.h"
-#include "stepplayer.h"
+#include "views/stepplayer.h"
 #include "windowfit.h"
-#include "clustercanvas.h"
-#include "plannerpanel.h"
+#include "canvas/clustercanvas.h"
+#include "plan/plannerpanel.h"
 #include "project/project.h"
 
 #include <QAction>

@@ -1,7 +1,7 @@
 #include "playback_export.h"
 
 #include "mainwindow.h"
-#include "stepplayer.h"
+#include "views/stepplayer.h"
 
 #include <QDir>
 #include <QEventLoop>

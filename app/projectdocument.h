@@ -4,7 +4,7 @@
 // redo, load) the document emits changed() at once (the fields show the new values),
 // then works out the analysis of the new state (rank map, findings, estimate, schedule)
 // on a worker thread and emits analysisReady() when it has it; views refresh then.
-#include "projecteditor.h"
+#include "document/projecteditor.h"
 
 #include <QFuture>
 #include <QFutureWatcher>

@@ -1,12 +1,12 @@
 #include "screenshot_harness.h"
 
-#include "clustercanvas.h"
-#include "clusterpalette.h"
-#include "compareview.h"
+#include "canvas/clustercanvas.h"
+#include "canvas/clusterpalette.h"
+#include "plan/compareview.h"
 #include "exportdialog.h"
 #include "mainwindow.h"
 #include "newprojectdialog.h"
-#include "plannerpanel.h"
+#include "plan/plannerpanel.h"
 #include "projectdocument.h"
 
 #include <QAction>

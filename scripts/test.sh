@@ -6,6 +6,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 scripts/check-sources.sh   # comments and docs cite public sources only (docs/hacking.md)
 scripts/check-file-size.sh   # no app/ or widgets/ source over 600 lines (docs/hacking.md)
+scripts/check-layers.py   # widgets/ includes no app/ header; no files or rooms need each other (docs/architecture.md)
 
 install_packages "${PARAPLAN_BUILD_PACKAGES[@]}" "${PARAPLAN_TEST_PACKAGES[@]}"
 export QT_QPA_PLATFORM=offscreen

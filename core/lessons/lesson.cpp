@@ -117,7 +117,7 @@ Step read_step(const Obj& o) {
 
 std::string read_text_file(const std::string& path) { return read_input_file(path, "lesson file"); }
 
-// The Link traffic view's figures (widgets/linktrafficview.cpp) from the same step playback: the
+// The Link traffic view's figures (widgets/views/linktrafficview.cpp) from the same step playback: the
 // bytes one step puts on every link, those that cross nodes, per kind of group, and per tier.
 json traffic_json(const estimate::StepPlayback& pb) {
     double total = 0, cross = 0;

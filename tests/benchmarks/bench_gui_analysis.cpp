@@ -9,7 +9,7 @@
 #include "bench_timing.h"
 #include "estimate/estimate.h"
 #include "estimate/step_playback.h"
-#include "projectanalysis.h"
+#include "document/projectanalysis.h"
 #include "rules/validate.h"
 #include "topology/build_rank_map.h"
 

@@ -5,11 +5,11 @@
 //   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_canvas [iterations] [nodes]
 #include "../scale_project.h"
 #include "bench_timing.h"
-#include "canvasminimap.h"
-#include "clustercanvas.h"
-#include "clusteroverviewitem.h"
+#include "canvas/canvasminimap.h"
+#include "canvas/clustercanvas.h"
+#include "canvas/clusteroverviewitem.h"
 #include "mainwindow.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 
 #include <QApplication>
 #include <QGraphicsScene>

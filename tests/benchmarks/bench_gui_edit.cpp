@@ -24,17 +24,17 @@
 //   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_edit [iterations] [nodes] [schedule]
 #include <qcustomplot.h>
 
-#include "clustercanvas.h"
+#include "canvas/clustercanvas.h"
 #include "mainwindow.h"
 #include "project/project.h"
 #include "../scale_project.h"
 #include "bench_timing.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
-#include "timelineview.h"
-#include "stepplayer.h"
-#include "linktrafficview.h"
-#include "plannerpanel.h"
+#include "views/rankgrid.h"
+#include "views/timelineview.h"
+#include "views/stepplayer.h"
+#include "views/linktrafficview.h"
+#include "plan/plannerpanel.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -8,15 +8,15 @@
 //   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_playback [frames]
 #include <qcustomplot.h>
 
-#include "clustercanvas.h"
+#include "canvas/clustercanvas.h"
 #include "estimate/step_playback.h"
 #include "mainwindow.h"
 #include "project/project.h"
 #include "../scale_project.h"
 #include "bench_timing.h"
-#include "rankgrid.h"
-#include "stepplayer.h"
-#include "timelineview.h"
+#include "views/rankgrid.h"
+#include "views/stepplayer.h"
+#include "views/timelineview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

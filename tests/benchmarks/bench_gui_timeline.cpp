@@ -8,11 +8,11 @@
 #include <qcustomplot.h>
 
 #include "bench_timing.h"
-#include "ganttplottable.h"
+#include "views/ganttplottable.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
 #include "project/project.h"
-#include "timelineview.h"
+#include "views/timelineview.h"
 
 #include <QApplication>
 #include <QStandardPaths>

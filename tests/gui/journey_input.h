@@ -2,7 +2,7 @@
 // Input as a person gives it, for the journey tests (tst_journeys, tst_journey_131k): keys sent
 // where the window system sends them (the focused widget of the active window), focus put in a
 // field as a click or Tab puts it, wheel notches, and a drop delivered as QDrag delivers it.
-#include "clustermime.h"
+#include "canvas/clustermime.h"
 
 #include <QApplication>
 #include <QDropEvent>

@@ -2,12 +2,12 @@
 // tokens/s sit in the main window's status bar and follow every edit, while the Memory and time
 // view stays a tab behind Diagnostics. Each figure equals the estimate's; a layout that does not
 // fit says so, a layout that cannot be estimated says why, and a click brings the breakdown up.
-#include "answerbar.h"
-#include "linktrafficview.h"
-#include "stepplayer.h"
+#include "views/answerbar.h"
+#include "views/linktrafficview.h"
+#include "views/stepplayer.h"
 #include "guitest.h"
-#include "layoutpanel.h"
-#include "memoryview.h"
+#include "plan/layoutpanel.h"
+#include "views/memoryview.h"
 #include "projectdocument.h"
 
 #include <QDockWidget>

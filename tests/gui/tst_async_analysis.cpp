@@ -6,18 +6,18 @@
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords
 
 #include "../scale_project.h"
-#include "clustercanvas.h"
-#include "diagnosticspanel.h"
+#include "canvas/clustercanvas.h"
+#include "plan/diagnosticspanel.h"
 #include "estimate/estimate.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "mainwindow.h"
-#include "memoryview.h"
-#include "nodeitem.h"
+#include "views/memoryview.h"
+#include "canvas/nodeitem.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
+#include "views/rankgrid.h"
 #include "rules/validate.h"
-#include "timelineview.h"
+#include "views/timelineview.h"
 #include "topology/build_rank_map.h"
 
 #include <QComboBox>

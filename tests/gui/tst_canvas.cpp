@@ -1,11 +1,11 @@
 // The cluster canvas: drag nodes and GPUs from the palette, move GPUs between
 // nodes, select, delete, duplicate, rename; every change is one undo step.
 #include "catalog/catalog.h"
-#include "clustercanvas.h"
-#include "clustermime.h"
+#include "canvas/clustercanvas.h"
+#include "canvas/clustermime.h"
 #include "guitest.h"
 #include "mainwindow.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "project/project.h"
 #include "projectdocument.h"
 

@@ -1,17 +1,17 @@
 // Finding one's way on a large cluster canvas: level of detail (far out, nodes and blocks of
 // nodes are drawn as single blocks; near, the tiles), the minimap (click or drag to move the
 // view) and "Go to rank N / node X" (Ctrl+G), on the real main window.
-#include "canvasminimap.h"
-#include "clustercanvas.h"
-#include "clusteroverviewitem.h"
-#include "gotobar.h"
+#include "canvas/canvasminimap.h"
+#include "canvas/clustercanvas.h"
+#include "canvas/clusteroverviewitem.h"
+#include "canvas/gotobar.h"
 #include "guitest.h"
 #include "mainwindow.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "project/project.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
-#include "theme.h"
+#include "views/rankgrid.h"
+#include "common/theme.h"
 #include "../scale_project.h"
 
 #include <QAction>

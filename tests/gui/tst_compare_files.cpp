@@ -2,10 +2,10 @@
 // the GUI thread (ProjectLoad) and added as a column named after the file; a broken file leaves
 // the view as it was and says in its hint line where the file is wrong; the button waits while
 // a file is being read.
-#include "compareview.h"
+#include "plan/compareview.h"
 #include "guitest.h"
 #include "journey_input.h"
-#include "project_load.h"
+#include "document/project_load.h"
 #include "projectdocument.h"
 
 #include <QPushButton>

@@ -6,15 +6,15 @@
 // name of 240 characters. The Qt file dialogs the app opens are measured on the way (under xcb
 // without a desktop's platform theme Qt shows its own widget dialog). The parent (Xvfb + openbox
 // per size) and the measures are in window_fit.h, shared with tst_window_fit.
-#include "clustercanvas.h"
+#include "canvas/clustercanvas.h"
 #include "guitest.h"
 #include "mainwindow.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "projectdocument.h"
 #include "recovery.h"
-#include "run_panel.h"
+#include "run/run_panel.h"
 #include "runtime/e2e_common.h"
-#include "stepplayer.h"
+#include "views/stepplayer.h"
 #include "window_fit.h"
 
 #include <QAction>

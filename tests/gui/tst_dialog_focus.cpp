@@ -5,7 +5,7 @@
 // (the unsaved-changes question, the Open file picker), each opened by its key and closed by Esc.
 #include "exportdialog.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "mainwindow.h"
 #include "newprojectdialog.h"
 #include "project/project.h"

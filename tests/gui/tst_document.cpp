@@ -1,14 +1,14 @@
 // The document, undo history, layout panel, diagnostics, file errors and crash
 // recovery, driven through the main window as a user would.
-#include "diagnosticspanel.h"
+#include "plan/diagnosticspanel.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "mainwindow.h"
 #include "project/project.h"
 #include "projectdocument.h"
 #include "recovery.h"
 #include "rules/validate.h"
-#include "theme.h"
+#include "common/theme.h"
 
 #include <QComboBox>
 #include <QLineEdit>

@@ -1,12 +1,12 @@
 // Node edits on the canvas as a user makes them: a cluster built from nothing (a node template
 // dropped anywhere on an empty canvas, or Edit > Add Node / Enter for people who do not drag),
 // and a selection that after Delete holds only what the user chose and still exists.
-#include "canvasview.h"
-#include "clustercanvas.h"
-#include "clustermime.h"
-#include "clusterpalette.h"
+#include "canvas/canvasview.h"
+#include "canvas/clustercanvas.h"
+#include "canvas/clustermime.h"
+#include "canvas/clusterpalette.h"
 #include "guitest.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "projectdocument.h"
 #include "scale_project.h"
 

@@ -4,14 +4,14 @@
 // cannot be read is a finding naming the file, never a silent fall-back to none.
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
-#include "diagnosticspanel.h"
+#include "plan/diagnosticspanel.h"
 #include "estimate/moe.h"
 #include "estimate/profile.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "mainwindow.h"
-#include "memoryview.h"
-#include "plannerpanel.h"
+#include "views/memoryview.h"
+#include "plan/plannerpanel.h"
 #include "project/project.h"
 #include "projectdocument.h"
 

@@ -1,10 +1,10 @@
 // The Export dialog previews core/export's files for the open project, colours them,
 // saves them to a folder, and shows the findings (with Force) for an invalid layout.
-#include "diagnosticspanel.h"
+#include "plan/diagnosticspanel.h"
 #include "exportdialog.h"
 #include "guitest.h"
 #include "mainwindow.h"
-#include "monospace_font.h"
+#include "common/monospace_font.h"
 #include "project/project.h"
 
 #include <QApplication>

@@ -4,23 +4,23 @@
 // small things read right. Runs on an offscreen screen of a small laptop (1280×800).
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
-#include "clustercanvas.h"
-#include "diagnosticspanel.h"
+#include "canvas/clustercanvas.h"
+#include "plan/diagnosticspanel.h"
 #include "exportdialog.h"
-#include "answerbar.h"
+#include "views/answerbar.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "mainwindow.h"
-#include "memoryview.h"
+#include "views/memoryview.h"
 #include "newprojectdialog.h"
-#include "nodeitem.h"
-#include "planmodel.h"
-#include "plannerpanel.h"
+#include "canvas/nodeitem.h"
+#include "plan/planmodel.h"
+#include "plan/plannerpanel.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
+#include "views/rankgrid.h"
 #include "rules/validate.h"
-#include "theme.h"
-#include "timelineview.h"
+#include "common/theme.h"
+#include "views/timelineview.h"
 
 #include <QAction>
 #include <QComboBox>

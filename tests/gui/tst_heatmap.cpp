@@ -3,15 +3,15 @@
 // results (tests/data/probe) drawn per rank; a missing sample is hatched and says
 // "no sample", never drawn as 0. The main window's wiring runs a real job over the
 // loopback sshd with the stub nvidia-smi.
-#include "clustercanvas.h"
-#include "gpu_monitor.h"
+#include "canvas/clustercanvas.h"
+#include "run/gpu_monitor.h"
 #include "guitest.h"
 #include "live_overlay.h"
 #include "mainwindow.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
-#include "run_panel.h"
+#include "views/rankgrid.h"
+#include "run/run_panel.h"
 #include "runtime/e2e_common.h"
 
 #include <QComboBox>

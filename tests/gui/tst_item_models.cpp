@@ -6,12 +6,12 @@
 
 #include "estimate/step_playback.h"
 #include "guitest.h"
-#include "linktrafficview.h"
+#include "views/linktrafficview.h"
 #include "mainwindow.h"
-#include "planmodel.h"
-#include "plannerpanel.h"
+#include "plan/planmodel.h"
+#include "plan/plannerpanel.h"
 #include "projectdocument.h"
-#include "stepplayer.h"
+#include "views/stepplayer.h"
 
 #include <QAbstractItemModelTester>
 #include <QHeaderView>

@@ -18,12 +18,12 @@
 // Run alone (RUN_SERIAL in tests/CMakeLists.txt): another process's load on the same cores would
 // count as a stall.
 #include "../scale_project.h"
-#include "canvasview.h"
-#include "clustercanvas.h"
+#include "canvas/canvasview.h"
+#include "canvas/clustercanvas.h"
 #include "guitest.h"
 #include "journey_input.h"
-#include "layoutpanel.h"
-#include "nodeitem.h"
+#include "plan/layoutpanel.h"
+#include "canvas/nodeitem.h"
 #include "projectdocument.h"
 #include "stall_meter.h"
 

@@ -3,7 +3,7 @@
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords (docs/hacking.md)
 
 #include "guitest.h"
-#include "log_view.h"
+#include "run/log_view.h"
 #include "project/project.h"
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"

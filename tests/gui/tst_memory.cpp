@@ -6,9 +6,9 @@
 #include "estimate/estimate.h"
 #include "guitest.h"
 #include "mainwindow.h"
-#include "memoryview.h"
-#include "run_panel.h"
-#include "gpu_monitor.h"
+#include "views/memoryview.h"
+#include "run/run_panel.h"
+#include "run/gpu_monitor.h"
 #include "project/project.h"
 #include "projectdocument.h"
 

@@ -4,9 +4,9 @@
 
 #include "guitest.h"
 #include "mainwindow.h"
-#include "rankgrid.h"
-#include "theme.h"
-#include "timelineview.h"
+#include "views/rankgrid.h"
+#include "common/theme.h"
+#include "views/timelineview.h"
 
 #include <QTest>
 

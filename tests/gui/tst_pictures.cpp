@@ -4,7 +4,7 @@
 
 #include "guitest.h"
 #include "mainwindow.h"
-#include "plannerpanel.h"
+#include "plan/plannerpanel.h"
 
 #include <QFile>
 #include <QImage>

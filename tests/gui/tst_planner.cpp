@@ -5,8 +5,8 @@
 
 #include "guitest.h"
 #include "mainwindow.h"
-#include "planmodel.h"
-#include "plannerpanel.h"
+#include "plan/planmodel.h"
+#include "plan/plannerpanel.h"
 #include "project/project.h"
 #include "projectdocument.h"
 #include "rules/validate.h"

@@ -5,16 +5,16 @@
 // as a PNG sequence and, with ffmpeg, an MP4 that ffprobe reads back.
 #include <qcustomplot.h>   // first: it uses the signals/foreach keywords
 
-#include "clustercanvas.h"
+#include "canvas/clustercanvas.h"
 #include "guitest.h"
 #include "../scale_project.h"
-#include "linktrafficview.h"
+#include "views/linktrafficview.h"
 #include "playback_export.h"
 #include "live_overlay.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
-#include "stepplayer.h"
-#include "timelineview.h"
+#include "views/rankgrid.h"
+#include "views/stepplayer.h"
+#include "views/timelineview.h"
 #include "ssh/ssh_command.h"
 #include "runtime/telemetry.h"
 

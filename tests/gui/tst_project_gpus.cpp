@@ -3,7 +3,7 @@
 // keyboard sets every node to it (one undo step).
 #include "catalog/catalog.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "projectdocument.h"
 
 #include <QComboBox>

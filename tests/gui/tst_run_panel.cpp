@@ -1,10 +1,10 @@
 // RunPanel and GpuMonitor widgets (offscreen) driving a real job and a real telemetry
 // stream over the loopback sshd (tests/runtime/sshd_fixture.h, stub nvidia-smi).
-#include "gpu_monitor.h"
-#include "log_view.h"
+#include "run/gpu_monitor.h"
+#include "run/log_view.h"
 #include "guitest.h"
 #include "mainwindow.h"
-#include "run_panel.h"
+#include "run/run_panel.h"
 #include "runtime/e2e_common.h"
 #include "runtime/connection_test.h"
 #include "runtime/job_start.h"

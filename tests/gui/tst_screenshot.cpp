@@ -3,8 +3,8 @@
 // documentation pictures use (--grab-view, --set, --colour, --group, --select-rank,
 // --dry-run, --no-palette, --export-format, --invoke, --wait, --compare, --new, --new-dialog, --add-node) change what
 // is drawn, and bad values are usage errors (exit 2).
-#include "clustercanvas.h"
-#include "clusterpalette.h"
+#include "canvas/clustercanvas.h"
+#include "canvas/clusterpalette.h"
 #include "guitest.h"
 #include "newprojectdialog.h"
 #include "projectdocument.h"

@@ -3,15 +3,15 @@
 // same group on the canvas.
 #include <qcustomplot.h>
 
-#include "clustercanvas.h"
-#include "ganttplottable.h"
+#include "canvas/clustercanvas.h"
+#include "views/ganttplottable.h"
 #include "guitest.h"
 #include "mainwindow.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "project/project.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
-#include "timelineview.h"
+#include "views/rankgrid.h"
+#include "views/timelineview.h"
 
 #include <QComboBox>
 #include <QTest>

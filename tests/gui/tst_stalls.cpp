@@ -2,15 +2,15 @@
 // main window and measures the longest time its GUI thread stays away from the event loop
 // (stall_meter.h). Run alone (RUN_SERIAL): another process's load would count as a stall.
 #include "guitest.h"
-#include "run_panel.h"
+#include "run/run_panel.h"
 #include "runtime/e2e_common.h"
 #include "runtime/job.h"
 #include "playback_export.h"
 #include "projectdocument.h"
-#include "project_load.h"
+#include "document/project_load.h"
 #include "scale_project.h"
 #include "stall_meter.h"
-#include "stepplayer.h"
+#include "views/stepplayer.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -3,15 +3,15 @@
 // outlines each domain around its nodes, and a group's links are dashed where they leave the
 // domain, not where they leave a node.
 #include "catalog/catalog.h"
-#include "clustercanvas.h"
-#include "clustermime.h"
-#include "clusterpalette.h"
-#include "domainsitem.h"
+#include "canvas/clustercanvas.h"
+#include "canvas/clustermime.h"
+#include "canvas/clusterpalette.h"
+#include "canvas/domainsitem.h"
 #include "guitest.h"
-#include "grouplinksitem.h"
+#include "canvas/grouplinksitem.h"
 #include "mainwindow.h"
 #include "network/systems.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "project/project.h"
 #include "projectdocument.h"
 

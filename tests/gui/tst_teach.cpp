@@ -4,22 +4,22 @@
 #include <qcustomplot.h>
 
 #include "compare/compare.h"
-#include "compareview.h"
+#include "plan/compareview.h"
 #include "estimate/estimate.h"
-#include "ganttplottable.h"
+#include "views/ganttplottable.h"
 #include "guitest.h"
-#include "lessonpanel.h"
+#include "teach/lessonpanel.h"
 #include "lessons/lesson.h"
-#include "linktrafficview.h"
-#include "planmodel.h"
-#include "plannerpanel.h"
+#include "views/linktrafficview.h"
+#include "plan/planmodel.h"
+#include "plan/plannerpanel.h"
 #include "search/apply_plan.h"
 #include "mainwindow.h"
 #include "project/project.h"
 #include "projectdocument.h"
 #include "rules/shardformer.h"
-#include "shardformerchecklist.h"
-#include "timelineview.h"
+#include "plan/shardformerchecklist.h"
+#include "views/timelineview.h"
 
 #include <QDockWidget>
 #include <QLabel>

@@ -5,12 +5,12 @@
 #include <qcustomplot.h>
 
 #include "estimate/step_flushes.h"
-#include "ganttplottable.h"
+#include "views/ganttplottable.h"
 #include "guitest.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
-#include "stepplayer.h"
-#include "timelineview.h"
+#include "views/stepplayer.h"
+#include "views/timelineview.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -5,13 +5,13 @@
 #include <qcustomplot.h>
 
 #include "estimate/config.h"
-#include "ganttplottable.h"
+#include "views/ganttplottable.h"
 #include "guitest.h"
 #include "mainwindow.h"
 #include "project/framework.h"
 #include "projectdocument.h"
 #include "schedule/generate.h"
-#include "timelineview.h"
+#include "views/timelineview.h"
 
 #include <QTest>
 

@@ -2,18 +2,18 @@
 // timeline (schedule), canvas group colouring and links, Explain panel.
 #include <qcustomplot.h>
 
-#include "clustercanvas.h"
-#include "explainpanel.h"
-#include "ganttplottable.h"
+#include "canvas/clustercanvas.h"
+#include "teach/explainpanel.h"
+#include "views/ganttplottable.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "mainwindow.h"
-#include "nodeitem.h"
+#include "canvas/nodeitem.h"
 #include "project/project.h"
 #include "projectdocument.h"
-#include "rankgrid.h"
-#include "theme.h"
-#include "timelineview.h"
+#include "views/rankgrid.h"
+#include "common/theme.h"
+#include "views/timelineview.h"
 #include "../scale_project.h"
 
 #include <QApplication>

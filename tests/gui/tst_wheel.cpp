@@ -2,7 +2,7 @@
 // has put keyboard focus in it (wheel_guard.h). Before, scrolling down to a lower field turned
 // every combo or spin box that passed under the pointer (offload none -> cpu -> nvme).
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "projectdocument.h"
 
 #include <QApplication>

@@ -1,8 +1,8 @@
 // The window as it first opens on a 1600×1000 desktop screen (settings fresh): the Layout
 // dock shows its fields whole, the canvas's palette its names.
-#include "clustercanvas.h"
+#include "canvas/clustercanvas.h"
 #include "guitest.h"
-#include "layoutpanel.h"
+#include "plan/layoutpanel.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
 

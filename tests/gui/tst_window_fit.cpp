@@ -3,8 +3,8 @@
 // lie inside the screen's available area at 1024×700, 1280×800, 1600×1000 and 2560×1440; the
 // main window's status bar and each dialog's buttons are on screen. The Xvfb + openbox parent and
 // the measures are in window_fit.h; tst_dialog_fit opens the app's other dialogs the same way.
-#include "canvasview.h"
-#include "clustercanvas.h"
+#include "canvas/canvasview.h"
+#include "canvas/clustercanvas.h"
 #include "exportdialog.h"
 #include "guitest.h"
 #include "mainwindow.h"

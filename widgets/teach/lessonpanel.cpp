@@ -1,0 +1,314 @@
+#include "teach/lessonpanel.h"
+
+#include "document/projecteditor.h"
+#include "common/theme.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+using namespace paraplan::lessons;
+
+namespace {
+
+QString trendWords(Trend t) {
+    switch (t) {
+    case Trend::Increases: return QObject::tr("goes up");
+    case Trend::Decreases: return QObject::tr("goes down");
+    case Trend::Same: return QObject::tr("stays the same");
+    }
+    return {};
+}
+
+QString value(const std::optional<double>& v) {
+    if (!v) return QStringLiteral("–");
+    const double a = std::abs(*v);
+    if (a < 1e6 && *v == std::round(*v)) return QString::number(*v, 'f', 0);   // counts, yes/no
+    return QString::number(*v, 'f', a >= 1000 ? 0 : a >= 10 ? 2 : 3);
+}
+
+QLabel* wrapped(QWidget* parent, const char* name) {
+    auto* l = new QLabel(parent);
+    l->setWordWrap(true);
+    l->setObjectName(QLatin1String(name));
+    l->setTextFormat(Qt::PlainText);
+    return l;
+}
+
+}   // namespace
+
+LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
+    : QWidget(parent),
+      editor_(editor),
+      combo_(new QComboBox(this)),
+      start_(new QPushButton(tr("Start"), this)),
+      title_(new QLabel(this)),
+      progress_(new QLabel(this)),
+      look_(wrapped(this, "lessonLook")),
+      predict_(wrapped(this, "lessonPredict")),
+      guesses_(new QButtonGroup(this)),
+      apply_(new QPushButton(this)),
+      figures_(new QTableWidget(this)),
+      result_(wrapped(this, "lessonResult")),
+      back_(new QPushButton(tr("Back"), this)),
+      next_(new QPushButton(tr("Next"), this)) {
+    setObjectName(QStringLiteral("lessonPanel"));
+    combo_->setObjectName(QStringLiteral("lessonCombo"));
+    start_->setObjectName(QStringLiteral("lessonStart"));
+    apply_->setObjectName(QStringLiteral("lessonApply"));
+    figures_->setObjectName(QStringLiteral("lessonFigures"));
+    back_->setObjectName(QStringLiteral("lessonBack"));
+    next_->setObjectName(QStringLiteral("lessonNext"));
+    title_->setWordWrap(true);
+    // Long lesson titles and change labels must not widen the dock (and so the window) past a
+    // small screen: the combo elides, the change button may clip (its tooltip has the whole text).
+    combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo_->setMinimumContentsLength(12);
+    apply_->setMinimumWidth(120);
+    for (const auto& id : lesson_ids()) {
+        try {
+            combo_->addItem(QString::fromStdString(load_lesson(id).title), QString::fromStdString(id));
+        } catch (const std::exception& e) {
+            combo_->addItem(tr("%1 (broken: %2)").arg(QString::fromStdString(id), QString::fromStdString(e.what())),
+                            QString::fromStdString(id));
+        }
+    }
+    figures_->setColumnCount(4);
+    figures_->setHorizontalHeaderLabels({tr("Figure"), tr("Before"), tr("After"), tr("Change")});
+    figures_->verticalHeader()->hide();
+    figures_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    figures_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(combo_, 1);
+    top->addWidget(start_);
+    auto* guessRow = new QHBoxLayout;
+    int id = 0;
+    for (Trend t : {Trend::Increases, Trend::Decreases, Trend::Same}) {
+        auto* b = new QRadioButton(trendWords(t), this);
+        b->setObjectName(QStringLiteral("lessonGuess%1").arg(id));
+        guesses_->addButton(b, id++);
+        guessRow->addWidget(b);
+    }
+    guessRow->addStretch(1);
+    auto* nav = new QHBoxLayout;
+    nav->addWidget(back_);
+    nav->addStretch(1);
+    nav->addWidget(progress_);
+    nav->addStretch(1);
+    nav->addWidget(next_);
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(4, 4, 4, 4);
+    lay->addLayout(top);
+    lay->addWidget(title_);
+    lay->addWidget(look_);
+    lay->addWidget(predict_);
+    lay->addLayout(guessRow);
+    lay->addWidget(apply_);
+    lay->addWidget(figures_, 1);
+    lay->addWidget(result_);
+    lay->addLayout(nav);
+
+    connect(start_, &QPushButton::clicked, this, &LessonPanel::startSelected);
+    connect(guesses_, &QButtonGroup::idClicked, this, [this](int i) {
+        predict(i == 0 ? Trend::Increases : i == 1 ? Trend::Decreases : Trend::Same);
+    });
+    connect(apply_, &QPushButton::clicked, this, &LessonPanel::makeChange);
+    connect(back_, &QPushButton::clicked, this, &LessonPanel::back);
+    connect(next_, &QPushButton::clicked, this, &LessonPanel::next);
+    showStep();
+}
+
+void LessonPanel::startSelected() {
+    QString err;
+    if (!startLesson(combo_->currentData().toString(), &err) && !err.isEmpty()) result_->setText(err);
+}
+
+void LessonPanel::makeChange() {
+    QString err;
+    if (!applyStep(&err) && !err.isEmpty()) result_->setText(err);
+}
+
+QStringList LessonPanel::lessonIds() const {
+    QStringList ids;
+    for (int i = 0; i < combo_->count(); ++i) ids << combo_->itemData(i).toString();
+    return ids;
+}
+
+bool LessonPanel::startLesson(const QString& id, QString* error) {
+    try {
+        return startLesson(load_lesson(id.toStdString()));
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+bool LessonPanel::startLesson(const Lesson& lesson) {
+    paraplan::Project p;
+    try {
+        p = start_project(lesson);
+    } catch (const std::exception& e) {
+        result_->setText(QString::fromStdString(e.what()));
+        return false;
+    }
+    if (!opener_ || !opener_(p, true)) return false;
+    lesson_ = lesson;
+    step_ = 0;
+    applied_ = false;
+    const int i = combo_->findData(QString::fromStdString(lesson.id));
+    if (i >= 0) combo_->setCurrentIndex(i);
+    showStep();
+    return true;
+}
+
+void LessonPanel::predict(Trend t) {
+    prediction_ = t;
+    const int id = t == Trend::Increases ? 0 : t == Trend::Decreases ? 1 : 2;
+    if (auto* b = guesses_->button(id); b && !b->isChecked()) b->setChecked(true);
+}
+
+bool LessonPanel::applyStep(QString* error) {
+    if (!lesson_ || applied_ || step_ >= stepCount()) return false;
+    const Step& s = lesson_->steps[std::size_t(step_)];
+    try {
+        outcome_ = run_step(editor_->project(), s);
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+    const QString label = s.change_label.empty() ? tr("Lesson: %1").arg(QString::fromStdString(s.title))
+                                                 : tr("Lesson: %1").arg(QString::fromStdString(s.change_label));
+    if (!editor_->applyChanges(label, s.change, error)) return false;
+    applied_ = true;
+    showOutcome();
+    return true;
+}
+
+bool LessonPanel::next() {
+    if (!lesson_ || step_ + 1 >= stepCount()) return false;
+    if (!applied_) {   // skipping a step still makes its change: later steps build on it
+        if (!applyStep()) return false;
+    }
+    ++step_;
+    applied_ = false;
+    showStep();
+    return true;
+}
+
+bool LessonPanel::back() {
+    if (!lesson_ || step_ == 0) return false;
+    // The project as it was before the previous step: the start with the earlier steps' changes.
+    paraplan::Project p = start_project(*lesson_);
+    for (int i = 0; i + 1 < step_; ++i) p = apply_step(p, lesson_->steps[std::size_t(i)]);
+    if (!opener_ || !opener_(p, false)) return false;
+    --step_;
+    applied_ = false;
+    showStep();
+    return true;
+}
+
+QString LessonPanel::lookText() const { return look_->text(); }
+QString LessonPanel::predictText() const { return predict_->text(); }
+QString LessonPanel::resultText() const { return result_->text(); }
+
+void LessonPanel::showStep() {
+    prediction_.reset();
+    guesses_->setExclusive(false);
+    for (auto* b : guesses_->buttons()) b->setChecked(false);
+    guesses_->setExclusive(true);
+    outcome_ = {};
+    figures_->setRowCount(0);
+    result_->clear();
+    if (!lesson_) {
+        title_->setText(
+            tr("Pick a lesson and press Start. Each lesson opens its own project; "
+               "your project stays in the recent files."));
+        look_->clear();
+        predict_->clear();
+        progress_->clear();
+        for (QWidget* w : {static_cast<QWidget*>(apply_), static_cast<QWidget*>(back_), static_cast<QWidget*>(next_)})
+            w->setEnabled(false);
+        apply_->setText(tr("Make the change"));
+        return;
+    }
+    const Step& s = lesson_->steps[std::size_t(step_)];
+    title_->setText(QStringLiteral("<b>%1</b> — %2")
+                        .arg(QString::fromStdString(lesson_->title).toHtmlEscaped(),
+                             QString::fromStdString(s.title).toHtmlEscaped()));
+    progress_->setText(tr("Step %1 of %2").arg(step_ + 1).arg(stepCount()));
+    look_->setText(tr("Look: %1").arg(QString::fromStdString(s.look)));
+    QString predict = tr("Predict: %1").arg(QString::fromStdString(s.predict));
+    // The choices grade one figure: name it beside them.
+    if (const Expectation* h = headline(s))
+        for (const auto& f : s.figures)
+            if (f.path == h->path) {
+                predict += QLatin1Char('\n') + tr("Your answer is graded on: %1").arg(QString::fromStdString(f.label));
+                break;
+            }
+    predict_->setText(predict);
+    apply_->setText(s.change_label.empty() ? tr("Make the change") : QString::fromStdString(s.change_label));
+    apply_->setToolTip(apply_->text());
+    apply_->setEnabled(true);
+    back_->setEnabled(step_ > 0);
+    next_->setEnabled(step_ + 1 < stepCount());
+    figures_->setRowCount(int(s.figures.size()));
+    for (int r = 0; r < int(s.figures.size()); ++r) {
+        figures_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(s.figures[std::size_t(r)].label)));
+        for (int c = 1; c < 4; ++c) figures_->setItem(r, c, new QTableWidgetItem(QStringLiteral("?")));
+    }
+    emit viewRequested(QString::fromStdString(s.view));
+}
+
+void LessonPanel::showOutcome() {
+    if (!lesson_) return;
+    const Step& s = lesson_->steps[std::size_t(step_)];
+    const QPalette pal = palette();
+    for (int r = 0; r < int(s.figures.size()) && r < figures_->rowCount(); ++r) {
+        const auto& b = outcome_.before[std::size_t(r)];
+        const auto& a = outcome_.after[std::size_t(r)];
+        figures_->item(r, 1)->setText(value(b));
+        figures_->item(r, 2)->setText(value(a));
+        QString change = QStringLiteral("–");
+        if (a && b) {
+            const double d = *a - *b;
+            change = (d > 0 ? QStringLiteral("+") : QString()) + value(d);
+            if (*b != 0)
+                change += QStringLiteral(" (%1%2%)")
+                              .arg(d > 0 ? QStringLiteral("+") : QString())
+                              .arg(100 * d / std::abs(*b), 0, 'f', 0);
+        }
+        figures_->item(r, 3)->setText(change);
+    }
+    QString text = QString::fromStdString(s.explain);
+    if (const Expectation* h = headline(s)) {
+        const Expectation& e = *h;
+        QString label = QString::fromStdString(e.path);
+        for (const auto& f : s.figures)
+            if (f.path == e.path) label = QString::fromStdString(f.label);
+        const bool held = outcome_.failed.empty();
+        if (prediction_)
+            text = (*prediction_ == e.trend ? tr("Right: %1 %2.").arg(label, trendWords(e.trend))
+                                            : tr("Not quite: %1 %2 (you said it %3).")
+                                                  .arg(label, trendWords(e.trend), trendWords(*prediction_))) +
+                   QLatin1Char(' ') + text;
+        if (!held) {
+            text += QLatin1Char('\n') + tr("Note: with this project the numbers do not follow the lesson: %1")
+                                            .arg(QString::fromStdString(outcome_.failed.front()));
+            result_->setStyleSheet(QStringLiteral("color: %1").arg(theme::warningColor(pal).name()));
+        } else {
+            result_->setStyleSheet(QString());
+        }
+    }
+    if (!s.source.empty()) text += QLatin1Char('\n') + tr("Source: %1").arg(QString::fromStdString(s.source));
+    result_->setText(text);
+    apply_->setEnabled(false);
+}
