@@ -37,6 +37,15 @@ class TestAnswerBar : public QObject {
                  qPrintable(bar->text(QStringLiteral("memory"))));
         QCOMPARE(bar->text(QStringLiteral("memory")).endsWith(QStringLiteral("does not fit")), !m.fits);
         QCOMPARE(bar->text(QStringLiteral("step")), QStringLiteral("step %1 s").arg(t.step_s, 0, 'f', 3));
+        // The error band of this estimate in the step's tooltip.
+        const auto& band = a->estimate->step_band;
+        QVERIFY(band.runs >= paraplan::estimate::kMinBandRuns && band.low_s < band.high_s);
+        const QString range = QStringLiteral("%1 to %2").arg(band.low_s, 0, 'f', 3).arg(band.high_s, 0, 'f', 3);
+        const QString tip = bar->button(QStringLiteral("step"))->property("baseToolTip").toString();
+        QVERIFY2(tip.contains(QStringLiteral("Likely ") + range) &&
+                     tip.contains(QStringLiteral("%1 held-out published runs").arg(band.runs)),
+                 qPrintable(tip));
+
         QCOMPARE(bar->text(QStringLiteral("mfu")), QStringLiteral("MFU %1%").arg(100 * t.mfu, 0, 'f', 1));
         QCOMPARE(bar->text(QStringLiteral("tokens")),
                  QStringLiteral("%1 tokens/s").arg(QLocale().toString(t.tokens_per_s, 'f', 0)));
@@ -101,6 +110,11 @@ private slots:
         // A click on a figure brings up the view that breaks it down.
         QTest::mouseClick(w->answerBar()->button(QStringLiteral("step")), Qt::LeftButton);
         QTRY_VERIFY(!behindItsTab(w->memoryView()));
+        // The Memory and time view, now in front, shows the error band beside the step.
+        const auto& band = w->document()->latestAnalysis()->estimate->step_band;
+        const QString likely =
+            QStringLiteral("(likely %1 to %2)").arg(band.low_s, 0, 'f', 3).arg(band.high_s, 0, 'f', 3);
+        QTRY_VERIFY2(w->memoryView()->summaryText().contains(likely), qPrintable(w->memoryView()->summaryText()));
     }
 
     // Issue 31 item 6: between an edit and its analysis the figures on screen are of the state
@@ -139,7 +153,9 @@ private slots:
         QVERIFY(w->document()->waitForAnalysis());
         QVERIFY(!w->showsUpdating() && !w->answerBar()->updating());
         QVERIFY(mark->text().isEmpty());
-        QCOMPARE(step->toolTip(), tip);
+        // The note is gone; the tooltip is the step's own again (its band is the edited state's).
+        QCOMPARE(step->toolTip().section(QLatin1Char('\n'), 0, 0), tip.section(QLatin1Char('\n'), 0, 0));
+        QCOMPARE(step->toolTip(), step->property("baseToolTip").toString());
         QCOMPARE(step->palette().color(QPalette::ButtonText), normal);
         checkFiguresMatchTheEstimate(*w);
         QVERIFY(w->answerBar()->text(QStringLiteral("step")) != before);

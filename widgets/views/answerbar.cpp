@@ -42,6 +42,21 @@ AnswerBar::AnswerBar(ProjectEditor* editor, QWidget* parent) : QWidget(parent), 
     refresh();
 }
 
+// The step's tooltip: where a click leads, and the band around the figure (error_band.h).
+QString AnswerBar::stepToolTip(const paraplan::estimate::Estimate& e) {
+    const QString click = tr("Time of one training step: click for the breakdown");
+    const auto& b = e.step_band;
+    if (!(b.high_s > b.low_s)) return click;
+    return tr("%1\nLikely %2 to %3 s: how far %4 held-out published runs like this one (%5) fell from their "
+              "estimates, applied to this one; about %6% of runs like these land inside.")
+        .arg(click)
+        .arg(b.low_s, 0, 'f', 3)
+        .arg(b.high_s, 0, 'f', 3)
+        .arg(b.runs)
+        .arg(QString::fromStdString(paraplan::estimate::alike_text(b)))
+        .arg(100 * b.coverage, 0, 'f', 0);
+}
+
 void AnswerBar::refresh() {
     const auto a = editor_->latestAnalysis();
     const bool has = a && a->estimate;
@@ -61,6 +76,7 @@ void AnswerBar::refresh() {
                          .arg(m.capacity_bytes / kGiB, 0, 'f', 1));
     fits_ = m.fits;
     step_->setText(tr("step %1 s").arg(t.step_s, 0, 'f', 3));
+    step_->setProperty("baseToolTip", stepToolTip(*a->estimate));
     mfu_->setText(tr("MFU %1%").arg(100 * t.mfu, 0, 'f', 1));
     tokens_->setText(tr("%1 tokens/s").arg(QLocale().toString(t.tokens_per_s, 'f', 0)));
     applyLook();

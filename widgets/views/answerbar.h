@@ -7,6 +7,9 @@
 
 class ProjectEditor;
 class QToolButton;
+namespace paraplan::estimate {
+struct Estimate;
+}
 
 class AnswerBar : public QWidget {
     Q_OBJECT
@@ -30,6 +33,7 @@ signals:
 
 private:
     void applyLook();   // colours and tooltips for the state shown (fits, updating)
+    static QString stepToolTip(const paraplan::estimate::Estimate& e);
 
     ProjectEditor* editor_;
     bool updating_ = false;

@@ -92,11 +92,17 @@ void MemoryView::refresh() {
     const QString fit = m.fits ? tr("fits")
                                : QStringLiteral("<span style='color:%1'><b>%2</b></span>")
                                      .arg(theme::errorColor(pal).name(), tr("does not fit"));
-    summary_->setText(tr("Peak %1 of %2 GiB per GPU (%3) · step %4 s · MFU %5% · %6 tokens/s")
+    // The error band beside the step (error_band.h): what published runs like this one missed by.
+    const auto& band = estimate_->step_band;
+    const QString step = band.high_s > band.low_s ? tr("%1 s (likely %2 to %3)")
+                                                        .arg(t.step_s, 0, 'f', 3)
+                                                        .arg(band.low_s, 0, 'f', 3)
+                                                        .arg(band.high_s, 0, 'f', 3)
+                                                  : tr("%1 s").arg(t.step_s, 0, 'f', 3);
+    summary_->setText(tr("Peak %1 of %2 GiB per GPU (%3) · step %4 · MFU %5% · %6 tokens/s")
                           .arg(m.peak_bytes / kGiB, 0, 'f', 1)
                           .arg(m.capacity_bytes / kGiB, 0, 'f', 1)
-                          .arg(fit)
-                          .arg(t.step_s, 0, 'f', 3)
+                          .arg(fit, step)
                           .arg(100 * t.mfu, 0, 'f', 1)
                           .arg(QLocale().toString(t.tokens_per_s, 'f', 0)));
 }
