@@ -14,12 +14,6 @@ const std::vector<std::string> kFp8Recipes = {"tensorwise", "delayed", "rowwise"
 const std::vector<std::string> kKernelStacks = {"auto", "te", "compile", "eager"};
 const std::vector<std::string> kLossLogits = {"auto", "freed", "kept", "kept_fp32"};
 
-void normalize_precision(Training& t, Layout& l) {
-    if (t.precision != "fp8") return;
-    t.precision = "bf16";
-    l.fp8 = true;
-}
-
 std::string kernel_stack(const Layout& l) {
     if (l.kernels != "auto" && !l.kernels.empty()) return l.kernels;
     // Megatron-LM builds its layers from Transformer Engine (--transformer-impl transformer_engine,

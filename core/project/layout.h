@@ -102,17 +102,13 @@ struct Training {
     int global_batch_size = 8;
     int micro_batch_size = 1;
     int seq_len = 2048;
-    std::string precision = "bf16";   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8" loads as bf16 + layout.fp8)
+    std::string precision = "bf16";   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8": migrate.h)
     std::string optimizer = "adamw";
     long long train_tokens = 0;   // for "time to train" (0 = unset)
     CowJson extra;
 
     bool operator==(const Training&) const = default;
 };
-
-// Project files written before layout.fp8 carried the FP8 switch said training.precision "fp8";
-// they load as bf16 with layout.fp8 = true (the single meaning used by rules, estimate and exporters).
-void normalize_precision(Training& t, Layout& l);
 
 // The kernel stack a framework runs by default ("auto" resolved).
 std::string kernel_stack(const Layout& l);

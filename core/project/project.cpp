@@ -4,6 +4,7 @@
 #include "catalog/catalog.h"
 #include "network/systems.h"
 #include "project/limits.h"
+#include "project/migrate.h"
 #include "project/project_gpu.h"
 #include "util/input_error.h"
 #include "util/json_read.h"
@@ -372,19 +373,9 @@ Layout read_layout(const Obj& o) {
     return l;
 }
 
-}   // namespace
-
-Project project_from_json(const json& j) {
+// The typed read of a project already at the current version (migrate_project).
+Project read_project(const json& j) {
     Obj root(j, "");
-    const json* ver = root.get("paraplan");
-    if (!ver)
-        throw InputError("/paraplan", "required field is missing: not a Paraplan project (expected \"paraplan\": 1)");
-    if (!ver->is_number_integer() || ver->get<long long>() < 1)
-        json_read::fail("/paraplan", "the schema version 1", *ver);
-    if (ver->get<long long>() > kProjectSchemaVersion)
-        throw InputError("/paraplan", "this project was written by a newer Paraplan (schema version " +
-                                          std::to_string(ver->get<long long>()) + "); this version reads version " +
-                                          std::to_string(kProjectSchemaVersion) + ". Update Paraplan to open it.");
     Project p;
     p.name = root.string("name", "Untitled");
     p.cluster = read_cluster(root.object("cluster"));
@@ -393,18 +384,34 @@ Project project_from_json(const json& j) {
     p.model = read_model(*root.get("model"), p.model_preset);
     p.training = root.has("training") ? read_training(root.object("training")) : Training{};
     p.layout = root.has("layout") ? read_layout(root.object("layout")) : Layout{};
-    normalize_precision(p.training, p.layout);
     if (root.has("runtime")) p.runtime = root.object("runtime").raw();
     p.extra = unknown_keys(j, {"paraplan", "name", "cluster", "model", "training", "layout", "runtime"});
     return p;
 }
 
-Project project_from_text(std::string_view text) { return project_from_json(json_read::parse(text)); }
+}   // namespace
+
+Project project_from_json(const json& j) {
+    // The version is checked before anything else is read: a newer file is refused whole. A
+    // current file is read where it is (it may hold 100 MB of unknown keys); only one that a
+    // migration rewrites is copied.
+    if (!project_needs_migration(j)) return read_project(j);
+    json migrated = j;
+    migrate_project(migrated);
+    return read_project(migrated);
+}
+
+Project project_from_text(std::string_view text) {
+    json j = json_read::parse(text);
+    migrate_project(j);
+    return read_project(j);
+}
 
 Project project_from_text(std::string_view text, const Progress& watch) {
-    const json j = json_read::parse(text, watch);
+    json j = json_read::parse(text, watch);
     watch.step(static_cast<long long>(text.size()), static_cast<long long>(text.size()));
-    return project_from_json(j);
+    migrate_project(j);
+    return read_project(j);
 }
 
 namespace {

@@ -1,7 +1,9 @@
 // libFuzzer target: the project loader must never crash, whatever the bytes, and the watched
-// load (the app's, with progress and cancel) must read what the plain one reads.
+// load (the app's, with progress and cancel) must read what the plain one reads, and so must the
+// entry from parsed JSON (it migrates a copy where the text entry migrates its parse in place).
 #include "project/project.h"
 #include "util/input_error.h"
+#include "util/json_read.h"
 #include "util/progress.h"
 
 #include <cstddef>
@@ -30,6 +32,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const paraplan::Progress watch{nullptr, [&last](long long done, long long) { last = done; }};
     const auto watched = load(text, &watch, watchedError);
     if (plain.has_value() != watched.has_value() || plainError != watchedError) std::abort();
+    try {
+        const paraplan::Project fromJson = paraplan::project_from_json(paraplan::json_read::parse(text));
+        if (!plain || !(fromJson == *plain)) std::abort();
+    } catch (const paraplan::InputError& e) {
+        if (plain || plainError != e.what()) std::abort();
+    }
     if (plain) {
         if (!(*plain == *watched) || last != static_cast<long long>(size)) std::abort();
         // A loaded project must save and load again.
