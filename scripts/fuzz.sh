@@ -19,7 +19,7 @@ for t in "${targets[@]}"; do
   name=$(basename "$t")
   corpus="$work/$name"; mkdir -p "$corpus"
   case $name in
-    fuzz_project) seeds=(resources/examples tests/data/projects tests/data/fuzz/project) ;;
+    fuzz_project) seeds=(resources/examples tests/data/project-versions tests/data/fuzz/project) ;;
     fuzz_hf_config) seeds=(tests/data/hf tests/data/fuzz/hf) ;;
     fuzz_telemetry) seeds=(tests/data/nvidia-smi tests/data/rocm-smi) ;;
     fuzz_slurm_log) seeds=(tests/data/fuzz/slurm) ;;
