@@ -28,8 +28,8 @@ function(paraplan_add_tests folder lib)
       LABELS "${folder}"
       TIMEOUT 300
       # A test function that skips because a component it needs is missing (QSKIP naming sshd,
-      # Slurm, torch or ffmpeg) shows the whole test as skipped in CTest, never as passed.
-      SKIP_REGULAR_EXPRESSION "SKIP   : [^\n]*(sshd|[Ss]lurm|torch|ffmpeg|Xvfb|openbox)"
+      # Slurm, torch, ffmpeg or zsh) shows the whole test as skipped in CTest, never as passed.
+      SKIP_REGULAR_EXPRESSION "SKIP   : [^\n]*(sshd|[Ss]lurm|torch|ffmpeg|Xvfb|openbox|zsh)"
       ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${home};XDG_CONFIG_HOME=${home}/.config;XDG_DATA_HOME=${home}/.local/share;XDG_STATE_HOME=${home}/.local/state;QTEST_FUNCTION_TIMEOUT=240000")
   endforeach()
 endfunction()

@@ -40,7 +40,7 @@ else
 fi
 log "Full test suite"
 ctest --preset dev -j "$JOBS" 2>&1 | tee build/dev/ctest-full.log || status=1
-# This script installed sshd, Slurm, torch and ffmpeg: a test that skips for want of one of them
+# This script installed sshd, Slurm, torch, ffmpeg and zsh: a test that skips for want of one of them
 # means the set-up is broken here, so it fails the run (CTest shows it as skipped, not passed).
 if grep -q "(Skipped)" build/dev/ctest-full.log; then
   log "Tests skipped for want of a component this machine should have:"

@@ -9,16 +9,26 @@ namespace paraplan::cli {
 
 namespace {
 
-// The declared option nearest an unknown --key (within two edits), or "".
-std::string nearest_option(const Command& cmd, const std::string& key) {
+// Of `items`, the name (name_of; "" skips an item) nearest `typed` within two edits (insert,
+// delete, substitute), or "".
+template <typename Items, typename NameOf>
+std::string nearest_name(const std::string& typed, const Items& items, NameOf name_of) {
     std::string near;
     std::size_t best = 3;
-    for (const auto& o : cmd.options)
-        if (const std::size_t d = edit_distance(key, o.name); !o.short_name && d < best) {
+    for (const auto& item : items) {
+        const std::string name = name_of(item);
+        if (name.empty()) continue;
+        if (const std::size_t d = edit_distance(typed, name); d < best) {
             best = d;
-            near = o.name;
+            near = name;
         }
+    }
     return near;
+}
+
+// The declared option nearest an unknown --key (-o has no --o spelling), or "".
+std::string nearest_option(const Command& cmd, const std::string& key) {
+    return nearest_name(key, cmd.options, [](const Option& o) { return o.short_name ? std::string() : o.name; });
 }
 
 [[noreturn]] void refuse_extra(const Command& cmd, const std::string& word) {
@@ -119,15 +129,8 @@ std::string nearest_command(const std::string& typed) {
         {"fit", "calibrate"},  {"diff", "compare"},  {"run", "launch"}};
     for (const auto& [from, to] : kSynonyms)
         if (typed == from) return to;
-    // Else the command within two edits (insert, delete, substitute) of it.
-    std::string best;
-    std::size_t best_d = 3;
-    for (const auto& c : commands())
-        if (const std::size_t d = edit_distance(typed, c.name); d < best_d) {
-            best_d = d;
-            best = c.name;
-        }
-    return best;
+    // Else the command within two edits of it.
+    return nearest_name(typed, commands(), [](const Command& c) { return c.name; });
 }
 
 }   // namespace paraplan::cli
