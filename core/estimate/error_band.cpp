@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
 namespace paraplan::estimate {
 
@@ -15,28 +16,17 @@ RunKind run_kind(const Config& c, bool moe, const std::string& arch) {
 
 namespace {
 
-// The groupings tried, narrowest first: which of RunKind's fields two runs must share.
-struct Grouping {
-    bool family, precision, framework, arch;
-};
-constexpr std::array<Grouping, 5> kGroupings{{{true, true, true, true},
-                                              {true, true, true, false},
-                                              {true, true, false, false},
-                                              {true, false, false, false},
-                                              {false, false, false, false}}};
+// RunKind's fields in the order the groupings keep them: a grouping shares the first k of these
+// (k = 4 down to 0), so the architecture is dropped first and the family last.
+constexpr std::array<std::pair<const char*, std::string RunKind::*>, 4> kFields{{{"family", &RunKind::family},
+                                                                                 {"precision", &RunKind::precision},
+                                                                                 {"framework", &RunKind::framework},
+                                                                                 {"arch", &RunKind::arch}}};
 
-bool alike(const RunKind& a, const RunKind& b, const Grouping& g) {
-    return (!g.family || a.family == b.family) && (!g.precision || a.precision == b.precision) &&
-           (!g.framework || a.framework == b.framework) && (!g.arch || a.arch == b.arch);
-}
-
-std::vector<std::string> shared_fields(const Grouping& g) {
-    std::vector<std::string> out;
-    if (g.family) out.push_back("family");
-    if (g.precision) out.push_back("precision");
-    if (g.framework) out.push_back("framework");
-    if (g.arch) out.push_back("arch");
-    return out;
+bool alike(const RunKind& a, const RunKind& b, std::size_t shared) {
+    for (std::size_t i = 0; i < shared; ++i)
+        if (a.*kFields[i].second != b.*kFields[i].second) return false;
+    return true;
 }
 
 }   // namespace
@@ -46,11 +36,11 @@ StepBand step_band(double step_s, const RunKind& kind, std::span<const HeldOutEr
     b.low_s = b.high_s = step_s;
     b.kind = kind;
     b.runs = static_cast<int>(runs.size());
-    for (const Grouping& g : kGroupings) {
+    for (std::size_t shared = kFields.size() + 1; shared-- > 0;) {
         double lo = 0, hi = 0;
         int n = 0;
         for (const auto& r : runs) {
-            if (!alike(kind, r.kind, g)) continue;
+            if (!alike(kind, r.kind, shared)) continue;
             lo = n ? std::min(lo, r.error) : r.error;
             hi = n ? std::max(hi, r.error) : r.error;
             ++n;
@@ -63,7 +53,7 @@ StepBand step_band(double step_s, const RunKind& kind, std::span<const HeldOutEr
         b.low_s = step_s / (1 + hi);
         b.high_s = step_s / (1 + lo);
         b.runs = n;
-        b.alike = shared_fields(g);
+        for (std::size_t i = 0; i < shared; ++i) b.alike.emplace_back(kFields[i].first);
         b.coverage = double(n - 1) / (n + 1);
         return b;
     }
@@ -72,13 +62,8 @@ StepBand step_band(double step_s, const RunKind& kind, std::span<const HeldOutEr
 
 std::string alike_text(const StepBand& b) {
     std::string out;
-    for (const auto& f : b.alike) {
-        const std::string& v = f == "family"      ? b.kind.family
-                               : f == "precision" ? b.kind.precision
-                               : f == "framework" ? b.kind.framework
-                                                  : b.kind.arch;
-        out += (out.empty() ? "" : ", ") + v;
-    }
+    for (std::size_t i = 0; i < b.alike.size() && i < kFields.size(); ++i)
+        out += (out.empty() ? "" : ", ") + b.kind.*kFields[i].second;
     return out.empty() ? "any kind" : out;
 }
 

@@ -38,7 +38,7 @@ struct StepBand {
     double low_s = 0, high_s = 0;           // the step time the band allows, seconds
     double low_error = 0, high_error = 0;   // the runs' smallest and largest step error
     int runs = 0;                           // how many runs it rests on
-    std::vector<std::string> alike;         // the fields the runs share with this one ("family", ...)
+    std::vector<std::string> alike;         // the leading fields of RunKind the runs share with this one
     RunKind kind;                           // this run's kind
     double coverage = 0;                    // (runs - 1) / (runs + 1)
 };
