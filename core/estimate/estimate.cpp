@@ -11,6 +11,7 @@
 #include "project/derived_sizes.h"
 #include "project/framework.h"
 #include "project/sequence_parallel.h"
+#include "project/tp_comm_overlap.h"
 #include "util/input_error.h"
 
 #include <algorithm>
@@ -468,20 +469,15 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.overlap_grad_reduce = ft.overlap_grad_reduce;
     c.overlap_param_gather = ft.overlap_param_gather || zero >= 3;
     c.overlap_p2p = (ft.overlap_p2p_interleaved && is_multi_chunk(c.schedule)) || ft.overlap_p2p;
-    // TP communication overlap, under each framework's own switch (off by default in both).
-    const bool tp_overlap_asked = ft.tp_comm_overlap_kind == TpCommOverlapKind::userbuffers ? l.tp_comm_overlap
-                                  : ft.tp_comm_overlap_kind == TpCommOverlapKind::micro_pipeline
-                                      ? l.enable_async_tensor_parallel
-                                      : false;
-    if (tp_overlap_asked && c.tp > 1) {
-        // Megatron arguments.py: "Tensor parallel communication/GEMM overlap can happen only when sequence
-        // parallelism is enabled"; torchtitan parallelize_llama (820504e): "Async TP requires torch.compile".
-        const bool needs_compile = ft.tp_comm_overlap_kind == TpCommOverlapKind::micro_pipeline;
-        if (!c.sequence_parallel)
-            note("TP communication overlap needs sequence parallelism; the TP collectives are estimated exposed");
-        else if (needs_compile && c.kernels != KernelStack::compile)
-            note("async TP needs compiled blocks (kernels: compile); the TP collectives are estimated exposed");
-        else c.tp_comm_overlap = ft.tp_comm_overlap_kind;
+    // TP communication overlap, under each framework's own switch (off by default in both), in the
+    // meaning the rule kernel.tp_comm_overlap reports (project/tp_comm_overlap.h).
+    const TpOverlapState tpo = tp_comm_overlap_state(l, ft, c.kernels == KernelStack::compile);
+    c.tp_comm_overlap = tpo.runs;
+    if (tpo.block == TpOverlapBlock::no_sequence_parallel)
+        note("TP communication overlap needs sequence parallelism; the TP collectives are estimated exposed");
+    else if (tpo.block == TpOverlapBlock::needs_compile)
+        note("async TP needs compiled blocks (kernels: compile); the TP collectives are estimated exposed");
+    if (tpo.runs != TpCommOverlapKind::none) {
         auto ring = [&](const char* gemm) {
             const auto* g = l.tp_comm_overlap_cfg.find(gemm);
             return g && g->is_object() && g->value("method", std::string()) == "ring_exchange";

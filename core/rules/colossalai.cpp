@@ -951,6 +951,7 @@ const std::vector<RuleFn>& colossalai_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &tp_comm_overlap_unused,
                                           &fused_norm_apex};
     return r;
 }
@@ -999,6 +1000,7 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &tp_comm_overlap_unused,
                                           &fused_norm_apex};
     return r;
 }
@@ -1008,15 +1010,16 @@ const std::vector<RuleFn>& colossalai_gemini_rules() {
         &cluster_not_empty,     &uniform_gpus,  &system_gpus, &gemini_precision, &gemini_world,
         &gemini_axes,           &dp_matches,    &gemini_zero, &model_policy,     &tp_divides_heads,
         &tp_divides_kv_heads,   &vocab_padding, &batch,       &bf16_gpu,         &flash_attention_gpu,
-        &flash_attention_dtype, &fp8_gpu,       &kernels,     &fp8_recipe,       &fused_norm_apex};
+        &flash_attention_dtype, &fp8_gpu,       &kernels,     &fp8_recipe,       &tp_comm_overlap_unused,
+        &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_zero_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,   &uniform_gpus,          &system_gpus, &zero_plugin,
-                                          &dp_matches,          &precision_rule,        &batch,       &bf16_gpu,
-                                          &flash_attention_gpu, &flash_attention_dtype, &fp8_gpu,     &kernels,
-                                          &fp8_recipe,          &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,   &uniform_gpus,           &system_gpus,    &zero_plugin,
+                                          &dp_matches,          &precision_rule,         &batch,          &bf16_gpu,
+                                          &flash_attention_gpu, &flash_attention_dtype,  &fp8_gpu,        &kernels,
+                                          &fp8_recipe,          &tp_comm_overlap_unused, &fused_norm_apex};
     return r;
 }
 

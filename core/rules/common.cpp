@@ -5,6 +5,7 @@
 #include "network/systems.h"
 #include "project/derived_sizes.h"
 #include "project/framework.h"
+#include "project/tp_comm_overlap.h"
 
 #include <set>
 
@@ -268,6 +269,55 @@ void fp8_all_gather_ignored(const Project& p, Out& out) {
         if (accepts_fp8_recipe(l.framework, r))
             c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
     add_fixes(d, &fp8_all_gather_ignored, p, c);
+    out.push_back(d);
+}
+
+// A TP communication overlap switch that does not run, in the estimate's one meaning
+// (project/tp_comm_overlap.h): the estimate then prices the TP collectives exposed.
+void tp_comm_overlap_unused(const Project& p, Out& out) {
+    const Layout& l = p.layout;
+    const FrameworkTraits* t = find_traits(l.framework);
+    if (!t) return;
+    const TpOverlapState s = tp_comm_overlap_state(l, *t, kernel_stack(l) == "compile");
+    const std::string name = t->display_name;
+    const std::string own = tp_comm_overlap_field(*t);
+    if (*s.ignored) {
+        const std::string field = s.ignored;
+        auto d = diag(Severity::Warning, "kernel.tp_comm_overlap",
+                      name + (own.empty() ? " has no TP communication overlap" : " reads " + own + ", not " + field) +
+                          ": " + field + " is ignored and the TP collectives are estimated exposed.",
+                      "", {"/layout/" + field});
+        std::vector<Fix> c{set_value("/layout/" + field, false, "Clear " + field)};
+        if (!own.empty())
+            c.push_back(Fix{"Use " + own + " instead", {{"/layout/" + field, false}, {"/layout/" + own, true}}});
+        add_fixes(d, &tp_comm_overlap_unused, p, c);
+        out.push_back(d);
+    }
+    if (s.block == TpOverlapBlock::none) return;
+    // Megatron-LM arguments.py (validate_args) asserts sequence parallelism with --tp-comm-overlap,
+    // and turns sequence parallelism off at tp 1 first; torchtitan parallelize_llama raises without
+    // torch.compile when tp > 1, and applies no TP (so no async TP) at tp 1.
+    const bool megatron = t->tp_comm_overlap_kind == TpCommOverlapKind::userbuffers;
+    const bool no_sp = s.block == TpOverlapBlock::no_sequence_parallel ||
+                       (megatron && s.block == TpOverlapBlock::no_tensor_parallel);
+    const bool no_compile = s.block == TpOverlapBlock::needs_compile;
+    const std::string why = no_sp        ? name + " overlaps TP communication only with sequence parallelism"
+                            : no_compile ? name + "'s async TP needs compiled blocks (kernels: compile)"
+                                         : "";
+    auto d = diag(no_sp || no_compile ? Severity::Error : Severity::Warning, "kernel.tp_comm_overlap",
+                  why.empty() ? "tp is 1, so there are no TP collectives: " + own + " does nothing."
+                              : why + ": " + own + " does not run and the TP collectives are estimated exposed.",
+                  no_sp        ? "AssertionError: Tensor parallel communication/GEMM overlap can happen only when "
+                                 "sequence parallelism is enabled"
+                  : no_compile ? "RuntimeError: Async TP requires torch.compile"
+                               : "",
+                  {"/layout/" + own, no_compile ? "/layout/kernels"
+                                     : no_sp    ? "/layout/sp_mode"
+                                                : "/layout/tp"});
+    std::vector<Fix> c{set_value("/layout/" + own, false, "Clear " + own)};
+    if (no_sp) c.push_back(set_value("/layout/sp_mode", "split_gather", "Turn on sequence parallelism (split_gather)"));
+    if (no_compile) c.push_back(set_value("/layout/kernels", "compile", "Compile the blocks (kernels: compile)"));
+    add_fixes(d, &tp_comm_overlap_unused, p, c);
     out.push_back(d);
 }
 

@@ -17,6 +17,7 @@ void fp8_recipe_gpu(const Project& p, Out& out);          // kernel.fp8_recipe_g
 void fused_norm_apex(const Project& p, Out& out);         // kernel.fused_norm_apex (info)
 // layout.fp8_all_gather where the framework gathers no FP8 weights with the recipe (warning).
 void fp8_all_gather_ignored(const Project& p, Out& out);   // kernel.fp8_all_gather
+void tp_comm_overlap_unused(const Project& p, Out& out);   // kernel.tp_comm_overlap
 
 // Shared check: tp divides the attention heads (Megatron, torchtitan, DeviceMesh name it `rule`).
 // layout.fp8_recipe must be one the framework accepts (FrameworkTraits::fp8_recipes).

@@ -131,6 +131,7 @@ const std::vector<RuleFn>& deepspeed_rules() {
                                           &flash_attention_dtype,
                                           &fp8_gpu,
                                           &fp8_all_gather_ignored,
+                                          &tp_comm_overlap_unused,
                                           &fused_norm_apex};
     return r;
 }

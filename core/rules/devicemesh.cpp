@@ -42,6 +42,7 @@ const std::vector<RuleFn>& devicemesh_rules() {
                                           &flash_attention_dtype,
                                           &fp8_gpu,
                                           &fp8_all_gather_ignored,
+                                          &tp_comm_overlap_unused,
                                           &fused_norm_apex};
     return r;
 }

@@ -522,6 +522,7 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &fp8_recipe_gpu,
                                           &mg_fp8_kernels,
                                           &mg_fp8_param_gather,
+                                          &tp_comm_overlap_unused,
                                           &fused_norm_apex};
     return r;
 }

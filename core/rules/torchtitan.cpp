@@ -305,6 +305,7 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &fp8_recipe_gpu,
                                           &tt_fp8_all_gather,
                                           &tt_kernels,
+                                          &tp_comm_overlap_unused,
                                           &fused_norm_apex};
     return r;
 }

@@ -81,6 +81,8 @@ public:
     ProjectBuilder& fp8_recipe(const std::string& v) { return set(p_.layout.fp8_recipe, v); }
     ProjectBuilder& fp8_all_gather(bool v) { return set(p_.layout.fp8_all_gather, v); }
     ProjectBuilder& kernels(const std::string& v) { return set(p_.layout.kernels, v); }
+    ProjectBuilder& tp_comm_overlap(bool v) { return set(p_.layout.tp_comm_overlap, v); }
+    ProjectBuilder& enable_async_tensor_parallel(bool v) { return set(p_.layout.enable_async_tensor_parallel, v); }
     ProjectBuilder& order(const std::string& v) { return set(p_.layout.order, v); }
     ProjectBuilder& inner_ring_size(int v) { return set(p_.layout.inner_ring_size, v); }
     ProjectBuilder& dp_shard(int v) { return set(p_.layout.dp_shard, v); }

@@ -284,6 +284,22 @@ private slots:
              Severity::Error,
              {"--fp8-param-gather", "distributed"},
              "--fp8-param-gather only supported with distributed optimizer"},
+            // validate_args: --tp-comm-overlap asserts --sequence-parallel (which tp 1 turns off).
+            {"tp comm overlap without sequence parallelism",
+             ProjectBuilder(b).sp_mode("none").tp_comm_overlap(true).build(),
+             ProjectBuilder(b).tp_comm_overlap(true).build(),
+             "kernel.tp_comm_overlap",
+             Severity::Error,
+             {"Megatron-LM", "sequence parallelism", "exposed"},
+             "can happen only when sequence parallelism is enabled"},
+            // torchtitan's switch is not Megatron's: ignored, with the fix to Megatron's own.
+            {"async tp under megatron",
+             ProjectBuilder(b).enable_async_tensor_parallel(true).build(),
+             ProjectBuilder(b).tp_comm_overlap(true).build(),
+             "kernel.tp_comm_overlap",
+             Severity::Warning,
+             {"reads tp_comm_overlap", "enable_async_tensor_parallel is ignored"},
+             ""},
             // Float8BlockScaling on an L40S (Ada, compute capability 8.9): TE v2.9
             // check_fp8_block_scaling_support needs 9.0; the H100 passes.
             {"blockwise on ada",
@@ -467,6 +483,22 @@ private slots:
              "torchtitan.fp8_all_gather",
              Severity::Warning,
              {"dp_shard 1", "16-bit"},
+             ""},
+            // parallelize_llama raises "Async TP requires torch.compile" when tp > 1.
+            {"async tp without compile",
+             ProjectBuilder(b).enable_async_tensor_parallel(true).kernels("eager").build(),
+             ProjectBuilder(b).enable_async_tensor_parallel(true).kernels("compile").build(),
+             "kernel.tp_comm_overlap",
+             Severity::Error,
+             {"torchtitan", "compile", "enable_async_tensor_parallel does not run"},
+             "Async TP requires torch.compile"},
+            // Megatron's switch is not torchtitan's.
+            {"tp comm overlap under torchtitan",
+             ProjectBuilder(b).tp_comm_overlap(true).build(),
+             ProjectBuilder(b).build(),
+             "kernel.tp_comm_overlap",
+             Severity::Warning,
+             {"reads enable_async_tensor_parallel, not tp_comm_overlap"},
              ""},
             // torchtitan builds PyTorch modules only: no Transformer Engine path at v0.2.2.
             {"kernels te",

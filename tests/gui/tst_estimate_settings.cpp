@@ -232,6 +232,40 @@ private slots:
         QVERIFY(w->project().layout.moe_overlap);
     }
 
+    // Megatron's --tp-comm-overlap is a checkbox in Parallelism: ticking it hides part of the
+    // tp 8 collectives behind the GEMMs, so the shown step falls; it is off while tp is 1.
+    void tpCommOverlapChangesTheShownStepTime() {
+        auto w = shown("llama3.1-70b-4nodes");   // tp 8, split_gather
+        QVERIFY(w);
+        auto* overlap = field<QCheckBox>(*w, "tp_comm_overlap");
+        auto* async = field<QCheckBox>(*w, "enable_async_tensor_parallel");
+        QVERIFY(overlap && async);
+        QVERIFY(overlap->isEnabled() && !overlap->isChecked());
+        QVERIFY(choose(field<QComboBox>(*w, "framework"), QStringLiteral("megatron")));
+        QVERIFY(w->document()->waitForAnalysis());
+        QCOMPARE(w->project().layout.framework, std::string("megatron"));
+        const double exposed = shownStep(*w);
+        overlap->click();
+        const double hidden = shownStep(*w);
+        QVERIFY(w->project().layout.tp_comm_overlap);
+        QVERIFY2(hidden < 0.95 * exposed, qPrintable(QStringLiteral("%1 vs %2").arg(hidden).arg(exposed)));
+        // torchtitan's switch does nothing under Megatron.
+        async->click();
+        QVERIFY(w->project().layout.enable_async_tensor_parallel);
+        QCOMPARE(shownStep(*w), hidden);
+        // One undo step per click.
+        QTest::keyClick(w.get(), Qt::Key_Z, Qt::ControlModifier);
+        QTest::keyClick(w.get(), Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(!w->project().layout.tp_comm_overlap);
+        QCOMPARE(shownStep(*w), exposed);
+
+        auto small = shown("mixtral-8x7b-2nodes-ep");
+        QVERIFY(small);
+        QCOMPARE(small->project().layout.tp, 1);
+        QVERIFY(!field<QCheckBox>(*small, "tp_comm_overlap")->isEnabled());
+        QVERIFY(!field<QCheckBox>(*small, "enable_async_tensor_parallel")->isEnabled());
+    }
+
     // A profile fitted by the real `paraplan-cli calibrate` from a recorded torchtitan log,
     // then one written elsewhere and opened as a file.
     void profileFromCalibrateChangesTheEstimate() {
