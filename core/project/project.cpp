@@ -278,6 +278,16 @@ Layout read_layout(const Obj& o) {
     l.fp8 = o.boolean("fp8", l.fp8);
     l.fp8_recipe = one_of_strings(o, "fp8_recipe", kFp8Recipes, l.fp8_recipe);
     l.fp8_all_gather = o.boolean("fp8_all_gather", l.fp8_all_gather);
+    // layout.fp8_params: issue 27's name for the same switch (FP8 weights gathered in FP8: Megatron
+    // --fp8-param-gather, torchtitan enable_fsdp_float8_all_gather); either spelling is read, and
+    // both given must agree. Written back as fp8_all_gather.
+    if (o.get("fp8_params")) {
+        const bool v = o.boolean("fp8_params", false);
+        if (o.get("fp8_all_gather") && v != l.fp8_all_gather)
+            json_read::fail(o.at("fp8_params"), "the value of fp8_all_gather (both name one switch)",
+                            *o.get("fp8_params"));
+        l.fp8_all_gather = v;
+    }
     l.kernels = one_of_strings(o, "kernels", kKernelStacks, l.kernels);
     l.compile_loss = o.boolean("compile_loss", l.compile_loss);
     l.loss_logits = one_of_strings(o, "loss_logits", kLossLogits, l.loss_logits);
@@ -349,6 +359,7 @@ Layout read_layout(const Obj& o) {
                                      "fp8",
                                      "fp8_recipe",
                                      "fp8_all_gather",
+                                     "fp8_params",
                                      "kernels",
                                      "compile_loss",
                                      "loss_logits",

@@ -212,6 +212,33 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
     }
 
+    // layout.fp8_params is issue 27's name for layout.fp8_all_gather: read either way, and both
+    // given must agree (a file naming the switch twice with two values is refused where it says so).
+    void fp8ParamsIsTheFp8AllGatherSwitch() {
+        nlohmann::json j = nlohmann::json::parse(kIssueExample);
+        j["layout"]["fp8"] = true;
+        j["layout"]["fp8_params"] = true;
+        const Project p = project_from_json(j);
+        QVERIFY(p.layout.fp8_all_gather);
+        QVERIFY(!p.layout.extra.contains("fp8_params"));
+        QCOMPARE(project_to_json(p)["layout"]["fp8_all_gather"], nlohmann::json(true));
+        j["layout"]["fp8_all_gather"] = true;
+        QVERIFY(project_from_json(j).layout.fp8_all_gather);
+        j["layout"]["fp8_params"] = false;
+        j["layout"]["fp8_all_gather"] = false;
+        QVERIFY(!project_from_json(j).layout.fp8_all_gather);
+        j["layout"]["fp8_all_gather"] = true;
+        try {
+            project_from_json(j);
+            QFAIL("expected an InputError");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).starts_with("/layout/fp8_params: expected the value of fp8_all_gather"),
+                     e.what());
+        }
+        j["layout"]["fp8_params"] = "yes";
+        QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
+    }
+
     void rankOrder() {
         nlohmann::json j = nlohmann::json::parse(kIssueExample);
         j["cluster"]["nodes"].push_back({{"name", "node1"}, {"gpu", "h100-sxm"}, {"gpus", 2}});
