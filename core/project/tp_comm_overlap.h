@@ -18,7 +18,7 @@ enum class TpOverlapBlock {
 struct TpOverlapState {
     TpCommOverlapKind runs = TpCommOverlapKind::none;   // what the estimate prices
     TpOverlapBlock block = TpOverlapBlock::none;        // why the framework's own switch, set, does not run
-    const char* ignored = "";   // a switch set that the framework does not read ("" when none)
+    const char* ignored = "";                           // a switch set that the framework does not read ("" when none)
 };
 
 // Layout field of the switch the framework reads ("" when it has none).
