@@ -232,7 +232,7 @@ private slots:
         QVERIFY(w->project().layout.moe_overlap);
     }
 
-    // Megatron's --tp-comm-overlap is a checkbox in Parallelism: ticking it hides part of the
+    // Megatron's --tp-comm-overlap is a checkbox in FP8 and kernels: ticking it hides part of the
     // tp 8 collectives behind the GEMMs, so the shown step falls; it is off while tp is 1.
     void tpCommOverlapChangesTheShownStepTime() {
         auto w = shown("llama3.1-70b-4nodes");   // tp 8, split_gather

@@ -74,22 +74,6 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
               [](const Project& p) { return p.layout.tp_mode; });
     addInt(par, QStringLiteral("/layout/tp_depth"), tr("2.5D depth"), QStringLiteral("tp_depth"), 1, 64,
            tr("Depth d of the 2.5D tensor mode: tp = q²·d."), [](const Project& p) { return p.layout.tp_depth; });
-    addBool(par, QStringLiteral("/layout/tp_comm_overlap"), tr("Overlap TP communication"),
-            QStringLiteral("tp_comm_overlap"),
-            tr("Megatron-LM --tp-comm-overlap (NeMo / Megatron-Bridge tp_comm_overlap): Transformer Engine "
-               "userbuffers run each sequence-parallel all-gather and reduce-scatter of a layer in pieces, "
-               "overlapped with the matrix multiplication it feeds or follows. Needs tp > 1 and sequence "
-               "parallelism; other frameworks ignore it (the Diagnostics say so)."),
-            [](const Project& p) { return p.layout.tp_comm_overlap; });
-    enableWhen(QStringLiteral("/layout/tp_comm_overlap"), [](const Project& p) { return p.layout.tp > 1; });
-    addBool(par, QStringLiteral("/layout/enable_async_tensor_parallel"), tr("Async tensor parallel"),
-            QStringLiteral("enable_async_tensor_parallel"),
-            tr("torchtitan [parallelism] enable_async_tensor_parallel: torch's micro-pipeline TP fuses each "
-               "tensor-parallel all-gather and reduce-scatter with its matmul, so part of the transfer hides "
-               "behind it. Needs tp > 1 and compiled blocks; other frameworks ignore it."),
-            [](const Project& p) { return p.layout.enable_async_tensor_parallel; });
-    enableWhen(QStringLiteral("/layout/enable_async_tensor_parallel"),
-               [](const Project& p) { return p.layout.tp > 1; });
     addDivisor(par, QStringLiteral("/layout/pp"), tr("Pipeline parallel (pp)"), QStringLiteral("pp"),
                tr("pp_size: the layers are cut into this many pipeline stages, one after another. Stages only pass "
                   "activations to their neighbour, so pp tolerates slow links, but it leaves bubbles: idle time "
@@ -226,6 +210,22 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                "ignores it the Diagnostics say so and the estimate gathers in 16-bit."),
             [](const Project& p) { return p.layout.fp8_all_gather; });
     enableWhen(QStringLiteral("/layout/fp8_all_gather"), [](const Project& p) { return p.layout.fp8; });
+    addBool(k, QStringLiteral("/layout/tp_comm_overlap"), tr("TP comm overlap"),
+            QStringLiteral("tp_comm_overlap"),
+            tr("Megatron-LM --tp-comm-overlap (NeMo / Megatron-Bridge tp_comm_overlap): Transformer Engine "
+               "userbuffers run each sequence-parallel all-gather and reduce-scatter of a layer in pieces, "
+               "overlapped with the matrix multiplication it feeds or follows. Needs tp > 1 and sequence "
+               "parallelism; other frameworks ignore it (the Diagnostics say so)."),
+            [](const Project& p) { return p.layout.tp_comm_overlap; });
+    enableWhen(QStringLiteral("/layout/tp_comm_overlap"), [](const Project& p) { return p.layout.tp > 1; });
+    addBool(k, QStringLiteral("/layout/enable_async_tensor_parallel"), tr("Async TP"),
+            QStringLiteral("enable_async_tensor_parallel"),
+            tr("torchtitan [parallelism] enable_async_tensor_parallel: torch's micro-pipeline TP fuses each "
+               "tensor-parallel all-gather and reduce-scatter with its matmul, so part of the transfer hides "
+               "behind it. Needs tp > 1 and compiled blocks; other frameworks ignore it."),
+            [](const Project& p) { return p.layout.enable_async_tensor_parallel; });
+    enableWhen(QStringLiteral("/layout/enable_async_tensor_parallel"),
+               [](const Project& p) { return p.layout.tp > 1; });
     addKernelStack(k);
 
     // --- Mixture of experts ----------------------------------------------------------
