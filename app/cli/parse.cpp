@@ -1,4 +1,5 @@
 #include "cli/parse.h"
+#include "util/edit_distance.h"
 
 #include <CLI/CLI.hpp>
 
@@ -9,21 +10,12 @@ namespace paraplan::cli {
 
 namespace {
 
-// Of `items`, the name (name_of; "" skips an item) nearest `typed` within two edits (insert,
-// delete, substitute), or "".
+// Of `items`, the name (name_of; "" skips an item) nearest `typed` within two edits, or "".
 template <typename Items, typename NameOf>
 std::string nearest_name(const std::string& typed, const Items& items, NameOf name_of) {
-    std::string near;
-    std::size_t best = 3;
-    for (const auto& item : items) {
-        const std::string name = name_of(item);
-        if (name.empty()) continue;
-        if (const std::size_t d = edit_distance(typed, name); d < best) {
-            best = d;
-            near = name;
-        }
-    }
-    return near;
+    std::vector<std::string> names;
+    for (const auto& item : items) names.push_back(name_of(item));
+    return nearest_within(typed, std::vector<std::string_view>(names.begin(), names.end()));
 }
 
 // The declared option nearest an unknown --key (-o has no --o spelling), or "".
@@ -64,21 +56,6 @@ std::vector<std::string> normalise(const Command& cmd, const std::vector<std::st
 }
 
 }   // namespace
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
 
 Args parse_command_line(const Command& cmd, const std::vector<std::string>& words) {
     // One CLI::App per command, holding only what the command declares. Help is not CLI11's:

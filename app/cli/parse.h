@@ -16,7 +16,4 @@ Args parse_command_line(const Command& cmd, const std::vector<std::string>& word
 // The command a mistyped or guessed name most likely meant ("vaildate", "check"), or "".
 std::string nearest_command(const std::string& typed);
 
-// Edits (insert, delete, substitute) from a to b.
-std::size_t edit_distance(const std::string& a, const std::string& b);
-
 }   // namespace paraplan::cli

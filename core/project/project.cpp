@@ -3,6 +3,7 @@
 
 #include "catalog/catalog.h"
 #include "network/systems.h"
+#include "project/known_keys.h"
 #include "project/limits.h"
 #include "project/migrate.h"
 #include "project/project_gpu.h"
@@ -27,15 +28,12 @@ using json_read::Obj;
 
 namespace {
 
-// Keys that are not in `known` are kept verbatim (so a newer minor version or a
-// user's notes survive a load/save round trip).
-json unknown_keys(const json& j, std::initializer_list<const char*> known) {
+// Keys the section does not read into typed fields are kept verbatim (so a newer minor version
+// or a user's notes survive a load/save round trip; rule project.unknown_key reports them).
+json unknown_keys(const json& j, KeySection section) {
     json extra = json::object();
-    for (auto it = j.begin(); it != j.end(); ++it) {
-        bool k = false;
-        for (const char* n : known) k = k || it.key() == n;
-        if (!k) extra[it.key()] = it.value();
-    }
+    for (auto it = j.begin(); it != j.end(); ++it)
+        if (!is_typed_key(section, it.key())) extra[it.key()] = it.value();
     return extra;
 }
 
@@ -114,7 +112,7 @@ Node read_node(const Obj& o, const Cluster& c) {
     if (n.port > 65535) json_read::fail(o.at("port"), "a port number (1-65535)", *o.get("port"));
     n.identity = o.plain_string("identity", "");
     if (o.has("intra_node_gbps")) n.intra_node_gbps = o.positive_number("intra_node_gbps");
-    n.extra = unknown_keys(o.raw(), {"name", "host", "gpu", "gpus", "user", "port", "identity", "intra_node_gbps"});
+    n.extra = unknown_keys(o.raw(), KeySection::node);
     return n;
 }
 
@@ -184,7 +182,7 @@ Cluster read_cluster(const Obj& o) {
         c.network.latency_us = n.non_negative_number("latency_us", c.network.latency_us);
         if (n.has("tiers")) c.network.tiers = network::tiers_from_json(*n.get("tiers"), n.at("tiers"));
         if (n.has("slurm_topology")) c.network.slurm_topology = read_slurm_topology(n);
-        c.network.extra = unknown_keys(n.raw(), {"inter_node_gbps", "latency_us", "tiers", "slurm_topology"});
+        c.network.extra = unknown_keys(n.raw(), KeySection::network);
     }
     if (o.has("system")) read_system(o, c);
     if (o.has("rank_order")) {
@@ -244,8 +242,7 @@ Training read_training(const Obj& o) {
     t.optimizer = one_of_strings(o, "optimizer", kOptimizers, t.optimizer);
     t.train_tokens = o.int64("train_tokens", 0);
     if (t.train_tokens < 0) json_read::fail(o.at("train_tokens"), "a non-negative integer", *o.get("train_tokens"));
-    t.extra = unknown_keys(
-        o.raw(), {"global_batch_size", "micro_batch_size", "seq_len", "precision", "optimizer", "train_tokens"});
+    t.extra = unknown_keys(o.raw(), KeySection::training);
     return t;
 }
 
@@ -337,50 +334,7 @@ Layout read_layout(const Obj& o) {
     }
     l.account_for_embedding_in_pipeline_split = o.boolean("account_for_embedding_in_pipeline_split", false);
     l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
-    l.extra = unknown_keys(o.raw(), {"framework",
-                                     "tp",
-                                     "pp",
-                                     "sp",
-                                     "sp_mode",
-                                     "cp",
-                                     "ep",
-                                     "etp",
-                                     "dp",
-                                     "zero_stage",
-                                     "schedule",
-                                     "chunks",
-                                     "num_microbatches",
-                                     "recompute",
-                                     "offload",
-                                     "offload_fraction",
-                                     "flash_attention",
-                                     "fused_norm",
-                                     "jit_fused",
-                                     "fp8",
-                                     "fp8_recipe",
-                                     "fp8_all_gather",
-                                     "fp8_params",
-                                     "kernels",
-                                     "compile_loss",
-                                     "loss_logits",
-                                     "order",
-                                     "dp_outside",
-                                     "inner_ring_size",
-                                     "dp_shard",
-                                     "dp_replicate",
-                                     "tp_mode",
-                                     "tp_depth",
-                                     "num_layers_per_stage",
-                                     "distributed_optimizer",
-                                     "moe_dispatcher",
-                                     "moe_capacity_factor",
-                                     "moe_imbalance",
-                                     "moe_overlap",
-                                     "tp_comm_overlap",
-                                     "enable_async_tensor_parallel",
-                                     "tp_comm_overlap_cfg",
-                                     "account_for_embedding_in_pipeline_split",
-                                     "account_for_loss_in_pipeline_split"});
+    l.extra = unknown_keys(o.raw(), KeySection::layout);
     return l;
 }
 
@@ -396,7 +350,7 @@ Project read_project(const json& j) {
     p.training = root.has("training") ? read_training(root.object("training")) : Training{};
     p.layout = root.has("layout") ? read_layout(root.object("layout")) : Layout{};
     if (root.has("runtime")) p.runtime = root.object("runtime").raw();
-    p.extra = unknown_keys(j, {"paraplan", "name", "cluster", "model", "training", "layout", "runtime"});
+    p.extra = unknown_keys(j, KeySection::root);
     return p;
 }
 

@@ -132,6 +132,7 @@ const std::vector<RuleFn>& deepspeed_rules() {
                                           &fp8_gpu,
                                           &fp8_all_gather_ignored,
                                           &tp_comm_overlap_unused,
+                                          &unknown_keys_kept,
                                           &fused_norm_apex};
     return r;
 }

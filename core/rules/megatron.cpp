@@ -523,6 +523,7 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &mg_fp8_kernels,
                                           &mg_fp8_param_gather,
                                           &tp_comm_overlap_unused,
+                                          &unknown_keys_kept,
                                           &fused_norm_apex};
     return r;
 }

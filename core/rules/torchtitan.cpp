@@ -306,6 +306,7 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &tt_fp8_all_gather,
                                           &tt_kernels,
                                           &tp_comm_overlap_unused,
+                                          &unknown_keys_kept,
                                           &fused_norm_apex};
     return r;
 }

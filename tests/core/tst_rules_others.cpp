@@ -5,6 +5,7 @@
 #include "rules_fixtures.h"
 
 #include "rules/rule_kit.h"
+#include "project/project.h"
 
 using namespace paraplan;
 using namespace paraplan::test;
@@ -572,6 +573,53 @@ private slots:
                     Severity::Error,
                     {"3", "8"},
                     ""}});
+    }
+
+    // A key the loader keeps but nothing reads: a typo of a field is a warning naming it, a note
+    // is info, keys read from extra are not reported, and a section says how many more it holds.
+    void unknownKeysAreReported() {
+        nlohmann::json j = project_to_json(mg());
+        j["layout"]["fp8_parms"] = true;            // fp8_params, one letter short
+        j["layout"]["megatron_version"] = "0.12";   // read by the Megatron rules
+        j["training"]["x_reviewer"] = "ana";
+        j["cluster"]["nodes"][1]["hots"] = "gpu7";
+        j["layout"]["a/b~c"] = 1;
+        const auto ds = validate(project_from_json(j));
+        std::vector<const Diagnostic*> found;
+        for (const auto& d : ds)
+            if (d.rule == "project.unknown_key") found.push_back(&d);
+        QCOMPARE(found.size(), std::size_t(4));
+        auto at = [&](const std::string& pointer) -> const Diagnostic* {
+            for (const auto* d : found)
+                if (d->fields == std::vector<std::string>{pointer}) return d;
+            return nullptr;
+        };
+        const Diagnostic* typo = at("/layout/fp8_parms");
+        QVERIFY(typo);
+        QCOMPARE(typo->severity, Severity::Warning);
+        QVERIFY2(typo->message.find("did you mean \"fp8_params\"?") != std::string::npos, typo->message.c_str());
+        const Diagnostic* note = at("/training/x_reviewer");
+        QVERIFY(note);
+        QCOMPARE(note->severity, Severity::Info);
+        QVERIFY(note->message.find("did you mean") == std::string::npos);
+        const Diagnostic* host = at("/cluster/nodes/1/hots");
+        QVERIFY(host && host->severity == Severity::Warning);
+        QVERIFY2(host->message.find("\"host\"") != std::string::npos, host->message.c_str());
+        QVERIFY(at("/layout/a~1b~0c"));   // RFC 6901 escapes
+        QVERIFY(!at("/layout/megatron_version"));
+
+        // Seven notes in one section: five findings, the fifth counting the other two.
+        nlohmann::json many = project_to_json(mg());
+        for (int i = 0; i < 7; ++i) many["layout"]["x_note_" + std::to_string(i)] = i;
+        int n = 0;
+        std::string last;
+        for (const auto& d : validate(project_from_json(many)))
+            if (d.rule == "project.unknown_key") {
+                ++n;
+                last = d.message;
+            }
+        QCOMPARE(n, 5);
+        QVERIFY2(last.find("(2 more keys there are not read either)") != std::string::npos, last.c_str());
     }
 
     void clusterAndKernels() {
