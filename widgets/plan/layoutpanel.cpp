@@ -210,8 +210,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                "ignores it the Diagnostics say so and the estimate gathers in 16-bit."),
             [](const Project& p) { return p.layout.fp8_all_gather; });
     enableWhen(QStringLiteral("/layout/fp8_all_gather"), [](const Project& p) { return p.layout.fp8; });
-    addBool(k, QStringLiteral("/layout/tp_comm_overlap"), tr("TP comm overlap"),
-            QStringLiteral("tp_comm_overlap"),
+    addBool(k, QStringLiteral("/layout/tp_comm_overlap"), tr("TP comm overlap"), QStringLiteral("tp_comm_overlap"),
             tr("Megatron-LM --tp-comm-overlap (NeMo / Megatron-Bridge tp_comm_overlap): Transformer Engine "
                "userbuffers run each sequence-parallel all-gather and reduce-scatter of a layer in pieces, "
                "overlapped with the matrix multiplication it feeds or follows. Needs tp > 1 and sequence "
