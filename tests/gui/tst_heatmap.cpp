@@ -308,7 +308,7 @@ private slots:
         QVERIFY(!w.rankGrid()->cellHeat(3));
     }
 
-    void tickCostOnALargeCluster() {
+    void heatOnALargeCluster() {
         // 512 nodes x 8 GPUs, Megatron tp=8 pp=8: one tick (heat of both metrics, both views).
         Project p;
         p.name = "big";
@@ -344,20 +344,11 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&canvas));
         runtime::HeatOptions o;
         o.now_s = 2;
-        QElapsedTimer t;
-        qint64 best = -1;
-        for (int i = 0; i < 3; ++i) {
-            t.start();
-            const LiveOverlay live = LiveOverlayFeeder::overlay(store, doc.rankMap(), o);
-            const qint64 heat = t.elapsed();
-            canvas.setLiveOverlay(live);
-            grid.setLiveOverlay(live);
-            QCoreApplication::processEvents();
-            best = best < 0 ? t.elapsed() : std::min(best, t.elapsed());
-            qInfo("tick %d: heat %lld ms, with both views %lld ms", i, heat, t.elapsed());
-        }
-        // The views are fed once a second: a tick must take well under that.
-        QVERIFY2(best < 1000, qPrintable(QString::number(best)));
+        // What a tick costs is measured by tests/benchmarks/bench_gui_heat (docs/benchmarks.md);
+        // here that every GPU of the large cluster is coloured right in both views.
+        canvas.setLiveOverlay(LiveOverlayFeeder::overlay(store, doc.rankMap(), o));
+        grid.setLiveOverlay(canvas.liveOverlay());
+        QCoreApplication::processEvents();
         const auto& live = canvas.liveOverlay().utilization;
         QCOMPARE(live.cells.size(), std::size_t(4096));
         QCOMPARE(live.stageFraction.size(), std::size_t(8));
@@ -393,9 +384,9 @@ private slots:
         panel->runProbe({"--sizes", "4096,65536", "--iters", "2", "--timeout-s", "120"});
         QTRY_VERIFY2_WITH_TIMEOUT((panel->job() && panel->job()->done()) || panel->logText().contains("cannot probe"),
                                   qPrintable(panel->logText()), 180000);
-        QVERIFY2(panel->job() && panel->probeChecks().size() > 0, qPrintable(panel->logText()));
+        QVERIFY2(panel->job() && !panel->probeChecks().empty(), qPrintable(panel->logText()));
         // The run's private folder on the nodes goes once the job is over.
-        const QRegularExpression folderLine("files in (/tmp/paraplan-probe\\.[A-Za-z0-9]{10})");
+        static const QRegularExpression folderLine("files in (/tmp/paraplan-probe\\.[A-Za-z0-9]{10})");
         const auto m = folderLine.match(panel->logText());
         QVERIFY2(m.hasMatch(), qPrintable(panel->logText()));
         QTRY_VERIFY_WITH_TIMEOUT(!QFileInfo::exists(m.captured(1)), 30000);

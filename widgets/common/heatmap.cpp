@@ -82,16 +82,59 @@ QColor paintCell(QPainter& p, const QRectF& r, const HeatCell* c, const QPalette
     return fill;
 }
 
+namespace {
+
+QString groupMean(const paraplan::runtime::HeatMap& h, const paraplan::runtime::GroupHeat& g) {
+    QString s = g.mean ? fmtValue(h.metric, *g.mean) : QObject::tr("no sample");
+    if (g.mean && g.missing) s += QObject::tr(" (%1 without a sample)").arg(g.missing);
+    return s;
+}
+
+// A rank's tooltip lines from core's live heat: its value's caveats, the estimate, its flags,
+// then the mean of its pipeline stage and of each group of two or more it belongs to.
+QString liveNote(const paraplan::runtime::HeatMap& h, int rank) {
+    using paraplan::runtime::HeatMetric;
+    const bool util = h.metric == HeatMetric::Utilization;
+    const auto& in = h.ranks[static_cast<std::size_t>(rank)];
+    QStringList notes;
+    if (in.value) {
+        if (!in.fraction) notes << QObject::tr("%1, but memory.total not reported").arg(fmtValue(h.metric, *in.value));
+        if (in.age_s >= 0) notes << QObject::tr("sample %1 s old").arg(in.age_s, 0, 'f', 1);
+    } else {
+        notes << QObject::tr("<i>no sample</i>%1")
+                     .arg(in.missing.empty() || in.missing == "no sample"
+                              ? QString()
+                              : QStringLiteral(" (%1)").arg(QString::fromStdString(in.missing).toHtmlEscaped()));
+    }
+    if (!util && in.expected_mib) notes << QObject::tr("estimate %1").arg(fmtValue(h.metric, *in.expected_mib));
+    for (const auto& f : in.flags) notes << QStringLiteral("⚠ ") + QString::fromStdString(f).toHtmlEscaped();
+    auto holds = [rank](const paraplan::runtime::GroupHeat& g) {
+        return std::find(g.ranks.begin(), g.ranks.end(), rank) != g.ranks.end();
+    };
+    for (const auto& s : h.stages)
+        if (holds(s)) notes << QObject::tr("pipeline stage %1: mean %2").arg(s.index).arg(groupMean(h, s));
+    for (const auto& g : h.groups)
+        if (g.ranks.size() >= 2 && holds(g))
+            notes << QObject::tr("%1 group %2: mean %3")
+                         .arg(QString::fromStdString(g.kind))
+                         .arg(g.index)
+                         .arg(groupMean(h, g));
+    return notes.join(QStringLiteral("<br>"));
+}
+
+}   // namespace
+
 QString tooltip(const Heatmap& h, int rank) {
     const HeatCell* c = h.cell(rank);
     QString t = QStringLiteral("<b>%1</b>: ").arg(h.metric.toHtmlEscaped());
     if (!c) return t + QObject::tr("no sample");
     t += c->failed || c->has ? c->text : QObject::tr("no sample");
-    if (!c->note.isEmpty()) t += QStringLiteral("<br>") + c->note;
+    const QString note = h.live && rank < static_cast<int>(h.live->ranks.size()) ? liveNote(*h.live, rank) : c->note;
+    if (!note.isEmpty()) t += QStringLiteral("<br>") + note;
     return t;
 }
 
-Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h) {
+Heatmap fromTelemetry(paraplan::runtime::HeatMap h) {
     using paraplan::runtime::HeatMetric;
     Heatmap out;
     const bool util = h.metric == HeatMetric::Utilization;
@@ -99,7 +142,6 @@ Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h) {
     out.low = util ? QStringLiteral("0 %") : QObject::tr("0");
     out.high = util ? QStringLiteral("100 %") : QObject::tr("all of the GPU's memory");
     out.cells.resize(h.ranks.size());
-    std::vector<QStringList> notes(h.ranks.size());
     for (std::size_t r = 0; r < h.ranks.size(); ++r) {
         const auto& in = h.ranks[r];
         HeatCell& c = out.cells[r];
@@ -108,43 +150,15 @@ Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h) {
             c.fraction = in.fraction.value_or(0);
             c.text = fmtValue(h.metric, *in.value);
             if (!util && in.fraction) c.text += QStringLiteral(" (%1 %)").arg(std::lround(*in.fraction * 100));
-            if (!in.fraction) notes[r] << QObject::tr("%1, but memory.total not reported").arg(c.text);
-            if (in.age_s >= 0) notes[r] << QObject::tr("sample %1 s old").arg(in.age_s, 0, 'f', 1);
-        } else {
-            notes[r] << QObject::tr("<i>no sample</i>%1")
-                            .arg(in.missing.empty() || in.missing == "no sample"
-                                     ? QString()
-                                     : QStringLiteral(" (%1)").arg(QString::fromStdString(in.missing).toHtmlEscaped()));
         }
-        if (!util && in.expected_mib) notes[r] << QObject::tr("estimate %1").arg(fmtValue(h.metric, *in.expected_mib));
-        for (const auto& f : in.flags) notes[r] << QStringLiteral("⚠ ") + QString::fromStdString(f).toHtmlEscaped();
         c.flagged = !in.flags.empty();
         out.flagged += c.flagged ? 1 : 0;
     }
-    auto mean = [&](const paraplan::runtime::GroupHeat& g) {
-        QString s = g.mean ? fmtValue(h.metric, *g.mean) : QObject::tr("no sample");
-        if (g.mean && g.missing) s += QObject::tr(" (%1 without a sample)").arg(g.missing);
-        return s;
-    };
     QStringList summary;
     for (const auto& s : h.stages) {
         out.stageFraction.push_back(s.mean_fraction);
-        summary << QObject::tr("stage %1: %2").arg(s.index).arg(mean(s));
-        for (int r : s.ranks)
-            if (r >= 0 && r < static_cast<int>(notes.size()))
-                notes[static_cast<std::size_t>(r)]
-                    << QObject::tr("pipeline stage %1: mean %2").arg(s.index).arg(mean(s));
+        summary << QObject::tr("stage %1: %2").arg(s.index).arg(groupMean(h, s));
     }
-    for (const auto& g : h.groups) {
-        if (g.ranks.size() < 2) continue;
-        for (int r : g.ranks)
-            if (r >= 0 && r < static_cast<int>(notes.size()))
-                notes[static_cast<std::size_t>(r)] << QObject::tr("%1 group %2: mean %3")
-                                                          .arg(QString::fromStdString(g.kind))
-                                                          .arg(g.index)
-                                                          .arg(mean(g));
-    }
-    for (std::size_t r = 0; r < notes.size(); ++r) out.cells[r].note = notes[r].join(QStringLiteral("<br>"));
     if (h.missing)
         summary << QObject::tr("%1 without a sample")
                        .arg(wording::count(h.missing, QObject::tr("1 rank"), QObject::tr("%1 ranks")));
@@ -152,6 +166,7 @@ Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h) {
     out.summary = QStringLiteral("<b>%1</b> (live)%2")
                       .arg(out.metric,
                            summary.isEmpty() ? QString() : QStringLiteral(" · ") + summary.join(QStringLiteral(" · ")));
+    out.live = std::make_shared<const paraplan::runtime::HeatMap>(std::move(h));
     return out;
 }
 

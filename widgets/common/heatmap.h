@@ -9,6 +9,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct Heatmap {
     std::vector<std::optional<double>> stageFraction;   // mean per pipeline stage (missing: nullopt)
     QString summary;                                    // one line for the view's info text
     int flagged = 0;
+    // Live heat keeps core's map, and tooltip() writes a rank's lines (sample age, estimate,
+    // flags, the means of its stage and groups) when asked: written for every rank at each
+    // tick they cost 1.5 s at 32,768 GPUs (tests/benchmarks/bench_gui_heat).
+    std::shared_ptr<const paraplan::runtime::HeatMap> live;
 
     bool empty() const { return cells.empty(); }
     const HeatCell* cell(int rank) const {
@@ -69,7 +74,7 @@ QColor paintCell(QPainter& p, const QRectF& r, const HeatCell* c, const QPalette
 QString tooltip(const Heatmap& h, int rank);
 
 // From core's live heat (telemetry_heat()).
-Heatmap fromTelemetry(const paraplan::runtime::HeatMap& h);
+Heatmap fromTelemetry(paraplan::runtime::HeatMap h);
 // Every rank coloured by its `kind` group's measured / assumed bandwidth (1 = as
 // assumed); slow groups flagged, failed membership checks failed (red).
 Heatmap fromProbe(const std::vector<paraplan::runtime::ProbeGroupCheck>& checks, const QString& kind, int world);
