@@ -377,12 +377,18 @@ void TestStepPlayback::tpInsideEachLayer_data() {
     QTest::addColumn<QString>("framework");
     QTest::addColumn<QString>("spMode");
     QTest::addColumn<bool>("overlap");
+    QTest::addColumn<bool>("fullRecompute");
     QTest::newRow("all-reduce (ColossalAI tp 2)") << "colossalai"
-                                                  << "none" << false;
+                                                  << "none" << false << false;
     QTest::newRow("sequence parallel (Megatron)") << "megatron"
-                                                  << "split_gather" << false;
+                                                  << "split_gather" << false << false;
     QTest::newRow("sequence parallel + tp_comm_overlap") << "megatron"
-                                                         << "split_gather" << true;
+                                                         << "split_gather" << true << false;
+    // Full recomputation runs the forward's two blocks (and their collectives) again in backward.
+    QTest::newRow("all-reduce, full recomputation") << "colossalai"
+                                                    << "none" << false << true;
+    QTest::newRow("sequence parallel, full recomputation") << "megatron"
+                                                           << "split_gather" << false << true;
 }
 
 void TestStepPlayback::tpInsideEachLayer() {
@@ -392,9 +398,11 @@ void TestStepPlayback::tpInsideEachLayer() {
     QFETCH(QString, framework);
     QFETCH(QString, spMode);
     QFETCH(bool, overlap);
+    QFETCH(bool, fullRecompute);
     Project p = variant("1f1b", 1, framework.toStdString());
     p.layout.sp_mode = spMode.toStdString();
     p.layout.tp_comm_overlap = overlap;
+    if (fullRecompute) p.layout.recompute = "full";
     const StepPlayback pb = step_playback(p);
     const Estimate& e = pb.estimate;
     const Config& c = e.config;
@@ -402,18 +410,24 @@ void TestStepPlayback::tpInsideEachLayer() {
     const bool sp = spMode != QLatin1String("none");
     QCOMPARE(c.sequence_parallel, sp);
     QCOMPARE(c.tp_comm_overlap != TpCommOverlapKind::none, overlap);
-    QVERIFY(c.recompute != Recompute::full);   // no recomputed forward collectives in backward
-    const int per_layer = sp ? 4 : 2;
+    QCOMPARE(c.recompute == Recompute::full, fullRecompute);
+    const int block = sp ? 2 : 1;   // collectives per block: all-reduce, or all-gather + reduce-scatter
     std::vector<double> stage_exposed(std::size_t(c.pp), 0.0);
     int passes = 0;
     for (std::size_t i = 0; i < pb.timeline.ops.size(); ++i) {
         const auto& op = pb.timeline.ops[i];
         const bool fwd = op.kind == schedule::OpKind::Forward;
         const int layers = c.layers_per_stage[std::size_t(op.stage)];
+        // The blocks of a layer in order, true for the MLP: forward attention, MLP; backward MLP,
+        // attention, after the recomputed forward's attention, MLP with full recomputation.
+        std::vector<bool> blocks = fwd ? std::vector<bool>{false, true} : std::vector<bool>{true, false};
+        if (!fwd && fullRecompute) blocks.insert(blocks.begin(), {false, true});
+        const int per_layer = block * int(blocks.size());
         std::vector<const PlaybackComm*> tp;
         for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k)
             if (pb.comms[k].group == kTp) tp.push_back(&pb.comms[k]);
-        // Per layer and pass: 2 all-reduces, or 2 all-gathers + 2 reduce-scatters.
+        // Per layer and pass: 2 all-reduces, or 2 all-gathers + 2 reduce-scatters (twice that in
+        // backward with full recomputation).
         QCOMPARE(int(tp.size()), per_layer * layers);
         int gathers = 0, scatters = 0, reduces = 0;
         double exposed = 0, gaps = 0, t = op.start;
@@ -431,7 +445,7 @@ void TestStepPlayback::tpInsideEachLayer() {
             const bool mlp = std::string(x.block) == "MLP";
             QVERIFY(mlp || std::string(x.block) == "attention");
             QVERIFY(describe_comm(x).find(std::string(" (") + x.block + "): ") != std::string::npos);
-            QCOMPARE(mlp, ((j % std::size_t(per_layer)) >= std::size_t(per_layer / 2)) == fwd);
+            QCOMPARE(mlp, bool(blocks[(j % std::size_t(per_layer)) / std::size_t(block)]));
             if (x.hidden) continue;
             exposed += x.end - x.start;
             QVERIFY(x.start >= t - 1e-12);   // in time order, one after the other
@@ -440,11 +454,12 @@ void TestStepPlayback::tpInsideEachLayer() {
             t = x.end;
         }
         gaps += pb.op_compute_end[i] - t;
+        const int calls = int(blocks.size()) * layers;
         if (sp) {
-            QCOMPARE(gathers, 2 * layers);
-            QCOMPARE(scatters, 2 * layers);
+            QCOMPARE(gathers, calls);
+            QCOMPARE(scatters, calls);
         } else {
-            QCOMPARE(reduces, 2 * layers);
+            QCOMPARE(reduces, calls);
         }
         stage_exposed[std::size_t(op.stage)] += exposed;
         const double tp_share = 0.5 * e.time.stages[std::size_t(op.stage)].tp;
