@@ -170,6 +170,19 @@ MainWindow::MainWindow(QWidget* parent, const QString& recoveryDir)
         if (visible) player_->prepare();
     });
     connect(player_, &StepPlayer::exportRequested, this, [this] { startPlaybackExport(); });
+    // Its tab raised (a click on "Play a step") or the step playing: the controls move under the
+    // bottom tabs and the Pipeline timeline comes forward, so both show (showPlayerWithTimeline).
+    connect(docks_.value(QStringLiteral("playback")), &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        QDockWidget* d = docks_.value(QStringLiteral("playback"));
+        // Deferred, and only if still in front then (a tab behind others is moved out of view, not hidden).
+        if (visible && tabifiedDockWidgets(d).contains(docks_.value(QStringLiteral("timeline"))))
+            QTimer::singleShot(0, this, [this] {
+                if (!player_->visibleRegion().isEmpty()) showPlayerWithTimeline();
+            });
+    });
+    connect(player_, &StepPlayer::showingChanged, this, [this](bool on) {
+        if (on) QTimer::singleShot(0, this, &MainWindow::showPlayerWithTimeline);
+    });
     viewMenu_->addAction(docks_.value(QStringLiteral("playback"))->toggleViewAction());
     viewMenu_->addAction(docks_.value(QStringLiteral("links"))->toggleViewAction());
     // A project that replaces the open one is shown whole (New, Open, a recent file, restore).

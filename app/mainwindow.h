@@ -182,6 +182,11 @@ private:
     void restoreWindowState();
     // The docks' default sizes for the window's size (when no saved state gives them).
     void defaultProportions();
+    // Play a step beside what it plays: takes its dock out of the bottom tabs (where the Pipeline
+    // timeline is its neighbour tab) to a short row under them, and brings the timeline forward,
+    // so the controls and the timeline with its playhead show together. A dock the user moved
+    // elsewhere (floating, another area, other tabs) stays where it is.
+    void showPlayerWithTimeline();
     void importConfigDialog();
     // Closing while a job runs: asks (window-modal) to stop it on every node and quit, or to
     // cancel. True: no job runs, go on; false: the answer decides later.

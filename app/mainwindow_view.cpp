@@ -59,6 +59,11 @@ bool MainWindow::raiseView(const QString& name) {
     }
     QDockWidget* d = docks_.value(name);
     if (!d) return false;
+    if (name == QLatin1String("playback")) {
+        d->show();
+        showPlayerWithTimeline();
+        return true;
+    }
     d->show();
     d->raise();
     // A view brought forward in the bottom area gets room to be read.
@@ -67,6 +72,29 @@ bool MainWindow::raiseView(const QString& name) {
     // Show results, not an empty table: the search runs in the background (PlannerPanel::finished).
     if (name == QLatin1String("planner") && !planner_->hasRun()) planner_->run();
     return true;
+}
+
+void MainWindow::showPlayerWithTimeline() {
+    QDockWidget* player = docks_.value(QStringLiteral("playback"));
+    QDockWidget* timeline = docks_.value(QStringLiteral("timeline"));
+    if (!player || !timeline || player->isFloating() || dockWidgetArea(player) != Qt::BottomDockWidgetArea) return;
+    if (tabifiedDockWidgets(player).contains(timeline)) {
+        // Added again in the bottom area, vertically: a row of its own under the tab group.
+        addDockWidget(Qt::BottomDockWidgetArea, player, Qt::Vertical);
+        player->show();
+    }
+    if (tabifiedDockWidgets(player).contains(timeline)) return;   // not moved: leave the tabs alone
+    timeline->show();
+    timeline->raise();
+    // The timeline gets the room a raised bottom view gets (raiseView), the player a short row:
+    // its controls and a few lines naming the collectives at the playhead. Sized once the dock
+    // layout has taken the move in (before, resizeDocks works on the tab group's old height).
+    QTimer::singleShot(0, this, [this, player, timeline] {
+        const int row = std::max(player->minimumSizeHint().height(), fontMetrics().height() * 5);
+        if (timeline->height() < height() * 0.34)
+            resizeDocks({timeline, player}, {int(height() * 0.36), row}, Qt::Vertical);
+        else if (player->height() > row) resizeDocks({player}, {row}, Qt::Vertical);
+    });
 }
 
 void MainWindow::restoreWindowState() {

@@ -53,7 +53,7 @@ void PlaybackExport::start() {
     if (!player || !player->playback()) return fail(tr("no playback: %1").arg(player ? player->problem() : QString()));
     if (frames_ < 1) return fail(tr("at least one frame"));
     if (!QDir().mkpath(dir_)) return fail(tr("cannot create %1").arg(dir_));
-    window_->raiseView(QStringLiteral("timeline"));
+    window_->raiseView(QStringLiteral("playback"));   // its controls and the timeline, together
     emit progress(0, total());
     QTimer::singleShot(0, this, &PlaybackExport::nextFrame);
 }

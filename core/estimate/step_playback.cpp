@@ -7,6 +7,7 @@
 #include "estimate/simulated_pipeline.h"
 #include "estimate/step_flushes.h"
 #include "estimate/tier_traffic.h"
+#include "estimate/tp_in_layers.h"
 #include "topology/build_rank_map.h"
 #include "topology/mesh_request.h"
 
@@ -186,8 +187,60 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
                                       ? c.moe.mtp_layers
                                       : 0;
 
-    // Per op: compute first, then one block per kind for the exposed share the estimate charges.
+    // TP per pass (tp_in_layers.h): the exposed share the estimate charges the op (half the stage's
+    // per-microbatch term, StageTimes::cost()), over the layers of the chunk. A MoE layer without a
+    // shared expert keeps the attention block's collectives only (time.cpp, moe_layer_tp). The
+    // layer groups are bounded so that a step has at most about kTpEventBudget TP events.
+    constexpr double kTpEventBudget = 131072;
+    const int tp_per_layer = (lc.tp_sequence_parallel ? 4 : 2) * (lc.tp_bwd_count > 2 ? 2 : 1) +
+                             std::max(0, lc.tp_bwd_regathers);
+    const int tp_groups = int(
+        std::clamp(kTpEventBudget / (std::max<std::size_t>(1, tl.ops.size()) * tp_per_layer), 1.0, 1e6));
+    auto tp_pass = [&](const schedule::TimelineOp& op, int s, double layers, bool fwd, double compute_end) {
+        const double moe_s = s < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[std::size_t(s)] : 0;
+        TpPass tpp;
+        tpp.forward = fwd;
+        tpp.start = op.start;
+        tpp.exposed_s = c.tp > 1 ? 0.5 * e.time.stages[std::size_t(s)].tp / chunks : 0;
+        tpp.compute_s = std::max(0.0, compute_end - op.start - tpp.exposed_s);
+        tpp.wire_s = layers * ((fwd ? lc.tp_fwd_s : lc.tp_bwd_s) + 0.5 * lc.tp_hidden_s);
+        tpp.attention_only_layers = shapes.shared_ffn > 0 ? 0 : moe_s / chunks;
+        tpp.full_layers = std::max(0.0, layers - tpp.attention_only_layers) +
+                          (s == head_stage && p.model.layers > 0 ? c.moe.mtp_layers / double(chunks) : 0);
+        tpp.max_groups = tp_groups;
+        return tp_pass_layout(tpp, lc);
+    };
+    auto add_tp_events = [&](const TpPassLayout& lay, int s, int op_index) {
+        for (const TpEvent& ev : lay.events) {
+            PlaybackComm k;
+            k.group = kTp;
+            k.op = ev.op;
+            k.label = std::string("TP ") + to_string(ev.op);
+            k.block = ev.mlp ? "MLP" : "attention";
+            k.stage = s;
+            k.op_index = op_index;
+            k.bytes = ev.bytes;
+            k.count = ev.count;
+            k.start = ev.start;
+            k.end = ev.end;
+            k.hidden = ev.hidden;
+            k.link = c.link[kTp];
+            k.wire_s = ev.wire_s;
+            pb.comms.push_back(std::move(k));
+        }
+    };
+
+    // Per op: compute with the TP collectives inside it, then one block per other kind for the exposed share the
+    // estimate charges.
     pb.op_comm_begin.reserve(tl.ops.size() + 1);
+    // Room for every op's blocks at once (moving some 100,000 of them on each growth cost more
+    // than filling them): its TP events at most, and one block per other kind.
+    int most_layers = 0;
+    for (int l : c.layers_per_stage) most_layers = std::max(most_layers, l);
+    const std::size_t tp_most = c.tp > 1 ? std::size_t(tp_per_layer) *
+                                               std::size_t(std::min(tp_groups, most_layers / chunks + 1))
+                                         : 0;
+    pb.comms.reserve(tl.ops.size() * (tp_most + 5) + std::size_t(pp) * 4);
     pb.op_compute_end.reserve(tl.ops.size());
     for (std::size_t i = 0; i < tl.ops.size(); ++i) {
         if (i % 4096 == 0 && stop()) return pb;
@@ -224,16 +277,6 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
             k.wire_s = wire;
             blocks.push_back(k);
         };
-        // TP: all-reduce, or the all-gather + reduce-scatter pair with sequence parallelism.
-        const double tp_calls = layers * (fwd ? lc.tp_fwd_count : lc.tp_bwd_count);
-        const double regathers = fwd ? 0.0 : layers * lc.tp_bwd_regathers;   // torchtitan op-level SAC
-        if (lc.tp_sequence_parallel)
-            add(kTp, CollectiveOp::reduce_scatter, "TP all-gather + reduce-scatter",
-                tp_calls * (lc.tp_gather_bytes + lc.tp_bytes) + regathers * lc.tp_gather_bytes,
-                2 * tp_calls + regathers, 0.5 * st.tp / chunks, layers * (fwd ? lc.tp_fwd_s : lc.tp_bwd_s));
-        else
-            add(kTp, CollectiveOp::all_reduce, "TP all-reduce", tp_calls * lc.tp_bytes, tp_calls, 0.5 * st.tp / chunks,
-                layers * (fwd ? lc.tp_fwd_s : lc.tp_bwd_s));
         const double cp_calls = layers * (fwd ? lc.cp_fwd_count : lc.cp_bwd_count);
         add(kCp, lc.cp_ring ? CollectiveOp::send_recv : CollectiveOp::all_to_all,
             lc.cp_ring ? "CP ring K/V exchange" : "CP (Ulysses) all-to-all", cp_calls * lc.cp_bytes, cp_calls,
@@ -269,11 +312,13 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
             add(kPp, CollectiveOp::send_recv, fwd ? "PP send activation" : "PP send gradient", peer >= 0 ? pp_bytes : 0,
                 peer >= 0 ? double(lc.pp_count) / chunks : 0, 0.5 * st.pp / chunks,
                 peer >= 0 ? send_recv_s(c.link[kPp], lc.pp_bytes) * lc.pp_count / chunks : 0, peer);
-        // Exposed blocks after the compute; hidden ones (nothing exposed) run under the compute.
+        // The TP collectives inside the layers' compute (tp_in_layers.h), the other kinds' exposed
+        // blocks after it; hidden ones (nothing exposed) run under the compute.
         double exposed = 0;
         for (const auto& b : blocks) exposed += b.start;
         const double compute_end = std::max(op.start, op.end - exposed);
         pb.op_compute_end.push_back(compute_end);
+        add_tp_events(tp_pass(op, s, layers, fwd, compute_end), s, int(i));
         double t = compute_end;
         for (auto& b : blocks) {
             const double d = b.start;
@@ -282,6 +327,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
                 b.end = std::min(op.end, t + d);
                 t = b.end;
             } else {
+                b.hidden = true;
                 b.start = op.start;
                 b.end = std::min(compute_end, op.start + b.wire_s);
             }
@@ -370,11 +416,19 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     // Per GPU buffer bytes per step by (kind, stage, op); PP by (stage, peer stage).
     std::map<std::tuple<int, int, int>, double> buffer;
     std::map<std::pair<int, int>, double> pp_sends;
+    // A layer's TP events follow each other with the same key: one look-up for the run of them.
+    std::tuple<int, int, int> last_key{-1, -1, -1};
+    double* last = nullptr;
     for (const auto& k : pb.comms) {
         if (k.group == kPp) {
             if (k.peer_stage >= 0 && k.bytes > 0) pp_sends[{k.stage, k.peer_stage}] += k.bytes;
         } else if (k.bytes > 0) {
-            buffer[{int(k.group), k.stage, int(k.op)}] += k.bytes;
+            const std::tuple<int, int, int> key{int(k.group), k.stage, int(k.op)};
+            if (!last || key != last_key) {
+                last = &buffer[key];
+                last_key = key;
+            }
+            *last += k.bytes;
         }
     }
     std::map<std::pair<int, int>, LinkTraffic> links;
@@ -451,10 +505,14 @@ ActiveSet active_at(const StepPlayback& pb, double t) {
                 sa.microbatch = op.microbatch;
                 sa.chunk = op.chunk;
                 sa.communicating = t >= pb.op_compute_end[std::size_t(i)];
+                for (std::size_t k = pb.op_comm_begin[std::size_t(i)]; k < pb.op_comm_begin[std::size_t(i) + 1]; ++k)
+                    if (pb.comms[k].start <= t && t < pb.comms[k].end) {
+                        a.comms.push_back(int(k));
+                        // A TP collective between two blocks of a layer: the stage waits on it.
+                        sa.communicating = sa.communicating || !pb.comms[k].hidden;
+                    }
                 a.stages.push_back(sa);
                 any = true;
-                for (std::size_t k = pb.op_comm_begin[std::size_t(i)]; k < pb.op_comm_begin[std::size_t(i) + 1]; ++k)
-                    if (pb.comms[k].start <= t && t < pb.comms[k].end) a.comms.push_back(int(k));
             }
         }
         if (!any) {
@@ -496,6 +554,7 @@ std::string describe_comm(const PlaybackComm& c) {
                                   : (c.link.fabric ? c.link.fabric->domain_tier : std::string("NVLink"));
     std::string s = c.label + " stage " + std::to_string(c.stage);
     if (c.peer_stage >= 0) s += " -> " + std::to_string(c.peer_stage);
+    if (c.block) s += std::string(" (") + c.block + ")";
     return s + ": " + human_bytes(c.bytes) + buf + " (" + where + ")";
 }
 

@@ -7,9 +7,12 @@
 // any offload. The step ends exactly at the estimate's step time.
 //
 // Inside an op the estimate charges compute plus half of the stage's exposed
-// communication per microbatch (StageTimes::cost()); the playback draws the compute
-// first, then one block per kind of communication (TP, CP, EP, ZeRO-3, PP) for that
-// exposed share. Bytes are the physical volume of the op's collectives (per GPU).
+// communication per microbatch (StageTimes::cost()). The playback draws the TP collectives
+// where tensor parallelism runs them, inside each layer between its attention and MLP blocks
+// (tp_in_layers.h: 2 per layer and pass, 4 with sequence parallelism), their exposed shares
+// adding up to the estimate's TP term; then one block per other kind of communication (CP,
+// EP, ZeRO-3, PP) for its exposed share. Bytes are the physical volume of the op's
+// collectives (per GPU).
 #include "estimate/comm_terms.h"
 #include "estimate/estimate.h"
 #include "schedule/timeline.h"
@@ -26,15 +29,19 @@ const char* group_label(GroupKind g);   // "TP" "CP" "EP" "PP" "DP" "EDP"
 struct PlaybackComm {
     GroupKind group = kTp;
     CollectiveOp op = CollectiveOp::all_reduce;
-    std::string label;           // e.g. "TP all-reduce", "CP ring K/V exchange", "EP dispatch+combine"
-    int stage = 0;               // pipeline stage whose GPUs run it
-    int op_index = -1;           // the timeline op it belongs to, -1 for the gradient reduction
-    int peer_stage = -1;         // PP: the stage it sends to
-    double bytes = 0;            // per GPU, all `count` calls
-    double count = 0;            // collective calls (layers x calls per layer; may be fractional per chunk)
-    double start = 0, end = 0;   // seconds from the start of the step (exposed share)
-    GroupLink link;              // the links the group spans (estimate's placement)
-    double wire_s = 0;           // the calls' full time on that link (overlapped part included)
+    std::string label;             // e.g. "TP all-reduce", "CP ring K/V exchange", "EP dispatch+combine"
+    const char* block = nullptr;   // TP: the layer's block it follows or enters, "attention" or "MLP"
+    int stage = 0;                 // pipeline stage whose GPUs run it
+    int op_index = -1;             // the timeline op it belongs to, -1 for the gradient reduction
+    int peer_stage = -1;           // PP: the stage it sends to
+    double bytes = 0;              // per GPU, all `count` calls
+    double count = 0;              // collective calls (layers x calls per layer; may be fractional per chunk)
+    double start = 0, end = 0;     // seconds from the start of the step (exposed share)
+    GroupLink link;                // the links the group spans (estimate's placement)
+    double wire_s = 0;             // the calls' full time on that link (overlapped part included)
+    // Nothing of it is exposed: start..end is where it runs under the compute, and none of it
+    // counts in the step (TP: beside the GEMM the framework's overlap hides it behind).
+    bool hidden = false;
 };
 
 // What one stage does at an instant.
@@ -46,7 +53,7 @@ struct StageActivity {
     Activity activity = Activity::idle;
     int op_index = -1;   // timeline op (compute or its communication), -1 outside ops
     int microbatch = -1, chunk = -1;
-    bool communicating = false;   // inside the op's communication blocks (not its compute)
+    bool communicating = false;   // in an exposed collective of the op (a layer's TP, or the blocks after)
 };
 
 struct ActiveSet {
@@ -83,10 +90,11 @@ struct StepPlayback {
     Estimate estimate;
     schedule::Timeline timeline;              // seconds; ops per stage in execution order
     std::vector<std::size_t> op_comm_begin;   // comms of op i: [op_comm_begin[i], op_comm_begin[i + 1])
-    std::vector<double> op_compute_end;       // end of op i's compute (its communication follows)
-    std::vector<PlaybackComm> comms;          // op communication (by op), then the gradient reduction
-    double makespan_s = 0;                    // end of the last pipeline op
-    double grad_sync_end_s = 0;               // makespan + exposed gradient reduction
+    // End of op i's compute, its TP collectives inside it (the other kinds' blocks follow).
+    std::vector<double> op_compute_end;
+    std::vector<PlaybackComm> comms;   // op communication (by op), then the gradient reduction
+    double makespan_s = 0;             // end of the last pipeline op
+    double grad_sync_end_s = 0;        // makespan + exposed gradient reduction
     double optimizer_end_s = 0;
     double step_s = 0;   // == estimate.time.step_s
     int pp = 1;
@@ -120,7 +128,7 @@ StepPlayback step_playback(const Project& p, const topology::RankMap& map, const
 
 ActiveSet active_at(const StepPlayback& pb, double t);
 
-// One line per active collective: "TP all-reduce stage 1: 64 MiB, 0.21 ms (NVLink)".
+// One line per active collective: "TP all-reduce stage 1 (MLP): 64 MiB, 0.21 ms (NVLink)".
 std::string describe_comm(const PlaybackComm& c);
 
 nlohmann::json to_json(const StepPlayback& pb);   // links and per-kind totals (no ops)

@@ -51,6 +51,9 @@ private slots:
     void expertBytesFromMoeModel_data();
     void expertBytesFromMoeModel();
     void events();
+    void tpInsideEachLayer_data();
+    void tpInsideEachLayer();
+    void tpEventsBounded();
     void stepFlushesMatchPlayback_data();
     void stepFlushesMatchPlayback();
     void syncSegmentIsTheExposedReduction_data();
@@ -97,7 +100,7 @@ void TestStepPlayback::activeOpsMatchSimulator() {
     const auto sim = schedule::simulate(*g.schedule, cfg);
     QVERIFY(sim.ok());
     const schedule::Timeline& ref = sim.timeline;
-    QVERIFY(ref.ops.size() > 0);
+    QVERIFY(!ref.ops.empty());
     QCOMPARE(pb.timeline.ops.size(), ref.ops.size());
 
     // The step: the simulated makespan, then the gradient reduction, optimizer and offload,
@@ -158,8 +161,7 @@ void TestStepPlayback::commMatchesEstimateTerms() {
             if (pb.timeline.ops[i].stage != s) continue;
             for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k) {
                 const auto& x = pb.comms[k];
-                if (x.end > x.start && x.start >= pb.op_compute_end[i] - 1e-15)
-                    exposed[std::size_t(x.group)] += x.end - x.start;
+                if (x.end > x.start && !x.hidden) exposed[std::size_t(x.group)] += x.end - x.start;
             }
         }
         const StageTimes& st = e.time.stages[std::size_t(s)];
@@ -174,11 +176,12 @@ void TestStepPlayback::commMatchesEstimateTerms() {
     for (std::size_t i = 0; i < pb.timeline.ops.size(); ++i) {
         const auto& op = pb.timeline.ops[i];
         if (op.stage != 0 || op.kind != schedule::OpKind::Forward) continue;
+        double tp_bytes = 0;
         for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k) {
             const auto& x = pb.comms[k];
             if (x.group == kTp) {
                 QCOMPARE(x.op, CollectiveOp::all_reduce);
-                QCOMPARE(x.bytes, 2.0 * layers0 * bsh2);
+                tp_bytes += x.bytes;
                 checked = true;
             }
             if (x.group == kPp) {
@@ -186,6 +189,7 @@ void TestStepPlayback::commMatchesEstimateTerms() {
                 QCOMPARE(x.bytes, bsh2);   // the activation of one microbatch to stage 1
             }
         }
+        QVERIFY(std::abs(tp_bytes - 2.0 * layers0 * bsh2) <= 1e-12 * tp_bytes);
     }
     QVERIFY(checked);
     // The gradient all-reduce of each stage: its dense parameters x 2 bytes (bf16 gradients,
@@ -367,6 +371,155 @@ void TestStepPlayback::expertBytesFromMoeModel() {
         QVERIFY2(std::abs(wire - want_s) <= 1e-9 * want_s,
                  qPrintable(QStringLiteral("%1 vs %2").arg(wire).arg(want_s)));
     }
+}
+
+void TestStepPlayback::tpInsideEachLayer_data() {
+    QTest::addColumn<QString>("framework");
+    QTest::addColumn<QString>("spMode");
+    QTest::addColumn<bool>("overlap");
+    QTest::addColumn<bool>("fullRecompute");
+    QTest::newRow("all-reduce (ColossalAI tp 2)") << "colossalai"
+                                                  << "none" << false << false;
+    QTest::newRow("sequence parallel (Megatron)") << "megatron"
+                                                  << "split_gather" << false << false;
+    QTest::newRow("sequence parallel + tp_comm_overlap") << "megatron"
+                                                         << "split_gather" << true << false;
+    // Full recomputation runs the forward's two blocks (and their collectives) again in backward.
+    QTest::newRow("all-reduce, full recomputation") << "colossalai"
+                                                    << "none" << false << true;
+    QTest::newRow("sequence parallel, full recomputation") << "megatron"
+                                                           << "split_gather" << false << true;
+}
+
+void TestStepPlayback::tpInsideEachLayer() {
+    // Megatron-LM (Shoeybi et al. 2019, Sec. 3, Fig. 3): per layer and pass an all-reduce after the
+    // attention block and one after the MLP; with sequence parallelism (Korthikanti et al. 2022,
+    // Sec. 4.2.2) an all-gather before and a reduce-scatter after each of the two blocks.
+    QFETCH(QString, framework);
+    QFETCH(QString, spMode);
+    QFETCH(bool, overlap);
+    QFETCH(bool, fullRecompute);
+    Project p = variant("1f1b", 1, framework.toStdString());
+    p.layout.sp_mode = spMode.toStdString();
+    p.layout.tp_comm_overlap = overlap;
+    if (fullRecompute) p.layout.recompute = "full";
+    const StepPlayback pb = step_playback(p);
+    const Estimate& e = pb.estimate;
+    const Config& c = e.config;
+    QCOMPARE(c.tp, 2);
+    const bool sp = spMode != QLatin1String("none");
+    QCOMPARE(c.sequence_parallel, sp);
+    QCOMPARE(c.tp_comm_overlap != TpCommOverlapKind::none, overlap);
+    QCOMPARE(c.recompute == Recompute::full, fullRecompute);
+    const int block = sp ? 2 : 1;   // collectives per block: all-reduce, or all-gather + reduce-scatter
+    std::vector<double> stage_exposed(std::size_t(c.pp), 0.0);
+    int passes = 0;
+    for (std::size_t i = 0; i < pb.timeline.ops.size(); ++i) {
+        const auto& op = pb.timeline.ops[i];
+        const bool fwd = op.kind == schedule::OpKind::Forward;
+        const int layers = c.layers_per_stage[std::size_t(op.stage)];
+        // The blocks of a layer in order, true for the MLP: forward attention, MLP; backward MLP,
+        // attention, after the recomputed forward's attention, MLP with full recomputation.
+        std::vector<bool> blocks = fwd ? std::vector<bool>{false, true} : std::vector<bool>{true, false};
+        if (!fwd && fullRecompute) blocks.insert(blocks.begin(), {false, true});
+        const int per_layer = block * int(blocks.size());
+        std::vector<const PlaybackComm*> tp;
+        for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k)
+            if (pb.comms[k].group == kTp) tp.push_back(&pb.comms[k]);
+        // Per layer and pass: 2 all-reduces, or 2 all-gathers + 2 reduce-scatters (twice that in
+        // backward with full recomputation).
+        QCOMPARE(int(tp.size()), per_layer * layers);
+        int gathers = 0, scatters = 0, reduces = 0;
+        double exposed = 0, gaps = 0, t = op.start;
+        int compute_runs = 0;
+        for (std::size_t j = 0; j < tp.size(); ++j) {
+            const PlaybackComm& x = *tp[j];
+            gathers += x.op == CollectiveOp::all_gather;
+            scatters += x.op == CollectiveOp::reduce_scatter;
+            reduces += x.op == CollectiveOp::all_reduce;
+            QCOMPARE(x.count, 1.0);
+            // Inside the pass's compute span, not after it.
+            QVERIFY(x.start >= op.start - 1e-15 && x.end <= pb.op_compute_end[i] + 1e-12);
+            // Forward: attention then MLP in each layer; backward: the MLP's first.
+            QVERIFY(x.block);
+            const bool mlp = std::string(x.block) == "MLP";
+            QVERIFY(mlp || std::string(x.block) == "attention");
+            QVERIFY(describe_comm(x).find(std::string(" (") + x.block + "): ") != std::string::npos);
+            QCOMPARE(mlp, bool(blocks[(j % std::size_t(per_layer)) / std::size_t(block)]));
+            if (x.hidden) continue;
+            exposed += x.end - x.start;
+            QVERIFY(x.start >= t - 1e-12);   // in time order, one after the other
+            if (x.start > t + 1e-12) ++compute_runs;
+            gaps += x.start - t;
+            t = x.end;
+        }
+        gaps += pb.op_compute_end[i] - t;
+        const int calls = int(blocks.size()) * layers;
+        if (sp) {
+            QCOMPARE(gathers, calls);
+            QCOMPARE(scatters, calls);
+        } else {
+            QCOMPARE(reduces, calls);
+        }
+        stage_exposed[std::size_t(op.stage)] += exposed;
+        const double tp_share = 0.5 * e.time.stages[std::size_t(op.stage)].tp;
+        QVERIFY(std::abs(exposed - tp_share) <= 1e-9 * std::max(1e-12, tp_share));
+        if (tp_share > 0) {
+            // The compute runs between the collectives: one stretch of compute at least per
+            // layer, together the whole compute of the pass.
+            QVERIFY(compute_runs >= layers);
+            const double compute = pb.op_compute_end[i] - op.start - tp_share;
+            QVERIFY(std::abs(gaps - compute) <= 1e-9 * compute);
+            // At an instant inside a collective the stage is marked as exchanging data.
+            const PlaybackComm& mid = *tp[tp.size() / 2];
+            const ActiveSet a = active_at(pb, 0.5 * (mid.start + mid.end));
+            bool found = false;
+            for (int k : a.comms) found = found || &pb.comms[std::size_t(k)] == &mid;
+            QVERIFY(found);
+            for (const auto& sa : a.stages)
+                if (sa.op_index == int(i)) QVERIFY(sa.communicating);
+        }
+        ++passes;
+    }
+    QVERIFY(passes > 0);
+    // Over the step the TP collectives add up to the estimate's TP communication: m x the stage's
+    // term per stage, and the bottleneck stage's total is the step's comm_tp_s.
+    const double m = double(c.num_microbatches) * std::max(1, c.grad_accum_steps);
+    for (int s = 0; s < c.pp; ++s) {
+        const double want = m * e.time.stages[std::size_t(s)].tp;
+        QVERIFY(std::abs(stage_exposed[std::size_t(s)] - want) <= 1e-9 * std::max(1e-12, want));
+    }
+    const double comm_tp = stage_exposed[std::size_t(e.time.bottleneck_stage)];
+    QVERIFY(std::abs(comm_tp - e.time.comm_tp_s) <= 1e-9 * std::max(1e-12, e.time.comm_tp_s));
+    if (!overlap) QVERIFY(e.time.comm_tp_s > 0);
+    QVERIFY(std::abs(pb.step_s - e.time.step_s) <= 1e-9 * e.time.step_s);
+}
+
+void TestStepPlayback::tpEventsBounded() {
+    // Llama 3.1 70B on 4 nodes: 2,048 passes of 20 layers with 4 SP collectives each would be
+    // 163,840 TP events; the layers are grouped so that a step keeps about 131,072, and the calls
+    // a group's events stand for still add up to every layer's.
+    const Project p = load_example("llama3.1-70b-4nodes");
+    const StepPlayback pb = step_playback(p);
+    const Config& c = pb.estimate.config;
+    QVERIFY(c.sequence_parallel);
+    QCOMPARE(int(pb.timeline.ops.size()), 2048);
+    std::size_t events = 0;
+    for (std::size_t i = 0; i < pb.timeline.ops.size(); ++i) {
+        double calls = 0;
+        int n = 0;
+        for (std::size_t k = pb.op_comm_begin[i]; k < pb.op_comm_begin[i + 1]; ++k)
+            if (pb.comms[k].group == kTp) {
+                calls += pb.comms[k].count;
+                ++n;
+            }
+        QCOMPARE(n % 4, 0);
+        QVERIFY(n < 4 * c.layers_per_stage[std::size_t(pb.timeline.ops[i].stage)]);
+        QVERIFY(std::abs(calls - 4.0 * c.layers_per_stage[std::size_t(pb.timeline.ops[i].stage)]) <= 1e-9 * calls);
+        events += std::size_t(n);
+    }
+    QVERIFY(events <= 131072);
+    QVERIFY(events >= 65536);
 }
 
 void TestStepPlayback::events() {

@@ -11,6 +11,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QCoreApplication>
@@ -90,7 +91,14 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     status_->setTextFormat(Qt::RichText);
     status_->setWordWrap(true);
     status_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    outer->addWidget(status_, 1);
+    // In a short row under the timeline (MainWindow::showPlayerWithTimeline) the lines naming the
+    // collectives scroll; the controls above them stay in view.
+    auto* statusScroll = new QScrollArea(this);
+    statusScroll->setObjectName(QStringLiteral("playStatusScroll"));
+    statusScroll->setFrameShape(QFrame::NoFrame);
+    statusScroll->setWidgetResizable(true);
+    statusScroll->setWidget(status_);
+    outer->addWidget(statusScroll, 1);
 
     connect(play_, &QToolButton::clicked, this, [this] { playing() ? pause() : play(); });
     connect(next_, &QToolButton::clicked, this, &StepPlayer::stepForward);
