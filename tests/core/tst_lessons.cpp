@@ -111,13 +111,16 @@ private slots:
         QVERIFY2(checked >= 100, std::to_string(checked).c_str());
     }
 
-    // Lessons 1, 2, 5 and 6 ask one question per step and grade the quantity it asks about: the first
+    // Lessons 1, 2, 4, 5 and 6 ask one question per step and grade the quantity it asks about: the first
     // figure listed, the one with the step's headline expectation.
     void eachStepGradesWhatItAsks() {
         const std::vector<std::pair<std::string, std::vector<std::string>>> asked = {
             {"1-data-parallel-zero",
              {"memory.stages.0.optimizer_gib", "memory.stages.0.grads_gib", "traffic.cross_node_gib"}},
             {"2-tensor-parallel", {"time.comm_s.tp", "time.comm_s.tp", "memory.peak_gib"}},
+            {"4-pipeline-schedules",
+             {"memory.stages.0.activations_gib", "time.bubble_s", "timeline.bubble_fraction",
+              "timeline.bubble_fraction", "time.bubble_s"}},
             {"5-sequence-context-parallel", {"memory.stages.0.activations_gib", "time.comm_s.cp", "time.comm_s.cp"}},
             {"6-expert-parallel", {"memory.stages.0.params_gib", "time.comm_s.dp", "time.step_s", "time.comm_s.ep"}},
         };
