@@ -268,8 +268,11 @@ private slots:
         QVERIFY2(shows(equal), qPrintable(tv->summaryText()));
         QVERIFY(tv->summaryText().contains(QStringLiteral("= 0.33 × 1F1B's")));
 
-        // Down on the focused list: the estimate's pass times, W shorter than F and B.
-        bar->mode()->setFocus();
+        // Alt+P (the row's mnemonic) reaches the list; Down picks the estimate's pass times.
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w.get()));
+        QTest::keyClick(w.get(), Qt::Key_P, Qt::AltModifier);
+        QTRY_VERIFY(bar->mode()->hasFocus());
         QTest::keyClick(bar->mode(), Qt::Key_Down);
         QCOMPARE(tv->passTimes().mode, PassTimesMode::Estimate);
         const auto est = figures({PassTimesMode::Estimate, {}});
