@@ -97,17 +97,18 @@ void PassTimesBar::setChoice(const PassTimesChoice& c) {
 
 void PassTimesBar::showDrawn(const paraplan::estimate::ResolvedPassTimes& r) {
     showValues(r.times);
+    QString note, tip;
     if (!r.note.empty()) {
-        note_->setText(tr("(%1)").arg(QString::fromStdString(r.note)));
+        note = tr("(%1)").arg(QString::fromStdString(r.note));
     } else if (r.mode == PassTimesMode::Estimate) {
-        note_->setText(tr("(F = %1 ms)").arg(r.forward_s * 1e3, 0, 'f', 1));
-        note_->setToolTip(tr("F = %1 ms, B = %2 ms, W = %3 ms per microbatch on the estimate's slowest stage "
-                             "(compute and exposed communication)")
-                              .arg(r.forward_s * 1e3, 0, 'f', 2)
-                              .arg(r.forward_s * r.times.backward_input * 1e3, 0, 'f', 2)
-                              .arg(r.forward_s * r.times.backward_weight * 1e3, 0, 'f', 2));
-    } else {
-        note_->clear();
-        note_->setToolTip(QString());
+        note = tr("(F = %1 ms)").arg(r.forward_s * 1e3, 0, 'f', 1);
+        tip = tr("F = %1 ms, B = %2 ms, W = %3 ms per microbatch on the estimate's slowest stage "
+                 "(compute and exposed communication)")
+                  .arg(r.forward_s * 1e3, 0, 'f', 2)
+                  .arg(r.forward_s * r.times.backward_input * 1e3, 0, 'f', 2)
+                  .arg(r.forward_s * r.times.backward_weight * 1e3, 0, 'f', 2);
     }
+    // Only a change relays the row out (and so the chart under it).
+    if (note != note_->text()) note_->setText(note);
+    if (tip != note_->toolTip()) note_->setToolTip(tip);
 }

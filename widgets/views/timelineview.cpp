@@ -199,8 +199,8 @@ void TimelineView::refresh() {
         ownFor_ = a->pipeline;
         ownTimes_ = drawn.times;
     }
+    if (!passesSame) passBar_->showDrawn(drawn);
     passDrawn_ = drawn;
-    passBar_->showDrawn(drawn);
     const std::optional<Timeline>& tl = equal ? sim.timeline : own_;
     const GanttPlottable::Flushes fl = tl ? flushesOf(a->estimate ? &*a->estimate : nullptr, *tl, true, 0, &stepNote,
                                                       &syncMs)
