@@ -5,6 +5,7 @@
 
 #include "plan/compareview.h"
 #include "teach/lessonpanel.h"
+#include "views/timelineview.h"
 #include "plan/plannerpanel.h"
 #include "plan/planmodel.h"
 #include "projectdocument.h"
@@ -40,7 +41,12 @@ void MainWindow::setupTeachViews() {
         setProject(p, QString());
         return true;
     });
-    connect(lessons_, &LessonPanel::viewRequested, this, [this](const QString& v) { raiseView(v); });
+    connect(lessons_, &LessonPanel::viewRequested, this, [this](const QString& v) {
+        // A step draws the timeline with its pass times (equal unless it says): the ones its figures quote.
+        if (lessons_->lesson() && lessons_->stepIndex() < lessons_->stepCount())
+            timeline_->setPassTimes(lessons_->lesson()->steps[std::size_t(lessons_->stepIndex())].pass_times);
+        raiseView(v);
+    });
 
     auto menuNamed = [this](const QString& title) -> QMenu* {
         for (QAction* a : menuBar()->actions())

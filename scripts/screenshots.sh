@@ -138,6 +138,8 @@ shot concept-schedule-1f1b "${EX8[@]}" --view timeline --grab-view --size 1100x3
 shot concept-schedule-interleaved "${EX8[@]}" --set /layout/schedule='"interleaved"' --set /layout/chunks=2 \
      --view timeline --grab-view --size 1100x300
 shot concept-schedule-zbh1 "${EX8[@]}" --set /layout/schedule='"zbh1"' --view timeline --grab-view --size 1100x300
+shot concept-schedule-zbh1-estimate "${EX8[@]}" --set /layout/schedule='"zbh1"' --view timeline \
+     --invoke useEstimatesPassTimes --grab-view --size 1100x300
 shot concept-schedule-zbv "${EX8[@]}" --set /layout/schedule='"zbv"' --set /layout/chunks=2 \
      --view timeline --grab-view --size 1100x300
 # Sequence parallelism (Ulysses all-to-all) and context parallelism (ring attention).

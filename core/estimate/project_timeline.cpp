@@ -22,11 +22,13 @@ schedule::ScheduleRequest project_schedule_request(const Project& p, int* derive
     return req;
 }
 
-ProjectTimeline relative_timeline(const schedule::ScheduleRequest& req) {
+ProjectTimeline relative_timeline(const schedule::ScheduleRequest& req, const PassTimes& pass_times) {
     ProjectTimeline out;
+    out.pass_times = pass_times;
     schedule::GenerateResult gen = schedule::generate(req);
     if (gen.schedule) {
-        schedule::SimConfig cfg;   // relative costs: F = 1, B = 1, W = 1 (a full backward is B + W = 2)
+        schedule::SimConfig cfg;   // per chunk, every stage alike
+        cfg.cost = {pass_times.forward, pass_times.backward_input, pass_times.backward_weight};
         schedule::SimulationResult sim = schedule::simulate(*gen.schedule, cfg);
         if (sim.ok()) out.timeline = std::move(sim.timeline);
         for (const auto& d : sim.diagnostics)
@@ -35,6 +37,14 @@ ProjectTimeline relative_timeline(const schedule::ScheduleRequest& req) {
     for (const auto& d : gen.diagnostics)
         if (d.severity == Severity::Error && out.problem.empty()) out.problem = d.message;
     return out;
+}
+
+TimelineBubble timeline_bubble(const schedule::Timeline& tl, const PassTimes& pass_times) {
+    TimelineBubble b;
+    b.per_stage = tl.makespan * tl.bubble_fraction;
+    const double one_f_one_b = std::max(1, tl.chunks) * bubble_1f1b(tl.pp, pass_times);
+    if (tl.pp > 1 && one_f_one_b > 0) b.vs_1f1b = b.per_stage / one_f_one_b;
+    return b;
 }
 
 }   // namespace paraplan::estimate

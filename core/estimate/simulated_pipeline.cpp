@@ -1,5 +1,7 @@
 #include "estimate/simulated_pipeline.h"
 
+#include "estimate/pass_times.h"
+
 #include "schedule/generate.h"
 #include "schedule/simulate.h"
 
@@ -41,9 +43,9 @@ std::optional<schedule::Timeline> pipeline_timeline(Schedule s, int p, int m, in
     const int chunks = std::max(1, sch.chunks);
     cfg.virtual_stage_cost.resize(std::size_t(sch.virtual_stages()));
     for (int vs = 0; vs < sch.virtual_stages(); ++vs) {
-        const StageCost& c = costs[std::size_t(sch.stage_of(vs))];
-        const double w = std::clamp(c.w, 0.0, c.b);
-        cfg.virtual_stage_cost[std::size_t(vs)] = {c.f / chunks, (c.b - w) / chunks, w / chunks};
+        const PassTimes t = passes_of(costs[std::size_t(sch.stage_of(vs))]);
+        cfg.virtual_stage_cost[std::size_t(vs)] = {t.forward / chunks, t.backward_input / chunks,
+                                                   t.backward_weight / chunks};
     }
     schedule::SimulationResult sim = schedule::simulate(sch, cfg);
     if (!sim.ok()) {

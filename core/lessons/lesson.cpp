@@ -62,6 +62,34 @@ std::vector<FixChange> read_changes(const Obj& o, std::string_view key) {
     return out;
 }
 
+// "pass_times": {"mode": "equal" | "estimate" | "custom"}; custom also needs "forward",
+// "backward_input" and "backward_weight", each in [kMinPassTime, kMaxPassTime].
+estimate::PassTimesChoice read_pass_times(const Obj& step) {
+    estimate::PassTimesChoice c;
+    const json* v = step.get("pass_times");
+    if (!v) return c;
+    if (!v->is_object()) json_read::fail(step.at("pass_times"), "an object with a \"mode\"", *v);
+    const Obj o(*v, step.at("pass_times"));
+    c.mode = *estimate::parse_pass_times_mode(o.one_of("mode", {"equal", "estimate", "custom"}, "equal"));
+    if (c.mode != estimate::PassTimesMode::Custom) {
+        for (const char* k : {"forward", "backward_input", "backward_weight"})
+            if (o.has(k)) json_read::fail(o.at(k), "no pass time unless \"mode\" is \"custom\"", *o.get(k));
+        return c;
+    }
+    const auto time = [&](const char* k) {
+        const double t = o.positive_number(k);
+        if (t < estimate::kMinPassTime || t > estimate::kMaxPassTime) {
+            char range[64];
+            std::snprintf(range, sizeof range, "a relative pass time from %g to %g", estimate::kMinPassTime,
+                          estimate::kMaxPassTime);
+            json_read::fail(o.at(k), range, *o.get(k));
+        }
+        return t;
+    };
+    c.custom = {time("forward"), time("backward_input"), time("backward_weight")};
+    return c;
+}
+
 Step read_step(const Obj& o) {
     Step s;
     s.title = o.string("title");
@@ -101,6 +129,7 @@ Step read_step(const Obj& o) {
             s.quotes.push_back(std::move(x));
         }
     }
+    s.pass_times = read_pass_times(o);
     if (const json* e = o.get("expect")) {
         if (!e->is_object())
             json_read::fail(o.at("expect"), "an object of figure paths to increases/decreases/same", *e);
@@ -212,7 +241,28 @@ Project apply_step(const Project& p, const Step& s) {
     return q;
 }
 
-json figures_json(const Project& p) {
+namespace {
+// The timeline view's figures: its simulation of the project's schedule drawn with `pt`.
+std::optional<json> timeline_json(const Project& p, const estimate::PassTimesChoice& pt, const estimate::Estimate* e) {
+    const estimate::ResolvedPassTimes r = estimate::resolve_pass_times(pt, e);
+    const estimate::ProjectTimeline t = estimate::relative_timeline(estimate::project_schedule_request(p), r.times);
+    if (!t.timeline) return std::nullopt;
+    const estimate::TimelineBubble b = estimate::timeline_bubble(*t.timeline, r.times);
+    json times = {{"mode", estimate::to_string(r.mode)},
+                  {"forward", r.times.forward},
+                  {"backward_input", r.times.backward_input},
+                  {"backward_weight", r.times.backward_weight}};
+    if (r.forward_s > 0) times["forward_ms"] = r.forward_s * 1e3;
+    return json{{"schedule", t.timeline->schedule},
+                {"bubble_fraction", t.timeline->bubble_fraction},
+                {"span_bubble_rate", t.timeline->span_bubble_rate},
+                {"bubble_per_stage", b.per_stage},
+                {"bubble_vs_1f1b", b.vs_1f1b},
+                {"pass_times", times}};
+}
+}   // namespace
+
+json figures_json(const Project& p, const estimate::PassTimesChoice& pass_times) {
     const compare::Entry e = compare::make_entry("", p);
     json j = compare::to_json(e.report);
     json groups = json::object();
@@ -239,11 +289,8 @@ json figures_json(const Project& p) {
             // no playback for this layout: no traffic figures
         }
     }
-    const estimate::ProjectTimeline t = estimate::relative_timeline(estimate::project_schedule_request(p));
-    if (t.timeline)
-        j["timeline"] = {{"schedule", t.timeline->schedule},
-                         {"bubble_fraction", t.timeline->bubble_fraction},
-                         {"span_bubble_rate", t.timeline->span_bubble_rate}};
+    if (auto t = timeline_json(p, pass_times, e.report.estimate ? &*e.report.estimate : nullptr))
+        j["timeline"] = std::move(*t);
     return j;
 }
 
@@ -276,7 +323,7 @@ std::optional<double> figure_value(const json& figures, const std::string& path)
 
 StepOutcome run_step(const Project& before, const Step& s, Project* after) {
     const Project next = apply_step(before, s);
-    const json fb = figures_json(before), fa = figures_json(next);
+    const json fb = figures_json(before, s.pass_times), fa = figures_json(next, s.pass_times);
     StepOutcome o;
     for (const auto& f : s.figures) {
         o.before.push_back(figure_value(fb, f.path));

@@ -4,6 +4,7 @@
 // do, makes that change (one knob, sometimes with the field it drags along), and shows
 // the effect with the estimate's real numbers. Lessons are data (resources/lessons/*.json,
 // format in docs/concepts.md#guided-lessons), so a teacher writes one without C++.
+#include "estimate/pass_times.h"
 #include "project/project.h"
 #include "util/diagnostic.h"
 
@@ -56,6 +57,10 @@ struct Step {
     std::string explain;   // shown with the numbers after the change
     std::string source;    // the public sources of the step's statements (paper + section/table)
     std::vector<Quote> quotes;
+    // The pass times the timeline is drawn with during the step, before and after its change
+    // ("pass_times": {"mode": "equal" | "estimate" | "custom", custom: "forward", "backward_input",
+    // "backward_weight"}); equal (Qi et al.'s F = B = W) when the step leaves it out.
+    estimate::PassTimesChoice pass_times;
 };
 
 // The expectation the learner predicts: the one on the earliest listed figure (the
@@ -89,19 +94,23 @@ Project apply_step(const Project& p, const Step& s);
 // "bubble_ratio_1f1b": (pp - 1) / (chunks x microbatches) (Narayanan et al. 2021 section 2.2: the
 // bubble over the ideal compute time, stages alike), "errors": number of error findings},
 // and "timeline": {"schedule", "bubble_fraction" (idle share of all stages over the span),
-// "span_bubble_rate"} of the timeline view's simulation (relative costs F = B = W = 1);
-// no "timeline" when the schedule cannot be drawn; and "traffic": the Link traffic view's figures
-// from the same step playback (estimate/step_playback.h): {links, total_gib, cross_node_links,
-// cross_node_gib, cross_node_gib_by_group: {tp, cp, ep, pp, dp, edp}, tiers: {name: {gib, busy}}},
-// GiB per step over all links (cross_node: those between two nodes); no "traffic" without a playback.
-nlohmann::json figures_json(const Project& p);
+// "span_bubble_rate", "bubble_per_stage" (makespan x bubble_fraction, in the timeline's unit),
+// "bubble_vs_1f1b" (that over 1F1B's (p - 1)(F + B + W) for the same work), "pass_times": {"mode",
+// "forward", "backward_input", "backward_weight" (relative, what it is drawn with), "forward_ms"
+// (estimate mode)}} of the timeline view's simulation with `pass_times` (estimate/pass_times.h;
+// default F = B = W = 1); no "timeline" when the schedule cannot be drawn; and "traffic": the Link traffic view's
+// figures from the same step playback (estimate/step_playback.h): {links, total_gib, cross_node_links, cross_node_gib,
+// cross_node_gib_by_group: {tp, cp, ep, pp, dp, edp}, tiers: {name: {gib, busy}}}, GiB per step over all links
+// (cross_node: those between two nodes); no "traffic" without a playback.
+nlohmann::json figures_json(const Project& p, const estimate::PassTimesChoice& pass_times = {});
 std::optional<double> figure_value(const nlohmann::json& figures, const std::string& path);
 
 struct StepOutcome {
     std::vector<std::optional<double>> before, after;   // one per step figure
     std::vector<std::string> failed;                    // expectations that do not hold, in words
 };
-// Runs the step from `before`: the figures before and after its change, and which expectations fail.
+// Runs the step from `before`: the figures before and after its change (the timeline's with the
+// step's pass times), and which expectations fail.
 StepOutcome run_step(const Project& before, const Step& s, Project* after = nullptr);
 
 }   // namespace paraplan::lessons

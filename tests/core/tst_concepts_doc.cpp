@@ -3,6 +3,7 @@
 // while the Memory view showed 146.6 and 42.5). The projects are the ones scripts/screenshots.sh
 // renders the pictures from.
 #include "estimate/estimate.h"
+#include "lessons/lesson.h"
 #include "project/project.h"
 
 #include <QtTest>
@@ -72,6 +73,33 @@ private slots:
         const QString states3 =
             QStringLiteral("(2 + 2 + 12)·Ψ/8 = %1 GiB").arg(gib(s3.params + s3.grads + s3.optimizer, 0));
         QVERIFY2(QString::fromStdString(doc).contains(states3), qPrintable(states3));
+    }
+
+    // The Pass times paragraph and its picture (scripts/screenshots.sh: the example with zbh1, the
+    // estimate's pass times): W and B relative to F, ZB-H1's bubble against 1F1B's and its share of the
+    // span, from the timeline's figures.
+    void passTimesAreTheTimelines() {
+        const QString doc = QString::fromStdString(concepts());
+        Project p = load_example("llama3.1-8b-pp4-1node");
+        p.layout.schedule = "zbh1";
+        const nlohmann::json f = lessons::figures_json(p, {estimate::PassTimesMode::Estimate, {}});
+        const auto v = [&](const char* path) { return lessons::figure_value(f, path).value_or(-1); };
+        const QString text = QStringLiteral("(W = %1 F, B = %2 F) ZB-H1 keeps %3 of 1F1B's bubble, %4 % of the span")
+                                 .arg(v("timeline.pass_times.backward_weight"), 0, 'f', 2)
+                                 .arg(v("timeline.pass_times.backward_input"), 0, 'f', 2)
+                                 .arg(v("timeline.bubble_vs_1f1b"), 0, 'f', 2)
+                                 .arg(100 * v("timeline.bubble_fraction"), 0, 'f', 1);
+        QVERIFY2(doc.contains(text), qPrintable(text));
+        const QString caption = QString::fromStdString(captionOf(concepts(), "concept-schedule-zbh1-estimate.png"));
+        const QString shown = QStringLiteral("bubble %1 %, %2 × 1F1B's")
+                                  .arg(100 * v("timeline.bubble_fraction"), 0, 'f', 1)
+                                  .arg(v("timeline.bubble_vs_1f1b"), 0, 'f', 2);
+        QVERIFY2(caption.contains(shown), qPrintable(caption + QStringLiteral(" / ") + shown));
+        // Equal passes: the picture above it, a third of 1F1B's.
+        const nlohmann::json eq = lessons::figures_json(p);
+        QVERIFY(std::abs(lessons::figure_value(eq, "timeline.bubble_vs_1f1b").value_or(0) - 1.0 / 3) < 1e-9);
+        QVERIFY(doc.contains(QStringLiteral("instead of %1 %")
+                                 .arg(100 * *lessons::figure_value(eq, "timeline.bubble_fraction"), 0, 'f', 1)));
     }
 };
 

@@ -77,12 +77,15 @@ private slots:
                     sourced.insert(id.substr(0, 2));
                 }
                 const Project next = apply_step(p, s);
-                const nlohmann::json before = figures_json(p), after = figures_json(next);
+                // The timeline's figures as the step draws it (its pass times, equal unless it says).
+                const nlohmann::json before = figures_json(p, s.pass_times), after = figures_json(next, s.pass_times);
                 if (s.view == "timeline") {
                     // The timeline draws, and it draws the schedule the estimate prices.
                     const auto* tl = after.find("timeline") != after.end() ? &after["timeline"] : nullptr;
                     QVERIFY2(tl, where.c_str());
                     QVERIFY2(figure_value(after, "timeline.bubble_fraction").has_value(), where.c_str());
+                    QCOMPARE((*tl)["pass_times"]["mode"].get<std::string>(),
+                             std::string(estimate::to_string(s.pass_times.mode)));
                     QCOMPARE((*tl)["schedule"].get<std::string>(),
                              std::string(estimate::simulator_name(
                                  *estimate::parse_schedule(next.layout.schedule, next.layout.framework))));
@@ -108,13 +111,16 @@ private slots:
         QVERIFY2(checked >= 100, std::to_string(checked).c_str());
     }
 
-    // Lessons 1, 2, 5 and 6 ask one question per step and grade the quantity it asks about: the first
+    // Lessons 1, 2, 4, 5 and 6 ask one question per step and grade the quantity it asks about: the first
     // figure listed, the one with the step's headline expectation.
     void eachStepGradesWhatItAsks() {
         const std::vector<std::pair<std::string, std::vector<std::string>>> asked = {
             {"1-data-parallel-zero",
              {"memory.stages.0.optimizer_gib", "memory.stages.0.grads_gib", "traffic.cross_node_gib"}},
             {"2-tensor-parallel", {"time.comm_s.tp", "time.comm_s.tp", "memory.peak_gib"}},
+            {"4-pipeline-schedules",
+             {"memory.stages.0.activations_gib", "time.bubble_s", "timeline.bubble_fraction",
+              "timeline.bubble_fraction", "time.bubble_s"}},
             {"5-sequence-context-parallel", {"memory.stages.0.activations_gib", "time.comm_s.cp", "time.comm_s.cp"}},
             {"6-expert-parallel", {"memory.stages.0.params_gib", "time.comm_s.dp", "time.step_s", "time.comm_s.ep"}},
         };
@@ -440,6 +446,35 @@ private slots:
             {"title": "x", "look": "l", "predict": "p", "explain": "e", "change": {"/model/layers": 1}, "figures": ["mfu"]}]})");
         std::tie(ptr, what) = message(badPointer);
         QCOMPARE(ptr, std::string("/steps/0/change/~1model~1layers"));
+        // A step's pass times: a mode the timeline knows, custom values in range, none without custom.
+        const auto passTimes = [&](const char* name, const char* pt) {
+            const std::string text = std::string(R"({"title": "t", "summary": "s", "example": "gpt2-1node", "steps": [
+            {"title": "x", "look": "l", "predict": "p", "explain": "e", "change": {"/layout/tp": 1},
+             "figures": ["mfu"], "pass_times": )") +
+                                     pt + "}]}";
+            return message(write(name, text.c_str()));
+        };
+        std::tie(ptr, what) = passTimes("e.json", R"({"mode": "paper"})");
+        QCOMPARE(ptr, std::string("/steps/0/pass_times/mode"));
+        QVERIFY2(what.find("e.json") != std::string::npos, what.c_str());
+        std::tie(ptr, what) = passTimes("f.json", R"({"mode": "custom", "forward": 1, "backward_input": 1})");
+        QCOMPARE(ptr, std::string("/steps/0/pass_times/backward_weight"));
+        std::tie(ptr, what) = passTimes(
+            "g.json", R"({"mode": "custom", "forward": 1, "backward_input": 100, "backward_weight": 1})");
+        QCOMPARE(ptr, std::string("/steps/0/pass_times/backward_input"));
+        QVERIFY2(what.find("from 0.05 to 20") != std::string::npos, what.c_str());
+        std::tie(ptr, what) = passTimes("h.json", R"({"mode": "equal", "forward": 2})");
+        QCOMPARE(ptr, std::string("/steps/0/pass_times/forward"));
+        std::tie(ptr, what) = passTimes("i.json", R"("estimate")");
+        QCOMPARE(ptr, std::string("/steps/0/pass_times"));
+        const Lesson ok = load_lesson_file(write("j.json", R"({"title": "t", "summary": "s", "example": "gpt2-1node",
+            "steps": [{"title": "x", "look": "l", "predict": "p", "explain": "e", "change": {"/layout/tp": 1},
+             "figures": ["mfu"], "pass_times": {"mode": "custom", "forward": 1, "backward_input": 1.5,
+             "backward_weight": 0.5}}, {"title": "y", "look": "l", "predict": "p", "explain": "e",
+             "change": {"/layout/tp": 2}, "figures": ["mfu"]}]})"));
+        QCOMPARE(ok.steps[0].pass_times.mode, estimate::PassTimesMode::Custom);
+        QCOMPARE(ok.steps[0].pass_times.custom, (estimate::PassTimes{1, 1.5, 0.5}));
+        QCOMPARE(ok.steps[1].pass_times, estimate::PassTimesChoice{});
         const std::string syntax = write("d.json", "{\"title\": \n,}");
         std::tie(ptr, what) = message(syntax);
         QVERIFY2(what.find("d.json") != std::string::npos && what.find("line 2") != std::string::npos, what.c_str());

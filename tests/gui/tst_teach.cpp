@@ -19,9 +19,12 @@
 #include "projectdocument.h"
 #include "rules/shardformer.h"
 #include "plan/shardformerchecklist.h"
+#include "views/passtimesbar.h"
 #include "views/timelineview.h"
 
+#include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -30,6 +33,19 @@
 #include <QTest>
 #include <QTreeWidget>
 #include <QUndoStack>
+
+namespace {
+// The timeline view's bubble readout for figures_json()'s "timeline" (core's timeline_bubble()); a
+// pipeline of one stage has no 1F1B bubble to compare with.
+QString bubbleReadout(const nlohmann::json& f, int pp = 2) {
+    const auto v = [&](const char* path) { return paraplan::lessons::figure_value(f, path).value_or(-1); };
+    if (pp < 2) return QStringLiteral("bubble %1%</b> · ").arg(100 * v("timeline.bubble_fraction"), 0, 'f', 1);
+    return QStringLiteral("bubble %1%</b>, %2 per stage = %3 × 1F1B's")
+        .arg(100 * v("timeline.bubble_fraction"), 0, 'f', 1)
+        .arg(v("timeline.bubble_per_stage"), 0, 'f', 2)
+        .arg(v("timeline.bubble_vs_1f1b"), 0, 'f', 2);
+}
+}   // namespace
 
 class TestTeach : public QObject {
     Q_OBJECT
@@ -207,7 +223,7 @@ private slots:
     void wrongPredictionIsCorrected() {
         auto w = exampleWindow(tmp_, "gpt2-1node");
         LessonPanel* panel = w->lessonPanel();
-        const QString id = panel->lessonIds().first();
+        const QString id = panel->lessonIds().constFirst();
         QVERIFY(panel->startLesson(id));
         const auto* h = paraplan::lessons::headline(panel->lesson()->steps.front());
         panel->predict(h->trend == paraplan::lessons::Trend::Increases ? paraplan::lessons::Trend::Decreases
@@ -221,6 +237,78 @@ private slots:
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QCOMPARE(paraplan::project_to_json(w->project()),
                  paraplan::project_to_json(paraplan::lessons::start_project(*panel->lesson())));
+    }
+
+    // The timeline's pass-times row, driven with the keyboard and the mouse: ZB-H1's bubble readout
+    // follows core's figures for the pass times chosen (a third of 1F1B's with equal passes, more
+    // with the estimate's shorter W, less again when W grows).
+    void passTimesRowRedrawsTheBubble() {
+        using paraplan::estimate::PassTimesChoice;
+        using paraplan::estimate::PassTimesMode;
+        auto w = exampleWindow(tmp_, "llama3.1-8b-pp4-1node");
+        w->show();
+        QVERIFY(w->raiseView(QStringLiteral("timeline")));
+        QVERIFY(w->document()->applyChanges(QStringLiteral("schedule"),
+                                            {{"/layout/schedule", "zb1p"}, {"/layout/chunks", 1}}));
+        QVERIFY(w->document()->waitForAnalysis());
+        TimelineView* tv = w->timeline();
+        tv->refresh();
+        PassTimesBar* bar = tv->passTimesBar();
+        const auto figures = [&](const PassTimesChoice& c) { return paraplan::lessons::figures_json(w->project(), c); };
+        const auto shows = [&](const nlohmann::json& f) {
+            return tv->summaryText().contains(bubbleReadout(f)) &&
+                   tv->timeline()->bubble_fraction == *paraplan::lessons::figure_value(f, "timeline.bubble_fraction");
+        };
+        const auto perStage = [](const nlohmann::json& f) {
+            return *paraplan::lessons::figure_value(f, "timeline.bubble_per_stage");
+        };
+        // Equal (paper): a third of 1F1B's.
+        QCOMPARE(bar->mode()->currentIndex(), int(PassTimesMode::Equal));
+        const auto equal = figures({});
+        QVERIFY2(shows(equal), qPrintable(tv->summaryText()));
+        QVERIFY(tv->summaryText().contains(QStringLiteral("= 0.33 × 1F1B's")));
+
+        // Alt+P (the row's mnemonic) reaches the list; Down picks the estimate's pass times.
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w.get()));
+        QTest::keyClick(w.get(), Qt::Key_P, Qt::AltModifier);
+        QTRY_VERIFY(bar->mode()->hasFocus());
+        QTest::keyClick(bar->mode(), Qt::Key_Down);
+        QCOMPARE(tv->passTimes().mode, PassTimesMode::Estimate);
+        const auto est = figures({PassTimesMode::Estimate, {}});
+        QVERIFY2(shows(est), qPrintable(tv->summaryText() + " / " + bubbleReadout(est)));
+        QVERIFY(perStage(est) > perStage(equal));
+        const double wEst = *paraplan::lessons::figure_value(est, "timeline.pass_times.backward_weight");
+        QCOMPARE(bar->backwardWeight()->value(), std::round(wEst * 100) / 100);
+        QVERIFY(bar->findChild<QLabel*>(QStringLiteral("passTimesNote"))->text().contains(QStringLiteral(" ms")));
+
+        // A click into W and Up: Custom, W one step (0.1) longer, the bubble per stage (p - 1) x 0.1 shorter.
+        QTest::mouseClick(bar->backwardWeight(), Qt::LeftButton, {}, QPoint(10, bar->backwardWeight()->height() / 2));
+        QVERIFY(bar->backwardWeight()->hasFocus());
+        QTest::keyClick(bar->backwardWeight(), Qt::Key_Up);
+        QCOMPARE(bar->mode()->currentIndex(), int(PassTimesMode::Custom));
+        const PassTimesChoice custom = tv->passTimes();
+        QCOMPARE(custom.mode, PassTimesMode::Custom);
+        QCOMPARE(custom.custom.backward_weight, std::round(wEst * 100) / 100 + 0.1);
+        const auto longer = figures(custom);
+        QVERIFY2(shows(longer), qPrintable(tv->summaryText() + " / " + bubbleReadout(longer)));
+        const int pp = w->project().layout.pp;
+        const auto rounded = [](double x) { return std::round(x * 100) / 100; };
+        QVERIFY(std::abs(perStage(longer) -
+                         (pp - 1) *
+                             (1 + rounded(*paraplan::lessons::figure_value(est, "timeline.pass_times.backward_input")) -
+                              custom.custom.backward_weight)) < 1e-9);
+        QVERIFY(perStage(longer) < perStage(est));
+
+        // Home on the list: back to the paper's equal passes and its third.
+        bar->mode()->setFocus();
+        QTest::keyClick(bar->mode(), Qt::Key_Home);
+        QCOMPARE(tv->passTimes().mode, PassTimesMode::Equal);
+        QVERIFY2(shows(equal), qPrintable(tv->summaryText()));
+        // Every control names its source.
+        QVERIFY(bar->mode()->toolTip().contains(QStringLiteral("arXiv 2401.10241")));
+        QVERIFY(bar->mode()->focusPolicy() & Qt::TabFocus);
+        QVERIFY(bar->backwardWeight()->focusPolicy() & Qt::TabFocus);
     }
 
     // Every step of every built-in lesson, through the panel on the real main window.
@@ -256,11 +344,13 @@ private slots:
                                                                QString::fromStdString(f.label)),
                                  where.c_str());
                 panel->predict(paraplan::lessons::headline(step)->trend);
-                const auto before = paraplan::lessons::figures_json(w->project());
+                // A timeline step draws with its own pass times (equal unless it says), the ones its figures quote.
+                if (step.view == "timeline") QVERIFY2(w->timeline()->passTimes() == step.pass_times, where.c_str());
+                const auto before = paraplan::lessons::figures_json(w->project(), step.pass_times);
                 QVERIFY2(panel->applyStep(), where.c_str());
                 QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
                 QVERIFY(panel->applied());
-                const auto after = paraplan::lessons::figures_json(w->project());
+                const auto after = paraplan::lessons::figures_json(w->project(), step.pass_times);
                 // The table shows the real numbers, before and after.
                 QTableWidget* t = panel->figuresTable();
                 QCOMPARE(t->rowCount(), int(step.figures.size()));
@@ -282,6 +372,8 @@ private slots:
                     const auto drawn = paraplan::lessons::figure_value(after, "timeline.bubble_fraction");
                     QVERIFY2(drawn.has_value(), where.c_str());
                     QCOMPARE(tv->timeline()->bubble_fraction, *drawn);
+                    QVERIFY2(tv->summaryText().contains(bubbleReadout(after, tv->timeline()->pp)),
+                             qPrintable(tv->summaryText()));
                 }
                 // A links step: the Link traffic view shows the traffic figures the lesson quotes
                 // (from the same step playback), once the player has built the step's playback.

@@ -3,7 +3,9 @@
 #include "views/timelineview.h"
 #include "common/wording.h"
 
+#include "estimate/project_timeline.h"
 #include "estimate/step_flushes.h"
+#include "views/passtimesbar.h"
 #include "views/ganttplottable.h"
 #include "document/projecteditor.h"
 #include "schedule/generate.h"
@@ -73,6 +75,13 @@ GanttPlottable::Flushes flushesOf(const paraplan::estimate::Estimate* e, const T
                 .arg(*note, total, ms(sf.optimizer_s + sf.offload_s));
     return fl;
 }
+// The bubble per stage in the timeline's unit and against 1F1B's for the same passes (core's
+// timeline_bubble(): Qi et al. 2024 Table 2), e.g. ", 5.39 per stage = 0.61 × 1F1B's".
+QString bubbleReadout(const Timeline& t, const paraplan::estimate::PassTimes& passes) {
+    const paraplan::estimate::TimelineBubble b = paraplan::estimate::timeline_bubble(t, passes);
+    if (t.pp < 2) return {};
+    return QObject::tr(", %1 per stage = %2 × 1F1B's").arg(b.per_stage, 0, 'f', 2).arg(b.vs_1f1b, 0, 'f', 2);
+}
 }   // namespace
 
 TimelineView::TimelineView(ProjectEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
@@ -94,6 +103,10 @@ TimelineView::TimelineView(ProjectEditor* editor, QWidget* parent) : QWidget(par
     exp->setToolTip(tr("Save the chart as PNG, SVG or PDF, or the timeline as a Perfetto/Chrome trace (.json)"));
     bar->addWidget(exp);
     outer->addLayout(bar);
+    passBar_ = new PassTimesBar(this);
+    passBar_->setContentsMargins(8, 0, 8, 0);
+    outer->addWidget(passBar_);
+    connect(passBar_, &PassTimesBar::choiceChanged, this, [this] { refresh(); });
 
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("timelinePlot"));
@@ -168,9 +181,30 @@ void TimelineView::refresh() {
     // can change them under the same schedule).
     QString stepNote;
     double syncMs = 0;
-    const GanttPlottable::Flushes fl = sim.timeline ? flushesOf(a->estimate ? &*a->estimate : nullptr, *sim.timeline,
-                                                                true, 0, &stepNote, &syncMs)
-                                                    : GanttPlottable::Flushes{};
+
+    // The pass times drawn (core resolves the row's choice against this edit's estimate); with any
+    // other than F = B = W the view simulates the schedule itself, once per request and pass times.
+    const paraplan::estimate::ResolvedPassTimes drawn = paraplan::estimate::resolve_pass_times(
+        passBar_->choice(), a->estimate ? &*a->estimate : nullptr);
+    const bool equal = drawn.times == paraplan::estimate::PassTimes{};
+    const bool passesSame = drawn.times == passDrawn_.times && drawn.mode == passDrawn_.mode &&
+                            drawn.forward_s == passDrawn_.forward_s && drawn.note == passDrawn_.note;
+    if (equal) {
+        own_.reset();
+        ownFor_.reset();
+    } else if (ownFor_ != a->pipeline || !(ownTimes_ == drawn.times)) {
+        paraplan::estimate::ProjectTimeline t = paraplan::estimate::relative_timeline(sim.request, drawn.times);
+        own_ = std::move(t.timeline);
+        ownProblem_ = QString::fromStdString(t.problem);
+        ownFor_ = a->pipeline;
+        ownTimes_ = drawn.times;
+    }
+    if (!passesSame) passBar_->showDrawn(drawn);
+    passDrawn_ = drawn;
+    const std::optional<Timeline>& tl = equal ? sim.timeline : own_;
+    const GanttPlottable::Flushes fl = tl ? flushesOf(a->estimate ? &*a->estimate : nullptr, *tl, true, 0, &stepNote,
+                                                      &syncMs)
+                                          : GanttPlottable::Flushes{};
     const auto same = [](const GanttPlottable::Flushes& x, const GanttPlottable::Flushes& y) {
         return x.count == y.count && x.repeat == y.repeat && x.flush == y.flush && x.sync == y.sync &&
                x.sync_each_flush == y.sync_each_flush;
@@ -179,15 +213,14 @@ void TimelineView::refresh() {
     // the chart already shows it, so it is not replotted (32,768 blocks at 64 stages x 256
     // microbatches).
     if (!playback_ && a->pipeline == sim_ && note == note_ && pal == palette_ && same(fl, gantt_->flushes()) &&
-        stepNote == stepNote_)
+        stepNote == stepNote_ && passesSame)
         return;
     sim_ = a->pipeline;
     note_ = note;
     palette_ = pal;
     stepNote_ = stepNote;
     if (!playback_) syncMs_ = syncMs;
-    const auto& tl = sim.timeline;
-    const QString problem = QString::fromStdString(sim.problem);
+    const QString problem = equal || !ownProblem_.isEmpty() ? QString::fromStdString(sim.problem) : ownProblem_;
 
     gantt_->setTimeline(playback_ ? &*playback_ : tl ? &*tl : nullptr);
     if (!playback_) gantt_->setFlushes(fl);
@@ -207,7 +240,9 @@ void TimelineView::refresh() {
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         for (int s = 0; s < t.pp; ++s) ticker->addTick(s, tr("stage %1").arg(s));
         plot_->yAxis->setTicker(ticker);
-        plot_->xAxis->setLabel(playback_ ? tr("time (ms, estimated)") : tr("time (one forward = 1)"));
+        plot_->xAxis->setLabel(playback_                    ? tr("time (ms, estimated)")
+                               : drawn.times.forward == 1.0 ? tr("time (one forward = 1)")
+                                                            : tr("time (relative pass times)"));
         plot_->xAxis->setRange(0, gantt_->span() * 1.01);
         plot_->yAxis->setRange(gantt_->flushes().count > 1 ? -1.0 : -0.6, t.pp - 0.4);
         const QString f = GanttPlottable::opColor(OpKind::Forward, 0, pal).name();
@@ -216,13 +251,14 @@ void TimelineView::refresh() {
         const QString microbatches =
             (fl.count > 1 ? tr("%1 microbatches per flush") : tr("%1 microbatches")).arg(t.microbatches);
         summary_->setText(tr("<b>%1</b> · pp %2 · %3%4 · %5 · "
-                             "<b>bubble %6%</b> · peak in-flight %7 microbatches · "
-                             "<span style='color:%8'>■ F</span> <span style='color:%9'>■ B</span> "
-                             "<span style='color:%10'>■ W</span> · shaded: idle%11")
+                             "<b>bubble %6%</b>%7 · peak in-flight %8 microbatches · "
+                             "<span style='color:%9'>■ F</span> <span style='color:%10'>■ B</span> "
+                             "<span style='color:%11'>■ W</span> · shaded: idle%12")
                               .arg(QString::fromStdString(t.schedule))
                               .arg(t.pp)
                               .arg(microbatches, note, wording::count(t.chunks, tr("1 chunk"), tr("%1 chunks")))
                               .arg(100.0 * t.bubble_fraction, 0, 'f', 1)
+                              .arg(bubbleReadout(t, drawn.times))
                               .arg(peak)
                               .arg(f, b, w, stepNote.isEmpty() ? QString() : QStringLiteral("<br>") + stepNote));
     } else {
@@ -232,6 +268,7 @@ void TimelineView::refresh() {
 }
 
 void TimelineView::setPlayback(const Timeline* estimated, const paraplan::estimate::Estimate* priced) {
+    passBar_->setEnabled(!estimated);   // a playback draws the estimate's own passes, in ms
     if (!estimated) {
         playback_.reset();
         setPlayhead(-1);
@@ -286,8 +323,17 @@ QString TimelineView::summaryText() const { return summary_->text(); }
 
 const std::optional<Timeline>& TimelineView::timeline() const {
     static const std::optional<Timeline> none;
-    return sim_ ? sim_->timeline : none;
+    if (!sim_) return none;
+    return passDrawn_.times == paraplan::estimate::PassTimes{} ? sim_->timeline : own_;
 }
+
+void TimelineView::setPassTimes(const paraplan::estimate::PassTimesChoice& c) {
+    if (c == passBar_->choice()) return;
+    passBar_->setChoice(c);
+    refresh();
+}
+
+const paraplan::estimate::PassTimesChoice& TimelineView::passTimes() const { return passBar_->choice(); }
 
 bool TimelineView::exportTo(const QString& path, QString* error) {
     const QString ext = QFileInfo(path).suffix().toLower();

@@ -4,8 +4,11 @@
 // prices it, its k pipeline flushes back to back with the gradient reduction after every
 // flush or after the last (estimate/step_flushes.h). Zoom and pan along time,
 // hover for the op, bubble fraction and peak in-flight microbatches, export as
-// PNG/SVG/PDF or a Perfetto trace.
+// PNG/SVG/PDF or a Perfetto trace. The pass-times row picks how long F, B and W are drawn
+// (equal as in Qi et al., the estimate's, or the user's; core/estimate/pass_times.h), and the
+// timeline with its bubble readout follows.
 #include "document/projectanalysis.h"
+#include "estimate/pass_times.h"
 #include "schedule/timeline.h"
 #include "util/diagnostic.h"
 
@@ -21,6 +24,7 @@ class QCPItemStraightLine;
 class QCustomPlot;
 class QLabel;
 class GanttPlottable;
+class PassTimesBar;
 
 class TimelineView : public QWidget {
     Q_OBJECT
@@ -30,7 +34,20 @@ public:
     void refresh();
     // Marks the lanes of these pipeline stages (empty: none) and replots.
     void highlightStages(const std::vector<int>& stages);
+    // The timeline drawn: the analysis's simulation (F = B = W) or, with other pass times, the view's own.
     const std::optional<paraplan::schedule::Timeline>& timeline() const;
+    // The pass times the timeline is drawn with: a lesson step sets them; the row edits them.
+    void setPassTimes(const paraplan::estimate::PassTimesChoice& c);
+    const paraplan::estimate::PassTimesChoice& passTimes() const;
+    const paraplan::estimate::ResolvedPassTimes& drawnPassTimes() const { return passDrawn_; }
+    PassTimesBar* passTimesBar() const { return passBar_; }
+
+public slots:
+    // The row's first two choices, for `paraplan --screenshot --invoke` (docs pictures).
+    void usePaperPassTimes() { setPassTimes({}); }
+    void useEstimatesPassTimes() { setPassTimes({paraplan::estimate::PassTimesMode::Estimate, {}}); }
+
+public:
     QCustomPlot* plot() const { return plot_; }
     GanttPlottable* gantt() const { return gantt_; }
     QString summaryText() const;
@@ -56,6 +73,14 @@ private:
     QCustomPlot* plot_;
     GanttPlottable* gantt_;
     QLabel* summary_;
+    PassTimesBar* passBar_;
+    paraplan::estimate::ResolvedPassTimes passDrawn_;
+    // The timeline simulated with passDrawn_ when that is not F = B = W: the request of ownFor_
+    // (the analysis's simulation) drawn with ownTimes_.
+    std::optional<paraplan::schedule::Timeline> own_;
+    std::shared_ptr<const PipelineSimulation> ownFor_;
+    paraplan::estimate::PassTimes ownTimes_;
+    QString ownProblem_;
     // The simulation shown (the analysis's, shared: not copied), with the note and palette it
     // was drawn with: a refresh that finds all three unchanged leaves the chart as it is.
     std::shared_ptr<const PipelineSimulation> sim_;
