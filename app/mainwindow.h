@@ -131,7 +131,8 @@ public:
     // Help: the user guide ("user-guide") or concepts guide ("concepts") in a viewer window;
     // the path of the guide's Markdown file (installed docs or the source tree), empty if none.
     static QString guidePath(const QString& name);
-    QWidget* showGuide(const QString& name);
+    // `section`: the anchor of a heading to open the guide at (guide_section.h), e.g. "zero".
+    QWidget* showGuide(const QString& name, const QString& section = QString());
     // Help > Keyboard Shortcuts: a window listing every action that has keys.
     QWidget* showShortcuts();
     // View > Colours: "system", "light" or "dark" (kept in the settings).
@@ -163,6 +164,11 @@ private:
     // The teaching and deciding views (ShardFormer checklist, ...): docks and View menu entries.
     void setupTeachViews();
     void refreshTeachViews();
+    // A lesson step's view never covers the lesson: the lessons dock leaves a tab group that
+    // holds a view the lesson brings forward (mainwindow_teach.cpp).
+    void keepLessonInView(const QString& view);
+    // A lesson step's "colour_by": the canvas tiles and the rank grid colour by it.
+    void colourForLesson(const QString& axis);
     // Refreshes the docked view `id` (grid, timeline, explain, memory), or marks
     // it stale when it cannot be seen; with onlyIfStale, only a view marked stale.
     void refreshView(const QString& id, bool onlyIfStale);
@@ -231,6 +237,7 @@ private:
     QList<QAction*> windowKeys_;   // actions whose keys work even from a text field (undo, redo, export, ...)
     QString colourScheme_ = QStringLiteral("system");
     QList<QAction*> schemeActions_;
+    bool lessonScratch_ = false;   // the open project is a lesson's own, untitled (no save prompt to replace it)
     bool shownOnce_ = false;
     bool restoredState_ = false;
     QTimer* updatingTimer_ = nullptr;

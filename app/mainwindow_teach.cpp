@@ -3,6 +3,7 @@
 #include "mainwindow.h"
 #include "vertical_scroll.h"
 
+#include "canvas/clustercanvas.h"
 #include "plan/compareview.h"
 #include "teach/lessonpanel.h"
 #include "views/timelineview.h"
@@ -10,6 +11,7 @@
 #include "plan/planmodel.h"
 #include "projectdocument.h"
 #include "search/apply_plan.h"
+#include "views/rankgrid.h"
 #include "plan/shardformerchecklist.h"
 
 #include <QAction>
@@ -36,17 +38,27 @@ void MainWindow::setupTeachViews() {
     addDock(QStringLiteral("lessons"), tr("Lessons"), verticallyScrolled(lessons_), Qt::RightDockWidgetArea);
     tabifyDockWidget(docks_.value(QStringLiteral("history")), docks_.value(QStringLiteral("lessons")));
     docks_.value(QStringLiteral("grid"))->raise();
+    // A lesson opens its own untitled project. Replacing the user's project with unsaved edits asks
+    // first (maybeSave); replacing a lesson's own project (the next lesson, Start again) does not.
     lessons_->setProjectOpener([this](const paraplan::Project& p, bool fresh) {
-        if (fresh && !maybeSave()) return false;
+        if (fresh && !lessonScratch_ && !maybeSave()) return false;
         setProject(p, QString());
+        lessonScratch_ = true;
         return true;
     });
+    // Another project replaced it, or it was saved under a name: the user's own from then on.
+    connect(doc_, &ProjectDocument::replaced, this, [this] { lessonScratch_ = false; });
+    connect(doc_, &ProjectDocument::pathChanged, this, [this] { lessonScratch_ = false; });
     connect(lessons_, &LessonPanel::viewRequested, this, [this](const QString& v) {
         // A step draws the timeline with its pass times (equal unless it says): the ones its figures quote.
         if (lessons_->lesson() && lessons_->stepIndex() < lessons_->stepCount())
             timeline_->setPassTimes(lessons_->lesson()->steps[std::size_t(lessons_->stepIndex())].pass_times);
+        keepLessonInView(v);
         raiseView(v);
     });
+    connect(lessons_, &LessonPanel::colourRequested, this, &MainWindow::colourForLesson);
+    connect(lessons_, &LessonPanel::conceptsRequested, this,
+            [this](const QString& topic) { showGuide(QStringLiteral("concepts"), topic); });
 
     auto menuNamed = [this](const QString& title) -> QMenu* {
         for (QAction* a : menuBar()->actions())
@@ -88,6 +100,35 @@ void MainWindow::setupTeachViews() {
             viewMenu_->addAction(t);
         }
     }
+}
+
+void MainWindow::keepLessonInView(const QString& view) {
+    QDockWidget* lessons = docks_.value(QStringLiteral("lessons"));
+    const QList<QDockWidget*> tabs = tabifiedDockWidgets(lessons);
+    // A tab beside the lesson may cover it (the rank grid of a "grid" step, or a tab the learner
+    // clicks): a running lesson leaves its tab group (once, as it starts; again if put back).
+    if (lessons->isFloating() || tabs.isEmpty() || !lessons_->lesson()) return;
+    QDockWidget* grid = docks_.value(QStringLiteral("grid"));
+    QDockWidget* other = tabs.contains(docks_.value(view)) ? docks_.value(view)
+                         : tabs.contains(grid)             ? grid
+                                                           : tabs.constFirst();
+    // Below the others in the right column, which runs the window's whole height beside the
+    // bottom docks (else the two would share the room above them, a few lines each).
+    removeDockWidget(lessons);
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    if (dockWidgetArea(other) == Qt::RightDockWidgetArea) addDockWidget(Qt::RightDockWidgetArea, lessons, Qt::Vertical);
+    else addDockWidget(Qt::RightDockWidgetArea, lessons);
+    lessons->show();
+    other->raise();   // the rank grid (or the step's view) above it, rather than whichever tab was behind
+    // The lesson's text gets the larger share.
+    resizeDocks({other, lessons}, {height() * 2 / 5, height() * 3 / 5}, Qt::Vertical);
+}
+
+void MainWindow::colourForLesson(const QString& axis) {
+    // As paraplan --colour does (main.cpp): both views colour by it, the grid highlights its groups.
+    grid_->setColourAxis(axis);
+    canvas_->setColourAxis(axis);
+    if (axis != QLatin1String("node")) grid_->setGroupKind(axis);
 }
 
 void MainWindow::refreshTeachViews() {

@@ -4,6 +4,7 @@
 
 #include "views/answerbar.h"
 #include "appsettings.h"
+#include "guide_section.h"
 #include "views/linktrafficview.h"
 #include "projectdocument.h"
 #include "views/stepplayer.h"
@@ -204,7 +205,7 @@ QString MainWindow::guidePath(const QString& name) {
     return {};
 }
 
-QWidget* MainWindow::showGuide(const QString& name) {
+QWidget* MainWindow::showGuide(const QString& name, const QString& section) {
     const QString path = guidePath(name);
     if (path.isEmpty()) {
         showError(tr("No guide"),
@@ -225,6 +226,9 @@ QWidget* MainWindow::showGuide(const QString& name) {
     const QSize room = screen() ? screen()->availableGeometry().size() : QSize(900, 800);
     win->resize(QSize(900, 900).boundedTo(room * 0.9));
     win->show();
+    // Laid out at its size first, so the heading's place is where it is shown.
+    if (!section.isEmpty() && !scrollToHeading(browser, section))
+        statusBar()->showMessage(tr("The %1 guide has no section \"%2\"").arg(name, section), 6000);
     return win;
 }
 

@@ -117,7 +117,7 @@ shot view-compare "${EX70[@]}" --compare "$scratch/tp4-pp8.paraplan.json" --comp
      --view compare --grab-view --size 1500x760
 shot view-links "${EX70[@]}" --view links --grab-view --size 900x290
 shot view-shardformer "${GPT2[@]}" --view shardformer --grab-view --size 620x400
-shot view-lessons "${GPT2[@]}" --view lessons --invoke startSelected --invoke makeChange --grab-view --size 620x560
+shot view-lessons "${GPT2[@]}" --view lessons --invoke startSelected --invoke makeChange --grab-view --size 620x760
 
 # --- Concepts guide --------------------------------------------------------------------
 # Data and tensor parallelism: the same 8 GPUs coloured by their tp and dp coordinates.

@@ -97,6 +97,15 @@ Step read_step(const Obj& o) {
                       {"canvas", "layout", "explain", "grid", "history", "diagnostics", "timeline", "memory", "planner",
                        "shardformer", "compare", "links"},
                       "canvas");
+    if (const json* c = o.get("colour_by")) {
+        const auto& axes = kColourAxes;
+        if (!c->is_string() || std::find(std::begin(axes), std::end(axes), c->get<std::string>()) == std::end(axes)) {
+            std::string allowed;
+            for (const char* a : axes) allowed += (allowed.empty() ? "" : ", ") + std::string(a);
+            json_read::fail(o.at("colour_by"), "one of " + allowed, *c);
+        }
+        s.colour_by = c->get<std::string>();
+    }
     s.look = o.string("look");
     s.predict = o.string("predict");
     s.change = read_changes(o, "change");

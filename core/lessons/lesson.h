@@ -48,6 +48,7 @@ std::string format_quote(const Quote& q, double value);
 struct Step {
     std::string title;
     std::string view;                // the main window's view id (canvas, grid, timeline, memory, links, ...)
+    std::string colour_by;           // what the canvas and rank grid colour by (kColourAxes); empty: as they are
     std::string look;                // what to look at, before the change
     std::string predict;             // the question to answer before making the change
     std::vector<FixChange> change;   // the knob (and any field it drags along), as project-file pointers
@@ -62,6 +63,12 @@ struct Step {
     // "backward_weight"}); equal (Qi et al.'s F = B = W) when the step leaves it out.
     estimate::PassTimesChoice pass_times;
 };
+
+// The names a step's "colour_by" may hold: "node" and the axes and group kinds the frameworks'
+// meshes name (core/topology/*_mesh.cpp); a name the step's project has no axis of leaves the
+// colouring as it is (the lesson test holds each built-in lesson to axes its project has).
+inline constexpr const char* kColourAxes[] = {"node", "tp",     "pp",  "dp",  "ep",       "cp",
+                                              "sp",   "moe_dp", "edp", "etp", "dp_shard", "dp_replicate"};
 
 // The expectation the learner predicts: the one on the earliest listed figure (the
 // "expect" object has no order of its own). nullptr when the step expects nothing.

@@ -1,6 +1,7 @@
 // The built-in lessons (resources/lessons/*.json): every one loads, and every step's change
 // does to the real estimate what the lesson says it does. Bad lesson files get messages
 // that name the file and the JSON pointer.
+#include "compare/compare.h"
 #include "estimate/config.h"
 #include "estimate/memory.h"
 #include "lessons/lesson.h"
@@ -416,6 +417,33 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(named, "/cluster/nodes", 2));
     }
 
+    // A step that sets the colouring names a group kind (or coordinate) that the project it is shown
+    // on has, so the canvas and rank grid can colour by it; the steps that talk about groups set one.
+    void colourByNamesAnAxisOfTheStep() {
+        int coloured = 0;
+        for (const auto& id : lesson_ids()) {
+            const Lesson l = load_lesson(id);
+            Project p = start_project(l);
+            for (std::size_t i = 0; i < l.steps.size(); ++i) {
+                const Step& s = l.steps[i];
+                const std::string where = id + " step " + std::to_string(i) + " colour_by " + s.colour_by;
+                if (!s.colour_by.empty() && s.colour_by != "node") {
+                    const auto ranks = compare::make_entry("", p).ranks;
+                    const auto& names = ranks.coord_names;
+                    QVERIFY2(ranks.has_group(s.colour_by) ||
+                                 std::find(names.begin(), names.end(), s.colour_by) != names.end(),
+                             where.c_str());
+                    ++coloured;
+                }
+                p = apply_step(p, s);
+            }
+        }
+        QVERIFY2(coloured >= 8, std::to_string(coloured).c_str());
+        QCOMPARE(load_lesson("2-tensor-parallel").steps[1].colour_by, std::string("tp"));
+        QCOMPARE(load_lesson("6-expert-parallel").steps[1].colour_by, std::string("moe_dp"));
+        QVERIFY(load_lesson("1-data-parallel-zero").steps[0].colour_by.empty());   // a memory step: as it is
+    }
+
     void badLessonsNameFileAndPointer() {
         QTemporaryDir dir;
         auto write = [&](const char* name, const char* text) {
@@ -475,6 +503,21 @@ private slots:
         QCOMPARE(ok.steps[0].pass_times.mode, estimate::PassTimesMode::Custom);
         QCOMPARE(ok.steps[0].pass_times.custom, (estimate::PassTimes{1, 1.5, 0.5}));
         QCOMPARE(ok.steps[1].pass_times, estimate::PassTimesChoice{});
+        // colour_by: a name of kColourAxes, nothing else (not a number, not a guess at a name).
+        const char* colourStep = R"({"title": "t", "summary": "s", "example": "gpt2-1node", "steps": [
+            {"title": "x", "look": "l", "predict": "p", "explain": "e", "change": {"/layout/tp": 1},
+             "figures": ["mfu"], "colour_by": %1}]})";
+        for (const char* bad : {"\"tensor\"", "\"TP\"", "2", "\"\""}) {
+            const std::string path = write(
+                "k.json", QString::fromLatin1(colourStep).arg(QLatin1String(bad)).toUtf8().constData());
+            std::tie(ptr, what) = message(path);
+            QCOMPARE(ptr, std::string("/steps/0/colour_by"));
+            QVERIFY2(what.find("k.json") != std::string::npos, what.c_str());
+            QVERIFY2(what.find("one of node, tp, pp, dp") != std::string::npos, what.c_str());
+        }
+        const std::string good = write(
+            "l.json", QString::fromLatin1(colourStep).arg(QLatin1String("\"pp\"")).toUtf8().constData());
+        QCOMPARE(load_lesson_file(good).steps.front().colour_by, std::string("pp"));
         const std::string syntax = write("d.json", "{\"title\": \n,}");
         std::tie(ptr, what) = message(syntax);
         QVERIFY2(what.find("d.json") != std::string::npos && what.find("line 2") != std::string::npos, what.c_str());

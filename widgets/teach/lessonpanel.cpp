@@ -10,6 +10,8 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -52,14 +54,18 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
       start_(new QPushButton(tr("Start"), this)),
       title_(new QLabel(this)),
       progress_(new QLabel(this)),
-      look_(wrapped(this, "lessonLook")),
-      predict_(wrapped(this, "lessonPredict")),
+      question_(new QWidget(this)),
+      look_(wrapped(question_, "lessonLook")),
+      predict_(wrapped(question_, "lessonPredict")),
       guesses_(new QButtonGroup(this)),
-      apply_(new QPushButton(this)),
+      apply_(new QPushButton(question_)),
       figures_(new QTableWidget(this)),
       result_(wrapped(this, "lessonResult")),
+      source_(wrapped(this, "lessonSource")),
+      summary_(wrapped(this, "lessonSummary")),
       back_(new QPushButton(tr("Back"), this)),
-      next_(new QPushButton(tr("Next"), this)) {
+      next_(new QPushButton(tr("Next"), this)),
+      nextLesson_(new QPushButton(tr("Next lesson"), this)) {
     setObjectName(QStringLiteral("lessonPanel"));
     combo_->setObjectName(QStringLiteral("lessonCombo"));
     start_->setObjectName(QStringLiteral("lessonStart"));
@@ -67,7 +73,16 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     figures_->setObjectName(QStringLiteral("lessonFigures"));
     back_->setObjectName(QStringLiteral("lessonBack"));
     next_->setObjectName(QStringLiteral("lessonNext"));
+    nextLesson_->setObjectName(QStringLiteral("lessonNextLesson"));
+    question_->setObjectName(QStringLiteral("lessonQuestion"));
     title_->setWordWrap(true);
+    // The end of a lesson: its summary, and a link the main window opens in the concepts guide.
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    summary_->setOpenExternalLinks(false);
+    connect(summary_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link.startsWith(QLatin1String("concepts:"))) emit conceptsRequested(link.mid(9));
+    });
     // Long lesson titles and change labels must not widen the dock (and so the window) past a
     // small screen: the combo elides, the change button may clip (its tooltip has the whole text).
     combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -86,6 +101,9 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     figures_->verticalHeader()->hide();
     figures_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     figures_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    // As tall as its rows: the text after it follows at once, the spare room goes below.
+    figures_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    figures_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
 
     auto* top = new QHBoxLayout;
     top->addWidget(combo_, 1);
@@ -93,7 +111,7 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     auto* guessRow = new QHBoxLayout;
     int id = 0;
     for (Trend t : {Trend::Increases, Trend::Decreases, Trend::Same}) {
-        auto* b = new QRadioButton(trendWords(t), this);
+        auto* b = new QRadioButton(trendWords(t), question_);
         b->setObjectName(QStringLiteral("lessonGuess%1").arg(id));
         guesses_->addButton(b, id++);
         guessRow->addWidget(b);
@@ -105,16 +123,24 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     nav->addWidget(progress_);
     nav->addStretch(1);
     nav->addWidget(next_);
+    nav->addWidget(nextLesson_);
+    auto* q = new QVBoxLayout(question_);
+    q->setContentsMargins(0, 0, 0, 0);
+    q->addWidget(look_);
+    q->addWidget(predict_);
+    q->addLayout(guessRow);
+    q->addWidget(apply_);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(4, 4, 4, 4);
     lay->addLayout(top);
     lay->addWidget(title_);
-    lay->addWidget(look_);
-    lay->addWidget(predict_);
-    lay->addLayout(guessRow);
-    lay->addWidget(apply_);
-    lay->addWidget(figures_, 1);
+    lay->addWidget(question_);   // placeAnswer() moves the explanation and figures above it once answered
     lay->addWidget(result_);
+    lay->addWidget(figures_);
+    lay->addWidget(source_);
+    lay->addWidget(summary_);
+    // The spare room: below everything (the summary at a lesson's end), not between the parts.
+    lay->addItem(new QSpacerItem(0, 0, QSizePolicy::Minimum, QSizePolicy::Expanding));
     lay->addLayout(nav);
 
     connect(start_, &QPushButton::clicked, this, &LessonPanel::startSelected);
@@ -124,6 +150,7 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     connect(apply_, &QPushButton::clicked, this, &LessonPanel::makeChange);
     connect(back_, &QPushButton::clicked, this, &LessonPanel::back);
     connect(next_, &QPushButton::clicked, this, &LessonPanel::next);
+    connect(nextLesson_, &QPushButton::clicked, this, &LessonPanel::nextLesson);
     showStep();
 }
 
@@ -194,13 +221,14 @@ bool LessonPanel::applyStep(QString* error) {
 }
 
 bool LessonPanel::next() {
-    if (!lesson_ || step_ + 1 >= stepCount()) return false;
+    if (!lesson_ || finished()) return false;
     if (!applied_) {   // skipping a step still makes its change: later steps build on it
         if (!applyStep()) return false;
     }
     ++step_;
     applied_ = false;
-    showStep();
+    if (finished()) showEnd();
+    else showStep();
     return true;
 }
 
@@ -216,9 +244,40 @@ bool LessonPanel::back() {
     return true;
 }
 
+bool LessonPanel::nextLesson() {
+    if (!lesson_) return false;
+    const int i = combo_->findData(QString::fromStdString(lesson_->id));
+    if (i < 0 || i + 1 >= combo_->count()) return false;
+    QString err;
+    if (startLesson(combo_->itemData(i + 1).toString(), &err)) return true;
+    if (!err.isEmpty()) result_->setText(err);
+    return false;
+}
+
 QString LessonPanel::lookText() const { return look_->text(); }
 QString LessonPanel::predictText() const { return predict_->text(); }
 QString LessonPanel::resultText() const { return result_->text(); }
+QString LessonPanel::sourceText() const { return source_->text(); }
+QString LessonPanel::summaryText() const { return summary_->text(); }
+
+void LessonPanel::placeAnswer(bool answered) {
+    auto* lay = static_cast<QVBoxLayout*>(layout());
+    const QList<QWidget*> moved = answered ? QList<QWidget*>{result_, figures_, source_, question_}   // why first
+                                           : QList<QWidget*>{question_, result_, figures_, source_};
+    for (QWidget* w : moved) lay->removeWidget(w);
+    int at = lay->indexOf(title_) + 1;
+    for (QWidget* w : moved) lay->insertWidget(at++, w);
+    source_->setVisible(answered && !source_->text().isEmpty());
+}
+
+// The panel sits in a scroll area in its dock (app/vertical_scroll.h): what changed is at the top.
+void LessonPanel::scrollToTop() {
+    for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(w)) {
+            area->verticalScrollBar()->setValue(0);
+            return;
+        }
+}
 
 void LessonPanel::showStep() {
     prediction_.reset();
@@ -228,6 +287,15 @@ void LessonPanel::showStep() {
     outcome_ = {};
     figures_->setRowCount(0);
     result_->clear();
+    result_->setStyleSheet(QString());
+    source_->clear();
+    placeAnswer(false);
+    question_->show();
+    figures_->show();
+    summary_->clear();
+    summary_->hide();
+    nextLesson_->hide();
+    next_->show();
     if (!lesson_) {
         title_->setText(
             tr("Pick a lesson and press Start. Each lesson opens its own project; "
@@ -259,13 +327,16 @@ void LessonPanel::showStep() {
     apply_->setToolTip(apply_->text());
     apply_->setEnabled(true);
     back_->setEnabled(step_ > 0);
-    next_->setEnabled(step_ + 1 < stepCount());
+    next_->setEnabled(true);   // from the last step: the lesson's end
+    next_->setText(step_ + 1 < stepCount() ? tr("Next") : tr("Finish"));
     figures_->setRowCount(int(s.figures.size()));
     for (int r = 0; r < int(s.figures.size()); ++r) {
         figures_->setItem(r, 0, new QTableWidgetItem(QString::fromStdString(s.figures[std::size_t(r)].label)));
         for (int c = 1; c < 4; ++c) figures_->setItem(r, c, new QTableWidgetItem(QStringLiteral("?")));
     }
     emit viewRequested(QString::fromStdString(s.view));
+    if (!s.colour_by.empty()) emit colourRequested(QString::fromStdString(s.colour_by));
+    scrollToTop();
 }
 
 void LessonPanel::showOutcome() {
@@ -308,7 +379,31 @@ void LessonPanel::showOutcome() {
             result_->setStyleSheet(QString());
         }
     }
-    if (!s.source.empty()) text += QLatin1Char('\n') + tr("Source: %1").arg(QString::fromStdString(s.source));
+    // The sources after the figures: the reason and the numbers come first.
+    source_->setText(s.source.empty() ? QString() : tr("Source: %1").arg(QString::fromStdString(s.source)));
     result_->setText(text);
     apply_->setEnabled(false);
+    placeAnswer(true);
+    scrollToTop();
+}
+
+void LessonPanel::showEnd() {
+    title_->setText(tr("<b>%1</b> — done").arg(QString::fromStdString(lesson_->title).toHtmlEscaped()));
+    progress_->setText(tr("Summary"));
+    question_->hide();
+    figures_->hide();
+    result_->clear();
+    source_->clear();
+    QString text = QStringLiteral("<p>%1</p>").arg(QString::fromStdString(lesson_->summary).toHtmlEscaped());
+    if (!lesson_->topic.empty())
+        text += QStringLiteral("<p><a href=\"concepts:%1\">%2</a></p>")
+                    .arg(QString::fromStdString(lesson_->topic).toHtmlEscaped(), tr("Read more in the concepts guide"));
+    summary_->setText(text);
+    summary_->show();
+    back_->setEnabled(true);
+    next_->hide();
+    const int i = combo_->findData(QString::fromStdString(lesson_->id));
+    nextLesson_->setVisible(i >= 0 && i + 1 < combo_->count());
+    nextLesson_->setToolTip(nextLesson_->isVisibleTo(this) ? combo_->itemText(i + 1) : QString());
+    scrollToTop();
 }
