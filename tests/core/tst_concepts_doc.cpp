@@ -5,6 +5,8 @@
 #include "estimate/estimate.h"
 #include "lessons/lesson.h"
 #include "project/project.h"
+#include "topology/build_rank_map.h"
+#include "topology/mesh_request.h"
 
 #include <QtTest>
 
@@ -45,6 +47,21 @@ estimate::Estimate zeroPicture(int stage) {
 }
 
 QString gib(double bytes, int decimals) { return QString::number(bytes / kGiB, 'f', decimals); }
+
+// The members of `kind`'s group holding rank 0, as the rank map builds them.
+std::vector<int> groupOfRank0(const Project& p, const char* kind) {
+    const topology::RankMap map = topology::build_rank_map(topology::from_project(p), &p.cluster);
+    const auto g = map.group_of(kind, 0);
+    return {g.begin(), g.end()};
+}
+
+// "{0, 4}" or "0, 8, 16, 24": the members as a caption writes them.
+QString listed(const std::vector<int>& ranks, bool braces) {
+    QStringList parts;
+    for (int r : ranks) parts << QString::number(r);
+    const QString joined = parts.join(QStringLiteral(", "));
+    return braces ? QStringLiteral("{%1}").arg(joined) : joined;
+}
 }   // namespace
 
 class TestConceptsDoc : public QObject {
@@ -73,6 +90,77 @@ private slots:
         const QString states3 =
             QStringLiteral("(2 + 2 + 12)·Ψ/8 = %1 GiB").arg(gib(s3.params + s3.grads + s3.optimizer, 0));
         QVERIFY2(QString::fromStdString(doc).contains(states3), qPrintable(states3));
+    }
+
+    // The schedule pictures (scripts/screenshots.sh: the 8B example, pp 4, 8 microbatches, each
+    // schedule): each caption's bubble is the timeline's share of the span, and its microbatches in
+    // flight those the estimate holds on stage 0.
+    void scheduleCaptionsAreTheTimelines() {
+        const std::string doc = concepts();
+        struct Shot {
+            const char* image;
+            const char* schedule;
+            int chunks;
+            const char* inflight;   // the caption's wording of stage 0's in-flight microbatches ("" none)
+        };
+        for (const Shot& shot :
+             {Shot{"concept-schedule-gpipe.png", "gpipe", 1, "%1 microbatches in flight"},
+              Shot{"concept-schedule-1f1b.png", "1f1b", 1, "at most %1 microbatches in flight"},
+              Shot{"concept-schedule-interleaved.png", "interleaved", 2, ""},
+              Shot{"concept-schedule-zbh1.png", "zbh1", 1, ""}, Shot{"concept-schedule-zbv.png", "zbv", 2, ""}}) {
+            Project p = load_example("llama3.1-8b-pp4-1node");
+            QCOMPARE(p.layout.pp, 4);
+            QCOMPARE(p.layout.num_microbatches, 8);
+            p.layout.schedule = shot.schedule;
+            p.layout.chunks = shot.chunks;
+            const nlohmann::json f = lessons::figures_json(p);
+            const QString caption = QString::fromStdString(captionOf(doc, shot.image));
+            QVERIFY2(!caption.isEmpty(), shot.image);
+            const QString bubble = QStringLiteral("bubble %1 %")
+                                       .arg(100 * lessons::figure_value(f, "timeline.bubble_fraction").value_or(-1), 0,
+                                            'f', 1);
+            QVERIFY2(caption.contains(bubble), qPrintable(caption + QStringLiteral(" / the timeline: ") + bubble));
+            if (*shot.inflight) {
+                const QString inflight =
+                    QString::fromLatin1(shot.inflight)
+                        .arg(lessons::figure_value(f, "memory.stages.0.inflight_microbatches").value_or(-1));
+                QVERIFY2(caption.contains(inflight), qPrintable(caption + QStringLiteral(" / ") + inflight));
+            }
+        }
+    }
+
+    // The group pictures: the group of rank 0 each caption names is the one the rank map builds for
+    // the project scripts/screenshots.sh renders.
+    void groupCaptionsAreTheRankMaps() {
+        const std::string doc = concepts();
+        auto check = [&](const char* image, const Project& p, const char* kind, bool braces) {
+            const QString caption = QString::fromStdString(captionOf(doc, image));
+            const QString members = listed(groupOfRank0(p, kind), braces);
+            QVERIFY2(!caption.isEmpty() && caption.contains(members),
+                     qPrintable(QString::fromLatin1(image) + QStringLiteral(": ") + caption +
+                                QStringLiteral(" / the rank map: ") + members));
+        };
+        const Project gpt2 = load_example("gpt2-1node");
+        check("concept-grid-dp.png", gpt2, "dp", true);
+        check("concept-grid-tp.png", gpt2, "tp", true);
+        check("concept-order-colossalai.png", gpt2, "pp", true);
+        Project megatron = gpt2;
+        megatron.layout.framework = "megatron";
+        check("concept-order-megatron.png", megatron, "pp", true);
+        check("concept-pipeline-canvas.png", load_example("llama3.1-70b-4nodes"), "pp", false);
+        Project ulysses = load_example("llama3.1-8b-pp4-1node");
+        ulysses.layout.pp = 1;
+        ulysses.layout.tp = 2;
+        ulysses.layout.sp = 2;
+        ulysses.layout.sp_mode = "all_to_all";
+        check("concept-sequence-ulysses.png", ulysses, "sp", true);
+        check("concept-context-ring.png",
+              load_project(PARAPLAN_SOURCE_DIR "/docs/projects/llama3.1-8b-128k-context.paraplan.json"), "sp", false);
+        // Mixtral: "the 8 GPUs of node 0" is ranks 0 to 7.
+        const auto ep = groupOfRank0(load_example("mixtral-8x7b-2nodes-ep"), "ep");
+        QCOMPARE(ep, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+        QVERIFY(captionOf(doc, "concept-expert-canvas.png").find("the ep group of rank 0 is the 8 GPUs of node 0") !=
+                std::string::npos);
     }
 
     // The Pass times paragraph and its picture (scripts/screenshots.sh: the example with zbh1, the
