@@ -91,6 +91,22 @@ void TestPlayback::playStepScrub() {
     QVERIFY(!w->timeline()->showsPlayback());
     QVERIFY(!w->canvas()->shownHeatmap());
 
+    // The controls carry the style's media icons and plain names (the glyphs they had are missing
+    // from common fonts), and Play turns into Pause while playing.
+    for (const char* name : {"playPrev", "playPlay", "playNext", "playStop"}) {
+        const auto* b = player->findChild<QToolButton*>(QLatin1String(name));
+        QVERIFY2(b && !b->icon().isNull() && !b->accessibleName().isEmpty(), name);
+    }
+    auto* playButton = player->findChild<QToolButton*>(QStringLiteral("playPlay"));
+    QCOMPARE(playButton->text(), QStringLiteral("Play"));
+    QTest::mouseClick(playButton, Qt::LeftButton);
+    QCOMPARE(playButton->text(), QStringLiteral("Pause"));
+    QVERIFY(player->playing());
+    QTest::mouseClick(playButton, Qt::LeftButton);
+    QCOMPARE(playButton->text(), QStringLiteral("Play"));
+    QVERIFY(!player->playing());
+    player->stop();
+
     // Step: to the next event, the timeline's playhead with it.
     QTest::mouseClick(player->findChild<QToolButton*>(QStringLiteral("playNext")), Qt::LeftButton);
     QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis

@@ -18,6 +18,7 @@
 #include <QThread>
 #include <QThreadPool>
 #include <QTimer>
+#include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -55,20 +56,26 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(8, 4, 8, 4);
     auto* bar = new QHBoxLayout;
-    auto button = [&](const QString& name, const QString& text, const QString& tip) {
+    // The style's media icons: the ⏮ ⏭ glyphs are missing from common fonts (drawn as empty boxes).
+    auto button = [&](const QString& name, QStyle::StandardPixmap icon, const QString& text, const QString& tip) {
         auto* b = new QToolButton(this);
         b->setObjectName(name);
+        b->setIcon(style()->standardIcon(icon));
         b->setText(text);
+        b->setAccessibleName(text);
         b->setToolTip(tip);
         bar->addWidget(b);
         return b;
     };
-    prev_ = button(QStringLiteral("playPrev"), tr("⏮"), tr("Back to the previous event"));
-    play_ = button(QStringLiteral("playPlay"), tr("▶ Play"),
+    prev_ = button(QStringLiteral("playPrev"), QStyle::SP_MediaSkipBackward, tr("Previous"),
+                   tr("Back to the previous event"));
+    play_ = button(QStringLiteral("playPlay"), QStyle::SP_MediaPlay, tr("Play"),
                    tr("Play the step (the canvas and rank grid follow the playhead)"));
-    next_ = button(QStringLiteral("playNext"), tr("⏭"),
+    play_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    next_ = button(QStringLiteral("playNext"), QStyle::SP_MediaSkipForward, tr("Next"),
                    tr("On to the next event (an op or a collective starts or ends)"));
-    stop_ = button(QStringLiteral("playStop"), tr("■"), tr("Stop: the canvas, grid and timeline return to the layout"));
+    stop_ = button(QStringLiteral("playStop"), QStyle::SP_MediaStop, tr("Stop"),
+                   tr("Stop: the canvas, grid and timeline return to the layout"));
     speedBox_ = new QComboBox(this);
     speedBox_->setObjectName(QStringLiteral("playSpeed"));
     speedBox_->setToolTip(tr("Speed: at 1× one step plays in 10 seconds"));
@@ -80,8 +87,9 @@ StepPlayer::StepPlayer(ProjectEditor* editor, TimelineView* timeline, ClusterCan
     slider_->setRange(0, kSliderSteps);
     slider_->setToolTip(tr("Scrub through the step"));
     bar->addWidget(slider_, 1);
-    export_ = button(QStringLiteral("playExport"), tr("Export…"),
+    export_ = button(QStringLiteral("playExport"), QStyle::SP_DialogSaveButton, tr("Export…"),
                      tr("Save the playback as a PNG sequence (and an MP4 when ffmpeg is installed)"));
+    export_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     clock_ = new QLabel(this);
     clock_->setObjectName(QStringLiteral("playClock"));
     bar->addWidget(clock_);
@@ -325,13 +333,15 @@ void StepPlayer::play() {
     if (t_ >= playback_->step_s) t_ = 0;
     lastTick_ = QDateTime::currentMSecsSinceEpoch();
     timer_->start(kFrameMs);
-    play_->setText(tr("⏸ Pause"));
+    play_->setText(tr("Pause"));
+    play_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
     setTime(t_);
 }
 
 void StepPlayer::pause() {
     timer_->stop();
-    play_->setText(tr("▶ Play"));
+    play_->setText(tr("Play"));
+    play_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
 }
 
 bool StepPlayer::playing() const { return timer_->isActive(); }
