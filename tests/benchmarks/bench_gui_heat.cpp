@@ -3,11 +3,11 @@
 // GPU monitor does once a second. NODES (default 512) x 8 GPUs, Megatron tp 8, pp 8.
 // Run offscreen:
 //   QT_QPA_PLATFORM=offscreen build/dev/tests/benchmarks/bench_gui_heat [iterations] [nodes]
+#include "../heat_cluster.h"
 #include "bench_timing.h"
 #include "canvas/clustercanvas.h"
 #include "live_overlay.h"
 #include "projectdocument.h"
-#include "telemetry/telemetry_store.h"
 #include "views/rankgrid.h"
 
 #include <QApplication>
@@ -21,30 +21,10 @@ int main(int argc, char** argv) {
     QStandardPaths::setTestModeEnabled(true);
     const int iterations = argc > 1 ? std::max(1, std::atoi(argv[1])) : 10;
     const int nodes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 512;
-    paraplan::Project p;
-    p.name = "heat";
-    for (int i = 0; i < nodes; ++i) {
-        paraplan::Node n;
-        n.name = "n" + std::to_string(i);
-        n.gpu = "h100-sxm";
-        n.gpus = 8;
-        p.cluster.nodes.push_back(n);
-    }
-    p.layout.framework = "megatron";
-    p.layout.tp = 8;
-    p.layout.pp = 8;
+    const paraplan::Project p = heat_cluster(nodes);
     ProjectDocument doc;
     doc.reset(p, QString());
-    paraplan::runtime::TelemetryStore store(p.cluster);
-    for (int n = 0; n < nodes; ++n)
-        for (int g = 0; g < 8; ++g)
-            for (int t = 0; t < 3; ++t)
-                store.ingest(n,
-                             QString("%1, GPU-x, NVIDIA H100 80GB HBM3, %2, 70000, 81559, 60, 600")
-                                 .arg(g)
-                                 .arg((n * 8 + g) % 101)
-                                 .toStdString(),
-                             t);
+    const paraplan::runtime::TelemetryStore store = heat_store(p.cluster);
     ClusterCanvas canvas(&doc);
     RankGrid grid(&doc);
     canvas.resize(1200, 800);

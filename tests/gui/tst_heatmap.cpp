@@ -6,6 +6,7 @@
 #include "canvas/clustercanvas.h"
 #include "run/gpu_monitor.h"
 #include "guitest.h"
+#include "../heat_cluster.h"
 #include "live_overlay.h"
 #include "mainwindow.h"
 #include "canvas/nodeitem.h"
@@ -310,31 +311,11 @@ private slots:
 
     void heatOnALargeCluster() {
         // 512 nodes x 8 GPUs, Megatron tp=8 pp=8: one tick (heat of both metrics, both views).
-        Project p;
-        p.name = "big";
-        for (int i = 0; i < 512; ++i) {
-            Node n;
-            n.name = "n" + std::to_string(i);
-            n.gpu = "h100-sxm";
-            n.gpus = 8;
-            p.cluster.nodes.push_back(n);
-        }
-        p.layout.framework = "megatron";
-        p.layout.tp = 8;
-        p.layout.pp = 8;
+        const Project p = heat_cluster(512);
         ProjectDocument doc;
         doc.reset(p, QString());
         QVERIFY(doc.rankMap().valid());
-        runtime::TelemetryStore store(p.cluster);
-        for (int n = 0; n < 512; ++n)
-            for (int g = 0; g < 8; ++g)
-                for (int t = 0; t < 3; ++t)
-                    store.ingest(n,
-                                 QString("%1, GPU-x, NVIDIA H100 80GB HBM3, %2, 70000, 81559, 60, 600")
-                                     .arg(g)
-                                     .arg((n * 8 + g) % 101)
-                                     .toStdString(),
-                                 t);
+        const runtime::TelemetryStore store = heat_store(p.cluster);
         ClusterCanvas canvas(&doc);
         RankGrid grid(&doc);
         canvas.resize(1200, 800);
