@@ -471,7 +471,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.overlap_p2p = (ft.overlap_p2p_interleaved && is_multi_chunk(c.schedule)) || ft.overlap_p2p;
     // TP communication overlap, under each framework's own switch (off by default in both), in the
     // meaning the rule kernel.tp_comm_overlap reports (project/tp_comm_overlap.h).
-    const TpOverlapState tpo = tp_comm_overlap_state(l, ft, c.kernels == KernelStack::compile);
+    const TpOverlapState tpo = tp_comm_overlap_state(l, ft);
     c.tp_comm_overlap = tpo.runs;
     if (tpo.block == TpOverlapBlock::no_sequence_parallel)
         note("TP communication overlap needs sequence parallelism; the TP collectives are estimated exposed");

@@ -28,7 +28,7 @@ const char* field_of(TpCommOverlapKind k) {
 
 const char* tp_comm_overlap_field(const FrameworkTraits& t) { return field_of(t.tp_comm_overlap_kind); }
 
-TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t, bool compiled) {
+TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t) {
     TpOverlapState s;
     const TpCommOverlapKind own = t.tp_comm_overlap_kind;
     for (const TpCommOverlapKind k : {TpCommOverlapKind::userbuffers, TpCommOverlapKind::micro_pipeline})
@@ -36,7 +36,8 @@ TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t, 
     if (!asked(l, own)) return s;
     if (l.tp <= 1) s.block = TpOverlapBlock::no_tensor_parallel;
     else if (!tp_sequence_parallel_on(l, t)) s.block = TpOverlapBlock::no_sequence_parallel;
-    else if (own == TpCommOverlapKind::micro_pipeline && !compiled) s.block = TpOverlapBlock::needs_compile;
+    else if (own == TpCommOverlapKind::micro_pipeline && kernel_stack(l) != "compile")
+        s.block = TpOverlapBlock::needs_compile;
     else s.runs = own;
     return s;
 }

@@ -24,7 +24,8 @@ struct TpOverlapState {
 // Layout field of the switch the framework reads ("" when it has none).
 const char* tp_comm_overlap_field(const FrameworkTraits& t);
 
-// `compiled`: the blocks run under torch.compile (kernel_stack(l) == "compile").
-TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t, bool compiled);
+// Compiled blocks are read from the layout's kernel stack as run (kernel_stack(l), layout.h), the
+// one the estimate runs.
+TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t);
 
 }   // namespace paraplan

@@ -278,7 +278,7 @@ void tp_comm_overlap_unused(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const FrameworkTraits* t = find_traits(l.framework);
     if (!t) return;
-    const TpOverlapState s = tp_comm_overlap_state(l, *t, kernel_stack(l) == "compile");
+    const TpOverlapState s = tp_comm_overlap_state(l, *t);
     const std::string name = t->display_name;
     const std::string own = tp_comm_overlap_field(*t);
     if (*s.ignored) {
