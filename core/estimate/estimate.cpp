@@ -473,10 +473,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // meaning the rule kernel.tp_comm_overlap reports (project/tp_comm_overlap.h).
     const TpOverlapState tpo = tp_comm_overlap_state(l, ft);
     c.tp_comm_overlap = tpo.runs;
-    if (tpo.block == TpOverlapBlock::no_sequence_parallel)
-        note("TP communication overlap needs sequence parallelism; the TP collectives are estimated exposed");
-    else if (tpo.block == TpOverlapBlock::needs_compile)
-        note("async TP needs compiled blocks (kernels: compile); the TP collectives are estimated exposed");
+    if (const std::string why = tp_overlap_block_reason(tpo.block); !why.empty())
+        note(why + "; the TP collectives are estimated exposed");
     if (tpo.runs != TpCommOverlapKind::none) {
         auto ring = [&](const char* gemm) {
             const auto* g = l.tp_comm_overlap_cfg.find(gemm);

@@ -1,4 +1,5 @@
 #include "lessons/lesson.h"
+#include "lessons/question.h"
 #include "util/read_file.h"
 
 #include "compare/compare.h"
@@ -90,6 +91,23 @@ estimate::PassTimesChoice read_pass_times(const Obj& step) {
     return c;
 }
 
+// "ask": "trend" (the default) | "accepted" | {"group": kind, "rank": r}.
+void read_ask(const Obj& o, Step& s) {
+    const json* a = o.get("ask");
+    if (!a) return;
+    if (a->is_string()) {
+        const std::string k = o.one_of("ask", {"trend", "accepted"}, "trend");
+        s.ask = k == "accepted" ? Ask::Accepted : Ask::Trend;
+        return;
+    }
+    if (!a->is_object()) json_read::fail(o.at("ask"), "\"trend\", \"accepted\" or {\"group\": kind, \"rank\": r}", *a);
+    const Obj g(*a, o.at("ask"));
+    s.ask = Ask::Group;
+    s.group_kind = g.string("group");
+    s.group_rank = g.integer("rank", 0);
+    if (s.group_rank < 0) json_read::fail(g.at("rank"), "a rank >= 0", *g.get("rank"));
+}
+
 Step read_step(const Obj& o) {
     Step s;
     s.title = o.string("title");
@@ -108,9 +126,12 @@ Step read_step(const Obj& o) {
     }
     s.look = o.string("look");
     s.predict = o.string("predict");
+    read_ask(o, s);
     s.change = read_changes(o, "change");
-    if (s.change.empty())
-        json_read::fail(o.at("change"), "at least one change", o.get("change") ? *o.get("change") : json());
+    if (s.change.empty() && s.ask == Ask::Trend)
+        json_read::fail(o.at("change"),
+                        "at least one change (a step that changes nothing asks \"group\" or \"accepted\")",
+                        o.get("change") ? *o.get("change") : json());
     s.change_label = o.string("change_label", "");
     s.explain = o.string("explain");
     const json& figs = o.array("figures");
@@ -239,7 +260,7 @@ Lesson load_lesson_file(const std::string& path) {
 }
 
 Project start_project(const Lesson& l) {
-    Project p = load_example(l.example);
+    Project p = l.project ? *l.project : load_example(l.example);
     for (const auto& c : l.setup) set_field(p, c.field, c.value);
     return p;
 }
@@ -344,13 +365,14 @@ StepOutcome run_step(const Project& before, const Step& s, Project* after) {
             o.failed.push_back(e.path + ": no value " + (!b ? "before" : "after") + " the change");
             continue;
         }
-        const double tol = 1e-9 * std::max(std::abs(*a), std::abs(*b));
-        const bool ok = e.trend == Trend::Increases   ? *a > *b + tol
-                        : e.trend == Trend::Decreases ? *a < *b - tol
-                                                      : std::abs(*a - *b) <= tol;
-        if (!ok)
+        if (measured_trend(*b, *a) != e.trend)
             o.failed.push_back(e.path + " should be " + to_string(e.trend) + " but goes from " + std::to_string(*b) +
                                " to " + std::to_string(*a));
+    }
+    for (const auto& d : fa.value("diagnostics", json::array())) {
+        if (d.value("severity", "") != "error") continue;
+        if (++o.errors_after <= 3)
+            o.error_messages_after.push_back(d.value("rule", "") + ": " + d.value("message", ""));
     }
     if (after) *after = next;
     return o;

@@ -27,6 +27,10 @@ struct Figure {
 enum class Trend { Increases, Decreases, Same };
 std::string to_string(Trend t);
 
+// The kind of question a step asks (lessons/question.h): "ask" in the lesson file, "trend" when
+// it is left out; {"group": kind, "rank": r} or "accepted".
+enum class Ask { Trend, Group, Accepted };
+
 struct Expectation {
     std::string path;
     Trend trend = Trend::Same;
@@ -62,6 +66,12 @@ struct Step {
     // ("pass_times": {"mode": "equal" | "estimate" | "custom", custom: "forward", "backward_input",
     // "backward_weight"}); equal (Qi et al.'s F = B = W) when the step leaves it out.
     estimate::PassTimesChoice pass_times;
+    // The question (lessons/question.h): trend asks about the headline figure; group asks which
+    // GPUs share rank `group_rank`'s group of kind `group_kind` after the change; accepted asks
+    // whether the framework starts the layout after it. Group and accepted steps may change nothing.
+    Ask ask = Ask::Trend;
+    std::string group_kind;
+    int group_rank = 0;
 };
 
 // The names a step's "colour_by" may hold: "node" and the axes and group kinds the frameworks'
@@ -82,6 +92,8 @@ struct Lesson {
     std::string example;            // built-in example project it starts from
     std::vector<FixChange> setup;   // changes applied to the example first
     std::vector<Step> steps;
+    // A lesson written for one project (lessons/own_project.h) starts from it, not from `example`.
+    std::optional<Project> project;
 };
 
 // Throws InputError naming `where` and the JSON pointer of a bad or missing field.
@@ -115,6 +127,9 @@ std::optional<double> figure_value(const nlohmann::json& figures, const std::str
 struct StepOutcome {
     std::vector<std::optional<double>> before, after;   // one per step figure
     std::vector<std::string> failed;                    // expectations that do not hold, in words
+    // The validator's findings after the change: how many errors, and the first few ("rule: message").
+    int errors_after = 0;
+    std::vector<std::string> error_messages_after;
 };
 // Runs the step from `before`: the figures before and after its change (the timeline's with the
 // step's pass times), and which expectations fail.

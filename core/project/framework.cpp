@@ -37,6 +37,9 @@ std::vector<FrameworkTraits> make_table() {
     hybrid.id = Framework::colossalai;
     hybrid.name = "colossalai";
     hybrid.display_name = "ColossalAI HybridParallelPlugin";
+    hybrid.mesh_source =
+        "ColossalAI v0.5.1 colossalai/booster/plugin/hybrid_parallel_plugin.py HybridParallelPlugin.__init__ and "
+        "colossalai/cluster/process_group_mesh.py ProcessGroupMesh";
     hybrid.family = FrameworkFamily::colossalai;
     hybrid.plugin = "HybridParallelPlugin";
     hybrid.exporter = "colossalai";
@@ -80,6 +83,9 @@ std::vector<FrameworkTraits> make_table() {
     moe.id = Framework::colossalai_moe;
     moe.name = "colossalai-moe";
     moe.display_name = "ColossalAI MoeHybridParallelPlugin";
+    moe.mesh_source =
+        "ColossalAI v0.5.1 colossalai/booster/plugin/moe_hybrid_parallel_plugin.py MoeHybridParallelPlugin.__init__ "
+        "and colossalai/cluster/process_group_mesh.py ProcessGroupMesh";
     moe.plugin = "MoeHybridParallelPlugin";
     moe.axes = {"tp", "pp", "sp", "ep"};
     moe.ep = true;
@@ -93,6 +99,8 @@ std::vector<FrameworkTraits> make_table() {
     gemini.id = Framework::colossalai_gemini;
     gemini.name = "colossalai-gemini";
     gemini.display_name = "ColossalAI GeminiPlugin";
+    gemini.mesh_source =
+        "ColossalAI v0.5.1 colossalai/booster/plugin/gemini_plugin.py GeminiPlugin.__init__ (ProcessGroupMesh)";
     gemini.plugin = "GeminiPlugin";
     gemini.world = {true, false, false, false, false};
     gemini.axes = {"tp"};
@@ -108,6 +116,8 @@ std::vector<FrameworkTraits> make_table() {
     zero.id = Framework::colossalai_zero;
     zero.name = "colossalai-zero";
     zero.display_name = "ColossalAI LowLevelZeroPlugin";
+    zero.mesh_source =
+        "ColossalAI v0.5.1 colossalai/booster/plugin/low_level_zero_plugin.py LowLevelZeroPlugin.__init__";
     zero.plugin = "LowLevelZeroPlugin";
     zero.world = {false, false, false, false, false};
     zero.axes = {};
@@ -123,6 +133,8 @@ std::vector<FrameworkTraits> make_table() {
     mg.id = Framework::megatron;
     mg.name = "megatron";
     mg.display_name = "Megatron-LM";
+    mg.mesh_source =
+        "Megatron-LM core_v0.19.0 megatron/core/parallel_state.py RankGenerator and initialize_model_parallel";
     mg.family = FrameworkFamily::megatron;
     mg.plugin = "";
     mg.exporter = "megatron";
@@ -171,6 +183,7 @@ std::vector<FrameworkTraits> make_table() {
     tt.id = Framework::torchtitan;
     tt.name = "torchtitan";
     tt.display_name = "torchtitan";
+    tt.mesh_source = "torchtitan v0.2.2 torchtitan/distributed/parallel_dims.py ParallelDims.build_mesh";
     tt.family = FrameworkFamily::torchtitan;
     tt.plugin = "";
     tt.exporter = "torchtitan";
@@ -250,6 +263,7 @@ std::vector<FrameworkTraits> make_table() {
     ds.id = Framework::deepspeed;
     ds.name = "deepspeed";
     ds.display_name = "DeepSpeed";
+    ds.mesh_source = "DeepSpeed v0.16.5 deepspeed/runtime/pipe/topology.py PipeModelDataParallelTopology";
     ds.family = FrameworkFamily::deepspeed;
     ds.plugin = "";
     ds.exporter = "deepspeed";
@@ -283,6 +297,7 @@ std::vector<FrameworkTraits> make_table() {
     dm.id = Framework::devicemesh;
     dm.name = "devicemesh";
     dm.display_name = "PyTorch DeviceMesh";
+    dm.mesh_source = "PyTorch v2.4 torch/distributed/device_mesh.py init_device_mesh";
     dm.family = FrameworkFamily::pytorch;
     dm.plugin = "";
     dm.exporter = "torchrun";

@@ -92,6 +92,7 @@ struct FrameworkTraits {
     Framework id;
     const char* name;           // the id in project files and on the CLI
     const char* display_name;   // for people
+    const char* mesh_source;    // where the framework builds its process groups (file and function, release)
     FrameworkFamily family;
     const char* plugin;     // ColossalAI plugin class ("" elsewhere)
     const char* exporter;   // the export format that writes its files ("torchrun" when none of its own)

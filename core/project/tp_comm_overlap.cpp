@@ -26,6 +26,16 @@ const char* field_of(TpCommOverlapKind k) {
 
 }   // namespace
 
+const char* tp_overlap_block_reason(TpOverlapBlock b) {
+    switch (b) {
+    case TpOverlapBlock::no_sequence_parallel: return "TP communication overlap runs only with sequence parallelism";
+    case TpOverlapBlock::needs_compile: return "async TP needs compiled blocks (kernels: compile)";
+    case TpOverlapBlock::no_tensor_parallel:
+    case TpOverlapBlock::none: return "";
+    }
+    return "";
+}
+
 const char* tp_comm_overlap_field(const FrameworkTraits& t) { return field_of(t.tp_comm_overlap_kind); }
 
 TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t) {

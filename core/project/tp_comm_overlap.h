@@ -24,6 +24,11 @@ struct TpOverlapState {
 // Layout field of the switch the framework reads ("" when it has none).
 const char* tp_comm_overlap_field(const FrameworkTraits& t);
 
+// Why a block stops the overlap, in the words the estimate's notes and the rule's message both use
+// ("" for none and for tp 1): "TP communication overlap runs only with sequence parallelism",
+// "async TP needs compiled blocks (kernels: compile)".
+const char* tp_overlap_block_reason(TpOverlapBlock b);
+
 // Compiled blocks are read from the layout's kernel stack as run (kernel_stack(l), layout.h), the
 // one the estimate runs.
 TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t);

@@ -301,8 +301,8 @@ void tp_comm_overlap_unused(const Project& p, Out& out) {
     const bool no_sp = s.block == TpOverlapBlock::no_sequence_parallel ||
                        (megatron && s.block == TpOverlapBlock::no_tensor_parallel);
     const bool no_compile = s.block == TpOverlapBlock::needs_compile;
-    const std::string why = no_sp        ? name + " overlaps TP communication only with sequence parallelism"
-                            : no_compile ? name + "'s async TP needs compiled blocks (kernels: compile)"
+    const std::string why = no_sp        ? name + ": " + tp_overlap_block_reason(TpOverlapBlock::no_sequence_parallel)
+                            : no_compile ? name + ": " + tp_overlap_block_reason(TpOverlapBlock::needs_compile)
                                          : "";
     auto d = diag(no_sp || no_compile ? Severity::Error : Severity::Warning, "kernel.tp_comm_overlap",
                   why.empty() ? "tp is 1, so there are no TP collectives: " + own + " does nothing."

@@ -291,7 +291,7 @@ private slots:
              ProjectBuilder(b).tp_comm_overlap(true).build(),
              "kernel.tp_comm_overlap",
              Severity::Error,
-             {"Megatron-LM", "sequence parallelism", "exposed"},
+             {"Megatron-LM", "TP communication overlap runs only with sequence parallelism", "exposed"},
              "can happen only when sequence parallelism is enabled"},
             // torchtitan's switch is not Megatron's: ignored, with the fix to Megatron's own.
             {"async tp under megatron",

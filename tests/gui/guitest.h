@@ -29,6 +29,16 @@ inline std::unique_ptr<MainWindow> exampleWindow(const QTemporaryDir& dir, const
     return w;
 }
 
+// exampleWindow(), shown and exposed, after the queued first-show passes (fit to screen, dock
+// proportions); nullptr when it is never exposed.
+inline std::unique_ptr<MainWindow> shownExampleWindow(const QTemporaryDir& dir, const char* example) {
+    auto w = exampleWindow(dir, example);
+    w->show();
+    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
+    QTest::qWait(50);
+    return w;
+}
+
 // Before the QApplication: the offscreen platform shows one screen of `width` x `height`
 // (logical 96 dpi) instead of its default 800 x 600, described in a file kept in `dir`.
 // False when that file cannot be written.

@@ -72,12 +72,7 @@ class TestEstimateSettings : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
 
-    std::unique_ptr<MainWindow> shown(const char* example) {
-        auto w = exampleWindow(tmp_, example);
-        w->show();
-        if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-        return w;
-    }
+    std::unique_ptr<MainWindow> shown(const char* example) { return shownExampleWindow(tmp_, example); }
 
     // The project of the cluster the profile was fitted on (128 H100s, Llama 3.1 8B, FSDP).
     std::unique_ptr<MainWindow> calibratedClusterWindow() {
@@ -233,7 +228,7 @@ private slots:
     }
 
     // Megatron's --tp-comm-overlap is a checkbox in FP8 and kernels: ticking it hides part of the
-    // tp 8 collectives behind the GEMMs, so the shown step falls; it is off while tp is 1.
+    // tp 8 collectives behind the GEMMs, so the shown step falls; it is off while tp is 1 unless set.
     void tpCommOverlapChangesTheShownStepTime() {
         auto w = shown("llama3.1-70b-4nodes");   // tp 8, split_gather
         QVERIFY(w);
@@ -264,6 +259,15 @@ private slots:
         QCOMPARE(small->project().layout.tp, 1);
         QVERIFY(!field<QCheckBox>(*small, "tp_comm_overlap")->isEnabled());
         QVERIFY(!field<QCheckBox>(*small, "enable_async_tensor_parallel")->isEnabled());
+        // Set at tp 1 (a file says so): the box is on and can be clicked off.
+        QVERIFY(small->document()->applyChanges(QStringLiteral("overlap"), {{"/layout/tp_comm_overlap", true}}));
+        QVERIFY(small->document()->waitForAnalysis());
+        auto* unused = field<QCheckBox>(*small, "tp_comm_overlap");
+        QVERIFY(unused->isEnabled() && unused->isChecked());
+        unused->click();
+        QVERIFY(small->document()->waitForAnalysis());
+        QVERIFY(!small->project().layout.tp_comm_overlap);
+        QVERIFY(!unused->isEnabled());
     }
 
     // A profile fitted by the real `paraplan-cli calibrate` from a recorded torchtitan log,

@@ -76,14 +76,6 @@ bool fitted(ClusterCanvas* c, QString* why) {
     return inside && fills;
 }
 
-std::unique_ptr<MainWindow> shownWindow(const QTemporaryDir& dir, const char* example) {
-    auto w = exampleWindow(dir, example);
-    w->show();
-    if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-    QApplication::processEvents();
-    return w;
-}
-
 // The colour a chart is drawn on (its corner, outside the axes).
 QColor plotBackground(QCustomPlot* plot) { return QColor(plot->toPixmap(200, 120).toImage().pixel(1, 1)); }
 
@@ -115,7 +107,7 @@ private slots:
 
     // --- The window fits the screen it opens on ----------------------------------------
     void firstWindowFitsTheScreen() {
-        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");
+        auto w = shownExampleWindow(tmp_, "llama3.1-70b-4nodes");
         QVERIFY(w);
         const QRect avail = w->screen()->availableGeometry();
         QString widths;   // what holds the window wide, if it is too wide
@@ -143,14 +135,14 @@ private slots:
             s->setValue(AppSettings::Key::kState, big.saveState(AppSettings::kWindowStateVersion));
             QVERIFY(big.document()->waitForAnalysis());   // the views follow the edit's analysis
         }
-        auto w = shownWindow(tmp_, "gpt2-1node");
+        auto w = shownExampleWindow(tmp_, "gpt2-1node");
         QVERIFY(w);
         QVERIFY(w->screen()->availableGeometry().contains(w->frameGeometry()));
     }
 
     // At 1280×800 the cluster canvas keeps room to work, and its tool bar fits.
     void canvasHasRoomOnASmallScreen() {
-        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");
+        auto w = shownExampleWindow(tmp_, "llama3.1-70b-4nodes");
         QVERIFY(w);
         QWidget* port = w->canvas()->view()->viewport();
         QVERIFY2(port->width() >= 480 && port->height() >= 300,
@@ -168,7 +160,7 @@ private slots:
     // the framework, tp and tensor mode were in view).
     void layoutPrimaryFieldsInViewOnASmallScreen() {
         for (const char* example : {"gpt2-1node", "mixtral-8x7b-2nodes-ep"}) {
-            auto w = shownWindow(tmp_, example);
+            auto w = shownExampleWindow(tmp_, example);
             QVERIFY(w);
             QTest::qWait(20);   // the docks' proportions for the fitted size (queued after the show)
             QVERIFY2(w->width() >= kScreenW - 40 && w->height() >= kScreenH - 80,
@@ -197,7 +189,7 @@ private slots:
 
     // --- The canvas is fitted on open, on New and on reopen --------------------------------
     void canvasIsFittedOnOpenNewAndReopen() {
-        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");
+        auto w = shownExampleWindow(tmp_, "llama3.1-70b-4nodes");
         QVERIFY(w);
         QString why;
         QVERIFY2(fitted(w->canvas(), &why), qPrintable(why));
@@ -240,7 +232,7 @@ private slots:
 
     void undoRedoAndExportKeysWorkFromALayoutField() {
         QTest::failOnWarning(QRegularExpression(QStringLiteral("Ambiguous shortcut")));
-        auto w = shownWindow(tmp_, "gpt2-1node");
+        auto w = shownExampleWindow(tmp_, "gpt2-1node");
         QVERIFY(w);
         w->activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(w.get()));
@@ -363,7 +355,7 @@ private slots:
 
     // --- The Layout dock shows its fields whole -----------------------------------------
     void layoutFieldsAreWholeAndTabbingKeepsThemInView() {
-        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");
+        auto w = shownExampleWindow(tmp_, "llama3.1-70b-4nodes");
         QVERIFY(w);
         QScrollArea* scroll = fieldsScroll(w->layoutPanel());
         QVERIFY(scroll);
@@ -528,7 +520,7 @@ private slots:
     // The same with the mouse, on the shown canvas: a left press and a drag `dist` pixels to
     // the right. A reorder drag is a QDrag of the viewport (offscreen, it ends at once).
     void reorderByMouseNeedsTheGripAndADistance() {
-        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");
+        auto w = shownExampleWindow(tmp_, "llama3.1-70b-4nodes");
         QVERIFY(w);
         QGraphicsView* view = w->canvas()->view();
         QWidget* port = view->viewport();
@@ -570,7 +562,7 @@ private slots:
     // --- View > Colours, Help ------------------------------------------------------------
     void coloursSwitchFromTheViewMenu() {
         const QPalette start = QApplication::palette();
-        auto w = shownWindow(tmp_, "gpt2-1node");
+        auto w = shownExampleWindow(tmp_, "gpt2-1node");
         QVERIFY(w);
         auto* dark = w->findChild<QAction*>(QStringLiteral("darkSchemeAction"));
         auto* system = w->findChild<QAction*>(QStringLiteral("systemSchemeAction"));
@@ -708,7 +700,7 @@ private slots:
     }
 
     void memoryLegendLeavesTheBarsAlone() {
-        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");
+        auto w = shownExampleWindow(tmp_, "llama3.1-70b-4nodes");
         QVERIFY(w);
         w->raiseView(QStringLiteral("memory"));
         QApplication::processEvents();
@@ -797,7 +789,7 @@ private slots:
 
     // --- Only the views that can be seen refresh on an edit -------------------------------
     void hiddenViewsRefreshWhenShown() {
-        auto w = shownWindow(tmp_, "llama3.1-70b-4nodes");   // pp 4
+        auto w = shownExampleWindow(tmp_, "llama3.1-70b-4nodes");   // pp 4
         QVERIFY(w);
         w->raiseView(QStringLiteral("diagnostics"));   // the timeline and memory tabs are behind it
         QApplication::processEvents();

@@ -7,6 +7,8 @@
 #include "guide_section.h"
 #include "guitest.h"
 #include "lessons/lesson.h"
+#include "lessons/own_project.h"
+#include "lessons/question.h"
 #include "mainwindow.h"
 #include "projectdocument.h"
 #include "teach/lessonpanel.h"
@@ -16,6 +18,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -28,8 +31,6 @@
 #include <QTextBrowser>
 #include <QTimer>
 #include <QUndoStack>
-
-using paraplan::lessons::Trend;
 
 namespace {
 
@@ -83,13 +84,7 @@ class TestLessonPanel : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
 
-    std::unique_ptr<MainWindow> shownWindow(const char* example) {
-        auto w = exampleWindow(tmp_, example);
-        w->show();
-        if (!QTest::qWaitForWindowExposed(w.get())) return nullptr;
-        QTest::qWait(50);   // the queued first-show passes (fit to screen, dock proportions)
-        return w;
-    }
+    std::unique_ptr<MainWindow> shownWindow(const char* example) { return shownExampleWindow(tmp_, example); }
 
     // Help > Guided Lessons, then picks lesson `id` in the panel's list and presses Start.
     static void startByMouse(MainWindow* w, LessonPanel* panel, const QString& id) {
@@ -133,11 +128,11 @@ private slots:
                 }
                 QVERIFY2(lessonCovered(w.get()).isEmpty(),
                          qPrintable(QString::fromStdString(where) + ": " + lessonCovered(w.get())));
-                // Answer with the mouse: the right guess, then the change button.
-                const Trend t = paraplan::lessons::headline(step)->trend;
-                click(child<QRadioButton>(panel, t == Trend::Increases   ? "lessonGuess0"
-                                                 : t == Trend::Decreases ? "lessonGuess1"
-                                                                         : "lessonGuess2"));
+                // Answer with the mouse: the right guess (core's grade on the project), then the change button.
+                const int right = paraplan::lessons::grade(step, paraplan::lessons::question(step, w->project()),
+                                                           paraplan::lessons::run_step(w->project(), step));
+                QVERIFY2(right >= 0, where.c_str());
+                click(child<QRadioButton>(panel, qPrintable(QStringLiteral("lessonGuess%1").arg(right))));
                 click(child<QPushButton>(panel, "lessonApply"));
                 QVERIFY2(panel->applied(), where.c_str());
                 QVERIFY(w->document()->waitForAnalysis());
@@ -167,6 +162,62 @@ private slots:
             QVERIFY2(panel->finished(), id.c_str());
             QVERIFY2(lessonCovered(w.get()).isEmpty(), qPrintable(lessonCovered(w.get())));
         }
+    }
+
+    // "On My Project": a lesson written for the open project runs on a copy of it, by mouse; each
+    // step's choices are the question core asks, and the verdict is core's grade on the project
+    // (the rank map, the validator, the estimate). The user's file is never touched.
+    void ownProjectLessonByMouse() {
+        auto w = shownWindow("llama3.1-70b-4nodes");
+        QVERIFY(w);
+        const QString file = tmp_.filePath(QStringLiteral("mine.paraplan.json"));
+        paraplan::save_project(w->project(), file.toStdString());
+        w->setProject(paraplan::load_project(file.toStdString()), file);
+        const auto mine = paraplan::project_to_json(w->project());
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray onDisk = f.readAll();
+        f.close();
+        LessonPanel* panel = w->lessonPanel();
+        w->findChild<QAction*>(QStringLiteral("lessonsAction"))->trigger();
+        click(child<QPushButton>(panel, "lessonOwnProject"));
+        QVERIFY(panel->lesson() && panel->lesson()->id == paraplan::lessons::kOwnProjectLessonId);
+        QVERIFY(paraplan::project_to_json(w->project()) == mine);   // the same project, as a copy
+        QVERIFY(w->document()->path().isEmpty());
+        const auto& lesson = *panel->lesson();
+        QVERIFY(lesson.steps.size() >= 3);
+        for (int i = 0; i < panel->stepCount(); ++i) {
+            const auto& step = lesson.steps[std::size_t(i)];
+            const std::string where = "step " + std::to_string(i) + " (" + step.title + ")";
+            QVERIFY(w->document()->waitForAnalysis());
+            QApplication::processEvents();
+            QVERIFY2(lessonCovered(w.get()).isEmpty(), qPrintable(lessonCovered(w.get())));
+            const paraplan::lessons::Question q = paraplan::lessons::question(step, w->project());
+            QCOMPARE(panel->question().choices, q.choices);
+            for (int c = 0; c < int(q.choices.size()); ++c)
+                QCOMPARE(child<QRadioButton>(panel, qPrintable(QStringLiteral("lessonGuess%1").arg(c)))->text(),
+                         QString::fromStdString(q.choices[std::size_t(c)]));
+            QVERIFY(!child<QRadioButton>(panel, qPrintable(QStringLiteral("lessonGuess%1").arg(q.choices.size()))));
+            const int right = paraplan::lessons::grade(step, q, paraplan::lessons::run_step(w->project(), step));
+            QVERIFY2(right >= 0, where.c_str());
+            // The first step answered wrong, the others right.
+            const int pick = i == 0 ? (right + 1) % int(q.choices.size()) : right;
+            click(child<QRadioButton>(panel, qPrintable(QStringLiteral("lessonGuess%1").arg(pick))));
+            auto* apply = child<QPushButton>(panel, "lessonApply");
+            if (step.change.empty()) QCOMPARE(apply->text(), QStringLiteral("Check My Answer"));
+            click(apply);
+            QVERIFY2(panel->applied(), where.c_str());
+            QVERIFY(w->document()->waitForAnalysis());
+            const QString verdict = i == 0 ? QStringLiteral("Not quite:") : QStringLiteral("Right:");
+            QVERIFY2(panel->resultText().startsWith(verdict), qPrintable(panel->resultText()));
+            QVERIFY2(panel->resultText().contains(QString::fromStdString(q.choices[std::size_t(right)])),
+                     qPrintable(panel->resultText()));
+            click(child<QPushButton>(panel, "lessonNext"));
+        }
+        QVERIFY(panel->finished());
+        QVERIFY(panel->summaryText().contains(QStringLiteral("your own project")));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), onDisk);
     }
 
     // After the last step: the summary, a link to the lesson's section of the concepts guide

@@ -10,6 +10,7 @@
 #include "guitest.h"
 #include "teach/lessonpanel.h"
 #include "lessons/lesson.h"
+#include "lessons/question.h"
 #include "views/linktrafficview.h"
 #include "plan/planmodel.h"
 #include "plan/plannerpanel.h"
@@ -337,13 +338,26 @@ private slots:
                 }
                 QVERIFY(panel->lookText().contains(QString::fromStdString(step.look)));
                 QVERIFY(panel->predictText().contains(QString::fromStdString(step.predict)));
-                // The graded figure is named beside the choices.
-                for (const auto& f : step.figures)
-                    if (f.path == paraplan::lessons::headline(step)->path)
-                        QVERIFY2(panel->predictText().contains(QStringLiteral("graded on: ") +
-                                                               QString::fromStdString(f.label)),
-                                 where.c_str());
-                panel->predict(paraplan::lessons::headline(step)->trend);
+                // What the answer is graded on is named beside the choices: a trend's figure, a group's
+                // rank map, an accepted step's rules.
+                const paraplan::lessons::Question q = paraplan::lessons::question(step, w->project());
+                QCOMPARE(panel->question().choices, q.choices);
+                if (step.ask == paraplan::lessons::Ask::Trend)
+                    for (const auto& f : step.figures)
+                        if (f.path == paraplan::lessons::headline(step)->path) QCOMPARE(q.graded_on, f.label);
+                QVERIFY2(
+                    panel->predictText().contains(QStringLiteral("graded on: ") + QString::fromStdString(q.graded_on)),
+                    where.c_str());
+                const int right = paraplan::lessons::grade(step, q, paraplan::lessons::run_step(w->project(), step));
+                QVERIFY2(right >= 0, where.c_str());
+                if (step.ask == paraplan::lessons::Ask::Trend) {   // the file's expectation is what happens
+                    const paraplan::lessons::Trend t = paraplan::lessons::headline(step)->trend;
+                    const int expected = t == paraplan::lessons::Trend::Increases   ? 0
+                                         : t == paraplan::lessons::Trend::Decreases ? 1
+                                                                                    : 2;
+                    QCOMPARE(right, expected);
+                }
+                panel->choose(right);
                 // A timeline step draws with its own pass times (equal unless it says), the ones its figures quote.
                 if (step.view == "timeline") QVERIFY2(w->timeline()->passTimes() == step.pass_times, where.c_str());
                 const auto before = paraplan::lessons::figures_json(w->project(), step.pass_times);
@@ -388,13 +402,13 @@ private slots:
                 if (!step.source.empty())
                     QVERIFY2(panel->sourceText().contains(QString::fromStdString(step.source)), where.c_str());
                 QVERIFY2(panel->resultText().startsWith(QStringLiteral("Right:")), qPrintable(panel->resultText()));
-                // The verdict names the headline figure, the first listed one that has an expectation.
-                const auto* h = paraplan::lessons::headline(step);
-                for (const auto& f : step.figures)
-                    if (f.path == h->path)
-                        QVERIFY2(panel->resultText().contains(QString::fromStdString(f.label)), where.c_str());
+                // The verdict names what was graded and the right answer.
+                QVERIFY2(panel->resultText().contains(QString::fromStdString(q.choices[std::size_t(right)])),
+                         where.c_str());
+                if (step.ask == paraplan::lessons::Ask::Trend)
+                    QVERIFY2(panel->resultText().contains(QString::fromStdString(q.graded_on)), where.c_str());
                 // One undoable step per change.
-                QVERIFY(w->document()->undoStack()->count() >= 1);
+                if (!step.change.empty()) QVERIFY(w->document()->undoStack()->count() >= 1);
                 QVERIFY(panel->next());   // from the last step: the lesson's end, its summary
             }
             QVERIFY(panel->finished());

@@ -209,14 +209,17 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                "(FSDP, ZeRO-3, the distributed optimizer). Only with FP8 linear layers on; where the framework "
                "ignores it the Diagnostics say so and the estimate gathers in 16-bit."),
             [](const Project& p) { return p.layout.fp8_all_gather; });
-    enableWhen(QStringLiteral("/layout/fp8_all_gather"), [](const Project& p) { return p.layout.fp8; });
+    // Also while set without its condition, so it can be turned off (the Diagnostics say it is unused).
+    enableWhen(QStringLiteral("/layout/fp8_all_gather"),
+               [](const Project& p) { return p.layout.fp8 || p.layout.fp8_all_gather; });
     addBool(k, QStringLiteral("/layout/tp_comm_overlap"), tr("TP comm overlap"), QStringLiteral("tp_comm_overlap"),
             tr("Megatron-LM --tp-comm-overlap (NeMo / Megatron-Bridge tp_comm_overlap): Transformer Engine "
                "userbuffers run each sequence-parallel all-gather and reduce-scatter of a layer in pieces, "
                "overlapped with the matrix multiplication it feeds or follows. Needs tp > 1 and sequence "
                "parallelism; other frameworks ignore it (the Diagnostics say so)."),
             [](const Project& p) { return p.layout.tp_comm_overlap; });
-    enableWhen(QStringLiteral("/layout/tp_comm_overlap"), [](const Project& p) { return p.layout.tp > 1; });
+    enableWhen(QStringLiteral("/layout/tp_comm_overlap"),
+               [](const Project& p) { return p.layout.tp > 1 || p.layout.tp_comm_overlap; });
     addBool(k, QStringLiteral("/layout/enable_async_tensor_parallel"), tr("Async TP"),
             QStringLiteral("enable_async_tensor_parallel"),
             tr("torchtitan [parallelism] enable_async_tensor_parallel: torch's micro-pipeline TP fuses each "
@@ -224,7 +227,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                "behind it. Needs tp > 1 and compiled blocks; other frameworks ignore it."),
             [](const Project& p) { return p.layout.enable_async_tensor_parallel; });
     enableWhen(QStringLiteral("/layout/enable_async_tensor_parallel"),
-               [](const Project& p) { return p.layout.tp > 1; });
+               [](const Project& p) { return p.layout.tp > 1 || p.layout.enable_async_tensor_parallel; });
     addKernelStack(k);
 
     // --- Mixture of experts ----------------------------------------------------------

@@ -1,10 +1,13 @@
 #include "teach/lessonpanel.h"
 
+#include "lessons/own_project.h"
+
 #include "document/projecteditor.h"
 #include "common/theme.h"
 
 #include <QButtonGroup>
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -21,14 +24,13 @@ using namespace paraplan::lessons;
 
 namespace {
 
-QString trendWords(Trend t) {
-    switch (t) {
-    case Trend::Increases: return QObject::tr("goes up");
-    case Trend::Decreases: return QObject::tr("goes down");
-    case Trend::Same: return QObject::tr("stays the same");
-    }
-    return {};
-}
+// The wait cursor while it lives.
+struct WaitCursor {
+    WaitCursor() { QGuiApplication::setOverrideCursor(Qt::WaitCursor); }
+    ~WaitCursor() { QGuiApplication::restoreOverrideCursor(); }
+    WaitCursor(const WaitCursor&) = delete;
+    WaitCursor& operator=(const WaitCursor&) = delete;
+};
 
 QString value(const std::optional<double>& v) {
     if (!v) return QStringLiteral("–");
@@ -52,12 +54,14 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
       editor_(editor),
       combo_(new QComboBox(this)),
       start_(new QPushButton(tr("Start"), this)),
+      own_(new QPushButton(tr("On My Project"), this)),
       title_(new QLabel(this)),
       progress_(new QLabel(this)),
       question_(new QWidget(this)),
       look_(wrapped(question_, "lessonLook")),
       predict_(wrapped(question_, "lessonPredict")),
       guesses_(new QButtonGroup(this)),
+      guessRows_(new QVBoxLayout),
       apply_(new QPushButton(question_)),
       figures_(new QTableWidget(this)),
       result_(wrapped(this, "lessonResult")),
@@ -69,6 +73,10 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     setObjectName(QStringLiteral("lessonPanel"));
     combo_->setObjectName(QStringLiteral("lessonCombo"));
     start_->setObjectName(QStringLiteral("lessonStart"));
+    own_->setObjectName(QStringLiteral("lessonOwnProject"));
+    own_->setToolTip(
+        tr("A lesson written for the open project: its rank map, its framework's rules and its estimate, "
+           "on a copy (your project stays as it is)"));
     apply_->setObjectName(QStringLiteral("lessonApply"));
     figures_->setObjectName(QStringLiteral("lessonFigures"));
     back_->setObjectName(QStringLiteral("lessonBack"));
@@ -108,15 +116,10 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     auto* top = new QHBoxLayout;
     top->addWidget(combo_, 1);
     top->addWidget(start_);
-    auto* guessRow = new QHBoxLayout;
-    int id = 0;
-    for (Trend t : {Trend::Increases, Trend::Decreases, Trend::Same}) {
-        auto* b = new QRadioButton(trendWords(t), question_);
-        b->setObjectName(QStringLiteral("lessonGuess%1").arg(id));
-        guesses_->addButton(b, id++);
-        guessRow->addWidget(b);
-    }
-    guessRow->addStretch(1);
+    // On a line of its own: beside the list it would widen the dock on a small screen.
+    auto* ownRow = new QHBoxLayout;
+    ownRow->addWidget(own_);
+    ownRow->addStretch(1);
     auto* nav = new QHBoxLayout;
     nav->addWidget(back_);
     nav->addStretch(1);
@@ -128,11 +131,12 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     q->setContentsMargins(0, 0, 0, 0);
     q->addWidget(look_);
     q->addWidget(predict_);
-    q->addLayout(guessRow);
+    q->addLayout(guessRows_);
     q->addWidget(apply_);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(4, 4, 4, 4);
     lay->addLayout(top);
+    lay->addLayout(ownRow);
     lay->addWidget(title_);
     lay->addWidget(question_);   // placeAnswer() moves the explanation and figures above it once answered
     lay->addWidget(result_);
@@ -144,9 +148,8 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
     lay->addLayout(nav);
 
     connect(start_, &QPushButton::clicked, this, &LessonPanel::startSelected);
-    connect(guesses_, &QButtonGroup::idClicked, this, [this](int i) {
-        predict(i == 0 ? Trend::Increases : i == 1 ? Trend::Decreases : Trend::Same);
-    });
+    connect(own_, &QPushButton::clicked, this, &LessonPanel::startOwnProject);
+    connect(guesses_, &QButtonGroup::idClicked, this, &LessonPanel::choose);
     connect(apply_, &QPushButton::clicked, this, &LessonPanel::makeChange);
     connect(back_, &QPushButton::clicked, this, &LessonPanel::back);
     connect(next_, &QPushButton::clicked, this, &LessonPanel::next);
@@ -157,6 +160,11 @@ LessonPanel::LessonPanel(ProjectEditor* editor, QWidget* parent)
 void LessonPanel::startSelected() {
     QString err;
     if (!startLesson(combo_->currentData().toString(), &err) && !err.isEmpty()) result_->setText(err);
+}
+
+void LessonPanel::startOwnProject() {
+    QString err;
+    if (!startOnProject(&err) && !err.isEmpty()) result_->setText(err);
 }
 
 void LessonPanel::makeChange() {
@@ -197,10 +205,44 @@ bool LessonPanel::startLesson(const Lesson& lesson) {
     return true;
 }
 
-void LessonPanel::predict(Trend t) {
-    prediction_ = t;
-    const int id = t == Trend::Increases ? 0 : t == Trend::Decreases ? 1 : 2;
-    if (auto* b = guesses_->button(id); b && !b->isChecked()) b->setChecked(true);
+void LessonPanel::predict(Trend t) { choose(t == Trend::Increases ? 0 : t == Trend::Decreases ? 1 : 2); }
+
+void LessonPanel::choose(int i) {
+    if (i < 0 || i >= int(asked_.choices.size())) return;
+    choice_ = i;
+    if (auto* b = guesses_->button(i); b && !b->isChecked()) b->setChecked(true);
+}
+
+bool LessonPanel::startOnProject(QString* error) {
+    try {
+        // Written from a few estimates of the project (a second or two on thousands of GPUs).
+        const WaitCursor wait;
+        return startLesson(lesson_on_project(editor_->project()));
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+void LessonPanel::showChoices(const Step& s) {
+    try {
+        asked_ = paraplan::lessons::question(s, editor_->project());
+    } catch (const std::exception& e) {
+        asked_ = {};
+        asked_.graded_on = e.what();
+    }
+    for (auto* b : guesses_->buttons()) {
+        guesses_->removeButton(b);
+        delete b;
+    }
+    // One per line: a group question's choices are rank sets.
+    for (int i = 0; i < int(asked_.choices.size()); ++i) {
+        auto* b = new QRadioButton(QString::fromStdString(asked_.choices[std::size_t(i)]), question_);
+        b->setObjectName(QStringLiteral("lessonGuess%1").arg(i));
+        guesses_->addButton(b, i);
+        guessRows_->addWidget(b, 0, Qt::AlignLeft);   // as wide as its text: a click beside it is no answer
+        b->show();   // at once: a layout shows a new child of a shown panel only from the event loop
+    }
 }
 
 bool LessonPanel::applyStep(QString* error) {
@@ -214,7 +256,8 @@ bool LessonPanel::applyStep(QString* error) {
     }
     const QString label = s.change_label.empty() ? tr("Lesson: %1").arg(QString::fromStdString(s.title))
                                                  : tr("Lesson: %1").arg(QString::fromStdString(s.change_label));
-    if (!editor_->applyChanges(label, s.change, error)) return false;
+    // A question on the layout as it is (a group or accepted step with no change) leaves the project alone.
+    if (!s.change.empty() && !editor_->applyChanges(label, s.change, error)) return false;
     applied_ = true;
     showOutcome();
     return true;
@@ -280,10 +323,7 @@ void LessonPanel::scrollToTop() {
 }
 
 void LessonPanel::showStep() {
-    prediction_.reset();
-    guesses_->setExclusive(false);
-    for (auto* b : guesses_->buttons()) b->setChecked(false);
-    guesses_->setExclusive(true);
+    choice_.reset();
     outcome_ = {};
     figures_->setRowCount(0);
     result_->clear();
@@ -315,15 +355,14 @@ void LessonPanel::showStep() {
     progress_->setText(tr("Step %1 of %2").arg(step_ + 1).arg(stepCount()));
     look_->setText(tr("Look: %1").arg(QString::fromStdString(s.look)));
     QString predict = tr("Predict: %1").arg(QString::fromStdString(s.predict));
-    // The choices grade one figure: name it beside them.
-    if (const Expectation* h = headline(s))
-        for (const auto& f : s.figures)
-            if (f.path == h->path) {
-                predict += QLatin1Char('\n') + tr("Your answer is graded on: %1").arg(QString::fromStdString(f.label));
-                break;
-            }
+    // The choices are graded on one thing: name it beside them.
+    showChoices(s);
+    if (!asked_.graded_on.empty())
+        predict += QLatin1Char('\n') + tr("Your answer is graded on: %1").arg(QString::fromStdString(asked_.graded_on));
     predict_->setText(predict);
-    apply_->setText(s.change_label.empty() ? tr("Make the change") : QString::fromStdString(s.change_label));
+    apply_->setText(s.change.empty()         ? tr("Check My Answer")
+                    : s.change_label.empty() ? tr("Make the change")
+                                             : QString::fromStdString(s.change_label));
     apply_->setToolTip(apply_->text());
     apply_->setEnabled(true);
     back_->setEnabled(step_ > 0);
@@ -360,24 +399,35 @@ void LessonPanel::showOutcome() {
         figures_->item(r, 3)->setText(change);
     }
     QString text = QString::fromStdString(s.explain);
-    if (const Expectation* h = headline(s)) {
-        const Expectation& e = *h;
-        QString label = QString::fromStdString(e.path);
-        for (const auto& f : s.figures)
-            if (f.path == e.path) label = QString::fromStdString(f.label);
-        const bool held = outcome_.failed.empty();
-        if (prediction_)
-            text = (*prediction_ == e.trend ? tr("Right: %1 %2.").arg(label, trendWords(e.trend))
-                                            : tr("Not quite: %1 %2 (you said it %3).")
-                                                  .arg(label, trendWords(e.trend), trendWords(*prediction_))) +
-                   QLatin1Char(' ') + text;
-        if (!held) {
-            text += QLatin1Char('\n') + tr("Note: with this project the numbers do not follow the lesson: %1")
-                                            .arg(QString::fromStdString(outcome_.failed.front()));
-            result_->setStyleSheet(QStringLiteral("color: %1").arg(theme::warningColor(pal).name()));
-        } else {
-            result_->setStyleSheet(QString());
-        }
+    // Graded on the project: the estimate's figure, the rank map or the rules (lessons/question.h).
+    const int right = grade(s, asked_, outcome_);
+    if (right >= 0 && right < int(asked_.choices.size())) {
+        const auto said = [&](int i) {
+            const QString c = QString::fromStdString(asked_.choices[std::size_t(i)]);
+            switch (asked_.ask) {
+            case Ask::Trend: return tr("%1 %2").arg(QString::fromStdString(asked_.graded_on), c);
+            case Ask::Group:
+                return tr("rank %1's %2 group is %3").arg(s.group_rank).arg(QString::fromStdString(s.group_kind), c);
+            case Ask::Accepted: break;
+            }
+            return c;
+        };
+        text = (!choice_ ? tr("Answer: %1.").arg(said(right))
+                : *choice_ == right
+                    ? tr("Right: %1.").arg(said(right))
+                    : tr("Not quite: %1 (you said: %2).")
+                          .arg(said(right), QString::fromStdString(asked_.choices[std::size_t(*choice_)]))) +
+               QLatin1Char(' ') + text;
+    }
+    if (!outcome_.error_messages_after.empty() && asked_.ask == Ask::Accepted)
+        text += QLatin1Char('\n') +
+                tr("The first error: %1").arg(QString::fromStdString(outcome_.error_messages_after.front()));
+    if (!outcome_.failed.empty()) {
+        text += QLatin1Char('\n') + tr("Note: with this project the numbers do not follow the lesson: %1")
+                                        .arg(QString::fromStdString(outcome_.failed.front()));
+        result_->setStyleSheet(QStringLiteral("color: %1").arg(theme::warningColor(pal).name()));
+    } else {
+        result_->setStyleSheet(QString());
     }
     // The sources after the figures: the reason and the numbers come first.
     source_->setText(s.source.empty() ? QString() : tr("Source: %1").arg(QString::fromStdString(s.source)));

@@ -1,11 +1,12 @@
 #pragma once
 // The lesson panel: runs a guided lesson (core/lessons, resources/lessons/*.json) over the
 // open document. For each step it brings the step's view forward, says what to look at,
-// asks for a prediction (up, down or the same), makes the step's change as one undoable
-// edit and shows the explanation first, then the figures before and after with the
-// estimate's real numbers. After the last step: the lesson's summary and a link to its
-// section of the concepts guide.
+// asks its one question (lessons/question.h: a trend, a group of the rank map, or whether the framework accepts the
+// layout), makes the step's change as one undoable edit and shows the explanation first, then the figures before and
+// after with the estimate's real numbers. After the last step: the lesson's summary and a link to its section of the
+// concepts guide.
 #include "lessons/lesson.h"
+#include "lessons/question.h"
 
 #include <QWidget>
 
@@ -18,6 +19,7 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QTableWidget;
+class QVBoxLayout;
 
 class LessonPanel : public QWidget {
     Q_OBJECT
@@ -35,7 +37,12 @@ public:
     // Past the last step: the summary is shown (stepIndex() == stepCount()).
     bool finished() const { return lesson_ && step_ >= stepCount(); }
 
-    // The learner's guess for the step's first expectation.
+    // A lesson written for the open project (lessons/own_project.h), on a copy of it.
+    bool startOnProject(QString* error = nullptr);
+    // The step's question and its choices (lessons/question.h), and the learner's choice.
+    const paraplan::lessons::Question& question() const { return asked_; }
+    void choose(int i);
+    // A trend step's guess (its choices are goes up, goes down, stays the same).
     void predict(paraplan::lessons::Trend t);
     // Makes the step's change (one undo step) and shows the numbers; false if refused or done.
     bool applyStep(QString* error = nullptr);
@@ -57,7 +64,9 @@ public:
 
 public slots:
     void startSelected();   // the Start button: the lesson picked in the list
-    void makeChange();      // the change button: applyStep(), any refusal shown in the panel
+    void
+    startOwnProject();   // the On My Project button (paraplan --screenshot --view lessons --invoke startOwnProject)
+    void makeChange();   // the change button: applyStep(), any refusal shown in the panel
 
 public:
     // Opens a lesson's project in the document (a fresh history); false when the user keeps
@@ -75,9 +84,10 @@ signals:
     void conceptsRequested(const QString& topic);
 
 private:
-    void showStep();      // a step's text, waiting for its change
-    void showOutcome();   // the explanation, then the numbers before and after
-    void showEnd();       // the lesson's summary and the concepts link
+    void showStep();                                      // a step's text, waiting for its change
+    void showChoices(const paraplan::lessons::Step& s);   // the step's question as radio buttons
+    void showOutcome();                                   // the explanation, then the numbers before and after
+    void showEnd();                                       // the lesson's summary and the concepts link
     // The explanation (and figures) above the question once answered, below it before.
     void placeAnswer(bool answered);
     void scrollToTop();
@@ -87,16 +97,19 @@ private:
     std::optional<paraplan::lessons::Lesson> lesson_;
     int step_ = 0;
     bool applied_ = false;
-    std::optional<paraplan::lessons::Trend> prediction_;
+    paraplan::lessons::Question asked_;
+    std::optional<int> choice_;
     paraplan::lessons::StepOutcome outcome_;
     QComboBox* combo_;
     QPushButton* start_;
+    QPushButton* own_;
     QLabel* title_;
     QLabel* progress_;
     QWidget* question_;   // look, predict, the guesses and the change button
     QLabel* look_;
     QLabel* predict_;
     QButtonGroup* guesses_;
+    QVBoxLayout* guessRows_;
     QPushButton* apply_;
     QTableWidget* figures_;
     QLabel* result_;
