@@ -84,9 +84,10 @@ private slots:
     // (master, Adam m and v), sharded like any optimizer state.
     void memory_of_a_frozen_base() {
         const LayerShapes s = layer_shapes(*catalog::find_model("llama3.1-70b"));
-        const int tp = 4, pp = 2, layers = 80, dp = 2;
+        const int tp = 4, pp = 2, dp = 2;
+        const double layers = 80, stage_layers = layers / pp;
         for (PeftBaseDtype base : {PeftBaseDtype::bf16, PeftBaseDtype::fp8, PeftBaseDtype::nf4}) {
-            Config c = lora_config(16, tp, pp, layers);
+            Config c = lora_config(16, tp, pp, 80);
             c.lora.base_bytes = base_weight_bytes(base);
             c.zero_stage = 1;
             c.zero_group = dp;
@@ -96,10 +97,10 @@ private slots:
             // vectors stay 16-bit and whole.
             const double layer = (kH * (kH + 2 * kHkv) + kH * kH + 3 * kH * kFfn) / tp;
             const double adapter = 16 * ((kH + kH + 2 * kHkv) + (kH + kH) + (kH + 2 * kFfn) + (kFfn + kH)) / tp *
-                                   (layers / pp);
-            const double frozen = layer * layers / pp;
+                                   stage_layers;
+            const double frozen = layer * stage_layers;
             // 16-bit: the norms, and on stage 1 the final norm and the (untied) output layer too.
-            const double outside = 2 * kH * (layers / pp) + kH + 128256.0 * kH / tp;
+            const double outside = 2 * kH * stage_layers + kH + 128256.0 * kH / tp;
             const StageMemory& m = r.stages[1];
             QCOMPARE(m.optimizer, 12 * adapter / dp);
             QCOMPARE(m.grads, 2 * adapter);
