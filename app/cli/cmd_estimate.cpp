@@ -88,6 +88,8 @@ PARAPLAN_CLI_COMMAND(Command{
           "print {\"memory\": {...}, \"time\": {...}, \"flops_per_step\", \"mfu\", \"hfu\", \"tokens_per_s\", ...};\n"
           "MoE models add \"moe\": {moe_dispatcher, capacity_factor, imbalance, load, overlap,\n"
           "tokens_per_expert, busiest_tokens_per_expert, a2a_fwd_s_per_layer, a2a_exposed_s, ...}\n"
+          "A LoRA project (layout.peft) adds \"peft\": {method, rank, targets, fused_adapters,\n"
+          "base_bytes_per_weight, trainable_params, adapter_params_per_gpu}\n"
           "A step of k pipeline flushes (global batch = micro x dp x num_microbatches x k, where the\n"
           "framework runs num_microbatches per flush) shows k in layout.grad_accum_steps and\n"
           "time.flushes, one flush's makespan in time.flush_s; the exposed gradient reductions in\n"

@@ -5,6 +5,7 @@
 // and the planner fill it directly so that every formula can be checked alone.
 #include "network/fabric.h"
 #include "project/framework.h"
+#include "project/peft.h"
 
 #include <array>
 #include <memory>
@@ -146,6 +147,18 @@ struct MoeOptions {
     int mtp_layers = 0;           // multi-token-prediction modules trained (on the last stage)
 };
 
+// LoRA (layout.peft; estimate/lora.h has the formulas): the base weights are frozen, the
+// adapters of the targeted linears are the only trained parameters.
+struct LoraOptions {
+    int rank = 0;   // 0: full training
+    std::vector<LoraTarget> targets;
+    // One adapter per Megatron-core linear (fused Q/K/V and gate/up: Megatron-Bridge) or one per
+    // Hugging Face module (q, k, v, gate, up apart: HF PEFT); FrameworkTraits::lora.
+    bool fused = true;
+    double base_bytes = 2;   // bytes per frozen transformer-layer weight (project/peft.h base_weight_bytes)
+    bool on() const { return rank > 0; }
+};
+
 struct Config {
     int tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
     SeqSplit seq_split = SeqSplit::none;   // how cp (> 1) splits the sequence
@@ -205,6 +218,7 @@ struct Config {
     int head_stage = -1;   // -1: pp - 1
     std::array<GroupLink, kGroupKinds> link{};
     MoeOptions moe;
+    LoraOptions lora;
 };
 
 // What Config::fp8_all_gather does in the framework that runs it: its FrameworkTraits row

@@ -1,5 +1,7 @@
 #include "estimate/estimate.h"
 
+#include "estimate/lora.h"
+
 #include "estimate/comm.h"
 #include "estimate/layers.h"
 #include "estimate/moe.h"
@@ -342,6 +344,20 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
                  " recipe; fp8_all_gather is ignored and the all-gathers are estimated in 16-bit");
         if (hw.peak_fp8_tflops <= 0) note("FP8 requested but the GPU has no FP8 tensor cores; estimated in 16-bit");
     }
+    if (l.peft) {
+        // LoRA (estimate/lora.h): the adapters as the framework adds them (FrameworkTraits::lora).
+        c.lora.rank = l.peft->rank;
+        c.lora.targets = l.peft->targets;
+        c.lora.base_bytes = base_weight_bytes(l.peft->base_dtype);
+        c.lora.fused = ft.lora != LoraKind::hf_peft;
+        if (ft.lora == LoraKind::none)
+            note(ft.display_name + std::string(" has no LoRA that Paraplan can export (rule peft.framework); "
+                                               "estimated as Megatron-Bridge would run it"));
+        if (m.kv_lora_rank > 0 && l.peft->has_target(LoraTarget::linear_qkv))
+            note(
+                "multi-latent attention has no fused linear_qkv; its adapter is counted as one over h -> "
+                "q + k + v widths");
+    }
     c.dropout = has_dropout(m);
     c.bytes = state_bytes(ft.optimizer_bytes, t);
     c.grad_reduce_bytes = c.bytes.grad >= 4 ? 4 : 2;
@@ -555,6 +571,12 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
     eff.attention = std::min(kMaxAttentionEfficiency, eff.attention * hw.attention_scale);
     e.time = estimate_time(m, s, c, hw, eff, pipeline);
     e.memory = estimate_memory(s, c, hw, e.time.pipeline.inflight);
+    if (c.lora.on()) {
+        e.peft.present = true;
+        e.peft.trainable_params = model_adapter_params(m, s, c.lora);
+        for (const ShardedCounts& a : stage_adapter_params(s, c))
+            e.peft.adapter_params_per_gpu = std::max(e.peft.adapter_params_per_gpu, a.dense + a.expert);
+    }
     if (s.experts > 0) {
         MoeSummary& x = e.moe;
         x.present = true;
@@ -745,6 +767,19 @@ nlohmann::json to_json(const Estimate& e) {
                     {"expert_kernels_per_layer", x.expert_kernels},
                     {"expert_kernel_s_per_layer", x.expert_kernel_s},
                     {"a2a_exposed_s", t.comm_ep_s}};
+    }
+    if (e.peft.present) {
+        // LoRA (layout.peft; docs/project-format.md): what the estimate trained and stored.
+        const LoraOptions& o = e.config.lora;
+        json targets = json::array();
+        for (LoraTarget t : o.targets) targets.push_back(to_string(t));
+        j["peft"] = {{"method", "lora"},
+                     {"rank", o.rank},
+                     {"targets", targets},
+                     {"fused_adapters", o.fused},
+                     {"base_bytes_per_weight", o.base_bytes},
+                     {"trainable_params", e.peft.trainable_params},
+                     {"adapter_params_per_gpu", e.peft.adapter_params_per_gpu}};
     }
     if (e.train_tokens > 0) {
         j["train_tokens"] = e.train_tokens;

@@ -42,9 +42,17 @@ struct MoeSummary {
     double expert_kernel_s = 0;             // the time they add per MoE layer and microbatch (moe.h)
 };
 
+// LoRA terms of the estimate (lora.h), for `estimate --json`'s "peft".
+struct PeftSummary {
+    bool present = false;
+    double trainable_params = 0;         // the adapters, whole model
+    double adapter_params_per_gpu = 0;   // on the stage that holds the most
+};
+
 struct Estimate {
     Config config;
     MoeSummary moe;
+    PeftSummary peft;
     Hardware hardware;
     MemoryResult memory;
     TimeResult time;

@@ -1,17 +1,20 @@
 #include "estimate/flops.h"
 
+#include "estimate/lora.h"
+
 namespace paraplan::estimate {
 
 StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r,
-                     int mtp_layers) {
+                     int mtp_layers, const LoraOptions& lora) {
     const double tokens = sequences * seq;
-    double fwd_layers = 0, fwd_attn = 0;
+    double fwd_layers = 0, fwd_attn = 0, fwd_lora = 0;
     const LayerFlops dense = layer_flops_per_token(s, false, seq);
     const LayerFlops moe = s.experts > 0 ? layer_flops_per_token(s, true, seq) : dense;
     for (int i = 0; i < m.layers; ++i) {
         const LayerFlops& f = is_moe_layer(m, i) ? moe : dense;
         fwd_layers += f.gemm + f.attention;
         fwd_attn += f.attention;
+        fwd_lora += lora_fwd_flops_per_token(s, is_moe_layer(m, i) && s.experts > 0, lora);
     }
     double logits = 2 * s.h * s.vocab;
     if (mtp_layers > 0 && m.layers > 0) {
@@ -21,9 +24,10 @@ StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences,
         logits *= 1 + mtp_layers;
     }
     StepFlops out;
-    out.model = 3 * tokens * (fwd_layers + logits);
+    out.model = lora.on() ? tokens * (3 * fwd_attn + 2 * (fwd_layers - fwd_attn + logits) + 3 * fwd_lora)
+                          : 3 * tokens * (fwd_layers + logits);
     out.hardware = out.model;
-    if (r == Recompute::full) out.hardware += tokens * fwd_layers;
+    if (r == Recompute::full) out.hardware += tokens * (fwd_layers + fwd_lora);
     // Korthikanti et al. App. A count selective recomputation as 72BLsh^2 * s/(6h) extra, i.e.
     // the attention core's forward + backward again (3 x its forward); their Table 4 HFU/MFU
     // ratios follow this count.

@@ -20,8 +20,12 @@ struct StepFlops {
 // modules trained with the model (Megatron --mtp-num-layers): each adds a layer like the last
 // one, its h x 2h projection and norms, and another output-layer pass (Megatron
 // num_floating_point_operations, core_v0.19.0 training.py).
+// lora: with LoRA (layout.peft) the frozen weights get no weight gradients, so the backward of
+// their GEMMs (and of the output layer) is the input gradient alone, 1x forward, while attention's
+// core keeps 2x and the adapters' own GEMMs (lora.h) run forward + 2x backward:
+// 3 (attention + adapters) + 2 (GEMMs + logits) per token.
 StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r,
-                     int mtp_layers = 0);
+                     int mtp_layers = 0, const LoraOptions& lora = {});
 
 // Closed forms from the papers, for tests and docs.
 // Narayanan et al. 2021 eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)).

@@ -1,5 +1,6 @@
 #include "estimate/memory.h"
 
+#include "estimate/lora.h"
 #include "estimate/moe.h"
 #include "project/framework.h"
 
@@ -155,6 +156,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     const int pp = std::max(1, c.pp);
     const auto params = stage_params(s, c);
     const auto fp8_weights = stage_fp8_weight_params(s, c);
+    const auto adapters = stage_adapter_params(s, c);
     const Fp8Gather gather = fp8_gather_of(c);
     ActivationInputs ai;
     ai.seq = c.seq_len;
@@ -209,11 +211,29 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         // no 16-bit copy (fp8_utils.py get_fp8_context(is_init=True) builds the TE modules under
         // fp8_model_init; distrib_optimizer.py _build_model_and_main_param_groups keeps the fp32 main
         // params, counted in the optimizer states); norms, embedding and output layer stay 16-bit.
-        if (gather == Fp8Gather::primary_weights)
+        if (gather == Fp8Gather::primary_weights && !c.lora.on())
             m.params -= (c.bytes.weight - fp8_primary_weight_bytes(c.fp8, hw.arch)) *
                         (fp8_weights[i].dense / w_d + fp8_weights[i].expert / w_e);
         m.grads = c.bytes.grad * (pd / g_d + pe / g_e);
         m.optimizer = c.bytes.optimizer * (pd / o_d + pe / o_e);
+        if (c.lora.on()) {
+            // LoRA (lora.h): the base is frozen, so it has no gradient and no optimizer state
+            // (requires_grad = False: Megatron's DDP buffers and every optimizer take only the
+            // parameters that require grad). The transformer layers' weights are stored in
+            // layout.peft.base_dtype (QLoRA, Dettmers et al. 2023, quantizes the layers' linears and
+            // keeps embedding, norms, router and output layer 16-bit); the adapters are trained as any
+            // weight is, with 16-bit weight and gradient and the framework's optimizer states.
+            const double ad = adapters[i].dense, ae = adapters[i].expert;
+            const int nl = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
+            const int nm = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
+            const double ld = std::max(0.0, fp8_weights[i].dense - nl * s.norm_params - nm * s.router_params);
+            const double le = fp8_weights[i].expert;
+            m.params = c.lora.base_bytes * (ld / w_d + le / w_e) +
+                       c.bytes.weight * ((pd - ld) / w_d + (pe - le) / w_e + ad / w_d + ae / w_e);
+            m.grads = c.bytes.grad * (ad / g_d + ae / g_e);
+            m.optimizer = c.bytes.optimizer * (ad / o_d + ae / o_e);
+            m.params_count = pd + pe + ad + ae;
+        }
         if (c.offload_optimizer > 0) {
             const double moved = m.optimizer * std::min(1.0, c.offload_optimizer);
             m.optimizer -= moved;
@@ -233,8 +253,12 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // ColossalAI's fp8_communication casts for the wire only: Gemini gathers each chunk
             // into its 16-bit buffer (zero/gemini/chunk/chunk.py Chunk.__gather, all_gather_fp8
             // copying back to the input dtype, v0.5.1).
-            const double gathered_bytes = gather == Fp8Gather::fsdp_weights ? 1.0 : 2.0;
-            live = gathered_bytes * layer_params * 2.0 + c.grad_reduce_bytes * layer_params;
+            // With LoRA the gathered base is in its stored dtype and only the adapters have gradients.
+            const double gathered_bytes = c.lora.on()                         ? c.lora.base_bytes
+                                          : gather == Fp8Gather::fsdp_weights ? 1.0
+                                                                              : 2.0;
+            const double layer_grads = c.lora.on() ? (adapters[i].dense + adapters[i].expert) / layers : layer_params;
+            live = gathered_bytes * layer_params * 2.0 + c.grad_reduce_bytes * layer_grads;
             // FSDP2's root module (torchtitan: fully_shard(model) over the embedding, final norm and
             // output layer) is not resharded after forward: FSDPState._lazy_init sets the root group's
             // post_forward_mesh_info = None "since for training, the parameters would be freed and
@@ -285,7 +309,11 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         // Activations: layers held, times in-flight microbatches.
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
-        const double per_mb = dense_act * (layers - nmoe) + moe_act * nmoe;
+        double per_mb = dense_act * (layers - nmoe) + moe_act * nmoe;
+        // LoRA's adapters keep their r-wide intermediates besides what the layer saves (lora.h).
+        if (c.lora.on() && c.recompute != Recompute::full)
+            per_mb += (layers - nmoe) * lora_activation_bytes(s, false, c, sl * b) +
+                      nmoe * lora_activation_bytes(s, true, c, sl * b);
         m.inflight = i < int(inflight.size()) ? inflight[i] : 1.0;
         double act = per_mb * m.inflight;
         // Full recomputation rebuilds one layer's activations during its backward.

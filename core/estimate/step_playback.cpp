@@ -1,5 +1,6 @@
 #include "estimate/step_playback.h"
 
+#include "estimate/lora.h"
 #include "estimate/moe.h"
 #include "estimate/placement.h"
 
@@ -151,7 +152,9 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     }
     const LayerShapes shapes = layer_shapes(p.model);
     const auto params = stage_params(shapes, c);
-    const auto fp8_weights = stage_fp8_weight_params(shapes, c);
+    // The gradient reduction moves what the stage trains (the adapters alone with LoRA, lora.h).
+    const auto trained = stage_trained_params(shapes, c);
+    const auto fp8_weights = stage_trained_fp8_weights(shapes, c);
     // The exposed gradient reductions as estimate_time() charged them: grad_syncs of
     // grad_sync_exposed_s each, after every flush where the framework reduces then, else one
     // after the last (TimeResult, the one source the step's length and step_flushes() read too).
@@ -343,7 +346,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     const double flush_s = flushes > 1 ? (pb.makespan_s - (flushes - 1) * gap) / flushes : pb.makespan_s;
     for (int j = flushes - syncs; j < flushes; ++j)
         for (int s = 0; s < pp; ++s) {
-            const std::vector<CommCall> calls = grad_sync(params[std::size_t(s)], fp8_weights[std::size_t(s)], c);
+            const std::vector<CommCall> calls = grad_sync(trained[std::size_t(s)], fp8_weights[std::size_t(s)], c);
             const double window = grad_sync_window_s(c, costs[std::size_t(s)], s);
             const double flush_end = (j + 1) * flush_s + j * gap;
             double t = std::max(0.0, flush_end - window);

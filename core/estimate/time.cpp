@@ -1,6 +1,7 @@
 #include "estimate/time.h"
 
 #include "estimate/comm.h"
+#include "estimate/lora.h"
 #include "estimate/moe.h"
 #include "estimate/comm_terms.h"
 #include "project/framework.h"
@@ -114,6 +115,16 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             elem_s += cast / hbm;
         }
     };
+    // LoRA (lora.h): the adapters' own GEMMs, r wide, per layer and microbatch (forward); their
+    // backward is twice that (input and weight gradients). The frozen linears skip their weight
+    // gradients, so a layer's GEMM backward is the input gradient alone, 1x its forward.
+    const bool lora = c.lora.on();
+    auto lora_fwd_s = [&](bool moe) {
+        if (!lora) return 0.0;
+        return tokens * lora_fwd_flops_per_token(s, moe, c.lora) / tp / (peak * gemm_efficiency(eff, c.lora.rank));
+    };
+    const double dl = lora_fwd_s(false), ml = s.experts > 0 ? lora_fwd_s(true) : dl;
+    const double wgrad = lora ? 0.0 : 1.0;   // weight-gradient GEMMs per forward GEMM
     double dg, da, de, dw, mg = 0, ma = 0, me = 0, mw = 0;
     layer_fwd(false, dg, da, de, dw);
     if (s.experts > 0) layer_fwd(true, mg, ma, me, mw);
@@ -145,15 +156,16 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
         const int nd = layers - nmoe;
         const double g = nd * dg + nmoe * mg, a = nd * da + nmoe * ma, e = nd * de + nmoe * me;
-        double f = g + a + e + nmoe * mk.fwd_s;
-        double b = 2 * g + 2.5 * a + 2 * e + nmoe * mk.bwd_s;
+        const double lf = nd * dl + nmoe * ml;
+        double f = g + a + e + nmoe * mk.fwd_s + lf;
+        double b = (1 + wgrad) * g + 2.5 * a + 2 * e + nmoe * mk.bwd_s + 2 * lf;
         if (c.recompute == Recompute::full) b += f;
         if (c.recompute == Recompute::selective) {
             if (const FrameworkTraits* ft = find_traits(c.framework); ft && ft->op_sac)
                 b += op_sac_recomputed_gemm_share(s) * (nd * dg) + nmoe * mg + e;
             else b += a + (c.flash_attention ? 0 : 0.5 * e);
         }
-        st.compute_w = g;
+        st.compute_w = wgrad * g + lf;
         const double moe_f = mg + ma + me;
         const double moe_b = 2 * mg + 2.5 * ma + 2 * me + (c.recompute == Recompute::full ? moe_f : 0);
         st.ep = nmoe * moe_layer_comm(moe_f, moe_b);
@@ -161,8 +173,8 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         if (i == head) {
             const double logit = tokens * 2 * s.h * s.vocab / tp / (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
             f += logit;
-            b += 2 * logit;
-            st.compute_w += logit;
+            b += (1 + wgrad) * logit;
+            st.compute_w += wgrad * logit;
             if (c.moe.mtp_layers > 0 && m.layers > 0) {
                 // Multi-token prediction (DeepSeek-V3 report Sec. 2.2; Megatron puts the MTP block
                 // after the decoder on the last stage): per module one transformer layer like the
@@ -206,7 +218,9 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     // (p - 1)/m of the flush's work rather than one of (p - 1)/(k m).
     const int flushes = std::max(1, c.grad_accum_steps);
     const auto params = stage_params(s, c);
-    const auto fp8_weights = stage_fp8_weight_params(s, c);
+    // What the gradient reduction and the optimizer step touch: the adapters alone with LoRA.
+    const auto trained = stage_trained_params(s, c);
+    const auto fp8_weights = stage_trained_fp8_weights(s, c);
     r.stages = stage_times(m, s, c, hw, eff, params);
     std::vector<StageCost> costs;
     costs.reserve(pp);
@@ -237,9 +251,9 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     double dp_exposed = 0, opt_s = 0, off_s = 0;
     const double hbm = hw.hbm_gbps * 1e9 * eff.hbm;
     for (int i = 0; i < pp; ++i) {
-        const double pd = params[i].dense, pe = params[i].expert;
+        const double pd = trained[i].dense, pe = trained[i].expert;
         double t = 0;
-        for (const CommCall& k : grad_sync(params[i], fp8_weights[i], c)) t += k.seconds;
+        for (const CommCall& k : grad_sync(trained[i], fp8_weights[i], c)) t += k.seconds;
         const double window = grad_sync_window_s(c, costs[i], i);
         dp_exposed = std::max(dp_exposed, t - window);
         // Optimizer step: read and write the local states once (memory bound).
@@ -265,7 +279,7 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     r.step_s = flushes_s + syncs_s + opt_s + off_s;
 
     const double sequences = double(c.micro_batch) * step_mb * std::max(1, c.dp);
-    r.flops = step_flops(m, s, sequences, c.seq_len, c.recompute, c.moe.mtp_layers);
+    r.flops = step_flops(m, s, sequences, c.seq_len, c.recompute, c.moe.mtp_layers, c.lora);
     const double world = double(c.tp) * c.pp * c.cp * c.dp;
     const double peak_all = world * hw.peak_tflops * 1e12;
     if (r.step_s > 0) {

@@ -245,6 +245,17 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     }
     for (const auto& line : preamble) py << line << "\n";
     if (!preamble.empty()) py << "\n";
+    if (p.layout.peft) {
+        // LoRA through the booster (ColossalAI v0.5.1 booster.py Booster.enable_lora(model, lora_config=
+        // peft.LoraConfig, quantize=...)): before booster.boost; quantize=True loads the base in NF4
+        // through bitsandbytes (its default BnbQuantizationConfig, bnb_4bit_quant_type "nf4").
+        const bool nf4 = p.layout.peft->base_dtype == PeftBaseDtype::nf4;
+        py << "from peft import LoraConfig\n\n"
+           << "# LoRA (layout.peft): in the training script, before booster.boost,\n"
+           << "#   model = booster.enable_lora(model, lora_config=lora_config" << (nf4 ? ", quantize=True" : "")
+           << ")\n"
+           << "lora_config = " << hf_lora_config(p) << "\n\n";
+    }
     py << "plugin = " << cls << "(\n";
     for (const auto& a : args) py << "    " << a.key << "=" << a.value << ",\n";
     py << ")\n"

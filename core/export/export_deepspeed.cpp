@@ -163,6 +163,10 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     cmd.insert(cmd.end(), opt.script_args.begin(), opt.script_args.end());
     sh << join_shell(cmd) << "\n";
     out.files["run.sh"] = {sh.str(), FileSyntax::Shell};
+    for (auto& d : peft_in_script(p, "deepspeed",
+                                  "ds_config.json has no LoRA setting (DeepSpeed trains the parameters that "
+                                  "require grad; deepspeed.linear.LoRAConfig, v0.14.2+, is Python API)."))
+        out.findings.push_back(std::move(d));
     return out;
 }
 

@@ -287,6 +287,32 @@ FormatOutput export_megatron(const Project& p, const ExportOptions& opt) {
     if (!opt.script_args.empty()) sh << " " << join_shell(opt.script_args);
     sh << "\n";
     out.files["train_megatron.sh"] = {sh.str(), FileSyntax::Shell};
+    if (p.layout.peft) {
+        // Megatron-LM's pretrain_gpt.py trains every weight (arguments.py has no LoRA); Megatron-Bridge
+        // does, with its LoRA PEFT class (megatron/bridge/peft/lora.py: LoRA(target_modules, dim, alpha),
+        // NVIDIA-NeMo/Megatron-Bridge 0191fc5) set as the ConfigContainer's peft field
+        // (megatron/bridge/training/config.py). The targets are already Megatron-Bridge's names.
+        const Peft& f = *p.layout.peft;
+        std::string targets;
+        for (LoraTarget x : f.targets) targets += (targets.empty() ? "" : ", ") + py_string(to_string(x));
+        std::ostringstream alpha;
+        alpha << f.alpha;
+        std::ostringstream py;
+        py << "# " << header_line(p, "megatron") << "\n"
+           << "# LoRA for Megatron-Bridge: Megatron-LM's pretrain_gpt.py (train_megatron.sh) has no LoRA and\n"
+           << "# trains every weight. Set this as the recipe's ConfigContainer.peft and run Megatron-Bridge's\n"
+           << "# fine-tuning entry point with the parallel sizes of train_megatron.sh.\n"
+           << "from megatron.bridge.peft.lora import LoRA\n\n"
+           << "peft = LoRA(\n    target_modules=[" << targets << "],\n    dim=" << f.rank
+           << ",\n    alpha=" << alpha.str() << ",\n)\n"
+           << "# cfg.peft = peft\n";
+        out.files["megatron_bridge_lora.py"] = {py.str(), FileSyntax::Python};
+        out.findings.push_back(finding(Severity::Warning, "export.megatron.peft",
+                                       "Megatron-LM's pretrain_gpt.py has no LoRA: train_megatron.sh trains the "
+                                       "full model. megatron_bridge_lora.py holds the Megatron-Bridge LoRA "
+                                       "config (LoRA(target_modules, dim, alpha)) to fine-tune with instead.",
+                                       {"/layout/peft"}));
+    }
     return out;
 }
 

@@ -47,6 +47,8 @@ FormatOutput export_torchrun(const Project& p, const ExportOptions& opt) {
     sh << "    *) echo \"launch.sh: NODE_RANK must be 0.." << plan.nodes.size() - (plan.nodes.empty() ? 0 : 1)
        << ", got $NODE_RANK\" >&2; exit 2 ;;\nesac\n";
     out.files["launch.sh"] = {sh.str(), FileSyntax::Shell};
+    for (auto& d : peft_in_script(p, "torchrun", "torchrun launches the script and has no LoRA setting."))
+        out.findings.push_back(std::move(d));
     return out;
 }
 

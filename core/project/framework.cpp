@@ -77,6 +77,14 @@ std::vector<FrameworkTraits> make_table() {
     hybrid.fp8_recipes = {"tensorwise"};
     hybrid.fused_switches_mean_te = true;
     hybrid.shardformer = true;
+    // LoRA through Hugging Face PEFT (ColossalAI v0.5.1 booster.py Booster.enable_lora takes a
+    // peft.LoraConfig; hybrid_parallel_plugin.py enable_lora calls get_peft_model and asserts
+    // self.tp_size == 1). Its quantize=True loads the base in NF4 through bitsandbytes
+    // (BnbQuantizationConfig load_in_4bit, bnb_4bit_quant_type "nf4", double quant); the config's
+    // other form is load_in_8bit, LLM.int8, so no FP8 base (quantization/bnb_config.py).
+    hybrid.lora = LoraKind::hf_peft;
+    hybrid.lora_with_tp = false;
+    hybrid.lora_refused_base_dtypes = {"fp8"};
     t.push_back(hybrid);
 
     FrameworkTraits moe = hybrid;
@@ -110,6 +118,7 @@ std::vector<FrameworkTraits> make_table() {
     gemini.zero = ZeroSemantics::always_3;
     gemini.zero_stages = {3};
     gemini.zero_stages_pp = {3};
+    gemini.lora = LoraKind::none;   // v0.5.1 gemini_plugin.py support_lora() returns False
     t.push_back(gemini);
 
     FrameworkTraits zero = hybrid;
@@ -127,6 +136,9 @@ std::vector<FrameworkTraits> make_table() {
     zero.zero_stages = {1, 2};
     zero.zero_stages_pp = {1, 2};
     zero.shardformer = false;
+    // v0.5.1 low_level_zero_plugin.py: support_lora() True (its second definition), enable_lora as
+    // HybridParallelPlugin's without the tp assertion.
+    zero.lora_with_tp = true;
     t.push_back(zero);
 
     FrameworkTraits mg{};
@@ -177,6 +189,13 @@ std::vector<FrameworkTraits> make_table() {
     mg.fp8_all_gather_kind = Fp8AllGatherKind::primary_weights;
     mg.fp8_all_gather_needs_distributed_optimizer = true;
     mg.fused_vocab_parallel_loss = true;   // tensor_parallel/cross_entropy.py vocab_parallel_cross_entropy
+    // Megatron-LM's pretrain_gpt.py has no LoRA; Megatron-Bridge's LoRA (megatron/bridge/peft/lora.py,
+    // NVIDIA-NeMo/Megatron-Bridge 0191fc5) wraps the Megatron-core linears, fused linear_qkv and
+    // linear_fc1 included, with TP-parallel adapters (ParallelLinearAdapter). It adds nothing that loads a
+    // 4-bit base into Megatron-core's linears: its bitsandbytes branch only patches plain nn.Linear
+    // modules that already carry a quant_state.
+    mg.lora = LoraKind::megatron_bridge;
+    mg.lora_refused_base_dtypes = {"nf4"};
     t.push_back(mg);
 
     FrameworkTraits tt{};
@@ -257,6 +276,9 @@ std::vector<FrameworkTraits> make_table() {
     // matmul_with_hp_or_float8_args, 6243040).
     tt.fp8_linear_casts_gathered_input = true;
     tt.reports_degrees_itself = true;
+    // No LoRA in the v0.2 releases whose TOML Paraplan writes; torchtitan main added a LoRAConverter
+    // (torchtitan/components/lora.py, 74181b1e8, May 2026) configured in its newer Python configs.
+    tt.lora = LoraKind::none;
     t.push_back(tt);
 
     FrameworkTraits ds{};
@@ -291,6 +313,10 @@ std::vector<FrameworkTraits> make_table() {
     // (runtime/zero/config.py) gathers INT8-quantized blocks, another format.
     ds.fp8_all_gather_recipes = {};
     ds.fp8_all_gather_kind = Fp8AllGatherKind::none;
+    // ds_config.json has no LoRA key: the training script wraps the model (Hugging Face PEFT, or
+    // deepspeed.linear.LoRAConfig / LoRAOptimizedLinear since v0.14.2) before deepspeed.initialize,
+    // which trains the parameters that require grad.
+    ds.lora = LoraKind::hf_peft;
     t.push_back(ds);
 
     FrameworkTraits dm{};
@@ -321,6 +347,8 @@ std::vector<FrameworkTraits> make_table() {
     // No FP8 all-gather: a plain DeviceMesh job has no float8 converter or FSDP switch of its own.
     dm.fp8_all_gather_recipes = {};
     dm.fp8_all_gather_kind = Fp8AllGatherKind::none;
+    // A plain PyTorch model: Hugging Face PEFT's get_peft_model wraps its nn.Linear modules.
+    dm.lora = LoraKind::hf_peft;
     t.push_back(dm);
     return t;
 }

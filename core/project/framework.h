@@ -79,6 +79,13 @@ enum class TpCommOverlapKind {
                       // (symmetric-memory all-gather + matmul and matmul + reduce-scatter), needs compile
 };
 
+// How a framework adds LoRA adapters (layout.peft, project/peft.h) in the runs Paraplan exports.
+enum class LoraKind {
+    none,              // no LoRA that Paraplan's export for it can set up (rule peft.framework)
+    hf_peft,           // Hugging Face PEFT get_peft_model over nn.Linear: q, k, v and gate, up each adapted
+    megatron_bridge,   // Megatron-Bridge LoRA on Megatron-core's fused linear_qkv and linear_fc1
+};
+
 // Which interleaved pipeline schedule "interleaved" names.
 enum class InterleavedFlavor { megatron, colossalai, pytorch };
 
@@ -158,6 +165,11 @@ struct FrameworkTraits {
     // the QKV and MLP-up casts are of the gathered [b, s, h], not the shard (torchao Float8Linear)
     bool fp8_linear_casts_gathered_input = false;
     bool reports_degrees_itself = false;   // checks degrees >= 1 with its own message (torchtitan ParallelDims)
+    // LoRA (layout.peft): how the adapters are added, whether they run with tp > 1, and the frozen-base
+    // dtypes (layout.peft.base_dtype) the framework cannot load, each with its source in framework.cpp.
+    LoraKind lora = LoraKind::none;
+    bool lora_with_tp = true;
+    std::vector<std::string> lora_refused_base_dtypes;
 };
 
 // Every framework, in the order project files and menus list them.

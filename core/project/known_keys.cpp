@@ -63,6 +63,7 @@ const std::vector<std::string_view>& typed_keys(KeySection s) {
         "tp_comm_overlap_cfg",
         "account_for_embedding_in_pipeline_split",
         "account_for_loss_in_pipeline_split",
+        "peft",
     };
     static const std::vector<std::string_view> training = {"global_batch_size", "micro_batch_size", "seq_len",
                                                            "precision",         "optimizer",        "train_tokens"};

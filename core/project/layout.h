@@ -1,9 +1,11 @@
 #pragma once
 // How a job is split over GPUs: the "layout" and "training" sections of a project.
+#include "project/peft.h"
 #include "util/cow_json.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,8 @@ struct Layout {
     // the embedding / the loss count as one layer each when the layers are split over pipeline stages.
     bool account_for_embedding_in_pipeline_split = false;
     bool account_for_loss_in_pipeline_split = false;
+    // Parameter-efficient fine-tuning (project/peft.h); absent: full training.
+    std::optional<Peft> peft;
     CowJson extra;   // unknown keys, kept on save (shared between copies)
 
     bool operator==(const Layout&) const = default;

@@ -334,6 +334,7 @@ Layout read_layout(const Obj& o) {
     }
     l.account_for_embedding_in_pipeline_split = o.boolean("account_for_embedding_in_pipeline_split", false);
     l.account_for_loss_in_pipeline_split = o.boolean("account_for_loss_in_pipeline_split", false);
+    if (const json* pe = o.get("peft")) l.peft = peft_from_json(*pe, o.at("peft"));
     l.extra = unknown_keys(o.raw(), KeySection::layout);
     return l;
 }
@@ -520,6 +521,7 @@ json project_to_json(const Project& p) {
         la["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
     if (l.account_for_loss_in_pipeline_split)
         la["account_for_loss_in_pipeline_split"] = l.account_for_loss_in_pipeline_split;
+    if (l.peft) la["peft"] = to_json(*l.peft);
     j["layout"] = std::move(la);
     if (!p.runtime.empty()) j["runtime"] = p.runtime;
     return j;

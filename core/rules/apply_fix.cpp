@@ -71,6 +71,16 @@ const std::map<std::string, Accessor>& accessors() {
         PARAPLAN_L(enable_async_tensor_parallel);
         PARAPLAN_L(account_for_embedding_in_pipeline_split);
         PARAPLAN_L(account_for_loss_in_pipeline_split);
+        // layout.peft as a whole: its object, or null for full training (read as the loader reads it).
+        t["/layout/peft"] = Accessor{
+            [](const Project& p) { return p.layout.peft ? to_json(*p.layout.peft) : nlohmann::json(); },
+            [](Project& p, const nlohmann::json& v) {
+                try {
+                    p.layout.peft = peft_from_json(v, "/layout/peft");
+                } catch (const std::exception& e) {
+                    throw std::invalid_argument(e.what());
+                }
+            }};
         PARAPLAN_T(global_batch_size);
         PARAPLAN_T(micro_batch_size);
         PARAPLAN_T(seq_len);

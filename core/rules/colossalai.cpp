@@ -953,6 +953,7 @@ const std::vector<RuleFn>& colossalai_rules() {
                                           &fp8_gpu,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
+                                          &peft_framework,
                                           &fused_norm_apex};
     return r;
 }
@@ -1003,17 +1004,18 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
                                           &fp8_gpu,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
+                                          &peft_framework,
                                           &fused_norm_apex};
     return r;
 }
 
 const std::vector<RuleFn>& colossalai_gemini_rules() {
     static const std::vector<RuleFn> r = {
-        &cluster_not_empty,     &uniform_gpus,   &system_gpus, &gemini_precision, &gemini_world,
-        &gemini_axes,           &dp_matches,     &gemini_zero, &model_policy,     &tp_divides_heads,
-        &tp_divides_kv_heads,   &vocab_padding,  &batch,       &bf16_gpu,         &flash_attention_gpu,
-        &flash_attention_dtype, &fp8_gpu,        &kernels,     &fp8_recipe,       &tp_comm_overlap_unused,
-        &unknown_keys_kept,     &fused_norm_apex};
+        &cluster_not_empty,     &uniform_gpus,   &system_gpus,    &gemini_precision, &gemini_world,
+        &gemini_axes,           &dp_matches,     &gemini_zero,    &model_policy,     &tp_divides_heads,
+        &tp_divides_kv_heads,   &vocab_padding,  &batch,          &bf16_gpu,         &flash_attention_gpu,
+        &flash_attention_dtype, &fp8_gpu,        &kernels,        &fp8_recipe,       &tp_comm_overlap_unused,
+        &unknown_keys_kept,     &peft_framework, &fused_norm_apex};
     return r;
 }
 
@@ -1033,6 +1035,7 @@ const std::vector<RuleFn>& colossalai_zero_rules() {
                                           &fp8_recipe,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
+                                          &peft_framework,
                                           &fused_norm_apex};
     return r;
 }

@@ -19,6 +19,8 @@ void fused_norm_apex(const Project& p, Out& out);         // kernel.fused_norm_a
 void fp8_all_gather_ignored(const Project& p, Out& out);   // kernel.fp8_all_gather
 void tp_comm_overlap_unused(const Project& p, Out& out);   // kernel.tp_comm_overlap
 void unknown_keys_kept(const Project& p, Out& out);        // project.unknown_key (unknown_keys.cpp)
+// layout.peft where the framework cannot run it as set (peft.cpp).
+void peft_framework(const Project& p, Out& out);   // peft.framework
 
 // Shared check: tp divides the attention heads (Megatron, torchtitan, DeviceMesh name it `rule`).
 // layout.fp8_recipe must be one the framework accepts (FrameworkTraits::fp8_recipes).

@@ -44,6 +44,7 @@ const std::vector<RuleFn>& devicemesh_rules() {
                                           &fp8_all_gather_ignored,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
+                                          &peft_framework,
                                           &fused_norm_apex};
     return r;
 }

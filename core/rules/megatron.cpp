@@ -524,6 +524,7 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &mg_fp8_param_gather,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
+                                          &peft_framework,
                                           &fused_norm_apex};
     return r;
 }

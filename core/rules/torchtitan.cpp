@@ -307,6 +307,7 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &tt_kernels,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
+                                          &peft_framework,
                                           &fused_norm_apex};
     return r;
 }

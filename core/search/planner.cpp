@@ -514,6 +514,7 @@ nlohmann::json to_json(const PlanEntry& e) {
     const FrameworkTraits* ft = find_traits(l.framework);
     if (ft && ft->zero == ZeroSemantics::distributed_optimizer)
         layout["distributed_optimizer"] = l.distributed_optimizer;
+    if (l.peft) layout["peft"] = to_json(*l.peft);   // kept from the base project: the planner does not vary it
     return {{"layout", layout}, {"step_s", e.step_s},     {"mfu", e.mfu},
             {"hfu", e.hfu},     {"peak_gib", e.peak_gib}, {"tokens_per_s", e.tokens_per_s}};
 }

@@ -179,6 +179,30 @@ private slots:
         QVERIFY2(p.err.contains("valid layouts fits in the 80 GiB of one h100-sxm"), p.err);
     }
 
+    // layout.peft (LoRA): Llama 3.1 70B on one 8 x H100 node estimates with its adapters and plans
+    // layouts that fit, where the same model trained in full fits none (plan_contract above).
+    void lora_estimate_and_plan() {
+        Run r = cli({"estimate", example("llama3.1-70b-lora-1node"), "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonObject j = parseObject(r.out);
+        const QJsonObject peft = j["peft"].toObject();
+        QCOMPARE(peft["method"].toString(), QStringLiteral("lora"));
+        QCOMPARE(peft["rank"].toInt(), 16);
+        QCOMPARE(peft["targets"].toArray().size(), 4);
+        // 80 layers x r (in + out) over linear_qkv, linear_proj, linear_fc1, linear_fc2 (Llama 3.1 70B).
+        QCOMPARE(peft["trainable_params"].toDouble(),
+                 80.0 * 16 * ((8192 + 10240) + (8192 + 8192) + (8192 + 57344) + (28672 + 8192)));
+        QVERIFY(j["memory"].toObject()["fits"].toBool());
+        r = cli({"plan", "--project", example("llama3.1-70b-lora-1node"), "--top", "2", "--threads", "1", "--json"});
+        QCOMPARE(r.code, 0);
+        const QJsonArray res = parseObject(r.out)["results"].toArray();
+        QVERIFY(!res.isEmpty());
+        for (const auto& v : res) {
+            QCOMPARE(v.toObject()["layout"].toObject()["peft"].toObject()["rank"].toInt(), 16);
+            QVERIFY(v.toObject()["peak_gib"].toDouble() <= 80);
+        }
+    }
+
     // The text table shows every parallel size, dp included: the derived dp the --json results carry.
     void plan_table_shows_dp() {
         const QStringList args = {"plan", "--project", example("llama3.1-70b-4nodes"), "--top", "5", "--threads", "1"};

@@ -1,8 +1,8 @@
 """Parse an exported file with its own language's parser and print what it says as JSON.
 
 Run with the system Python 3.11 (tomllib, python3-yaml):  /usr/bin/python3 parse_back.py MODE FILE
-MODE: python (the arguments of the ColossalAI Booster plugin call, or of the DeepSpeed
-topology call in pipeline.py), toml, yaml, json.
+MODE: python (the arguments of the ColossalAI Booster plugin call, of the DeepSpeed
+topology call in pipeline.py, or of Megatron-Bridge's LoRA(...) in megatron_bridge_lora.py), toml, yaml, json.
 """
 import ast
 import json
@@ -16,7 +16,7 @@ def plugin_call(path):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assigns[node.targets[0].id] = ast.unparse(node.value)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.endswith(("Plugin", "Topology")):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id.endswith(("Plugin", "Topology", "LoRA")):
             def value(expr):
                 try:
                     return ast.literal_eval(expr)
@@ -28,7 +28,7 @@ def plugin_call(path):
                 "kwargs": {k.arg: value(k.value) for k in node.keywords},
                 "assignments": assigns,
             }
-    raise SystemExit("no ...Plugin(...) or ...Topology(...) call in " + path)
+    raise SystemExit("no ...Plugin(...), ...Topology(...) or LoRA(...) call in " + path)
 
 
 def main():
