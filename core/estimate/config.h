@@ -106,6 +106,7 @@ struct Hardware {
     double memory_gib = 80;
     double peak_tflops = 312;        // dense, for the 16-bit (or fp32) training precision
     double peak_fp8_tflops = 0;      // dense FP8 peak (0: the part has no FP8 tensor cores)
+    double peak_fp4_tflops = 0;      // dense FP4 peak (0: the part has no FP4 tensor cores)
     double power_ratio = 1;          // power limit / TDP (peaks above are already derated)
     double hbm_gbps = 2039;          // GB/s
     double intra_node_gbps = 300;    // per GPU, unidirectional, GB/s
@@ -188,6 +189,10 @@ struct Config {
     bool flash_attention = true;
     Fp8Recipe fp8 = Fp8Recipe::none;   // FP8 linear-layer GEMMs (attention etc. stay 16-bit)
     bool fp8_all_gather = false;       // FSDP / ZeRO-3 parameter all-gathers in FP8
+    // FP4 linear-layer GEMMs (layout.fp4_recipe; fp8 is none with it), except the first and last
+    // transformer layers the framework keeps in BF16 (FrameworkTraits::fp4_bf16_layers_at_start / _end).
+    Fp4Recipe fp4 = Fp4Recipe::none;
+    int fp4_bf16_layers_at_start = 0, fp4_bf16_layers_at_end = 0;
     KernelStack kernels = KernelStack::te;
     bool compile_loss = false;   // the loss compiled too (with kernels compile; layout.h)
     // What the loop holds of the logits through the eager loss's backward (layout.h loss_logits).

@@ -6,7 +6,7 @@ namespace paraplan::estimate {
 
 Efficiency efficiency_for(const std::string& arch) { return efficiency_for(arch, KernelStack::te); }
 
-Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recipe fp8) {
+Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recipe fp8, Fp4Recipe fp4) {
     Efficiency e;
     // Attention through PyTorch SDPA (torchtitan, Hugging Face models) is FlashAttention-2;
     // Transformer Engine picks cuDNN's fused attention (FlashAttention-3 class on Hopper).
@@ -61,6 +61,23 @@ Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recip
     case Fp8Recipe::blockwise: e.fp8_cast_bytes = 4.1; break;
     }
     if (kernels == KernelStack::compile) e.fp8_cast_bytes *= 0.67;   // inductor fuses amax and cast into neighbours
+    switch (fp4) {
+    case Fp4Recipe::none: break;
+    case Fp4Recipe::nvfp4:
+        // Transformer Engine v2.9 pytorch/csrc/quantizer.cpp NVFP4Quantizer::quantize_impl, with the
+        // NVFP4BlockScaling defaults (random Hadamard transform on the inputs and gradients): one
+        // nvte_hadamard_transform_amax read (2 B) gives the per-tensor amax of the input and of its
+        // transformed transpose; the row-wise quantize reads the 16-bit tensor again (2 B) and writes E2M1
+        // (0.5 B) plus an E4M3 scale per 16 (1/16 B); the column-wise Hadamard-cast fusion does the same
+        // for the wgrad copy. Stochastic rounding of the gradients happens inside that cast.
+        e.fp4_cast_bytes = 2 + 2 * (2 + 0.5 + 1.0 / 16);
+        break;
+    case Fp4Recipe::mxfp4:
+        // OCP MX: E8M0 scales from each 32-block's own amax, so no per-tensor amax pass and no Hadamard
+        // transform: one 16-bit read, row- and column-wise E2M1 copies with a 1-byte scale per 32.
+        e.fp4_cast_bytes = 2 + 2 * (0.5 + 1.0 / 32);
+        break;
+    }
     return e;
 }
 
@@ -73,6 +90,34 @@ double gemm_efficiency_fp8(const Efficiency& e, double d) {
     d = std::max(1.0, d);
     const double m = e.gemm_max_fp8 > 0 ? e.gemm_max_fp8 : e.gemm_max;
     return m * d / (d + e.gemm_d0);
+}
+
+LinearFormat linear_format(const Config& c, const Hardware& hw) {
+    if (c.fp4 != Fp4Recipe::none && hw.peak_fp4_tflops > 0) return LinearFormat::fp4;
+    if (c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0) return LinearFormat::fp8;
+    return LinearFormat::wide;
+}
+
+double linear_peak_flops(LinearFormat f, const Hardware& hw) {
+    switch (f) {
+    case LinearFormat::wide: break;
+    case LinearFormat::fp8: return hw.peak_fp8_tflops * 1e12;
+    case LinearFormat::fp4: return hw.peak_fp4_tflops * 1e12;
+    }
+    return hw.peak_tflops * 1e12;
+}
+
+double linear_gemm_efficiency(LinearFormat f, const Efficiency& e, double d) {
+    return f == LinearFormat::wide ? gemm_efficiency(e, d) : gemm_efficiency_fp8(e, d);
+}
+
+double linear_cast_bytes(LinearFormat f, const Efficiency& e) {
+    switch (f) {
+    case LinearFormat::wide: break;
+    case LinearFormat::fp8: return e.fp8_cast_bytes;
+    case LinearFormat::fp4: return e.fp4_cast_bytes;
+    }
+    return 0;
 }
 
 }   // namespace paraplan::estimate

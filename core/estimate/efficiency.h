@@ -35,6 +35,8 @@ struct Efficiency {
     // FP8 copy and its transpose (Hopper FP8 GEMMs take K-major operands only), plus a
     // separate amax pass where the scale comes from the current tensor.
     double fp8_cast_bytes = 6;
+    // The same for FP4 GEMM operands (Config::fp4; efficiency_for sets it per recipe).
+    double fp4_cast_bytes = 0;
     // Share of the attention kernel's rate that the cp - 1 later steps of PyTorch's SDPA-based
     // ring attention keep (half-size non-causal calls plus eager fp32 output/LSE merges and
     // k/v-gradient accumulation; step 0, the local causal call, runs at the plain rate);
@@ -44,11 +46,25 @@ struct Efficiency {
 
 // Transformer Engine / fused kernels (the calibration the A100/H100 Megatron rows were fitted with).
 Efficiency efficiency_for(const std::string& arch);
-Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recipe fp8 = Fp8Recipe::none);
+Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recipe fp8 = Fp8Recipe::none,
+                          Fp4Recipe fp4 = Fp4Recipe::none);
 
 // Share of peak for a GEMM whose smallest dimension is d.
 double gemm_efficiency(const Efficiency& e, double d);
 // The same for an FP8 GEMM (share of the FP8 peak).
 double gemm_efficiency_fp8(const Efficiency& e, double d);
+
+// The format the linear layers' GEMMs run in, one meaning for the dense and the expert GEMMs, their
+// casts and the summaries: FP4 where Config::fp4 is set and the GPU has an FP4 peak, else FP8 where
+// Config::fp8 is set and the GPU has an FP8 peak, else the training precision (16-bit).
+enum class LinearFormat { wide, fp8, fp4 };
+LinearFormat linear_format(const Config& c, const Hardware& hw);
+// The format's dense peak, FLOP/s (the training precision's for wide).
+double linear_peak_flops(LinearFormat f, const Hardware& hw);
+// Share of that peak for a GEMM whose smallest dimension is d. FP8 and FP4 GEMMs share one ceiling,
+// gemm_max_fp8, each on its own peak: no measured FP4 run is in the accuracy table to fit another.
+double linear_gemm_efficiency(LinearFormat f, const Efficiency& e, double d);
+// HBM bytes per element of a GEMM operand that the format's cast moves (0 for wide).
+double linear_cast_bytes(LinearFormat f, const Efficiency& e);
 
 }   // namespace paraplan::estimate

@@ -239,6 +239,7 @@ Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::str
     const double derate = gpu.power_derate();
     hw.peak_tflops = peak * derate;
     hw.peak_fp8_tflops = gpu.tflops_fp8 * derate;
+    hw.peak_fp4_tflops = gpu.tflops_fp4 * derate;
     hw.hbm_gbps = gpu.hbm_gbps > 0 ? gpu.hbm_gbps : 1000;
     hw.intra_node_gbps = gpu.intra_node_gbps > 0 ? gpu.intra_node_gbps : 32;
     if (!cluster.nodes.empty() && cluster.nodes[0].intra_node_gbps)
@@ -357,6 +358,22 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
             note(
                 "multi-latent attention has no fused linear_qkv; its adapter is counted as one over h -> "
                 "q + k + v widths");
+    }
+    if (l.fp4_recipe != Fp4Recipe::none) {
+        // By mechanism, as the recipe runs on the GPU: where the framework or the GPU cannot run it the
+        // rules refuse the project (kernel.fp4_recipe, kernel.fp4_gpu) and the figures are a what-if.
+        c.fp4 = l.fp4_recipe;
+        c.fp4_bf16_layers_at_start = ft.fp4_bf16_layers_at_start;
+        c.fp4_bf16_layers_at_end = ft.fp4_bf16_layers_at_end;
+        if (c.fp8 != Fp8Recipe::none) {
+            c.fp8 = Fp8Recipe::none;
+            c.fp8_all_gather = false;
+            note("fp4_recipe and FP8 are both set; estimated in FP4 alone (kernel.fp4_fp8)");
+        }
+        if (!runs_fp4_recipe(fw, l.fp4_recipe))
+            note(ft.display_name + std::string(" cannot train with the ") + to_string(l.fp4_recipe) +
+                 " recipe (kernel.fp4_recipe); estimated as the recipe would run");
+        if (hw.peak_fp4_tflops <= 0) note("FP4 requested but the GPU has no FP4 tensor cores; estimated in 16-bit");
     }
     c.dropout = has_dropout(m);
     c.bytes = state_bytes(ft.optimizer_bytes, t);
@@ -564,7 +581,7 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
     Estimate e;
     e.config = c;
     e.hardware = hw;
-    Efficiency eff = efficiency_for(hw.arch, c.kernels, c.fp8);
+    Efficiency eff = efficiency_for(hw.arch, c.kernels, c.fp8, c.fp4);
     // A cluster profile (profile.h) scales the model within physical bounds.
     eff.gemm_max = std::min(kMaxGemmEfficiency, eff.gemm_max * hw.gemm_scale);
     eff.gemm_max_fp8 = std::min(kMaxGemmEfficiency, eff.gemm_max_fp8 * hw.gemm_scale);
@@ -595,9 +612,9 @@ Estimate evaluate(const ModelSpec& m, const LayerShapes& s, const Config& c, con
         x.tokens_in = moe_tokens_in(c);
         x.tokens_per_expert = tokens_per_expert(s, c);
         x.busiest_tokens_per_expert = x.load * x.tokens_per_expert;
-        // The ceiling the expert GEMMs run at (FP8 when the linear layers are, as expert_gemm_fwd_s).
+        // The ceiling the expert GEMMs run at (FP8 / FP4 when the linear layers are, as expert_gemm_fwd_s).
         Efficiency ge = eff;
-        if (c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0) ge.gemm_max = eff.gemm_max_fp8;
+        if (linear_format(c, hw) != LinearFormat::wide) ge.gemm_max = eff.gemm_max_fp8;
         x.grouped_gemm_efficiency = grouped_gemm_efficiency(ge, x.busiest_tokens_per_expert);
         const MoeComm mc = moe_comm(s, c, hw);
         x.a2a_fwd_s = mc.fwd_s;
@@ -728,6 +745,8 @@ nlohmann::json to_json(const Estimate& e) {
           {"fp8_recipe", to_string(c.fp8)},
           {"fp8_all_gather", c.fp8_all_gather},
           {"fp8_all_gather_kind", to_string(fp8_gather_of(c))},
+          {"fp4_recipe", to_string(c.fp4)},
+          {"fp4_bf16_layers", c.fp4 != Fp4Recipe::none ? c.fp4_bf16_layers_at_start + c.fp4_bf16_layers_at_end : 0},
           {"tp_comm_overlap", to_string(c.tp_comm_overlap)},
           {"kernels", to_string(c.kernels)},
           {"compile_loss", c.compile_loss},
@@ -735,6 +754,7 @@ nlohmann::json to_json(const Estimate& e) {
         {"hardware",
          {{"peak_tflops", e.hardware.peak_tflops},
           {"peak_fp8_tflops", e.hardware.peak_fp8_tflops},
+          {"peak_fp4_tflops", e.hardware.peak_fp4_tflops},
           {"power_ratio", e.hardware.power_ratio}}},
         {"notes", e.notes},
     };

@@ -306,6 +306,12 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         // weights need no such copy: the GEMMs read the parameters themselves.
         if (fp8 && c.kernels == KernelStack::te && gather != Fp8Gather::primary_weights)
             live += 2.0 * (fp8_weights[i].dense + fp8_weights[i].expert);
+        // With FP4 the cached copies are NVFP4 / MXFP4: row- and column-wise E2M1 (0.5 B each) with a
+        // 1-byte scale per 16 (NVFP4) or 32 (MXFP4) values; master weights, gradients and optimizer
+        // states stay as they are (FP4 is a GEMM format).
+        if (c.fp4 != Fp4Recipe::none && hw.peak_fp4_tflops > 0 && c.kernels == KernelStack::te)
+            live += 2 * (0.5 + (c.fp4 == Fp4Recipe::nvfp4 ? 1.0 / 16 : 1.0 / 32)) *
+                    (fp8_weights[i].dense + fp8_weights[i].expert);
         // Activations: layers held, times in-flight microbatches.
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;

@@ -58,6 +58,11 @@ double tokens_per_expert(const LayerShapes& s, const Config& c) {
 }
 
 double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& hw, const Efficiency& eff) {
+    return expert_gemm_fwd_s(s, c, hw, eff, linear_format(c, hw));
+}
+
+double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& hw, const Efficiency& eff,
+                         LinearFormat f) {
     if (s.experts <= 0) return 0;
     const double load = moe_load_factor(c.moe);
     const double tokens = double(c.micro_batch) * c.seq_len / std::max(1, c.cp);
@@ -66,14 +71,11 @@ double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& 
     // 2 x 3 x h x moe_ffn x topk per token for SwiGLU); the busiest GPU does `load` times that.
     const double flops = load * tokens * std::max(1, s.top_k) * 2 * s.expert_params / std::max(1, c.tp);
     const double rows = load * tokens_per_expert(s, c);
-    // Expert linear layers run in FP8 like the dense ones (TE grouped linear / torchao), at the
-    // FP8 peak and its lower ceiling (efficiency.h).
-    if (c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0) {
-        Efficiency e8 = eff;
-        e8.gemm_max = eff.gemm_max_fp8;
-        return flops / (hw.peak_fp8_tflops * 1e12 * grouped_gemm_efficiency(e8, rows));
-    }
-    return flops / (hw.peak_tflops * 1e12 * grouped_gemm_efficiency(eff, rows));
+    // Expert linear layers run in FP8 or FP4 like the dense ones (TE grouped linear / torchao), at that
+    // format's peak and the narrow formats' lower ceiling (efficiency.h).
+    Efficiency ge = eff;
+    if (f != LinearFormat::wide) ge.gemm_max = eff.gemm_max_fp8 > 0 ? eff.gemm_max_fp8 : eff.gemm_max;
+    return flops / (linear_peak_flops(f, hw) * grouped_gemm_efficiency(ge, rows));
 }
 
 double grouped_gemm_efficiency(const Efficiency& eff, double rows) {
@@ -94,6 +96,9 @@ MoeKernels moe_expert_kernels(const Config& c, const LayerShapes& s) {
     case Fp8Recipe::mxfp8:
     case Fp8Recipe::blockwise: quantize = 1; break;
     }
+    // NVFP4 / MXFP4 experts: one grouped quantize per operand, as the block-scaled FP8 recipes (TE's
+    // grouped NVFP4 quantization, which Megatron core_v0.16.0 fp4_utils.py get_fp4_align_size pads for).
+    if (c.fp4 != Fp4Recipe::none) quantize = 1;
     k.fwd = local * (2 + 2 * quantize);   // fc1, fc2 and their inputs' casts
     k.bwd = local * (4 + 2 * quantize);   // dgrad + wgrad of both, the output gradients' casts
     k.fwd_s = k.fwd * kMoeKernelS;

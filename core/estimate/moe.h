@@ -55,6 +55,9 @@ double tokens_per_expert(const LayerShapes& s, const Config& c);
 // load x T x top_k x 2 x expert parameters / tp FLOPs at the grouped-GEMM efficiency of
 // load x m rows per expert.
 double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& hw, const Efficiency& eff);
+// The same with the expert GEMMs in format f (a layer kept in BF16 with FP4 runs them wide).
+double expert_gemm_fwd_s(const LayerShapes& s, const Config& c, const Hardware& hw, const Efficiency& eff,
+                         LinearFormat f);
 
 // Per-expert kernels of a Megatron-Core MoE layer (Megatron-LM at 4415119, package version
 // 0.18.0, the commit Megatron-Bridge 26.04.01 pins; Transformer Engine release_v2.16). The grouped GEMMs and

@@ -30,15 +30,19 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     // FP8 applies to the linear layers' GEMMs only (torchao Float8Linear swaps nn.Linear; TE's
     // fp8_autocast covers its Linear/LayerNormLinear/LayerNormMLP); the output layer, attention,
     // norms, the optimizer and the collectives stay 16/32-bit.
-    const bool fp8 = c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0;
-    const double peak_lin = fp8 ? hw.peak_fp8_tflops * 1e12 : peak;
-    auto lin_eff = [&](double d) { return fp8 ? gemm_efficiency_fp8(eff, d) : gemm_efficiency(eff, d); };
+    // FP4 likewise (TE NVFP4BlockScaling sets fp8_dpa / fp8_mha off: attention stays 16-bit), its
+    // fprop, dgrad and wgrad all in FP4, except the layers the framework keeps in BF16.
+    const LinearFormat narrow = linear_format(c, hw);
     const double hbm = hw.hbm_gbps * 1e9 * eff.hbm;
     const double tokens = double(c.micro_batch) * c.seq_len / cp;   // per GPU sequence share
     const double seq = c.seq_len;
 
     // One layer, forward, per GPU.
-    auto layer_fwd = [&](bool moe, double& gemm_s, double& attn_s, double& elem_s, double& w_s) {
+    // lf: the format this layer's linear GEMMs run in (narrow, or wide in a layer kept in BF16).
+    auto layer_fwd = [&](bool moe, LinearFormat lf, double& gemm_s, double& attn_s, double& elem_s, double& w_s) {
+        const double peak_lin = linear_peak_flops(lf, hw);
+        auto lin_eff = [&](double d) { return linear_gemm_efficiency(lf, eff, d); };
+        const double cast_bytes = linear_cast_bytes(lf, eff);
         const LayerFlops f = layer_flops_per_token(s, moe, seq);
         const double d_dense = std::min(tokens, s.h / tp);
         double g = 0;
@@ -47,7 +51,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             g += tokens * attn_gemm / tp / (peak_lin * lin_eff(d_dense));
             // Routed experts: grouped GEMMs at the rows each local expert really gets, on the
             // busiest EP rank (moe.h); FP8 when the linear layers are FP8.
-            g += expert_gemm_fwd_s(s, c, hw, eff);
+            g += expert_gemm_fwd_s(s, c, hw, eff, lf);
         } else {
             g = tokens * f.gemm / tp / (peak_lin * lin_eff(d_dense));
         }
@@ -82,7 +86,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         ai.moe_load = moe_load_factor(c.moe);
         const LayerActivation a = layer_activation(s, moe, ai);
         elem_s = (eff.elementwise_passes * (a.replicated + a.sharded) + eff.score_passes * a.scores) / hbm;
-        if (fp8) {
+        if (lf != LinearFormat::wide) {
             // Cast + scale passes over each FP8 GEMM's activation operand (the backward's
             // output-gradient casts come in with backward = 2 x forward): the QKV and MLP-up
             // inputs (full h; a local shard with SP, all-gathered in FP8), the output-projection
@@ -91,26 +95,26 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             // gathered tensor (FrameworkTraits::fp8_linear_casts_gathered_input; 820504e
             // parallelize_llama.py: "for rowwise recipes ... all-gather happens in high precision").
             const FrameworkTraits* ft = find_traits(c.framework);
-            const bool gathered_cast = ft && ft->fp8_linear_casts_gathered_input &&
+            const bool gathered_cast = lf == LinearFormat::fp8 && ft && ft->fp8_linear_casts_gathered_input &&
                                        std::find(ft->fp8_tp_gather_recipes.begin(), ft->fp8_tp_gather_recipes.end(),
                                                  to_string(c.fp8)) == ft->fp8_tp_gather_recipes.end();
             const double h_in = s.h / (c.sequence_parallel && !gathered_cast ? tp : 1.0);
-            double cast = tokens * (2 * h_in + s.hq / tp + s.ffn / tp) * eff.fp8_cast_bytes;
+            double cast = tokens * (2 * h_in + s.hq / tp + s.ffn / tp) * cast_bytes;
             if (moe) {
                 // Routed experts: TE GroupedLinear quantizes the permuted rows the rank received
                 // (tex.split_quantize of fc1's input, h wide, and of fc2's, expert_ffn / etp wide;
                 // grouped_linear.py, TE release_v2.16): load x T x top_k x etp / tp rows, not the
                 // layer's T; a shared expert is a dense TP MLP on the layer's own tokens.
                 const double rows = moe_load_factor(c.moe) * tokens * std::max(1, s.top_k) * std::max(1, c.etp) / tp;
-                cast = tokens * (h_in + s.hq / tp) * eff.fp8_cast_bytes +
-                       rows * (s.h + s.expert_ffn / std::max(1, c.etp)) * eff.fp8_cast_bytes;
-                if (s.shared_ffn > 0) cast += tokens * (h_in + s.shared_ffn / tp) * eff.fp8_cast_bytes;
+                cast = tokens * (h_in + s.hq / tp) * cast_bytes +
+                       rows * (s.h + s.expert_ffn / std::max(1, c.etp)) * cast_bytes;
+                if (s.shared_ffn > 0) cast += tokens * (h_in + s.shared_ffn / tp) * cast_bytes;
             }
             // Without TE's per-step weight cache (is_first_microbatch) every microbatch casts
             // the weights again (torchao Float8Linear).
             if (c.kernels != KernelStack::te) {
                 const ShardedCounts lp = layer_params_per_gpu(s, moe, c.tp, c.ep, c.etp);
-                cast += (lp.dense + lp.expert) * eff.fp8_cast_bytes;
+                cast += (lp.dense + lp.expert) * cast_bytes;
             }
             elem_s += cast / hbm;
         }
@@ -126,8 +130,25 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     const double dl = lora_fwd_s(false), ml = s.experts > 0 ? lora_fwd_s(true) : dl;
     const double wgrad = lora ? 0.0 : 1.0;   // weight-gradient GEMMs per forward GEMM
     double dg, da, de, dw, mg = 0, ma = 0, me = 0, mw = 0;
-    layer_fwd(false, dg, da, de, dw);
-    if (s.experts > 0) layer_fwd(true, mg, ma, me, mw);
+    layer_fwd(false, narrow, dg, da, de, dw);
+    if (s.experts > 0) layer_fwd(true, narrow, mg, ma, me, mw);
+    // The layers kept in BF16 with FP4 (Config::fp4_bf16_layers_at_start / _end): their GEMMs at the
+    // 16-bit peak and no casts; the first ones on the embedding's stage, the last on the head's.
+    double dg16 = dg, de16 = de, mg16 = mg, me16 = me, unused = 0;
+    if (narrow == LinearFormat::fp4) {
+        layer_fwd(false, LinearFormat::wide, dg16, unused, de16, unused);
+        if (s.experts > 0) layer_fwd(true, LinearFormat::wide, mg16, unused, me16, unused);
+    }
+    auto bf16_layers = [&](int stage, bool moe) {
+        int n = 0;
+        if (narrow != LinearFormat::fp4) return n;
+        for (int k = 0; k < m.layers; ++k) {
+            const bool first = k < c.fp4_bf16_layers_at_start, last = k >= m.layers - c.fp4_bf16_layers_at_end;
+            const int at = first ? c.embedding_stage : last ? head_stage_of(c) : -1;
+            if (at == stage && (s.experts > 0 && m.is_moe_layer(k)) == moe) ++n;
+        }
+        return n;
+    };
     // Per-expert GEMM and FP8-cast kernels of a MoE layer, exposed by its token-count sync (moe.h).
     const MoeKernels mk = moe_expert_kernels(c, s);
 
@@ -155,7 +176,9 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
         const int nd = layers - nmoe;
-        const double g = nd * dg + nmoe * mg, a = nd * da + nmoe * ma, e = nd * de + nmoe * me;
+        const int bd = std::min(nd, bf16_layers(i, false)), bm = std::min(nmoe, bf16_layers(i, true));
+        const double g = (nd - bd) * dg + bd * dg16 + (nmoe - bm) * mg + bm * mg16, a = nd * da + nmoe * ma,
+                     e = (nd - bd) * de + bd * de16 + (nmoe - bm) * me + bm * me16;
         const double lf = nd * dl + nmoe * ml;
         double f = g + a + e + nmoe * mk.fwd_s + lf;
         double b = (1 + wgrad) * g + 2.5 * a + 2 * e + nmoe * mk.bwd_s + 2 * lf;

@@ -49,7 +49,8 @@ std::string comment_block(const std::vector<Diagnostic>& ds, const std::string& 
         if (d.severity == Severity::Info) continue;
         std::string msg = d.message;
         std::replace(msg.begin(), msg.end(), '\n', ' ');
-        s += prefix + "  " + to_string(d.severity) + " [" + d.rule + "] " + msg + "\n";
+        s += prefix;
+        s.append("  ").append(to_string(d.severity)).append(" [").append(d.rule).append("] ").append(msg).append("\n");
     }
     return s;
 }
@@ -141,6 +142,15 @@ ExportResult export_project(const Project& p, const std::string& format, const E
     r.diagnostics = validate(q);
     FormatOutput o = f->fn(q, opt);
     r.diagnostics.insert(r.diagnostics.end(), o.findings.begin(), o.findings.end());
+    // An FP4 recipe the framework has no switch for is not written (the rule kernel.fp4_recipe refuses
+    // the export; with --force the files say so): one place for every format.
+    if (!runs_fp4_recipe(q.layout.framework, q.layout.fp4_recipe))
+        r.diagnostics.push_back(exportutil::finding(
+            Severity::Warning, "export.fp4_recipe",
+            traits_of(q.layout).display_name + std::string(" has no ") + to_string(q.layout.fp4_recipe) +
+                " training switch: these files train without FP4 (fp4_recipe is not "
+                "written).",
+            {"/layout/fp4_recipe"}));
     if (has_errors(r.diagnostics)) {
         if (!opt.force) {
             r.refused = true;

@@ -152,7 +152,27 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     else fail("the optimizer \"" + t.optimizer + "\" (Megatron offers adam and sgd)", {"/training/optimizer"});
     if (t.precision == "bf16" || t.precision == "fp8") add(a.training, "--bf16");
     else if (t.precision == "fp16") add(a.training, "--fp16");
-    if (t.precision == "fp8" || l.fp8) {
+    // FP4 (layout.fp4_recipe) where Megatron runs the recipe (FrameworkTraits::fp4_recipes; export.cpp
+    // reports one it does not): --fp4-format e2m1 --fp4-recipe nvfp4 (transformer_config.py fp4 /
+    // fp4_recipe, core_v0.16.0), and the framework row's BF16 layers through --first-last-layers-bf16
+    // with --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16. Megatron refuses FP4 with FP8
+    // (kernel.fp4_fp8), so the FP8 flags are left out then, as the estimate leaves FP8 out.
+    const bool fp4 = l.fp4_recipe != Fp4Recipe::none && runs_fp4_recipe("megatron", l.fp4_recipe);
+    if (fp4) {
+        add(a.training, "--fp4-format", "e2m1");
+        add(a.training, "--fp4-recipe", to_string(l.fp4_recipe));
+        const FrameworkTraits& mt = traits(Framework::megatron);
+        if (mt.fp4_bf16_layers_at_start > 0 || mt.fp4_bf16_layers_at_end > 0) {
+            add(a.training, "--first-last-layers-bf16");
+            add(a.training, "--num-layers-at-start-in-bf16", mt.fp4_bf16_layers_at_start);
+            add(a.training, "--num-layers-at-end-in-bf16", mt.fp4_bf16_layers_at_end);
+        }
+        if (t.precision == "fp8" || l.fp8)
+            findings.push_back(finding(Severity::Warning, "export.megatron.fp4_fp8",
+                                       "Megatron-LM refuses --fp4-format with --fp8-format: written with FP4 only.",
+                                       {"/layout/fp4_recipe", "/layout/fp8"}));
+    }
+    if (!fp4 && (t.precision == "fp8" || l.fp8)) {
         // Megatron-LM arguments.py: --fp8-format {e4m3,hybrid}, --fp8-recipe
         // {tensorwise,delayed,mxfp8,blockwise}, --fp8-param-gather (FP8 weights all-gathered).
         add(a.training, "--fp8-format", "hybrid");
@@ -175,11 +195,11 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     Layout as_megatron = l;
     as_megatron.framework = "megatron";
     if (const std::string ks = kernel_stack(as_megatron); ks == "eager") {
-        if (t.precision == "fp8" || l.fp8)
+        if (t.precision == "fp8" || l.fp8 || fp4)
             findings.push_back(finding(Severity::Warning, "export.megatron.kernels",
-                                       "Megatron-LM runs FP8 only through Transformer Engine: written with its "
+                                       "Megatron-LM runs FP8 and FP4 only through Transformer Engine: written with its "
                                        "Transformer Engine layers although kernels is \"eager\".",
-                                       {"/layout/kernels", "/layout/fp8"}));
+                                       {"/layout/kernels", fp4 ? "/layout/fp4_recipe" : "/layout/fp8"}));
         else add(a.training, "--transformer-impl", "local");
     } else if (ks == "compile") {
         findings.push_back(finding(Severity::Warning, "export.megatron.kernels",

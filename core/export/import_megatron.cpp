@@ -4,6 +4,7 @@
 #include "export/import.h"
 
 #include "export/export_common.h"
+#include "project/framework.h"
 #include "util/input_error.h"
 
 #include <algorithm>
@@ -255,6 +256,24 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         } else if (flag == "--fp8-param-gather") {
             no_value();
             l.fp8_all_gather = true;
+        } else if (flag == "--fp4-format") {
+            // FP4 through Transformer Engine with --fp4-recipe, whose default and one recipe is nvfp4
+            // (transformer_config.py fp4 / fp4_recipe, core_v0.16.0; "custom" needs a quantizer factory).
+            if (auto v = need_str()) {
+                if (*v == "e2m1") l.fp4_recipe = Fp4Recipe::nvfp4;
+                else w.push_back(shown + " not read");
+            }
+        } else if (flag == "--fp4-recipe") {
+            if (auto v = need_str(); v && *v != "nvfp4") w.push_back(shown + " not read");
+        } else if (flag == "--first-last-layers-bf16") {
+            // The FP4 layers Paraplan's Megatron row keeps in BF16 (FrameworkTraits::fp4_bf16_layers_at_*).
+            no_value();
+        } else if (flag == "--num-layers-at-start-in-bf16" || flag == "--num-layers-at-end-in-bf16") {
+            const FrameworkTraits& mt = traits(Framework::megatron);
+            const int kept = flag == "--num-layers-at-start-in-bf16" ? mt.fp4_bf16_layers_at_start
+                                                                     : mt.fp4_bf16_layers_at_end;
+            if (auto v = need_int(0); v && *v != kept)
+                w.push_back(shown + " not read (Paraplan keeps " + std::to_string(kept) + " layer(s) in BF16)");
         } else if (flag == "--transformer-impl") {
             // local: Megatron's own PyTorch modules; transformer_engine is its default ("auto").
             if (auto v = need_str()) {

@@ -75,6 +75,9 @@ std::vector<FrameworkTraits> make_table() {
     // use_fp8 (quantization/fp8_hook.py FP8Hook -> fp8.py linear_fp8) casts inputs, weights and
     // gradients with cast_to_fp8's per-tensor scale from the current amax; no recipe argument.
     hybrid.fp8_recipes = {"tensorwise"};
+    // No FP4: the plugins' low-precision switches are FP8 only (use_fp8, fp8_communication; v0.5.1
+    // colossalai/quantization/fp8.py).
+    hybrid.fp4_missing = "ColossalAI's plugins have FP8 switches only (use_fp8, fp8_communication)";
     hybrid.fused_switches_mean_te = true;
     hybrid.shardformer = true;
     // LoRA through Hugging Face PEFT (ColossalAI v0.5.1 booster.py Booster.enable_lora takes a
@@ -188,6 +191,17 @@ std::vector<FrameworkTraits> make_table() {
     // which Paraplan's Megatron does not model), so without it the gathers stay 16-bit.
     mg.fp8_all_gather_kind = Fp8AllGatherKind::primary_weights;
     mg.fp8_all_gather_needs_distributed_optimizer = true;
+    // --fp4-format e2m1 with --fp4-recipe nvfp4 (its one Transformer Engine recipe; "custom" takes a
+    // quantizer factory): transformer_config.py fp4 / fp4_recipe, core_v0.16.0 (arguments.py in
+    // core_v0.15.0); fp4_utils.py get_fp4_recipe builds TE's NVFP4BlockScaling. No MXFP4 recipe.
+    mg.fp4_recipes = {Fp4Recipe::nvfp4};
+    mg.fp4_missing = "Megatron-LM's --fp4-recipe runs nvfp4 only (Transformer Engine NVFP4BlockScaling)";
+    // The NVFP4 pretraining recipe keeps selected layers in high precision (arXiv 2509.25149,
+    // "selective high-precision layers"); Megatron's --first-last-layers-bf16 does so with
+    // --num-layers-at-start-in-bf16 / --num-layers-at-end-in-bf16 at their default 1 each
+    // (arguments.py core_v0.15.0; fp4_utils.py get_fp4_context leaves those layers out of FP4).
+    mg.fp4_bf16_layers_at_start = 1;
+    mg.fp4_bf16_layers_at_end = 1;
     mg.fused_vocab_parallel_loss = true;   // tensor_parallel/cross_entropy.py vocab_parallel_cross_entropy
     // Megatron-LM's pretrain_gpt.py has no LoRA; Megatron-Bridge's LoRA (megatron/bridge/peft/lora.py,
     // NVIDIA-NeMo/Megatron-Bridge 0191fc5) wraps the Megatron-core linears, fused linear_qkv and
@@ -244,6 +258,10 @@ std::vector<FrameworkTraits> make_table() {
     // float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor fsdp_pre_all_gather, switched on by
     // enable_fsdp_float8_all_gather through torchtitan's Float8LinearConverter).
     tt.fp8_all_gather_kind = Fp8AllGatherKind::fsdp_weights;
+    // No FP4 training: [quantize.linear.mx] is documented and checked for MXFP8 (v0.2.2 job_config.py,
+    // components/quantization/mx.py), and torchao's MX workflow trains in MXFP8 only, MXFP4 being an
+    // inference format there (torchao v0.13.0 prototype/mx_formats/README.md).
+    tt.fp4_missing = "torchtitan's MX converter trains in MXFP8 only (torchao's MXFP4 is for inference)";
     tt.op_sac = true;
     tt.fsdp2 = true;
     tt.fsdp_reshard_off_with_pp = true;       // parallelize.py apply_fsdp: reshard_after_forward False with pp
@@ -317,6 +335,7 @@ std::vector<FrameworkTraits> make_table() {
     // deepspeed.linear.LoRAConfig / LoRAOptimizedLinear since v0.14.2) before deepspeed.initialize,
     // which trains the parameters that require grad.
     ds.lora = LoraKind::hf_peft;
+    ds.fp4_missing = "DeepSpeed's ds_config has no FP4 training switch";
     t.push_back(ds);
 
     FrameworkTraits dm{};
@@ -349,6 +368,7 @@ std::vector<FrameworkTraits> make_table() {
     dm.fp8_all_gather_kind = Fp8AllGatherKind::none;
     // A plain PyTorch model: Hugging Face PEFT's get_peft_model wraps its nn.Linear modules.
     dm.lora = LoraKind::hf_peft;
+    dm.fp4_missing = "a plain DeviceMesh job has no FP4 linear layers of its own";
     t.push_back(dm);
     return t;
 }
@@ -390,6 +410,12 @@ bool gathers_fp8_weights(const std::string& framework, const std::string& recipe
     if (!t) return false;
     const auto& r = t->fp8_all_gather_recipes;
     return std::find(r.begin(), r.end(), fp8_recipe_run(framework, recipe)) != r.end();
+}
+
+bool runs_fp4_recipe(const std::string& framework, Fp4Recipe recipe) {
+    if (recipe == Fp4Recipe::none) return true;
+    const FrameworkTraits* t = find_traits(framework);
+    return t && std::find(t->fp4_recipes.begin(), t->fp4_recipes.end(), recipe) != t->fp4_recipes.end();
 }
 
 std::optional<Framework> parse_framework(const std::string& id) {

@@ -6,6 +6,8 @@
 // framework's own files (core/rules/<framework>.cpp, core/topology/<framework>.cpp,
 // core/export/{export,import}_<framework>.cpp); it does not compare framework-id strings.
 // Adding a framework: docs/hacking.md, "How to add a framework".
+#include "project/fp4_recipe.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -145,9 +147,16 @@ struct FrameworkTraits {
     bool fp8_all_gather_needs_dp_shard = false;   // only where the dp_shard degree exceeds 1 (torchtitan)
     Fp8AllGatherKind fp8_all_gather_kind = Fp8AllGatherKind::none;   // what the FP8 all-gather gathers
     bool fp8_all_gather_needs_distributed_optimizer = false;   // else 16-bit gathers (Megatron --fp8-param-gather)
-    bool fused_switches_mean_te = false;                       // fused_norm + jit_fused run the fused (TE-like) stack
-    bool shardformer = false;                                  // runs ColossalAI ShardFormer policies
-    bool op_sac = false;                                       // selective recomputation is op-level SAC (torchtitan)
+    // layout.fp4_recipe values it runs (none besides "none": it has no FP4 training recipe) and, where it
+    // runs none of them, what it has instead (the rule's text); the transformer layers it keeps in BF16 at
+    // the start and the end of the model with an FP4 recipe (the exporter writes the switch, the
+    // estimate prices those layers' GEMMs at the 16-bit peak).
+    std::vector<Fp4Recipe> fp4_recipes;
+    const char* fp4_missing = "";
+    int fp4_bf16_layers_at_start = 0, fp4_bf16_layers_at_end = 0;
+    bool fused_switches_mean_te = false;      // fused_norm + jit_fused run the fused (TE-like) stack
+    bool shardformer = false;                 // runs ColossalAI ShardFormer policies
+    bool op_sac = false;                      // selective recomputation is op-level SAC (torchtitan)
     bool fsdp2 = false;                       // FSDP2 fully_shard holds the parameters (its allocator pattern)
     bool fsdp_reshard_off_with_pp = false;    // parameters stay gathered between forward and backward with pp
     bool fused_vocab_parallel_loss = false;   // the loss never materialises fp32 logits (Megatron)
@@ -199,6 +208,8 @@ std::string fp8_recipe_run(const std::string& framework, const std::string& reci
 // gathers only then, the rules warn where the framework ignores or refuses it, and the exporters
 // write it only there.
 bool gathers_fp8_weights(const std::string& framework, const std::string& recipe);
+// Whether the framework runs this layout.fp4_recipe (FrameworkTraits::fp4_recipes; "none" always).
+bool runs_fp4_recipe(const std::string& framework, Fp4Recipe recipe);
 // The ZeRO stages the framework accepts with this pipeline size.
 const std::vector<int>& zero_stages(const FrameworkTraits& t, int pp);
 

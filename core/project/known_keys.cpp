@@ -42,6 +42,7 @@ const std::vector<std::string_view>& typed_keys(KeySection s) {
         "fp8_recipe",
         "fp8_all_gather",
         "fp8_params",
+        "fp4_recipe",
         "kernels",
         "compile_loss",
         "loss_logits",

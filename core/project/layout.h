@@ -1,5 +1,6 @@
 #pragma once
 // How a job is split over GPUs: the "layout" and "training" sections of a project.
+#include "project/fp4_recipe.h"
 #include "project/peft.h"
 #include "util/cow_json.h"
 
@@ -51,6 +52,9 @@ struct Layout {
     bool fp8 = false;
     std::string fp8_recipe = "tensorwise";   // scaling: tensorwise (current) delayed rowwise mxfp8 blockwise
     bool fp8_all_gather = false;             // FSDP2 float8 all-gather / Megatron --fp8-param-gather
+    // FP4 (project/fp4_recipe.h): the linear layers' GEMMs in a 4-bit recipe instead of FP8; the
+    // framework's row says which recipes it runs and which layers stay 16-bit (FrameworkTraits).
+    Fp4Recipe fp4_recipe = Fp4Recipe::none;
     // Kernel stack: te (Transformer Engine / fused kernels), compile (torch.compile), eager;
     // auto = the framework's default (FrameworkTraits::kernels: Megatron te; the others eager, ColossalAI te
     // when both fused_norm and jit_fused are on).

@@ -53,6 +53,14 @@ const std::map<std::string, Accessor>& accessors() {
         PARAPLAN_L(fp8);
         PARAPLAN_L(fp8_recipe);
         PARAPLAN_L(fp8_all_gather);
+        // The typed recipe, read and written as its project-file name (project/fp4_recipe.h).
+        t["/layout/fp4_recipe"] = Accessor{
+            [](const Project& p) { return nlohmann::json(to_string(p.layout.fp4_recipe)); },
+            [](Project& p, const nlohmann::json& v) {
+                const auto r = parse_fp4_recipe(v.get<std::string>());
+                if (!r) throw std::invalid_argument("/layout/fp4_recipe: unknown recipe " + v.dump());
+                p.layout.fp4_recipe = *r;
+            }};
         PARAPLAN_L(kernels);
         PARAPLAN_L(order);
         PARAPLAN_L(dp_outside);

@@ -9,6 +9,7 @@
 
 #include "project/framework.h"
 #include "rules/common.h"
+#include "rules/fp4.h"
 #include "rules/shardformer.h"
 #include "topology/layer_split.h"
 
@@ -951,6 +952,9 @@ const std::vector<RuleFn>& colossalai_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
@@ -1002,6 +1006,9 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
@@ -1010,12 +1017,32 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
 }
 
 const std::vector<RuleFn>& colossalai_gemini_rules() {
-    static const std::vector<RuleFn> r = {
-        &cluster_not_empty,     &uniform_gpus,   &system_gpus,    &gemini_precision, &gemini_world,
-        &gemini_axes,           &dp_matches,     &gemini_zero,    &model_policy,     &tp_divides_heads,
-        &tp_divides_kv_heads,   &vocab_padding,  &batch,          &bf16_gpu,         &flash_attention_gpu,
-        &flash_attention_dtype, &fp8_gpu,        &kernels,        &fp8_recipe,       &tp_comm_overlap_unused,
-        &unknown_keys_kept,     &peft_framework, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&cluster_not_empty,
+                                          &uniform_gpus,
+                                          &system_gpus,
+                                          &gemini_precision,
+                                          &gemini_world,
+                                          &gemini_axes,
+                                          &dp_matches,
+                                          &gemini_zero,
+                                          &model_policy,
+                                          &tp_divides_heads,
+                                          &tp_divides_kv_heads,
+                                          &vocab_padding,
+                                          &batch,
+                                          &bf16_gpu,
+                                          &flash_attention_gpu,
+                                          &flash_attention_dtype,
+                                          &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
+                                          &kernels,
+                                          &fp8_recipe,
+                                          &tp_comm_overlap_unused,
+                                          &unknown_keys_kept,
+                                          &peft_framework,
+                                          &fused_norm_apex};
     return r;
 }
 
@@ -1031,6 +1058,9 @@ const std::vector<RuleFn>& colossalai_zero_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
                                           &kernels,
                                           &fp8_recipe,
                                           &tp_comm_overlap_unused,

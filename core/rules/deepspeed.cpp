@@ -2,6 +2,7 @@
 #include "rules/deepspeed.h"
 
 #include "rules/common.h"
+#include "rules/fp4.h"
 #include "project/sequence_parallel.h"
 #include "rules/predicates.h"
 
@@ -130,6 +131,9 @@ const std::vector<RuleFn>& deepspeed_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
                                           &fp8_all_gather_ignored,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,

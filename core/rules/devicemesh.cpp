@@ -2,6 +2,7 @@
 #include "rules/devicemesh.h"
 
 #include "rules/common.h"
+#include "rules/fp4.h"
 
 #include <algorithm>
 
@@ -41,6 +42,9 @@ const std::vector<RuleFn>& devicemesh_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
                                           &fp8_all_gather_ignored,
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,

@@ -211,6 +211,13 @@ const std::vector<Pattern>& patterns() {
         {"kernel.fp8_gpu", "cuda",
          R"(compute capability 8\.9 or higher required for FP8|FP8 (is )?(not supported|requires))",
          "FP8 GEMMs need Hopper, Ada, Blackwell or MI300 GPUs."},
+        // Transformer Engine v2.9 pytorch/quantization.py check_nvfp4_support; Megatron-LM core_v0.16.0
+        // transformer_config.py TransformerConfig.__post_init__.
+        {"kernel.fp4_gpu", "cuda", R"(compute capability 10\.0 or higher required for NVFP4)",
+         "NVFP4 GEMMs need Blackwell-class NVIDIA GPUs (compute capability 10.0+); set layout.fp4_recipe to none."},
+        {"kernel.fp4_fp8", "megatron",
+         R"(fp4 and fp8 cannot be used simultaneously|--fp4-format and --fp8-format cannot)",
+         "Megatron-LM runs the linear layers in FP4 or in FP8, not both; keep one of fp4_recipe and fp8."},
         // ---- NCCL / PyTorch distributed / CUDA ----
         {"nccl.watchdog_timeout", "nccl",
          R"(Watchdog caught collective operation timeout|collective operation timeout|NCCL timeout)",

@@ -3,6 +3,7 @@
 #include "rules/megatron.h"
 
 #include "rules/common.h"
+#include "rules/fp4.h"
 #include "rules/predicates.h"
 
 #include <algorithm>
@@ -518,6 +519,9 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
                                           &mg_fp8_recipe,
                                           &fp8_recipe_gpu,
                                           &mg_fp8_kernels,

@@ -3,6 +3,7 @@
 #include "rules/torchtitan.h"
 
 #include "rules/common.h"
+#include "rules/fp4.h"
 #include "project/framework.h"
 #include "rules/predicates.h"
 
@@ -301,6 +302,9 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &flash_attention_gpu,
                                           &flash_attention_dtype,
                                           &fp8_gpu,
+                                          &fp4_gpu,
+                                          &fp4_recipe,
+                                          &fp4_with_fp8,
                                           &tt_fp8_recipe,
                                           &fp8_recipe_gpu,
                                           &tt_fp8_all_gather,
