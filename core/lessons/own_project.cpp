@@ -72,20 +72,24 @@ std::optional<Sizes> sizes_of(const compare::Entry& e) {
     return Sizes{c.tp, c.pp, c.dp, c.zero_stage, c.micro_batch};
 }
 
-// The layout after the change builds a rank map over the same GPUs (rules may still refuse it).
-bool builds(const Project& p, const std::vector<FixChange>& change) {
+// The figures (figures_json) of `p` after the change, where that layout builds a rank map over the
+// same GPUs and has an estimate (rules may still refuse it); nullopt otherwise.
+std::optional<json> figures_after(const Project& p, const std::vector<FixChange>& change) {
     Project q = p;
     try {
         for (const auto& c : change) set_field(q, c.field, c.value);
-        const compare::Entry e = compare::make_entry("", q);
-        return e.ranks.valid() && e.report.estimate.has_value();
+        json f = figures_json(q);
+        // With a valid rank map every kind of group is summarised; with an estimate there is a time.
+        if (f.value("process_groups", json::object()).empty() || !f.contains("time")) return std::nullopt;
+        return f;
     } catch (const std::exception&) {
-        return false;
+        return std::nullopt;
     }
 }
 
-// tp x2 (or /2 when it cannot grow), with dp (derived, or as written) or pp making room.
-std::optional<std::vector<FixChange>> tp_trade(const Project& p, const Sizes& z, std::string* words) {
+// tp x2 (or /2 when it cannot grow), with dp (derived, or as written) or pp making room; `after`
+// gets the figures of the layout it makes.
+std::optional<std::vector<FixChange>> tp_trade(const Project& p, const Sizes& z, std::string* words, json* after) {
     const auto with_dp = [&](int tp, int dp) {
         std::vector<FixChange> c{{"/layout/tp", tp}};
         if (p.layout.dp > 0) c.push_back({"/layout/dp", dp});
@@ -104,8 +108,9 @@ std::optional<std::vector<FixChange>> tp_trade(const Project& p, const Sizes& z,
                                                           " (dp " + std::to_string(z.dp) + " → " +
                                                           std::to_string(2 * z.dp) + ")"});
     for (auto& [c, w] : tries)
-        if (builds(p, c)) {
+        if (auto f = figures_after(p, c)) {
             *words = w;
+            *after = std::move(*f);
             return c;
         }
     return std::nullopt;
@@ -149,11 +154,14 @@ Lesson lesson_on_project(const Project& p) {
     l.example = "";
     l.project = p;
     l.topic = "guided-lessons";
+    // The project as the next step starts, and its figures (each project's worked out once).
     Project cur = p;
-    const auto add = [&](Step s) {
+    json fcur = figures_json(p);
+    const auto add = [&](Step s, json after) {
         const Project next = apply_step(cur, s);
         l.steps.push_back(std::move(s));
         cur = next;
+        fcur = std::move(after);
     };
     const int world = start.ranks.world_size, nodes = start.ranks.num_nodes;
 
@@ -167,8 +175,7 @@ Lesson lesson_on_project(const Project& p) {
         s.view = "grid";
         s.colour_by = kind;
         if (question(s, cur).choices.size() < 2) continue;
-        const json f = figures_json(cur);
-        Writer w(s, f, f);
+        Writer w(s, fcur, fcur);
         const std::string k = kind, groups = "process_groups." + k + ".";
         s.title = "Your rank map: rank 1's " + k + " group";
         s.look = "The rank grid coloured by " + k + ": ";
@@ -192,21 +199,21 @@ Lesson lesson_on_project(const Project& p) {
         s.figures = {{groups + "group_size", "GPUs in each " + k + " group"},
                      {groups + "groups_crossing_nodes", k + " groups crossing nodes"}};
         s.source = std::string(fw.mesh_source) + ".";
-        add(std::move(s));
+        add(std::move(s), fcur);
         break;
     }
 
     // 2 and 3. Tensor parallelism doubled (or halved): accepted? Then back: the exposed TP time.
     std::string words;
-    if (auto c = tp_trade(cur, *z0, &words)) {
+    json traded;
+    if (auto c = tp_trade(cur, *z0, &words, &traded)) {
         Step s;
         s.ask = Ask::Accepted;
         s.view = "diagnostics";
         s.colour_by = "tp";
         s.change = *c;
         s.change_label = "Set " + words;
-        const Project next = apply_step(cur, s);
-        Writer w(s, figures_json(cur), figures_json(next));
+        Writer w(s, fcur, traded);
         s.title = "A different tensor-parallel size";
         s.look = "Your layout runs tp " + num(z0->tp) + ": " +
                  w.q("process_groups.tp.groups_crossing_nodes", false, 0) +
@@ -226,15 +233,15 @@ Lesson lesson_on_project(const Project& p) {
                      {"memory.peak_gib", "Peak memory per GPU (GiB)"}};
         s.source = std::string(fw.mesh_source) + "; " + kTpSource;
         const std::vector<FixChange> back = undo_of(cur, s.change);
-        add(std::move(s));
+        add(std::move(s), traded);
 
         Step b;
         b.view = "links";
         b.colour_by = "tp";
         b.change = back;
         b.change_label = "Set tp back to " + num(z0->tp);
-        const Project restored = apply_step(cur, b);
-        Writer wb(b, figures_json(cur), figures_json(restored));
+        json restored = figures_json(apply_step(cur, b));
+        Writer wb(b, fcur, restored);
         // The question on the first of these that moves clearly (the figures list it first).
         std::vector<Figure> figs = {{"time.comm_s.tp", "Exposed TP communication per step (s)"},
                                     {"time.step_s", "Step time (s)"},
@@ -255,7 +262,7 @@ Lesson lesson_on_project(const Project& p) {
         b.figures = figs;
         b.figures.push_back({"process_groups.tp.groups_crossing_nodes", "tp groups crossing nodes"});
         b.source = kTpSource;
-        add(std::move(b));
+        add(std::move(b), std::move(restored));
     }
 
     // 4. With a pipeline: twice the microbatches per step; the bubble's share.
@@ -278,8 +285,8 @@ Lesson lesson_on_project(const Project& p) {
             s.change = {{"/training/global_batch_size", 2 * gbs}};
             s.change_label = "Double the global batch";
         }
-        if (builds(cur, s.change)) {
-            Writer w(s, figures_json(cur), figures_json(apply_step(cur, s)));
+        if (auto after = figures_after(cur, s.change)) {
+            Writer w(s, fcur, *after);
             if (w.clear_trend("derived.bubble_share")) {
                 s.title = "The pipeline bubble";
                 s.look = "The timeline: with pp " + num(z0->pp) +
@@ -307,7 +314,7 @@ Lesson lesson_on_project(const Project& p) {
                 s.source =
                     "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters "
                     "(arXiv 2104.04473), section 2.2 (the bubble of 1F1B is (p - 1)/m of the ideal time).";
-                add(std::move(s));
+                add(std::move(s), std::move(*after));
             }
         }
     }
@@ -321,9 +328,8 @@ Lesson lesson_on_project(const Project& p) {
         s.view = "memory";
         s.change = {{"/layout/zero_stage", *next_stage}};
         s.change_label = "Set ZeRO stage to " + num(*next_stage);
-        const Project next = apply_step(cur, s);
-        if (builds(cur, s.change)) {
-            Writer w(s, figures_json(cur), figures_json(next));
+        if (auto after = figures_after(cur, s.change)) {
+            Writer w(s, fcur, *after);
             if (w.value("derived.errors", true) <= w.value("derived.errors", false) &&
                 w.clear_trend("memory.peak_gib")) {
                 s.title = "Sharding the optimizer states";
@@ -345,7 +351,7 @@ Lesson lesson_on_project(const Project& p) {
                     "Rajbhandari et al. 2020, ZeRO (arXiv 1910.02054), section 5 (stage 1 partitions the "
                     "optimizer states, stage 2 the gradients, stage 3 the parameters over the data-parallel "
                     "group).";
-                add(std::move(s));
+                add(std::move(s), std::move(*after));
             }
         }
     }

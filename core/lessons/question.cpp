@@ -1,6 +1,6 @@
 #include "lessons/question.h"
 
-#include "compare/compare.h"
+#include "topology/build_rank_map.h"
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +67,16 @@ std::vector<std::string> group_candidates(const topology::RankMap& before, const
     return out;
 }
 
+// The framework's groups for the project's cluster, as compare::make_entry builds them (an empty,
+// invalid map where the layout cannot be built); no estimate, which a group question does not read.
+topology::RankMap rank_map(const Project& p) {
+    try {
+        return topology::build_rank_map(topology::from_project(p), &p.cluster);
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
 }   // namespace
 
 Question question(const Step& s, const Project& before) {
@@ -88,11 +98,10 @@ Question question(const Step& s, const Project& before) {
         return q;
     case Ask::Group: break;
     }
-    const compare::Entry b = compare::make_entry("", before), a = compare::make_entry("", apply_step(before, s));
-    q.graded_on = "the " + a.ranks.framework + " rank map's " + s.group_kind + " groups";
-    if (!a.ranks.valid() || s.group_rank >= a.ranks.world_size || a.ranks.group_of(s.group_kind, s.group_rank).empty())
-        return q;
-    std::vector<std::string> c = group_candidates(b.ranks, a.ranks, s.group_kind, s.group_rank);
+    const topology::RankMap b = rank_map(before), a = rank_map(apply_step(before, s));
+    q.graded_on = "the " + a.framework + " rank map's " + s.group_kind + " groups";
+    if (!a.valid() || s.group_rank >= a.world_size || a.group_of(s.group_kind, s.group_rank).empty()) return q;
+    std::vector<std::string> c = group_candidates(b, a, s.group_kind, s.group_rank);
     if (c.size() < 2) return q;   // nothing to choose between: a group of every GPU, or of one
     const std::string truth = c.front();
     c.resize(std::min<std::size_t>(c.size(), 4));
