@@ -120,8 +120,9 @@ struct Hardware {
     // The profile's caching-allocator reserve (a fraction of the allocated peak); < 0: the
     // framework's built-in share (memory.h kFragmentation, kFragmentationFsdp).
     double memory_reserve = -1;
-    // The cluster's network tiers when the project names them (cluster.system or
-    // cluster.network.tiers; network::system_of); null: the flat two-figure network above.
+    // The cluster's network tiers (network::system_of: cluster.system, cluster.network.tiers, or
+    // the two tiers its nodes and network make); null: the flat two-figure network above, for a
+    // Hardware built by hand or a cluster whose system does not price (rule cluster.system_gpus).
     std::shared_ptr<const network::System> network;
 };
 

@@ -248,14 +248,13 @@ Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::str
     hw.latency_us = cluster.network.latency_us;
     hw.gpus_per_node = std::max(1, cluster.gpus_per_node());
     hw.arch = gpu.arch;
-    // A project that names its tiers (a catalog system or its own) is priced on them; a system of
-    // other GPUs than the nodes' is rule cluster.system_gpus, and keeps the flat network meanwhile.
-    if (!cluster.system.empty() || !cluster.network.tiers.empty()) {
-        try {
-            hw.network = std::make_shared<const network::System>(network::system_of(cluster));
-        } catch (const InputError&) {
-            hw.network = nullptr;
-        }
+    // Every project is priced on its tiers as paraplan-cli comm prices them (network::system_of):
+    // a catalog system's, its own, or the two its nodes and network make. A system of other GPUs
+    // than the nodes' is rule cluster.system_gpus, and keeps the flat network meanwhile.
+    try {
+        hw.network = std::make_shared<const network::System>(network::system_of(cluster));
+    } catch (const InputError&) {
+        hw.network = nullptr;
     }
     return hw;
 }

@@ -121,14 +121,28 @@ search::PlanRequest deepseek_request(const Project& cluster_of) {
 class TestEstimateNetwork : public QObject {
     Q_OBJECT
 private slots:
-    // Old projects: no tiers named, no fabric on any link, the flat network's figures.
-    void projectWithoutTiersStaysFlat() {
+    // A project that names no system nor tiers is priced on the two tiers its nodes and network
+    // make (network::system_of), the same tiers paraplan-cli comm --project prices: every group's
+    // collectives run through NCCL's model, not a flat ring at the slowest tier.
+    void projectWithoutTiersUsesItsTwoTiers() {
         Project p = mixtral64("dgx-b200");
         p.cluster.system.clear();
         const Hardware hw = hardware_of(p);
-        QVERIFY(!hw.network);
+        QVERIFY(hw.network);
+        QCOMPARE(hw.network->tiers.size(), std::size_t(2));
+        QCOMPARE(hw.network->source, std::string("the project's cluster and network"));
         const Estimate e = estimate_project(p, hw);
-        for (const auto& l : e.config.link) QVERIFY(!l.fabric);
+        const GroupLink& ep = e.config.link[kEp];
+        QVERIFY(ep.fabric);
+        QCOMPARE(ep.fabric->nodes, 2);   // tp 2 x ep 8 spans two 8-GPU nodes
+        const double bytes = double(1ull << 28);
+        QCOMPARE(all_to_all_s(ep, hw, bytes), network::price(*ep.fabric, network::Op::AllToAll, 1ull << 28).time_s);
+        // A hand-built Hardware (no tiers) still has the flat network to fall back on.
+        Hardware flat = hw;
+        flat.network = nullptr;
+        const Estimate ef = estimate_project(p, flat);
+        for (const auto& l : ef.config.link) QVERIFY(!l.fabric);
+        QVERIFY(ef.time.step_s != e.time.step_s);
     }
 
     // The EP all-to-all of the same layout: inside the NVLink domain on an NVL72 rack, across two
@@ -192,10 +206,12 @@ private slots:
         const auto j = to_json(pb);
         QCOMPARE(j.at("tiers").size(), pb.tiers.size());
         QVERIFY(j.at("links").at(0).contains("tier"));
-        // The flat network has no tiers to report.
-        Project flat = b200;
-        flat.cluster.system.clear();
-        QVERIFY(step_playback(flat).tiers.empty());
+        // A cluster with no system named reports the two tiers its nodes and network make.
+        Project plain = b200;
+        plain.cluster.system.clear();
+        const auto pt = step_playback(plain).tiers;
+        QCOMPARE(pt.size(), std::size_t(2));
+        QVERIFY(pt[0].bytes > 0 && pt[1].bytes > 0);
     }
 
     // A cluster profile's link multipliers (calibrate, or calibrate --nccl-tests) scale the tiers:

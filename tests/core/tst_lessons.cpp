@@ -320,9 +320,12 @@ private slots:
         auto near = [](double a, double b) { return std::abs(a - b) < 1e-9 * std::max(1.0, std::abs(b)); };
         QCOMPARE(v(0, "process_groups.tp.group_size"), 4.0);
         QCOMPARE(v(0, "process_groups.dp.group_size"), 2.0);
-        // split_gather: the sp group is the tp group; the same tp time, fewer activations, a shorter step.
+        // split_gather: the sp group is the tp group; the same tp bytes, fewer activations, a shorter step.
+        // A reduce-scatter and an all-gather move an all-reduce's bytes; NCCL's model charges each its
+        // own start-up latency and chunk fill, so the tp time rises, by under 2%.
         QCOMPARE(v(1, "process_groups.sp.group_size"), 4.0);
-        QVERIFY(near(v(1, "time.comm_s.tp"), v(0, "time.comm_s.tp")));
+        QVERIFY(v(1, "time.comm_s.tp") > v(0, "time.comm_s.tp"));
+        QVERIFY(v(1, "time.comm_s.tp") < 1.02 * v(0, "time.comm_s.tp"));
         QVERIFY(v(1, "memory.stages.0.activations_gib") < v(0, "memory.stages.0.activations_gib"));
         QVERIFY(v(1, "time.step_s") < v(0, "time.step_s"));
         // all_to_all over sp 2: half of every activation against sp_mode none, dp 1, the step back up.
