@@ -147,6 +147,13 @@ int main(int argc, char** argv) {
         r.base.cluster.system = "dgx-a100";
         for (auto& n : r.base.cluster.nodes) n.gpu = "a100-80g";
         run_search("MT-NLG 530B on 5,120 A100 (dgx-a100)", r);
+        if (!g_dump) {   // the per-layout cost alone: enumeration and estimates, no rules, no refinement
+            PlanRequest e = r;
+            e.use_rules = false;
+            e.refine = false;
+            e.top = 0;
+            run_search("  the same, estimates only", e);
+        }
         if (g_dump) {   // the closed-form figures of the first 200, unrefined
             r.refine = false;
             r.top = 200;
