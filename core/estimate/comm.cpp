@@ -2,8 +2,14 @@
 
 #include "network/collective.h"
 #include "network/group.h"
+#include "network/price_memo.h"
+#include "util/memo.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <memory>
 #include <cmath>
 
 namespace paraplan::estimate {
@@ -20,7 +26,7 @@ namespace {
 // Collectives of a link on the cluster's tiers: bytes are nccl-tests' total buffer size, which is
 // what each function here takes (all-gather's gathered buffer, reduce-scatter's input).
 double priced_s(const GroupLink& l, network::Op op, double bytes) {
-    return network::price(*l.fabric, op, static_cast<std::uint64_t>(std::llround(bytes))).time_s;
+    return network::priced_time_s(*l.fabric, op, static_cast<std::uint64_t>(std::llround(bytes)));
 }
 
 }   // namespace
@@ -31,7 +37,7 @@ GroupLink system_link(const Hardware& hw, const network::GroupShape& g, int node
     l.fabric = network::fabric_for(*hw.network, g);
     // One small send: the per-hop latency the pipeline simulation and DeepEP read. Collectives are
     // priced on the fabric, so bw_gbs keeps make_link's flat figure and is not read.
-    l.latency_s = network::price(*l.fabric, network::Op::SendRecv, 8).time_s;
+    l.latency_s = network::priced_time_s(*l.fabric, network::Op::SendRecv, 8);
     return l;
 }
 
@@ -51,8 +57,28 @@ GroupLink strided_link(const Hardware& hw, int size, int stride) {
     size = std::max(1, size);
     int per_node = stride >= gpn ? 1 : std::min(size, std::max(1, gpn / stride));
     const int nodes = (size + per_node - 1) / per_node;
-    if (hw.network) return system_link(hw, network::strided_shape(*hw.network, size, stride), nodes, per_node);
-    return make_link(hw, size, nodes, per_node);
+    if (!hw.network) return make_link(hw, size, nodes, per_node);
+    if (!memo::enabled()) return system_link(hw, network::strided_shape(*hw.network, size, stride), nodes, per_node);
+    // On the tiers each link is a fabric and a priced send; make_config asks for the same few links
+    // for thousands of layouts, so each thread keeps the last ones it built. The key is everything
+    // the link reads: the system (immutable behind its shared_ptr<const>, held here so that its
+    // address is not reused), the hardware's flat figures and the group's size and stride.
+    struct Slot {
+        std::shared_ptr<const network::System> system;
+        int gpn = 0, size = 0, stride = 0;
+        double intra = 0, inter = 0, latency = 0;
+        GroupLink link;
+    };
+    constexpr std::size_t kSlots = 64;
+    thread_local std::array<Slot, kSlots> table;
+    Slot& s = table[(std::size_t(size) * 131 + std::size_t(stride)) % kSlots];
+    auto same = [](double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); };
+    if (s.system == hw.network && s.gpn == hw.gpus_per_node && s.size == size && s.stride == stride &&
+        same(s.intra, hw.intra_node_gbps) && same(s.inter, hw.inter_node_gbits) && same(s.latency, hw.latency_us))
+        return s.link;
+    GroupLink l = system_link(hw, network::strided_shape(*hw.network, size, stride), nodes, per_node);
+    s = Slot{hw.network, hw.gpus_per_node, size, stride, hw.intra_node_gbps, hw.inter_node_gbits, hw.latency_us, l};
+    return l;
 }
 
 double all_reduce_s(const GroupLink& l, double bytes) {

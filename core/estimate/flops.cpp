@@ -10,11 +10,14 @@ StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences,
     double fwd_layers = 0, fwd_attn = 0, fwd_lora = 0;
     const LayerFlops dense = layer_flops_per_token(s, false, seq);
     const LayerFlops moe = s.experts > 0 ? layer_flops_per_token(s, true, seq) : dense;
-    for (int i = 0; i < m.layers; ++i) {
-        const LayerFlops& f = is_moe_layer(m, i) ? moe : dense;
+    const double lora_dense = lora_fwd_flops_per_token(s, false, lora);
+    const double lora_moe = s.experts > 0 ? lora_fwd_flops_per_token(s, true, lora) : lora_dense;
+    for (int i = 0; i < m.layers; ++i) {   // summed layer by layer, in order
+        const bool is_moe = m.experts > 0 && is_moe_layer(m, i);
+        const LayerFlops& f = is_moe ? moe : dense;
         fwd_layers += f.gemm + f.attention;
         fwd_attn += f.attention;
-        fwd_lora += lora_fwd_flops_per_token(s, is_moe_layer(m, i) && s.experts > 0, lora);
+        fwd_lora += is_moe && s.experts > 0 ? lora_moe : lora_dense;
     }
     double logits = 2 * s.h * s.vocab;
     if (mtp_layers > 0 && m.layers > 0) {

@@ -3,8 +3,11 @@
 #include "estimate/shapes.h"
 #include "project/framework.h"
 #include "topology/layer_split.h"
+#include "util/memo.h"
 
 #include <algorithm>
+#include <array>
+#include <string>
 #include <numeric>
 #include <stdexcept>
 
@@ -33,8 +36,70 @@ paraplan::StageLayers megatron_accounted_layers(int L, int pp, int vp, bool embe
 
 }   // namespace
 
+namespace {
+
+StageLayers split_layers_uncached(const ModelSpec& m, int pp, int chunks, Schedule s,
+                                  const std::vector<int>& explicit_split, const std::string& framework,
+                                  bool account_embedding, bool account_loss);
+
+// What split_layers() reads: the arguments, and of the model its layer count and which layers are MoE.
+struct SplitKey {
+    int layers = 0, experts = 0, moe_layer_freq = 0, pp = 0, chunks = 0;
+    Schedule schedule = Schedule::one_f_one_b;
+    bool account_embedding = false, account_loss = false;
+    std::vector<int> dense_layers, explicit_split;
+    std::string framework;
+    bool operator==(const SplitKey&) const = default;
+};
+
+}   // namespace
+
+// The planner splits the same model the same way for thousands of layouts: each thread keeps the
+// last splits it computed (direct-mapped on the pipeline size, chunks and schedule), and a hit
+// compares every input, so it returns what the split returns.
 StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, const std::vector<int>& explicit_split,
                          const std::string& framework, bool account_embedding, bool account_loss) {
+    struct Slot {
+        bool used = false;
+        SplitKey key;
+        StageLayers value;
+    };
+    constexpr std::size_t kSlots = 64;
+    thread_local std::array<Slot, kSlots> table;
+    if (!memo::enabled())
+        return split_layers_uncached(m, pp, chunks, s, explicit_split, framework, account_embedding, account_loss);
+    const bool moe = m.experts > 0;
+    Slot& slot =
+        table[(std::size_t(std::max(0, pp)) * 31 + std::size_t(std::max(0, chunks)) * 7 + std::size_t(s)) % kSlots];
+    const auto& k = slot.key;
+    if (slot.used && k.layers == m.layers && k.pp == pp && k.chunks == chunks && k.schedule == s &&
+        k.account_embedding == account_embedding && k.account_loss == account_loss && k.experts == m.experts &&
+        (!moe || (k.moe_layer_freq == m.moe_layer_freq && k.dense_layers == m.dense_layers)) &&
+        k.explicit_split == explicit_split && k.framework == framework)
+        return slot.value;
+    StageLayers out = split_layers_uncached(m, pp, chunks, s, explicit_split, framework, account_embedding,
+                                            account_loss);
+    slot.used = true;
+    slot.key = SplitKey{m.layers,
+                        m.experts,
+                        moe ? m.moe_layer_freq : 0,
+                        pp,
+                        chunks,
+                        s,
+                        account_embedding,
+                        account_loss,
+                        moe ? m.dense_layers : std::vector<int>{},
+                        explicit_split,
+                        framework};
+    slot.value = out;
+    return out;
+}
+
+namespace {
+
+StageLayers split_layers_uncached(const ModelSpec& m, int pp, int chunks, Schedule s,
+                                  const std::vector<int>& explicit_split, const std::string& framework,
+                                  bool account_embedding, bool account_loss) {
     StageLayers out;
     pp = std::max(1, pp);
     const bool v_shape = is_v_shape(s);
@@ -69,14 +134,16 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
     out.layers.assign(pp, 0);
     out.moe_layers.assign(pp, 0);
     for (int st = 0; st < pp && st < int(ranges.size()); ++st)
-        for (const LayerRange& r : ranges[st])
-            for (int l = r.begin; l < r.end; ++l) {
-                out.layers[st] += 1;
-                out.moe_layers[st] += is_moe_layer(m, l) ? 1 : 0;
-            }
+        for (const LayerRange& r : ranges[st]) {
+            out.layers[st] += std::max(0, r.end - r.begin);
+            if (m.experts > 0)
+                for (int l = r.begin; l < r.end; ++l) out.moe_layers[st] += is_moe_layer(m, l) ? 1 : 0;
+        }
     out.embedding_stage = 0;
     out.head_stage = v_shape ? 0 : pp - 1;   // zbv: the loss lives on stage 0 (V shape)
     return out;
 }
+
+}   // namespace
 
 }   // namespace paraplan::estimate

@@ -171,6 +171,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
 
     const int head = head_stage_of(c);
     std::vector<StageTimes> out(pp);
+    double z3_compute = -1, z3_exposed = 0;   // the last stage's ZeRO-3 gathers, reused by a stage like it
     for (int i = 0; i < pp; ++i) {
         StageTimes& st = out[i];
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
@@ -224,8 +225,25 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         st.pp = 2 * lc.pp_s;
         // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered
         // every microbatch, prefetched behind compute.
-        if (c.zero_stage >= 3) st.dp = zero3_comm(params[i], c, f + b).exposed_s;
+        if (c.zero_stage >= 3) {
+            if (i == 0 || f + b != z3_compute || params[i].dense != params[i - 1].dense ||
+                params[i].expert != params[i - 1].expert) {
+                z3_compute = f + b;
+                z3_exposed = zero3_comm(params[i], c, z3_compute).exposed_s;
+            }
+            st.dp = z3_exposed;
+        }
     }
+    return out;
+}
+
+std::vector<double> closed_form_inflight(const Config& c) {
+    // As estimate_time() calls simulate_closed_form: one stage cost per pipeline rank.
+    const int pp = std::max(1, c.pp);
+    std::vector<double> out(static_cast<std::size_t>(pp));
+    for (int i = 0; i < pp; ++i)
+        out[static_cast<std::size_t>(i)] = peak_inflight(c.schedule, pp, std::max(1, c.num_microbatches),
+                                                         std::max(1, c.chunks), i);
     return out;
 }
 
@@ -273,10 +291,17 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
     // Gradient reduction (and parameter all-gather after a sharded optimizer step).
     double dp_exposed = 0, opt_s = 0, off_s = 0;
     const double hbm = hw.hbm_gbps * 1e9 * eff.hbm;
+    double t = 0;
     for (int i = 0; i < pp; ++i) {
         const double pd = trained[i].dense, pe = trained[i].expert;
-        double t = 0;
-        for (const CommCall& k : grad_sync(trained[i], fp8_weights[i], c)) t += k.seconds;
+        // A stage holding what the one before holds runs the same reduction (the middle stages).
+        const bool as_before = i > 0 && pd == trained[i - 1].dense && pe == trained[i - 1].expert &&
+                               fp8_weights[i].dense == fp8_weights[i - 1].dense &&
+                               fp8_weights[i].expert == fp8_weights[i - 1].expert;
+        if (!as_before) {
+            t = 0;
+            for (const CommCall& k : grad_sync(trained[i], fp8_weights[i], c)) t += k.seconds;
+        }
         const double window = grad_sync_window_s(c, costs[i], i);
         dp_exposed = std::max(dp_exposed, t - window);
         // Optimizer step: read and write the local states once (memory bound).

@@ -55,6 +55,11 @@ using PipelineFn = std::function<PipelineResult(Schedule, int p, int m, int v, c
 std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
                                     const Efficiency& eff, const std::vector<ShardedCounts>& params);
 
+// The in-flight microbatches per stage estimate_time() takes from the closed form (no PipelineFn):
+// peak_inflight() of each of the c.pp stages, which evaluate() then holds in memory. They do not
+// depend on the stage times, so the planner checks memory with them before it estimates the time.
+std::vector<double> closed_form_inflight(const Config& c);
+
 // pipeline: the schedule simulator; empty -> simulate_closed_form.
 TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
                          const Efficiency& eff, const PipelineFn& pipeline = {});

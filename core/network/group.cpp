@@ -22,20 +22,28 @@ std::vector<int> node_offsets(const Cluster& c) {
 GroupShape group_shape(const System& s, const std::vector<int>& offsets, std::span<const GpuSlot> placement,
                        std::span<const int> members) {
     const int per_domain = std::max(1, s.domain().domain_gpus);
-    std::map<int, int> in_domain;   // domain -> members there
+    std::vector<int> domain;   // of each member, sorted below: a run is one domain's members
+    domain.reserve(members.size());
     int lo = std::numeric_limits<int>::max(), hi = -1;
     for (const int r : members) {
         const GpuSlot& slot = placement[static_cast<std::size_t>(r)];
         const int gpu = offsets[static_cast<std::size_t>(slot.node)] + slot.local_rank;
-        ++in_domain[gpu / per_domain];
+        domain.push_back(gpu / per_domain);
         lo = std::min(lo, gpu);
         hi = std::max(hi, gpu);
     }
+    if (!std::is_sorted(domain.begin(), domain.end())) std::sort(domain.begin(), domain.end());
     GroupShape g;
     g.ranks = static_cast<int>(members.size());
-    g.domains = static_cast<int>(in_domain.size());
+    g.domains = 0;
     g.ppn = 0;
-    for (const auto& [d, n] : in_domain) g.ppn = std::max(g.ppn, n);
+    for (std::size_t i = 0; i < domain.size();) {
+        std::size_t j = i;
+        while (j < domain.size() && domain[j] == domain[i]) ++j;
+        ++g.domains;
+        g.ppn = std::max(g.ppn, static_cast<int>(j - i));
+        i = j;
+    }
     g.span_gpus = hi >= lo ? hi - lo + 1 : 0;
     return g;
 }

@@ -390,8 +390,8 @@ const std::vector<std::string>& framework_ids() {
 }
 
 const FrameworkTraits* find_traits(const std::string& id) {
-    for (const auto& t : framework_table())
-        if (id == t.name) return &t;
+    for (const auto& t : framework_table())   // the first character first: most names differ there
+        if (!id.empty() && id[0] == t.name[0] && id == t.name) return &t;
     return nullptr;
 }
 

@@ -140,6 +140,8 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
     auto accepts = [&](const char* mode) {
         return std::find(ft.sp_modes.begin(), ft.sp_modes.end(), mode) != ft.sp_modes.end();
     };
+    Schedule kinds[kAllSchedules];   // each schedule name as this framework reads it, looked up once
+    for (int si = 0; si < kAllSchedules; ++si) kinds[si] = schedule_from_string(kSchedules[si], ft.name);
 
     // Tensor parallel within a node on the flat network, which cannot price it further out. On the
     // cluster's tiers it may span up to twice the scale-up domain (an NVL72 rack's trays, or two
@@ -216,14 +218,14 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
                             nmb = fit;
                         }
                         for (int si = 0; si < kAllSchedules; ++si) {
-                            const std::string sched = kSchedules[si];
                             if (pp == 1 && si > 0) continue;
-                            if (!cons.allows("schedule", sched) && pp > 1) continue;
                             // A non-default schedule only when the constraints name it.
                             if (si >= kDefaultSchedules && !cons.fixed.count("schedule")) continue;
+                            const char* sched = kSchedules[si];
+                            if (!cons.allows("schedule", sched) && pp > 1) continue;
                             if (si == 2 && !ft.zbv) continue;
                             if (si == 0 && ft.one_f_one_b_needs_stages_of_microbatches && pp > 1 && nmb < pp) continue;
-                            const Schedule kind = schedule_from_string(sched, ft.name);
+                            const Schedule kind = kinds[si];
                             std::vector<int> chunk_opts = {1};
                             if (is_multi_chunk(kind)) chunk_opts = {2, 3, 4};
                             if (is_v_shape(kind)) chunk_opts = {2};
@@ -279,9 +281,11 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
 // framework, kernel switches, unknown keys); what it assumes (1D tensor parallelism, etp = tp,
 // the framework's even layer split, default ring and torchtitan dp degrees) is reset, so the
 // layout that is validated and estimated is exactly the one a user applies.
-Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
-    Layout l = base;
+// `l` is the base layout or the last candidate set on it (a worker's reused layout): every field
+// to_layout sets is set again, and the order is the base's or empty.
+void set_layout(Layout& l, const Knobs& k, const std::string& fw, const Layout& base) {
     if (fw != base.framework) l.order.clear();   // an order string belongs to its framework
+    else l.order = base.order;
     l.framework = fw;
     l.tp = k.tp;
     l.pp = k.pp;
@@ -307,6 +311,11 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
     l.inner_ring_size = 0;
     l.dp_shard = -1;
     l.dp_replicate = 1;
+}
+
+Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
+    Layout l = base;
+    set_layout(l, k, fw, base);
     return l;
 }
 
@@ -314,7 +323,16 @@ Layout to_layout(const Knobs& k, const std::string& fw, const Layout& base) {
 // the Pareto front is recomputed over its refined points so it stays a front.
 void refine(const PlanRequest& req, PlanResult& res) {
     Project p = req.base;
-    auto redo = [&](PlanEntry& e) {   // false: it does not fit once its schedule is simulated
+    // A layout both in the first `top` and on the Pareto front (the fastest always is) is
+    // estimated once: the same project gives the same estimate.
+    struct Done {
+        Layout layout;
+        int micro_batch_size = 1;
+        bool fits = false;
+        PlanEntry entry;
+    };
+    std::vector<Done> done;
+    auto redo_one = [&](PlanEntry& e) {   // false: it does not fit once its schedule is simulated
         p.layout = e.layout;
         p.training.micro_batch_size = e.micro_batch_size;
         try {
@@ -329,6 +347,16 @@ void refine(const PlanRequest& req, PlanResult& res) {
             // Keep the closed-form figures (the layout passed make_config already).
         }
         return true;
+    };
+    auto redo = [&](PlanEntry& e) {
+        for (const Done& d : done)
+            if (d.micro_batch_size == e.micro_batch_size && d.layout == e.layout) {
+                if (d.fits) e = d.entry;
+                return d.fits;
+            }
+        const bool fits = redo_one(e);
+        done.push_back({e.layout, e.micro_batch_size, fits, e});
+        return fits;
     };
     std::erase_if(res.results, [&](PlanEntry& e) { return !redo(e); });
     std::erase_if(res.pareto, [&](PlanEntry& e) { return !redo(e); });
@@ -389,11 +417,14 @@ PlanResult plan(const PlanRequest& req, const std::atomic<bool>* cancel,
             const Knobs& k = cands[i];
             const std::string& fw = fws[k.fw];
             evaluated.fetch_add(1, std::memory_order_relaxed);
-            p.layout = to_layout(k, fw, req.base.layout);
+            set_layout(p.layout, k, fw, req.base.layout);
             p.training.micro_batch_size = k.mbs;
             try {
                 const Config c = make_config(p.model, p.training, p.layout, req.hardware, world);
                 valid.fetch_add(1, std::memory_order_relaxed);
+                // Memory first, as evaluate() counts it with the closed form's in-flight microbatches
+                // (which need no step time): most layouts of a search do not fit, and those need no time.
+                if (!estimate_memory(shapes, c, req.hardware, closed_form_inflight(c)).fits) continue;
                 // Closed-form pipeline term (no PipelineFn), fast over every candidate;
                 // estimate_project() runs the schedule simulator for a single project.
                 const Estimate e = evaluate(p.model, shapes, c, req.hardware);

@@ -1,6 +1,8 @@
 // Planner and estimator speed: one layout's estimate, and full searches for
 // MT-NLG 530B on 5,120 A100s and Llama-3.1-405B on 16,384 H100s.
-// Usage: bench_planner [threads]   (docs/benchmarks.md, "Estimates and planner")
+// Usage: bench_planner [threads] [which]   (docs/benchmarks.md, "Estimates and planner")
+//   which: all (default), one, flat, dgx or llama: only that measurement; dump: the three searches'
+//   results as JSON without their times (to compare two builds' answers with diff).
 #include "estimate/estimate.h"
 #include "network/systems.h"
 #include "search/planner.h"
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 using namespace paraplan;
 using namespace paraplan::estimate;
@@ -74,8 +77,16 @@ PlanRequest request(const ModelSpec& m, const Hardware& hw, int nodes, int gbs, 
     return r;
 }
 
+bool g_dump = false;
+
 void run_search(const char* name, const PlanRequest& r) {
     const PlanResult res = plan(r);
+    if (g_dump) {
+        nlohmann::json j = to_json(res);
+        j.erase("seconds");
+        std::printf("%s\n%s\n", name, j.dump(1).c_str());
+        return;
+    }
     std::printf("%-34s threads %d: %lld layouts, %lld valid, %lld fit, %.3f s, %.0f layouts/s\n", name, r.threads,
                 res.evaluated, res.valid, res.fitting, res.seconds, res.evaluated / res.seconds);
     if (!res.results.empty()) {
@@ -93,8 +104,13 @@ void run_search(const char* name, const PlanRequest& r) {
 
 int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+    const std::string which = argc > 2 ? argv[2] : "all";
+    g_dump = which == "dump";
+    auto wanted = [&](const char* name) {
+        return which == "all" || which == name || (g_dump && std::string(name) != "one");
+    };
     // One layout, repeated.
-    {
+    if (wanted("one")) {
         const ModelSpec m = llama405();
         const Hardware hw = h100();
         Training t;
@@ -120,17 +136,31 @@ int main(int argc, char** argv) {
         std::printf("one layout (Llama-3.1-405B, 16,384 H100): %.2f us per estimate (%.0f/s) [%g]\n", 1e6 * sec / n,
                     n / sec, sink / n);
     }
-    run_search("MT-NLG 530B on 5,120 A100", request(mtnlg(), paper_a100(), 640, 1920, 2048, threads));
+    if (wanted("flat"))
+        run_search("MT-NLG 530B on 5,120 A100", request(mtnlg(), paper_a100(), 640, 1920, 2048, threads));
     // The same search with every group priced on DGX A100 tiers (NVLink, 8 HDR rails, leaf, spine)
     // as NCCL runs its collectives.
-    {
+    if (wanted("dgx")) {
         Hardware hw = paper_a100();
         hw.network = std::make_shared<const network::System>(*network::find_system("dgx-a100"));
         PlanRequest r = request(mtnlg(), hw, 640, 1920, 2048, threads);
         r.base.cluster.system = "dgx-a100";
         for (auto& n : r.base.cluster.nodes) n.gpu = "a100-80g";
         run_search("MT-NLG 530B on 5,120 A100 (dgx-a100)", r);
+        if (!g_dump) {   // the per-layout cost alone: enumeration and estimates, no rules, no refinement
+            PlanRequest e = r;
+            e.use_rules = false;
+            e.refine = false;
+            e.top = 0;
+            run_search("  the same, estimates only", e);
+        }
+        if (g_dump) {   // the closed-form figures of the first 200, unrefined
+            r.refine = false;
+            r.top = 200;
+            run_search("MT-NLG 530B on 5,120 A100 (dgx-a100), top 200 unrefined", r);
+        }
     }
-    run_search("Llama-3.1-405B on 16,384 H100", request(llama405(), h100(), 2048, 2048, 8192, threads));
+    if (wanted("llama"))
+        run_search("Llama-3.1-405B on 16,384 H100", request(llama405(), h100(), 2048, 2048, 8192, threads));
     return 0;
 }

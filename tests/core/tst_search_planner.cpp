@@ -8,8 +8,14 @@
 #include "search/apply_plan.h"
 #include "search/planner.h"
 #include "estimate_test_models.h"
+#include "network/systems.h"
+#include "util/input_error.h"
+#include "util/memo.h"
 
 #include <QtTest>
+
+#include <memory>
+#include <optional>
 
 using namespace paraplan;
 using namespace paraplan::estimate;
@@ -319,6 +325,134 @@ private slots:
             QCOMPARE(q.layout.fp8_recipe, std::string("rowwise"));
             QVERIFY2(!has_errors(validate(q)), describe(e).c_str());
         }
+    }
+    // The per-thread memos (util/memo.h: collective prices, links, layer splits) change no figure:
+    // layouts of every framework estimated with them (a first and a repeated call) and without give
+    // the same estimate, field for field, with three networks taken in turns so that the memos
+    // must tell their fabrics apart; and a search returns the same with and without them.
+    void memos_change_no_estimate() {
+        const ModelSpec m = paper_gpt(40, 6144, 48);
+        std::vector<Hardware> hws = {paper_a100()};
+        for (const char* id : {"dgx-a100", "dgx-h100"}) {
+            Hardware hw = paper_a100();
+            hw.network = std::make_shared<const network::System>(*network::find_system(id));
+            hws.push_back(hw);
+        }
+        const int world = 256;
+        Training t;
+        t.global_batch_size = 512;
+        t.seq_len = 2048;
+        int compared = 0, rejected = 0;
+        auto estimate_json = [&](const Layout& l, const Hardware& hw) -> std::optional<nlohmann::json> {
+            try {
+                const Config c = make_config(m, t, l, hw, world);
+                return to_json(evaluate(m, layer_shapes(m), c, hw));
+            } catch (const InputError&) {
+                return std::nullopt;
+            }
+        };
+        for (const char* fw : {"megatron", "colossalai", "deepspeed", "torchtitan"})
+            for (int tp : {1, 2, 8, 16})
+                for (int pp : {1, 2, 5, 8})
+                    for (const char* sched : {"1f1b", "interleaved", "zbv"})
+                        for (int zero : {0, 1, 3})
+                            for (int mbs : {1, 2})
+                                for (const char* rc : {"none", "full"}) {
+                                    Layout l;
+                                    l.framework = fw;
+                                    l.tp = tp;
+                                    l.pp = pp;
+                                    l.schedule = sched;
+                                    l.chunks = std::string(sched) == "1f1b" ? 1 : 2;
+                                    l.zero_stage = zero;
+                                    l.recompute = rc;
+                                    t.micro_batch_size = mbs;
+                                    for (const Hardware& hw : hws) {
+                                        memo::set_enabled(true);
+                                        const auto first = estimate_json(l, hw), again = estimate_json(l, hw);
+                                        memo::set_enabled(false);
+                                        const auto plain = estimate_json(l, hw);
+                                        memo::set_enabled(true);
+                                        QCOMPARE(first.has_value(), plain.has_value());
+                                        QCOMPARE(again.has_value(), plain.has_value());
+                                        if (!plain) {
+                                            ++rejected;
+                                            continue;
+                                        }
+                                        QVERIFY2(*first == *plain, qPrintable(QString("%1 tp %2 pp %3 %4 zero %5")
+                                                                                  .arg(fw)
+                                                                                  .arg(tp)
+                                                                                  .arg(pp)
+                                                                                  .arg(sched)
+                                                                                  .arg(zero)));
+                                        QVERIFY(*again == *plain);
+                                        ++compared;
+                                    }
+                                }
+        QVERIFY(compared > 1000);
+        QVERIFY(rejected > 0);
+
+        // A whole search on the tiers: memos on with two workers, off with one.
+        PlanRequest req = request(m, 32, 512, 2048, "megatron");
+        req.frameworks = {"megatron", "colossalai", "torchtitan"};
+        req.hardware = hws[1];
+        req.base.cluster.system = "dgx-a100";
+        for (auto& n : req.base.cluster.nodes) n.gpu = "a100-80g";   // the system's GPU
+        auto answer = [&](bool memos, int threads) {
+            memo::set_enabled(memos);
+            req.threads = threads;
+            nlohmann::json j = to_json(plan(req));
+            memo::set_enabled(true);
+            j.erase("seconds");
+            return j;
+        };
+        const nlohmann::json with = answer(true, 2), without = answer(false, 1);
+        QVERIFY(with.at("evaluated").get<long long>() > 1000);
+        QVERIFY(!with.at("results").empty());
+        QVERIFY(with == without);
+    }
+    // The planner checks memory before it estimates the time, with the closed form's in-flight
+    // microbatches (closed_form_inflight): the memory it finds is evaluate()'s, stage by stage.
+    void memory_first_is_evaluates_memory() {
+        const ModelSpec m = paper_gpt(96, 12288, 96);   // 175B: some layouts fit 80 GiB, some do not
+        const LayerShapes shapes = layer_shapes(m);
+        Hardware hw = paper_a100();
+        hw.network = std::make_shared<const network::System>(*network::find_system("dgx-a100"));
+        Training t;
+        t.global_batch_size = 512;
+        t.seq_len = 2048;
+        int compared = 0, fit = 0;
+        for (const char* fw : {"megatron", "colossalai", "torchtitan"})
+            for (int pp : {1, 4, 16})
+                for (const char* sched : {"1f1b", "interleaved", "zbv"})
+                    for (int mbs : {1, 4})
+                        for (const char* rc : {"none", "selective", "full"}) {
+                            Layout l;
+                            l.framework = fw;
+                            l.tp = 8;
+                            l.pp = pp;
+                            l.schedule = sched;
+                            l.chunks = std::string(sched) == "1f1b" ? 1 : 2;
+                            l.recompute = rc;
+                            t.micro_batch_size = mbs;
+                            Config c;
+                            try {
+                                c = make_config(m, t, l, hw, 256);
+                            } catch (const InputError&) {
+                                continue;
+                            }
+                            const MemoryResult first = estimate_memory(shapes, c, hw, closed_form_inflight(c));
+                            const MemoryResult full = evaluate(m, shapes, c, hw).memory;
+                            QCOMPARE(first.fits, full.fits);
+                            QCOMPARE(first.peak_bytes, full.peak_bytes);
+                            QCOMPARE(first.stages.size(), full.stages.size());
+                            for (std::size_t i = 0; i < full.stages.size(); ++i)
+                                QCOMPARE(first.stages[i].inflight, full.stages[i].inflight);
+                            ++compared;
+                            fit += full.fits ? 1 : 0;
+                        }
+        QVERIFY(compared > 50);
+        QVERIFY(fit > 0 && fit < compared);   // both outcomes are compared
     }
 };
 
