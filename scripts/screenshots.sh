@@ -90,6 +90,8 @@ NVL72X2=(--project "$ROOT/docs/projects/gb200-nvl72-2racks.paraplan.json")
 shot canvas-nvl72-rack "${NVL72[@]}" --view canvas --grab-view --size 1200x820 --colour tp --select-rank 0
 shot canvas-nvl72-two-racks "${NVL72X2[@]}" --view canvas --grab-view --size 1400x760 --colour pp --select-rank 5
 shot view-layout "${EX70[@]}" --view layout --grab-view --size 470x900
+# The LoRA example's whole Layout panel, down to its Fine-tuning group (user guide, "A LoRA example").
+shot view-layout-lora --example llama3.1-70b-lora-1node --view layout --grab-view --size 470x1300
 shot view-explain "${EX70[@]}" --view explain --grab-view --size 460x560
 shot view-diagnostics "${EX70[@]}" --set /layout/tp=3 --view diagnostics --grab-view --size 1400x290
 shot view-grid "${EX70[@]}" --view grid --grab-view --size 660x330 --colour pp --group tp --select-rank 9

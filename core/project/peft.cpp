@@ -60,6 +60,15 @@ const char* to_string(PeftBaseDtype d) {
     return "bf16";
 }
 
+Peft default_lora() {
+    Peft p;
+    p.rank = 32;
+    p.alpha = 32;
+    p.targets = {LoraTarget::linear_qkv, LoraTarget::linear_proj, LoraTarget::linear_fc1, LoraTarget::linear_fc2};
+    p.base_dtype = PeftBaseDtype::bf16;
+    return p;
+}
+
 const std::vector<std::string>& hf_target_names(LoraTarget t) { return hf_table().at(t); }
 
 double base_weight_bytes(PeftBaseDtype d) {

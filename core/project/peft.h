@@ -38,6 +38,11 @@ extern const std::vector<std::string> kPeftBaseDtypes;   // bf16 fp8 nf4
 const char* to_string(LoraTarget t);
 const char* to_string(PeftBaseDtype d);
 
+// The LoRA a full-training layout starts from when fine-tuning is switched on: Megatron-Bridge's
+// own defaults (megatron/bridge/peft/lora.py, class LoRA at 0191fc5: target_modules all four
+// linears, dim 32, alpha 32) over a bf16 frozen base.
+Peft default_lora();
+
 // Hugging Face names of a target (q_proj k_proj v_proj / o_proj / gate_proj up_proj / down_proj):
 // what peft.LoraConfig(target_modules=...) takes for a Llama-style model.
 const std::vector<std::string>& hf_target_names(LoraTarget t);

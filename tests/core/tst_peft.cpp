@@ -66,6 +66,15 @@ private slots:
         QCOMPARE(project_to_json(h)["layout"]["peft"]["targets"], json({"linear_qkv", "linear_fc2"}));
         // A typed key: no project.unknown_key.
         QVERIFY(!find_rule(validate(load_example(kExample)), "project.unknown_key"));
+        // The LoRA that switching fine-tuning on starts from is one the reader takes as it is
+        // (Megatron-Bridge's class LoRA defaults: all four linears, dim 32, alpha 32).
+        j = example_json();
+        j["layout"]["peft"] = to_json(default_lora());
+        const Peft d = *project_from_json(j).layout.peft;
+        QVERIFY(d == default_lora());
+        QCOMPARE(d.rank, 32);
+        QCOMPARE(d.alpha, 32.0);
+        QCOMPARE(int(d.targets.size()), 4);
     }
 
     void bad_values_name_the_field() {

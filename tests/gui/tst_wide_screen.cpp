@@ -62,7 +62,8 @@ private slots:
 
     void firstWindowShowsLayoutFieldsAndPaletteNamesWhole_data() {
         QTest::addColumn<QString>("example");
-        for (const char* e : {"llama3.1-70b-4nodes", "gpt2-1node", "mixtral-8x7b-2nodes-ep", "llama3.1-405b-128nodes"})
+        for (const char* e : {"llama3.1-70b-4nodes", "gpt2-1node", "mixtral-8x7b-2nodes-ep", "llama3.1-405b-128nodes",
+                              "llama3.1-70b-lora-1node"})
             QTest::newRow(e) << QString::fromLatin1(e);
     }
     void firstWindowShowsLayoutFieldsAndPaletteNamesWhole() {

@@ -185,6 +185,8 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
            tr("Tokens per sample. Activation memory grows linearly with it (quadratically without flash attention)."),
            [](const Project& p) { return p.training.seq_len; });
 
+    addFineTuning();
+
     // --- FP8 and kernels -------------------------------------------------------------
     auto* k = addGroup(tr("FP8 and kernels"));
     addBool(k, QStringLiteral("/layout/fp8"), tr("FP8 linear layers"), QStringLiteral("fp8"),
@@ -207,11 +209,20 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                "tensorwise recipe and dp_shard > 1 only; Megatron --fp8-param-gather; ColossalAI "
                "fp8_communication; DeepSpeed has none): half the all-gather traffic when parameters are sharded "
                "(FSDP, ZeRO-3, the distributed optimizer). Only with FP8 linear layers on; where the framework "
-               "ignores it the Diagnostics say so and the estimate gathers in 16-bit."),
+               "ignores it the Diagnostics say so and the estimate gathers in 16-bit. A project file's "
+               "layout.fp8_params names this same switch."),
             [](const Project& p) { return p.layout.fp8_all_gather; });
     // Also while set without its condition, so it can be turned off (the Diagnostics say it is unused).
     enableWhen(QStringLiteral("/layout/fp8_all_gather"),
                [](const Project& p) { return p.layout.fp8 || p.layout.fp8_all_gather; });
+    addChoice(k, QStringLiteral("/layout/fp4_recipe"), tr("FP4 recipe"), QStringLiteral("fp4_recipe"),
+              paraplan::kFp4Recipes,
+              tr("Run the linear layers' matrix multiplications in 4-bit E2M1 instead of FP8 (one or the other). "
+                 "nvfp4: 16-element blocks with E4M3 scales under a per-tensor scale (Transformer Engine "
+                 "NVFP4BlockScaling; Megatron-LM --fp4-format e2m1 --fp4-recipe nvfp4); mxfp4: 32-element blocks "
+                 "with power-of-two scales (OCP MX). Needs a GPU with FP4 tensor cores (Blackwell); the "
+                 "Diagnostics say which GPUs and frameworks run the recipe."),
+              [](const Project& p) { return std::string(paraplan::to_string(p.layout.fp4_recipe)); });
     addBool(k, QStringLiteral("/layout/tp_comm_overlap"), tr("TP comm overlap"), QStringLiteral("tp_comm_overlap"),
             tr("Megatron-LM --tp-comm-overlap (NeMo / Megatron-Bridge tp_comm_overlap): Transformer Engine "
                "userbuffers run each sequence-parallel all-gather and reduce-scatter of a layer in pieces, "

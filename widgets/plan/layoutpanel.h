@@ -1,12 +1,15 @@
 #pragma once
-// The layout editor: framework, parallel sizes, pipeline, memory and training
+// The layout editor: framework, parallel sizes, pipeline, memory, training, fine-tuning and kernel
 // settings of the open project. Every edit goes to the ProjectEditor as one named
 // undo step; fields named by error findings are marked and carry the message.
 #include <QHash>
 #include <QString>
 #include <QWidget>
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
+#include <string>
 
 class ProjectEditor;
 class QComboBox;
@@ -71,6 +74,11 @@ private:
                    double max, double step, const QString& tooltip,
                    const std::function<double(const paraplan::Project&)>& get, const QString& specialText);
     void addKernelStack(QFormLayout* form);
+    // The fine-tuning group (layout.peft): full training or LoRA (layoutpanel_peft.cpp).
+    void addFineTuning();
+    // Sets `pointer` to `value` as one undo step named `label`; on refusal says why and shows the
+    // project's values again.
+    bool applyPeft(const QString& label, const std::string& pointer, const nlohmann::json& value);
     void addProfile(QFormLayout* form);
     void loadProfiles(QComboBox* combo);
     void enableWhen(const QString& pointer, std::function<bool(const paraplan::Project&)> when);
