@@ -68,11 +68,23 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
     }
     out.layers.assign(pp, 0);
     out.moe_layers.assign(pp, 0);
+    if (m.is_hybrid()) {
+        // Megatron's MambaStack gives each pipeline rank num_layers // pp consecutive pattern
+        // characters (mamba_block.py _select_layers_for_pipeline_parallel, core_v0.16.0): the
+        // even split above, counted per layer kind.
+        out.mamba_layers.assign(pp, 0);
+        out.attention_layers.assign(pp, 0);
+        out.mlp_layers.assign(pp, 0);
+    }
     for (int st = 0; st < pp && st < int(ranges.size()); ++st)
         for (const LayerRange& r : ranges[st])
             for (int l = r.begin; l < r.end; ++l) {
                 out.layers[st] += 1;
                 out.moe_layers[st] += is_moe_layer(m, l) ? 1 : 0;
+                const char kind = m.layer_kind(l);
+                if (kind == 'M') out.mamba_layers[st] += 1;
+                else if (kind == '*') out.attention_layers[st] += 1;
+                else if (kind == '-') out.mlp_layers[st] += 1;
             }
     out.embedding_stage = 0;
     out.head_stage = v_shape ? 0 : pp - 1;   // zbv: the loss lives on stage 0 (V shape)
