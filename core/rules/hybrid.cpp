@@ -5,6 +5,7 @@
 //   megatron/core/ssm/mamba_context_parallel.py MambaContextParallel.__init__: context parallelism is an
 //     all-to-all from sequence to head shards, so (nheads / tp) % cp == 0, and the groups per tp rank
 //     either divide by cp or divide cp;
+//   with FP8 the same __init__ asserts the in_proj output width 2 d_inner + 2 G N + nheads % 16 == 0;
 //   megatron/core/ssm/mamba_block.py MambaStack._select_layers_for_pipeline_parallel: each pipeline rank
 //     takes num_layers // pp consecutive pattern layers and virtual pipeline stages are refused.
 #include "rules/hybrid.h"
@@ -105,6 +106,27 @@ void mg_hybrid_pipeline(const Project& p, Out& out) {
                         {"/layout/account_for_loss_in_pipeline_split", false}}}});
         out.push_back(d);
     }
+}
+
+void mg_mamba_fp8(const Project& p, Out& out) {
+    const ModelSpec& m = p.model;
+    if (!m.is_hybrid() || m.hybrid_layer_count('M') == 0) return;
+    if (!(p.layout.fp8 || p.training.precision == "fp8")) return;
+    const long long width = 2 * m.mamba_d_inner() + 2LL * m.mamba_num_groups * m.mamba_state_dim + m.mamba_num_heads;
+    if (width % 16 == 0) return;
+    std::vector<std::string> fields{"/model/mamba_num_heads", "/model/mamba_head_dim"};
+    fields.push_back(p.layout.fp8 ? "/layout/fp8" : "/training/precision");
+    auto d = diag(Severity::Error, "megatron.mamba_fp8_width",
+                  "With FP8 Megatron needs the Mamba in_proj output width (2 d_inner + 2 groups x state + heads = " +
+                      str(width) + ") to be a multiple of 16.",
+                  "AssertionError: For FP8, the innermost dimension of the Mamba layer input projection output "
+                  "tensor must be a multiple of 16.",
+                  fields);
+    Fix off{"Turn FP8 off (train in bf16)", {}};
+    if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
+    if (p.training.precision == "fp8") off.changes.push_back({"/training/precision", "bf16"});
+    add_fixes(d, &mg_mamba_fp8, p, {off});
+    out.push_back(d);
 }
 
 }   // namespace paraplan::rules

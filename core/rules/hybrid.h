@@ -9,5 +9,6 @@ void hybrid_framework(const Project& p, Out& out);     // model.hybrid_framework
 void mg_mamba_tp(const Project& p, Out& out);          // megatron.mamba_heads_divisible_tp, mamba_groups_divisible_tp
 void mg_mamba_cp(const Project& p, Out& out);          // megatron.mamba_cp
 void mg_hybrid_pipeline(const Project& p, Out& out);   // megatron.hybrid_pipeline
+void mg_mamba_fp8(const Project& p, Out& out);         // megatron.mamba_fp8_width
 
 }   // namespace paraplan::rules

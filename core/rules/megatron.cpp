@@ -512,6 +512,7 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &mg_mamba_tp,
                                           &mg_mamba_cp,
                                           &mg_hybrid_pipeline,
+                                          &mg_mamba_fp8,
                                           &mg_seq_cp,
                                           &mg_seq_tp,
                                           &mg_moe_sp,

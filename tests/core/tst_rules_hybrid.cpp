@@ -104,6 +104,19 @@ private slots:
                     "ngroups must be evenly divisible by tp_size * cp_size"});
     }
 
+    // 100 heads x 64 in 4 groups of 128: 2 * 6400 + 1024 + 100 = 13924, not a multiple of 16.
+    void mambaFp8Width() {
+        check_case({"fp8",
+                    base(nemotron(100, 4)).precision("fp8").build(),
+                    base(nemotron(100, 4)).build(),
+                    "megatron.mamba_fp8_width",
+                    Severity::Error,
+                    {"13924"},
+                    "must be a multiple of 16"});
+        const auto ok = validate(base().precision("fp8").build());   // Nemotron-H 8B: 18560
+        QVERIFY2(!find_rule(ok, "megatron.mamba_fp8_width"), rule_list(ok).c_str());
+    }
+
     void hybridPipeline() {
         check_case({"vpp",
                     base().pp(2).chunks(2).schedule("interleaved").global_batch_size(32).build(),
