@@ -52,6 +52,11 @@ constexpr std::string_view kKnownKeys[] = {"id",
                                            "qk_rope_head_dim",
                                            "v_head_dim",
                                            "mtp_layers",
+                                           "hybrid_override_pattern",
+                                           "mamba_state_dim",
+                                           "mamba_head_dim",
+                                           "mamba_num_groups",
+                                           "mamba_num_heads",
                                            "source"};
 
 bool is_known_key(std::string_view k) {
@@ -136,6 +141,55 @@ i64 attention_params(const ModelSpec& m) {
     return p;
 }
 
+// One Mamba-2 mixer without its pre-norm, Megatron's MambaMixer.__init__ (megatron/core/ssm/mamba_mixer.py,
+// core_v0.16.0): in_proj h -> 2*d_inner + 2*G*N + H (z, x, B, C, dt; no bias), a depthwise conv1d over
+// x, B, C (d_inner + 2*G*N channels, kernel d_conv=4, with bias), A_log, D and dt_bias (H each;
+// D_has_hdim=False), the gated RMSNorm weight (d_inner) and out_proj d_inner -> h (no bias).
+i64 mamba_mixer_params(const ModelSpec& m) {
+    const i64 h = m.hidden;
+    const i64 H = m.mamba_num_heads;
+    const i64 d_inner = mul(H, m.mamba_head_dim);
+    const i64 bc = mul(2, m.mamba_num_groups, m.mamba_state_dim);
+    const i64 in_proj = mul(h, sum({mul(2, d_inner), bc, H}));
+    const i64 conv = mul(add(d_inner, bc), kMambaConvKernel + 1);
+    return sum({in_proj, conv, mul(3, H), d_inner, mul(d_inner, h)});
+}
+
+// Hybrid keys (model.h). Megatron's TransformerConfig defaults (transformer_config.py, core_v0.16.0):
+// mamba_state_dim 128, mamba_head_dim 64, mamba_num_groups 8, mamba_num_heads hidden * expand (2) /
+// mamba_head_dim. A pattern has one character per layer from "M*-E" (_allocate_override); MambaMixer
+// asserts nheads % ngroups == 0.
+void read_hybrid(ModelSpec& m, const Obj& o) {
+    if (!o.has("hybrid_override_pattern")) return;
+    const std::string ptr = o.at("hybrid_override_pattern");
+    m.hybrid_override_pattern = o.string("hybrid_override_pattern");
+    const std::string& pat = m.hybrid_override_pattern;
+    if (static_cast<long long>(pat.size()) != m.layers)
+        throw InputError(ptr, "expected one character per layer (layers is " + std::to_string(m.layers) + "), got " +
+                                  std::to_string(pat.size()) + " characters");
+    for (std::size_t i = 0; i < pat.size(); ++i)
+        if (std::string_view("M*-E").find(pat[i]) == std::string_view::npos)
+            throw InputError(ptr, "character " + std::to_string(i) + " is '" + std::string(1, pat[i]) +
+                                      "'; expected one of M (Mamba), * (attention), - (MLP), E (MoE)");
+    if (pat.find('E') != std::string::npos && m.experts == 0)
+        throw InputError(o.at("experts"),
+                         "required field is missing (expected a positive integer: the "
+                         "hybrid_override_pattern has MoE layers 'E')");
+    m.mamba_state_dim = o.positive_int("mamba_state_dim", 128);
+    m.mamba_head_dim = o.positive_int("mamba_head_dim", 64);
+    m.mamba_num_groups = o.positive_int("mamba_num_groups", 8);
+    const long long heads = 2LL * m.hidden / m.mamba_head_dim;
+    if (!o.has("mamba_num_heads") && (heads <= 0 || (2LL * m.hidden) % m.mamba_head_dim != 0))
+        throw InputError(o.at("mamba_num_heads"),
+                         "required field is missing (expected a positive integer: 2 * hidden is not a multiple of "
+                         "mamba_head_dim)");
+    m.mamba_num_heads = o.positive_int("mamba_num_heads", static_cast<int>(std::min<long long>(heads, 2147483647LL)));
+    if (m.mamba_num_heads % m.mamba_num_groups != 0)
+        json_read::fail(o.at("mamba_num_groups"),
+                        "a divisor of mamba_num_heads (" + std::to_string(m.mamba_num_heads) + ")",
+                        *o.get("mamba_num_groups"));
+}
+
 void check_moe_spec(const ModelSpec& m, const Obj& o) {
     if (m.top_k > m.experts)
         json_read::fail(o.at("top_k"), "at most experts (" + std::to_string(m.experts) + ")", *o.get("top_k"));
@@ -150,8 +204,18 @@ void check_moe_spec(const ModelSpec& m, const Obj& o) {
 
 }   // namespace
 
+char ModelSpec::layer_kind(int layer) const {
+    if (layer < 0 || layer >= static_cast<int>(hybrid_override_pattern.size())) return 0;
+    return hybrid_override_pattern[static_cast<std::size_t>(layer)];
+}
+
+int ModelSpec::hybrid_layer_count(char kind) const {
+    return static_cast<int>(std::count(hybrid_override_pattern.begin(), hybrid_override_pattern.end(), kind));
+}
+
 bool ModelSpec::is_moe_layer(int layer) const {
     if (experts <= 0 || layer < 0 || layer >= layers) return false;
+    if (is_hybrid()) return layer_kind(layer) == 'E';   // the pattern names the MoE layers
     if (std::find(dense_layers.begin(), dense_layers.end(), layer) != dense_layers.end()) return false;
     // Megatron's --moe-layer-freq N and DeepSeek's moe_layer_freq: layer i is MoE when i % N == 0.
     const int freq = moe_layer_freq > 0 ? moe_layer_freq : 1;
@@ -160,6 +224,7 @@ bool ModelSpec::is_moe_layer(int layer) const {
 
 int ModelSpec::moe_layer_count() const {
     if (experts <= 0 || layers <= 0) return 0;
+    if (is_hybrid()) return hybrid_layer_count('E');
     const int freq = moe_layer_freq > 0 ? moe_layer_freq : 1;
     int n = (layers - 1) / freq + 1;   // layers i in [0, layers) with i % freq == 0
     const std::set<int> dense(dense_layers.begin(), dense_layers.end());
@@ -192,6 +257,13 @@ ModelSpec family_defaults(const std::string& family) {
         m.position = "relative";
         m.relative_buckets = 32;
         m.tied_embeddings = true;
+    } else if (family == "nemotron_h") {
+        // NemotronHForCausalLM / Megatron's MambaModel: squared-ReLU MLP, RMSNorm, no position
+        // embedding (MambaModel position_embedding_type 'none'), no biases, untied output layer.
+        m.activation = "relu2";
+        m.norm = "rmsnorm";
+        m.position = "none";
+        m.tied_embeddings = false;
     } else if (family == "llama" || family == "mistral" || family == "mixtral" || family == "qwen2" ||
                family == "qwen2_moe" || family == "deepseek_v3") {
         m.activation = "swiglu";
@@ -226,9 +298,9 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& pointer) {
     if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
         json_read::fail(o.at("kv_heads"), "a divisor of heads (" + std::to_string(m.heads) + ")", *o.get("kv_heads"));
 
-    m.activation = o.one_of("activation", {"gelu", "swiglu", "relu", "geglu"}, m.activation);
+    m.activation = o.one_of("activation", {"gelu", "swiglu", "relu", "geglu", "relu2"}, m.activation);
     m.norm = o.one_of("norm", {"layernorm", "rmsnorm"}, m.norm);
-    m.position = o.one_of("position", {"rope", "learned", "relative"}, m.position);
+    m.position = o.one_of("position", {"rope", "learned", "relative", "none"}, m.position);
     m.tied_embeddings = o.boolean("tied_embeddings", m.tied_embeddings);
     m.attn_bias = o.boolean("attn_bias", m.attn_bias);
     m.qkv_bias_only = o.boolean("qkv_bias_only", m.qkv_bias_only);
@@ -290,6 +362,7 @@ ModelSpec model_from_json(const nlohmann::json& j, const std::string& pointer) {
         m.v_head_dim = o.positive_int("v_head_dim");
     }
     m.mtp_layers = o.non_negative_int("mtp_layers", 0);
+    read_hybrid(m, o);
 
     json extra = json::object();
     for (auto it = j.begin(); it != j.end(); ++it)
@@ -343,6 +416,13 @@ nlohmann::json to_json(const ModelSpec& m) {
         j["v_head_dim"] = m.v_head_dim;
     }
     if (m.mtp_layers > 0) j["mtp_layers"] = m.mtp_layers;
+    if (m.is_hybrid()) {
+        j["hybrid_override_pattern"] = m.hybrid_override_pattern;
+        j["mamba_state_dim"] = m.mamba_state_dim;
+        j["mamba_head_dim"] = m.mamba_head_dim;
+        j["mamba_num_groups"] = m.mamba_num_groups;
+        j["mamba_num_heads"] = m.mamba_num_heads;
+    }
     if (!m.source.empty()) j["source"] = m.source;
     return j;
 }
@@ -405,6 +485,20 @@ ParamBreakdown count_params(const ModelSpec& m) {
         p.other = add(p.other, mul(enc_dec ? 2 : 1, buckets, m.heads));
     }
 
+    if (m.is_hybrid()) {
+        // Megatron's MambaStack (mamba_block.py, core_v0.16.0): each pattern character is one layer with
+        // one pre-norm (fused into in_proj / linear_qkv / linear_fc1, or MoE's pre_mlp_layernorm) and one
+        // mixer: Mamba, self-attention, MLP or MoE. NemotronHBlock has the same one norm + one mixer.
+        p.norms_per_layer = n;
+        p.mamba_per_layer = mamba_mixer_params(m);
+        const i64 hybrid_common = sum({p.embedding, mul(m.layers, n), mul(m.hybrid_layer_count('M'), p.mamba_per_layer),
+                                       mul(m.hybrid_layer_count('*'), p.attention_per_layer),
+                                       mul(m.hybrid_layer_count('-'), p.dense_mlp_per_layer), p.final_norm, p.lm_head,
+                                       p.other});
+        p.total = add(hybrid_common, mul(moe_layers, p.moe_mlp_per_layer));
+        p.active = add(hybrid_common, mul(moe_layers, p.moe_mlp_active_per_layer));
+        return p;
+    }
     const i64 common = sum({p.embedding, mul(m.layers, add(p.attention_per_layer, p.norms_per_layer)),
                             mul(enc_dec ? m.decoder_layers : 0, p.cross_attention_per_layer),
                             mul(dense_layers, p.dense_mlp_per_layer), p.final_norm, p.lm_head, p.other});

@@ -219,6 +219,10 @@ struct Config {
     // Layers per pipeline rank (sum of its chunks) and how many are MoE; size pp.
     std::vector<int> layers_per_stage;
     std::vector<int> moe_layers_per_stage;
+    // Hybrid Mamba models (hybrid.h): pattern layers 'M', '*' and '-' per stage (MoE 'E' layers in
+    // moe_layers_per_stage); empty for other models.
+    bool hybrid = false;
+    std::vector<int> mamba_layers_per_stage, attention_layers_per_stage, mlp_layers_per_stage;
     // Which stage holds the embedding and which the output layer + loss.
     int embedding_stage = 0;
     int head_stage = -1;   // -1: pp - 1

@@ -537,6 +537,10 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
                                         l.account_for_loss_in_pipeline_split);
     c.layers_per_stage = sl.layers;
     c.moe_layers_per_stage = sl.moe_layers;
+    c.hybrid = m.is_hybrid();
+    c.mamba_layers_per_stage = sl.mamba_layers;
+    c.attention_layers_per_stage = sl.attention_layers;
+    c.mlp_layers_per_stage = sl.mlp_layers;
     c.embedding_stage = sl.embedding_stage;
     c.head_stage = sl.head_stage;
 

@@ -1,5 +1,6 @@
 #include "estimate/flops.h"
 
+#include "estimate/hybrid.h"
 #include "estimate/lora.h"
 
 namespace paraplan::estimate {
@@ -7,6 +8,17 @@ namespace paraplan::estimate {
 StepFlops step_flops(const ModelSpec& m, const LayerShapes& s, double sequences, double seq, Recompute r,
                      int mtp_layers, const LoraOptions& lora) {
     const double tokens = sequences * seq;
+    if (m.is_hybrid()) {
+        // Megatron's hybrid_flops (training.py, core_v0.16.0): 3 x forward of the pattern layers and the
+        // logits (hybrid.h). Recomputation adds what runs again, as for a transformer.
+        const double fwd = hybrid_fwd_flops_per_token(m, seq);
+        StepFlops out;
+        out.model = 3 * tokens * (fwd + 2 * s.h * s.vocab);
+        out.hardware = out.model;
+        if (r == Recompute::full) out.hardware += tokens * fwd;
+        if (r == Recompute::selective) out.hardware += 3 * tokens * hybrid_attention_core_flops_per_token(m, seq);
+        return out;
+    }
     double fwd_layers = 0, fwd_attn = 0, fwd_lora = 0;
     const LayerFlops dense = layer_flops_per_token(s, false, seq);
     const LayerFlops moe = s.experts > 0 ? layer_flops_per_token(s, true, seq) : dense;

@@ -42,9 +42,11 @@ StageLayers split_layers_uncached(const ModelSpec& m, int pp, int chunks, Schedu
                                   const std::vector<int>& explicit_split, const std::string& framework,
                                   bool account_embedding, bool account_loss);
 
-// What split_layers() reads: the arguments, and of the model its layer count and which layers are MoE.
+// What split_layers() reads: the arguments, and of the model its layer count, which layers are MoE
+// and, for a hybrid model, each layer's kind (its pattern).
 struct SplitKey {
     int layers = 0, experts = 0, moe_layer_freq = 0, pp = 0, chunks = 0;
+    std::string hybrid_override_pattern;
     Schedule schedule = Schedule::one_f_one_b;
     bool account_embedding = false, account_loss = false;
     std::vector<int> dense_layers, explicit_split;
@@ -75,7 +77,8 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
     if (slot.used && k.layers == m.layers && k.pp == pp && k.chunks == chunks && k.schedule == s &&
         k.account_embedding == account_embedding && k.account_loss == account_loss && k.experts == m.experts &&
         (!moe || (k.moe_layer_freq == m.moe_layer_freq && k.dense_layers == m.dense_layers)) &&
-        k.explicit_split == explicit_split && k.framework == framework)
+        k.explicit_split == explicit_split && k.framework == framework &&
+        k.hybrid_override_pattern == m.hybrid_override_pattern)
         return slot.value;
     StageLayers out = split_layers_uncached(m, pp, chunks, s, explicit_split, framework, account_embedding,
                                             account_loss);
@@ -85,6 +88,7 @@ StageLayers split_layers(const ModelSpec& m, int pp, int chunks, Schedule s, con
                         moe ? m.moe_layer_freq : 0,
                         pp,
                         chunks,
+                        m.hybrid_override_pattern,
                         s,
                         account_embedding,
                         account_loss,
@@ -133,11 +137,28 @@ StageLayers split_layers_uncached(const ModelSpec& m, int pp, int chunks, Schedu
     }
     out.layers.assign(pp, 0);
     out.moe_layers.assign(pp, 0);
+    if (m.is_hybrid()) {
+        // Megatron's MambaStack gives each pipeline rank num_layers // pp consecutive pattern
+        // characters (mamba_block.py _select_layers_for_pipeline_parallel, core_v0.16.0): the
+        // even split above, counted per layer kind.
+        out.mamba_layers.assign(pp, 0);
+        out.attention_layers.assign(pp, 0);
+        out.mlp_layers.assign(pp, 0);
+    }
     for (int st = 0; st < pp && st < int(ranges.size()); ++st)
         for (const LayerRange& r : ranges[st]) {
-            out.layers[st] += std::max(0, r.end - r.begin);
-            if (m.experts > 0)
-                for (int l = r.begin; l < r.end; ++l) out.moe_layers[st] += is_moe_layer(m, l) ? 1 : 0;
+            if (m.experts == 0 && !m.is_hybrid()) {
+                out.layers[st] += std::max(0, r.end - r.begin);
+                continue;
+            }
+            for (int l = r.begin; l < r.end; ++l) {
+                out.layers[st] += 1;
+                out.moe_layers[st] += is_moe_layer(m, l) ? 1 : 0;
+                const char kind = m.layer_kind(l);
+                if (kind == 'M') out.mamba_layers[st] += 1;
+                else if (kind == '*') out.attention_layers[st] += 1;
+                else if (kind == '-') out.mlp_layers[st] += 1;
+            }
         }
     out.embedding_stage = 0;
     out.head_stage = v_shape ? 0 : pp - 1;   // zbv: the loss lives on stage 0 (V shape)

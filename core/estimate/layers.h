@@ -14,6 +14,9 @@ namespace paraplan::estimate {
 struct StageLayers {
     std::vector<int> layers;       // per pipeline rank (all its chunks)
     std::vector<int> moe_layers;   // of which MoE layers
+    // Hybrid Mamba models: of which pattern layers 'M', '*' and '-' (MoE 'E' in moe_layers);
+    // empty for other models.
+    std::vector<int> mamba_layers, attention_layers, mlp_layers;
     int embedding_stage = 0;
     int head_stage = 0;
 };

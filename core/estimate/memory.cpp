@@ -1,5 +1,6 @@
 #include "estimate/memory.h"
 
+#include "estimate/hybrid.h"
 #include "estimate/lora.h"
 #include "estimate/moe.h"
 #include "project/framework.h"
@@ -106,6 +107,7 @@ std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c) {
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
         out[i].dense = dense.dense * (layers - nmoe) + moe.dense * nmoe;
         out[i].expert = moe.expert * nmoe;
+        if (c.hybrid) out[i] = hybrid_stage_layer_params(s, c, i);
         // Vocabulary-parallel embedding on the first stage; output layer (or, tied and
         // pp > 1, the embedding copy Megatron and ColossalAI keep) and final norm on the last.
         if (i == c.embedding_stage) out[i].dense += s.embedding_params / c.tp;
@@ -135,6 +137,7 @@ std::vector<ShardedCounts> stage_fp8_weight_params(const LayerShapes& s, const C
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
         out[i].dense = (layers - nmoe) * dl.dense + nmoe * ml.dense;
         out[i].expert = (layers - nmoe) * dl.expert + nmoe * ml.expert;
+        if (c.hybrid) out[i] = hybrid_stage_layer_params(s, c, i);
     }
     return out;
 }
@@ -315,7 +318,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         // Activations: layers held, times in-flight microbatches.
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
-        double per_mb = dense_act * (layers - nmoe) + moe_act * nmoe;
+        double per_mb = c.hybrid ? hybrid_stage_activation(s, c, i, ai) : dense_act * (layers - nmoe) + moe_act * nmoe;
         // LoRA's adapters keep their r-wide intermediates besides what the layer saves (lora.h).
         if (c.lora.on() && c.recompute != Recompute::full)
             per_mb += (layers - nmoe) * lora_activation_bytes(s, false, c, sl * b) +
@@ -323,8 +326,13 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         m.inflight = i < int(inflight.size()) ? inflight[i] : 1.0;
         double act = per_mb * m.inflight;
         // Full recomputation rebuilds one layer's activations during its backward.
-        const double recompute_peak = c.recompute == Recompute::full && layers > 0 ? (nmoe > 0 ? moe_full : dense_full)
-                                                                                   : 0.0;
+        double recompute_peak = c.recompute == Recompute::full && layers > 0 ? (nmoe > 0 ? moe_full : dense_full) : 0.0;
+        if (c.hybrid && recompute_peak > 0) {   // the largest pattern layer the stage rebuilds
+            recompute_peak = 0;
+            for (char k : kHybridKinds)
+                if (hybrid_stage_layers(c, i, k) > 0)
+                    recompute_peak = std::max(recompute_peak, hybrid_layer_activation(s, k, full_ai).total());
+        }
         if (i == c.embedding_stage) {
             // Token ids (int64) and the embedding-dropout mask per in-flight microbatch (Megatron).
             act += m.inflight * (8 * sl * b + (c.dropout ? sl * b * s.h / rep_div : 0));

@@ -48,6 +48,15 @@ LayerShapes layer_shapes(const ModelSpec& m) {
     s.final_norm_params = norm;
     s.embedding_params = s.vocab * s.h + (m.position == "learned" ? double(m.max_seq) * s.h : 0);
     s.head_params = m.tied_embeddings ? 0 : s.vocab * s.h;
+    if (m.is_hybrid()) {
+        s.hybrid = true;
+        s.mamba_params = double(count_params(m).mamba_per_layer);
+        s.mamba_d_inner = double(m.mamba_d_inner());
+        s.mamba_bc = 2.0 * m.mamba_num_groups * m.mamba_state_dim;
+        s.mamba_heads = m.mamba_num_heads;
+        s.mamba_state = m.mamba_state_dim;
+        s.mamba_proj_params = s.h * (2 * s.mamba_d_inner + s.mamba_bc + s.mamba_heads) + s.mamba_d_inner * s.h;
+    }
     return s;
 }
 

@@ -21,6 +21,11 @@ struct LayerShapes {
     bool mla = false;
     double q_lora = 0, kv_lora = 0, qk_rope = 0;   // MLA latent widths (q_lora_rank, kv_lora_rank, rope dim)
     // Full (unsharded) parameter counts.
+    // Hybrid Mamba models: one Mamba-2 mixer (MambaMixer, without its pre-norm), of which the
+    // in_proj + out_proj GEMM weights, and its widths (d_inner, 2 G N, nheads, d_state).
+    bool hybrid = false;
+    double mamba_params = 0, mamba_proj_params = 0;
+    double mamba_d_inner = 0, mamba_bc = 0, mamba_heads = 0, mamba_state = 0;
     double attn_params = 0, dense_mlp_params = 0, expert_params = 0, shared_params = 0, router_params = 0,
            norm_params = 0, embedding_params = 0, head_params = 0, final_norm_params = 0;
 };

@@ -1,6 +1,7 @@
 #include "estimate/time.h"
 
 #include "estimate/comm.h"
+#include "estimate/hybrid.h"
 #include "estimate/lora.h"
 #include "estimate/moe.h"
 #include "estimate/comm_terms.h"
@@ -169,6 +170,41 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     // hidden as the dense MLP's pair is).
     const double moe_layer_tp = s.shared_ffn > 0 ? lc.tp_fwd_s + lc.tp_bwd_s : lc.tp_attn_s;
 
+    // Hybrid Mamba models (hybrid.h): each pattern layer is one mixer, priced on its own: its GEMMs
+    // (Mamba in_proj + out_proj, attention q/k/v/o, MLP, MoE's shared expert and router besides the
+    // routed experts), its core (the attention kernel; the Mamba-2 SSD scan, Megatron's 7 d_inner N
+    // FLOPs per token, at the attention kernels' rate: SSD runs as chunked matmuls, Dao & Gu 2024
+    // Sec. 6) and its elementwise passes over what it saves (hybrid_layer_activation).
+    struct KindTimes {
+        double g = 0, a = 0, e = 0;
+    };
+    KindTimes kt[4];   // in kHybridKinds order: M * - E
+    if (c.hybrid) {
+        const double gemm_rate = linear_peak_flops(narrow, hw) *
+                                 linear_gemm_efficiency(narrow, eff, std::min(tokens, s.h / tp));
+        ActivationInputs ai;
+        ai.seq = seq;
+        ai.micro_batch = c.micro_batch;
+        ai.tp = c.tp;
+        ai.cp = c.cp;
+        ai.etp = c.etp;
+        ai.ep = c.ep;
+        ai.sequence_parallel = c.sequence_parallel;
+        ai.flash_attention = c.flash_attention;
+        ai.dropout = c.dropout;
+        ai.moe_load = moe_load_factor(c.moe);
+        auto elem = [&](char k) {
+            const LayerActivation x = hybrid_layer_activation(s, k, ai);
+            return (eff.elementwise_passes * (x.replicated + x.sharded) + eff.score_passes * x.scores) / hbm;
+        };
+        const double attn_g = tokens * 2 * s.attn_params / tp / gemm_rate;
+        kt[0] = {tokens * 2 * s.mamba_proj_params / tp / gemm_rate,
+                 tokens * 7 * s.mamba_d_inner * s.mamba_state / tp / (peak * eff.attention), elem('M')};
+        kt[1] = {attn_g, da, elem('*')};
+        kt[2] = {tokens * 2 * s.dense_mlp_params / tp / gemm_rate, 0, elem('-')};
+        if (s.experts > 0) kt[3] = {std::max(0.0, mg - attn_g), 0, elem('E')};
+    }
+
     const int head = head_stage_of(c);
     std::vector<StageTimes> out(pp);
     double z3_compute = -1, z3_exposed = 0;   // the last stage's ZeRO-3 gathers, reused by a stage like it
@@ -193,13 +229,30 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         const double moe_f = mg + ma + me;
         const double moe_b = 2 * mg + 2.5 * ma + 2 * me + (c.recompute == Recompute::full ? moe_f : 0);
         st.ep = nmoe * moe_layer_comm(moe_f, moe_b);
+        int nkind[4] = {0, 0, 0, 0};
+        if (c.hybrid) {
+            double hg = 0, ha = 0, he = 0;
+            for (int k = 0; k < 4; ++k) {
+                nkind[k] = hybrid_stage_layers(c, i, kHybridKinds[k]);
+                hg += nkind[k] * kt[k].g;
+                ha += nkind[k] * kt[k].a;
+                he += nkind[k] * kt[k].e;
+            }
+            f = hg + ha + he + nmoe * mk.fwd_s;
+            b = (1 + wgrad) * hg + 2.5 * ha + 2 * he + nmoe * mk.bwd_s;
+            if (c.recompute == Recompute::full) b += f;
+            if (c.recompute == Recompute::selective) b += nkind[1] * kt[1].a;   // attention cores only
+            st.compute_w = wgrad * hg;
+            const double ef = kt[3].g + kt[3].e, eb = 2 * kt[3].g + 2 * kt[3].e;
+            st.ep = nmoe * moe_layer_comm(ef, eb + (c.recompute == Recompute::full ? ef : 0));
+        }
         double mtp_layers = 0;
         if (i == head) {
             const double logit = tokens * 2 * s.h * s.vocab / tp / (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
             f += logit;
             b += (1 + wgrad) * logit;
             st.compute_w += wgrad * logit;
-            if (c.moe.mtp_layers > 0 && m.layers > 0) {
+            if (c.moe.mtp_layers > 0 && m.layers > 0 && !c.hybrid) {
                 // Multi-token prediction (DeepSeek-V3 report Sec. 2.2; Megatron puts the MTP block
                 // after the decoder on the last stage): per module one transformer layer like the
                 // model's last, the h x 2h projection of [norm(h); norm(emb)] and another pass
@@ -223,6 +276,16 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         st.tp = (nd + mtp_layers) * (lc.tp_fwd_s + lc.tp_bwd_s) + nmoe * moe_layer_tp;
         st.cp = (layers + mtp_layers) * (lc.cp_fwd_s + lc.cp_bwd_s);
         st.pp = 2 * lc.pp_s;
+        if (c.hybrid) {
+            // One TP collective pair per pattern layer: a Mamba mixer's in_proj / out_proj are
+            // column / row parallel as attention's are (mamba_mixer.py), an MLP layer's the MLP's
+            // pair, a MoE layer's only with a shared expert. CP: ring attention in the attention
+            // layers; the Mamba layers' all-to-all (mamba_context_parallel.py) is not priced.
+            const double mlp_pair = lc.tp_fwd_s + lc.tp_bwd_s - lc.tp_attn_s;
+            st.tp = (nkind[0] + nkind[1]) * lc.tp_attn_s + nkind[2] * mlp_pair +
+                    nkind[3] * (s.shared_ffn > 0 ? mlp_pair : 0.0);
+            st.cp = nkind[1] * (lc.cp_fwd_s + lc.cp_bwd_s);
+        }
         // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered
         // every microbatch, prefetched behind compute.
         if (c.zero_stage >= 3) {

@@ -87,6 +87,9 @@ struct MegatronArgs {
     std::vector<std::string> all() const;
 };
 MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings);
+// The training script Megatron runs: opt.script, else pretrain_mamba.py for a hybrid Mamba model
+// (model.hybrid_override_pattern), else pretrain_gpt.py.
+std::string megatron_script(const Project& p, const ExportOptions& opt);
 // Environment Megatron needs (name, value), e.g. CUDA_DEVICE_MAX_CONNECTIONS=1.
 std::vector<std::pair<std::string, std::string>> megatron_env(const Project& p);
 

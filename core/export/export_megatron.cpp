@@ -1,5 +1,5 @@
-// Megatron-LM export: a runnable shell script that starts pretrain_gpt.py with
-// torchrun on each node. Flag names are those of megatron/training/arguments.py
+// Megatron-LM export: a runnable shell script that starts pretrain_gpt.py (pretrain_mamba.py for a
+// hybrid Mamba model) with torchrun on each node. Flag names are those of megatron/training/arguments.py
 // (core_v0.14.0; tests/data/megatron_flags.txt lists them all and the tests check
 // every emitted flag against it). Megatron has no --virtual-pipeline-model-parallel-size
 // flag: virtual stages go through --num-virtual-stages-per-pipeline-rank.
@@ -59,13 +59,15 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     add(a.model, "--seq-length", t.seq_len);
     add(a.model, "--max-position-embeddings", std::max(m.max_seq, t.seq_len));
     if (m.activation == "swiglu") add(a.model, "--swiglu");
+    else if (m.activation == "relu2") add(a.model, "--squared-relu");   // Nemotron-H's squared ReLU
     else if (m.activation != "gelu")
         findings.push_back(
             finding(Severity::Warning, "export.megatron.activation",
                     "Megatron's GPT has no \"" + m.activation + "\" switch; the script keeps its default (gelu).",
                     {"/model/activation"}));
     if (m.norm == "rmsnorm") add(a.model, "--normalization", "RMSNorm");
-    if (m.position == "rope") add(a.model, "--position-embedding-type", "rope");
+    if (m.position == "none") add(a.model, "--position-embedding-type", "none");
+    else if (m.position == "rope") add(a.model, "--position-embedding-type", "rope");
     else if (m.position == "relative") add(a.model, "--position-embedding-type", "relative");
     else add(a.model, "--position-embedding-type", "learned_absolute");
     if (!m.tied_embeddings) add(a.model, "--untie-embeddings-and-output-weights");
@@ -82,6 +84,20 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
         add(a.model, "--qk-pos-emb-head-dim", m.qk_rope_head_dim);
         add(a.model, "--v-head-dim", m.v_head_dim);
     }
+    if (m.is_hybrid()) {
+        // pretrain_mamba.py (MambaModel): the pattern places each layer; mamba_builders.py needs the
+        // stack spec through --spec, and --is-hybrid-model makes training.py's
+        // num_floating_point_operations count the hybrid layers (core_v0.16.0).
+        add(a.model, "--is-hybrid-model");
+        add(a.model, "--hybrid-override-pattern", m.hybrid_override_pattern);
+        add(a.model, "--mamba-state-dim", m.mamba_state_dim);
+        add(a.model, "--mamba-head-dim", m.mamba_head_dim);
+        add(a.model, "--mamba-num-groups", m.mamba_num_groups);
+        add(a.model, "--mamba-num-heads", m.mamba_num_heads);
+        a.model.push_back("--spec");
+        a.model.push_back("megatron.core.models.mamba.mamba_layer_specs");
+        a.model.push_back("mamba_stack_spec");
+    }
     if (m.is_moe()) {
         add(a.moe, "--num-experts", m.experts);
         add(a.moe, "--moe-router-topk", m.top_k);
@@ -89,7 +105,7 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
         if (m.shared_experts > 0)
             add(a.moe, "--moe-shared-expert-intermediate-size",
                 m.shared_expert_ffn_hidden > 0 ? m.shared_expert_ffn_hidden : m.shared_experts * m.expert_ffn_hidden);
-        if (!m.dense_layers.empty() || m.moe_layer_freq > 1) {
+        if (!m.is_hybrid() && (!m.dense_layers.empty() || m.moe_layer_freq > 1)) {
             // --moe-layer-freq takes a Python list expression: 1 = MoE layer, 0 = dense.
             std::string pattern = "[";
             for (int i = 0; i < m.layers; ++i) pattern += std::string(i ? "," : "") + (m.is_moe_layer(i) ? "1" : "0");
@@ -240,6 +256,11 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     return a;
 }
 
+std::string megatron_script(const Project& p, const ExportOptions& opt) {
+    if (!opt.script.empty()) return opt.script;
+    return p.model.is_hybrid() ? "pretrain_mamba.py" : "pretrain_gpt.py";
+}
+
 std::vector<std::pair<std::string, std::string>> megatron_env(const Project& p) {
     // CUDA_DEVICE_MAX_CONNECTIONS=1 is required with TP or CP > 1 before Blackwell
     // (arguments.py asserts it) and must not be 1 with Megatron-FSDP.
@@ -300,7 +321,7 @@ FormatOutput export_megatron(const Project& p, const ExportOptions& opt) {
           "Learning rates and --train-iters are starting points, not part of the layout.");
     group("DATA_ARGS", args.data,
           "Mock data so that the script runs as written; use --data-path and a real tokenizer to train.");
-    std::vector<std::string> script = {opt.script.empty() ? "pretrain_gpt.py" : opt.script};
+    std::vector<std::string> script = {megatron_script(p, opt)};
     sh << "\ntorchrun \"${DISTRIBUTED_ARGS[@]}\" " << join_shell(script)
        << " \\\n    \"${MODEL_ARGS[@]}\" \"${MOE_ARGS[@]}\" \"${MODEL_PARALLEL_ARGS[@]}\" \\\n"
        << "    \"${TRAINING_ARGS[@]}\" \"${DATA_ARGS[@]}\"";

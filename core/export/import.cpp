@@ -46,7 +46,7 @@ std::string detect_import_format(const std::string& path, std::string_view text)
         return "";
     }
     if (t.find("--tensor-model-parallel-size") != std::string::npos || t.find("--num-layers") != std::string::npos ||
-        t.find("pretrain_gpt") != std::string::npos)
+        t.find("pretrain_gpt") != std::string::npos || t.find("pretrain_mamba") != std::string::npos)
         return "megatron";
     if (t.find("HybridParallelPlugin(") != std::string::npos || t.find("LowLevelZeroPlugin(") != std::string::npos ||
         t.find("GeminiPlugin(") != std::string::npos)

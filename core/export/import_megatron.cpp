@@ -312,6 +312,23 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             no_value();
             model_changed = model_changed || m.activation != "swiglu";
             m.activation = "swiglu";
+        } else if (flag == "--squared-relu") {
+            no_value();
+            model_changed = model_changed || m.activation != "relu2";
+            m.activation = "relu2";
+        } else if (flag == "--hybrid-override-pattern") {
+            if (auto v = need_str()) {
+                model_changed = model_changed || m.hybrid_override_pattern != *v;
+                m.hybrid_override_pattern = *v;
+            }
+        } else if (flag == "--mamba-state-dim") set_model(m.mamba_state_dim, 1);
+        else if (flag == "--mamba-head-dim") set_model(m.mamba_head_dim, 1);
+        else if (flag == "--mamba-num-groups") set_model(m.mamba_num_groups, 1);
+        else if (flag == "--mamba-num-heads") set_model(m.mamba_num_heads, 1);
+        else if (flag == "--is-hybrid-model") no_value();
+        else if (flag == "--spec") {
+            if (!values.empty() && values.front().find("mamba") == std::string::npos)
+                w.push_back(flag + " " + values.front() + " not read (a layer spec of its own)");
         } else if (flag == "--normalization") {
             if (auto v = need_str()) {
                 const std::string n = *v == "RMSNorm" ? "rmsnorm" : *v == "LayerNorm" ? "layernorm" : "";
@@ -326,6 +343,7 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
                 const std::string n = *v == "rope"               ? "rope"
                                       : *v == "learned_absolute" ? "learned"
                                       : *v == "relative"         ? "relative"
+                                      : *v == "none"             ? "none"
                                                                  : "";
                 if (n.empty()) w.push_back(shown + " not read");
                 else {
@@ -407,6 +425,20 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         p.layout.sp_mode = "none";
         r.notes.push_back(
             "--sequence-parallel with tensor-model-parallel size 1 is switched off by Megatron; read as off");
+    }
+    if (model_changed && m.is_hybrid()) {
+        // The hybrid keys are read once, by the model parser (pattern length and characters, Megatron's
+        // defaults for the Mamba sizes no flag gave); a pattern it refuses is left out with its reason.
+        nlohmann::json j = to_json(m);
+        for (const char* k : {"mamba_state_dim", "mamba_head_dim", "mamba_num_groups", "mamba_num_heads"})
+            if (j.contains(k) && j[k] == 0) j.erase(k);
+        try {
+            m = model_from_json(j, "");
+        } catch (const InputError& e) {
+            w.push_back("--hybrid-override-pattern not read: " + std::string(e.what()));
+            m.hybrid_override_pattern.clear();
+            m.mamba_state_dim = m.mamba_head_dim = m.mamba_num_groups = m.mamba_num_heads = 0;
+        }
     }
     if (model_changed) {
         m.id.clear();

@@ -85,7 +85,7 @@ LaunchProgram launch_program(const Project& p, const ExportOptions& opt, std::ve
     const FrameworkTraits* t = find_traits(p.layout.framework);
     const Framework fw = t ? t->id : Framework::devicemesh;   // unknown: a plain script
     if (fw == Framework::megatron) {
-        prog.words.push_back(opt.script.empty() ? "pretrain_gpt.py" : opt.script);
+        prog.words.push_back(megatron_script(p, opt));
         const auto args = megatron_args(p, findings).all();
         prog.words.insert(prog.words.end(), args.begin(), args.end());
         prog.env = megatron_env(p);

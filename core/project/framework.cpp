@@ -210,6 +210,10 @@ std::vector<FrameworkTraits> make_table() {
     // modules that already carry a quant_state.
     mg.lora = LoraKind::megatron_bridge;
     mg.lora_refused_base_dtypes = {"nf4"};
+    // pretrain_mamba.py builds MambaModel (megatron/core/models/mamba/mamba_model.py) whose MambaStack
+    // (megatron/core/ssm/mamba_block.py) places Mamba, attention, MLP and MoE layers by
+    // --hybrid-override-pattern, core_v0.16.0. The other frameworks' model code has no Mamba mixer.
+    mg.hybrid_mamba = true;
     t.push_back(mg);
 
     FrameworkTraits tt{};

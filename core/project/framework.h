@@ -179,6 +179,9 @@ struct FrameworkTraits {
     LoraKind lora = LoraKind::none;
     bool lora_with_tp = true;
     std::vector<std::string> lora_refused_base_dtypes;
+    // Hybrid Mamba models (model.hybrid_override_pattern): the framework builds Mamba-2 mixers mixed
+    // with attention, MLP and MoE layers (rule model.hybrid_framework where it does not).
+    bool hybrid_mamba = false;
 };
 
 // Every framework, in the order project files and menus list them.

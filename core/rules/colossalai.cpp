@@ -9,6 +9,7 @@
 
 #include "project/framework.h"
 #include "rules/common.h"
+#include "rules/hybrid.h"
 #include "rules/fp4.h"
 #include "rules/shardformer.h"
 #include "topology/layer_split.h"
@@ -958,6 +959,7 @@ const std::vector<RuleFn>& colossalai_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }
@@ -1012,6 +1014,7 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }
@@ -1042,6 +1045,7 @@ const std::vector<RuleFn>& colossalai_gemini_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }
@@ -1066,6 +1070,7 @@ const std::vector<RuleFn>& colossalai_zero_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }

@@ -2,6 +2,7 @@
 #include "rules/deepspeed.h"
 
 #include "rules/common.h"
+#include "rules/hybrid.h"
 #include "rules/fp4.h"
 #include "project/sequence_parallel.h"
 #include "rules/predicates.h"
@@ -138,6 +139,7 @@ const std::vector<RuleFn>& deepspeed_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }

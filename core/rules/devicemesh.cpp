@@ -2,6 +2,7 @@
 #include "rules/devicemesh.h"
 
 #include "rules/common.h"
+#include "rules/hybrid.h"
 #include "rules/fp4.h"
 
 #include <algorithm>
@@ -49,6 +50,7 @@ const std::vector<RuleFn>& devicemesh_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }

@@ -3,6 +3,7 @@
 #include "rules/megatron.h"
 
 #include "rules/common.h"
+#include "rules/hybrid.h"
 #include "rules/fp4.h"
 #include "rules/predicates.h"
 
@@ -508,6 +509,10 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &mg_heads,
                                           &mg_query_groups,
                                           &mg_ffn,
+                                          &mg_mamba_tp,
+                                          &mg_mamba_cp,
+                                          &mg_hybrid_pipeline,
+                                          &mg_mamba_fp8,
                                           &mg_seq_cp,
                                           &mg_seq_tp,
                                           &mg_moe_sp,
@@ -529,6 +534,7 @@ const std::vector<RuleFn>& megatron_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }

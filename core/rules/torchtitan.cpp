@@ -3,6 +3,7 @@
 #include "rules/torchtitan.h"
 
 #include "rules/common.h"
+#include "rules/hybrid.h"
 #include "rules/fp4.h"
 #include "project/framework.h"
 #include "rules/predicates.h"
@@ -312,6 +313,7 @@ const std::vector<RuleFn>& torchtitan_rules() {
                                           &tp_comm_overlap_unused,
                                           &unknown_keys_kept,
                                           &peft_framework,
+                                          &hybrid_framework,
                                           &fused_norm_apex};
     return r;
 }

@@ -247,6 +247,10 @@ private slots:
         QTest::newRow("deepseek-v3") << "deepseek-v3" << 671e9 << 37e9;
         QTest::newRow("gpt-neox-20b") << "gpt-neox-20b" << 20.55e9 << 0.0;
         QTest::newRow("t5-11b") << "t5-11b" << 11.3e9 << 0.0;
+        // Nemotron-H model cards and the Nemotron-H paper (arXiv 2504.03624) name 8B, 47B and 56B.
+        QTest::newRow("nemotron-h-8b") << "nemotron-h-8b" << 8e9 << 0.0;
+        QTest::newRow("nemotron-h-47b") << "nemotron-h-47b" << 47e9 << 0.0;
+        QTest::newRow("nemotron-h-56b") << "nemotron-h-56b" << 56e9 << 0.0;
     }
     void paramCounts() {
         QFETCH(QString, id);
@@ -370,6 +374,90 @@ private slots:
         QCOMPARE(m.expert_ffn_hidden, m.ffn_hidden);   // defaults to the dense size
     }
 
+    // Nemotron-H 8B by hand from Megatron's MambaMixer (mamba_mixer.py, core_v0.16.0): h 4096,
+    // nheads 128, headdim 64 (d_inner 8192), ngroups 8, d_state 128.
+    //   in_proj  4096 * (2*8192 + 2*8*128 + 128) = 4096 * 18560 = 76,021,760
+    //   conv1d   (8192 + 2*8*128) * (4 + 1)      = 10240 * 5    =     51,200
+    //   A_log, D, dt_bias 3 * 128 = 384; gated RMSNorm 8192; out_proj 8192 * 4096 = 33,554,432
+    //   mixer = 109,635,968; with the layer's RMSNorm pre-norm (4096): 109,640,064.
+    // Totals: 24 Mamba, 4 attention (4096*4096*2 + 2*4096*1024 = 41,943,040), 24 squared-ReLU MLPs
+    // (2 * 4096 * 21504 = 176,160,768), 52 pre-norms, embedding + untied head 2 * 131072 * 4096,
+    // final norm 4096: 8,100,852,736.
+    void hybridBreakdown() {
+        const ModelSpec* m = catalog::find_model("nemotron-h-8b");
+        QVERIFY(m && m->is_hybrid());
+        QCOMPARE(m->hybrid_layer_count('M'), 24);
+        QCOMPARE(m->hybrid_layer_count('*'), 4);
+        QCOMPARE(m->hybrid_layer_count('-'), 24);
+        QCOMPARE(m->layer_kind(0), 'M');
+        QCOMPARE(m->layer_kind(7), '*');
+        QVERIFY(!m->gated_mlp());
+        const ParamBreakdown p = count_params(*m);
+        QCOMPARE(p.mamba_per_layer, std::int64_t{109635968});
+        QCOMPARE(p.mamba_per_layer + p.norms_per_layer, std::int64_t{109640064});
+        QCOMPARE(p.attention_per_layer, std::int64_t{41943040});
+        QCOMPARE(p.dense_mlp_per_layer, std::int64_t{176160768});
+        QCOMPARE(p.total, std::int64_t{8100852736});
+        QCOMPARE(p.active, p.total);
+    }
+
+    void hybridRoundTripAndDefaults() {
+        // Megatron's defaults (TransformerConfig, core_v0.16.0) fill the Mamba sizes; nheads = 2h / headdim.
+        json j = json::parse(kInlineGpt3);
+        j["layers"] = 4;
+        j["hybrid_override_pattern"] = "M*-E";
+        j["experts"] = 8;
+        j["top_k"] = 2;
+        j["activation"] = "relu2";
+        const ModelSpec m = model_from_json(j, "/model");
+        QCOMPARE(m.mamba_state_dim, 128);
+        QCOMPARE(m.mamba_head_dim, 64);
+        QCOMPARE(m.mamba_num_groups, 8);
+        QCOMPARE(m.mamba_num_heads, 2 * 12288 / 64);
+        QVERIFY(m.is_moe_layer(3) && !m.is_moe_layer(0) && !m.is_moe_layer(2));
+        QCOMPARE(m.moe_layer_count(), 1);
+        const json saved = to_json(m);
+        QCOMPARE(qs(saved["hybrid_override_pattern"].get<std::string>()), QString("M*-E"));
+        QCOMPARE(qs(saved["activation"].get<std::string>()), QString("relu2"));
+        QVERIFY(model_from_json(saved, "/model") == m);
+        // MoE layers count once (one E layer), every layer its own pre-norm.
+        const ParamBreakdown p = count_params(m);
+        QCOMPARE(p.total, p.embedding + p.lm_head + p.final_norm + 4 * p.norms_per_layer + p.mamba_per_layer +
+                              p.attention_per_layer + p.dense_mlp_per_layer + p.moe_mlp_per_layer);
+    }
+
+    void hybridErrors_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        json j = json::parse(kInlineGpt3);
+        j["layers"] = 4;
+        j["hybrid_override_pattern"] = "M*-";
+        QTest::newRow("length") << qs(j.dump())
+                                << "/model/hybrid_override_pattern: expected one character per layer (layers is 4), "
+                                   "got 3 characters";
+        j["hybrid_override_pattern"] = "M*-G";
+        QTest::newRow("char") << qs(j.dump())
+                              << "/model/hybrid_override_pattern: character 3 is 'G'; expected one of M (Mamba), * "
+                                 "(attention), - (MLP), E (MoE)";
+        j["hybrid_override_pattern"] = "M*-E";
+        QTest::newRow("E without experts")
+            << qs(j.dump())
+            << "/model/experts: required field is missing (expected a positive integer: the hybrid_override_pattern "
+               "has MoE layers 'E')";
+        j["hybrid_override_pattern"] = "M*--";
+        j["mamba_num_groups"] = 5;
+        QTest::newRow("groups") << qs(j.dump())
+                                << "/model/mamba_num_groups: expected a divisor of mamba_num_heads (384), got 5";
+        j.erase("mamba_num_groups");
+        j["mamba_state_dim"] = 0;
+        QTest::newRow("state dim") << qs(j.dump()) << "/model/mamba_state_dim: expected a positive integer, got 0";
+    }
+    void hybridErrors() {
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        QCOMPARE(error_of([&] { (void)model_from_json(json::parse(text.toStdString()), "/model"); }), message);
+    }
+
     void inlineSpec() {
         const ModelSpec m = model_from_json(json::parse(kInlineGpt3), "/model");
         QVERIFY(m.id.empty());
@@ -477,7 +565,7 @@ private slots:
                                       << "/model/layers: expected a positive integer, got 9.5";
         QTest::newRow("activation")
             << qs(spec_with("activation", "swish"))
-            << R"(/model/activation: expected one of "gelu", "swiglu", "relu", "geglu", got "swish")";
+            << R"(/model/activation: expected one of "gelu", "swiglu", "relu", "geglu", "relu2", got "swish")";
         QTest::newRow("norm") << qs(spec_with("norm", "batchnorm"))
                               << R"(/model/norm: expected one of "layernorm", "rmsnorm", got "batchnorm")";
         QTest::newRow("kv divisor") << qs(spec_with("kv_heads", 5))

@@ -222,6 +222,13 @@ private slots:
             int moe = 0;
             for (int i = 0; i < m.layers; ++i) moe += is_moe_layer(m, i) ? 1 : 0;
             c.moe_layers_per_stage = {moe};
+            // Hybrid Mamba models: the per-kind counts make_config takes from split_layers.
+            c.hybrid = m.is_hybrid();
+            if (c.hybrid) {
+                c.mamba_layers_per_stage = {m.hybrid_layer_count('M')};
+                c.attention_layers_per_stage = {m.hybrid_layer_count('*')};
+                c.mlp_layers_per_stage = {m.hybrid_layer_count('-')};
+            }
             const auto p = stage_params(s, c);
             const double ours = p[0].dense + p[0].expert;
             const double theirs = double(count_params(m).total);

@@ -203,7 +203,9 @@ private slots:
             QCOMPARE(arg_value(run.argv, "--node_rank"), std::to_string(k));
             QCOMPARE(arg_value(run.argv, "--nnodes"), std::to_string(nodes));
             QCOMPARE(arg_value(run.argv, "--nproc_per_node"), std::to_string(p.cluster.gpus_per_node()));
-            auto script = std::find(run.argv.begin(), run.argv.end(), "pretrain_gpt.py");
+            // A hybrid Mamba model runs pretrain_mamba.py (export_megatron.cpp megatron_script).
+            auto script = std::find(run.argv.begin(), run.argv.end(),
+                                    p.model.is_hybrid() ? "pretrain_mamba.py" : "pretrain_gpt.py");
             QVERIFY(script != run.argv.end());
             const std::vector<std::string> args(script + 1, run.argv.end());
             for (const auto& a : args)

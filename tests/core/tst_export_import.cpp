@@ -6,6 +6,7 @@
 #include "export/import.h"
 #include "export/python_call.h"
 #include "export/toml.h"
+#include "catalog/model.h"
 #include "export_test_util.h"
 #include "project/framework.h"
 #include "project/project.h"
@@ -47,7 +48,7 @@ json summary(const Project& p, const std::string& format) {
     if (format == "colossalai" && l.recompute == "selective") s["recompute"] = "none";   // ColossalAI has no selective
     if (format == "torchtitan" && l.tp > 1) s["sp_mode"] = "split_gather";               // implied by torchtitan's TP
     if (!traits_of(format).num_microbatches_knob) s.erase("microbatches");               // derived from the batch sizes
-    if (format == "megatron" && l.tp == 1) s["sp_mode"] = "none";
+    if ((format == "megatron" || format == "torchtitan") && l.tp == 1) s["sp_mode"] = "none";   // SP lives in TP
     if (format == "deepspeed" && l.pp == 1 && l.recompute == "full")
         s["recompute"] = "none";                                            // model code, not ds_config
     if (format == "torchtitan" && l.zero_stage == 1) s["zero_stage"] = 2;   // FSDP has no optimizer-only mode
@@ -132,7 +133,10 @@ private slots:
         bool export_errors = false;
         const ImportResult r = round_trip(p, fmt, &export_errors);
         QCOMPARE(r.project.layout.framework, export_framework(p, fmt));
-        const std::string want = summary(p, fmt).dump();
+        // The format's framework runs the layout (its axes decide dp and the microbatch count).
+        Project runs = p;
+        runs.layout.framework = export_framework(p, fmt);
+        const std::string want = summary(runs, fmt).dump();
         const std::string got = summary(r.project, fmt).dump();
         QVERIFY2(want == got, ("\n want " + want + "\n got  " + got).c_str());
         // The cluster and model come back unchanged.
@@ -384,6 +388,59 @@ booster = Booster(plugin=plugin)
         QCOMPARE(r.project.layout.kernels, std::string("auto"));
         r = import_config("--tensor-model-parallel-size 8 --transformer-impl inductor", "megatron", base);
         QVERIFY(contains(r.warnings, "--transformer-impl inductor not read"));
+    }
+
+    // A hybrid Mamba model goes to pretrain_mamba.py with Megatron's own hybrid flags (arguments.py /
+    // TransformerConfig, core_v0.16.0) and comes back the same model; a pattern that does not fit
+    // --num-layers is named, not read.
+    void megatronHybridRoundTrip() {
+        const Project p = load_example("nemotron-h-8b-1node");
+        QVERIFY(p.model.is_hybrid());
+        ExportOptions o;
+        o.force = true;
+        const ExportResult x = export_project(p, "megatron", o);
+        QVERIFY2(!has_errors(x.diagnostics), "the example exports cleanly");
+        const std::string sh = x.files.at("train_megatron.sh").content;
+        for (const std::string& want :
+             std::vector<std::string>{"pretrain_mamba.py", "--hybrid-override-pattern", p.model.hybrid_override_pattern,
+                                      "--mamba-state-dim", "--mamba-head-dim", "--mamba-num-groups",
+                                      "--mamba-num-heads", "--squared-relu", "--is-hybrid-model", "mamba_stack_spec"})
+            QVERIFY2(sh.find(want) != std::string::npos, want.c_str());
+        QVERIFY(sh.find("pretrain_gpt.py") == std::string::npos);
+        QVERIFY(sh.find("--swiglu") == std::string::npos);
+        std::vector<Diagnostic> findings;
+        const auto flags = exporttest::megatron_flags();
+        for (const auto& f : megatron_args(p, findings).all())
+            if (f.rfind("--", 0) == 0) QVERIFY2(flags.count(f), ("not a Megatron-LM flag: " + f).c_str());
+        // Read back onto a base that is no hybrid model: every hybrid field comes from the flags.
+        const ImportResult r = import_config(sh, "megatron", load_example("llama3.1-8b-pp4-1node"));
+        for (const auto& w : r.warnings) QVERIFY2(false, w.c_str());
+        const ModelSpec& m = r.project.model;
+        QCOMPARE(m.hybrid_override_pattern, p.model.hybrid_override_pattern);
+        QCOMPARE(m.mamba_state_dim, 128);
+        QCOMPARE(m.mamba_head_dim, 64);
+        QCOMPARE(m.mamba_num_groups, 8);
+        QCOMPARE(m.mamba_num_heads, 128);
+        QCOMPARE(m.activation, std::string("relu2"));
+        QCOMPARE(m.position, std::string("none"));
+        QCOMPARE(count_params(m).total, count_params(p.model).total);
+        QCOMPARE(r.project.layout.tp, 2);
+        QCOMPARE(r.project.layout.pp, 2);
+
+        // Megatron's defaults fill the sizes no flag gives (TransformerConfig: 128, 64, 8, 2h / 64).
+        const ImportResult d = import_config(
+            "--num-layers 4 --hidden-size 1024 --num-attention-heads 8 "
+            "--hybrid-override-pattern M*-M",
+            "megatron", load_example("llama3.1-8b-pp4-1node"));
+        QCOMPARE(d.project.model.hybrid_override_pattern, std::string("M*-M"));
+        QCOMPARE(d.project.model.mamba_num_heads, 2 * 1024 / 64);
+        QCOMPARE(d.project.model.mamba_state_dim, 128);
+        const ImportResult bad = import_config("--num-layers 4 --hybrid-override-pattern M*-", "megatron",
+                                               load_example("llama3.1-8b-pp4-1node"));
+        QVERIFY(!bad.project.model.is_hybrid());
+        QVERIFY(contains(bad.warnings,
+                         "--hybrid-override-pattern not read: /hybrid_override_pattern: expected one "
+                         "character per layer (layers is 4), got 3 characters"));
     }
 
     void megatronExampleScript() {
