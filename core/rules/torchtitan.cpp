@@ -233,7 +233,7 @@ void tt_fp8_all_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather) return;
     if (l.fp8_recipe != "rowwise") {
-        if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out);
+        if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out, &tt_fp8_all_gather);
         const Sizes s = sizes(p);
         const int shard = l.dp_shard > 0 ? l.dp_shard : s.dp / std::max(1, l.dp_replicate);
         if (s.dp <= 0 || shard > 1) return;
