@@ -3,8 +3,7 @@
 #include "rules/torchtitan.h"
 
 #include "rules/common.h"
-#include "rules/hybrid.h"
-#include "rules/fp4.h"
+#include "rules/shared_rules.h"
 #include "project/framework.h"
 #include "rules/predicates.h"
 
@@ -284,37 +283,10 @@ void tt_fp8_recipe(const Project& p, Out& out) {
 }   // namespace
 
 const std::vector<RuleFn>& torchtitan_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,
-                                          &uniform_gpus,
-                                          &system_gpus,
-                                          &tt_degrees,
-                                          &tt_world,
-                                          &tt_sp,
-                                          &tt_ep,
-                                          &tt_experts,
-                                          &dp_matches,
-                                          &tt_heads,
-                                          &tt_kv_heads,
-                                          &tt_seq,
-                                          &tt_pp,
-                                          &tt_batch,
-                                          &tt_microbatches,
-                                          &bf16_gpu,
-                                          &flash_attention_gpu,
-                                          &flash_attention_dtype,
-                                          &fp8_gpu,
-                                          &fp4_gpu,
-                                          &fp4_recipe,
-                                          &fp4_with_fp8,
-                                          &tt_fp8_recipe,
-                                          &fp8_recipe_gpu,
-                                          &tt_fp8_all_gather,
-                                          &tt_kernels,
-                                          &tp_comm_overlap_unused,
-                                          &unknown_keys_kept,
-                                          &peft_framework,
-                                          &hybrid_framework,
-                                          &fused_norm_apex};
+    static const std::vector<RuleFn> r = framework_rule_list(
+        {&tt_degrees, &tt_world, &tt_sp, &tt_ep, &tt_experts, &dp_matches, &tt_heads, &tt_kv_heads, &tt_seq, &tt_pp,
+         &tt_batch, &tt_microbatches},
+        {&tt_fp8_recipe, &fp8_recipe_gpu, &tt_fp8_all_gather, &tt_kernels});
     return r;
 }
 
