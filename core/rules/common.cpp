@@ -252,7 +252,9 @@ void fp8_recipe_accepted(const Project& p, Out& out, RuleFn self, const std::str
 
 // layout.fp8_all_gather that the framework ignores (FrameworkTraits::fp8_all_gather_recipes, one
 // query with the estimate, which then counts 16-bit all-gathers, and the exporters, which write none).
-void fp8_all_gather_ignored(const Project& p, Out& out) {
+void fp8_all_gather_ignored(const Project& p, Out& out) { fp8_all_gather_ignored(p, out, &fp8_all_gather_ignored); }
+
+void fp8_all_gather_ignored(const Project& p, Out& out, RuleFn self) {
     const Layout& l = p.layout;
     if (!fp8_on(p) || !l.fp8_all_gather || gathers_fp8_weights(l.framework, l.fp8_recipe)) return;
     const FrameworkTraits* t = find_traits(l.framework);
@@ -268,7 +270,7 @@ void fp8_all_gather_ignored(const Project& p, Out& out) {
     for (const auto& r : t->fp8_all_gather_recipes)
         if (accepts_fp8_recipe(l.framework, r))
             c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
-    add_fixes(d, &fp8_all_gather_ignored, p, c);
+    add_fixes(d, self, p, c);
     out.push_back(d);
 }
 

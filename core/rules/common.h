@@ -17,6 +17,9 @@ void fp8_recipe_gpu(const Project& p, Out& out);          // kernel.fp8_recipe_g
 void fused_norm_apex(const Project& p, Out& out);         // kernel.fused_norm_apex (info)
 // layout.fp8_all_gather where the framework gathers no FP8 weights with the recipe (warning).
 void fp8_all_gather_ignored(const Project& p, Out& out);   // kernel.fp8_all_gather
+// The same check for a framework rule `self` that runs it as one of its cases (torchtitan's
+// tt_fp8_all_gather): the fixes are checked by re-running `self`, which is in the framework's list.
+void fp8_all_gather_ignored(const Project& p, Out& out, RuleFn self);
 void tp_comm_overlap_unused(const Project& p, Out& out);   // kernel.tp_comm_overlap
 void unknown_keys_kept(const Project& p, Out& out);        // project.unknown_key (unknown_keys.cpp)
 // layout.peft where the framework cannot run it as set (peft.cpp).

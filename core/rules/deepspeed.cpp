@@ -2,8 +2,7 @@
 #include "rules/deepspeed.h"
 
 #include "rules/common.h"
-#include "rules/hybrid.h"
-#include "rules/fp4.h"
+#include "rules/shared_rules.h"
 #include "project/sequence_parallel.h"
 #include "rules/predicates.h"
 
@@ -118,29 +117,9 @@ void ds_num_microbatches(const Project& p, Out& out) {
 }   // namespace
 
 const std::vector<RuleFn>& deepspeed_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,
-                                          &uniform_gpus,
-                                          &system_gpus,
-                                          &ds_world,
-                                          &ds_axes,
-                                          &ds_zero,
-                                          &ds_experts,
-                                          &dp_matches,
-                                          &ds_batch,
-                                          &ds_num_microbatches,
-                                          &bf16_gpu,
-                                          &flash_attention_gpu,
-                                          &flash_attention_dtype,
-                                          &fp8_gpu,
-                                          &fp4_gpu,
-                                          &fp4_recipe,
-                                          &fp4_with_fp8,
-                                          &fp8_all_gather_ignored,
-                                          &tp_comm_overlap_unused,
-                                          &unknown_keys_kept,
-                                          &peft_framework,
-                                          &hybrid_framework,
-                                          &fused_norm_apex};
+    static const std::vector<RuleFn> r = framework_rule_list(
+        {&ds_world, &ds_axes, &ds_zero, &ds_experts, &dp_matches, &ds_batch, &ds_num_microbatches},
+        {&fp8_all_gather_ignored});
     return r;
 }
 

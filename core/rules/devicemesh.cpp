@@ -2,8 +2,7 @@
 #include "rules/devicemesh.h"
 
 #include "rules/common.h"
-#include "rules/hybrid.h"
-#include "rules/fp4.h"
+#include "rules/shared_rules.h"
 
 #include <algorithm>
 
@@ -32,26 +31,8 @@ void dm_batch(const Project& p, Out& out) { batch_divisible(p, out, &dm_batch, "
 }   // namespace
 
 const std::vector<RuleFn>& devicemesh_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,
-                                          &uniform_gpus,
-                                          &system_gpus,
-                                          &dm_world,
-                                          &dp_matches,
-                                          &dm_heads,
-                                          &dm_batch,
-                                          &bf16_gpu,
-                                          &flash_attention_gpu,
-                                          &flash_attention_dtype,
-                                          &fp8_gpu,
-                                          &fp4_gpu,
-                                          &fp4_recipe,
-                                          &fp4_with_fp8,
-                                          &fp8_all_gather_ignored,
-                                          &tp_comm_overlap_unused,
-                                          &unknown_keys_kept,
-                                          &peft_framework,
-                                          &hybrid_framework,
-                                          &fused_norm_apex};
+    static const std::vector<RuleFn> r = framework_rule_list({&dm_world, &dp_matches, &dm_heads, &dm_batch},
+                                                             {&fp8_all_gather_ignored});
     return r;
 }
 

@@ -4,7 +4,7 @@
 
 #include "rules/common.h"
 #include "rules/hybrid.h"
-#include "rules/fp4.h"
+#include "rules/shared_rules.h"
 #include "rules/predicates.h"
 
 #include <algorithm>
@@ -493,49 +493,32 @@ void mg_fp8_param_gather(const Project& p, Out& out) {
 }   // namespace
 
 const std::vector<RuleFn>& megatron_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,
-                                          &uniform_gpus,
-                                          &system_gpus,
-                                          &mg_world,
-                                          &mg_sp_mode,
-                                          &mg_sp_needs_tp,
-                                          &mg_expert_grid,
-                                          &mg_experts,
-                                          &mg_order,
-                                          &dp_matches,
-                                          &mg_layers,
-                                          &mg_vpp_pp2,
-                                          &mg_schedule,
-                                          &mg_heads,
-                                          &mg_query_groups,
-                                          &mg_ffn,
-                                          &mg_mamba_tp,
-                                          &mg_mamba_cp,
-                                          &mg_hybrid_pipeline,
-                                          &mg_mamba_fp8,
-                                          &mg_seq_cp,
-                                          &mg_seq_tp,
-                                          &mg_moe_sp,
-                                          &mg_batch,
-                                          &mg_num_microbatches,
-                                          &mg_vpp_microbatches,
-                                          &mg_zero,
-                                          &bf16_gpu,
-                                          &flash_attention_gpu,
-                                          &flash_attention_dtype,
-                                          &fp8_gpu,
-                                          &fp4_gpu,
-                                          &fp4_recipe,
-                                          &fp4_with_fp8,
-                                          &mg_fp8_recipe,
-                                          &fp8_recipe_gpu,
-                                          &mg_fp8_kernels,
-                                          &mg_fp8_param_gather,
-                                          &tp_comm_overlap_unused,
-                                          &unknown_keys_kept,
-                                          &peft_framework,
-                                          &hybrid_framework,
-                                          &fused_norm_apex};
+    static const std::vector<RuleFn> r = framework_rule_list(
+        {&mg_world,
+         &mg_sp_mode,
+         &mg_sp_needs_tp,
+         &mg_expert_grid,
+         &mg_experts,
+         &mg_order,
+         &dp_matches,
+         &mg_layers,
+         &mg_vpp_pp2,
+         &mg_schedule,
+         &mg_heads,
+         &mg_query_groups,
+         &mg_ffn,
+         &mg_mamba_tp,
+         &mg_mamba_cp,
+         &mg_hybrid_pipeline,
+         &mg_mamba_fp8,
+         &mg_seq_cp,
+         &mg_seq_tp,
+         &mg_moe_sp,
+         &mg_batch,
+         &mg_num_microbatches,
+         &mg_vpp_microbatches,
+         &mg_zero},
+        {&mg_fp8_recipe, &fp8_recipe_gpu, &mg_fp8_kernels, &mg_fp8_param_gather});
     return r;
 }
 

@@ -3,8 +3,7 @@
 #include "rules/torchtitan.h"
 
 #include "rules/common.h"
-#include "rules/hybrid.h"
-#include "rules/fp4.h"
+#include "rules/shared_rules.h"
 #include "project/framework.h"
 #include "rules/predicates.h"
 
@@ -233,7 +232,7 @@ void tt_fp8_all_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather) return;
     if (l.fp8_recipe != "rowwise") {
-        if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out);
+        if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out, &tt_fp8_all_gather);
         const Sizes s = sizes(p);
         const int shard = l.dp_shard > 0 ? l.dp_shard : s.dp / std::max(1, l.dp_replicate);
         if (s.dp <= 0 || shard > 1) return;
@@ -284,37 +283,10 @@ void tt_fp8_recipe(const Project& p, Out& out) {
 }   // namespace
 
 const std::vector<RuleFn>& torchtitan_rules() {
-    static const std::vector<RuleFn> r = {&cluster_not_empty,
-                                          &uniform_gpus,
-                                          &system_gpus,
-                                          &tt_degrees,
-                                          &tt_world,
-                                          &tt_sp,
-                                          &tt_ep,
-                                          &tt_experts,
-                                          &dp_matches,
-                                          &tt_heads,
-                                          &tt_kv_heads,
-                                          &tt_seq,
-                                          &tt_pp,
-                                          &tt_batch,
-                                          &tt_microbatches,
-                                          &bf16_gpu,
-                                          &flash_attention_gpu,
-                                          &flash_attention_dtype,
-                                          &fp8_gpu,
-                                          &fp4_gpu,
-                                          &fp4_recipe,
-                                          &fp4_with_fp8,
-                                          &tt_fp8_recipe,
-                                          &fp8_recipe_gpu,
-                                          &tt_fp8_all_gather,
-                                          &tt_kernels,
-                                          &tp_comm_overlap_unused,
-                                          &unknown_keys_kept,
-                                          &peft_framework,
-                                          &hybrid_framework,
-                                          &fused_norm_apex};
+    static const std::vector<RuleFn> r = framework_rule_list(
+        {&tt_degrees, &tt_world, &tt_sp, &tt_ep, &tt_experts, &dp_matches, &tt_heads, &tt_kv_heads, &tt_seq, &tt_pp,
+         &tt_batch, &tt_microbatches},
+        {&tt_fp8_recipe, &fp8_recipe_gpu, &tt_fp8_all_gather, &tt_kernels});
     return r;
 }
 
