@@ -10,6 +10,21 @@
 
 namespace paraplan::estimate {
 
+ActivationInputs activation_inputs(const Config& c, double seq) {
+    ActivationInputs ai;
+    ai.seq = seq;
+    ai.micro_batch = c.micro_batch;
+    ai.tp = c.tp;
+    ai.cp = c.cp;
+    ai.etp = c.etp;
+    ai.ep = c.ep;
+    ai.sequence_parallel = c.sequence_parallel;
+    ai.flash_attention = c.flash_attention;
+    ai.dropout = c.dropout;
+    ai.moe_load = moe_load_factor(c.moe);
+    return ai;
+}
+
 LayerActivation layer_activation(const LayerShapes& s, bool moe, const ActivationInputs& in) {
     LayerActivation a;
     const double sl = in.seq / std::max(1, in.cp);   // local sequence
@@ -161,18 +176,9 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     const auto fp8_weights = stage_fp8_weight_params(s, c);
     const auto adapters = stage_adapter_params(s, c);
     const Fp8Gather gather = fp8_gather_of(c);
-    ActivationInputs ai;
-    ai.seq = c.seq_len;
-    ai.micro_batch = c.micro_batch;
-    ai.tp = c.tp;
-    ai.cp = c.cp;
-    ai.etp = c.etp;
-    ai.ep = c.ep;
-    ai.sequence_parallel = c.sequence_parallel;
-    ai.flash_attention = c.flash_attention;
-    ai.dropout = c.dropout;
+    ActivationInputs ai = activation_inputs(c, c.seq_len);
     ai.recompute = c.recompute;
-    ai.moe_load = s.experts > 0 ? moe_load_factor(c.moe) : 1.0;
+    if (s.experts == 0) ai.moe_load = 1.0;
     const FrameworkTraits* ft = find_traits(c.framework);
     ai.op_sac = ft && ft->op_sac;
     // torchao's PrepareFloat8ModuleInput casts to FP8 before the all-gather and Float8Linear saves

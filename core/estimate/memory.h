@@ -56,6 +56,11 @@ struct ActivationInputs {
     double gathered_input_bytes = 0;
 };
 
+// What a Config gives layer_activation for a microbatch of `seq` tokens: its shape and how the layer
+// is split (tp, cp, etp, ep, sequence parallelism, flash attention, dropout, the busiest EP rank's
+// load). Recompute none; callers set recompute, op_sac and gathered_input_bytes where they count them.
+ActivationInputs activation_inputs(const Config& c, double seq);
+
 // Without recomputation and with dense GPT shapes (hq = hkv = h, ffn = 4h, GeLU,
 // dropout, no flash) this is exactly Korthikanti's Table 2:
 // sbh(10 + 24/t + 5as/(ht)), with SP sbh(34/t + 5as/(ht)), selective drops the 5as/(ht) term.

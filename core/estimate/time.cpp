@@ -73,18 +73,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         // (backward). Only those steps run at the ring rate; TE's CP keeps one fused kernel.
         if (c.cp > 1 && c.seq_split == SeqSplit::ring && c.kernels != KernelStack::te)
             attn_s *= 1 / cp + (cp - 1) / cp / eff.ring_sdpa;
-        ActivationInputs ai;
-        ai.seq = seq;
-        ai.micro_batch = c.micro_batch;
-        ai.tp = c.tp;
-        ai.cp = c.cp;
-        ai.etp = c.etp;
-        ai.ep = c.ep;
-        ai.sequence_parallel = c.sequence_parallel;
-        ai.flash_attention = c.flash_attention;
-        ai.dropout = c.dropout;
-        ai.recompute = Recompute::none;
-        ai.moe_load = moe_load_factor(c.moe);
+        const ActivationInputs ai = activation_inputs(c, seq);
         const LayerActivation a = layer_activation(s, moe, ai);
         elem_s = (eff.elementwise_passes * (a.replicated + a.sharded) + eff.score_passes * a.scores) / hbm;
         if (lf != LinearFormat::wide) {
@@ -182,17 +171,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     if (c.hybrid) {
         const double gemm_rate = linear_peak_flops(narrow, hw) *
                                  linear_gemm_efficiency(narrow, eff, std::min(tokens, s.h / tp));
-        ActivationInputs ai;
-        ai.seq = seq;
-        ai.micro_batch = c.micro_batch;
-        ai.tp = c.tp;
-        ai.cp = c.cp;
-        ai.etp = c.etp;
-        ai.ep = c.ep;
-        ai.sequence_parallel = c.sequence_parallel;
-        ai.flash_attention = c.flash_attention;
-        ai.dropout = c.dropout;
-        ai.moe_load = moe_load_factor(c.moe);
+        const ActivationInputs ai = activation_inputs(c, seq);
         auto elem = [&](char k) {
             const LayerActivation x = hybrid_layer_activation(s, k, ai);
             return (eff.elementwise_passes * (x.replicated + x.sharded) + eff.score_passes * x.scores) / hbm;
