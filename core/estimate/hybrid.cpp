@@ -36,10 +36,6 @@ double hybrid_attention_core_flops_per_token(const ModelSpec& m, double seq) {
     return m.hybrid_layer_count('*') * hybrid_layer_flops_per_token(m, seq).attention_core;
 }
 
-}   // namespace paraplan::estimate
-
-namespace paraplan::estimate {
-
 ShardedCounts hybrid_layer_params_per_gpu(const LayerShapes& s, char kind, int tp, int ep, int etp) {
     ShardedCounts c;
     const double t = std::max(1, tp);

@@ -120,9 +120,12 @@ std::vector<ShardedCounts> stage_params(const LayerShapes& s, const Config& c) {
     for (int i = 0; i < pp; ++i) {
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
-        out[i].dense = dense.dense * (layers - nmoe) + moe.dense * nmoe;
-        out[i].expert = moe.expert * nmoe;
-        if (c.hybrid) out[i] = hybrid_stage_layer_params(s, c, i);
+        if (c.hybrid) {
+            out[i] = hybrid_stage_layer_params(s, c, i);
+        } else {
+            out[i].dense = dense.dense * (layers - nmoe) + moe.dense * nmoe;
+            out[i].expert = moe.expert * nmoe;
+        }
         // Vocabulary-parallel embedding on the first stage; output layer (or, tied and
         // pp > 1, the embedding copy Megatron and ColossalAI keep) and final norm on the last.
         if (i == c.embedding_stage) out[i].dense += s.embedding_params / c.tp;
@@ -148,11 +151,14 @@ std::vector<ShardedCounts> stage_fp8_weight_params(const LayerShapes& s, const C
     const ShardedCounts dl = layer_params_per_gpu(s, false, c.tp, c.ep, c.etp);
     const ShardedCounts ml = layer_params_per_gpu(s, true, c.tp, c.ep, c.etp);
     for (int i = 0; i < pp; ++i) {
+        if (c.hybrid) {
+            out[i] = hybrid_stage_layer_params(s, c, i);
+            continue;
+        }
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
         const int nmoe = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
         out[i].dense = (layers - nmoe) * dl.dense + nmoe * ml.dense;
         out[i].expert = (layers - nmoe) * dl.expert + nmoe * ml.expert;
-        if (c.hybrid) out[i] = hybrid_stage_layer_params(s, c, i);
     }
     return out;
 }

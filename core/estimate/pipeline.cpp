@@ -72,11 +72,16 @@ double bubble_cost(Schedule s, const StageCost& c) {
     }
 }
 
+std::vector<double> closed_form_inflight(Schedule s, int p, int m, int v, int stages) {
+    std::vector<double> out(static_cast<std::size_t>(std::max(stages, 0)));
+    for (int i = 0; i < stages; ++i) out[static_cast<std::size_t>(i)] = peak_inflight(s, p, m, v, i);
+    return out;
+}
+
 PipelineResult simulate_closed_form(Schedule s, int p, int m, int v, const std::vector<StageCost>& costs) {
     PipelineResult r;
     const int n = int(costs.size());
-    r.inflight.resize(std::max(n, 0));
-    for (int i = 0; i < n; ++i) r.inflight[i] = peak_inflight(s, p, m, v, i);
+    r.inflight = closed_form_inflight(s, p, m, v, n);
     if (n == 0) return r;
     m = std::max(1, m);
     int worst = 0;

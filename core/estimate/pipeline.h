@@ -24,6 +24,9 @@ namespace paraplan::estimate {
 //   ZBV: 1x of 1F1B's peak on every rank.
 //   DualPipeV: PP + 1 half-rank chunks in flight (DualPipe README table, PP = 2p): p + 1/2, capped at m.
 double peak_inflight(Schedule s, int p, int m, int v, int rank);
+// peak_inflight of ranks 0 .. stages - 1: what simulate_closed_form() reports, which needs no stage
+// costs (the planner checks memory with it before it prices the time).
+std::vector<double> closed_form_inflight(Schedule s, int p, int m, int v, int stages);
 
 // Per-stage cost of one microbatch (seconds): forward, full backward (B + W) and
 // the weight-gradient part W of it.

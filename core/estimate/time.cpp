@@ -282,11 +282,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
 std::vector<double> closed_form_inflight(const Config& c) {
     // As estimate_time() calls simulate_closed_form: one stage cost per pipeline rank.
     const int pp = std::max(1, c.pp);
-    std::vector<double> out(static_cast<std::size_t>(pp));
-    for (int i = 0; i < pp; ++i)
-        out[static_cast<std::size_t>(i)] = peak_inflight(c.schedule, pp, std::max(1, c.num_microbatches),
-                                                         std::max(1, c.chunks), i);
-    return out;
+    return closed_form_inflight(c.schedule, pp, std::max(1, c.num_microbatches), std::max(1, c.chunks), pp);
 }
 
 TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config& c, const Hardware& hw,
