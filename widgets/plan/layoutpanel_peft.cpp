@@ -20,6 +20,8 @@ using paraplan::Project;
 namespace {
 const paraplan::Peft* peftOf(const Project& p) { return p.layout.peft ? &*p.layout.peft : nullptr; }
 bool hasPeft(const Project& p) { return p.layout.peft.has_value(); }
+// What the LoRA fields show: the project's LoRA, or under full training the values LoRA starts from.
+paraplan::Peft shownPeft(const Project& p) { return p.layout.peft ? *p.layout.peft : paraplan::default_lora(); }
 }   // namespace
 
 bool LayoutPanel::applyPeft(const QString& label, const std::string& pointer, const nlohmann::json& value) {
@@ -64,14 +66,13 @@ void LayoutPanel::addFineTuning() {
     addInt(ft, QStringLiteral("/layout/peft/rank"), tr("LoRA rank"), QStringLiteral("peft_rank"), 1, 65536,
            tr("The rank r of each adapter (Megatron-Bridge LoRA dim; peft.LoraConfig r): a targeted linear "
               "W (in × out) gets A (r × in) and B (out × r), r·(in + out) trainable parameters."),
-           [](const Project& p) { return p.layout.peft ? p.layout.peft->rank : paraplan::default_lora().rank; });
+           [](const Project& p) { return shownPeft(p).rank; });
     enableWhen(QStringLiteral("/layout/peft/rank"), hasPeft);
     addDouble(
         ft, QStringLiteral("/layout/peft/alpha"), tr("LoRA alpha"), QStringLiteral("peft_alpha"), 0, 1'000'000, 1,
         tr("The adapters' update is scaled by alpha / rank (Megatron-Bridge LoRA alpha; peft.LoraConfig "
            "lora_alpha). It changes the learning dynamics, not the memory or the step time."),
-        [](const Project& p) { return p.layout.peft ? p.layout.peft->alpha : paraplan::default_lora().alpha; },
-        QString());
+        [](const Project& p) { return shownPeft(p).alpha; }, QString());
     enableWhen(QStringLiteral("/layout/peft/alpha"), hasPeft);
     {
         auto* box = new QWidget(this);
@@ -97,8 +98,7 @@ void LayoutPanel::addFineTuning() {
                     "gate when gated), linear_fc2 (MLP down). Exported to Hugging Face peft as their module "
                     "names (q_proj k_proj v_proj, o_proj, gate_proj up_proj, down_proj). At least one."),
                  [this, checks] {
-                     const auto* f = peftOf(editor_->project());
-                     const paraplan::Peft d = f ? *f : paraplan::default_lora();
+                     const paraplan::Peft d = shownPeft(editor_->project());
                      for (int i = 0; i < checks.size(); ++i) {
                          const QSignalBlocker block(checks[i]);
                          checks[i]->setChecked(d.has_target(static_cast<paraplan::LoraTarget>(i)));
@@ -126,10 +126,7 @@ void LayoutPanel::addFineTuning() {
                  "NormalFloat with block scales, about 0.52 bytes). Megatron-Bridge's Megatron-core linears "
                  "have no NF4; Hugging Face peft loads 4-bit bases through bitsandbytes (the Diagnostics say "
                  "what the framework refuses)."),
-              [](const Project& p) {
-                  return std::string(paraplan::to_string(p.layout.peft ? p.layout.peft->base_dtype
-                                                                       : paraplan::default_lora().base_dtype));
-              });
+              [](const Project& p) { return std::string(paraplan::to_string(shownPeft(p).base_dtype)); });
     enableWhen(QStringLiteral("/layout/peft/base_dtype"), hasPeft);
     {
         auto* trainable = new QLabel(this);
