@@ -276,8 +276,14 @@ std::vector<CommCall> grad_sync(const ShardedCounts& params, const ShardedCounts
     return out;
 }
 
-double grad_sync_window_s(const Config& c, const StageCost& cost, int stage) {
-    return (c.overlap_grad_reduce ? cost.b : 0) + stage * cost.b;
+bool crosses_scale_out(const GroupLink& l) { return l.size > 1 && (l.fabric ? l.fabric->nodes > 1 : l.nodes > 1); }
+
+double shared_nic_s(const Config& c, double others_s) {
+    return crosses_scale_out(c.link[kDp]) || crosses_scale_out(c.link[kEdp]) ? std::max(0.0, others_s) : 0.0;
+}
+
+double grad_sync_window_s(const Config& c, const StageCost& cost, int stage, double nic_b) {
+    return (c.overlap_grad_reduce ? std::max(0.0, cost.b - nic_b) : 0) + stage * cost.b;
 }
 
 }   // namespace paraplan::estimate

@@ -101,9 +101,24 @@ std::vector<CommCall> grad_sync(const ShardedCounts& params, const ShardedCounts
 // buffer's 2; 2 without it.
 double fp8_wire_bytes(const Config& c, const GroupLink& l);
 
+// Whether a group's collectives leave its scale-up domain, through its GPUs' NICs.
+bool crosses_scale_out(const GroupLink& l);
+
+// Link sharing between groups that run at once. Each GPU reaches the scale-out fabric through its
+// own NICs (one rail each), which every group it belongs to uses: the data-parallel reduction (or
+// ZeRO-3's gathers) hidden behind a backward shares them with that backward's expert all-to-alls, CP
+// ring steps and pipeline sends. The NIC moves one collective's bytes at a time at its line rate
+// (two at once each get half), so the seconds the others hold it are taken from the time the
+// data-parallel traffic has to hide in. `others_s`: those groups' wire seconds in the window (each
+// group's whole collective time where it crosses the scale-out: its bandwidth term is the NIC's);
+// counted only where the data-parallel groups (dp or expert dp) cross it too.
+double shared_nic_s(const Config& c, double others_s);
+
 // How much of stage `stage`'s gradient reduction hides behind the end of the pipeline:
 // the stage finishes its last backward about `stage` backward steps before stage 0 does,
-// plus one more backward when the framework overlaps the reduction with it.
-double grad_sync_window_s(const Config& c, const StageCost& cost, int stage);
+// plus one more backward when the framework overlaps the reduction with it, less the seconds of
+// that backward other groups hold the shared NICs (`nic_b`, shared_nic_s). The drain after it is
+// the stage's own: its other groups are done.
+double grad_sync_window_s(const Config& c, const StageCost& cost, int stage, double nic_b = 0);
 
 }   // namespace paraplan::estimate

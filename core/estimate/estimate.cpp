@@ -644,6 +644,13 @@ Estimate estimate_project(const Project& p, const Hardware& hw, const topology::
     // keeps the closed forms, to stay fast over thousands of candidates.
     Estimate e = evaluate(p.model, layer_shapes(p.model), c, hw, simulated_pipeline(c.link[kPp].latency_s, &notes));
     e.notes = std::move(notes);
+    double shared = 0;
+    for (const auto& st : e.time.stages) shared = std::max(shared, st.nic_b);
+    if (shared > 0 && c.overlap_grad_reduce)
+        e.notes.push_back(
+            "link sharing: the data-parallel reduction shares the GPUs' NICs with the expert "
+            "all-to-alls, CP steps and pipeline sends of the backward it hides behind (" +
+            std::to_string(int(std::lround(shared * 1e3))) + " ms of that backward's time)");
     e.train_tokens = double(p.training.train_tokens);
     if (e.train_tokens > 0 && e.time.tokens_per_s > 0) e.time_to_train_s = e.train_tokens / e.time.tokens_per_s;
     e.step_band = step_band(e.time.step_s, run_kind(c, p.model.is_moe(), hw.arch), held_out_errors());
@@ -682,7 +689,8 @@ nlohmann::json to_json(const Estimate& e) {
                       {"cp_s", x.cp},
                       {"ep_s", x.ep},
                       {"pp_s", x.pp},
-                      {"dp_s", x.dp}});
+                      {"dp_s", x.dp},
+                      {"nic_shared_s", x.nic_b}});
     }
     const auto& c = e.config;
     json j = {

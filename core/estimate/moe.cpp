@@ -32,7 +32,7 @@ double deepep_s(const GroupLink& l, const Hardware& hw, const LayerShapes& s, do
     const double remote_nodes = nodes_reached(s.experts, s.top_k, domains) * (domains - 1) / domains;
     const double rdma = token_bytes * remote_nodes;
     const double nvl = routed_bytes * (per_domain - 1) / std::max(1, per_domain);
-    const double nic = (l.fabric ? l.fabric->nic_gbps : hw.inter_node_gbits / 8.0 / std::max(1, hw.gpus_per_node)) *
+    const double nic = (l.fabric ? l.fabric->a2a_nic_gbps : hw.inter_node_gbits / 8.0 / std::max(1, hw.gpus_per_node)) *
                        1e9;
     return std::max(rdma / nic, nvl / intra) + l.latency_s;
 }

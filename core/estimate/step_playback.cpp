@@ -347,7 +347,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     for (int j = flushes - syncs; j < flushes; ++j)
         for (int s = 0; s < pp; ++s) {
             const std::vector<CommCall> calls = grad_sync(trained[std::size_t(s)], fp8_weights[std::size_t(s)], c);
-            const double window = grad_sync_window_s(c, costs[std::size_t(s)], s);
+            const double window = grad_sync_window_s(c, costs[std::size_t(s)], s, e.time.stages[std::size_t(s)].nic_b);
             const double flush_end = (j + 1) * flush_s + j * gap;
             double t = std::max(0.0, flush_end - window);
             for (const auto& k : calls) {

@@ -186,7 +186,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
 
     const int head = head_stage_of(c);
     std::vector<StageTimes> out(pp);
-    double z3_compute = -1, z3_exposed = 0;   // the last stage's ZeRO-3 gathers, reused by a stage like it
+    double z3_compute = -1, z3_exposed = 0;   // the last stage's ZeRO-3 window and gathers, reused by a stage like it
     for (int i = 0; i < pp; ++i) {
         StageTimes& st = out[i];
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
@@ -225,7 +225,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             const double ef = kt[3].g + kt[3].e, eb = 2 * kt[3].g + 2 * kt[3].e;
             st.ep = nmoe * moe_layer_comm(ef, eb + (c.recompute == Recompute::full ? ef : 0));
         }
-        double mtp_layers = 0;
+        double mtp_layers = 0, ep_mtp_layers = 0;
         if (i == head) {
             const double logit = tokens * 2 * s.h * s.vocab / tp / (peak * gemm_efficiency(eff, std::min(tokens, s.h)));
             f += logit;
@@ -247,7 +247,10 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
                 b += mtp_layers * (2 * (lg + proj + logit) + 2.5 * la + 2 * le + (last_moe ? mk.bwd_s : 0)) +
                      (c.recompute == Recompute::full ? mtp_layers * (lg + la + le) : 0);
                 st.compute_w += mtp_layers * (lg + proj + logit);
-                if (last_moe) st.ep += mtp_layers * moe_layer_comm(moe_f, moe_b);
+                if (last_moe) {
+                    st.ep += mtp_layers * moe_layer_comm(moe_f, moe_b);
+                    ep_mtp_layers = mtp_layers;
+                }
             }
         }
         st.compute_f = f;
@@ -265,12 +268,32 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
                     nkind[3] * (s.shared_ffn > 0 ? mlp_pair : 0.0);
             st.cp = nkind[1] * (lc.cp_fwd_s + lc.cp_bwd_s);
         }
+        // Link sharing (shared_nic_s): the EP, CP and PP groups' wire seconds per microbatch, on the
+        // NICs where they cross the scale-out, and what of them the step does not expose (ran under
+        // the compute).
+        double wire_b = 0, wire_hidden = 0;
+        auto on_nic = [&](GroupKind k, double fwd, double bwd, double exposed) {
+            if (!crosses_scale_out(c.link[k])) return;
+            wire_b += bwd;
+            wire_hidden += std::max(0.0, fwd + bwd - exposed);
+        };
+        const double ep_layers = (c.hybrid ? nkind[3] : nmoe) + ep_mtp_layers;
+        on_nic(kEp, ep_layers * ep_layer.fwd_s, ep_layers * ep_layer.bwd_s, st.ep);
+        const double cp_layers = c.hybrid ? nkind[1] : layers + mtp_layers;
+        on_nic(kCp, cp_layers * lc.cp_fwd_count * lc.cp_call_s, cp_layers * lc.cp_bwd_count * lc.cp_call_s, st.cp);
+        if (pp > 1) {
+            const double send = send_recv_s(c.link[kPp], lc.pp_bytes) * lc.pp_count;
+            on_nic(kPp, send, send, st.pp);
+        }
+        st.nic_b = shared_nic_s(c, wire_b);
         // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered
-        // every microbatch, prefetched behind compute.
+        // every microbatch, prefetched behind compute, less the time the other groups' hidden
+        // traffic holds the shared NICs.
         if (c.zero_stage >= 3) {
-            if (i == 0 || f + b != z3_compute || params[i].dense != params[i - 1].dense ||
+            const double window = std::max(0.0, f + b - shared_nic_s(c, wire_hidden));
+            if (i == 0 || window != z3_compute || params[i].dense != params[i - 1].dense ||
                 params[i].expert != params[i - 1].expert) {
-                z3_compute = f + b;
+                z3_compute = window;
                 z3_exposed = zero3_comm(params[i], c, z3_compute).exposed_s;
             }
             st.dp = z3_exposed;
@@ -340,7 +363,7 @@ TimeResult estimate_time(const ModelSpec& m, const LayerShapes& s, const Config&
             t = 0;
             for (const CommCall& k : grad_sync(trained[i], fp8_weights[i], c)) t += k.seconds;
         }
-        const double window = grad_sync_window_s(c, costs[i], i);
+        const double window = grad_sync_window_s(c, costs[i], i, r.stages[i].nic_b);
         dp_exposed = std::max(dp_exposed, t - window);
         // Optimizer step: read and write the local states once (memory bound).
         const double zg = (c.zero_stage >= 1 || c.distributed_optimizer) ? std::max(1, c.zero_group) : 1;

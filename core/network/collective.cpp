@@ -94,7 +94,8 @@ CollectiveResult price_p2p(const Fabric& f, Op op, std::uint64_t bytes) {
         (f.nodes > 1 ? inter_bytes : intra_bytes) = static_cast<double>(bytes);
     }
     const double t_intra = intra_bytes / (1000 * f.intra_gbps);
-    const double t_inter = inter_bytes > 0 ? inter_bytes / (1000 * f.nic_gbps) : 0;
+    const double nic = op == Op::AllToAll ? f.a2a_nic_gbps : f.nic_gbps;
+    const double t_inter = inter_bytes > 0 ? inter_bytes / (1000 * nic) : 0;
     double lat = 8.4 + (f.nvlink ? 3.4 : 5.7);
     if (f.nodes > 1) lat += 14.0 + 2 * f.latency_inter_us;
     const double bw_term = std::max(t_intra, t_inter);

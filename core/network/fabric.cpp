@@ -38,17 +38,13 @@ CompCap cap_of(const Tier& t) {
     return CompCap::Ampere;
 }
 
-// Traffic leaving a switch tier goes through its uplinks, so the oversubscription of each tier
-// below the outermost one crossed divides the bandwidth.
-void switch_tiers(const System& s, int gpus, Fabric& f) {
-    const auto crossed = switch_tiers_crossed(s, gpus);
-    double over = 1;
-    for (std::size_t i = 0; i < crossed.size(); ++i) {
-        f.latency_inter_us += crossed[i]->latency_us;
-        if (i > 0) over = std::max(over, crossed[i - 1]->oversubscription);
-    }
-    f.nic_gbps /= over;
-    f.bw_inter /= over;
+// The latency of each switch tier crossed, and the uplink share of the oversubscribed ones.
+void switch_tiers(const System& s, const GroupShape& g, Fabric& f) {
+    for (const Tier* t : switch_tiers_crossed(s, std::max(g.span_gpus, g.ranks))) f.latency_inter_us += t->latency_us;
+    const UplinkShare u = uplink_share(s, g);
+    f.nic_gbps /= u.ring;
+    f.bw_inter /= u.ring;
+    f.a2a_nic_gbps /= u.all_to_all;
 }
 
 // The NVLS graph NCCL's search finds (NVIDIA/nccl v2.30.7-1 src/graph/search.cc): one channel per
@@ -97,9 +93,10 @@ void scale_out(const System& s, const GroupShape& g, Fabric& f) {
     f.sharp = out->reduction == "sharp";
     f.nics = std::max(1, static_cast<int>(std::lround(out->nics_per_gpu * f.ppn)));
     f.nic_gbps = out->nics_per_gpu * out->nic_gbytes() * kNetEfficiency;
+    f.a2a_nic_gbps = f.nic_gbps;
     f.bw_inter = std::min(f.bw_intra, f.nic_gbps * f.ppn / f.channels);
     f.latency_inter_us = out->latency_us;
-    switch_tiers(s, std::max(g.span_gpus, g.ranks), f);
+    switch_tiers(s, g, f);
 }
 
 }   // namespace
@@ -112,6 +109,23 @@ std::vector<const Tier*> switch_tiers_crossed(const System& s, int gpus) {
         out.push_back(&t);
     }
     return out;
+}
+
+UplinkShare uplink_share(const System& s, const GroupShape& g) {
+    UplinkShare u;
+    const int span = std::max({g.span_gpus, g.ranks, 1});
+    const auto crossed = switch_tiers_crossed(s, span);
+    // Traffic leaving tier i goes up its uplinks only where a tier above it is crossed too.
+    for (std::size_t i = 0; i + 1 < crossed.size(); ++i) {
+        const Tier& t = *crossed[i];
+        if (t.oversubscription <= 1 || t.gpus <= 0) continue;
+        const double under = std::min(1.0, double(t.gpus) / span);   // the group's share under one switch
+        const double d = std::max(1.0, std::floor(std::max(1, g.domains) * under));
+        const double m = std::max(1.0, std::floor(g.ranks * under));
+        u.ring = std::max(u.ring, t.oversubscription / d);
+        u.all_to_all = std::max(u.all_to_all, t.oversubscription * (1 - m / std::max(1, g.ranks)));
+    }
+    return u;
 }
 
 GroupShape first_gpus(const System& s, int gpus) {

@@ -10,7 +10,8 @@
 // PCI 12 GB/s per Gen3 x16, doubling per generation), with as many channels as the GPU's links
 // carry; NVLS is the graph NCCL's search finds for it (fabric.cpp nvls_graph); across domains a
 // channel runs at the NIC speed times kNetEfficiency, the domain's NICs adding up (one ring or tree
-// channel per NIC), and an oversubscribed switch tier the group crosses divides it.
+// channel per NIC), and an oversubscribed switch tier the group crosses divides it by the share of
+// the group's traffic that goes up through it (uplink_share).
 #include "network/system.h"
 
 #include <string>
@@ -46,7 +47,8 @@ struct Fabric {
     double intra_gbps = 0;         // one GPU's scale-up bandwidth as NCCL counts it (channels * bw_intra)
     double intra_efficiency = 1;   // the scale-up tier's Tier::efficiency, already in intra_gbps
     int nics = 0;                  // NICs of one domain
-    double nic_gbps = 0;           // one GPU's own NIC share, GB/s, after efficiency and oversubscription
+    double nic_gbps = 0;           // one GPU's own NIC share, GB/s, after efficiency and a ring's uplink share
+    double a2a_nic_gbps = 0;       // the same for all-to-all traffic, after its own uplink share (uplink_share)
     double latency_inter_us = 0;   // NCCL's graph latencyInter: the scale-out hop and switch tiers crossed
     std::string domain_tier, net_tier;
 };
@@ -65,6 +67,24 @@ struct GroupShape {
 // span_gpus) crosses once it leaves its scale-up domain: the first (leaf) always, each further
 // one when the group is larger than what the tier below joins.
 std::vector<const Tier*> switch_tiers_crossed(const System& s, int gpus);
+
+// How much an oversubscribed switch tier slows a group's traffic across it, when every GPU under the
+// switch runs the same kind of collective at once, as all the groups of one kind of a layout do (the
+// eight data-parallel rings of eight-GPU nodes run together, one per rail). The switch's uplinks
+// carry (downlink bandwidth) / oversubscription; they are a bottleneck only for the share of the
+// traffic that leaves the switch:
+//  - ring: NCCL's inter-node ring visits the group's domains in rank order, so it enters and leaves a
+//    switch once per channel while each of its d domains under the switch sends one hop per channel:
+//    1/d of the traffic goes up, and the tier divides the bandwidth by max(1, over / d). A tree or an
+//    NVLS/CollNet tree across domains links neighbours the same way and is taken alike;
+//  - all-to-all: each member sends (1 - m/n) of its data to the n - m members outside its switch (m
+//    of the group's n under it), so the divisor is max(1, over x (1 - m/n)).
+// d and m are the group's domains and members under one switch of the tier, its span_gpus spread
+// evenly. Returns the divisors {ring, all_to_all} over the tiers crossed below the outermost one.
+struct UplinkShare {
+    double ring = 1, all_to_all = 1;
+};
+UplinkShare uplink_share(const System& s, const GroupShape& g);
 
 // The first N GPUs of a system, filling trays, domains, then racks.
 GroupShape first_gpus(const System& s, int gpus);

@@ -20,8 +20,8 @@ std::uint64_t bits(double d) { return std::bit_cast<std::uint64_t>(d); }
 // field is added to Fabric, so the key cannot silently miss one.
 std::uint64_t fabric_hash(const Fabric& f) {
     const auto& [ranks, ppn, nodes, nvlink, rccl, nvls, sharp, cap, channels, bw_intra, bw_inter, nvls_heads,
-                 nvls_bw_intra, nvls_channels, intra_gbps, intra_efficiency, nics, nic_gbps, latency_inter_us,
-                 domain_tier, net_tier] = f;
+                 nvls_bw_intra, nvls_channels, intra_gbps, intra_efficiency, nics, nic_gbps, a2a_nic_gbps,
+                 latency_inter_us, domain_tier, net_tier] = f;
     std::uint64_t h = 0;
     h = mix(h, std::uint64_t(std::uint32_t(ranks)) | std::uint64_t(std::uint32_t(ppn)) << 32);
     h = mix(h, std::uint64_t(std::uint32_t(nodes)) | std::uint64_t(std::uint32_t(channels)) << 32);
@@ -29,7 +29,8 @@ std::uint64_t fabric_hash(const Fabric& f) {
     h = mix(h, std::uint64_t(std::uint32_t(nics)) | std::uint64_t(static_cast<int>(cap)) << 32 |
                    std::uint64_t(nvlink) << 40 | std::uint64_t(rccl) << 41 | std::uint64_t(nvls) << 42 |
                    std::uint64_t(sharp) << 43);
-    for (double d : {bw_intra, bw_inter, nvls_bw_intra, intra_gbps, intra_efficiency, nic_gbps, latency_inter_us})
+    for (double d :
+         {bw_intra, bw_inter, nvls_bw_intra, intra_gbps, intra_efficiency, nic_gbps, a2a_nic_gbps, latency_inter_us})
         h = mix(h, bits(d));
     // The tier names are compared on a hit (same()), not hashed: they rarely tell two fabrics apart.
     (void)domain_tier;
@@ -44,8 +45,9 @@ bool same(const Fabric& a, const Fabric& b) {
            a.nvls_heads == b.nvls_heads && bits(a.nvls_bw_intra) == bits(b.nvls_bw_intra) &&
            a.nvls_channels == b.nvls_channels && bits(a.intra_gbps) == bits(b.intra_gbps) &&
            bits(a.intra_efficiency) == bits(b.intra_efficiency) && a.nics == b.nics &&
-           bits(a.nic_gbps) == bits(b.nic_gbps) && bits(a.latency_inter_us) == bits(b.latency_inter_us) &&
-           a.domain_tier == b.domain_tier && a.net_tier == b.net_tier;
+           bits(a.nic_gbps) == bits(b.nic_gbps) && bits(a.a2a_nic_gbps) == bits(b.a2a_nic_gbps) &&
+           bits(a.latency_inter_us) == bits(b.latency_inter_us) && a.domain_tier == b.domain_tier &&
+           a.net_tier == b.net_tier;
 }
 
 // Direct-mapped: a slot holds the last (fabric, op, bytes) that hashed to it.
