@@ -1,6 +1,6 @@
 // LoRA (layout.peft) in the estimate: the adapters' parameter count against the LoRA paper's worked
 // figures, the memory of a frozen base, the backward without weight gradients, the gradient sync
-// and the optimizer over the adapters alone, and the model FLOPs.
+// and the optimizer over the adapters alone, ZeRO-3's sharded frozen base, and the model FLOPs.
 #include "catalog/catalog.h"
 #include "estimate/comm_terms.h"
 #include "estimate/config.h"
@@ -146,6 +146,44 @@ private slots:
         const auto calls = grad_sync(trained[0], stage_trained_fp8_weights(s, c)[0], c);
         QCOMPARE(int(calls.size()), 1);
         QCOMPARE(calls[0].bytes, adapter * c.grad_reduce_bytes);
+    }
+
+    // ZeRO-3 memory with LoRA: the frozen base (at base_dtype bytes) and the adapters are sharded over
+    // the ZeRO group; gradients and optimizer states exist for the adapters alone. The gathered layer
+    // buffers hold the base as stored and one layer's adapter gradients, not the layer's.
+    void zero3_memory_of_a_frozen_base() {
+        const LayerShapes s = layer_shapes(*catalog::find_model("llama3.1-70b"));
+        const int tp = 8, zg = 4;
+        const double vocab = 128256;
+        const double layer = (kH * (kH + 2 * kHkv) + kH * kH + 3 * kH * kFfn) / tp;   // one layer's linears
+        const double adapter_layer = 16 * ((kH + kH + 2 * kHkv) + (kH + kH) + (kH + 2 * kFfn) + (kFfn + kH)) / tp;
+        const double outside = 80 * 2 * kH + kH + 2 * vocab * kH / tp;
+        auto configure = [&](Config c) {
+            c.dp = zg;
+            c.zero_stage = 3;
+            c.zero_group = zg;
+            return c;
+        };
+        Config full = configure(lora_config(16, tp, 1, 80));
+        full.lora = {};
+        const StageMemory mf = estimate_memory(s, full, Hardware{}, {1.0}).stages[0];
+        for (PeftBaseDtype base : {PeftBaseDtype::bf16, PeftBaseDtype::fp8, PeftBaseDtype::nf4}) {
+            Config c = configure(lora_config(16, tp, 1, 80));
+            const double bb = base_weight_bytes(base);
+            c.lora.base_bytes = bb;
+            const StageMemory m = estimate_memory(s, c, Hardware{}, {1.0}).stages[0];
+            QCOMPARE(m.params, (bb * 80 * layer + 2 * (outside + 80 * adapter_layer)) / zg);
+            QCOMPARE(m.grads, 2 * 80 * adapter_layer / zg);
+            QCOMPARE(m.optimizer, 12 * 80 * adapter_layer / zg);
+            // Buffers: two gathered layers (base as stored; norms and adapters 16-bit) and one layer's
+            // gradients in the reduce dtype, against full training's two 16-bit layers and one layer's
+            // gradients; the rest of the buffers is the same.
+            const double norms = 2 * kH;
+            const double lora_live = 2 * (bb * layer + 2 * (norms + adapter_layer)) +
+                                     c.grad_reduce_bytes * adapter_layer;
+            const double full_live = 2 * 2 * (layer + norms) + c.grad_reduce_bytes * (layer + norms);
+            QVERIFY(std::abs((m.buffers - mf.buffers) - (lora_live - full_live)) <= 1e-9 * mf.buffers);
+        }
     }
 
     // Model FLOPs: forward F, backward of the frozen GEMMs and output layer 1x (input gradient),
