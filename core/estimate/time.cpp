@@ -187,6 +187,11 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     const int head = head_stage_of(c);
     std::vector<StageTimes> out(pp);
     double z3_compute = -1, z3_exposed = 0;   // the last stage's ZeRO-3 gathers, reused by a stage like it
+    Zero3Volume z3_volume;
+    // ZeRO-3 reduce-scatters what the stage trains (the adapters alone with LoRA, lora.h) and gathers
+    // LoRA's frozen linears as stored.
+    const auto z3_trained = stage_trained_params(s, c);
+    const auto z3_base = stage_base_linear_params(s, c);
     for (int i = 0; i < pp; ++i) {
         StageTimes& st = out[i];
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
@@ -268,10 +273,12 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered
         // every microbatch, prefetched behind compute.
         if (c.zero_stage >= 3) {
-            if (i == 0 || f + b != z3_compute || params[i].dense != params[i - 1].dense ||
-                params[i].expert != params[i - 1].expert) {
+            const Zero3Volume v = zero3_volume(params[i], z3_trained[i], z3_base[i], c);
+            if (i == 0 || f + b != z3_compute || v.gather_bytes != z3_volume.gather_bytes ||
+                v.grad_bytes != z3_volume.grad_bytes) {
                 z3_compute = f + b;
-                z3_exposed = zero3_comm(params[i], c, z3_compute).exposed_s;
+                z3_volume = v;
+                z3_exposed = zero3_comm(v, c, z3_compute).exposed_s;
             }
             st.dp = z3_exposed;
         }
