@@ -219,14 +219,39 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     return r;
 }
 
-Zero3Comm zero3_comm(const ShardedCounts& params, const Config& c, double compute_s) {
+Zero3Volume zero3_volume(const ShardedCounts& params, const ShardedCounts& trained, const ShardedCounts& base_linears,
+                         const Config& c) {
+    Zero3Volume v;
+    // FP8 all-gathers (torchao enable_fsdp_float8_all_gather) move 1 byte a parameter; Gemini's
+    // fp8_communication only across nodes (chunk.py Chunk.__gather -> all_gather_fp8, fp8_wire_bytes).
+    const double elem = fp8_gather_of(c) == Fp8Gather::fsdp_weights ? 1.0 : fp8_wire_bytes(c, c.link[kDp]);
+    v.gather_bytes = params.dense * elem;
+    if (c.lora.on()) {
+        // Every frozen weight stays sharded and is gathered for forward and backward as it is
+        // stored; the gradient reduction takes only the parameters that require grad:
+        //  - FSDP2: FSDPParamGroup.unshard gathers all of the group's parameters, and
+        //    FSDPParamGroup.post_backward passes foreach_reduce only those whose unsharded grad is not
+        //    None (torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py, PyTorch 2.6);
+        //  - DeepSpeed ZeRO-3: DeepSpeedZeroOptimizer_Stage3._get_trainable_parameter_groups keeps the
+        //    parameters with requires_grad, and create_reduce_and_remove_grad_hooks hooks only those
+        //    into reduce_ready_partitions_and_remove_grads (deepspeed/runtime/zero/stage3.py, v0.16.0);
+        //  - Megatron FSDP: the parameter groups split by requires_grad, grad buffers only for those
+        //    that require it (megatron_fsdp/param_and_grad_buffer.py ParamAndGradBuffer,
+        //    only_create_grad_buffer_and_main_weight_buffer_for_param_requires_grad; megatron_fsdp.py
+        //    _grad_acc returns for a frozen group; core_v0.19.0), as Megatron's DDP buckets only
+        //    parameters that require grad (distributed_data_parallel.py, __init__).
+        const double base = std::min(params.dense, base_linears.dense);
+        v.gather_bytes = c.lora.base_bytes * base + elem * (params.dense - base + trained.dense);
+    }
+    v.grad_bytes = trained.dense * c.grad_reduce_bytes;
+    return v;
+}
+
+Zero3Comm zero3_comm(const Zero3Volume& v, const Config& c, double compute_s) {
     Zero3Comm z;
     if (c.zero_stage < 3 || c.link[kDp].size <= 1) return z;
     const GroupLink& dl = c.link[kDp];
-    // FP8 all-gathers (torchao enable_fsdp_float8_all_gather) move 1 byte a parameter; Gemini's
-    // fp8_communication only across nodes (chunk.py Chunk.__gather -> all_gather_fp8, fp8_wire_bytes).
-    const double pbytes = params.dense * (fp8_gather_of(c) == Fp8Gather::fsdp_weights ? 1.0 : fp8_wire_bytes(c, dl));
-    const double gbytes = params.dense * c.grad_reduce_bytes;
+    const double pbytes = v.gather_bytes, gbytes = v.grad_bytes;
     z.calls.push_back({kDp, CollectiveOp::all_gather, pbytes, 2, 2 * all_gather_s(dl, pbytes)});
     z.calls.push_back({kDp, CollectiveOp::reduce_scatter, gbytes, 1, reduce_scatter_s(dl, gbytes)});
     double total = 0;

@@ -81,13 +81,27 @@ struct CommCall {
     double seconds = 0;   // all `count` calls, on the group's link
 };
 
+// What one stage's ZeRO-3 / FSDP collectives move per microbatch and GPU (the dense parameters;
+// expert weights are not gathered here).
+struct Zero3Volume {
+    double gather_bytes = 0;   // one all-gather of the stage's weights as they are gathered
+    double grad_bytes = 0;     // the reduce-scatter of the trained parameters' gradients
+};
+// params: stage_params; trained: stage_trained_params (lora.h); base_linears:
+// stage_base_linear_params (lora.h), the frozen linears a LoRA base stores in base_bytes. Without
+// LoRA every parameter is gathered (16-bit, or FP8 as the framework gathers it) and reduce-scattered;
+// with LoRA the frozen base is gathered in its stored dtype besides the 16-bit norms and adapters,
+// and only the adapters, which alone have gradients, are reduce-scattered.
+Zero3Volume zero3_volume(const ShardedCounts& params, const ShardedCounts& trained, const ShardedCounts& base_linears,
+                         const Config& c);
+
 // ZeRO-3 per stage and microbatch: parameters gathered for forward and backward, gradients
 // reduce-scattered. exposed_s: what stays after the prefetch behind compute_s (f + b).
 struct Zero3Comm {
     std::vector<CommCall> calls;
     double exposed_s = 0;
 };
-Zero3Comm zero3_comm(const ShardedCounts& params, const Config& c, double compute_s);
+Zero3Comm zero3_comm(const Zero3Volume& v, const Config& c, double compute_s);
 
 // The data-parallel gradient reduction of one stage per step (ZeRO < 3): all-reduce, or
 // reduce-scatter (+ all-gather of the updated parameters unless overlapped) when the

@@ -101,6 +101,16 @@ std::vector<ShardedCounts> stage_trained_params(const LayerShapes& s, const Conf
     return c.lora.on() ? stage_adapter_params(s, c) : stage_params(s, c);
 }
 
+std::vector<ShardedCounts> stage_base_linear_params(const LayerShapes& s, const Config& c) {
+    std::vector<ShardedCounts> out = stage_fp8_weight_params(s, c);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const int nl = i < c.layers_per_stage.size() ? c.layers_per_stage[i] : 0;
+        const int nm = i < c.moe_layers_per_stage.size() ? c.moe_layers_per_stage[i] : 0;
+        out[i].dense = std::max(0.0, out[i].dense - nl * s.norm_params - nm * s.router_params);
+    }
+    return out;
+}
+
 std::vector<ShardedCounts> stage_trained_fp8_weights(const LayerShapes& s, const Config& c) {
     return c.lora.on() ? std::vector<ShardedCounts>(std::size_t(std::max(1, c.pp))) : stage_fp8_weight_params(s, c);
 }

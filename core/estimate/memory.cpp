@@ -181,6 +181,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
     const auto params = stage_params(s, c);
     const auto fp8_weights = stage_fp8_weight_params(s, c);
     const auto adapters = stage_adapter_params(s, c);
+    const auto base_linears = stage_base_linear_params(s, c);
     const Fp8Gather gather = fp8_gather_of(c);
     ActivationInputs ai = activation_inputs(c, c.seq_len);
     ai.recompute = c.recompute;
@@ -239,10 +240,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // keeps embedding, norms, router and output layer 16-bit); the adapters are trained as any
             // weight is, with 16-bit weight and gradient and the framework's optimizer states.
             const double ad = adapters[i].dense, ae = adapters[i].expert;
-            const int nl = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
-            const int nm = i < int(c.moe_layers_per_stage.size()) ? c.moe_layers_per_stage[i] : 0;
-            const double ld = std::max(0.0, fp8_weights[i].dense - nl * s.norm_params - nm * s.router_params);
-            const double le = fp8_weights[i].expert;
+            const double ld = base_linears[i].dense, le = base_linears[i].expert;
             m.params = c.lora.base_bytes * (ld / w_d + le / w_e) +
                        c.bytes.weight * ((pd - ld) / w_d + (pe - le) / w_e + ad / w_d + ae / w_e);
             m.grads = c.bytes.grad * (ad / g_d + ae / g_e);
@@ -268,12 +266,17 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             // ColossalAI's fp8_communication casts for the wire only: Gemini gathers each chunk
             // into its 16-bit buffer (zero/gemini/chunk/chunk.py Chunk.__gather, all_gather_fp8
             // copying back to the input dtype, v0.5.1).
-            // With LoRA the gathered base is in its stored dtype and only the adapters have gradients.
-            const double gathered_bytes = c.lora.on()                         ? c.lora.base_bytes
-                                          : gather == Fp8Gather::fsdp_weights ? 1.0
-                                                                              : 2.0;
-            const double layer_grads = c.lora.on() ? (adapters[i].dense + adapters[i].expert) / layers : layer_params;
-            live = gathered_bytes * layer_params * 2.0 + c.grad_reduce_bytes * layer_grads;
+            const double gathered_bytes = gather == Fp8Gather::fsdp_weights ? 1.0 : 2.0;
+            double layer_gathered = gathered_bytes * layer_params;
+            // With LoRA (lora.h) a layer gathers its frozen linears in their stored dtype and its norms
+            // and adapters 16-bit (what zero3_volume moves), and only the adapters have gradients.
+            const double trained = c.lora.on() ? adapters[i].dense + adapters[i].expert : pd + pe;
+            const double layer_grads = c.lora.on() ? trained / layers : layer_params;
+            if (c.lora.on()) {
+                const double base = std::min(pd + pe - outside, base_linears[i].dense + base_linears[i].expert);
+                layer_gathered = (c.lora.base_bytes * base + 2.0 * (pd + pe - outside - base + trained)) / layers;
+            }
+            live = 2.0 * layer_gathered + c.grad_reduce_bytes * layer_grads;
             // FSDP2's root module (torchtitan: fully_shard(model) over the embedding, final norm and
             // output layer) is not resharded after forward: FSDPState._lazy_init sets the root group's
             // post_forward_mesh_info = None "since for training, the parameters would be freed and
@@ -308,8 +311,9 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
                                                       (c.schedule == Schedule::interleaved_pytorch &&
                                                        c.num_microbatches < 2 * c.pp));
                 const double grad_share = chunk_by_chunk ? std::ceil(double(layers) / v) / layers : 1.0;
-                live = gathered_bytes * (pd + pe - outside) + 2.0 * outside +
-                       c.grad_reduce_bytes * (pd + pe) * grad_share + 2.0 * layer_params;
+                const double stage_gathered = c.lora.on() ? layers * layer_gathered
+                                                          : gathered_bytes * (pd + pe - outside);
+                live = stage_gathered + 2.0 * outside + c.grad_reduce_bytes * trained * grad_share + 2.0 * layer_grads;
             }
             if (c.offload_params) {
                 m.offloaded += m.params;

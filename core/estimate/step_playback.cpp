@@ -155,6 +155,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
     // The gradient reduction moves what the stage trains (the adapters alone with LoRA, lora.h).
     const auto trained = stage_trained_params(shapes, c);
     const auto fp8_weights = stage_trained_fp8_weights(shapes, c);
+    const auto base_linears = stage_base_linear_params(shapes, c);   // LoRA's frozen linears, ZeRO-3 gathers
     // The exposed gradient reductions as estimate_time() charged them: grad_syncs of
     // grad_sync_exposed_s each, after every flush where the framework reduces then, else one
     // after the last (TimeResult, the one source the step's length and step_flushes() read too).
@@ -293,7 +294,8 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         if (c.zero_stage >= 3) {
             // Forward gathers the chunk's parameters; backward gathers them again and
             // reduce-scatters the gradients. The exposed share is split by wire time.
-            const Zero3Comm z = zero3_comm(params[std::size_t(s)], c, 0);
+            const std::size_t si = std::size_t(s);
+            const Zero3Comm z = zero3_comm(zero3_volume(params[si], trained[si], base_linears[si], c), c, 0);
             std::vector<CommCall> parts;
             for (const CommCall& k : z.calls) {
                 if (k.op == CollectiveOp::all_gather)

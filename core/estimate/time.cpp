@@ -187,6 +187,12 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     const int head = head_stage_of(c);
     std::vector<StageTimes> out(pp);
     double z3_compute = -1, z3_exposed = 0;   // the last stage's ZeRO-3 window and gathers, reused by a stage like it
+    Zero3Volume z3_volume;
+    // ZeRO-3 reduce-scatters what the stage trains (the adapters alone with LoRA, lora.h) and gathers
+    // LoRA's frozen linears as stored.
+    const bool z3 = c.zero_stage >= 3;
+    const auto z3_trained = z3 ? stage_trained_params(s, c) : std::vector<ShardedCounts>{};
+    const auto z3_base = z3 ? stage_base_linear_params(s, c) : std::vector<ShardedCounts>{};
     for (int i = 0; i < pp; ++i) {
         StageTimes& st = out[i];
         const int layers = i < int(c.layers_per_stage.size()) ? c.layers_per_stage[i] : 0;
@@ -291,10 +297,12 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
         // traffic holds the shared NICs.
         if (c.zero_stage >= 3) {
             const double window = std::max(0.0, f + b - shared_nic_s(c, wire_hidden));
-            if (i == 0 || window != z3_compute || params[i].dense != params[i - 1].dense ||
-                params[i].expert != params[i - 1].expert) {
+            const Zero3Volume v = zero3_volume(params[i], z3_trained[i], z3_base[i], c);
+            if (i == 0 || window != z3_compute || v.gather_bytes != z3_volume.gather_bytes ||
+                v.grad_bytes != z3_volume.grad_bytes) {
                 z3_compute = window;
-                z3_exposed = zero3_comm(params[i], c, z3_compute).exposed_s;
+                z3_volume = v;
+                z3_exposed = zero3_comm(v, c, z3_compute).exposed_s;
             }
             st.dp = z3_exposed;
         }

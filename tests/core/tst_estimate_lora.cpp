@@ -1,7 +1,9 @@
 // LoRA (layout.peft) in the estimate: the adapters' parameter count against the LoRA paper's worked
 // figures, the memory of a frozen base, the backward without weight gradients, the gradient sync
-// and the optimizer over the adapters alone, and the model FLOPs.
+// and the optimizer over the adapters alone, ZeRO-3's gathers of the frozen base and
+// reduce-scatter of the adapters, and the model FLOPs.
 #include "catalog/catalog.h"
+#include "estimate/comm.h"
 #include "estimate/comm_terms.h"
 #include "estimate/config.h"
 #include "estimate/efficiency.h"
@@ -146,6 +148,117 @@ private slots:
         const auto calls = grad_sync(trained[0], stage_trained_fp8_weights(s, c)[0], c);
         QCOMPARE(int(calls.size()), 1);
         QCOMPARE(calls[0].bytes, adapter * c.grad_reduce_bytes);
+    }
+
+    // ZeRO-3 / FSDP with LoRA, worked by hand for Llama 3.1 70B, tp 8, one stage, a ZeRO group of 4:
+    // every microbatch gathers the frozen base (in its stored dtype) with the 16-bit norms, embedding,
+    // output layer and adapters twice, and reduce-scatters only the adapters' gradients, which alone
+    // exist (FSDP2 post_backward, DeepSpeed's trainable groups; comm_terms.cpp zero3_volume).
+    void zero3_reduce_scatters_the_adapters_only() {
+        const ModelSpec m = *catalog::find_model("llama3.1-70b");
+        const LayerShapes s = layer_shapes(m);
+        const int tp = 8, dp = 4, mb = 4;
+        const GroupLink link{dp, dp, 1, 25, 5e-6, std::nullopt};
+        auto configure = [&](Config c) {
+            c.seq_len = 4096;
+            c.dp = dp;
+            c.zero_stage = 3;
+            c.zero_group = dp;
+            c.num_microbatches = mb;
+            c.overlap_param_gather = false;   // nothing prefetched: the whole ZeRO-3 traffic is exposed
+            c.link[kDp] = link;
+            return c;
+        };
+        Config full = configure(lora_config(16, tp, 1, 80));
+        full.lora = {};
+        const double vocab = 128256;
+        const double frozen = 80 * (kH * (kH + 2 * kHkv) + kH * kH + 3 * kH * kFfn) / tp;
+        const double outside = 80 * 2 * kH + kH + 2 * vocab * kH / tp;   // norms, final norm, embedding, head
+        const double adapter = 80 * 16 * ((kH + kH + 2 * kHkv) + (kH + kH) + (kH + 2 * kFfn) + (kFfn + kH)) / tp;
+        auto volume = [&](const Config& c) {
+            return zero3_volume(stage_params(s, c)[0], stage_trained_params(s, c)[0], stage_base_linear_params(s, c)[0],
+                                c);
+        };
+        // Full fine-tuning gathers and reduce-scatters every 16-bit parameter.
+        const Zero3Volume vf = volume(full);
+        QCOMPARE(vf.gather_bytes, 2 * (frozen + outside));
+        QCOMPARE(vf.grad_bytes, 2 * (frozen + outside));
+        const Hardware hw;
+        const Efficiency eff = efficiency_for(hw.arch, KernelStack::te, Fp8Recipe::none);
+        const TimeResult tf = estimate_time(m, s, full, hw, eff);
+        for (PeftBaseDtype base : {PeftBaseDtype::bf16, PeftBaseDtype::fp8, PeftBaseDtype::nf4}) {
+            Config lora = configure(lora_config(16, tp, 1, 80));
+            lora.lora.base_bytes = base_weight_bytes(base);
+            const Zero3Volume v = volume(lora);
+            // The reduce-scatter: the adapters' gradients alone (the whole layer's would be ~100x more).
+            QCOMPARE(v.grad_bytes, 2 * adapter);
+            QVERIFY(v.grad_bytes < 0.01 * vf.grad_bytes);
+            // The gathers: the frozen linears as stored, the rest and the adapters 16-bit.
+            QCOMPARE(v.gather_bytes, base_weight_bytes(base) * frozen + 2 * (outside + adapter));
+            const Zero3Comm z = zero3_comm(v, lora, 0);
+            QCOMPARE(int(z.calls.size()), 2);
+            QCOMPARE(z.calls[1].op, CollectiveOp::reduce_scatter);
+            QCOMPARE(z.calls[1].bytes, 2 * adapter);
+            // The step charges per microbatch two gathers and one reduce-scatter, all exposed here.
+            const TimeResult t = estimate_time(m, s, lora, hw, eff);
+            const double ag = all_gather_s(link, base_weight_bytes(base) * frozen + 2 * (outside + adapter));
+            const double rs = reduce_scatter_s(link, 2 * adapter);
+            QVERIFY(std::abs(t.stages[0].dp - (2 * ag + rs)) <= 1e-12 * t.stages[0].dp);
+            QVERIFY(std::abs(t.comm_dp_s - mb * (2 * ag + rs)) <= 1e-12 * t.comm_dp_s);
+            // Against full fine-tuning: the reduce-scatter saved, less the adapters' extra gathers
+            // and plus the narrower base's; with an 8-bit or 4-bit base the gathers shrink too, and
+            // the step is shorter than full fine-tuning's by at least the saved reduce-scatters.
+            const double rs_saved = reduce_scatter_s(link, 2 * (frozen + outside)) - rs;
+            const double ag_full = all_gather_s(link, 2 * (frozen + outside));
+            QVERIFY(std::abs((tf.stages[0].dp - t.stages[0].dp) - (rs_saved + 2 * (ag_full - ag))) <=
+                    1e-9 * tf.stages[0].dp);
+            if (base != PeftBaseDtype::bf16) {
+                QVERIFY(tf.comm_dp_s - t.comm_dp_s >= mb * rs_saved);
+                QVERIFY2(tf.step_s - t.step_s >= mb * rs_saved,
+                         qPrintable(QStringLiteral("full %1 s, LoRA %2 s, saved reduce-scatter %3 s")
+                                        .arg(tf.step_s)
+                                        .arg(t.step_s)
+                                        .arg(mb * rs_saved)));
+            }
+        }
+    }
+
+    // ZeRO-3 memory with LoRA: the frozen base (at base_dtype bytes) and the adapters are sharded over
+    // the ZeRO group; gradients and optimizer states exist for the adapters alone. The gathered layer
+    // buffers hold the base as stored and one layer's adapter gradients, not the layer's.
+    void zero3_memory_of_a_frozen_base() {
+        const LayerShapes s = layer_shapes(*catalog::find_model("llama3.1-70b"));
+        const int tp = 8, zg = 4;
+        const double vocab = 128256;
+        const double layer = (kH * (kH + 2 * kHkv) + kH * kH + 3 * kH * kFfn) / tp;   // one layer's linears
+        const double adapter_layer = 16 * ((kH + kH + 2 * kHkv) + (kH + kH) + (kH + 2 * kFfn) + (kFfn + kH)) / tp;
+        const double outside = 80 * 2 * kH + kH + 2 * vocab * kH / tp;
+        auto configure = [&](Config c) {
+            c.dp = zg;
+            c.zero_stage = 3;
+            c.zero_group = zg;
+            return c;
+        };
+        Config full = configure(lora_config(16, tp, 1, 80));
+        full.lora = {};
+        const StageMemory mf = estimate_memory(s, full, Hardware{}, {1.0}).stages[0];
+        for (PeftBaseDtype base : {PeftBaseDtype::bf16, PeftBaseDtype::fp8, PeftBaseDtype::nf4}) {
+            Config c = configure(lora_config(16, tp, 1, 80));
+            const double bb = base_weight_bytes(base);
+            c.lora.base_bytes = bb;
+            const StageMemory m = estimate_memory(s, c, Hardware{}, {1.0}).stages[0];
+            QCOMPARE(m.params, (bb * 80 * layer + 2 * (outside + 80 * adapter_layer)) / zg);
+            QCOMPARE(m.grads, 2 * 80 * adapter_layer / zg);
+            QCOMPARE(m.optimizer, 12 * 80 * adapter_layer / zg);
+            // Buffers: two gathered layers (base as stored; norms and adapters 16-bit) and one layer's
+            // gradients in the reduce dtype, against full training's two 16-bit layers and one layer's
+            // gradients; the rest of the buffers is the same.
+            const double norms = 2 * kH;
+            const double lora_live = 2 * (bb * layer + 2 * (norms + adapter_layer)) +
+                                     c.grad_reduce_bytes * adapter_layer;
+            const double full_live = 2 * 2 * (layer + norms) + c.grad_reduce_bytes * (layer + norms);
+            QVERIFY(std::abs((m.buffers - mf.buffers) - (lora_live - full_live)) <= 1e-9 * mf.buffers);
+        }
     }
 
     // Model FLOPs: forward F, backward of the frozen GEMMs and output layer 1x (input gradient),

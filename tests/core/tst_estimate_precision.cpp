@@ -536,7 +536,8 @@ private slots:
         const Estimate g_off = cai("colossalai-gemini", 1, nlohmann::json::object(), false);
         const Estimate g_on = cai("colossalai-gemini", 1, nlohmann::json::object(), true);
         QCOMPARE(g_on.memory.stages.at(0).buffers, g_off.memory.stages.at(0).buffers);
-        const Zero3Comm z = zero3_comm(stage_params(s, g_on.config).at(0), g_on.config, 0);
+        const ShardedCounts g_params = stage_params(s, g_on.config).at(0);
+        const Zero3Comm z = zero3_comm(zero3_volume(g_params, g_params, {}, g_on.config), g_on.config, 0);
         QCOMPARE(z.calls.at(0).bytes, 2 * stage_params(s, g_on.config).at(0).dense);
     }
 

@@ -6,8 +6,10 @@
 // (Sec. 3.2: two all-reduces of b*s*h activations per layer each way); the link
 // traffic adds up to the collectives' bytes times their ring factors, and lands on
 // NVLink or the network where the rank map puts the groups.
+#include "estimate/comm.h"
 #include "estimate/estimate.h"
 #include "estimate/layers.h"
+#include "estimate/lora.h"
 #include "estimate/moe.h"
 #include "estimate/step_flushes.h"
 #include "estimate/step_playback.h"
@@ -59,6 +61,7 @@ private slots:
     void syncSegmentIsTheExposedReduction_data();
     void syncSegmentIsTheExposedReduction();
     void zero3SingleStage();
+    void zero3WithLora();
     void cancelStopsTheBuild();
 };
 
@@ -704,6 +707,55 @@ void TestStepPlayback::zero3SingleStage() {
     double links = 0;
     for (const auto& l : pb.links) links += l.by_group[kDp];
     QVERIFY(std::abs(links - wire) <= 1e-9 * wire);
+}
+
+void TestStepPlayback::zero3WithLora() {
+    // The same ZeRO-3 stage fine-tuned with LoRA over an NF4 base: the gathers move the base as
+    // stored (4.127 bits a weight) with the 16-bit rest and adapters, the reduce-scatters only the
+    // adapters' gradients, and the picture ends where the estimate's step does.
+    Project p = variant("1f1b", 1, "deepspeed");
+    p.layout.tp = 1;
+    p.layout.pp = 1;
+    p.layout.zero_stage = 3;
+    p.training.global_batch_size = 16;
+    Peft lora = default_lora();
+    lora.base_dtype = PeftBaseDtype::nf4;
+    p.layout.peft = lora;
+    const StepPlayback pb = step_playback(p);
+    const Config& c = pb.estimate.config;
+    QVERIFY(c.lora.on());
+    QVERIFY(std::abs(pb.step_s - pb.estimate.time.step_s) <= 1e-9 * pb.step_s);
+    const LayerShapes s = layer_shapes(p.model);
+    const double dense = stage_params(s, c)[0].dense;
+    const double base = stage_base_linear_params(s, c)[0].dense;
+    const double adapters = stage_adapter_params(s, c)[0].dense;
+    QVERIFY(adapters > 0 && base > 0.8 * dense);   // Llama 3.1 8B: all but embedding, head and norms
+    const double gathered = base_weight_bytes(PeftBaseDtype::nf4) * base + 2 * (dense - base + adapters);
+    int gathers = 0, scatters = 0;
+    double exposed = 0, wire = 0;
+    for (const auto& x : pb.comms) {
+        if (x.group != kDp || x.op_index < 0) continue;
+        if (!x.hidden) exposed += x.end - x.start;
+        wire += x.wire_s;
+        if (x.op == CollectiveOp::all_gather) {
+            QCOMPARE(x.bytes, gathered);
+            ++gathers;
+        } else {
+            QCOMPARE(x.op, CollectiveOp::reduce_scatter);
+            QCOMPARE(x.bytes, adapters * c.grad_reduce_bytes);   // not the frozen layer's
+            ++scatters;
+        }
+    }
+    QCOMPARE(gathers, 2 * c.num_microbatches);
+    QCOMPARE(scatters, c.num_microbatches);
+    // Per microbatch two gathers and one reduce-scatter on the dp link; the estimate exposes what
+    // the prefetch leaves beyond the stage's compute, and the picture shows that much.
+    const double per_mb = 2 * all_gather_s(c.link[kDp], gathered) +
+                          reduce_scatter_s(c.link[kDp], adapters * c.grad_reduce_bytes);
+    QVERIFY(std::abs(wire - c.num_microbatches * per_mb) <= 1e-9 * wire);
+    const StageTimes& st = pb.estimate.time.stages[0];
+    QVERIFY(std::abs(st.dp - std::max(0.0, per_mb - (st.compute_f + st.compute_b))) <= 1e-9 * per_mb);
+    QVERIFY(std::abs(exposed - pb.estimate.time.comm_dp_s) <= 1e-9 * per_mb);
 }
 
 // A set cancel flag stops the build before any of its work and says so; a clear one changes
