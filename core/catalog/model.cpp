@@ -160,7 +160,13 @@ i64 mamba_mixer_params(const ModelSpec& m) {
 // mamba_head_dim. A pattern has one character per layer from "M*-E" (_allocate_override); MambaMixer
 // asserts nheads % ngroups == 0.
 void read_hybrid(ModelSpec& m, const Obj& o) {
-    if (!o.has("hybrid_override_pattern")) return;
+    if (!o.has("hybrid_override_pattern")) {
+        // Without a pattern the model has no Mamba layers: a Mamba key given anyway is read as written
+        // (no default) so that it is kept on save, and rule model.mamba_without_pattern says it does nothing.
+        for (auto [key, field] : kMambaKeys)
+            if (o.has(key)) m.*field = o.positive_int(key);
+        return;
+    }
     const std::string ptr = o.at("hybrid_override_pattern");
     m.hybrid_override_pattern = o.string("hybrid_override_pattern");
     const std::string& pat = m.hybrid_override_pattern;
@@ -416,13 +422,10 @@ nlohmann::json to_json(const ModelSpec& m) {
         j["v_head_dim"] = m.v_head_dim;
     }
     if (m.mtp_layers > 0) j["mtp_layers"] = m.mtp_layers;
-    if (m.is_hybrid()) {
-        j["hybrid_override_pattern"] = m.hybrid_override_pattern;
-        j["mamba_state_dim"] = m.mamba_state_dim;
-        j["mamba_head_dim"] = m.mamba_head_dim;
-        j["mamba_num_groups"] = m.mamba_num_groups;
-        j["mamba_num_heads"] = m.mamba_num_heads;
-    }
+    if (m.is_hybrid()) j["hybrid_override_pattern"] = m.hybrid_override_pattern;
+    // A model without a pattern has them only where its file gave them (read_hybrid).
+    for (auto [key, field] : kMambaKeys)
+        if (m.is_hybrid() || m.*field > 0) j[key] = m.*field;
     if (!m.source.empty()) j["source"] = m.source;
     return j;
 }

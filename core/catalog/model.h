@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace paraplan {
@@ -91,6 +92,15 @@ struct ParamBreakdown {
 };
 
 ParamBreakdown count_params(const ModelSpec& m);
+
+// The Mamba sizes under their key names, for every reader and writer of them (read_hybrid, to_json,
+// rule model.mamba_without_pattern).
+inline constexpr std::pair<const char*, int ModelSpec::*> kMambaKeys[] = {
+    {"mamba_state_dim", &ModelSpec::mamba_state_dim},
+    {"mamba_head_dim", &ModelSpec::mamba_head_dim},
+    {"mamba_num_groups", &ModelSpec::mamba_num_groups},
+    {"mamba_num_heads", &ModelSpec::mamba_num_heads},
+};
 
 // Megatron's MambaMixer causal conv1d width (d_conv=4, megatron/core/ssm/mamba_mixer.py, core_v0.16.0).
 inline constexpr int kMambaConvKernel = 4;

@@ -430,7 +430,7 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         // The hybrid keys are read once, by the model parser (pattern length and characters, Megatron's
         // defaults for the Mamba sizes no flag gave); a pattern it refuses is left out with its reason.
         nlohmann::json j = to_json(m);
-        for (const char* k : {"mamba_state_dim", "mamba_head_dim", "mamba_num_groups", "mamba_num_heads"})
+        for (const auto& [k, field] : kMambaKeys)
             if (j.contains(k) && j[k] == 0) j.erase(k);
         try {
             m = model_from_json(j, "");

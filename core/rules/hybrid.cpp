@@ -12,6 +12,8 @@
 
 #include "project/framework.h"
 
+#include <string>
+
 namespace paraplan::rules {
 
 void hybrid_framework(const Project& p, Out& out) {
@@ -25,6 +27,27 @@ void hybrid_framework(const Project& p, Out& out) {
                   "", {"/model/hybrid_override_pattern", "/layout/framework"});
     add_fixes(d, &hybrid_framework, p, {set_value("/layout/framework", "megatron", "Use megatron")});
     out.push_back(d);
+}
+
+// A Mamba size without a hybrid_override_pattern: the model has no Mamba layers (every layer is
+// attention + MLP), so the key changes nothing. Megatron reads --mamba-* only for MambaModel
+// (pretrain_mamba.py), whose layers the pattern places. A warning, as for other fields that are set
+// but ignored (kernel.tp_comm_overlap, project.unknown_key); the key is kept in the file as written.
+void mamba_without_pattern(const Project& p, Out& out) {
+    const ModelSpec& m = p.model;
+    if (m.is_hybrid()) return;
+    for (auto [key, field] : kMambaKeys) {
+        const int v = m.*field;
+        if (v <= 0) continue;
+        out.push_back(diag(Severity::Warning, "model.mamba_without_pattern",
+                           std::string(key) + " = " + str(v) +
+                               " sizes the Mamba-2 layers of a hybrid model, but this model has no "
+                               "hybrid_override_pattern, so it has no Mamba layers and " +
+                               key +
+                               " changes nothing (not in the parameters, the estimate or the export). Add a "
+                               "hybrid_override_pattern with 'M' layers, or remove the key.",
+                           "", {"/model/" + std::string(key), "/model/hybrid_override_pattern"}));
+    }
 }
 
 void mg_mamba_tp(const Project& p, Out& out) {

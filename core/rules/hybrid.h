@@ -5,7 +5,8 @@
 
 namespace paraplan::rules {
 
-void hybrid_framework(const Project& p, Out& out);     // model.hybrid_framework (shared_rules.h: every framework)
+void hybrid_framework(const Project& p, Out& out);        // model.hybrid_framework (shared_rules.h: every framework)
+void mamba_without_pattern(const Project& p, Out& out);   // model.mamba_without_pattern (every framework)
 void mg_mamba_tp(const Project& p, Out& out);          // megatron.mamba_heads_divisible_tp, mamba_groups_divisible_tp
 void mg_mamba_cp(const Project& p, Out& out);          // megatron.mamba_cp
 void mg_hybrid_pipeline(const Project& p, Out& out);   // megatron.hybrid_pipeline

@@ -18,8 +18,8 @@ const std::vector<RuleFn>& shared_precision() {
 }
 
 const std::vector<RuleFn>& shared_tail() {
-    static const std::vector<RuleFn> r = {&tp_comm_overlap_unused, &unknown_keys_kept, &peft_framework,
-                                          &hybrid_framework, &fused_norm_apex};
+    static const std::vector<RuleFn> r = {&tp_comm_overlap_unused, &unknown_keys_kept,     &peft_framework,
+                                          &hybrid_framework,       &mamba_without_pattern, &fused_norm_apex};
     return r;
 }
 

@@ -14,7 +14,7 @@ const std::vector<RuleFn>& shared_head();
 // fp4_gpu, fp4_recipe, fp4_with_fp8.
 const std::vector<RuleFn>& shared_precision();
 // Last in every list: tp_comm_overlap_unused, unknown_keys_kept, peft_framework, hybrid_framework,
-// fused_norm_apex.
+// mamba_without_pattern, fused_norm_apex.
 const std::vector<RuleFn>& shared_tail();
 
 // A framework's full list, in the order its checks run:

@@ -8,7 +8,9 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace paraplan;
 using namespace paraplan::estimate;
@@ -111,6 +113,31 @@ private slots:
         QVERIFY2(held.mean_abs <= 0.10, qPrintable(QString("held-out mean |error| %1").arg(held.mean_abs)));
         QVERIFY2(std::abs(held.worst) <= 0.25,
                  qPrintable(QString("held-out worst %1 (%2)").arg(held.worst).arg(held.worst_name.c_str())));
+    }
+
+    // Issue 27's goal for a category of three or more held-out runs, on the hybrid Mamba rows (a model
+    // with a hybrid_override_pattern): mean |step error| <= 7%, worst <= 20%. Not met on the mean: the
+    // five Nemotron 3 Nano rows of Megatron-Bridge 26.04.01 are 10-18% fast, mean 15.2%, worst -18.3%
+    // (docs/accuracy.md, Misses). Kept from drifting: the worst holds the goal's 20%.
+    void hybrid_mamba_held_out() {
+        const auto table = load_table();
+        const nlohmann::json models = table.value("models", nlohmann::json::object());
+        std::set<std::string> hybrid;
+        for (const auto& r : table.at("runs"))
+            if (r.at("set") == "held_out" && model_of(r.at("model"), models).is_hybrid()) hybrid.insert(r.at("name"));
+        QVERIFY(hybrid.size() >= 3);
+        double mean = 0, worst = 0;
+        for (const auto& o : run_all()) {
+            if (!hybrid.count(o.name)) continue;
+            mean += std::abs(o.step_err) / double(hybrid.size());
+            worst = std::max(worst, std::abs(o.step_err));
+        }
+        qInfo("hybrid Mamba held out: %zu runs, mean |step error| %.1f%%, worst %.1f%%", hybrid.size(), 100 * mean,
+              100 * worst);
+        QVERIFY2(worst <= 0.20, qPrintable(QString("hybrid held-out worst |error| %1").arg(worst)));
+        if (mean > 0.07)
+            QEXPECT_FAIL("", "hybrid Mamba held-out mean |step error| above 7% (docs/accuracy.md, Misses)", Continue);
+        QVERIFY2(mean <= 0.07, qPrintable(QString("hybrid held-out mean |error| %1").arg(mean)));
     }
 
     void llama3_405b_mfu() {

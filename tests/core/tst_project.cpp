@@ -2,6 +2,7 @@
 // atomic saves, and malformed input with the exact message each must give.
 #include "catalog/catalog.h"
 #include "project/project.h"
+#include "rules/validate.h"
 #include "util/input_error.h"
 
 #include <QTemporaryDir>
@@ -237,6 +238,43 @@ private slots:
         }
         j["layout"]["fp8_params"] = "yes";
         QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
+    }
+
+    // A Mamba size on a model without a hybrid_override_pattern has no Mamba layer to size: it is
+    // kept as written (not dropped on save) and validation warns, naming the key and why.
+    void mambaKeysWithoutPatternWarn() {
+        nlohmann::json j = nlohmann::json::parse(kIssueExample);
+        j["model"]["mamba_state_dim"] = 64;
+        j["model"]["mamba_num_heads"] = 128;
+        const Project p = project_from_json(j);
+        QVERIFY(!p.model.is_hybrid());
+        QCOMPARE(p.model.mamba_state_dim, 64);
+        QCOMPARE(p.model.mamba_head_dim, 0);   // not given: no default without a pattern
+        const auto out = project_to_json(p)["model"];
+        QCOMPARE(out["mamba_state_dim"], nlohmann::json(64));
+        QCOMPARE(out["mamba_num_heads"], nlohmann::json(128));
+        QVERIFY(!out.contains("mamba_head_dim") && !out.contains("hybrid_override_pattern"));
+        QCOMPARE(project_from_json(project_to_json(p)).model, p.model);
+
+        std::vector<std::string> named;
+        for (const Diagnostic& d : validate(p)) {
+            if (d.rule != "model.mamba_without_pattern") continue;
+            QCOMPARE(d.severity, Severity::Warning);
+            QVERIFY2(d.message.find("no hybrid_override_pattern") != std::string::npos, d.message.c_str());
+            QVERIFY2(d.message.find("changes nothing") != std::string::npos, d.message.c_str());
+            QCOMPARE(d.fields.front(), "/model/" + d.message.substr(0, d.message.find(' ')));
+            named.push_back(d.fields.front());
+        }
+        QCOMPARE(named, (std::vector<std::string>{"/model/mamba_state_dim", "/model/mamba_num_heads"}));
+        // Not a number a Mamba layer could have: refused where it is, as with a pattern.
+        j["model"]["mamba_state_dim"] = 0;
+        QVERIFY_THROWS_EXCEPTION(InputError, project_from_json(j));
+
+        // A hybrid model sizes its Mamba layers with them: no warning.
+        const Project h = project_from_text(
+            R"({"paraplan": 1, "cluster": {"gpu": "h100-sxm", "nodes": 1, "gpus_per_node": 8},
+                "model": {"preset": "nemotron-h-8b"}, "layout": {"framework": "megatron"}})");
+        for (const Diagnostic& d : validate(h)) QVERIFY2(d.rule != "model.mamba_without_pattern", d.message.c_str());
     }
 
     void rankOrder() {
