@@ -101,7 +101,7 @@ int run_groups(const Args& a) {
     req.order = a.get("order", req.order);
     req.dp_outside = a.get_bool("dp-outside", req.dp_outside);
     req.inner_ring_size = a.get_int("inner-ring-size", req.inner_ring_size);
-    req.tp_mode = a.get("tp-mode", req.tp_mode);
+    req.tp_mode = a.get_enum("tp-mode", req.tp_mode);
     req.tp_depth = a.get_int("tp-depth", req.tp_depth);
     // The project's cluster places the ranks unless the flags change its shape.
     const bool use_cluster = has_project && !a.has("world") && !a.has("gpus-per-node");

@@ -69,7 +69,7 @@ int run_plan(const Args& a) {
         if (base.training.global_batch_size < 1 || base.training.seq_len < 1)
             throw UsageError("--global-batch and --seq must be positive");
         base.training.precision = a.get("precision", "bf16");
-        base.training.optimizer = a.get("optimizer", "adamw");
+        base.training.optimizer = a.get_enum("optimizer", Optimizer::adamw);
         base.layout.framework = "megatron";
     }
     if (base.cluster.nodes.empty()) throw UsageError("the cluster has no nodes");
@@ -121,7 +121,7 @@ int run_plan(const Args& a) {
             std::printf("%-18s %3d %3d %3d %3d %3d %4d %4d %4d %-12s %3d %4d %-9s %9.3f %6.1f %8.1f\n",
                         l.framework.c_str(), l.tp, l.pp, l.cp, l.sp, l.ep, e.dp,
                         l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size, l.schedule.c_str(), l.chunks,
-                        l.num_microbatches, l.recompute.c_str(), e.step_s, 100 * e.mfu, e.peak_gib);
+                        l.num_microbatches, to_string(l.recompute), e.step_s, 100 * e.mfu, e.peak_gib);
         }
     }
     if (r.results.empty() && !r.cancelled) {

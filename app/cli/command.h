@@ -3,6 +3,8 @@
 // declaring its options once (Option); parse.cpp hands them to CLI11, and --help, the man
 // page, docs/cli.md and the shell completions are generated from the same declarations.
 // Exit codes, the same in every command: exit_codes() below.
+#include "project/layout_enums.h"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -43,7 +45,16 @@ public:
     int get_int(const std::string& name, int def, int min, int max) const;
     double get_double(const std::string& name, double def) const;   // UsageError if not a finite number
     double get_double(const std::string& name, double def, double min, double max) const;
-    bool get_bool(const std::string& name, bool def) const;                    // true/false/1/0/yes/no
+    bool get_bool(const std::string& name, bool def) const;   // true/false/1/0/yes/no
+    // A typed choice (project/layout_enums.h) by its name; UsageError naming the option, the value
+    // and the allowed names for any other.
+    template <NamedEnum E>
+    E get_enum(const std::string& name, E def) const {
+        const auto v = get(name);
+        if (!v) return def;
+        if (const auto e = parse_enum<E>(*v)) return *e;
+        throw UsageError("--" + name + ": expected one of " + quoted_enum_names<E>() + ", got '" + *v + "'");
+    }
     std::string positional_at(std::size_t i, const std::string& what) const;   // UsageError if missing
 };
 

@@ -5,6 +5,7 @@
 // and the planner fill it directly so that every formula can be checked alone.
 #include "network/fabric.h"
 #include "project/framework.h"
+#include "project/layout_enums.h"
 #include "project/peft.h"
 
 #include <array>
@@ -15,7 +16,11 @@
 
 namespace paraplan::estimate {
 
-enum class Recompute { none, selective, full };
+// The layout's typed choices, one enum per meaning (project/layout_enums.h has them and their
+// names): the estimate reads them as the project reader parsed them.
+using paraplan::LossLogits;
+using paraplan::MoeDispatcher;
+using paraplan::Recompute;
 
 // How the sequence is split inside a layer.
 //   megatron_sp: Korthikanti's sequence parallelism inside the TP group (ColossalAI
@@ -40,10 +45,6 @@ const char* to_string(Fp8Recipe r);
 enum class KernelStack { te, compile, eager };
 KernelStack kernel_stack_from_string(const std::string& s);   // unknown -> te
 const char* to_string(KernelStack k);
-// layout.loss_logits: framework = "auto" (the framework's own loop, else by the kernel stack).
-enum class LossLogits { framework, freed, kept, kept_fp32 };
-LossLogits loss_logits_from_string(const std::string& s);   // unknown -> framework
-const char* to_string(LossLogits l);                        // framework -> "auto"
 
 // Pipeline schedules, one per schedule core/schedule/ generates (schedule_names()): the
 // closed forms in pipeline.h model each, the simulator runs each for a single project.
@@ -71,7 +72,6 @@ bool is_multi_chunk(Schedule s);
 bool is_v_shape(Schedule s);
 
 const char* to_string(Schedule s);
-const char* to_string(Recompute r);
 // The schedule id the simulator (core/schedule/) runs for s.
 const char* simulator_name(Schedule s);
 // A project's schedule name (any of schedule_names(), or a common alias such as "vpp",
@@ -133,12 +133,12 @@ struct StateBytes {
     double optimizer = 12;   // fp32 master + optimizer moments
 };
 
-// Mixture of experts as the framework runs it (core/estimate/moe.h has the formulas).
+// Mixture of experts as the framework runs it (core/estimate/moe.h has the formulas). The dispatcher
+// (layout.moe_dispatcher, project/layout_enums.h):
 //   alltoall: Megatron --moe-token-dispatcher-type alltoall, torchtitan's default all-to-all;
 //   allgather: Megatron's allgather dispatcher (all-gather over the EP group, reduce-scatter back);
 //   deepep: DeepEP normal kernels (Megatron flex + --moe-enable-deepep, torchtitan/Automodel deepep):
 //           one copy of a token per destination node over RDMA, then NVLink forwarding.
-enum class MoeDispatcher { alltoall, allgather, deepep };
 
 struct MoeOptions {
     MoeDispatcher dispatcher = MoeDispatcher::alltoall;
@@ -196,7 +196,8 @@ struct Config {
     int fp4_bf16_layers_at_start = 0, fp4_bf16_layers_at_end = 0;
     KernelStack kernels = KernelStack::te;
     bool compile_loss = false;   // the loss compiled too (with kernels compile; layout.h)
-    // What the loop holds of the logits through the eager loss's backward (layout.h loss_logits).
+    // What the loop holds of the logits through the eager loss's backward (layout.h loss_logits;
+    // framework = "auto": the framework's own loop, else by the kernel stack).
     LossLogits loss_logits = LossLogits::framework;
     std::string framework = "megatron";   // whose allocator and buffers the memory model counts
     bool dropout = false;                 // dropout masks stored (GPT-2/BERT style models)

@@ -62,15 +62,6 @@ const char* simulator_name(Schedule s) {
     return "1f1b";
 }
 
-const char* to_string(Recompute r) {
-    switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
-    }
-    return "none";
-}
-
 Fp8Recipe fp8_recipe_from_string(const std::string& s) {
     if (s == "delayed") return Fp8Recipe::delayed;
     if (s == "rowwise") return Fp8Recipe::rowwise;
@@ -133,23 +124,6 @@ Fp8Gather fp8_gather_of(const Config& c) {
     if (!ft) return Fp8Gather::fsdp_weights;
     if (ft->fp8_all_gather_needs_distributed_optimizer && !c.distributed_optimizer) return Fp8Gather::none;
     return ft->fp8_all_gather_kind;
-}
-
-LossLogits loss_logits_from_string(const std::string& s) {
-    if (s == "freed") return LossLogits::freed;
-    if (s == "kept") return LossLogits::kept;
-    if (s == "kept_fp32") return LossLogits::kept_fp32;
-    return LossLogits::framework;
-}
-
-const char* to_string(LossLogits l) {
-    switch (l) {
-    case LossLogits::framework: return "auto";
-    case LossLogits::freed: return "freed";
-    case LossLogits::kept: return "kept";
-    case LossLogits::kept_fp32: return "kept_fp32";
-    }
-    return "auto";
 }
 
 namespace {
@@ -265,16 +239,19 @@ bool has_dropout(const ModelSpec& m) { return m.family == "gpt2" || m.family == 
 
 StateBytes state_bytes(OptimizerBytes framework, const Training& t) {
     StateBytes b;
+    // SGD with momentum and Lion keep one fp32 moment, Adam(W) two, Adafactor factored ones.
+    const bool one_moment = t.optimizer == Optimizer::sgd || t.optimizer == Optimizer::lion;
+    const bool factored = t.optimizer == Optimizer::adafactor;
     if (t.precision == "fp32" || t.precision == "tf32") {
         b.weight = 4;
         b.grad = 4;
-        b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 4 : t.optimizer == "adafactor" ? 0.1 : 8;
+        b.optimizer = one_moment ? 4 : factored ? 0.1 : 8;
         return b;
     }
     // Mixed precision: 16-bit weights; fp32 master copy + moments count as optimizer
     // (ZeRO paper K = 12 for Adam, 8 for SGD with momentum; Transformer Math 101).
     b.weight = 2;
-    b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 8 : t.optimizer == "adafactor" ? 4.1 : 12;
+    b.optimizer = one_moment ? 8 : factored ? 4.1 : 12;
     b.grad = 2;
     if (framework == OptimizerBytes::fp32_main_grad)
         b.grad = 4;   // fp32 main_grad buffer: 18 B/param (6 + 12/dp distributed)
@@ -287,7 +264,7 @@ StateBytes state_bytes(OptimizerBytes framework, const Training& t) {
         // FSDP2 mixed precision: sharded fp32 parameters are the master copy; fp32 gradients.
         b.weight = 4;
         b.grad = 4;
-        b.optimizer = (t.optimizer == "sgd" || t.optimizer == "lion") ? 4 : 8;
+        b.optimizer = one_moment ? 4 : 8;
     }
     return b;
 }
@@ -321,14 +298,12 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         else note("schedule '" + l.schedule + "' is not one Paraplan models; the pipeline is estimated as 1F1B");
     }
     c.chunks = is_multi_chunk(c.schedule) ? std::max(2, l.chunks) : is_v_shape(c.schedule) ? 2 : 1;
-    c.recompute = l.recompute == "full"        ? Recompute::full
-                  : l.recompute == "selective" ? Recompute::selective
-                                               : Recompute::none;
+    c.recompute = l.recompute;
     c.flash_attention = l.flash_attention;
     c.framework = fw;
     c.kernels = kernel_stack_from_string(kernel_stack(l));
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
-    c.loss_logits = loss_logits_from_string(l.loss_logits);
+    c.loss_logits = l.loss_logits;
     if (l.fp8 || t.precision == "fp8") {
         // A recipe the framework does not have is written as tensorwise by every exporter (the rules
         // report it), so it is estimated as tensorwise too.
@@ -492,9 +467,9 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     }
     c.zero_stage = zero;
     c.expert_zero_group = m.experts > 0 ? (ft.ep_from_dp ? std::max(1, c.dp / c.ep) : c.expert_dp) : 1;
-    if (l.offload == "cpu" || l.offload == "nvme") {
+    if (l.offload != Offload::none) {
         c.offload_optimizer = l.offload_fraction > 0 ? l.offload_fraction : 1.0;
-        c.offload_nvme = l.offload == "nvme";
+        c.offload_nvme = l.offload == Offload::nvme;
         c.offload_params = zero >= 3 && ft.offload_params_at_zero3;
     }
     // Overlap the frameworks do by default.
@@ -518,9 +493,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
 
     // Mixture of experts: dispatcher, routing load, overlap and MTP as the layout says (moe.h).
     if (m.experts > 0) {
-        c.moe.dispatcher = l.moe_dispatcher == "deepep"      ? MoeDispatcher::deepep
-                           : l.moe_dispatcher == "allgather" ? MoeDispatcher::allgather
-                                                             : MoeDispatcher::alltoall;
+        c.moe.dispatcher = l.moe_dispatcher;
         c.moe.capacity_factor = l.moe_capacity_factor;
         c.moe.imbalance = l.moe_imbalance;
         // DeepEP dispatches FP8 when the run trains in FP8 (DeepSeek-V3 Sec. 3.3.2; Megatron's flex
@@ -773,16 +746,13 @@ nlohmann::json to_json(const Estimate& e) {
         // Mixture of experts (docs/accuracy.md, "Mixture of experts"): the dispatcher and routing
         // the estimate assumed, the rows each expert GEMM sees, and the dispatch/combine time.
         const MoeSummary& x = e.moe;
-        const char* dispatcher = x.dispatcher == MoeDispatcher::deepep      ? "deepep"
-                                 : x.dispatcher == MoeDispatcher::allgather ? "allgather"
-                                                                            : "alltoall";
         j["moe"] = {{"experts", x.experts},
                     {"top_k", x.top_k},
                     {"ep", x.ep},
                     {"etp", x.etp},
                     {"moe_layers", x.moe_layers},
                     {"mtp_layers", x.mtp_layers},
-                    {"moe_dispatcher", dispatcher},
+                    {"moe_dispatcher", to_string(x.dispatcher)},
                     {"capacity_factor", x.capacity_factor},
                     {"dropless", x.capacity_factor <= 0},
                     {"imbalance", x.imbalance},

@@ -96,11 +96,12 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
 
     if (l.cp > 1)
         fail("context parallelism (cp > 1); ColossalAI's context parallelism is sp_mode \"ring_attn\"", {"/layout/cp"});
-    if (l.tp_mode != "1d")
-        fail("the legacy " + l.tp_mode + " tensor mode; the Booster plugins shard 1D only", {"/layout/tp_mode"});
+    if (l.tp_mode != TpMode::one_d)
+        fail("the legacy " + std::string(to_string(l.tp_mode)) + " tensor mode; the Booster plugins shard 1D only",
+             {"/layout/tp_mode"});
     if (l.etp > 0 && l.etp != l.tp) fail("an expert tensor-parallel size different from tp", {"/layout/etp"});
     if (!moe && l.ep > 1) fail("expert parallelism with " + cls, {"/layout/ep", "/layout/framework"});
-    if (l.recompute == "selective")
+    if (l.recompute == Recompute::selective)
         out.findings.push_back(
             finding(Severity::Warning, "export.colossalai.selective_recompute",
                     "ColossalAI has no selective recomputation; plugin.py sets no gradient checkpointing "
@@ -161,12 +162,12 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                 args.push_back({"num_layers_per_stage", list + "]"});
             }
         }
-        if (l.recompute == "full") {
+        if (l.recompute == Recompute::full) {
             const std::string cfg = l.pp > 1 ? "PipelineGradientCheckpointConfig" : "GradientCheckpointConfig";
             imports.push_back("from colossalai.shardformer.shard.grad_ckpt_config import " + cfg);
             args.push_back({"gradient_checkpoint_config", cfg + "(gradient_checkpointing_ratio=1.0)"});
         }
-        args.push_back({"cpu_offload", py_bool(l.offload != "none")});
+        args.push_back({"cpu_offload", py_bool(l.offload != Offload::none)});
         args.push_back({moe ? "moe_dp_outside" : "dp_outside", py_bool(l.dp_outside)});
         if (!moe && l.inner_ring_size > 0) args.push_back({"inner_ring_size", std::to_string(l.inner_ring_size)});
         if (moe && l.inner_ring_size > 0)
@@ -179,7 +180,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"precision", py_string(precision == "fp32" ? "bf16" : precision)});
         args.push_back({"placement_policy", py_string("static")});
         args.push_back({"shard_param_frac", "1.0"});
-        const double optim_frac = l.offload == "none" ? 0.0 : (l.offload_fraction > 0 ? l.offload_fraction : 1.0);
+        const double optim_frac = l.offload == Offload::none ? 0.0
+                                                             : (l.offload_fraction > 0 ? l.offload_fraction : 1.0);
         std::ostringstream f;
         f << optim_frac;
         args.push_back({"offload_optim_frac", f.str().find('.') == std::string::npos ? f.str() + ".0" : f.str()});
@@ -197,7 +199,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                  {"/layout/zero_stage"});
         args.push_back({"stage", std::to_string(l.zero_stage == 2 ? 2 : 1)});
         args.push_back({"precision", py_string(precision)});
-        args.push_back({"cpu_offload", py_bool(l.offload != "none")});
+        args.push_back({"cpu_offload", py_bool(l.offload != Offload::none)});
         if (use_fp8) args.push_back({"use_fp8", "True"});
         if (fp8_comm) args.push_back({"fp8_communication", "True"});
         // No ShardFormer, so no kernel switches (rule colossalai.kernels).
@@ -207,7 +209,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                                            "or enable_jit_fused); plugin.py leaves the kernels to the model's code.",
                                            {"/layout/kernels", "/layout/fused_norm", "/layout/jit_fused"}));
     }
-    if (l.offload == "nvme")
+    if (l.offload == Offload::nvme)
         out.findings.push_back(
             finding(Severity::Warning, "export.colossalai.nvme_offload",
                     "NVMe offload is an argument of the optimizer (HybridAdam nvme_offload_fraction, "
@@ -237,7 +239,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     for (const auto& i : imports) py << i << "\n";
     py << "\n";
     if (p.training.precision == "tf32") py << "torch.backends.cuda.matmul.allow_tf32 = True\n\n";
-    if (l.offload == "nvme") {
+    if (l.offload == Offload::nvme) {
         std::ostringstream f;
         f << (l.offload_fraction > 0 ? l.offload_fraction : 1.0);
         py << "HYBRID_ADAM_NVME_KWARGS = dict(nvme_offload_fraction=" << f.str()

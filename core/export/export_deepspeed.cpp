@@ -68,10 +68,10 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
             "ds_config.json has no FP8 switch; it trains in bf16 (use Transformer Engine in the model for FP8).",
             {"/layout/fp8"}));
     json zero = {{"stage", l.zero_stage}};
-    if (l.offload != "none") {
+    if (l.offload != Offload::none) {
         if (l.zero_stage == 0) fail("offload without ZeRO", {"/layout/offload", "/layout/zero_stage"});
-        json opt_off = {{"device", l.offload}, {"pin_memory", true}};
-        if (l.offload == "nvme") opt_off["nvme_path"] = "/local_nvme";
+        json opt_off = {{"device", to_string(l.offload)}, {"pin_memory", true}};
+        if (l.offload == Offload::nvme) opt_off["nvme_path"] = "/local_nvme";
         if (l.offload_fraction > 0 && l.offload_fraction < 1) {
             if (l.zero_stage == 3) opt_off["ratio"] = l.offload_fraction;
             else
@@ -80,11 +80,11 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
         }
         zero["offload_optimizer"] = opt_off;
         if (l.zero_stage == 3) {
-            json par = {{"device", l.offload}, {"pin_memory", true}};
-            if (l.offload == "nvme") par["nvme_path"] = "/local_nvme";
+            json par = {{"device", to_string(l.offload)}, {"pin_memory", true}};
+            if (l.offload == Offload::nvme) par["nvme_path"] = "/local_nvme";
             zero["offload_param"] = par;
         }
-        if (l.offload == "nvme")
+        if (l.offload == Offload::nvme)
             out.findings.push_back(
                 finding(Severity::Warning, "export.deepspeed.nvme_path",
                         "NVMe offload writes to nvme_path \"/local_nvme\"; point it at a local NVMe drive.",
@@ -94,10 +94,10 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     if (l.tp > 1) c["tensor_parallel"] = {{"autotp_size", l.tp}};
     if (l.pp > 1) {
         json pipe = {{"stages", l.pp}};
-        if (l.recompute == "full") pipe["activation_checkpoint_interval"] = 1;
+        if (l.recompute == Recompute::full) pipe["activation_checkpoint_interval"] = 1;
         c["pipeline"] = pipe;
     }
-    if (l.recompute == "selective" || (l.recompute == "full" && l.pp == 1))
+    if (l.recompute == Recompute::selective || (l.recompute == Recompute::full && l.pp == 1))
         out.findings.push_back(finding(Severity::Warning, "export.deepspeed.recompute",
                                        "Activation checkpointing outside a pipeline is turned on in model code "
                                        "(deepspeed.checkpointing); ds_config.json does not carry it.",

@@ -149,7 +149,8 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     if (l.order == "tp-cp-ep-pp-dp" || l.order == "tp-pp-dp") add(a.parallel, "--use-tp-pp-dp-mapping");
     else if (!l.order.empty() && l.order != "tp-cp-ep-dp-pp" && l.order != "tp-dp-pp" && l.order != "tp-cp-dp-pp")
         fail("the rank order \"" + l.order + "\" (only tp-cp-ep-dp-pp and tp-cp-ep-pp-dp)", {"/layout/order"});
-    if (l.tp_mode != "1d") fail("the " + l.tp_mode + " tensor mode", {"/layout/tp_mode"});
+    if (l.tp_mode != TpMode::one_d)
+        fail("the " + std::string(to_string(l.tp_mode)) + " tensor mode", {"/layout/tp_mode"});
 
     // Training.
     add(a.training, "--micro-batch-size", t.micro_batch_size);
@@ -163,9 +164,11 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     add(a.training, "--lr", "3.0e-4");
     add(a.training, "--min-lr", "3.0e-5");
     add(a.training, "--weight-decay", "0.1");
-    if (t.optimizer == "sgd") add(a.training, "--optimizer", "sgd");
-    else if (t.optimizer == "adam" || t.optimizer == "adamw") add(a.training, "--optimizer", "adam");
-    else fail("the optimizer \"" + t.optimizer + "\" (Megatron offers adam and sgd)", {"/training/optimizer"});
+    if (t.optimizer == Optimizer::sgd) add(a.training, "--optimizer", "sgd");
+    else if (t.optimizer == Optimizer::adam || t.optimizer == Optimizer::adamw) add(a.training, "--optimizer", "adam");
+    else
+        fail("the optimizer \"" + std::string(to_string(t.optimizer)) + "\" (Megatron offers adam and sgd)",
+             {"/training/optimizer"});
     if (t.precision == "bf16" || t.precision == "fp8") add(a.training, "--bf16");
     else if (t.precision == "fp16") add(a.training, "--fp16");
     // FP4 (layout.fp4_recipe) where Megatron runs the recipe (FrameworkTraits::fp4_recipes; export.cpp
@@ -229,21 +232,21 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     } else if (l.zero_stage == 1 || l.distributed_optimizer) {
         add(a.training, "--use-distributed-optimizer");
     }
-    if (l.offload == "cpu") {
+    if (l.offload == Offload::cpu) {
         add(a.training, "--optimizer-cpu-offload");
         if (l.offload_fraction > 0) {
             std::ostringstream f;
             f << l.offload_fraction;
             add(a.training, "--optimizer-offload-fraction", f.str());
         }
-    } else if (l.offload == "nvme") {
+    } else if (l.offload == Offload::nvme) {
         fail("NVMe offload", {"/layout/offload"});
     }
-    if (l.recompute == "full") {
+    if (l.recompute == Recompute::full) {
         add(a.training, "--recompute-granularity", "full");
         add(a.training, "--recompute-method", "uniform");
         add(a.training, "--recompute-num-layers", 1);
-    } else if (l.recompute == "selective") {
+    } else if (l.recompute == Recompute::selective) {
         add(a.training, "--recompute-granularity", "selective");
     }
     if (!l.flash_attention) add(a.training, "--attention-backend", "unfused");

@@ -43,8 +43,9 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
              {"/layout/sp", "/layout/sp_mode"});
     if (l.etp > 0 && l.etp != 1 && l.etp != l.tp)
         fail("an expert tensor-parallel size other than 1 or tp", {"/layout/etp"});
-    if (l.offload != "none") fail("optimizer offload", {"/layout/offload"});
-    if (l.tp_mode != "1d") fail("the " + l.tp_mode + " tensor mode", {"/layout/tp_mode"});
+    if (l.offload != Offload::none) fail("optimizer offload", {"/layout/offload"});
+    if (l.tp_mode != TpMode::one_d)
+        fail("the " + std::string(to_string(l.tp_mode)) + " tensor mode", {"/layout/tp_mode"});
 
     std::ostringstream toml;
     toml << "# " << header_line(p, "torchtitan") << "\n"
@@ -146,7 +147,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         toml << "expert_parallel_degree = " << l.ep << "\n"
              << "expert_tensor_parallel_degree = " << (l.etp > 0 ? l.etp : l.tp) << "\n";
     }
-    toml << "\n[activation_checkpoint]\nmode = " << toml_string(l.recompute) << "\n";
+    toml << "\n[activation_checkpoint]\nmode = " << toml_string(to_string(l.recompute)) << "\n";
     // torchtitan has no Transformer Engine path (v0.2.2; rule torchtitan.kernels): job.toml runs eager.
     if (kernel_stack(l) == "te")
         out.findings.push_back(finding(Severity::Warning, "export.torchtitan.kernels",

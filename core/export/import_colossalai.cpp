@@ -105,10 +105,10 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
                         a.literal->is_number()) {
                         const double ratio = a.literal->get<double>();
                         if (ratio >= 1.0) {
-                            l.recompute = "full";
+                            l.recompute = Recompute::full;
                             read = true;
                         } else if (ratio <= 0.0) {
-                            l.recompute = "none";
+                            l.recompute = Recompute::none;
                             read = true;
                         }
                     }
@@ -116,7 +116,7 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         } else if (key == "cpu_offload") {
             bool b = false;
             as_bool(b);
-            if (b) l.offload = "cpu";
+            if (b) l.offload = Offload::cpu;
         } else if (key == "dp_outside" || key == "moe_dp_outside") as_bool(l.dp_outside);
         else if (key == "inner_ring_size") as_int(1, l.inner_ring_size);
         else if (key == "offload_optim_frac") {
@@ -144,7 +144,7 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
     if (traits_of(l).zero == ZeroSemantics::always_3) {
         l.zero_stage = 3;
         if (offload_optim_frac > 0) {
-            l.offload = "cpu";
+            l.offload = Offload::cpu;
             l.offload_fraction = offload_optim_frac < 1 ? offload_optim_frac : 0;
         }
     }

@@ -89,7 +89,7 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
                     else p.layout.pp = read_int(pl, "stages", "/pipeline", w, 1);
                 } else if (it.key() == "activation_checkpoint_interval") {
                     const int k = read_int(pl, "activation_checkpoint_interval", "/pipeline", w, 0);
-                    if (k == 1) p.layout.recompute = "full";
+                    if (k == 1) p.layout.recompute = Recompute::full;
                     else if (k > 1)
                         w.push_back("/pipeline/activation_checkpoint_interval = " + std::to_string(k) +
                                     " read as no recomputation (Paraplan models every layer or none)");
@@ -150,7 +150,9 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
                                      : "";
         std::string lower;
         for (char ch : type) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (lower == "adamw" || lower == "adam" || lower == "sgd" || lower == "lion") p.training.optimizer = lower;
+        // The types read: adam, adamw, sgd and lion (adafactor is not read from a DeepSpeed config).
+        const std::optional<Optimizer> opt = parse_enum<Optimizer>(lower);
+        if (opt && *opt != Optimizer::adafactor) p.training.optimizer = *opt;
         else w.push_back("/optimizer/type = \"" + type + "\" not read");
         if (o.is_object() && o.contains("params"))
             w.push_back("/optimizer/params not read (hyper-parameters are not part of a layout)");
@@ -178,8 +180,10 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
                         const std::string ptr = "/zero_optimization/" + k + "/" + jt.key();
                         if (jt.key() == "device") {
                             const std::string dev = jt.value().is_string() ? jt.value().get<std::string>() : "";
-                            if (dev == "cpu" || dev == "nvme") {
-                                if (k == "offload_optimizer" || p.layout.offload == "none") p.layout.offload = dev;
+                            const std::optional<Offload> off = parse_enum<Offload>(dev);
+                            if (off && *off != Offload::none) {
+                                if (k == "offload_optimizer" || p.layout.offload == Offload::none)
+                                    p.layout.offload = *off;
                             } else if (dev != "none") {
                                 w.push_back(ptr + " = " + jt.value().dump() + " not read");
                             }

@@ -222,7 +222,7 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             if (auto v = need_str()) fsdp_strategy = *v;
         } else if (flag == "--optimizer-cpu-offload") {
             no_value();
-            l.offload = "cpu";
+            l.offload = Offload::cpu;
         } else if (flag == "--optimizer-offload-fraction") {
             if (auto v = need_str()) {
                 try {
@@ -234,12 +234,13 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             }
         } else if (flag == "--recompute-granularity") {
             if (auto v = need_str()) {
-                if (*v == "full" || *v == "selective") l.recompute = *v;
+                if (*v == "full") l.recompute = Recompute::full;
+                else if (*v == "selective") l.recompute = Recompute::selective;
                 else w.push_back(shown + " not read");
             }
         } else if (flag == "--recompute-activations") {
             no_value();
-            l.recompute = "selective";
+            l.recompute = Recompute::selective;
         } else if (flag == "--bf16") {
             no_value();
             p.training.precision = "bf16";
@@ -284,10 +285,10 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             if (auto v = need_str()) l.flash_attention = *v != "unfused" && *v != "local";
         } else if (flag == "--optimizer") {
             if (auto v = need_str()) {
-                if (*v == "sgd") p.training.optimizer = "sgd";
+                if (*v == "sgd") p.training.optimizer = Optimizer::sgd;
                 else if (*v == "adam") {
-                    if (p.training.optimizer != "adam" && p.training.optimizer != "adamw")
-                        p.training.optimizer = "adamw";
+                    if (p.training.optimizer != Optimizer::adam && p.training.optimizer != Optimizer::adamw)
+                        p.training.optimizer = Optimizer::adamw;
                 } else w.push_back(shown + " not read");
             }
         }

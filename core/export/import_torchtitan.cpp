@@ -110,7 +110,8 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 } else w.push_back(full + " not read");
             } else if (table == "activation_checkpoint" && key == "mode" && kt.value().is_string()) {
                 const std::string v = kt.value().get<std::string>();
-                if (v == "none" || v == "selective" || v == "full") l.recompute = v;
+                // [activation_checkpoint] mode: none, selective or full, Paraplan's names.
+                if (const auto r = parse_enum<Recompute>(v)) l.recompute = *r;
                 else w.push_back(full + " = \"" + v + "\" not read");
             } else if (table == "job" && key == "description" && kt.value().is_string()) {
                 p.name = kt.value().get<std::string>();

@@ -6,13 +6,15 @@ namespace paraplan {
 
 const std::vector<std::string> kFrameworks = framework_ids();
 const std::vector<std::string> kSpModes = {"none", "split_gather", "ring", "all_to_all", "ring_attn"};
-const std::vector<std::string> kRecompute = {"none", "selective", "full"};
-const std::vector<std::string> kOffload = {"none", "cpu", "nvme"};
+const std::vector<std::string> kRecompute = enum_names<Recompute>();
+const std::vector<std::string> kOffload = enum_names<Offload>();
 const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-const std::vector<std::string> kOptimizers = {"adamw", "adam", "sgd", "lion", "adafactor"};
+const std::vector<std::string> kOptimizers = enum_names<Optimizer>();
 const std::vector<std::string> kFp8Recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
 const std::vector<std::string> kKernelStacks = {"auto", "te", "compile", "eager"};
-const std::vector<std::string> kLossLogits = {"auto", "freed", "kept", "kept_fp32"};
+const std::vector<std::string> kLossLogits = enum_names<LossLogits>();
+const std::vector<std::string> kTpModes = enum_names<TpMode>();
+const std::vector<std::string> kMoeDispatchers = enum_names<MoeDispatcher>();
 
 std::string kernel_stack(const Layout& l) {
     if (l.kernels != "auto" && !l.kernels.empty()) return l.kernels;

@@ -1,6 +1,7 @@
 #pragma once
 // How a job is split over GPUs: the "layout" and "training" sections of a project.
 #include "project/fp4_recipe.h"
+#include "project/layout_enums.h"
 #include "project/peft.h"
 #include "util/cow_json.h"
 
@@ -17,14 +18,17 @@ namespace paraplan {
 // "colossalai-gemini" (GeminiPlugin), "colossalai-zero" (LowLevelZeroPlugin),
 // "megatron", "torchtitan", "deepspeed", "devicemesh".
 extern const std::vector<std::string> kFrameworks;
-extern const std::vector<std::string> kSpModes;        // none split_gather ring all_to_all ring_attn
-extern const std::vector<std::string> kRecompute;      // none selective full
-extern const std::vector<std::string> kOffload;        // none cpu nvme
-extern const std::vector<std::string> kPrecisions;     // fp32 tf32 fp16 bf16 fp8
-extern const std::vector<std::string> kOptimizers;     // adamw adam sgd lion adafactor
-extern const std::vector<std::string> kFp8Recipes;     // tensorwise delayed rowwise mxfp8 blockwise
-extern const std::vector<std::string> kKernelStacks;   // auto te compile eager
-extern const std::vector<std::string> kLossLogits;     // auto freed kept kept_fp32
+extern const std::vector<std::string> kSpModes;   // none split_gather ring all_to_all ring_attn
+// The names of the typed fields' values, from their tables (project/layout_enums.h).
+extern const std::vector<std::string> kRecompute;        // none selective full
+extern const std::vector<std::string> kOffload;          // none cpu nvme
+extern const std::vector<std::string> kPrecisions;       // fp32 tf32 fp16 bf16 fp8
+extern const std::vector<std::string> kOptimizers;       // adamw adam sgd lion adafactor
+extern const std::vector<std::string> kFp8Recipes;       // tensorwise delayed rowwise mxfp8 blockwise
+extern const std::vector<std::string> kKernelStacks;     // auto te compile eager
+extern const std::vector<std::string> kLossLogits;       // auto freed kept kept_fp32
+extern const std::vector<std::string> kTpModes;          // 1d 2d 2.5d 3d
+extern const std::vector<std::string> kMoeDispatchers;   // alltoall allgather deepep
 
 struct Layout {
     std::string framework = "colossalai";
@@ -40,8 +44,8 @@ struct Layout {
     std::string schedule = "1f1b";
     int chunks = 1;             // model chunks per pipeline stage (virtual stages)
     int num_microbatches = 0;   // 0 = derived from batch sizes
-    std::string recompute = "none";
-    std::string offload = "none";
+    Recompute recompute = Recompute::none;
+    Offload offload = Offload::none;
     double offload_fraction = 0;   // Gemini offload_optim_frac / DeepSpeed ratio
     // Kernel switches.
     bool flash_attention = true;
@@ -69,22 +73,22 @@ struct Layout {
     // (it keeps the output, whose logits are 16-bit), kept_fp32 (the model upcasts the logits and
     // returns them in fp32, as Hugging Face LlamaForCausalLM.forward's `logits = logits.float()`, and
     // the loop keeps them); auto: freed for torchtitan, else by the kernel stack (docs/accuracy.md).
-    std::string loss_logits = "auto";
+    LossLogits loss_logits = LossLogits::framework;   // "auto"
     // Framework-specific knobs.
     std::string order;                       // Megatron order ("tp-cp-ep-dp-pp") or DeviceMesh dim order
     bool dp_outside = true;                  // ColossalAI dp_outside / moe_dp_outside
     int inner_ring_size = 0;                 // ColossalAI ring_attn (0 = default)
     int dp_shard = -1;                       // torchtitan data_parallel_shard_degree (-1 = infer)
     int dp_replicate = 1;                    // torchtitan data_parallel_replicate_degree
-    std::string tp_mode = "1d";              // ColossalAI legacy tensor modes: 1d 2d 2.5d 3d
+    TpMode tp_mode = TpMode::one_d;          // ColossalAI legacy tensor modes: 1d 2d 2.5d 3d
     int tp_depth = 1;                        // 2.5D depth d
     std::vector<int> num_layers_per_stage;   // explicit layer split (ColossalAI)
     bool distributed_optimizer = false;      // Megatron --use-distributed-optimizer
     // Mixture of experts: how the framework routes and moves tokens (docs/project-format.md).
-    std::string moe_dispatcher = "alltoall";   // alltoall | allgather | deepep
-    double moe_capacity_factor = 0;            // 0: dropless; > 0: tokens per expert capped at C x average
-    double moe_imbalance = 0;   // busiest EP rank's routed tokens / average (1: forced balance); 0: default
-    bool moe_overlap = false;   // EP all-to-alls overlapped with another microbatch's compute
+    MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;   // alltoall | allgather | deepep
+    double moe_capacity_factor = 0;   // 0: dropless; > 0: tokens per expert capped at C x average
+    double moe_imbalance = 0;         // busiest EP rank's routed tokens / average (1: forced balance); 0: default
+    bool moe_overlap = false;         // EP all-to-alls overlapped with another microbatch's compute
     // TP collectives overlapped with the GEMMs they feed, each under its framework's name (both off by
     // default): Megatron --tp-comm-overlap (Transformer Engine userbuffers), torchtitan
     // [parallelism] enable_async_tensor_parallel (micro-pipeline TP). Ignored by other frameworks.
@@ -111,7 +115,7 @@ struct Training {
     int micro_batch_size = 1;
     int seq_len = 2048;
     std::string precision = "bf16";   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8": migrate.h)
-    std::string optimizer = "adamw";
+    Optimizer optimizer = Optimizer::adamw;
     long long train_tokens = 0;   // for "time to train" (0 = unset)
     CowJson extra;
 

@@ -55,6 +55,13 @@ std::string one_of_strings(const Obj& o, const char* key, const std::vector<std:
     return s;
 }
 
+// A typed field: its name checked against the enum's one table (project/layout_enums.h), so an
+// unknown value is refused here with the field's pointer, the value and the allowed names.
+template <NamedEnum E>
+E one_of_enum(const Obj& o, const char* key, E def) {
+    return *parse_enum<E>(one_of_strings(o, key, enum_names<E>(), to_string(def)));
+}
+
 void check_gpu(const Cluster& c, const std::string& id, const std::string& pointer) {
     if (!find_gpu(c, id)) throw InputError(pointer, "unknown GPU \"" + id + "\" (known: " + join_ids(gpu_ids(c)) + ")");
 }
@@ -239,7 +246,7 @@ Training read_training(const Obj& o) {
     t.micro_batch_size = o.positive_int("micro_batch_size", t.micro_batch_size);
     t.seq_len = o.positive_int("seq_len", t.seq_len);
     t.precision = one_of_strings(o, "precision", kPrecisions, t.precision);
-    t.optimizer = one_of_strings(o, "optimizer", kOptimizers, t.optimizer);
+    t.optimizer = one_of_enum(o, "optimizer", t.optimizer);
     t.train_tokens = o.int64("train_tokens", 0);
     if (t.train_tokens < 0) json_read::fail(o.at("train_tokens"), "a non-negative integer", *o.get("train_tokens"));
     t.extra = unknown_keys(o.raw(), KeySection::training);
@@ -264,8 +271,8 @@ Layout read_layout(const Obj& o) {
         json_read::fail(o.at("schedule"), "a pipeline schedule name such as \"1f1b\"", *o.get("schedule"));
     l.chunks = o.positive_int("chunks", 1);
     l.num_microbatches = o.non_negative_int("num_microbatches", 0);
-    l.recompute = one_of_strings(o, "recompute", kRecompute, l.recompute);
-    l.offload = one_of_strings(o, "offload", kOffload, l.offload);
+    l.recompute = one_of_enum(o, "recompute", l.recompute);
+    l.offload = one_of_enum(o, "offload", l.offload);
     l.offload_fraction = o.non_negative_number("offload_fraction", 0);
     if (l.offload_fraction > 1)
         json_read::fail(o.at("offload_fraction"), "a fraction between 0 and 1", *o.get("offload_fraction"));
@@ -288,7 +295,7 @@ Layout read_layout(const Obj& o) {
     l.fp4_recipe = *parse_fp4_recipe(one_of_strings(o, "fp4_recipe", kFp4Recipes, to_string(l.fp4_recipe)));
     l.kernels = one_of_strings(o, "kernels", kKernelStacks, l.kernels);
     l.compile_loss = o.boolean("compile_loss", l.compile_loss);
-    l.loss_logits = one_of_strings(o, "loss_logits", kLossLogits, l.loss_logits);
+    l.loss_logits = one_of_enum(o, "loss_logits", l.loss_logits);
     l.order = o.string("order", "");
     l.dp_outside = o.boolean("dp_outside", true);
     l.inner_ring_size = o.non_negative_int("inner_ring_size", 0);
@@ -296,7 +303,7 @@ Layout read_layout(const Obj& o) {
     if (l.dp_shard == 0 || l.dp_shard < -1)
         json_read::fail(o.at("dp_shard"), "a positive integer or -1 (infer)", *o.get("dp_shard"));
     l.dp_replicate = o.positive_int("dp_replicate", 1);
-    l.tp_mode = o.one_of("tp_mode", {"1d", "2d", "2.5d", "3d"}, "1d");
+    l.tp_mode = one_of_enum(o, "tp_mode", l.tp_mode);
     l.tp_depth = o.positive_int("tp_depth", 1);
     l.num_layers_per_stage = o.int_list("num_layers_per_stage");
     for (std::size_t i = 0; i < l.num_layers_per_stage.size(); ++i)
@@ -304,7 +311,7 @@ Layout read_layout(const Obj& o) {
             json_read::fail(o.at("num_layers_per_stage") + "/" + std::to_string(i), "a non-negative integer",
                             json(l.num_layers_per_stage[i]));
     l.distributed_optimizer = o.boolean("distributed_optimizer", false);
-    l.moe_dispatcher = o.one_of("moe_dispatcher", {"alltoall", "allgather", "deepep"}, l.moe_dispatcher);
+    l.moe_dispatcher = one_of_enum(o, "moe_dispatcher", l.moe_dispatcher);
     l.moe_capacity_factor = o.non_negative_number("moe_capacity_factor", 0);
     l.moe_imbalance = o.non_negative_number("moe_imbalance", 0);
     if (l.moe_imbalance > 0 && l.moe_imbalance < 1)
@@ -469,7 +476,7 @@ json project_to_json(const Project& p) {
     tr["micro_batch_size"] = t.micro_batch_size;
     tr["seq_len"] = t.seq_len;
     tr["precision"] = t.precision;
-    tr["optimizer"] = t.optimizer;
+    tr["optimizer"] = to_string(t.optimizer);
     if (t.train_tokens) tr["train_tokens"] = t.train_tokens;
     j["training"] = std::move(tr);
 
@@ -487,8 +494,8 @@ json project_to_json(const Project& p) {
     la["schedule"] = l.schedule;
     la["chunks"] = l.chunks;
     la["num_microbatches"] = l.num_microbatches;
-    la["recompute"] = l.recompute;
-    la["offload"] = l.offload;
+    la["recompute"] = to_string(l.recompute);
+    la["offload"] = to_string(l.offload);
     la["flash_attention"] = l.flash_attention;
     if (l.etp != d.etp) la["etp"] = l.etp;
     if (l.dp != d.dp) la["dp"] = l.dp;
@@ -501,17 +508,17 @@ json project_to_json(const Project& p) {
     if (l.fp4_recipe != d.fp4_recipe) la["fp4_recipe"] = to_string(l.fp4_recipe);
     if (l.kernels != d.kernels) la["kernels"] = l.kernels;
     if (l.compile_loss != d.compile_loss) la["compile_loss"] = l.compile_loss;
-    if (l.loss_logits != d.loss_logits) la["loss_logits"] = l.loss_logits;
+    if (l.loss_logits != d.loss_logits) la["loss_logits"] = to_string(l.loss_logits);
     if (l.order != d.order) la["order"] = l.order;
     if (l.dp_outside != d.dp_outside) la["dp_outside"] = l.dp_outside;
     if (l.inner_ring_size != d.inner_ring_size) la["inner_ring_size"] = l.inner_ring_size;
     if (l.dp_shard != d.dp_shard) la["dp_shard"] = l.dp_shard;
     if (l.dp_replicate != d.dp_replicate) la["dp_replicate"] = l.dp_replicate;
-    if (l.tp_mode != d.tp_mode) la["tp_mode"] = l.tp_mode;
+    if (l.tp_mode != d.tp_mode) la["tp_mode"] = to_string(l.tp_mode);
     if (l.tp_depth != d.tp_depth) la["tp_depth"] = l.tp_depth;
     if (!l.num_layers_per_stage.empty()) la["num_layers_per_stage"] = l.num_layers_per_stage;
     if (l.distributed_optimizer != d.distributed_optimizer) la["distributed_optimizer"] = l.distributed_optimizer;
-    if (l.moe_dispatcher != d.moe_dispatcher) la["moe_dispatcher"] = l.moe_dispatcher;
+    if (l.moe_dispatcher != d.moe_dispatcher) la["moe_dispatcher"] = to_string(l.moe_dispatcher);
     if (l.moe_capacity_factor != d.moe_capacity_factor) la["moe_capacity_factor"] = l.moe_capacity_factor;
     if (l.moe_imbalance != d.moe_imbalance) la["moe_imbalance"] = l.moe_imbalance;
     if (l.moe_overlap != d.moe_overlap) la["moe_overlap"] = l.moe_overlap;

@@ -15,10 +15,23 @@ struct Accessor {
     std::function<void(Project&, const nlohmann::json&)> set;
 };
 
+// A typed choice (project/layout_enums.h) is read and written as its project-file name; a name
+// outside its table is refused with the field's pointer and the allowed names.
 template <typename T, typename S>
-Accessor member(T S::*field, S& (*section)(Project&), const S& (*csection)(const Project&)) {
+Accessor member(T S::*field, S& (*section)(Project&), const S& (*csection)(const Project&), std::string pointer) {
     return Accessor{[=](const Project& p) { return nlohmann::json(csection(p).*field); },
-                    [=](Project& p, const nlohmann::json& v) { section(p).*field = v.get<T>(); }};
+                    [=](Project& p, const nlohmann::json& v) {
+                        if constexpr (NamedEnum<T>) {
+                            const auto e = v.is_string() ? parse_enum<T>(v.get_ref<const std::string&>())
+                                                         : std::nullopt;
+                            if (!e)
+                                throw std::invalid_argument(pointer + ": expected one of " + quoted_enum_names<T>() +
+                                                            ", got " + v.dump());
+                            section(p).*field = *e;
+                        } else {
+                            section(p).*field = v.get<T>();
+                        }
+                    }};
 }
 
 Layout& lay(Project& p) { return p.layout; }
@@ -29,8 +42,8 @@ const Training& ctr(const Project& p) { return p.training; }
 const std::map<std::string, Accessor>& accessors() {
     static const std::map<std::string, Accessor> table = [] {
         std::map<std::string, Accessor> t;
-#define PARAPLAN_L(f) t["/layout/" #f] = member(&Layout::f, &lay, &clay)
-#define PARAPLAN_T(f) t["/training/" #f] = member(&Training::f, &tr, &ctr)
+#define PARAPLAN_L(f) t["/layout/" #f] = member(&Layout::f, &lay, &clay, "/layout/" #f)
+#define PARAPLAN_T(f) t["/training/" #f] = member(&Training::f, &tr, &ctr, "/training/" #f)
         PARAPLAN_L(framework);
         PARAPLAN_L(tp);
         PARAPLAN_L(pp);

@@ -68,7 +68,7 @@ void ds_zero(const Project& p, Out& out) {
         out.push_back(d);
         return;
     }
-    if (l.offload != "none" && l.zero_stage == 0) {
+    if (l.offload != Offload::none && l.zero_stage == 0) {
         auto d = diag(Severity::Error, "deepspeed.offload_needs_zero",
                       "offload_optimizer works with ZeRO stages 1–3; zero_stage is 0.", "",
                       {"/layout/offload", "/layout/zero_stage"});

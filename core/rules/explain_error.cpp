@@ -275,7 +275,7 @@ std::vector<Fix> memory_fixes(const Project& p) {
     if (t.micro_batch_size > 1)
         c.push_back(rules::set_value("/training/micro_batch_size", t.micro_batch_size / 2,
                                      "Halve the micro batch to " + std::to_string(t.micro_batch_size / 2)));
-    if (l.recompute != "full")
+    if (l.recompute != Recompute::full)
         c.push_back(rules::set_value("/layout/recompute", "full", "Recompute activations (full)"));
     // The highest ZeRO stage the framework accepts with this pipeline (project/framework.h).
     const FrameworkTraits* ft = find_traits(l.framework);

@@ -25,8 +25,8 @@ std::string describe(const PlanEntry& e) {
         s << " · " << l.num_microbatches << " microbatches";
     }
     s << " · mbs " << e.micro_batch_size;
-    if (l.recompute != "none") s << " · " << l.recompute << " recompute";
-    if (l.offload != "none") s << " · offload " << l.offload;
+    if (l.recompute != Recompute::none) s << " · " << to_string(l.recompute) << " recompute";
+    if (l.offload != Offload::none) s << " · offload " << to_string(l.offload);
     return s.str();
 }
 

@@ -100,9 +100,9 @@ struct Knobs {
     short fw = 0;
     int tp = 1, pp = 1, cp = 1, ep = 1, dp = 1, zero = 0, mbs = 1, chunks = 1, m = 1;
     short schedule = 0;    // index into kSchedules
-    short recompute = 0;   // index into kRecompute
+    short recompute = 0;   // index into kRecompute (EnumNames<Recompute>::table)
     short sp_mode = 0;     // index into kSpModes
-    short offload = 0;     // index into kOffload
+    short offload = 0;     // index into kOffload (EnumNames<Offload>::table)
 };
 
 // The first three are searched by default; the others (every schedule core/schedule
@@ -239,9 +239,9 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
                                     continue;
                                 for (int zero : zeros) {
                                     if (!cons.allows("zero_stage", zero)) continue;
-                                    for (int r = 0; r < 3; ++r) {
+                                    for (int r = 0; r < int(kRecompute.size()); ++r) {
                                         if (!cons.allows("recompute", kRecompute[r])) continue;
-                                        for (int off = 0; off < 3; ++off) {
+                                        for (int off = 0; off < int(kOffload.size()); ++off) {
                                             // Offload only when asked for (it is never faster).
                                             const bool asked = cons.fixed.count("offload") &&
                                                                cons.fixed.at("offload") == kOffload[off];
@@ -303,9 +303,9 @@ void set_layout(Layout& l, const Knobs& k, const std::string& fw, const Layout& 
     l.schedule = kSchedules[k.schedule];
     l.chunks = k.chunks;
     l.num_microbatches = k.m;
-    l.recompute = kRecompute[k.recompute];
-    l.offload = kOffload[k.offload];
-    l.tp_mode = "1d";
+    l.recompute = EnumNames<Recompute>::table[static_cast<std::size_t>(k.recompute)].value;
+    l.offload = EnumNames<Offload>::table[static_cast<std::size_t>(k.offload)].value;
+    l.tp_mode = TpMode::one_d;
     l.tp_depth = 1;
     l.num_layers_per_stage.clear();
     l.inner_ring_size = 0;
@@ -540,8 +540,8 @@ nlohmann::json to_json(const PlanEntry& e) {
                              {"num_microbatches", l.num_microbatches},
                              {"micro_batch_size", e.micro_batch_size},
                              {"dp", e.dp},
-                             {"recompute", l.recompute},
-                             {"offload", l.offload}};
+                             {"recompute", to_string(l.recompute)},
+                             {"offload", to_string(l.offload)}};
     const FrameworkTraits* ft = find_traits(l.framework);
     if (ft && ft->zero == ZeroSemantics::distributed_optimizer)
         layout["distributed_optimizer"] = l.distributed_optimizer;

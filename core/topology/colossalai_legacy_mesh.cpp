@@ -16,23 +16,24 @@ namespace paraplan::topology::detail {
 
 void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
-    const std::string& mode = r.tp_mode;
-    if (mode != "2d" && mode != "2.5d" && mode != "3d") {
+    const TpMode mode = r.tp_mode;
+    const std::string name = to_string(mode);
+    if (mode != TpMode::two_d && mode != TpMode::two_and_half_d && mode != TpMode::three_d) {
         m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.tp_mode_supported",
-                                          "unknown tensor parallel mode '" + mode + "' (1d, 2d, 2.5d, 3d)", "",
+                                          "not a legacy tensor parallel mode: '" + name + "' (2d, 2.5d, 3d)", "",
                                           {"/layout/tp_mode"}));
         return;
     }
     if (r.sp_mode != "none" && !r.sp_mode.empty()) {
         m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.legacy_tp_mode_no_sp",
-                                          "the legacy " + mode + " tensor mode cannot be combined with sp_mode " +
+                                          "the legacy " + name + " tensor mode cannot be combined with sp_mode " +
                                               r.sp_mode + " (HybridParallelPlugin uses 1D tensor parallelism)",
                                           "", {"/layout/tp_mode", "/layout/sp_mode"}));
         return;
     }
     const int tp = r.tp;
     int q = 1, d = 1;
-    if (mode == "2d") {
+    if (mode == TpMode::two_d) {
         q = static_cast<int>(std::lround(std::sqrt(static_cast<double>(tp))));
         if (q * q != tp) {
             m.diagnostics.push_back(
@@ -41,7 +42,7 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
                           "2D summa dim should equal to tensor parallel size ^ 0.5", {"/layout/tp"}));
             return;
         }
-    } else if (mode == "2.5d") {
+    } else if (mode == TpMode::two_and_half_d) {
         d = r.tp_depth;
         if (d >= 1 && tp % d == 0) q = static_cast<int>(std::lround(std::sqrt(static_cast<double>(tp / d))));
         if (d < 1 || tp % d != 0 || q * q * d != tp) {
@@ -82,10 +83,10 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
 
     std::vector<std::string> names = {"dp", "pp"};
     std::vector<int> sizes = {dp, r.pp};
-    if (mode == "2d") {
+    if (mode == TpMode::two_d) {
         names.insert(names.end(), {"row", "col"});
         sizes.insert(sizes.end(), {q, q});
-    } else if (mode == "2.5d") {
+    } else if (mode == TpMode::two_and_half_d) {
         names.insert(names.end(), {"dep", "row", "col"});
         sizes.insert(sizes.end(), {d, q, q});
     } else {
@@ -101,12 +102,12 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
     m.groups["pp"] = groups_along(mesh, {1});
     m.groups["tp"] = groups_along(flat, {2});
     TensorGrid grid;
-    grid.mode = mode;
+    grid.mode = name;
     grid.tp_size = tp;
-    grid.depth = mode == "2.5d" ? d : 1;
+    grid.depth = mode == TpMode::two_and_half_d ? d : 1;
     grid.blocks.resize(static_cast<std::size_t>(W));
     for (int rk = 0; rk < W; ++rk) grid.blocks[static_cast<std::size_t>(rk)].rank = rk;
-    if (mode == "2d") {
+    if (mode == TpMode::two_d) {
         // PARALLEL_2D_ROW: same row, col varies; PARALLEL_2D_COL: same col, row varies.
         m.groups["2d_row"] = groups_along(mesh, {3});
         m.groups["2d_col"] = groups_along(mesh, {2});
@@ -118,7 +119,7 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
             b.in_block = mesh.at(rk, 2);    // row rank (local rank in the COL group)
             b.out_block = mesh.at(rk, 3);   // col rank (local rank in the ROW group)
         }
-    } else if (mode == "2.5d") {
+    } else if (mode == TpMode::two_and_half_d) {
         m.groups["2p5d_row"] = groups_along(mesh, {4});
         m.groups["2p5d_col"] = groups_along(mesh, {3});
         m.groups["2p5d_dep"] = groups_along(mesh, {2});

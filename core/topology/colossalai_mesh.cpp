@@ -67,7 +67,7 @@ void add_ring_groups(const MeshRequest& r, const Mesh& mesh, int sp_axis, int sp
 }   // namespace
 
 void build_colossalai(const MeshRequest& r, RankMap& m) {
-    if (r.tp_mode != "1d" && !r.tp_mode.empty()) {
+    if (r.tp_mode != TpMode::one_d) {
         build_colossalai_legacy(r, m);
         return;
     }

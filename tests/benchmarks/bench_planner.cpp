@@ -96,7 +96,7 @@ void run_search(const char* name, const PlanRequest& r) {
             "peak %.1f GiB\n",
             b.layout.framework.c_str(), b.layout.tp, b.layout.pp, b.layout.cp, b.layout.sp, b.micro_batch_size,
             b.layout.num_microbatches, b.layout.schedule.c_str(), b.layout.chunks, b.layout.zero_stage,
-            b.layout.recompute.c_str(), b.step_s, 100 * b.mfu, b.peak_gib);
+            to_string(b.layout.recompute), b.step_s, 100 * b.mfu, b.peak_gib);
     }
 }
 

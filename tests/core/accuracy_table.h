@@ -95,7 +95,7 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.framework = r.value("framework", "megatron");
     l.ep = r.value("ep", 1);
     l.etp = r.value("etp", 0);
-    l.moe_dispatcher = r.value("moe_dispatcher", std::string("alltoall"));
+    l.moe_dispatcher = r.value("moe_dispatcher", MoeDispatcher::alltoall);
     l.moe_imbalance = r.value("moe_imbalance", 0.0);
     l.moe_overlap = r.value("moe_overlap", false);
     // TP communication overlap where the run's own config turns it on (each row's source says).
@@ -108,7 +108,7 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.dp_shard = r.value("dp_shard", -1);
     l.schedule = r.at("schedule");
     l.chunks = r.at("chunks");
-    l.recompute = r.at("recompute");
+    l.recompute = r.at("recompute").get<Recompute>();
     l.sp_mode = r.value("sequence_parallel", false) ? "split_gather" : "none";
     l.flash_attention = r.value("flash_attention", false);
     l.distributed_optimizer = r.value("distributed_optimizer", false);
@@ -121,7 +121,7 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.account_for_loss_in_pipeline_split = r.value("account_for_loss_in_pipeline_split", false);
     l.kernels = r.value("kernels", "auto");
     l.compile_loss = r.value("compile_loss", false);
-    l.loss_logits = r.value("loss_logits", std::string("auto"));
+    l.loss_logits = r.value("loss_logits", LossLogits::framework);
     if (r.contains("fp8")) {
         l.fp8 = true;
         l.fp8_recipe = r.at("fp8");

@@ -73,7 +73,7 @@ public:
     ProjectBuilder& num_layers_per_stage(std::vector<int> v) {
         return set(p_.layout.num_layers_per_stage, std::move(v));
     }
-    ProjectBuilder& recompute(const std::string& v) { return set(p_.layout.recompute, v); }
+    ProjectBuilder& recompute(Recompute v) { return set(p_.layout.recompute, v); }
     ProjectBuilder& flash_attention(bool v) { return set(p_.layout.flash_attention, v); }
     ProjectBuilder& fused_norm(bool v) { return set(p_.layout.fused_norm, v); }
     ProjectBuilder& jit_fused(bool v) { return set(p_.layout.jit_fused, v); }
@@ -94,7 +94,7 @@ public:
     ProjectBuilder& account_for_loss_in_pipeline_split(bool v) {
         return set(p_.layout.account_for_loss_in_pipeline_split, v);
     }
-    ProjectBuilder& moe_dispatcher(const std::string& v) { return set(p_.layout.moe_dispatcher, v); }
+    ProjectBuilder& moe_dispatcher(MoeDispatcher v) { return set(p_.layout.moe_dispatcher, v); }
     ProjectBuilder& moe_capacity_factor(double v) { return set(p_.layout.moe_capacity_factor, v); }
     ProjectBuilder& moe_imbalance(double v) { return set(p_.layout.moe_imbalance, v); }
     // A layout key this version keeps in layout.extra (e.g. "megatron_version").

@@ -48,7 +48,7 @@ Project megatron(int nodes, int tp, int pp, int gbs, const std::string& schedule
     p.layout.zero_stage = 0;
     p.layout.distributed_optimizer = true;
     p.layout.num_microbatches = 0;
-    p.layout.recompute = "selective";
+    p.layout.recompute = Recompute::selective;
     p.training.global_batch_size = gbs;
     p.training.micro_batch_size = 1;
     p.training.seq_len = 4096;

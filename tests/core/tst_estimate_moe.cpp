@@ -390,7 +390,7 @@ private slots:
         // A dense model has no MoE options.
         ModelSpec dense = m;
         dense.experts = 0;
-        l.moe_dispatcher = "deepep";
+        l.moe_dispatcher = MoeDispatcher::deepep;
         QVERIFY(make_config(dense, t, l, hw, 256).moe.dispatcher == MoeDispatcher::alltoall);
     }
 
@@ -399,7 +399,7 @@ private slots:
         const ModelSpec m = qwen3_30b();
         const Project p = megatron_project(m, 64, 4096)
                               .ep(8)
-                              .moe_dispatcher("deepep")
+                              .moe_dispatcher(MoeDispatcher::deepep)
                               .moe_capacity_factor(1.25)
                               .moe_imbalance(1.5)
                               .build();
@@ -422,7 +422,7 @@ private slots:
         j["layout"]["moe_capacity_factor"] = 1.25;
         j["layout"]["moe_overlap"] = true;
         const Project p = project_from_json(j);
-        QCOMPARE(p.layout.moe_dispatcher, std::string("deepep"));
+        QCOMPARE(p.layout.moe_dispatcher, MoeDispatcher::deepep);
         QCOMPARE(p.layout.moe_imbalance, 1.0);
         QCOMPARE(p.layout.moe_capacity_factor, 1.25);
         QVERIFY(p.layout.moe_overlap);
@@ -480,7 +480,7 @@ private slots:
                                          .ep(8)
                                          .etp(1)
                                          .distributed_optimizer(true)
-                                         .moe_dispatcher("deepep")
+                                         .moe_dispatcher(MoeDispatcher::deepep)
                                          .moe_imbalance(0)
                                          .build();
         const Project forced_run = ProjectBuilder(dropless_run).moe_imbalance(1).build();

@@ -49,7 +49,7 @@ Project mixtral64(const std::string& system) {
         .zero_stage(1)
         .schedule("1f1b")
         .num_microbatches(32)
-        .recompute("none")
+        .recompute(Recompute::none)
         .flash_attention(true)
         .distributed_optimizer(true);
     Project p = b.build();

@@ -194,7 +194,7 @@ private slots:
             return project_json("colossalai", nlohmann::json::object(), {{"loss_logits", v}});
         };
         const Project kept = project_from_json(with("kept_fp32"));
-        QCOMPARE(kept.layout.loss_logits, std::string("kept_fp32"));
+        QCOMPARE(kept.layout.loss_logits, LossLogits::kept_fp32);
         QCOMPARE(project_to_json(kept)["layout"]["loss_logits"].get<std::string>(), std::string("kept_fp32"));
         QVERIFY(!project_to_json(project_from_json(with("auto")))["layout"].contains("loss_logits"));
         const Estimate k = estimate_project(kept);

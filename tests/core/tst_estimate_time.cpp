@@ -580,7 +580,7 @@ private slots:
                               .ep(8)
                               .pp(2)
                               .zero_stage(1)
-                              .recompute("full")
+                              .recompute(Recompute::full)
                               .build();
         Hardware hw = paper_a100(0);
         hw.peak_tflops = 989;

@@ -137,7 +137,7 @@ private slots:
                          (kw["num_microbatches"].get<int>() * kw["microbatch_size"].get<int>() * dp_of(p)),
                      0);
         }
-        QCOMPARE(kw["cpu_offload"].get<bool>(), l.offload != "none");
+        QCOMPARE(kw["cpu_offload"].get<bool>(), l.offload != Offload::none);
         // hostfile: one host per line, in node-rank order, no slots= and no comments.
         const std::string hosts = files.at("hostfile").content;
         std::string want;
@@ -229,7 +229,8 @@ private slots:
                 QCOMPARE(arg_value(args, "--expert-model-parallel-size"), std::to_string(l.ep));
                 QCOMPARE(arg_value(args, "--num-experts"), std::to_string(p.model.experts));
             }
-            if (l.recompute != "none") QCOMPARE(arg_value(args, "--recompute-granularity"), l.recompute);
+            if (l.recompute != Recompute::none)
+                QCOMPARE(arg_value(args, "--recompute-granularity"), std::string(to_string(l.recompute)));
             // All example GPUs are pre-Blackwell.
             QCOMPARE(run.max_connections, std::string(l.tp > 1 || l.cp > 1 ? "1" : ""));
         }
@@ -351,7 +352,7 @@ private slots:
         p.layout.tp = 1;
         p.layout.pp = 1;
         p.layout.zero_stage = 3;
-        p.layout.offload = "cpu";
+        p.layout.offload = Offload::cpu;
         p.layout.offload_fraction = 0.5;
         p.layout.num_microbatches = 0;
         exported(p, "deepspeed", "ds-offload");
@@ -390,7 +391,7 @@ private slots:
         QCOMPARE(t["training"]["seq_len"].get<int>(), p.training.seq_len);
         // global % (local × dp) == 0 (torchtitan's batch rule).
         QCOMPARE(p.training.global_batch_size % (t["training"]["local_batch_size"].get<int>() * dp_of(p)), 0);
-        QCOMPARE(t["activation_checkpoint"]["mode"].get<std::string>(), l.recompute);
+        QCOMPARE(t["activation_checkpoint"]["mode"].get<std::string>(), std::string(to_string(l.recompute)));
         const Launch run = run_script(dir(sub) / "run.sh", stubs_, {"NODE_RANK=0"});
         QCOMPARE(run.argv.at(0), std::string("torchrun"));
         QCOMPARE(arg_value(run.argv, "--job.config_file"), std::string("job.toml"));

@@ -38,18 +38,19 @@ json summary(const Project& p, const std::string& format) {
               {"zero_stage", l.zero_stage},
               {"chunks", l.pp > 1 ? l.chunks : 1},
               {"schedule", sched},
-              {"recompute", l.recompute},
-              {"offload", l.offload},
+              {"recompute", to_string(l.recompute)},
+              {"offload", to_string(l.offload)},
               {"global_batch_size", p.training.global_batch_size},
               {"micro_batch_size", p.training.micro_batch_size},
               {"precision", p.training.precision},
               {"microbatches", l.pp > 1 ? exportutil::microbatches(p) : 0}};
     if (format != "deepspeed") s["ep"] = l.ep;
-    if (format == "colossalai" && l.recompute == "selective") s["recompute"] = "none";   // ColossalAI has no selective
-    if (format == "torchtitan" && l.tp > 1) s["sp_mode"] = "split_gather";               // implied by torchtitan's TP
-    if (!traits_of(format).num_microbatches_knob) s.erase("microbatches");               // derived from the batch sizes
+    if (format == "colossalai" && l.recompute == Recompute::selective)
+        s["recompute"] = "none";                                             // ColossalAI has no selective
+    if (format == "torchtitan" && l.tp > 1) s["sp_mode"] = "split_gather";   // implied by torchtitan's TP
+    if (!traits_of(format).num_microbatches_knob) s.erase("microbatches");   // derived from the batch sizes
     if ((format == "megatron" || format == "torchtitan") && l.tp == 1) s["sp_mode"] = "none";   // SP lives in TP
-    if (format == "deepspeed" && l.pp == 1 && l.recompute == "full")
+    if (format == "deepspeed" && l.pp == 1 && l.recompute == Recompute::full)
         s["recompute"] = "none";                                            // model code, not ds_config
     if (format == "torchtitan" && l.zero_stage == 1) s["zero_stage"] = 2;   // FSDP has no optimizer-only mode
     return s;
@@ -60,7 +61,7 @@ Project for_format(Project p, const std::string& format) {
     if (format == "deepspeed") {
         p.layout.ep = 1;
         p.layout.sp_mode = "none";
-        if (p.layout.recompute == "selective") p.layout.recompute = "none";
+        if (p.layout.recompute == Recompute::selective) p.layout.recompute = Recompute::none;
     }
     return p;
 }
@@ -113,7 +114,7 @@ private slots:
             p.layout.pp = 1;
             p.layout.num_microbatches = 0;
             p.layout.zero_stage = fmt == "colossalai" ? 2 : fmt == "megatron" ? 3 : 2;
-            p.layout.offload = fmt == "torchtitan" ? "none" : "cpu";
+            p.layout.offload = fmt == "torchtitan" ? Offload::none : Offload::cpu;
             if (fmt == "colossalai" && p.layout.framework == "colossalai-moe") p.layout.zero_stage = 1;
         } else if (variant == "sp") {
             if (fmt == "deepspeed") QSKIP("DeepSpeed has no sequence parallelism in this schema");
@@ -323,7 +324,7 @@ booster = Booster(plugin=plugin)
         QCOMPARE(l.schedule, std::string("interleaved"));
         QCOMPARE(l.sp_mode, std::string("split_gather"));
         QCOMPARE(l.zero_stage, 1);
-        QCOMPARE(l.recompute, std::string("full"));
+        QCOMPARE(l.recompute, Recompute::full);
         QCOMPARE(r.project.training.micro_batch_size, 2);
         QCOMPARE(r.project.training.global_batch_size, base.training.global_batch_size);
         QCOMPARE(r.project.model.layers, 32);
@@ -508,7 +509,7 @@ torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py \
         QCOMPARE(r.implied_world, 8);   // 64 / (2 × 4)
         QCOMPARE(r.project.world_size(), 8);
         QCOMPARE(r.project.layout.zero_stage, 2);
-        QCOMPARE(r.project.layout.offload, std::string("cpu"));
+        QCOMPARE(r.project.layout.offload, Offload::cpu);
         QCOMPARE(r.project.training.precision, std::string("fp16"));
         QCOMPARE(r.project.training.global_batch_size, 64);
         QCOMPARE(r.project.training.micro_batch_size, 2);
@@ -570,7 +571,7 @@ components = ["model", "loss"]
         QCOMPARE(r.project.name, std::string("Llama 3 8B training"));
         QCOMPARE(r.project.layout.framework, std::string("torchtitan"));
         QCOMPARE(r.project.layout.dp_shard, -1);
-        QCOMPARE(r.project.layout.recompute, std::string("selective"));
+        QCOMPARE(r.project.layout.recompute, Recompute::selective);
         QCOMPARE(r.project.training.seq_len, 8192);
         QCOMPARE(r.project.training.micro_batch_size, 1);
         QCOMPARE(r.project.training.global_batch_size, 8);   // -1: local × dp (8 GPUs)

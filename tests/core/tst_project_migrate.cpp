@@ -102,7 +102,7 @@ private slots:
         t.micro_batch_size = 4;
         t.seq_len = 1024;
         t.precision = "bf16";
-        t.optimizer = "adamw";
+        t.optimizer = Optimizer::adamw;
         QVERIFY(p.training == t);
         Layout l;
         l.framework = "colossalai";
@@ -135,7 +135,7 @@ private slots:
         l.ep = 8;
         l.zero_stage = 1;
         l.num_microbatches = 16;
-        l.recompute = "full";
+        l.recompute = Recompute::full;
         QVERIFY(p.layout == l);
         const Project back = save_and_reload(p);
         QVERIFY(back == p);

@@ -83,7 +83,7 @@ private slots:
         Layout naive;
         naive.framework = "megatron";
         naive.tp = 8;
-        naive.recompute = "full";
+        naive.recompute = Recompute::full;
         Training tn = req.base.training;
         tn.micro_batch_size = 1;
         const Estimate ne = evaluate(m, layer_shapes(m), make_config(m, tn, naive, req.hardware, 32), req.hardware);
@@ -107,7 +107,7 @@ private slots:
         for (const auto& e : r.results) {
             QCOMPARE(e.layout.tp, 2);
             QVERIFY(e.layout.pp >= 1 && e.layout.pp <= 2);
-            QCOMPARE(e.layout.recompute, std::string("selective"));
+            QCOMPARE(e.layout.recompute, Recompute::selective);
             QVERIFY(e.micro_batch_size <= 2);
         }
         // Memory objective: smallest peak first.
@@ -357,7 +357,7 @@ private slots:
                     for (const char* sched : {"1f1b", "interleaved", "zbv"})
                         for (int zero : {0, 1, 3})
                             for (int mbs : {1, 2})
-                                for (const char* rc : {"none", "full"}) {
+                                for (const Recompute rc : {Recompute::none, Recompute::full}) {
                                     Layout l;
                                     l.framework = fw;
                                     l.tp = tp;
@@ -426,7 +426,7 @@ private slots:
             for (int pp : {1, 4, 16})
                 for (const char* sched : {"1f1b", "interleaved", "zbv"})
                     for (int mbs : {1, 4})
-                        for (const char* rc : {"none", "selective", "full"}) {
+                        for (const Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
                             Layout l;
                             l.framework = fw;
                             l.tp = 8;

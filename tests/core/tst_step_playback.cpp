@@ -331,7 +331,7 @@ void TestStepPlayback::expertBytesFromMoeModel() {
     QFETCH(int, mtp);
     Project p = load_example("mixtral-8x7b-2nodes-ep");
     p.model.mtp_layers = mtp;   // Mixtral's layers are all MoE: an MTP module adds one on the last stage
-    p.layout.moe_dispatcher = dispatcher.toStdString();
+    p.layout.moe_dispatcher = parse_enum<MoeDispatcher>(dispatcher.toStdString()).value();
     p.layout.fp8 = fp8;
     const StepPlayback pb = step_playback(p);
     const Config& c = pb.estimate.config;
@@ -405,7 +405,7 @@ void TestStepPlayback::tpInsideEachLayer() {
     Project p = variant("1f1b", 1, framework.toStdString());
     p.layout.sp_mode = spMode.toStdString();
     p.layout.tp_comm_overlap = overlap;
-    if (fullRecompute) p.layout.recompute = "full";
+    if (fullRecompute) p.layout.recompute = Recompute::full;
     const StepPlayback pb = step_playback(p);
     const Estimate& e = pb.estimate;
     const Config& c = e.config;

@@ -300,7 +300,7 @@ private slots:
     // [i*tp + j + k*q for k]; W=8, tp=4 (q=2), pp=1, dp=2.
     void legacy2d() {
         MeshRequest r = hybrid(8, 4, 1, 1, "none");
-        r.tp_mode = "2d";
+        r.tp_mode = paraplan::TpMode::two_d;
         const RankMap m = build_rank_map(r);
         CHECK_VALID(m);
         CHECK_GROUPS(m, "tp", Groups{{0, 1, 2, 3}, {4, 5, 6, 7}});
@@ -322,7 +322,7 @@ private slots:
     // tp=8 = depth 2 * q^2 (q=2), W=8.
     void legacy2p5d() {
         MeshRequest r = hybrid(8, 8, 1, 1, "none");
-        r.tp_mode = "2.5d";
+        r.tp_mode = paraplan::TpMode::two_and_half_d;
         r.tp_depth = 2;
         const RankMap m = build_rank_map(r);
         CHECK_VALID(m);
@@ -341,7 +341,7 @@ private slots:
     // initializer_3d.py: t = i + d*(j + d*k); input varies j, weight i, output k.
     void legacy3d() {
         MeshRequest r = hybrid(8, 8, 1, 1, "none");
-        r.tp_mode = "3d";
+        r.tp_mode = paraplan::TpMode::three_d;
         const RankMap m = build_rank_map(r);
         CHECK_VALID(m);
         CHECK_GROUPS(m, "3d_weight", Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}});

@@ -221,7 +221,7 @@ private slots:
         QCOMPARE(w->project().layout.moe_capacity_factor, 1.25);
         QVERIFY(choose(field<QComboBox>(*w, "moe_dispatcher"), QStringLiteral("allgather")));
         QVERIFY(w->document()->waitForAnalysis());
-        QCOMPARE(w->project().layout.moe_dispatcher, std::string("allgather"));
+        QCOMPARE(w->project().layout.moe_dispatcher, paraplan::MoeDispatcher::allgather);
         field<QCheckBox>(*w, "moe_overlap")->click();
         QVERIFY(w->document()->waitForAnalysis());
         QVERIFY(w->project().layout.moe_overlap);

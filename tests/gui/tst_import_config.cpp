@@ -44,7 +44,7 @@ private slots:
         const auto& p = w.project();
         QCOMPARE(p.layout.framework, std::string("deepspeed"));
         QCOMPARE(p.layout.zero_stage, 3);
-        QCOMPARE(p.layout.offload, std::string("cpu"));
+        QCOMPARE(p.layout.offload, paraplan::Offload::cpu);
         QCOMPARE(p.training.micro_batch_size, 2);
         QCOMPARE(p.training.global_batch_size, 64);
         QCOMPARE(p.cluster.nodes.size(), std::size_t(1));   // the cluster came from the open project

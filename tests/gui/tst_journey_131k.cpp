@@ -292,8 +292,9 @@ private slots:
             const int tpV = first ? 8 : 2, ppV = first ? 32 : 16, gbsV = first ? 65536 : 32768;
             const int seqV = first ? 2048 : 4096, mbsV = first ? 2 : 1, zeroV = first ? 1 : 2;
             const int mbV = first ? 128 : 64;
-            const std::string recompute = first ? "selective" : "full", precision = first ? "fp16" : "tf32";
-            const std::string offload = first ? "cpu" : "nvme", schedule = first ? "gpipe" : "1f1b";
+            const paraplan::Recompute recompute = first ? paraplan::Recompute::selective : paraplan::Recompute::full;
+            const paraplan::Offload offload = first ? paraplan::Offload::cpu : paraplan::Offload::nvme;
+            const std::string precision = first ? "fp16" : "tf32", schedule = first ? "gpipe" : "1f1b";
             bool ok = true;
             ok = ok && edit(QStringLiteral("tp typed %1, Enter").arg(tpV), [&] {
                      return type("tp", QString::number(tpV), first ? enter : tab) && w.project().layout.tp == tpV;
@@ -497,9 +498,9 @@ private slots:
         QCOMPARE(text("tp"), std::to_string(start.layout.tp));
         QCOMPARE(text("pp"), std::to_string(start.layout.pp));
         QCOMPARE(text("framework"), start.layout.framework);
-        QCOMPARE(text("recompute"), start.layout.recompute);
+        QCOMPARE(text("recompute"), std::string(to_string(start.layout.recompute)));
         QCOMPARE(text("precision"), start.training.precision);
-        QCOMPARE(text("offload"), start.layout.offload);
+        QCOMPARE(text("offload"), std::string(to_string(start.layout.offload)));
         QCOMPARE(text("schedule"), start.layout.schedule);
         QCOMPARE(value("global_batch_size"), start.training.global_batch_size);
         QCOMPARE(value("seq_len"), start.training.seq_len);

@@ -206,7 +206,7 @@ private slots:
         for (int i = 0; i < p->model()->rowCount(); ++i) {
             QCOMPARE(p->model()->entry(i).layout.tp, 2);
             QCOMPARE(p->model()->entry(i).layout.framework, std::string("megatron"));
-            QCOMPARE(p->model()->entry(i).layout.recompute, std::string("none"));
+            QCOMPARE(p->model()->entry(i).layout.recompute, paraplan::Recompute::none);
         }
     }
 

@@ -44,12 +44,12 @@ private slots:
         QVERIFY2(bar->maximum() > 0, "the panel does not scroll at this size");
         const QString offloadBefore = offload->currentText();
         const int zeroBefore = zero->value();
-        const QString fileBefore = QString::fromStdString(w->project().layout.offload);
+        const QString fileBefore = QString::fromUtf8(to_string(w->project().layout.offload));
         QVERIFY(!wheelDown(offload));
         QVERIFY(!wheelDown(zero));
         QCOMPARE(offload->currentText(), offloadBefore);
         QCOMPARE(zero->value(), zeroBefore);
-        QCOMPARE(QString::fromStdString(w->project().layout.offload), fileBefore);
+        QCOMPARE(QString::fromUtf8(to_string(w->project().layout.offload)), fileBefore);
         // The same notch over the panel itself scrolls it.
         bar->setValue(0);
         QVERIFY(wheelDown(panel->findChild<QScrollArea*>()->viewport()));
@@ -61,7 +61,7 @@ private slots:
         QTRY_VERIFY(offload->hasFocus());
         QVERIFY(wheelDown(offload));
         QVERIFY(offload->currentText() != offloadBefore);
-        QCOMPARE(QString::fromStdString(w->project().layout.offload), offload->currentText());   // held as shown
+        QCOMPARE(QString::fromUtf8(to_string(w->project().layout.offload)), offload->currentText());   // held as shown
         QVERIFY(w->document()->undoStack()->canUndo());
     }
 };

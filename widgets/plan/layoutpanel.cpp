@@ -66,12 +66,11 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                   "and exchange activations in every layer (all-reduce). Keep tp inside one node so this "
                   "traffic stays on NVLink. Offered values divide the world size."),
                [](const Project& p) { return p.layout.tp; });
-    addChoice(par, QStringLiteral("/layout/tp_mode"), tr("Tensor mode"), QStringLiteral("tp_mode"),
-              {"1d", "2d", "2.5d", "3d"},
+    addChoice(par, QStringLiteral("/layout/tp_mode"), tr("Tensor mode"), QStringLiteral("tp_mode"), paraplan::kTpModes,
               tr("How the tensor-parallel group splits a weight matrix (ColossalAI legacy modes): 1d splits rows or "
                  "columns (Megatron style); 2d a q×q grid (tp = q²); 2.5d q×q×d (tp = q²·d); 3d a q×q×q cube "
                  "(tp = q³). Higher modes trade memory for more, smaller collectives."),
-              [](const Project& p) { return p.layout.tp_mode; });
+              [](const Project& p) { return std::string(to_string(p.layout.tp_mode)); });
     addInt(par, QStringLiteral("/layout/tp_depth"), tr("2.5D depth"), QStringLiteral("tp_depth"), 1, 64,
            tr("Depth d of the 2.5D tensor mode: tp = q²·d."), [](const Project& p) { return p.layout.tp_depth; });
     addDivisor(par, QStringLiteral("/layout/pp"), tr("Pipeline parallel (pp)"), QStringLiteral("pp"),
@@ -158,11 +157,11 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
               tr("Activation checkpointing: keep fewer activations and recompute them in the backward pass. "
                  "selective recomputes only attention internals (cheap); full recomputes each layer (about a "
                  "third more compute)."),
-              [](const Project& p) { return p.layout.recompute; });
+              [](const Project& p) { return std::string(to_string(p.layout.recompute)); });
     addChoice(mem, QStringLiteral("/layout/offload"), tr("Offload"), QStringLiteral("offload"), paraplan::kOffload,
               tr("Move optimizer states (and with some frameworks parameters) to CPU memory or NVMe, trading "
                  "PCIe transfers for GPU memory."),
-              [](const Project& p) { return p.layout.offload; });
+              [](const Project& p) { return std::string(to_string(p.layout.offload)); });
     addBool(mem, QStringLiteral("/layout/flash_attention"), tr("Flash attention"), QStringLiteral("flash_attention"),
             tr("Fused attention kernels that never materialise the seq×seq score matrix: less memory and faster. "
                "Needs NVIDIA Ampere or newer (or AMD CDNA2+)."),
@@ -245,12 +244,12 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
     auto* moe = addGroup(tr("Mixture of experts"));
     moeGroup_ = qobject_cast<QGroupBox*>(moe->parentWidget());
     addChoice(moe, QStringLiteral("/layout/moe_dispatcher"), tr("Token dispatcher"), QStringLiteral("moe_dispatcher"),
-              {"alltoall", "allgather", "deepep"},
+              paraplan::kMoeDispatchers,
               tr("How tokens travel to their experts and back. alltoall: each GPU sends each token to the GPUs "
                  "holding its experts; allgather: every GPU gathers all tokens and keeps its experts' share "
                  "(cheaper for a small ep); deepep: DeepEP kernels send one copy per destination node over the "
                  "network and fan it out over NVLink inside the node."),
-              [](const Project& p) { return p.layout.moe_dispatcher; });
+              [](const Project& p) { return std::string(to_string(p.layout.moe_dispatcher)); });
     addDouble(
         moe, QStringLiteral("/layout/moe_capacity_factor"), tr("Capacity factor"),
         QStringLiteral("moe_capacity_factor"), 0, 64, 0.25,

@@ -132,8 +132,8 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     case Microbatches: return l.num_microbatches;
     case Schedule: return l.pp > 1 || sort ? QString::fromStdString(l.schedule) : QStringLiteral("–");
     case Chunks: return l.chunks;
-    case Recompute: return QString::fromStdString(l.recompute);
-    case Offload: return QString::fromStdString(l.offload);
+    case Recompute: return QString::fromUtf8(to_string(l.recompute));
+    case Offload: return QString::fromUtf8(to_string(l.offload));
     case StepTime: return sort ? QVariant(e.step_s) : QVariant(QString::number(e.step_s, 'f', 3));
     case Mfu: return sort ? QVariant(e.mfu) : QVariant(QString::number(100 * e.mfu, 'f', 1));
     case TokensPerS: return sort ? QVariant(e.tokens_per_s) : QVariant(QLocale().toString(e.tokens_per_s, 'f', 0));

@@ -1,0 +1,139 @@
+#pragma once
+// The closed choices of a project's layout and training sections, as enums with one name table
+// each: the table is the only place a value's project-file spelling lives. The project reader
+// (project.cpp) parses each field once against its table, refusing an unknown name with the
+// field's pointer and the allowed names; the writer, the lists in layout.h (kRecompute ...), the
+// app's combos and the exporters read the names back from the same table. Here, in project/, so
+// that core/estimate (config.h) uses the same types rather than a second enum per meaning.
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace paraplan {
+
+// layout.recompute: activation checkpointing; selective recomputes attention's internals only,
+// full recomputes each layer (Korthikanti et al. 2022, "Reducing Activation Recomputation").
+enum class Recompute { none, selective, full };
+// layout.offload: where optimizer states (and, with some frameworks, parameters) are moved.
+enum class Offload { none, cpu, nvme };
+// layout.loss_logits (layout.h has the meaning of each); framework is written "auto".
+enum class LossLogits { framework, freed, kept, kept_fp32 };
+// layout.tp_mode: ColossalAI's legacy tensor modes "1d" "2d" "2.5d" "3d".
+enum class TpMode { one_d, two_d, two_and_half_d, three_d };
+// layout.moe_dispatcher (estimate/config.h MoeOptions says what each moves).
+enum class MoeDispatcher { alltoall, allgather, deepep };
+// training.optimizer.
+enum class Optimizer { adamw, adam, sgd, lion, adafactor };
+
+template <class E>
+struct EnumName {
+    E value;
+    const char* name;   // as project files spell it
+};
+
+// The one name table of each enum (every value once, in the order lists and combos show them)
+// and the field it is read from, for messages.
+template <class E>
+struct EnumNames;
+
+template <>
+struct EnumNames<Recompute> {
+    static constexpr const char* field = "recompute";
+    static constexpr std::array<EnumName<Recompute>, 3> table{
+        {{Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}}};
+};
+template <>
+struct EnumNames<Offload> {
+    static constexpr const char* field = "offload";
+    static constexpr std::array<EnumName<Offload>, 3> table{
+        {{Offload::none, "none"}, {Offload::cpu, "cpu"}, {Offload::nvme, "nvme"}}};
+};
+template <>
+struct EnumNames<LossLogits> {
+    static constexpr const char* field = "loss_logits";
+    static constexpr std::array<EnumName<LossLogits>, 4> table{{{LossLogits::framework, "auto"},
+                                                                {LossLogits::freed, "freed"},
+                                                                {LossLogits::kept, "kept"},
+                                                                {LossLogits::kept_fp32, "kept_fp32"}}};
+};
+template <>
+struct EnumNames<TpMode> {
+    static constexpr const char* field = "tp_mode";
+    static constexpr std::array<EnumName<TpMode>, 4> table{
+        {{TpMode::one_d, "1d"}, {TpMode::two_d, "2d"}, {TpMode::two_and_half_d, "2.5d"}, {TpMode::three_d, "3d"}}};
+};
+template <>
+struct EnumNames<MoeDispatcher> {
+    static constexpr const char* field = "moe_dispatcher";
+    static constexpr std::array<EnumName<MoeDispatcher>, 3> table{{{MoeDispatcher::alltoall, "alltoall"},
+                                                                   {MoeDispatcher::allgather, "allgather"},
+                                                                   {MoeDispatcher::deepep, "deepep"}}};
+};
+template <>
+struct EnumNames<Optimizer> {
+    static constexpr const char* field = "optimizer";
+    static constexpr std::array<EnumName<Optimizer>, 5> table{{{Optimizer::adamw, "adamw"},
+                                                               {Optimizer::adam, "adam"},
+                                                               {Optimizer::sgd, "sgd"},
+                                                               {Optimizer::lion, "lion"},
+                                                               {Optimizer::adafactor, "adafactor"}}};
+};
+
+template <class E>
+concept NamedEnum = requires {
+    EnumNames<E>::table;
+};
+
+// The value's name ("" for a value outside the table, which a cast alone can make).
+template <NamedEnum E>
+constexpr const char* to_string(E v) {
+    for (const auto& e : EnumNames<E>::table)
+        if (e.value == v) return e.name;
+    return "";
+}
+
+// The value a name stands for; nullopt for a name outside the table (exact spelling only).
+template <NamedEnum E>
+constexpr std::optional<E> parse_enum(std::string_view name) {
+    for (const auto& e : EnumNames<E>::table)
+        if (name == e.name) return e.value;
+    return std::nullopt;
+}
+
+// Every name of the table, in its order (layout.h's kRecompute ... are these).
+template <NamedEnum E>
+std::vector<std::string> enum_names() {
+    std::vector<std::string> out;
+    for (const auto& e : EnumNames<E>::table) out.emplace_back(e.name);
+    return out;
+}
+
+// "\"none\", \"selective\", \"full\"": the allowed names, for messages.
+template <NamedEnum E>
+std::string quoted_enum_names() {
+    std::string s;
+    for (const auto& e : EnumNames<E>::table) s += (s.empty() ? "\"" : ", \"") + std::string(e.name) + "\"";
+    return s;
+}
+
+// JSON: the value's name. Reading refuses a name outside the table with std::invalid_argument
+// naming the field and the allowed names (the project reader refuses with the pointer first).
+template <NamedEnum E>
+void to_json(nlohmann::json& j, E v) {
+    j = to_string(v);
+}
+template <NamedEnum E>
+void from_json(const nlohmann::json& j, E& v) {
+    const auto parsed = j.is_string() ? parse_enum<E>(j.get_ref<const std::string&>()) : std::nullopt;
+    if (!parsed)
+        throw std::invalid_argument(std::string(EnumNames<E>::field) + ": expected one of " + quoted_enum_names<E>() +
+                                    ", got " + j.dump());
+    v = *parsed;
+}
+
+}   // namespace paraplan

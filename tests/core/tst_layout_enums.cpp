@@ -1,0 +1,243 @@
+// The typed layout choices (project/layout_enums.h): every value of each enum has one name in its
+// table, the names are the project-file spellings Paraplan has always written, parse(name(v)) is
+// v, the lists layout.h gives the combos are the tables' names, and a name outside a table is
+// refused where the project is read, naming the field's pointer, the value and the allowed names.
+#include "project/layout.h"
+#include "project/layout_enums.h"
+#include "project/project.h"
+#include "rules/apply_fix.h"
+#include "util/input_error.h"
+
+#include <QtTest>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace paraplan;
+using nlohmann::json;
+
+namespace {
+
+// The spellings project files have used for each value, written apart from the tables. A switch
+// with no default: the build (-Wswitch, -Werror) stops here when a value is added to an enum
+// without a name being decided for it, so "every value" below is every value.
+const char* spelled(Recompute v) {
+    switch (v) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+    }
+    return nullptr;
+}
+const char* spelled(Offload v) {
+    switch (v) {
+    case Offload::none: return "none";
+    case Offload::cpu: return "cpu";
+    case Offload::nvme: return "nvme";
+    }
+    return nullptr;
+}
+const char* spelled(LossLogits v) {
+    switch (v) {
+    case LossLogits::framework: return "auto";
+    case LossLogits::freed: return "freed";
+    case LossLogits::kept: return "kept";
+    case LossLogits::kept_fp32: return "kept_fp32";
+    }
+    return nullptr;
+}
+const char* spelled(TpMode v) {
+    switch (v) {
+    case TpMode::one_d: return "1d";
+    case TpMode::two_d: return "2d";
+    case TpMode::two_and_half_d: return "2.5d";
+    case TpMode::three_d: return "3d";
+    }
+    return nullptr;
+}
+const char* spelled(MoeDispatcher v) {
+    switch (v) {
+    case MoeDispatcher::alltoall: return "alltoall";
+    case MoeDispatcher::allgather: return "allgather";
+    case MoeDispatcher::deepep: return "deepep";
+    }
+    return nullptr;
+}
+const char* spelled(Optimizer v) {
+    switch (v) {
+    case Optimizer::adamw: return "adamw";
+    case Optimizer::adam: return "adam";
+    case Optimizer::sgd: return "sgd";
+    case Optimizer::lion: return "lion";
+    case Optimizer::adafactor: return "adafactor";
+    }
+    return nullptr;
+}
+
+// Every value of E from 0 up to `last`, the enum's last enumerator (the enums are dense from 0).
+template <class E>
+std::vector<E> values_up_to(E last) {
+    std::vector<E> out;
+    for (int i = 0; i <= static_cast<int>(last); ++i) out.push_back(static_cast<E>(i));
+    return out;
+}
+
+// The table of E: one entry per value, names distinct and as spelt, parse(name(v)) == v.
+template <class E>
+void check_table(E last) {
+    const std::vector<E> values = values_up_to(last);
+    QCOMPARE(EnumNames<E>::table.size(), values.size());
+    std::set<std::string> names;
+    for (const E v : values) {
+        const std::string name = to_string(v);
+        QVERIFY2(spelled(v) != nullptr && name == spelled(v), (std::string(EnumNames<E>::field) + ": " + name).c_str());
+        QVERIFY2(names.insert(name).second, ("a name twice: " + name).c_str());
+        QCOMPARE(parse_enum<E>(name), std::optional<E>(v));
+        QCOMPARE(json(v), json(name));
+        QCOMPARE(json(name).get<E>(), v);
+    }
+    const std::vector<std::string> listed = enum_names<E>();
+    QCOMPARE(std::set<std::string>(listed.begin(), listed.end()), names);
+    QCOMPARE(listed.size(), names.size());
+    QVERIFY(!parse_enum<E>("no-such-value"));
+    QVERIFY(!parse_enum<E>(""));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, json("no-such-value").get<E>());
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, json(1).get<E>());   // never read as the integer
+}
+
+const char* kProject = R"({
+  "paraplan": 1,
+  "name": "typed",
+  "cluster": {"gpu": "h100-sxm", "nodes": 1, "gpus_per_node": 8},
+  "model": {"preset": "llama3.1-8b"},
+  "training": {"global_batch_size": 8, "micro_batch_size": 1, "seq_len": 2048},
+  "layout": {"framework": "colossalai", "tp": 2, "pp": 1}
+})";
+
+// Where each field lives in a project file.
+std::string pointer_of(const std::string& field) { return (field == "optimizer" ? "/training/" : "/layout/") + field; }
+json& section_of(json& j, const std::string& field) { return j[field == "optimizer" ? "training" : "layout"]; }
+
+// A project naming `value` for `field` is refused at the field's pointer, naming the value and
+// every allowed name.
+template <class E>
+void check_refused(const json& value) {
+    const std::string field = EnumNames<E>::field;
+    json j = json::parse(kProject);
+    section_of(j, field)[field] = value;
+    try {
+        project_from_json(j);
+        QFAIL(("expected an InputError for " + field + " = " + value.dump()).c_str());
+    } catch (const InputError& e) {
+        QCOMPARE(e.pointer(), pointer_of(field));
+        const std::string msg = e.message();
+        QVERIFY2(msg.find(value.dump()) != std::string::npos, msg.c_str());
+        for (const auto& name : enum_names<E>())
+            QVERIFY2(msg.find("\"" + name + "\"") != std::string::npos, (msg + " lacks " + name).c_str());
+    }
+}
+
+// Each value read from a project file, saved under the same name, read back equal; the default
+// value of a field written only when it differs from the default is still left out.
+template <class E>
+void check_round_trip(E def, bool default_written, E Layout::*lf, E Training::*tf) {
+    const std::string field = EnumNames<E>::field;
+    for (const auto& e : EnumNames<E>::table) {
+        json j = json::parse(kProject);
+        section_of(j, field)[field] = e.name;
+        const Project p = project_from_json(j);
+        QCOMPARE(lf ? p.layout.*lf : p.training.*tf, e.value);
+        const json saved = project_to_json(p);
+        const json& sec = saved.at(field == "optimizer" ? "training" : "layout");
+        if (e.value == def && !default_written) {
+            QVERIFY2(!sec.contains(field), field.c_str());
+        } else {
+            QCOMPARE(sec.at(field), json(e.name));
+        }
+        QVERIFY(project_from_json(saved) == p);
+        // A fix names the field the same way (rules/apply_fix.h; no rule changes loss_logits).
+        if (field == "loss_logits") continue;
+        Project q = p;
+        set_field(q, pointer_of(field), e.name);
+        QCOMPARE(get_field(q, pointer_of(field)), json(e.name));
+    }
+}
+
+}   // namespace
+
+class TestLayoutEnums : public QObject {
+    Q_OBJECT
+private slots:
+    void everyValueHasOneNameAndRoundTrips() {
+        check_table(Recompute::full);
+        check_table(Offload::nvme);
+        check_table(LossLogits::kept_fp32);
+        check_table(TpMode::three_d);
+        check_table(MoeDispatcher::deepep);
+        check_table(Optimizer::adafactor);
+    }
+
+    // layout.h's lists, which the app's combos show, are the tables' names in their order.
+    void listsComeFromTheTables() {
+        QCOMPARE(kRecompute, (std::vector<std::string>{"none", "selective", "full"}));
+        QCOMPARE(kOffload, (std::vector<std::string>{"none", "cpu", "nvme"}));
+        QCOMPARE(kOptimizers, (std::vector<std::string>{"adamw", "adam", "sgd", "lion", "adafactor"}));
+        QCOMPARE(kLossLogits, (std::vector<std::string>{"auto", "freed", "kept", "kept_fp32"}));
+        QCOMPARE(kTpModes, (std::vector<std::string>{"1d", "2d", "2.5d", "3d"}));
+        QCOMPARE(kMoeDispatchers, (std::vector<std::string>{"alltoall", "allgather", "deepep"}));
+        QCOMPARE(kRecompute, enum_names<Recompute>());
+        QCOMPARE(kOptimizers, enum_names<Optimizer>());
+    }
+
+    void defaultsAreTheOldDefaults() {
+        const Project p = project_from_json(json::parse(kProject));
+        QCOMPARE(p.layout.recompute, Recompute::none);
+        QCOMPARE(p.layout.offload, Offload::none);
+        QCOMPARE(p.layout.loss_logits, LossLogits::framework);
+        QCOMPARE(p.layout.tp_mode, TpMode::one_d);
+        QCOMPARE(p.layout.moe_dispatcher, MoeDispatcher::alltoall);
+        QCOMPARE(p.training.optimizer, Optimizer::adamw);
+    }
+
+    void projectFileRoundTrip() {
+        check_round_trip<Recompute>(Recompute::none, true, &Layout::recompute, nullptr);
+        check_round_trip<Offload>(Offload::none, true, &Layout::offload, nullptr);
+        check_round_trip<LossLogits>(LossLogits::framework, false, &Layout::loss_logits, nullptr);
+        check_round_trip<TpMode>(TpMode::one_d, false, &Layout::tp_mode, nullptr);
+        check_round_trip<MoeDispatcher>(MoeDispatcher::alltoall, false, &Layout::moe_dispatcher, nullptr);
+        check_round_trip<Optimizer>(Optimizer::adamw, true, nullptr, &Training::optimizer);
+    }
+
+    void unknownValueNamesFieldValueAndAllowed() {
+        check_refused<Recompute>("partial");
+        check_refused<Offload>("disk");
+        check_refused<LossLogits>("dropped");
+        check_refused<TpMode>("4d");
+        check_refused<MoeDispatcher>("flex");
+        check_refused<Optimizer>("muon");
+        // Case matters: the names are read as written.
+        check_refused<Recompute>("Full");
+        // A value of the wrong type is refused the same way.
+        check_refused<Offload>(true);
+        check_refused<Optimizer>(3);
+    }
+
+    void fixWithAnUnknownValueIsRefused() {
+        Project p = project_from_json(json::parse(kProject));
+        try {
+            set_field(p, "/layout/recompute", "partial");
+            QFAIL("expected std::invalid_argument");
+        } catch (const std::invalid_argument& e) {
+            const std::string msg = e.what();
+            QVERIFY2(msg.starts_with("/layout/recompute: expected one of \"none\", \"selective\", \"full\""),
+                     msg.c_str());
+            QVERIFY2(msg.find("\"partial\"") != std::string::npos, msg.c_str());
+        }
+        QCOMPARE(p.layout.recompute, Recompute::none);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(p, "/training/optimizer", 2));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLayoutEnums)
+#include "tst_layout_enums.moc"
