@@ -11,6 +11,7 @@
 #include "network/group.h"
 #include "network/systems.h"
 #include "project/project_gpu.h"
+#include "mixtral_megatron.h"
 #include "project_builder.h"
 #include "search/apply_plan.h"
 #include "search/planner.h"
@@ -34,25 +35,7 @@ namespace {
 // eight 8-GPU B200 nodes.
 Project mixtral64(const std::string& system) {
     const bool nvl = system == "gb200-nvl72";
-    ProjectBuilder b;
-    b.model(*catalog::find_model("mixtral-8x22b"))
-        .nodes(nvl ? 16 : 8, nvl ? 4 : 8, nvl ? "gb200" : "b200")
-        .global_batch_size(256)
-        .micro_batch_size(1)
-        .seq_len(4096)
-        .precision("bf16")
-        .framework("megatron")
-        .tp(2)
-        .pp(4)
-        .ep(8)
-        .sp_mode("split_gather")
-        .zero_stage(1)
-        .schedule("1f1b")
-        .num_microbatches(32)
-        .recompute(Recompute::none)
-        .flash_attention(true)
-        .distributed_optimizer(true);
-    Project p = b.build();
+    Project p = paraplan::test::mixtral_megatron(nvl ? 16 : 8, nvl ? 4 : 8, nvl ? "gb200" : "b200", 2, 8);
     p.cluster.system = system;
     p.cluster.network.inter_node_gbps = nvl ? 1600 : 3200;
     return p;

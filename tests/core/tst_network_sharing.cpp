@@ -12,13 +12,12 @@
 #include "network/group.h"
 #include "network/systems.h"
 #include "project/project_gpu.h"
-#include "project_builder.h"
+#include "mixtral_megatron.h"
 
 #include <QtTest>
 
 using namespace paraplan;
 using namespace paraplan::estimate;
-using paraplan::test::ProjectBuilder;
 
 namespace {
 
@@ -38,25 +37,7 @@ network::System leaf_spine(double over) {
 // all-to-alls cross the network, as do the data-parallel reduction (dp 8 over tp 2 x dp 8 GPUs)
 // and the pipeline sends.
 Project mixtral(int tp, int ep, int nodes) {
-    ProjectBuilder b;
-    b.model(*catalog::find_model("mixtral-8x22b"))
-        .nodes(nodes, 8, "b200")
-        .global_batch_size(256)
-        .micro_batch_size(1)
-        .seq_len(4096)
-        .precision("bf16")
-        .framework("megatron")
-        .tp(tp)
-        .pp(4)
-        .ep(ep)
-        .sp_mode("split_gather")
-        .zero_stage(1)
-        .schedule("1f1b")
-        .num_microbatches(32)
-        .recompute("none")
-        .flash_attention(true)
-        .distributed_optimizer(true);
-    Project p = b.build();
+    Project p = paraplan::test::mixtral_megatron(nodes, 8, "b200", tp, ep);
     p.cluster.system = "dgx-b200";
     p.cluster.network.inter_node_gbps = 3200;
     return p;

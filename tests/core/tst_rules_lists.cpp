@@ -68,6 +68,9 @@ std::vector<Project> variants(const Project& base) {
         p.layout.kernels = "none";
     });
     add([](Project& p) { p.layout.peft = Peft{}; });
+    add([](Project& p) {   // a Mamba size on a model without a hybrid pattern (model.mamba_without_pattern)
+        if (!p.model.is_hybrid()) p.model.mamba_state_dim = 128;
+    });
     add([](Project& p) {
         p.layout.tp = 3;
         p.layout.pp = 5;
