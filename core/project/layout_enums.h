@@ -121,19 +121,25 @@ std::string quoted_enum_names() {
     return s;
 }
 
-// JSON: the value's name. Reading refuses a name outside the table with std::invalid_argument
-// naming the field and the allowed names (the project reader refuses with the pointer first).
+// The value a JSON name stands for; anything else is refused with std::invalid_argument
+// "<where>: expected one of <the allowed names>, got <the JSON>".
+template <NamedEnum E>
+E enum_from_json(const nlohmann::json& j, const std::string& where) {
+    const auto parsed = j.is_string() ? parse_enum<E>(j.get_ref<const std::string&>()) : std::nullopt;
+    if (!parsed)
+        throw std::invalid_argument(where + ": expected one of " + quoted_enum_names<E>() + ", got " + j.dump());
+    return *parsed;
+}
+
+// JSON: the value's name. Reading refuses a name outside the table naming the field and the
+// allowed names (the project reader refuses with the pointer first).
 template <NamedEnum E>
 void to_json(nlohmann::json& j, E v) {
     j = to_string(v);
 }
 template <NamedEnum E>
 void from_json(const nlohmann::json& j, E& v) {
-    const auto parsed = j.is_string() ? parse_enum<E>(j.get_ref<const std::string&>()) : std::nullopt;
-    if (!parsed)
-        throw std::invalid_argument(std::string(EnumNames<E>::field) + ": expected one of " + quoted_enum_names<E>() +
-                                    ", got " + j.dump());
-    v = *parsed;
+    v = enum_from_json<E>(j, EnumNames<E>::field);
 }
 
 }   // namespace paraplan

@@ -22,12 +22,7 @@ Accessor member(T S::*field, S& (*section)(Project&), const S& (*csection)(const
     return Accessor{[=](const Project& p) { return nlohmann::json(csection(p).*field); },
                     [=](Project& p, const nlohmann::json& v) {
                         if constexpr (NamedEnum<T>) {
-                            const auto e = v.is_string() ? parse_enum<T>(v.get_ref<const std::string&>())
-                                                         : std::nullopt;
-                            if (!e)
-                                throw std::invalid_argument(pointer + ": expected one of " + quoted_enum_names<T>() +
-                                                            ", got " + v.dump());
-                            section(p).*field = *e;
+                            section(p).*field = enum_from_json<T>(v, pointer);
                         } else {
                             section(p).*field = v.get<T>();
                         }
