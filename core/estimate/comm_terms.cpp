@@ -214,7 +214,8 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
             (c.schedule == Schedule::one_f_one_b || c.schedule == Schedule::interleaved_colossalai))
             r.pp_bytes /= 2;
         r.pp_count = is_multi_chunk(c.schedule) ? std::max(1, c.chunks) : 1;
-        r.pp_s = !c.overlap_p2p ? send_recv_s(ppl, r.pp_bytes) * r.pp_count : 0;
+        r.pp_wire_s = send_recv_s(ppl, r.pp_bytes) * r.pp_count;
+        r.pp_s = c.overlap_p2p ? 0 : r.pp_wire_s;
     }
     return r;
 }
@@ -303,8 +304,8 @@ std::vector<CommCall> grad_sync(const ShardedCounts& params, const ShardedCounts
 
 bool crosses_scale_out(const GroupLink& l) { return l.size > 1 && (l.fabric ? l.fabric->nodes > 1 : l.nodes > 1); }
 
-double shared_nic_s(const Config& c, double others_s) {
-    return crosses_scale_out(c.link[kDp]) || crosses_scale_out(c.link[kEdp]) ? std::max(0.0, others_s) : 0.0;
+bool reduction_shares_nics(const Config& c) {
+    return crosses_scale_out(c.link[kDp]) || crosses_scale_out(c.link[kEdp]);
 }
 
 double grad_sync_window_s(const Config& c, const StageCost& cost, int stage, double nic_b) {

@@ -54,7 +54,8 @@ struct LayerComm {
     // PP: the activation (forward) or its gradient (backward) to the neighbour stage.
     double pp_bytes = 0;
     int pp_count = 0;   // sends per direction per microbatch (chunks when interleaved)
-    double pp_s = 0;    // one direction, per microbatch
+    double pp_wire_s = 0;   // one direction, per microbatch, on the pp link
+    double pp_s = 0;        // what of it is exposed: pp_wire_s, or 0 where the framework overlaps the sends
 };
 
 // Forward GEMM seconds of one dense layer's four TP linears, per microbatch and GPU: the
@@ -122,16 +123,16 @@ bool crosses_scale_out(const GroupLink& l);
 // own NICs (one rail each), which every group it belongs to uses: the data-parallel reduction (or
 // ZeRO-3's gathers) hidden behind a backward shares them with that backward's expert all-to-alls, CP
 // ring steps and pipeline sends. The NIC moves one collective's bytes at a time at its line rate
-// (two at once each get half), so the seconds the others hold it are taken from the time the
-// data-parallel traffic has to hide in. `others_s`: those groups' wire seconds in the window (each
-// group's whole collective time where it crosses the scale-out: its bandwidth term is the NIC's);
-// counted only where the data-parallel groups (dp or expert dp) cross it too.
-double shared_nic_s(const Config& c, double others_s);
+// (two at once each get half), so the seconds the others hold it (each such group's whole
+// collective time where it crosses the scale-out: its bandwidth term is the NIC's) are taken from
+// the time the data-parallel traffic has to hide in. True where the data-parallel groups (dp or
+// expert dp) cross the scale-out, so that there is a NIC to share.
+bool reduction_shares_nics(const Config& c);
 
 // How much of stage `stage`'s gradient reduction hides behind the end of the pipeline:
 // the stage finishes its last backward about `stage` backward steps before stage 0 does,
 // plus one more backward when the framework overlaps the reduction with it, less the seconds of
-// that backward other groups hold the shared NICs (`nic_b`, shared_nic_s). The drain after it is
+// that backward other groups hold the shared NICs (`nic_b`, reduction_shares_nics). The drain after it is
 // the stage's own: its other groups are done.
 double grad_sync_window_s(const Config& c, const StageCost& cost, int stage, double nic_b = 0);
 

@@ -102,6 +102,7 @@ std::vector<ShardedCounts> stage_trained_params(const LayerShapes& s, const Conf
 }
 
 std::vector<ShardedCounts> stage_base_linear_params(const LayerShapes& s, const Config& c) {
+    if (!c.lora.on()) return std::vector<ShardedCounts>(std::size_t(std::max(1, c.pp)));
     std::vector<ShardedCounts> out = stage_fp8_weight_params(s, c);
     for (std::size_t i = 0; i < out.size(); ++i) {
         const int nl = i < c.layers_per_stage.size() ? c.layers_per_stage[i] : 0;

@@ -49,7 +49,8 @@ std::vector<ShardedCounts> stage_trained_params(const LayerShapes& s, const Conf
 // The stage's frozen transformer-layer linear weights per GPU, which a LoRA base stores in
 // layout.peft.base_dtype (LoraOptions::base_bytes): stage_fp8_weight_params less the layers' norms
 // and routers, which stay 16-bit as QLoRA (Dettmers et al. 2023) keeps them. Memory and the ZeRO-3
-// gathers (comm_terms.h zero3_volume) both count the base through this.
+// gathers (comm_terms.h zero3_volume) both count the base through this. Without LoRA nothing is
+// frozen: zero on every stage.
 std::vector<ShardedCounts> stage_base_linear_params(const LayerShapes& s, const Config& c);
 // Of those, the FP8 linear weights whose gathers move FP8 (stage_fp8_weight_params): none with LoRA,
 // whose trained adapters are 16-bit.

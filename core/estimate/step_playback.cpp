@@ -316,7 +316,7 @@ StepPlayback step_playback(const Project& p, const Hardware& hw, const topology:
         if (pp > 1)
             add(kPp, CollectiveOp::send_recv, fwd ? "PP send activation" : "PP send gradient", peer >= 0 ? pp_bytes : 0,
                 peer >= 0 ? double(lc.pp_count) / chunks : 0, 0.5 * st.pp / chunks,
-                peer >= 0 ? send_recv_s(c.link[kPp], lc.pp_bytes) * lc.pp_count / chunks : 0, peer);
+                peer >= 0 ? lc.pp_wire_s / chunks : 0, peer);
         // The TP collectives inside the layers' compute (tp_in_layers.h), the other kinds' exposed
         // blocks after it; hidden ones (nothing exposed) run under the compute.
         double exposed = 0;

@@ -185,6 +185,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
     }
 
     const int head = head_stage_of(c);
+    const bool shares_nics = reduction_shares_nics(c);
     std::vector<StageTimes> out(pp);
     double z3_compute = -1, z3_exposed = 0;   // the last stage's ZeRO-3 window and gathers, reused by a stage like it
     Zero3Volume z3_volume;
@@ -274,29 +275,28 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
                     nkind[3] * (s.shared_ffn > 0 ? mlp_pair : 0.0);
             st.cp = nkind[1] * (lc.cp_fwd_s + lc.cp_bwd_s);
         }
-        // Link sharing (shared_nic_s): the EP, CP and PP groups' wire seconds per microbatch, on the
-        // NICs where they cross the scale-out, and what of them the step does not expose (ran under
-        // the compute).
-        double wire_b = 0, wire_hidden = 0;
-        auto on_nic = [&](GroupKind k, double fwd, double bwd, double exposed) {
-            if (!crosses_scale_out(c.link[k])) return;
-            wire_b += bwd;
-            wire_hidden += std::max(0.0, fwd + bwd - exposed);
-        };
-        const double ep_layers = (c.hybrid ? nkind[3] : nmoe) + ep_mtp_layers;
-        on_nic(kEp, ep_layers * ep_layer.fwd_s, ep_layers * ep_layer.bwd_s, st.ep);
-        const double cp_layers = c.hybrid ? nkind[1] : layers + mtp_layers;
-        on_nic(kCp, cp_layers * lc.cp_fwd_count * lc.cp_call_s, cp_layers * lc.cp_bwd_count * lc.cp_call_s, st.cp);
-        if (pp > 1) {
-            const double send = send_recv_s(c.link[kPp], lc.pp_bytes) * lc.pp_count;
-            on_nic(kPp, send, send, st.pp);
+        // Link sharing (reduction_shares_nics): the EP, CP and PP groups' wire seconds per microbatch,
+        // on the NICs where they cross the scale-out, and what of them the step does not expose (ran
+        // under the compute).
+        double wire_hidden = 0;
+        if (shares_nics) {
+            auto on_nic = [&](GroupKind k, double fwd, double bwd, double exposed) {
+                if (!crosses_scale_out(c.link[k])) return;
+                st.nic_b += bwd;
+                wire_hidden += std::max(0.0, fwd + bwd - exposed);
+            };
+            const double ep_layers = nmoe + ep_mtp_layers;
+            on_nic(kEp, ep_layers * ep_layer.fwd_s, ep_layers * ep_layer.bwd_s, st.ep);
+            const double cp_layers = c.hybrid ? nkind[1] : layers + mtp_layers;
+            on_nic(kCp, cp_layers * lc.cp_fwd_count * lc.cp_call_s, cp_layers * lc.cp_bwd_count * lc.cp_call_s,
+                   st.cp);
+            on_nic(kPp, lc.pp_wire_s, lc.pp_wire_s, st.pp);
         }
-        st.nic_b = shared_nic_s(c, wire_b);
         // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered
         // every microbatch, prefetched behind compute, less the time the other groups' hidden
         // traffic holds the shared NICs.
         if (c.zero_stage >= 3) {
-            const double window = std::max(0.0, f + b - shared_nic_s(c, wire_hidden));
+            const double window = std::max(0.0, f + b - wire_hidden);
             const Zero3Volume v = zero3_volume(params[i], z3_trained[i], z3_base[i], c);
             if (i == 0 || window != z3_compute || v.gather_bytes != z3_volume.gather_bytes ||
                 v.grad_bytes != z3_volume.grad_bytes) {

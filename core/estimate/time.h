@@ -22,7 +22,7 @@ struct StageTimes {
     double compute_f = 0, compute_b = 0, compute_w = 0;   // b includes w and recomputation
     double tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;        // exposed communication (fwd + bwd)
     // Link sharing: seconds of one microbatch's backward in which the EP, CP and PP groups' traffic
-    // holds the NICs the data-parallel reduction also crosses (shared_nic_s; 0 where either stays in
+    // holds the NICs the data-parallel reduction also crosses (reduction_shares_nics; 0 where either stays in
     // its scale-up domain). The reduction hidden behind that backward gets only the rest of it.
     double nic_b = 0;
     StageCost cost() const {

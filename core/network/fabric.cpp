@@ -38,10 +38,31 @@ CompCap cap_of(const Tier& t) {
     return CompCap::Ampere;
 }
 
+// The GPUs a group's switch tiers are judged by: from its first to its last.
+int group_span(const GroupShape& g) { return std::max({g.span_gpus, g.ranks, 1}); }
+
+// uplink_share over the switch tiers `crossed` by a group spanning `span` GPUs.
+UplinkShare uplink_share(const std::vector<const Tier*>& crossed, const GroupShape& g, int span) {
+    UplinkShare u;
+    // Traffic leaving tier i goes up its uplinks only where a tier above it is crossed too.
+    for (std::size_t i = 0; i + 1 < crossed.size(); ++i) {
+        const Tier& t = *crossed[i];
+        if (t.oversubscription <= 1 || t.gpus <= 0) continue;
+        const double under = std::min(1.0, double(t.gpus) / span);   // the group's share under one switch
+        const double d = std::max(1.0, std::floor(std::max(1, g.domains) * under));
+        const double m = std::max(1.0, std::floor(g.ranks * under));
+        u.ring = std::max(u.ring, t.oversubscription / d);
+        u.all_to_all = std::max(u.all_to_all, t.oversubscription * (1 - m / std::max(1, g.ranks)));
+    }
+    return u;
+}
+
 // The latency of each switch tier crossed, and the uplink share of the oversubscribed ones.
 void switch_tiers(const System& s, const GroupShape& g, Fabric& f) {
-    for (const Tier* t : switch_tiers_crossed(s, std::max(g.span_gpus, g.ranks))) f.latency_inter_us += t->latency_us;
-    const UplinkShare u = uplink_share(s, g);
+    const int span = group_span(g);
+    const auto crossed = switch_tiers_crossed(s, span);
+    for (const Tier* t : crossed) f.latency_inter_us += t->latency_us;
+    const UplinkShare u = uplink_share(crossed, g, span);
     f.nic_gbps /= u.ring;
     f.bw_inter /= u.ring;
     f.a2a_nic_gbps /= u.all_to_all;
@@ -112,20 +133,8 @@ std::vector<const Tier*> switch_tiers_crossed(const System& s, int gpus) {
 }
 
 UplinkShare uplink_share(const System& s, const GroupShape& g) {
-    UplinkShare u;
-    const int span = std::max({g.span_gpus, g.ranks, 1});
-    const auto crossed = switch_tiers_crossed(s, span);
-    // Traffic leaving tier i goes up its uplinks only where a tier above it is crossed too.
-    for (std::size_t i = 0; i + 1 < crossed.size(); ++i) {
-        const Tier& t = *crossed[i];
-        if (t.oversubscription <= 1 || t.gpus <= 0) continue;
-        const double under = std::min(1.0, double(t.gpus) / span);   // the group's share under one switch
-        const double d = std::max(1.0, std::floor(std::max(1, g.domains) * under));
-        const double m = std::max(1.0, std::floor(g.ranks * under));
-        u.ring = std::max(u.ring, t.oversubscription / d);
-        u.all_to_all = std::max(u.all_to_all, t.oversubscription * (1 - m / std::max(1, g.ranks)));
-    }
-    return u;
+    const int span = group_span(g);
+    return uplink_share(switch_tiers_crossed(s, span), g, span);
 }
 
 GroupShape first_gpus(const System& s, int gpus) {

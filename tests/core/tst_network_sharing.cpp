@@ -1,7 +1,7 @@
 // Links shared by groups that run at once: an oversubscribed switch tier slows a group by the share
 // of its traffic that goes up through it when every GPU under the switch runs its kind of collective
 // (network::uplink_share), and the data-parallel reduction hidden behind a backward shares the GPUs'
-// NICs with that backward's expert all-to-alls and pipeline sends (estimate::shared_nic_s).
+// NICs with that backward's expert all-to-alls and pipeline sends (estimate::reduction_shares_nics).
 #include "catalog/catalog.h"
 #include "estimate/comm.h"
 #include "estimate/comm_terms.h"
@@ -123,7 +123,7 @@ private slots:
         QVERIFY(!crosses_scale_out(two.config.link[kDp]));
         QVERIFY(crosses_scale_out(two.config.link[kPp]));
         for (const auto& st : two.time.stages) QCOMPARE(st.nic_b, 0.0);
-        QCOMPARE(shared_nic_s(two.config, 1.0), 0.0);
+        QVERIFY(!reduction_shares_nics(two.config));
         const Project q = mixtral(2, 4, 8);   // tp 2 x ep 4: one node per EP group
         const Estimate inside = estimate_of(q);
         QVERIFY(!crosses_scale_out(inside.config.link[kEp]));
