@@ -53,7 +53,7 @@ struct LayerComm {
     // EP (MoE layers only): dispatch and combine are the MoE model's (moe.h: moe_bytes, moe_comm).
     // PP: the activation (forward) or its gradient (backward) to the neighbour stage.
     double pp_bytes = 0;
-    int pp_count = 0;   // sends per direction per microbatch (chunks when interleaved)
+    int pp_count = 0;       // sends per direction per microbatch (chunks when interleaved)
     double pp_wire_s = 0;   // one direction, per microbatch, on the pp link
     double pp_s = 0;        // what of it is exposed: pp_wire_s, or 0 where the framework overlaps the sends
 };

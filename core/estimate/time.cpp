@@ -288,8 +288,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             const double ep_layers = nmoe + ep_mtp_layers;
             on_nic(kEp, ep_layers * ep_layer.fwd_s, ep_layers * ep_layer.bwd_s, st.ep);
             const double cp_layers = c.hybrid ? nkind[1] : layers + mtp_layers;
-            on_nic(kCp, cp_layers * lc.cp_fwd_count * lc.cp_call_s, cp_layers * lc.cp_bwd_count * lc.cp_call_s,
-                   st.cp);
+            on_nic(kCp, cp_layers * lc.cp_fwd_count * lc.cp_call_s, cp_layers * lc.cp_bwd_count * lc.cp_call_s, st.cp);
             on_nic(kPp, lc.pp_wire_s, lc.pp_wire_s, st.pp);
         }
         // ZeRO-3: parameters gathered for forward and backward and gradients reduce-scattered
