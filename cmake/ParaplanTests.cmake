@@ -1,7 +1,12 @@
 # paraplan_add_tests(<folder> <library>): every tests/<folder>/tst_*.cpp becomes a
 # Qt Test executable registered with CTest (offscreen, private HOME, timeout).
+#
+# The executables of one folder share one precompiled header (cmake/ParaplanPch.cmake: Qt Test,
+# nlohmann/json, the standard library; Qt Widgets for gui/): the first one builds it, the others
+# reuse it (they have the same flags and definitions, which GCC checks).
 function(paraplan_add_tests folder lib)
   file(GLOB tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${folder}/tst_*.cpp")
+  set(pch_holder "")
   foreach(src IN LISTS tests)
     get_filename_component(name "${src}" NAME_WE)
     set(target "${folder}_${name}")
@@ -21,6 +26,20 @@ function(paraplan_add_tests folder lib)
       add_dependencies(${target} paraplan)
     endif()
     paraplan_warnings(${target})
+    # AUTOMOC's mocs_compilation.cpp is all but empty for a test (its class is moc'ed into the
+    # tst_*.moc it includes): loading the precompiled header would be its whole cost.
+    set_source_files_properties("${CMAKE_CURRENT_BINARY_DIR}/${target}_autogen/mocs_compilation.cpp"
+                                PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+    if(pch_holder)
+      target_precompile_headers(${target} REUSE_FROM ${pch_holder})
+    else()
+      set(pch_holder ${target})
+      if(folder STREQUAL "gui")
+        paraplan_precompile(${target} <QtTest> <QtWidgets>)
+      else()
+        paraplan_precompile(${target} <QtTest>)
+      endif()
+    endif()
     set(home "${CMAKE_CURRENT_BINARY_DIR}/home/${target}")
     file(MAKE_DIRECTORY "${home}")
     add_test(NAME ${target} COMMAND ${target})

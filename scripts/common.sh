@@ -44,6 +44,10 @@ export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 # Hits across clones and worktrees: paths relative to the checkout.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 export CCACHE_NOHASHDIR=1
+# The test executables and paraplan_core use precompiled headers (cmake/ParaplanTests.cmake,
+# core/CMakeLists.txt): ccache caches such compiles only with these sloppiness settings
+# (ccache manual, "Precompiled headers").
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}"
 JOBS="${JOBS:-$(nproc)}"
 

@@ -14,7 +14,10 @@
 namespace paraplan::runtime {
 
 std::string probe_mktemp_command() {
-    return remote_sh(std::string("umask 077 && mktemp -d ") + kProbeDirPrefix + "XXXXXXXXXX");
+    std::string command = "umask 077 && mktemp -d ";
+    command += kProbeDirPrefix;
+    command += "XXXXXXXXXX";
+    return remote_sh(command);
 }
 
 std::string probe_dir_from_output(std::string_view out) {

@@ -37,7 +37,8 @@ void report(KeySection s, const std::string& pointer, const nlohmann::json& extr
         const std::string& key = keys[i];
         const std::string near = nearest_within(key, typed_keys(s));
         std::string message = "\"";
-        message += key.size() > 64 ? key.substr(0, 64) + "..." : key;
+        message.append(key, 0, 64);
+        if (key.size() > 64) message += "...";
         message += "\" in ";
         message += where;
         message += " is not a field Paraplan reads, so it changes nothing";

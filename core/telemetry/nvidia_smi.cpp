@@ -71,7 +71,9 @@ NvidiaSmiLine parse_nvidia_smi_line(std::string_view line) {
 }
 
 std::vector<std::string> nvidia_smi_argv(int interval_ms) {
-    return {"nvidia-smi", std::string("--query-gpu=") + kNvidiaSmiFields, "--format=csv,noheader,nounits", "-lms",
+    std::string query = "--query-gpu=";
+    query += kNvidiaSmiFields;
+    return {"nvidia-smi", query, "--format=csv,noheader,nounits", "-lms",
             std::to_string(interval_ms < 250 ? 250 : interval_ms)};
 }
 

