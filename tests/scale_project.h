@@ -17,7 +17,7 @@ inline paraplan::Project scale_project(int nodes) {
     p.layout.tp = 4;
     p.layout.pp = 64;
     p.layout.sp = 1;
-    p.layout.sp_mode = "none";
+    p.layout.sp_mode = paraplan::SpMode::none;
     p.layout.zero_stage = 0;
     p.layout.schedule = "1f1b";
     p.layout.chunks = 1;

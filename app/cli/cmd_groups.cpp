@@ -87,10 +87,7 @@ int run_groups(const Args& a) {
     req.tp = a.get_int("tp", req.tp);
     req.pp = a.get_int("pp", req.pp);
     req.sp = a.get_int("sp", req.sp);
-    req.sp_mode = a.get("sp-mode", req.sp_mode);
-    if (std::find(kSpModes.begin(), kSpModes.end(), req.sp_mode) == kSpModes.end())
-        throw UsageError("--sp-mode: expected none, split_gather, ring, all_to_all or ring_attn, got '" + req.sp_mode +
-                         "'");
+    req.sp_mode = a.get_enum("sp-mode", req.sp_mode);
     req.cp = a.get_int("cp", req.cp);
     req.ep = a.get_int("ep", req.ep);
     req.etp = a.get_int("etp", req.etp);

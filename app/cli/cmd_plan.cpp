@@ -68,7 +68,7 @@ int run_plan(const Args& a) {
         base.training.seq_len = a.get_int("seq", 0);
         if (base.training.global_batch_size < 1 || base.training.seq_len < 1)
             throw UsageError("--global-batch and --seq must be positive");
-        base.training.precision = a.get("precision", "bf16");
+        base.training.precision = a.get_enum("precision", Precision::bf16);
         base.training.optimizer = a.get_enum("optimizer", Optimizer::adamw);
         base.layout.framework = "megatron";
     }

@@ -197,15 +197,15 @@ Schedule schedule_from_string(const std::string& raw, const std::string& framewo
     return parse_schedule(raw, framework).value_or(Schedule::one_f_one_b);
 }
 
-Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::string& precision) {
+Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, Precision precision) {
     Hardware hw;
     hw.memory_gib = gpu.memory_gib;
     // training.precision is the 16-bit (or 32-bit) compute dtype; FP8 is layout.fp8 on top of
     // it (a legacy precision "fp8" means bf16 + FP8 linear layers).
     double peak = 0;
-    if (precision == "fp32") peak = gpu.tflops_fp32;
-    else if (precision == "tf32") peak = gpu.tflops_tf32;
-    else if (precision == "fp16") peak = gpu.tflops_fp16;
+    if (precision == Precision::fp32) peak = gpu.tflops_fp32;
+    else if (precision == Precision::tf32) peak = gpu.tflops_tf32;
+    else if (precision == Precision::fp16) peak = gpu.tflops_fp16;
     else peak = gpu.tflops_bf16;
     if (peak <= 0) peak = gpu.tflops_bf16 > 0 ? gpu.tflops_bf16 : gpu.tflops_fp16;
     // A power limit below the TDP lowers the sustained clock and with it every tensor-core peak.
@@ -242,7 +242,7 @@ StateBytes state_bytes(OptimizerBytes framework, const Training& t) {
     // SGD with momentum and Lion keep one fp32 moment, Adam(W) two, Adafactor factored ones.
     const bool one_moment = t.optimizer == Optimizer::sgd || t.optimizer == Optimizer::lion;
     const bool factored = t.optimizer == Optimizer::adafactor;
-    if (t.precision == "fp32" || t.precision == "tf32") {
+    if (t.precision == Precision::fp32 || t.precision == Precision::tf32) {
         b.weight = 4;
         b.grad = 4;
         b.optimizer = one_moment ? 4 : factored ? 0.1 : 8;
@@ -304,7 +304,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.kernels = kernel_stack_from_string(kernel_stack(l));
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
     c.loss_logits = l.loss_logits;
-    if (l.fp8 || t.precision == "fp8") {
+    if (l.fp8 || t.precision == Precision::fp8) {
         // A recipe the framework does not have is written as tensorwise by every exporter (the rules
         // report it), so it is estimated as tensorwise too.
         const std::string run = fp8_recipe_run(fw, l.fp8_recipe);
@@ -360,14 +360,14 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     const bool colossal = ft.seq_split_by_sp;   // ColossalAI: the sequence splits over sp, not cp
     c.sequence_parallel = tp_sequence_parallel_on(l, ft);
     if (colossal) {
-        if (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn") {
+        if (sp_axis_mode(l.sp_mode)) {
             seq_split = l.sp;
-            c.seq_split = l.sp_mode == "ring_attn" ? SeqSplit::ring : SeqSplit::ulysses;
+            c.seq_split = l.sp_mode == SpMode::ring_attn ? SeqSplit::ring : SeqSplit::ulysses;
         }
-        if (l.sp_mode == "ring_attn") c.flash_attention = true;
+        if (l.sp_mode == SpMode::ring_attn) c.flash_attention = true;
     } else {
         seq_split = l.cp;
-        if (l.cp > 1) c.seq_split = (l.sp_mode == "all_to_all") ? SeqSplit::ulysses : SeqSplit::ring;
+        if (l.cp > 1) c.seq_split = (l.sp_mode == SpMode::all_to_all) ? SeqSplit::ulysses : SeqSplit::ring;
     }
     c.cp = std::max(1, seq_split);
     const long long model_size = 1LL * c.tp * c.pp * c.cp;
@@ -432,8 +432,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     // ZeRO group per framework.
     int zero = l.zero_stage;
     c.zero_group = c.dp;
-    if (colossal && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn"))
-        c.zero_group = c.dp * c.cp;   // mixed_dp_group = DP x SP
+    if (colossal && sp_axis_mode(l.sp_mode)) c.zero_group = c.dp * c.cp;   // mixed_dp_group = DP x SP
     if (ft.zero == ZeroSemantics::distributed_optimizer) {
         c.distributed_optimizer = l.distributed_optimizer || zero >= 1;
         zero = 0;
@@ -498,7 +497,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         c.moe.imbalance = l.moe_imbalance;
         // DeepEP dispatches FP8 when the run trains in FP8 (DeepSeek-V3 Sec. 3.3.2; Megatron's flex
         // dispatcher quantizes before dispatch under --fp8); combine stays BF16.
-        c.moe.fp8_dispatch = c.moe.dispatcher == MoeDispatcher::deepep && (t.precision == "fp8" || l.fp8);
+        c.moe.fp8_dispatch = c.moe.dispatcher == MoeDispatcher::deepep && (t.precision == Precision::fp8 || l.fp8);
         // DualPipe(V) overlaps the all-to-alls of a forward and a backward chunk by design.
         c.moe.overlap = l.moe_overlap || c.schedule == Schedule::dualpipev;
     }

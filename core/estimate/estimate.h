@@ -65,7 +65,7 @@ struct Estimate {
 };
 
 // Hardware from a catalog GPU and the cluster (node 0's link override, the network).
-Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, const std::string& precision);
+Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, Precision precision);
 
 // Throws InputError (naming the /layout or /training field) when the sizes do not
 // divide the world or the batch.

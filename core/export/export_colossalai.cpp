@@ -24,9 +24,9 @@ std::string plugin_class(const std::string& framework) {
 }
 
 std::string precision_arg(const Project& p) {
-    const std::string& pr = p.training.precision;
-    if (pr == "bf16" || pr == "fp8") return "bf16";
-    if (pr == "fp16") return "fp16";
+    const Precision pr = p.training.precision;
+    if (pr == Precision::bf16 || pr == Precision::fp8) return "bf16";
+    if (pr == Precision::fp16) return "fp16";
     return "fp32";
 }
 
@@ -58,7 +58,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     std::vector<std::string> imports = {"from colossalai.booster import Booster",
                                         "from colossalai.booster.plugin import " + cls};
     const std::string precision = precision_arg(p);
-    const bool use_fp8 = l.fp8 || p.training.precision == "fp8";
+    const bool use_fp8 = l.fp8 || p.training.precision == Precision::fp8;
     // Kernel stack (layout.kernels): the plugins have no Transformer Engine or torch.compile switch.
     // "te" means ColossalAI's fused kernels, ShardFormer's enable_fused_normalization + enable_jit_fused
     // (FrameworkTraits::fused_switches_mean_te), so both are written on; LowLevelZeroPlugin has neither.
@@ -112,10 +112,9 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"tp_size", std::to_string(l.tp)});
         args.push_back({"pp_size", std::to_string(l.pp)});
         if (moe) args.push_back({"ep_size", std::to_string(l.ep)});
-        const bool sp_on = l.sp_mode != "none";
+        const bool sp_on = l.sp_mode != SpMode::none;
         if (!sp_on && l.sp > 1) fail("sp > 1 without a sequence-parallel mode", {"/layout/sp", "/layout/sp_mode"});
-        if (sp_on && (l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn"))
-            args.push_back({"sp_size", std::to_string(l.sp)});
+        if (sp_on && sp_axis_mode(l.sp_mode)) args.push_back({"sp_size", std::to_string(l.sp)});
         args.push_back({"precision", py_string(precision)});
         args.push_back({"zero_stage", std::to_string(l.zero_stage)});
         args.push_back({"enable_flash_attention", py_bool(l.flash_attention)});
@@ -124,7 +123,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         args.push_back({"enable_sequence_parallelism", py_bool(sp_on)});
         // Always explicit when SP is on: left unset the plugin builds all_to_all
         // groups while ShardConfig shards as split_gather (hybrid_parallel_plugin.py).
-        if (sp_on) args.push_back({"sequence_parallelism_mode", py_string(l.sp_mode)});
+        if (sp_on) args.push_back({"sequence_parallelism_mode", py_string(to_string(l.sp_mode))});
         if (l.pp > 1) {
             const std::string sched = canonical_schedule(l.schedule);
             std::string style;
@@ -235,10 +234,10 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
                << " times on per-rank batches of " << 1LL * p.training.micro_batch_size * microbatches(p)
                << " samples, the first " << k - 1 << " inside booster.no_sync(model, optimizer).\n";
     }
-    if (p.training.precision == "tf32") py << "import torch\n";
+    if (p.training.precision == Precision::tf32) py << "import torch\n";
     for (const auto& i : imports) py << i << "\n";
     py << "\n";
-    if (p.training.precision == "tf32") py << "torch.backends.cuda.matmul.allow_tf32 = True\n\n";
+    if (p.training.precision == Precision::tf32) py << "torch.backends.cuda.matmul.allow_tf32 = True\n\n";
     if (l.offload == Offload::nvme) {
         std::ostringstream f;
         f << (l.offload_fraction > 0 ? l.offload_fraction : 1.0);

@@ -27,7 +27,7 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     // an sp_mode with tp = 1 and sp = 1 splits nothing and leaves nothing to express.
     if (l.sp > 1) fail("sequence parallelism (sp = " + std::to_string(l.sp) + ")", {"/layout/sp", "/layout/sp_mode"});
     else if (tp_sequence_parallel_on(l, traits_of(l)))
-        fail("sequence parallelism (sp_mode \"" + l.sp_mode +
+        fail("sequence parallelism (sp_mode \"" + std::string(to_string(l.sp_mode)) +
                  "\" shards activations along the sequence inside the tp = " + std::to_string(l.tp) +
                  " group, Megatron --sequence-parallel style; set sp_mode to none)",
              {"/layout/sp_mode", "/layout/tp"});
@@ -60,9 +60,9 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
                                            std::to_string(t.micro_batch_size) + " × " + std::to_string(gas) + " × " +
                                            std::to_string(dp) + "); DeepSpeed asserts the equality.",
                                        {"/training/global_batch_size", "/training/micro_batch_size"}));
-    if (t.precision == "bf16" || t.precision == "fp8") c["bf16"] = {{"enabled", true}};
-    else if (t.precision == "fp16") c["fp16"] = {{"enabled", true}};
-    if (t.precision == "fp8" || l.fp8)
+    if (t.precision == Precision::bf16 || t.precision == Precision::fp8) c["bf16"] = {{"enabled", true}};
+    else if (t.precision == Precision::fp16) c["fp16"] = {{"enabled", true}};
+    if (t.precision == Precision::fp8 || l.fp8)
         out.findings.push_back(finding(
             Severity::Warning, "export.deepspeed.fp8",
             "ds_config.json has no FP8 switch; it trains in bf16 (use Transformer Engine in the model for FP8).",

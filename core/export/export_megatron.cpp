@@ -139,12 +139,13 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
             {"/layout/num_layers_per_stage"});
     // Sequence parallelism in Megatron lives inside the TP group; it is required
     // with MoE when both EP and TP are > 1 (arguments.py validate_args).
-    const bool sp_in_tp = l.sp_mode == "split_gather" || l.sp_mode == "ring";
+    const bool sp_in_tp = sp_tp_mode(l.sp_mode);
     if ((sp_in_tp && l.tp > 1) || (l.ep > 1 && l.tp > 1)) add(a.parallel, "--sequence-parallel");
     // Transformer Engine userbuffers TP overlap; arguments.py asserts --sequence-parallel with it.
     if (l.tp_comm_overlap && l.tp > 1 && (sp_in_tp || l.ep > 1)) add(a.parallel, "--tp-comm-overlap");
-    if (l.sp > 1 || l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")
-        fail("sequence parallelism \"" + l.sp_mode + "\" with sp > 1 (Megatron shards sequences through cp)",
+    if (l.sp > 1 || sp_axis_mode(l.sp_mode))
+        fail("sequence parallelism \"" + std::string(to_string(l.sp_mode)) +
+                 "\" with sp > 1 (Megatron shards sequences through cp)",
              {"/layout/sp", "/layout/sp_mode"});
     if (l.order == "tp-cp-ep-pp-dp" || l.order == "tp-pp-dp") add(a.parallel, "--use-tp-pp-dp-mapping");
     else if (!l.order.empty() && l.order != "tp-cp-ep-dp-pp" && l.order != "tp-dp-pp" && l.order != "tp-cp-dp-pp")
@@ -169,8 +170,8 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     else
         fail("the optimizer \"" + std::string(to_string(t.optimizer)) + "\" (Megatron offers adam and sgd)",
              {"/training/optimizer"});
-    if (t.precision == "bf16" || t.precision == "fp8") add(a.training, "--bf16");
-    else if (t.precision == "fp16") add(a.training, "--fp16");
+    if (t.precision == Precision::bf16 || t.precision == Precision::fp8) add(a.training, "--bf16");
+    else if (t.precision == Precision::fp16) add(a.training, "--fp16");
     // FP4 (layout.fp4_recipe) where Megatron runs the recipe (FrameworkTraits::fp4_recipes; export.cpp
     // reports one it does not): --fp4-format e2m1 --fp4-recipe nvfp4 (transformer_config.py fp4 /
     // fp4_recipe, core_v0.16.0), and the framework row's BF16 layers through --first-last-layers-bf16
@@ -186,12 +187,12 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
             add(a.training, "--num-layers-at-start-in-bf16", mt.fp4_bf16_layers_at_start);
             add(a.training, "--num-layers-at-end-in-bf16", mt.fp4_bf16_layers_at_end);
         }
-        if (t.precision == "fp8" || l.fp8)
+        if (t.precision == Precision::fp8 || l.fp8)
             findings.push_back(finding(Severity::Warning, "export.megatron.fp4_fp8",
                                        "Megatron-LM refuses --fp4-format with --fp8-format: written with FP4 only.",
                                        {"/layout/fp4_recipe", "/layout/fp8"}));
     }
-    if (!fp4 && (t.precision == "fp8" || l.fp8)) {
+    if (!fp4 && (t.precision == Precision::fp8 || l.fp8)) {
         // Megatron-LM arguments.py: --fp8-format {e4m3,hybrid}, --fp8-recipe
         // {tensorwise,delayed,mxfp8,blockwise}, --fp8-param-gather (FP8 weights all-gathered).
         add(a.training, "--fp8-format", "hybrid");
@@ -214,7 +215,7 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     Layout as_megatron = l;
     as_megatron.framework = "megatron";
     if (const std::string ks = kernel_stack(as_megatron); ks == "eager") {
-        if (t.precision == "fp8" || l.fp8 || fp4)
+        if (t.precision == Precision::fp8 || l.fp8 || fp4)
             findings.push_back(finding(Severity::Warning, "export.megatron.kernels",
                                        "Megatron-LM runs FP8 and FP4 only through Transformer Engine: written with its "
                                        "Transformer Engine layers although kernels is \"eager\".",

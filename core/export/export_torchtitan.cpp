@@ -36,8 +36,8 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     auto fail = [&](const std::string& what, std::vector<std::string> fields) {
         out.findings.push_back(unsupported("torchtitan", what, std::move(fields)));
     };
-    if (l.sp > 1 || l.sp_mode == "all_to_all" || l.sp_mode == "ring_attn")
-        fail("sequence parallelism \"" + l.sp_mode +
+    if (l.sp > 1 || sp_axis_mode(l.sp_mode))
+        fail("sequence parallelism \"" + std::string(to_string(l.sp_mode)) +
                  "\" with sp > 1 (torchtitan shards sequences through cp; "
                  "sequence parallelism inside TP is implied)",
              {"/layout/sp", "/layout/sp_mode"});
@@ -73,7 +73,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     }
     // FP8 linear layers (layout.fp8): torchtitan v0.2 applies them as model converters
     // (job_config.py Model.converters, Float8Linear / MXLinear under [quantize.linear]).
-    const bool use_fp8 = l.fp8 || t.precision == "fp8";
+    const bool use_fp8 = l.fp8 || t.precision == Precision::fp8;
     const bool mx = use_fp8 && l.fp8_recipe == "mxfp8";
     toml << "[model]\nname = " << toml_string(name) << "\nflavor = " << toml_string(flavor) << "\n";
     if (use_fp8) toml << "converters = [" << toml_string(mx ? "quantize.linear.mx" : "quantize.linear.float8") << "]\n";
@@ -83,10 +83,13 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     const int local = l.pp > 1 ? mbs * microbatches(p) : mbs;
     toml << "[training]\nlocal_batch_size = " << local << "\nglobal_batch_size = " << t.global_batch_size
          << "\nseq_len = " << t.seq_len << "\n";
-    if (t.precision == "bf16" || t.precision == "fp8") toml << "mixed_precision_param = \"bfloat16\"\n";
-    else if (t.precision == "fp32" || t.precision == "tf32") toml << "mixed_precision_param = \"float32\"\n";
+    if (t.precision == Precision::bf16 || t.precision == Precision::fp8)
+        toml << "mixed_precision_param = \"bfloat16\"\n";
+    else if (t.precision == Precision::fp32 || t.precision == Precision::tf32)
+        toml << "mixed_precision_param = \"float32\"\n";
     else
-        fail("the precision \"" + t.precision + "\" (mixed_precision_param is bfloat16 or float32)",
+        fail("the precision \"" + std::string(to_string(t.precision)) +
+                 "\" (mixed_precision_param is bfloat16 or float32)",
              {"/training/precision"});
     toml << "\n";
 

@@ -68,8 +68,9 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         else if (key == "ep_size") as_int(1, l.ep);
         else if (key == "zero_stage" || key == "stage") as_int(0, l.zero_stage);
         else if (key == "precision") {
-            if (v && v->is_string() && (*v == "bf16" || *v == "fp16" || *v == "fp32"))
-                p.training.precision = v->get<std::string>();
+            // The plugins' precisions (PRECISION_TORCH_TYPE): fp16, bf16, fp32.
+            const auto pr = v && v->is_string() ? parse_enum<Precision>(v->get<std::string>()) : std::nullopt;
+            if (pr == Precision::bf16 || pr == Precision::fp16 || pr == Precision::fp32) p.training.precision = *pr;
             else w.push_back(shown + " not read" + at);
         } else if (key == "enable_sequence_parallelism") as_bool(sp_on);
         else if (key == "sequence_parallelism_mode") {
@@ -133,7 +134,11 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
     }
     if (sp_on) {
         // Left unset, the plugin builds all_to_all groups (hybrid_parallel_plugin.py).
-        l.sp_mode = sp_mode.empty() ? "all_to_all" : sp_mode;
+        const auto mode = sp_mode.empty() ? SpMode::all_to_all : parse_enum<SpMode>(sp_mode);
+        if (mode) l.sp_mode = *mode;
+        else
+            w.push_back("sequence_parallelism_mode=\"" + sp_mode + "\" not read (expected one of " +
+                        quoted_enum_names<SpMode>() + ")");
         if (sp_mode.empty())
             w.push_back(
                 "enable_sequence_parallelism=True without sequence_parallelism_mode: read as all_to_all, "

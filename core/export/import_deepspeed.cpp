@@ -142,7 +142,7 @@ ImportResult import_deepspeed(std::string_view text, const Project& base) {
 
     const bool bf16 = enabled(c, "bf16", "", w);
     const bool fp16 = enabled(c, "fp16", "", w);
-    p.training.precision = bf16 ? "bf16" : fp16 ? "fp16" : "fp32";
+    p.training.precision = bf16 ? Precision::bf16 : fp16 ? Precision::fp16 : Precision::fp32;
     if (c.contains("optimizer")) {
         const json& o = c.at("optimizer");
         const std::string type = o.is_object() && o.contains("type") && o.at("type").is_string()

@@ -201,7 +201,7 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             if (auto v = need_int(1)) layers_per_virtual_stage = *v;
         } else if (flag == "--sequence-parallel") {
             no_value();
-            l.sp_mode = "split_gather";
+            l.sp_mode = SpMode::split_gather;
         } else if (flag == "--tp-comm-overlap") {
             no_value();
             l.tp_comm_overlap = true;
@@ -243,10 +243,10 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             l.recompute = Recompute::selective;
         } else if (flag == "--bf16") {
             no_value();
-            p.training.precision = "bf16";
+            p.training.precision = Precision::bf16;
         } else if (flag == "--fp16") {
             no_value();
-            p.training.precision = "fp16";
+            p.training.precision = Precision::fp16;
         } else if (flag == "--fp8-format") {
             if (need_str()) l.fp8 = true;
         } else if (flag == "--fp8-recipe") {
@@ -422,8 +422,8 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
     } else if (p.layout.distributed_optimizer) {
         p.layout.zero_stage = 1;
     }
-    if (p.layout.sp_mode == "split_gather" && p.layout.tp == 1) {
-        p.layout.sp_mode = "none";
+    if (p.layout.sp_mode == SpMode::split_gather && p.layout.tp == 1) {
+        p.layout.sp_mode = SpMode::none;
         r.notes.push_back(
             "--sequence-parallel with tensor-model-parallel size 1 is switched off by Megatron; read as off");
     }

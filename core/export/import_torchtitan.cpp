@@ -103,9 +103,9 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 else if (key == "seq_len") get_int(sec, table, "seq_len", 1, p.training.seq_len);
                 else if (key == "mixed_precision_param" && kt.value().is_string()) {
                     const std::string v = kt.value().get<std::string>();
-                    if (v == "bfloat16") p.training.precision = "bf16";
-                    else if (v == "float32") p.training.precision = "fp32";
-                    else if (v == "float16") p.training.precision = "fp16";
+                    if (v == "bfloat16") p.training.precision = Precision::bf16;
+                    else if (v == "float32") p.training.precision = Precision::fp32;
+                    else if (v == "float16") p.training.precision = Precision::fp16;
                     else w.push_back(full + " = \"" + v + "\" not read");
                 } else w.push_back(full + " not read");
             } else if (table == "activation_checkpoint" && key == "mode" && kt.value().is_string()) {
@@ -230,7 +230,8 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
     } else {
         r.notes.push_back("no training.local_batch_size: batch sizes come from the base project");
     }
-    if (l.tp > 1) l.sp_mode = "split_gather";   // torchtitan's TP always shards sequences (SequenceParallel plans)
+    if (l.tp > 1)
+        l.sp_mode = SpMode::split_gather;   // torchtitan's TP always shards sequences (SequenceParallel plans)
     return r;
 }
 

@@ -6,10 +6,6 @@
 
 namespace paraplan {
 
-namespace {
-bool sp_axis_mode(const std::string& mode) { return mode == "all_to_all" || mode == "ring_attn"; }
-}   // namespace
-
 long long microbatches_from_batch(long long global_batch, long long micro_batch, long long dp) {
     if (micro_batch <= 0 || dp <= 0 || global_batch % (micro_batch * dp) != 0) return 0;
     return global_batch / (micro_batch * dp);

@@ -27,9 +27,10 @@ namespace paraplan {
 
 namespace {
 
-const std::vector<std::string> kColossalSpModes = {"none", "split_gather", "ring", "all_to_all", "ring_attn"};
-const std::vector<std::string> kTpSpModes = {"none", "split_gather"};
-const std::vector<std::string> kNoSpModes = {"none"};
+const std::vector<SpMode> kColossalSpModes = {SpMode::none, SpMode::split_gather, SpMode::ring, SpMode::all_to_all,
+                                              SpMode::ring_attn};
+const std::vector<SpMode> kTpSpModes = {SpMode::none, SpMode::split_gather};
+const std::vector<SpMode> kNoSpModes = {SpMode::none};
 
 std::vector<FrameworkTraits> make_table() {
     std::vector<FrameworkTraits> t;

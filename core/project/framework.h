@@ -7,6 +7,7 @@
 // core/export/{export,import}_<framework>.cpp); it does not compare framework-id strings.
 // Adding a framework: docs/hacking.md, "How to add a framework".
 #include "project/fp4_recipe.h"
+#include "project/layout_enums.h"
 
 #include <optional>
 #include <string>
@@ -113,7 +114,7 @@ struct FrameworkTraits {
     bool moe_etp_one = false;          // experts are not tensor-parallel (torchtitan default ETP = 1)
     bool dp_shard_replicate = false;   // dp = dp_replicate x dp_shard (torchtitan)
     RankOrder rank_order;
-    std::vector<std::string> sp_modes;   // accepted sp_mode values
+    std::vector<SpMode> sp_modes;   // accepted sp_mode values
     TpSequenceParallel tp_sequence_parallel;
     bool seq_split_by_sp = false;    // long sequences split by the sp axis (ColossalAI) rather than cp
     bool sp_axis_with_pp = true;     // the sp axis combines with pipeline parallelism

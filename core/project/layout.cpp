@@ -5,10 +5,10 @@
 namespace paraplan {
 
 const std::vector<std::string> kFrameworks = framework_ids();
-const std::vector<std::string> kSpModes = {"none", "split_gather", "ring", "all_to_all", "ring_attn"};
+const std::vector<std::string> kSpModes = enum_names<SpMode>();
 const std::vector<std::string> kRecompute = enum_names<Recompute>();
 const std::vector<std::string> kOffload = enum_names<Offload>();
-const std::vector<std::string> kPrecisions = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+const std::vector<std::string> kPrecisions = enum_names<Precision>();
 const std::vector<std::string> kOptimizers = enum_names<Optimizer>();
 const std::vector<std::string> kFp8Recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
 const std::vector<std::string> kKernelStacks = {"auto", "te", "compile", "eager"};

@@ -18,8 +18,8 @@ namespace paraplan {
 // "colossalai-gemini" (GeminiPlugin), "colossalai-zero" (LowLevelZeroPlugin),
 // "megatron", "torchtitan", "deepspeed", "devicemesh".
 extern const std::vector<std::string> kFrameworks;
-extern const std::vector<std::string> kSpModes;   // none split_gather ring all_to_all ring_attn
 // The names of the typed fields' values, from their tables (project/layout_enums.h).
+extern const std::vector<std::string> kSpModes;          // none split_gather ring all_to_all ring_attn
 extern const std::vector<std::string> kRecompute;        // none selective full
 extern const std::vector<std::string> kOffload;          // none cpu nvme
 extern const std::vector<std::string> kPrecisions;       // fp32 tf32 fp16 bf16 fp8
@@ -35,7 +35,7 @@ struct Layout {
     int tp = 1;
     int pp = 1;
     int sp = 1;
-    std::string sp_mode = "none";
+    SpMode sp_mode = SpMode::none;
     int cp = 1;
     int ep = 1;
     int etp = 0;   // Megatron expert-tensor-parallel size (0 = same as tp)
@@ -114,7 +114,7 @@ struct Training {
     int global_batch_size = 8;
     int micro_batch_size = 1;
     int seq_len = 2048;
-    std::string precision = "bf16";   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8": migrate.h)
+    Precision precision = Precision::bf16;   // compute dtype: fp32 tf32 fp16 bf16 (a legacy "fp8": migrate.h)
     Optimizer optimizer = Optimizer::adamw;
     long long train_tokens = 0;   // for "time to train" (0 = unset)
     CowJson extra;

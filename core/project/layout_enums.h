@@ -29,6 +29,14 @@ enum class TpMode { one_d, two_d, two_and_half_d, three_d };
 enum class MoeDispatcher { alltoall, allgather, deepep };
 // training.optimizer.
 enum class Optimizer { adamw, adam, sgd, lion, adafactor };
+// layout.sp_mode: ColossalAI's sequence-parallelism modes (v0.5.1 colossalai/shardformer/shard/
+// shard_config.py SUPPORT_SP_MODE), none for off. split_gather and ring
+// split the sequence over the tp group; all_to_all (DeepSpeed-Ulysses) and ring_attn split it over
+// an sp axis of their own. Megatron and torchtitan read split_gather as --sequence-parallel.
+enum class SpMode { none, split_gather, ring, all_to_all, ring_attn };
+// training.precision: the compute dtype; fp8 is version 1's legacy spelling of bf16 with
+// layout.fp8 (project/migrate.h rewrites it in a file; a fix or the CLI can still set it).
+enum class Precision { fp32, tf32, fp16, bf16, fp8 };
 
 template <class E>
 struct EnumName {
@@ -83,6 +91,31 @@ struct EnumNames<Optimizer> {
                                                                {Optimizer::lion, "lion"},
                                                                {Optimizer::adafactor, "adafactor"}}};
 };
+
+template <>
+struct EnumNames<SpMode> {
+    static constexpr const char* field = "sp_mode";
+    static constexpr std::array<EnumName<SpMode>, 5> table{{{SpMode::none, "none"},
+                                                            {SpMode::split_gather, "split_gather"},
+                                                            {SpMode::ring, "ring"},
+                                                            {SpMode::all_to_all, "all_to_all"},
+                                                            {SpMode::ring_attn, "ring_attn"}}};
+};
+template <>
+struct EnumNames<Precision> {
+    static constexpr const char* field = "precision";
+    static constexpr std::array<EnumName<Precision>, 5> table{{{Precision::fp32, "fp32"},
+                                                               {Precision::tf32, "tf32"},
+                                                               {Precision::fp16, "fp16"},
+                                                               {Precision::bf16, "bf16"},
+                                                               {Precision::fp8, "fp8"}}};
+};
+
+// The sp modes with an sp axis of their own (ColossalAI sp_size), and those that reuse the tp
+// group (v0.5.1 booster/plugin/hybrid_parallel_plugin.py HybridParallelPlugin.__init__: sp_size
+// is tp_size for split_gather and ring).
+constexpr bool sp_axis_mode(SpMode m) { return m == SpMode::all_to_all || m == SpMode::ring_attn; }
+constexpr bool sp_tp_mode(SpMode m) { return m == SpMode::split_gather || m == SpMode::ring; }
 
 template <class E>
 concept NamedEnum = requires {

@@ -245,7 +245,7 @@ Training read_training(const Obj& o) {
     t.global_batch_size = o.positive_int("global_batch_size", t.global_batch_size);
     t.micro_batch_size = o.positive_int("micro_batch_size", t.micro_batch_size);
     t.seq_len = o.positive_int("seq_len", t.seq_len);
-    t.precision = one_of_strings(o, "precision", kPrecisions, t.precision);
+    t.precision = one_of_enum(o, "precision", t.precision);
     t.optimizer = one_of_enum(o, "optimizer", t.optimizer);
     t.train_tokens = o.int64("train_tokens", 0);
     if (t.train_tokens < 0) json_read::fail(o.at("train_tokens"), "a non-negative integer", *o.get("train_tokens"));
@@ -259,7 +259,7 @@ Layout read_layout(const Obj& o) {
     l.tp = o.positive_int("tp", 1);
     l.pp = o.positive_int("pp", 1);
     l.sp = o.positive_int("sp", 1);
-    l.sp_mode = one_of_strings(o, "sp_mode", kSpModes, l.sp_mode);
+    l.sp_mode = one_of_enum(o, "sp_mode", l.sp_mode);
     l.cp = o.positive_int("cp", 1);
     l.ep = o.positive_int("ep", 1);
     l.etp = o.non_negative_int("etp", 0);
@@ -475,7 +475,7 @@ json project_to_json(const Project& p) {
     tr["global_batch_size"] = t.global_batch_size;
     tr["micro_batch_size"] = t.micro_batch_size;
     tr["seq_len"] = t.seq_len;
-    tr["precision"] = t.precision;
+    tr["precision"] = to_string(t.precision);
     tr["optimizer"] = to_string(t.optimizer);
     if (t.train_tokens) tr["train_tokens"] = t.train_tokens;
     j["training"] = std::move(tr);
@@ -487,7 +487,7 @@ json project_to_json(const Project& p) {
     la["tp"] = l.tp;
     la["pp"] = l.pp;
     la["sp"] = l.sp;
-    la["sp_mode"] = l.sp_mode;
+    la["sp_mode"] = to_string(l.sp_mode);
     la["cp"] = l.cp;
     la["ep"] = l.ep;
     la["zero_stage"] = l.zero_stage;

@@ -46,8 +46,8 @@ void apply_split(Project& p, const Split& s) {
     l.sp = s.sp;
     const FrameworkTraits* t = find_traits(l.framework);
     if (t && t->world.sp_only_in_axis_mode) {   // ColossalAI: the sp axis exists in all_to_all / ring_attn
-        if (s.sp > 1 && !rules::sp_axis_mode(l.sp_mode)) l.sp_mode = "all_to_all";
-        if (s.sp == 1 && rules::sp_axis_mode(l.sp_mode)) l.sp_mode = "none";
+        if (s.sp > 1 && !rules::sp_axis_mode(l.sp_mode)) l.sp_mode = SpMode::all_to_all;
+        if (s.sp == 1 && rules::sp_axis_mode(l.sp_mode)) l.sp_mode = SpMode::none;
     }
     if (l.pp <= 1) l.num_layers_per_stage.clear();
     if (!l.num_layers_per_stage.empty() && static_cast<int>(l.num_layers_per_stage.size()) != l.pp)
@@ -104,7 +104,7 @@ Project advisor_project(const AdvisorQuery& q, const Split& s) {
     p.training.seq_len = q.seq_len;
     apply_split(p, s);
     // Megatron's --sequence-parallel is a switch (sp_mode split_gather) that the rules require with MoE.
-    if (t && t->family == FrameworkFamily::megatron && s.tp > 1) p.layout.sp_mode = "split_gather";
+    if (t && t->family == FrameworkFamily::megatron && s.tp > 1) p.layout.sp_mode = SpMode::split_gather;
     const rules::Sizes z = rules::sizes(p);
     // A batch every schedule accepts: dp replicas x 4*pp microbatches of 1.
     p.training.micro_batch_size = 1;

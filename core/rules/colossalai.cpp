@@ -24,7 +24,8 @@ namespace {
 
 Framework plugin(const Project& p) { return parse_framework(p.layout.framework).value_or(Framework::colossalai); }
 bool is_moe_plugin(const Project& p) { return plugin(p) == Framework::colossalai_moe; }
-bool sp_on(const Layout& l) { return l.sp_mode != "none"; }
+bool sp_on(const Layout& l) { return l.sp_mode != SpMode::none; }
+std::string sp_name(const Layout& l) { return to_string(l.sp_mode); }
 bool has_model(const Project& p) { return p.model.layers > 0 && p.model.heads > 0; }
 
 std::vector<int> world_divisors(const Project& p) { return divisors(std::max(1, p.world_size())); }
@@ -70,9 +71,9 @@ void sp_mode_needs_tp(const Project& p, Out& out) {
     if (!sp_tp_mode(l.sp_mode) || l.tp > 1) return;
     auto d = diag(
         Severity::Error, "colossalai.sp_mode_needs_tp",
-        "Sequence parallelism mode " + l.sp_mode + " splits the sequence over the tensor-parallel group, but tp is " +
+        "Sequence parallelism mode " + sp_name(l) + " splits the sequence over the tensor-parallel group, but tp is " +
             str(l.tp) + "; it needs tp > 1.",
-        "AssertionError: Sequence parallelism mode " + l.sp_mode + " must be enabled when using tensor parallelism",
+        "AssertionError: Sequence parallelism mode " + sp_name(l) + " must be enabled when using tensor parallelism",
         {"/layout/sp_mode", "/layout/tp"});
     std::vector<Fix> c;
     for (int t : {2, 4, 8}) c.push_back(set_int(p, "/layout/tp", t));
@@ -86,9 +87,9 @@ void sp_size_ignored(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!sp_tp_mode(l.sp_mode) || l.sp <= 1 || l.sp == l.tp) return;
     auto d = diag(Severity::Warning, "colossalai.sp_size_ignored",
-                  "In mode " + l.sp_mode + " the sequence is split over the tp group (" + str(l.tp) +
+                  "In mode " + sp_name(l) + " the sequence is split over the tp group (" + str(l.tp) +
                       " GPUs); sp = " + str(l.sp) + " is ignored.",
-                  "The sp_size will be the same as tp_size in sequence parallelism mode " + l.sp_mode +
+                  "The sp_size will be the same as tp_size in sequence parallelism mode " + sp_name(l) +
                       ", will ignore the given sequence parallelism size.",
                   {"/layout/sp"});
     add_fixes(d, &sp_size_ignored, p, {set_int(p, "/layout/sp", 1)});
@@ -97,7 +98,7 @@ void sp_size_ignored(const Project& p, Out& out) {
 
 // MoE plugin: ring_attn passes the mode list but never sets dp_size -> AttributeError.
 void moe_ring_attn(const Project& p, Out& out) {
-    if (p.layout.sp_mode != "ring_attn") return;
+    if (p.layout.sp_mode != SpMode::ring_attn) return;
     auto d = diag(
         Severity::Error, "colossalai.moe_ring_attn_unsupported",
         "MoeHybridParallelPlugin supports only all_to_all (DeepSpeed-Ulysses) among the sp-axis modes; ring_attn "
@@ -120,7 +121,7 @@ void world_divisible_sp(const Project& p, Out& out) {
     if (is_moe_plugin(p)) dp = dp / std::max(1, l.ep) * std::max(1, l.ep);
     const int product = dp * model;
     auto d = diag(Severity::Error, "colossalai.world_divisible_sp",
-                  "The world size " + str(w) + " is not divisible by tp × pp × sp = " + str(model) + " (" + l.sp_mode +
+                  "The world size " + str(w) + " is not divisible by tp × pp × sp = " + str(model) + " (" + sp_name(l) +
                       " gives sequence parallelism its own mesh axis), so dp = " + str(w) + " // " + str(model) +
                       " = " + str(w / model) + " leaves ranks out of the mesh.",
                   "AssertionError: The product of the size(" + str(product) + ") must be equal to the world size(" +
@@ -304,15 +305,16 @@ void uneven_layers(const Project& p, Out& out) {
 
 // Boost time: ZeRO needs fp16/bf16; PRECISION_TORCH_TYPE[precision] for the rest.
 void precision_rule(const Project& p, Out& out) {
-    const std::string& pr = p.training.precision;
-    if (pr == "tf32" || pr == "fp8") {
+    const Precision pr = p.training.precision;
+    const std::string pr_name = to_string(pr);
+    if (pr == Precision::tf32 || pr == Precision::fp8) {
         auto d = diag(Severity::Error, "colossalai.precision",
-                      "ColossalAI plugins take precision fp16, bf16 or fp32, not " + pr +
-                          (pr == "fp8" ? " (FP8 is the separate use_fp8 switch on top of bf16)."
-                                       : " (tf32 is fp32 with TF32 matmuls)."),
-                      "KeyError: '" + pr + "'", {"/training/precision"});
+                      "ColossalAI plugins take precision fp16, bf16 or fp32, not " + pr_name +
+                          (pr == Precision::fp8 ? " (FP8 is the separate use_fp8 switch on top of bf16)."
+                                                : " (tf32 is fp32 with TF32 matmuls)."),
+                      "KeyError: '" + pr_name + "'", {"/training/precision"});
         std::vector<Fix> c;
-        if (pr == "fp8")
+        if (pr == Precision::fp8)
             c.push_back(Fix{"Train in bf16 with use_fp8", {{"/training/precision", "bf16"}, {"/layout/fp8", true}}});
         else c.push_back(set_value("/training/precision", "fp32", "Train in fp32"));
         c.push_back(set_value("/training/precision", "bf16", "Train in bf16"));
@@ -320,7 +322,7 @@ void precision_rule(const Project& p, Out& out) {
         out.push_back(d);
         return;
     }
-    if (pr == "fp32" && p.layout.zero_stage > 0 && plugin(p) == Framework::colossalai) {
+    if (pr == Precision::fp32 && p.layout.zero_stage > 0 && plugin(p) == Framework::colossalai) {
         auto d = diag(Severity::Error, "colossalai.zero_precision",
                       "ZeRO stage " + str(p.layout.zero_stage) +
                           " keeps fp32 master weights of fp16/bf16 parameters; "
@@ -396,7 +398,7 @@ void deepseek_v3_limits(const Project& p, Out& out) {
 
 // Which sp modes a policy supports, from the ShardFormer table (rules/shardformer.h):
 // "ok", "warn:<text>" (silently off / converted / no effect) or "error:<text>".
-std::string sp_support(const std::string& family, const std::string& mode) {
+std::string sp_support(const std::string& family, SpMode mode) {
     const ShardformerPolicy* pol = shardformer_policy(family);
     if (!pol) return "ok";
     const SupportCell& c = shardformer_sp_cell(*pol, mode);
@@ -419,12 +421,12 @@ void model_sp_support(const Project& p, Out& out) {
     auto d = diag(err ? Severity::Error : Severity::Warning, "colossalai.model_sp_support",
                   model_label(p) +
                       (err ? " does not support sequence parallelism mode " : " ignores or converts mode ") +
-                      l.sp_mode + (err ? "." : "; the ranks of the sp axis would duplicate work."),
+                      sp_name(l) + (err ? "." : "; the ranks of the sp axis would duplicate work."),
                   text, {"/layout/sp_mode"});
     std::vector<Fix> c;
-    for (const char* m : {"split_gather", "all_to_all", "ring", "ring_attn"})
+    for (const SpMode m : {SpMode::split_gather, SpMode::all_to_all, SpMode::ring, SpMode::ring_attn})
         if (m != l.sp_mode && sp_support(p.model.family, m) == "ok")
-            c.push_back(set_value("/layout/sp_mode", m, std::string("Use ") + m));
+            c.push_back(set_value("/layout/sp_mode", to_string(m), std::string("Use ") + to_string(m)));
     c.push_back(Fix{"Turn sequence parallelism off", {{"/layout/sp_mode", "none"}, {"/layout/sp", 1}}});
     add_fixes(d, &model_sp_support, p, c);
     out.push_back(d);
@@ -451,7 +453,7 @@ void tp_divides_heads(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!has_model(p) || l.tp <= 1) return;
     const int H = p.model.heads;
-    const int sp = l.sp_mode == "all_to_all" ? std::max(1, l.sp) : 1;
+    const int sp = l.sp_mode == SpMode::all_to_all ? std::max(1, l.sp) : 1;
     const int h = sp > 1 && H % sp == 0 ? H / sp : H;
     if (h % l.tp == 0) return;
     auto d = diag(Severity::Error, "colossalai.tp_divides_heads",
@@ -469,7 +471,7 @@ void tp_divides_kv_heads(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const int KV = p.model.kv_heads;
     if (!has_model(p) || l.tp <= 1 || KV <= 0 || KV == p.model.heads) return;
-    const int sp = l.sp_mode == "all_to_all" ? std::max(1, l.sp) : 1;
+    const int sp = l.sp_mode == SpMode::all_to_all ? std::max(1, l.sp) : 1;
     const int kv = sp > 1 && KV % sp == 0 ? KV / sp : KV;
     if (kv % l.tp == 0 && kv >= l.tp) return;
     auto d = diag(
@@ -486,7 +488,7 @@ void tp_divides_kv_heads(const Project& p, Out& out) {
 // all_to_all floor-divides heads by sp without an assert: require H % sp and KV % sp.
 void sp_divides_heads(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!has_model(p) || l.sp_mode != "all_to_all" || l.sp <= 1) return;
+    if (!has_model(p) || l.sp_mode != SpMode::all_to_all || l.sp <= 1) return;
     const int H = p.model.heads, KV = p.model.kv_heads > 0 ? p.model.kv_heads : H;
     if (H % l.sp == 0 && KV % l.sp == 0) return;
     const bool kv_bad = H % l.sp == 0;
@@ -518,9 +520,9 @@ void seq_divisible(const Project& p, Out& out) {
     std::string what, field;
     if (sp_tp_mode(l.sp_mode) && l.tp > 1) {
         k = l.tp;
-        what = l.sp_mode + " splits the sequence over tp";
+        what = sp_name(l) + " splits the sequence over tp";
         field = "/layout/tp";
-    } else if (l.sp_mode == "all_to_all" && l.sp > 1) {
+    } else if (l.sp_mode == SpMode::all_to_all && l.sp > 1) {
         k = l.sp;
         what = "all_to_all splits the sequence over sp";
         field = "/layout/sp";
@@ -544,7 +546,7 @@ void seq_divisible(const Project& p, Out& out) {
 void seq_divisible_ring(const Project& p, Out& out) {
     const Layout& l = p.layout;
     const long long seq = p.training.seq_len;
-    if (l.sp_mode != "ring_attn" || l.sp <= 1 || seq <= 0) return;
+    if (l.sp_mode != SpMode::ring_attn || l.sp <= 1 || seq <= 0) return;
     const long long k = 2LL * l.sp;
     if (seq % k == 0 && seq / k >= 2) return;
     auto d = diag(Severity::Error, "colossalai.seq_divisible_ring",
@@ -562,7 +564,7 @@ void seq_divisible_ring(const Project& p, Out& out) {
 // inner_ring_size <= sp and sp % inner_ring_size == 0 (ring_attn).
 void inner_ring_size(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (l.sp_mode != "ring_attn" || l.inner_ring_size <= 0) return;
+    if (l.sp_mode != SpMode::ring_attn || l.inner_ring_size <= 0) return;
     if (l.inner_ring_size <= l.sp && l.sp % l.inner_ring_size == 0) return;
     auto d = diag(
         Severity::Error, "colossalai.inner_ring_size",
@@ -578,7 +580,7 @@ void inner_ring_size(const Project& p, Out& out) {
 }
 
 void ring_attn_flash(const Project& p, Out& out) {
-    if (p.layout.sp_mode != "ring_attn" || p.layout.flash_attention) return;
+    if (p.layout.sp_mode != SpMode::ring_attn || p.layout.flash_attention) return;
     out.push_back(diag(Severity::Info, "colossalai.ring_attn_flash",
                        "ring_attn turns flash attention on (enable_flash_attention is forced to True).", "",
                        {"/layout/flash_attention", "/layout/sp_mode"}));
@@ -655,7 +657,7 @@ void kernels(const Project& p, Out& out) {
 // the plugins take no recipe, so another fp8_recipe runs as tensorwise (and is estimated so).
 void fp8_recipe(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!(l.fp8 || p.training.precision == "fp8") || accepts_fp8_recipe(l.framework, l.fp8_recipe)) return;
+    if (!(l.fp8 || p.training.precision == Precision::fp8) || accepts_fp8_recipe(l.framework, l.fp8_recipe)) return;
     auto d = diag(Severity::Warning, "colossalai.fp8_recipe",
                   "ColossalAI's use_fp8 scales per tensor from the current amax; the " + l.fp8_recipe +
                       " recipe has no ColossalAI switch and runs as tensorwise.",
@@ -855,11 +857,12 @@ void gemini_world(const Project& p, Out& out) {
 }
 
 void gemini_precision(const Project& p, Out& out) {
-    const std::string& pr = p.training.precision;
-    if (pr == "fp16" || pr == "bf16") return;
+    const Precision pr = p.training.precision;
+    const std::string pr_name = to_string(pr);
+    if (pr == Precision::fp16 || pr == Precision::bf16) return;
     auto d = diag(Severity::Error, "colossalai.gemini_precision",
-                  "GeminiPlugin trains in fp16 or bf16 only, not " + pr + ".",
-                  "AssertionError: precision " + pr + " is not supported", {"/training/precision"});
+                  "GeminiPlugin trains in fp16 or bf16 only, not " + pr_name + ".",
+                  "AssertionError: precision " + pr_name + " is not supported", {"/training/precision"});
     add_fixes(d, &gemini_precision, p,
               {set_value("/training/precision", "bf16", "Train in bf16"),
                set_value("/training/precision", "fp16", "Train in fp16")});

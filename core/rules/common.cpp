@@ -21,7 +21,7 @@ std::vector<const GpuSpec*> cluster_gpus(const Project& p) {
     return out;
 }
 
-bool fp8_on(const Project& p) { return p.layout.fp8 || p.training.precision == "fp8"; }
+bool fp8_on(const Project& p) { return p.layout.fp8 || p.training.precision == Precision::fp8; }
 
 // The recipes a framework accepts (all of kFp8Recipes where it has no recipe choice).
 const std::vector<std::string>& framework_recipes(const Project& p) {
@@ -37,13 +37,13 @@ std::vector<Fix> recipe_fixes(const Project& p, const std::vector<std::string>& 
             c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
     Fix off{"Turn FP8 off (train in bf16)", {}};
     if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
-    if (p.training.precision == "fp8") off.changes.push_back({"/training/precision", "bf16"});
+    if (p.training.precision == Precision::fp8) off.changes.push_back({"/training/precision", "bf16"});
     c.push_back(off);
     return c;
 }
 
-bool half_precision(const std::string& precision) {
-    return precision == "bf16" || precision == "fp16" || precision == "fp8";
+bool half_precision(Precision precision) {
+    return precision == Precision::bf16 || precision == Precision::fp16 || precision == Precision::fp8;
 }
 
 }   // namespace
@@ -138,7 +138,7 @@ void dp_matches(const Project& p, Out& out) {
 
 // Mixed precision bf16 needs bf16 tensor cores (Ampere+ / CDNA2+): V100 and T4 lack them.
 void bf16_gpu(const Project& p, Out& out) {
-    if (p.training.precision != "bf16") return;
+    if (p.training.precision != Precision::bf16) return;
     for (const GpuSpec* g : cluster_gpus(p)) {
         if (g->supports_bf16()) continue;
         auto d = diag(Severity::Error, "kernel.bf16_gpu",
@@ -157,7 +157,7 @@ void flash_attention_gpu(const Project& p, Out& out) {
     if (!p.layout.flash_attention) return;
     for (const GpuSpec* g : cluster_gpus(p)) {
         if (g->supports_flash_attention()) continue;
-        const bool ring = p.layout.sp_mode == "ring_attn";
+        const bool ring = p.layout.sp_mode == SpMode::ring_attn;
         auto d = diag(
             ring ? Severity::Error : Severity::Warning, "kernel.flash_attention_gpu",
             g->name + " (" + g->arch + ") cannot run flash attention kernels (they need Ampere or newer)" +
@@ -176,8 +176,8 @@ void flash_attention_gpu(const Project& p, Out& out) {
 void flash_attention_dtype(const Project& p, Out& out) {
     if (!p.layout.flash_attention || half_precision(p.training.precision)) return;
     auto d = diag(Severity::Warning, "kernel.flash_attention_dtype",
-                  "Flash attention runs in fp16/bf16 only, but training precision is " + p.training.precision +
-                      "; the flag has no effect.",
+                  "Flash attention runs in fp16/bf16 only, but training precision is " +
+                      std::string(to_string(p.training.precision)) + "; the flag has no effect.",
                   "RuntimeError: FlashAttention only support fp16 and bf16 data type",
                   {"/layout/flash_attention", "/training/precision"});
     add_fixes(d, &flash_attention_dtype, p,
@@ -188,19 +188,19 @@ void flash_attention_dtype(const Project& p, Out& out) {
 
 // FP8 GEMMs need FP8 tensor cores: Hopper, Ada, Blackwell, CDNA3 (MI300).
 void fp8_gpu(const Project& p, Out& out) {
-    if (!p.layout.fp8 && p.training.precision != "fp8") return;
+    if (!p.layout.fp8 && p.training.precision != Precision::fp8) return;
     for (const GpuSpec* g : cluster_gpus(p)) {
         if (g->supports_fp8()) continue;
         std::vector<std::string> fields;
         if (p.layout.fp8) fields.push_back("/layout/fp8");
-        if (p.training.precision == "fp8") fields.push_back("/training/precision");
+        if (p.training.precision == Precision::fp8) fields.push_back("/training/precision");
         auto d = diag(
             Severity::Error, "kernel.fp8_gpu",
             g->name + " (" + g->arch + ") has no FP8 tensor cores; FP8 needs Hopper, Ada, Blackwell or MI300.",
             "AssertionError: Device compute capability 8.9 or higher required for FP8 execution.", fields);
         Fix f{"Turn FP8 off (train in bf16)", {}};
         if (p.layout.fp8) f.changes.push_back({"/layout/fp8", false});
-        if (p.training.precision == "fp8")
+        if (p.training.precision == Precision::fp8)
             f.changes.push_back({"/training/precision", g->supports_bf16() ? "bf16" : "fp16"});
         add_fixes(d, &fp8_gpu, p, {f});
         out.push_back(d);

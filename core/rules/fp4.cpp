@@ -8,7 +8,7 @@
 namespace paraplan::rules {
 namespace {
 
-bool fp8_on(const Project& p) { return p.layout.fp8 || p.training.precision == "fp8"; }
+bool fp8_on(const Project& p) { return p.layout.fp8 || p.training.precision == Precision::fp8; }
 
 // Whether a GPU runs the recipe's GEMMs: an FP4 peak in its catalog entry (GpuSpec::tflops_fp4), and for
 // NVFP4 an NVIDIA part: Transformer Engine v2.9 pytorch/quantization.py check_nvfp4_support needs compute
@@ -91,7 +91,7 @@ void fp4_with_fp8(const Project& p, Out& out) {
         fields.push_back("/layout/fp8");
         fp8_off.changes.push_back({"/layout/fp8", false});
     }
-    if (p.training.precision == "fp8") {
+    if (p.training.precision == Precision::fp8) {
         fields.push_back("/training/precision");
         fp8_off.changes.push_back({"/training/precision", "bf16"});
     }

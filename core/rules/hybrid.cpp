@@ -134,7 +134,7 @@ void mg_hybrid_pipeline(const Project& p, Out& out) {
 void mg_mamba_fp8(const Project& p, Out& out) {
     const ModelSpec& m = p.model;
     if (!m.is_hybrid() || m.hybrid_layer_count('M') == 0) return;
-    if (!(p.layout.fp8 || p.training.precision == "fp8")) return;
+    if (!(p.layout.fp8 || p.training.precision == Precision::fp8)) return;
     const long long width = 2 * m.mamba_d_inner() + 2LL * m.mamba_num_groups * m.mamba_state_dim + m.mamba_num_heads;
     if (width % 16 == 0) return;
     std::vector<std::string> fields{"/model/mamba_num_heads", "/model/mamba_head_dim"};
@@ -147,7 +147,7 @@ void mg_mamba_fp8(const Project& p, Out& out) {
                   fields);
     Fix off{"Turn FP8 off (train in bf16)", {}};
     if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
-    if (p.training.precision == "fp8") off.changes.push_back({"/training/precision", "bf16"});
+    if (p.training.precision == Precision::fp8) off.changes.push_back({"/training/precision", "bf16"});
     add_fixes(d, &mg_mamba_fp8, p, {off});
     out.push_back(d);
 }

@@ -32,7 +32,7 @@ int megatron_minor(const Project& p) {
     }
 }
 
-bool megatron_sp(const Layout& l) { return l.sp_mode == "split_gather"; }
+bool megatron_sp(const Layout& l) { return l.sp_mode == SpMode::split_gather; }
 
 // validate_args (arguments.py) and initialize_model_parallel: world % (TP*PP*CP) == 0
 void mg_world(const Project& p, Out& out) {
@@ -51,12 +51,13 @@ void mg_world(const Project& p, Out& out) {
 // Megatron has --sequence-parallel (inside TP) and context parallelism; no separate sp axis.
 void mg_sp_mode(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if ((l.sp_mode == "none" || l.sp_mode == "split_gather") && l.sp <= 1) return;
+    if ((l.sp_mode == SpMode::none || l.sp_mode == SpMode::split_gather) && l.sp <= 1) return;
     auto d = diag(
         Severity::Error, "megatron.sp_mode",
         "Megatron-LM has --sequence-parallel (the sequence split over the tp group, sp_mode split_gather) and "
         "context parallelism (cp); it has no separate " +
-            (l.sp_mode == "none" ? std::string("sp axis") : l.sp_mode + " mode") + ". Use cp to split long sequences.",
+            (l.sp_mode == SpMode::none ? std::string("sp axis") : std::string(to_string(l.sp_mode)) + " mode") +
+            ". Use cp to split long sequences.",
         "", {"/layout/sp_mode", "/layout/sp"});
     add_fixes(
         d, &mg_sp_mode, p,
@@ -457,7 +458,7 @@ void mg_fp8_recipe(const Project& p, Out& out) {
 // layers from megatron/core/tensor_parallel/layers.py, which have no FP8 path, and
 // get_gpt_layer_local_spec's fp8 argument is deprecated and ignored (gpt_layer_specs.py, core_v0.14.0).
 void mg_fp8_kernels(const Project& p, Out& out) {
-    if (!(p.layout.fp8 || p.training.precision == "fp8") || kernel_stack(p.layout) != "eager") return;
+    if (!(p.layout.fp8 || p.training.precision == Precision::fp8) || kernel_stack(p.layout) != "eager") return;
     std::vector<std::string> fields{"/layout/kernels"};
     if (p.layout.fp8) fields.push_back("/layout/fp8");
     auto d = diag(Severity::Error, "megatron.fp8_kernels",
@@ -466,7 +467,7 @@ void mg_fp8_kernels(const Project& p, Out& out) {
                   "", fields);
     Fix off{"Turn FP8 off (train in bf16)", {}};
     if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
-    if (p.training.precision == "fp8") off.changes.push_back({"/training/precision", "bf16"});
+    if (p.training.precision == Precision::fp8) off.changes.push_back({"/training/precision", "bf16"});
     add_fixes(d, &mg_fp8_kernels, p,
               {set_value("/layout/kernels", "te", "Use Transformer Engine layers (kernels te)"), off});
     out.push_back(d);
@@ -476,7 +477,7 @@ void mg_fp8_kernels(const Project& p, Out& out) {
 // "only supported with distributed optimizer, torch fsdp2, megatron fsdp, or inference mode".
 void mg_fp8_param_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather) return;
+    if (!(l.fp8 || p.training.precision == Precision::fp8) || !l.fp8_all_gather) return;
     if (l.distributed_optimizer || l.zero_stage >= 1) return;
     auto d = diag(Severity::Error, "megatron.fp8_param_gather",
                   "fp8_all_gather is --fp8-param-gather, which Megatron-LM runs only with the distributed "

@@ -9,9 +9,6 @@
 
 namespace paraplan::rules {
 
-bool sp_axis_mode(const std::string& mode) { return mode == "all_to_all" || mode == "ring_attn"; }
-bool sp_tp_mode(const std::string& mode) { return mode == "split_gather" || mode == "ring"; }
-
 Sizes sizes(const Project& p) { return derived_sizes(p.layout, p.training, p.world_size()); }
 
 Diagnostic diag(Severity s, std::string rule, std::string message, std::string framework_error,

@@ -19,9 +19,10 @@ using RuleFn = void (*)(const Project&, Out&);
 using Sizes = DerivedSizes;
 Sizes sizes(const Project& p);
 
-// Colossal's effective sp axis for a mode.
-bool sp_axis_mode(const std::string& mode);   // all_to_all, ring_attn
-bool sp_tp_mode(const std::string& mode);     // split_gather, ring (reuse the TP group)
+// Colossal's effective sp axis for a mode: all_to_all, ring_attn; split_gather, ring reuse the
+// TP group (project/layout_enums.h).
+using paraplan::sp_axis_mode;
+using paraplan::sp_tp_mode;
 
 Diagnostic diag(Severity s, std::string rule, std::string message, std::string framework_error,
                 std::vector<std::string> fields);

@@ -188,8 +188,8 @@ const ShardformerPolicy* shardformer_policy(const std::string& family) {
     return nullptr;
 }
 
-const SupportCell& shardformer_sp_cell(const ShardformerPolicy& p, const std::string& sp_mode) {
-    return p.cell("sp_" + sp_mode);
+const SupportCell& shardformer_sp_cell(const ShardformerPolicy& p, SpMode sp_mode) {
+    return p.cell("sp_" + std::string(to_string(sp_mode)));
 }
 
 namespace {

@@ -7,6 +7,8 @@
 // ONE table, read by the validator (rules/colossalai.cpp: model_policy, model_sp_support,
 // moe_sp_with_pp, model_flash, model_kernel_flags) and by `paraplan-cli catalog shardformer`
 // and the app's checklist, so what the checklist shows is what the validator enforces.
+#include "project/layout_enums.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -49,8 +51,8 @@ struct ShardformerPolicy {
 const std::vector<ShardformerPolicy>& shardformer_policies();
 // The family's row; nullptr when ColossalAI has no policy for it.
 const ShardformerPolicy* shardformer_policy(const std::string& family);
-// The cell of a sequence-parallel mode ("split_gather", "ring", "all_to_all", "ring_attn").
-const SupportCell& shardformer_sp_cell(const ShardformerPolicy& p, const std::string& sp_mode);
+// The cell of a sequence-parallel mode other than none (feature "sp_<name>").
+const SupportCell& shardformer_sp_cell(const ShardformerPolicy& p, SpMode sp_mode);
 
 // `paraplan-cli catalog shardformer --json`: {"source", "features", "families": [{family,
 // name, policy, policy_file, release, sp_excludes_pp, features: {tp: {support, note, framework}, ...}}]}.

@@ -70,7 +70,7 @@ void tt_world(const Project& p, Out& out) {
 
 void tt_sp(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if ((l.sp_mode == "none" || l.sp_mode == "split_gather") && l.sp <= 1) return;
+    if ((l.sp_mode == SpMode::none || l.sp_mode == SpMode::split_gather) && l.sp <= 1) return;
     auto d = diag(
         Severity::Error, "torchtitan.sp_mode",
         "torchtitan applies sequence parallelism inside tp automatically and splits long sequences with cp; it "
@@ -230,7 +230,7 @@ void tt_microbatches(const Project& p, Out& out) {
 // estimate counts 16-bit all-gathers there (FrameworkTraits::fp8_all_gather_recipes).
 void tt_fp8_all_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!(l.fp8 || p.training.precision == "fp8") || !l.fp8_all_gather) return;
+    if (!(l.fp8 || p.training.precision == Precision::fp8) || !l.fp8_all_gather) return;
     if (l.fp8_recipe != "rowwise") {
         if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out, &tt_fp8_all_gather);
         const Sizes s = sizes(p);

@@ -101,7 +101,7 @@ struct Knobs {
     int tp = 1, pp = 1, cp = 1, ep = 1, dp = 1, zero = 0, mbs = 1, chunks = 1, m = 1;
     short schedule = 0;    // index into kSchedules
     short recompute = 0;   // index into kRecompute (EnumNames<Recompute>::table)
-    short sp_mode = 0;     // index into kSpModes
+    short sp_mode = 0;     // index into kSpModes (EnumNames<SpMode>::table)
     short offload = 0;     // index into kOffload (EnumNames<Offload>::table)
 };
 
@@ -137,7 +137,7 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
     const Constraints& cons = req.constraints;
     const bool seq_by_sp = ft.seq_split_by_sp;   // ColossalAI: sp axis / modes; else cp
     const int kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
-    auto accepts = [&](const char* mode) {
+    auto accepts = [&](SpMode mode) {
         return std::find(ft.sp_modes.begin(), ft.sp_modes.end(), mode) != ft.sp_modes.end();
     };
     Schedule kinds[kAllSchedules];   // each schedule name as this framework reads it, looked up once
@@ -161,24 +161,24 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
             if (ft.layers_divisible_by_stages && !stages_split_layers(m.layers, pp)) continue;
             if (!ft.world.pp && pp > 1) continue;
             // Sequence split: (mode, size).
-            std::vector<std::pair<std::string, int>> splits;
+            std::vector<std::pair<SpMode, int>> splits;
             if (seq_by_sp) {
-                if (cons.allows("sp_mode", "none")) splits.push_back({"none", 1});
-                if (tp > 1 && cons.allows("sp_mode", "split_gather") && accepts("split_gather"))
-                    splits.push_back({"split_gather", 1});
-                if (ft.world.sp && accepts("all_to_all"))
+                if (cons.allows("sp_mode", "none")) splits.push_back({SpMode::none, 1});
+                if (tp > 1 && cons.allows("sp_mode", "split_gather") && accepts(SpMode::split_gather))
+                    splits.push_back({SpMode::split_gather, 1});
+                if (ft.world.sp && accepts(SpMode::all_to_all))
                     for (int sp = 2; sp <= 64; sp *= 2)
                         if (cons.allows("sp_mode", "all_to_all") && tp_splits_heads(m.heads, 1LL * tp * sp) &&
                             sp_splits_sequence(t.seq_len, sp) && world_splits(world / tp / pp, sp) &&
                             (ft.sp_axis_with_pp || pp == 1))
-                            splits.push_back({"all_to_all", sp});
+                            splits.push_back({SpMode::all_to_all, sp});
             } else if (ft.context_parallel) {
-                const std::string mode = tp > 1 ? "split_gather" : "none";
-                if (cons.allows("sp_mode", mode) || !cons.fixed.count("sp_mode"))
+                const SpMode mode = tp > 1 ? SpMode::split_gather : SpMode::none;
+                if (cons.allows("sp_mode", to_string(mode)) || !cons.fixed.count("sp_mode"))
                     for (int cp = 1; cp <= 64; cp *= 2)
                         if (cp_splits_sequence(t.seq_len, cp)) splits.push_back({mode, cp});
             } else {
-                splits.push_back({"none", 1});
+                splits.push_back({SpMode::none, 1});
             }
             for (const auto& [mode, split] : splits) {
                 if (!cons.allows(seq_by_sp ? "sp" : "cp", split)) continue;
@@ -261,7 +261,7 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
                                             k.schedule = short(si);
                                             k.chunks = v;
                                             k.recompute = short(r);
-                                            k.sp_mode = short(index_of(kSpModes, mode));
+                                            k.sp_mode = short(index_of(kSpModes, to_string(mode)));
                                             k.offload = short(off);
                                             out.push_back(k);
                                         }
@@ -291,8 +291,8 @@ void set_layout(Layout& l, const Knobs& k, const std::string& fw, const Layout& 
     l.pp = k.pp;
     const FrameworkTraits& ft = traits_of(fw);
     const bool colossal = ft.seq_split_by_sp;
-    l.sp_mode = kSpModes[k.sp_mode];
-    l.sp = colossal && l.sp_mode == "all_to_all" ? k.cp : 1;
+    l.sp_mode = EnumNames<SpMode>::table[static_cast<std::size_t>(k.sp_mode)].value;
+    l.sp = colossal && l.sp_mode == SpMode::all_to_all ? k.cp : 1;
     l.cp = colossal ? 1 : k.cp;
     l.ep = k.ep;
     l.etp = 0;
@@ -531,7 +531,7 @@ nlohmann::json to_json(const PlanEntry& e) {
                              {"tp", l.tp},
                              {"pp", l.pp},
                              {"sp", l.sp},
-                             {"sp_mode", l.sp_mode},
+                             {"sp_mode", to_string(l.sp_mode)},
                              {"cp", l.cp},
                              {"ep", l.ep},
                              {"zero_stage", l.zero_stage},

@@ -67,8 +67,7 @@ bool check_sizes(const MeshRequest& r, RankMap& m) {
         return false;
     }
     // Products the builders form must stay within the world (else they cannot divide it).
-    const bool sp_axis = r.sp_mode == "all_to_all" || r.sp_mode == "ring_attn" ||
-                         (ft && ft->world.sp && !ft->world.sp_only_in_axis_mode);
+    const bool sp_axis = sp_axis_mode(r.sp_mode) || (ft && ft->world.sp && !ft->world.sp_only_in_axis_mode);
     const long long etp = r.etp > 0 ? r.etp : r.tp;
     const long long products[] = {
         1LL * r.tp * r.pp * r.cp * (sp_axis ? r.sp : 1),

@@ -15,11 +15,12 @@ bool check_colossalai_world_tp_pp(const MeshRequest& r, RankMap& m) {
 
 bool check_colossalai_sp_mode_tp(const MeshRequest& r, RankMap& m) {
     if (r.tp > 1) return true;
-    m.diagnostics.push_back(
-        make_diag(Severity::Error, "colossalai.sp_mode_requires_tp",
-                  "sequence parallelism mode " + r.sp_mode + " reuses the TP group and needs tp_size > 1",
-                  "Sequence parallelism mode " + r.sp_mode + " must be enabled when using tensor parallelism",
-                  {"/layout/sp_mode", "/layout/tp"}));
+    m.diagnostics.push_back(make_diag(
+        Severity::Error, "colossalai.sp_mode_requires_tp",
+        "sequence parallelism mode " + std::string(to_string(r.sp_mode)) + " reuses the TP group and needs tp_size > 1",
+        "Sequence parallelism mode " + std::string(to_string(r.sp_mode)) +
+            " must be enabled when using tensor parallelism",
+        {"/layout/sp_mode", "/layout/tp"}));
     return false;
 }
 

@@ -24,10 +24,11 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
                                           {"/layout/tp_mode"}));
         return;
     }
-    if (r.sp_mode != "none" && !r.sp_mode.empty()) {
+    if (r.sp_mode != SpMode::none) {
         m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.legacy_tp_mode_no_sp",
                                           "the legacy " + name + " tensor mode cannot be combined with sp_mode " +
-                                              r.sp_mode + " (HybridParallelPlugin uses 1D tensor parallelism)",
+                                              to_string(r.sp_mode) +
+                                              " (HybridParallelPlugin uses 1D tensor parallelism)",
                                           "", {"/layout/tp_mode", "/layout/sp_mode"}));
         return;
     }

@@ -75,10 +75,10 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
     // 1. world % (tp * pp)
     if (!check_colossalai_world_tp_pp(r, m)) return;
     // 3. sequence parallel block
-    const std::string& mode = r.sp_mode;
+    const std::string mode = to_string(r.sp_mode);
     int sp = 1;
     int dp = 0;
-    if (mode == "split_gather" || mode == "ring") {
+    if (sp_tp_mode(r.sp_mode)) {
         if (!check_colossalai_sp_mode_tp(r, m)) return;
         if (r.sp > 1)
             m.diagnostics.push_back(make_diag(Severity::Warning, "colossalai.sp_size_ignored",
@@ -87,7 +87,7 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
                                                   mode + ", will ignore the given sequence parallelism size.",
                                               {"/layout/sp"}));
         dp = W / (r.tp * r.pp);
-    } else if (mode == "all_to_all" || mode == "ring_attn") {
+    } else if (sp_axis_mode(r.sp_mode)) {
         sp = r.sp;
         if (W % (r.tp * r.pp * sp) != 0) {
             const int d = W / (sp * r.pp * r.tp);
@@ -100,7 +100,7 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
             return;
         }
         dp = W / (r.tp * r.pp * sp);
-    } else if (mode == "none" || mode.empty()) {
+    } else {   // SpMode::none
         if (r.sp != 1) {
             m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.sp_size_without_sp",
                                               "sp is " + std::to_string(r.sp) + " but sequence parallelism is off",
@@ -109,13 +109,6 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
             return;
         }
         dp = W / (r.tp * r.pp);
-    } else {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "colossalai.sp_mode_supported", "unknown sequence parallelism mode '" + mode + "'",
-            "Sequence parallelism mode " + mode +
-                " is not in the supported list ['split_gather', 'ring', 'all_to_all', 'ring_attn']",
-            {"/layout/sp_mode"}));
-        return;
     }
     if (r.dp > 0 && r.dp != dp) {
         m.diagnostics.push_back(make_diag(
@@ -125,7 +118,7 @@ void build_colossalai(const MeshRequest& r, RankMap& m) {
     }
 
     // Mesh order (HybridParallelPlugin.__init__): ring_attn swaps sp and tp; dp_outside=False swaps dp and pp.
-    const bool ring_attn = mode == "ring_attn";
+    const bool ring_attn = r.sp_mode == SpMode::ring_attn;
     std::vector<std::string> names;
     std::vector<int> sizes;
     if (r.dp_outside) {

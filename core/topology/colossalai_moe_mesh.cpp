@@ -10,23 +10,22 @@ namespace paraplan::topology::detail {
 void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
     if (!check_colossalai_world_tp_pp(r, m)) return;
-    const std::string& mode = r.sp_mode;
     int sp = 1;
     int dp = 0;
-    if (mode == "split_gather" || mode == "ring") {
+    if (sp_tp_mode(r.sp_mode)) {
         if (!check_colossalai_sp_mode_tp(r, m)) return;
         dp = W / (r.tp * r.pp);
-    } else if (mode == "all_to_all") {
+    } else if (r.sp_mode == SpMode::all_to_all) {
         sp = r.sp;
         dp = W / (r.tp * r.pp * sp);
-    } else if (mode == "ring_attn") {
+    } else if (r.sp_mode == SpMode::ring_attn) {
         // The plugin's SP branch only handles all_to_all: ring_attn never sets dp_size.
         m.diagnostics.push_back(make_diag(
             Severity::Error, "colossalai.moe_sp_mode_supported",
             "MoeHybridParallelPlugin does not support ring_attn (only all_to_all, split_gather, ring)",
             "AttributeError: 'MoeHybridParallelPlugin' object has no attribute 'dp_size'", {"/layout/sp_mode"}));
         return;
-    } else if (mode == "none" || mode.empty()) {
+    } else {   // SpMode::none
         if (r.sp != 1) {
             m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.sp_size_without_sp",
                                               "sp is " + std::to_string(r.sp) + " but sequence parallelism is off",
@@ -35,13 +34,6 @@ void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
             return;
         }
         dp = W / (r.tp * r.pp);
-    } else {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "colossalai.sp_mode_supported", "unknown sequence parallelism mode '" + mode + "'",
-            "Sequence parallelism mode " + mode +
-                " is not in the supported list ['split_gather', 'ring', 'all_to_all', 'ring_attn']",
-            {"/layout/sp_mode"}));
-        return;
     }
     if (dp % r.ep != 0) {
         m.diagnostics.push_back(
@@ -86,9 +78,9 @@ void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
     m.groups["ep"] = groups_along(mesh, {EP});
     m.groups["moe_dp"] = groups_along(mesh, {MOE_DP});
     m.groups["dp"] = groups_along(mesh, {MOE_DP, EP});   // non-expert parameters sync here
-    if (mode == "split_gather" || mode == "ring") m.groups["sp"] = m.groups["tp"];
+    if (sp_tp_mode(r.sp_mode)) m.groups["sp"] = m.groups["tp"];
     else m.groups["sp"] = groups_along(mesh, {SP});
-    if (mode == "all_to_all") m.groups["mixed_dp"] = groups_along(mesh, {MOE_DP, EP, SP});
+    if (r.sp_mode == SpMode::all_to_all) m.groups["mixed_dp"] = groups_along(mesh, {MOE_DP, EP, SP});
     else m.groups["mixed_dp"] = m.groups["dp"];
 }
 

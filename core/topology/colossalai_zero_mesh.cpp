@@ -41,7 +41,7 @@ void build_colossalai_gemini(const MeshRequest& r, RankMap& m) {
     m.groups["tp"] = groups_along(mesh, {2});
     // No group spans both data axes: dp_size = zero * extra_dp only sizes the sampler.
     // Sequence parallelism in Gemini is split_gather over the TP group (only with tp > 1).
-    if (r.sp_mode != "none" && !r.sp_mode.empty() && r.tp > 1) m.groups["sp"] = m.groups["tp"];
+    if (r.sp_mode != SpMode::none && r.tp > 1) m.groups["sp"] = m.groups["tp"];
 }
 
 void build_colossalai_zero(const MeshRequest& r, RankMap& m) {

@@ -18,7 +18,7 @@ struct MeshRequest {
     int tp = 1;
     int pp = 1;
     int sp = 1;
-    std::string sp_mode = "none";   // none split_gather ring all_to_all ring_attn
+    SpMode sp_mode = SpMode::none;
     int cp = 1;
     int ep = 1;
     int etp = 0;                      // Megatron: 0 = same as tp. torchtitan: 0/1 = ETP 1, tp = ETP=TP

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
         l.pp = 16;
         l.schedule = "interleaved";
         l.chunks = 2;
-        l.sp_mode = "split_gather";
+        l.sp_mode = SpMode::split_gather;
         l.distributed_optimizer = true;
         const LayerShapes s = layer_shapes(m);
         const int n = 20000;

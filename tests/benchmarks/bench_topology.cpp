@@ -23,7 +23,7 @@ MeshRequest request(const char* framework, int world) {
     r.pp = 8;
     if (r.framework == "colossalai") {
         r.sp = 2;
-        r.sp_mode = "all_to_all";
+        r.sp_mode = paraplan::SpMode::all_to_all;
     } else if (r.framework == "colossalai-moe") {
         r.ep = 8;
     } else if (r.framework == "megatron") {

@@ -127,6 +127,13 @@ private slots:
         const auto ok = cli({"plan", "--model", "gpt2", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8",
                              "--seq", "1024", "--optimizer", "sgd", "--top", "1", "--json"});
         QVERIFY2(ok.code == 0, ok.err);
+        // --precision is read by its table: an unknown one is a usage error (it was priced as bf16).
+        const auto prec = cli({"plan", "--model", "gpt2", "--gpu", "h100-sxm", "--nodes", "1", "--global-batch", "8",
+                               "--seq", "1024", "--precision", "int8", "--top", "1", "--json"});
+        QCOMPARE(prec.code, 2);
+        QVERIFY2(prec.err.contains("--precision: expected one of \"fp32\", \"tf32\", \"fp16\", \"bf16\", \"fp8\", "
+                                   "got 'int8'"),
+                 prec.err);
     }
 
     void catalogJson() {

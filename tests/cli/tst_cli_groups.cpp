@@ -114,6 +114,12 @@ private slots:
         QCOMPARE(groups_cli({"--framework", "megatron", "--world", "8", "--tp", "x", "--json"}).code, 2);
         QCOMPARE(groups_cli({"--framework", "megatron", "--world", "8", "--bogus", "1"}).code, 2);
         QCOMPARE(groups_cli({"--project", "/nonexistent/file.paraplan.json", "--json"}).code, 2);
+        // An sp mode outside the table: a usage error naming the option, the value and every mode.
+        const Run sp = groups_cli({"--framework", "colossalai", "--world", "8", "--tp", "2", "--sp-mode", "zigzag"});
+        QCOMPARE(sp.code, 2);
+        QVERIFY2(sp.err.contains("--sp-mode: expected one of \"none\", \"split_gather\", \"ring\", \"all_to_all\", "
+                                 "\"ring_attn\", got 'zigzag'"),
+                 sp.err.constData());
     }
 
     void readableTable() {

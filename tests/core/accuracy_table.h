@@ -84,13 +84,13 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
         n.gpus = per_node;
         cluster.nodes.push_back(std::move(n));
     }
-    const Hardware hw = hardware_for(*gpu, cluster, "bf16");
+    const Hardware hw = hardware_for(*gpu, cluster, Precision::bf16);
     const ModelSpec m = model_of(r.at("model"), models);
     Training t;
     t.global_batch_size = r.at("global_batch");
     t.micro_batch_size = r.at("micro_batch");
     t.seq_len = r.at("seq");
-    t.precision = "bf16";
+    t.precision = Precision::bf16;
     Layout l;
     l.framework = r.value("framework", "megatron");
     l.ep = r.value("ep", 1);
@@ -109,7 +109,7 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.schedule = r.at("schedule");
     l.chunks = r.at("chunks");
     l.recompute = r.at("recompute").get<Recompute>();
-    l.sp_mode = r.value("sequence_parallel", false) ? "split_gather" : "none";
+    l.sp_mode = r.value("sequence_parallel", false) ? SpMode::split_gather : SpMode::none;
     l.flash_attention = r.value("flash_attention", false);
     l.distributed_optimizer = r.value("distributed_optimizer", false);
     l.zero_stage = r.value("zero_stage", 0);

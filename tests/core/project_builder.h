@@ -3,7 +3,7 @@
 // project loader produces and validate(), make_config() and estimate_project() read), one
 // setter per field, named as the field is. It adds no defaults of its own: a new builder
 // holds a default-constructed Project, and ProjectBuilder(p) starts from an existing one.
-//   const Project p = ProjectBuilder(base).tp(1).sp_mode("split_gather").seq_len(4095).build();
+//   const Project p = ProjectBuilder(base).tp(1).sp_mode(SpMode::split_gather).seq_len(4095).build();
 #include "catalog/model.h"
 #include "project/project.h"
 
@@ -54,14 +54,14 @@ public:
     ProjectBuilder& global_batch_size(int v) { return set(p_.training.global_batch_size, v); }
     ProjectBuilder& micro_batch_size(int v) { return set(p_.training.micro_batch_size, v); }
     ProjectBuilder& seq_len(int v) { return set(p_.training.seq_len, v); }
-    ProjectBuilder& precision(const std::string& v) { return set(p_.training.precision, v); }
+    ProjectBuilder& precision(Precision v) { return set(p_.training.precision, v); }
 
     // Layout.
     ProjectBuilder& framework(const std::string& v) { return set(p_.layout.framework, v); }
     ProjectBuilder& tp(int v) { return set(p_.layout.tp, v); }
     ProjectBuilder& pp(int v) { return set(p_.layout.pp, v); }
     ProjectBuilder& sp(int v) { return set(p_.layout.sp, v); }
-    ProjectBuilder& sp_mode(const std::string& v) { return set(p_.layout.sp_mode, v); }
+    ProjectBuilder& sp_mode(SpMode v) { return set(p_.layout.sp_mode, v); }
     ProjectBuilder& cp(int v) { return set(p_.layout.cp, v); }
     ProjectBuilder& ep(int v) { return set(p_.layout.ep, v); }
     ProjectBuilder& etp(int v) { return set(p_.layout.etp, v); }

@@ -93,7 +93,7 @@ inline ProjectBuilder test_project(const std::string& framework, int nodes, int 
         .global_batch_size(64)
         .micro_batch_size(1)
         .seq_len(4096)
-        .precision("bf16");
+        .precision(Precision::bf16);
 }
 
 inline Project make_project(const std::string& framework, int nodes, int gpus_per_node, const ModelSpec& model,

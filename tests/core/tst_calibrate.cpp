@@ -42,7 +42,7 @@ Project megatron(int nodes, int tp, int pp, int gbs, const std::string& schedule
     p.layout.framework = "megatron";
     p.layout.tp = tp;
     p.layout.pp = pp;
-    p.layout.sp_mode = tp > 1 ? "split_gather" : "none";
+    p.layout.sp_mode = tp > 1 ? SpMode::split_gather : SpMode::none;
     p.layout.schedule = schedule;
     p.layout.chunks = chunks;
     p.layout.zero_stage = 0;

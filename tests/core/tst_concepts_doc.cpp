@@ -152,7 +152,7 @@ private slots:
         ulysses.layout.pp = 1;
         ulysses.layout.tp = 2;
         ulysses.layout.sp = 2;
-        ulysses.layout.sp_mode = "all_to_all";
+        ulysses.layout.sp_mode = SpMode::all_to_all;
         check("concept-sequence-ulysses.png", ulysses, "sp", true);
         check("concept-context-ring.png",
               load_project(PARAPLAN_SOURCE_DIR "/docs/projects/llama3.1-8b-128k-context.paraplan.json"), "sp", false);

@@ -407,7 +407,7 @@ private slots:
         QVERIFY(c.moe.dispatcher == MoeDispatcher::deepep);
         QVERIFY(!c.moe.fp8_dispatch);
         QCOMPARE(moe_load_factor(c.moe), 1.25);
-        const Project fp8 = ProjectBuilder(p).precision("fp8").build();
+        const Project fp8 = ProjectBuilder(p).precision(Precision::fp8).build();
         QVERIFY(make_config(m, fp8.training, fp8.layout, h100(), 8).moe.fp8_dispatch);
     }
 
@@ -476,7 +476,7 @@ private slots:
                                          .pp(8)
                                          .chunks(4)
                                          .schedule("interleaved")
-                                         .sp_mode("split_gather")
+                                         .sp_mode(SpMode::split_gather)
                                          .ep(8)
                                          .etp(1)
                                          .distributed_optimizer(true)

@@ -90,7 +90,7 @@ search::PlanRequest deepseek_request(const Project& cluster_of) {
                    .model(m)
                    .global_batch_size(1024)
                    .seq_len(4096)
-                   .precision("bf16")
+                   .precision(Precision::bf16)
                    .framework("megatron")
                    .build();
     req.hardware = hardware_of(req.base);

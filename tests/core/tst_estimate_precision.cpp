@@ -50,7 +50,7 @@ class TestEstimatePrecision : public QObject {
 private slots:
     void legacy_fp8_precision_loads_as_bf16_plus_fp8() {
         const Project p = project_from_json(project_json("megatron", {{"precision", "fp8"}}, nlohmann::json::object()));
-        QCOMPARE(p.training.precision, std::string("bf16"));
+        QCOMPARE(p.training.precision, Precision::bf16);
         QVERIFY(p.layout.fp8);
         QCOMPARE(p.layout.fp8_recipe, std::string("tensorwise"));
         // Saved with the one meaning, and read back the same.
@@ -145,7 +145,7 @@ private slots:
         GpuSpec nvl_like = *sxm;
         nvl_like.power_limit_w = 400;
         QVERIFY(std::abs(nvl_like.power_derate() * 989.4 - 835.5) < 1e-6);
-        const Hardware hw = hardware_for(*capped, Cluster{}, "bf16");
+        const Hardware hw = hardware_for(*capped, Cluster{}, Precision::bf16);
         QVERIFY(std::abs(hw.peak_tflops - 989.4 * capped->power_derate()) < 1e-9);
         QVERIFY(std::abs(hw.power_ratio - 500.0 / 700.0) < 1e-12);
         // Above the TDP is refused with the field named.

@@ -238,7 +238,7 @@ private slots:
         const ModelSpec m = paper_gpt(16, 2048, 16);
         const Hardware hw = paper_a100(0);
         const Project base = ProjectBuilder().model(m).global_batch_size(64).seq_len(4096).build();
-        Project mg = ProjectBuilder(base).framework("megatron").tp(2).sp_mode("split_gather").build();
+        Project mg = ProjectBuilder(base).framework("megatron").tp(2).sp_mode(SpMode::split_gather).build();
         mg.layout.tp_comm_overlap = true;
         QVERIFY(make_config(m, base.training, mg.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::userbuffers);
         QVERIFY(!make_config(m, base.training, mg.layout, hw, 16).tp_overlap_proj_ring);
@@ -252,7 +252,7 @@ private slots:
         mg.layout.enable_async_tensor_parallel = true;
         QVERIFY(make_config(m, base.training, mg.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::none);
         // Megatron needs sequence parallelism: a note, and the collectives stay exposed.
-        Project nosp = ProjectBuilder(base).framework("megatron").tp(2).sp_mode("none").build();
+        Project nosp = ProjectBuilder(base).framework("megatron").tp(2).sp_mode(SpMode::none).build();
         nosp.layout.tp_comm_overlap = true;
         std::vector<std::string> notes;
         const Config c = make_config(m, base.training, nosp.layout, hw, 16, &notes);
@@ -600,14 +600,14 @@ private slots:
         const Project base = ProjectBuilder().model(m).global_batch_size(64).seq_len(4096).build();
         const Training& t = base.training;
         const Project ulysses =
-            ProjectBuilder(base).framework("colossalai").tp(2).sp(2).sp_mode("all_to_all").zero_stage(1).build();
+            ProjectBuilder(base).framework("colossalai").tp(2).sp(2).sp_mode(SpMode::all_to_all).zero_stage(1).build();
         Config c = make_config(m, t, ulysses.layout, hw, 16);
         QCOMPARE(c.cp, 2);
         QCOMPARE(c.dp, 4);
         QCOMPARE(c.zero_group, 8);   // mixed_dp_group = DP x SP
         QVERIFY(c.seq_split == SeqSplit::ulysses);
         QCOMPARE(c.bytes.grad, 2.0);
-        c = make_config(m, t, ProjectBuilder(ulysses).sp_mode("split_gather").sp(1).build().layout, hw, 16);
+        c = make_config(m, t, ProjectBuilder(ulysses).sp_mode(SpMode::split_gather).sp(1).build().layout, hw, 16);
         QVERIFY(c.sequence_parallel);
         QCOMPARE(c.cp, 1);
         QCOMPARE(c.zero_group, 8);

@@ -122,9 +122,10 @@ private slots:
         QCOMPARE(kw["tp_size"].get<int>(), l.tp);
         QCOMPARE(kw["pp_size"].get<int>(), l.pp);
         QCOMPARE(kw["zero_stage"].get<int>(), l.zero_stage);
-        QCOMPARE(kw["precision"].get<std::string>(), p.training.precision);
-        QCOMPARE(kw["enable_sequence_parallelism"].get<bool>(), l.sp_mode != "none");
-        if (l.sp_mode != "none") QCOMPARE(kw["sequence_parallelism_mode"].get<std::string>(), l.sp_mode);
+        QCOMPARE(kw["precision"].get<std::string>(), std::string(to_string(p.training.precision)));
+        QCOMPARE(kw["enable_sequence_parallelism"].get<bool>(), l.sp_mode != SpMode::none);
+        if (l.sp_mode != SpMode::none)
+            QCOMPARE(kw["sequence_parallelism_mode"].get<std::string>(), std::string(to_string(l.sp_mode)));
         else QVERIFY(!kw.contains("sequence_parallelism_mode"));
         if (l.framework == "colossalai-moe") QCOMPARE(kw["ep_size"].get<int>(), l.ep);
         if (l.pp > 1) {
@@ -169,7 +170,7 @@ private slots:
         Project q = example("gpt2-1node");
         q.layout.tp = 1;
         q.layout.sp = 4;
-        q.layout.sp_mode = "ring_attn";
+        q.layout.sp_mode = SpMode::ring_attn;
         exported(q, "colossalai", "cai-ring");
         const auto c2 = parse_back("python", dir("cai-ring") / "plugin.py");
         QCOMPARE(c2["kwargs"]["sp_size"].get<int>(), 4);
@@ -223,7 +224,8 @@ private slots:
             QCOMPARE(arg_value(args, "--seq-length"), std::to_string(p.training.seq_len));
             if (chunks > 1) QCOMPARE(arg_value(args, "--num-virtual-stages-per-pipeline-rank"), std::to_string(chunks));
             else QVERIFY(!has_arg(args, "--num-virtual-stages-per-pipeline-rank"));
-            QCOMPARE(has_arg(args, "--sequence-parallel"), (l.sp_mode != "none" && l.tp > 1) || (l.ep > 1 && l.tp > 1));
+            QCOMPARE(has_arg(args, "--sequence-parallel"),
+                     (l.sp_mode != SpMode::none && l.tp > 1) || (l.ep > 1 && l.tp > 1));
             QCOMPARE(has_arg(args, "--use-distributed-optimizer"), l.zero_stage == 1);
             if (p.model.is_moe()) {
                 QCOMPARE(arg_value(args, "--expert-model-parallel-size"), std::to_string(l.ep));
@@ -311,7 +313,7 @@ private slots:
                  c["train_micro_batch_size_per_gpu"].get<int>() * c["gradient_accumulation_steps"].get<int>() * dp);
         QCOMPARE(c["train_batch_size"].get<int>(), p.training.global_batch_size);
         QCOMPARE(c["zero_optimization"]["stage"].get<int>(), l.zero_stage);
-        QCOMPARE(c.contains("bf16"), p.training.precision == "bf16");
+        QCOMPARE(c.contains("bf16"), p.training.precision == Precision::bf16);
         if (l.pp > 1) QCOMPARE(c["pipeline"]["stages"].get<int>(), l.pp);
         if (l.tp > 1) QCOMPARE(c["tensor_parallel"]["autotp_size"].get<int>(), l.tp);
         // pipeline.py hands PipelineModule the pipe x model x data topology; DeepSpeed's

@@ -13,7 +13,7 @@ using namespace paraplan;
 
 namespace {
 
-Layout layout(const std::string& fw, int tp, int pp, int cp = 1, int sp = 1, const std::string& sp_mode = "none") {
+Layout layout(const std::string& fw, int tp, int pp, int cp = 1, int sp = 1, SpMode sp_mode = SpMode::none) {
     Layout l;
     l.framework = fw;
     l.tp = tp;
@@ -232,11 +232,11 @@ private slots:
 
     void other_frameworks_read_their_own_axes() {
         // ColossalAI: sp is an axis only in all_to_all / ring_attn (ProcessGroupMesh(dp, pp, sp, tp)).
-        DerivedSizes s = derived_sizes(layout("colossalai", 2, 2, 1, 4, "all_to_all"), batch(64, 1), 64);
+        DerivedSizes s = derived_sizes(layout("colossalai", 2, 2, 1, 4, SpMode::all_to_all), batch(64, 1), 64);
         QCOMPARE(s.sp, 4);
         QCOMPARE(s.dp, 4);   // 64 / (2 * 2 * 4)
         QCOMPARE(s.microbatches, 16LL);
-        s = derived_sizes(layout("colossalai", 2, 2, 1, 4, "split_gather"), batch(64, 1), 64);
+        s = derived_sizes(layout("colossalai", 2, 2, 1, 4, SpMode::split_gather), batch(64, 1), 64);
         QCOMPARE(s.sp, 1);
         QCOMPARE(s.dp, 16);
         // DeepSpeed has no cp axis; Gemini no pp; LowLevelZero only dp.

@@ -2,6 +2,7 @@
 // table, the names are the project-file spellings Paraplan has always written, parse(name(v)) is
 // v, the lists layout.h gives the combos are the tables' names, and a name outside a table is
 // refused where the project is read, naming the field's pointer, the value and the allowed names.
+#include "project/framework.h"
 #include "project/layout.h"
 #include "project/layout_enums.h"
 #include "project/project.h"
@@ -74,6 +75,26 @@ const char* spelled(Optimizer v) {
     }
     return nullptr;
 }
+const char* spelled(SpMode v) {
+    switch (v) {
+    case SpMode::none: return "none";
+    case SpMode::split_gather: return "split_gather";
+    case SpMode::ring: return "ring";
+    case SpMode::all_to_all: return "all_to_all";
+    case SpMode::ring_attn: return "ring_attn";
+    }
+    return nullptr;
+}
+const char* spelled(Precision v) {
+    switch (v) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+    case Precision::fp8: return "fp8";
+    }
+    return nullptr;
+}
 
 // Every value of E from 0 up to `last`, the enum's last enumerator (the enums are dense from 0).
 template <class E>
@@ -116,8 +137,9 @@ const char* kProject = R"({
 })";
 
 // Where each field lives in a project file.
-std::string pointer_of(const std::string& field) { return (field == "optimizer" ? "/training/" : "/layout/") + field; }
-json& section_of(json& j, const std::string& field) { return j[field == "optimizer" ? "training" : "layout"]; }
+bool in_training(const std::string& field) { return field == "optimizer" || field == "precision"; }
+std::string pointer_of(const std::string& field) { return (in_training(field) ? "/training/" : "/layout/") + field; }
+json& section_of(json& j, const std::string& field) { return j[in_training(field) ? "training" : "layout"]; }
 
 // A project naming `value` for `field` is refused at the field's pointer, naming the value and
 // every allowed name.
@@ -139,17 +161,19 @@ void check_refused(const json& value) {
 }
 
 // Each value read from a project file, saved under the same name, read back equal; the default
-// value of a field written only when it differs from the default is still left out.
+// value of a field written only when it differs from the default is still left out. `legacy`, a
+// value a file spells in a form migrate.h rewrites, is checked apart (precisionFp8IsLegacy).
 template <class E>
-void check_round_trip(E def, bool default_written, E Layout::*lf, E Training::*tf) {
+void check_round_trip(E def, bool default_written, E Layout::*lf, E Training::*tf, std::optional<E> legacy = {}) {
     const std::string field = EnumNames<E>::field;
     for (const auto& e : EnumNames<E>::table) {
+        if (legacy == e.value) continue;
         json j = json::parse(kProject);
         section_of(j, field)[field] = e.name;
         const Project p = project_from_json(j);
         QCOMPARE(lf ? p.layout.*lf : p.training.*tf, e.value);
         const json saved = project_to_json(p);
-        const json& sec = saved.at(field == "optimizer" ? "training" : "layout");
+        const json& sec = saved.at(in_training(field) ? "training" : "layout");
         if (e.value == def && !default_written) {
             QVERIFY2(!sec.contains(field), field.c_str());
         } else {
@@ -176,6 +200,8 @@ private slots:
         check_table(TpMode::three_d);
         check_table(MoeDispatcher::deepep);
         check_table(Optimizer::adafactor);
+        check_table(SpMode::ring_attn);
+        check_table(Precision::fp8);
     }
 
     // layout.h's lists, which the app's combos show, are the tables' names in their order.
@@ -186,8 +212,31 @@ private slots:
         QCOMPARE(kLossLogits, (std::vector<std::string>{"auto", "freed", "kept", "kept_fp32"}));
         QCOMPARE(kTpModes, (std::vector<std::string>{"1d", "2d", "2.5d", "3d"}));
         QCOMPARE(kMoeDispatchers, (std::vector<std::string>{"alltoall", "allgather", "deepep"}));
+        QCOMPARE(kSpModes, (std::vector<std::string>{"none", "split_gather", "ring", "all_to_all", "ring_attn"}));
+        QCOMPARE(kPrecisions, (std::vector<std::string>{"fp32", "tf32", "fp16", "bf16", "fp8"}));
         QCOMPARE(kRecompute, enum_names<Recompute>());
         QCOMPARE(kOptimizers, enum_names<Optimizer>());
+        QCOMPARE(kSpModes, enum_names<SpMode>());
+        QCOMPARE(kPrecisions, enum_names<Precision>());
+    }
+
+    // The sp modes other than none either have an sp axis of their own (all_to_all, ring_attn) or
+    // reuse the tp group (split_gather, ring), never both; and each framework's accepted modes
+    // (FrameworkTraits::sp_modes) are named values, none among them, each once.
+    void spModeKindsAndFrameworkLists() {
+        for (const SpMode m : values_up_to(SpMode::ring_attn)) {
+            const std::string name = to_string(m);
+            QCOMPARE(sp_axis_mode(m), name == "all_to_all" || name == "ring_attn");
+            QCOMPARE(sp_tp_mode(m), name == "split_gather" || name == "ring");
+        }
+        for (const auto& t : framework_table()) {
+            QVERIFY2(!t.sp_modes.empty() && t.sp_modes.front() == SpMode::none, t.name);
+            std::set<std::string> seen;
+            for (const SpMode m : t.sp_modes) {
+                QVERIFY2(*to_string(m) != '\0', t.name);
+                QVERIFY2(seen.insert(to_string(m)).second, t.name);
+            }
+        }
     }
 
     void defaultsAreTheOldDefaults() {
@@ -198,6 +247,8 @@ private slots:
         QCOMPARE(p.layout.tp_mode, TpMode::one_d);
         QCOMPARE(p.layout.moe_dispatcher, MoeDispatcher::alltoall);
         QCOMPARE(p.training.optimizer, Optimizer::adamw);
+        QCOMPARE(p.layout.sp_mode, SpMode::none);
+        QCOMPARE(p.training.precision, Precision::bf16);
     }
 
     void projectFileRoundTrip() {
@@ -207,6 +258,23 @@ private slots:
         check_round_trip<TpMode>(TpMode::one_d, false, &Layout::tp_mode, nullptr);
         check_round_trip<MoeDispatcher>(MoeDispatcher::alltoall, false, &Layout::moe_dispatcher, nullptr);
         check_round_trip<Optimizer>(Optimizer::adamw, true, nullptr, &Training::optimizer);
+        check_round_trip<SpMode>(SpMode::none, true, &Layout::sp_mode, nullptr);
+        check_round_trip<Precision>(Precision::bf16, true, nullptr, &Training::precision, Precision::fp8);
+    }
+
+    // training.precision "fp8" in a file is version 1's legacy spelling (project/migrate.h): read
+    // as bf16 with layout.fp8 on, saved as "bf16". A fix still sets the value fp8 by its name.
+    void precisionFp8IsLegacy() {
+        json j = json::parse(kProject);
+        j["training"]["precision"] = "fp8";
+        const Project p = project_from_json(j);
+        QCOMPARE(p.training.precision, Precision::bf16);
+        QVERIFY(p.layout.fp8);
+        QCOMPARE(project_to_json(p)["training"]["precision"], json("bf16"));
+        Project q = p;
+        set_field(q, "/training/precision", "fp8");
+        QCOMPARE(q.training.precision, Precision::fp8);
+        QCOMPARE(get_field(q, "/training/precision"), json("fp8"));
     }
 
     void unknownValueNamesFieldValueAndAllowed() {
@@ -216,6 +284,10 @@ private slots:
         check_refused<TpMode>("4d");
         check_refused<MoeDispatcher>("flex");
         check_refused<Optimizer>("muon");
+        check_refused<SpMode>("zigzag");
+        check_refused<Precision>("fp4");
+        check_refused<Precision>("BF16");
+        check_refused<SpMode>(2);
         // Case matters: the names are read as written.
         check_refused<Recompute>("Full");
         // A value of the wrong type is refused the same way.
@@ -236,6 +308,19 @@ private slots:
         }
         QCOMPARE(p.layout.recompute, Recompute::none);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(p, "/training/optimizer", 2));
+        try {
+            set_field(p, "/layout/sp_mode", "ulysses");
+            QFAIL("expected std::invalid_argument");
+        } catch (const std::invalid_argument& e) {
+            const std::string msg = e.what();
+            QVERIFY2(msg.starts_with("/layout/sp_mode: expected one of \"none\", \"split_gather\", \"ring\", "
+                                     "\"all_to_all\", \"ring_attn\""),
+                     msg.c_str());
+            QVERIFY2(msg.find("\"ulysses\"") != std::string::npos, msg.c_str());
+        }
+        QCOMPARE(p.layout.sp_mode, SpMode::none);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, set_field(p, "/training/precision", "int8"));
+        QCOMPARE(p.training.precision, Precision::bf16);
     }
 };
 

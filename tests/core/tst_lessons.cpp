@@ -149,7 +149,7 @@ private slots:
         QCOMPARE(p.cluster.system, std::string("dgx-h100"));
         QCOMPARE(int(p.cluster.nodes.size()), 2);
         QCOMPARE(p.world_size(), 16);
-        QCOMPARE(p.training.precision, std::string("fp16"));
+        QCOMPARE(p.training.precision, Precision::fp16);
         std::vector<nlohmann::json> f = {figures_json(p)};
         for (const auto& s : l.steps) {
             p = apply_step(p, s);

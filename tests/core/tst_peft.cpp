@@ -114,7 +114,7 @@ private slots:
             p.layout.framework = fw;
             p.layout.tp = tp;
             p.layout.pp = pp;
-            p.layout.sp_mode = tp > 1 ? "split_gather" : "none";
+            p.layout.sp_mode = tp > 1 ? SpMode::split_gather : SpMode::none;
             p.layout.peft->base_dtype = dtype;
             const auto ds = validate(p);
             const Diagnostic* d = find_rule(ds, "peft.framework");
@@ -178,7 +178,7 @@ private slots:
         cai.layout.framework = "colossalai";
         cai.layout.tp = 1;
         cai.layout.pp = 8;
-        cai.layout.sp_mode = "none";
+        cai.layout.sp_mode = SpMode::none;
         cai.layout.num_microbatches = 8;
         cai.layout.peft->base_dtype = PeftBaseDtype::nf4;
         const ExportResult c = export_project(cai, "colossalai");
@@ -192,7 +192,7 @@ private slots:
         forced.force = true;
         Project ds = lora;
         ds.layout.framework = "deepspeed";
-        ds.layout.sp_mode = "none";
+        ds.layout.sp_mode = SpMode::none;
         const ExportResult d = export_project(ds, "deepspeed", forced);
         QVERIFY(find_rule(d.diagnostics, "export.deepspeed.peft"));
         // torchtitan: refused by the rule.

@@ -101,7 +101,7 @@ private slots:
         t.global_batch_size = 64;
         t.micro_batch_size = 4;
         t.seq_len = 1024;
-        t.precision = "bf16";
+        t.precision = Precision::bf16;
         t.optimizer = Optimizer::adamw;
         QVERIFY(p.training == t);
         Layout l;
@@ -111,7 +111,7 @@ private slots:
         l.zero_stage = 1;
         l.num_microbatches = 8;
         QVERIFY(p.layout == l);
-        QCOMPARE(p.layout.sp_mode, std::string("none"));
+        QCOMPARE(p.layout.sp_mode, SpMode::none);
         QCOMPARE(p.layout.schedule, std::string("1f1b"));
         QVERIFY(p.runtime.empty() && p.extra.empty());
         QVERIFY(save_and_reload(p) == p);
@@ -158,7 +158,7 @@ private slots:
         QVERIFY(!project_needs_migration(after));
         // As a project: bf16 compute with FP8 linear GEMMs at the default (tensorwise) recipe.
         const Project p = load_project(path);
-        QCOMPARE(p.training.precision, std::string("bf16"));
+        QCOMPARE(p.training.precision, Precision::bf16);
         QVERIFY(p.layout.fp8);
         QCOMPARE(p.layout.fp8_recipe, std::string("tensorwise"));
         QVERIFY(!p.layout.fp8_all_gather);

@@ -105,7 +105,7 @@ private slots:
             q.layout.tp = x.split.tp;
             q.layout.pp = x.split.pp;
             q.layout.sp = x.split.sp;
-            if (x.split.sp > 1) q.layout.sp_mode = "all_to_all";
+            if (x.split.sp > 1) q.layout.sp_mode = SpMode::all_to_all;
             QVERIFY2(!has_errors(validate(q)), rule_list(validate(q)).c_str());
         }
     }

@@ -43,7 +43,7 @@ private slots:
     void kernelRulesFollowCatalog() {
         for (const auto& g : catalog::gpus()) {
             const Project p = test_project("colossalai", 1, 8, llama3_8b(), g.id)
-                                  .precision(g.supports_bf16() ? "bf16" : "fp16")
+                                  .precision(g.supports_bf16() ? Precision::bf16 : Precision::fp16)
                                   .fp8(true)
                                   .build();
             const auto ds = validate(p);

@@ -161,7 +161,7 @@ private slots:
         const std::vector<C> cs = {
             {ProjectBuilder(b).pp(3).build(), "colossalai.world_divisible"},
             {ProjectBuilder(b).zero_stage(2).build(), "colossalai.zero_stage_with_pp"},
-            {ProjectBuilder(b).sp_mode("split_gather").seq_len(4095).build(), "colossalai.seq_divisible"},
+            {ProjectBuilder(b).sp_mode(SpMode::split_gather).seq_len(4095).build(), "colossalai.seq_divisible"},
             {ProjectBuilder(b).framework("megatron").tp(4).heads(30).kv_heads(30).build(),
              "megatron.heads_divisible_tp"},
             {ProjectBuilder(b).framework("deepspeed").pp(2).zero_stage(2).build(), "deepspeed.zero_with_pp"},

@@ -23,7 +23,7 @@ ModelSpec nemotron(int mamba_heads = 128, int mamba_groups = 8) {
 ProjectBuilder base(const ModelSpec& m = nemotron(), int nodes = 1) {
     return test_project("megatron", nodes, 8, m)
         .tp(2)
-        .sp_mode("split_gather")
+        .sp_mode(SpMode::split_gather)
         .zero_stage(1)
         .distributed_optimizer(true)
         .global_batch_size(32);
@@ -107,13 +107,13 @@ private slots:
     // 100 heads x 64 in 4 groups of 128: 2 * 6400 + 1024 + 100 = 13924, not a multiple of 16.
     void mambaFp8Width() {
         check_case({"fp8",
-                    base(nemotron(100, 4)).precision("fp8").build(),
+                    base(nemotron(100, 4)).precision(Precision::fp8).build(),
                     base(nemotron(100, 4)).build(),
                     "megatron.mamba_fp8_width",
                     Severity::Error,
                     {"13924"},
                     "must be a multiple of 16"});
-        const auto ok = validate(base().precision("fp8").build());   // Nemotron-H 8B: 18560
+        const auto ok = validate(base().precision(Precision::fp8).build());   // Nemotron-H 8B: 18560
         QVERIFY2(!find_rule(ok, "megatron.mamba_fp8_width"), rule_list(ok).c_str());
     }
 

@@ -55,7 +55,7 @@ std::vector<Project> variants(const Project& base) {
             p.layout.fp8_recipe = r;
             p.layout.fp8_all_gather = true;
         });
-    add([](Project& p) { p.training.precision = "fp8"; });
+    add([](Project& p) { p.training.precision = Precision::fp8; });
     add([](Project& p) {
         p.layout.fp4_recipe = Fp4Recipe::nvfp4;
         p.layout.fp8 = true;
@@ -76,14 +76,14 @@ std::vector<Project> variants(const Project& base) {
         p.layout.pp = 5;
         p.layout.dp = 7;
         p.layout.sp = 2;
-        p.layout.sp_mode = "ring_attn";
+        p.layout.sp_mode = SpMode::ring_attn;
         p.layout.cp = 2;
         p.layout.ep = 3;
         p.layout.chunks = 3;
         p.layout.num_microbatches = 3;
         p.layout.zero_stage = 3;
     });
-    add([](Project& p) { p.training.precision = "fp32"; });
+    add([](Project& p) { p.training.precision = Precision::fp32; });
     add([](Project& p) { p.cluster.nodes.edit().clear(); });
     add([](Project& p) {
         Node n = p.cluster.nodes.at(0);
@@ -103,7 +103,7 @@ std::vector<Project> variants(const Project& base) {
         if (!g.supports_bf16() || !g.supports_fp8() || !g.supports_flash_attention())
             add([&](Project& p) {
                 set_gpu(p, g.id);
-                p.training.precision = "bf16";
+                p.training.precision = Precision::bf16;
                 p.layout.flash_attention = true;
                 p.layout.fp8 = true;
                 p.layout.fp4_recipe = Fp4Recipe::nvfp4;

@@ -17,7 +17,7 @@ Project mg() {
     return test_project("megatron", 2, 8, llama3_8b())
         .tp(2)
         .pp(2)
-        .sp_mode("split_gather")
+        .sp_mode(SpMode::split_gather)
         .zero_stage(1)
         .distributed_optimizer(true)
         .build();
@@ -67,7 +67,7 @@ private slots:
              {"12", "8"},
              "world_size (12) is not divisible by 8"},
             {"sp mode",
-             ProjectBuilder(b).sp_mode("all_to_all").sp(2).build(),
+             ProjectBuilder(b).sp_mode(SpMode::all_to_all).sp(2).build(),
              b,
              "megatron.sp_mode",
              Severity::Error,
@@ -168,13 +168,13 @@ private slots:
             {"query groups old",
              test_project("megatron", 2, 8, llama3_8b())
                  .tp(16)
-                 .sp_mode("split_gather")
+                 .sp_mode(SpMode::split_gather)
                  .layout_extra("megatron_version", "core_v0.14")
                  .global_batch_size(8)
                  .build(),
              test_project("megatron", 2, 8, llama3_8b())
                  .tp(16)
-                 .sp_mode("split_gather")
+                 .sp_mode(SpMode::split_gather)
                  .layout_extra("megatron_version", "core_v0.16")
                  .global_batch_size(8)
                  .build(),
@@ -191,8 +191,8 @@ private slots:
              "4097 is not divisible by 2"},
             // seq 4095, CP2
             {"seq cp",
-             ProjectBuilder(b).cp(2).tp(1).sp_mode("none").seq_len(4095).build(),
-             ProjectBuilder(b).cp(2).tp(1).sp_mode("none").build(),
+             ProjectBuilder(b).cp(2).tp(1).sp_mode(SpMode::none).seq_len(4095).build(),
+             ProjectBuilder(b).cp(2).tp(1).sp_mode(SpMode::none).build(),
              "megatron.seq_divisible_cp",
              Severity::Error,
              {"4095", "4"},
@@ -206,7 +206,7 @@ private slots:
              "divisible by tensor parallel size"},
             {"moe tp sp",
              ProjectBuilder(moe).tp(2).build(),
-             ProjectBuilder(moe).tp(2).sp_mode("split_gather").build(),
+             ProjectBuilder(moe).tp(2).sp_mode(SpMode::split_gather).build(),
              "megatron.moe_tp_needs_sp",
              Severity::Error,
              {"tp = 2"},
@@ -287,7 +287,7 @@ private slots:
              "--fp8-param-gather only supported with distributed optimizer"},
             // validate_args: --tp-comm-overlap asserts --sequence-parallel (which tp 1 turns off).
             {"tp comm overlap without sequence parallelism",
-             ProjectBuilder(b).sp_mode("none").tp_comm_overlap(true).build(),
+             ProjectBuilder(b).sp_mode(SpMode::none).tp_comm_overlap(true).build(),
              ProjectBuilder(b).tp_comm_overlap(true).build(),
              "kernel.tp_comm_overlap",
              Severity::Error,
@@ -322,8 +322,11 @@ private slots:
             flagged = flagged || x.rule == "megatron.schedule";
         QVERIFY(flagged);
         // Query groups 8 with tp 16 pass without a version pin only as a warning (core >= 0.16 rule).
-        const auto d = validate(
-            test_project("megatron", 2, 8, llama3_8b()).tp(16).sp_mode("split_gather").global_batch_size(8).build());
+        const auto d = validate(test_project("megatron", 2, 8, llama3_8b())
+                                    .tp(16)
+                                    .sp_mode(SpMode::split_gather)
+                                    .global_batch_size(8)
+                                    .build());
         QVERIFY2(!has_errors(d), rule_list(d).c_str());
     }
 
@@ -432,7 +435,7 @@ private slots:
              {"32", "local batch 3", "= 6"},
              "global batch size must be multiple of local batch size times data-parallel degree"},
             {"sp axis",
-             ProjectBuilder(b).sp(2).sp_mode("all_to_all").build(),
+             ProjectBuilder(b).sp(2).sp_mode(SpMode::all_to_all).build(),
              b,
              "torchtitan.sp_mode",
              Severity::Error,
@@ -661,7 +664,7 @@ private slots:
              {"ampere"},
              ""},
             {"flash on v100",
-             test_project("colossalai", 1, 8, llama3_8b(), "v100-32g").precision("fp16").build(),
+             test_project("colossalai", 1, 8, llama3_8b(), "v100-32g").precision(Precision::fp16).build(),
              make_project("colossalai", 1, 8, llama3_8b(), "a100-80g"),
              "kernel.flash_attention_gpu",
              Severity::Warning,
@@ -675,7 +678,7 @@ private slots:
              {"volta"},
              "bfloat16"},
             {"flash fp32",
-             ProjectBuilder(b).precision("fp32").build(),
+             ProjectBuilder(b).precision(Precision::fp32).build(),
              b,
              "kernel.flash_attention_dtype",
              Severity::Warning,

@@ -38,25 +38,25 @@ private slots:
                     QVERIFY2(!c.framework.empty(), p.family.c_str());
         }
         QVERIFY(shardformer_policy("gpt_neox") == nullptr);
-        QCOMPARE(shardformer_sp_cell(*shardformer_policy("gpt2"), "all_to_all").level, Support::Error);
-        QCOMPARE(shardformer_sp_cell(*shardformer_policy("llama"), "ring_attn").level, Support::Yes);
-        QCOMPARE(shardformer_sp_cell(*shardformer_policy("qwen2"), "ring_attn").level, Support::Error);
-        QCOMPARE(shardformer_sp_cell(*shardformer_policy("mistral"), "split_gather").level, Support::Ignored);
-        QCOMPARE(shardformer_sp_cell(*shardformer_policy("bert"), "ring").level, Support::Converted);
+        QCOMPARE(shardformer_sp_cell(*shardformer_policy("gpt2"), SpMode::all_to_all).level, Support::Error);
+        QCOMPARE(shardformer_sp_cell(*shardformer_policy("llama"), SpMode::ring_attn).level, Support::Yes);
+        QCOMPARE(shardformer_sp_cell(*shardformer_policy("qwen2"), SpMode::ring_attn).level, Support::Error);
+        QCOMPARE(shardformer_sp_cell(*shardformer_policy("mistral"), SpMode::split_gather).level, Support::Ignored);
+        QCOMPARE(shardformer_sp_cell(*shardformer_policy("bert"), SpMode::ring).level, Support::Converted);
     }
 
     // Every sequence-parallel cell against validate(): Yes -> no model_sp_support finding,
     // Error -> an error, anything else -> a warning (the sp ranks duplicate work).
     void spCellsAreWhatTheValidatorSays() {
         for (const auto& pol : shardformer_policies()) {
-            for (const std::string mode : {"split_gather", "ring", "all_to_all", "ring_attn"}) {
+            for (const SpMode mode : {SpMode::split_gather, SpMode::ring, SpMode::all_to_all, SpMode::ring_attn}) {
                 Project p = with_family(pol.family);
                 p.layout.sp_mode = mode;
-                if (mode == "split_gather" || mode == "ring") p.layout.tp = 2;
+                if (mode == SpMode::split_gather || mode == SpMode::ring) p.layout.tp = 2;
                 else p.layout.sp = 2;
                 const auto ds = validate(p);
                 const SupportCell& c = shardformer_sp_cell(pol, mode);
-                const std::string what = pol.family + " " + mode + ": " + rule_list(ds);
+                const std::string what = pol.family + " " + to_string(mode) + ": " + rule_list(ds);
                 if (pol.family == "deepseek_v3") {
                     // config_sanity_check fails before any mode is looked at.
                     QCOMPARE(c.level, Support::Error);
@@ -81,7 +81,7 @@ private slots:
             if (pol.family == "deepseek_v3") continue;
             const Project p = ProjectBuilder(with_family(pol.family))
                                   .framework("colossalai-moe")   // the MoE plugin runs the MoE policies
-                                  .sp_mode("split_gather")
+                                  .sp_mode(SpMode::split_gather)
                                   .tp(2)
                                   .pp(2)
                                   .build();

@@ -403,7 +403,7 @@ void TestStepPlayback::tpInsideEachLayer() {
     QFETCH(bool, overlap);
     QFETCH(bool, fullRecompute);
     Project p = variant("1f1b", 1, framework.toStdString());
-    p.layout.sp_mode = spMode.toStdString();
+    p.layout.sp_mode = *parse_enum<SpMode>(spMode.toStdString());
     p.layout.tp_comm_overlap = overlap;
     if (fullRecompute) p.layout.recompute = Recompute::full;
     const StepPlayback pb = step_playback(p);

@@ -125,7 +125,7 @@ private slots:
         r.tp = 2;
         r.pp = 2;
         r.sp = 2;
-        r.sp_mode = "all_to_all";
+        r.sp_mode = SpMode::all_to_all;
         const RankMap m = build_rank_map(r);
         const nlohmann::json j = to_json(m);
         QCOMPARE(j["framework"].get<std::string>(), std::string("colossalai"));
@@ -146,7 +146,7 @@ private slots:
         QCOMPARE(j["group_spans"]["dp"]["groups_crossing_nodes"].get<int>(), 8);
         // Invalid layouts: {"valid": false, "diagnostics": [...]}
         r.world = 12;
-        r.sp_mode = "none";
+        r.sp_mode = SpMode::none;
         r.sp = 1;
         r.tp = 8;
         r.pp = 1;

@@ -41,21 +41,24 @@ MeshRequest random_request(Gen& g) {
         long long world = 1LL * tp * pp * dp;
         if (r.framework == "colossalai") {
             r.sp_mode = g.pick({0, 1, 2, 3, 4}) == 0
-                            ? "none"
-                            : std::vector<std::string>{"none", "split_gather", "ring", "all_to_all",
-                                                       "ring_attn"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
-            if ((r.sp_mode == "split_gather" || r.sp_mode == "ring") && tp == 1) r.sp_mode = "none";
-            if (r.sp_mode == "all_to_all" || r.sp_mode == "ring_attn") {
+                            ? paraplan::SpMode::none
+                            : std::vector<paraplan::SpMode>{
+                                  paraplan::SpMode::none, paraplan::SpMode::split_gather, paraplan::SpMode::ring,
+                                  paraplan::SpMode::all_to_all,
+                                  paraplan::SpMode::ring_attn}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
+            if ((r.sp_mode == paraplan::SpMode::split_gather || r.sp_mode == paraplan::SpMode::ring) && tp == 1)
+                r.sp_mode = paraplan::SpMode::none;
+            if (r.sp_mode == paraplan::SpMode::all_to_all || r.sp_mode == paraplan::SpMode::ring_attn) {
                 r.sp = sp;
                 world *= sp;
-                if (r.sp_mode == "ring_attn" && sp == 4 && g.coin()) r.inner_ring_size = 2;
+                if (r.sp_mode == paraplan::SpMode::ring_attn && sp == 4 && g.coin()) r.inner_ring_size = 2;
             }
             r.dp_outside = g.coin();
         } else if (r.framework == "colossalai-moe") {
             r.ep = g.factor();
             world *= r.ep;
             if (g.coin()) {
-                r.sp_mode = "all_to_all";
+                r.sp_mode = paraplan::SpMode::all_to_all;
                 r.sp = sp;
                 world *= sp;
             }
@@ -105,7 +108,7 @@ std::string check(const MeshRequest& req, const RankMap& m) {
     const int W = m.world_size;
     auto fail = [&](const std::string& what) {
         return req.framework + " W=" + std::to_string(W) + " tp=" + std::to_string(req.tp) +
-               " pp=" + std::to_string(req.pp) + " sp=" + std::to_string(req.sp) + "(" + req.sp_mode +
+               " pp=" + std::to_string(req.pp) + " sp=" + std::to_string(req.sp) + "(" + to_string(req.sp_mode) +
                ") cp=" + std::to_string(req.cp) + " ep=" + std::to_string(req.ep) + " order=" + req.order + ": " + what;
     };
     if (static_cast<int>(m.placement.size()) != W) return fail("slots");
@@ -155,7 +158,9 @@ std::string check(const MeshRequest& req, const RankMap& m) {
         std::vector<std::string> kinds;
         for (std::size_t k = 0; k < axes->size(); ++k) {
             const std::string& name = (*axes)[k].name;
-            if (name == "sp" && (req.sp_mode == "split_gather" || req.sp_mode == "ring")) continue;   // sp = tp group
+            if (name == "sp" &&
+                (req.sp_mode == paraplan::SpMode::split_gather || req.sp_mode == paraplan::SpMode::ring))
+                continue;   // sp = tp group
             const GroupSet* gs = m.group_set(name);
             if (!gs) continue;
             if (gs->group_size != (*axes)[k].size) return fail(name + ": group size != axis size");
@@ -230,8 +235,11 @@ private slots:
             r.tp = g.pick({-3, 0, 1, 2, 5, 1 << 30});
             r.pp = g.pick({-1, 0, 1, 3, 1 << 30});
             r.sp = g.pick({0, 1, 2, 1 << 30});
-            r.sp_mode = std::vector<std::string>{"none", "ring", "all_to_all", "ring_attn",
-                                                 "bogus"}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
+            // (An unknown mode cannot be written: the project reader and the CLI refuse it.)
+            r.sp_mode = std::vector<paraplan::SpMode>{
+                paraplan::SpMode::none, paraplan::SpMode::ring, paraplan::SpMode::all_to_all,
+                paraplan::SpMode::ring_attn,
+                paraplan::SpMode::split_gather}[static_cast<std::size_t>(g.pick({0, 1, 2, 3, 4}))];
             r.cp = g.pick({0, 1, 2, 1 << 30});
             r.ep = g.pick({0, 1, 2, 1 << 30});
             r.etp = g.pick({-1, 0, 2, 1 << 30});

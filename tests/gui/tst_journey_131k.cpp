@@ -297,7 +297,8 @@ private slots:
             const int mbV = first ? 128 : 64;
             const paraplan::Recompute recompute = first ? paraplan::Recompute::selective : paraplan::Recompute::full;
             const paraplan::Offload offload = first ? paraplan::Offload::cpu : paraplan::Offload::nvme;
-            const std::string precision = first ? "fp16" : "tf32", schedule = first ? "gpipe" : "1f1b";
+            const paraplan::Precision precision = first ? paraplan::Precision::fp16 : paraplan::Precision::tf32;
+            const std::string schedule = first ? "gpipe" : "1f1b";
             bool ok = true;
             ok = ok && edit(QStringLiteral("tp typed %1, Enter").arg(tpV), [&] {
                      return type("tp", QString::number(tpV), first ? enter : tab) && w.project().layout.tp == tpV;
@@ -502,7 +503,7 @@ private slots:
         QCOMPARE(text("pp"), std::to_string(start.layout.pp));
         QCOMPARE(text("framework"), start.layout.framework);
         QCOMPARE(text("recompute"), std::string(to_string(start.layout.recompute)));
-        QCOMPARE(text("precision"), start.training.precision);
+        QCOMPARE(text("precision"), std::string(to_string(start.training.precision)));
         QCOMPARE(text("offload"), std::string(to_string(start.layout.offload)));
         QCOMPARE(text("schedule"), start.layout.schedule);
         QCOMPARE(value("global_batch_size"), start.training.global_batch_size);

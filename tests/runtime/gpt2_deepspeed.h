@@ -12,7 +12,7 @@ inline paraplan::Project gpt2_deepspeed_zero2(paraplan::Cluster cluster) {
     p.layout.tp = 1;
     p.layout.pp = 1;
     p.layout.sp = 1;
-    p.layout.sp_mode = "none";
+    p.layout.sp_mode = paraplan::SpMode::none;
     p.layout.zero_stage = 2;
     p.layout.num_microbatches = 0;
     p.training.global_batch_size = 8;

@@ -87,7 +87,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
               paraplan::kSpModes,
               tr("ColossalAI sequence_parallelism_mode: split_gather and ring (Megatron-style, inside tp), all_to_all "
                  "(DeepSpeed Ulysses: heads exchanged by all-to-all), ring_attn (ring attention over the sequence)."),
-              [](const Project& p) { return p.layout.sp_mode; });
+              [](const Project& p) { return std::string(to_string(p.layout.sp_mode)); });
     addDivisor(par, QStringLiteral("/layout/cp"), tr("Context parallel (cp)"), QStringLiteral("cp"),
                tr("cp_size: long sequences are split into chunks over this many GPUs; attention exchanges keys and "
                   "values around a ring. Activation memory per GPU shrinks by cp."),
@@ -174,7 +174,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
               tr("Number format of the training computation. bf16 is the usual choice on Ampere and newer; fp16 "
                  "needs loss scaling. FP8 is the separate switch below, on top of bf16 or fp16 (choosing fp8 here "
                  "sets bf16 with that switch on)."),
-              [](const Project& p) { return p.training.precision; });
+              [](const Project& p) { return std::string(to_string(p.training.precision)); });
     addInt(tr_, QStringLiteral("/training/global_batch_size"), tr("Global batch"), QStringLiteral("global_batch_size"),
            1, 100'000'000,
            tr("global_batch_size: samples per optimizer step over all data-parallel replicas = micro_batch_size × "

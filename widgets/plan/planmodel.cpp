@@ -121,10 +121,10 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     case Cp: return l.cp;
     case Sp:
         if (sort) return l.sp;
-        if (l.sp_mode == "none") return QString::number(l.sp);
+        if (l.sp_mode == paraplan::SpMode::none) return QString::number(l.sp);
         // split_gather and ring reuse the tp group (sp 1 here); all_to_all and ring_attn have their own axis.
-        return l.sp > 1 ? QStringLiteral("%1 %2").arg(l.sp).arg(QString::fromStdString(l.sp_mode))
-                        : QString::fromStdString(l.sp_mode);
+        return l.sp > 1 ? QStringLiteral("%1 %2").arg(l.sp).arg(QString::fromUtf8(to_string(l.sp_mode)))
+                        : QString::fromUtf8(to_string(l.sp_mode));
     case Ep: return l.ep;
     case Dp: return e.dp;
     case Zero: return zero;

@@ -29,7 +29,7 @@ QString words(Support s) {
 bool inUse(const paraplan::Layout& l, const std::string& f) {
     if (f == "tp") return l.tp > 1;
     if (f == "pp") return l.pp > 1;
-    if (f.rfind("sp_", 0) == 0) return l.sp_mode == f.substr(3);
+    if (f.rfind("sp_", 0) == 0) return paraplan::parse_enum<paraplan::SpMode>(f.substr(3)) == l.sp_mode;
     if (f == "flash_attention") return l.flash_attention;
     if (f == "fused_norm") return l.fused_norm;
     if (f == "jit_fused") return l.jit_fused;
