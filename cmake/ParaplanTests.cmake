@@ -10,34 +10,62 @@ function(paraplan_add_tests folder lib)
   foreach(src IN LISTS tests)
     get_filename_component(name "${src}" NAME_WE)
     set(target "${folder}_${name}")
-    add_executable(${target} "${src}")
-    target_link_libraries(${target} PRIVATE ${lib} Qt6::Test)
-    target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
-    target_compile_definitions(${target} PRIVATE
+    if(PARAPLAN_SANITIZED_CORE AND folder STREQUAL "core")
+      # The test's objects, compiled once, linked twice: to paraplan_core (${target}) and to
+      # paraplan_core_sanitized (${target}_asan, core/CMakeLists.txt).
+      set(compiled ${target}_objects)
+      add_library(${compiled} OBJECT "${src}")
+      target_link_libraries(${compiled} PRIVATE Qt6::Test nlohmann_json::nlohmann_json)
+      target_include_directories(${compiled} PRIVATE $<TARGET_PROPERTY:${lib},INTERFACE_INCLUDE_DIRECTORIES>)
+      target_compile_definitions(${compiled} PRIVATE $<TARGET_PROPERTY:${lib},INTERFACE_COMPILE_DEFINITIONS>)
+      add_executable(${target} $<TARGET_OBJECTS:${compiled}>)
+      add_executable(${target}_asan $<TARGET_OBJECTS:${compiled}>)
+      set_target_properties(${target} ${target}_asan PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF LINKER_LANGUAGE CXX)
+      target_link_libraries(${target} PRIVATE ${lib} Qt6::Test)
+      target_link_libraries(${target}_asan PRIVATE paraplan_core_sanitized Qt6::Test)
+      set(asan_home "${CMAKE_CURRENT_BINARY_DIR}/home/${target}_asan")
+      file(MAKE_DIRECTORY "${asan_home}")
+      add_test(NAME ${target}_asan COMMAND ${target}_asan)
+      # The asan preset's options (CMakePresets.json); this executable runs core's tests again.
+      set_tests_properties(${target}_asan PROPERTIES
+        LABELS "asan"
+        TIMEOUT 300
+        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${asan_home};XDG_CONFIG_HOME=${asan_home}/.config;XDG_DATA_HOME=${asan_home}/.local/share;XDG_STATE_HOME=${asan_home}/.local/state;QTEST_FUNCTION_TIMEOUT=240000;ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+    else()
+      set(compiled ${target})
+      add_executable(${target} "${src}")
+      target_link_libraries(${target} PRIVATE ${lib} Qt6::Test)
+    endif()
+    target_include_directories(${compiled} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+    target_compile_definitions(${compiled} PRIVATE
       PARAPLAN_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
       PARAPLAN_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
       PARAPLAN_BINARY_DIR="${PROJECT_BINARY_DIR}")
     if(TARGET paraplan-cli)
-      target_compile_definitions(${target} PRIVATE PARAPLAN_CLI="$<TARGET_FILE:paraplan-cli>")
-      add_dependencies(${target} paraplan-cli)
+      target_compile_definitions(${compiled} PRIVATE PARAPLAN_CLI="$<TARGET_FILE:paraplan-cli>")
+      add_dependencies(${compiled} paraplan-cli)
     endif()
     if(TARGET paraplan)
-      target_compile_definitions(${target} PRIVATE PARAPLAN_GUI="$<TARGET_FILE:paraplan>")
-      add_dependencies(${target} paraplan)
+      target_compile_definitions(${compiled} PRIVATE PARAPLAN_GUI="$<TARGET_FILE:paraplan>")
+      add_dependencies(${compiled} paraplan)
     endif()
-    paraplan_warnings(${target})
+    paraplan_warnings(${compiled})
+    # A test's own code is compiled unoptimised: it drives the libraries (optimised as built) and
+    # checks their answers, and -O0 compiles it about a third faster than the build type's -O2
+    # (docs/benchmarks.md, "CI build"). Benchmarks (tests/benchmarks) keep the build type's flags.
+    target_compile_options(${compiled} PRIVATE -O0)
     # AUTOMOC's mocs_compilation.cpp is all but empty for a test (its class is moc'ed into the
     # tst_*.moc it includes): loading the precompiled header would be its whole cost.
-    set_source_files_properties("${CMAKE_CURRENT_BINARY_DIR}/${target}_autogen/mocs_compilation.cpp"
+    set_source_files_properties("${CMAKE_CURRENT_BINARY_DIR}/${compiled}_autogen/mocs_compilation.cpp"
                                 PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
     if(pch_holder)
-      target_precompile_headers(${target} REUSE_FROM ${pch_holder})
+      target_precompile_headers(${compiled} REUSE_FROM ${pch_holder})
     else()
-      set(pch_holder ${target})
+      set(pch_holder ${compiled})
       if(folder STREQUAL "gui")
-        paraplan_precompile(${target} <QtTest> <QtWidgets>)
+        paraplan_precompile(${compiled} <QtTest> <QtWidgets>)
       else()
-        paraplan_precompile(${target} <QtTest>)
+        paraplan_precompile(${compiled} <QtTest>)
       endif()
     endif()
     set(home "${CMAKE_CURRENT_BINARY_DIR}/home/${target}")

@@ -1,5 +1,6 @@
 #include "estimate/estimate.h"
 
+#include "project/fp8.h"
 #include "estimate/lora.h"
 
 #include "estimate/comm.h"
@@ -304,7 +305,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.kernels = kernel_stack_from_string(kernel_stack(l));
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
     c.loss_logits = l.loss_logits;
-    if (l.fp8 || t.precision == Precision::fp8) {
+    if (fp8_on(l, t)) {
         // A recipe the framework does not have is written as tensorwise by every exporter (the rules
         // report it), so it is estimated as tensorwise too.
         const std::string run = fp8_recipe_run(fw, l.fp8_recipe);
@@ -497,7 +498,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         c.moe.imbalance = l.moe_imbalance;
         // DeepEP dispatches FP8 when the run trains in FP8 (DeepSeek-V3 Sec. 3.3.2; Megatron's flex
         // dispatcher quantizes before dispatch under --fp8); combine stays BF16.
-        c.moe.fp8_dispatch = c.moe.dispatcher == MoeDispatcher::deepep && (t.precision == Precision::fp8 || l.fp8);
+        c.moe.fp8_dispatch = c.moe.dispatcher == MoeDispatcher::deepep && fp8_on(l, t);
         // DualPipe(V) overlaps the all-to-alls of a forward and a backward chunk by design.
         c.moe.overlap = l.moe_overlap || c.schedule == Schedule::dualpipev;
     }

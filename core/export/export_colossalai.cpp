@@ -7,6 +7,7 @@
 #include "export/export_common.h"
 #include "export/launch_plan.h"
 #include "project/framework.h"
+#include "project/fp8.h"
 
 #include <sstream>
 
@@ -58,7 +59,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     std::vector<std::string> imports = {"from colossalai.booster import Booster",
                                         "from colossalai.booster.plugin import " + cls};
     const std::string precision = precision_arg(p);
-    const bool use_fp8 = l.fp8 || p.training.precision == Precision::fp8;
+    const bool use_fp8 = fp8_on(l, p.training);
     // Kernel stack (layout.kernels): the plugins have no Transformer Engine or torch.compile switch.
     // "te" means ColossalAI's fused kernels, ShardFormer's enable_fused_normalization + enable_jit_fused
     // (FrameworkTraits::fused_switches_mean_te), so both are written on; LowLevelZeroPlugin has neither.

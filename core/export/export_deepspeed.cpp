@@ -8,6 +8,7 @@
 #include "export/export_common.h"
 #include "export/launch_plan.h"
 #include "project/sequence_parallel.h"
+#include "project/fp8.h"
 
 #include <sstream>
 
@@ -62,7 +63,7 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
                                        {"/training/global_batch_size", "/training/micro_batch_size"}));
     if (t.precision == Precision::bf16 || t.precision == Precision::fp8) c["bf16"] = {{"enabled", true}};
     else if (t.precision == Precision::fp16) c["fp16"] = {{"enabled", true}};
-    if (t.precision == Precision::fp8 || l.fp8)
+    if (fp8_on(l, t))
         out.findings.push_back(finding(
             Severity::Warning, "export.deepspeed.fp8",
             "ds_config.json has no FP8 switch; it trains in bf16 (use Transformer Engine in the model for FP8).",

@@ -9,6 +9,7 @@
 #include "export/export_common.h"
 #include "export/launch_plan.h"
 #include "project/framework.h"
+#include "project/fp8.h"
 
 #include <algorithm>
 #include <sstream>
@@ -187,12 +188,12 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
             add(a.training, "--num-layers-at-start-in-bf16", mt.fp4_bf16_layers_at_start);
             add(a.training, "--num-layers-at-end-in-bf16", mt.fp4_bf16_layers_at_end);
         }
-        if (t.precision == Precision::fp8 || l.fp8)
+        if (fp8_on(l, t))
             findings.push_back(finding(Severity::Warning, "export.megatron.fp4_fp8",
                                        "Megatron-LM refuses --fp4-format with --fp8-format: written with FP4 only.",
                                        {"/layout/fp4_recipe", "/layout/fp8"}));
     }
-    if (!fp4 && (t.precision == Precision::fp8 || l.fp8)) {
+    if (!fp4 && (fp8_on(l, t))) {
         // Megatron-LM arguments.py: --fp8-format {e4m3,hybrid}, --fp8-recipe
         // {tensorwise,delayed,mxfp8,blockwise}, --fp8-param-gather (FP8 weights all-gathered).
         add(a.training, "--fp8-format", "hybrid");
@@ -215,7 +216,7 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     Layout as_megatron = l;
     as_megatron.framework = "megatron";
     if (const std::string ks = kernel_stack(as_megatron); ks == "eager") {
-        if (t.precision == Precision::fp8 || l.fp8 || fp4)
+        if (fp8_on(l, t) || fp4)
             findings.push_back(finding(Severity::Warning, "export.megatron.kernels",
                                        "Megatron-LM runs FP8 and FP4 only through Transformer Engine: written with its "
                                        "Transformer Engine layers although kernels is \"eager\".",

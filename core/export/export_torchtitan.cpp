@@ -7,6 +7,7 @@
 #include "export/export_common.h"
 #include "export/launch_plan.h"
 #include "project/framework.h"
+#include "project/fp8.h"
 
 #include <cctype>
 #include <sstream>
@@ -73,7 +74,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     }
     // FP8 linear layers (layout.fp8): torchtitan v0.2 applies them as model converters
     // (job_config.py Model.converters, Float8Linear / MXLinear under [quantize.linear]).
-    const bool use_fp8 = l.fp8 || t.precision == Precision::fp8;
+    const bool use_fp8 = fp8_on(l, t);
     const bool mx = use_fp8 && l.fp8_recipe == "mxfp8";
     toml << "[model]\nname = " << toml_string(name) << "\nflavor = " << toml_string(flavor) << "\n";
     if (use_fp8) toml << "converters = [" << toml_string(mx ? "quantize.linear.mx" : "quantize.linear.float8") << "]\n";

@@ -7,6 +7,7 @@
 //   colossalai/shardformer/policies/*.py, shard/shard_config.py, layer/_operation.py, layer/utils.py
 #include "rules/colossalai.h"
 
+#include "project/fp8.h"
 #include "project/framework.h"
 #include "rules/common.h"
 #include "rules/shared_rules.h"
@@ -657,7 +658,7 @@ void kernels(const Project& p, Out& out) {
 // the plugins take no recipe, so another fp8_recipe runs as tensorwise (and is estimated so).
 void fp8_recipe(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!(l.fp8 || p.training.precision == Precision::fp8) || accepts_fp8_recipe(l.framework, l.fp8_recipe)) return;
+    if (!fp8_on(l, p.training) || accepts_fp8_recipe(l.framework, l.fp8_recipe)) return;
     auto d = diag(Severity::Warning, "colossalai.fp8_recipe",
                   "ColossalAI's use_fp8 scales per tensor from the current amax; the " + l.fp8_recipe +
                       " recipe has no ColossalAI switch and runs as tensorwise.",

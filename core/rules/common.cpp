@@ -1,6 +1,7 @@
 #include "rules/common.h"
 #include "project/project_gpu.h"
 
+#include "project/fp8.h"
 #include "catalog/catalog.h"
 #include "network/systems.h"
 #include "project/derived_sizes.h"
@@ -20,8 +21,6 @@ std::vector<const GpuSpec*> cluster_gpus(const Project& p) {
             if (const GpuSpec* g = find_gpu(p.cluster, n.gpu)) out.push_back(g);
     return out;
 }
-
-bool fp8_on(const Project& p) { return p.layout.fp8 || p.training.precision == Precision::fp8; }
 
 // The recipes a framework accepts (all of kFp8Recipes where it has no recipe choice).
 const std::vector<std::string>& framework_recipes(const Project& p) {
@@ -188,7 +187,7 @@ void flash_attention_dtype(const Project& p, Out& out) {
 
 // FP8 GEMMs need FP8 tensor cores: Hopper, Ada, Blackwell, CDNA3 (MI300).
 void fp8_gpu(const Project& p, Out& out) {
-    if (!p.layout.fp8 && p.training.precision != Precision::fp8) return;
+    if (!fp8_on(p.layout, p.training)) return;
     for (const GpuSpec* g : cluster_gpus(p)) {
         if (g->supports_fp8()) continue;
         std::vector<std::string> fields;
@@ -216,7 +215,7 @@ void fp8_gpu(const Project& p, Out& out) {
 // AMD parts (CDNA2/3 in the catalog) count as lacking MXFP8; block scaling is checked on NVIDIA parts only.
 void fp8_recipe_gpu(const Project& p, Out& out) {
     const std::string& r = p.layout.fp8_recipe;
-    if (!fp8_on(p) || (r != "mxfp8" && r != "blockwise")) return;
+    if (!fp8_on(p.layout, p.training) || (r != "mxfp8" && r != "blockwise")) return;
     for (const GpuSpec* g : cluster_gpus(p)) {
         if (!g->supports_fp8()) continue;
         const bool mx = r == "mxfp8";
@@ -237,7 +236,7 @@ void fp8_recipe_gpu(const Project& p, Out& out) {
 
 void fp8_recipe_accepted(const Project& p, Out& out, RuleFn self, const std::string& rule,
                          const std::string& framework_error) {
-    if (!fp8_on(p)) return;
+    if (!fp8_on(p.layout, p.training)) return;
     if (accepts_fp8_recipe(p.layout.framework, p.layout.fp8_recipe)) return;
     const auto& ok = framework_recipes(p);
     std::string list;
@@ -256,7 +255,7 @@ void fp8_all_gather_ignored(const Project& p, Out& out) { fp8_all_gather_ignored
 
 void fp8_all_gather_ignored(const Project& p, Out& out, RuleFn self) {
     const Layout& l = p.layout;
-    if (!fp8_on(p) || !l.fp8_all_gather || gathers_fp8_weights(l.framework, l.fp8_recipe)) return;
+    if (!fp8_on(p.layout, p.training) || !l.fp8_all_gather || gathers_fp8_weights(l.framework, l.fp8_recipe)) return;
     const FrameworkTraits* t = find_traits(l.framework);
     if (!t) return;
     const std::string why = t->fp8_all_gather_recipes.empty()

@@ -1,5 +1,6 @@
 #include "rules/fp4.h"
 
+#include "project/fp8.h"
 #include "project/framework.h"
 #include "project/project_gpu.h"
 
@@ -7,8 +8,6 @@
 
 namespace paraplan::rules {
 namespace {
-
-bool fp8_on(const Project& p) { return p.layout.fp8 || p.training.precision == Precision::fp8; }
 
 // Whether a GPU runs the recipe's GEMMs: an FP4 peak in its catalog entry (GpuSpec::tflops_fp4), and for
 // NVFP4 an NVIDIA part: Transformer Engine v2.9 pytorch/quantization.py check_nvfp4_support needs compute
@@ -84,7 +83,7 @@ void fp4_recipe(const Project& p, Out& out) {
 // One low-precision format for the linear layers: Megatron-LM refuses both ("fp4 and fp8 cannot be used
 // simultaneously", transformer_config.py TransformerConfig.__post_init__, core_v0.16.0).
 void fp4_with_fp8(const Project& p, Out& out) {
-    if (p.layout.fp4_recipe == Fp4Recipe::none || !fp8_on(p)) return;
+    if (p.layout.fp4_recipe == Fp4Recipe::none || !fp8_on(p.layout, p.training)) return;
     std::vector<std::string> fields = {"/layout/fp4_recipe"};
     Fix fp8_off{"Turn FP8 off (keep FP4)", {}};
     if (p.layout.fp8) {

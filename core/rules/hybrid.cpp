@@ -10,6 +10,7 @@
 //     takes num_layers // pp consecutive pattern layers and virtual pipeline stages are refused.
 #include "rules/hybrid.h"
 
+#include "project/fp8.h"
 #include "project/framework.h"
 
 #include <string>
@@ -134,7 +135,7 @@ void mg_hybrid_pipeline(const Project& p, Out& out) {
 void mg_mamba_fp8(const Project& p, Out& out) {
     const ModelSpec& m = p.model;
     if (!m.is_hybrid() || m.hybrid_layer_count('M') == 0) return;
-    if (!(p.layout.fp8 || p.training.precision == Precision::fp8)) return;
+    if (!fp8_on(p.layout, p.training)) return;
     const long long width = 2 * m.mamba_d_inner() + 2LL * m.mamba_num_groups * m.mamba_state_dim + m.mamba_num_heads;
     if (width % 16 == 0) return;
     std::vector<std::string> fields{"/model/mamba_num_heads", "/model/mamba_head_dim"};

@@ -2,6 +2,7 @@
 // transformer_config.py, pipeline_parallel/schedules.py), core_v0.19.0 unless noted.
 #include "rules/megatron.h"
 
+#include "project/fp8.h"
 #include "rules/common.h"
 #include "rules/hybrid.h"
 #include "rules/shared_rules.h"
@@ -458,7 +459,7 @@ void mg_fp8_recipe(const Project& p, Out& out) {
 // layers from megatron/core/tensor_parallel/layers.py, which have no FP8 path, and
 // get_gpt_layer_local_spec's fp8 argument is deprecated and ignored (gpt_layer_specs.py, core_v0.14.0).
 void mg_fp8_kernels(const Project& p, Out& out) {
-    if (!(p.layout.fp8 || p.training.precision == Precision::fp8) || kernel_stack(p.layout) != "eager") return;
+    if (!fp8_on(p.layout, p.training) || kernel_stack(p.layout) != "eager") return;
     std::vector<std::string> fields{"/layout/kernels"};
     if (p.layout.fp8) fields.push_back("/layout/fp8");
     auto d = diag(Severity::Error, "megatron.fp8_kernels",
@@ -477,7 +478,7 @@ void mg_fp8_kernels(const Project& p, Out& out) {
 // "only supported with distributed optimizer, torch fsdp2, megatron fsdp, or inference mode".
 void mg_fp8_param_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!(l.fp8 || p.training.precision == Precision::fp8) || !l.fp8_all_gather) return;
+    if (!fp8_on(l, p.training) || !l.fp8_all_gather) return;
     if (l.distributed_optimizer || l.zero_stage >= 1) return;
     auto d = diag(Severity::Error, "megatron.fp8_param_gather",
                   "fp8_all_gather is --fp8-param-gather, which Megatron-LM runs only with the distributed "

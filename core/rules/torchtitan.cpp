@@ -2,6 +2,7 @@
 // distributed/pipeline_parallel.py); "HEAD" notes name checks added after that release.
 #include "rules/torchtitan.h"
 
+#include "project/fp8.h"
 #include "rules/common.h"
 #include "rules/shared_rules.h"
 #include "project/framework.h"
@@ -230,7 +231,7 @@ void tt_microbatches(const Project& p, Out& out) {
 // estimate counts 16-bit all-gathers there (FrameworkTraits::fp8_all_gather_recipes).
 void tt_fp8_all_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (!(l.fp8 || p.training.precision == Precision::fp8) || !l.fp8_all_gather) return;
+    if (!fp8_on(l, p.training) || !l.fp8_all_gather) return;
     if (l.fp8_recipe != "rowwise") {
         if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out, &tt_fp8_all_gather);
         const Sizes s = sizes(p);
