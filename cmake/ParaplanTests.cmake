@@ -1,3 +1,20 @@
+# paraplan_register_test(<executable> <label> <environment>): the executable as a CTest test of its
+# own name (offscreen, private HOME, timeout, skips shown as skipped), with <environment> (";NAME=value...") appended.
+function(paraplan_register_test exe label env)
+  set(home "${CMAKE_CURRENT_BINARY_DIR}/home/${exe}")
+  file(MAKE_DIRECTORY "${home}")
+  add_test(NAME ${exe} COMMAND ${exe})
+  set_tests_properties(${exe} PROPERTIES
+    LABELS "${label}"
+    TIMEOUT 300
+    # A test function that skips because a component it needs is missing (QSKIP naming sshd,
+    # Slurm, python3-torch or torchrun, ffmpeg or zsh) shows the whole test as skipped in CTest,
+    # never as passed. Only the message after "Class::function(tag) " is read: a data tag such as
+    # "llama3.1-70b-lora-1node/torchtitan/vpp" names an export format, not a missing component.
+    SKIP_REGULAR_EXPRESSION "SKIP   : [^ \n]* [^\n]*(sshd|[Ss]lurm|python3-torch|torchrun|ffmpeg|Xvfb|openbox|zsh)"
+    ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${home};XDG_CONFIG_HOME=${home}/.config;XDG_DATA_HOME=${home}/.local/share;XDG_STATE_HOME=${home}/.local/state;QTEST_FUNCTION_TIMEOUT=240000${env}")
+endfunction()
+
 # paraplan_add_tests(<folder> <library>): every tests/<folder>/tst_*.cpp becomes a
 # Qt Test executable registered with CTest (offscreen, private HOME, timeout).
 #
@@ -23,14 +40,9 @@ function(paraplan_add_tests folder lib)
       set_target_properties(${target} ${target}_asan PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF LINKER_LANGUAGE CXX)
       target_link_libraries(${target} PRIVATE ${lib} Qt6::Test)
       target_link_libraries(${target}_asan PRIVATE paraplan_core_sanitized Qt6::Test)
-      set(asan_home "${CMAKE_CURRENT_BINARY_DIR}/home/${target}_asan")
-      file(MAKE_DIRECTORY "${asan_home}")
-      add_test(NAME ${target}_asan COMMAND ${target}_asan)
-      # The asan preset's options (CMakePresets.json); this executable runs core's tests again.
-      set_tests_properties(${target}_asan PROPERTIES
-        LABELS "asan"
-        TIMEOUT 300
-        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${asan_home};XDG_CONFIG_HOME=${asan_home}/.config;XDG_DATA_HOME=${asan_home}/.local/share;XDG_STATE_HOME=${asan_home}/.local/state;QTEST_FUNCTION_TIMEOUT=240000;ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+      # The asan preset's options (CMakePresets.json, testPresets); this executable runs core's tests again.
+      paraplan_register_test(${target}_asan asan
+        ";ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
     else()
       set(compiled ${target})
       add_executable(${target} "${src}")
@@ -68,17 +80,6 @@ function(paraplan_add_tests folder lib)
         paraplan_precompile(${compiled} <QtTest>)
       endif()
     endif()
-    set(home "${CMAKE_CURRENT_BINARY_DIR}/home/${target}")
-    file(MAKE_DIRECTORY "${home}")
-    add_test(NAME ${target} COMMAND ${target})
-    set_tests_properties(${target} PROPERTIES
-      LABELS "${folder}"
-      TIMEOUT 300
-      # A test function that skips because a component it needs is missing (QSKIP naming sshd,
-      # Slurm, python3-torch or torchrun, ffmpeg or zsh) shows the whole test as skipped in CTest,
-      # never as passed. Only the message after "Class::function(tag) " is read: a data tag such as
-      # "llama3.1-70b-lora-1node/torchtitan/vpp" names an export format, not a missing component.
-      SKIP_REGULAR_EXPRESSION "SKIP   : [^ \n]* [^\n]*(sshd|[Ss]lurm|python3-torch|torchrun|ffmpeg|Xvfb|openbox|zsh)"
-      ENVIRONMENT "QT_QPA_PLATFORM=offscreen;HOME=${home};XDG_CONFIG_HOME=${home}/.config;XDG_DATA_HOME=${home}/.local/share;XDG_STATE_HOME=${home}/.local/state;QTEST_FUNCTION_TIMEOUT=240000")
+    paraplan_register_test(${target} ${folder} "")
   endforeach()
 endfunction()

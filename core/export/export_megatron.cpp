@@ -193,7 +193,7 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
                                        "Megatron-LM refuses --fp4-format with --fp8-format: written with FP4 only.",
                                        {"/layout/fp4_recipe", "/layout/fp8"}));
     }
-    if (!fp4 && (fp8_on(l, t))) {
+    if (!fp4 && fp8_on(l, t)) {
         // Megatron-LM arguments.py: --fp8-format {e4m3,hybrid}, --fp8-recipe
         // {tensorwise,delayed,mxfp8,blockwise}, --fp8-param-gather (FP8 weights all-gathered).
         add(a.training, "--fp8-format", "hybrid");
