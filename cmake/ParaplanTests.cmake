@@ -20,7 +20,7 @@ endfunction()
 #
 # The executables of one folder share one precompiled header (cmake/ParaplanPch.cmake: Qt Test,
 # nlohmann/json, the standard library; Qt Widgets for gui/): the first one builds it, the others
-# reuse it (they have the same flags and definitions, which GCC checks).
+# reuse it (they have the same flags and definitions, which the compiler checks).
 function(paraplan_add_tests folder lib)
   file(GLOB tests CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${folder}/tst_*.cpp")
   set(pch_holder "")

@@ -8,9 +8,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 # Packages the build, the app and the tests need (Debian 12).
-PARAPLAN_BUILD_PACKAGES=(build-essential cmake ninja-build ccache pkg-config
+# The dev preset compiles with clang (CMakePresets.json) and links with lld where it is installed.
+PARAPLAN_BUILD_PACKAGES=(build-essential clang cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libgl-dev)
-PARAPLAN_TEST_PACKAGES=(clang lld clang-format clang-tidy clazy python3 python3-yaml xvfb xauth openbox x11-utils dpkg-dev desktop-file-utils appstream file
+PARAPLAN_TEST_PACKAGES=(lld clang-format clang-tidy clazy python3 python3-yaml xvfb xauth openbox x11-utils dpkg-dev desktop-file-utils appstream file
   openssh-server openssh-client procps python3-torch slurmctld slurmd slurm-client munge ffmpeg zsh)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

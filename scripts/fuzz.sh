@@ -6,9 +6,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 total=${1:-60}
 cd "$ROOT"
 targets=()
-for t in build/fuzz/tests/fuzz/fuzz_*; do [[ -f $t && -x $t ]] && targets+=("$t"); done
+# FUZZ_BUILD: the build folder whose tests/fuzz holds them: the dev build (scripts/test.sh builds them
+# there, beside the sanitized core) or the fuzz preset's.
+FUZZ_BUILD="${FUZZ_BUILD:-build/fuzz}"
+for t in "$FUZZ_BUILD"/tests/fuzz/fuzz_*; do [[ -f $t && -x $t ]] && targets+=("$t"); done
 n=${#targets[@]}
-((n)) || { echo "no fuzz targets built (cmake --preset fuzz)" >&2; exit 1; }
+((n)) || { echo "no fuzz targets built in $FUZZ_BUILD (cmake --preset fuzz, or the dev preset with -DPARAPLAN_SANITIZED_CORE=ON)" >&2; exit 1; }
 per=$(( total / n )); ((per > 0)) || per=1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # Undefined behaviour (an out-of-range cast, an overflow) is a finding too: stop at the first.

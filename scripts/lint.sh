@@ -7,6 +7,7 @@
 #   LINT_TIDY=changed scripts/lint.sh   # clang-tidy only on the sources changed since the
 #                                    # merge-base with main (what scripts/test.sh runs)
 #   LINT_TIDY=none scripts/lint.sh   # clazy only
+#   LINT_CLAZY=none scripts/lint.sh  # clang-tidy only (a PARAPLAN_CLAZY build ran clazy as it compiled)
 #   scripts/lint.sh FILE.cpp...      # only these files
 #
 # Each tool parses a whole TU (Qt headers included): about 10 s (clazy) and 20 s (clang-tidy)
@@ -18,12 +19,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 BUILD="${BUILD:-$ROOT/build/dev}"
 LINT_TIDY="${LINT_TIDY:-all}"
-# clazy level 0 + level 1 (level 2 is style advice: QString allocations, ...), less:
-#  - non-pod-global-static: the file-local tables of QString/QColor constants (view names,
-#    colours) are built once at start-up on purpose;
-#  - qstring-ref: it asks for QString::midRef() and the like, which Qt 6 removed (clazy 1.11
-#    still checks for Qt 5's QStringRef).
-CLAZY_CHECKS="${CLAZY_CHECKS:-level0,level1,no-non-pod-global-static,no-qstring-ref}"
+LINT_CLAZY="${LINT_CLAZY:-all}"
+[[ $LINT_CLAZY == all || $LINT_CLAZY == none ]] || { echo "LINT_CLAZY: expected all or none, got '$LINT_CLAZY'" >&2; exit 2; }
 
 if (($#)); then
   files=("$@")
@@ -56,19 +53,25 @@ if [[ ! -f $BUILD/compile_commands.json ]]; then
   log "Configuring (dev) for compile_commands.json"
   cmake --preset dev >/dev/null
 fi
+# clazy's checks are the build's (PARAPLAN_CLAZY_CHECKS, cmake/ParaplanWarnings.cmake, which says why).
+CLAZY_CHECKS="${CLAZY_CHECKS:-$(sed -n 's/^PARAPLAN_CLAZY_CHECKS:STRING=//p' "$BUILD/CMakeCache.txt")}"
+[[ -n $CLAZY_CHECKS ]] || { echo "no PARAPLAN_CLAZY_CHECKS in $BUILD/CMakeCache.txt" >&2; exit 2; }
 log "Generating moc/uic output for the checked targets"
 cmake --build "$BUILD" -j "$JOBS" --target paraplan_widgets_autogen paraplan_app_lib_autogen paraplan_autogen >/dev/null
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# GCC's precompiled headers (cmake/ParaplanPch.cmake) are not clang's: clang 14 stops with "not a
-# valid precompiled PCH file" where a command says -include cmake_pch.hxx. The tools read a copy of
-# the compile database without that include, so each source is parsed with its own includes only.
+# The tools read a copy of the compile database without the precompiled header (a GCC build's .gch is
+# not clang's: clang 14 stops with "not a valid precompiled PCH file") and without the clazy plugin of
+# a PARAPLAN_CLAZY build, so each source is parsed with its own includes only.
 python3 - "$BUILD/compile_commands.json" "$out/compile_commands.json" <<'PY'
 import json, re, sys
 entries = json.load(open(sys.argv[1]))
 for e in entries:
-    e["command"] = re.sub(r" -Winvalid-pch| -include \S*cmake_pch\.hxx", "", e["command"])
+    e["command"] = re.sub(r" -Winvalid-pch| -include \S*cmake_pch\.hxx"
+                          r"| -Xclang -include-pch -Xclang \S+| -Xclang -include -Xclang \S*cmake_pch\.hxx"
+                          r"| -Xclang -load -Xclang \S+ -Xclang -add-plugin -Xclang clazy"
+                          r"| -Xclang -plugin-arg-clazy -Xclang \S+", "", e["command"])
 json.dump(entries, open(sys.argv[2], "w"))
 PY
 export BUILD CLAZY_CHECKS out
@@ -85,12 +88,13 @@ run_tidy() {
 export -f run_clazy run_tidy
 
 start=$SECONDS
-log "clazy ($CLAZY_CHECKS) over ${#files[@]} files, clang-tidy over ${#tidy_files[@]} ($JOBS at a time)"
+nclazy=${#files[@]}; [[ $LINT_CLAZY == all ]] || nclazy=0
+log "clazy ($CLAZY_CHECKS) over $nclazy files, clang-tidy over ${#tidy_files[@]} ($JOBS at a time)"
 {
-  printf 'run_clazy %s\n' "${files[@]}"
+  if [[ $LINT_CLAZY == all ]]; then printf 'run_clazy %s\n' "${files[@]}"; fi
   if ((${#tidy_files[@]})); then printf 'run_tidy %s\n' "${tidy_files[@]}"; fi
 } | xargs -P "$JOBS" -I{} bash -c '{}'
-findings=$(cat "$out"/*.log | grep -E '^[^ ].*: (warning|error): ' | sort -u || true)
+findings=$(cat "$out"/*.log 2>/dev/null | grep -E '^[^ ].*: (warning|error): ' | sort -u || true)
 log "lint took $((SECONDS - start)) s"
 if [[ -n $findings ]]; then
   printf '%s\n' "$findings"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the full suite (dev preset),
 # the core suite under AddressSanitizer + UBSan, a bounded libFuzzer run, the format check
-# (scripts/format-check.sh) and the static checks of the Qt code (scripts/lint.sh).
+# (scripts/format-check.sh) and the static checks: clazy in the build, clang-tidy (scripts/lint.sh).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 scripts/check-sources.sh   # comments and docs cite public sources only (docs/hacking.md)
@@ -16,26 +16,23 @@ status=0
 log "Format: every C++ file follows .clang-format (clang-format -i FILE to fix)"
 scripts/format-check.sh || status=1
 
-# One build for the suite and the sanitizers: core is compiled twice, plain and under AddressSanitizer
-# + UBSan (PARAPLAN_SANITIZED_CORE), and every core test links once to each (core_tst_*_asan, label
-# asan): the tests' own objects are compiled once (docs/benchmarks.md, "CI build").
-log "Configuring (dev, with core also under AddressSanitizer + UBSan)"
-cmake --preset dev -DPARAPLAN_SANITIZED_CORE=ON >/dev/null
-log "Building (dev)"
+# One build for the suite, the sanitizers, the fuzzers and clazy: core is compiled twice, plain and
+# under AddressSanitizer + UBSan with libFuzzer's coverage (PARAPLAN_SANITIZED_CORE); every core test
+# links once to each (core_tst_*_asan, label asan) and the fuzz targets to the second; clazy's checks
+# run inside the compiler on core/, widgets/ and app/ (PARAPLAN_CLAZY): docs/benchmarks.md, "CI build".
+log "Configuring (dev, with core also under AddressSanitizer + UBSan, and clazy)"
+cmake --preset dev -DPARAPLAN_SANITIZED_CORE=ON -DPARAPLAN_CLAZY=ON >/dev/null
+log "Building (dev; a clazy finding stops the build as an error)"
 cmake --build --preset dev -j "$JOBS"
 log "Core tests under AddressSanitizer + UBSan"
 ctest --preset dev -L asan -j "$JOBS" || status=1
 
-log "Configuring (fuzz)"
-cmake --preset fuzz >/dev/null
-log "Building the fuzz targets"
-cmake --build --preset fuzz -j "$JOBS" --target fuzzers
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 log "Fuzzing the input parsers for ${FUZZ_SECONDS}s"
-scripts/fuzz.sh "$FUZZ_SECONDS" || status=1
+FUZZ_BUILD=build/dev scripts/fuzz.sh "$FUZZ_SECONDS" || status=1
 
-log "Lint: clazy and clang-tidy over widgets/ and app/"
-LINT_TIDY=changed scripts/lint.sh || status=1
+log "Lint: clang-tidy over the changed sources of widgets/ and app/ (clazy ran in the build)"
+LINT_TIDY=changed LINT_CLAZY=none scripts/lint.sh || status=1
 # The Slurm tests run against a real Slurm on loopback (scripts/slurm-up.sh; needs root).
 log "Starting the loopback Slurm"
 if SLURM_CONF=$(bash scripts/slurm-up.sh start); then

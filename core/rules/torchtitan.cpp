@@ -57,13 +57,13 @@ void tt_world(const Project& p, Out& out) {
         {"/layout/dp_shard", "/layout/tp", "/layout/pp", "/layout/cp"});
     std::vector<Fix> c;
     if (l.dp_shard != -1) c.push_back(set_value("/layout/dp_shard", -1, "Infer dp_shard from the world size"));
-    for (auto f :
+    for (auto& f :
          knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp", "/layout/dp_replicate"}, world_divisors(p))) {
         if (l.dp_shard != -1) {
             f.changes.push_back({"/layout/dp_shard", -1});
             f.label += ", infer dp_shard";
         }
-        c.push_back(f);
+        c.push_back(std::move(f));
     }
     add_fixes(d, &tt_world, p, c);
     out.push_back(d);

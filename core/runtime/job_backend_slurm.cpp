@@ -40,7 +40,8 @@ void SlurmJobBackend::start() {
         if (p.finished) return;   // stopped meanwhile
         const std::string out = q->readAllStandardOutput().toStdString();
         const std::string err = q->readAllStandardError().trimmed().toStdString();
-        auto refuse = [this, &p](const std::string& why) {
+        // Called only within this slot, while p lives (clazy takes it for a connected lambda).
+        auto refuse = [this, &p](const std::string& why) {   // clazy:exclude=lambda-in-connect
             slurm_note(why);
             p.finished = true;
             p.exit_code = 1;
