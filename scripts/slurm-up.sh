@@ -83,6 +83,9 @@ SlurmctldPort=$CTLD_PORT
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
+# A requeued job waits cred_expire before it starts again (slurm.conf(5), AuthInfo): 120 s by
+# default, 20 s here so that the requeue test does not wait two minutes.
+AuthInfo=cred_expire=20
 StateSaveLocation=$D/state
 SlurmdSpoolDir=$D/spool/%n
 SlurmctldPidFile=$D/slurmctld.pid

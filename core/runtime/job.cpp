@@ -429,6 +429,7 @@ void Job::say(int i, const std::string& text, bool is_stderr) {
 void Job::note(int i, const std::string& text) { say(i, "paraplan: " + text, true); }
 
 void Job::setSlurmPollInterval(int ms) { backend_->set_poll_interval(ms); }
+void Job::setSlurmCallTimeout(int seconds) { backend_->set_call_timeout(seconds); }
 
 std::optional<long long> Job::slurmJobId() const { return backend_->batch_job_id(); }
 

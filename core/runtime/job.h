@@ -80,6 +80,7 @@ public:
     // Slurm mode: how often squeue is polled after submission (default 5000 ms), and the
     // batch job's id once sbatch has printed it (nullopt in the other modes).
     void setSlurmPollInterval(int ms);
+    void setSlurmCallTimeout(int seconds);   // each Slurm call's bound (default kSlurmCallTimeoutS)
     std::optional<long long> slurmJobId() const;
 
 signals:

@@ -44,8 +44,10 @@ public:
     virtual std::string end_error() const { return {}; }
     // Fields this backend adds to job.json.
     virtual void describe(nlohmann::json& /*job_json*/) const {}
-    // Batch-scheduler side (Slurm): how often to poll, and the job id once known.
+    // Batch-scheduler side (Slurm): how often to poll, how long one call to the scheduler may take
+    // before it is ended and counted as no answer, and the job id once known.
     virtual void set_poll_interval(int /*ms*/) {}
+    virtual void set_call_timeout(int /*seconds*/) {}
     virtual std::optional<long long> batch_job_id() const { return std::nullopt; }
 
 protected:

@@ -33,7 +33,7 @@ void SlurmJobBackend::start() {
     if (plan().slurm_gpus != "auto" || plan().slurm_gpus_per_node <= 0) return start_processes();
     // gpus "auto": read every node's gres first (bounded), choose the GPUs sbatch asks for,
     // or refuse before anything is queued (slurm_gpus.h).
-    QProcess* q = slurm_call(sinfo_nodes_command());
+    QProcess* q = slurm_call(sinfo_nodes_command(call_timeout_s_));
     connect(q, &QProcess::finished, this, [this, q](int code, QProcess::ExitStatus st) {
         q->deleteLater();
         auto& p = process(0);
@@ -52,7 +52,7 @@ void SlurmJobBackend::start() {
         };
         if (st != QProcess::NormalExit || code != 0) {
             const std::string said = !err.empty()  ? err
-                                     : code == 124 ? "no answer in " + std::to_string(kSlurmCallTimeoutS) + " s"
+                                     : code == 124 ? "no answer in " + std::to_string(call_timeout_s_) + " s"
                                                    : "exit " + std::to_string(code);
             return refuse("could not read the nodes' GPUs (sinfo: " + said +
                           "); nothing was submitted. Set runtime.slurm.gpus to \"gres\" or \"none\" to submit "
@@ -90,7 +90,7 @@ bool SlurmJobBackend::process_ended(int i, int ssh_code) {
 
 QProcess* SlurmJobBackend::slurm_call(const std::string& cmd) {
     QProcess* q = node_of(process(0)).start(remote(cmd), this);
-    QTimer::singleShot((kSlurmCallTimeoutS + 20) * 1000, q, [q] {
+    QTimer::singleShot((call_timeout_s_ + 20) * 1000, q, [q] {
         if (q->state() != QProcess::NotRunning) q->kill();
     });
     return q;
@@ -101,7 +101,8 @@ void SlurmJobBackend::send_scancel(bool kill) {
     ++scancel_tries_;
     slurm_note(kill ? "Slurm job " + sid + " still runs after scancel: scancel --signal=KILL " + sid
                     : "cancelling Slurm job " + sid);
-    QProcess* q = slurm_call(kill ? scancel_kill_command(*slurm_id_) : scancel_command(*slurm_id_));
+    QProcess* q = slurm_call(kill ? scancel_kill_command(*slurm_id_, call_timeout_s_)
+                                  : scancel_command(*slurm_id_, call_timeout_s_));
     connect(q, &QProcess::finished, this, [this, q, kill, sid](int code, QProcess::ExitStatus st) {
         q->deleteLater();
         if ((st == QProcess::NormalExit && code == 0) || process(0).finished) return;
@@ -168,7 +169,7 @@ void SlurmJobBackend::submitted() {
 }
 
 void SlurmJobBackend::poll() {
-    QProcess* q = slurm_call(squeue_command(*slurm_id_));
+    QProcess* q = slurm_call(squeue_command(*slurm_id_, call_timeout_s_));
     connect(q, &QProcess::finished, this, [this, q](int code, QProcess::ExitStatus st) {
         q->deleteLater();
         const std::string out = q->readAllStandardOutput().trimmed().toStdString();
@@ -231,7 +232,7 @@ void SlurmJobBackend::poll() {
             if (++misses_ == kUnknownAfter) {
                 std::string why = err;
                 if (why.empty())
-                    why = code == 124 ? "squeue gave no answer in " + std::to_string(kSlurmCallTimeoutS) + " s"
+                    why = code == 124 ? "squeue gave no answer in " + std::to_string(call_timeout_s_) + " s"
                                       : "squeue exited " + std::to_string(code);
                 slurm_state_ = "UNKNOWN";
                 slurm_note("Slurm job " + sid + " UNKNOWN (" + why + "); asking again every " +
@@ -242,7 +243,7 @@ void SlurmJobBackend::poll() {
         }
         // Gone from the queue: the controller still knows how it ended for MinJobAge seconds
         // (scontrol); after that only the accounting (sacct).
-        QProcess* a = slurm_call(final_state_command(*slurm_id_));
+        QProcess* a = slurm_call(final_state_command(*slurm_id_, call_timeout_s_));
         connect(a, &QProcess::finished, this, [this, a, again, sid](int, QProcess::ExitStatus) {
             a->deleteLater();
             auto& p = process(0);
@@ -266,7 +267,7 @@ void SlurmJobBackend::ended(const SlurmFinal& fin) {
     if (fin.state == "NODE_FAIL" && !fin.nodes.empty() && !down_asked_) {
         // scontrol names the job's nodes, not the one that failed: sinfo -R lists the down ones.
         down_asked_ = true;
-        QProcess* q = slurm_call(sinfo_down_command(fin.nodes));
+        QProcess* q = slurm_call(sinfo_down_command(fin.nodes, call_timeout_s_));
         connect(q, &QProcess::finished, this, [this, q, fin](int, QProcess::ExitStatus) {
             q->deleteLater();
             down_nodes_ = parse_sinfo_down(q->readAllStandardOutput().toStdString());

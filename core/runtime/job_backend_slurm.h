@@ -29,6 +29,7 @@ public:
     std::string end_error() const override;
     void describe(nlohmann::json& job_json) const override;
     void set_poll_interval(int ms) override { poll_ms_ = ms; }
+    void set_call_timeout(int seconds) override { call_timeout_s_ = seconds; }
     std::optional<long long> batch_job_id() const override { return slurm_id_; }
 
 private:
@@ -52,6 +53,7 @@ private:
     std::string slurm_reason_;
     int slurm_signal_ = 0;   // ExitCode's signal, once ended
     int poll_ms_ = 5000;
+    int call_timeout_s_ = kSlurmCallTimeoutS;   // each Slurm call's bound (slurm/slurm.h)
     int misses_ = 0;               // squeue calls in a row that could not say (controller down, timeout, ssh)
     int blocked_polls_ = 0;        // polls in a row pending for a reason waiting cannot cure
     std::string blocked_reason_;   // set when this launch cancelled the job for it

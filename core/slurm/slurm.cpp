@@ -192,24 +192,28 @@ std::optional<SlurmFinal> parse_final_state(std::string_view out) {
     return std::nullopt;
 }
 
-static std::string bounded(const std::string& cmd) {
-    return "timeout -k 5 " + std::to_string(kSlurmCallTimeoutS) + " " + cmd;
+static std::string bounded(const std::string& cmd, int timeout_s) {
+    return "timeout -k 5 " + std::to_string(timeout_s) + " " + cmd;
 }
-std::string squeue_command(long long id) { return bounded("squeue -h -j " + std::to_string(id) + " -o '%T|%r'"); }
-std::string sacct_command(long long id) {
-    return bounded("sacct -n -P -X -j " + std::to_string(id) + " -o State,ExitCode");
+std::string squeue_command(long long id, int timeout_s) {
+    return bounded("squeue -h -j " + std::to_string(id) + " -o '%T|%r'", timeout_s);
 }
-std::string scancel_command(long long id) { return bounded("scancel " + std::to_string(id)); }
-std::string scancel_kill_command(long long id) { return bounded("scancel --signal=KILL " + std::to_string(id)); }
-std::string final_state_command(long long id) {
-    return bounded("scontrol -o show job " + std::to_string(id)) + " 2>/dev/null; " + sacct_command(id) +
-           " 2>/dev/null; true";
+std::string sacct_command(long long id, int timeout_s) {
+    return bounded("sacct -n -P -X -j " + std::to_string(id) + " -o State,ExitCode", timeout_s);
+}
+std::string scancel_command(long long id, int timeout_s) { return bounded("scancel " + std::to_string(id), timeout_s); }
+std::string scancel_kill_command(long long id, int timeout_s) {
+    return bounded("scancel --signal=KILL " + std::to_string(id), timeout_s);
+}
+std::string final_state_command(long long id, int timeout_s) {
+    return bounded("scontrol -o show job " + std::to_string(id), timeout_s) + " 2>/dev/null; " +
+           sacct_command(id, timeout_s) + " 2>/dev/null; true";
 }
 
-std::string sinfo_nodes_command() { return bounded("sinfo -N -h -o '%N %P %G'"); }
+std::string sinfo_nodes_command(int timeout_s) { return bounded("sinfo -N -h -o '%N %P %G'", timeout_s); }
 
-std::string sinfo_down_command(const std::string& nodes) {
-    return bounded("sinfo -h -N -R -n " + sh_quote(nodes) + " -o '%N|%E'");
+std::string sinfo_down_command(const std::string& nodes, int timeout_s) {
+    return bounded("sinfo -h -N -R -n " + sh_quote(nodes) + " -o '%N|%E'", timeout_s);
 }
 
 std::string parse_sinfo_down(std::string_view out) {

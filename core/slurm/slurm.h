@@ -82,29 +82,30 @@ bool squeue_says_job_gone(std::string_view err);
 bool is_sbatch_error(std::string_view err);
 
 // Every call to Slurm on the login node is bounded: `timeout` (coreutils) ends a hung
-// client after this many seconds (exit 124), KILL 5 s later.
+// client after timeout_s seconds (exit 124), KILL 5 s later. This many by default.
 constexpr int kSlurmCallTimeoutS = 30;
 
-// Remote commands (plain words, ids are numbers).
-std::string squeue_command(long long id);
-std::string sacct_command(long long id);
-std::string scancel_command(long long id);
-std::string scancel_kill_command(long long id);   // scancel --signal=KILL (scancel(1) -s)
+// Remote commands (plain words, ids are numbers), each bounded by timeout_s.
+std::string squeue_command(long long id, int timeout_s = kSlurmCallTimeoutS);
+std::string sacct_command(long long id, int timeout_s = kSlurmCallTimeoutS);
+std::string scancel_command(long long id, int timeout_s = kSlurmCallTimeoutS);
+// scancel --signal=KILL (scancel(1) -s)
+std::string scancel_kill_command(long long id, int timeout_s = kSlurmCallTimeoutS);
 // scontrol first, then sacct (its "accounting storage is disabled" goes to /dev/null).
-std::string final_state_command(long long id);
+std::string final_state_command(long long id, int timeout_s = kSlurmCallTimeoutS);
 
 // Every node's GPUs, to choose where a job's GPUs can come from: `sinfo -N -h -o '%N %P %G'`
 // (sinfo(1) -N: one line per node and partition; %N the node, %P the partition, the default
 // one marked '*', %G its generic resources, e.g. "gpu:2", "gpu:a100:4(S:0-1),mps:100",
 // "(null)"), bounded like every Slurm call.
-std::string sinfo_nodes_command();
+std::string sinfo_nodes_command(int timeout_s = kSlurmCallTimeoutS);
 
 // Which of a job's nodes are down and why, for a job that ended NODE_FAIL: `sinfo -h -N -R
 // -n NODES -o '%N|%E'` (sinfo(1) -R: down, drained and failing nodes with their reason,
 // e.g. "n2|Not responding"). slurmctld sets NODE_FAIL when it marks a node of the job DOWN
 // (SlurmdTimeout without an answer, slurm.conf(5); `kill_running_job_by_node_name`,
 // src/slurmctld/job_mgr.c, slurm-22-05), so the node is listed there by then.
-std::string sinfo_down_command(const std::string& nodes);
+std::string sinfo_down_command(const std::string& nodes, int timeout_s = kSlurmCallTimeoutS);
 // Its lines as "n2 (Not responding)", joined by ", ", each node once; empty when none.
 std::string parse_sinfo_down(std::string_view out);
 

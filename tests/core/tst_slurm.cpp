@@ -140,6 +140,13 @@ private slots:
                  std::string("timeout -k 5 30 scontrol -o show job 7 2>/dev/null; timeout -k 5 30 sacct -n -P -X -j 7 "
                              "-o State,ExitCode 2>/dev/null; true"));
         QCOMPARE(sinfo_nodes_command(), std::string("timeout -k 5 30 sinfo -N -h -o '%N %P %G'"));
+        // A launch can set another bound (Job::setSlurmCallTimeout): every part of a command takes it.
+        QCOMPARE(squeue_command(7, 4), std::string("timeout -k 5 4 squeue -h -j 7 -o '%T|%r'"));
+        QCOMPARE(scancel_kill_command(7, 4), std::string("timeout -k 5 4 scancel --signal=KILL 7"));
+        QCOMPARE(final_state_command(7, 4),
+                 std::string("timeout -k 5 4 scontrol -o show job 7 2>/dev/null; timeout -k 5 4 sacct -n -P -X -j 7 "
+                             "-o State,ExitCode 2>/dev/null; true"));
+        QCOMPARE(sinfo_down_command("n[1-2]", 4), std::string("timeout -k 5 4 sinfo -h -N -R -n 'n[1-2]' -o '%N|%E'"));
     }
 };
 

@@ -18,7 +18,6 @@
 #include "slurm/slurm.h"
 
 #include <QFileInfo>
-#include <QElapsedTimer>
 #include <QScopeGuard>
 #include <QStandardPaths>
 #include <QtTest>
@@ -45,6 +44,10 @@ class TestSlurmE2E : public QObject {
         r.slurm.login_node = "node1";
         return r;
     }
+
+    // A Slurm call's bound where a test makes calls hang or fail (the default, kSlurmCallTimeoutS, is
+    // 30 s): time for a loopback squeue to answer, short enough that three misses take seconds.
+    static constexpr int kHungCallS = 4;
 
     std::unique_ptr<Job> make_job(const RuntimeConfig& r, const std::string& name, int nodes = 2, int gpus = 2) {
         static int n = 0;
@@ -225,8 +228,8 @@ private slots:
     void hungSqueueIsUnknownThenFollowed() {
         // Fault injector: a `squeue` in front of the real one on the job's PATH
         // (runtime.path_prepend) that hangs (sleep) while the file `hang` exists, noting its
-        // pid. The bounded call (timeout, kSlurmCallTimeoutS) ends each hung one; after
-        // kUnknownAfter of them the job is UNKNOWN, not ended, and followed again once squeue answers.
+        // pid. The bounded call (timeout; kHungCallS here, kSlurmCallTimeoutS by default) ends each hung
+        // one; after kUnknownAfter of them the job is UNKNOWN, not ended, and followed again once squeue answers.
         const QString fault = work.path() + "/fault-injector-hung-squeue";
         QDir().mkpath(fault);
         const QString real = QStandardPaths::findExecutable("squeue");
@@ -239,19 +242,19 @@ private slots:
                              "' ]; do sleep 0.3; done; echo \"down $RANK\"");
         r.path_prepend = {fault.toStdString()};
         auto job = make_job(r, "slurm hung squeue");
+        job->setSlurmCallTimeout(kHungCallS);
         job->start();
         QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("up 0"), 60000);
         QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch").contains("RUNNING"), 30000);
         SshdFixture::write(fault + "/hang", "");
-        QElapsedTimer t;
-        t.start();
         const QString sid = QString::number(*job->slurmJobId());
         QTRY_VERIFY_WITH_TIMEOUT(log(*job, "sbatch")
                                      .contains("Slurm job " + sid + " UNKNOWN (squeue gave no answer in " +
-                                               QString::number(kSlurmCallTimeoutS) + " s)"),
+                                               QString::number(kHungCallS) + " s)"),
                                  150000);
-        // Three bounded calls, each ended by timeout: neither hung forever nor ended the job.
-        QVERIFY2(t.elapsed() < 3 * (kSlurmCallTimeoutS + 10) * 1000, qPrintable(QString::number(t.elapsed())));
+        // That line comes only after three calls in a row each ended by timeout (exit 124): none hung
+        // forever, and none ended the job.
+        QVERIFY(SshdFixture::read(fault + "/pids").split('\n', Qt::SkipEmptyParts).size() >= 3);
         QVERIFY(!job->done());
         QVERIFY(!log(*job, "sbatch").contains("left the queue"));
         QCOMPARE(job->to_json()["slurm_state"].get<std::string>(), std::string("UNKNOWN"));
@@ -443,6 +446,7 @@ private slots:
         auto job = make_job(
             rc("echo \"up $RANK\"; while [ ! -e '" + go.toStdString() + "' ]; do sleep 0.3; done; echo \"down $RANK\""),
             "slurm ctld down");
+        job->setSlurmCallTimeout(kHungCallS);
         job->start();
         QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("up 0"), 60000);
         const QString conf = qEnvironmentVariable("SLURM_CONF");
@@ -472,6 +476,7 @@ private slots:
         // Stop with slurmctld down: scancel fails, the launch says so and tries again; once
         // the controller is back the job is cancelled and ends stopped, its tasks gone.
         auto job = make_job(rc("while :; do echo \"tick $RANK\"; sleep 0.3; done"), "slurm stop ctld down");
+        job->setSlurmCallTimeout(kHungCallS);
         const std::string id = job->plan().job_id;
         job->start();
         QTRY_VERIFY_WITH_TIMEOUT(log(*job, "rank-0").contains("tick 0"), 60000);
@@ -521,12 +526,10 @@ private slots:
         const auto restart = qScopeGuard([conf] {
             if (slurmd_pid("n2", conf).isEmpty()) QProcess::execute("/usr/sbin/slurmd", {"-f", conf, "-N", "n2"});
         });
-        QElapsedTimer t;
-        t.start();
         QCOMPARE(::kill(static_cast<pid_t>(pid.toLongLong()), SIGKILL), 0);
         QVERIFY(job->waitFinished(120000));
-        // Not taken as ended before Slurm gave up on the node (SlurmdTimeout).
-        QVERIFY2(t.elapsed() > 15000, qPrintable(QString::number(t.elapsed())));
+        // Not taken as ended before Slurm gave up on the node (SlurmdTimeout): the end is Slurm's
+        // NODE_FAIL, with the node's reason.
         QCOMPARE(Job::to_string(job->state()), std::string("failed"));
         const std::string sid = std::to_string(*job->slurmJobId());
         QVERIFY2(job->error() == "Slurm job " + sid +

@@ -109,10 +109,8 @@ private slots:
         } else if (what == "refused") {
             c.nodes[0].port = sshd.port == 65000 ? 65001 : 65000;
         }
-        QElapsedTimer t;
-        t.start();
+        // The check ends on the failure itself: its kind is the failure's, not the 20 s bound's ("timeout").
         const auto checks = test_connections(c, r, ssh_options_from(r, profile), 20000);
-        QVERIFY(t.elapsed() < 20000);
         QVERIFY(!checks[0].reachable);
         QCOMPARE(QString::fromStdString(to_string(checks[0].error.kind)), kind);
         QVERIFY(!checks[0].error.fix.empty());
@@ -182,14 +180,12 @@ private slots:
         r.script = "-c";
         r.args = {
             "echo \"rank $RANK on $(hostname) CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES\"; "
-            "if [ \"$RANK\" = 1 ]; then sleep 2; echo failing >&2; exit 1; fi; sleep 60 & sleep 61; wait"};
+            "if [ \"$RANK\" = 1 ]; then sleep 2; echo failing >&2; exit 1; fi; sleep 600 & sleep 601; wait"};
         auto job = make_job(c, r, "one rank fails");
         const std::string id = job->plan().job_id;
-        QElapsedTimer t;
-        t.start();
         job->start();
-        QVERIFY(job->waitFinished(60000));
-        QVERIFY(t.elapsed() < 30000);
+        // The other ranks sleep for ten minutes: only rank 1's failure can end the job within the wait.
+        QVERIFY(job->waitFinished(120000));
         QCOMPARE(Job::to_string(job->state()), std::string("failed"));
         QVERIFY2(job->error().find("rank-1") != std::string::npos, job->error().c_str());
         const auto& procs = job->processes();
