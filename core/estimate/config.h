@@ -41,11 +41,6 @@ enum class Fp8Recipe { none, tensorwise, delayed, rowwise, mxfp8, blockwise };
 Fp8Recipe fp8_recipe_from_string(const std::string& s);   // unknown -> tensorwise
 const char* to_string(Fp8Recipe r);
 
-// Kernel stack (layout.kernels): Transformer Engine / fused kernels, torch.compile, eager PyTorch.
-enum class KernelStack { te, compile, eager };
-KernelStack kernel_stack_from_string(const std::string& s);   // unknown -> te
-const char* to_string(KernelStack k);
-
 // Pipeline schedules, one per schedule core/schedule/ generates (schedule_names()): the
 // closed forms in pipeline.h model each, the simulator runs each for a single project.
 //   interleaved:             Megatron's interleaved 1F1B ("interleaved-megatron");
@@ -194,8 +189,8 @@ struct Config {
     // transformer layers the framework keeps in BF16 (FrameworkTraits::fp4_bf16_layers_at_start / _end).
     Fp4Recipe fp4 = Fp4Recipe::none;
     int fp4_bf16_layers_at_start = 0, fp4_bf16_layers_at_end = 0;
-    KernelStack kernels = KernelStack::te;
-    bool compile_loss = false;   // the loss compiled too (with kernels compile; layout.h)
+    KernelStack kernels = KernelStack::te;   // resolved (layout.h kernel_stack): never KernelStack::framework
+    bool compile_loss = false;               // the loss compiled too (with kernels compile; layout.h)
     // What the loop holds of the logits through the eager loss's backward (layout.h loss_logits;
     // framework = "auto": the framework's own loop, else by the kernel stack).
     LossLogits loss_logits = LossLogits::framework;

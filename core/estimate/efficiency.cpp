@@ -40,6 +40,7 @@ Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recip
     // kernel per op (RMSNorm alone is ~5 of them in fp32). Fitted on the tune rows
     // (torchtitan's eager vs compiled 8B runs, llama3_h100_202412 Table 1).
     switch (kernels) {
+    case KernelStack::framework:   // resolved before the estimate (kernel_stack, layout.h); not seen here
     case KernelStack::te: e.elementwise_passes = 3; break;
     case KernelStack::compile: e.elementwise_passes = 4; break;
     case KernelStack::eager: e.elementwise_passes = 8; break;

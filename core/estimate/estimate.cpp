@@ -83,21 +83,6 @@ const char* to_string(Fp8Recipe r) {
     return "none";
 }
 
-KernelStack kernel_stack_from_string(const std::string& s) {
-    if (s == "compile") return KernelStack::compile;
-    if (s == "eager") return KernelStack::eager;
-    return KernelStack::te;
-}
-
-const char* to_string(KernelStack k) {
-    switch (k) {
-    case KernelStack::te: return "te";
-    case KernelStack::compile: return "compile";
-    case KernelStack::eager: return "eager";
-    }
-    return "te";
-}
-
 const char* to_string(Fp8Gather g) {
     switch (g) {
     case Fp8Gather::none: return "none";
@@ -302,7 +287,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.recompute = l.recompute;
     c.flash_attention = l.flash_attention;
     c.framework = fw;
-    c.kernels = kernel_stack_from_string(kernel_stack(l));
+    c.kernels = kernel_stack(l);
     c.compile_loss = l.compile_loss && c.kernels == KernelStack::compile;
     c.loss_logits = l.loss_logits;
     if (fp8_on(l, t)) {

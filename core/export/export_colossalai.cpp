@@ -63,20 +63,20 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     // Kernel stack (layout.kernels): the plugins have no Transformer Engine or torch.compile switch.
     // "te" means ColossalAI's fused kernels, ShardFormer's enable_fused_normalization + enable_jit_fused
     // (FrameworkTraits::fused_switches_mean_te), so both are written on; LowLevelZeroPlugin has neither.
-    const std::string stack = kernel_stack(l);
-    const bool fused_norm = l.fused_norm || stack == "te";
-    const bool jit_fused = l.jit_fused || stack == "te";
-    if (stack == "te" && !(l.fused_norm && l.jit_fused) && cls != "LowLevelZeroPlugin")
+    const KernelStack stack = kernel_stack(l);
+    const bool fused_norm = l.fused_norm || stack == KernelStack::te;
+    const bool jit_fused = l.jit_fused || stack == KernelStack::te;
+    if (stack == KernelStack::te && !(l.fused_norm && l.jit_fused) && cls != "LowLevelZeroPlugin")
         out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
                                        "ColossalAI has no Transformer Engine; kernels \"te\" is written as its fused "
                                        "kernels: enable_fused_normalization=True, enable_jit_fused=True.",
                                        {"/layout/kernels"}));
-    if (stack == "compile")
+    if (stack == KernelStack::compile)
         out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
                                        cls + " has no torch.compile switch: plugin.py leaves the model eager; "
                                              "compile it in the training script (kernels \"compile\").",
                                        {"/layout/kernels"}));
-    if (stack == "eager" && l.fused_norm && l.jit_fused && cls != "LowLevelZeroPlugin")
+    if (stack == KernelStack::eager && l.fused_norm && l.jit_fused && cls != "LowLevelZeroPlugin")
         out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
                                        "kernels \"eager\" with fused_norm and jit_fused on: plugin.py turns the fused "
                                        "kernels on, as those fields say, but the estimate counts eager kernels.",
@@ -203,7 +203,7 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         if (use_fp8) args.push_back({"use_fp8", "True"});
         if (fp8_comm) args.push_back({"fp8_communication", "True"});
         // No ShardFormer, so no kernel switches (rule colossalai.kernels).
-        if (stack == "te" || l.fused_norm || l.jit_fused)
+        if (stack == KernelStack::te || l.fused_norm || l.jit_fused)
             out.findings.push_back(finding(Severity::Warning, "export.colossalai.kernels",
                                            "LowLevelZeroPlugin has no kernel switches (no enable_fused_normalization "
                                            "or enable_jit_fused); plugin.py leaves the kernels to the model's code.",

@@ -215,14 +215,14 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     // framework the project names.
     Layout as_megatron = l;
     as_megatron.framework = "megatron";
-    if (const std::string ks = kernel_stack(as_megatron); ks == "eager") {
+    if (const KernelStack ks = kernel_stack(as_megatron); ks == KernelStack::eager) {
         if (fp8_on(l, t) || fp4)
             findings.push_back(finding(Severity::Warning, "export.megatron.kernels",
                                        "Megatron-LM runs FP8 and FP4 only through Transformer Engine: written with its "
                                        "Transformer Engine layers although kernels is \"eager\".",
                                        {"/layout/kernels", fp4 ? "/layout/fp4_recipe" : "/layout/fp8"}));
         else add(a.training, "--transformer-impl", "local");
-    } else if (ks == "compile") {
+    } else if (ks == KernelStack::compile) {
         findings.push_back(finding(Severity::Warning, "export.megatron.kernels",
                                    "Megatron-LM has no torch.compile switch for the model: written with its default "
                                    "Transformer Engine layers (--transformer-impl transformer_engine).",

@@ -153,14 +153,14 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     }
     toml << "\n[activation_checkpoint]\nmode = " << toml_string(to_string(l.recompute)) << "\n";
     // torchtitan has no Transformer Engine path (v0.2.2; rule torchtitan.kernels): job.toml runs eager.
-    if (kernel_stack(l) == "te")
+    if (kernel_stack(l) == KernelStack::te)
         out.findings.push_back(finding(Severity::Warning, "export.torchtitan.kernels",
                                        "torchtitan has no Transformer Engine kernels; job.toml runs eager PyTorch "
                                        "(set kernels \"compile\" for [compile] enable = true).",
                                        {"/layout/kernels"}));
     // The loss is compiled only where the project says so (layout.compile_loss), so that the run
     // holds what the memory estimate counts (a compiled loss keeps no fp32 copy of the logits).
-    if (kernel_stack(l) == "compile")
+    if (kernel_stack(l) == KernelStack::compile)
         toml << "\n[compile]\nenable = true\ncomponents = "
              << (l.compile_loss ? "[\"model\", \"loss\"]" : "[\"model\"]") << "\n";
     if (mx) {

@@ -278,7 +278,7 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
         } else if (flag == "--transformer-impl") {
             // local: Megatron's own PyTorch modules; transformer_engine is its default ("auto").
             if (auto v = need_str()) {
-                if (*v == "local") l.kernels = "eager";
+                if (*v == "local") l.kernels = KernelStack::eager;
                 else if (*v != "transformer_engine") w.push_back(shown + " not read");
             }
         } else if (flag == "--attention-backend") {

@@ -128,7 +128,7 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                     } else w.push_back(full + " entry " + c.dump() + " not read");
                 }
             } else if (table == "compile" && key == "enable" && kt.value().is_boolean()) {
-                if (kt.value().get<bool>()) l.kernels = "compile";
+                if (kt.value().get<bool>()) l.kernels = KernelStack::compile;
             } else if (table == "compile" && key == "components" && kt.value().is_array()) {
                 // "loss" among the compiled components: the loss's memory is counted as compiled.
                 for (const auto& c : kt.value())

@@ -64,7 +64,7 @@ std::vector<FrameworkTraits> make_table() {
     hybrid.zero_stages = {0, 1, 2};
     hybrid.zero_stages_pp = {0, 1};
     hybrid.optimizer_bytes = OptimizerBytes::mixed;
-    hybrid.kernels = "eager";
+    hybrid.kernels = KernelStack::eager;
     // fp8_communication (every plugin): Gemini's chunk all-gathers (zero/gemini/chunk/chunk.py
     // Chunk.__gather, all_gather_fp8) and the ZeRO optimizer's parameter all-gathers
     // (zero/low_level/low_level_optim.py) in FP8, cast per tensor whatever the linear layers' recipe.
@@ -180,7 +180,7 @@ std::vector<FrameworkTraits> make_table() {
     mg.overlap_p2p_interleaved = true;
     // --tp-comm-overlap (off by default; arguments.py asserts sequence parallelism with it).
     mg.tp_comm_overlap_kind = TpCommOverlapKind::userbuffers;
-    mg.kernels = "te";
+    mg.kernels = KernelStack::te;
     // arguments.py --fp8-recipe choices (core_v0.14.0): tensorwise delayed mxfp8 blockwise.
     mg.fp8_recipes = {"tensorwise", "delayed", "mxfp8", "blockwise"};
     // --fp8-param-gather with any of them (arguments.py, core_v0.14.0: it needs the distributed
@@ -249,7 +249,7 @@ std::vector<FrameworkTraits> make_table() {
     tt.optimizer_bytes = OptimizerBytes::fsdp2_fp32;
     tt.overlap_param_gather = true;
     tt.overlap_p2p = true;
-    tt.kernels = "eager";
+    tt.kernels = KernelStack::eager;
     // v0.2.2 config/job_config.py: [quantize.linear.float8] recipe_name (tensorwise, rowwise,
     // rowwise_with_gw_hp); MX formats through the separate converter "quantize.linear.mx".
     tt.fp8_recipes = {"tensorwise", "rowwise", "mxfp8"};
@@ -331,7 +331,7 @@ std::vector<FrameworkTraits> make_table() {
     ds.zero_stages_pp = {0, 1};
     ds.offload_params_at_zero3 = true;
     ds.optimizer_bytes = OptimizerBytes::fp32_grad_copy;
-    ds.kernels = "eager";
+    ds.kernels = KernelStack::eager;
     // No FP8 all-gather: ds_config has no FP8 switch; ZeRO++'s zero_quantized_weights
     // (runtime/zero/config.py) gathers INT8-quantized blocks, another format.
     ds.fp8_all_gather_recipes = {};
@@ -367,7 +367,7 @@ std::vector<FrameworkTraits> make_table() {
     dm.zero_stages = {0, 1, 2};
     dm.zero_stages_pp = {0, 1};
     dm.optimizer_bytes = OptimizerBytes::mixed;
-    dm.kernels = "eager";
+    dm.kernels = KernelStack::eager;
     // No FP8 all-gather: a plain DeviceMesh job has no float8 converter or FSDP switch of its own.
     dm.fp8_all_gather_recipes = {};
     dm.fp8_all_gather_kind = Fp8AllGatherKind::none;

@@ -141,7 +141,7 @@ struct FrameworkTraits {
     bool overlap_param_gather = false;      // besides ZeRO-3, which always prefetches
     bool overlap_p2p = false;               // always (torchtitan)
     bool overlap_p2p_interleaved = false;   // with the interleaved schedule (Megatron)
-    const char* kernels;                    // kernel stack by default ("te" or "eager")
+    KernelStack kernels;                    // kernel stack by default (te or eager)
     std::vector<std::string> fp8_recipes;   // layout.fp8_recipe values it accepts (empty: it has no recipe choice)
     // layout.fp8_recipe values with which layout.fp8_all_gather gathers FP8 weights (empty: no FP8 all-gather)
     std::vector<std::string> fp8_all_gather_recipes;

@@ -11,19 +11,19 @@ const std::vector<std::string> kOffload = enum_names<Offload>();
 const std::vector<std::string> kPrecisions = enum_names<Precision>();
 const std::vector<std::string> kOptimizers = enum_names<Optimizer>();
 const std::vector<std::string> kFp8Recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
-const std::vector<std::string> kKernelStacks = {"auto", "te", "compile", "eager"};
+const std::vector<std::string> kKernelStacks = enum_names<KernelStack>();
 const std::vector<std::string> kLossLogits = enum_names<LossLogits>();
 const std::vector<std::string> kTpModes = enum_names<TpMode>();
 const std::vector<std::string> kMoeDispatchers = enum_names<MoeDispatcher>();
 
-std::string kernel_stack(const Layout& l) {
-    if (l.kernels != "auto" && !l.kernels.empty()) return l.kernels;
+KernelStack kernel_stack(const Layout& l) {
+    if (l.kernels != KernelStack::framework) return l.kernels;
     // Megatron-LM builds its layers from Transformer Engine (--transformer-impl transformer_engine,
     // the default since core 0.8); torchtitan's configs leave [compile] off; ColossalAI and
     // DeepSpeed run the Hugging Face / user model code, fused only where switched on.
     const FrameworkTraits* t = find_traits(l.framework);
-    if (!t) return "eager";
-    if (t->fused_switches_mean_te && l.fused_norm && l.jit_fused) return "te";
+    if (!t) return KernelStack::eager;
+    if (t->fused_switches_mean_te && l.fused_norm && l.jit_fused) return KernelStack::te;
     return t->kernels;
 }
 

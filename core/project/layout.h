@@ -62,7 +62,7 @@ struct Layout {
     // Kernel stack: te (Transformer Engine / fused kernels), compile (torch.compile), eager;
     // auto = the framework's default (FrameworkTraits::kernels: Megatron te; the others eager, ColossalAI te
     // when both fused_norm and jit_fused are on).
-    std::string kernels = "auto";
+    KernelStack kernels = KernelStack::framework;   // "auto"
     // The loss compiled with the model (kernels compile): torchtitan's components/loss.py
     // build_cross_entropy_loss compiles it under training.compile (e7c0cae, June 2025; the
     // [compile] components "loss" of later versions); at 9dec370 train.py left it eager.
@@ -122,7 +122,8 @@ struct Training {
     bool operator==(const Training&) const = default;
 };
 
-// The kernel stack a framework runs by default ("auto" resolved).
-std::string kernel_stack(const Layout& l);
+// The kernel stack the layout runs: layout.kernels, or for "auto" the framework's default (never
+// KernelStack::framework).
+KernelStack kernel_stack(const Layout& l);
 
 }   // namespace paraplan

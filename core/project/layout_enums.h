@@ -34,6 +34,10 @@ enum class Optimizer { adamw, adam, sgd, lion, adafactor };
 // split the sequence over the tp group; all_to_all (DeepSpeed-Ulysses) and ring_attn split it over
 // an sp axis of their own. Megatron and torchtitan read split_gather as --sequence-parallel.
 enum class SpMode { none, split_gather, ring, all_to_all, ring_attn };
+// layout.kernels: the kernel stack the layers run on: Transformer Engine / fused kernels (te),
+// torch.compile (compile), eager PyTorch (eager); framework, written "auto", is the framework's
+// default for the layout's switches (kernel_stack, layout.h, resolves it).
+enum class KernelStack { framework, te, compile, eager };
 // training.precision: the compute dtype; fp8 is version 1's legacy spelling of bf16 with
 // layout.fp8 (project/migrate.h rewrites it in a file; a fix or the CLI can still set it).
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
@@ -100,6 +104,14 @@ struct EnumNames<SpMode> {
                                                             {SpMode::ring, "ring"},
                                                             {SpMode::all_to_all, "all_to_all"},
                                                             {SpMode::ring_attn, "ring_attn"}}};
+};
+template <>
+struct EnumNames<KernelStack> {
+    static constexpr const char* field = "kernels";
+    static constexpr std::array<EnumName<KernelStack>, 4> table{{{KernelStack::framework, "auto"},
+                                                                 {KernelStack::te, "te"},
+                                                                 {KernelStack::compile, "compile"},
+                                                                 {KernelStack::eager, "eager"}}};
 };
 template <>
 struct EnumNames<Precision> {

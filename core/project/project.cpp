@@ -293,7 +293,7 @@ Layout read_layout(const Obj& o) {
         l.fp8_all_gather = v;
     }
     l.fp4_recipe = *parse_fp4_recipe(one_of_strings(o, "fp4_recipe", kFp4Recipes, to_string(l.fp4_recipe)));
-    l.kernels = one_of_strings(o, "kernels", kKernelStacks, l.kernels);
+    l.kernels = one_of_enum(o, "kernels", l.kernels);
     l.compile_loss = o.boolean("compile_loss", l.compile_loss);
     l.loss_logits = one_of_enum(o, "loss_logits", l.loss_logits);
     l.order = o.string("order", "");
@@ -506,7 +506,7 @@ json project_to_json(const Project& p) {
     if (l.fp8_recipe != d.fp8_recipe) la["fp8_recipe"] = l.fp8_recipe;
     if (l.fp8_all_gather != d.fp8_all_gather) la["fp8_all_gather"] = l.fp8_all_gather;
     if (l.fp4_recipe != d.fp4_recipe) la["fp4_recipe"] = to_string(l.fp4_recipe);
-    if (l.kernels != d.kernels) la["kernels"] = l.kernels;
+    if (l.kernels != d.kernels) la["kernels"] = to_string(l.kernels);
     if (l.compile_loss != d.compile_loss) la["compile_loss"] = l.compile_loss;
     if (l.loss_logits != d.loss_logits) la["loss_logits"] = to_string(l.loss_logits);
     if (l.order != d.order) la["order"] = l.order;

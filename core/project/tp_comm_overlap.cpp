@@ -46,7 +46,7 @@ TpOverlapState tp_comm_overlap_state(const Layout& l, const FrameworkTraits& t) 
     if (!asked(l, own)) return s;
     if (l.tp <= 1) s.block = TpOverlapBlock::no_tensor_parallel;
     else if (!tp_sequence_parallel_on(l, t)) s.block = TpOverlapBlock::no_sequence_parallel;
-    else if (own == TpCommOverlapKind::micro_pipeline && kernel_stack(l) != "compile")
+    else if (own == TpCommOverlapKind::micro_pipeline && kernel_stack(l) != KernelStack::compile)
         s.block = TpOverlapBlock::needs_compile;
     else s.runs = own;
     return s;

@@ -626,9 +626,9 @@ void model_kernel_flags(const Project& p, Out& out) {
 // and LowLevelZeroPlugin, which runs no ShardFormer, has none of these switches.
 void kernels(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    const std::string k = kernel_stack(l);
+    const KernelStack k = kernel_stack(l);
     const FrameworkTraits& t = traits_of(l);
-    if (k == "compile") {
+    if (k == KernelStack::compile) {
         auto d = diag(Severity::Warning, "colossalai.kernels",
                       std::string(t.display_name) +
                           " has no torch.compile switch: plugin.py leaves the model eager (compile it in the "
@@ -636,9 +636,9 @@ void kernels(const Project& p, Out& out) {
                       "", {"/layout/kernels"});
         add_fixes(d, &kernels, p, {set_value("/layout/kernels", "eager", "Run eager kernels")});
         out.push_back(d);
-    } else if (!t.shardformer && (k == "te" || l.fused_norm || l.jit_fused)) {
+    } else if (!t.shardformer && (k == KernelStack::te || l.fused_norm || l.jit_fused)) {
         std::vector<std::string> fields;
-        if (l.kernels == "te") fields.push_back("/layout/kernels");
+        if (l.kernels == KernelStack::te) fields.push_back("/layout/kernels");
         if (l.fused_norm) fields.push_back("/layout/fused_norm");
         if (l.jit_fused) fields.push_back("/layout/jit_fused");
         auto d = diag(Severity::Warning, "colossalai.kernels",

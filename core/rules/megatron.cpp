@@ -459,7 +459,7 @@ void mg_fp8_recipe(const Project& p, Out& out) {
 // layers from megatron/core/tensor_parallel/layers.py, which have no FP8 path, and
 // get_gpt_layer_local_spec's fp8 argument is deprecated and ignored (gpt_layer_specs.py, core_v0.14.0).
 void mg_fp8_kernels(const Project& p, Out& out) {
-    if (!fp8_on(p.layout, p.training) || kernel_stack(p.layout) != "eager") return;
+    if (!fp8_on(p.layout, p.training) || kernel_stack(p.layout) != KernelStack::eager) return;
     std::vector<std::string> fields{"/layout/kernels"};
     if (p.layout.fp8) fields.push_back("/layout/fp8");
     auto d = diag(Severity::Error, "megatron.fp8_kernels",

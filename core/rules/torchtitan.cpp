@@ -263,7 +263,7 @@ void tt_fp8_all_gather(const Project& p, Out& out) {
 // converters, SDPA / FlexAttention): v0.2.2 has no Transformer Engine path, nor a switch for one in
 // config/job_config.py; its kernels are eager or torch.compile ([compile] enable).
 void tt_kernels(const Project& p, Out& out) {
-    if (p.layout.kernels != "te") return;
+    if (p.layout.kernels != KernelStack::te) return;
     auto d = diag(Severity::Warning, "torchtitan.kernels",
                   "torchtitan has no Transformer Engine kernels: kernels \"te\" cannot be exported (job.toml "
                   "runs eager PyTorch) and the estimate's fused-kernel figures do not apply. Use \"compile\" "

@@ -119,7 +119,7 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     // Megatron's --account-for-embedding/loss-in-pipeline-split, where the run's recipe sets them.
     l.account_for_embedding_in_pipeline_split = r.value("account_for_embedding_in_pipeline_split", false);
     l.account_for_loss_in_pipeline_split = r.value("account_for_loss_in_pipeline_split", false);
-    l.kernels = r.value("kernels", "auto");
+    l.kernels = r.value("kernels", KernelStack::framework);
     l.compile_loss = r.value("compile_loss", false);
     l.loss_logits = r.value("loss_logits", LossLogits::framework);
     if (r.contains("fp8")) {

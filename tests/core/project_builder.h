@@ -80,7 +80,7 @@ public:
     ProjectBuilder& fp8(bool v) { return set(p_.layout.fp8, v); }
     ProjectBuilder& fp8_recipe(const std::string& v) { return set(p_.layout.fp8_recipe, v); }
     ProjectBuilder& fp8_all_gather(bool v) { return set(p_.layout.fp8_all_gather, v); }
-    ProjectBuilder& kernels(const std::string& v) { return set(p_.layout.kernels, v); }
+    ProjectBuilder& kernels(const std::string& v) { return set(p_.layout.kernels, parse_enum<KernelStack>(v).value()); }
     ProjectBuilder& tp_comm_overlap(bool v) { return set(p_.layout.tp_comm_overlap, v); }
     ProjectBuilder& enable_async_tensor_parallel(bool v) { return set(p_.layout.enable_async_tensor_parallel, v); }
     ProjectBuilder& order(const std::string& v) { return set(p_.layout.order, v); }

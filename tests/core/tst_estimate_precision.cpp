@@ -70,7 +70,7 @@ private slots:
                          {{"fp8", true}, {"fp8_recipe", "rowwise"}, {"fp8_all_gather", true}, {"kernels", "compile"}}));
         QCOMPARE(p.layout.fp8_recipe, std::string("rowwise"));
         QVERIFY(p.layout.fp8_all_gather);
-        QCOMPARE(p.layout.kernels, std::string("compile"));
+        QCOMPARE(p.layout.kernels, KernelStack::compile);
         const Project q = project_from_json(project_to_json(p));
         QCOMPARE(q.layout.fp8_recipe, p.layout.fp8_recipe);
         QCOMPARE(q.layout.fp8_all_gather, p.layout.fp8_all_gather);
@@ -81,12 +81,12 @@ private slots:
         } catch (const InputError& e) {
             QVERIFY2(std::string(e.what()).find("/layout/fp8_recipe") != std::string::npos, e.what());
         }
-        QCOMPARE(kernel_stack(p.layout), std::string("compile"));
+        QCOMPARE(kernel_stack(p.layout), KernelStack::compile);
         Layout l;
         l.framework = "megatron";
-        QCOMPARE(kernel_stack(l), std::string("te"));
+        QCOMPARE(kernel_stack(l), KernelStack::te);
         l.framework = "torchtitan";
-        QCOMPARE(kernel_stack(l), std::string("eager"));
+        QCOMPARE(kernel_stack(l), KernelStack::eager);
     }
 
     void fp8_speeds_up_only_the_linear_gemms() {

@@ -265,9 +265,9 @@ private slots:
         // torchtitan: async TP with compiled blocks only.
         Project tt = ProjectBuilder(base).framework("torchtitan").tp(2).build();
         tt.layout.enable_async_tensor_parallel = true;
-        tt.layout.kernels = "compile";
+        tt.layout.kernels = KernelStack::compile;
         QVERIFY(make_config(m, base.training, tt.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::micro_pipeline);
-        tt.layout.kernels = "eager";
+        tt.layout.kernels = KernelStack::eager;
         QVERIFY(make_config(m, base.training, tt.layout, hw, 16).tp_comm_overlap == TpCommOverlapKind::none);
     }
 

@@ -465,7 +465,7 @@ private slots:
         Project p = example("llama3.1-70b-4nodes");
         p.layout.fp8 = true;
         p.layout.fp8_all_gather = true;
-        p.layout.kernels = "te";
+        p.layout.kernels = KernelStack::te;
         p.layout.fused_norm = false;
         p.layout.jit_fused = false;
         p.layout.zero_stage = 1;
@@ -518,11 +518,11 @@ private slots:
         QVERIFY(!c0["kwargs"].contains("fp8_communication"));
         QCOMPARE(findings(r0, "export.colossalai.kernels"), 0);
         // torch.compile has no plugin switch: a warning, nothing written.
-        plain.layout.kernels = "compile";
+        plain.layout.kernels = KernelStack::compile;
         const ExportResult rc = export_project(plain, "colossalai", o);
         QCOMPARE(findings(rc, "export.colossalai.kernels"), 1);
         // A recipe ColossalAI's per-tensor use_fp8 does not have is a warning.
-        plain.layout.kernels = "auto";
+        plain.layout.kernels = KernelStack::framework;
         plain.layout.fp8 = true;
         plain.layout.fp8_recipe = "rowwise";
         QCOMPARE(findings(export_project(plain, "colossalai", o), "export.colossalai.fp8_recipe"), 1);
@@ -532,7 +532,7 @@ private slots:
     void torchtitanKernelsTe() {
         Project p = example("llama3.1-70b-4nodes");
         p.layout.framework = "torchtitan";
-        p.layout.kernels = "te";
+        p.layout.kernels = KernelStack::te;
         ExportOptions o;
         o.force = true;
         const ExportResult r = export_project(p, "torchtitan", o);

@@ -356,26 +356,26 @@ booster = Booster(plugin=plugin)
             return static_cast<const Diagnostic*>(nullptr);
         };
         QVERIFY(exporttest::megatron_flags().count("--transformer-impl"));
-        p.layout.kernels = "eager";
+        p.layout.kernels = KernelStack::eager;
         std::vector<Diagnostic> f;
         std::vector<std::string> args = megatron_args(p, f).all();
         QCOMPARE(exporttest::arg_value(args, "--transformer-impl"), std::string("local"));
         QVERIFY(!kernelFinding(f));
         ImportResult r = round_trip(p, "megatron");
-        QCOMPARE(r.project.layout.kernels, std::string("eager"));
-        QCOMPARE(kernel_stack(r.project.layout), std::string("eager"));
+        QCOMPARE(r.project.layout.kernels, KernelStack::eager);
+        QCOMPARE(kernel_stack(r.project.layout), KernelStack::eager);
         QVERIFY(!contains(r.warnings, "--transformer-impl"));
 
-        for (const char* k : {"auto", "te"}) {
+        for (const KernelStack k : {KernelStack::framework, KernelStack::te}) {
             p.layout.kernels = k;
             f.clear();
             args = megatron_args(p, f).all();
-            QVERIFY2(!exporttest::has_arg(args, "--transformer-impl"), k);
+            QVERIFY2(!exporttest::has_arg(args, "--transformer-impl"), to_string(k));
             QVERIFY(!kernelFinding(f));
-            QCOMPARE(kernel_stack(round_trip(p, "megatron").project.layout), std::string("te"));
+            QCOMPARE(kernel_stack(round_trip(p, "megatron").project.layout), KernelStack::te);
         }
 
-        p.layout.kernels = "eager";
+        p.layout.kernels = KernelStack::eager;
         p.layout.fp8 = true;
         f.clear();
         args = megatron_args(p, f).all();
@@ -385,7 +385,7 @@ booster = Booster(plugin=plugin)
         QCOMPARE(kernelFinding(f)->fields, (std::vector<std::string>{"/layout/kernels", "/layout/fp8"}));
 
         p.layout.fp8 = false;
-        p.layout.kernels = "compile";
+        p.layout.kernels = KernelStack::compile;
         f.clear();
         args = megatron_args(p, f).all();
         QVERIFY(!exporttest::has_arg(args, "--transformer-impl"));
@@ -395,7 +395,7 @@ booster = Booster(plugin=plugin)
         // Read from a script written by hand: the other value is the default, anything else is named.
         const Project base = load_example("llama3.1-70b-4nodes");
         r = import_config("--tensor-model-parallel-size 8 --transformer-impl transformer_engine", "megatron", base);
-        QCOMPARE(r.project.layout.kernels, std::string("auto"));
+        QCOMPARE(r.project.layout.kernels, KernelStack::framework);
         r = import_config("--tensor-model-parallel-size 8 --transformer-impl inductor", "megatron", base);
         QVERIFY(contains(r.warnings, "--transformer-impl inductor not read"));
     }
@@ -575,7 +575,7 @@ components = ["model", "loss"]
 )";
         const ImportResult r = import_config(cfg, "torchtitan", default_import_base(8), true);
         // The compiled loss is read (the memory estimate counts no fp32 copy of the logits).
-        QCOMPARE(r.project.layout.kernels, std::string("compile"));
+        QCOMPARE(r.project.layout.kernels, KernelStack::compile);
         QVERIFY(r.project.layout.compile_loss);
         QCOMPARE(r.project.name, std::string("Llama 3 8B training"));
         QCOMPARE(r.project.layout.framework, std::string("torchtitan"));

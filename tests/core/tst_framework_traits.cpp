@@ -83,16 +83,16 @@ private slots:
         QVERIFY(traits(Framework::colossalai_gemini).zero == ZeroSemantics::always_3);
         QVERIFY(traits(Framework::megatron).zero == ZeroSemantics::distributed_optimizer);
         // Kernel stacks and exporters.
-        QCOMPARE(std::string(traits(Framework::megatron).kernels), std::string("te"));
-        QCOMPARE(std::string(traits(Framework::torchtitan).kernels), std::string("eager"));
+        QCOMPARE(traits(Framework::megatron).kernels, KernelStack::te);
+        QCOMPARE(traits(Framework::torchtitan).kernels, KernelStack::eager);
         QCOMPARE(std::string(traits(Framework::colossalai_moe).exporter), std::string("colossalai"));
         QCOMPARE(std::string(traits(Framework::devicemesh).exporter), std::string("torchrun"));
         Layout l = layout("colossalai", 1, 1);
-        QCOMPARE(kernel_stack(l), std::string("eager"));
+        QCOMPARE(kernel_stack(l), KernelStack::eager);
         l.fused_norm = l.jit_fused = true;
-        QCOMPARE(kernel_stack(l), std::string("te"));
+        QCOMPARE(kernel_stack(l), KernelStack::te);
         l.framework = "deepspeed";   // the switches mean nothing to DeepSpeed's stack
-        QCOMPARE(kernel_stack(l), std::string("eager"));
+        QCOMPARE(kernel_stack(l), KernelStack::eager);
         // Axes: ColossalAI has sp, Megatron/torchtitan cp, DeepSpeed neither.
         QCOMPARE(traits(Framework::colossalai).axes, (std::vector<std::string>{"tp", "pp", "sp"}));
         QCOMPARE(traits(Framework::megatron).axes, (std::vector<std::string>{"tp", "pp", "cp", "ep"}));

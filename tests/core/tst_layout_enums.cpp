@@ -85,6 +85,15 @@ const char* spelled(SpMode v) {
     }
     return nullptr;
 }
+const char* spelled(KernelStack v) {
+    switch (v) {
+    case KernelStack::framework: return "auto";
+    case KernelStack::te: return "te";
+    case KernelStack::compile: return "compile";
+    case KernelStack::eager: return "eager";
+    }
+    return nullptr;
+}
 const char* spelled(Precision v) {
     switch (v) {
     case Precision::fp32: return "fp32";
@@ -202,6 +211,7 @@ private slots:
         check_table(Optimizer::adafactor);
         check_table(SpMode::ring_attn);
         check_table(Precision::fp8);
+        check_table(KernelStack::eager);
     }
 
     // layout.h's lists, which the app's combos show, are the tables' names in their order.
@@ -218,6 +228,8 @@ private slots:
         QCOMPARE(kOptimizers, enum_names<Optimizer>());
         QCOMPARE(kSpModes, enum_names<SpMode>());
         QCOMPARE(kPrecisions, enum_names<Precision>());
+        QCOMPARE(kKernelStacks, (std::vector<std::string>{"auto", "te", "compile", "eager"}));
+        QCOMPARE(kKernelStacks, enum_names<KernelStack>());
     }
 
     // The sp modes other than none either have an sp axis of their own (all_to_all, ring_attn) or
@@ -260,6 +272,7 @@ private slots:
         check_round_trip<Optimizer>(Optimizer::adamw, true, nullptr, &Training::optimizer);
         check_round_trip<SpMode>(SpMode::none, true, &Layout::sp_mode, nullptr);
         check_round_trip<Precision>(Precision::bf16, true, nullptr, &Training::precision, Precision::fp8);
+        check_round_trip<KernelStack>(KernelStack::framework, false, &Layout::kernels, nullptr);
     }
 
     // training.precision "fp8" in a file is version 1's legacy spelling (project/migrate.h): read
@@ -286,6 +299,7 @@ private slots:
         check_refused<Optimizer>("muon");
         check_refused<SpMode>("zigzag");
         check_refused<Precision>("fp4");
+        check_refused<KernelStack>("inductor");
         check_refused<Precision>("BF16");
         check_refused<SpMode>(2);
         // Case matters: the names are read as written.

@@ -65,7 +65,7 @@ std::vector<Project> variants(const Project& base) {
         p.layout.tp_comm_overlap = true;
         p.layout.fused_norm = true;
         p.layout.jit_fused = true;
-        p.layout.kernels = "none";
+        p.layout.kernels = KernelStack::eager;
     });
     add([](Project& p) { p.layout.peft = Peft{}; });
     add([](Project& p) {   // a Mamba size on a model without a hybrid pattern (model.mamba_without_pattern)

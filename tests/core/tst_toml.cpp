@@ -334,7 +334,7 @@ private slots:
         if (variant == 1) {
             p.layout.fp8 = true;
             p.layout.fp8_recipe = "rowwise";
-            p.layout.kernels = "compile";
+            p.layout.kernels = KernelStack::compile;
             p.layout.compile_loss = true;
         } else if (variant == 2) {
             p.name = "run \"q\" \\ tab\t cr\r nl\n ctl\x01\x1f del\x7f \xc3\xa9 [a.b] # = '";

@@ -199,16 +199,16 @@ void LayoutPanel::addKernelStack(QFormLayout* form) {
                 "is the framework's default (in brackets). Faster kernels reach a larger share of the GPU's peak, "
                 "which the time estimate uses."),
              [this, combo] {
+                 using paraplan::to_string;
                  const Project& p = editor_->project();
                  paraplan::Layout l = p.layout;
-                 l.kernels = "auto";   // what "auto" means for this framework and these switches
-                 combo->setItemText(0, tr("auto (%1)").arg(QString::fromStdString(paraplan::kernel_stack(l))));
-                 const int i = combo->findData(QString::fromStdString(p.layout.kernels));
-                 combo->setCurrentIndex(std::max(0, i));
+                 l.kernels = paraplan::KernelStack::framework;   // "auto" for this framework and these switches
+                 combo->setItemText(0, tr("auto (%1)").arg(QLatin1String(to_string(paraplan::kernel_stack(l)))));
+                 combo->setCurrentIndex(std::max(0, combo->findData(QLatin1String(to_string(p.layout.kernels)))));
              });
     connect(combo, &QComboBox::activated, this, [this, combo](int i) {
         const QString v = combo->itemData(i).toString();
-        if (!v.isEmpty() && v.toStdString() != editor_->project().layout.kernels)
+        if (!v.isEmpty() && v != QLatin1String(paraplan::to_string(editor_->project().layout.kernels)))
             apply(QStringLiteral("kernels"), QStringLiteral("/layout/kernels"), v);
     });
 }
