@@ -16,7 +16,7 @@ using json_read::Obj;
 constexpr std::array<std::string_view, 6> kNvidiaArchs = {"volta", "turing", "ampere", "ada", "hopper", "blackwell"};
 constexpr std::array<std::string_view, 4> kAmdArchs = {"cdna", "cdna2", "cdna3", "cdna4"};
 
-constexpr std::array<std::string_view, 17> kKnownKeys = {
+constexpr std::array<std::string_view, 17> kGpuKeys = {
     "id",          "name",          "vendor",     "arch",       "memory_gib", "tflops_fp32",     "tflops_tf32",
     "tflops_bf16", "tflops_fp16",   "tflops_fp8", "tflops_fp4", "hbm_gbps",   "intra_node_link", "intra_node_gbps",
     "tdp_w",       "power_limit_w", "source"};
@@ -80,8 +80,7 @@ GpuSpec gpu_from_json(const nlohmann::json& j, const std::string& pointer) {
                         *o.get("power_limit_w"));
     g.source = non_empty_string(o, "source");
     for (auto it = j.begin(); it != j.end(); ++it)
-        if (std::find(kKnownKeys.begin(), kKnownKeys.end(), it.key()) == kKnownKeys.end())
-            g.extra[it.key()] = it.value();
+        if (std::find(kGpuKeys.begin(), kGpuKeys.end(), it.key()) == kGpuKeys.end()) g.extra[it.key()] = it.value();
     return g;
 }
 

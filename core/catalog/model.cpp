@@ -17,7 +17,7 @@ using nlohmann::json;
 using i64 = std::int64_t;
 
 // Keys model_from_json reads; everything else goes to `extra`.
-constexpr std::string_view kKnownKeys[] = {"id",
+constexpr std::string_view kModelKeys[] = {"id",
                                            "name",
                                            "family",
                                            "layers",
@@ -60,7 +60,7 @@ constexpr std::string_view kKnownKeys[] = {"id",
                                            "source"};
 
 bool is_known_key(std::string_view k) {
-    return std::find(std::begin(kKnownKeys), std::end(kKnownKeys), k) != std::end(kKnownKeys);
+    return std::find(std::begin(kModelKeys), std::end(kModelKeys), k) != std::end(kModelKeys);
 }
 
 // LLaMA's reference code sizes the SwiGLU MLP as 2/3 of 4h rounded up to a multiple

@@ -450,7 +450,7 @@ void moe_sp_with_pp(const Project& p, Out& out) {
 }
 
 // Every policy: num_attention_heads % tp == 0. Llama/Cohere check after the all_to_all split: (H/sp) % tp.
-void tp_divides_heads(const Project& p, Out& out) {
+void cai_tp_divides_heads(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!has_model(p) || l.tp <= 1) return;
     const int H = p.model.heads;
@@ -464,7 +464,7 @@ void tp_divides_heads(const Project& p, Out& out) {
                   "AssertionError: The number of attention heads must be divisible by tensor parallel size.",
                   {"/layout/tp", "/model/heads"});
     std::vector<int> vals = divisors(H);
-    add_fixes(d, &tp_divides_heads, p, knob_candidates(p, {"/layout/tp"}, vals));
+    add_fixes(d, &cai_tp_divides_heads, p, knob_candidates(p, {"/layout/tp"}, vals));
     out.push_back(d);
 }
 
@@ -933,7 +933,7 @@ const std::vector<RuleFn>& colossalai_rules() {
                                                               &model_policy,
                                                               &deepseek_v3_limits,
                                                               &model_sp_support,
-                                                              &tp_divides_heads,
+                                                              &cai_tp_divides_heads,
                                                               &tp_divides_kv_heads,
                                                               &sp_divides_heads,
                                                               &seq_divisible,
@@ -973,7 +973,7 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
                                                               &deepseek_v3_limits,
                                                               &model_sp_support,
                                                               &moe_sp_with_pp,
-                                                              &tp_divides_heads,
+                                                              &cai_tp_divides_heads,
                                                               &tp_divides_kv_heads,
                                                               &sp_divides_heads,
                                                               &moe_experts_divisible,
@@ -994,8 +994,8 @@ const std::vector<RuleFn>& colossalai_moe_rules() {
 
 const std::vector<RuleFn>& colossalai_gemini_rules() {
     static const std::vector<RuleFn> r = framework_rule_list(
-        {&gemini_precision, &gemini_world, &gemini_axes, &dp_matches, &gemini_zero, &model_policy, &tp_divides_heads,
-         &tp_divides_kv_heads, &vocab_padding, &batch},
+        {&gemini_precision, &gemini_world, &gemini_axes, &dp_matches, &gemini_zero, &model_policy,
+         &cai_tp_divides_heads, &tp_divides_kv_heads, &vocab_padding, &batch},
         {&kernels, &fp8_recipe});
     return r;
 }
