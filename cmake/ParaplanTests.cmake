@@ -1,3 +1,16 @@
+# The sanitizers' runtime options, for a test that runs instrumented code: the dev build's
+# core_tst_*_asan (core/CMakeLists.txt, PARAPLAN_SANITIZED_CORE) and every test of the asan and tsan
+# presets, whose CMAKE_CXX_FLAGS instrument everything (CMakePresets.json).
+set(PARAPLAN_ASAN_TEST_ENV ";ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+set(PARAPLAN_FLAGS_TEST_ENV "")
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=address")
+  set(PARAPLAN_FLAGS_TEST_ENV "${PARAPLAN_ASAN_TEST_ENV}")
+elseif(CMAKE_CXX_FLAGS MATCHES "-fsanitize=thread")
+  # tests/tsan.supp: what ThreadSanitizer reports inside Debian's Qt, which is not built with it.
+  set(PARAPLAN_FLAGS_TEST_ENV
+      ";TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp")
+endif()
+
 # paraplan_register_test(<executable> <label> <environment>): the executable as a CTest test of its
 # own name (offscreen, private HOME, timeout, skips shown as skipped), with <environment> (";NAME=value...") appended.
 function(paraplan_register_test exe label env)
@@ -40,9 +53,7 @@ function(paraplan_add_tests folder lib)
       set_target_properties(${target} ${target}_asan PROPERTIES AUTOMOC OFF AUTOUIC OFF AUTORCC OFF LINKER_LANGUAGE CXX)
       target_link_libraries(${target} PRIVATE ${lib} Qt6::Test)
       target_link_libraries(${target}_asan PRIVATE paraplan_core_sanitized Qt6::Test)
-      # The asan preset's options (CMakePresets.json, testPresets); this executable runs core's tests again.
-      paraplan_register_test(${target}_asan asan
-        ";ASAN_OPTIONS=detect_leaks=1:abort_on_error=1;UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+      paraplan_register_test(${target}_asan asan "${PARAPLAN_ASAN_TEST_ENV}")
     else()
       set(compiled ${target})
       add_executable(${target} "${src}")
@@ -80,6 +91,6 @@ function(paraplan_add_tests folder lib)
         paraplan_precompile(${compiled} <QtTest>)
       endif()
     endif()
-    paraplan_register_test(${target} ${folder} "")
+    paraplan_register_test(${target} ${folder} "${PARAPLAN_FLAGS_TEST_ENV}")
   endforeach()
 endfunction()

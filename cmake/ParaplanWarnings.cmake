@@ -41,9 +41,7 @@ function(paraplan_clazy target)
   target_compile_options(${target} PRIVATE
     "SHELL:-Xclang -load -Xclang ${PARAPLAN_CLAZY_PLUGIN} -Xclang -add-plugin -Xclang clazy"
     "SHELL:-Xclang -plugin-arg-clazy -Xclang ${PARAPLAN_CLAZY_CHECKS}")
-  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER
-    "${CMAKE_COMMAND};-E;env;CLAZY_IGNORE_DIRS=.*_autogen.*;${CMAKE_CXX_COMPILER_LAUNCHER}")
-  if(NOT CMAKE_CXX_COMPILER_LAUNCHER)
-    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${CMAKE_COMMAND};-E;env;CLAZY_IGNORE_DIRS=.*_autogen.*")
-  endif()
+  # The plugin reads its folders to leave out from the environment only: set there, ahead of ccache.
+  set(launcher "${CMAKE_COMMAND}" -E env "CLAZY_IGNORE_DIRS=.*_autogen.*" ${CMAKE_CXX_COMPILER_LAUNCHER})
+  set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER "${launcher}")
 endfunction()
