@@ -123,9 +123,9 @@ LayerComm layer_comm(const LayerShapes& s, const Config& c, const Hardware& hw, 
     // cast first and the all-gather that is the reduce-scatter's backward moves FP8 too. The
     // reduce-scatters (the output, and the input gradient) stay 16-bit. torchao
     // float8/float8_tensor_parallel.py at eab345c and at 6243040 (the asyncTP benchmark's).
-    if (ft && c.sequence_parallel && c.fp8 != Fp8Recipe::none) {
+    if (ft && c.sequence_parallel && c.fp8) {
         const auto& rs = ft->fp8_tp_gather_recipes;
-        if (std::find(rs.begin(), rs.end(), to_string(c.fp8)) != rs.end()) gather_elem = 1;
+        if (std::find(rs.begin(), rs.end(), *c.fp8) != rs.end()) gather_elem = 1;
     }
     const double tp_gather = act_bytes * gather_elem / 2;
     r.tp_gather_bytes = c.sequence_parallel ? tp_gather : 0;

@@ -30,17 +30,6 @@ using paraplan::Recompute;
 //                ColossalAI ring_attn, torchtitan CP).
 enum class SeqSplit { none, ulysses, ring };
 
-// FP8 recipes (layout.fp8_recipe): which scaling the FP8 linear layers use.
-//   tensorwise: one scale per tensor from the current amax (torchao Float8Linear default,
-//               TE Float8CurrentScaling, Megatron --fp8-recipe tensorwise);
-//   delayed:    per-tensor scale from an amax history (TE DelayedScaling, Megatron's default);
-//   rowwise:    one scale per row (torchao recipe_name = "rowwise");
-//   mxfp8:      32-element blocks with E8M0 scales (Blackwell MX, TE MXFP8BlockScaling);
-//   blockwise:  1x128 / 128x128 blocks (DeepSeek-V3 style, TE Float8BlockScaling).
-enum class Fp8Recipe { none, tensorwise, delayed, rowwise, mxfp8, blockwise };
-Fp8Recipe fp8_recipe_from_string(const std::string& s);   // unknown -> tensorwise
-const char* to_string(Fp8Recipe r);
-
 // Pipeline schedules, one per schedule core/schedule/ generates (schedule_names()): the
 // closed forms in pipeline.h model each, the simulator runs each for a single project.
 //   interleaved:             Megatron's interleaved 1F1B ("interleaved-megatron");
@@ -183,9 +172,10 @@ struct Config {
     int chunks = 1;   // model chunks per pipeline rank
     Recompute recompute = Recompute::none;
     bool flash_attention = true;
-    Fp8Recipe fp8 = Fp8Recipe::none;   // FP8 linear-layer GEMMs (attention etc. stay 16-bit)
-    bool fp8_all_gather = false;       // FSDP / ZeRO-3 parameter all-gathers in FP8
-    // FP4 linear-layer GEMMs (layout.fp4_recipe; fp8 is none with it), except the first and last
+    // FP8 linear-layer GEMMs in this recipe (attention etc. stay 16-bit); nullopt: none in FP8.
+    std::optional<Fp8Recipe> fp8;
+    bool fp8_all_gather = false;   // FSDP / ZeRO-3 parameter all-gathers in FP8
+    // FP4 linear-layer GEMMs (layout.fp4_recipe; fp8 is nullopt with it), except the first and last
     // transformer layers the framework keeps in BF16 (FrameworkTraits::fp4_bf16_layers_at_start / _end).
     Fp4Recipe fp4 = Fp4Recipe::none;
     int fp4_bf16_layers_at_start = 0, fp4_bf16_layers_at_end = 0;

@@ -6,7 +6,7 @@ namespace paraplan::estimate {
 
 Efficiency efficiency_for(const std::string& arch) { return efficiency_for(arch, KernelStack::te); }
 
-Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recipe fp8, Fp4Recipe fp4) {
+Efficiency efficiency_for(const std::string& arch, KernelStack kernels, std::optional<Fp8Recipe> fp8, Fp4Recipe fp4) {
     Efficiency e;
     // Attention through PyTorch SDPA (torchtitan, Hugging Face models) is FlashAttention-2;
     // Transformer Engine picks cuDNN's fused attention (FlashAttention-3 class on Hopper).
@@ -45,22 +45,23 @@ Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recip
     case KernelStack::compile: e.elementwise_passes = 4; break;
     case KernelStack::eager: e.elementwise_passes = 8; break;
     }
-    switch (fp8) {
-    case Fp8Recipe::none: break;
-    case Fp8Recipe::delayed: e.fp8_cast_bytes = 4; break;      // amax taken inside the cast kernel
-    case Fp8Recipe::tensorwise: e.fp8_cast_bytes = 6; break;   // separate amax read of the 16-bit tensor
-    case Fp8Recipe::rowwise:
-        // Row- and column-scaled copies of each operand (two amax reductions, two casts) and
-        // GEMMs with per-row scale epilogues.
-        e.fp8_cast_bytes = 10;
-        // Refitted (0.65 -> 0.80) on the tune row (torchtitan asyncTP 70B rowwise) once the
-        // rowwise casts of the 16-bit all-gathered input were counted (time.cpp); torchtitan
-        // issue #1207 puts the rest on the small wk / wv linears (~40% slower in rowwise FP8).
-        e.gemm_max_fp8 *= 0.80;
-        break;
-    case Fp8Recipe::mxfp8: e.fp8_cast_bytes = 4.1; break;   // one read, row- and column-wise MX copies with 1/32 scales
-    case Fp8Recipe::blockwise: e.fp8_cast_bytes = 4.1; break;
-    }
+    if (fp8) switch (*fp8) {
+        case Fp8Recipe::delayed: e.fp8_cast_bytes = 4; break;      // amax taken inside the cast kernel
+        case Fp8Recipe::tensorwise: e.fp8_cast_bytes = 6; break;   // separate amax read of the 16-bit tensor
+        case Fp8Recipe::rowwise:
+            // Row- and column-scaled copies of each operand (two amax reductions, two casts) and
+            // GEMMs with per-row scale epilogues.
+            e.fp8_cast_bytes = 10;
+            // Refitted (0.65 -> 0.80) on the tune row (torchtitan asyncTP 70B rowwise) once the
+            // rowwise casts of the 16-bit all-gathered input were counted (time.cpp); torchtitan
+            // issue #1207 puts the rest on the small wk / wv linears (~40% slower in rowwise FP8).
+            e.gemm_max_fp8 *= 0.80;
+            break;
+        case Fp8Recipe::mxfp8:
+            e.fp8_cast_bytes = 4.1;
+            break;   // one read, row- and column-wise MX copies with 1/32 scales
+        case Fp8Recipe::blockwise: e.fp8_cast_bytes = 4.1; break;
+        }
     if (kernels == KernelStack::compile) e.fp8_cast_bytes *= 0.67;   // inductor fuses amax and cast into neighbours
     switch (fp4) {
     case Fp4Recipe::none: break;
@@ -95,7 +96,7 @@ double gemm_efficiency_fp8(const Efficiency& e, double d) {
 
 LinearFormat linear_format(const Config& c, const Hardware& hw) {
     if (c.fp4 != Fp4Recipe::none && hw.peak_fp4_tflops > 0) return LinearFormat::fp4;
-    if (c.fp8 != Fp8Recipe::none && hw.peak_fp8_tflops > 0) return LinearFormat::fp8;
+    if (c.fp8 && hw.peak_fp8_tflops > 0) return LinearFormat::fp8;
     return LinearFormat::wide;
 }
 

@@ -46,7 +46,7 @@ struct Efficiency {
 
 // Transformer Engine / fused kernels (the calibration the A100/H100 Megatron rows were fitted with).
 Efficiency efficiency_for(const std::string& arch);
-Efficiency efficiency_for(const std::string& arch, KernelStack kernels, Fp8Recipe fp8 = Fp8Recipe::none,
+Efficiency efficiency_for(const std::string& arch, KernelStack kernels, std::optional<Fp8Recipe> fp8 = std::nullopt,
                           Fp4Recipe fp4 = Fp4Recipe::none);
 
 // Share of peak for a GEMM whose smallest dimension is d.

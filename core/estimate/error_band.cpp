@@ -12,7 +12,7 @@ namespace paraplan::estimate {
 
 RunKind run_kind(const Config& c, bool moe, const std::string& arch) {
     // An FP4 run is its own kind: no measured FP4 run is held out, so its band comes from the wider groupings.
-    const char* precision = c.fp4 != Fp4Recipe::none ? "fp4" : c.fp8 != Fp8Recipe::none ? "fp8" : "bf16";
+    const char* precision = c.fp4 != Fp4Recipe::none ? "fp4" : c.fp8 ? "fp8" : "bf16";
     return {moe ? "moe" : "dense", precision, c.framework, arch};
 }
 

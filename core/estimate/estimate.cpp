@@ -63,26 +63,6 @@ const char* simulator_name(Schedule s) {
     return "1f1b";
 }
 
-Fp8Recipe fp8_recipe_from_string(const std::string& s) {
-    if (s == "delayed") return Fp8Recipe::delayed;
-    if (s == "rowwise") return Fp8Recipe::rowwise;
-    if (s == "mxfp8") return Fp8Recipe::mxfp8;
-    if (s == "blockwise") return Fp8Recipe::blockwise;
-    return Fp8Recipe::tensorwise;
-}
-
-const char* to_string(Fp8Recipe r) {
-    switch (r) {
-    case Fp8Recipe::none: return "none";
-    case Fp8Recipe::tensorwise: return "tensorwise";
-    case Fp8Recipe::delayed: return "delayed";
-    case Fp8Recipe::rowwise: return "rowwise";
-    case Fp8Recipe::mxfp8: return "mxfp8";
-    case Fp8Recipe::blockwise: return "blockwise";
-    }
-    return "none";
-}
-
 const char* to_string(Fp8Gather g) {
     switch (g) {
     case Fp8Gather::none: return "none";
@@ -103,7 +83,7 @@ const char* to_string(TpCommOverlapKind k) {
 }
 
 Fp8Gather fp8_gather_of(const Config& c) {
-    if (!c.fp8_all_gather || c.fp8 == Fp8Recipe::none) return Fp8Gather::none;
+    if (!c.fp8_all_gather || !c.fp8) return Fp8Gather::none;
     // The framework's row (project/framework.h, fp8_all_gather_kind). An id outside the table
     // (a Config built by hand) gathers FSDP weights, as a plain FSDP would.
     const FrameworkTraits* ft = find_traits(c.framework);
@@ -293,15 +273,15 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     if (fp8_on(l, t)) {
         // A recipe the framework does not have is written as tensorwise by every exporter (the rules
         // report it), so it is estimated as tensorwise too.
-        const std::string run = fp8_recipe_run(fw, l.fp8_recipe);
-        c.fp8 = fp8_recipe_from_string(run);
+        const Fp8Recipe run = fp8_recipe_run(fw, l.fp8_recipe);
+        c.fp8 = run;
         if (run != l.fp8_recipe)
-            note(ft.display_name + std::string(" has no ") + l.fp8_recipe +
+            note(ft.display_name + std::string(" has no ") + to_string(l.fp8_recipe) +
                  " FP8 recipe; estimated as tensorwise, as the exporters write it");
         // FP8 all-gathers only where the framework gathers FP8 weights with this recipe (framework.h).
         c.fp8_all_gather = l.fp8_all_gather && gathers_fp8_weights(fw, l.fp8_recipe);
         if (l.fp8_all_gather && !c.fp8_all_gather)
-            note(ft.display_name + std::string(" gathers no FP8 weights with the ") + run +
+            note(ft.display_name + std::string(" gathers no FP8 weights with the ") + to_string(run) +
                  " recipe; fp8_all_gather is ignored and the all-gathers are estimated in 16-bit");
         if (hw.peak_fp8_tflops <= 0) note("FP8 requested but the GPU has no FP8 tensor cores; estimated in 16-bit");
     }
@@ -325,8 +305,8 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
         c.fp4 = l.fp4_recipe;
         c.fp4_bf16_layers_at_start = ft.fp4_bf16_layers_at_start;
         c.fp4_bf16_layers_at_end = ft.fp4_bf16_layers_at_end;
-        if (c.fp8 != Fp8Recipe::none) {
-            c.fp8 = Fp8Recipe::none;
+        if (c.fp8) {
+            c.fp8.reset();
             c.fp8_all_gather = false;
             note("fp4_recipe and FP8 are both set; estimated in FP4 alone (kernel.fp4_fp8)");
         }
@@ -711,7 +691,7 @@ nlohmann::json to_json(const Estimate& e) {
           {"schedule_simulated", simulator_name(c.schedule)},
           {"chunks", c.chunks},
           {"recompute", to_string(c.recompute)},
-          {"fp8_recipe", to_string(c.fp8)},
+          {"fp8_recipe", c.fp8 ? to_string(*c.fp8) : "none"},
           {"fp8_all_gather", c.fp8_all_gather},
           {"fp8_all_gather_kind", to_string(fp8_gather_of(c))},
           {"fp4_recipe", to_string(c.fp4)},

@@ -228,7 +228,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
         // fp8_model_init; distrib_optimizer.py _build_model_and_main_param_groups keeps the fp32 main
         // params, counted in the optimizer states); norms, embedding and output layer stay 16-bit.
         if (gather == Fp8Gather::primary_weights && !c.lora.on())
-            m.params -= (c.bytes.weight - fp8_primary_weight_bytes(c.fp8, hw.arch)) *
+            m.params -= (c.bytes.weight - fp8_primary_weight_bytes(*c.fp8, hw.arch)) *
                         (fp8_weights[i].dense / w_d + fp8_weights[i].expert / w_e);
         m.grads = c.bytes.grad * (pd / g_d + pe / g_e);
         m.optimizer = c.bytes.optimizer * (pd / o_d + pe / o_e);
@@ -253,7 +253,7 @@ MemoryResult estimate_memory(const LayerShapes& s, const Config& c, const Hardwa
             m.offloaded += moved;
         }
         double live = 0;
-        const bool fp8 = c.fp8 != Fp8Recipe::none;
+        const bool fp8 = c.fp8.has_value();
         if (c.zero_stage >= 3) {
             // Gathered 16-bit weights of the layer in use and the one prefetched (ZeRO-3 live
             // parameters; FSDP2 forward_prefetch of the next block), FP8 when the all-gather is

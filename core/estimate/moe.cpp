@@ -88,14 +88,13 @@ MoeKernels moe_expert_kernels(const Config& c, const LayerShapes& s) {
     if (s.experts <= 0 || c.framework != "megatron") return k;
     const double local = double(s.experts) / std::max(1, c.ep);
     double quantize = 0;   // kernels per quantization of one expert's operand
-    switch (c.fp8) {
-    case Fp8Recipe::none: break;
-    case Fp8Recipe::delayed: break;   // one fused multi_cast_transpose for all experts
-    case Fp8Recipe::tensorwise:
-    case Fp8Recipe::rowwise: quantize = 3; break;
-    case Fp8Recipe::mxfp8:
-    case Fp8Recipe::blockwise: quantize = 1; break;
-    }
+    if (c.fp8) switch (*c.fp8) {
+        case Fp8Recipe::delayed: break;   // one fused multi_cast_transpose for all experts
+        case Fp8Recipe::tensorwise:
+        case Fp8Recipe::rowwise: quantize = 3; break;
+        case Fp8Recipe::mxfp8:
+        case Fp8Recipe::blockwise: quantize = 1; break;
+        }
     // NVFP4 / MXFP4 experts: one grouped quantize per operand, as the block-scaled FP8 recipes (TE's
     // grouped NVFP4 quantization, which Megatron core_v0.16.0 fp4_utils.py get_fp4_align_size pads for).
     if (c.fp4 != Fp4Recipe::none) quantize = 1;

@@ -87,7 +87,7 @@ std::vector<StageTimes> stage_times(const ModelSpec& m, const LayerShapes& s, co
             const FrameworkTraits* ft = find_traits(c.framework);
             const bool gathered_cast = lf == LinearFormat::fp8 && ft && ft->fp8_linear_casts_gathered_input &&
                                        std::find(ft->fp8_tp_gather_recipes.begin(), ft->fp8_tp_gather_recipes.end(),
-                                                 to_string(c.fp8)) == ft->fp8_tp_gather_recipes.end();
+                                                 *c.fp8) == ft->fp8_tp_gather_recipes.end();
             const double h_in = s.h / (c.sequence_parallel && !gathered_cast ? tp : 1.0);
             double cast = tokens * (2 * h_in + s.hq / tp + s.ffn / tp) * cast_bytes;
             if (moe) {

@@ -92,7 +92,8 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
     if (use_fp8 && !accepts_fp8_recipe(fw, l.fp8_recipe))
         out.findings.push_back(finding(Severity::Warning, "export.colossalai.fp8_recipe",
                                        "ColossalAI's use_fp8 scales per tensor from the current amax; the " +
-                                           l.fp8_recipe + " recipe has no ColossalAI switch and runs as tensorwise.",
+                                           std::string(to_string(l.fp8_recipe)) +
+                                           " recipe has no ColossalAI switch and runs as tensorwise.",
                                        {"/layout/fp8_recipe"}));
 
     if (l.cp > 1)

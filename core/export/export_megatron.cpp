@@ -203,7 +203,7 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
                                        {"/layout/fp8_recipe"}));
             add(a.training, "--fp8-recipe", "tensorwise");
         } else {
-            add(a.training, "--fp8-recipe", l.fp8_recipe);
+            add(a.training, "--fp8-recipe", to_string(l.fp8_recipe));
         }
         if (l.fp8_all_gather) add(a.training, "--fp8-param-gather");
     }

@@ -75,7 +75,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
     // FP8 linear layers (layout.fp8): torchtitan v0.2 applies them as model converters
     // (job_config.py Model.converters, Float8Linear / MXLinear under [quantize.linear]).
     const bool use_fp8 = fp8_on(l, t);
-    const bool mx = use_fp8 && l.fp8_recipe == "mxfp8";
+    const bool mx = use_fp8 && l.fp8_recipe == Fp8Recipe::mxfp8;
     toml << "[model]\nname = " << toml_string(name) << "\nflavor = " << toml_string(flavor) << "\n";
     if (use_fp8) toml << "converters = [" << toml_string(mx ? "quantize.linear.mx" : "quantize.linear.float8") << "]\n";
     toml << "\n";
@@ -175,7 +175,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         // Float8Linear.recipe_name: tensorwise (dynamic per-tensor scaling, the default) or rowwise.
         // torchtitan v0.2.0 components/quantization/float8.py asserts that a recipe_name is not
         // combined with enable_fsdp_float8_all_gather: the FP8 all-gather is tensorwise only.
-        const bool rowwise = l.fp8_recipe == "rowwise";
+        const bool rowwise = l.fp8_recipe == Fp8Recipe::rowwise;
         // One meaning with the rules and the estimate: FP8 gathers with the tensorwise recipe only
         // (gathers_fp8_weights; a delayed / blockwise project runs as the tensorwise it is written as).
         const bool gather = l.fp8_all_gather && gathers_fp8_weights("torchtitan", l.fp8_recipe);
@@ -191,7 +191,8 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
         if (!accepts_fp8_recipe("torchtitan", l.fp8_recipe))   // delayed, blockwise (FrameworkTraits::fp8_recipes)
             out.findings.push_back(finding(Severity::Warning, "export.torchtitan.fp8_recipe",
                                            "torchtitan's Float8Linear scales per tensor or per row; the " +
-                                               l.fp8_recipe + " recipe is written as tensorwise.",
+                                               std::string(to_string(l.fp8_recipe)) +
+                                               " recipe is written as tensorwise.",
                                            {"/layout/fp8_recipe"}));
     }
     out.files["job.toml"] = {toml.str(), FileSyntax::Toml};

@@ -251,7 +251,9 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
             if (need_str()) l.fp8 = true;
         } else if (flag == "--fp8-recipe") {
             if (auto v = need_str()) {
-                if (*v == "tensorwise" || *v == "delayed" || *v == "mxfp8" || *v == "blockwise") l.fp8_recipe = *v;
+                // Megatron-LM arguments.py --fp8-recipe choices (FrameworkTraits::fp8_recipes).
+                const auto r = parse_enum<Fp8Recipe>(*v);
+                if (r && accepts_fp8_recipe("megatron", *r)) l.fp8_recipe = *r;
                 else w.push_back(shown + " not read");
             }
         } else if (flag == "--fp8-param-gather") {

@@ -124,7 +124,7 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                     if (v == "quantize.linear.float8" || v == "float8") l.fp8 = true;
                     else if (v == "quantize.linear.mx" || v == "mx") {
                         l.fp8 = true;
-                        l.fp8_recipe = "mxfp8";
+                        l.fp8_recipe = Fp8Recipe::mxfp8;
                     } else w.push_back(full + " entry " + c.dump() + " not read");
                 }
             } else if (table == "compile" && key == "enable" && kt.value().is_boolean()) {
@@ -144,10 +144,11 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                             f["enable_fsdp_float8_all_gather"].is_boolean())
                             l.fp8_all_gather = f["enable_fsdp_float8_all_gather"].get<bool>();
                         if (f.contains("recipe_name") && f["recipe_name"].is_string())
-                            l.fp8_recipe = f["recipe_name"].get<std::string>().rfind("rowwise", 0) == 0 ? "rowwise"
-                                                                                                        : "tensorwise";
+                            l.fp8_recipe = f["recipe_name"].get<std::string>().rfind("rowwise", 0) == 0
+                                               ? Fp8Recipe::rowwise
+                                               : Fp8Recipe::tensorwise;
                     } else if (q.key() == "mx") {
-                        l.fp8_recipe = "mxfp8";
+                        l.fp8_recipe = Fp8Recipe::mxfp8;
                     } else {
                         w.push_back(full + "." + q.key() + " not read");
                     }
@@ -157,7 +158,8 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
                 if (key == "enable_fsdp_float8_all_gather" && kt.value().is_boolean())
                     l.fp8_all_gather = kt.value().get<bool>();
                 else if (key == "recipe_name" && kt.value().is_string())
-                    l.fp8_recipe = kt.value().get<std::string>().rfind("rowwise", 0) == 0 ? "rowwise" : "tensorwise";
+                    l.fp8_recipe = kt.value().get<std::string>().rfind("rowwise", 0) == 0 ? Fp8Recipe::rowwise
+                                                                                          : Fp8Recipe::tensorwise;
                 else if (key != "enable_fsdp_float8_all_gather" && key != "enable_float8_linear" &&
                          key != "precompute_float8_dynamic_scale_for_fsdp")
                     w.push_back(full + " not read");

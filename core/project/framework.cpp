@@ -68,14 +68,14 @@ std::vector<FrameworkTraits> make_table() {
     // fp8_communication (every plugin): Gemini's chunk all-gathers (zero/gemini/chunk/chunk.py
     // Chunk.__gather, all_gather_fp8) and the ZeRO optimizer's parameter all-gathers
     // (zero/low_level/low_level_optim.py) in FP8, cast per tensor whatever the linear layers' recipe.
-    hybrid.fp8_all_gather_recipes = {"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"};
+    hybrid.fp8_all_gather_recipes = enum_values<Fp8Recipe>();
     // Wire casts: v0.5.1 zero/gemini/chunk/chunk.py Chunk.__gather casts the 16-bit chunk shard with
     // all_gather_fp8 and gathers it back into the chunk's 16-bit buffer (likewise the ZeRO optimizer's
     // parameter all-gathers): the weights stay 16-bit, only the wire is FP8.
     hybrid.fp8_all_gather_kind = Fp8AllGatherKind::wire_casts;
     // use_fp8 (quantization/fp8_hook.py FP8Hook -> fp8.py linear_fp8) casts inputs, weights and
     // gradients with cast_to_fp8's per-tensor scale from the current amax; no recipe argument.
-    hybrid.fp8_recipes = {"tensorwise"};
+    hybrid.fp8_recipes = {Fp8Recipe::tensorwise};
     // No FP4: the plugins' low-precision switches are FP8 only (use_fp8, fp8_communication; v0.5.1
     // colossalai/quantization/fp8.py).
     hybrid.fp4_missing = "ColossalAI's plugins have FP8 switches only (use_fp8, fp8_communication)";
@@ -182,7 +182,7 @@ std::vector<FrameworkTraits> make_table() {
     mg.tp_comm_overlap_kind = TpCommOverlapKind::userbuffers;
     mg.kernels = KernelStack::te;
     // arguments.py --fp8-recipe choices (core_v0.14.0): tensorwise delayed mxfp8 blockwise.
-    mg.fp8_recipes = {"tensorwise", "delayed", "mxfp8", "blockwise"};
+    mg.fp8_recipes = {Fp8Recipe::tensorwise, Fp8Recipe::delayed, Fp8Recipe::mxfp8, Fp8Recipe::blockwise};
     // --fp8-param-gather with any of them (arguments.py, core_v0.14.0: it needs the distributed
     // optimizer or FSDP, and delayed scaling only together with the optimizer's CPU offload).
     mg.fp8_all_gather_recipes = mg.fp8_recipes;
@@ -252,12 +252,12 @@ std::vector<FrameworkTraits> make_table() {
     tt.kernels = KernelStack::eager;
     // v0.2.2 config/job_config.py: [quantize.linear.float8] recipe_name (tensorwise, rowwise,
     // rowwise_with_gw_hp); MX formats through the separate converter "quantize.linear.mx".
-    tt.fp8_recipes = {"tensorwise", "rowwise", "mxfp8"};
+    tt.fp8_recipes = {Fp8Recipe::tensorwise, Fp8Recipe::rowwise, Fp8Recipe::mxfp8};
     // torchao float8/config.py (v0.13.0 Float8LinearConfig.__post_init__): enable_fsdp_float8_all_gather
     // "only supports tensorwise scaling granularity"; torchtitan v0.2.2 components/quantization/float8.py
     // (Float8LinearConverter) refuses it with a recipe_name and turns it on only when
     // parallel_dims.dp_shard_enabled; mx.py's MXLinear has no all-gather setting.
-    tt.fp8_all_gather_recipes = {"tensorwise"};
+    tt.fp8_all_gather_recipes = {Fp8Recipe::tensorwise};
     tt.fp8_all_gather_needs_dp_shard = true;
     // FSDP weights: FSDP2 all-gathers the Float8 weight shards into FP8 buffers (torchao v0.13.0
     // float8/fsdp_utils.py WeightWithDynamicFloat8CastTensor fsdp_pre_all_gather, switched on by
@@ -293,7 +293,7 @@ std::vector<FrameworkTraits> make_table() {
     // Float8RowwiseParallel, PrepareFloat8ModuleInput) for tensorwise only, "for rowwise recipes
     // ... all-gather happens in high precision"; 9dec370 applies them with every float8 linear
     // (tensorwise was its only recipe).
-    tt.fp8_tp_gather_recipes = {"tensorwise"};
+    tt.fp8_tp_gather_recipes = {Fp8Recipe::tensorwise};
     // Rowwise: plain ColwiseParallel / PrepareModuleInput gather the 16-bit norm output and
     // torchao's Float8Linear.forward casts its input inside the linear (float8_linear.py
     // matmul_with_hp_or_float8_args, 6243040).
@@ -400,17 +400,17 @@ const FrameworkTraits* find_traits(const std::string& id) {
     return nullptr;
 }
 
-bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe) {
+bool accepts_fp8_recipe(const std::string& framework, Fp8Recipe recipe) {
     const FrameworkTraits* t = find_traits(framework);
     if (!t || t->fp8_recipes.empty()) return true;
     return std::find(t->fp8_recipes.begin(), t->fp8_recipes.end(), recipe) != t->fp8_recipes.end();
 }
 
-std::string fp8_recipe_run(const std::string& framework, const std::string& recipe) {
-    return accepts_fp8_recipe(framework, recipe) ? recipe : "tensorwise";
+Fp8Recipe fp8_recipe_run(const std::string& framework, Fp8Recipe recipe) {
+    return accepts_fp8_recipe(framework, recipe) ? recipe : Fp8Recipe::tensorwise;
 }
 
-bool gathers_fp8_weights(const std::string& framework, const std::string& recipe) {
+bool gathers_fp8_weights(const std::string& framework, Fp8Recipe recipe) {
     const FrameworkTraits* t = find_traits(framework);
     if (!t) return false;
     const auto& r = t->fp8_all_gather_recipes;

@@ -142,9 +142,9 @@ struct FrameworkTraits {
     bool overlap_p2p = false;               // always (torchtitan)
     bool overlap_p2p_interleaved = false;   // with the interleaved schedule (Megatron)
     KernelStack kernels;                    // kernel stack by default (te or eager)
-    std::vector<std::string> fp8_recipes;   // layout.fp8_recipe values it accepts (empty: it has no recipe choice)
+    std::vector<Fp8Recipe> fp8_recipes;     // layout.fp8_recipe values it accepts (empty: it has no recipe choice)
     // layout.fp8_recipe values with which layout.fp8_all_gather gathers FP8 weights (empty: no FP8 all-gather)
-    std::vector<std::string> fp8_all_gather_recipes;
+    std::vector<Fp8Recipe> fp8_all_gather_recipes;
     bool fp8_all_gather_needs_dp_shard = false;   // only where the dp_shard degree exceeds 1 (torchtitan)
     Fp8AllGatherKind fp8_all_gather_kind = Fp8AllGatherKind::none;   // what the FP8 all-gather gathers
     bool fp8_all_gather_needs_distributed_optimizer = false;   // else 16-bit gathers (Megatron --fp8-param-gather)
@@ -170,7 +170,7 @@ struct FrameworkTraits {
     TpCommOverlapKind tp_comm_overlap_kind = TpCommOverlapKind::none;   // what its TP overlap switch does
     // layout.fp8_recipe values with which the sequence-parallel TP all-gathers move FP8 (torchao's Float8 TP
     // styles, torchtitan); reduce-scatters stay 16-bit
-    std::vector<std::string> fp8_tp_gather_recipes;
+    std::vector<Fp8Recipe> fp8_tp_gather_recipes;
     // With another FP8 recipe each FP8 linear casts its own input after the 16-bit all-gather, so
     // the QKV and MLP-up casts are of the gathered [b, s, h], not the shard (torchao Float8Linear)
     bool fp8_linear_casts_gathered_input = false;
@@ -203,15 +203,15 @@ std::optional<Framework> framework_for_plugin(const std::string& plugin_class);
 bool is_colossalai(const std::string& id);   // one of the ColossalAI plugins
 // Whether the framework accepts this layout.fp8_recipe (any recipe where it has no recipe choice):
 // read by the rules and by the exporters, which write a recipe the framework refuses as tensorwise.
-bool accepts_fp8_recipe(const std::string& framework, const std::string& recipe);
+bool accepts_fp8_recipe(const std::string& framework, Fp8Recipe recipe);
 // The recipe the framework runs for layout.fp8_recipe: that recipe where it accepts it, else
 // tensorwise, as the exporters write it (the rules report the refused recipe); the estimate reads it.
-std::string fp8_recipe_run(const std::string& framework, const std::string& recipe);
+Fp8Recipe fp8_recipe_run(const std::string& framework, Fp8Recipe recipe);
 // Whether layout.fp8_all_gather makes the framework gather FP8 weights with this recipe (as run:
 // fp8_recipe_run; FrameworkTraits::fp8_all_gather_recipes). One meaning for the switch: the estimate counts 1-byte
 // gathers only then, the rules warn where the framework ignores or refuses it, and the exporters
 // write it only there.
-bool gathers_fp8_weights(const std::string& framework, const std::string& recipe);
+bool gathers_fp8_weights(const std::string& framework, Fp8Recipe recipe);
 // Whether the framework runs this layout.fp4_recipe (FrameworkTraits::fp4_recipes; "none" always).
 bool runs_fp4_recipe(const std::string& framework, Fp4Recipe recipe);
 // The ZeRO stages the framework accepts with this pipeline size.

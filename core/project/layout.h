@@ -54,8 +54,8 @@ struct Layout {
     // FP8 (one meaning everywhere): the linear layers' GEMMs run in FP8 on top of the 16-bit
     // training.precision; attention, norms, the optimizer and communication stay 16/32-bit.
     bool fp8 = false;
-    std::string fp8_recipe = "tensorwise";   // scaling: tensorwise (current) delayed rowwise mxfp8 blockwise
-    bool fp8_all_gather = false;             // FSDP2 float8 all-gather / Megatron --fp8-param-gather
+    Fp8Recipe fp8_recipe = Fp8Recipe::tensorwise;   // scaling (layout_enums.h)
+    bool fp8_all_gather = false;                    // FSDP2 float8 all-gather / Megatron --fp8-param-gather
     // FP4 (project/fp4_recipe.h): the linear layers' GEMMs in a 4-bit recipe instead of FP8; the
     // framework's row says which recipes it runs and which layers stay 16-bit (FrameworkTraits).
     Fp4Recipe fp4_recipe = Fp4Recipe::none;

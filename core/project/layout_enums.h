@@ -41,6 +41,14 @@ enum class KernelStack { framework, te, compile, eager };
 // training.precision: the compute dtype; fp8 is version 1's legacy spelling of bf16 with
 // layout.fp8 (project/migrate.h rewrites it in a file; a fix or the CLI can still set it).
 enum class Precision { fp32, tf32, fp16, bf16, fp8 };
+// layout.fp8_recipe: the scaling of the FP8 linear layers (with layout.fp8 on).
+//   tensorwise: one scale per tensor from the current amax (torchao Float8Linear default,
+//               TE Float8CurrentScaling, Megatron --fp8-recipe tensorwise);
+//   delayed:    per-tensor scale from an amax history (TE DelayedScaling, Megatron's default);
+//   rowwise:    one scale per row (torchao recipe_name = "rowwise");
+//   mxfp8:      32-element blocks with E8M0 scales (Blackwell MX, TE MXFP8BlockScaling);
+//   blockwise:  1x128 / 128x128 blocks (DeepSeek-V3 style, TE Float8BlockScaling).
+enum class Fp8Recipe { tensorwise, delayed, rowwise, mxfp8, blockwise };
 
 template <class E>
 struct EnumName {
@@ -123,6 +131,16 @@ struct EnumNames<Precision> {
                                                                {Precision::fp8, "fp8"}}};
 };
 
+template <>
+struct EnumNames<Fp8Recipe> {
+    static constexpr const char* field = "fp8_recipe";
+    static constexpr std::array<EnumName<Fp8Recipe>, 5> table{{{Fp8Recipe::tensorwise, "tensorwise"},
+                                                               {Fp8Recipe::delayed, "delayed"},
+                                                               {Fp8Recipe::rowwise, "rowwise"},
+                                                               {Fp8Recipe::mxfp8, "mxfp8"},
+                                                               {Fp8Recipe::blockwise, "blockwise"}}};
+};
+
 // The sp modes with an sp axis of their own (ColossalAI sp_size), and those that reuse the tp
 // group (v0.5.1 booster/plugin/hybrid_parallel_plugin.py HybridParallelPlugin.__init__: sp_size
 // is tp_size for split_gather and ring).
@@ -155,6 +173,14 @@ template <NamedEnum E>
 std::vector<std::string> enum_names() {
     std::vector<std::string> out;
     for (const auto& e : EnumNames<E>::table) out.emplace_back(e.name);
+    return out;
+}
+
+// Every value of the table, in its order.
+template <NamedEnum E>
+std::vector<E> enum_values() {
+    std::vector<E> out;
+    for (const auto& e : EnumNames<E>::table) out.push_back(e.value);
     return out;
 }
 

@@ -280,7 +280,7 @@ Layout read_layout(const Obj& o) {
     l.fused_norm = o.boolean("fused_norm", l.fused_norm);
     l.jit_fused = o.boolean("jit_fused", l.jit_fused);
     l.fp8 = o.boolean("fp8", l.fp8);
-    l.fp8_recipe = one_of_strings(o, "fp8_recipe", kFp8Recipes, l.fp8_recipe);
+    l.fp8_recipe = one_of_enum(o, "fp8_recipe", l.fp8_recipe);
     l.fp8_all_gather = o.boolean("fp8_all_gather", l.fp8_all_gather);
     // layout.fp8_params: issue 27's name for the same switch (FP8 weights gathered in FP8: Megatron
     // --fp8-param-gather, torchtitan enable_fsdp_float8_all_gather); either spelling is read, and
@@ -503,7 +503,7 @@ json project_to_json(const Project& p) {
     if (l.fused_norm != d.fused_norm) la["fused_norm"] = l.fused_norm;
     if (l.jit_fused != d.jit_fused) la["jit_fused"] = l.jit_fused;
     if (l.fp8 != d.fp8) la["fp8"] = l.fp8;
-    if (l.fp8_recipe != d.fp8_recipe) la["fp8_recipe"] = l.fp8_recipe;
+    if (l.fp8_recipe != d.fp8_recipe) la["fp8_recipe"] = to_string(l.fp8_recipe);
     if (l.fp8_all_gather != d.fp8_all_gather) la["fp8_all_gather"] = l.fp8_all_gather;
     if (l.fp4_recipe != d.fp4_recipe) la["fp4_recipe"] = to_string(l.fp4_recipe);
     if (l.kernels != d.kernels) la["kernels"] = to_string(l.kernels);

@@ -660,8 +660,8 @@ void fp8_recipe(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!fp8_on(l, p.training) || accepts_fp8_recipe(l.framework, l.fp8_recipe)) return;
     auto d = diag(Severity::Warning, "colossalai.fp8_recipe",
-                  "ColossalAI's use_fp8 scales per tensor from the current amax; the " + l.fp8_recipe +
-                      " recipe has no ColossalAI switch and runs as tensorwise.",
+                  "ColossalAI's use_fp8 scales per tensor from the current amax; the " +
+                      std::string(to_string(l.fp8_recipe)) + " recipe has no ColossalAI switch and runs as tensorwise.",
                   "", {"/layout/fp8_recipe"});
     add_fixes(d, &fp8_recipe, p, {set_value("/layout/fp8_recipe", "tensorwise", "Use the tensorwise recipe")});
     out.push_back(d);

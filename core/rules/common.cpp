@@ -22,18 +22,19 @@ std::vector<const GpuSpec*> cluster_gpus(const Project& p) {
     return out;
 }
 
-// The recipes a framework accepts (all of kFp8Recipes where it has no recipe choice).
-const std::vector<std::string>& framework_recipes(const Project& p) {
+// The recipes a framework accepts (every recipe where it has no recipe choice).
+std::vector<Fp8Recipe> framework_recipes(const Project& p) {
     const FrameworkTraits* t = find_traits(p.layout.framework);
-    return t && !t->fp8_recipes.empty() ? t->fp8_recipes : kFp8Recipes;
+    return t && !t->fp8_recipes.empty() ? t->fp8_recipes : enum_values<Fp8Recipe>();
 }
 
 // Fixes for an FP8 recipe: each accepted recipe from `allowed` (in that order), then FP8 off.
-std::vector<Fix> recipe_fixes(const Project& p, const std::vector<std::string>& allowed) {
+std::vector<Fix> recipe_fixes(const Project& p, const std::vector<Fp8Recipe>& allowed) {
     std::vector<Fix> c;
-    for (const auto& r : allowed)
+    for (const Fp8Recipe r : allowed)
         if (r != p.layout.fp8_recipe && accepts_fp8_recipe(p.layout.framework, r))
-            c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
+            c.push_back(
+                set_value("/layout/fp8_recipe", to_string(r), "Use the " + std::string(to_string(r)) + " recipe"));
     Fix off{"Turn FP8 off (train in bf16)", {}};
     if (p.layout.fp8) off.changes.push_back({"/layout/fp8", false});
     if (p.training.precision == Precision::fp8) off.changes.push_back({"/training/precision", "bf16"});
@@ -214,21 +215,22 @@ void fp8_gpu(const Project& p, Out& out) {
 // README) runs its cuBLAS/CUTLASS MXFP8 GEMMs on Blackwell; older GPUs get only the emulated GEMM.
 // AMD parts (CDNA2/3 in the catalog) count as lacking MXFP8; block scaling is checked on NVIDIA parts only.
 void fp8_recipe_gpu(const Project& p, Out& out) {
-    const std::string& r = p.layout.fp8_recipe;
-    if (!fp8_on(p.layout, p.training) || (r != "mxfp8" && r != "blockwise")) return;
+    const Fp8Recipe r = p.layout.fp8_recipe;
+    if (!fp8_on(p.layout, p.training) || (r != Fp8Recipe::mxfp8 && r != Fp8Recipe::blockwise)) return;
     for (const GpuSpec* g : cluster_gpus(p)) {
         if (!g->supports_fp8()) continue;
-        const bool mx = r == "mxfp8";
+        const bool mx = r == Fp8Recipe::mxfp8;
         if (mx ? g->arch == "blackwell" : (g->vendor != "nvidia" || g->arch == "hopper" || g->arch == "blackwell"))
             continue;
         auto d = diag(Severity::Error, "kernel.fp8_recipe_gpu",
-                      g->name + " (" + g->arch + ") cannot run the " + r + " FP8 recipe: " +
+                      g->name + " (" + g->arch + ") cannot run the " + to_string(r) + " FP8 recipe: " +
                           (mx ? "MXFP8 block scaling needs Blackwell tensor cores (compute capability 10.0)."
                               : "FP8 block-scaled GEMMs need Hopper or newer (compute capability 9.0+)."),
                       mx ? "Device compute capability 10.0 or higher required for MXFP8 execution."
                          : "FP8 block scaled GEMM requires compute capability 9.0 or higher and CUDA >= 12.9.",
                       {"/layout/fp8_recipe"});
-        add_fixes(d, &fp8_recipe_gpu, p, recipe_fixes(p, {"tensorwise", "delayed", "rowwise"}));
+        add_fixes(d, &fp8_recipe_gpu, p,
+                  recipe_fixes(p, {Fp8Recipe::tensorwise, Fp8Recipe::delayed, Fp8Recipe::rowwise}));
         out.push_back(d);
         return;
     }
@@ -238,11 +240,11 @@ void fp8_recipe_accepted(const Project& p, Out& out, RuleFn self, const std::str
                          const std::string& framework_error) {
     if (!fp8_on(p.layout, p.training)) return;
     if (accepts_fp8_recipe(p.layout.framework, p.layout.fp8_recipe)) return;
-    const auto& ok = framework_recipes(p);
+    const auto ok = framework_recipes(p);
     std::string list;
-    for (const auto& r : ok) list += (list.empty() ? "" : ", ") + r;
+    for (const Fp8Recipe r : ok) list += (list.empty() ? "" : ", ") + std::string(to_string(r));
     auto d = diag(Severity::Error, rule,
-                  traits_of(p.layout).display_name + std::string(" has no ") + p.layout.fp8_recipe +
+                  traits_of(p.layout).display_name + std::string(" has no ") + to_string(p.layout.fp8_recipe) +
                       " FP8 recipe; fp8_recipe must be one of " + list + ".",
                   framework_error, {"/layout/fp8_recipe"});
     add_fixes(d, self, p, recipe_fixes(p, ok));
@@ -260,15 +262,16 @@ void fp8_all_gather_ignored(const Project& p, Out& out, RuleFn self) {
     if (!t) return;
     const std::string why = t->fp8_all_gather_recipes.empty()
                                 ? std::string(t->display_name) + " has no FP8 all-gather"
-                                : std::string(t->display_name) + " gathers no FP8 weights with the " + l.fp8_recipe +
-                                      " recipe";
+                                : std::string(t->display_name) + " gathers no FP8 weights with the " +
+                                      to_string(l.fp8_recipe) + " recipe";
     auto d = diag(Severity::Warning, "kernel.fp8_all_gather",
                   why + ": fp8_all_gather is ignored, the weights are gathered in 16-bit (and estimated so).", "",
                   {"/layout/fp8_all_gather"});
     std::vector<Fix> c{set_value("/layout/fp8_all_gather", false, "Gather the weights in 16-bit")};
-    for (const auto& r : t->fp8_all_gather_recipes)
+    for (const Fp8Recipe r : t->fp8_all_gather_recipes)
         if (accepts_fp8_recipe(l.framework, r))
-            c.push_back(set_value("/layout/fp8_recipe", r, "Use the " + r + " recipe"));
+            c.push_back(
+                set_value("/layout/fp8_recipe", to_string(r), "Use the " + std::string(to_string(r)) + " recipe"));
     add_fixes(d, self, p, c);
     out.push_back(d);
 }

@@ -451,7 +451,7 @@ void mg_zero(const Project& p, Out& out) {
 // arguments.py (core_v0.14.0): --fp8-recipe choices tensorwise, delayed, mxfp8, blockwise.
 void mg_fp8_recipe(const Project& p, Out& out) {
     fp8_recipe_accepted(p, out, &mg_fp8_recipe, "megatron.fp8_recipe",
-                        "argument --fp8-recipe: invalid choice: '" + p.layout.fp8_recipe +
+                        "argument --fp8-recipe: invalid choice: '" + std::string(to_string(p.layout.fp8_recipe)) +
                             "' (choose from 'tensorwise', 'delayed', 'mxfp8', 'blockwise')");
 }
 

@@ -232,7 +232,7 @@ void tt_microbatches(const Project& p, Out& out) {
 void tt_fp8_all_gather(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (!fp8_on(l, p.training) || !l.fp8_all_gather) return;
-    if (l.fp8_recipe != "rowwise") {
+    if (l.fp8_recipe != Fp8Recipe::rowwise) {
         if (!gathers_fp8_weights(l.framework, l.fp8_recipe)) return fp8_all_gather_ignored(p, out, &tt_fp8_all_gather);
         const Sizes s = sizes(p);
         const int shard = l.dp_shard > 0 ? l.dp_shard : s.dp / std::max(1, l.dp_replicate);

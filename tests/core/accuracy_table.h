@@ -124,7 +124,7 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.loss_logits = r.value("loss_logits", LossLogits::framework);
     if (r.contains("fp8")) {
         l.fp8 = true;
-        l.fp8_recipe = r.at("fp8");
+        l.fp8_recipe = r.at("fp8").get<Fp8Recipe>();
         l.fp8_all_gather = r.value("fp8_all_gather", false);
     }
     const Config c = make_config(m, t, l, hw, gpus);

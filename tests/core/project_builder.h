@@ -78,7 +78,7 @@ public:
     ProjectBuilder& fused_norm(bool v) { return set(p_.layout.fused_norm, v); }
     ProjectBuilder& jit_fused(bool v) { return set(p_.layout.jit_fused, v); }
     ProjectBuilder& fp8(bool v) { return set(p_.layout.fp8, v); }
-    ProjectBuilder& fp8_recipe(const std::string& v) { return set(p_.layout.fp8_recipe, v); }
+    ProjectBuilder& fp8_recipe(Fp8Recipe v) { return set(p_.layout.fp8_recipe, v); }
     ProjectBuilder& fp8_all_gather(bool v) { return set(p_.layout.fp8_all_gather, v); }
     ProjectBuilder& kernels(const std::string& v) { return set(p_.layout.kernels, parse_enum<KernelStack>(v).value()); }
     ProjectBuilder& tp_comm_overlap(bool v) { return set(p_.layout.tp_comm_overlap, v); }

@@ -126,7 +126,7 @@ private slots:
         Config lora = lora_config(16, 8, 1, 80);
         lora.seq_len = 4096;
         const Hardware hw;
-        const Efficiency eff = efficiency_for(hw.arch, KernelStack::te, Fp8Recipe::none);
+        const Efficiency eff = efficiency_for(hw.arch, KernelStack::te, std::nullopt);
         const StageTimes f = stage_times(m, s, full, hw, eff, stage_params(s, full))[0];
         const StageTimes l = stage_times(m, s, lora, hw, eff, stage_params(s, lora))[0];
         const double adapters_f = l.compute_w;   // the adapters' forward, their weight-gradient GEMMs' time
@@ -184,7 +184,7 @@ private slots:
         QCOMPARE(vf.gather_bytes, 2 * (frozen + outside));
         QCOMPARE(vf.grad_bytes, 2 * (frozen + outside));
         const Hardware hw;
-        const Efficiency eff = efficiency_for(hw.arch, KernelStack::te, Fp8Recipe::none);
+        const Efficiency eff = efficiency_for(hw.arch, KernelStack::te, std::nullopt);
         const TimeResult tf = estimate_time(m, s, full, hw, eff);
         for (PeftBaseDtype base : {PeftBaseDtype::bf16, PeftBaseDtype::fp8, PeftBaseDtype::nf4}) {
             Config lora = configure(lora_config(16, tp, 1, 80));

@@ -52,7 +52,7 @@ private slots:
         const Project p = project_from_json(project_json("megatron", {{"precision", "fp8"}}, nlohmann::json::object()));
         QCOMPARE(p.training.precision, Precision::bf16);
         QVERIFY(p.layout.fp8);
-        QCOMPARE(p.layout.fp8_recipe, std::string("tensorwise"));
+        QCOMPARE(p.layout.fp8_recipe, Fp8Recipe::tensorwise);
         // Saved with the one meaning, and read back the same.
         const nlohmann::json saved = project_to_json(p);
         QCOMPARE(saved["training"]["precision"].get<std::string>(), std::string("bf16"));
@@ -68,7 +68,7 @@ private slots:
         const Project p = project_from_json(
             project_json("torchtitan", nlohmann::json::object(),
                          {{"fp8", true}, {"fp8_recipe", "rowwise"}, {"fp8_all_gather", true}, {"kernels", "compile"}}));
-        QCOMPARE(p.layout.fp8_recipe, std::string("rowwise"));
+        QCOMPARE(p.layout.fp8_recipe, Fp8Recipe::rowwise);
         QVERIFY(p.layout.fp8_all_gather);
         QCOMPARE(p.layout.kernels, KernelStack::compile);
         const Project q = project_from_json(project_to_json(p));
@@ -336,7 +336,7 @@ private slots:
         QCOMPARE(std::string(to_string(fp8_gather_of(c))), std::string("primary_weights"));
         c.framework = "colossalai-zero";
         QCOMPARE(std::string(to_string(fp8_gather_of(c))), std::string("wire_casts"));
-        c.fp8 = Fp8Recipe::none;   // no FP8, no FP8 gathers
+        c.fp8.reset();   // no FP8, no FP8 gathers
         QCOMPARE(std::string(to_string(fp8_gather_of(c))), std::string("none"));
     }
 

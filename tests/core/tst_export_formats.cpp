@@ -425,23 +425,23 @@ private slots:
         };
         ExportOptions o;
         o.force = true;
-        for (const char* recipe : {"tensorwise", "rowwise", "mxfp8"}) {
+        for (const Fp8Recipe recipe : {Fp8Recipe::tensorwise, Fp8Recipe::rowwise, Fp8Recipe::mxfp8}) {
             p.layout.fp8_recipe = recipe;
-            const std::string sub = std::string("tt-fp8-") + recipe;
+            const std::string sub = std::string("tt-fp8-") + to_string(recipe);
             const ExportResult r = export_project(p, "torchtitan", o);
             write_files(r.files, dir(sub));
             const auto t = parse_back("toml", dir(sub) / "job.toml");
             QVERIFY2(!t.contains("_error"), t.dump().c_str());
-            const std::string converter = p.layout.fp8_recipe == "mxfp8" ? "quantize.linear.mx"
-                                                                         : "quantize.linear.float8";
+            const std::string converter = p.layout.fp8_recipe == Fp8Recipe::mxfp8 ? "quantize.linear.mx"
+                                                                                  : "quantize.linear.float8";
             QCOMPARE(t["model"]["converters"], nlohmann::json::array({converter}));
-            if (p.layout.fp8_recipe == "mxfp8") {
+            if (p.layout.fp8_recipe == Fp8Recipe::mxfp8) {
                 QCOMPARE(t["quantize"]["linear"]["mx"]["recipe_name"].get<std::string>(), std::string("mxfp8_cublas"));
                 QCOMPARE(fp8Findings(r), 1);   // MXLinear has no FP8 all-gather
                 continue;
             }
             const auto& f8 = t["quantize"]["linear"]["float8"];
-            const bool rowwise = p.layout.fp8_recipe == "rowwise";
+            const bool rowwise = p.layout.fp8_recipe == Fp8Recipe::rowwise;
             QCOMPARE(f8["enable_fsdp_float8_all_gather"].get<bool>(), !rowwise);
             QCOMPARE(f8.value("precompute_float8_dynamic_scale_for_fsdp", false), !rowwise);
             QCOMPARE(f8.contains("recipe_name"), rowwise);
@@ -524,7 +524,7 @@ private slots:
         // A recipe ColossalAI's per-tensor use_fp8 does not have is a warning.
         plain.layout.kernels = KernelStack::framework;
         plain.layout.fp8 = true;
-        plain.layout.fp8_recipe = "rowwise";
+        plain.layout.fp8_recipe = Fp8Recipe::rowwise;
         QCOMPARE(findings(export_project(plain, "colossalai", o), "export.colossalai.fp8_recipe"), 1);
     }
 

@@ -168,7 +168,7 @@ private slots:
             QVERIFY2((t.fp8_all_gather_kind == Fp8AllGatherKind::none) == t.fp8_all_gather_recipes.empty(), t.name);
             // The switch reader agrees: with tensorwise (every framework's first recipe) it gathers
             // FP8 weights exactly where the row names a kind.
-            QCOMPARE(gathers_fp8_weights(t.name, "tensorwise"), w.kind != Fp8AllGatherKind::none);
+            QCOMPARE(gathers_fp8_weights(t.name, Fp8Recipe::tensorwise), w.kind != Fp8AllGatherKind::none);
         }
     }
 

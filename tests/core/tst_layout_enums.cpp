@@ -104,6 +104,16 @@ const char* spelled(Precision v) {
     }
     return nullptr;
 }
+const char* spelled(Fp8Recipe v) {
+    switch (v) {
+    case Fp8Recipe::tensorwise: return "tensorwise";
+    case Fp8Recipe::delayed: return "delayed";
+    case Fp8Recipe::rowwise: return "rowwise";
+    case Fp8Recipe::mxfp8: return "mxfp8";
+    case Fp8Recipe::blockwise: return "blockwise";
+    }
+    return nullptr;
+}
 
 // Every value of E from 0 up to `last`, the enum's last enumerator (the enums are dense from 0).
 template <class E>
@@ -212,6 +222,7 @@ private slots:
         check_table(SpMode::ring_attn);
         check_table(Precision::fp8);
         check_table(KernelStack::eager);
+        check_table(Fp8Recipe::blockwise);
     }
 
     // layout.h's lists, which the app's combos show, are the tables' names in their order.
@@ -230,6 +241,9 @@ private slots:
         QCOMPARE(kPrecisions, enum_names<Precision>());
         QCOMPARE(kKernelStacks, (std::vector<std::string>{"auto", "te", "compile", "eager"}));
         QCOMPARE(kKernelStacks, enum_names<KernelStack>());
+        QCOMPARE(kFp8Recipes, (std::vector<std::string>{"tensorwise", "delayed", "rowwise", "mxfp8", "blockwise"}));
+        QCOMPARE(kFp8Recipes, enum_names<Fp8Recipe>());
+        QCOMPARE(enum_values<Fp8Recipe>(), values_up_to(Fp8Recipe::blockwise));
     }
 
     // The sp modes other than none either have an sp axis of their own (all_to_all, ring_attn) or
@@ -261,6 +275,7 @@ private slots:
         QCOMPARE(p.training.optimizer, Optimizer::adamw);
         QCOMPARE(p.layout.sp_mode, SpMode::none);
         QCOMPARE(p.training.precision, Precision::bf16);
+        QCOMPARE(p.layout.fp8_recipe, Fp8Recipe::tensorwise);
     }
 
     void projectFileRoundTrip() {
@@ -273,6 +288,7 @@ private slots:
         check_round_trip<SpMode>(SpMode::none, true, &Layout::sp_mode, nullptr);
         check_round_trip<Precision>(Precision::bf16, true, nullptr, &Training::precision, Precision::fp8);
         check_round_trip<KernelStack>(KernelStack::framework, false, &Layout::kernels, nullptr);
+        check_round_trip<Fp8Recipe>(Fp8Recipe::tensorwise, false, &Layout::fp8_recipe, nullptr);
     }
 
     // training.precision "fp8" in a file is version 1's legacy spelling (project/migrate.h): read
@@ -300,6 +316,8 @@ private slots:
         check_refused<SpMode>("zigzag");
         check_refused<Precision>("fp4");
         check_refused<KernelStack>("inductor");
+        check_refused<Fp8Recipe>("nvfp4");
+        check_refused<Fp8Recipe>("Rowwise");
         check_refused<Precision>("BF16");
         check_refused<SpMode>(2);
         // Case matters: the names are read as written.

@@ -160,7 +160,7 @@ private slots:
         const Project p = load_project(path);
         QCOMPARE(p.training.precision, Precision::bf16);
         QVERIFY(p.layout.fp8);
-        QCOMPARE(p.layout.fp8_recipe, std::string("tensorwise"));
+        QCOMPARE(p.layout.fp8_recipe, Fp8Recipe::tensorwise);
         QVERIFY(!p.layout.fp8_all_gather);
         Layout l;
         l.tp = 2;

@@ -407,7 +407,7 @@ private slots:
              ""},
             // quantization/fp8.py linear_fp8: per-tensor current scaling only.
             {"gemini rowwise fp8",
-             ProjectBuilder(g).fp8(true).fp8_recipe("rowwise").build(),
+             ProjectBuilder(g).fp8(true).fp8_recipe(Fp8Recipe::rowwise).build(),
              ProjectBuilder(g).fp8(true).build(),
              "colossalai.fp8_recipe",
              Severity::Warning,

@@ -49,7 +49,7 @@ std::vector<Project> variants(const Project& base) {
         out.push_back(std::move(p));
     };
     add([](Project&) {});
-    for (const auto& r : kFp8Recipes)
+    for (const Fp8Recipe r : enum_values<Fp8Recipe>())
         add([&](Project& p) {
             p.layout.fp8 = true;
             p.layout.fp8_recipe = r;

@@ -260,7 +260,7 @@ private slots:
              ""},
             // arguments.py --fp8-recipe choices (core_v0.14.0) have no rowwise.
             {"fp8 rowwise recipe",
-             ProjectBuilder(b).fp8(true).fp8_recipe("rowwise").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::rowwise).build(),
              ProjectBuilder(b).fp8(true).build(),
              "megatron.fp8_recipe",
              Severity::Error,
@@ -304,8 +304,8 @@ private slots:
             // Float8BlockScaling on an L40S (Ada, compute capability 8.9): TE v2.9
             // check_fp8_block_scaling_support needs 9.0; the H100 passes.
             {"blockwise on ada",
-             ProjectBuilder(b).fp8(true).fp8_recipe("blockwise").gpu("l40s").build(),
-             ProjectBuilder(b).fp8(true).fp8_recipe("blockwise").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::blockwise).gpu("l40s").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::blockwise).build(),
              "kernel.fp8_recipe_gpu",
              Severity::Error,
              {"L40S", "ada", "blockwise", "Hopper"},
@@ -443,7 +443,7 @@ private slots:
              ""},
             // torchtitan v0.2.2 components/quantization/float8.py: recipe_name with the FP8 all-gather.
             {"fp8 all-gather with rowwise",
-             ProjectBuilder(b).fp8(true).fp8_recipe("rowwise").fp8_all_gather(true).build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::rowwise).fp8_all_gather(true).build(),
              ProjectBuilder(b)
                  .fp8(true)
                  .fp8_all_gather(true)   // tensorwise
@@ -454,16 +454,16 @@ private slots:
              "together with `float8_config.recipe_name` is not supported"},
             // Not a torchtitan recipe_name (v0.2.2 job_config.py) and not the MX converter.
             {"fp8 delayed recipe",
-             ProjectBuilder(b).fp8(true).fp8_recipe("delayed").build(),
-             ProjectBuilder(b).fp8(true).fp8_recipe("rowwise").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::delayed).build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::rowwise).build(),
              "torchtitan.fp8_recipe",
              Severity::Error,
              {"delayed", "fp8_recipe must be one of", "tensorwise, rowwise, mxfp8"},
              ""},
             // MXFP8 on H100 (compute capability 9.0): TE's check_mxfp8_support needs 10.0; B200 passes.
             {"mxfp8 on hopper",
-             ProjectBuilder(b).fp8(true).fp8_recipe("mxfp8").build(),
-             ProjectBuilder(b).fp8(true).fp8_recipe("mxfp8").gpu("b200").build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::mxfp8).build(),
+             ProjectBuilder(b).fp8(true).fp8_recipe(Fp8Recipe::mxfp8).gpu("b200").build(),
              "kernel.fp8_recipe_gpu",
              Severity::Error,
              {"H100", "mxfp8", "Blackwell"},
@@ -471,8 +471,8 @@ private slots:
             // v0.2.2 components/quantization/mx.py: MXLinear has no all-gather setting, so the switch
             // is ignored (the estimate counts 16-bit gathers): a warning, not the rowwise refusal.
             {"fp8 all-gather with mxfp8",
-             ProjectBuilder(b).gpu("b200").fp8(true).fp8_recipe("mxfp8").fp8_all_gather(true).build(),
-             ProjectBuilder(b).gpu("b200").fp8(true).fp8_recipe("mxfp8").build(),
+             ProjectBuilder(b).gpu("b200").fp8(true).fp8_recipe(Fp8Recipe::mxfp8).fp8_all_gather(true).build(),
+             ProjectBuilder(b).gpu("b200").fp8(true).fp8_recipe(Fp8Recipe::mxfp8).build(),
              "kernel.fp8_all_gather",
              Severity::Warning,
              {"torchtitan", "mxfp8", "16-bit"},

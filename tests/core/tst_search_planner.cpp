@@ -309,7 +309,7 @@ private slots:
         // (megatron.fp8_recipe), so searching both frameworks proposes torchtitan layouts only.
         Project p = load_example("llama3.1-70b-4nodes");
         p.layout.fp8 = true;
-        p.layout.fp8_recipe = "rowwise";
+        p.layout.fp8_recipe = Fp8Recipe::rowwise;
         PlanRequest req;
         req.base = p;
         req.hardware = hardware_for(*catalog::find_gpu(p.cluster.nodes[0].gpu), p.cluster, p.training.precision);
@@ -322,7 +322,7 @@ private slots:
             Project q = p;
             apply_entry(e, q);
             QCOMPARE(q.layout.framework, std::string("torchtitan"));
-            QCOMPARE(q.layout.fp8_recipe, std::string("rowwise"));
+            QCOMPARE(q.layout.fp8_recipe, Fp8Recipe::rowwise);
             QVERIFY2(!has_errors(validate(q)), describe(e).c_str());
         }
     }

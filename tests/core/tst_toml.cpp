@@ -333,7 +333,7 @@ private slots:
         p.layout.framework = "torchtitan";
         if (variant == 1) {
             p.layout.fp8 = true;
-            p.layout.fp8_recipe = "rowwise";
+            p.layout.fp8_recipe = Fp8Recipe::rowwise;
             p.layout.kernels = KernelStack::compile;
             p.layout.compile_loss = true;
         } else if (variant == 2) {

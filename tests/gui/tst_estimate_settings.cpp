@@ -154,13 +154,13 @@ private slots:
         QCOMPARE(recipe->currentText(), QStringLiteral("tensorwise"));
         QVERIFY(choose(recipe, QStringLiteral("rowwise")));
         QVERIFY(w->document()->waitForAnalysis());
-        QCOMPARE(w->project().layout.fp8_recipe, std::string("rowwise"));
+        QCOMPARE(w->project().layout.fp8_recipe, paraplan::Fp8Recipe::rowwise);
         QCOMPARE(w->document()->undoStack()->undoText(), QStringLiteral("Set fp8_recipe to rowwise"));
         QVERIFY(paraplan::project_to_json(w->project())["layout"]["fp8_recipe"] == "rowwise");
 
         w->document()->undoStack()->undo();
         QVERIFY(w->document()->waitForAnalysis());
-        QCOMPARE(w->project().layout.fp8_recipe, std::string("tensorwise"));
+        QCOMPARE(w->project().layout.fp8_recipe, paraplan::Fp8Recipe::tensorwise);
         QCOMPARE(recipe->currentText(), QStringLiteral("tensorwise"));
         QVERIFY(w->project().layout.fp8);   // only the recipe step was undone
 

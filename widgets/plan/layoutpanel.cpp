@@ -201,7 +201,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
                  "recipe); rowwise: one scale per row (more accurate, a little slower); mxfp8: one scale per 32 "
                  "values (Blackwell MX formats); blockwise: 1×128 and 128×128 blocks. Written as Megatron "
                  "--fp8-recipe or torchtitan recipe_name. Only with FP8 linear layers on."),
-              [](const Project& p) { return p.layout.fp8_recipe; });
+              [](const Project& p) { return std::string(to_string(p.layout.fp8_recipe)); });
     enableWhen(QStringLiteral("/layout/fp8_recipe"), [](const Project& p) { return p.layout.fp8; });
     addBool(k, QStringLiteral("/layout/fp8_all_gather"), tr("FP8 all-gather"), QStringLiteral("fp8_all_gather"),
             tr("Gather sharded parameters in FP8 instead of 16-bit (torchtitan enable_fsdp_float8_all_gather, "
