@@ -19,7 +19,7 @@ inline paraplan::Project scale_project(int nodes) {
     p.layout.sp = 1;
     p.layout.sp_mode = paraplan::SpMode::none;
     p.layout.zero_stage = 0;
-    p.layout.schedule = "1f1b";
+    p.layout.schedule = paraplan::Schedule::one_f_one_b;
     p.layout.chunks = 1;
     p.layout.num_microbatches = 256;
     p.training.micro_batch_size = 1;

@@ -120,7 +120,7 @@ int run_plan(const Args& a) {
             const Layout& l = e.layout;
             std::printf("%-18s %3d %3d %3d %3d %3d %4d %4d %4d %-12s %3d %4d %-9s %9.3f %6.1f %8.1f\n",
                         l.framework.c_str(), l.tp, l.pp, l.cp, l.sp, l.ep, e.dp,
-                        l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size, l.schedule.c_str(), l.chunks,
+                        l.distributed_optimizer ? 1 : l.zero_stage, e.micro_batch_size, to_string(l.schedule), l.chunks,
                         l.num_microbatches, to_string(l.recompute), e.step_s, 100 * e.mfu, e.peak_gib);
         }
     }

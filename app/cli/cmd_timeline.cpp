@@ -87,7 +87,7 @@ void print_ascii(const Timeline& tl) {
 
 int run_timeline(const Args& a) {
     const bool json = a.flag("json");
-    std::optional<Schedule> schedule;
+    std::optional<schedule::Schedule> schedule;
     std::vector<paraplan::Diagnostic> warnings;
     if (auto csv = a.get("import-csv")) {
         auto imported = from_pytorch_csv(read_file(*csv));

@@ -30,46 +30,19 @@ using paraplan::Recompute;
 //                ColossalAI ring_attn, torchtitan CP).
 enum class SeqSplit { none, ulysses, ring };
 
-// Pipeline schedules, one per schedule core/schedule/ generates (schedule_names()): the
-// closed forms in pipeline.h model each, the simulator runs each for a single project.
-//   interleaved:             Megatron's interleaved 1F1B ("interleaved-megatron");
-//   interleaved_colossalai:  ColossalAI InterleavedSchedule ("interleaved" in a ColossalAI project);
-//   interleaved_pytorch:     PyTorch ScheduleInterleaved1F1B ("interleaved" in a torchtitan project);
-//   zb1p:                    ZB-H1 (one chunk); interleaved_zb: PyTorch ScheduleInterleavedZeroBubble.
-enum class Schedule {
-    gpipe,
-    one_f_one_b,
-    interleaved,
-    zb1p,
-    zbv,
-    dualpipev,
-    interleaved_colossalai,
-    interleaved_pytorch,
-    looped_bfs,
-    zbh2,
-    interleaved_zb
-};
+// Pipeline schedules: layout.schedule's Schedule (project/layout_enums.h), resolved for the framework
+// (resolved_schedule, project/framework.h) before the estimate sees it, so never Schedule::interleaved
+// here. The closed forms in pipeline.h model each, the simulator runs each for a single project.
 
 // Several model chunks per rank in a loop (v = chunks).
 bool is_multi_chunk(Schedule s);
 // Two chunks per rank in a V (zbv, dualpipev).
 bool is_v_shape(Schedule s);
-
-const char* to_string(Schedule s);
-// The schedule id the simulator (core/schedule/) runs for s.
+// The schedule's name in the estimate's JSON: the table's name, except that Megatron's and
+// ColossalAI's interleaved 1F1B both read "interleaved".
+const char* reported_name(Schedule s);
+// The schedule id the simulator (core/schedule/ schedule_names()) runs for s.
 const char* simulator_name(Schedule s);
-// A project's schedule name (any of schedule_names(), or a common alias such as "vpp",
-// "zb1p", "dualpipe"); the plain "interleaved" means the framework's own interleaved
-// schedule. Unknown names give std::nullopt. Case, '-', '_' and ' ' are ignored.
-std::optional<Schedule> parse_schedule(const std::string& s, const std::string& framework = "");
-// Every name parse_schedule() takes, one spelling each (lower case, no '-', '_' or ' '):
-// the one table of project schedule names.
-const std::vector<std::string>& accepted_schedule_names();
-// The simulator's schedule id (core/schedule/ schedule_names()) for a project's schedule name,
-// as the estimator reads it: the timeline draws what the estimate prices. A name
-// parse_schedule() does not take comes back as it is, so the simulator reports it as unknown.
-std::string simulator_schedule_for(const std::string& project_schedule, const std::string& framework);
-Schedule schedule_from_string(const std::string& s, const std::string& framework = "");   // unknown -> one_f_one_b
 
 // The links one kind of group actually spans (from the rank map).
 struct GroupLink {

@@ -23,34 +23,24 @@
 namespace paraplan::estimate {
 
 bool is_multi_chunk(Schedule s) {
-    return s == Schedule::interleaved || s == Schedule::interleaved_colossalai || s == Schedule::interleaved_pytorch ||
-           s == Schedule::looped_bfs || s == Schedule::interleaved_zb;
+    return s == Schedule::interleaved || s == Schedule::interleaved_megatron || s == Schedule::interleaved_colossalai ||
+           s == Schedule::interleaved_pytorch || s == Schedule::looped_bfs || s == Schedule::interleaved_zb;
 }
 
 bool is_v_shape(Schedule s) { return s == Schedule::zbv || s == Schedule::dualpipev; }
 
-const char* to_string(Schedule s) {
-    switch (s) {
-    case Schedule::gpipe: return "gpipe";
-    case Schedule::one_f_one_b: return "1f1b";
-    case Schedule::interleaved: return "interleaved";
-    case Schedule::interleaved_colossalai: return "interleaved";
-    case Schedule::interleaved_pytorch: return "interleaved-pytorch";
-    case Schedule::looped_bfs: return "looped-bfs";
-    case Schedule::zb1p: return "zb1p";
-    case Schedule::zbh2: return "zbh2";
-    case Schedule::interleaved_zb: return "interleaved-zb";
-    case Schedule::zbv: return "zbv";
-    case Schedule::dualpipev: return "dualpipev";
-    }
-    return "1f1b";
+const char* reported_name(Schedule s) {
+    const bool interleaved_1f1b = s == Schedule::interleaved || s == Schedule::interleaved_megatron ||
+                                  s == Schedule::interleaved_colossalai;
+    return interleaved_1f1b ? "interleaved" : to_string(s);
 }
 
 const char* simulator_name(Schedule s) {
     switch (s) {
     case Schedule::gpipe: return "gpipe";
     case Schedule::one_f_one_b: return "1f1b";
-    case Schedule::interleaved: return "interleaved-megatron";
+    case Schedule::interleaved:   // resolved before (resolved_schedule); Megatron's where it was not
+    case Schedule::interleaved_megatron: return "interleaved-megatron";
     case Schedule::interleaved_colossalai: return "interleaved";
     case Schedule::interleaved_pytorch: return "interleaved-pytorch";
     case Schedule::looped_bfs: return "looped-bfs";
@@ -90,77 +80,6 @@ Fp8Gather fp8_gather_of(const Config& c) {
     if (!ft) return Fp8Gather::fsdp_weights;
     if (ft->fp8_all_gather_needs_distributed_optimizer && !c.distributed_optimizer) return Fp8Gather::none;
     return ft->fp8_all_gather_kind;
-}
-
-namespace {
-
-// Project schedule names, normalised (lower case, no '-', '_' or ' '). nullopt: the
-// framework's own interleaved schedule.
-struct ScheduleName {
-    const char* name;
-    std::optional<Schedule> schedule;
-};
-constexpr ScheduleName kScheduleNames[] = {
-    {"gpipe", Schedule::gpipe},
-    {"1f1b", Schedule::one_f_one_b},
-    {"pipedreamflush", Schedule::one_f_one_b},
-    {"onefoneb", Schedule::one_f_one_b},
-    {"interleaved", std::nullopt},
-    {"interleaved1f1b", std::nullopt},
-    {"vpp", std::nullopt},
-    {"looped", std::nullopt},
-    {"interleavedmegatron", Schedule::interleaved},
-    {"interleavedcolossalai", Schedule::interleaved_colossalai},
-    {"interleavedpytorch", Schedule::interleaved_pytorch},
-    {"loopedbfs", Schedule::looped_bfs},
-    {"zb1p", Schedule::zb1p},
-    {"zbh1", Schedule::zb1p},
-    {"zerobubble", Schedule::zb1p},
-    {"zbh2", Schedule::zbh2},
-    {"interleavedzb", Schedule::interleaved_zb},
-    {"interleavedzerobubble", Schedule::interleaved_zb},
-    {"zbv", Schedule::zbv},
-    {"zbvzerobubble", Schedule::zbv},
-    {"zbvzb", Schedule::zbv},
-    {"zerobubblev", Schedule::zbv},
-    {"dualpipev", Schedule::dualpipev},
-    {"dualpipe", Schedule::dualpipev},
-};
-
-}   // namespace
-
-std::optional<Schedule> parse_schedule(const std::string& raw, const std::string& framework) {
-    std::string s;
-    for (char ch : raw)
-        if (ch != '_' && ch != '-' && ch != ' ') s += char(std::tolower(static_cast<unsigned char>(ch)));
-    for (const auto& n : kScheduleNames) {
-        if (s != n.name) continue;
-        if (n.schedule) return n.schedule;
-        // The framework's own interleaved schedule.
-        const FrameworkTraits* ft = find_traits(framework);
-        if (ft && ft->interleaved == InterleavedFlavor::colossalai) return Schedule::interleaved_colossalai;
-        if (ft && ft->interleaved == InterleavedFlavor::pytorch) return Schedule::interleaved_pytorch;
-        return Schedule::interleaved;
-    }
-    return std::nullopt;
-}
-
-const std::vector<std::string>& accepted_schedule_names() {
-    static const std::vector<std::string> names = [] {
-        std::vector<std::string> v;
-        for (const auto& n : kScheduleNames) v.emplace_back(n.name);
-        return v;
-    }();
-    return names;
-}
-
-std::string simulator_schedule_for(const std::string& project_schedule, const std::string& framework) {
-    const std::optional<Schedule> s = parse_schedule(project_schedule, framework);
-    return s ? simulator_name(*s) : project_schedule;
-}
-
-Schedule schedule_from_string(const std::string& raw, const std::string& framework) {
-    return parse_schedule(raw, framework).value_or(Schedule::one_f_one_b);
 }
 
 Hardware hardware_for(const GpuSpec& gpu, const Cluster& cluster, Precision precision) {
@@ -257,12 +176,7 @@ Config make_config(const ModelSpec& m, const Training& t, const Layout& l, const
     c.tp = l.tp;
     c.pp = l.pp;
     c.ep = m.experts > 0 ? l.ep : 1;
-    c.schedule = Schedule::one_f_one_b;
-    if (l.pp > 1) {
-        const std::optional<Schedule> s = parse_schedule(l.schedule, fw);
-        if (s) c.schedule = *s;
-        else note("schedule '" + l.schedule + "' is not one Paraplan models; the pipeline is estimated as 1F1B");
-    }
+    c.schedule = l.pp > 1 ? resolved_schedule(l.schedule, fw) : Schedule::one_f_one_b;
     c.chunks = is_multi_chunk(c.schedule) ? std::max(2, l.chunks) : is_v_shape(c.schedule) ? 2 : 1;
     c.recompute = l.recompute;
     c.flash_attention = l.flash_attention;
@@ -687,7 +601,7 @@ nlohmann::json to_json(const Estimate& e) {
           {"num_microbatches", c.num_microbatches},
           {"grad_accum_steps", c.grad_accum_steps},
           {"grad_sync_each_flush", c.grad_sync_each_flush},
-          {"schedule", to_string(c.schedule)},
+          {"schedule", reported_name(c.schedule)},
           {"schedule_simulated", simulator_name(c.schedule)},
           {"chunks", c.chunks},
           {"recompute", to_string(c.recompute)},

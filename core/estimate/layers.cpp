@@ -109,7 +109,7 @@ StageLayers split_layers_uncached(const ModelSpec& m, int pp, int chunks, Schedu
     const bool v_shape = is_v_shape(s);
     const int c = (is_multi_chunk(s) || v_shape) ? std::max(1, v_shape ? 2 : chunks) : 1;
     const int L = std::max(0, m.layers);
-    const std::string style = v_shape ? "zbv" : (c > 1 ? "interleaved" : "1f1b");
+    const Schedule style = v_shape ? Schedule::zbv : (c > 1 ? Schedule::interleaved : Schedule::one_f_one_b);
     paraplan::StageLayers ranges;
     bool done = false;
     const FrameworkTraits* ft = find_traits(framework);

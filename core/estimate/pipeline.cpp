@@ -30,7 +30,8 @@ double peak_inflight(Schedule s, int p, int m, int v, int rank) {
     case Schedule::looped_bfs:
         // Every forward (of every chunk, for looped BFS) runs before the first backward.
         return m;
-    case Schedule::interleaved:
+    case Schedule::interleaved:   // resolved before the estimate; as Megatron's
+    case Schedule::interleaved_megatron:
     case Schedule::interleaved_colossalai:
     case Schedule::interleaved_pytorch:
     case Schedule::interleaved_zb: {

@@ -12,7 +12,7 @@ schedule::ScheduleRequest project_schedule_request(const Project& p, int* derive
     const auto& l = p.layout;
     schedule::ScheduleRequest req;
     // The name as the estimator reads it (aliases such as "zb1p", the framework's own "interleaved").
-    req.schedule = simulator_schedule_for(l.schedule, l.framework);
+    req.schedule = simulator_name(resolved_schedule(l.schedule, l.framework));
     req.pp = l.pp;
     req.chunks = l.chunks > 1 ? l.chunks : 0;
     const DerivedSizes s = derived_sizes(l, p.training, p.world_size());

@@ -79,7 +79,7 @@ FormatOutput export_pipeline_csv(const Project& p, const ExportOptions& opt);
 // The framework a format's layout is checked against.
 std::string colossalai_framework(const Project& p);   // the project's colossalai* id, or by ep
 // PyTorch pipelining schedule name for torchtitan ("" when none fits).
-std::string torchtitan_schedule_name(const std::string& schedule, int chunks);
+std::string torchtitan_schedule_name(Schedule schedule, int chunks);
 // Megatron-LM pretrain_gpt.py arguments for the project (flag, values, ...), grouped
 // as the official example scripts group them; findings collect what cannot be expressed.
 struct MegatronArgs {

@@ -127,13 +127,15 @@ FormatOutput export_colossalai(const Project& p, const ExportOptions& opt) {
         // groups while ShardConfig shards as split_gather (hybrid_parallel_plugin.py).
         if (sp_on) args.push_back({"sequence_parallelism_mode", py_string(to_string(l.sp_mode))});
         if (l.pp > 1) {
-            const std::string sched = canonical_schedule(l.schedule);
+            const Schedule sched = l.schedule;
             std::string style;
-            if (sched == "1f1b" && l.chunks == 1) style = "1f1b";
-            else if (sched == "interleaved" || (sched == "1f1b" && l.chunks > 1)) style = "interleaved";
-            else if (sched == "zbv") style = "zbv";
+            if (sched == Schedule::one_f_one_b && l.chunks == 1) style = "1f1b";
+            else if (is_interleaved_1f1b(sched) || (sched == Schedule::one_f_one_b && l.chunks > 1))
+                style = "interleaved";
+            else if (sched == Schedule::zbv) style = "zbv";
             else
-                fail("the pipeline schedule \"" + l.schedule + "\" (pp_style is one of 1f1b, interleaved, zbv)",
+                fail("the pipeline schedule \"" + std::string(to_string(l.schedule)) +
+                         "\" (pp_style is one of 1f1b, interleaved, zbv)",
                      {"/layout/schedule"});
             if (!style.empty()) args.push_back({"pp_style", py_string(style)});
             args.push_back({"num_model_chunks", std::to_string(l.chunks)});

@@ -84,24 +84,6 @@ std::string py_string(const std::string& s) { return escaped(s, true); }
 std::string toml_string(const std::string& s) { return escaped(s, false); }
 std::string yaml_string(const std::string& s) { return escaped(s, true); }
 
-std::string canonical_schedule(const std::string& s) {
-    std::string k;
-    for (char c : s)
-        if (c != '-' && c != '_' && c != ' ') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (k == "1f1b" || k == "pipedreamflush") return "1f1b";
-    if (k == "interleaved" || k == "interleaved1f1b" || k == "vpp" || k == "interleavedmegatron" ||
-        k == "interleavedpytorch")
-        return "interleaved";
-    if (k == "zbv" || k == "zbvzerobubble" || k == "zerobubblev") return "zbv";
-    if (k == "gpipe") return "gpipe";
-    if (k == "loopedbfs") return "looped-bfs";
-    if (k == "zb1p" || k == "interleavedzerobubble" || k == "interleavedzb") return "interleaved-zb";
-    if (k == "zbh1" || k == "zbh2") return k;
-    if (k == "dualpipev") return "dualpipev";
-    if (k == "dualpipe") return "dualpipe";
-    return s;
-}
-
 std::string header_line(const Project& p, const std::string& format) {
     // A comment line in every format; TOML comments refuse control characters but tab (toml.io, "Comment").
     std::string name = p.name;

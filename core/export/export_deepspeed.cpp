@@ -38,8 +38,9 @@ FormatOutput export_deepspeed(const Project& p, const ExportOptions& opt) {
     if (l.chunks > 1)
         fail("virtual pipeline stages (DeepSpeed's pipeline engine runs 1F1B with one stage per rank)",
              {"/layout/chunks"});
-    if (l.pp > 1 && canonical_schedule(l.schedule) != "1f1b")
-        fail("the pipeline schedule \"" + l.schedule + "\" (DeepSpeed runs 1F1B)", {"/layout/schedule"});
+    if (l.pp > 1 && l.schedule != Schedule::one_f_one_b)
+        fail("the pipeline schedule \"" + std::string(to_string(l.schedule)) + "\" (DeepSpeed runs 1F1B)",
+             {"/layout/schedule"});
     if (l.pp > 1 && l.zero_stage >= 2)
         out.findings.push_back(finding(Severity::Error, "export.deepspeed.zero_with_pipeline",
                                        "DeepSpeed's pipeline engine rejects ZeRO-2 and ZeRO-3 (\"ZeRO-2 and ZeRO-3 are "

@@ -127,11 +127,11 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
     if (l.pp > 1 && l.account_for_embedding_in_pipeline_split)
         add(a.parallel, "--account-for-embedding-in-pipeline-split");
     if (l.pp > 1 && l.account_for_loss_in_pipeline_split) add(a.parallel, "--account-for-loss-in-pipeline-split");
-    const std::string sched = canonical_schedule(l.schedule);
-    if (l.pp > 1 && !(sched == "1f1b" || sched == "interleaved"))
-        fail("the pipeline schedule \"" + l.schedule + "\" (Megatron runs 1F1B, interleaved when chunks > 1)",
+    if (l.pp > 1 && !(l.schedule == Schedule::one_f_one_b || is_interleaved_1f1b(l.schedule)))
+        fail("the pipeline schedule \"" + std::string(to_string(l.schedule)) +
+                 "\" (Megatron runs 1F1B, interleaved when chunks > 1)",
              {"/layout/schedule"});
-    if (sched == "interleaved" && l.chunks < 2)
+    if (is_interleaved_1f1b(l.schedule) && l.chunks < 2)
         fail("an interleaved schedule with one chunk per stage", {"/layout/chunks"});
     if (!l.num_layers_per_stage.empty())
         fail(

@@ -5,10 +5,12 @@
 // back with the gradient reductions where the estimate places them.
 #include "export/export.h"
 #include "export/export_common.h"
+#include "project/framework.h"
 
 #include <exception>
 #include <optional>
 
+#include "estimate/config.h"
 #include "estimate/step_flushes.h"
 #include "schedule/generate.h"
 #include "schedule/pytorch_csv.h"
@@ -31,8 +33,11 @@ namespace {
 std::optional<schedule::Schedule> pipeline_schedule(const Project& p, std::vector<Diagnostic>& findings) {
     const Layout& l = p.layout;
     schedule::ScheduleRequest req;
-    req.schedule = schedule::find_schedule(l.schedule) ? l.schedule : exportutil::canonical_schedule(l.schedule);
-    if (req.schedule == "1f1b" && l.chunks > 1) req.schedule = "interleaved";
+    // The simulator's schedule for the layout's, as the estimate reads it; 1f1b with several chunks
+    // per stage is drawn as the framework's interleaved 1F1B.
+    Schedule s = resolved_schedule(l.schedule, l.framework);
+    if (s == Schedule::one_f_one_b && l.chunks > 1) s = resolved_schedule(Schedule::interleaved, l.framework);
+    req.schedule = estimate::simulator_name(s);
     req.pp = l.pp;
     req.microbatches = exportutil::microbatches(p);
     req.chunks = l.chunks;

@@ -17,16 +17,17 @@ namespace paraplan {
 using namespace exportutil;
 
 // PyTorch schedule class names (torch/distributed/pipelining/schedules.py).
-std::string torchtitan_schedule_name(const std::string& schedule, int chunks) {
-    const std::string s = canonical_schedule(schedule);
-    if (s == "1f1b") return chunks > 1 ? "Interleaved1F1B" : "1F1B";
-    if (s == "gpipe") return chunks > 1 ? "LoopedBFS" : "GPipe";
-    if (s == "interleaved") return "Interleaved1F1B";
-    if (s == "looped-bfs") return "LoopedBFS";
-    if (s == "interleaved-zb") return "InterleavedZeroBubble";
-    if (s == "zbv") return "ZBVZeroBubble";
-    if (s == "dualpipev") return "DualPipeV";
-    return "";
+std::string torchtitan_schedule_name(Schedule s, int chunks) {
+    if (s == Schedule::one_f_one_b) return chunks > 1 ? "Interleaved1F1B" : "1F1B";
+    if (s == Schedule::gpipe) return chunks > 1 ? "LoopedBFS" : "GPipe";
+    if (is_interleaved_1f1b(s)) return "Interleaved1F1B";
+    switch (s) {
+    case Schedule::looped_bfs: return "LoopedBFS";
+    case Schedule::interleaved_zb: return "InterleavedZeroBubble";
+    case Schedule::zbv: return "ZBVZeroBubble";
+    case Schedule::dualpipev: return "DualPipeV";
+    default: return "";   // ZB-H1, ZB-H2: no class of its own (schedule.csv)
+    }
 }
 
 FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
@@ -126,7 +127,7 @@ FormatOutput export_torchtitan(const Project& p, const ExportOptions& opt) {
             out.findings.insert(out.findings.end(), csv.findings.begin(), csv.findings.end());
             const auto it = csv.files.find("schedule.csv");
             if (it == csv.files.end()) {
-                fail("the pipeline schedule \"" + l.schedule + "\"", {"/layout/schedule"});
+                fail("the pipeline schedule \"" + std::string(to_string(l.schedule)) + "\"", {"/layout/schedule"});
             } else {
                 sched = l.chunks > 1 ? "Interleaved1F1B" : "1F1B";
                 out.files["schedule.csv"] = it->second;

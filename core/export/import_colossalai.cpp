@@ -81,8 +81,9 @@ ImportResult import_colossalai(std::string_view text, const Project& base) {
         else if (key == "enable_jit_fused") as_bool(l.jit_fused);
         else if (key == "use_fp8") as_bool(l.fp8);
         else if (key == "pp_style") {
-            if (v && v->is_string() && (*v == "1f1b" || *v == "interleaved" || *v == "zbv"))
-                l.schedule = v->get<std::string>();
+            // pp_style is one of "1f1b", "interleaved", "zbv" (HybridParallelPlugin.__init__).
+            const auto s = v && v->is_string() ? parse_enum<Schedule>(v->get<std::string>()) : std::nullopt;
+            if (s == Schedule::one_f_one_b || s == Schedule::interleaved || s == Schedule::zbv) l.schedule = *s;
             else w.push_back(shown + " not read" + at);
         } else if (key == "num_model_chunks") as_int(1, l.chunks);
         else if (key == "num_microbatches") as_int(1, l.num_microbatches);

@@ -413,7 +413,7 @@ ImportResult import_megatron(std::string_view text, const Project& base) {
                         std::to_string(p.layout.pp));
         else p.layout.chunks = stages / p.layout.pp;
     }
-    if (p.layout.chunks > 1) p.layout.schedule = "interleaved";
+    if (p.layout.chunks > 1) p.layout.schedule = Schedule::interleaved;
     if (use_fsdp) {
         if (fsdp_strategy == "optim_grads_params") p.layout.zero_stage = 3;
         else if (fsdp_strategy == "optim_grads") p.layout.zero_stage = 2;

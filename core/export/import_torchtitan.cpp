@@ -14,21 +14,23 @@ using nlohmann::json;
 
 namespace {
 
-std::string schedule_from_pytorch(const std::string& name, int& default_chunks) {
+// torch.distributed.pipelining's schedule class names (schedules.py get_schedule_class, matched
+// case-insensitively as torchtitan does).
+std::optional<Schedule> schedule_from_pytorch(const std::string& name, int& default_chunks) {
     std::string k;
     for (char c : name) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     default_chunks = 1;
-    if (k == "1f1b") return "1f1b";
-    if (k == "gpipe") return "gpipe";
+    if (k == "1f1b") return Schedule::one_f_one_b;
+    if (k == "gpipe") return Schedule::gpipe;
     default_chunks = 0;   // multi-stage: chunk count from layers_per_stage
-    if (k == "interleaved1f1b") return "interleaved";
-    if (k == "loopedbfs") return "looped-bfs";
-    if (k == "interleavedzerobubble") return "interleaved-zb";
+    if (k == "interleaved1f1b") return Schedule::interleaved;
+    if (k == "loopedbfs") return Schedule::looped_bfs;
+    if (k == "interleavedzerobubble") return Schedule::interleaved_zb;
     default_chunks = 2;   // V schedules: exactly two stages per rank
-    if (k == "zbvzerobubble") return "zbv";
-    if (k == "dualpipev") return "dualpipev";
+    if (k == "zbvzerobubble") return Schedule::zbv;
+    if (k == "dualpipev") return Schedule::dualpipev;
     default_chunks = -1;
-    return "";
+    return std::nullopt;
 }
 
 }   // namespace
@@ -192,11 +194,11 @@ ImportResult import_torchtitan(std::string_view text, const Project& base) {
     }
     if (!schedule_name.empty()) {
         int chunks = 1;
-        const std::string s = schedule_from_pytorch(schedule_name, chunks);
-        if (s.empty()) {
+        const std::optional<Schedule> s = schedule_from_pytorch(schedule_name, chunks);
+        if (!s) {
             w.push_back("parallelism.pipeline_parallel_schedule = \"" + schedule_name + "\" not read");
         } else {
-            l.schedule = s;
+            l.schedule = *s;
             if (chunks > 0) l.chunks = chunks;
             if (layers_per_stage > 0) {
                 const int stages = p.model.layers / layers_per_stage;

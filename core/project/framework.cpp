@@ -51,8 +51,8 @@ std::vector<FrameworkTraits> make_table() {
     hybrid.sp_modes = kColossalSpModes;
     hybrid.tp_sequence_parallel = TpSequenceParallel::switch_split_gather;
     hybrid.seq_split_by_sp = true;
-    hybrid.schedules = {"1f1b", "interleaved", "zbv"};
-    hybrid.interleaved = InterleavedFlavor::colossalai;
+    hybrid.schedules = {Schedule::one_f_one_b, Schedule::interleaved, Schedule::zbv};
+    hybrid.interleaved = Schedule::interleaved_colossalai;
     hybrid.zbv = true;
     hybrid.one_f_one_b_needs_stages_of_microbatches = true;
     // v0.5.1 booster/plugin/hybrid_parallel_plugin.py HybridParallelPlugin(num_microbatches=...): one
@@ -162,8 +162,8 @@ std::vector<FrameworkTraits> make_table() {
     mg.context_parallel = true;
     mg.sp_modes = kTpSpModes;
     mg.tp_sequence_parallel = TpSequenceParallel::switch_split_gather;
-    mg.schedules = {"1f1b", "interleaved"};
-    mg.interleaved = InterleavedFlavor::megatron;
+    mg.schedules = {Schedule::one_f_one_b, Schedule::interleaved};
+    mg.interleaved = Schedule::interleaved_megatron;
     mg.layers_divisible_by_stages = true;
     mg.kv_heads_divisible_by_tp = true;
     // No --num-microbatches (core_v0.19.0): num_microbatches_calculator.py
@@ -234,8 +234,8 @@ std::vector<FrameworkTraits> make_table() {
     tt.context_parallel = true;
     tt.sp_modes = kTpSpModes;
     tt.tp_sequence_parallel = TpSequenceParallel::always;
-    tt.schedules = {"1f1b", "interleaved", "zbv"};
-    tt.interleaved = InterleavedFlavor::pytorch;
+    tt.schedules = {Schedule::one_f_one_b, Schedule::interleaved, Schedule::zbv};
+    tt.interleaved = Schedule::interleaved_pytorch;
     // v0.2.2 train.py Trainer.__init__: gradient_accumulation_steps = global_batch_size //
     // (local_batch_size x dp); train_step runs pp_schedule.step once per step on a local batch split into
     // local_batch_size / pipeline_parallel_microbatch_size microbatches, with no no_sync around the
@@ -318,8 +318,8 @@ std::vector<FrameworkTraits> make_table() {
     ds.rank_order = RankOrder::deepspeed;
     ds.sp_modes = kNoSpModes;
     ds.tp_sequence_parallel = TpSequenceParallel::none;
-    ds.schedules = {"1f1b"};
-    ds.interleaved = InterleavedFlavor::megatron;
+    ds.schedules = {Schedule::one_f_one_b};
+    ds.interleaved = Schedule::interleaved_megatron;
     // No microbatch-count key (v0.19.5): runtime/config.py _set_batch_related_parameters derives
     // gradient_accumulation_steps = train_batch_size / (micro batch x dp), and runtime/pipe/engine.py
     // PipelineEngine sets micro_batches = gradient_accumulation_steps() for one TrainSchedule per
@@ -356,8 +356,8 @@ std::vector<FrameworkTraits> make_table() {
     dm.rank_order = RankOrder::megatron;
     dm.sp_modes = kColossalSpModes;
     dm.tp_sequence_parallel = TpSequenceParallel::none;
-    dm.schedules = {"1f1b", "interleaved", "zbv", "gpipe"};
-    dm.interleaved = InterleavedFlavor::megatron;
+    dm.schedules = {Schedule::one_f_one_b, Schedule::interleaved, Schedule::zbv, Schedule::gpipe};
+    dm.interleaved = Schedule::interleaved_megatron;
     // torch.distributed.pipelining: a schedule's n_microbatches is one step (flush); the training loop
     // accumulates by calling step again, and each step reduces gradients at its last backward
     // (PyTorch v2.10.0 torch/distributed/pipelining/stage.py backward_maybe_with_nosync).
@@ -398,6 +398,25 @@ const FrameworkTraits* find_traits(const std::string& id) {
     for (const auto& t : framework_table())   // the first character first: most names differ there
         if (!id.empty() && id[0] == t.name[0] && id == t.name) return &t;
     return nullptr;
+}
+
+Schedule resolved_schedule(Schedule s, const std::string& framework) {
+    if (s != Schedule::interleaved) return s;
+    const FrameworkTraits* t = find_traits(framework);
+    return t ? t->interleaved : Schedule::interleaved_megatron;
+}
+
+bool is_interleaved_1f1b(Schedule s) {
+    return s == Schedule::interleaved || s == Schedule::interleaved_megatron || s == Schedule::interleaved_colossalai ||
+           s == Schedule::interleaved_pytorch;
+}
+
+bool runs_schedule(const std::string& framework, Schedule s) {
+    const FrameworkTraits* t = find_traits(framework);
+    if (!t) return false;
+    const Schedule r = resolved_schedule(s, framework);
+    return std::any_of(t->schedules.begin(), t->schedules.end(),
+                       [&](Schedule x) { return resolved_schedule(x, framework) == r; });
 }
 
 bool accepts_fp8_recipe(const std::string& framework, Fp8Recipe recipe) {

@@ -89,9 +89,6 @@ enum class LoraKind {
     megatron_bridge,   // Megatron-Bridge LoRA on Megatron-core's fused linear_qkv and linear_fc1
 };
 
-// Which interleaved pipeline schedule "interleaved" names.
-enum class InterleavedFlavor { megatron, colossalai, pytorch };
-
 // The axes whose product with dp is the world size.
 struct WorldAxes {
     bool tp = true, pp = true, cp = false, sp = false;
@@ -119,9 +116,9 @@ struct FrameworkTraits {
     bool seq_split_by_sp = false;    // long sequences split by the sp axis (ColossalAI) rather than cp
     bool sp_axis_with_pp = true;     // the sp axis combines with pipeline parallelism
     bool context_parallel = false;   // cp: load-balanced ring attention (Megatron --context-parallel-size, torchtitan)
-    std::vector<std::string> schedules;   // schedule names it runs (with pp > 1)
-    InterleavedFlavor interleaved;
-    bool zbv = false;                                        // runs ZBV (ColossalAI ZeroBubbleVPipeScheduler)
+    std::vector<Schedule> schedules;   // layout.schedule values it runs (with pp > 1)
+    Schedule interleaved;              // the schedule layout.schedule interleaved names (resolved_schedule)
+    bool zbv = false;                  // runs ZBV (ColossalAI ZeroBubbleVPipeScheduler)
     bool one_f_one_b_needs_stages_of_microbatches = false;   // ColossalAI 1F1B: microbatches >= pp
     bool layers_divisible_by_stages = false;                 // Megatron's even layer split
     bool kv_heads_divisible_by_tp = false;                   // planner: query groups split over tp
@@ -201,6 +198,15 @@ const FrameworkTraits& traits_of(const Layout& l);
 std::optional<Framework> framework_for_plugin(const std::string& plugin_class);
 
 bool is_colossalai(const std::string& id);   // one of the ColossalAI plugins
+// The schedule layout.schedule names for this framework: its own interleaved 1F1B for
+// Schedule::interleaved (FrameworkTraits::interleaved; Megatron's for an unknown framework), else s.
+Schedule resolved_schedule(Schedule s, const std::string& framework);
+// An interleaved 1F1B, whichever framework's (interleaved, interleaved-megatron, -colossalai, -pytorch):
+// an exporter writes each as its own framework's interleaved schedule.
+bool is_interleaved_1f1b(Schedule s);
+// Whether the framework runs this schedule (FrameworkTraits::schedules, compared as resolved, so
+// "interleaved-colossalai" is ColossalAI's "interleaved").
+bool runs_schedule(const std::string& framework, Schedule s);
 // Whether the framework accepts this layout.fp8_recipe (any recipe where it has no recipe choice):
 // read by the rules and by the exporters, which write a recipe the framework refuses as tensorwise.
 bool accepts_fp8_recipe(const std::string& framework, Fp8Recipe recipe);

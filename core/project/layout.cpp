@@ -2,6 +2,8 @@
 
 #include "project/framework.h"
 
+#include <cctype>
+
 namespace paraplan {
 
 const std::vector<std::string> kFrameworks = framework_ids();
@@ -15,6 +17,23 @@ const std::vector<std::string> kKernelStacks = enum_names<KernelStack>();
 const std::vector<std::string> kLossLogits = enum_names<LossLogits>();
 const std::vector<std::string> kTpModes = enum_names<TpMode>();
 const std::vector<std::string> kMoeDispatchers = enum_names<MoeDispatcher>();
+
+std::optional<Schedule> parse_schedule(std::string_view name) {
+    if (const auto exact = parse_enum<Schedule>(name)) return exact;
+    const auto folded = [](std::string_view raw) {
+        std::string k;
+        for (const char ch : raw)
+            if (ch != '-' && ch != '_' && ch != ' ')
+                k += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        return k;
+    };
+    const std::string k = folded(name);
+    for (const auto& e : EnumNames<Schedule>::table)
+        if (k == folded(e.name)) return e.value;
+    for (const auto& a : kScheduleAliases)
+        if (k == a.name) return a.value;
+    return std::nullopt;
+}
 
 KernelStack kernel_stack(const Layout& l) {
     if (l.kernels != KernelStack::framework) return l.kernels;

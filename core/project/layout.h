@@ -41,7 +41,7 @@ struct Layout {
     int etp = 0;   // Megatron expert-tensor-parallel size (0 = same as tp)
     int dp = 0;    // 0 = derived from the world size
     int zero_stage = 0;
-    std::string schedule = "1f1b";
+    Schedule schedule = Schedule::one_f_one_b;
     int chunks = 1;             // model chunks per pipeline stage (virtual stages)
     int num_microbatches = 0;   // 0 = derived from batch sizes
     Recompute recompute = Recompute::none;

@@ -49,6 +49,30 @@ enum class Precision { fp32, tf32, fp16, bf16, fp8 };
 //   mxfp8:      32-element blocks with E8M0 scales (Blackwell MX, TE MXFP8BlockScaling);
 //   blockwise:  1x128 / 128x128 blocks (DeepSeek-V3 style, TE Float8BlockScaling).
 enum class Fp8Recipe { tensorwise, delayed, rowwise, mxfp8, blockwise };
+// layout.schedule: the pipeline schedule (with pp > 1), one per schedule core/schedule/ generates
+// (schedule_names(): simulator_name, framework.h, maps them), plus interleaved, which names the
+// framework's own interleaved 1F1B (resolved_schedule, framework.h: the estimate, the rules and the
+// exporters read the resolved value).
+//   interleaved_megatron:    Megatron forward_backward_pipelining_with_interleaving;
+//   interleaved_colossalai:  ColossalAI InterleavedSchedule;
+//   interleaved_pytorch:     PyTorch ScheduleInterleaved1F1B;
+//   zb1p:                    ZB-H1 (Qi et al. 2023), one chunk (PyTorch ScheduleInterleavedZeroBubble with
+//                            one stage per rank); interleaved_zb: ScheduleInterleavedZeroBubble;
+//   zbv, dualpipev:          two chunks per rank in a V (ScheduleZBVZeroBubble, ScheduleDualPipeV).
+enum class Schedule {
+    gpipe,
+    one_f_one_b,
+    interleaved,
+    interleaved_megatron,
+    interleaved_colossalai,
+    interleaved_pytorch,
+    looped_bfs,
+    zb1p,
+    zbh2,
+    interleaved_zb,
+    zbv,
+    dualpipev
+};
 
 template <class E>
 struct EnumName {
@@ -141,6 +165,51 @@ struct EnumNames<Fp8Recipe> {
                                                                {Fp8Recipe::blockwise, "blockwise"}}};
 };
 
+template <>
+struct EnumNames<Schedule> {
+    static constexpr const char* field = "schedule";
+    static constexpr std::array<EnumName<Schedule>, 12> table{
+        {{Schedule::gpipe, "gpipe"},
+         {Schedule::one_f_one_b, "1f1b"},
+         {Schedule::interleaved, "interleaved"},
+         {Schedule::interleaved_megatron, "interleaved-megatron"},
+         {Schedule::interleaved_colossalai, "interleaved-colossalai"},
+         {Schedule::interleaved_pytorch, "interleaved-pytorch"},
+         {Schedule::looped_bfs, "looped-bfs"},
+         {Schedule::zb1p, "zb1p"},
+         {Schedule::zbh2, "zbh2"},
+         {Schedule::interleaved_zb, "interleaved-zb"},
+         {Schedule::zbv, "zbv"},
+         {Schedule::dualpipev, "dualpipev"}}};
+};
+
+// Other names project files and imported configs give a schedule, each with the value it reads as:
+// the frameworks' and papers' own (PipeDream-flush, VPP, ZB-H1, ZBVZeroBubble, DualPipe ...). Written
+// lower case without '-', '_' or ' ', which parse_schedule ignores.
+struct ScheduleAlias {
+    const char* name;
+    Schedule value;
+};
+inline constexpr ScheduleAlias kScheduleAliases[] = {
+    {"pipedreamflush", Schedule::one_f_one_b},
+    {"onefoneb", Schedule::one_f_one_b},
+    {"interleaved1f1b", Schedule::interleaved},
+    {"vpp", Schedule::interleaved},
+    {"looped", Schedule::interleaved},
+    {"zbh1", Schedule::zb1p},
+    {"zerobubble", Schedule::zb1p},
+    {"interleavedzerobubble", Schedule::interleaved_zb},
+    {"zbvzerobubble", Schedule::zbv},
+    {"zbvzb", Schedule::zbv},
+    {"zerobubblev", Schedule::zbv},
+    {"dualpipe", Schedule::dualpipev},
+};
+
+// A schedule by any of its names: a table name, or (case, '-', '_' and ' ' ignored) a table name
+// or an alias; nullopt for any other. The project reader reads layout.schedule with it and saves the
+// table name (to_string).
+std::optional<Schedule> parse_schedule(std::string_view name);
+
 // The sp modes with an sp axis of their own (ColossalAI sp_size), and those that reuse the tp
 // group (v0.5.1 booster/plugin/hybrid_parallel_plugin.py HybridParallelPlugin.__init__: sp_size
 // is tp_size for split_gather and ring).
@@ -211,6 +280,14 @@ void to_json(nlohmann::json& j, E v) {
 template <NamedEnum E>
 void from_json(const nlohmann::json& j, E& v) {
     v = enum_from_json<E>(j, EnumNames<E>::field);
+}
+// A schedule is read by any of its names (parse_schedule: the aliases too), like the project reader.
+inline void from_json(const nlohmann::json& j, Schedule& v) {
+    const auto s = j.is_string() ? parse_schedule(j.get_ref<const std::string&>()) : std::nullopt;
+    if (!s)
+        throw std::invalid_argument(std::string(EnumNames<Schedule>::field) + ": expected one of " +
+                                    quoted_enum_names<Schedule>() + ", got " + j.dump());
+    v = *s;
 }
 
 }   // namespace paraplan

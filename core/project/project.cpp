@@ -266,9 +266,12 @@ Layout read_layout(const Obj& o) {
     l.dp = o.non_negative_int("dp", 0);
     l.zero_stage = o.non_negative_int("zero_stage", 0);
     if (l.zero_stage > 3) json_read::fail(o.at("zero_stage"), "0, 1, 2 or 3", *o.get("zero_stage"));
-    l.schedule = o.string("schedule", l.schedule);
-    if (l.schedule.empty())
-        json_read::fail(o.at("schedule"), "a pipeline schedule name such as \"1f1b\"", *o.get("schedule"));
+    if (const json* v = o.get("schedule")) {
+        // Any of the schedule's names (parse_schedule: aliases such as "vpp" too), saved as the table's.
+        const auto s = v->is_string() ? parse_schedule(v->get<std::string>()) : std::nullopt;
+        if (!s) json_read::fail(o.at("schedule"), "one of " + quoted_enum_names<Schedule>(), *v);
+        l.schedule = *s;
+    }
     l.chunks = o.positive_int("chunks", 1);
     l.num_microbatches = o.non_negative_int("num_microbatches", 0);
     l.recompute = one_of_enum(o, "recompute", l.recompute);
@@ -491,7 +494,7 @@ json project_to_json(const Project& p) {
     la["cp"] = l.cp;
     la["ep"] = l.ep;
     la["zero_stage"] = l.zero_stage;
-    la["schedule"] = l.schedule;
+    la["schedule"] = to_string(l.schedule);
     la["chunks"] = l.chunks;
     la["num_microbatches"] = l.num_microbatches;
     la["recompute"] = to_string(l.recompute);

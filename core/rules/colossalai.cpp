@@ -24,6 +24,14 @@ namespace paraplan::rules {
 namespace {
 
 Framework plugin(const Project& p) { return parse_framework(p.layout.framework).value_or(Framework::colossalai); }
+
+// The layout's schedule as ColossalAI's pp_style reads it: 1f1b, zbv, or InterleavedSchedule for
+// "interleaved" (and "interleaved-colossalai", the same); any other schedule is none of the three.
+Schedule pp_style_of(const Layout& l) { return resolved_schedule(l.schedule, "colossalai"); }
+bool is_1f1b(const Layout& l) { return pp_style_of(l) == Schedule::one_f_one_b; }
+bool is_interleaved(const Layout& l) { return pp_style_of(l) == Schedule::interleaved_colossalai; }
+bool is_zbv(const Layout& l) { return pp_style_of(l) == Schedule::zbv; }
+std::string schedule_name(const Layout& l) { return to_string(l.schedule); }
 bool is_moe_plugin(const Project& p) { return plugin(p) == Framework::colossalai_moe; }
 bool sp_on(const Layout& l) { return l.sp_mode != SpMode::none; }
 std::string sp_name(const Layout& l) { return to_string(l.sp_mode); }
@@ -164,10 +172,10 @@ void zero_stage_range(const Project& p, Out& out) {
 
 // 6.1 pp_style in ["1f1b", "interleaved", "zbv"]
 void pp_style(const Project& p, Out& out) {
-    const std::string& s = p.layout.schedule;
-    if (p.layout.pp <= 1 || s == "1f1b" || s == "interleaved" || s == "zbv") return;
+    const Layout& l = p.layout;
+    if (l.pp <= 1 || is_1f1b(l) || is_interleaved(l) || is_zbv(l)) return;
     auto d = diag(Severity::Error, "colossalai.pp_style",
-                  "ColossalAI pipelines run the schedules 1f1b, interleaved or zbv, not '" + s + "'.",
+                  "ColossalAI pipelines run the schedules 1f1b, interleaved or zbv, not '" + schedule_name(l) + "'.",
                   "AssertionError: Unsupported pipeline parallelism style", {"/layout/schedule"});
     add_fixes(d, &pp_style, p,
               {Fix{"Use 1f1b", {{"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}},
@@ -180,28 +188,28 @@ void model_chunks(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.pp <= 1) return;
     std::string fe, why;
-    if (l.schedule == "1f1b" && l.chunks != 1) {
+    if (is_1f1b(l) && l.chunks != 1) {
         fe = "AssertionError: num_model_chunks must be 1 when using 1f1b";
         why = "1f1b runs one model chunk per stage";
-    } else if (l.schedule == "zbv" && l.chunks != 2) {
+    } else if (is_zbv(l) && l.chunks != 2) {
         fe = is_moe_plugin(p) && l.chunks < 2
                  ? "AssertionError: number of model chunks must be > 1 when using ZerbubbleV"
                  : "AssertionError: num_model_chunks must be 2 when using zero bubble pipeline";
         why = "the zero-bubble V schedule holds exactly 2 chunks per stage";
-    } else if (l.schedule == "interleaved" && l.chunks <= 1) {
+    } else if (is_interleaved(l) && l.chunks <= 1) {
         fe = "AssertionError: number of model chunks must be > 1 when using interleaved";
         why = "the interleaved schedule needs several chunks per stage";
     } else {
         return;
     }
     auto d = diag(Severity::Error, "colossalai.model_chunks",
-                  "chunks is " + str(l.chunks) + " with schedule " + l.schedule + ": " + why + ".", fe,
+                  "chunks is " + str(l.chunks) + " with schedule " + schedule_name(l) + ": " + why + ".", fe,
                   {"/layout/chunks", "/layout/schedule"});
     std::vector<Fix> c;
-    if (l.schedule == "1f1b") {
+    if (is_1f1b(l)) {
         c.push_back(set_value("/layout/chunks", 1, "Set chunks to 1"));
         c.push_back(set_value("/layout/schedule", "interleaved", "Use the interleaved schedule"));
-    } else if (l.schedule == "zbv") {
+    } else if (is_zbv(l)) {
         c.push_back(set_value("/layout/chunks", 2, "Set chunks to 2"));
     } else {
         c.push_back(set_value("/layout/chunks", 2, "Set chunks to 2"));
@@ -246,8 +254,8 @@ void num_layers_per_stage(const Project& p, Out& out) {
     } else if (L > 0 && sum != L) {
         msg = "num_layers_per_stage sums to " + str(sum) + " but the model has " + str(L) + " layers.";
         fe = "AssertionError (assert sum(num_layers_per_stage) == num_layers)";
-    } else if (l.schedule != "1f1b") {
-        msg = "A manual layer split has pp entries, but " + l.schedule +
+    } else if (!is_1f1b(l)) {
+        msg = "A manual layer split has pp entries, but " + schedule_name(l) +
               " indexes pp × chunks = " + str(l.pp * l.chunks) +
               " entries; ColossalAI supports num_layers_per_stage with 1f1b only.";
         fe = "IndexError: index " + str(l.pp + 1) + " is out of bounds for axis 0 with size " + str(l.pp + 1);
@@ -256,7 +264,7 @@ void num_layers_per_stage(const Project& p, Out& out) {
     }
     auto d = diag(Severity::Error, "colossalai.num_layers_per_stage", msg, fe, {"/layout/num_layers_per_stage"});
     std::vector<Fix> c;
-    if (L > 0 && l.schedule == "1f1b")
+    if (L > 0 && is_1f1b(l))
         c.push_back(set_value("/layout/num_layers_per_stage", colossalai_distribute_layers(L, l.pp, 1),
                               "Use the automatic split " + join(colossalai_distribute_layers(L, l.pp, 1), "/")));
     c.push_back(set_value("/layout/num_layers_per_stage", std::vector<int>{}, "Let ColossalAI split the layers"));
@@ -264,7 +272,7 @@ void num_layers_per_stage(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-int pipeline_entries(const Layout& l) { return l.pp * (l.schedule == "1f1b" ? 1 : std::max(1, l.chunks)); }
+int pipeline_entries(const Layout& l) { return l.pp * (is_1f1b(l) ? 1 : std::max(1, l.chunks)); }
 
 // distribute_layers does not check L >= pp*chunks: stages end up with no layers.
 void empty_stages(const Project& p, Out& out) {
@@ -289,10 +297,10 @@ void uneven_layers(const Project& p, Out& out) {
     if (l.pp <= 1 || L <= 0 || !l.num_layers_per_stage.empty() || p.model.encoder_layers > 0) return;
     const int entries = pipeline_entries(l);
     if (L < entries || L % entries == 0) return;
-    if (l.schedule != "1f1b" && l.schedule != "interleaved" && l.schedule != "zbv") return;
+    if (!is_1f1b(l) && !is_interleaved(l) && !is_zbv(l)) return;
     std::vector<int> per;
     try {
-        const auto split = colossalai_stage_layers(L, l.pp, l.schedule, l.chunks);
+        const auto split = colossalai_stage_layers(L, l.pp, pp_style_of(l), l.chunks);
         for (int s = 0; s < l.pp; ++s) per.push_back(layers_on_stage(split, s));
     } catch (const std::invalid_argument&) {
         return;
@@ -380,7 +388,7 @@ void deepseek_v3_limits(const Project& p, Out& out) {
     } else if (sp_on(l)) {
         fe = "AssertionError: DeepSeekV3 does not support sequence parallelism";
         fields = {"/layout/sp_mode"};
-    } else if (l.pp > 1 && l.schedule == "zbv") {
+    } else if (l.pp > 1 && is_zbv(l)) {
         fe = "AssertionError: DeepSeekV3 does not support ZBV";
         fields = {"/layout/schedule"};
     } else {
@@ -726,7 +734,7 @@ void moe_stage_has_experts(const Project& p, Out& out) {
     if (!p.model.is_moe() || l.pp <= 1 || effective_zero(p) < 1 || p.model.layers <= 0) return;
     StageLayers split;
     try {
-        split = colossalai_stage_layers(p.model.layers, l.pp, l.schedule, l.chunks, l.num_layers_per_stage);
+        split = colossalai_stage_layers(p.model.layers, l.pp, pp_style_of(l), l.chunks, l.num_layers_per_stage);
     } catch (const std::invalid_argument&) {
         return;
     }
@@ -745,7 +753,7 @@ void moe_stage_has_experts(const Project& p, Out& out) {
             {"/layout/pp", "/layout/num_layers_per_stage", "/layout/zero_stage"});
         std::vector<Fix> c;
         // A manual split that moves one MoE layer onto each stage (1f1b only).
-        if (l.schedule == "1f1b") {
+        if (is_1f1b(l)) {
             std::vector<int> per = colossalai_distribute_layers(p.model.layers, l.pp, 1);
             // Give stage 0 enough layers to reach the first MoE layer, take them from the largest stages.
             int first_moe = 0;
@@ -796,11 +804,11 @@ void microbatches(const Project& p, Out& out) {
     if (l.pp <= 1 || s.microbatches <= 0) return;
     const long long m = s.microbatches;
     std::string msg, fe;
-    if (l.schedule == "1f1b" && m < l.pp) {
+    if (is_1f1b(l) && m < l.pp) {
         msg = "1f1b needs at least pp = " + str(l.pp) + " microbatches to fill the pipeline; there are " + str(m) + ".";
         fe = "AssertionError: Number of microbatch should be larger than number of stages";
-    } else if ((l.schedule == "interleaved" || l.schedule == "zbv") && m % l.pp != 0) {
-        msg = l.schedule + " runs microbatches in rounds of pp = " + str(l.pp) + "; " + str(m) +
+    } else if ((is_interleaved(l) || is_zbv(l)) && m % l.pp != 0) {
+        msg = schedule_name(l) + " runs microbatches in rounds of pp = " + str(l.pp) + "; " + str(m) +
               " microbatches is not a multiple.";
         fe =
             "AssertionError: Number of microbatch should be an integer multiple of number of pipeline parallel devices";

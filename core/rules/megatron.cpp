@@ -350,25 +350,19 @@ void mg_moe_sp(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// The names the project gives Megatron's two schedules: "1f1b" and its interleaved 1F1B, spelled
-// "interleaved" or, as the schedule catalogue (core/schedule) and the planner name it,
-// "interleaved-megatron" (forward_backward_pipelining_with_interleaving, schedules.py).
-bool megatron_interleaved_name(const std::string& s) {
-    std::string k;
-    for (char ch : s)
-        if (ch != '-' && ch != '_' && ch != ' ') k += char(std::tolower(static_cast<unsigned char>(ch)));
-    return k == "interleaved" || k == "interleavedmegatron" || k == "interleaved1f1b";
-}
-
 void mg_schedule(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.pp <= 1) return;
-    const bool ok = (l.schedule == "1f1b" && l.chunks == 1) || (megatron_interleaved_name(l.schedule) && l.chunks > 1);
+    // Megatron's two schedules: 1f1b and its interleaved 1F1B ("interleaved" or "interleaved-megatron":
+    // forward_backward_pipelining_with_interleaving, schedules.py).
+    const Schedule s = resolved_schedule(l.schedule, "megatron");
+    const bool ok = (s == Schedule::one_f_one_b && l.chunks == 1) ||
+                    (s == Schedule::interleaved_megatron && l.chunks > 1);
     if (ok) return;
     auto d = diag(Severity::Error, "megatron.schedule",
                   "Megatron runs 1f1b (one chunk per stage) or the interleaved schedule (chunks > 1 via "
                   "--num-virtual-stages-per-pipeline-rank); schedule " +
-                      l.schedule + " with chunks = " + str(l.chunks) + " is not one of them.",
+                      std::string(to_string(l.schedule)) + " with chunks = " + str(l.chunks) + " is not one of them.",
                   "", {"/layout/schedule", "/layout/chunks"});
     add_fixes(d, &mg_schedule, p,
               {Fix{"Use 1f1b", {{"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}},

@@ -158,18 +158,19 @@ void tt_pp(const Project& p, Out& out) {
     const Layout& l = p.layout;
     if (l.pp <= 1) return;
     std::string fe;
-    if (l.schedule == "1f1b" && l.chunks != 1)
-        fe = "ValueError: Single stage schedule requires exactly 1 stage per rank";
-    else if (l.schedule == "interleaved" && l.chunks < 2)
+    const Schedule s = resolved_schedule(l.schedule, "torchtitan");
+    const bool one_f_one_b = s == Schedule::one_f_one_b;
+    if (one_f_one_b && l.chunks != 1) fe = "ValueError: Single stage schedule requires exactly 1 stage per rank";
+    else if (s == Schedule::interleaved_pytorch && l.chunks < 2)
         fe = "ValueError: Multi-stage schedule requires at least 2 stages per rank";
-    else if (l.schedule == "zbv" && l.chunks != 2) fe = "ValueError: v schedules assume 2 stages per rank";
+    else if (s == Schedule::zbv && l.chunks != 2) fe = "ValueError: v schedules assume 2 stages per rank";
     if (!fe.empty()) {
         auto d = diag(Severity::Error, "torchtitan.pp_stages",
-                      "Schedule " + l.schedule + " cannot run chunks = " + str(l.chunks) + " stages per rank.", fe,
-                      {"/layout/chunks", "/layout/schedule"});
+                      "Schedule " + std::string(to_string(l.schedule)) + " cannot run chunks = " + str(l.chunks) +
+                          " stages per rank.",
+                      fe, {"/layout/chunks", "/layout/schedule"});
         add_fixes(d, &tt_pp, p,
-                  {set_value("/layout/chunks", l.schedule == "1f1b" ? 1 : 2,
-                             "Set chunks to " + str(l.schedule == "1f1b" ? 1 : 2)),
+                  {set_value("/layout/chunks", one_f_one_b ? 1 : 2, "Set chunks to " + str(one_f_one_b ? 1 : 2)),
                    Fix{"Use 1f1b", {{"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}}});
         out.push_back(d);
         return;

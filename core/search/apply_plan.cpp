@@ -20,7 +20,7 @@ std::string describe(const PlanEntry& e) {
     if (l.distributed_optimizer) s << " · distributed optimizer";
     else if (l.zero_stage > 0) s << " · ZeRO-" << l.zero_stage;
     if (l.pp > 1) {
-        s << " · " << l.schedule;
+        s << " · " << to_string(l.schedule);
         if (l.chunks > 1) s << " v" << l.chunks;
         s << " · " << l.num_microbatches << " microbatches";
     }

@@ -72,8 +72,14 @@ Constraints Constraints::parse(const std::string& text) {
             } else {
                 c.bounds[key] = {num(val.substr(0, dots), 0), num(val.substr(dots + 2), 1 << 30)};
             }
-        } else if (key == "framework" || key == "schedule" || key == "recompute" || key == "offload" ||
-                   key == "sp_mode") {
+        } else if (key == "schedule") {
+            // Any of the schedule's names (parse_schedule), kept as the table's name the search compares.
+            const auto s = parse_schedule(val);
+            if (!s)
+                throw std::invalid_argument("constraint '" + item + "': unknown schedule; one of " +
+                                            quoted_enum_names<Schedule>());
+            c.fixed[key] = to_string(*s);
+        } else if (key == "framework" || key == "recompute" || key == "offload" || key == "sp_mode") {
             c.fixed[key] = val;
         } else {
             throw std::invalid_argument("constraint '" + item + "': unknown knob '" + key + "'");
@@ -107,9 +113,17 @@ struct Knobs {
 
 // The first three are searched by default; the others (every schedule core/schedule
 // generates) only when --fix names one.
-const char* kSchedules[] = {
-    "1f1b", "interleaved",    "zbv",      "gpipe", "interleaved-megatron", "interleaved-pytorch", "looped-bfs", "zbh1",
-    "zbh2", "interleaved-zb", "dualpipev"};
+constexpr Schedule kSchedules[] = {Schedule::one_f_one_b,
+                                   Schedule::interleaved,
+                                   Schedule::zbv,
+                                   Schedule::gpipe,
+                                   Schedule::interleaved_megatron,
+                                   Schedule::interleaved_pytorch,
+                                   Schedule::looped_bfs,
+                                   Schedule::zb1p,
+                                   Schedule::zbh2,
+                                   Schedule::interleaved_zb,
+                                   Schedule::dualpipev};
 constexpr int kDefaultSchedules = 3;
 constexpr int kAllSchedules = int(sizeof(kSchedules) / sizeof(kSchedules[0]));
 
@@ -140,8 +154,8 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
     auto accepts = [&](SpMode mode) {
         return std::find(ft.sp_modes.begin(), ft.sp_modes.end(), mode) != ft.sp_modes.end();
     };
-    Schedule kinds[kAllSchedules];   // each schedule name as this framework reads it, looked up once
-    for (int si = 0; si < kAllSchedules; ++si) kinds[si] = schedule_from_string(kSchedules[si], ft.name);
+    Schedule kinds[kAllSchedules];   // each schedule as this framework runs it, resolved once
+    for (int si = 0; si < kAllSchedules; ++si) kinds[si] = resolved_schedule(kSchedules[si], ft.name);
 
     // Tensor parallel within a node on the flat network, which cannot price it further out. On the
     // cluster's tiers it may span up to twice the scale-up domain (an NVL72 rack's trays, or two
@@ -221,9 +235,9 @@ void enumerate(const PlanRequest& req, short fw_index, const FrameworkTraits& ft
                             if (pp == 1 && si > 0) continue;
                             // A non-default schedule only when the constraints name it.
                             if (si >= kDefaultSchedules && !cons.fixed.count("schedule")) continue;
-                            const char* sched = kSchedules[si];
-                            if (!cons.allows("schedule", sched) && pp > 1) continue;
-                            if (si == 2 && !ft.zbv) continue;
+                            const Schedule sched = kSchedules[si];
+                            if (!cons.allows("schedule", to_string(sched)) && pp > 1) continue;
+                            if (sched == Schedule::zbv && !ft.zbv) continue;
                             if (si == 0 && ft.one_f_one_b_needs_stages_of_microbatches && pp > 1 && nmb < pp) continue;
                             const Schedule kind = kinds[si];
                             std::vector<int> chunk_opts = {1};
@@ -535,7 +549,7 @@ nlohmann::json to_json(const PlanEntry& e) {
                              {"cp", l.cp},
                              {"ep", l.ep},
                              {"zero_stage", l.zero_stage},
-                             {"schedule", l.schedule},
+                             {"schedule", to_string(l.schedule)},
                              {"chunks", l.chunks},
                              {"num_microbatches", l.num_microbatches},
                              {"micro_batch_size", e.micro_batch_size},

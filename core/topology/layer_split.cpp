@@ -19,12 +19,14 @@ std::vector<int> colossalai_distribute_layers(int num_layers, int pp_size, int n
     return out;
 }
 
-StageLayers colossalai_stage_layers(int num_layers, int pp_size, const std::string& pp_style, int num_model_chunks,
+StageLayers colossalai_stage_layers(int num_layers, int pp_size, Schedule pp_style, int num_model_chunks,
                                     const std::vector<int>& num_layers_per_stage) {
-    if (pp_style != "1f1b" && pp_style != "interleaved" && pp_style != "zbv")
-        throw std::invalid_argument("Unsupported pipeline parallelism style '" + pp_style + "'");
-    const int chunks = pp_style == "1f1b" ? 1 : num_model_chunks;
-    if (pp_style == "zbv" && chunks != 2)
+    if (pp_style == Schedule::interleaved_colossalai) pp_style = Schedule::interleaved;
+    if (pp_style != Schedule::one_f_one_b && pp_style != Schedule::interleaved && pp_style != Schedule::zbv)
+        throw std::invalid_argument("Unsupported pipeline parallelism style '" + std::string(to_string(pp_style)) +
+                                    "'");
+    const int chunks = pp_style == Schedule::one_f_one_b ? 1 : num_model_chunks;
+    if (pp_style == Schedule::zbv && chunks != 2)
         throw std::invalid_argument("zbv needs num_model_chunks == 2, got " + std::to_string(chunks));
     std::vector<int> entries;
     if (!num_layers_per_stage.empty()) {
@@ -36,9 +38,9 @@ StageLayers colossalai_stage_layers(int num_layers, int pp_size, const std::stri
             throw std::invalid_argument("num_layers_per_stage sums to " + std::to_string(sum) + " but the model has " +
                                         std::to_string(num_layers) + " layers");
         if (chunks != 1)
-            throw std::invalid_argument("num_layers_per_stage has pp_size entries but " + pp_style +
-                                        " indexes pp_size * " + std::to_string(chunks) +
-                                        " entries (IndexError in ColossalAI)");
+            throw std::invalid_argument("num_layers_per_stage has pp_size entries but " +
+                                        std::string(to_string(pp_style)) + " indexes pp_size * " +
+                                        std::to_string(chunks) + " entries (IndexError in ColossalAI)");
         entries = num_layers_per_stage;
     } else {
         entries = colossalai_distribute_layers(num_layers, pp_size, chunks);
@@ -52,7 +54,7 @@ StageLayers colossalai_stage_layers(int num_layers, int pp_size, const std::stri
     StageLayers out(static_cast<std::size_t>(pp_size));
     for (int s = 0; s < pp_size; ++s) {
         auto& st = out[static_cast<std::size_t>(s)];
-        if (pp_style == "zbv") {
+        if (pp_style == Schedule::zbv) {
             st.push_back(range(s));
             st.push_back(range(2 * pp_size - s - 1));
         } else {

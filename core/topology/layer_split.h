@@ -8,6 +8,8 @@
 // entries s and 2S-1-s to stage s.
 // Megatron: an even split, L / (pp * vp) layers per model chunk, chunk c of rank r
 // holding global chunk c*pp + r (megatron/core/transformer/transformer_block.py).
+#include "project/layout_enums.h"
+
 #include <string>
 #include <vector>
 
@@ -28,11 +30,12 @@ using StageLayers = std::vector<std::vector<LayerRange>>;
 // that L >= entries: entries may be 0, as in ColossalAI).
 std::vector<int> colossalai_distribute_layers(int num_layers, int pp_size, int num_model_chunks);
 
-// ColossalAI stage -> layer ranges for pp_style "1f1b", "interleaved" or "zbv".
+// ColossalAI stage -> layer ranges for pp_style 1f1b, interleaved (or interleaved-colossalai, the
+// same) or zbv (HybridParallelPlugin pp_style, v0.5.1 booster/plugin/hybrid_parallel_plugin.py).
 // num_layers_per_stage (optional) is the manual split; like ColossalAI it needs
 // pp_size entries summing to num_layers, which works for 1f1b only.
 // Throws std::invalid_argument (message says why) for impossible inputs.
-StageLayers colossalai_stage_layers(int num_layers, int pp_size, const std::string& pp_style, int num_model_chunks,
+StageLayers colossalai_stage_layers(int num_layers, int pp_size, Schedule pp_style, int num_model_chunks,
                                     const std::vector<int>& num_layers_per_stage = {});
 
 // Megatron's even split with vp virtual stages (model chunks) per pipeline rank.

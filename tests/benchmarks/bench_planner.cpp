@@ -95,7 +95,7 @@ void run_search(const char* name, const PlanRequest& r) {
             "  best: %s tp=%d pp=%d cp=%d sp=%d mbs=%d m=%d %s v=%d zero=%d recompute=%s: step %.2f s, MFU %.1f%%, "
             "peak %.1f GiB\n",
             b.layout.framework.c_str(), b.layout.tp, b.layout.pp, b.layout.cp, b.layout.sp, b.micro_batch_size,
-            b.layout.num_microbatches, b.layout.schedule.c_str(), b.layout.chunks, b.layout.zero_stage,
+            b.layout.num_microbatches, paraplan::to_string(b.layout.schedule), b.layout.chunks, b.layout.zero_stage,
             to_string(b.layout.recompute), b.step_s, 100 * b.mfu, b.peak_gib);
     }
 }
@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
         l.framework = "megatron";
         l.tp = 8;
         l.pp = 16;
-        l.schedule = "interleaved";
+        l.schedule = paraplan::Schedule::interleaved;
         l.chunks = 2;
         l.sp_mode = SpMode::split_gather;
         l.distributed_optimizer = true;

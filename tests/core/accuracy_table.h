@@ -106,7 +106,7 @@ inline Outcome run(const nlohmann::json& r, const nlohmann::json& models) {
     l.pp = r.at("pp");
     l.cp = r.value("cp", 1);
     l.dp_shard = r.value("dp_shard", -1);
-    l.schedule = r.at("schedule");
+    l.schedule = r.at("schedule").get<Schedule>();
     l.chunks = r.at("chunks");
     l.recompute = r.at("recompute").get<Recompute>();
     l.sp_mode = r.value("sequence_parallel", false) ? SpMode::split_gather : SpMode::none;

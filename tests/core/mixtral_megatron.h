@@ -20,7 +20,7 @@ inline Project mixtral_megatron(int nodes, int gpus_per_node, const std::string&
         .ep(ep)
         .sp_mode(SpMode::split_gather)
         .zero_stage(1)
-        .schedule("1f1b")
+        .schedule(Schedule::one_f_one_b)
         .num_microbatches(32)
         .recompute(Recompute::none)
         .flash_attention(true)

@@ -67,7 +67,7 @@ public:
     ProjectBuilder& etp(int v) { return set(p_.layout.etp, v); }
     ProjectBuilder& dp(int v) { return set(p_.layout.dp, v); }
     ProjectBuilder& zero_stage(int v) { return set(p_.layout.zero_stage, v); }
-    ProjectBuilder& schedule(const std::string& v) { return set(p_.layout.schedule, v); }
+    ProjectBuilder& schedule(Schedule v) { return set(p_.layout.schedule, v); }
     ProjectBuilder& chunks(int v) { return set(p_.layout.chunks, v); }
     ProjectBuilder& num_microbatches(int v) { return set(p_.layout.num_microbatches, v); }
     ProjectBuilder& num_layers_per_stage(std::vector<int> v) {

@@ -28,7 +28,7 @@ const std::string kData = PARAPLAN_TEST_DATA "/calibrate/torchtitan-h100-500w/";
 const std::string k405 = PARAPLAN_TEST_DATA "/calibrate/torchtitan-405b-h100/";
 
 // A Megatron project on `nodes` nodes of 8 A100-80GB (GPT-3 style model from the catalog).
-Project megatron(int nodes, int tp, int pp, int gbs, const std::string& schedule = "1f1b", int chunks = 1) {
+Project megatron(int nodes, int tp, int pp, int gbs, Schedule schedule = Schedule::one_f_one_b, int chunks = 1) {
     Project p = load_example("llama3.1-70b-4nodes");
     p.cluster.nodes.resize(1);
     p.cluster.nodes[0].gpu = "a100-80g";

@@ -99,15 +99,16 @@ private slots:
         const std::string doc = concepts();
         struct Shot {
             const char* image;
-            const char* schedule;
+            Schedule schedule;
             int chunks;
             const char* inflight;   // the caption's wording of stage 0's in-flight microbatches ("" none)
         };
         for (const Shot& shot :
-             {Shot{"concept-schedule-gpipe.png", "gpipe", 1, "%1 microbatches in flight"},
-              Shot{"concept-schedule-1f1b.png", "1f1b", 1, "at most %1 microbatches in flight"},
-              Shot{"concept-schedule-interleaved.png", "interleaved", 2, ""},
-              Shot{"concept-schedule-zbh1.png", "zbh1", 1, ""}, Shot{"concept-schedule-zbv.png", "zbv", 2, ""}}) {
+             {Shot{"concept-schedule-gpipe.png", Schedule::gpipe, 1, "%1 microbatches in flight"},
+              Shot{"concept-schedule-1f1b.png", Schedule::one_f_one_b, 1, "at most %1 microbatches in flight"},
+              Shot{"concept-schedule-interleaved.png", Schedule::interleaved, 2, ""},
+              Shot{"concept-schedule-zbh1.png", Schedule::zb1p, 1, ""},
+              Shot{"concept-schedule-zbv.png", Schedule::zbv, 2, ""}}) {
             Project p = load_example("llama3.1-8b-pp4-1node");
             QCOMPARE(p.layout.pp, 4);
             QCOMPARE(p.layout.num_microbatches, 8);
@@ -169,7 +170,7 @@ private slots:
     void passTimesAreTheTimelines() {
         const QString doc = QString::fromStdString(concepts());
         Project p = load_example("llama3.1-8b-pp4-1node");
-        p.layout.schedule = "zbh1";
+        p.layout.schedule = Schedule::zb1p;
         const nlohmann::json f = lessons::figures_json(p, {estimate::PassTimesMode::Estimate, {}});
         const auto v = [&](const char* path) { return lessons::figure_value(f, path).value_or(-1); };
         const QString text = QStringLiteral("(W = %1 F, B = %2 F) ZB-H1 keeps %3 of 1F1B's bubble, %4 % of the span")

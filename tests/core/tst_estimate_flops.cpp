@@ -89,7 +89,7 @@ private slots:
         QCOMPARE(bubble_fraction(4, 4, 1), 0.75);
         // The closed-form makespan gives the same bubble for uniform stages.
         for (int v : {1, 2, 4}) {
-            const Schedule s = v > 1 ? Schedule::interleaved : Schedule::one_f_one_b;
+            const Schedule s = v > 1 ? Schedule::interleaved_megatron : Schedule::one_f_one_b;
             std::vector<StageCost> c(4, StageCost{1.0, 2.0, 1.0});
             const PipelineResult r = simulate_closed_form(s, 4, 8, v, c);
             QVERIFY(qAbs(r.bubble_s / r.busy_s - bubble_fraction(4, 8, v)) < 1e-12);
@@ -115,11 +115,11 @@ private slots:
         const double m8[] = {11, 9, 7, 5};
         const double m4[] = {8, 8, 7, 5};
         for (int r = 0; r < 4; ++r) {
-            QCOMPARE(peak_inflight(Schedule::interleaved, 4, 8, 2, r), m8[r] / 2);
-            QCOMPARE(peak_inflight(Schedule::interleaved, 4, 4, 2, r), m4[r] / 2);
+            QCOMPARE(peak_inflight(Schedule::interleaved_megatron, 4, 8, 2, r), m8[r] / 2);
+            QCOMPARE(peak_inflight(Schedule::interleaved_megatron, 4, 4, 2, r), m4[r] / 2);
         }
         // Korthikanti: first stage interleaved factor 1 + (p - 1)/(p v).
-        QCOMPARE(peak_inflight(Schedule::interleaved, 8, 64, 3, 0) * (96 / 8), 96 * (1 + 7.0 / 24));
+        QCOMPARE(peak_inflight(Schedule::interleaved_megatron, 8, 64, 3, 0) * (96 / 8), 96 * (1 + 7.0 / 24));
     }
 
     // ColossalAI distribute_layers test vectors (remainder to the middle; V shape for zbv).
@@ -130,7 +130,7 @@ private slots:
         QCOMPARE(split(30, 4, 1, Schedule::one_f_one_b), (std::vector<int>{7, 8, 8, 7}));
         QCOMPARE(split(32, 3, 1, Schedule::one_f_one_b), (std::vector<int>{11, 11, 10}));
         QCOMPARE(split(7, 4, 1, Schedule::one_f_one_b), (std::vector<int>{1, 2, 2, 2}));
-        QCOMPARE(split(30, 4, 2, Schedule::interleaved), (std::vector<int>{3 + 4, 4 + 4, 4 + 4, 4 + 3}));
+        QCOMPARE(split(30, 4, 2, Schedule::interleaved_megatron), (std::vector<int>{3 + 4, 4 + 4, 4 + 4, 4 + 3}));
         QCOMPARE(split(26, 4, 2, Schedule::zbv), (std::vector<int>{6, 6, 6, 8}));
         QCOMPARE(split_layers(paper_gpt(8, 64, 1), 4, 2, Schedule::zbv, {}).head_stage, 0);
         QCOMPARE(split_layers(paper_gpt(10, 64, 1), 2, 1, Schedule::one_f_one_b, {3, 7}).layers,
@@ -149,7 +149,7 @@ private slots:
         QCOMPARE(split(31, 4, 1, Schedule::one_f_one_b, false, true), (std::vector<int>{8, 8, 8, 7}));
         // vp 2: 32 / 8 = 4 per chunk; rank 0 holds chunks 0 (3 layers + embedding) and 4, rank 3
         // chunks 3 and 7 (3 layers + loss).
-        QCOMPARE(split(30, 4, 2, Schedule::interleaved, true, true), (std::vector<int>{7, 8, 8, 7}));
+        QCOMPARE(split(30, 4, 2, Schedule::interleaved_megatron, true, true), (std::vector<int>{7, 8, 8, 7}));
         // 32 + 2 does not divide by 4 (Megatron refuses it; the rules report it): the even split.
         QCOMPARE(split(32, 4, 1, Schedule::one_f_one_b, true, true), (std::vector<int>{8, 8, 8, 8}));
         // Other frameworks ignore the flags.
@@ -160,7 +160,7 @@ private slots:
 
         // The estimate follows the layout's flags: stage layer counts, parameters and memory per stage.
         const ModelSpec m = paper_gpt(31, 2048, 16);
-        const Project p = paper_project(m, "megatron", 64).tp(2).pp(4).schedule("1f1b").build();
+        const Project p = paper_project(m, "megatron", 64).tp(2).pp(4).schedule(Schedule::one_f_one_b).build();
         Hardware hw;
         const Config plain = make_config(m, p.training, p.layout, hw, 8);
         QCOMPARE(plain.layers_per_stage, (std::vector<int>{7, 8, 8, 8}));   // 31 % 4 != 0: distribute_layers

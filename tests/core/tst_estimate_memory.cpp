@@ -154,7 +154,7 @@ private slots:
         QFETCH(double, sp_sel);
         const LayerShapes shapes = layer_shapes(paper_gpt(L, h, a));
         const int m = gbs / b;
-        const Schedule sched = v > 1 ? Schedule::interleaved : Schedule::one_f_one_b;
+        const Schedule sched = v > 1 ? Schedule::interleaved_megatron : Schedule::one_f_one_b;
         const double layer_microbatches = peak_inflight(sched, p, m, v, 0) * (L / p);
         ActivationInputs in;
         in.seq = 2048;

@@ -367,7 +367,7 @@ private slots:
         const Project p = megatron_project(m, 256, 4096)
                               .pp(4)
                               .chunks(2)
-                              .schedule("interleaved")
+                              .schedule(Schedule::interleaved)
                               .ep(64)
                               .etp(1)
                               .distributed_optimizer(true)
@@ -385,7 +385,7 @@ private slots:
         QVERIFY(over.time.step_s < plain.time.step_s);
         // DualPipeV overlaps by design.
         l.moe_overlap = false;
-        l.schedule = "dualpipev";
+        l.schedule = Schedule::dualpipev;
         QVERIFY(make_config(m, t, l, hw, 256).moe.overlap);
         // A dense model has no MoE options.
         ModelSpec dense = m;
@@ -475,7 +475,7 @@ private slots:
                                          .cp(cp)
                                          .pp(8)
                                          .chunks(4)
-                                         .schedule("interleaved")
+                                         .schedule(Schedule::interleaved)
                                          .sp_mode(SpMode::split_gather)
                                          .ep(8)
                                          .etp(1)

@@ -8,6 +8,8 @@
 #include "estimate_test_models.h"
 #include "schedule/generate.h"
 #include "schedule/simulate.h"
+#include "project/project.h"
+#include "util/input_error.h"
 
 #include <QtTest>
 
@@ -28,7 +30,12 @@ Case run(const std::string& schedule, int chunks, std::vector<std::string>* note
          const std::string& framework = "megatron", int global_batch = 32) {
     const ModelSpec m = paper_gpt(32, 4096, 32);
     const Hardware hw = paper_a100();
-    const Project p = paper_project(m, framework, global_batch).tp(2).pp(4).schedule(schedule).chunks(chunks).build();
+    const Project p = paper_project(m, framework, global_batch)
+                          .tp(2)
+                          .pp(4)
+                          .schedule(*parse_schedule(schedule))
+                          .chunks(chunks)
+                          .build();
     const Config c = make_config(m, p.training, p.layout, hw, 16, notes);
     return {c, evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s, notes))};
 }
@@ -139,14 +146,19 @@ private slots:
             if (name != "1f1b" && name != "gpipe")
                 QVERIFY2(k.e.time.pipeline.bubble_s < 0.95 * one.e.time.pipeline.bubble_s, name.c_str());
         }
-        // An unknown name is estimated as 1F1B, and says so.
-        std::vector<std::string> notes;
-        const Case u = run("pipedream-2bw", 1, &notes);
-        QCOMPARE(u.c.schedule, Schedule::one_f_one_b);
-        bool said = false;
-        for (const auto& n : notes)
-            said = said || n.find("'pipedream-2bw' is not one Paraplan models") != std::string::npos;
-        QVERIFY(said);
+        // An unknown name never reaches the estimate: the project reader refuses it at the field.
+        QVERIFY(!parse_schedule("pipedream-2bw"));
+        const nlohmann::json j = nlohmann::json::parse(R"({"paraplan": 1, "name": "2bw",
+            "cluster": {"gpu": "a100-80g", "nodes": 1, "gpus_per_node": 8}, "model": {"preset": "llama3.1-8b"},
+            "training": {"global_batch_size": 32, "micro_batch_size": 1, "seq_len": 2048},
+            "layout": {"framework": "megatron", "tp": 2, "pp": 4, "schedule": "pipedream-2bw"}})");
+        try {
+            project_from_json(j);
+            QFAIL("an unknown schedule was read");
+        } catch (const InputError& e) {
+            QVERIFY2(e.pointer() == "/layout/schedule", e.what());
+            QVERIFY2(std::string(e.what()).find("\"dualpipev\"") != std::string::npos, e.what());
+        }
     }
 
     // Worked examples: uniform stages, p = 4, v = 2 for the looped schedules, no latency. The
@@ -200,8 +212,8 @@ private slots:
         QVERIFY(sim.ok());
         QCOMPARE(sim.timeline.makespan, makespan);
         const std::vector<StageCost> costs(p, StageCost{F, B + W, W});
-        const PipelineResult cf = simulate_closed_form(schedule_from_string(name.toStdString(), "colossalai"), p, m, v,
-                                                       costs);
+        const PipelineResult cf = simulate_closed_form(
+            resolved_schedule(*parse_schedule(name.toStdString()), "colossalai"), p, m, v, costs);
         QCOMPARE(cf.makespan_s, makespan);
     }
 
@@ -212,7 +224,7 @@ private slots:
         const ModelSpec m = paper_gpt(32, 4096, 32);
         const Hardware hw = paper_a100();
         auto step = [&](const std::string& fw, const std::string& sched, int v, bool simulated) {
-            const Project p = paper_project(m, fw, 8).tp(1).pp(8).schedule(sched).chunks(v).build();
+            const Project p = paper_project(m, fw, 8).tp(1).pp(8).schedule(*parse_schedule(sched)).chunks(v).build();
             const Config c = make_config(m, p.training, p.layout, hw, 8);
             const Estimate e = simulated
                                    ? evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s))
@@ -237,7 +249,7 @@ private slots:
         std::vector<std::string> notes;
         const ModelSpec m = paper_gpt(32, 4096, 32);
         const Hardware hw = paper_a100();
-        const Project p = paper_project(m, "megatron", 2).tp(2).pp(4).schedule("interleaved").chunks(2).build();
+        const Project p = paper_project(m, "megatron", 2).tp(2).pp(4).schedule(Schedule::interleaved).chunks(2).build();
         const Config c = make_config(m, p.training, p.layout, hw, 16);
         QCOMPARE(c.num_microbatches, 1);
         const Estimate e = evaluate(m, layer_shapes(m), c, hw, simulated_pipeline(c.link[kPp].latency_s, &notes));

@@ -359,7 +359,7 @@ private slots:
         QVERIFY(qAbs(sum - x.step_s) < 1e-9 * x.step_s);
         QVERIFY(x.bubble_s > 0 && x.comm_tp_s > 0);
         QVERIFY(qAbs(x.bubble_s / (x.compute_s + x.comm_tp_s + x.comm_pp_s) - 3.0 / 32) < 0.02);
-        const Project vp = ProjectBuilder(p).schedule("interleaved").chunks(2).build();
+        const Project vp = ProjectBuilder(p).schedule(Schedule::interleaved).chunks(2).build();
         const Estimate ei = evaluate(m, layer_shapes(m), make_config(m, vp.training, vp.layout, hw, 32), hw);
         QVERIFY(ei.time.bubble_s < 0.6 * x.bubble_s);
         QVERIFY(ei.memory.stages[0].activations > e.memory.stages[0].activations);   // 1 + (p-1)/(pv) > 1 ... x p
@@ -376,7 +376,8 @@ private slots:
     void gradient_accumulation() {
         const ModelSpec m = paper_gpt(32, 4096, 32);
         Hardware hw = paper_a100(0);
-        Project p = paper_project(m, "colossalai", 64).tp(4).pp(4).schedule("1f1b").num_microbatches(8).build();
+        Project p =
+            paper_project(m, "colossalai", 64).tp(4).pp(4).schedule(Schedule::one_f_one_b).num_microbatches(8).build();
         const Training& t = p.training;
         Layout& l = p.layout;
         std::vector<std::string> notes;
@@ -476,7 +477,7 @@ private slots:
         Layout l;
         l.tp = 4;
         l.pp = 4;
-        l.schedule = "1f1b";
+        l.schedule = Schedule::one_f_one_b;
         l.num_microbatches = 8;
         for (const char* fw : {"colossalai", "devicemesh"}) {
             for (const int zero : {0, 1}) {

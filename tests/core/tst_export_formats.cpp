@@ -156,7 +156,7 @@ private slots:
 
     void colossalaiZeroBubbleV() {
         Project p = example("llama3.1-70b-4nodes");
-        p.layout.schedule = "zbv";
+        p.layout.schedule = Schedule::zbv;
         p.layout.chunks = 2;
         exported(p, "colossalai", "cai-zbv");
         const auto call = parse_back("python", dir("cai-zbv") / "plugin.py");
@@ -191,7 +191,7 @@ private slots:
         Project p = load_example(example.toStdString());
         p.layout.framework = "megatron";
         p.layout.chunks = chunks;
-        if (chunks > 1) p.layout.schedule = "interleaved";
+        if (chunks > 1) p.layout.schedule = Schedule::interleaved;
         const std::string sub = "meg-" + example.toStdString() + std::to_string(chunks);
         exported(p, "megatron", sub);
         const auto flags = megatron_flags();
@@ -402,7 +402,7 @@ private slots:
 
     void torchtitanVirtualStages() {
         Project p = example("llama3.1-70b-4nodes");
-        p.layout.schedule = "interleaved";
+        p.layout.schedule = Schedule::interleaved;
         p.layout.chunks = 2;
         exported(p, "torchtitan", "tt-vpp");
         const auto t = parse_back("toml", dir("tt-vpp") / "job.toml");
@@ -771,7 +771,7 @@ private slots:
             found = found || (d.rule == "export.colossalai.unsupported" && d.fields.at(0) == "/layout/cp");
         QVERIFY(found);
         Project q = example("gpt2-1node");
-        q.layout.schedule = "zbv";
+        q.layout.schedule = Schedule::zbv;
         q.layout.chunks = 2;
         const ExportResult m = export_project(q, "megatron");
         QVERIFY(m.refused);
@@ -910,7 +910,7 @@ private slots:
     void torchtitanCustomScheduleCsv() {
         QFETCH(QString, schedule);
         Project p = example("llama3.1-70b-4nodes");
-        p.layout.schedule = schedule.toStdString();
+        p.layout.schedule = *parse_schedule(schedule.toStdString());
         p.layout.chunks = 1;
         QVERIFY(torchtitan_schedule_name(p.layout.schedule, p.layout.chunks).empty());
         const std::string sub = "tt-csv-" + schedule.toStdString();

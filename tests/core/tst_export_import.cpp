@@ -27,8 +27,9 @@ const std::map<std::string, std::string> kMainFile = {{"colossalai", "plugin.py"
 // What a format carries of a layout, normalised the way the format states it.
 json summary(const Project& p, const std::string& format) {
     const Layout& l = p.layout;
-    std::string sched = exportutil::canonical_schedule(l.schedule);
-    if (sched == "1f1b" && l.chunks > 1) sched = "interleaved";
+    // Each framework writes any interleaved 1F1B, and 1F1B with several chunks, as its own interleaved.
+    const bool interleaved = is_interleaved_1f1b(l.schedule) || (l.schedule == Schedule::one_f_one_b && l.chunks > 1);
+    std::string sched = interleaved ? "interleaved" : to_string(l.schedule);
     if (l.pp == 1) sched = "-";
     json s = {{"tp", l.tp},
               {"pp", l.pp},
@@ -109,7 +110,8 @@ private slots:
                           ? "DeepSpeed's pipeline engine has no virtual stages (its exporter refuses chunks > 1)"
                           : "a pp = 1 example has no pipeline stages to split into virtual ones");
             p.layout.chunks = 2;
-            p.layout.schedule = fmt == "colossalai" && example.startsWith("llama3.1-70b") ? "zbv" : "interleaved";
+            p.layout.schedule = fmt == "colossalai" && example.startsWith("llama3.1-70b") ? Schedule::zbv
+                                                                                          : Schedule::interleaved;
         } else if (variant == "zero-offload") {
             p.layout.pp = 1;
             p.layout.num_microbatches = 0;
@@ -330,7 +332,7 @@ booster = Booster(plugin=plugin)
         QCOMPARE(l.tp, 4);
         QCOMPARE(l.pp, 2);
         QCOMPARE(l.chunks, 8);   // 32 layers / 2 per virtual stage / pp 2
-        QCOMPARE(l.schedule, std::string("interleaved"));
+        QCOMPARE(l.schedule, Schedule::interleaved);
         QCOMPARE(l.sp_mode, SpMode::split_gather);
         QCOMPARE(l.zero_stage, 1);
         QCOMPARE(l.recompute, Recompute::full);

@@ -74,21 +74,23 @@ private slots:
         QFETCH(QString, style);
         QFETCH(int, chunks);
         QFETCH(QString, expected);
-        QCOMPARE(QString::fromStdString(show(colossalai_stage_layers(layers, stages, style.toStdString(), chunks))),
+        QCOMPARE(QString::fromStdString(
+                     show(colossalai_stage_layers(layers, stages, *parse_schedule(style.toStdString()), chunks))),
                  expected);
     }
 
     void manualSplit() {
-        const auto s = colossalai_stage_layers(32, 4, "1f1b", 1, {4, 10, 10, 8});
+        const auto s = colossalai_stage_layers(32, 4, Schedule::one_f_one_b, 1, {4, 10, 10, 8});
         QCOMPARE(QString::fromStdString(show(s)), QString("0:[0,4) 1:[4,14) 2:[14,24) 3:[24,32) "));
         QCOMPARE(layers_on_stage(s, 1), 10);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 colossalai_stage_layers(32, 4, "1f1b", 1, {8, 8, 16}));   // len != pp
+                                 colossalai_stage_layers(32, 4, Schedule::one_f_one_b, 1, {8, 8, 16}));   // len != pp
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                                 colossalai_stage_layers(32, 4, "1f1b", 1, {8, 8, 8, 7}));   // sum != L
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "interleaved", 2, {8, 8, 8, 8}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "gpipe", 1));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, "zbv", 3));
+                                 colossalai_stage_layers(32, 4, Schedule::one_f_one_b, 1, {8, 8, 8, 7}));   // sum != L
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 colossalai_stage_layers(32, 4, Schedule::interleaved, 2, {8, 8, 8, 8}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, Schedule::gpipe, 1));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, colossalai_stage_layers(32, 4, Schedule::zbv, 3));
     }
 
     // Megatron docstring: L=16, PP=4, v=2 (1-based) GPU0 [1,2] [9,10]; GPU1 [3,4] [11,12]; ...

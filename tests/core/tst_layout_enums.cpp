@@ -115,6 +115,24 @@ const char* spelled(Fp8Recipe v) {
     return nullptr;
 }
 
+const char* spelled(Schedule v) {
+    switch (v) {
+    case Schedule::gpipe: return "gpipe";
+    case Schedule::one_f_one_b: return "1f1b";
+    case Schedule::interleaved: return "interleaved";
+    case Schedule::interleaved_megatron: return "interleaved-megatron";
+    case Schedule::interleaved_colossalai: return "interleaved-colossalai";
+    case Schedule::interleaved_pytorch: return "interleaved-pytorch";
+    case Schedule::looped_bfs: return "looped-bfs";
+    case Schedule::zb1p: return "zb1p";
+    case Schedule::zbh2: return "zbh2";
+    case Schedule::interleaved_zb: return "interleaved-zb";
+    case Schedule::zbv: return "zbv";
+    case Schedule::dualpipev: return "dualpipev";
+    }
+    return nullptr;
+}
+
 // Every value of E from 0 up to `last`, the enum's last enumerator (the enums are dense from 0).
 template <class E>
 std::vector<E> values_up_to(E last) {
@@ -223,6 +241,43 @@ private slots:
         check_table(Precision::fp8);
         check_table(KernelStack::eager);
         check_table(Fp8Recipe::blockwise);
+        check_table(Schedule::dualpipev);
+    }
+
+    // layout.schedule also reads the other names a schedule goes by (kScheduleAliases), with case,
+    // '-', '_' and ' ' ignored, and saves the table's name; "interleaved" is each framework's own.
+    void scheduleAliasesAndFrameworks() {
+        const std::pair<const char*, Schedule> read[] = {{"vpp", Schedule::interleaved},
+                                                         {"Interleaved_1F1B", Schedule::interleaved},
+                                                         {"PipeDream-Flush", Schedule::one_f_one_b},
+                                                         {"zbh1", Schedule::zb1p},
+                                                         {"ZB-H1", Schedule::zb1p},
+                                                         {"ZBVZeroBubble", Schedule::zbv},
+                                                         {"dualpipe", Schedule::dualpipev},
+                                                         {"interleaved_megatron", Schedule::interleaved_megatron},
+                                                         {"InterleavedZeroBubble", Schedule::interleaved_zb}};
+        for (const auto& [name, value] : read) {
+            QCOMPARE(parse_schedule(name), std::optional<Schedule>(value));
+            json j = json::parse(kProject);
+            j["layout"]["schedule"] = name;
+            const Project p = project_from_json(j);
+            QCOMPARE(p.layout.schedule, value);
+            QCOMPARE(project_to_json(p)["layout"]["schedule"], json(to_string(value)));
+            QCOMPARE(json(name).get<Schedule>(), value);   // a fix's value reads the same way
+        }
+        for (const auto& a : kScheduleAliases) QVERIFY2(!parse_enum<Schedule>(a.name), a.name);   // no alias is a name
+        for (const char* bad : {"zb2p", "pipedream-2bw", "", "1f1b1"}) QVERIFY2(!parse_schedule(bad), bad);
+        QCOMPARE(resolved_schedule(Schedule::interleaved, "colossalai"), Schedule::interleaved_colossalai);
+        QCOMPARE(resolved_schedule(Schedule::interleaved, "megatron"), Schedule::interleaved_megatron);
+        QCOMPARE(resolved_schedule(Schedule::interleaved, "torchtitan"), Schedule::interleaved_pytorch);
+        QCOMPARE(resolved_schedule(Schedule::zbv, "megatron"), Schedule::zbv);
+        QVERIFY(runs_schedule("colossalai", Schedule::interleaved_colossalai));
+        QVERIFY(!runs_schedule("colossalai", Schedule::interleaved_megatron));
+        QVERIFY(runs_schedule("megatron", Schedule::interleaved_megatron));
+        QVERIFY(!runs_schedule("deepspeed", Schedule::zbv));
+        // Each framework's interleaved is one of the three interleaved 1F1B schedules.
+        for (const auto& t : framework_table())
+            QVERIFY2(is_interleaved_1f1b(t.interleaved) && t.interleaved != Schedule::interleaved, t.name);
     }
 
     // layout.h's lists, which the app's combos show, are the tables' names in their order.
@@ -289,6 +344,7 @@ private slots:
         check_round_trip<Precision>(Precision::bf16, true, nullptr, &Training::precision, Precision::fp8);
         check_round_trip<KernelStack>(KernelStack::framework, false, &Layout::kernels, nullptr);
         check_round_trip<Fp8Recipe>(Fp8Recipe::tensorwise, false, &Layout::fp8_recipe, nullptr);
+        check_round_trip<Schedule>(Schedule::one_f_one_b, true, &Layout::schedule, nullptr);
     }
 
     // training.precision "fp8" in a file is version 1's legacy spelling (project/migrate.h): read
@@ -317,6 +373,8 @@ private slots:
         check_refused<Precision>("fp4");
         check_refused<KernelStack>("inductor");
         check_refused<Fp8Recipe>("nvfp4");
+        check_refused<Schedule>("zb2p");
+        check_refused<Schedule>(1);
         check_refused<Fp8Recipe>("Rowwise");
         check_refused<Precision>("BF16");
         check_refused<SpMode>(2);

@@ -89,7 +89,7 @@ private slots:
                              std::string(estimate::to_string(s.pass_times.mode)));
                     QCOMPARE((*tl)["schedule"].get<std::string>(),
                              std::string(estimate::simulator_name(
-                                 *estimate::parse_schedule(next.layout.schedule, next.layout.framework))));
+                                 resolved_schedule(next.layout.schedule, next.layout.framework))));
                 }
                 if (s.view == "links") {
                     // The Link traffic view's figures come from the step's playback.

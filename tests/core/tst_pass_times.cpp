@@ -147,7 +147,7 @@ private slots:
     // figures_json's timeline follows the pass times asked for: ZB-H1 on the lesson's project.
     void figuresFollowThePassTimes() {
         Project p = load_example("llama3.1-8b-pp4-1node");
-        p.layout.schedule = "zb1p";
+        p.layout.schedule = Schedule::zb1p;
         p.layout.chunks = 1;
         const auto eq = lessons::figures_json(p);
         const auto est = lessons::figures_json(p, {PassTimesMode::Estimate, {}});

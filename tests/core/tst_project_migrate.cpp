@@ -112,7 +112,7 @@ private slots:
         l.num_microbatches = 8;
         QVERIFY(p.layout == l);
         QCOMPARE(p.layout.sp_mode, SpMode::none);
-        QCOMPARE(p.layout.schedule, std::string("1f1b"));
+        QCOMPARE(p.layout.schedule, Schedule::one_f_one_b);
         QVERIFY(p.runtime.empty() && p.extra.empty());
         QVERIFY(save_and_reload(p) == p);
     }

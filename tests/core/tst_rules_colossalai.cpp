@@ -82,15 +82,15 @@ private slots:
              {"zero_stage 3"},
              "zero_stage in (0, 1, 2)"},
             {"pp style",
-             ProjectBuilder(b).schedule("gpipe").build(),
+             ProjectBuilder(b).schedule(Schedule::gpipe).build(),
              b,
              "colossalai.pp_style",
              Severity::Error,
              {"gpipe"},
              "Unsupported pipeline parallelism style"},
             {"interleaved chunks",
-             ProjectBuilder(b).schedule("interleaved").build(),
-             ProjectBuilder(b).schedule("interleaved").chunks(2).build(),
+             ProjectBuilder(b).schedule(Schedule::interleaved).build(),
+             ProjectBuilder(b).schedule(Schedule::interleaved).chunks(2).build(),
              "colossalai.model_chunks",
              Severity::Error,
              {"chunks is 1"},
@@ -103,8 +103,8 @@ private slots:
              {"chunks is 2"},
              "num_model_chunks must be 1 when using 1f1b"},
             {"zbv chunks",
-             ProjectBuilder(b).schedule("zbv").chunks(3).build(),
-             ProjectBuilder(b).schedule("zbv").chunks(2).build(),
+             ProjectBuilder(b).schedule(Schedule::zbv).chunks(3).build(),
+             ProjectBuilder(b).schedule(Schedule::zbv).chunks(2).build(),
              "colossalai.model_chunks",
              Severity::Error,
              {"chunks is 3"},
@@ -131,7 +131,7 @@ private slots:
              {"20", "32"},
              "sum(num_layers_per_stage)"},
             {"layers per stage interleaved",
-             ProjectBuilder(b).schedule("interleaved").chunks(2).num_layers_per_stage({16, 16}).build(),
+             ProjectBuilder(b).schedule(Schedule::interleaved).chunks(2).num_layers_per_stage({16, 16}).build(),
              b,
              "colossalai.num_layers_per_stage",
              Severity::Error,
@@ -237,8 +237,18 @@ private slots:
              {"pp = 4", "2"},
              "Number of microbatch should be larger than number of stages"},
             {"interleaved microbatches",
-             ProjectBuilder(b).schedule("interleaved").chunks(2).num_microbatches(3).global_batch_size(12).build(),
-             ProjectBuilder(b).schedule("interleaved").chunks(2).num_microbatches(4).global_batch_size(16).build(),
+             ProjectBuilder(b)
+                 .schedule(Schedule::interleaved)
+                 .chunks(2)
+                 .num_microbatches(3)
+                 .global_batch_size(12)
+                 .build(),
+             ProjectBuilder(b)
+                 .schedule(Schedule::interleaved)
+                 .chunks(2)
+                 .num_microbatches(4)
+                 .global_batch_size(16)
+                 .build(),
              "colossalai.microbatches",
              Severity::Error,
              {"pp = 2", "3"},

@@ -119,7 +119,7 @@ private slots:
 
     void hybridPipeline() {
         check_case({"vpp",
-                    base().pp(2).chunks(2).schedule("interleaved").global_batch_size(32).build(),
+                    base().pp(2).chunks(2).schedule(Schedule::interleaved).global_batch_size(32).build(),
                     base().pp(2).build(),
                     "megatron.hybrid_pipeline",
                     Severity::Error,

@@ -54,7 +54,7 @@ private slots:
         const Project vpp = test_project("megatron", 2, 8, llama3_8b())
                                 .pp(4)
                                 .chunks(2)
-                                .schedule("interleaved")
+                                .schedule(Schedule::interleaved)
                                 .global_batch_size(32)   // dp 4 -> M = 8
                                 .build();
         run_cases({
@@ -314,11 +314,11 @@ private slots:
         // Megatron's interleaved schedule under the name the schedule catalogue and the planner
         // give it is accepted like "interleaved"; PyTorch's interleaved schedule is not Megatron's.
         for (const char* name : {"interleaved-megatron", "interleaved_megatron", "Interleaved"}) {
-            const auto dv = validate(ProjectBuilder(vpp).schedule(name).build());
+            const auto dv = validate(ProjectBuilder(vpp).schedule(*parse_schedule(name)).build());
             QVERIFY2(!has_errors(dv), (std::string(name) + ": " + rule_list(dv)).c_str());
         }
         bool flagged = false;
-        for (const auto& x : validate(ProjectBuilder(vpp).schedule("interleaved-pytorch").build()))
+        for (const auto& x : validate(ProjectBuilder(vpp).schedule(Schedule::interleaved_pytorch).build()))
             flagged = flagged || x.rule == "megatron.schedule";
         QVERIFY(flagged);
         // Query groups 8 with tp 16 pass without a version pin only as a warning (core >= 0.16 rule).
@@ -337,7 +337,7 @@ private slots:
                         .layers(30)
                         .pp(4)
                         .chunks(2)
-                        .schedule("interleaved")
+                        .schedule(Schedule::interleaved)
                         .global_batch_size(32)
                         .build();
         const auto ds = validate(p);
@@ -412,8 +412,8 @@ private slots:
              {"tp = 16", "8"},
              "n_kv_heads (8)"},
             {"zbv stages",
-             ProjectBuilder(b).tp(1).pp(2).schedule("zbv").chunks(3).build(),
-             ProjectBuilder(b).tp(1).pp(2).schedule("zbv").chunks(2).build(),
+             ProjectBuilder(b).tp(1).pp(2).schedule(Schedule::zbv).chunks(3).build(),
+             ProjectBuilder(b).tp(1).pp(2).schedule(Schedule::zbv).chunks(2).build(),
              "torchtitan.pp_stages",
              Severity::Error,
              {"chunks = 3"},

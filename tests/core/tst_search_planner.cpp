@@ -151,7 +151,7 @@ private slots:
         const PlanResult il = plan(req);
         QVERIFY(!il.results.empty());
         for (const auto& e : il.results) {
-            QCOMPARE(e.layout.schedule, std::string("interleaved-pytorch"));
+            QCOMPARE(e.layout.schedule, Schedule::interleaved_pytorch);
             QVERIFY(e.layout.chunks >= 2);
         }
         req.constraints = Constraints::parse("tp=1,pp=4,schedule=1f1b,recompute=selective");
@@ -247,7 +247,7 @@ private slots:
                 QVERIFY2(std::find(zs.begin(), zs.end(), e.layout.zero_stage) != zs.end(), e.layout.framework.c_str());
             else QCOMPARE(e.layout.zero_stage, 0);
             saw_dist_opt = saw_dist_opt || e.layout.distributed_optimizer;
-            if (e.layout.schedule == "zbv") {
+            if (e.layout.schedule == Schedule::zbv) {
                 QVERIFY(t.zbv);
                 saw_zbv = true;
             }
@@ -362,7 +362,7 @@ private slots:
                                     l.framework = fw;
                                     l.tp = tp;
                                     l.pp = pp;
-                                    l.schedule = sched;
+                                    l.schedule = *parse_schedule(sched);
                                     l.chunks = std::string(sched) == "1f1b" ? 1 : 2;
                                     l.zero_stage = zero;
                                     l.recompute = rc;
@@ -431,7 +431,7 @@ private slots:
                             l.framework = fw;
                             l.tp = 8;
                             l.pp = pp;
-                            l.schedule = sched;
+                            l.schedule = *parse_schedule(sched);
                             l.chunks = std::string(sched) == "1f1b" ? 1 : 2;
                             l.recompute = rc;
                             t.micro_batch_size = mbs;

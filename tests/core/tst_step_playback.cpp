@@ -33,7 +33,7 @@ namespace {
 Project variant(const std::string& schedule, int chunks, const std::string& framework = "colossalai") {
     Project p = load_example("llama3.1-8b-pp4-1node");
     p.layout.framework = framework;
-    p.layout.schedule = schedule;
+    p.layout.schedule = *parse_schedule(schedule);
     p.layout.chunks = chunks;
     return p;
 }

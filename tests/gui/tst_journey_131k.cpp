@@ -298,7 +298,8 @@ private slots:
             const paraplan::Recompute recompute = first ? paraplan::Recompute::selective : paraplan::Recompute::full;
             const paraplan::Offload offload = first ? paraplan::Offload::cpu : paraplan::Offload::nvme;
             const paraplan::Precision precision = first ? paraplan::Precision::fp16 : paraplan::Precision::tf32;
-            const std::string schedule = first ? "gpipe" : "1f1b";
+            // The schedule combo lists its table's names (gpipe, 1f1b, ...): Up from 1f1b, Down back.
+            const paraplan::Schedule schedule = first ? paraplan::Schedule::gpipe : paraplan::Schedule::one_f_one_b;
             bool ok = true;
             ok = ok && edit(QStringLiteral("tp typed %1, Enter").arg(tpV), [&] {
                      return type("tp", QString::number(tpV), first ? enter : tab) && w.project().layout.tp == tpV;
@@ -332,8 +333,9 @@ private slots:
             ok = ok && edit(QStringLiteral("flash attention: Space"), [&] {
                      return key("flash_attention", Qt::Key_Space) && w.project().layout.flash_attention != flash;
                  });
-            ok = ok && edit(QStringLiteral("schedule typed %1, Enter").arg(QString::fromStdString(schedule)), [&] {
-                     return type("schedule", QString::fromStdString(schedule), enter) &&
+            ok = ok &&
+                 edit(QStringLiteral("schedule: %1").arg(first ? QStringLiteral("Up") : QStringLiteral("Down")), [&] {
+                     return key("schedule", first ? Qt::Key_Up : Qt::Key_Down) &&
                             w.project().layout.schedule == schedule;
                  });
             ok = ok && edit(QStringLiteral("microbatches typed %1").arg(mbV), [&] {
@@ -505,7 +507,7 @@ private slots:
         QCOMPARE(text("recompute"), std::string(to_string(start.layout.recompute)));
         QCOMPARE(text("precision"), std::string(to_string(start.training.precision)));
         QCOMPARE(text("offload"), std::string(to_string(start.layout.offload)));
-        QCOMPARE(text("schedule"), start.layout.schedule);
+        QCOMPARE(text("schedule"), std::string(to_string(start.layout.schedule)));
         QCOMPARE(value("global_batch_size"), start.training.global_batch_size);
         QCOMPARE(value("seq_len"), start.training.seq_len);
         QCOMPARE(value("micro_batch_size"), start.training.micro_batch_size);

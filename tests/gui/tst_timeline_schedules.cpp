@@ -1,5 +1,5 @@
-// Every schedule name the estimator accepts (estimate::accepted_schedule_names(), the one table
-// of project schedule names) draws in the timeline of the real main window, for every
+// Every schedule of layout.schedule's table (project/layout_enums.h, EnumNames<Schedule>, the one
+// table of project schedule names) draws in the timeline of the real main window, for every
 // framework, and the timeline draws the very schedule the estimate prices: "zb1p" once drew
 // "Unknown schedule 'zb1p'" while the estimate priced ZB-H1.
 #include <qcustomplot.h>
@@ -27,18 +27,19 @@ private slots:
         isolateSettings(tmp_);
     }
 
-    // The table holds the names the lessons and the exporters write, and every simulator id.
+    // The schedule table (project/layout_enums.h) reads the names the lessons, the exporters and
+    // imported configs write, and every simulator id; each maps back to that very id.
     void tableHoldsEverySimulatorName() {
-        const auto& names = estimate::accepted_schedule_names();
-        for (const char* n : {"zb1p", "zbh1", "vpp", "interleaved", "dualpipe"})
-            QVERIFY2(std::find(names.begin(), names.end(), n) != names.end(), n);
+        for (const char* n : {"zb1p", "zbh1", "vpp", "interleaved", "dualpipe", "Interleaved_1F1B"})
+            QVERIFY2(parse_schedule(n).has_value(), n);
         for (const auto& id : schedule::schedule_names()) {
-            const auto s = estimate::parse_schedule(id, "megatron");
+            const auto s = parse_schedule(id);
             QVERIFY2(s.has_value(), id.c_str());
             // A simulator id other than the framework-dependent "interleaved" maps to itself.
-            if (id != "interleaved") QCOMPARE(std::string(estimate::simulator_name(*s)), id);
+            if (id != "interleaved")
+                QCOMPARE(std::string(estimate::simulator_name(resolved_schedule(*s, "megatron"))), id);
         }
-        QVERIFY(!estimate::parse_schedule("zb2p").has_value());
+        QVERIFY(!parse_schedule("zb2p").has_value());
     }
 
     void everyAcceptedNameDraws() {
@@ -46,7 +47,7 @@ private slots:
         TimelineView* t = w->timeline();
         int drawn = 0, priced = 0;
         for (const auto& ft : framework_table()) {
-            for (const auto& name : estimate::accepted_schedule_names()) {
+            for (const auto& name : enum_names<Schedule>()) {
                 const std::string where = std::string(ft.name) + " / " + name;
                 // 16 microbatches satisfy every schedule at pp 4 (DualPipeV needs 2 pp, the
                 // interleaved flavours a multiple of pp); one chunk unless the schedule takes more.
@@ -63,30 +64,35 @@ private slots:
                 QCOMPARE(t->timeline()->pp, 4);
                 QCOMPARE(t->timeline()->microbatches, 16);
                 // The schedule drawn is the one the estimate prices for this framework.
-                const auto est = estimate::parse_schedule(name, ft.name);
-                QVERIFY2(est.has_value(), where.c_str());
-                QCOMPARE(t->timeline()->schedule, std::string(estimate::simulator_name(*est)));
+                const Schedule est = resolved_schedule(*parse_schedule(name), ft.name);
+                QCOMPARE(t->timeline()->schedule, std::string(estimate::simulator_name(est)));
                 // (A framework without pipelines, such as ColossalAI's Gemini plugin, has no estimate here.)
                 const auto a = w->document()->analysis();
                 if (a->estimate) {
-                    QVERIFY2(a->estimate->config.schedule == *est, where.c_str());
+                    QVERIFY2(a->estimate->config.schedule == est, where.c_str());
                     ++priced;
                 }
                 ++drawn;
             }
         }
-        QCOMPARE(drawn, int(framework_table().size() * estimate::accepted_schedule_names().size()));
-        QVERIFY(priced >= 4 * int(estimate::accepted_schedule_names().size()));
+        QCOMPARE(drawn, int(framework_table().size() * enum_names<Schedule>().size()));
+        QVERIFY(priced >= 4 * int(enum_names<Schedule>().size()));
     }
 
-    // A name no table holds still says so.
-    void unknownNameSaysSo() {
+    // A name no table holds is refused where it enters, naming the field and the known names; the
+    // project keeps its schedule and the timeline still draws it.
+    void unknownNameIsRefused() {
         auto w = exampleWindow(tmp_, "llama3.1-8b-pp4-1node");
-        QVERIFY(w->document()->applyChanges(QStringLiteral("schedule"), {{"/layout/schedule", "zb2p"}}));
+        const Schedule before = w->project().layout.schedule;
+        QString err;
+        QVERIFY(!w->document()->applyChanges(QStringLiteral("schedule"), {{"/layout/schedule", "zb2p"}}, &err));
+        QVERIFY2(err.contains(QStringLiteral("zb2p")) && err.contains(QStringLiteral("schedule")) &&
+                     err.contains(QStringLiteral("\"interleaved-zb\"")),
+                 qPrintable(err));
+        QCOMPARE(w->project().layout.schedule, before);
         QVERIFY(w->document()->waitForAnalysis());
         w->timeline()->refresh();
-        QVERIFY(!w->timeline()->timeline().has_value());
-        QVERIFY(w->timeline()->summaryText().contains(QStringLiteral("Unknown schedule 'zb2p'")));
+        QVERIFY(w->timeline()->timeline().has_value());
     }
 };
 

@@ -242,11 +242,15 @@ private slots:
 
     void impossibleScheduleShowsWhyInsteadOfATimeline() {
         auto w = window("gpt2-1node");
-        QVERIFY(
-            w->document()->applyChanges(QStringLiteral("Set schedule"), {{"/layout/schedule", "no-such-schedule"}}));
+        // ZB-H2 runs one chunk per stage: the simulator refuses two (schedule.zbh2.single_chunk).
+        QVERIFY(w->document()->applyChanges(QStringLiteral("Set schedule"),
+                                            {{"/layout/schedule", "zbh2"}, {"/layout/chunks", 2}}));
         QVERIFY(w->document()->waitForAnalysis());   // the views follow the edit's analysis
         QVERIFY(!w->timeline()->timeline().has_value());
-        QVERIFY(w->timeline()->summaryText().contains(QStringLiteral("No timeline")));
+        QVERIFY2(w->timeline()->summaryText().contains(QStringLiteral("No timeline")),
+                 qPrintable(w->timeline()->summaryText()));
+        QVERIFY2(w->timeline()->summaryText().contains(QStringLiteral("one model chunk per stage")),
+                 qPrintable(w->timeline()->summaryText()));
     }
 
     void canvasColoursByGroupAndDrawsLinks() {

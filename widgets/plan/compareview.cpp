@@ -109,7 +109,7 @@ void CompareView::addCurrentProject() {
     if (l.ep > 1) name += QStringLiteral(" ep%1").arg(l.ep);
     if (l.cp > 1) name += QStringLiteral(" cp%1").arg(l.cp);
     if (l.sp > 1) name += QStringLiteral(" sp%1").arg(l.sp);
-    name += QStringLiteral(" %1").arg(QString::fromStdString(l.schedule));
+    name += QStringLiteral(" %1").arg(QLatin1String(paraplan::to_string(l.schedule)));
     addProject(name, p);
 }
 

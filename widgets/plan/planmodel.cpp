@@ -130,7 +130,8 @@ QVariant PlanModel::data(const QModelIndex& index, int role) const {
     case Zero: return zero;
     case MicroBatch: return e.micro_batch_size;
     case Microbatches: return l.num_microbatches;
-    case Schedule: return l.pp > 1 || sort ? QString::fromStdString(l.schedule) : QStringLiteral("–");
+    case Schedule:
+        return l.pp > 1 || sort ? QString(QLatin1String(paraplan::to_string(l.schedule))) : QStringLiteral("–");
     case Chunks: return l.chunks;
     case Recompute: return QString::fromUtf8(to_string(l.recompute));
     case Offload: return QString::fromUtf8(to_string(l.offload));

@@ -201,7 +201,9 @@ void ExplainPanel::refresh() {
                    .arg(s.groups_crossing_nodes)
                    .arg(wording::count(s.max_nodes_spanned, tr("1 node"), tr("%1 nodes")));
     } else if (topic_ == QLatin1String("schedule")) {
-        here = tr("Here: <b>%1</b> over %2 stages.").arg(QString::fromStdString(p.layout.schedule)).arg(p.layout.pp);
+        here = tr("Here: <b>%1</b> over %2 stages.")
+                   .arg(QLatin1String(paraplan::to_string(p.layout.schedule)))
+                   .arg(p.layout.pp);
     } else if (topic_ == QLatin1String("zero_stage")) {
         here = tr("Here: ZeRO stage <b>%1</b>.").arg(p.layout.zero_stage);
     } else if (topic_ == QLatin1String("framework")) {
