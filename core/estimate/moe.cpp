@@ -2,6 +2,7 @@
 
 #include "estimate/comm.h"
 #include "estimate/comm_terms.h"
+#include "project/framework.h"
 
 #include <algorithm>
 #include <cmath>
@@ -85,7 +86,8 @@ double grouped_gemm_efficiency(const Efficiency& eff, double rows) {
 
 MoeKernels moe_expert_kernels(const Config& c, const LayerShapes& s) {
     MoeKernels k;
-    if (s.experts <= 0 || c.framework != "megatron") return k;
+    const FrameworkTraits* ft = find_traits(c.framework);
+    if (s.experts <= 0 || !ft || !ft->moe_per_expert_launches) return k;
     const double local = double(s.experts) / std::max(1, c.ep);
     double quantize = 0;   // kernels per quantization of one expert's operand
     if (c.fp8) switch (*c.fp8) {

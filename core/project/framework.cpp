@@ -215,6 +215,9 @@ std::vector<FrameworkTraits> make_table() {
     // (megatron/core/ssm/mamba_block.py) places Mamba, attention, MLP and MoE layers by
     // --hybrid-override-pattern, core_v0.16.0. The other frameworks' model code has no Mamba mixer.
     mg.hybrid_mamba = true;
+    // --moe-grouped-gemm builds TEGroupedMLP (megatron/core/transformer/moe/experts.py, core_v0.19.0):
+    // its forward waits for tokens_per_expert.tolist() and launches each expert's GEMMs and casts.
+    mg.moe_per_expert_launches = true;
     t.push_back(mg);
 
     FrameworkTraits tt{};

@@ -180,6 +180,10 @@ struct FrameworkTraits {
     // Hybrid Mamba models (model.hybrid_override_pattern): the framework builds Mamba-2 mixers mixed
     // with attention, MLP and MoE layers (rule model.hybrid_framework where it does not).
     bool hybrid_mamba = false;
+    // The MoE experts run as Transformer Engine's grouped MLP, each expert's GEMMs and casts launched on
+    // their own after a host sync on the token counts (Megatron TEGroupedMLP; estimate/moe.h
+    // moe_expert_kernels prices the launches). False where the framework's MoE layers were not read.
+    bool moe_per_expert_launches = false;
 };
 
 // Every framework, in the order project files and menus list them.
