@@ -7,6 +7,7 @@
 #include "project/project_gpu.h"
 #include "export/export.h"
 #include "export/export_common.h"
+#include "topology/megatron_order.h"
 #include "export/launch_plan.h"
 #include "project/framework.h"
 #include "project/fp8.h"
@@ -148,8 +149,9 @@ MegatronArgs megatron_args(const Project& p, std::vector<Diagnostic>& findings) 
         fail("sequence parallelism \"" + std::string(to_string(l.sp_mode)) +
                  "\" with sp > 1 (Megatron shards sequences through cp)",
              {"/layout/sp", "/layout/sp_mode"});
-    if (l.order == "tp-cp-ep-pp-dp" || l.order == "tp-pp-dp") add(a.parallel, "--use-tp-pp-dp-mapping");
-    else if (!l.order.empty() && l.order != "tp-cp-ep-dp-pp" && l.order != "tp-dp-pp" && l.order != "tp-cp-dp-pp")
+    const std::optional<topology::MegatronOrder> order = topology::megatron_cli_order(l.order);
+    if (order == topology::MegatronOrder::pp_outside_dp) add(a.parallel, "--use-tp-pp-dp-mapping");
+    else if (!order)
         fail("the rank order \"" + l.order + "\" (only tp-cp-ep-dp-pp and tp-cp-ep-pp-dp)", {"/layout/order"});
     if (l.tp_mode != TpMode::one_d)
         fail("the " + std::string(to_string(l.tp_mode)) + " tensor mode", {"/layout/tp_mode"});

@@ -3,6 +3,7 @@
 // Source: megatron/core/parallel_state.py (RankGenerator,
 // generate_masked_orthogonal_rank_groups, initialize_model_parallel) at Megatron-LM
 // core_v0.19.0; the rank formula and a worked example are in docs/topology.md.
+#include "topology/megatron_order.h"
 #include "topology/mesh_builder.h"
 
 #include <algorithm>
@@ -198,3 +199,31 @@ void build_megatron(const MeshRequest& r, RankMap& m) {
 }
 
 }   // namespace paraplan::topology::detail
+
+namespace paraplan::topology {
+
+std::optional<MegatronOrder> megatron_cli_order(const std::string& order) {
+    std::vector<std::string> tokens;
+    std::string lower = order;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (std::size_t start = 0; !lower.empty() && start <= lower.size();) {
+        const std::size_t dash = std::min(lower.find('-', start), lower.size());
+        tokens.push_back(lower.substr(start, dash - start));
+        start = dash + 1;
+    }
+    // Whether the tokens appear in `full` in the same order, each once (a subsequence of it).
+    const auto within = [&](std::initializer_list<const char*> full) {
+        auto it = full.begin();
+        for (const auto& t : tokens) {
+            while (it != full.end() && t != *it) ++it;
+            if (it == full.end()) return false;
+            ++it;
+        }
+        return true;
+    };
+    if (within({"tp", "cp", "ep", "dp", "pp"})) return MegatronOrder::dp_outside_pp;
+    if (within({"tp", "cp", "ep", "pp", "dp"})) return MegatronOrder::pp_outside_dp;
+    return std::nullopt;
+}
+
+}   // namespace paraplan::topology

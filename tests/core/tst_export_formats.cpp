@@ -289,6 +289,40 @@ private slots:
                     QVERIFY2(f.label.find("account-for") == std::string::npos, f.label.c_str());
     }
 
+    // layout.order as Megatron's command line sets it: pp outside dp is --use-tp-pp-dp-mapping (a
+    // Megatron-LM flag), the default order writes nothing, an order the command line cannot set is refused.
+    void megatronRankOrder() {
+        Project p = example("llama3.1-70b-4nodes");
+        p.layout.framework = "megatron";
+        const auto flat = [&](const std::string& order) {
+            p.layout.order = order;
+            ExportOptions o;
+            o.force = true;
+            return export_project(p, "megatron", o);
+        };
+        const auto has_flag = [](const ExportResult& r, const std::string& flag) {
+            for (const auto& [name, f] : r.files)
+                if (f.content.find(flag) != std::string::npos) return true;
+            return false;
+        };
+        const auto refused_order = [](const ExportResult& r) {
+            for (const auto& d : r.diagnostics)
+                for (const auto& f : d.fields)
+                    if (f == "/layout/order") return true;
+            return false;
+        };
+        QVERIFY(megatron_flags().count("--use-tp-pp-dp-mapping"));
+        for (const char* order : {"tp-cp-ep-pp-dp", "tp-pp-dp"}) {
+            const ExportResult r = flat(order);
+            QVERIFY2(has_flag(r, "--use-tp-pp-dp-mapping") && !refused_order(r), order);
+        }
+        for (const char* order : {"", "tp-cp-ep-dp-pp", "tp-dp-pp"}) {
+            const ExportResult r = flat(order);
+            QVERIFY2(!has_flag(r, "--use-tp-pp-dp-mapping") && !refused_order(r), order);
+        }
+        QVERIFY(refused_order(flat("pp-tp-dp")));
+    }
+
     void megatronBlackwellNeedsNoMaxConnections() {
         Project p = example("llama3.1-70b-4nodes");
         for (auto& n : p.cluster.nodes) n.gpu = "b200";

@@ -3,6 +3,7 @@
 // and against the "golden past code" of tests/unit_tests/test_parallel_state.py
 // (test_rank_generator_for_tp_dp_pp), re-implemented here from its description.
 #include "core/topology_test_util.h"
+#include "topology/megatron_order.h"
 
 using namespace paraplan::topology;
 using topo_test::Groups;
@@ -161,6 +162,21 @@ private slots:
         QVERIFY(topo_test::has_rule(build_rank_map(d), "megatron.expert_dp_matches_dp"));
         // Size-1 axes may be missing from the order.
         CHECK_VALID(build_rank_map(megatron(16, 2, 2, 1, "tp-dp-pp")));
+    }
+
+    // The two orders Megatron's command line sets (arguments.py: the default, and
+    // --use-tp-pp-dp-mapping), any token left out, case ignored; any other order it cannot set.
+    void cliOrders() {
+        using MO = MegatronOrder;
+        const std::pair<const char*, std::optional<MO>> cases[] = {
+            {"", MO::dp_outside_pp},         {"tp-cp-ep-dp-pp", MO::dp_outside_pp},
+            {"tp-dp-pp", MO::dp_outside_pp}, {"tp-cp-dp-pp", MO::dp_outside_pp},
+            {"TP-DP-PP", MO::dp_outside_pp}, {"tp-cp-ep-pp-dp", MO::pp_outside_dp},
+            {"tp-pp-dp", MO::pp_outside_dp}, {"pp-dp", MO::pp_outside_dp},
+            {"dp-tp-pp", std::nullopt},      {"pp-tp-dp", std::nullopt},
+            {"tp-xp-pp", std::nullopt},      {"tp-dp-tp-pp", std::nullopt},
+            {"tp--pp", std::nullopt},        {"tp-dp-pp-", std::nullopt}};
+        for (const auto& [order, want] : cases) QVERIFY2(megatron_cli_order(order) == want, order);
     }
 
     // test_rank_generator_for_tp_dp_pp tuples (nodes, gpus/node, tp, pp, cp, ep), cp = 1
