@@ -2,6 +2,9 @@
 // transformer_config.py, pipeline_parallel/schedules.py), core_v0.19.0 unless noted.
 #include "rules/megatron.h"
 
+#include "topology/megatron_checks.h"
+#include "topology/mesh_request.h"
+
 #include "project/fp8.h"
 #include "rules/common.h"
 #include "rules/hybrid.h"
@@ -35,18 +38,13 @@ int megatron_minor(const Project& p) {
 
 bool megatron_sp(const Layout& l) { return l.sp_mode == SpMode::split_gather; }
 
-// validate_args (arguments.py) and initialize_model_parallel: world % (TP*PP*CP) == 0
+// initialize_model_parallel: world % (TP*PP*CP) == 0 (topology/megatron_checks.h, one implementation
+// with the rank map builder).
 void mg_world(const Project& p, Out& out) {
-    const Layout& l = p.layout;
-    const int w = p.world_size(), m = l.tp * l.pp * l.cp;
-    if (w <= 0 || m <= 0 || world_splits(w, m)) return;
-    auto d = diag(Severity::Error, "megatron.world_divisible",
-                  "The world size " + str(w) + " is not divisible by tp × pp × cp = " + str(l.tp) + " × " + str(l.pp) +
-                      " × " + str(l.cp) + " = " + str(m) + ", so no whole data-parallel size exists.",
-                  "RuntimeError: world_size (" + str(w) + ") is not divisible by " + str(m),
-                  {"/layout/tp", "/layout/pp", "/layout/cp"});
-    add_fixes(d, &mg_world, p, knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp"}, world_divisors(p)));
-    out.push_back(d);
+    auto d = topology::megatron_world_check(topology::from_project(p));
+    if (!d) return;
+    add_fixes(*d, &mg_world, p, knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/cp"}, world_divisors(p)));
+    out.push_back(std::move(*d));
 }
 
 // Megatron has --sequence-parallel (inside TP) and context parallelism; no separate sp axis.
@@ -84,20 +82,12 @@ void mg_sp_needs_tp(const Project& p, Out& out) {
 }
 
 // initialize_model_parallel (parallel_state.py): expert grid world % (ETP*EP*PP) == 0
+// (topology/megatron_checks.h, one implementation with the rank map builder).
 void mg_expert_grid(const Project& p, Out& out) {
-    const Layout& l = p.layout;
-    const int etp = l.etp > 0 ? l.etp : l.tp;
-    const int w = p.world_size(), n = etp * l.ep * l.pp;
-    if (w <= 0 || n <= 0 || l.ep <= 1 || w % n == 0) return;
-    auto d = diag(Severity::Error, "megatron.expert_grid",
-                  "Experts use their own grid: world " + str(w) + " must be divisible by etp × ep × pp = " + str(etp) +
-                      " × " + str(l.ep) + " × " + str(l.pp) + " = " + str(n) +
-                      " (ep is carved out of tp·cp·dp, it does not multiply the world).",
-                  "RuntimeError: world_size (" + str(w) +
-                      ") is not divisible by expert_tensor_model_pipeline_parallel size (" + str(n) + ")",
-                  {"/layout/ep", "/layout/etp", "/layout/pp"});
-    add_fixes(d, &mg_expert_grid, p, knob_candidates(p, {"/layout/ep", "/layout/etp"}, world_divisors(p)));
-    out.push_back(d);
+    auto d = topology::megatron_expert_world_check(topology::from_project(p));
+    if (!d) return;
+    add_fixes(*d, &mg_expert_grid, p, knob_candidates(p, {"/layout/ep", "/layout/etp"}, world_divisors(p)));
+    out.push_back(std::move(*d));
 }
 
 // validate_args: EP > 1 needs --num-experts, a multiple of EP.
@@ -116,32 +106,15 @@ void mg_experts(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// RankGenerator: every axis of size > 1 must appear in the order string.
+// RankGenerator: known tokens, each once, and every axis of size > 1 named (topology/megatron_checks.h,
+// one implementation with the rank map builder).
 void mg_order(const Project& p, Out& out) {
-    const Layout& l = p.layout;
-    if (l.order.empty()) return;
-    std::vector<std::string> tokens;
-    std::stringstream ss(l.order);
-    for (std::string t; std::getline(ss, t, '-');) {
-        std::transform(t.begin(), t.end(), t.begin(),
-                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        tokens.push_back(t);
-    }
-    const int dp = sizes(p).dp;
-    for (const auto& [name, size] :
-         std::vector<std::pair<std::string, int>>{{"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep}, {"dp", dp}}) {
-        if (size <= 1 || std::find(tokens.begin(), tokens.end(), name) != tokens.end()) continue;
-        auto d = diag(Severity::Error, "megatron.order",
-                      "The rank order '" + l.order + "' has no " + name + " although " + name + " = " + str(size) + ".",
-                      "RuntimeError: The size of (" + name + ") is (" + str(size) +
-                          "), but you haven'tspecified the order (" + l.order + ").",
-                      {"/layout/order"});
-        add_fixes(d, &mg_order, p,
-                  {set_value("/layout/order", "tp-cp-ep-dp-pp", "Use the default order tp-cp-ep-dp-pp"),
-                   set_value("/layout/order", "", "Use Megatron's default order")});
-        out.push_back(d);
-        return;
-    }
+    auto d = topology::megatron_order_check(topology::from_project(p));
+    if (!d) return;
+    add_fixes(*d, &mg_order, p,
+              {set_value("/layout/order", "tp-cp-ep-dp-pp", "Use the default order tp-cp-ep-dp-pp"),
+               set_value("/layout/order", "", "Use Megatron's default order")});
+    out.push_back(std::move(*d));
 }
 
 // validate_args: layers per pipeline stage and virtual stages.

@@ -3,6 +3,7 @@
 // Source: megatron/core/parallel_state.py (RankGenerator,
 // generate_masked_orthogonal_rank_groups, initialize_model_parallel) at Megatron-LM
 // core_v0.19.0; the rank formula and a worked example are in docs/topology.md.
+#include "topology/megatron_checks.h"
 #include "topology/megatron_order.h"
 #include "topology/mesh_builder.h"
 
@@ -30,94 +31,62 @@ struct Generator {
     }
 };
 
-// Mirrors RankGenerator.__init__: an axis of size > 1 missing from the order is an
-// error, one of size 1 is appended; unknown or repeated tokens fail.
-bool make_generator(const std::string& order, const std::map<std::string, int>& size, const char* grid, Generator& g,
-                    RankMap& m) {
+// The tokens of an order, lower case, fastest first (RankGenerator lowers the order string).
+std::vector<std::string> order_tokens(const std::string& order) {
     std::string lower = order;
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
     std::vector<std::string> tokens;
-    std::size_t start = 0;
-    while (start <= lower.size()) {
-        const std::size_t dash = lower.find('-', start);
-        const std::string tok = lower.substr(start, dash == std::string::npos ? std::string::npos : dash - start);
-        if (!size.count(tok)) {
-            m.diagnostics.push_back(
-                make_diag(Severity::Error, "megatron.order_valid",
-                          "order '" + order + "' has an unknown token '" + tok + "' (tokens: tp, cp, ep, dp, pp)",
-                          "KeyError: '" + tok + "'", {"/layout/order"}));
-            return false;
-        }
-        if (std::find(tokens.begin(), tokens.end(), tok) != tokens.end()) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "megatron.order_valid",
-                                              "order '" + order + "' names '" + tok + "' twice", "",
-                                              {"/layout/order"}));
-            return false;
-        }
-        tokens.push_back(tok);
-        if (dash == std::string::npos) break;
+    for (std::size_t start = 0; start <= lower.size();) {
+        const std::size_t dash = std::min(lower.find('-', start), lower.size());
+        tokens.push_back(lower.substr(start, dash - start));
         start = dash + 1;
     }
-    for (const char* name : kTokens) {
-        if (std::find(tokens.begin(), tokens.end(), name) != tokens.end()) continue;
-        const int s = size.at(name);
-        if (s != 1) {
-            m.diagnostics.push_back(make_diag(Severity::Error, "megatron.order_missing_axis",
-                                              std::string(grid) + " grid: " + name + " has size " + std::to_string(s) +
-                                                  " but the order '" + order + "' does not name it",
-                                              "The size of (" + std::string(name) + ") is (" + std::to_string(s) +
-                                                  "), but you haven'tspecified the order (" + lower + ").",
-                                              {"/layout/order"}));
-            return false;
-        }
-        tokens.push_back(name);
-    }
-    g.tokens = tokens;
-    std::vector<int> sizes;
-    for (auto it = tokens.rbegin(); it != tokens.rend(); ++it) sizes.push_back(size.at(*it));
-    g.mesh = make_mesh(sizes);
-    return true;
+    return tokens;
 }
+
+// Mirrors RankGenerator.__init__ for an order megatron_order_check passed: an axis the order
+// leaves out (of size 1) is appended.
+Generator make_generator(const std::string& order, const std::map<std::string, int>& size) {
+    Generator g;
+    g.tokens = order_tokens(order);
+    for (const char* name : kTokens)
+        if (std::find(g.tokens.begin(), g.tokens.end(), name) == g.tokens.end()) g.tokens.push_back(name);
+    std::vector<int> sizes;
+    for (auto it = g.tokens.rbegin(); it != g.tokens.rend(); ++it) sizes.push_back(size.at(*it));
+    g.mesh = make_mesh(sizes);
+    return g;
+}
+
+int expert_tp(const MeshRequest& r) { return r.etp > 0 ? r.etp : r.tp; }
 
 }   // namespace
 
 void build_megatron(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
     const std::string order = r.order.empty() ? std::string("tp-cp-ep-dp-pp") : r.order;
-    const int model = r.tp * r.pp * r.cp;
-    if (W % model != 0) {
-        m.diagnostics.push_back(
-            make_diag(Severity::Error, "megatron.world_size_divisible",
-                      "world size " + std::to_string(W) + " is not divisible by tp*pp*cp = " + std::to_string(model),
-                      "world_size (" + std::to_string(W) + ") is not divisible by " + std::to_string(model),
-                      {"/layout/tp", "/layout/pp", "/layout/cp"}));
+    if (auto d = megatron_world_check(r)) {
+        m.diagnostics.push_back(std::move(*d));
         return;
     }
-    const int dp = W / model;
+    const int dp = W / (r.tp * r.pp * r.cp);
     if (r.dp > 0 && r.dp != dp) {
         m.diagnostics.push_back(make_diag(
             Severity::Error, "topology.dp_matches_world",
             "dp is " + std::to_string(r.dp) + " but world/(tp*pp*cp) gives " + std::to_string(dp), "", {"/layout/dp"}));
         return;
     }
-    const int etp = r.etp > 0 ? r.etp : r.tp;
-    const int expert_model = etp * r.ep * r.pp;
-    if (W % expert_model != 0) {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "megatron.expert_world_size_divisible",
-            "world size " + std::to_string(W) + " is not divisible by etp*ep*pp = " + std::to_string(expert_model),
-            "world_size (" + std::to_string(W) + ") is not divisible by expert_tensor_model_pipeline_parallel size (" +
-                std::to_string(expert_model) + ")",
-            {"/layout/etp", "/layout/ep", "/layout/pp"}));
+    if (auto d = megatron_expert_world_check(r)) {
+        m.diagnostics.push_back(std::move(*d));
         return;
     }
-    const int edp = W / expert_model;
-
-    Generator dense, expert;
-    if (!make_generator(order, {{"tp", r.tp}, {"pp", r.pp}, {"dp", dp}, {"ep", 1}, {"cp", r.cp}}, "dense", dense, m))
+    if (auto d = megatron_order_check(r)) {
+        m.diagnostics.push_back(std::move(*d));
         return;
-    if (!make_generator(order, {{"tp", etp}, {"pp", r.pp}, {"dp", edp}, {"ep", r.ep}, {"cp", 1}}, "expert", expert, m))
-        return;
+    }
+    const int etp = expert_tp(r);
+    const int edp = W / (etp * r.ep * r.pp);
+    const Generator dense = make_generator(order, {{"tp", r.tp}, {"pp", r.pp}, {"dp", dp}, {"ep", 1}, {"cp", r.cp}});
+    const Generator expert = make_generator(order, {{"tp", etp}, {"pp", r.pp}, {"dp", edp}, {"ep", r.ep}, {"cp", 1}});
     // initialize_model_parallel: EDP must equal DP unless pp is the last (slowest) axis.
     const bool pp_last = order.size() >= 2 && order.compare(order.size() - 2, 2, "pp") == 0;
     if (!pp_last && r.pp > 1 && edp != dp) {
@@ -202,15 +171,75 @@ void build_megatron(const MeshRequest& r, RankMap& m) {
 
 namespace paraplan::topology {
 
-std::optional<MegatronOrder> megatron_cli_order(const std::string& order) {
-    std::vector<std::string> tokens;
-    std::string lower = order;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    for (std::size_t start = 0; !lower.empty() && start <= lower.size();) {
-        const std::size_t dash = std::min(lower.find('-', start), lower.size());
-        tokens.push_back(lower.substr(start, dash - start));
-        start = dash + 1;
+using detail::make_diag;
+
+std::optional<Diagnostic> megatron_world_check(const MeshRequest& r) {
+    const int w = r.world, n = r.tp * r.pp * r.cp;
+    if (w <= 0 || n <= 0 || w % n == 0) return std::nullopt;
+    const auto s = [](int v) { return std::to_string(v); };
+    return make_diag(Severity::Error, "megatron.world_divisible",
+                     "The world size " + s(w) + " is not divisible by tp × pp × cp = " + s(r.tp) + " × " + s(r.pp) +
+                         " × " + s(r.cp) + " = " + s(n) + ", so no whole data-parallel size exists.",
+                     "RuntimeError: world_size (" + s(w) + ") is not divisible by " + s(n),
+                     {"/layout/tp", "/layout/pp", "/layout/cp"});
+}
+
+std::optional<Diagnostic> megatron_expert_world_check(const MeshRequest& r) {
+    const int etp = detail::expert_tp(r);
+    const int w = r.world, n = etp * r.ep * r.pp;
+    if (w <= 0 || n <= 0 || w % n == 0 || (r.ep <= 1 && etp == r.tp)) return std::nullopt;
+    const auto s = [](int v) { return std::to_string(v); };
+    return make_diag(Severity::Error, "megatron.expert_grid",
+                     "Experts use their own grid: world " + s(w) + " must be divisible by etp × ep × pp = " + s(etp) +
+                         " × " + s(r.ep) + " × " + s(r.pp) + " = " + s(n) +
+                         " (ep is carved out of tp·cp·dp, it does not multiply the world).",
+                     "RuntimeError: world_size (" + s(w) +
+                         ") is not divisible by expert_tensor_model_pipeline_parallel size (" + s(n) + ")",
+                     {"/layout/ep", "/layout/etp", "/layout/pp"});
+}
+
+std::optional<Diagnostic> megatron_order_check(const MeshRequest& r) {
+    if (r.order.empty()) return std::nullopt;
+    const std::vector<std::string> tokens = detail::order_tokens(r.order);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const std::string& t = tokens[i];
+        const bool known = std::find(std::begin(detail::kTokens), std::end(detail::kTokens), t) !=
+                           std::end(detail::kTokens);
+        if (!known)
+            return make_diag(
+                Severity::Error, "megatron.order_valid",
+                "The rank order '" + r.order + "' has an unknown token '" + t + "' (tokens: tp, cp, ep, dp, pp).",
+                "KeyError: '" + t + "'", {"/layout/order"});
+        if (std::find(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(i), t) !=
+            tokens.begin() + static_cast<std::ptrdiff_t>(i))
+            return make_diag(Severity::Error, "megatron.order_valid",
+                             "The rank order '" + r.order + "' names '" + t + "' twice.", "", {"/layout/order"});
     }
+    const int etp = detail::expert_tp(r);
+    const int dense = r.tp * r.pp * r.cp, expert = etp * r.ep * r.pp;
+    if (r.world <= 0 || dense <= 0 || expert <= 0 || r.world % dense != 0 || r.world % expert != 0) return std::nullopt;
+    // Each axis with its size in the dense grid, then in the expert grid (its tp is etp, its dp edp).
+    const std::pair<const char*, int> sizes[] = {{"tp", r.tp},
+                                                 {"pp", r.pp},
+                                                 {"cp", r.cp},
+                                                 {"dp", r.world / dense},
+                                                 {"ep", r.ep},
+                                                 {"tp", etp},
+                                                 {"dp", r.world / expert}};
+    for (const auto& [name, size] : sizes) {
+        if (size <= 1 || std::find(tokens.begin(), tokens.end(), name) != tokens.end()) continue;
+        const std::string n = name, v = std::to_string(size);
+        return make_diag(Severity::Error, "megatron.order",
+                         "The rank order '" + r.order + "' has no " + n + " although " + n + " = " + v + ".",
+                         "RuntimeError: The size of (" + n + ") is (" + v + "), but you haven'tspecified the order (" +
+                             r.order + ").",
+                         {"/layout/order"});
+    }
+    return std::nullopt;
+}
+
+std::optional<MegatronOrder> megatron_cli_order(const std::string& order) {
+    const std::vector<std::string> tokens = order.empty() ? std::vector<std::string>{} : detail::order_tokens(order);
     // Whether the tokens appear in `full` in the same order, each once (a subsequence of it).
     const auto within = [&](std::initializer_list<const char*> full) {
         auto it = full.begin();
