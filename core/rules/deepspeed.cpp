@@ -1,6 +1,9 @@
 // DeepSpeed v0.16 (runtime/config.py batch rule, runtime/pipe/engine.py, pipe/module.py).
 #include "rules/deepspeed.h"
 
+#include "topology/group_checks.h"
+#include "topology/mesh_request.h"
+
 #include "rules/common.h"
 #include "rules/shared_rules.h"
 #include "project/sequence_parallel.h"
@@ -11,18 +14,12 @@
 namespace paraplan::rules {
 namespace {
 
+// world % (pp x tp) == 0 (topology/group_checks.h, one implementation with the rank map builder).
 void ds_world(const Project& p, Out& out) {
-    const Layout& l = p.layout;
-    const int w = p.world_size(), n = l.pp * l.tp;
-    if (w <= 0 || n <= 0 || w % n == 0) return;
-    auto d = diag(
-        Severity::Error, "deepspeed.world_divisible",
-        "The world size " + str(w) + " is not divisible by pp × tp = " + str(n) + ".",
-        l.tp == 1 ? "AssertionError: num_stages (" + str(l.pp) + ") must divide distributed world size (" + str(w) + ")"
-                  : "",
-        {"/layout/pp", "/layout/tp"});
-    add_fixes(d, &ds_world, p, knob_candidates(p, {"/layout/pp", "/layout/tp"}, world_divisors(p)));
-    out.push_back(d);
+    auto d = topology::deepspeed_world_check(topology::from_project(p));
+    if (!d) return;
+    add_fixes(*d, &ds_world, p, knob_candidates(p, {"/layout/pp", "/layout/tp"}, world_divisors(p)));
+    out.push_back(std::move(*d));
 }
 
 void ds_axes(const Project& p, Out& out) {

@@ -2,7 +2,7 @@
 // transformer_config.py, pipeline_parallel/schedules.py), core_v0.19.0 unless noted.
 #include "rules/megatron.h"
 
-#include "topology/megatron_checks.h"
+#include "topology/group_checks.h"
 #include "topology/mesh_request.h"
 
 #include "project/fp8.h"
@@ -38,7 +38,7 @@ int megatron_minor(const Project& p) {
 
 bool megatron_sp(const Layout& l) { return l.sp_mode == SpMode::split_gather; }
 
-// initialize_model_parallel: world % (TP*PP*CP) == 0 (topology/megatron_checks.h, one implementation
+// initialize_model_parallel: world % (TP*PP*CP) == 0 (topology/group_checks.h, one implementation
 // with the rank map builder).
 void mg_world(const Project& p, Out& out) {
     auto d = topology::megatron_world_check(topology::from_project(p));
@@ -82,7 +82,7 @@ void mg_sp_needs_tp(const Project& p, Out& out) {
 }
 
 // initialize_model_parallel (parallel_state.py): expert grid world % (ETP*EP*PP) == 0
-// (topology/megatron_checks.h, one implementation with the rank map builder).
+// (topology/group_checks.h, one implementation with the rank map builder).
 void mg_expert_grid(const Project& p, Out& out) {
     auto d = topology::megatron_expert_world_check(topology::from_project(p));
     if (!d) return;
@@ -106,7 +106,7 @@ void mg_experts(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// RankGenerator: known tokens, each once, and every axis of size > 1 named (topology/megatron_checks.h,
+// RankGenerator: known tokens, each once, and every axis of size > 1 named (topology/group_checks.h,
 // one implementation with the rank map builder).
 void mg_order(const Project& p, Out& out) {
     auto d = topology::megatron_order_check(topology::from_project(p));

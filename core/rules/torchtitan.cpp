@@ -2,6 +2,9 @@
 // distributed/pipeline_parallel.py); "HEAD" notes name checks added after that release.
 #include "rules/torchtitan.h"
 
+#include "topology/group_checks.h"
+#include "topology/mesh_request.h"
+
 #include "project/fp8.h"
 #include "rules/common.h"
 #include "rules/shared_rules.h"
@@ -39,22 +42,13 @@ void tt_degrees(const Project& p, Out& out) {
     }
 }
 
-// dp_replicate * dp_shard * cp * tp * pp == WORLD_SIZE
+// dp_replicate * dp_shard * cp * tp * pp == WORLD_SIZE (topology/group_checks.h, one implementation with
+// the rank map builder).
 void tt_world(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    const int w = p.world_size();
-    if (w <= 0 || l.dp_replicate < 1 || l.cp < 1 || l.tp < 1 || l.pp < 1 || (l.dp_shard < 1 && l.dp_shard != -1))
-        return;
-    const long long rest = 1LL * l.dp_replicate * l.cp * l.tp * l.pp;
-    const long long shard = l.dp_shard == -1 ? w / rest : l.dp_shard;
-    if (shard >= 1 && shard * rest == w) return;
-    auto d = diag(
-        Severity::Error, "torchtitan.world_product",
-        "dp_replicate × dp_shard × cp × tp × pp = " + str(l.dp_replicate) + " × " + str(shard) + " × " + str(l.cp) +
-            " × " + str(l.tp) + " × " + str(l.pp) + " = " + str(shard * rest) + ", not the world size " + str(w) + ".",
-        "AssertionError: Invalid parallel dims: dp_replicate(" + str(l.dp_replicate) + ") * dp_shard(" + str(shard) +
-            ") * cp(" + str(l.cp) + ") * tp(" + str(l.tp) + ") * pp(" + str(l.pp) + ") != WORLD_SIZE(" + str(w) + ")",
-        {"/layout/dp_shard", "/layout/tp", "/layout/pp", "/layout/cp"});
+    auto found = topology::torchtitan_world_check(topology::from_project(p));
+    if (!found) return;
+    Diagnostic& d = *found;
     std::vector<Fix> c;
     if (l.dp_shard != -1) c.push_back(set_value("/layout/dp_shard", -1, "Infer dp_shard from the world size"));
     for (auto& f :

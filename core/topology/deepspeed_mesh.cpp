@@ -4,18 +4,15 @@
 // Source: deepspeed/runtime/pipe/topology.py, deepspeed/runtime/pipe/module.py
 // ("num_stages must divide distributed world size") at DeepSpeed v0.16.5; a worked
 // example is in docs/topology.md.
+#include "topology/group_checks.h"
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {
 
 void build_deepspeed(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
-    if (W % (r.pp * r.tp) != 0) {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "deepspeed.world_size_divisible",
-            "world size " + std::to_string(W) + " is not divisible by pp*tp = " + std::to_string(r.pp * r.tp),
-            "num_stages (" + std::to_string(r.pp) + ") must divide distributed world size (" + std::to_string(W) + ")",
-            {"/layout/pp", "/layout/tp"}));
+    if (auto d = deepspeed_world_check(r)) {
+        m.diagnostics.push_back(std::move(*d));
         return;
     }
     const int dp = W / (r.pp * r.tp);
@@ -34,3 +31,19 @@ void build_deepspeed(const MeshRequest& r, RankMap& m) {
 }
 
 }   // namespace paraplan::topology::detail
+
+namespace paraplan::topology {
+
+std::optional<Diagnostic> deepspeed_world_check(const MeshRequest& r) {
+    const int w = r.world, n = r.pp * r.tp;
+    if (w <= 0 || n <= 0 || w % n == 0) return std::nullopt;
+    const auto s = [](int v) { return std::to_string(v); };
+    return detail::make_diag(
+        Severity::Error, "deepspeed.world_divisible",
+        "The world size " + s(w) + " is not divisible by pp × tp = " + s(n) + ".",
+        r.tp == 1 ? "AssertionError: num_stages (" + s(r.pp) + ") must divide distributed world size (" + s(w) + ")"
+                  : "",
+        {"/layout/pp", "/layout/tp"});
+}
+
+}   // namespace paraplan::topology

@@ -3,7 +3,7 @@
 // Source: megatron/core/parallel_state.py (RankGenerator,
 // generate_masked_orthogonal_rank_groups, initialize_model_parallel) at Megatron-LM
 // core_v0.19.0; the rank formula and a worked example are in docs/topology.md.
-#include "topology/megatron_checks.h"
+#include "topology/group_checks.h"
 #include "topology/megatron_order.h"
 #include "topology/mesh_builder.h"
 

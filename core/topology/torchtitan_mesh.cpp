@@ -3,6 +3,7 @@
 // where EP borrows the innermost dp_shard*cp*tp ranks (or dp_shard*cp when ETP = TP).
 // Source: torchtitan/distributed/parallel_dims.py (ParallelDims._validate, build_mesh) at
 // torchtitan v0.2.2 (the ep-divides check: main at b5bcd76c); see docs/topology.md.
+#include "topology/group_checks.h"
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {
@@ -38,15 +39,8 @@ void build_torchtitan(const MeshRequest& r, RankMap& m) {
             return;
         }
     }
-    if (others * dp_shard != W) {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "torchtitan.world_size_matches",
-            "dp_replicate*dp_shard*cp*tp*pp = " + std::to_string(others * dp_shard) + " is not the world size " +
-                std::to_string(W),
-            "Invalid parallel dims: dp_replicate(" + std::to_string(r.dp_replicate) + ") * dp_shard(" +
-                std::to_string(dp_shard) + ") * cp(" + std::to_string(r.cp) + ") * tp(" + std::to_string(r.tp) +
-                ") * pp(" + std::to_string(r.pp) + ") != WORLD_SIZE(" + std::to_string(W) + ")",
-            {"/layout/dp_shard", "/layout/dp_replicate", "/layout/cp", "/layout/tp", "/layout/pp"}));
+    if (auto d = torchtitan_world_check(r)) {
+        m.diagnostics.push_back(std::move(*d));
         return;
     }
     if (r.dp > 0 && r.dp != r.dp_replicate * dp_shard) {
@@ -113,3 +107,24 @@ void build_torchtitan(const MeshRequest& r, RankMap& m) {
 }
 
 }   // namespace paraplan::topology::detail
+
+namespace paraplan::topology {
+
+std::optional<Diagnostic> torchtitan_world_check(const MeshRequest& r) {
+    const int w = r.world;
+    if (w <= 0 || r.dp_replicate < 1 || r.cp < 1 || r.tp < 1 || r.pp < 1 || (r.dp_shard < 1 && r.dp_shard != -1))
+        return std::nullopt;
+    const long long rest = 1LL * r.dp_replicate * r.cp * r.tp * r.pp;
+    const long long shard = r.dp_shard == -1 ? w / rest : r.dp_shard;
+    if (shard >= 1 && shard * rest == w) return std::nullopt;
+    const auto s = [](long long v) { return std::to_string(v); };
+    return detail::make_diag(
+        Severity::Error, "torchtitan.world_product",
+        "dp_replicate × dp_shard × cp × tp × pp = " + s(r.dp_replicate) + " × " + s(shard) + " × " + s(r.cp) + " × " +
+            s(r.tp) + " × " + s(r.pp) + " = " + s(shard * rest) + ", not the world size " + s(w) + ".",
+        "AssertionError: Invalid parallel dims: dp_replicate(" + s(r.dp_replicate) + ") * dp_shard(" + s(shard) +
+            ") * cp(" + s(r.cp) + ") * tp(" + s(r.tp) + ") * pp(" + s(r.pp) + ") != WORLD_SIZE(" + s(w) + ")",
+        {"/layout/dp_shard", "/layout/tp", "/layout/pp", "/layout/cp"});
+}
+
+}   // namespace paraplan::topology

@@ -1,0 +1,35 @@
+#pragma once
+// The checks a framework makes before it builds its process groups, each implemented once: its rank
+// map builder (core/topology/<framework>_mesh.cpp, where each is defined) stops at the first that
+// fails, and its rules (core/rules/<framework>.cpp) report each under the same id with their fixes.
+// tests/core/tst_rules_topology_ids.cpp checks that every builder finding is a rule finding.
+#include "topology/mesh_request.h"
+#include "util/diagnostic.h"
+
+#include <optional>
+
+namespace paraplan::topology {
+
+// Megatron-LM: megatron/core/parallel_state.py (initialize_model_parallel, RankGenerator), core_v0.19.0.
+// megatron.world_divisible: world % (tp x pp x cp) == 0 (initialize_model_parallel's RuntimeError).
+std::optional<Diagnostic> megatron_world_check(const MeshRequest& r);
+// megatron.expert_grid: world % (etp x ep x pp) == 0 for the expert grid (etp 0 is tp); checked
+// where the expert grid differs from the dense one (ep > 1 or etp != tp), else the world check says it.
+std::optional<Diagnostic> megatron_expert_world_check(const MeshRequest& r);
+// megatron.order_valid: a token other than tp cp ep dp pp, or one twice (RankGenerator's KeyError);
+// megatron.order: an axis of size > 1 in the dense (tp pp dp cp) or expert (etp pp edp ep) grid that
+// the order leaves out. Empty order: Megatron's default, nothing to check. The sizes come from the
+// world, so this runs after the two world checks pass (it says nothing while they fail).
+std::optional<Diagnostic> megatron_order_check(const MeshRequest& r);
+
+// DeepSpeed PipeModelDataParallelTopology (v0.16.5 runtime/pipe/topology.py, module.py PipelineModule):
+// deepspeed.world_divisible: world % (pp x tp) == 0.
+std::optional<Diagnostic> deepspeed_world_check(const MeshRequest& r);
+
+// torchtitan ParallelDims._validate (parallel_dims.py, v0.2.2): torchtitan.world_product:
+// dp_replicate x dp_shard x cp x tp x pp == world, dp_shard -1 inferred as world / the rest. Says
+// nothing where a degree is invalid (torchtitan.degrees); the builder reports a dp_shard that cannot be
+// inferred before it asks.
+std::optional<Diagnostic> torchtitan_world_check(const MeshRequest& r);
+
+}   // namespace paraplan::topology
