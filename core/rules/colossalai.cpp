@@ -12,7 +12,9 @@
 #include "rules/common.h"
 #include "rules/shared_rules.h"
 #include "rules/shardformer.h"
+#include "topology/group_checks.h"
 #include "topology/layer_split.h"
+#include "topology/mesh_request.h"
 
 #include <algorithm>
 #include <map>
@@ -39,18 +41,12 @@ bool has_model(const Project& p) { return p.model.layers > 0 && p.model.heads > 
 
 std::vector<int> world_divisors(const Project& p) { return divisors(std::max(1, p.world_size())); }
 
-// 1. assert world % (tp*pp) == 0
+// 1. assert world % (tp*pp) == 0 (topology/group_checks.h, one implementation with the rank map builders)
 void world_divisible(const Project& p, Out& out) {
-    const int w = p.world_size(), tp = p.layout.tp, pp = p.layout.pp;
-    if (w <= 0 || tp <= 0 || pp <= 0 || w % (tp * pp) == 0) return;
-    auto d = diag(
-        Severity::Error, "colossalai.world_divisible",
-        "The world size " + str(w) + " is not divisible by tp × pp = " + str(tp) + " × " + str(pp) + " = " +
-            str(tp * pp) + ", so the GPUs cannot be split into whole pipeline/tensor groups.",
-        "AssertionError: World size " + str(w) + " is not divisible by tp_size " + str(tp) + " * pp_size " + str(pp),
-        {"/layout/tp", "/layout/pp"});
-    add_fixes(d, &world_divisible, p, knob_candidates(p, {"/layout/tp", "/layout/pp"}, world_divisors(p)));
-    out.push_back(d);
+    auto d = topology::colossalai_world_check(topology::from_project(p));
+    if (!d) return;
+    add_fixes(*d, &world_divisible, p, knob_candidates(p, {"/layout/tp", "/layout/pp"}, world_divisors(p)));
+    out.push_back(std::move(*d));
 }
 
 // 3. SP off with sp_size set: "You should not set sp_size when sequence parallelism is not enabled."
@@ -76,14 +72,9 @@ void sp_mode_unset(const Project& p, Out& out) {
 // 3. split_gather / ring reuse the TP group: "Sequence parallelism mode {mode} must be enabled when using tensor
 // parallelism"
 void sp_mode_needs_tp(const Project& p, Out& out) {
-    const Layout& l = p.layout;
-    if (!sp_tp_mode(l.sp_mode) || l.tp > 1) return;
-    auto d = diag(
-        Severity::Error, "colossalai.sp_mode_needs_tp",
-        "Sequence parallelism mode " + sp_name(l) + " splits the sequence over the tensor-parallel group, but tp is " +
-            str(l.tp) + "; it needs tp > 1.",
-        "AssertionError: Sequence parallelism mode " + sp_name(l) + " must be enabled when using tensor parallelism",
-        {"/layout/sp_mode", "/layout/tp"});
+    auto found = topology::colossalai_sp_mode_tp_check(topology::from_project(p));
+    if (!found) return;
+    Diagnostic& d = *found;
     std::vector<Fix> c;
     for (int t : {2, 4, 8}) c.push_back(set_int(p, "/layout/tp", t));
     c.push_back(Fix{"Use all_to_all sequence parallelism", {{"/layout/sp_mode", "all_to_all"}}});

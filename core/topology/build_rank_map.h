@@ -10,7 +10,7 @@
 //   devicemesh       init_device_mesh with any dim order
 //
 // Impossible sizes never throw: the map comes back with error diagnostics (stable
-// rule ids such as "colossalai.world_size_divisible") and no groups.
+// rule ids such as "colossalai.world_divisible") and no groups.
 #include "topology/mesh_request.h"
 #include "topology/rank_map.h"
 

@@ -1,7 +1,8 @@
 #pragma once
 // Checks that ColossalAI's HybridParallelPlugin and MoeHybridParallelPlugin both make
 // before building their meshes (colossalai/booster/plugin/hybrid_parallel_plugin.py and
-// moe_hybrid_parallel_plugin.py, __init__). Each returns false after adding its error.
+// moe_hybrid_parallel_plugin.py, __init__), for the rank map builders: each returns false after
+// adding its error (the one implementation, also the rules', is in topology/group_checks.h).
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {

@@ -8,6 +8,7 @@
 //   3d   t = i + d*(j + d*k), tp = d^3       initializer_3d.py (weight varies i, input j, output k)
 // Weight blocks follow the layers' state-dict partitioning
 // (colossalai/legacy/nn/layer/parallel_{1d,2d,2p5d,3d}/layers.py).
+#include "topology/colossalai_checks.h"
 #include "topology/mesh_builder.h"
 
 #include <cmath>
@@ -67,13 +68,7 @@ void build_colossalai_legacy(const MeshRequest& r, RankMap& m) {
             return;
         }
     }
-    if (W % (tp * r.pp) != 0) {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "colossalai.world_size_divisible",
-            "world size " + std::to_string(W) + " is not divisible by tp_size*pp_size = " + std::to_string(tp * r.pp),
-            "", {"/layout/tp", "/layout/pp"}));
-        return;
-    }
+    if (!check_colossalai_world_tp_pp(r, m)) return;
     const int dp = W / (tp * r.pp);
     if (r.dp > 0 && r.dp != dp) {
         m.diagnostics.push_back(make_diag(

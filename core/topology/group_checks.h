@@ -22,6 +22,13 @@ std::optional<Diagnostic> megatron_expert_world_check(const MeshRequest& r);
 // world, so this runs after the two world checks pass (it says nothing while they fail).
 std::optional<Diagnostic> megatron_order_check(const MeshRequest& r);
 
+// ColossalAI HybridParallelPlugin / MoeHybridParallelPlugin __init__ (v0.5.1
+// booster/plugin/hybrid_parallel_plugin.py, moe_hybrid_parallel_plugin.py):
+// colossalai.world_divisible: world % (tp_size x pp_size) == 0.
+std::optional<Diagnostic> colossalai_world_check(const MeshRequest& r);
+// colossalai.sp_mode_needs_tp: split_gather and ring reuse the TP group, so they need tp_size > 1.
+std::optional<Diagnostic> colossalai_sp_mode_tp_check(const MeshRequest& r);
+
 // DeepSpeed PipeModelDataParallelTopology (v0.16.5 runtime/pipe/topology.py, module.py PipelineModule):
 // deepspeed.world_divisible: world % (pp x tp) == 0.
 std::optional<Diagnostic> deepspeed_world_check(const MeshRequest& r);

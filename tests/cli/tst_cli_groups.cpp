@@ -101,11 +101,11 @@ private slots:
         QCOMPARE(j["valid"].toBool(true), false);
         const QJsonArray ds = j["diagnostics"].toArray();
         QVERIFY(!ds.isEmpty());
-        QCOMPARE(ds[0].toObject()["rule"].toString(), QStringLiteral("colossalai.world_size_divisible"));
+        QCOMPARE(ds[0].toObject()["rule"].toString(), QStringLiteral("colossalai.world_divisible"));
         // Without --json: readable text, same exit code.
         const Run t = groups_cli({"--framework", "colossalai", "--world", "12", "--tp", "8"});
         QCOMPARE(t.code, 1);
-        QVERIFY(t.out.contains("colossalai.world_size_divisible"));
+        QVERIFY(t.out.contains("colossalai.world_divisible"));
     }
 
     void usageErrors() {

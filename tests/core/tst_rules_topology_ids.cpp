@@ -27,8 +27,6 @@ const std::set<std::string> kStillTwice = {
     "colossalai.gemini_no_pipeline",            // colossalai.gemini_axes
     "colossalai.gemini_world_size_divisible",   // colossalai.gemini_world_divisible
     "colossalai.moe_dp_divisible_by_ep",        // colossalai.moe_dp_divisible_ep
-    "colossalai.sp_mode_requires_tp",           // colossalai.sp_mode_needs_tp
-    "colossalai.world_size_divisible",          // colossalai.world_divisible
     "colossalai.zero_plugin_pure_dp",           // colossalai.zero_plugin_axes
     "devicemesh.mesh_size_matches_world",       // devicemesh.world_divisible
     "topology.degree_fits_world",               // no rule where no other check fails first
@@ -84,7 +82,8 @@ private slots:
             QVERIFY2(apart.count(id), (id + " is now one implementation: remove it from kStillTwice").c_str());
         // Megatron's checks are one implementation: a bad world, expert grid and order each report one id.
         for (const char* id : {"megatron.world_divisible", "megatron.expert_grid", "megatron.order",
-                               "megatron.order_valid", "deepspeed.world_divisible", "torchtitan.world_product"})
+                               "megatron.order_valid", "deepspeed.world_divisible", "torchtitan.world_product",
+                               "colossalai.world_divisible", "colossalai.sp_mode_needs_tp"})
             QVERIFY2(!apart.count(id), id);
     }
 };

@@ -152,7 +152,7 @@ private slots:
         r.pp = 1;
         const nlohmann::json bad = to_json(build_rank_map(r));
         QCOMPARE(bad["valid"].get<bool>(), false);
-        QCOMPARE(bad["diagnostics"][0]["rule"].get<std::string>(), std::string("colossalai.world_size_divisible"));
+        QCOMPARE(bad["diagnostics"][0]["rule"].get<std::string>(), std::string("colossalai.world_divisible"));
         QVERIFY(bad["diagnostics"][0].contains("framework_error"));
         QVERIFY(!bad.contains("groups"));
     }
