@@ -132,19 +132,13 @@ void world_divisible_sp(const Project& p, Out& out) {
     out.push_back(d);
 }
 
-// MoE: assert dp_size % ep_size == 0
+// MoE: assert dp_size % ep_size == 0 (topology/group_checks.h, one implementation with the MoE mesh builder)
 void moe_dp_divisible_ep(const Project& p, Out& out) {
-    const Sizes s = sizes(p);
-    if (s.dp <= 0 || s.dp % s.ep == 0) return;
-    auto d = diag(
-        Severity::Error, "colossalai.moe_dp_divisible_ep",
-        "Expert parallelism is carved out of data parallelism: dp = " + str(s.dp) +
-            " is not divisible by ep = " + str(s.ep) + ".",
-        "AssertionError: dp_size should be divisible by ep_size, self.dp_size=" + str(s.dp) + " ep_size=" + str(s.ep),
-        {"/layout/ep", "/layout/tp", "/layout/pp"});
-    add_fixes(d, &moe_dp_divisible_ep, p,
+    auto d = topology::colossalai_moe_dp_ep_check(topology::from_project(p), sizes(p).dp);
+    if (!d) return;
+    add_fixes(*d, &moe_dp_divisible_ep, p,
               knob_candidates(p, {"/layout/ep", "/layout/tp", "/layout/pp"}, divisors(std::max(1, p.world_size()))));
-    out.push_back(d);
+    out.push_back(std::move(*d));
 }
 
 // 5. bare assert zero_stage in (0, 1, 2)
@@ -820,23 +814,13 @@ void batch(const Project& p, Out& out) {
 }
 
 // ---- GeminiPlugin ----
+// GeminiPlugin's axes (topology/group_checks.h, one implementation with the Gemini mesh builder).
 void gemini_axes(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    std::vector<std::string> fields;
-    std::string fe;
-    if (l.pp > 1) {
-        fields.push_back("/layout/pp");
-        fe = "NotImplementedError: Gemini is not compatible with pipeline. backward_by_grad shoudn't be called in "
-             "Gemini.";
-    }
-    if (l.ep > 1) fields.push_back("/layout/ep");
-    if (l.cp > 1) fields.push_back("/layout/cp");
-    if (sp_axis_mode(l.sp_mode) || l.sp > 1) fields.push_back("/layout/sp");
-    if (fields.empty()) return;
-    auto d = diag(Severity::Error, "colossalai.gemini_axes",
-                  "GeminiPlugin shards over zero × extra_dp × tp only; it has no pipeline, expert, context or separate "
-                  "sequence axis (sequence parallelism is split_gather over tp).",
-                  fe, fields);
+    auto found = topology::colossalai_gemini_axes_check(topology::from_project(p));
+    if (!found) return;
+    Diagnostic& d = *found;
+    const std::vector<std::string>& fields = d.fields;
     Fix f{"Keep only tp and dp", {}};
     for (const auto& k : fields) f.changes.push_back({k, 1});
     if (sp_axis_mode(l.sp_mode)) f.changes.push_back({"/layout/sp_mode", "none"});
@@ -846,14 +830,10 @@ void gemini_axes(const Project& p, Out& out) {
 }
 
 void gemini_world(const Project& p, Out& out) {
-    const int w = p.world_size(), tp = p.layout.tp;
-    if (w <= 0 || tp <= 0 || w % tp == 0) return;
-    auto d = diag(Severity::Error, "colossalai.gemini_world_divisible",
-                  "The world size " + str(w) + " is not divisible by tp = " + str(tp) + ".",
-                  "AssertionError: The global group size can't be evenly divided by the subgroup size.",
-                  {"/layout/tp"});
-    add_fixes(d, &gemini_world, p, knob_candidates(p, {"/layout/tp"}, world_divisors(p)));
-    out.push_back(d);
+    auto d = topology::colossalai_gemini_world_check(topology::from_project(p));
+    if (!d) return;
+    add_fixes(*d, &gemini_world, p, knob_candidates(p, {"/layout/tp"}, world_divisors(p)));
+    out.push_back(std::move(*d));
 }
 
 void gemini_precision(const Project& p, Out& out) {
@@ -888,23 +868,18 @@ void zero_plugin(const Project& p, Out& out) {
         add_fixes(d, &zero_plugin, p,
                   {set_value("/layout/zero_stage", 1, "Use ZeRO-1"), set_value("/layout/zero_stage", 2, "Use ZeRO-2")});
         out.push_back(d);
-        return;
     }
-    std::vector<std::string> fields;
-    for (const auto& [k, v] : std::vector<std::pair<std::string, int>>{{"/layout/tp", l.tp},
-                                                                       {"/layout/pp", l.pp},
-                                                                       {"/layout/sp", l.sp},
-                                                                       {"/layout/cp", l.cp},
-                                                                       {"/layout/ep", l.ep}})
-        if (v > 1) fields.push_back(k);
-    if (fields.empty()) return;
-    auto d = diag(Severity::Error, "colossalai.zero_plugin_axes",
-                  "LowLevelZeroPlugin is pure data parallelism with ZeRO; it has no tensor, pipeline, sequence, "
-                  "context or expert axis.",
-                  "", fields);
+}
+
+// LowLevelZeroPlugin's axes (topology/group_checks.h, one implementation with its mesh builder).
+void zero_plugin_axes(const Project& p, Out& out) {
+    auto found = topology::colossalai_zero_plugin_axes_check(topology::from_project(p));
+    if (!found) return;
+    Diagnostic& d = *found;
+    const std::vector<std::string> fields = d.fields;
     Fix f{"Use data parallelism only", {}};
     for (const auto& k : fields) f.changes.push_back({k, 1});
-    add_fixes(d, &zero_plugin, p, {f, Fix{"Use HybridParallelPlugin", {{"/layout/framework", "colossalai"}}}});
+    add_fixes(d, &zero_plugin_axes, p, {f, Fix{"Use HybridParallelPlugin", {{"/layout/framework", "colossalai"}}}});
     out.push_back(d);
 }
 
@@ -1000,8 +975,8 @@ const std::vector<RuleFn>& colossalai_gemini_rules() {
 }
 
 const std::vector<RuleFn>& colossalai_zero_rules() {
-    static const std::vector<RuleFn> r = framework_rule_list({&zero_plugin, &dp_matches, &precision_rule, &batch},
-                                                             {&kernels, &fp8_recipe});
+    static const std::vector<RuleFn> r = framework_rule_list(
+        {&zero_plugin, &zero_plugin_axes, &dp_matches, &precision_rule, &batch}, {&kernels, &fp8_recipe});
     return r;
 }
 

@@ -3,6 +3,7 @@
 // Source: colossalai/booster/plugin/moe_hybrid_parallel_plugin.py
 // (MoeHybridParallelPlugin.__init__) at ColossalAI v0.5.1; example in docs/topology.md.
 #include "topology/colossalai_checks.h"
+#include "topology/group_checks.h"
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {
@@ -35,13 +36,8 @@ void build_colossalai_moe(const MeshRequest& r, RankMap& m) {
         }
         dp = W / (r.tp * r.pp);
     }
-    if (dp % r.ep != 0) {
-        m.diagnostics.push_back(
-            make_diag(Severity::Error, "colossalai.moe_dp_divisible_by_ep",
-                      "dp_size " + std::to_string(dp) + " is not divisible by ep_size " + std::to_string(r.ep),
-                      "dp_size should be divisible by ep_size, self.dp_size=" + std::to_string(dp) +
-                          " ep_size=" + std::to_string(r.ep),
-                      {"/layout/ep"}));
+    if (auto d = colossalai_moe_dp_ep_check(r, dp)) {
+        m.diagnostics.push_back(std::move(*d));
         return;
     }
     const int moe_dp = dp / r.ep;

@@ -2,27 +2,18 @@
 // ZeRO-1/2 DP; mesh (extra_dp, dp) when extra_dp_size > 1).
 // Source: colossalai/booster/plugin/gemini_plugin.py (GeminiPlugin.__init__),
 // low_level_zero_plugin.py (LowLevelZeroPlugin.__init__) at ColossalAI v0.5.1.
+#include "topology/group_checks.h"
 #include "topology/mesh_builder.h"
 
 namespace paraplan::topology::detail {
 
 void build_colossalai_gemini(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
-    if (r.pp > 1) {
-        m.diagnostics.push_back(make_diag(
-            Severity::Error, "colossalai.gemini_no_pipeline", "GeminiPlugin has no pipeline parallelism (pp must be 1)",
-            "Gemini is not compatible with pipeline. backward_by_grad shoudn't be called in Gemini.", {"/layout/pp"}));
-        return;
-    }
-    if (W % (r.tp * r.extra_dp) != 0) {
-        m.diagnostics.push_back(
-            make_diag(Severity::Error, "colossalai.gemini_world_size_divisible",
-                      "world size " + std::to_string(W) +
-                          " is not divisible by tp_size*extra_dp_size = " + std::to_string(r.tp * r.extra_dp),
-                      "The global group size can't be evenly divided by the subgroup size.",
-                      {"/layout/tp", "/layout/extra/extra_dp_size"}));
-        return;
-    }
+    for (auto d : {colossalai_gemini_axes_check(r), colossalai_gemini_world_check(r)})
+        if (d) {
+            m.diagnostics.push_back(std::move(*d));
+            return;
+        }
     const int zero = W / (r.tp * r.extra_dp);
     if (r.dp > 0 && r.dp != zero * r.extra_dp) {
         m.diagnostics.push_back(
@@ -46,10 +37,8 @@ void build_colossalai_gemini(const MeshRequest& r, RankMap& m) {
 
 void build_colossalai_zero(const MeshRequest& r, RankMap& m) {
     const int W = r.world;
-    if (r.tp > 1 || r.pp > 1) {
-        m.diagnostics.push_back(make_diag(Severity::Error, "colossalai.zero_plugin_pure_dp",
-                                          "LowLevelZeroPlugin is pure data parallelism: tp and pp must be 1", "",
-                                          {"/layout/tp", "/layout/pp"}));
+    if (auto d = colossalai_zero_plugin_axes_check(r)) {
+        m.diagnostics.push_back(std::move(*d));
         return;
     }
     if (r.extra_dp < 1 || W % r.extra_dp != 0) {

@@ -28,6 +28,17 @@ std::optional<Diagnostic> megatron_order_check(const MeshRequest& r);
 std::optional<Diagnostic> colossalai_world_check(const MeshRequest& r);
 // colossalai.sp_mode_needs_tp: split_gather and ring reuse the TP group, so they need tp_size > 1.
 std::optional<Diagnostic> colossalai_sp_mode_tp_check(const MeshRequest& r);
+// colossalai.moe_dp_divisible_ep: MoeHybridParallelPlugin carves ep out of dp, dp_size % ep_size == 0
+// (dp as the caller derives it from the sequence mode).
+std::optional<Diagnostic> colossalai_moe_dp_ep_check(const MeshRequest& r, int dp);
+// GeminiPlugin (gemini_plugin.py) shards over (zero, extra_dp, tp) only. colossalai.gemini_axes: no
+// pipeline (backward_by_grad's NotImplementedError), expert, context or separate sequence axis;
+// colossalai.gemini_world_divisible: world % (tp x extra_dp_size) == 0 (ProcessGroupMesh's assert).
+std::optional<Diagnostic> colossalai_gemini_axes_check(const MeshRequest& r);
+std::optional<Diagnostic> colossalai_gemini_world_check(const MeshRequest& r);
+// colossalai.zero_plugin_axes: LowLevelZeroPlugin (low_level_zero_plugin.py) is pure data parallelism,
+// no tensor, pipeline, sequence, context or expert axis.
+std::optional<Diagnostic> colossalai_zero_plugin_axes_check(const MeshRequest& r);
 
 // DeepSpeed PipeModelDataParallelTopology (v0.16.5 runtime/pipe/topology.py, module.py PipelineModule):
 // deepspeed.world_divisible: world % (pp x tp) == 0.
