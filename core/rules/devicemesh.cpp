@@ -1,6 +1,9 @@
 // A plain torch.distributed.device_mesh DeviceMesh (PyTorch v2.4).
 #include "rules/devicemesh.h"
 
+#include "topology/group_checks.h"
+#include "topology/mesh_request.h"
+
 #include "rules/common.h"
 #include "rules/shared_rules.h"
 
@@ -9,19 +12,17 @@
 namespace paraplan::rules {
 namespace {
 
+// The mesh the dims make (topology/group_checks.h devicemesh_dims, one implementation with the rank
+// map builder): a bad dim order, or dims whose product is not the world.
 void dm_world(const Project& p, Out& out) {
-    const Layout& l = p.layout;
-    const int w = p.world_size();
-    const long long m = 1LL * l.tp * l.pp * l.sp * l.cp;
-    if (w <= 0 || m <= 0 || w % m == 0) return;
-    auto d = diag(
-        Severity::Error, "devicemesh.world_divisible",
-        "The mesh tp × pp × sp × cp = " + str(m) + " does not divide the world size " + str(w) + ".",
-        "RuntimeError: ('Mesh should not be bigger than default world size ...' / mesh shape product != world size)",
-        {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"});
-    add_fixes(d, &dm_world, p,
-              knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"}, world_divisors(p)));
-    out.push_back(d);
+    auto d = topology::devicemesh_dims(topology::from_project(p)).finding;
+    if (!d) return;
+    std::vector<Fix> c;
+    if (d->rule == "devicemesh.world_divisible")
+        c = knob_candidates(p, {"/layout/tp", "/layout/pp", "/layout/sp", "/layout/cp"}, world_divisors(p));
+    if (!p.layout.order.empty()) c.push_back(set_value("/layout/order", "", "Use the default dim order pp-dp-cp-tp"));
+    add_fixes(*d, &dm_world, p, c);
+    out.push_back(std::move(*d));
 }
 
 void dm_heads(const Project& p, Out& out) { tp_divides_heads(p, out, &dm_heads, "devicemesh.tp_divides_heads", ""); }

@@ -7,6 +7,8 @@
 #include "util/diagnostic.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace paraplan::topology {
 
@@ -39,6 +41,19 @@ std::optional<Diagnostic> colossalai_gemini_world_check(const MeshRequest& r);
 // colossalai.zero_plugin_axes: LowLevelZeroPlugin (low_level_zero_plugin.py) is pure data parallelism,
 // no tensor, pipeline, sequence, context or expert axis.
 std::optional<Diagnostic> colossalai_zero_plugin_axes_check(const MeshRequest& r);
+
+// A plain DeviceMesh (torch/distributed/device_mesh.py init_device_mesh, PyTorch v2.4): the dims of
+// layout.order (outer -> inner; Paraplan's default pp-dp-cp-tp, with sp beside cp where sp > 1), a dim's
+// size after ':' or '=' or from the layout, at most one inferred (-1, dp by default). A finding where they
+// are no mesh of the world: devicemesh.dim_names_valid, devicemesh.dim_size_known,
+// devicemesh.unique_dim_names, devicemesh.world_divisible (the product is not the world, or with a
+// dim inferred does not divide it).
+struct DeviceMeshDims {
+    std::vector<std::string> names;   // outer -> inner (empty with a finding)
+    std::vector<int> sizes;
+    std::optional<Diagnostic> finding;
+};
+DeviceMeshDims devicemesh_dims(const MeshRequest& r);
 
 // DeepSpeed PipeModelDataParallelTopology (v0.16.5 runtime/pipe/topology.py, module.py PipelineModule):
 // deepspeed.world_divisible: world % (pp x tp) == 0.

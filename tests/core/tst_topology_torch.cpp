@@ -127,7 +127,7 @@ private slots:
         r.order = "dp-dp";
         QVERIFY(topo_test::has_rule(build_rank_map(r), "devicemesh.unique_dim_names"));
         r.order = "tp:4,dp:8";
-        QVERIFY(topo_test::has_rule(build_rank_map(r), "devicemesh.mesh_size_matches_world"));
+        QVERIFY(topo_test::has_rule(build_rank_map(r), "devicemesh.world_divisible"));
         r.order = "tp-foo";
         QVERIFY(topo_test::has_rule(build_rank_map(r), "devicemesh.dim_size_known"));
         r.order = "tp:x";
