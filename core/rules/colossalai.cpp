@@ -156,11 +156,14 @@ void zero_stage_range(const Project& p, Out& out) {
 }
 
 // 6.1 pp_style in ["1f1b", "interleaved", "zbv"]
+// The plugin's schedules are its row's (FrameworkTraits::schedules).
 void pp_style(const Project& p, Out& out) {
     const Layout& l = p.layout;
-    if (l.pp <= 1 || is_1f1b(l) || is_interleaved(l) || is_zbv(l)) return;
+    if (l.pp <= 1 || runs_schedule(l.framework, l.schedule)) return;
+    std::string names;
+    for (const Schedule s : traits_of(l).schedules) names += (names.empty() ? "" : ", ") + std::string(to_string(s));
     auto d = diag(Severity::Error, "colossalai.pp_style",
-                  "ColossalAI pipelines run the schedules 1f1b, interleaved or zbv, not '" + schedule_name(l) + "'.",
+                  "ColossalAI pipelines run the schedules " + names + ", not '" + schedule_name(l) + "'.",
                   "AssertionError: Unsupported pipeline parallelism style", {"/layout/schedule"});
     add_fixes(d, &pp_style, p,
               {Fix{"Use 1f1b", {{"/layout/schedule", "1f1b"}, {"/layout/chunks", 1}}},

@@ -28,7 +28,7 @@ void ds_axes(const Project& p, Out& out) {
     // Only sequence parallelism the layout actually runs (an sp_mode with tp = 1 and sp = 1 splits nothing).
     if (sequence_parallel_in_use(l, traits_of(l))) fields.push_back("/layout/sp");
     if (l.cp > 1) fields.push_back("/layout/cp");
-    if (l.pp > 1 && (l.chunks != 1 || l.schedule != Schedule::one_f_one_b)) fields.push_back("/layout/schedule");
+    if (l.pp > 1 && (l.chunks != 1 || !runs_schedule(l.framework, l.schedule))) fields.push_back("/layout/schedule");
     if (fields.empty()) return;
     auto d = diag(Severity::Error, "deepspeed.axes",
                   "DeepSpeed's PipelineModule runs 1F1B with one stage per rank, and this DeepSpeed version has no "

@@ -88,6 +88,15 @@ private slots:
              Severity::Error,
              {"gpipe"},
              "Unsupported pipeline parallelism style"},
+            // The plugin's schedules come from its row (FrameworkTraits::schedules): its own interleaved under
+            // either name runs, Megatron's does not.
+            {"pp style from the table",
+             ProjectBuilder(b).schedule(Schedule::interleaved_megatron).chunks(2).build(),
+             ProjectBuilder(b).schedule(Schedule::interleaved_colossalai).chunks(2).build(),
+             "colossalai.pp_style",
+             Severity::Error,
+             {"1f1b, interleaved, zbv", "interleaved-megatron"},
+             "Unsupported pipeline parallelism style"},
             {"interleaved chunks",
              ProjectBuilder(b).schedule(Schedule::interleaved).build(),
              ProjectBuilder(b).schedule(Schedule::interleaved).chunks(2).build(),
