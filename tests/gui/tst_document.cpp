@@ -163,7 +163,11 @@ private slots:
         QCOMPARE(w.document()->undoStack()->text(0), QStringLiteral("Set zero_stage to 2"));
         auto* sched = w.layoutPanel()->findChild<QComboBox*>(QStringLiteral("schedule"));
         QVERIFY(sched);
-        QVERIFY(!sched->isEditable());                            // the schedule table's names only
+        QVERIFY(!sched->isEditable());   // the schedule table's names only
+        // "interleaved" says whose interleaved schedule it is for the layout's framework (ColossalAI here).
+        QCOMPARE(w.project().layout.framework, std::string("colossalai"));
+        QCOMPARE(sched->itemText(sched->findData(QStringLiteral("interleaved"))),
+                 QStringLiteral("interleaved (interleaved-colossalai)"));
         QTest::keyClicks(sched, QStringLiteral("interleaved"));   // the combo's keyboard search picks it
         QVERIFY(w.document()->waitForAnalysis());                 // the views follow the edit's analysis
         QCOMPARE(w.project().layout.schedule, paraplan::Schedule::interleaved);

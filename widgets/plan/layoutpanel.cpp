@@ -122,13 +122,7 @@ LayoutPanel::LayoutPanel(ProjectEditor* editor, QWidget* parent) : QWidget(paren
 
     // --- Pipeline --------------------------------------------------------------------
     auto* pipe = addGroup(tr("Pipeline"));
-    addChoice(pipe, QStringLiteral("/layout/schedule"), tr("Schedule"), QStringLiteral("schedule"),
-              paraplan::enum_names<paraplan::Schedule>(),
-              tr("The order in which stages run forward (F) and backward (B, W) passes of the microbatches. gpipe: "
-                 "all forwards then all backwards; 1f1b: one forward, one backward once the pipe is full (less "
-                 "memory); interleaved: several model chunks per stage (smaller bubble); zero-bubble schedules "
-                 "split the backward into input (B) and weight (W) gradients to fill the bubbles."),
-              [](const Project& p) { return std::string(to_string(p.layout.schedule)); });
+    addSchedule(pipe);
     addInt(
         pipe, QStringLiteral("/layout/num_microbatches"), tr("Microbatches"), QStringLiteral("num_microbatches"), 0,
         1'000'000,

@@ -74,6 +74,7 @@ private:
                    double max, double step, const QString& tooltip,
                    const std::function<double(const paraplan::Project&)>& get, const QString& specialText);
     void addKernelStack(QFormLayout* form);
+    void addSchedule(QFormLayout* form);
     // The fine-tuning group (layout.peft): full training or LoRA (layoutpanel_peft.cpp).
     void addFineTuning();
     // Sets `pointer` to `value` as one undo step named `label`; on refusal says why and shows the

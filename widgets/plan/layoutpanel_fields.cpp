@@ -9,6 +9,7 @@
 #include "estimate/profile.h"
 #include "project/project_gpu.h"
 #include "document/projecteditor.h"
+#include "project/framework.h"
 #include "schedule/generate.h"
 #include "common/theme.h"
 
@@ -210,6 +211,35 @@ void LayoutPanel::addKernelStack(QFormLayout* form) {
         const QString v = combo->itemData(i).toString();
         if (!v.isEmpty() && v != QLatin1String(paraplan::to_string(editor_->project().layout.kernels)))
             apply(QStringLiteral("kernels"), QStringLiteral("/layout/kernels"), v);
+    });
+}
+
+// The schedule table's names (project/layout_enums.h); "interleaved" shows which schedule it is for the
+// layout's framework (resolved_schedule), as the Kernel stack's "auto" shows the framework's stack.
+void LayoutPanel::addSchedule(QFormLayout* form) {
+    auto* combo = new QComboBox(this);
+    combo->setObjectName(QStringLiteral("schedule"));
+    const auto names = paraplan::enum_names<paraplan::Schedule>();
+    for (const auto& o : names) combo->addItem(QString::fromStdString(o), QString::fromStdString(o));
+    const int own = combo->findData(QLatin1String(paraplan::to_string(paraplan::Schedule::interleaved)));
+    addField(form, QStringLiteral("/layout/schedule"), tr("Schedule"), combo,
+             tr("The order in which stages run forward (F) and backward (B, W) passes of the microbatches. gpipe: "
+                "all forwards then all backwards; 1f1b: one forward, one backward once the pipe is full (less "
+                "memory); interleaved: several model chunks per stage (smaller bubble), the framework's own (in "
+                "brackets); zero-bubble schedules split the backward into input (B) and weight (W) gradients to "
+                "fill the bubbles."),
+             [this, combo, own] {
+                 using paraplan::to_string;
+                 const Project& p = editor_->project();
+                 const paraplan::Schedule mine = paraplan::resolved_schedule(paraplan::Schedule::interleaved,
+                                                                             p.layout.framework);
+                 combo->setItemText(own, tr("interleaved (%1)").arg(QLatin1String(to_string(mine))));
+                 combo->setCurrentIndex(std::max(0, combo->findData(QLatin1String(to_string(p.layout.schedule)))));
+             });
+    connect(combo, &QComboBox::activated, this, [this, combo](int i) {
+        const QString v = combo->itemData(i).toString();
+        if (!v.isEmpty() && v != QLatin1String(paraplan::to_string(editor_->project().layout.schedule)))
+            apply(QStringLiteral("schedule"), QStringLiteral("/layout/schedule"), v);
     });
 }
 
