@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace paraplan {
@@ -237,6 +238,15 @@ constexpr std::optional<E> parse_enum(std::string_view name) {
     return std::nullopt;
 }
 
+// The value a name read from a file, a fix or a command line stands for: the table's exact name, and
+// for a schedule also its other names (parse_schedule). Every reader of a typed field uses it (the
+// project reader's one_of_enum, from_json), so an enum with aliases has them everywhere at once.
+template <NamedEnum E>
+std::optional<E> read_enum_name(std::string_view name) {
+    if constexpr (std::is_same_v<E, Schedule>) return parse_schedule(name);
+    else return parse_enum<E>(name);
+}
+
 // Every name of the table, in its order (layout.h's kRecompute ... are these).
 template <NamedEnum E>
 std::vector<std::string> enum_names() {
@@ -265,7 +275,7 @@ std::string quoted_enum_names() {
 // "<where>: expected one of <the allowed names>, got <the JSON>".
 template <NamedEnum E>
 E enum_from_json(const nlohmann::json& j, const std::string& where) {
-    const auto parsed = j.is_string() ? parse_enum<E>(j.get_ref<const std::string&>()) : std::nullopt;
+    const auto parsed = j.is_string() ? read_enum_name<E>(j.get_ref<const std::string&>()) : std::nullopt;
     if (!parsed)
         throw std::invalid_argument(where + ": expected one of " + quoted_enum_names<E>() + ", got " + j.dump());
     return *parsed;
@@ -280,14 +290,6 @@ void to_json(nlohmann::json& j, E v) {
 template <NamedEnum E>
 void from_json(const nlohmann::json& j, E& v) {
     v = enum_from_json<E>(j, EnumNames<E>::field);
-}
-// A schedule is read by any of its names (parse_schedule: the aliases too), like the project reader.
-inline void from_json(const nlohmann::json& j, Schedule& v) {
-    const auto s = j.is_string() ? parse_schedule(j.get_ref<const std::string&>()) : std::nullopt;
-    if (!s)
-        throw std::invalid_argument(std::string(EnumNames<Schedule>::field) + ": expected one of " +
-                                    quoted_enum_names<Schedule>() + ", got " + j.dump());
-    v = *s;
 }
 
 }   // namespace paraplan

@@ -59,7 +59,11 @@ std::string one_of_strings(const Obj& o, const char* key, const std::vector<std:
 // unknown value is refused here with the field's pointer, the value and the allowed names.
 template <NamedEnum E>
 E one_of_enum(const Obj& o, const char* key, E def) {
-    return *parse_enum<E>(one_of_strings(o, key, enum_names<E>(), to_string(def)));
+    const json* v = o.get(key);
+    if (!v) return def;
+    const auto e = v->is_string() ? read_enum_name<E>(v->get_ref<const std::string&>()) : std::nullopt;
+    if (!e) json_read::fail(o.at(key), "one of " + quoted_enum_names<E>(), *v);
+    return *e;
 }
 
 void check_gpu(const Cluster& c, const std::string& id, const std::string& pointer) {
@@ -266,12 +270,7 @@ Layout read_layout(const Obj& o) {
     l.dp = o.non_negative_int("dp", 0);
     l.zero_stage = o.non_negative_int("zero_stage", 0);
     if (l.zero_stage > 3) json_read::fail(o.at("zero_stage"), "0, 1, 2 or 3", *o.get("zero_stage"));
-    if (const json* v = o.get("schedule")) {
-        // Any of the schedule's names (parse_schedule: aliases such as "vpp" too), saved as the table's.
-        const auto s = v->is_string() ? parse_schedule(v->get<std::string>()) : std::nullopt;
-        if (!s) json_read::fail(o.at("schedule"), "one of " + quoted_enum_names<Schedule>(), *v);
-        l.schedule = *s;
-    }
+    l.schedule = one_of_enum(o, "schedule", l.schedule);   // any of its names (parse_schedule), saved as the table's
     l.chunks = o.positive_int("chunks", 1);
     l.num_microbatches = o.non_negative_int("num_microbatches", 0);
     l.recompute = one_of_enum(o, "recompute", l.recompute);
